@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Cairn: a private health journal. Layers point inward (see ARCHITECTURE.md):
+// cairn (CLI + serve) -> WebApp -> CairnApp (services) -> domain (CairnCore, PhotoMetadata, Regimen)
+//                                             \-> adapters (Storage, Imaging) -> native targets (C*)
+import PackageDescription
+
+let package = Package(
+    name: "Cairn",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "cairn", targets: ["cairn"]),
+    ],
+    targets: [
+        // MARK: native targets (one per C library; only its adapter imports it)
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "VipsShim", dependencies: ["CVips"]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // MARK: domain (pure Swift, no I/O, no C imports)
+        .target(name: "CairnCore"),
+        .target(name: "PhotoMetadata", dependencies: ["CairnCore"]),
+        .target(name: "Regimen", dependencies: ["CairnCore"], resources: [.copy("Resources")]),
+
+        // MARK: adapters
+        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite"]),
+        .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
+
+        // MARK: application services (the only way data changes)
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen"]),
+
+        // MARK: web + executables
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "CMicroHTTPD"], resources: [.copy("Assets")]),
+        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage"]),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen"]),
+
+        // MARK: tests (mirror the sources)
+        .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
+        .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CairnCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PhotoMetadata", "CairnCore"]),
+        .testTarget(name: "RegimenTests", dependencies: ["Regimen", "CairnCore"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore"]),
+        .testTarget(name: "CLITests", dependencies: ["CairnCore"]),
+        .testTarget(name: "BrowserTests", dependencies: ["CairnCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,17 @@
+import CairnCore
+
+// INTERFACE PINNED BY THE INTEGRATOR: the web shell codes against this port; the concrete service over
+// Storage implements it.
+
+/// Vault-wide settings and the "delete everything" action.
+public protocol SettingsServicing: Sendable {
+    /// Whether the person has finished or skipped onboarding.
+    func isOnboardingComplete() throws -> Bool
+    /// Records that onboarding was finished or skipped; idempotent.
+    func completeOnboarding() throws
+    /// A named boolean preference ("show comparison details", ...). Missing means false.
+    func flag(_ name: String) throws -> Bool
+    func setFlag(_ name: String, _ value: Bool) throws
+    /// Deletes every record and every photo file in the vault. Irreversible.
+    func deleteAllData() throws
+}

@@ -1,0 +1,1 @@
+// Imaging: placeholder until the module lands.

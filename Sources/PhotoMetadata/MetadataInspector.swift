@@ -1,0 +1,101 @@
+import CairnCore
+import Foundation
+
+// INTERFACE PINNED BY THE INTEGRATOR: the Imaging adapter codes against these signatures.
+// Implementations are placeholders until the PhotoMetadata work lands; keep the signatures (add freely).
+
+/// The container a file's bytes say it is (by signature, never by file name).
+public enum ImageContainer: String, Sendable, Equatable {
+    case jpeg, png, heif, webp, unknown
+}
+
+/// One kind of metadata a file can carry.
+public enum MetadataKind: String, Sendable, CaseIterable, Equatable {
+    case jfif            // JPEG APP0 "JFIF"
+    case jfxx            // JPEG APP0 "JFXX" (a JFIF thumbnail extension)
+    case exif            // EXIF (JPEG APP1 "Exif", PNG eXIf)
+    case gps             // a GPS IFD inside EXIF
+    case makerNotes      // a MakerNote tag inside EXIF
+    case exifThumbnail   // an embedded thumbnail (EXIF IFD1)
+    case xmp             // JPEG APP1 XMP / extended XMP, PNG iTXt XML:com.adobe.xmp
+    case iptc            // IPTC inside Photoshop APP13
+    case photoshop       // Photoshop APP13 (IRB) without IPTC
+    case icc             // JPEG APP2 ICC_PROFILE, PNG iCCP
+    case comment         // JPEG COM
+    case adobe           // JPEG APP14 "Adobe"
+    case otherApplication // any other JPEG APPn
+    case text            // PNG tEXt / zTXt / iTXt (other than XMP)
+    case timestamp       // PNG tIME
+    case trailingData    // bytes after JPEG EOI or PNG IEND
+}
+
+/// One item of metadata found in a file.
+public struct MetadataItem: Sendable, Equatable {
+    public let kind: MetadataKind
+    /// Where it was found, e.g. "APP1 Exif", "PNG chunk tEXt"; never the metadata's own content.
+    public let location: String
+    public let byteCount: Int
+    public init(kind: MetadataKind, location: String, byteCount: Int) {
+        self.kind = kind; self.location = location; self.byteCount = byteCount
+    }
+}
+
+/// What an inspection found.
+public struct MetadataReport: Sendable, Equatable {
+    public let container: ImageContainer
+    public let items: [MetadataItem]
+    public init(container: ImageContainer, items: [MetadataItem]) { self.container = container; self.items = items }
+    /// The kinds present, without repeats, in order of first appearance.
+    public var kinds: [MetadataKind] {
+        var seen: [MetadataKind] = []
+        for item in items where !seen.contains(item.kind) { seen.append(item.kind) }
+        return seen
+    }
+}
+
+/// The metadata a file Cairn writes may carry. Anything else makes the write fail.
+public struct MetadataAllowList: Sendable, Equatable {
+    public let allowed: Set<MetadataKind>
+    public init(allowed: Set<MetadataKind>) { self.allowed = allowed }
+    /// Cairn's JPEGs: a JFIF APP0 header and nothing else.
+    public static let cairnJPEG = MetadataAllowList(allowed: [.jfif])
+    /// The items of `report` that the list does not allow.
+    public func violations(in report: MetadataReport) -> [MetadataItem] {
+        report.items.filter { !allowed.contains($0.kind) }
+    }
+}
+
+/// Reads a JPEG's markers or a PNG's chunks and lists the metadata the file carries.
+/// Our own code, independent of libvips: it is the check on what libvips wrote.
+public enum MetadataInspector {
+    /// Lists every metadata item in `data`. Throws `MetadataError` for bytes that are not a readable JPEG or PNG.
+    public static func inspect(_ data: Data) throws -> MetadataReport {
+        fatalError("MetadataInspector.inspect: not implemented yet")
+    }
+
+    /// Throws `MetadataError.notClean` when `data` carries anything `allowList` does not allow.
+    public static func verifyClean(_ data: Data, allowList: MetadataAllowList = .cairnJPEG) throws {
+        let report = try inspect(data)
+        let bad = allowList.violations(in: report)
+        if !bad.isEmpty { throw MetadataError.notClean(bad) }
+    }
+}
+
+/// Why an inspection or a verification failed.
+public enum MetadataError: CairnError, Equatable {
+    case notAnImage
+    case truncated(String)
+    case malformed(String)
+    case notClean([MetadataItem])
+
+    public var userMessage: String {
+        switch self {
+        case .notAnImage: return "The file is not a JPEG or PNG image."
+        case .truncated(let what): return "The image file is cut short (\(what))."
+        case .malformed(let what): return "The image file is damaged (\(what))."
+        case .notClean(let items):
+            let kinds = Set(items.map(\.kind.rawValue)).sorted().joined(separator: ", ")
+            return "The written photo still carried metadata (\(kinds)), so it was not kept."
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// Regimen: placeholder until the module lands.

@@ -1,0 +1,1 @@
+// WebApp: placeholder until the module lands.

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Cairn needs that are not installed yet. Idempotent: a machine that has them all
+# is left untouched and nothing is fetched.
+set -euo pipefail
+
+# Build and run time: one line per native library (see ../shared/docs/PLATFORM.md).
+packages=(
+  pkg-config
+  libsqlite3-dev                 # storage
+  libvips-dev libheif-dev        # image I/O (JPEG, PNG, WebP, HEIC)
+  libturbojpeg0-dev              # lossless JPEG rotation and marker stripping
+  libmicrohttpd-dev              # the loopback web server
+)
+# Tests and benchmarks only.
+test_packages=(
+  libimage-exiftool-perl         # reference metadata reader the inspector is checked against
+  libvips-tools                  # vipsthumbnail, the benchmark's process baseline
+  chromium chromium-driver       # the browser test
+  fonts-dejavu-core
+)
+
+want=("${packages[@]}")
+if [ "${1:-}" = "--with-test-tools" ]; then want+=("${test_packages[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "Installing missing Debian packages: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
