@@ -17,23 +17,31 @@ let package = Package(
         .target(name: "VipsShim", dependencies: ["CVips"]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
+        .target(name: "DlibShim",
+                cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
+                linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
 
         // MARK: domain (pure Swift, no I/O, no C imports)
         .target(name: "CairnCore"),
         .target(name: "PhotoMetadata", dependencies: ["CairnCore"]),
         .target(name: "Regimen", dependencies: ["CairnCore"], resources: [.copy("Resources")]),
+        .target(name: "Skin", dependencies: ["CairnCore"]),
+        .target(name: "Smile", dependencies: ["CairnCore"]),
 
         // MARK: adapters
         .target(name: "Storage", dependencies: ["CairnCore", "CSQLite"]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
+        .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
 
         // MARK: application services (the only way data changes)
         .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen"]),
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "CMicroHTTPD"], resources: [.copy("Assets")]),
-        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage"]),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen"]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage"]),
+        .executableTarget(name: "cairn", dependencies: ["CairnCLI"]),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks"]),
 
         // MARK: tests (mirror the sources)
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
@@ -41,9 +49,12 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CairnCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PhotoMetadata", "CairnCore"]),
         .testTarget(name: "RegimenTests", dependencies: ["Regimen", "CairnCore"]),
+        .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
+        .testTarget(name: "SmileTests", dependencies: ["Smile", "CairnCore"]),
+        .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore"]),
-        .testTarget(name: "CLITests", dependencies: ["CairnCore"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore"]),
     ],
     swiftLanguageModes: [.v6]

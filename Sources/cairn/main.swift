@@ -1,3 +1,5 @@
-// The composition root stays a few lines; commands live in CLI.swift.
+// The composition root stays a few lines: every command lives in the CairnCLI module.
+import CairnCLI
 import Foundation
+
 exit(CairnCommandLine.run(Array(CommandLine.arguments.dropFirst())))

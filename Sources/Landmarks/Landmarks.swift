@@ -1,0 +1,1 @@
+// Landmarks: placeholder until the module lands.

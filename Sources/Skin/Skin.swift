@@ -1,0 +1,1 @@
+// Skin: placeholder until the module lands.

@@ -1,0 +1,1 @@
+// Smile: placeholder until the module lands.
