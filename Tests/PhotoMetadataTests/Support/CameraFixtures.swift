@@ -16,12 +16,11 @@ enum CameraFixtures {
 
     /// A JPEG with every kind of metadata above. Returns its URL inside `scratch`.
     static func cameraJPEG(in scratch: Scratch) throws -> URL {
-        let base = scratch.file("base.jpg")
-        // vips attaches its built-in sRGB profile to the output: that is the ICC profile.
-        try Tools.run(tool: "vips", ["icc_transform", SharedData.photo.path, base.path, "srgb"])
+        // The original photo, with its JFIF header (vips would drop it).
         let url = scratch.file("camera.jpg")
-        try FileManager.default.copyItem(at: base, to: url)
-        try addCameraMetadata(to: url, in: scratch, extra: ["-Comment=A comment"])
+        try Data(contentsOf: SharedData.photo).write(to: url)
+        let profile = try iccProfile(in: scratch)
+        try addCameraMetadata(to: url, in: scratch, extra: ["-icc_profile<=" + profile.path, "-Comment=A comment"])
         try appendTrailer(to: url)
         return url
     }
@@ -39,7 +38,7 @@ enum CameraFixtures {
         return url
     }
 
-    /// The sRGB profile vips embeds, extracted with exiftool.
+    /// The sRGB profile vips embeds (`vips icc_transform ... srgb`), extracted with exiftool.
     static func iccProfile(in scratch: Scratch) throws -> URL {
         let withProfile = scratch.file("icc-source.jpg")
         try Tools.run(tool: "vips", ["icc_transform", SharedData.photo.path, withProfile.path, "srgb"])

@@ -72,7 +72,9 @@ enum ExiftoolProbe {
     static func mapping(of finding: ExiftoolFinding) -> ExiftoolMapping {
         let (g0, g1, tag) = (finding.group0, finding.group1, finding.tag)
         switch g0 {
-        case "System", "Composite":
+        case _ where g1 == "System":
+            return .structural // File:System: name, size, dates and permissions of the file on disk
+        case "Composite":
             return .structural
         case "ExifTool":
             if tag == "ExifToolVersion" { return .structural }
