@@ -57,8 +57,15 @@ enum JPEGWalker {
     static func endOfScan(_ view: ByteView, from start: Int) throws -> Int {
         let raw = view.raw
         let end = raw.count
-        var index = start
+        var index = max(0, start)
         while index < end {
+            // Skip eight bytes at a time while none of them is 0xFF (a word of ~bytes with no zero byte).
+            while index + 8 <= end {
+                let inverted = ~raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+            guard index < end else { break }
             if raw[index] != 0xFF { index += 1; continue }
             guard index + 1 < end else { break }
             let next = raw[index + 1]
