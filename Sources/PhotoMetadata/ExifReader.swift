@@ -8,6 +8,7 @@ public struct CaptureDate: Sendable, Equatable, Codable {
     public let localDateTime: String
     /// The camera's UTC offset in seconds (OffsetTimeOriginal), when it wrote one.
     public let utcOffsetSeconds: Int?
+    /// A capture date as the camera wrote it.
     public init(localDateTime: String, utcOffsetSeconds: Int?) {
         self.localDateTime = localDateTime; self.utcOffsetSeconds = utcOffsetSeconds
     }
@@ -26,10 +27,15 @@ public struct CaptureDate: Sendable, Equatable, Codable {
 public struct ExifSummary: Sendable, Equatable {
     /// EXIF orientation 1-8, nil when absent.
     public var orientation: Int?
+    /// DateTimeOriginal (+ OffsetTimeOriginal), else DateTimeDigitized (+ OffsetTimeDigitized); nil when neither.
     public var captureDate: CaptureDate?
+    /// IFD0 points at a GPS IFD.
     public var hasGPS: Bool
+    /// A MakerNote tag (0x927C) is present.
     public var hasMakerNotes: Bool
+    /// IFD1 (the thumbnail directory) has entries.
     public var hasThumbnail: Bool
+    /// A summary with the given values.
     public init(orientation: Int? = nil, captureDate: CaptureDate? = nil, hasGPS: Bool = false,
                 hasMakerNotes: Bool = false, hasThumbnail: Bool = false) {
         self.orientation = orientation; self.captureDate = captureDate; self.hasGPS = hasGPS

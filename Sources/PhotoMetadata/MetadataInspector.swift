@@ -58,10 +58,13 @@ public enum MetadataKind: String, Sendable, CaseIterable, Equatable {
 
 /// One item of metadata found in a file.
 public struct MetadataItem: Sendable, Equatable {
+    /// What the item is.
     public let kind: MetadataKind
     /// Where it was found, e.g. "APP1 Exif", "PNG chunk tEXt"; never the metadata's own content.
     public let location: String
+    /// The item's size in bytes (segment or chunk payload, or the declared size of an EXIF part).
     public let byteCount: Int
+    /// An item as found.
     public init(kind: MetadataKind, location: String, byteCount: Int) {
         self.kind = kind; self.location = location; self.byteCount = byteCount
     }
@@ -69,8 +72,11 @@ public struct MetadataItem: Sendable, Equatable {
 
 /// What an inspection found.
 public struct MetadataReport: Sendable, Equatable {
+    /// The container the file is.
     public let container: ImageContainer
+    /// Every item, in file order.
     public let items: [MetadataItem]
+    /// A report of `items` found in a `container` file.
     public init(container: ImageContainer, items: [MetadataItem]) { self.container = container; self.items = items }
     /// The kinds present, without repeats, in order of first appearance.
     public var kinds: [MetadataKind] {
@@ -82,7 +88,9 @@ public struct MetadataReport: Sendable, Equatable {
 
 /// The metadata a file Cairn writes may carry. Anything else makes the write fail.
 public struct MetadataAllowList: Sendable, Equatable {
+    /// The kinds a file may carry.
     public let allowed: Set<MetadataKind>
+    /// A list allowing exactly `allowed`.
     public init(allowed: Set<MetadataKind>) { self.allowed = allowed }
     /// Cairn's JPEGs: a JFIF APP0 header and nothing else.
     public static let cairnJPEG = MetadataAllowList(allowed: [.jfif])
@@ -129,13 +137,18 @@ public enum MetadataInspector {
 
 /// Why an inspection or a verification failed.
 public enum MetadataError: CairnError, Equatable {
+    /// The bytes are not a JPEG or PNG (nor HEIF or WebP).
     case notAnImage
+    /// The file stops early; the text names the structure (never content).
     case truncated(String)
+    /// The file's structure is broken; the text names the structure (never content).
     case malformed(String)
+    /// The file carries items the allow-list does not allow.
     case notClean([MetadataItem])
     /// HEIF or WebP: recognised, but only JPEG and PNG are inspected (Cairn only writes JPEG).
     case unsupportedContainer(ImageContainer)
 
+    /// Plain English, naming no user content.
     public var userMessage: String {
         switch self {
         case .notAnImage: return "The file is not a JPEG or PNG image."

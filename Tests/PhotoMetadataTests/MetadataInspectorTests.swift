@@ -227,3 +227,18 @@ struct SegmentCase: Sendable, CustomStringConvertible {
         #expect(MetadataAllowList.cairnJPEG.allowed == [.jfif])
     }
 }
+
+import CairnCore
+
+@Suite struct MetadataErrorWordingTests {
+    static let errors: [MetadataError] = [
+        .notAnImage, .truncated("no IEND chunk"), .malformed("chunk checksum"), .unsupportedContainer(.heif),
+        .unsupportedContainer(.webp), .notClean([MetadataItem(kind: .gps, location: "APP1 Exif GPS IFD", byteCount: 40)]),
+    ]
+
+    @Test(arguments: errors)
+    func speaksPlainlyWithoutBannedWords(_ error: MetadataError) {
+        #expect(!error.userMessage.isEmpty)
+        #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
+    }
+}
