@@ -79,7 +79,8 @@ public enum ExifReader {
                 var found: Data?
                 try PNGWalker.walk(view) { chunk in
                     guard chunk.type == "eXIf" else { return true }
-                    found = chunk.data.droppingExifPrefix().data(0, length: chunk.data.droppingExifPrefix().count)
+                    let tiff = chunk.data.droppingExifPrefix()
+                    found = tiff.data(0, length: tiff.count)
                     return false
                 }
                 return found
