@@ -7,6 +7,33 @@ import Foundation
 /// The container a file's bytes say it is (by signature, never by file name).
 public enum ImageContainer: String, Sendable, Equatable {
     case jpeg, png, heif, webp, unknown
+
+    /// The container `data` starts like: JPEG (FF D8 FF), PNG (its 8-byte signature), WebP ("RIFF" size
+    /// "WEBP"), HEIF (an "ftyp" box whose major or compatible brand is a HEIF/AVIF brand), else `.unknown`.
+    public static func detect(_ data: Data) -> ImageContainer {
+        data.withByteView { view in
+            if view.hasBytes([0xFF, 0xD8, 0xFF], at: 0) { return .jpeg }
+            if view.hasBytes(PNGWalker.signature, at: 0) { return .png }
+            if view.hasBytes(ascii("RIFF"), at: 0) && view.hasBytes(ascii("WEBP"), at: 8) { return .webp }
+            if view.hasBytes(ascii("ftyp"), at: 4), let boxSize = view.u32(0) {
+                let end = min(view.count, boxSize < 16 ? 16 : min(boxSize, 256))
+                var offset = 8
+                while offset + 4 <= end {
+                    if offset != 12, let brand = view.slice(offset, length: 4),
+                       heifBrands.contains(String(decoding: brand.raw, as: UTF8.self)) {
+                        return .heif
+                    }
+                    offset += 4
+                }
+            }
+            return .unknown
+        }
+    }
+
+    /// ftyp brands of HEIF still images and sequences (including AVIF, which is HEIF with AV1).
+    static let heifBrands: Set<String> = [
+        "heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "avif", "avis",
+    ]
 }
 
 /// One kind of metadata a file can carry.
@@ -31,10 +58,13 @@ public enum MetadataKind: String, Sendable, CaseIterable, Equatable {
 
 /// One item of metadata found in a file.
 public struct MetadataItem: Sendable, Equatable {
+    /// What the item is.
     public let kind: MetadataKind
     /// Where it was found, e.g. "APP1 Exif", "PNG chunk tEXt"; never the metadata's own content.
     public let location: String
+    /// The item's size in bytes (segment or chunk payload, or the declared size of an EXIF part).
     public let byteCount: Int
+    /// An item as found.
     public init(kind: MetadataKind, location: String, byteCount: Int) {
         self.kind = kind; self.location = location; self.byteCount = byteCount
     }
@@ -42,8 +72,11 @@ public struct MetadataItem: Sendable, Equatable {
 
 /// What an inspection found.
 public struct MetadataReport: Sendable, Equatable {
+    /// The container the file is.
     public let container: ImageContainer
+    /// Every item, in file order.
     public let items: [MetadataItem]
+    /// A report of `items` found in a `container` file.
     public init(container: ImageContainer, items: [MetadataItem]) { self.container = container; self.items = items }
     /// The kinds present, without repeats, in order of first appearance.
     public var kinds: [MetadataKind] {
@@ -55,7 +88,9 @@ public struct MetadataReport: Sendable, Equatable {
 
 /// The metadata a file Cairn writes may carry. Anything else makes the write fail.
 public struct MetadataAllowList: Sendable, Equatable {
+    /// The kinds a file may carry.
     public let allowed: Set<MetadataKind>
+    /// A list allowing exactly `allowed`.
     public init(allowed: Set<MetadataKind>) { self.allowed = allowed }
     /// Cairn's JPEGs: a JFIF APP0 header and nothing else.
     public static let cairnJPEG = MetadataAllowList(allowed: [.jfif])
@@ -68,9 +103,28 @@ public struct MetadataAllowList: Sendable, Equatable {
 /// Reads a JPEG's markers or a PNG's chunks and lists the metadata the file carries.
 /// Our own code, independent of libvips: it is the check on what libvips wrote.
 public enum MetadataInspector {
-    /// Lists every metadata item in `data`. Throws `MetadataError` for bytes that are not a readable JPEG or PNG.
+    /// Lists every metadata item in `data`. Throws `MetadataError` for bytes that are not a readable JPEG or PNG:
+    /// `.notAnImage` for unknown bytes, `.unsupportedContainer` for HEIF and WebP (Cairn only writes JPEG),
+    /// `.truncated` when the file stops early, `.malformed` when its structure is broken.
+    ///
+    /// JPEG: every APPn and COM segment before and between scans, plus the parts of an EXIF block (GPS IFD,
+    /// MakerNote, IFD1 thumbnail) as items of their own, plus any bytes after EOI.
+    /// PNG: tEXt, zTXt, iTXt, eXIf (and its parts), tIME, iCCP, any chunk type not known to be image data,
+    /// plus any bytes after IEND. Chunks that only describe how to draw the pixels are not metadata and are
+    /// not listed: IHDR, PLTE, IDAT, IEND, tRNS, gAMA, cHRM, sRGB, sBIT, bKGD, hIST, pHYs, sPLT, cICP, mDCv,
+    /// cLLi, and the APNG chunks acTL, fcTL, fdAT.
     public static func inspect(_ data: Data) throws -> MetadataReport {
-        fatalError("MetadataInspector.inspect: not implemented yet")
+        let container = ImageContainer.detect(data)
+        switch container {
+        case .jpeg:
+            return MetadataReport(container: .jpeg, items: try data.withByteView(JPEGInspector.items))
+        case .png:
+            return MetadataReport(container: .png, items: try data.withByteView(PNGInspector.items))
+        case .heif, .webp:
+            throw MetadataError.unsupportedContainer(container)
+        case .unknown:
+            throw MetadataError.notAnImage
+        }
     }
 
     /// Throws `MetadataError.notClean` when `data` carries anything `allowList` does not allow.
@@ -83,16 +137,26 @@ public enum MetadataInspector {
 
 /// Why an inspection or a verification failed.
 public enum MetadataError: CairnError, Equatable {
+    /// The bytes are not a JPEG or PNG (nor HEIF or WebP).
     case notAnImage
+    /// The file stops early; the text names the structure (never content).
     case truncated(String)
+    /// The file's structure is broken; the text names the structure (never content).
     case malformed(String)
+    /// The file carries items the allow-list does not allow.
     case notClean([MetadataItem])
+    /// HEIF or WebP: recognised, but only JPEG and PNG are inspected (Cairn only writes JPEG).
+    case unsupportedContainer(ImageContainer)
 
+    /// Plain English, naming no user content.
     public var userMessage: String {
         switch self {
         case .notAnImage: return "The file is not a JPEG or PNG image."
         case .truncated(let what): return "The image file is cut short (\(what))."
         case .malformed(let what): return "The image file is damaged (\(what))."
+        case .unsupportedContainer(let container):
+            let name = container == .webp ? "WebP" : container == .heif ? "HEIF" : "this kind of"
+            return "The image is a \(name) file; only JPEG and PNG files can be checked for metadata."
         case .notClean(let items):
             let kinds = Set(items.map(\.kind.rawValue)).sorted().joined(separator: ", ")
             return "The written photo still carried metadata (\(kinds)), so it was not kept."
