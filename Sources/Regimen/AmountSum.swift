@@ -23,8 +23,10 @@ public struct AmountSum: Hashable, Sendable {
     /// True when nothing has been added.
     public var isEmpty: Bool { rows.isEmpty }
 
-    /// Adds `amount`. Throws `RegimenError.absurdAmount` when the row would exceed the bounds of `Amount`.
-    public mutating func add(_ amount: Amount, context: ConversionContext = .unspecified) throws {
+    /// Adds `amount` and returns the dimension of the row it was added to. Throws
+    /// `RegimenError.absurdAmount` when the row would exceed the bounds of `Amount`.
+    @discardableResult
+    public mutating func add(_ amount: Amount, context: ConversionContext = .unspecified) throws -> DoseDimension {
         var amount = amount
         if let canonical = context.canonicalUnit, let converted = try? amount.converted(to: canonical, context: context) {
             amount = converted
@@ -32,12 +34,13 @@ public struct AmountSum: Hashable, Sendable {
         guard let index = rows.firstIndex(where: { $0.unit.isDirectlyCompatible(with: amount.unit) }) else {
             rows.append(amount)
             rows.sort { DoseUnit.allCases.firstIndex(of: $0.unit)! < DoseUnit.allCases.firstIndex(of: $1.unit)! }
-            return
+            return amount.unit.dimension
         }
         let existing = rows[index]
         let target = larger(existing.unit, amount.unit)
         let total = try existing.converted(to: target).value + amount.converted(to: target).value
         rows[index] = try Amount(total, target)
+        return target.dimension
     }
 
     /// The row in `unit`'s dimension, if any.

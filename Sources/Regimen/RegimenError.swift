@@ -77,6 +77,8 @@ public enum RegimenError: CairnError, Hashable, Sendable {
     case amountDoesNotFitForm(form: String, limit: String)
     /// An amount far beyond any product sold for this catalogue ingredient.
     case implausibleForIngredient(ingredient: String, limit: String)
+    /// A product row names a catalogue id the catalogue does not have.
+    case unknownCatalogueIngredient
     /// The bundled catalogue is missing or cannot be read.
     case catalogueUnreadable(String)
 
@@ -94,6 +96,7 @@ public enum RegimenError: CairnError, Hashable, Sendable {
         case .emptyIngredientName: "Each ingredient row needs the name written on the label."
         case .amountDoesNotFitForm(let form, let limit): "One \(form) cannot hold this much of one ingredient (the limit is \(limit)). Check the number and the unit."
         case .implausibleForIngredient(let ingredient, let limit): "This amount of \(ingredient) is far beyond any product sold (the limit is \(limit)). Check the number and the unit."
+        case .unknownCatalogueIngredient: "An ingredient row refers to a catalogue entry that does not exist."
         case .catalogueUnreadable(let why): "The bundled ingredient catalogue cannot be read: \(why)."
         }
     }
