@@ -14,6 +14,7 @@ public struct Catalogue: Sendable {
     private let byID: [String: CatalogueIngredient]
     private let index: [String: [IndexEntry]]
     private let strippedIndex: [String: [IndexEntry]]
+    private let fuzzyKeys: [(key: String, prepared: CatalogueText.Prepared, entries: [IndexEntry])]
 
     private struct IndexEntry: Hashable, Sendable {
         let ingredientID: String
@@ -81,6 +82,8 @@ public struct Catalogue: Sendable {
             if !s.isEmpty, s != key { stripped[s, default: []].append(contentsOf: entries) }
         }
         strippedIndex = stripped
+        fuzzyKeys = index.filter { $0.key.count >= 4 }.sorted { $0.key < $1.key }
+            .map { (key: $0.key, prepared: CatalogueText.Prepared($0.key), entries: $0.value) }
     }
 
     private static func path(_ keys: [CodingKey]) -> String {
@@ -139,17 +142,18 @@ public struct Catalogue: Sendable {
         guard limit > 0 else { return [] }
         guard query.count >= 4 else { return lookup(text).map { [$0] } ?? [] }
         let strippedQuery = Catalogue.withoutFillerWords(query)
-        let queries = Set([query, strippedQuery].filter { !$0.isEmpty })
+        let queries = Set([query, strippedQuery].filter { !$0.isEmpty }).map { ($0, CatalogueText.Prepared($0)) }
         var best: [String: (IndexEntry, Double, Bool)] = [:]
-        for (key, entries) in index where key.count >= 4 {
+        for (key, prepared, entries) in fuzzyKeys {
             var score = 0.0, isExact = false
-            for q in queries {
+            for (q, preparedQuery) in queries {
                 if q == key { score = 1; isExact = true; break }
                 // Cheap bound: the length difference alone already limits the similarity.
-                let longest = Double(max(q.count, key.count))
-                guard 1 - Double(abs(q.count - key.count)) / longest >= minimumScore else { continue }
+                func bound(_ m: Int, _ n: Int) -> Double { 1 - Double(abs(m - n)) / Double(max(m, n, 1)) }
+                guard max(bound(preparedQuery.plain.count, prepared.plain.count),
+                          bound(preparedQuery.folded.count, prepared.folded.count)) >= minimumScore else { continue }
                 // A text equal only after OCR folding scores just below an exact match.
-                score = max(score, min(CatalogueText.similarity(q, key), 0.99))
+                score = max(score, min(CatalogueText.similarity(preparedQuery, prepared, floor: minimumScore), 0.99))
             }
             guard score >= minimumScore else { continue }
             for e in entries {
@@ -267,6 +271,7 @@ public struct Catalogue: Sendable {
     static let fillerWords: Set<String> = [
         "organic", "certified", "natural", "whole", "freeze", "dried", "powder", "ext", "extract", "standardized",
         "herb", "root", "leaf", "bark", "fruit", "rhizome", "aerial", "parts", "concentrate", "fermented", "raw",
+        "proprietary", "essential",
     ]
 
     static func withoutFillerWords(_ normalised: String) -> String {

@@ -45,7 +45,12 @@ public enum CatalogueText {
     /// Optimal-string-alignment Damerau-Levenshtein distance (insertions, deletions, substitutions and
     /// adjacent transpositions). - Complexity: O(n*m).
     public static func editDistance(_ a: String, _ b: String) -> Int {
-        let x = Array(a), y = Array(b)
+        editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
+    }
+
+    /// `editDistance` over prepared scalar arrays (no allocation per character).
+    /// With `limit`, stops early and returns `limit + 1` once the distance must exceed `limit`.
+    static func editDistance(_ x: [Unicode.Scalar], _ y: [Unicode.Scalar], limit: Int = .max) -> Int {
         if x.isEmpty { return y.count }
         if y.isEmpty { return x.count }
         var prev2 = [Int](repeating: 0, count: y.count + 1)
@@ -60,6 +65,7 @@ public enum CatalogueText {
                     cur[j] = min(cur[j], prev2[j - 2] + 1)
                 }
             }
+            if limit != .max, cur.min()! > limit { return limit + 1 }
             (prev2, prev, cur) = (prev, cur, prev2)
         }
         return prev[y.count]
@@ -67,10 +73,27 @@ public enum CatalogueText {
 
     /// Similarity in 0...1: 1 - distance / longer length, the better of the plain and OCR-folded forms.
     public static func similarity(_ a: String, _ b: String) -> Double {
-        func score(_ p: String, _ q: String) -> Double {
-            let longest = max(p.count, q.count)
-            return longest == 0 ? 1 : 1 - Double(editDistance(p, q)) / Double(longest)
+        similarity(Prepared(a), Prepared(b))
+    }
+
+    /// A normalised text prepared for repeated similarity computations.
+    struct Prepared: Sendable {
+        let plain: [Unicode.Scalar]
+        let folded: [Unicode.Scalar]
+        init(_ normalisedText: String) {
+            plain = Array(normalisedText.unicodeScalars)
+            folded = Array(ocrFolded(normalisedText).unicodeScalars)
         }
-        return max(score(a, b), score(ocrFolded(a), ocrFolded(b)))
+    }
+
+    /// Similarity of prepared texts; scores below `floor` may be reported as any value below `floor`.
+    static func similarity(_ a: Prepared, _ b: Prepared, floor: Double = 0) -> Double {
+        func score(_ p: [Unicode.Scalar], _ q: [Unicode.Scalar]) -> Double {
+            let longest = max(p.count, q.count)
+            guard longest > 0 else { return 1 }
+            let limit = floor > 0 ? Int((1 - floor) * Double(longest) + 1e-9) : .max
+            return 1 - Double(editDistance(p, q, limit: limit)) / Double(longest)
+        }
+        return max(score(a.plain, b.plain), score(a.folded, b.folded))
     }
 }

@@ -150,3 +150,18 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
     #expect(c.collisions == ["shared": ["a", "b"]])
     #expect(c.lookup("Shared") == nil)
 }
+
+@Test func measuresSimilarityWithTranspositionsAndOCRConfusions() {
+    #expect(CatalogueText.editDistance("", "") == 0)
+    #expect(CatalogueText.editDistance("abc", "") == 3)
+    #expect(CatalogueText.editDistance("zinc", "zicn") == 1)
+    #expect(CatalogueText.editDistance("kitten", "sitting") == 3)
+    #expect(CatalogueText.similarity("magnesiurn", "magnesium") > CatalogueText.similarity("magnesiabc", "magnesium"))
+    #expect(CatalogueText.similarity("cholecalciferoi", "cholecalciferol") == 1)
+    #expect(CatalogueText.similarity("", "") == 1)
+    #expect(CatalogueText.normalised("  St. John’s WORT ") == "st johns wort")
+    #expect(CatalogueText.normalised("β-Alanine") == "beta alanine")
+    // The early cut-off never lets a distant text through.
+    let far = CatalogueText.similarity(.init("abcdefghij"), .init("zyxwvutsrq"), floor: 0.8)
+    #expect(far < 0.8)
+}
