@@ -23,9 +23,17 @@ public struct Catalogue: Sendable {
         let text: String
     }
 
-    /// The catalogue bundled with Cairn. Throws `RegimenError.catalogueUnreadable` when the resource is
-    /// missing or malformed.
-    public static func bundled() throws -> Catalogue {
+    /// The catalogue bundled with Cairn, read once per process. Throws `RegimenError.catalogueUnreadable`
+    /// when the resource is missing or malformed.
+    public static func bundled() throws -> Catalogue { try bundledResult.get() }
+
+    private static let bundledResult: Result<Catalogue, RegimenError> = {
+        do { return .success(try loadBundled()) } catch let error as RegimenError { return .failure(error) } catch {
+            return .failure(RegimenError.catalogueUnreadable("the resource file cannot be read"))
+        }
+    }()
+
+    private static func loadBundled() throws -> Catalogue {
         guard let url = Bundle.module.url(forResource: "catalogue", withExtension: "json", subdirectory: "Resources")
             ?? Bundle.module.url(forResource: "catalogue", withExtension: "json") else {
             throw RegimenError.catalogueUnreadable("the resource file is missing")

@@ -34,6 +34,7 @@ public struct LocalDay: Hashable, Comparable, Sendable, Codable, CustomStringCon
         return calendar
     }
 
+    /// Chronological order.
     public static func < (a: LocalDay, b: LocalDay) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
 
     /// "2026-03-01".

@@ -82,6 +82,7 @@ public enum RegimenError: CairnError, Hashable, Sendable {
     /// The bundled catalogue is missing or cannot be read.
     case catalogueUnreadable(String)
 
+    /// The plain-English message; it never contains user content.
     public var userMessage: String {
         switch self {
         case .negativeAmount: "An amount cannot be negative."
