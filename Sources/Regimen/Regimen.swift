@@ -1,1 +1,0 @@
-// Regimen: placeholder until the module lands.
