@@ -124,6 +124,14 @@ public final class Connection {
         return try row.optional(at: 0, as: type)
     }
 
+    /// The first column of the first row as `T`, with an array of arguments; nil for no row or NULL.
+    public func scalar<T: DatabaseValueConvertible>(
+        _ sql: String, arguments: [(any DatabaseValueConvertible)?], as type: T.Type = T.self
+    ) throws -> T? {
+        guard let row = try query(sql, arguments: arguments).first else { return nil }
+        return try row.optional(at: 0, as: type)
+    }
+
     /// The rowid of the last successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
