@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "Regimen", dependencies: ["CairnCore"], resources: [.copy("Resources")]),
 
         // MARK: adapters
-        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite"]),
+        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite"], swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
 
         // MARK: application services (the only way data changes)

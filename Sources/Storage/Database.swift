@@ -119,7 +119,9 @@ public final class Database: @unchecked Sendable {
         do {
             let (seconds, attoseconds) = busyTimeout.components
             let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-            sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+            // SQLite's own busy_timeout backs off to 100 ms sleeps, so a waiting process keeps losing the lock to
+            // one that writes in a loop. Polling every millisecond shares the lock far more evenly.
+            sqlite3_busy_handler(handle, pollingBusyHandler, UnsafeMutableRawPointer(bitPattern: Int(max(1, milliseconds))))
             // WAL lets readers and one writer work at once, across processes. Checked, not assumed.
             let mode: String? = try connection.scalar("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -136,4 +138,13 @@ public final class Database: @unchecked Sendable {
         }
         return connection
     }
+}
+
+/// Waits 1 ms per call until `context` (the timeout in milliseconds, stored as the pointer's bit pattern) calls
+/// have been made; returning 0 makes SQLite fail with SQLITE_BUSY. A C callback, so it captures nothing.
+private let pollingBusyHandler: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, calls in
+    let limit = Int(bitPattern: context)
+    guard Int(calls) < limit else { return 0 }
+    usleep(1000)
+    return 1
 }

@@ -16,6 +16,8 @@ struct ChildProcessTests {
             FileManager.default.createFile(atPath: directory.appendingPathComponent("pong").path, contents: Data())
         case "checkins":
             let database = try Database(path: directory.appendingPathComponent("shared.sqlite").path)
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("ready").path, contents: Data())
+            while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("go").path) { usleep(1000) }
             let landed = try insertCheckins(database: database, writer: try #require(environment["CAIRN_WRITER"]))
             try String(landed).write(to: directory.appendingPathComponent("child-landed"), atomically: true, encoding: .utf8)
         case "crash":

@@ -12,7 +12,6 @@ import Testing
     try database.read { db throws in
         #expect(try db.scalar("PRAGMA journal_mode", as: String.self) == "wal")
         #expect(try db.scalar("PRAGMA foreign_keys", as: Int.self) == 1)
-        #expect(try db.scalar("PRAGMA busy_timeout", as: Int.self) == 5000)
     }
     for suffix in ["", "-wal", "-shm"] {
         #expect(FileModes.permissions(atPath: path + suffix) == 0o600, "mode of \(suffix.isEmpty ? "db" : suffix)")
@@ -82,6 +81,24 @@ import Testing
     #expect(throws: (any Error).self) { _ = try Database(path: dir.url.appendingPathComponent("no/such/d.sqlite").path) }
 }
 
+@Test func aWriterWaitsForAnotherConnectionsLockThenReportsBusy() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.url.appendingPathComponent("d.sqlite").path
+    let holder = try Database(path: path)
+    let waiter = try Database(path: path, busyTimeout: .milliseconds(50))
+    #expect(waiter.busyTimeout == .milliseconds(50))
+    try holder.write { try $0.execute("CREATE TABLE x (v TEXT)") }
+    try holder.write { _ in
+        let error = try #require(throws: DatabaseError.self) { try waiter.write { try $0.execute("INSERT INTO x VALUES ('w')") } }
+        guard case .busy = error else { Issue.record("expected .busy, got \(error)"); return }
+        // Readers are not blocked by a writer in WAL mode.
+        #expect(try waiter.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 0)
+    }
+    try waiter.write { try $0.execute("INSERT INTO x VALUES ('w')") }
+    #expect(try holder.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 1)
+}
+
 @Test func serialisesWritesFromManyThreads() async throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
@@ -104,6 +121,9 @@ import Testing
     let database = try Database(path: path)
     try database.write { try $0.execute("CREATE TABLE checkin (key TEXT PRIMARY KEY, writer TEXT NOT NULL)") }
     let child = try ChildProcess.launch(role: "checkins", directory: dir.url, extra: ["CAIRN_WRITER": "child"])
+    // Start together: the child opens the database, says it is ready, and waits for "go".
+    #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("ready").path, process: child))
+    _ = FileManager.default.createFile(atPath: dir.url.appendingPathComponent("go").path, contents: Data())
     let parentLanded = try insertCheckins(database: database, writer: "parent")
     child.waitUntilExit()
     #expect(child.terminationStatus == 0)
@@ -113,6 +133,7 @@ import Testing
         #expect(try db.scalar("SELECT count(*) FROM checkin WHERE writer = 'parent'", as: Int.self) == parentLanded)
     }
     #expect(parentLanded + childLanded == checkinCount)
+    print("two-process check-ins: parent landed \(parentLanded), child landed \(childLanded) of \(checkinCount)")
 }
 
 let checkinCount = 200

@@ -21,3 +21,22 @@ import Testing
     process.waitUntilExit()
     #expect(SHA256.hexDigest(try Data(contentsOf: url)) == String(output.prefix(64)))
 }
+
+@Test func hashesEveryLengthAroundTheBlockBoundaryLikeSha256sum() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    for length in [55, 56, 63, 64, 65, 119, 120, 128, 1000] {
+        let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        let file = dir.url.appendingPathComponent("b\(length)")
+        try bytes.write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(SHA256.hexDigest(bytes) == String(output.prefix(64)), "length \(length)")
+    }
+}
