@@ -105,7 +105,12 @@ public final class Database: @unchecked Sendable {
     }
 
     private static func open(path: String, busyTimeout: Duration) throws -> Connection {
-        try FileModes.createPrivateFile(atPath: path)
+        do {
+            try FileModes.createPrivateFile(atPath: path)
+        } catch let failure as FileModes.SystemCallFailure {
+            throw DatabaseError.sqlite(SQLiteFailure(code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
+                                                     message: failure.description, sql: nil))
+        }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)

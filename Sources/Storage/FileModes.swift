@@ -35,10 +35,10 @@ enum FileModes {
     }
 
     /// Creates `path` (and missing parents) as 0700 directories; an existing directory with looser
-    /// permissions is tightened to 0700.
+    /// permissions is tightened to 0700. A symlink to a directory is followed (a vault moved to another disk).
     static func ensurePrivateDirectory(atPath path: String) throws {
         var info = stat()
-        if lstat(path, &info) == 0 {
+        if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw SystemCallFailure(step: "use data directory (it is not a directory)", code: ENOTDIR)
             }

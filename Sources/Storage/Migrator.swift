@@ -109,7 +109,10 @@ public struct Migrator: Sendable {
         var done: [String] = []
         for migration in pending {
             do {
-                try database.write { db in
+                let applied: Bool = try database.write { db in
+                    // Another process may have applied it while this one waited for the write lock.
+                    let already: Int64? = try db.scalar("SELECT count(*) FROM schema_migrations WHERE id = ?", migration.id)
+                    if already == 1 { return false }
                     try migration.apply(db)
                     let violations = try db.query("PRAGMA foreign_key_check")
                     if !violations.isEmpty {
@@ -117,11 +120,12 @@ public struct Migrator: Sendable {
                     }
                     try db.execute("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)",
                                    migration.id, Timestamp.string(from: clock.now()))
+                    return true
                 }
+                if applied { done.append(migration.id) }
             } catch let error as DatabaseError {
                 throw MigrationError.failed(id: migration.id, error)
             }
-            done.append(migration.id)
         }
         return done
     }

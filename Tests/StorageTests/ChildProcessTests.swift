@@ -20,6 +20,11 @@ struct ChildProcessTests {
             while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("go").path) { usleep(1000) }
             let landed = try insertCheckins(database: database, writer: try #require(environment["CAIRN_WRITER"]))
             try String(landed).write(to: directory.appendingPathComponent("child-landed"), atomically: true, encoding: .utf8)
+        case "open-vault":
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("ready").path, contents: Data())
+            while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("go").path) { usleep(100) }
+            let database = try Vault(directory: directory.appendingPathComponent("vault")).openDatabase()
+            database.close()
         case "crash":
             // Writes a photo and stops for good at the named step; the parent kills this process there.
             let stage = try #require(PhotoWriteStage(rawValue: environment["CAIRN_CRASH_STAGE"] ?? ""))

@@ -90,3 +90,13 @@ private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         #expect(error.description.contains("syntax error"))
     }
 }
+
+@Test func valueConversionsRefuseOtherTypes() {
+    #expect(Bool.fromDatabaseValue(.integer(2)) == nil)
+    #expect(Bool.fromDatabaseValue(.text("true")) == nil)
+    #expect(String.fromDatabaseValue(.integer(1)) == nil)
+    #expect(Int64.fromDatabaseValue(.real(1.5)) == nil)
+    #expect(Data.fromDatabaseValue(.text("x")) == nil)
+    #expect(Double.fromDatabaseValue(.integer(3)) == 3)
+    #expect(Int.fromDatabaseValue(.null) == nil)
+}

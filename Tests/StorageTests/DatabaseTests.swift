@@ -78,7 +78,11 @@ import Testing
 @Test func cannotOpenInAMissingDirectory() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    #expect(throws: (any Error).self) { _ = try Database(path: dir.url.appendingPathComponent("no/such/d.sqlite").path) }
+    let error = try #require(throws: DatabaseError.self) {
+        _ = try Database(path: dir.url.appendingPathComponent("no/such/d.sqlite").path)
+    }
+    #expect(!error.description.contains(dir.path))
+    #expect(error.userMessage.contains("data folder"))
 }
 
 @Test func aWriterWaitsForAnotherConnectionsLockThenReportsBusy() throws {
@@ -150,4 +154,17 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
         }
     }
     return landed
+}
+
+@Test func twoProcessesOpeningANewVaultAtOnceBothReachTodaysSchema() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let child = try ChildProcess.launch(role: "open-vault", directory: dir.url)
+    #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("ready").path, process: child))
+    _ = FileManager.default.createFile(atPath: dir.url.appendingPathComponent("go").path, contents: Data())
+    let database = try Vault(directory: dir.url.appendingPathComponent("vault")).openDatabase()
+    defer { database.close() }
+    child.waitUntilExit()
+    #expect(child.terminationStatus == 0)
+    #expect(try Migrator(CairnSchema.migrations).appliedIDs(in: database) == CairnSchema.migrations.map(\.id))
 }
