@@ -182,6 +182,7 @@ public final class Connection {
             sqlite3_finalize(stmt)
             throw DatabaseError.misuse("one statement at a time; use executeScript for several [in: \(sql)]")
         }
+        if rc == SQLITE_OK, stmt == nil { throw DatabaseError.misuse("empty statement") }
         guard rc == SQLITE_OK, let stmt else {
             throw DatabaseError.from(code: sqlite3_extended_errcode(handle), db: handle, sql: sql)
         }

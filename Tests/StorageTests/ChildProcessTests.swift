@@ -12,8 +12,6 @@ struct ChildProcessTests {
         let role = try #require(environment[ChildProcess.roleKey])
         let directory = URL(fileURLWithPath: try #require(environment[ChildProcess.directoryKey]))
         switch role {
-        case "ping":
-            FileManager.default.createFile(atPath: directory.appendingPathComponent("pong").path, contents: Data())
         case "checkins":
             let database = try Database(path: directory.appendingPathComponent("shared.sqlite").path)
             _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("ready").path, contents: Data())

@@ -74,6 +74,7 @@ private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
             #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO t (i) VALUES (?)") }
             #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO t (i) VALUES (?)", 1, 2) }
             #expect(throws: DatabaseError.self) { try db.execute("SELECT 1; SELECT 2") }
+            #expect(throws: DatabaseError.misuse("empty statement")) { try db.execute("  -- nothing") }
             try db.executeScript("INSERT INTO t (i) VALUES (1); INSERT INTO t (i) VALUES (2);")
             #expect(try db.scalar("SELECT count(*) FROM t", as: Int.self) == 2)
         }
