@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Smile", dependencies: ["CairnCore"]),
 
         // MARK: adapters
-        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite"]),
+        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite"], swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
 

@@ -1,0 +1,300 @@
+import CairnCore
+import Foundation
+
+/// The image formats the vault keeps, stored as their media type.
+public enum PhotoMediaType: String, Sendable, CaseIterable, Equatable {
+    /// JPEG, `.jpg`.
+    case jpeg = "image/jpeg"
+    /// PNG, `.png`.
+    case png = "image/png"
+    /// HEIC, `.heic`.
+    case heic = "image/heic"
+    /// WebP, `.webp`.
+    case webp = "image/webp"
+
+    /// The file name extension used in the vault.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: return "jpg"
+        case .png: return "png"
+        case .heic: return "heic"
+        case .webp: return "webp"
+        }
+    }
+}
+
+/// A photo file kept in the vault, as its `photos` row describes it.
+public struct StoredPhoto: Sendable, Equatable {
+    /// The photo's identifier (the `photos.id` a journal row references).
+    public let id: PhotoID
+    /// The file's path relative to the vault directory, e.g. `photos/3f/3f2c....jpg`.
+    public let relativePath: String
+    /// What the photo is for, as the caller named it (e.g. `"skin"`, `"label"`).
+    public let purpose: String
+    /// The image format.
+    public let mediaType: PhotoMediaType
+    /// Pixel width, > 0.
+    public let width: Int
+    /// Pixel height, > 0.
+    public let height: Int
+    /// File size in bytes, > 0.
+    public let byteCount: Int
+    /// SHA-256 of the file's bytes, 64 lowercase hex characters.
+    public let sha256: String
+    /// When the photo was stored (millisecond precision).
+    public let createdAt: Date
+}
+
+/// Why a photo could not be stored or read. Messages never contain paths or content.
+public enum PhotoStoreError: CairnError, Equatable {
+    /// The bytes were empty.
+    case emptyFile
+    /// Width or height was not positive.
+    case invalidDimensions
+    /// The purpose was empty.
+    case missingPurpose
+    /// The bytes read back after writing differ from those written (disk or file-system fault).
+    case readBackMismatch
+    /// No photo has this identifier.
+    case notFound
+    /// The row exists but its file is missing or unreadable.
+    case fileUnavailable(String)
+    /// A file step (write, sync, rename) failed.
+    case fileOperationFailed(String)
+    /// `write(_:...in:)` was called with a connection outside a `write { }` transaction.
+    case notInWriteTransaction
+
+    /// Plain English for the person.
+    public var userMessage: String {
+        switch self {
+        case .emptyFile: return "The photo file is empty."
+        case .invalidDimensions: return "The photo has no width or height."
+        case .missingPurpose, .notInWriteTransaction: return "The photo could not be saved. Nothing was changed."
+        case .readBackMismatch:
+            return "The photo could not be saved: the disk returned different bytes than were written. Nothing was changed."
+        case .notFound: return "That photo is not in the journal."
+        case .fileUnavailable: return "The photo's file is missing from the data folder."
+        case .fileOperationFailed: return "The photo could not be written to the data folder. Nothing was changed."
+        }
+    }
+
+    /// For developers: the case and the failed step (never a path).
+    public var description: String {
+        switch self {
+        case .fileUnavailable(let why): return "PhotoStoreError.fileUnavailable: \(why)"
+        case .fileOperationFailed(let why): return "PhotoStoreError.fileOperationFailed: \(why)"
+        default: return "PhotoStoreError.\(caseName)"
+        }
+    }
+
+    private var caseName: String {
+        switch self {
+        case .emptyFile: return "emptyFile"
+        case .invalidDimensions: return "invalidDimensions"
+        case .missingPurpose: return "missingPurpose"
+        case .readBackMismatch: return "readBackMismatch"
+        case .notFound: return "notFound"
+        case .notInWriteTransaction: return "notInWriteTransaction"
+        case .fileUnavailable: return "fileUnavailable"
+        case .fileOperationFailed: return "fileOperationFailed"
+        }
+    }
+}
+
+/// The steps of a photo write, for fault injection in tests.
+enum PhotoWriteStage: String, Sendable, CaseIterable {
+    /// The temp file is written and fsynced.
+    case tempWritten
+    /// The read-back bytes passed `verify`.
+    case verified
+    /// The temp file is renamed to its final name and the directory fsynced.
+    case renamed
+    /// The `photos` row is inserted (the transaction is not committed yet).
+    case rowInserted
+}
+
+/// Photo files in the vault and their `photos` rows, kept in step.
+///
+/// A write goes: temp file `photos/.tmp-<random>` written and fsynced, read back and verified, renamed to
+/// `photos/<2 hex>/<id>.<ext>`, directory fsynced, row inserted in the caller's write transaction. Any
+/// failure removes the file and rolls the row back; a crash leaves at worst an unreferenced file, which
+/// `sweep()` removes. File steps run while the write transaction (SQLite's write lock) is held, so a sweep
+/// (which also holds it) never sees another process's half-finished write.
+public struct PhotoFileStore: Sendable {
+    /// The vault the files live in.
+    public let vault: Vault
+    /// The vault's database.
+    public let database: Database
+    private let clock: any Clock
+    let faultInjection: (@Sendable (PhotoWriteStage) throws -> Void)?
+
+    /// Creates a store over `vault` and its open `database`.
+    public init(vault: Vault, database: Database, clock: any Clock = SystemClock()) {
+        self.init(vault: vault, database: database, clock: clock, faultInjection: nil)
+    }
+
+    init(vault: Vault, database: Database, clock: any Clock,
+         faultInjection: (@Sendable (PhotoWriteStage) throws -> Void)?) {
+        self.vault = vault
+        self.database = database
+        self.clock = clock
+        self.faultInjection = faultInjection
+    }
+
+    /// Stores a photo in its own write transaction. See `write(_:purpose:mediaType:width:height:in:verify:)`.
+    @discardableResult
+    public func write(_ bytes: Data, purpose: String, mediaType: PhotoMediaType, width: Int, height: Int,
+                      verify: (Data) throws -> Void) throws -> StoredPhoto {
+        try database.write { db in
+            try write(bytes, purpose: purpose, mediaType: mediaType, width: width, height: height, in: db, verify: verify)
+        }
+    }
+
+    /// Stores a photo inside the caller's write transaction, so the caller's rows and the `photos` row
+    /// commit together. `verify` receives the bytes READ BACK from the fsynced temp file (pass the metadata
+    /// inspector); whatever it throws is rethrown unchanged. On any failure the file is removed and the
+    /// row is rolled back (to a savepoint, so the caller's transaction stays usable); if the caller's
+    /// transaction later rolls back, the file is removed too.
+    @discardableResult
+    public func write(_ bytes: Data, purpose: String, mediaType: PhotoMediaType, width: Int, height: Int,
+                      in db: Connection, verify: (Data) throws -> Void) throws -> StoredPhoto {
+        guard db.isInWriteTransaction else { throw PhotoStoreError.notInWriteTransaction }
+        guard !bytes.isEmpty else { throw PhotoStoreError.emptyFile }
+        guard width > 0, height > 0 else { throw PhotoStoreError.invalidDimensions }
+        guard !purpose.isEmpty else { throw PhotoStoreError.missingPurpose }
+
+        let id = PhotoID.random()
+        let folder = String(id.rawValue.prefix(2))
+        let relativePath = "photos/\(folder)/\(id.rawValue).\(mediaType.fileExtension)"
+        let finalPath = vault.directory.appendingPathComponent(relativePath).path
+        let tempPath = vault.photosDirectory.appendingPathComponent(".tmp-\(UUID().uuidString.lowercased())").path
+        let photo = StoredPhoto(id: id, relativePath: relativePath, purpose: purpose, mediaType: mediaType,
+                                width: width, height: height, byteCount: bytes.count,
+                                sha256: SHA256.hexDigest(bytes), createdAt: millisecondPrecision(clock.now()))
+
+        try db.execute("SAVEPOINT photo_write")
+        do {
+            do {
+                try FileModes.writeNewFile(bytes, atPath: tempPath)
+                try faultInjection?(.tempWritten)
+                let readBack = try FileModes.readFile(atPath: tempPath)
+                guard readBack == bytes else { throw PhotoStoreError.readBackMismatch }
+                try verify(readBack)
+                try faultInjection?(.verified)
+                let folderPath = vault.photosDirectory.appendingPathComponent(folder).path
+                try FileModes.ensurePrivateDirectory(atPath: folderPath)
+                try FileModes.check(rename(tempPath, finalPath), "rename photo file")
+                try FileModes.syncDirectory(atPath: folderPath)
+                try FileModes.syncDirectory(atPath: vault.photosDirectory.path)
+                try faultInjection?(.renamed)
+            } catch let failure as FileModes.SystemCallFailure {
+                throw PhotoStoreError.fileOperationFailed(failure.description)
+            }
+            db.onRollback { try? FileModes.removeFile(atPath: finalPath) }
+            try db.execute("""
+                INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, id.rawValue, relativePath, purpose, mediaType.rawValue, width, height, bytes.count,
+                photo.sha256, Timestamp.string(from: photo.createdAt))
+            try faultInjection?(.rowInserted)
+            try db.execute("RELEASE photo_write")
+        } catch {
+            try? db.execute("ROLLBACK TO photo_write")
+            try? db.execute("RELEASE photo_write")
+            try? FileModes.removeFile(atPath: tempPath)
+            try? FileModes.removeFile(atPath: finalPath)
+            throw error
+        }
+        return photo
+    }
+
+    /// The photo with this identifier, or nil.
+    public func photo(_ id: PhotoID) throws -> StoredPhoto? {
+        try database.read { try photo(id, in: $0) }
+    }
+
+    /// The photo with this identifier, read inside the caller's transaction, or nil.
+    public func photo(_ id: PhotoID, in db: Connection) throws -> StoredPhoto? {
+        try db.queryFirst("SELECT * FROM photos WHERE id = ?", id.rawValue).map(Self.storedPhoto)
+    }
+
+    /// Every photo with this purpose, oldest first.
+    public func photos(purpose: String) throws -> [StoredPhoto] {
+        try database.read { db in
+            try db.query("SELECT * FROM photos WHERE purpose = ? ORDER BY created_at, id", purpose).map(Self.storedPhoto)
+        }
+    }
+
+    /// The absolute file location of a photo (for libraries that read from a path). Throws `notFound`.
+    public func fileURL(for id: PhotoID) throws -> URL {
+        guard let photo = try photo(id) else { throw PhotoStoreError.notFound }
+        return vault.directory.appendingPathComponent(photo.relativePath)
+    }
+
+    /// The bytes of a photo's file. Throws `notFound` for an unknown ID and `fileUnavailable` when the file is gone.
+    public func data(for id: PhotoID) throws -> Data {
+        let url = try fileURL(for: id)
+        do {
+            return try FileModes.readFile(atPath: url.path)
+        } catch let failure as FileModes.SystemCallFailure {
+            throw PhotoStoreError.fileUnavailable(failure.description)
+        }
+    }
+
+    /// Deletes a photo's row and then its file, in its own write transaction. Throws `notFound`.
+    public func delete(_ id: PhotoID) throws {
+        try database.write { try delete(id, in: $0) }
+    }
+
+    /// Deletes a photo's row inside the caller's write transaction; the file is removed after the commit
+    /// (a crash in between leaves an unreferenced file for `sweep()`). A row a journal still references
+    /// fails with `DatabaseError.constraint(.foreignKey, _)`. Throws `notFound`.
+    public func delete(_ id: PhotoID, in db: Connection) throws {
+        guard db.isInWriteTransaction else { throw PhotoStoreError.notInWriteTransaction }
+        guard let photo = try photo(id, in: db) else { throw PhotoStoreError.notFound }
+        try db.execute("DELETE FROM photos WHERE id = ?", id.rawValue)
+        let path = vault.directory.appendingPathComponent(photo.relativePath).path
+        db.afterCommit { try? FileModes.removeFile(atPath: path) }
+    }
+
+    /// Removes every file under `photos/` that no `photos` row references (including temp files a crash
+    /// left behind) and returns how many it removed. Runs under the write lock, so it never races a write.
+    @discardableResult
+    public func sweep() throws -> Int {
+        try database.write { db in
+            let referenced = Set(try db.query("SELECT relative_path FROM photos").map { try $0.get("relative_path", as: String.self) })
+            let root = vault.photosDirectory.path
+            guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
+            var removed = 0
+            while let entry = walker.nextObject() as? String {
+                let path = (root as NSString).appendingPathComponent(entry)
+                var info = stat()
+                guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
+                if !referenced.contains("photos/" + entry) {
+                    do {
+                        try FileModes.removeFile(atPath: path)
+                    } catch let failure as FileModes.SystemCallFailure {
+                        throw PhotoStoreError.fileOperationFailed(failure.description)
+                    }
+                    removed += 1
+                }
+            }
+            return removed
+        }
+    }
+
+    private func millisecondPrecision(_ date: Date) -> Date {
+        Timestamp.date(from: Timestamp.string(from: date)) ?? date
+    }
+
+    static func storedPhoto(_ row: Row) throws -> StoredPhoto {
+        guard let mediaType = PhotoMediaType(rawValue: try row.get("media_type")),
+              let createdAt = Timestamp.date(from: try row.get("created_at")) else {
+            throw DatabaseError.misuse("photos row holds an unknown media type or timestamp")
+        }
+        return StoredPhoto(id: PhotoID(try row.get("id")), relativePath: try row.get("relative_path"),
+                           purpose: try row.get("purpose"), mediaType: mediaType, width: try row.get("width"),
+                           height: try row.get("height"), byteCount: try row.get("byte_count"),
+                           sha256: try row.get("sha256"), createdAt: createdAt)
+    }
+}

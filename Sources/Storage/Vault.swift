@@ -1,0 +1,126 @@
+import CairnCore
+import Foundation
+
+/// Why the vault could not be used. Messages never contain the path.
+public enum VaultError: CairnError, Equatable {
+    /// No data directory could be worked out: no `--data-dir`, `CAIRN_HOME`, `XDG_DATA_HOME` or `HOME`.
+    case noHomeDirectory
+    /// The data directory (or its photos folder) could not be created or secured.
+    case directoryUnusable(String)
+    /// A file in the vault could not be written, read or removed.
+    case fileOperationFailed(String)
+
+    /// Plain English for the person.
+    public var userMessage: String {
+        switch self {
+        case .noHomeDirectory:
+            return "Cairn cannot tell where to keep its data. Pass --data-dir or set CAIRN_HOME."
+        case .directoryUnusable:
+            return "Cairn cannot use its data folder. Check that it is a folder you own and can write to."
+        case .fileOperationFailed:
+            return "Cairn could not read or write a file in its data folder. Nothing was changed."
+        }
+    }
+
+    /// For developers: the failed step and errno text (never a path).
+    public var description: String {
+        switch self {
+        case .noHomeDirectory: return "VaultError.noHomeDirectory"
+        case .directoryUnusable(let why): return "VaultError.directoryUnusable: \(why)"
+        case .fileOperationFailed(let why): return "VaultError.fileOperationFailed: \(why)"
+        }
+    }
+}
+
+/// The one data directory: the database `cairn.sqlite` and the `photos/` folder. The directory and its
+/// folders are mode 0700 and every file in it 0600.
+public struct Vault: Sendable, Equatable {
+    /// The data directory.
+    public let directory: URL
+
+    /// The database file, `<directory>/cairn.sqlite`.
+    public var databaseURL: URL { directory.appendingPathComponent("cairn.sqlite") }
+    /// The folder holding photo files, `<directory>/photos`.
+    public var photosDirectory: URL { directory.appendingPathComponent("photos") }
+
+    /// Where the data directory is, in order of precedence: `dataDir` (the `--data-dir` option), then
+    /// `CAIRN_HOME`, then `$XDG_DATA_HOME/cairn`, then `$HOME/.local/share/cairn`. Empty values count as unset.
+    /// A relative path is taken relative to the current directory.
+    public static func resolveDirectory(dataDir: String?, environment: [String: String]) throws -> URL {
+        func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+        let path: String
+        if let explicit = nonEmpty(dataDir) {
+            path = explicit
+        } else if let cairnHome = nonEmpty(environment["CAIRN_HOME"]) {
+            path = cairnHome
+        } else if let xdg = nonEmpty(environment["XDG_DATA_HOME"]), xdg.hasPrefix("/") {
+            // The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
+            path = (xdg as NSString).appendingPathComponent("cairn")
+        } else if let home = nonEmpty(environment["HOME"]) {
+            path = (home as NSString).appendingPathComponent(".local/share/cairn")
+        } else {
+            throw VaultError.noHomeDirectory
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    /// Opens the vault at `directory`, creating it (and `photos/`) with mode 0700. An existing directory
+    /// that is readable by others is tightened to 0700; a path that is not a directory is refused.
+    public init(directory: URL) throws {
+        self.directory = directory.standardizedFileURL
+        do {
+            try FileModes.ensurePrivateDirectory(atPath: self.directory.path)
+            try FileModes.ensurePrivateDirectory(atPath: photosDirectory.path)
+        } catch let failure as FileModes.SystemCallFailure {
+            throw VaultError.directoryUnusable(failure.description)
+        }
+    }
+
+    /// Opens the vault at the directory `resolveDirectory(dataDir:environment:)` names.
+    public init(dataDir: String?, environment: [String: String]) throws {
+        try self.init(directory: Self.resolveDirectory(dataDir: dataDir, environment: environment))
+    }
+
+    /// Opens the database and brings it to today's schema (`migrations`, default `CairnSchema.migrations`).
+    public func openDatabase(migrations: [Migration] = CairnSchema.migrations,
+                             clock: any Clock = SystemClock()) throws -> Database {
+        let database = try Database(path: databaseURL.path)
+        try Migrator(migrations, clock: clock).migrate(database)
+        return database
+    }
+
+    /// Deletes every record and every photo file: closes `database`, removes the database file with its
+    /// `-wal`/`-shm` files and everything under `photos/`, then reopens `database` on a new, empty file
+    /// migrated to `migrations`. `database` stays usable afterwards.
+    ///
+    /// Another process that has the same database open keeps writing to the removed file; quit other
+    /// Cairn windows and commands first.
+    public func deleteAllData(database: Database, migrations: [Migration] = CairnSchema.migrations,
+                              clock: any Clock = SystemClock()) throws {
+        guard database.path == databaseURL.path else {
+            throw DatabaseError.misuse("deleteAllData was given a database outside this vault")
+        }
+        do {
+            try database.reopen {
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    try FileModes.removeFile(atPath: databaseURL.path + suffix)
+                }
+                try removeTree(photosDirectory)
+                try FileModes.ensurePrivateDirectory(atPath: photosDirectory.path)
+                try FileModes.syncDirectory(atPath: directory.path)
+            }
+        } catch let failure as FileModes.SystemCallFailure {
+            throw VaultError.fileOperationFailed(failure.description)
+        }
+        try Migrator(migrations, clock: clock).migrate(database)
+    }
+
+    private func removeTree(_ url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        do {
+            try FileManager.default.removeItem(at: url)
+        } catch {
+            throw FileModes.SystemCallFailure(step: "remove photos folder", code: EIO)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import CairnCore
+import Foundation
+import Testing
+@testable import Storage
+
+/// Database fixtures: one real SQLite file per landed migration, `Fixtures/<migration id>.sqlite`, holding
+/// the schema after that migration plus representative rows. Each must migrate to today's schema with its
+/// data intact. Whoever appends a migration adds its sample rows below and writes its fixture with
+/// `scripts/storage-fixture.sh` (which runs `writeMissingFixtures` with `CAIRN_WRITE_FIXTURE=1`).
+@Suite struct CairnSchemaTests {
+    /// Representative rows inserted right after each migration when its fixture is written. Later fixtures
+    /// contain the rows of every earlier step too. Use literal SQL only: never app types.
+    static let sampleRows: [String: @Sendable (Connection) throws -> Void] = [
+        "2026-11-30.foundation": { db in
+            try db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", "onboarding.complete", "true")
+            try db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", "flag.show-comparison-details", "false")
+            try db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", "note", "Ünïcode ✓ 'quoted' \"text\"")
+            try db.execute("""
+                INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "photos/0b/0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87.jpg", "skin",
+                "image/jpeg", 4032, 3024, 2_481_113, String(repeating: "ab", count: 32), "2026-11-30T09:15:00.000Z")
+            try db.execute("""
+                INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "photos/e7/e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a.heic", "label",
+                "image/heic", 3024, 4032, 1_200_000, String(repeating: "0f", count: 32), "2026-11-30T09:16:30.250Z")
+        },
+    ]
+
+    static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }
+
+    @Test func everyLandedMigrationHasSampleRowsAndAFixture() {
+        let ids = CairnSchema.migrations.map(\.id)
+        #expect(Set(ids).count == ids.count, "migration IDs must be unique")
+        for id in ids {
+            #expect(Self.sampleRows[id] != nil, "add sample rows for \(id) to CairnSchemaTests.sampleRows")
+            #expect(FileManager.default.fileExists(atPath: Self.fixtureURL(id).path),
+                    "no fixture for \(id): run scripts/storage-fixture.sh")
+        }
+        let stray = ((try? FileManager.default.contentsOfDirectory(atPath: fixturesDirectory.path)) ?? [])
+            .filter { $0.hasSuffix(".sqlite") && !ids.contains(String($0.dropLast(".sqlite".count))) }
+        #expect(stray.isEmpty, "fixtures for migrations that are not in CairnSchema.migrations: \(stray)")
+    }
+
+    @Test(arguments: CairnSchema.migrations.map(\.id))
+    func fixtureMigratesToTodaysSchemaWithItsDataIntact(id: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let copy = dir.url.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: Self.fixtureURL(id), to: copy)
+        let database = try Database(path: copy.path)
+        defer { database.close() }
+        let before = try Self.contents(of: database)
+        #expect(!before.isEmpty, "the fixture has no rows")
+
+        try Migrator(CairnSchema.migrations).migrate(database)
+        #expect(try Migrator(CairnSchema.migrations).appliedIDs(in: database) == CairnSchema.migrations.map(\.id))
+        try database.read { db in
+            #expect(try db.scalar("PRAGMA integrity_check", as: String.self) == "ok")
+            #expect(try db.query("PRAGMA foreign_key_check").isEmpty)
+            // Every old row is still there with every old column's value (new columns may be added).
+            for (table, rows) in before {
+                for row in rows {
+                    let condition = row.columnNames.map { "\"\($0)\" IS ?" }.joined(separator: " AND ")
+                    let count = try db.scalar("SELECT count(*) FROM \"\(table)\" WHERE \(condition)",
+                                              arguments: row.values.map { $0 }, as: Int.self)
+                    #expect(count == 1, "a row of \(table) changed or vanished")
+                }
+            }
+        }
+    }
+
+    @Test func todaysSchemaReadsTheFoundationFixturesPhotos() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let vault = try Vault(directory: dir.url)
+        try FileManager.default.copyItem(at: Self.fixtureURL("2026-11-30.foundation"), to: vault.databaseURL)
+        let database = try vault.openDatabase()
+        defer { database.close() }
+        let store = PhotoFileStore(vault: vault, database: database)
+        let photo = try #require(try store.photo(PhotoID("0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87")))
+        #expect(photo.mediaType == .jpeg)
+        #expect(photo.width == 4032 && photo.height == 3024)
+        #expect(Timestamp.string(from: photo.createdAt) == "2026-11-30T09:15:00.000Z")
+        #expect(try store.photos(purpose: "label").map(\.mediaType) == [.heic])
+    }
+
+    /// Proves a landed migration was not edited: the schema the list builds today up to `id` must equal the
+    /// schema stored in that migration's fixture.
+    @Test(arguments: CairnSchema.migrations.map(\.id))
+    func landedMigrationStillBuildsItsFixturesSchema(id: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let fresh = try Database(path: dir.url.appendingPathComponent("fresh.sqlite").path)
+        defer { fresh.close() }
+        try Migrator(CairnSchema.migrations).migrate(fresh, upTo: id)
+        try FileManager.default.copyItem(at: Self.fixtureURL(id), to: dir.url.appendingPathComponent("f.sqlite"))
+        let fixture = try Database(path: dir.url.appendingPathComponent("f.sqlite").path)
+        defer { fixture.close() }
+        #expect(try Self.schema(of: fresh) == Self.schema(of: fixture), "migration \(id) was edited after it landed")
+    }
+
+    /// Writes the fixture of every migration that has none yet (never overwrites a landed one).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CAIRN_WRITE_FIXTURE"] != nil))
+    func writeMissingFixtures() throws {
+        let ids = CairnSchema.migrations.map(\.id)
+        for (index, id) in ids.enumerated() where !FileManager.default.fileExists(atPath: Self.fixtureURL(id).path) {
+            let dir = try TemporaryDirectory()
+            defer { dir.remove() }
+            let path = dir.url.appendingPathComponent("fixture.sqlite").path
+            let database = try Database(path: path)
+            let migrator = Migrator(CairnSchema.migrations, clock: fixedClock)
+            for step in ids[...index] {
+                try migrator.migrate(database, upTo: step)
+                let insert = try #require(Self.sampleRows[step], "add sample rows for \(step)")
+                try database.write { try insert($0) }
+            }
+            // A self-contained file: fold the WAL in and leave rollback-journal mode.
+            try database.withoutTransaction { db in
+                try db.execute("VACUUM")
+                _ = try db.query("PRAGMA journal_mode = DELETE")
+            }
+            database.close()
+            try FileManager.default.createDirectory(at: fixturesDirectory, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: path, toPath: Self.fixtureURL(id).path)
+            print("wrote fixture \(Self.fixtureURL(id).lastPathComponent)")
+        }
+    }
+
+    static func contents(of database: Database) throws -> [String: [Row]] {
+        try database.read { db in
+            var result: [String: [Row]] = [:]
+            let tables = try db.query("""
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                AND name <> 'schema_migrations'
+                """).map { try $0.get("name", as: String.self) }
+            for table in tables { result[table] = try db.query("SELECT * FROM \"\(table)\"") }
+            return result
+        }
+    }
+
+    static func schema(of database: Database) throws -> [String] {
+        try database.read { db in
+            try db.query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+                .map { "\(try $0.get("type", as: String.self)) \(try $0.get("name", as: String.self)): \(try $0.optional("sql", as: String.self) ?? "")" }
+        }
+    }
+}

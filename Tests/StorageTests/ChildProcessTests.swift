@@ -1,0 +1,43 @@
+import CairnCore
+import Foundation
+import Testing
+@testable import Storage
+
+/// Entry points for child processes started by other tests (see `ChildProcess`). Disabled unless the
+/// parent set `CAIRN_STORAGE_CHILD`, so a normal run skips them.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment[ChildProcess.roleKey] != nil))
+struct ChildProcessTests {
+    @Test func runChildRole() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let role = try #require(environment[ChildProcess.roleKey])
+        let directory = URL(fileURLWithPath: try #require(environment[ChildProcess.directoryKey]))
+        switch role {
+        case "checkins":
+            let database = try Database(path: directory.appendingPathComponent("shared.sqlite").path)
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("ready").path, contents: Data())
+            while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("go").path) { usleep(1000) }
+            let landed = try insertCheckins(database: database, writer: try #require(environment["CAIRN_WRITER"]))
+            try String(landed).write(to: directory.appendingPathComponent("child-landed"), atomically: true, encoding: .utf8)
+        case "open-vault":
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("ready").path, contents: Data())
+            while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("go").path) { usleep(100) }
+            let database = try Vault(directory: directory.appendingPathComponent("vault")).openDatabase()
+            database.close()
+        case "crash":
+            // Writes a photo and stops for good at the named step; the parent kills this process there.
+            let stage = try #require(PhotoWriteStage(rawValue: environment["CAIRN_CRASH_STAGE"] ?? ""))
+            let vault = try Vault(directory: directory.appendingPathComponent("vault"))
+            let database = try vault.openDatabase()
+            let marker = directory.appendingPathComponent("reached").path
+            let store = PhotoFileStore(vault: vault, database: database, clock: SystemClock()) { reached in
+                guard reached == stage else { return }
+                _ = FileManager.default.createFile(atPath: marker, contents: Data())
+                while true { sleep(60) }
+            }
+            try store.write(Data(repeating: 7, count: 100_000), purpose: "skin", mediaType: .jpeg, width: 10, height: 10) { _ in }
+            Issue.record("the write finished although the parent should have killed this process")
+        default:
+            Issue.record("unknown child role \(role)")
+        }
+    }
+}
