@@ -10,6 +10,7 @@ packages=(
   libvips-dev libheif-dev        # image I/O (JPEG, PNG, WebP, HEIC)
   libturbojpeg0-dev              # lossless JPEG rotation and marker stripping
   libmicrohttpd-dev              # the loopback web server
+  libsodium-dev                  # hashing (and, later, encryption)
 )
 # Tests and benchmarks only.
 test_packages=(

@@ -1,5 +1,178 @@
+import CairnCore
 import Foundation
-/// Placeholder until the CLI lands.
+
+/// The `cairn` command line: finds the subcommand, handles `--help` and `--data-dir`, runs it, and maps the
+/// outcome to an exit code: 0 ok, 1 a problem with the input or the vault (message on stderr), 2 usage.
 public enum CairnCommandLine {
-    public static func run(_ args: [String]) -> Int32 { print("cairn"); return 0 }
+    /// Every command, in the order `cairn --help` lists them.
+    public static var commands: [CommandEntry] { [
+        // SERVE-PARKED
+        .command(DoctorCommand.self),
+        .command(InspectCommand.self),
+        .group(CommandGroup(name: "settings", abstract: "Vault-wide settings and deleting all data.", children: [
+            .command(DeleteAllDataCommand.self),
+        ])),
+    ] }
+
+    /// The version `cairn --version` prints.
+    public static let version = "0.1.0"
+
+    /// Runs `cairn` with `tokens` (the words after the program name) and returns the exit code.
+    public static func run(_ tokens: [String], console: Console = .standard(),
+                           environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        var words = tokens
+        var dataDirectory: String?
+        do {
+            dataDirectory = try extractDataDirectory(from: &words)
+        } catch let usage as UsageError {
+            return usageFailure(usage, path: [], console: console)
+        } catch {
+            return 2
+        }
+
+        var path: [String] = []
+        var entries = commands
+        var group: CommandGroup?
+        while true {
+            guard let first = words.first else {
+                if let group {
+                    console.error(help(for: group, path: path))
+                    return 2
+                }
+                console.print(topLevelHelp())
+                return 0
+            }
+            if first == "--help" || first == "-h" || first == "help" {
+                console.print(group.map { help(for: $0, path: path) } ?? topLevelHelp())
+                return 0
+            }
+            if first == "--version", group == nil {
+                console.print("cairn \(version)")
+                return 0
+            }
+            guard let entry = entries.first(where: { $0.name == first }) else {
+                let what = first.hasPrefix("-") ? "Unknown option \(first)." : "Unknown command '\(first)'."
+                return usageFailure(UsageError(what), path: path, console: console)
+            }
+            words.removeFirst()
+            path.append(first)
+            switch entry {
+            case .group(let next):
+                group = next
+                entries = next.children
+            case .command(let type):
+                return runCommand(type, words: words, path: path, console: console,
+                                  environment: environment, dataDirectory: dataDirectory)
+            }
+        }
+    }
+
+    private static func runCommand(_ type: any Command.Type, words: [String], path: [String], console: Console,
+                                   environment: [String: String], dataDirectory: String?) -> Int32 {
+        if words.contains("--help") || words.contains("-h") {
+            console.print(help(for: type, path: path))
+            return 0
+        }
+        let command: any Command
+        do {
+            let arguments = try Arguments(words, valueOptions: type.valueOptions, flagOptions: type.flagOptions)
+            command = try type.init(arguments: arguments)
+        } catch let usage as UsageError {
+            return usageFailure(usage, path: path, console: console)
+        } catch {
+            return usageFailure(UsageError("Could not read the arguments."), path: path, console: console)
+        }
+        do {
+            try command.run(in: CommandContext(console: console, environment: environment,
+                                               dataDirectory: dataDirectory))
+            return 0
+        } catch let usage as UsageError {
+            return usageFailure(usage, path: path, console: console)
+        } catch let problem as CairnError {
+            console.error("cairn: \(problem.userMessage)")
+            return 1
+        } catch {
+            // Never print an unknown error's description: it may carry paths or other private text.
+            console.error("cairn: an unexpected problem stopped the command (\(String(describing: Swift.type(of: error)))).")
+            return 1
+        }
+    }
+
+    private static func extractDataDirectory(from words: inout [String]) throws -> String? {
+        var result: String?
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == "--" { break }
+            if word == "--data-dir" {
+                guard index + 1 < words.count, !words[index + 1].isEmpty else {
+                    throw UsageError("--data-dir needs a folder.")
+                }
+                result = words[index + 1]
+                words.removeSubrange(index...index + 1)
+            } else if word.hasPrefix("--data-dir=") {
+                let value = String(word.dropFirst("--data-dir=".count))
+                guard !value.isEmpty else { throw UsageError("--data-dir needs a folder.") }
+                result = value
+                words.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func usageFailure(_ usage: UsageError, path: [String], console: Console) -> Int32 {
+        let command = (["cairn"] + path).joined(separator: " ")
+        console.error("\(command): \(usage.message)")
+        console.error("Run '\(command) --help' for usage.")
+        return 2
+    }
+
+    // MARK: help
+
+    static func topLevelHelp() -> String {
+        """
+        Cairn: a private health journal. Everything stays on this computer.
+
+        Usage: cairn [--data-dir DIR] <command> [options]
+
+        Commands:
+        \(list(commands))
+
+        Global options:
+          --data-dir DIR   Use DIR as the vault. Default: $CAIRN_HOME if set, else
+                           $XDG_DATA_HOME/cairn, else ~/.local/share/cairn.
+          -h, --help       Show help; 'cairn <command> --help' for one command.
+          --version        Show the version.
+
+        Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
+        """
+    }
+
+    static func help(for group: CommandGroup, path: [String]) -> String {
+        let command = (["cairn"] + path).joined(separator: " ")
+        return """
+        \(group.abstract)
+
+        Usage: \(command) <command> [options]
+
+        Commands:
+        \(list(group.children))
+        """
+    }
+
+    static func help(for type: any Command.Type, path: [String]) -> String {
+        let command = (["cairn"] + path).joined(separator: " ")
+        var text = "\(type.abstract)\n\nUsage: \(command)\(type.usage.isEmpty ? "" : " " + type.usage)"
+        if !type.discussion.isEmpty { text += "\n\n" + type.discussion }
+        return text
+    }
+
+    private static func list(_ entries: [CommandEntry]) -> String {
+        let width = (entries.map(\.name.count).max() ?? 0) + 3
+        return entries.map { entry in
+            "  " + entry.name.padding(toLength: width, withPad: " ", startingAt: 0) + entry.abstract
+        }.joined(separator: "\n")
+    }
 }

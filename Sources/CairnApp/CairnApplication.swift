@@ -1,0 +1,32 @@
+import CairnCore
+import Foundation
+import Storage
+
+/// One opened vault with every application service wired to it: the composition the CLI and the web share,
+/// so an action takes the same path (and the same transaction) whichever door it comes through.
+public final class CairnApplication: Sendable {
+    /// The data directory.
+    public let vault: Vault
+    /// The vault's database, migrated to today's schema.
+    public let database: Database
+    /// Settings, onboarding and deleting all data.
+    public let settings: SettingsService
+    /// The source of "now" for every service.
+    public let clock: any Clock
+
+    /// Opens (creating on first use) the vault that `dataDirectory` or the environment names, and migrates its
+    /// database.
+    public static func open(dataDirectory: String?, environment: [String: String],
+                            clock: any Clock = SystemClock()) throws -> CairnApplication {
+        let vault = try Vault(dataDir: dataDirectory, environment: environment)
+        return try CairnApplication(vault: vault, clock: clock)
+    }
+
+    /// Opens the given vault with every service.
+    public init(vault: Vault, clock: any Clock = SystemClock()) throws {
+        self.vault = vault
+        self.clock = clock
+        database = try vault.openDatabase(clock: clock)
+        settings = SettingsService(vault: vault, database: database, clock: clock)
+    }
+}

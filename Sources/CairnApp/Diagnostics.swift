@@ -1,0 +1,28 @@
+import CairnCore
+import Foundation
+import Storage
+
+/// What `cairn doctor` reports: the native parts and models, and where the vault is.
+public struct DiagnosticsReport: Sendable, Encodable {
+    /// Where the vault is and whether it exists yet.
+    public struct VaultLocation: Sendable, Encodable {
+        public let path: String
+        public let exists: Bool
+    }
+    public let components: [ComponentStatus]
+    public let vault: VaultLocation
+}
+
+/// Gathers the state of every native library and model without changing anything (it never creates the vault).
+public enum Diagnostics {
+    /// The report for the vault `dataDirectory` or the environment names. `extra` adds components that only an
+    /// outer layer knows (the web server's library).
+    public static func report(dataDirectory: String?, environment: [String: String],
+                              extra: [ComponentStatus] = []) -> DiagnosticsReport {
+        let components = StorageLibraries.statuses() + extra
+        let path = (try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment).path) ?? "(no home folder)"
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return DiagnosticsReport(components: components, vault: .init(path: path, exists: exists))
+    }
+}

@@ -1,0 +1,52 @@
+import CairnCore
+import Storage
+
+/// Vault-wide settings kept in the `settings` table, and deleting everything.
+public final class SettingsService: SettingsServicing, @unchecked Sendable {
+    private let vault: Vault
+    private let database: Database
+    private let clock: any Clock
+
+    private static let onboardingKey = "onboarding.completed"
+    private static func flagKey(_ name: String) -> String { "flag." + name }
+
+    /// A service over an opened vault and its database.
+    public init(vault: Vault, database: Database, clock: any Clock) {
+        self.vault = vault
+        self.database = database
+        self.clock = clock
+    }
+
+    public func isOnboardingComplete() throws -> Bool {
+        try value(for: Self.onboardingKey) != nil
+    }
+
+    public func completeOnboarding() throws {
+        // INSERT OR IGNORE keeps the first completion time: finishing twice changes nothing.
+        try database.write { db in
+            try db.execute("INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)",
+                           Self.onboardingKey, Timestamp.string(from: clock.now()))
+        }
+    }
+
+    public func flag(_ name: String) throws -> Bool {
+        try value(for: Self.flagKey(name)) == "true"
+    }
+
+    public func setFlag(_ name: String, _ value: Bool) throws {
+        try database.write { db in
+            try db.execute("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           Self.flagKey(name), value ? "true" : "false")
+        }
+    }
+
+    public func deleteAllData() throws {
+        try vault.deleteAllData(database: database, clock: clock)
+    }
+
+    private func value(for key: String) throws -> String? {
+        try database.read { db in
+            try db.queryFirst("SELECT value FROM settings WHERE key = ?", key).map { try $0.get("value", as: String.self) }
+        }
+    }
+}

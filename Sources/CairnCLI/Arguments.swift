@@ -1,0 +1,76 @@
+/// A mistake in how a command was called. The CLI prints it with a hint and exits 2.
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The words after a command's name, split into options, flags and positional arguments.
+///
+/// Options take a value (`--port 8737` or `--port=8737`); flags do not (`--json`). A lone `--` ends option
+/// parsing, so a file named `--odd` can still be passed. Unknown options are a usage error, never ignored.
+public struct Arguments: Sendable {
+    public private(set) var positionals: [String] = []
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+
+    /// Parses `tokens` knowing which options take values and which are flags.
+    public init(_ tokens: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws {
+        var index = 0
+        var optionsEnded = false
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            if optionsEnded || !token.hasPrefix("-") || token == "-" {
+                positionals.append(token)
+                continue
+            }
+            if token == "--" { optionsEnded = true; continue }
+            var name = token
+            var inlineValue: String?
+            if let eq = token.firstIndex(of: "=") {
+                name = String(token[..<eq])
+                inlineValue = String(token[token.index(after: eq)...])
+            }
+            if valueOptions.contains(name) {
+                if let inlineValue {
+                    values[name] = inlineValue
+                } else if index < tokens.count {
+                    values[name] = tokens[index]
+                    index += 1
+                } else {
+                    throw UsageError("\(name) needs a value.")
+                }
+            } else if flagOptions.contains(name), inlineValue == nil {
+                flags.insert(name)
+            } else {
+                throw UsageError("Unknown option \(name).")
+            }
+        }
+    }
+
+    /// The value given for `option`, if any.
+    public func value(_ option: String) -> String? { values[option] }
+    /// Whether `flag` was given.
+    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// The value of `option` as a whole number in `range`, or `defaultValue` when absent.
+    public func integer(_ option: String, in range: ClosedRange<Int>, default defaultValue: Int) throws -> Int {
+        guard let text = value(option) else { return defaultValue }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound).")
+        }
+        return number
+    }
+
+    /// Exactly `count` positional arguments, named for the error message.
+    public func positionals(exactly names: [String]) throws -> [String] {
+        guard positionals.count == names.count else {
+            if positionals.count < names.count {
+                throw UsageError("Missing \(names[positionals.count]).")
+            }
+            throw UsageError("Unexpected argument \(positionals[names.count]).")
+        }
+        return positionals
+    }
+}

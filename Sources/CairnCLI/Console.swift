@@ -1,0 +1,36 @@
+import Foundation
+
+/// Where a command writes: standard output for results, standard error for problems.
+/// Tests pass a capturing console; the real one writes to the process's streams.
+public final class Console: @unchecked Sendable {
+    private let writeOut: (String) -> Void
+    private let writeErr: (String) -> Void
+
+    /// A console that sends each line to the given closures.
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
+        writeOut = out
+        writeErr = err
+    }
+
+    /// The process's stdout and stderr, flushed after each line so a reader sees lines as they come.
+    public static func standard() -> Console {
+        Console(out: { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }, err: { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        })
+    }
+
+    /// Writes one line of result to standard output.
+    public func print(_ line: String = "") { writeOut(line) }
+    /// Writes one line to standard error.
+    public func error(_ line: String) { writeErr(line) }
+
+    /// Writes `value` as pretty, key-sorted JSON on standard output.
+    public func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}
