@@ -1,0 +1,97 @@
+import Foundation
+import PhotoMetadata
+
+/// Limits applied before any pixel is decoded.
+public struct ImageLimits: Sendable, Equatable {
+    /// Largest width x height accepted (after reading the header only). About 100 MP by default.
+    public var maxPixels: Int
+    /// Largest encoded file accepted, in bytes.
+    public var maxBytes: Int
+
+    /// Makes limits; the defaults are 100 million pixels and 64 MiB.
+    public init(maxPixels: Int = 100_000_000, maxBytes: Int = 64 * 1_048_576) {
+        self.maxPixels = maxPixels
+        self.maxBytes = maxBytes
+    }
+}
+
+/// The image formats Cairn takes in.
+public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
+    case jpeg, png, heic, webp
+}
+
+/// What a header read tells about a photo, before any pixel is decoded.
+public struct ImageInfo: Sendable, Equatable {
+    /// The format found by the file's signature.
+    public let format: ImageFormat
+    /// Width as the photo is meant to be seen (after applying the orientation).
+    public let width: Int
+    /// Height as the photo is meant to be seen (after applying the orientation).
+    public let height: Int
+    /// The EXIF orientation 1-8 (1 when absent).
+    public let orientation: Int
+    /// When the photo was taken, from DateTimeOriginal and OffsetTimeOriginal; nil when absent or unreadable.
+    public let captureDate: CaptureDate?
+}
+
+/// How the full-size JPEG of an ingest was produced.
+public enum IngestPath: String, Sendable, Equatable {
+    /// JPEG source: DCT coefficients kept, rotated losslessly with libjpeg-turbo, every non-coding segment dropped.
+    case losslessTransform
+    /// Decoded, oriented, converted to sRGB and encoded again by libvips with no metadata.
+    case reencode
+}
+
+/// Which path `ImagePipeline.ingest` may take.
+public enum IngestStrategy: Sendable, Equatable {
+    /// Lossless for JPEG sources that allow it, re-encode otherwise.
+    case preferLossless
+    /// Always decode and encode again (used to measure and compare).
+    case alwaysReencode
+}
+
+/// The output of an ingest: oriented JPEGs with no metadata, ready for the storage adapter to write.
+public struct IngestedPhoto: Sendable, Equatable {
+    /// The full-size, upright JPEG; carries a JFIF header and nothing else.
+    public let jpeg: Data
+    /// A JPEG thumbnail whose longer side is at most the requested size.
+    public let thumbnail: Data
+    /// Width of `jpeg` in pixels.
+    public let width: Int
+    /// Height of `jpeg` in pixels.
+    public let height: Int
+    /// Width of `thumbnail` in pixels.
+    public let thumbnailWidth: Int
+    /// Height of `thumbnail` in pixels.
+    public let thumbnailHeight: Int
+    /// The capture date read from the source's EXIF before it was stripped.
+    public let captureDate: CaptureDate?
+    /// The format of the source bytes.
+    public let sourceFormat: ImageFormat
+    /// How `jpeg` was produced.
+    public let path: IngestPath
+}
+
+/// An 8-bit sRGB picture in memory, row-major, 3 bytes (R, G, B) per pixel.
+public struct RGBImage: Sendable, Equatable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// `width * height * 3` bytes, row by row from the top left.
+    public let pixels: [UInt8]
+
+    /// Wraps pixels; returns nil when the byte count does not match `width * height * 3` or a side is not positive.
+    public init?(width: Int, height: Int, pixels: [UInt8]) {
+        guard width > 0, height > 0, pixels.count == width * height * 3 else { return nil }
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// The (R, G, B) of the pixel at column `x`, row `y`.
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let i = (y * width + x) * 3
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+}
