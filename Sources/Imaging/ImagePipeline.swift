@@ -140,10 +140,10 @@ public final class ImagePipeline: Sendable {
     private func detectFormat(_ bytes: UnsafeRawBufferPointer) throws -> ImageFormat {
         guard let loader = VipsImageRef.loader(for: bytes) else { throw ImagingError(.notAnImage) }
         switch loader {
-        case "jpegload_buffer": return .jpeg
-        case "pngload_buffer": return .png
-        case "webpload_buffer": return .webp
-        case "heifload_buffer":
+        case "VipsForeignLoadJpegBuffer": return .jpeg
+        case "VipsForeignLoadPngBuffer": return .png
+        case "VipsForeignLoadWebpBuffer": return .webp
+        case "VipsForeignLoadHeifBuffer":
             // libheif also reads AVIF; Cairn takes HEIC only.
             if bytes.count >= 12, bytes[4] == 0x66, bytes[5] == 0x74, bytes[6] == 0x79, bytes[7] == 0x70,
                let brand = String(bytes: bytes[8..<12], encoding: .ascii), brand == "avif" || brand == "avis" {

@@ -100,7 +100,8 @@ CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int h
     if (vips_thumbnail_buffer((void *)buf, len, &out, width,
                               "height", height,
                               "size", VIPS_SIZE_DOWN,
-                              "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                              /* 8.14: thumbnail's own "fail_on" does not reach the loader; this does. */
+                              "option_string", "fail_on=truncated",
                               NULL)) return NULL;
     return out;
 }

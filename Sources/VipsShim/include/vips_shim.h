@@ -16,7 +16,7 @@ int cairn_vips_init(void);
 char *cairn_vips_error_take(void);
 void cairn_free(void *p);
 
-/* The loader libvips picks for these bytes by their signature ("jpegload_buffer", ...), NULL if none. */
+/* The loader class libvips picks for these bytes by their signature ("VipsForeignLoadJpegBuffer", ...), NULL if none. */
 const char *cairn_loader_for_buffer(const void *buf, size_t len);
 
 /* Opens an image held in memory. Reads the header only; pixels are decoded lazily by later operations.
