@@ -3,7 +3,7 @@ import PhotoMetadata
 
 /// The image adapter: opens JPEG, PNG, HEIC and WebP (libvips 8.14 + libheif), applies the EXIF orientation,
 /// reads the capture date before anything is stripped, refuses oversized or damaged files before decoding,
-/// and writes JPEGs that carry no metadata. For JPEG sources it prefers a lossless rotation (libjpeg-turbo).
+/// and writes JPEGs that carry no metadata. Upright JPEG sources are never re-encoded (see `IngestStrategy`).
 /// Safe to use from several threads at once.
 public final class ImagePipeline: Sendable {
     /// The limits checked on every call before any pixel is decoded.
@@ -36,7 +36,7 @@ public final class ImagePipeline: Sendable {
     /// Produces the upright, metadata-free full-size JPEG and a thumbnail whose longer side is at most
     /// `thumbnailSide`. `verify` is called on each produced JPEG (pass the metadata inspector); its error
     /// propagates. Nothing is written to disk.
-    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .preferLossless,
+    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic,
                        verify: (Data) throws -> Void) throws -> IngestedPhoto {
         precondition(thumbnailSide > 0, "thumbnailSide must be positive")
         try checkBytes(data)
@@ -45,8 +45,10 @@ public final class ImagePipeline: Sendable {
             let format = try detectFormat(bytes)
             let image = try open(bytes, format: format, sequential: false)
             let info = try headerInfo(of: image, format: format)
-            if strategy == .preferLossless, format == .jpeg, let lossless = losslessUpright(bytes, image: image, info: info) {
-                return (lossless.jpeg, info, lossless.width, lossless.height, .losslessTransform)
+            if format == .jpeg, strategy != .alwaysReencode,
+               info.orientation == 1 || strategy == .losslessWherePossible,
+               let lossless = losslessUpright(bytes, image: image, info: info) {
+                return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path)
             }
             let upright = try image.autorotated().srgb8()
             let jpeg = try upright.jpeg(quality: fullSizeQuality)
@@ -184,14 +186,19 @@ public final class ImagePipeline: Sendable {
 
     /// The lossless result, or nil when the source needs the re-encode path.
     private func losslessUpright(_ bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo)
-        -> (jpeg: Data, width: Int, height: Int)? {
+        -> (jpeg: Data, width: Int, height: Int, path: IngestPath)? {
         guard let header = LosslessJPEG.header(bytes), header.jfifColorspace else { return nil }
         // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by re-encoding.
         if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
-        guard let jpeg = LosslessJPEG.upright(bytes, orientation: info.orientation).jpeg else { return nil }
+        // Upright already: copy the coding segments as they are (no decoding at all). Otherwise turn the DCT
+        // coefficients with libjpeg-turbo's transform, which drops every extra marker (COPYNONE).
+        let produced = info.orientation == 1
+            ? JPEGSegments.codingSegmentsOnly(bytes)
+            : LosslessJPEG.upright(bytes, orientation: info.orientation).jpeg
+        guard let jpeg = produced else { return nil }
         let size: LosslessJPEG.Header? = jpeg.withUnsafeBytes { LosslessJPEG.header($0) }
         guard let size, size.width == info.width, size.height == info.height else { return nil }
-        return (jpeg, size.width, size.height)
+        return (jpeg, size.width, size.height, info.orientation == 1 ? .segmentCopy : .losslessTransform)
     }
 
     private func checkClean(_ jpeg: Data) throws {

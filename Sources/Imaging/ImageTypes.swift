@@ -36,17 +36,25 @@ public struct ImageInfo: Sendable, Equatable {
 
 /// How the full-size JPEG of an ingest was produced.
 public enum IngestPath: String, Sendable, Equatable {
-    /// JPEG source: DCT coefficients kept, rotated losslessly with libjpeg-turbo, every non-coding segment dropped.
+    /// JPEG source already upright: its coding segments copied byte for byte behind a fresh JFIF header,
+    /// every APPn/COM segment and trailing byte dropped. No decoding, no generation loss.
+    case segmentCopy
+    /// JPEG source turned upright losslessly: DCT coefficients rotated/flipped with libjpeg-turbo's
+    /// tjTransform (COPYNONE), so no generation loss.
     case losslessTransform
-    /// Decoded, oriented, converted to sRGB and encoded again by libvips with no metadata.
+    /// Decoded, turned upright, converted to sRGB and encoded again by libvips (quality 90), with no metadata.
     case reencode
 }
 
-/// Which path `ImagePipeline.ingest` may take.
+/// Which path `ImagePipeline.ingest` may take for a JPEG source (other formats are always re-encoded).
 public enum IngestStrategy: Sendable, Equatable {
-    /// Lossless for JPEG sources that allow it, re-encode otherwise.
-    case preferLossless
-    /// Always decode and encode again (used to measure and compare).
+    /// The default, chosen by measurement (see the cairn-bench `ingest` section): segment copy when the photo
+    /// is already upright; re-encode when it must turn, because at 12 MP the lossless turn costs as much CPU as
+    /// a re-encode, runs on one thread and peaks about 70-100 MB higher.
+    case automatic
+    /// Lossless whenever the JPEG allows it, turns included: no generation loss, more memory and time.
+    case losslessWherePossible
+    /// Always decode and encode again.
     case alwaysReencode
 }
 

@@ -43,6 +43,54 @@ enum JPEGSegments {
         }
     }
 
+    /// A standard JFIF 1.01 APP0 segment: no density, no thumbnail.
+    static let jfifHeader: [UInt8] = [0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01,
+                                      0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
+
+    /// The same JPEG with only its image-coding segments (tables, frame, scans, restart intervals) behind a
+    /// fresh JFIF header: every APPn, COM and any bytes after the end-of-image marker are dropped, the
+    /// entropy-coded data is copied byte for byte. Nil when the structure is broken (no EOI, a segment cut short).
+    static func codingSegmentsOnly(_ data: Data) -> Data? {
+        data.withUnsafeBytes { codingSegmentsOnly($0) }
+    }
+
+    static func codingSegmentsOnly(_ raw: UnsafeRawBufferPointer) -> Data? {
+        do {
+            let b = raw.bindMemory(to: UInt8.self)
+            let n = b.count
+            guard n >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+            var out = Data(capacity: n)
+            out.append(contentsOf: [0xFF, 0xD8])
+            out.append(contentsOf: jfifHeader)
+            var i = 2
+            while i < n {
+                guard b[i] == 0xFF, i + 1 < n else { return nil }
+                let marker = b[i + 1]
+                if marker == 0xFF { i += 1; continue }
+                if marker == 0xD9 {
+                    out.append(contentsOf: [0xFF, 0xD9])
+                    return out
+                }
+                guard i + 3 < n else { return nil }
+                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                guard length >= 2, i + 2 + length <= n else { return nil }
+                var end = i + 2 + length
+                if marker == 0xDA {
+                    // The scan's entropy-coded data runs to the next marker that is not stuffing or a restart.
+                    while end + 1 < n {
+                        if b[end] == 0xFF, b[end + 1] != 0x00, b[end + 1] != 0xFF, !(0xD0...0xD7).contains(b[end + 1]) { break }
+                        end += 1
+                    }
+                    guard end + 1 < n else { return nil }
+                }
+                let isMetadata = (0xE0...0xEF).contains(marker) || marker == 0xFE
+                if !isMetadata { out.append(UnsafeBufferPointer(rebasing: b[i..<end])) }
+                i = end
+            }
+            return nil
+        }
+    }
+
     /// Whether an ICC profile describes sRGB (an RGB profile whose description names sRGB).
     static func isSRGBProfile(_ icc: Data) -> Bool {
         let p = [UInt8](icc)

@@ -114,10 +114,10 @@ private func noCheck(_: Data) {}
 
 // MARK: - ingest
 
-@Test func ingestOfAPlainJPEGIsLosslessAndKeepsEveryPixel() throws {
+@Test func ingestOfAnUprightJPEGCopiesItsCodingSegmentsAndKeepsEveryPixel() throws {
     let source = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 80)
     let photo = try pipeline.ingest(source, verify: noCheck)
-    #expect(photo.path == .losslessTransform)
+    #expect(photo.path == .segmentCopy)
     #expect(photo.sourceFormat == .jpeg)
     #expect(photo.width == 320 && photo.height == 240)
     #expect(try pipeline.decodeRGB(photo.jpeg) == (try pipeline.decodeRGB(source)))
@@ -145,7 +145,7 @@ private func noCheck(_: Data) {}
     #expect(before.contains("XMP-dc"))
     #expect(before.contains(where: { $0.hasPrefix("ICC") }))
     let photo = try pipeline.ingest(tagged, verify: noCheck)
-    #expect(photo.path == .losslessTransform)
+    #expect(photo.path == .segmentCopy)
     #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [])
     #expect(try Fixtures.metadataGroups(photo.thumbnail, in: dir) == [])
     #expect(photo.jpeg.prefix(11) == Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]))
@@ -238,15 +238,18 @@ func probeReportsUprightSizeOrientationAndCaptureDate() throws {
 }
 
 @Test(.enabled(if: Fixtures.photoMetadataImplemented))
-func ingestTurnsOrientation6UprightLosslesslyAndDropsGPS() throws {
+func ingestTurnsOrientation6UprightOnEveryPathAndDropsGPS() throws {
     let dir = try Fixtures.TempDir()
     let (tagged, upright) = try orientation6JPEG(width: 64, height: 48, in: dir)
     #expect(try Fixtures.metadataGroups(tagged, in: dir).contains("GPS"))
-    for strategy in [IngestStrategy.preferLossless, .alwaysReencode] {
+    let expected: [(IngestStrategy, IngestPath)] = [
+        (.automatic, .reencode), (.losslessWherePossible, .losslessTransform), (.alwaysReencode, .reencode),
+    ]
+    for (strategy, path) in expected {
         let photo = try pipeline.ingest(tagged, strategy: strategy) {
             try MetadataInspector.verifyClean($0, allowList: .cairnJPEG)
         }
-        #expect(photo.path == (strategy == .preferLossless ? .losslessTransform : .reencode))
+        #expect(photo.path == path)
         #expect(photo.width == 64 && photo.height == 48)
         #expect(photo.captureDate?.utcOffsetSeconds == 7200)
         #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [])
@@ -254,13 +257,21 @@ func ingestTurnsOrientation6UprightLosslesslyAndDropsGPS() throws {
         #expect(Fixtures.meanDifference(decoded, upright) < 6)
         #expect(try pipeline.probe(photo.jpeg).orientation == 1)
     }
+    // The lossless turn keeps the coded picture: it decodes (almost) exactly like the source turned by libvips.
+    let sourceTurned = try pipeline.decodeRGB(tagged)
+    let lossless = try pipeline.ingest(tagged, strategy: .losslessWherePossible, verify: noCheck)
+    let reencoded = try pipeline.ingest(tagged, strategy: .alwaysReencode, verify: noCheck)
+    let losslessError = Fixtures.meanDifference(try pipeline.decodeRGB(lossless.jpeg), sourceTurned)
+    let reencodeError = Fixtures.meanDifference(try pipeline.decodeRGB(reencoded.jpeg), sourceTurned)
+    #expect(losslessError < 0.5)
+    #expect(losslessError < reencodeError)
 }
 
 @Test(.enabled(if: Fixtures.photoMetadataImplemented))
 func aJPEGWithPartialEdgeBlocksFallsBackToReencodeWhenItMustTurn() throws {
     let dir = try Fixtures.TempDir()
     let (tagged, upright) = try orientation6JPEG(width: 50, height: 30, in: dir)
-    let photo = try pipeline.ingest(tagged, verify: noCheck)
+    let photo = try pipeline.ingest(tagged, strategy: .losslessWherePossible, verify: noCheck)
     #expect(photo.path == .reencode)
     #expect(photo.width == 50 && photo.height == 30)
     #expect(Fixtures.meanDifference(try pipeline.decodeRGB(photo.jpeg), upright) < 8)
