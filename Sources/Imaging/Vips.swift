@@ -2,6 +2,7 @@ import Foundation
 internal import VipsShim
 
 /// libvips, started once per process (Swift runs a global's initialiser exactly once, thread-safely).
+/// Every public entry point that reaches libvips calls `start()` first: a libvips call racing its start fails.
 enum Vips {
     private static let started: Bool = cairn_vips_init() == 0
 

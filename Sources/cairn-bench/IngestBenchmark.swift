@@ -142,12 +142,15 @@ enum IngestBenchmark {
                        path: "peak RSS of the larger child")
     }
 
-    /// Runs a tool to completion; returns its peak RSS in MB (from wait4's rusage).
+    /// Runs a tool to completion under GNU time; returns the tool's own peak RSS in MB. (A child's rusage seen
+    /// from here would count pages it shared with this process before exec.)
     @discardableResult
     private static func tool(_ name: String, _ arguments: [String]) throws -> Double {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-time-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: report) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "%M", "-o", report.path, "/usr/bin/\(name)"] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -155,9 +158,9 @@ enum IngestBenchmark {
         guard process.terminationStatus == 0 else {
             throw BenchError(message: "\(name) exited with status \(process.terminationStatus)")
         }
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024  // the largest child so far, in MB
+        let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
+        let kilobytes = text.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.last ?? 0
+        return kilobytes / 1024
     }
 
     struct BenchError: Error, CustomStringConvertible { let message: String; var description: String { message } }

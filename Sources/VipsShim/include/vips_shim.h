@@ -44,7 +44,7 @@ CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int h
 /* Resizes to exactly width x height (the aspect ratio may change). */
 CairnImage *cairn_resize_exact(CairnImage *in, int width, int height);
 
-/* Encodes as baseline JPEG with no metadata (strip). Returns 0 and a buffer to release with cairn_free. */
+/* Encodes as baseline JPEG (4:2:0 for colour) with no metadata (strip). Returns 0 and a buffer to release with cairn_free. */
 int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len);
 /* Computes the pixels and returns them packed (row-major, band-interleaved); release with cairn_free. */
 void *cairn_image_write_to_memory(CairnImage *in, size_t *len);
