@@ -16,6 +16,19 @@ public struct RGBImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
+    /// An image over `pixels`, or nil when a side is not positive or the byte count does not match
+    /// (for pixels that come from outside, such as a decoder).
+    public init?(checkingWidth width: Int, height: Int, pixels: [UInt8]) {
+        guard width > 0, height > 0, pixels.count == width * height * 3 else { return nil }
+        self.init(width: width, height: height, pixels: pixels)
+    }
+
+    /// The (R, G, B) of the pixel at column `x`, row `y`.
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let i = offset(x: x, y: y)
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+
     /// A uniform image of one colour.
     public init(width: Int, height: Int, red: UInt8, green: UInt8, blue: UInt8) {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)

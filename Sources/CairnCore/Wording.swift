@@ -20,7 +20,7 @@ public enum ProductWording {
     public static let bannedWords: [String] = [
         "diagnose", "diagnosis", "diagnostic", "detect", "detects", "detected", "detection", "screen for",
         "screening", "treat", "treatment", "cure", "risk", "melanoma", "cancer", "malignant",
-        "improve", "improved", "improves", "worsen", "worsened", "worsens", "healing", "caused",
+        "improve", "improved", "improves", "worsen", "worsened", "worsens", "healing",
     ]
 
     /// The banned words found in `text` (case-insensitive, whole words). Empty means the text is clean.

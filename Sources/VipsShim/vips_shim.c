@@ -1,4 +1,144 @@
 #include <vips/vips.h>
+#include <libheif/heif.h>
 #include "vips_shim.h"
 
-int cairn_vips_init(void) { return VIPS_INIT("cairn"); }
+static void cairn_quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+int cairn_vips_init(void) {
+    if (VIPS_INIT("cairn")) return -1;
+    /* Cairn opens each photo once: the operation cache would only hold pixels and input buffers alive. */
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    /* Loader warnings (e.g. "premature end of JPEG file") would go to stderr; failures still arrive as errors. */
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, cairn_quiet_log, NULL);
+    return 0;
+}
+
+char *cairn_vips_error_take(void) { return vips_error_buffer_copy(); }
+void cairn_free(void *p) { g_free(p); }
+
+const char *cairn_loader_for_buffer(const void *buf, size_t len) {
+    return vips_foreign_find_load_buffer(buf, len);
+}
+
+CairnImage *cairn_image_new_from_buffer(const void *buf, size_t len, int sequential) {
+    return vips_image_new_from_buffer(buf, len, "",
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+        "fail_on", VIPS_FAIL_ON_TRUNCATED,
+        NULL);
+}
+
+CairnImage *cairn_image_new_from_rgb(const void *pixels, size_t len, int width, int height) {
+    VipsImage *raw = vips_image_new_from_memory_copy(pixels, len, width, height, 3, VIPS_FORMAT_UCHAR);
+    if (!raw) return NULL;
+    VipsImage *out = NULL;
+    int rc = vips_copy(raw, &out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(raw);
+    return rc ? NULL : out;
+}
+
+void cairn_image_unref(CairnImage *image) { if (image) g_object_unref(image); }
+
+int cairn_image_width(CairnImage *image) { return vips_image_get_width(image); }
+int cairn_image_height(CairnImage *image) { return vips_image_get_height(image); }
+int cairn_image_bands(CairnImage *image) { return vips_image_get_bands(image); }
+int cairn_image_orientation(CairnImage *image) { return vips_image_get_orientation(image); }
+
+int cairn_image_get_blob(CairnImage *image, const char *name, const void **data, size_t *len) {
+    if (vips_image_get_typeof(image, name) == 0) return -1;
+    return vips_image_get_blob(image, name, data, len);
+}
+
+CairnImage *cairn_autorot(CairnImage *in) {
+    VipsImage *out = NULL;
+    return vips_autorot(in, &out, NULL) ? NULL : out;
+}
+
+CairnImage *cairn_to_srgb8(CairnImage *in) {
+    VipsImage *cur = in;
+    g_object_ref(cur);
+    VipsImage *next = NULL;
+
+    if (vips_image_get_typeof(cur, VIPS_META_ICC_NAME)) {
+        /* Convert from the embedded profile to sRGB so colours survive the profile being stripped. */
+        if (vips_icc_transform(cur, &next, "srgb", "embedded", TRUE,
+                               "intent", VIPS_INTENT_PERCEPTUAL, "depth", 8, NULL)) {
+            vips_error_clear();
+            next = NULL; /* an unusable profile: fall back to the plain colour-space conversion below */
+        } else {
+            g_object_unref(cur); cur = next; next = NULL;
+        }
+    }
+    if (vips_image_get_interpretation(cur) != VIPS_INTERPRETATION_sRGB ||
+        (vips_image_get_bands(cur) != 3 && vips_image_get_bands(cur) != 4)) {
+        if (vips_colourspace(cur, &next, VIPS_INTERPRETATION_sRGB, NULL)) { g_object_unref(cur); return NULL; }
+        g_object_unref(cur); cur = next; next = NULL;
+    }
+    if (vips_image_hasalpha(cur)) {
+        VipsArrayDouble *white = vips_array_double_newv(3, 255.0, 255.0, 255.0);
+        int rc = vips_flatten(cur, &next, "background", white, NULL);
+        vips_area_unref(VIPS_AREA(white));
+        if (rc) { g_object_unref(cur); return NULL; }
+        g_object_unref(cur); cur = next; next = NULL;
+    }
+    if (vips_image_get_bands(cur) > 3) {
+        if (vips_extract_band(cur, &next, 0, "n", 3, NULL)) { g_object_unref(cur); return NULL; }
+        g_object_unref(cur); cur = next; next = NULL;
+    }
+    if (vips_image_get_format(cur) != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(cur, &next, NULL)) { g_object_unref(cur); return NULL; }
+        g_object_unref(cur); cur = next; next = NULL;
+    }
+    return cur;
+}
+
+CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int height) {
+    VipsImage *out = NULL;
+    if (vips_thumbnail_buffer((void *)buf, len, &out, width,
+                              "height", height,
+                              "size", VIPS_SIZE_DOWN,
+                              /* 8.14: thumbnail's own "fail_on" does not reach the loader; this does. */
+                              "option_string", "fail_on=truncated",
+                              NULL)) return NULL;
+    return out;
+}
+
+CairnImage *cairn_resize_exact(CairnImage *in, int width, int height) {
+    VipsImage *out = NULL;
+    return vips_thumbnail_image(in, &out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                "no_rotate", TRUE, NULL) ? NULL : out;
+}
+
+int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len) {
+    /* Chroma subsampling stays on: 8.14's "auto" turns it off at Q >= 90, which makes files larger and slower
+     * to write for no visible gain on photos. */
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE,
+                                "subsample_mode", VIPS_FOREIGN_SUBSAMPLE_ON, NULL);
+}
+
+void *cairn_image_write_to_memory(CairnImage *in, size_t *len) {
+    return vips_image_write_to_memory(in, len);
+}
+
+int cairn_heif_top_level_image_count(const void *buf, size_t len) {
+    struct heif_context *ctx = heif_context_alloc();
+    if (!ctx) return -2;
+    struct heif_error err = heif_context_read_from_memory_without_copy(ctx, buf, len, NULL);
+    int result;
+    if (err.code == heif_error_Ok) {
+        result = heif_context_get_number_of_top_level_images(ctx);
+    } else if (err.code == heif_error_Invalid_input &&
+               (err.subcode == heif_suberror_No_meta_box || err.subcode == heif_suberror_No_hdlr_box ||
+                err.subcode == heif_suberror_No_pitm_box || err.subcode == heif_suberror_No_ipma_box ||
+                err.subcode == heif_suberror_No_iloc_box || err.subcode == heif_suberror_No_iinf_box ||
+                err.subcode == heif_suberror_No_iprp_box || err.subcode == heif_suberror_No_pict_handler)) {
+        result = -1;
+    } else {
+        result = -2;
+    }
+    heif_context_free(ctx);
+    return result;
+}

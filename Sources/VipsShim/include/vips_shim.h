@@ -1,5 +1,56 @@
 #ifndef CAIRN_VIPS_SHIM_H
 #define CAIRN_VIPS_SHIM_H
-/* Non-variadic wrappers around libvips operations (Swift cannot call variadic C). */
+/* Non-variadic wrappers around libvips operations (Swift cannot call variadic C).
+ * VipsImage stays opaque: Swift only sees `CairnImage *` (an OpaquePointer). Every function that returns a new
+ * image returns NULL on failure and leaves the reason in libvips' error buffer (read it with
+ * cairn_vips_error_take). Images returned here are owned by the caller: release them with cairn_image_unref. */
+#include <stddef.h>
+
+typedef struct _VipsImage CairnImage;
+
+/* Starts libvips once per process: operation cache off, warnings kept off stderr. 0 on success. */
 int cairn_vips_init(void);
+
+/* The error text libvips collected since the last call (a copy to release with cairn_free; may be empty),
+ * and clears it. */
+char *cairn_vips_error_take(void);
+void cairn_free(void *p);
+
+/* The loader class libvips picks for these bytes by their signature ("VipsForeignLoadJpegBuffer", ...), NULL if none. */
+const char *cairn_loader_for_buffer(const void *buf, size_t len);
+
+/* Opens an image held in memory. Reads the header only; pixels are decoded lazily by later operations.
+ * The buffer must outlive the image. sequential != 0 asks for top-to-bottom access. Truncated data fails. */
+CairnImage *cairn_image_new_from_buffer(const void *buf, size_t len, int sequential);
+/* An 8-bit sRGB image made from a copy of row-major RGB bytes. */
+CairnImage *cairn_image_new_from_rgb(const void *pixels, size_t len, int width, int height);
+void cairn_image_unref(CairnImage *image);
+
+int cairn_image_width(CairnImage *image);
+int cairn_image_height(CairnImage *image);
+int cairn_image_bands(CairnImage *image);
+/* EXIF orientation 1-8 as libvips read it (1 when absent). */
+int cairn_image_orientation(CairnImage *image);
+/* A metadata blob by name ("exif-data", "icc-profile-data"); 0 on success. The pointer belongs to the image. */
+int cairn_image_get_blob(CairnImage *image, const char *name, const void **data, size_t *len);
+
+/* Rotates/flips upright by the orientation tag and removes the tag. */
+CairnImage *cairn_autorot(CairnImage *in);
+/* 8-bit, 3-band sRGB: imports an embedded ICC profile (or converts the colour space), flattens alpha on
+ * white, casts to uchar. */
+CairnImage *cairn_to_srgb8(CairnImage *in);
+/* Shrink-on-load thumbnail from encoded bytes, fitting width x height, never enlarging; autorotated. */
+CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int height);
+/* Resizes to exactly width x height (the aspect ratio may change). */
+CairnImage *cairn_resize_exact(CairnImage *in, int width, int height);
+
+/* Encodes as baseline JPEG (4:2:0 for colour) with no metadata (strip). Returns 0 and a buffer to release with cairn_free. */
+int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len);
+/* Computes the pixels and returns them packed (row-major, band-interleaved); release with cairn_free. */
+void *cairn_image_write_to_memory(CairnImage *in, size_t *len);
+
+/* HEIF container check through libheif: the number of top-level images (>= 0), or
+ * -1 when the container holds no image item (no meta/pitm/iinf/iloc/...), -2 when it is otherwise unreadable. */
+int cairn_heif_top_level_image_count(const void *buf, size_t len);
+
 #endif

@@ -1,0 +1,222 @@
+import CairnCore
+import Foundation
+import PhotoMetadata
+
+/// The image adapter: opens JPEG, PNG, HEIC and WebP (libvips 8.14 + libheif), applies the EXIF orientation,
+/// reads the capture date before anything is stripped, refuses oversized or damaged files before decoding,
+/// and writes JPEGs that carry no metadata. Upright JPEG sources are never re-encoded (see `IngestStrategy`).
+/// Safe to use from several threads at once.
+public final class ImagePipeline: Sendable {
+    /// The limits checked on every call before any pixel is decoded.
+    public let limits: ImageLimits
+    /// JPEG quality for re-encoded full-size photos and `encodeJPEG` callers that keep the default.
+    public let fullSizeQuality: Int
+    /// JPEG quality for thumbnails.
+    public let thumbnailQuality: Int
+
+    /// Makes a pipeline; starts libvips on first use (once per process).
+    public init(limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85) {
+        self.limits = limits
+        self.fullSizeQuality = min(max(fullSizeQuality, 1), 100)
+        self.thumbnailQuality = min(max(thumbnailQuality, 1), 100)
+    }
+
+    // MARK: - Reading
+
+    /// Reads the header only: format, upright size, orientation and capture date. Throws `ImagingError` for an
+    /// empty, unknown, damaged, unsupported or oversized file (the pixel limit is checked before decoding).
+    public func probe(_ data: Data) throws -> ImageInfo {
+        try checkBytes(data)
+        return try data.withUnsafeBytes { bytes in
+            let format = try detectFormat(bytes)
+            let image = try open(bytes, format: format, sequential: true)
+            return try headerInfo(of: image, format: format)
+        }
+    }
+
+    /// Produces the upright, metadata-free full-size JPEG and a thumbnail whose longer side is at most
+    /// `thumbnailSide`. `verify` is called on each produced JPEG (pass the metadata inspector); its error
+    /// propagates. Nothing is written to disk.
+    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic,
+                       verify: (Data) throws -> Void) throws -> IngestedPhoto {
+        precondition(thumbnailSide > 0, "thumbnailSide must be positive")
+        try checkBytes(data)
+        let (full, info, width, height, path) = try data.withUnsafeBytes {
+            (bytes: UnsafeRawBufferPointer) throws -> (Data, ImageInfo, Int, Int, IngestPath) in
+            let format = try detectFormat(bytes)
+            let image = try open(bytes, format: format, sequential: false)
+            let info = try headerInfo(of: image, format: format)
+            if format == .jpeg, strategy != .alwaysReencode,
+               info.orientation == 1 || strategy == .losslessWherePossible,
+               let lossless = losslessUpright(bytes, image: image, info: info) {
+                return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path)
+            }
+            let upright = try image.autorotated().srgb8()
+            let jpeg = try upright.jpeg(quality: fullSizeQuality)
+            return (jpeg, info, upright.width, upright.height, .reencode)
+        }
+        try checkClean(full)
+        try verify(full)
+
+        // Shrink-on-load from the new JPEG (cheap: DCT scaling), which also proves it decodes. (Shrinking the
+        // re-encode path's pixels instead was measured 10x slower: with the cache off libvips recomputes them.)
+        let thumbnail = try full.withUnsafeBytes { bytes in
+            try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: thumbnailSide, height: thumbnailSide),
+                                  orThrow: .writeFailed).srgb8()
+        }
+        let thumbnailJPEG = try thumbnail.jpeg(quality: thumbnailQuality)
+        try checkClean(thumbnailJPEG)
+        try verify(thumbnailJPEG)
+
+        return IngestedPhoto(jpeg: full, thumbnail: thumbnailJPEG, width: width, height: height,
+                             thumbnailWidth: thumbnail.width, thumbnailHeight: thumbnail.height,
+                             captureDate: info.captureDate, sourceFormat: info.format, path: path)
+    }
+
+    /// Decodes to upright 8-bit sRGB pixels (alpha flattened on white). With `maxSide`, the picture is
+    /// shrunk while loading so its longer side is at most `maxSide` (never enlarged).
+    public func decodeRGB(_ data: Data, maxSide: Int? = nil) throws -> RGBImage {
+        if let maxSide { precondition(maxSide > 0, "maxSide must be positive") }
+        try checkBytes(data)
+        return try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> RGBImage in
+            let format = try detectFormat(bytes)
+            let header = try open(bytes, format: format, sequential: true)
+            _ = try headerInfo(of: header, format: format)
+            let loaded: VipsImageRef
+            if let maxSide {
+                loaded = try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: maxSide, height: maxSide),
+                                               orThrow: .corrupt)
+            } else {
+                loaded = try open(bytes, format: format, sequential: false).autorotated()
+            }
+            // Pixels are computed inside the closure: the loader reads `bytes` lazily.
+            return try makeRGB(try loaded.srgb8())
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Encodes pixels as a baseline JPEG with no metadata (a JFIF header only). `quality` is clamped to 1-100.
+    public func encodeJPEG(_ image: RGBImage, quality: Int = 90) throws -> Data {
+        try Vips.start()
+        let jpeg = try VipsImageRef.fromRGB(image).jpeg(quality: min(max(quality, 1), 100))
+        try checkClean(jpeg)
+        return jpeg
+    }
+
+    /// The part of `image` inside the rectangle, clipped to the image; nil when nothing is left.
+    public func crop(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) -> RGBImage? {
+        let left = max(x, 0), top = max(y, 0)
+        let right = min(x + width, image.width), bottom = min(y + height, image.height)
+        guard right > left, bottom > top else { return nil }
+        let w = right - left
+        var out = [UInt8]()
+        out.reserveCapacity(w * (bottom - top) * 3)
+        for row in top..<bottom {
+            let start = (row * image.width + left) * 3
+            out.append(contentsOf: image.pixels[start..<(start + w * 3)])
+        }
+        return RGBImage(width: w, height: bottom - top, pixels: out)
+    }
+
+    /// `image` resampled to exactly `width` x `height` (the aspect ratio may change; lanczos3 via libvips).
+    public func resize(_ image: RGBImage, width: Int, height: Int) throws -> RGBImage {
+        precondition(width > 0 && height > 0, "resize needs a positive size")
+        try Vips.start()
+        return try makeRGB(try VipsImageRef.fromRGB(image).resized(width: width, height: height).srgb8())
+    }
+
+    /// `image` scaled down so its longer side is at most `maxSide`; returned unchanged when already small enough.
+    public func resize(_ image: RGBImage, fittingIn maxSide: Int) throws -> RGBImage {
+        precondition(maxSide > 0, "maxSide must be positive")
+        let longer = max(image.width, image.height)
+        guard longer > maxSide else { return image }
+        let scale = Double(maxSide) / Double(longer)
+        return try resize(image, width: max(1, Int((Double(image.width) * scale).rounded())),
+                          height: max(1, Int((Double(image.height) * scale).rounded())))
+    }
+
+    // MARK: - Internals
+
+    private func checkBytes(_ data: Data) throws {
+        try Vips.start()
+        if data.isEmpty { throw ImagingError(.emptyFile) }
+        if data.count > limits.maxBytes { throw ImagingError(.tooManyBytes(byteCount: data.count, limit: limits.maxBytes)) }
+    }
+
+    private func detectFormat(_ bytes: UnsafeRawBufferPointer) throws -> ImageFormat {
+        guard let loader = VipsImageRef.loader(for: bytes) else { throw ImagingError(.notAnImage) }
+        switch loader {
+        case "VipsForeignLoadJpegBuffer": return .jpeg
+        case "VipsForeignLoadPngBuffer": return .png
+        case "VipsForeignLoadWebpBuffer": return .webp
+        case "VipsForeignLoadHeifBuffer":
+            // libheif also reads AVIF; Cairn takes HEIC only.
+            if bytes.count >= 12, bytes[4] == 0x66, bytes[5] == 0x74, bytes[6] == 0x79, bytes[7] == 0x70,
+               let brand = String(bytes: bytes[8..<12], encoding: .ascii), brand == "avif" || brand == "avis" {
+                throw ImagingError(.unsupportedFormat)
+            }
+            return .heic
+        default:
+            throw ImagingError(.unsupportedFormat, libraryDetail: loader)
+        }
+    }
+
+    private func open(_ bytes: UnsafeRawBufferPointer, format: ImageFormat, sequential: Bool) throws -> VipsImageRef {
+        if let pointer = VipsImageRef.open(bytes, sequential: sequential) { return VipsImageRef(pointer) }
+        let detail = Vips.takeError()
+        if format == .heic, VipsImageRef.heifImageCount(bytes) <= 0, VipsImageRef.heifImageCount(bytes) != -2 {
+            throw ImagingError(.noImageInContainer, libraryDetail: detail)
+        }
+        throw ImagingError(.corrupt, libraryDetail: detail)
+    }
+
+    private func headerInfo(of image: VipsImageRef, format: ImageFormat) throws -> ImageInfo {
+        let storedWidth = image.width, storedHeight = image.height
+        let orientation = (1...8).contains(image.orientation) ? image.orientation : 1
+        let swapped = orientation >= 5
+        let width = swapped ? storedHeight : storedWidth
+        let height = swapped ? storedWidth : storedHeight
+        guard width > 0, height > 0 else { throw ImagingError(.corrupt) }
+        if width.multipliedReportingOverflow(by: height).partialValue > limits.maxPixels {
+            throw ImagingError(.tooManyPixels(width: width, height: height, limit: limits.maxPixels))
+        }
+        var captureDate: CaptureDate?
+        if let exif = image.blob("exif-data") {
+            // A damaged EXIF block loses the date, not the photo.
+            captureDate = (try? ExifReader.read(exif))?.captureDate
+        }
+        return ImageInfo(format: format, width: width, height: height, orientation: orientation, captureDate: captureDate)
+    }
+
+    /// The lossless result, or nil when the source needs the re-encode path.
+    private func losslessUpright(_ bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo)
+        -> (jpeg: Data, width: Int, height: Int, path: IngestPath)? {
+        guard let header = LosslessJPEG.header(bytes), header.jfifColorspace else { return nil }
+        // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by re-encoding.
+        if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
+        // Upright already: copy the coding segments as they are (no decoding at all). Otherwise turn the DCT
+        // coefficients with libjpeg-turbo's transform, which drops every extra marker (COPYNONE).
+        let produced = info.orientation == 1
+            ? JPEGSegments.codingSegmentsOnly(bytes)
+            : LosslessJPEG.upright(bytes, orientation: info.orientation).jpeg
+        guard let jpeg = produced else { return nil }
+        let size: LosslessJPEG.Header? = jpeg.withUnsafeBytes { LosslessJPEG.header($0) }
+        guard let size, size.width == info.width, size.height == info.height else { return nil }
+        return (jpeg, size.width, size.height, info.orientation == 1 ? .segmentCopy : .losslessTransform)
+    }
+
+    private func checkClean(_ jpeg: Data) throws {
+        if let problem = JPEGSegments.firstNonCodingSegment(in: jpeg) {
+            throw ImagingError(.writeFailed, libraryDetail: "output check: \(problem)")
+        }
+    }
+
+    private func makeRGB(_ image: VipsImageRef) throws -> RGBImage {
+        let pixels = try image.memory()
+        guard let rgb = RGBImage(checkingWidth: image.width, height: image.height, pixels: pixels) else {
+            throw ImagingError(.corrupt, libraryDetail: "unexpected pixel layout")
+        }
+        return rgb
+    }
+}

@@ -1,1 +1,0 @@
-// Imaging: placeholder until the module lands.

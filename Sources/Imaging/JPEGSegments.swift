@@ -1,0 +1,121 @@
+import Foundation
+
+/// A walk over a JPEG's marker segments: the pipeline's own check on what it produced, independent of the
+/// metadata inspector that `verify` brings. Allowed: a JFIF APP0 header and the image-coding segments.
+enum JPEGSegments {
+    /// Describes the first thing in `data` that is not image coding or a JFIF APP0 header, or nil when clean.
+    static func firstNonCodingSegment(in data: Data) -> String? {
+        data.withUnsafeBytes { raw -> String? in
+            let b = raw.bindMemory(to: UInt8.self)
+            let n = b.count
+            guard n >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return "no start-of-image marker" }
+            var i = 2
+            var inScan = false
+            while i < n {
+                if inScan {
+                    // Entropy-coded data: skip until a marker other than a stuffed 0xFF00 or a restart marker.
+                    guard b[i] == 0xFF, i + 1 < n else { i += 1; continue }
+                    let next = b[i + 1]
+                    if next == 0x00 || (0xD0...0xD7).contains(next) || next == 0xFF { i += 1; continue }
+                    inScan = false
+                    continue
+                }
+                guard b[i] == 0xFF, i + 1 < n else { return "bytes outside any segment" }
+                let marker = b[i + 1]
+                if marker == 0xFF { i += 1; continue }  // fill byte
+                if marker == 0xD9 { return i + 2 == n ? nil : "data after the end-of-image marker" }
+                guard i + 3 < n else { return "a segment cut short" }
+                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                guard length >= 2, i + 2 + length <= n else { return "a segment cut short" }
+                switch marker {
+                case 0xE0:
+                    let isJFIF = length >= 7 && b[i + 4] == 0x4A && b[i + 5] == 0x46 && b[i + 6] == 0x49
+                        && b[i + 7] == 0x46 && b[i + 8] == 0x00
+                    if !isJFIF { return "an APP0 segment that is not JFIF" }
+                case 0xE1...0xEF: return "an APP\(marker - 0xE0) segment"
+                case 0xFE: return "a comment segment"
+                case 0xDA: inScan = true
+                default: break
+                }
+                i += 2 + length
+            }
+            return "no end-of-image marker"
+        }
+    }
+
+    /// A standard JFIF 1.01 APP0 segment: no density, no thumbnail.
+    static let jfifHeader: [UInt8] = [0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01,
+                                      0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
+
+    /// The same JPEG with only its image-coding segments (tables, frame, scans, restart intervals) behind a
+    /// fresh JFIF header: every APPn, COM and any bytes after the end-of-image marker are dropped, the
+    /// entropy-coded data is copied byte for byte. Nil when the structure is broken (no EOI, a segment cut short).
+    static func codingSegmentsOnly(_ data: Data) -> Data? {
+        data.withUnsafeBytes { codingSegmentsOnly($0) }
+    }
+
+    static func codingSegmentsOnly(_ raw: UnsafeRawBufferPointer) -> Data? {
+        do {
+            let b = raw.bindMemory(to: UInt8.self)
+            let n = b.count
+            guard n >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+            var out = Data(capacity: n)
+            out.append(contentsOf: [0xFF, 0xD8])
+            out.append(contentsOf: jfifHeader)
+            var i = 2
+            while i < n {
+                guard b[i] == 0xFF, i + 1 < n else { return nil }
+                let marker = b[i + 1]
+                if marker == 0xFF { i += 1; continue }
+                if marker == 0xD9 {
+                    out.append(contentsOf: [0xFF, 0xD9])
+                    return out
+                }
+                guard i + 3 < n else { return nil }
+                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                guard length >= 2, i + 2 + length <= n else { return nil }
+                var end = i + 2 + length
+                if marker == 0xDA {
+                    // The scan's entropy-coded data runs to the next marker that is not stuffing or a restart.
+                    while end + 1 < n {
+                        if b[end] == 0xFF, b[end + 1] != 0x00, b[end + 1] != 0xFF, !(0xD0...0xD7).contains(b[end + 1]) { break }
+                        end += 1
+                    }
+                    guard end + 1 < n else { return nil }
+                }
+                let isMetadata = (0xE0...0xEF).contains(marker) || marker == 0xFE
+                if !isMetadata { out.append(UnsafeBufferPointer(rebasing: b[i..<end])) }
+                i = end
+            }
+            return nil
+        }
+    }
+
+    /// Whether an ICC profile describes sRGB (an RGB profile whose description names sRGB).
+    static func isSRGBProfile(_ icc: Data) -> Bool {
+        let p = [UInt8](icc)
+        guard p.count >= 132, p[16] == 0x52, p[17] == 0x47, p[18] == 0x42 else { return false }  // "RGB "
+        func u32(_ o: Int) -> Int { Int(p[o]) << 24 | Int(p[o + 1]) << 16 | Int(p[o + 2]) << 8 | Int(p[o + 3]) }
+        let count = u32(128)
+        guard count < 1000, 132 + count * 12 <= p.count else { return false }
+        for t in 0..<count {
+            let e = 132 + t * 12
+            guard p[e] == 0x64, p[e + 1] == 0x65, p[e + 2] == 0x73, p[e + 3] == 0x63 else { continue }  // "desc"
+            let offset = u32(e + 4), size = u32(e + 8)
+            guard offset >= 0, size > 0, offset + size <= p.count else { return false }
+            let tag = Array(p[offset..<(offset + size)])
+            let ascii: [UInt8] = Array("sRGB".utf8)
+            let utf16: [UInt8] = ascii.flatMap { [UInt8(0), $0] }
+            return contains(tag, ascii) || contains(tag, utf16)
+        }
+        return false
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+            return true
+        }
+        return false
+    }
+}
