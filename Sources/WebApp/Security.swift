@@ -68,13 +68,15 @@ public struct SecurityPolicy: Sendable {
         return diff == 0
     }
 
-    /// Adds the headers every response carries (CSP, nosniff, no-referrer, no-store, DENY framing).
+    /// Adds the headers every response carries (CSP, nosniff, same-origin referrer, no-store, DENY framing).
     static func secure(_ response: Response) -> Response {
         var r = response
         let fixed: [(String, String)] = [
             ("Content-Security-Policy", contentSecurityPolicy),
             ("X-Content-Type-Options", "nosniff"),
-            ("Referrer-Policy", "no-referrer"),
+            // `same-origin`, not `no-referrer`: under `no-referrer` Chromium sends `Origin: null` on form posts,
+            // which the Origin check must refuse. There is no other origin to leak a referrer to.
+            ("Referrer-Policy", "same-origin"),
             ("X-Frame-Options", "DENY"),
             ("Cross-Origin-Opener-Policy", "same-origin"),
             ("Cross-Origin-Resource-Policy", "same-origin"),
