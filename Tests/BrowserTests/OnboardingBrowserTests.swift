@@ -86,6 +86,9 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
     // Keyboard: the first Tab reaches the skip link.
     try await browser.press("\u{E004}")
     #expect(try await browser.evaluate("return document.activeElement.className") as? String == "skip-link")
+    try await browser.press("\u{E004}\u{E004}")
+    #expect(try await browser.evaluate("return document.activeElement.getAttribute('href')") as? String == "/", "then the nav")
+    try await browser.screenshot(to: shots.appendingPathComponent("\(label)-focus-1280.png"))
 
     try await browser.open("\(origin)/settings")
     try await browser.screenshot(to: shots.appendingPathComponent("\(label)-settings-1280.png"))

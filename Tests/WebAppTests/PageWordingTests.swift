@@ -63,3 +63,14 @@ private func everyPage() throws -> [(String, String)] {
         #expect(http.allSatisfy { $0.hasPrefix("www.w3.org/2000/svg") }, "\(name) names another origin")
     }
 }
+
+@Test func theHeaderMarkAndTheFaviconAreTheSameFourStones() throws {
+    let app = try Fixture.app(SettingsDouble(onboarded: true))
+    func ellipses(_ text: String) -> [String] {
+        text.components(separatedBy: "<ellipse").dropFirst().map { String($0.prefix { $0 != "/" }) }
+    }
+    let favicon = ellipses(app.handle(Fixture.get("/assets/mark.svg")).bodyText)
+    #expect(favicon.count == 4)
+    #expect(ellipses(app.handle(Fixture.get("/")).bodyText) == favicon)
+    #expect(favicon.last?.contains("#1F6F6B") == true, "the capstone is teal")
+}

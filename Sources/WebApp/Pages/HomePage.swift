@@ -30,12 +30,13 @@ enum Journal: String, CaseIterable {
         }
     }
 
-    /// The one next step offered by the empty state.
+    /// The one next step offered by the empty state (opening the journal: its pages are not built yet, so the
+    /// label promises nothing more).
     var nextStep: String {
         switch self {
-        case .skin: return "Add your first area"
-        case .smile: return "Take your first smile photo"
-        case .regimen: return "Add your first product"
+        case .skin: return "Open Skin"
+        case .smile: return "Open Smile"
+        case .regimen: return "Open Regimen"
         }
     }
 

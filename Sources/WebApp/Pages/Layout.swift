@@ -30,10 +30,10 @@ enum Layout {
     /// (the word "Cairn" beside it is the accessible name).
     static let mark = """
     <svg class="mark" viewBox="0 0 32 32" width="32" height="32" aria-hidden="true" focusable="false">\
-    <ellipse cx="16" cy="26.4" rx="11.2" ry="3.9" transform="rotate(-3 16 26.4)" fill="#8C857A"/>\
-    <ellipse cx="15.2" cy="19.3" rx="8.4" ry="3.2" transform="rotate(5 15.2 19.3)" fill="#A39C90"/>\
-    <ellipse cx="16.7" cy="13.1" rx="6.1" ry="2.7" transform="rotate(-6 16.7 13.1)" fill="#BDB6AA"/>\
-    <ellipse cx="15.7" cy="7.6" rx="4.1" ry="2.4" transform="rotate(8 15.7 7.6)" fill="#1F6F6B"/>\
+    <ellipse cx="16" cy="26.6" rx="12" ry="4.4" transform="rotate(-4 16 26.6)" fill="#6F685E"/>\
+    <ellipse cx="15.3" cy="19.3" rx="8.8" ry="3.6" transform="rotate(6 15.3 19.3)" fill="#8C857A"/>\
+    <ellipse cx="16.8" cy="13" rx="6.4" ry="3" transform="rotate(-7 16.8 13)" fill="#A8A195"/>\
+    <ellipse cx="15.8" cy="7.4" rx="4.4" ry="2.9" transform="rotate(9 15.8 7.4)" fill="#1F6F6B"/>\
     </svg>
     """
 
