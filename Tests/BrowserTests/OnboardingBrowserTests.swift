@@ -62,12 +62,14 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
     try await browser.screenshot(to: shots.appendingPathComponent("\(label)-onboarding-1-1280.png"))
 
     try await browser.click("#onboarding-next")
+    try await browser.waitFor("#onboarding-back")
     #expect(try await browser.text("#onboarding-progress") == "2 of 3")
     try await browser.click("#onboarding-next")
+    try await browser.waitFor("#onboarding-finish")
     #expect(try await browser.text("#onboarding-progress") == "3 of 3")
     try await browser.screenshot(to: shots.appendingPathComponent("\(label)-onboarding-3-1280.png"))
     try await browser.click("#onboarding-finish")
-    if try await browser.count(".journal-card") == 0 {
+    if try await !browser.waitFor(".journal-card") {
         Issue.record("after Finish: \(try await browser.currentURL()) \(String(describing: try await browser.evaluate("return document.body.innerText")))")
     }
 
@@ -146,13 +148,13 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
         let serve = try ServeProcess(binary: binary, dataDir: dataDir)
         defer { serve.stop() }
         guard let line = serve.firstLine(timeout: 30),
-              let match = line.wholeMatch(of: /Cairn is running at (http:\/\/127\.0\.0\.1:[0-9]+)\/\?key=[A-Za-z0-9_-]+/) else {
+              let match = line.wholeMatch(of: /Cairn is running at ((http:\/\/127\.0\.0\.1:[0-9]+)\/\?key=[A-Za-z0-9_-]+)/) else {
             try Test.cancel("`cairn serve --data-dir DIR --port 0` is not available yet: its first line was not `Cairn is running at http://127.0.0.1:PORT/?key=SECRET`.")
         }
         let (shots, keep) = try screenshotDirectory()
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
         try await withBrowser { browser in
-            try await driveOnboardingToHome(browser, loginURL: line, origin: String(match.1), shots: shots, label: "cli")
+            try await driveOnboardingToHome(browser, loginURL: String(match.1), origin: String(match.2), shots: shots, label: "cli")
         }
         #expect(serve.stop() == true, "cairn serve exits on SIGTERM")
     }

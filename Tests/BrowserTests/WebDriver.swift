@@ -107,6 +107,16 @@ final class WebDriver {
         return try await command("GET", "/element/\(id)/text") as? String ?? ""
     }
 
+    /// Waits up to `seconds` for an element matching `css` (a click may return before its navigation ends).
+    @discardableResult
+    func waitFor(_ css: String, seconds: Int = 15) async throws -> Bool {
+        for _ in 0..<(seconds * 10) {
+            if try await count(css) > 0 { return true }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return false
+    }
+
     func count(_ css: String) async throws -> Int {
         let value = try await command("POST", "/elements", ["using": "css selector", "value": css])
         return (value as? [Any])?.count ?? 0

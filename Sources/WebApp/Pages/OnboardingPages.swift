@@ -32,7 +32,7 @@ enum OnboardingPages {
         }.joined()
         let paragraphs = step.paragraphs.map { "<p>\(HTML.escape($0))</p>" }.joined(separator: "\n")
         let back = number > 1
-            ? "<a class=\"button button-quiet\" href=\"/welcome/\(number - 1)\">Back</a>"
+            ? "<a class=\"button button-quiet\" id=\"onboarding-back\" href=\"/welcome/\(number - 1)\">Back</a>"
             : ""
         let forward = number < count
             ? "<a class=\"button\" id=\"onboarding-next\" href=\"/welcome/\(number + 1)\">Next</a>"
