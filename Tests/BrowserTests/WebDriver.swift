@@ -276,6 +276,8 @@ final class WebDriver {
             process.waitUntilExit()
         }
         for pid in processes(mentioning: profile.path) { kill(pid, SIGKILL) }
+        // SIGKILL is asynchronous: wait until they are gone so none writes into the profile after removal.
+        for _ in 0..<50 where !processes(mentioning: profile.path).isEmpty { usleep(100_000) }
         try? FileManager.default.removeItem(at: profile)
     }
 
