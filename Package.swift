@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore"]),
-        .testTarget(name: "BrowserTests", dependencies: ["CairnCore"]),
+        .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp"]),
     ],
     swiftLanguageModes: [.v6]
 )

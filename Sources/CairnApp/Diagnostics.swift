@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Imaging
 import Storage
 
 /// What `cairn doctor` reports: the native parts and models, and where the vault is.
@@ -19,7 +20,7 @@ public enum Diagnostics {
     /// outer layer knows (the web server's library).
     public static func report(dataDirectory: String?, environment: [String: String],
                               extra: [ComponentStatus] = []) -> DiagnosticsReport {
-        let components = StorageLibraries.statuses() + extra
+        let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + extra
         let path = (try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment).path) ?? "(no home folder)"
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue

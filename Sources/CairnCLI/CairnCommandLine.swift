@@ -6,7 +6,7 @@ import Foundation
 public enum CairnCommandLine {
     /// Every command, in the order `cairn --help` lists them.
     public static var commands: [CommandEntry] { [
-        // SERVE-PARKED
+        .command(ServeCommand.self),
         .command(DoctorCommand.self),
         .command(InspectCommand.self),
         .group(CommandGroup(name: "settings", abstract: "Vault-wide settings and deleting all data.", children: [

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Foundation
 
 /// The one façade over a SQLite file: a single connection in WAL mode with foreign keys on and a busy

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import CairnCore
 
 /// Which schema invariant a write broke.

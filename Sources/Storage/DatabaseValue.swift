@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Foundation
 
 /// SQLite's "copy the bytes now" destructor. It does not import into Swift (PLATFORM.md), so it is rebuilt

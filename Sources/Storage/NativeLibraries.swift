@@ -1,5 +1,5 @@
-import CSQLite
-import CSodium
+internal import CSQLite
+internal import CSodium
 import CairnCore
 
 /// The native libraries Storage links, as `cairn doctor` reports them.

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 import Foundation
 
 /// SHA-256 through libsodium, for the content hash recorded with every photo file.

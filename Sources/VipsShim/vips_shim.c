@@ -142,3 +142,11 @@ int cairn_heif_top_level_image_count(const void *buf, size_t len) {
     heif_context_free(ctx);
     return result;
 }
+
+const char *cairn_vips_version_string(void) { return vips_version_string(); }
+
+int cairn_vips_has_operation(const char *name) {
+    return vips_type_find("VipsOperation", name) != 0;
+}
+
+const char *cairn_heif_version_string(void) { return heif_get_version(); }

@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import WebApp
 
 /// `cairn doctor`: which native libraries and models are present, and where the vault is.
 struct DoctorCommand: Command {
@@ -22,7 +23,8 @@ struct DoctorCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let report = Diagnostics.report(dataDirectory: context.dataDirectory, environment: context.environment)
+        let report = Diagnostics.report(dataDirectory: context.dataDirectory, environment: context.environment,
+                                        extra: WebLibraries.statuses())
         if json {
             try context.console.printJSON(report)
             return

@@ -53,4 +53,10 @@ void *cairn_image_write_to_memory(CairnImage *in, size_t *len);
  * -1 when the container holds no image item (no meta/pitm/iinf/iloc/...), -2 when it is otherwise unreadable. */
 int cairn_heif_top_level_image_count(const void *buf, size_t len);
 
+/* For `cairn doctor`: the libvips version ("8.14.1"), whether a loader is present ("heifload_buffer"),
+ * and libheif's version. */
+const char *cairn_vips_version_string(void);
+int cairn_vips_has_operation(const char *name);
+const char *cairn_heif_version_string(void);
+
 #endif

@@ -1,0 +1,131 @@
+import Foundation
+
+/// An HTTP request method the web shell knows about.
+public enum HTTPMethod: String, Sendable, CaseIterable {
+    case get = "GET", head = "HEAD", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", options = "OPTIONS"
+
+    /// Whether the method changes state and therefore needs a CSRF token.
+    public var isStateChanging: Bool {
+        switch self {
+        case .post, .put, .patch, .delete: return true
+        case .get, .head, .options: return false
+        }
+    }
+}
+
+/// One HTTP request, independent of the server that received it, so tests can call the application in process.
+public struct Request: Sendable {
+    /// The method; `nil` when the client sent one we do not serve (answered with 405).
+    public var method: HTTPMethod?
+    /// The decoded path without the query string, e.g. `/settings`.
+    public var path: String
+    /// Query parameters (decoded; the last value wins).
+    public var query: [String: String]
+    /// Header fields with lower-cased names.
+    public var headers: [String: String]
+    /// The raw body bytes.
+    public var body: Data
+
+    /// Creates a request. Header names are lower-cased here.
+    public init(method: HTTPMethod?, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        var lowered: [String: String] = [:]
+        for (name, value) in headers { lowered[name.lowercased()] = value }
+        self.headers = lowered
+        self.body = body
+    }
+
+    /// Parses a request target such as `/a/b?x=1&y=%20` into a path and query (used by tests and the adapter).
+    public init(method: HTTPMethod?, target: String, headers: [String: String] = [:], body: Data = Data()) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawPath = String(parts.first ?? "/")
+        let path = rawPath.removingPercentEncoding ?? rawPath
+        let query = parts.count > 1 ? FormData.parse(String(parts[1])) : [:]
+        self.init(method: method, path: path.isEmpty ? "/" : path, query: query, headers: headers, body: body)
+    }
+
+    /// The value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// Cookies sent with the request (`Cookie: a=1; b=2`).
+    public var cookies: [String: String] {
+        guard let raw = header("cookie") else { return [:] }
+        var result: [String: String] = [:]
+        for pair in raw.split(separator: ";") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2 else { continue }
+            let name = kv[0].trimmingCharacters(in: .whitespaces)
+            if result[name] == nil { result[name] = kv[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return result
+    }
+
+    /// The body decoded as an `application/x-www-form-urlencoded` form; empty for any other content type.
+    public var form: [String: String] {
+        let type = header("content-type")?.lowercased() ?? ""
+        guard type.hasPrefix("application/x-www-form-urlencoded") else { return [:] }
+        return FormData.parse(String(decoding: body, as: UTF8.self))
+    }
+}
+
+/// Parsing of `a=1&b=two+words` strings (query strings and url-encoded form bodies).
+public enum FormData {
+    /// Decodes pairs; `+` is a space, percent escapes are decoded, malformed escapes are kept as written.
+    public static func parse(_ string: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in string.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decode(String(kv[0]))
+            guard !name.isEmpty else { continue }
+            result[name] = kv.count > 1 ? decode(String(kv[1])) : ""
+        }
+        return result
+    }
+
+    private static func decode(_ s: String) -> String {
+        let spaced = s.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// One HTTP response. The application adds the security headers to every response it returns.
+public struct Response: Sendable {
+    /// The status code, e.g. 200.
+    public var status: Int
+    /// Header fields in order; a name may repeat (e.g. `Set-Cookie`).
+    public var headers: [(name: String, value: String)]
+    /// The body bytes.
+    public var body: Data
+
+    /// Creates a response.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// An HTML page.
+    public static func html(_ html: String, status: Int = 200) -> Response {
+        Response(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Data(html.utf8))
+    }
+
+    /// A short plain-text body.
+    public static func text(_ text: String, status: Int) -> Response {
+        Response(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
+    }
+
+    /// A `303 See Other` redirect to a path on this server (after a form post, or after login).
+    public static func redirect(to location: String) -> Response {
+        Response(status: 303, headers: [("Location", location)])
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The body as UTF-8 text (for tests and logging of our own pages).
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,91 @@
+import CairnCore
+
+/// The shared page frame: header with the mark and navigation, main, footer with the privacy sentence.
+enum Layout {
+    /// A section of the site, used to mark the current navigation link.
+    enum Section: String, CaseIterable {
+        case today, skin, smile, regimen, settings, none
+
+        var label: String {
+            switch self {
+            case .today: return "Today"
+            case .skin: return "Skin"
+            case .smile: return "Smile"
+            case .regimen: return "Regimen"
+            case .settings: return "Settings"
+            case .none: return ""
+            }
+        }
+
+        var path: String {
+            switch self {
+            case .today: return "/"
+            case .none: return "/"
+            default: return "/\(rawValue)"
+            }
+        }
+    }
+
+    /// The mark: four balanced stones, slightly rotated and offset, with a teal capstone. Decorative here
+    /// (the word "Cairn" beside it is the accessible name).
+    static let mark = """
+    <svg class="mark" viewBox="0 0 32 32" width="32" height="32" aria-hidden="true" focusable="false">\
+    <ellipse cx="16" cy="26.6" rx="12" ry="4.4" transform="rotate(-4 16 26.6)" fill="#6F685E"/>\
+    <ellipse cx="15.3" cy="19.3" rx="8.8" ry="3.6" transform="rotate(6 15.3 19.3)" fill="#8C857A"/>\
+    <ellipse cx="16.8" cy="13" rx="6.4" ry="3" transform="rotate(-7 16.8 13)" fill="#A8A195"/>\
+    <ellipse cx="15.8" cy="7.4" rx="4.4" ry="2.9" transform="rotate(9 15.8 7.4)" fill="#1F6F6B"/>\
+    </svg>
+    """
+
+    /// A complete page. `body` is trusted HTML built by the page functions (which escape every value).
+    static func page(title: String, section: Section, body: String, chrome: Bool = true) -> String {
+        let nav = Section.allCases.filter { $0 != .none }.map { s -> String in
+            let current = s == section ? " aria-current=\"page\"" : ""
+            return "<li><a href=\"\(s.path)\"\(current)>\(HTML.escape(s.label))</a></li>"
+        }.joined()
+        let header = chrome ? """
+        <header class="site-header"><div class="wrap header-row">\
+        <a class="brand" href="/">\(mark)<span>Cairn</span></a>\
+        <nav aria-label="Main"><ul class="nav">\(nav)</ul></nav>\
+        </div></header>
+        """ : """
+        <header class="site-header"><div class="wrap header-row"><span class="brand">\(mark)<span>Cairn</span></span></div></header>
+        """
+        return """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escape(title)) · Cairn</title>
+        <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
+        <link rel="stylesheet" href="/assets/cairn.css">
+        <script src="/assets/cairn.js" defer></script>
+        </head>
+        <body>
+        <a class="skip-link" href="#main">Skip to content</a>
+        \(header)
+        <main id="main" class="wrap" tabindex="-1">
+        \(body)
+        </main>
+        <footer class="site-footer"><div class="wrap"><p>\(HTML.escape(ProductWording.privacy))</p></div></footer>
+        </body>
+        </html>
+        """
+    }
+
+    /// A hidden CSRF field for a form.
+    static func csrfField(_ token: String) -> String {
+        "<input type=\"hidden\" name=\"\(SecurityPolicy.csrfField)\" value=\"\(HTML.escape(token))\">"
+    }
+
+    /// The bare page used when the request is not allowed in (no stylesheet: assets also need the secret).
+    static func plainPage(title: String, message: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+        <title>\(HTML.escape(title)) · Cairn</title></head>
+        <body><main><h1>\(HTML.escape(title))</h1><p>\(HTML.escape(message))</p></main></body></html>
+        """
+    }
+}

@@ -1,0 +1,81 @@
+/// Settings: the comparison-details preference and "Delete all data" behind a typed confirmation.
+enum SettingsPages {
+    /// The flag that shows the details behind each comparison figure.
+    static let comparisonDetailsFlag = "showComparisonDetails"
+    /// The word the person types to confirm deleting everything.
+    static let confirmationWord = "DELETE"
+    /// The consequence, named exactly on the confirmation page.
+    static let deleteConsequence = "Every area, photo, product, schedule and log entry on this computer will be removed. This cannot be undone."
+
+    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil) -> String {
+        let state = showComparisonDetails ? "On" : "Off"
+        let nextValue = showComparisonDetails ? "off" : "on"
+        let buttonLabel = showComparisonDetails ? "Turn off" : "Turn on"
+        let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
+        let body = """
+        <div class="page-intro"><h1>Settings</h1></div>
+        \(noticeHTML)
+        <section class="card setting" aria-labelledby="comparison-title">
+        <h2 id="comparison-title">Show comparison details</h2>
+        <p>Under each comparison of two photos, also show how it was worked out: the alignment used and the figures behind it.</p>
+        <form method="post" action="/settings/comparison-details" class="setting-row">\(Layout.csrfField(csrfToken))\
+        <input type="hidden" name="value" value="\(nextValue)">\
+        <p class="setting-state">Currently: <strong id="comparison-state">\(state)</strong></p>\
+        <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
+        </form>
+        </section>
+        <section class="card setting danger-zone" aria-labelledby="delete-title">
+        <h2 id="delete-title">Delete all data</h2>
+        <p>Remove everything Cairn keeps on this computer. You will be asked to confirm first.</p>
+        <p class="card-action"><a class="button button-quiet" href="/settings/delete" id="delete-start">Delete all data…</a></p>
+        </section>
+        """
+        return Layout.page(title: "Settings", section: .settings, body: body)
+    }
+
+    static func confirmDelete(csrfToken: String, mistyped: Bool = false) -> String {
+        let error = mistyped
+            ? "<p class=\"field-error\" id=\"confirm-error\">Type DELETE in capital letters to confirm.</p>" : ""
+        let describedBy = mistyped ? "confirm-help confirm-error" : "confirm-help"
+        let invalid = mistyped ? " aria-invalid=\"true\"" : ""
+        let body = """
+        <section class="card confirm" aria-labelledby="confirm-title">
+        <h1 id="confirm-title">Delete all data?</h1>
+        <p class="consequence"><strong>\(HTML.escape(deleteConsequence))</strong></p>
+        <form method="post" action="/settings/delete" class="stack">\(Layout.csrfField(csrfToken))
+        <label for="confirm">Type <span class="kbd">\(confirmationWord)</span> to confirm</label>
+        <p class="help" id="confirm-help">This is to make sure nothing is deleted by accident.</p>
+        <input type="text" id="confirm" name="confirm" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="\(describedBy)"\(invalid)>
+        \(error)
+        <div class="form-actions">
+        <button type="submit" class="button button-danger" id="delete-confirm">Delete all data</button>
+        <a class="button button-quiet" href="/settings">Cancel</a>
+        </div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Delete all data?", section: .settings, body: body)
+    }
+
+    static func deleted() -> String {
+        let body = """
+        <section class="card confirm" aria-labelledby="deleted-title">
+        <h1 id="deleted-title">All data deleted</h1>
+        <p role="status">Every area, photo, product, schedule and log entry that Cairn kept on this computer has been removed.</p>
+        <p class="card-action"><a class="button" href="/">Back to your journals</a></p>
+        </section>
+        """
+        return Layout.page(title: "All data deleted", section: .settings, body: body)
+    }
+
+    static func error(_ error: WebError) -> String {
+        let body = """
+        <section class="card" aria-labelledby="error-title">
+        <h1 id="error-title">\(HTML.escape(error.title))</h1>
+        <p>\(HTML.escape(error.userMessage))</p>
+        <p class="card-action"><a class="button button-quiet" href="/">Back to your journals</a></p>
+        </section>
+        """
+        return Layout.page(title: error.title, section: .none, body: body)
+    }
+}

@@ -1,1 +1,0 @@
-// WebApp: placeholder until the module lands.

@@ -1,0 +1,117 @@
+internal import CMicroHTTPD
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The loopback HTTP server behind `cairn serve`: a thin libmicrohttpd adapter around `WebApplication`.
+///
+/// Decision: the server opens its own listening socket bound to 127.0.0.1 and hands it to libmicrohttpd
+/// (`MHD_OPTION_LISTEN_SOCKET`). That makes the loopback bind explicit and lets `port` report the real port
+/// when 0 was asked for (`MHD_get_daemon_info` is variadic and not callable from Swift).
+/// Connections are served one thread each, so a slow page never blocks another.
+public final class WebServer: @unchecked Sendable {
+    /// The configuration the server was created with.
+    public let configuration: WebConfiguration
+    private let services: WebServices
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+    private var context: Unmanaged<ServerContext>?
+    private var boundPort: UInt16?
+
+    /// Creates a server; nothing is bound until `start()`. The configuration has already refused any
+    /// non-loopback host.
+    public init(configuration: WebConfiguration, services: WebServices) throws {
+        guard WebConfiguration.isAcceptedHost(configuration.host) else { throw WebConfigurationError.hostNotLoopback }
+        self.configuration = configuration
+        self.services = services
+    }
+
+    deinit { stop() }
+
+    /// The bound port once started (the configured port before that).
+    public var port: UInt16 { lock.withLock { boundPort ?? configuration.port } }
+
+    /// The server's clean address, `http://127.0.0.1:PORT/`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+
+    /// The address to open in a browser: it carries the secret once and is exchanged for a cookie.
+    public var loginURL: String { "http://127.0.0.1:\(port)/?key=\(configuration.secret)" }
+
+    /// The line `cairn serve` prints first: `Cairn is running at http://127.0.0.1:PORT/?key=SECRET`.
+    public var startupLine: String { "Cairn is running at \(loginURL)" }
+
+    /// Binds 127.0.0.1 on the configured port and starts serving on background threads.
+    /// Throws `WebConfigurationError.cannotListen` when the port is taken. Calling it twice is a no-op.
+    public func start() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard daemon == nil else { return }
+        let (fd, port) = try WebServer.listenOnLoopback(port: configuration.port)
+        let application = buildApplication(configuration: configuration, services: services, port: port)
+        let context = Unmanaged.passRetained(ServerContext(application: application,
+                                                           maximumBodyBytes: configuration.maximumBodyBytes))
+        let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_USE_POLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let completed: MHD_RequestCompletedCallback = webRequestCompleted
+        let options: [CVarArg] = [
+            MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(60),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(64),
+            MHD_OPTION.END.rawValue,
+        ]
+        let started = withVaList(options) { va in
+            MHD_start_daemon_va(flags, 0, nil, nil, webAccessHandler, context.toOpaque(), va)
+        }
+        guard let started else {
+            close(fd)
+            context.release()
+            throw WebConfigurationError.serverDidNotStart
+        }
+        daemon = started
+        self.context = context
+        boundPort = port
+    }
+
+    /// Stops serving and closes the socket (libmicrohttpd closes the listening socket it was given).
+    /// Safe to call more than once.
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let daemon { MHD_stop_daemon(daemon) }
+        daemon = nil
+        context?.release()
+        context = nil
+    }
+
+    /// Opens a TCP socket bound to 127.0.0.1:`port` and listening; returns it with the bound port.
+    private static func listenOnLoopback(port: UInt16) throws -> (Int32, UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw WebConfigurationError.cannotListen(port: port) }
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1, never INADDR_ANY
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            throw WebConfigurationError.cannotListen(port: port)
+        }
+        var actual = sockaddr_in()
+        var actualLength = length
+        let named = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
+        guard named == 0 else {
+            close(fd)
+            throw WebConfigurationError.cannotListen(port: port)
+        }
+        return (fd, UInt16(bigEndian: actual.sin_port))
+    }
+}
