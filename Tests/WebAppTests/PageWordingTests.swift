@@ -49,7 +49,7 @@ private func everyPage() throws -> [(String, String)] {
     #expect(html.contains("<nav aria-label=\"Main\">"))
     #expect(html.contains("<footer"))
     #expect(html.contains("<link rel=\"icon\" href=\"/assets/mark.svg\""))
-    #expect(html.contains("href=\"/\" aria-current=\"page\">Today</a>"))
+    #expect(html.contains("href=\"/\" aria-current=\"page\">Home</a>"))
 }
 
 @Test func theBundledAssetsReferenceNoOtherOrigin() throws {

@@ -71,7 +71,7 @@ enum HomePage {
         \(cards)
         </ul>
         """
-        return Layout.page(title: "Today", section: .today, body: body)
+        return Layout.page(title: "Your journals", section: .home, body: body)
     }
 
     static func journal(_ j: Journal) -> String {

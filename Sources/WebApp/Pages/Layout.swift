@@ -4,11 +4,11 @@ import CairnCore
 enum Layout {
     /// A section of the site, used to mark the current navigation link.
     enum Section: String, CaseIterable {
-        case today, skin, smile, regimen, settings, none
+        case home, skin, smile, regimen, settings, none
 
         var label: String {
             switch self {
-            case .today: return "Today"
+            case .home: return "Home"
             case .skin: return "Skin"
             case .smile: return "Smile"
             case .regimen: return "Regimen"
@@ -19,7 +19,7 @@ enum Layout {
 
         var path: String {
             switch self {
-            case .today: return "/"
+            case .home: return "/"
             case .none: return "/"
             default: return "/\(rawValue)"
             }
