@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Imaging
 import Storage
 
 /// One opened vault with every application service wired to it: the composition the CLI and the web share,
@@ -11,6 +12,10 @@ public final class CairnApplication: Sendable {
     public let database: Database
     /// Settings, onboarding and deleting all data.
     public let settings: SettingsService
+    /// The vault's photo files.
+    public let photoStore: PhotoFileStore
+    /// The one way photos enter the vault.
+    public let photoIntake: PhotoIntake
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -28,5 +33,9 @@ public final class CairnApplication: Sendable {
         self.clock = clock
         database = try vault.openDatabase(clock: clock)
         settings = SettingsService(vault: vault, database: database, clock: clock)
+        photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
+        photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
+        // Files left by an interrupted write (a crash, a power cut) are removed on every open.
+        _ = try photoStore.sweep()
     }
 }

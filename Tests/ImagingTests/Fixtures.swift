@@ -1,55 +1,23 @@
 import CairnCore
 import Foundation
 import Imaging
+import CairnTestSupport
 
 /// Test material made on the fly: synthetic pictures, files converted by the `vips` and `exiftool` tools.
 enum Fixtures {
-    static let repoRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let sharedData = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
-
-    /// True once the PhotoMetadata module has its real implementation (this branch carries placeholders that
-    /// trap). Tests whose images carry EXIF are enabled by it, so they run after the integrator's merge.
-    static let photoMetadataImplemented: Bool = {
-        let source = repoRoot.appendingPathComponent("Sources/PhotoMetadata/ExifReader.swift")
-        guard let text = try? String(contentsOf: source, encoding: .utf8) else { return false }
-        return !text.contains("not implemented yet")
-    }()
-
-    /// A temporary directory removed by `cleanup`.
+    /// A temporary directory removed when the last reference goes.
     final class TempDir {
-        let url: URL
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-imaging-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        }
-        func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-        deinit { try? FileManager.default.removeItem(at: url) }
+        private let scratch: Scratch
+        var url: URL { scratch.url }
+        init() throws { scratch = try Scratch() }
+        func file(_ name: String) -> URL { scratch.file(name) }
+        deinit { scratch.remove() }
     }
 
-    struct ToolFailed: Error { let tool: String; let output: String }
-
-    /// Runs a tool; throws with its output when it fails.
+    /// Runs a tool by name; throws with its output when it fails.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
-        process.arguments = arguments
-        // Output goes through a file: reading a Pipe can trap on EINTR in Foundation on Linux.
-        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-tool-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputURL) }
-        let handle = try FileHandle(forWritingTo: outputURL)
-        process.standardOutput = handle
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        let output = try Data(contentsOf: outputURL)
-        guard process.terminationStatus == 0 else {
-            throw ToolFailed(tool: tool, output: String(decoding: output, as: UTF8.self))
-        }
-        return output
+        try Tools.run(tool: tool, arguments)
     }
 
     /// A picture with a red block in its top-left quarter, blue elsewhere, and a green bottom row band,
@@ -123,19 +91,12 @@ enum Fixtures {
         return try Data(contentsOf: file)
     }
 
-    /// The metadata groups exiftool finds in a file, beyond the file's own structure and a JFIF header.
+    /// The exiftool groups (family 1) of everything in the file beyond Cairn's allow-list (a JFIF header),
+    /// as the shared exiftool probe maps them; empty for a clean file.
     static func metadataGroups(_ data: Data, in dir: TempDir) throws -> [String] {
         let file = dir.file("inspect-\(UUID().uuidString).jpg")
         try data.write(to: file)
-        let json = try run("exiftool", ["-a", "-G1", "-j", file.path])
-        guard let list = try JSONSerialization.jsonObject(with: json) as? [[String: Any]], let tags = list.first else {
-            return ["unreadable"]
-        }
-        let structural: Set<String> = ["ExifTool", "System", "File", "JFIF", "Composite"]
-        return Set(tags.keys.filter { $0 != "SourceFile" }.compactMap { key -> String? in
-            let group = String(key.split(separator: ":").first ?? "")
-            return structural.contains(group) ? nil : group
-        }).sorted()
+        return Set(try ExiftoolProbe.violations(at: file).map(\.group1)).sorted()
     }
 
     /// The largest resident set the process has had, in bytes (VmHWM).

@@ -229,7 +229,7 @@ private func orientation6JPEG(width: Int, height: Int, in dir: Fixtures.TempDir)
     return (tagged, upright)
 }
 
-@Test(.enabled(if: Fixtures.photoMetadataImplemented))
+@Test
 func probeReportsUprightSizeOrientationAndCaptureDate() throws {
     let dir = try Fixtures.TempDir()
     let (tagged, _) = try orientation6JPEG(width: 64, height: 48, in: dir)
@@ -239,7 +239,7 @@ func probeReportsUprightSizeOrientationAndCaptureDate() throws {
     #expect(info.captureDate == CaptureDate(localDateTime: "2024-05-06T07:08:09", utcOffsetSeconds: 7200))
 }
 
-@Test(.enabled(if: Fixtures.photoMetadataImplemented))
+@Test
 func ingestTurnsOrientation6UprightOnEveryPathAndDropsGPS() throws {
     let dir = try Fixtures.TempDir()
     let (tagged, upright) = try orientation6JPEG(width: 64, height: 48, in: dir)
@@ -269,7 +269,7 @@ func ingestTurnsOrientation6UprightOnEveryPathAndDropsGPS() throws {
     #expect(losslessError < reencodeError)
 }
 
-@Test(.enabled(if: Fixtures.photoMetadataImplemented))
+@Test
 func aJPEGWithPartialEdgeBlocksFallsBackToReencodeWhenItMustTurn() throws {
     let dir = try Fixtures.TempDir()
     let (tagged, upright) = try orientation6JPEG(width: 50, height: 30, in: dir)
@@ -284,7 +284,7 @@ func aJPEGWithPartialEdgeBlocksFallsBackToReencodeWhenItMustTurn() throws {
     }
 }
 
-@Test(.enabled(if: Fixtures.photoMetadataImplemented))
+@Test
 func decodeRGBAppliesTheOrientation() throws {
     let dir = try Fixtures.TempDir()
     let (tagged, upright) = try orientation6JPEG(width: 64, height: 48, in: dir)

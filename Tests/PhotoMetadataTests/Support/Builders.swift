@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 
 /// Hand-built JPEG, PNG and TIFF bytes for precise structural tests.

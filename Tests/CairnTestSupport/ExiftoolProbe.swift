@@ -6,15 +6,16 @@ import PhotoMetadata
 // assert "after Cairn writes the file, exiftool shows nothing beyond the allow-list".
 
 /// One tag exiftool reported, with its family-0 and family-1 groups (`exiftool -a -G0:1`).
-struct ExiftoolFinding: Hashable, CustomStringConvertible {
-    let group0: String
-    let group1: String
-    let tag: String
-    var description: String { group0 == group1 ? "\(group0):\(tag)" : "\(group0):\(group1):\(tag)" }
+public struct ExiftoolFinding: Hashable, CustomStringConvertible {
+    public init(group0: String, group1: String, tag: String) { self.group0 = group0; self.group1 = group1; self.tag = tag }
+    public let group0: String
+    public let group1: String
+    public let tag: String
+    public var description: String { group0 == group1 ? "\(group0):\(tag)" : "\(group0):\(group1):\(tag)" }
 }
 
 /// How one exiftool finding relates to PhotoMetadata's kinds.
-enum ExiftoolMapping: Equatable {
+public enum ExiftoolMapping: Equatable {
     /// File-system facts, image structure (size, bit depth, colour type...) or values derived from other tags.
     case structural
     /// Metadata of this kind.
@@ -24,15 +25,15 @@ enum ExiftoolMapping: Equatable {
 }
 
 /// Runs exiftool and maps its groups to `MetadataKind`s.
-enum ExiftoolProbe {
+public enum ExiftoolProbe {
     /// The exiftool executable, when installed.
-    static let executable: String? = Tools.path(of: "exiftool")
+    public static let executable: String? = Tools.path(of: "exiftool")
 
-    static var isAvailable: Bool { executable != nil }
+    public static var isAvailable: Bool { executable != nil }
 
     /// Every tag exiftool reports for the file: `exiftool -j -a -u -G0:1 -all -trailer FILE`
     /// (`-trailer` because exiftool lists unknown JPEG trailers only when asked for them).
-    static func findings(at url: URL) throws -> [ExiftoolFinding] {
+    public static func findings(at url: URL) throws -> [ExiftoolFinding] {
         guard let executable else { throw ToolFailure(tool: "exiftool", message: "not installed") }
         let output = try Tools.run(executable, ["-j", "-a", "-u", "-G0:1", "-all", "-trailer", url.path])
         guard let list = try JSONSerialization.jsonObject(with: output) as? [[String: Any]], let object = list.first else {
@@ -56,12 +57,12 @@ enum ExiftoolProbe {
     }
 
     /// File-group tags that describe the file or the image structure, not metadata.
-    static let structuralFileTags: Set<String> = [
+    public static let structuralFileTags: Set<String> = [
         "FileType", "FileTypeExtension", "MIMEType", "ImageWidth", "ImageHeight", "EncodingProcess",
         "BitsPerSample", "ColorComponents", "YCbCrSubSampling",
     ]
     /// PNG-group tags from chunks that only describe how to draw the pixels (IHDR, gAMA, cHRM, sRGB, bKGD, ...).
-    static let structuralPNGTags: Set<String> = [
+    public static let structuralPNGTags: Set<String> = [
         "ImageWidth", "ImageHeight", "BitDepth", "ColorType", "Compression", "Filter", "Interlace", "Gamma",
         "WhitePointX", "WhitePointY", "RedX", "RedY", "GreenX", "GreenY", "BlueX", "BlueY", "BackgroundColor",
         "SRGBRendering", "Palette", "Transparency", "SignificantBits", "PixelsPerUnitX", "PixelsPerUnitY",
@@ -69,7 +70,7 @@ enum ExiftoolProbe {
     ]
 
     /// The exiftool-group-to-kind mapping.
-    static func mapping(of finding: ExiftoolFinding) -> ExiftoolMapping {
+    public static func mapping(of finding: ExiftoolFinding) -> ExiftoolMapping {
         let (g0, g1, tag) = (finding.group0, finding.group1, finding.tag)
         switch g0 {
         case _ where g1 == "System":
@@ -117,7 +118,7 @@ enum ExiftoolProbe {
     }
 
     /// The kinds exiftool finds in the file, and the findings the mapping does not know.
-    static func kinds(at url: URL) throws -> (kinds: Set<MetadataKind>, unmapped: [ExiftoolFinding]) {
+    public static func kinds(at url: URL) throws -> (kinds: Set<MetadataKind>, unmapped: [ExiftoolFinding]) {
         var kinds: Set<MetadataKind> = []
         var unmapped: [ExiftoolFinding] = []
         for finding in try findings(at: url) {
@@ -131,7 +132,7 @@ enum ExiftoolProbe {
     }
 
     /// What exiftool shows in the file beyond the allow-list (unmapped findings count too). Empty means clean.
-    static func violations(at url: URL, allowList: MetadataAllowList = .cairnJPEG) throws -> [ExiftoolFinding] {
+    public static func violations(at url: URL, allowList: MetadataAllowList = .cairnJPEG) throws -> [ExiftoolFinding] {
         try findings(at: url).filter { finding in
             switch mapping(of: finding) {
             case .structural: return false

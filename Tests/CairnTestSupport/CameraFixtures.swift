@@ -7,15 +7,15 @@ import Foundation
 /// Maker notes: exiftool cannot invent a maker-note directory, but it writes one from a block
 /// (`-MakerNoteCanon<=file`). The block is hand-built here: a one-entry Canon IFD (tag 0x0010 CanonModelID,
 /// LONG 0x80000213 = "EOS 5D"), which exiftool then reads back as MakerNotes:Canon.
-enum CameraFixtures {
+public enum CameraFixtures {
     /// The date the fixtures carry.
-    static let dateTimeOriginal = "2024:05:06 07:08:09"
-    static let offsetTimeOriginal = "+02:00"
-    static let orientation = 6
-    static let trailer = Data("TRAILING-BYTES-AFTER-THE-IMAGE".utf8)
+    public static let dateTimeOriginal = "2024:05:06 07:08:09"
+    public static let offsetTimeOriginal = "+02:00"
+    public static let orientation = 6
+    public static let trailer = Data("TRAILING-BYTES-AFTER-THE-IMAGE".utf8)
 
     /// A JPEG with every kind of metadata above. Returns its URL inside `scratch`.
-    static func cameraJPEG(in scratch: Scratch) throws -> URL {
+    public static func cameraJPEG(in scratch: Scratch) throws -> URL {
         // The original photo, with its JFIF header (vips would drop it).
         let url = scratch.file("camera.jpg")
         try Data(contentsOf: SharedData.photo).write(to: url)
@@ -27,7 +27,7 @@ enum CameraFixtures {
 
     /// A PNG with EXIF (GPS, maker notes, thumbnail), XMP, IPTC (a "Raw profile type iptc" zTXt), an iCCP
     /// profile, text, a tIME chunk and trailing bytes.
-    static func cameraPNG(in scratch: Scratch) throws -> URL {
+    public static func cameraPNG(in scratch: Scratch) throws -> URL {
         let url = scratch.file("camera.png")
         try Tools.run(tool: "vips", ["copy", SharedData.photo.path, url.path])
         let profile = try iccProfile(in: scratch)
@@ -39,7 +39,7 @@ enum CameraFixtures {
     }
 
     /// The sRGB profile vips embeds (`vips icc_transform ... srgb`), extracted with exiftool.
-    static func iccProfile(in scratch: Scratch) throws -> URL {
+    public static func iccProfile(in scratch: Scratch) throws -> URL {
         let withProfile = scratch.file("icc-source.jpg")
         try Tools.run(tool: "vips", ["icc_transform", SharedData.photo.path, withProfile.path, "srgb"])
         let profile = scratch.file("profile.icc")
@@ -48,7 +48,7 @@ enum CameraFixtures {
     }
 
     /// A small JPEG for the EXIF thumbnail.
-    static func thumbnail(in scratch: Scratch) throws -> URL {
+    public static func thumbnail(in scratch: Scratch) throws -> URL {
         let url = scratch.file("thumb.jpg")
         if !FileManager.default.fileExists(atPath: url.path) {
             try Tools.run(tool: "vips", ["thumbnail", SharedData.photo.path, url.path, "64"])
@@ -57,7 +57,7 @@ enum CameraFixtures {
     }
 
     /// The hand-built Canon maker-note block (big-endian, as exiftool writes EXIF).
-    static func makerNoteBlock(in scratch: Scratch) throws -> URL {
+    public static func makerNoteBlock(in scratch: Scratch) throws -> URL {
         let url = scratch.file("makernote.bin")
         let bytes: [UInt8] = [0x00, 0x01, 0x00, 0x10, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x02, 0x13,
                               0x00, 0x00, 0x00, 0x00]
@@ -65,7 +65,7 @@ enum CameraFixtures {
         return url
     }
 
-    static func addCameraMetadata(to url: URL, in scratch: Scratch, extra: [String]) throws {
+    public static func addCameraMetadata(to url: URL, in scratch: Scratch, extra: [String]) throws {
         let thumb = try thumbnail(in: scratch)
         let makerNote = try makerNoteBlock(in: scratch)
         try Tools.run(tool: "exiftool", ["-q", "-q", "-overwrite_original",
@@ -80,7 +80,7 @@ enum CameraFixtures {
         try Tools.run(tool: "exiftool", ["-q", "-q", "-overwrite_original", "-MakerNoteCanon<=" + makerNote.path, url.path])
     }
 
-    static func appendTrailer(to url: URL) throws {
+    public static func appendTrailer(to url: URL) throws {
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
         try handle.write(contentsOf: trailer)

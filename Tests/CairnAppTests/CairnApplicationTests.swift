@@ -1,0 +1,41 @@
+import CairnApp
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Testing
+
+@Test func openingAVaultCreatesItPrivately() throws {
+    let vault = try TestVault()
+    let attributes = try FileManager.default.attributesOfItem(atPath: vault.directory.path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    let database = try FileManager.default.attributesOfItem(atPath: vault.app.vault.databaseURL.path)
+    #expect((database[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+}
+
+@Test func openingAVaultSweepsFilesLeftByAnInterruptedWrite() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let path = scratch.file("vault").path
+    let first = try CairnApplication.open(dataDirectory: path, environment: [:])
+    let kept = try first.photoIntake.ingest(Data(contentsOf: SharedData.photo), purpose: "skin", database: first.database)
+    // What a crash between "temp written" and "row committed" leaves: a temp file and an unreferenced photo.
+    let leftovers = [first.vault.photosDirectory.appendingPathComponent(".tmp-crashed"),
+                     first.vault.photosDirectory.appendingPathComponent("ab/orphan.jpg")]
+    try FileManager.default.createDirectory(at: leftovers[1].deletingLastPathComponent(), withIntermediateDirectories: true)
+    for url in leftovers { try Data([0xFF, 0xD8, 0xFF]).write(to: url) }
+
+    let second = try CairnApplication.open(dataDirectory: path, environment: [:])
+
+    for url in leftovers { #expect(!FileManager.default.fileExists(atPath: url.path)) }
+    #expect(FileManager.default.fileExists(atPath: try second.photoStore.fileURL(for: kept.full.id).path))
+    #expect(FileManager.default.fileExists(atPath: try second.photoStore.fileURL(for: kept.thumbnail.id).path))
+}
+
+@Test func theDataDirectoryOptionWinsOverTheEnvironment() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let app = try CairnApplication.open(dataDirectory: scratch.file("explicit").path,
+                                        environment: ["CAIRN_HOME": scratch.file("env").path])
+    #expect(app.vault.directory.lastPathComponent == "explicit")
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("env").path))
+}
