@@ -12,6 +12,8 @@ import Foundation
 public struct ColourMouthFinder: Sendable, Equatable {
     /// The analysis copy's longer side in pixels.
     public var workingLongSide = 320
+    /// Share of pixels (the highest on the mouth map) taken as lip candidates.
+    public var lipShare = 0.90
     /// Groups scoring below this (0-1) are not reported.
     public var minimumConfidence = 0.35
 
@@ -37,26 +39,33 @@ public struct ColourMouthFinder: Sendable, Equatable {
         var aValues = [Float](repeating: 0, count: n), lValues = [Float](repeating: 0, count: n)
         for i in 0..<n { lValues[i] = lab[i * 3]; aValues[i] = lab[i * 3 + 1] }
         let medianA = Self.percentile(aValues, 0.5)
-        let spreadA = Self.percentile(aValues.map { abs($0 - medianA) }, 0.5)
         let brightL = Self.percentile(lValues, 0.9)
-        let lipThreshold = medianA + max(6, 2 * spreadA)
-        let teethThreshold = max(50, brightL - 15)
+        let map = Self.mouthMap(small)
+        let teethThreshold = max(55, brightL - 10)
+        let lipThreshold = Self.percentile(map, lipShare)
 
         // 1 = lip, 2 = teeth.
         var kind = [UInt8](repeating: 0, count: n)
         for i in 0..<n {
             let l = lab[i * 3], a = lab[i * 3 + 1], b = lab[i * 3 + 2]
-            if a >= lipThreshold && l > 12 && l < 92 && a > 0.4 * b {
+            if map[i] >= lipThreshold && map[i] > 0 && a > medianA + 2 && l > 12 && l < 92 {
                 kind[i] = 1
-            } else if l >= teethThreshold && (a * a + b * b).squareRoot() <= 20 {
+            } else if l >= teethThreshold && (a * a + b * b).squareRoot() <= 15 {
                 kind[i] = 2
             }
         }
-        let closed = Self.dilated(kind, width: w, height: h, radius: max(1, max(w, h) / 160))
+        if let dump = ProcessInfo.processInfo.environment["CAIRN_SMILE_DUMP"] {  // DEBUG-REMOVE
+            var bytes = Array("P6\n\(w) \(h)\n255\n".utf8)
+            for i in 0..<n { bytes += kind[i] == 1 ? [255, 0, 0] : kind[i] == 2 ? [255, 255, 255] : [small.pixels[i*3]/3, small.pixels[i*3+1]/3, small.pixels[i*3+2]/3] }
+            FileManager.default.createFile(atPath: dump + "-\(w)x\(h)-\(Int.random(in: 0..<100000)).ppm", contents: Data(bytes))
+        }
+        // Regions grow from lip pixels only: pale skin and white backgrounds look like teeth, so teeth only
+        // count as evidence inside a lip group's box.
+        let closed = Self.dilated(kind.map { $0 == 1 ? 1 : 0 }, width: w, height: h, radius: max(1, max(w, h) / 160))
         let regions = Self.regions(mask: closed, kind: kind, lab: lab, width: w, height: h)
             .filter { $0.count * 500 >= n }
         guard !regions.isEmpty else { return nil }
-        let groups = Self.merged(regions)
+        let groups = Self.merged(regions).map { Self.withTeeth($0, kind: kind, width: w) }
 
         var best: (Region, Double)?
         for g in groups {
@@ -85,7 +94,7 @@ public struct ColourMouthFinder: Sendable, Equatable {
     }
 
     static func score(_ r: Region, width: Int, height: Int, medianA: Float) -> Double {
-        guard r.lips > 0, Double(r.lips) >= 0.25 * Double(r.count) else { return 0 }
+        guard r.lips > 0, Double(r.lips) >= 0.25 * Double(r.count), r.lipA / Double(r.lips) - Double(medianA) >= 3 else { return 0 }
         let aspect = Double(r.width) / Double(r.height)
         let aspectScore: Double
         switch aspect {
@@ -108,14 +117,32 @@ public struct ColourMouthFinder: Sendable, Equatable {
         let contrast = min(1, max(0, (r.lipA / Double(r.lips) - Double(medianA)) / 15))
         let fill = min(1, Double(r.count) / Double(r.width * r.height) / 0.35)
         var teethBonus = 0.0
-        if r.teeth * 20 >= r.count {
+        if r.teeth * 10 >= r.lips {
             let tx = r.teethX / Double(r.teeth), ty = r.teethY / Double(r.teeth)
             let inside = tx > Double(r.minX) + 0.15 * Double(r.width) && tx < Double(r.maxX) - 0.15 * Double(r.width)
                 && ty > Double(r.minY) && ty < Double(r.maxY)
             if inside { teethBonus = 0.15 }
         }
-        let base = aspectScore * sizeScore * (0.5 + 0.5 * centreScore) * (0.5 + 0.5 * contrast) * (0.6 + 0.4 * fill)
+        // A mouth in a close-up rarely runs off the frame; clothing and background often do.
+        var borderScore = 1.0
+        if r.minX == 0 { borderScore *= 0.6 }
+        if r.maxX == width - 1 { borderScore *= 0.6 }
+        if r.maxY == height - 1 { borderScore *= 0.5 }
+        if r.minY == 0 { borderScore *= 0.7 }
+        let base = borderScore * aspectScore * sizeScore * (0.5 + 0.5 * centreScore) * (0.5 + 0.5 * contrast) * (0.6 + 0.4 * fill)
         return min(1, base + (base > 0 ? teethBonus : 0))
+    }
+
+    /// `r` with the teeth pixels inside its box counted.
+    static func withTeeth(_ r: Region, kind: [UInt8], width w: Int) -> Region {
+        var out = r
+        out.teeth = 0; out.teethX = 0; out.teethY = 0
+        for y in r.minY...r.maxY {
+            for x in r.minX...r.maxX where kind[y * w + x] == 2 {
+                out.teeth += 1; out.teethX += Double(x); out.teethY += Double(y)
+            }
+        }
+        return out
     }
 
     /// Merges regions stacked like an upper and a lower lip (or lips around teeth): overlapping by at least
@@ -155,7 +182,6 @@ public struct ColourMouthFinder: Sendable, Equatable {
                 let x = i % w, y = i / w
                 r.minX = min(r.minX, x); r.maxX = max(r.maxX, x); r.minY = min(r.minY, y); r.maxY = max(r.maxY, y)
                 if kind[i] == 1 { r.lips += 1; r.count += 1; r.lipA += Double(lab[i * 3 + 1]) }
-                if kind[i] == 2 { r.teeth += 1; r.count += 1; r.teethX += Double(x); r.teethY += Double(y) }
                 if x > 0, mask[i - 1], label[i - 1] < 0 { label[i - 1] = id; stack.append(i - 1) }
                 if x < w - 1, mask[i + 1], label[i + 1] < 0 { label[i + 1] = id; stack.append(i + 1) }
                 if y > 0, mask[i - w], label[i - w] < 0 { label[i - w] = id; stack.append(i - w) }
@@ -187,6 +213,34 @@ public struct ColourMouthFinder: Sendable, Equatable {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * q))]
+    }
+
+    /// The "mouth map" of Hsu, Abdel-Mottaleb and Jain (2002) in YCbCr: Cr^2 * (Cr^2 - eta * Cr/Cb)^2, with
+    /// both terms scaled to 0-1 and eta = 0.95 * mean(Cr^2) / mean(Cr/Cb). Lips have strong Cr and weak Cb,
+    /// so they stand out from skin.
+    static func mouthMap(_ image: RGBImage) -> [Float] {
+        let n = image.width * image.height
+        var cr2 = [Float](repeating: 0, count: n), ratio = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let r = Float(image.pixels[i * 3]), g = Float(image.pixels[i * 3 + 1]), b = Float(image.pixels[i * 3 + 2])
+            let cr = 128 + 0.5 * r - 0.4187 * g - 0.0813 * b
+            let cb = max(1, 128 - 0.1687 * r - 0.3313 * g + 0.5 * b)
+            cr2[i] = cr * cr
+            ratio[i] = cr / cb
+        }
+        let maxCr2 = max(cr2.max() ?? 1, 1), maxRatio = max(ratio.max() ?? 1, 1e-6)
+        var sumCr2: Float = 0, sumRatio: Float = 0
+        for i in 0..<n {
+            cr2[i] /= maxCr2; ratio[i] /= maxRatio
+            sumCr2 += cr2[i]; sumRatio += ratio[i]
+        }
+        let eta = sumRatio > 0 ? 0.95 * sumCr2 / sumRatio : 0
+        var map = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let d = cr2[i] - eta * ratio[i]
+            map[i] = cr2[i] * d * d
+        }
+        return map
     }
 
     /// sRGB (D65) to CIE Lab.

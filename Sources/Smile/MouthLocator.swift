@@ -110,15 +110,17 @@ public struct MouthLocator: Sendable {
                               mouthBounds: bounds, faceBounds: face.bounds, confidence: finding.confidence)
     }
 
-    /// Side 1.6 x mouth width, centred on the mouth; if an eye point would fall inside, the square moves down
-    /// just below the lowest such eye point, but never so far that the top lip leaves it. Then clamped.
+    /// Side 1.6 x mouth width, centred on the mouth; if an eye point (with a margin of 10% of the mouth width
+    /// for landmark jitter) would fall inside, the square moves down below it, but never so far that the top
+    /// lip leaves it. Then clamped.
     func square(around mouth: PixelRect, eyes: [Point], in image: RGBImage) -> CropSquare {
         let side = configuration.sideToMouthWidth * mouth.width
+        let margin = 0.1 * mouth.width
         var centre = mouth.centre
-        let left = centre.x - side / 2, right = centre.x + side / 2
+        let left = centre.x - side / 2 - margin, right = centre.x + side / 2 + margin
         let eyesAbove = eyes.filter { $0.x >= left && $0.x < right && $0.y < mouth.y }
         if let lowestEye = eyesAbove.map(\.y).max() {
-            let top = min(max(centre.y - side / 2, lowestEye.rounded(.down) + 1), mouth.y)
+            let top = min(max(centre.y - side / 2, lowestEye + margin), mouth.y)
             centre.y = top + side / 2
         }
         return CropSquare.clamped(centre: centre, side: side, imageWidth: image.width, imageHeight: image.height)
