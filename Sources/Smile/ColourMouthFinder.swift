@@ -15,7 +15,7 @@ public struct ColourMouthFinder: Sendable, Equatable {
     /// Share of pixels (the highest on the mouth map) taken as lip candidates.
     public var lipShare = 0.90
     /// Groups scoring below this (0-1) are not reported.
-    public var minimumConfidence = 0.35
+    public var minimumConfidence = 0.25
 
     /// The default settings.
     public init() {}
@@ -40,24 +40,21 @@ public struct ColourMouthFinder: Sendable, Equatable {
         for i in 0..<n { lValues[i] = lab[i * 3]; aValues[i] = lab[i * 3 + 1] }
         let medianA = Self.percentile(aValues, 0.5)
         let brightL = Self.percentile(lValues, 0.9)
+        let medianL = Self.percentile(lValues, 0.5)
         let map = Self.mouthMap(small)
         let teethThreshold = max(55, brightL - 10)
         let lipThreshold = Self.percentile(map, lipShare)
 
-        // 1 = lip, 2 = teeth.
+        // 1 = lip (high on the mouth map, redder and darker than the median, which is mostly skin; a red nose
+        // tip or cheek is as bright as the skin), 2 = teeth.
         var kind = [UInt8](repeating: 0, count: n)
         for i in 0..<n {
             let l = lab[i * 3], a = lab[i * 3 + 1], b = lab[i * 3 + 2]
-            if map[i] >= lipThreshold && map[i] > 0 && a > medianA + 2 && l > 12 && l < 92 {
+            if map[i] >= lipThreshold && map[i] > 0 && a > medianA + 2 && l > 12 && l < medianL {
                 kind[i] = 1
             } else if l >= teethThreshold && (a * a + b * b).squareRoot() <= 15 {
                 kind[i] = 2
             }
-        }
-        if let dump = ProcessInfo.processInfo.environment["CAIRN_SMILE_DUMP"] {  // DEBUG-REMOVE
-            var bytes = Array("P6\n\(w) \(h)\n255\n".utf8)
-            for i in 0..<n { bytes += kind[i] == 1 ? [255, 0, 0] : kind[i] == 2 ? [255, 255, 255] : [small.pixels[i*3]/3, small.pixels[i*3+1]/3, small.pixels[i*3+2]/3] }
-            FileManager.default.createFile(atPath: dump + "-\(w)x\(h)-\(Int.random(in: 0..<100000)).ppm", contents: Data(bytes))
         }
         // Regions grow from lip pixels only: pale skin and white backgrounds look like teeth, so teeth only
         // count as evidence inside a lip group's box.
@@ -65,7 +62,8 @@ public struct ColourMouthFinder: Sendable, Equatable {
         let regions = Self.regions(mask: closed, kind: kind, lab: lab, width: w, height: h)
             .filter { $0.count * 500 >= n }
         guard !regions.isEmpty else { return nil }
-        let groups = Self.merged(regions).map { Self.withTeeth($0, kind: kind, width: w) }
+        // Score single regions and merged stacks alike: a nostril above the lips must not spoil the lips.
+        let groups = (regions + Self.merged(regions)).map { Self.withTeeth($0, kind: kind, width: w) }
 
         var best: (Region, Double)?
         for g in groups {
@@ -146,7 +144,8 @@ public struct ColourMouthFinder: Sendable, Equatable {
     }
 
     /// Merges regions stacked like an upper and a lower lip (or lips around teeth): overlapping by at least
-    /// half of the narrower one horizontally, with a vertical gap under half the wider one's width.
+    /// half of the narrower one horizontally, with a vertical gap under 0.3 of the wider one's width, as long
+    /// as the stack stays wider than tall.
     static func merged(_ input: [Region]) -> [Region] {
         var groups = input
         var changed = true
@@ -157,7 +156,10 @@ public struct ColourMouthFinder: Sendable, Equatable {
                     let a = groups[i], b = groups[j]
                     let overlap = min(a.maxX, b.maxX) - max(a.minX, b.minX) + 1
                     let gap = max(a.minY, b.minY) - min(a.maxY, b.maxY) - 1
-                    if Double(overlap) >= 0.5 * Double(min(a.width, b.width)) && Double(gap) <= 0.5 * Double(max(a.width, b.width)) {
+                    var joined = a
+                    joined.absorb(b)
+                    if Double(overlap) >= 0.5 * Double(min(a.width, b.width)) && Double(gap) <= 0.3 * Double(max(a.width, b.width))
+                        && joined.width * 10 >= joined.height * 11 {
                         groups[i].absorb(b)
                         groups.remove(at: j)
                         changed = true

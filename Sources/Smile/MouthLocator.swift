@@ -23,6 +23,8 @@ public struct MouthLocator: Sendable {
         public var minimumMouthWidth = 24
         /// Crop side as a multiple of the outer-lip width.
         public var sideToMouthWidth = 1.6
+        /// Colour boxes miss the faded lip corners: their width is scaled by this before sizing the square.
+        public var colourWidthAllowance = 1.2
         /// The plausibility thresholds of step 2.
         public var lipCheck = LipGeometryCheck()
         /// The colour step's settings.
@@ -79,7 +81,7 @@ public struct MouthLocator: Sendable {
         if width < configuration.minimumMouthWidth {
             return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
         }
-        return .found(MouthCandidate(square: square(around: bounds, eyes: [], in: image), detector: .colour,
+        return .found(MouthCandidate(square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
                                      mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
     }
 
@@ -106,15 +108,15 @@ public struct MouthLocator: Sendable {
         let local = finding.mouthBounds
         let bounds = PixelRect(x: local.x + Double(ox), y: local.y + Double(oy),
                                width: local.width, height: local.height).scaled(by: scale)
-        return MouthCandidate(square: square(around: bounds, eyes: [], in: image), detector: .colour,
+        return MouthCandidate(square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
                               mouthBounds: bounds, faceBounds: face.bounds, confidence: finding.confidence)
     }
 
     /// Side 1.6 x mouth width, centred on the mouth; if an eye point (with a margin of 10% of the mouth width
     /// for landmark jitter) would fall inside, the square moves down below it, but never so far that the top
     /// lip leaves it. Then clamped.
-    func square(around mouth: PixelRect, eyes: [Point], in image: RGBImage) -> CropSquare {
-        let side = configuration.sideToMouthWidth * mouth.width
+    func square(around mouth: PixelRect, eyes: [Point], in image: RGBImage, allowance: Double = 1) -> CropSquare {
+        let side = configuration.sideToMouthWidth * mouth.width * allowance
         let margin = 0.1 * mouth.width
         var centre = mouth.centre
         let left = centre.x - side / 2 - margin, right = centre.x + side / 2 + margin

@@ -115,7 +115,7 @@ private final class Runner {
         print("")
         print("Close-up criterion: the colour step's square holds all 20 annotated mouth points (48-67) AND overlaps the")
         print("reference square (1.6 x outer-lip width, centred on the lips) with IoU >= 0.5. Close-ups are cut from the")
-        print("annotated photos from the nose tip down (no eyes), 3 mouth widths wide, mouth off-centre by up to 0.2 widths,")
+        print("annotated photos: a 2.4 x mouth-width square, off-centre by up to 0.2 widths, its top cut at mid-nose (no eyes),")
         print("then upscaled to 600 px wide (the source mouths are 10-47 px); dlib (upsampled once) must find no face in them.")
         return allMet
     }
@@ -163,11 +163,13 @@ private final class Runner {
                 defer { index += 1 }
                 let lips = face.outerLipBox
                 let w = lips.width
-                let offset = Double(index % 5 - 2) * 0.1 * w
-                let left = max(0, Int((lips.centre.x + offset - 1.5 * w).rounded()))
-                let right = min(source.width, Int((lips.centre.x + offset + 1.5 * w).rounded()))
-                let top = max(0, Int(face.points[FaceLandmarkIndex.noseTip].y.rounded()))
-                let bottom = min(source.height, Int(max(face.points[FaceLandmarkIndex.chin].y, lips.maxY + 0.3 * w).rounded()))
+                // A 2.4 x mouth-width square around the mouth, off-centre by up to 0.2 widths across and 0.1 down,
+                // its top cut at mid-nose (point 29) so no eye is in it.
+                let dx = Double(index % 5 - 2) * 0.1 * w, dy = Double(index % 3 - 1) * 0.1 * w
+                let left = max(0, Int((lips.centre.x + dx - 1.2 * w).rounded()))
+                let right = min(source.width, Int((lips.centre.x + dx + 1.2 * w).rounded()))
+                let top = max(0, Int((lips.centre.y + dy - 1.2 * w).rounded()), Int(face.points[29].y.rounded()))
+                let bottom = min(source.height, Int((lips.centre.y + dy + 1.2 * w).rounded()))
                 guard right - left > 4, bottom - top > 4 else { continue }
                 let factor = 600 / Double(right - left)
                 let closeUp = try loadCloseUp(image.file, left: left, top: top, width: right - left, height: bottom - top,
