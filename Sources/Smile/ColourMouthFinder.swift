@@ -143,9 +143,10 @@ public struct ColourMouthFinder: Sendable, Equatable {
         return out
     }
 
-    /// Merges regions stacked like an upper and a lower lip (or lips around teeth): overlapping by at least
-    /// half of the narrower one horizontally, with a vertical gap under 0.3 of the wider one's width, as long
-    /// as the stack stays wider than tall.
+    /// Merges regions stacked like an upper and a lower lip (overlapping by at least half of the narrower one
+    /// horizontally, vertical gap under 0.3 of the wider one's width) or side by side like the two halves of
+    /// a smile around teeth (overlapping by half the lower one vertically, gap under 0.3 of the wider one's
+    /// width), as long as the group stays wider than tall.
     static func merged(_ input: [Region]) -> [Region] {
         var groups = input
         var changed = true
@@ -158,8 +159,13 @@ public struct ColourMouthFinder: Sendable, Equatable {
                     let gap = max(a.minY, b.minY) - min(a.maxY, b.maxY) - 1
                     var joined = a
                     joined.absorb(b)
-                    if Double(overlap) >= 0.5 * Double(min(a.width, b.width)) && Double(gap) <= 0.3 * Double(max(a.width, b.width))
-                        && joined.width * 10 >= joined.height * 11 {
+                    let stacked = Double(overlap) >= 0.5 * Double(min(a.width, b.width))
+                        && Double(gap) <= 0.3 * Double(max(a.width, b.width))
+                    let rowOverlap = min(a.maxY, b.maxY) - max(a.minY, b.minY) + 1
+                    let columnGap = max(a.minX, b.minX) - min(a.maxX, b.maxX) - 1
+                    let sideBySide = Double(rowOverlap) >= 0.5 * Double(min(a.height, b.height))
+                        && Double(columnGap) <= 0.3 * Double(max(a.width, b.width))
+                    if (stacked || sideBySide) && joined.width * 10 >= joined.height * 11 {
                         groups[i].absorb(b)
                         groups.remove(at: j)
                         changed = true
