@@ -1,0 +1,112 @@
+import CairnCore
+import DlibShim
+import Foundation
+import Smile
+
+/// Why the landmark detector could not run.
+public enum LandmarkError: CairnError, Equatable {
+    /// The 68-point model file is not installed (Debian package libdlib-data).
+    case modelMissing
+    /// The model file exists but could not be loaded.
+    case modelUnreadable
+    /// dlib failed while searching an image.
+    case detectionFailed
+
+    /// Plain words for the person; never contains the model path.
+    public var userMessage: String {
+        switch self {
+        case .modelMissing:
+            return "The face landmark model is not installed, so mouths are found by colour only. Install the libdlib-data package to add it."
+        case .modelUnreadable:
+            return "The face landmark model could not be loaded; it may be damaged. Reinstall the libdlib-data package."
+        case .detectionFailed:
+            return "Faces could not be searched in this photo."
+        }
+    }
+}
+
+/// Finds faces and their 68 landmark points with dlib (HOG frontal face detector + shape predictor).
+///
+/// The model is loaded once, lazily, on the first search (about 1 s, ~100 MB); later searches reuse it.
+/// Safe to share between threads: loading and searching are serialised. The 68-point model was trained on
+/// iBUG 300-W data whose terms exclude commercial use; it stays optional.
+public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Sendable {
+    /// Where Debian's libdlib-data installs the model.
+    public static let defaultModelPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
+
+    /// The model file this detector loads.
+    public let modelPath: String
+    /// Only the largest this-many faces get landmarks (about 4 ms each on an idle core); the rest are dropped.
+    public let maximumFaces: Int
+    private let lock = NSLock()
+    private var handle: OpaquePointer?
+    private var loadError: LandmarkError?
+
+    /// A detector over the model at `modelPath`; nothing is read until the first search.
+    public init(modelPath: String = DlibLandmarkDetector.defaultModelPath, maximumFaces: Int = 10) {
+        self.modelPath = modelPath
+        self.maximumFaces = max(1, maximumFaces)
+    }
+
+    deinit {
+        cairn_landmarker_close(handle)
+    }
+
+    /// Whether a readable model file exists at `path` (for `cairn doctor`; does not load it).
+    public static func isModelAvailable(at path: String = defaultModelPath) -> Bool {
+        FileManager.default.isReadableFile(atPath: path)
+    }
+
+    /// Loads the model now if it is not loaded yet (to pay the load time up front); throws if it cannot.
+    public func load() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try loadedHandle()
+    }
+
+    /// The faces in `image` (at most `maximumFaces`, the largest) with their 68 points in `image`'s pixels,
+    /// largest first.
+    public func faces(in image: RGBImage, upsampling: Int) throws -> [DetectedFace] {
+        lock.lock()
+        defer { lock.unlock() }
+        let handle = try loadedHandle()
+        let upsample = Int32(min(2, max(0, upsampling)))
+        var err = [CChar](repeating: 0, count: 256)
+        var faces = [cairn_face](repeating: cairn_face(), count: maximumFaces)
+        let count = image.pixels.withUnsafeBufferPointer { pixels in
+            cairn_landmarker_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), upsample,
+                                    &faces, Int32(faces.count), &err, err.count)
+        }
+        if count < 0 { throw LandmarkError.detectionFailed }
+        return faces.prefix(Int(min(count, Int32(faces.count)))).map(Self.face(from:))
+    }
+
+    private func loadedHandle() throws -> OpaquePointer {
+        if let handle { return handle }
+        if let loadError { throw loadError }
+        guard Self.isModelAvailable(at: modelPath) else {
+            // Not remembered: the person may install the package while the app runs.
+            throw LandmarkError.modelMissing
+        }
+        var err = [CChar](repeating: 0, count: 256)
+        guard let opened = cairn_landmarker_open(modelPath, &err, err.count) else {
+            loadError = .modelUnreadable
+            throw LandmarkError.modelUnreadable
+        }
+        handle = opened
+        return opened
+    }
+
+    private static func face(from f: cairn_face) -> DetectedFace {
+        var points = [Point]()
+        points.reserveCapacity(FaceLandmarkIndex.count)
+        withUnsafeBytes(of: f.x) { xs in
+            withUnsafeBytes(of: f.y) { ys in
+                let x = xs.bindMemory(to: Float.self), y = ys.bindMemory(to: Float.self)
+                for i in 0..<FaceLandmarkIndex.count { points.append(Point(x: Double(x[i]), y: Double(y[i]))) }
+            }
+        }
+        return DetectedFace(bounds: PixelRect(x: Double(f.left), y: Double(f.top), width: Double(f.width), height: Double(f.height)),
+                            points: points, score: Double(f.score))
+    }
+}

@@ -1,1 +1,0 @@
-// Landmarks: placeholder until the module lands.

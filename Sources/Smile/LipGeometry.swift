@@ -1,0 +1,89 @@
+import Foundation
+
+/// Checks whether a face's lip landmarks are plausible for an upright face. A wide-open mouth, a hand or
+/// a strong shadow can make the landmark model place the lips wrongly; such faces go to the colour step.
+public struct LipGeometryCheck: Sendable, Equatable {
+    /// Largest allowed angle, in degrees, between the lip-corner line and the eye line.
+    public var maximumCornerTilt: Double = 20
+    /// Largest allowed angle, in degrees, of the eye line from horizontal (an upright face).
+    public var maximumEyeLineTilt: Double = 45
+    /// Allowed range of outer-lip width divided by the distance between the eye centres.
+    public var mouthToEyeWidth: ClosedRange<Double> = 0.45...1.6
+    /// Largest allowed outer-lip height divided by its width (a wide-open mouth is about 0.8-1.0).
+    public var maximumOpenness: Double = 1.2
+    /// Smallest distance from the eye line down to the mouth centre, as a share of the eye distance.
+    public var minimumEyeToMouthDrop: Double = 0.5
+    /// How far (share of mouth width) inner-lip points may stray outside the outer-lip box.
+    public var innerLipTolerance: Double = 0.1
+
+    /// The default thresholds.
+    public init() {}
+
+    /// Why a face's lips were judged implausible.
+    public enum Problem: Sendable, Equatable {
+        /// The lip corners are tilted against the eye line by more than allowed.
+        case cornersTiltedAgainstEyes
+        /// The eye line itself is tilted more than an upright face allows.
+        case faceNotUpright
+        /// The mouth is too narrow or too wide for the eye distance.
+        case mouthWidthOutOfProportion
+        /// The outer lips are taller than a mouth can open.
+        case mouthTooTall
+        /// The mouth is not below the eyes.
+        case mouthNotBelowEyes
+        /// Inner-lip points lie outside the outer lips.
+        case innerLipsOutsideOuterLips
+    }
+
+    /// The problems found with `face`'s lips; empty when they are plausible.
+    public func problems(with face: DetectedFace) -> [Problem] {
+        let points = face.points
+        let leftEye = Self.mean(points[FaceLandmarkIndex.leftEye])
+        let rightEye = Self.mean(points[FaceLandmarkIndex.rightEye])
+        let eyeDistance = leftEye.distance(to: rightEye)
+        guard eyeDistance > 0, let outer = PixelRect(bounding: face.outerLips), outer.width > 0 else {
+            return [.mouthWidthOutOfProportion]
+        }
+        var found: [Problem] = []
+        let eyeAngle = Self.degrees(from: leftEye, to: rightEye)
+        let cornerAngle = Self.degrees(from: points[FaceLandmarkIndex.leftLipCorner],
+                                       to: points[FaceLandmarkIndex.rightLipCorner])
+        if abs(eyeAngle) > maximumEyeLineTilt { found.append(.faceNotUpright) }
+        if abs(Self.normalised(cornerAngle - eyeAngle)) > maximumCornerTilt { found.append(.cornersTiltedAgainstEyes) }
+        if !mouthToEyeWidth.contains(outer.width / eyeDistance) { found.append(.mouthWidthOutOfProportion) }
+        if outer.height / outer.width > maximumOpenness { found.append(.mouthTooTall) }
+
+        // Distance of the mouth centre below the eye line, measured perpendicular to it (down = positive).
+        let eyeMid = Point(x: (leftEye.x + rightEye.x) / 2, y: (leftEye.y + rightEye.y) / 2)
+        let ux = (rightEye.x - leftEye.x) / eyeDistance, uy = (rightEye.y - leftEye.y) / eyeDistance
+        let mouth = Self.mean(face.outerLips)
+        let drop = (mouth.x - eyeMid.x) * -uy + (mouth.y - eyeMid.y) * ux
+        if drop < minimumEyeToMouthDrop * eyeDistance { found.append(.mouthNotBelowEyes) }
+
+        let slack = innerLipTolerance * outer.width
+        let innerOutside = face.innerLips.contains { p in
+            p.x < outer.x - slack || p.x > outer.maxX + slack || p.y < outer.y - slack || p.y > outer.maxY + slack
+        }
+        if innerOutside { found.append(.innerLipsOutsideOuterLips) }
+        return found
+    }
+
+    /// Whether `face`'s lips are plausible for an upright face.
+    public func isPlausible(_ face: DetectedFace) -> Bool { problems(with: face).isEmpty }
+
+    static func mean(_ points: ArraySlice<Point>) -> Point {
+        let n = Double(points.count)
+        return Point(x: points.reduce(0) { $0 + $1.x } / n, y: points.reduce(0) { $0 + $1.y } / n)
+    }
+
+    static func degrees(from a: Point, to b: Point) -> Double {
+        atan2(b.y - a.y, b.x - a.x) * 180 / .pi
+    }
+
+    static func normalised(_ angle: Double) -> Double {
+        var a = angle.truncatingRemainder(dividingBy: 360)
+        if a > 180 { a -= 360 }
+        if a < -180 { a += 360 }
+        return a
+    }
+}

@@ -1,0 +1,130 @@
+import CairnCore
+
+/// The Smile journal's mouth-finding cascade. Pixels arrive upright (the Imaging adapter applies EXIF
+/// orientation). Steps:
+/// 1. Landmarks on a downscaled copy: a square centred on the outer-lip box, side 1.6 x its width, moved
+///    down if needed so that no eye point falls inside, clamped inside the photo. Several faces: the
+///    largest is chosen and the rest offered.
+/// 2. A face whose lip geometry is implausible for an upright face (lip corners tilted against the eyes,
+///    mouth out of proportion, taller than wide, not below the eyes) goes to colour analysis within the
+///    lower part of that face.
+/// 3. No face: colour analysis of the whole photo (close-ups), unless the photo is grayscale.
+/// 4. Nothing: `.notFound` with the reason; the person places the square.
+public struct MouthLocator: Sendable {
+    /// Settings of the cascade.
+    public struct Configuration: Sendable, Equatable {
+        /// Detection runs on a copy whose longer side is at most this (dlib costs grow with pixel count).
+        public var detectionLongSide = 1000
+        /// When the detection copy's longer side is at most this, it is upsampled once so that faces down to
+        /// about 40 px are reachable (costs 4x; cheap for small photos).
+        public var upsampleWhenLongSideAtMost = 700
+        /// Smallest useful mouth (outer-lip width) in original pixels. 24 px gives a 38 px square: below that
+        /// the crop holds too little detail to compare smiles, and the face is near the detector's limit.
+        public var minimumMouthWidth = 24
+        /// Crop side as a multiple of the outer-lip width.
+        public var sideToMouthWidth = 1.6
+        /// Colour boxes miss the faded lip corners: their width is scaled by this before sizing the square.
+        public var colourWidthAllowance = 1.2
+        /// The plausibility thresholds of step 2.
+        public var lipCheck = LipGeometryCheck()
+        /// The colour step's settings.
+        public var colour = ColourMouthFinder()
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The landmark detector, or `nil` when the model is not installed (colour and manual crops still work).
+    public let detector: (any FaceLandmarkDetecting)?
+    /// The settings.
+    public let configuration: Configuration
+
+    /// A cascade over `detector` (nil = no landmark model).
+    public init(detector: (any FaceLandmarkDetecting)?, configuration: Configuration = Configuration()) {
+        self.detector = detector
+        self.configuration = configuration
+    }
+
+    /// Runs the cascade on an upright photo. Never throws: a failing detector counts as no face found.
+    public func locate(in image: RGBImage) -> MouthLocation {
+        let (working, scale) = Sampling.downscaled(image, longSide: configuration.detectionLongSide)
+        var tooSmallWidth: Int?
+
+        if let detector {
+            let upsample = max(working.width, working.height) <= configuration.upsampleWhenLongSideAtMost ? 1 : 0
+            let faces = ((try? detector.faces(in: working, upsampling: upsample)) ?? [])
+                .map { $0.scaled(by: scale) }
+                .sorted { $0.bounds.area > $1.bounds.area }
+            var candidates: [MouthCandidate] = []
+            for face in faces {
+                guard let candidate = candidate(for: face, in: image, working: working, scale: scale) else { continue }
+                let width = Int(candidate.mouthBounds.width.rounded())
+                if width < configuration.minimumMouthWidth {
+                    tooSmallWidth = max(tooSmallWidth ?? 0, width)
+                } else {
+                    candidates.append(candidate)
+                }
+            }
+            if let first = candidates.first {
+                return candidates.count == 1 ? .found(first) : .severalFaces(chosen: first, others: Array(candidates.dropFirst()))
+            }
+            if let width = tooSmallWidth {
+                return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
+            }
+            if !faces.isEmpty { return .notFound(.nothingFound) }
+        }
+
+        if Sampling.isGrayscale(working) { return .notFound(.grayscaleWithoutFace) }
+        guard let finding = configuration.colour.find(in: working) else { return .notFound(.nothingFound) }
+        let bounds = finding.mouthBounds.scaled(by: scale)
+        let width = Int(bounds.width.rounded())
+        if width < configuration.minimumMouthWidth {
+            return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
+        }
+        return .found(MouthCandidate(square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
+                                     mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
+    }
+
+    /// A square the person can start from when nothing was found: centred, half the shorter side.
+    public static func manualStartingSquare(width: Int, height: Int) -> CropSquare {
+        CropSquare.clamped(centre: Point(x: Double(width) / 2, y: Double(height) / 2),
+                           side: Double(min(width, height)) / 2, imageWidth: width, imageHeight: height)
+    }
+
+    /// The landmark candidate for `face` (original coordinates), or a colour candidate from the lower face
+    /// when its lips are implausible; `nil` when neither works.
+    func candidate(for face: DetectedFace, in image: RGBImage, working: RGBImage, scale: Double) -> MouthCandidate? {
+        if configuration.lipCheck.isPlausible(face), let lips = PixelRect(bounding: face.outerLips) {
+            return MouthCandidate(square: square(around: lips, eyes: Array(face.eyes), in: image), detector: .landmarks,
+                                  mouthBounds: lips, faceBounds: face.bounds, confidence: 1)
+        }
+        // Step 2 failed: look for the mouth by colour in the lower part of this face (in the working copy).
+        guard !Sampling.isGrayscale(working) else { return nil }
+        let b = face.bounds
+        let region = PixelRect(x: b.x - 0.1 * b.width, y: b.y + 0.45 * b.height,
+                               width: 1.2 * b.width, height: 0.75 * b.height).scaled(by: 1 / scale)
+        guard let (patch, ox, oy) = Sampling.cropped(working, to: region),
+              let finding = configuration.colour.find(in: patch) else { return nil }
+        let local = finding.mouthBounds
+        let bounds = PixelRect(x: local.x + Double(ox), y: local.y + Double(oy),
+                               width: local.width, height: local.height).scaled(by: scale)
+        return MouthCandidate(square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
+                              mouthBounds: bounds, faceBounds: face.bounds, confidence: finding.confidence)
+    }
+
+    /// Side 1.6 x mouth width, centred on the mouth; if an eye point (with a margin of 10% of the mouth width
+    /// for landmark jitter) would fall inside, the square moves down below it, but never so far that the top
+    /// lip leaves it. Then clamped.
+    func square(around mouth: PixelRect, eyes: [Point], in image: RGBImage, allowance: Double = 1) -> CropSquare {
+        let side = configuration.sideToMouthWidth * mouth.width * allowance
+        let margin = 0.1 * mouth.width
+        var centre = mouth.centre
+        let left = centre.x - side / 2 - margin, right = centre.x + side / 2 + margin
+        let eyesAbove = eyes.filter { $0.x >= left && $0.x < right && $0.y < mouth.y }
+        if let lowestEye = eyesAbove.map(\.y).max() {
+            let top = min(max(centre.y - side / 2, lowestEye + margin), mouth.y)
+            centre.y = top + side / 2
+        }
+        return CropSquare.clamped(centre: centre, side: side, imageWidth: image.width, imageHeight: image.height)
+    }
+}

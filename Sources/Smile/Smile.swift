@@ -1,1 +1,0 @@
-// Smile: placeholder until the module lands.
