@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen"]),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Smile", "Landmarks"]),
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "CMicroHTTPD"], resources: [.copy("Assets")]),
@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "RegimenTests", dependencies: ["Regimen", "CairnCore"]),
         .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
         .testTarget(name: "SmileTests", dependencies: ["Smile", "CairnCore"]),
-        .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore"]),
+        .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore"]),

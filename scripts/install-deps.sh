@@ -11,6 +11,8 @@ packages=(
   libturbojpeg0-dev              # lossless JPEG rotation and marker stripping
   libmicrohttpd-dev              # the loopback web server
   libsodium-dev                  # hashing (and, later, encryption)
+  libdlib-dev liblapack-dev libblas-dev  # face landmarks (Smile)
+  libdlib-data                   # dlib's 68-point landmark model (optional at run time; see README)
 )
 # Tests and benchmarks only.
 test_packages=(

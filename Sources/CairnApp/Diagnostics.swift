@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Imaging
+import Landmarks
 import Storage
 
 /// What `cairn doctor` reports: the native parts and models, and where the vault is.
@@ -20,10 +21,21 @@ public enum Diagnostics {
     /// outer layer knows (the web server's library).
     public static func report(dataDirectory: String?, environment: [String: String],
                               extra: [ComponentStatus] = []) -> DiagnosticsReport {
-        let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + extra
+        let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + [landmarkModel()] + extra
         let path = (try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment).path) ?? "(no home folder)"
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
         return DiagnosticsReport(components: components, vault: .init(path: path, exists: exists))
+    }
+
+    /// The face landmark model: optional, and under a non-commercial licence.
+    static func landmarkModel(at path: String = DlibLandmarkDetector.defaultModelPath) -> ComponentStatus {
+        let present = DlibLandmarkDetector.isModelAvailable(at: path)
+        return ComponentStatus(
+            name: "Face landmark model", role: "finding the mouth in Smile photos", present: present,
+            version: present ? "dlib 68-point" : nil,
+            note: (present ? path + ". " : "Install Debian's libdlib-data to add it. ")
+                + "Trained on iBUG 300-W, whose terms exclude commercial use. Without it, Smile finds the mouth "
+                + "by colour or lets you place the square yourself.")
     }
 }

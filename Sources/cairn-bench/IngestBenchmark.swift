@@ -12,7 +12,7 @@ enum IngestBenchmark {
     static let toolIterations = 7
     static let sourcePhoto = "bald_guys.jpg"
 
-    static func run() throws {
+    static func run() throws -> Bool {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-ingest-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -53,6 +53,7 @@ enum IngestBenchmark {
         print("  target for orientation 6 (median <= 150 ms, peak RSS <= 200 MB): \(met ? "met" : "NOT met")"
             + String(format: " (load average at end: %.2f on %d cores)", loadAverage(), ProcessInfo.processInfo.activeProcessorCount))
         print("  note: the tool pair strips but does not turn the full-size image upright; ours does both")
+        return met
     }
 
     private static func loadAverage() -> Double {

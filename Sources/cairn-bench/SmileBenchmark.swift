@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Imaging
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -264,7 +265,7 @@ private final class Runner {
     func source(_ file: String) -> String { URL(fileURLWithPath: dataDir).appendingPathComponent(file).path }
 
     func load(_ file: String, scale: Double) throws -> RGBImage {
-        let out = temp.appendingPathComponent("\(file)-\(scale).ppm").path
+        let out = temp.appendingPathComponent("\(file)-\(scale).png").path
         if !FileManager.default.fileExists(atPath: out) {
             if scale == 1 {
                 try vips(["copy", source(file), out])
@@ -272,29 +273,29 @@ private final class Runner {
                 try vips(["resize", source(file), out, String(scale), "--kernel", "cubic"])
             }
         }
-        return try TemporaryPPM.read(out)
+        return try decode(out)
     }
 
     func loadCloseUp(_ file: String, left: Int, top: Int, width: Int, height: Int, factor: Double, name: String) throws
         -> (image: RGBImage, scaleX: Double, scaleY: Double) {
-        let cut = temp.appendingPathComponent("\(name).v").path, out = temp.appendingPathComponent("\(name).ppm").path
+        let cut = temp.appendingPathComponent("\(name).v").path, out = temp.appendingPathComponent("\(name).png").path
         try vips(["extract_area", source(file), cut, "\(left)", "\(top)", "\(width)", "\(height)"])
         try vips(["resize", cut, out, String(factor), "--kernel", "cubic"])
-        let image = try TemporaryPPM.read(out)
+        let image = try decode(out)
         return (image, Double(image.width) / Double(width), Double(image.height) / Double(height))
     }
 
     /// The photo upscaled and centre-cropped to 4000x3000 (landscape) or 3000x4000 (portrait).
     func loadTwelveMegapixels(_ file: String) throws -> RGBImage {
-        let header = try TemporaryPPM.read(try { let p = temp.appendingPathComponent("\(file)-1.0.ppm").path
+        let header = try decode(try { let p = temp.appendingPathComponent("\(file)-1.0.png").path
             if !FileManager.default.fileExists(atPath: p) { try vips(["copy", source(file), p]) }; return p }())
         let (tw, th) = header.width >= header.height ? (4000, 3000) : (3000, 4000)
         let factor = max(Double(tw) / Double(header.width), Double(th) / Double(header.height)) * 1.001
-        let big = temp.appendingPathComponent("\(file)-big.v").path, out = temp.appendingPathComponent("\(file)-12mp.ppm").path
+        let big = temp.appendingPathComponent("\(file)-big.v").path, out = temp.appendingPathComponent("\(file)-12mp.png").path
         try vips(["resize", source(file), big, String(factor), "--kernel", "cubic"])
         let bw = Int((Double(header.width) * factor).rounded(.down)), bh = Int((Double(header.height) * factor).rounded(.down))
         try vips(["extract_area", big, out, "\((bw - tw) / 2)", "\((bh - th) / 2)", "\(tw)", "\(th)"])
-        return try TemporaryPPM.read(out)
+        return try decode(out)
     }
 }
 
@@ -303,32 +304,9 @@ private struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// TEMPORARY, bench only: reads a binary PPM (P6, maxval 255) as written by `vips copy x.ppm`.
-/// The integrator replaces it with Imaging.decodeRGB.
-enum TemporaryPPM {
-    static func read(_ path: String) throws -> RGBImage {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        var fields: [String] = []
-        var index = data.startIndex
-        while fields.count < 4, index < data.endIndex {
-            let byte = data[index]
-            if byte == UInt8(ascii: "#") {
-                while index < data.endIndex, data[index] != 0x0A { index += 1 }
-            } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                index += 1
-            } else {
-                var token = ""
-                while index < data.endIndex, ![0x20, 0x0A, 0x0D, 0x09].contains(data[index]) {
-                    token.append(Character(UnicodeScalar(data[index]))); index += 1
-                }
-                fields.append(token)
-            }
-        }
-        index += 1  // the single whitespace after maxval
-        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]), fields[3] == "255",
-              data.endIndex - index >= w * h * 3 else { throw BenchError("not a 8-bit P6 PPM") }
-        return RGBImage(width: w, height: h, pixels: [UInt8](data[index ..< index + w * h * 3]))
-    }
+/// Decodes a file written by the `vips` tool with the Imaging adapter, as the app does.
+private func decode(_ path: String) throws -> RGBImage {
+    try ImagePipeline().decodeRGB(Data(contentsOf: URL(fileURLWithPath: path)))
 }
 
 /// Reads dlib imglab XML: `<image file=...><box ...><part name='00' x= y=/>...`.

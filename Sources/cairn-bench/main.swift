@@ -1,12 +1,40 @@
-// cairn-bench [section ...]: prints measured figures; no arguments runs every section.
+// cairn-bench [SECTION [ARGS...]]: prints measured figures against their targets and baselines.
+// No arguments runs every section with its defaults. A missed target is reported, not an error: the exit code
+// is 0 when every section ran, 1 when a section could not run, 2 for an unknown section.
 import Foundation
 
-let sections: [(name: String, run: () throws -> Void)] = [("ingest", IngestBenchmark.run)]
-let wanted = Array(CommandLine.arguments.dropFirst())
-for name in wanted where !sections.contains(where: { $0.name == name }) {
-    FileHandle.standardError.write(Data("unknown section \(name); sections: \(sections.map(\.name).joined(separator: ", "))\n".utf8))
-    exit(2)
+/// A benchmark section: runs with its own arguments and says whether every target was met.
+struct BenchSection {
+    let name: String
+    let run: ([String]) throws -> Bool
 }
-for section in sections where wanted.isEmpty || wanted.contains(section.name) {
-    do { try section.run() } catch { FileHandle.standardError.write(Data("\(section.name) failed: \(error)\n".utf8)); exit(1) }
+
+let sections: [BenchSection] = [
+    BenchSection(name: "ingest") { _ in try IngestBenchmark.run() },
+    BenchSection(name: "smile") { SmileBenchmark.run(arguments: $0) },
+]
+
+let words = Array(CommandLine.arguments.dropFirst())
+let chosen: [(BenchSection, [String])]
+if let first = words.first {
+    guard let section = sections.first(where: { $0.name == first }) else {
+        FileHandle.standardError.write(Data("unknown section \(first); sections: \(sections.map(\.name).joined(separator: ", "))\n".utf8))
+        exit(2)
+    }
+    chosen = [(section, Array(words.dropFirst()))]
+} else {
+    chosen = sections.map { ($0, []) }
 }
+
+var summary: [String] = []
+for (section, arguments) in chosen {
+    do {
+        let met = try section.run(arguments)
+        summary.append("\(section.name): \(met ? "all targets met" : "a target was NOT met")")
+    } catch {
+        FileHandle.standardError.write(Data("\(section.name) could not run: \(error)\n".utf8))
+        exit(1)
+    }
+}
+print("\nsummary")
+for line in summary { print("  " + line) }
