@@ -296,14 +296,14 @@ enum Keypoints {
         var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
         for p in m {
             let xr = Double(p.0 - cx), yr = Double(p.1 - cy)
-            let rows: [([Double], Double)] = [([xr, -yr, 1, 0], Double(p.2)), ([yr, xr, 0, 1], Double(p.3))]
-            for (r, v) in rows {
-                for i in 0..<4 {
-                    atb[i] += r[i] * v
-                    for j in 0..<4 { ata[i * 4 + j] += r[i] * r[j] }
-                }
-            }
+            // Rows (xr, -yr, 1, 0) -> x' and (yr, xr, 0, 1) -> y'.
+            let u = Double(p.2), v = Double(p.3)
+            ata[0] += xr * xr + yr * yr; ata[2] += xr; ata[3] += yr
+            ata[5] += yr * yr + xr * xr; ata[6] += -yr; ata[7] += xr
+            ata[10] += 1; ata[15] += 1
+            atb[0] += xr * u + yr * v; atb[1] += -yr * u + xr * v; atb[2] += u; atb[3] += v
         }
+        for i in 0..<4 { for j in 0..<i { ata[i * 4 + j] = ata[j * 4 + i] } }
         guard let x = solveLinear(ata, atb, n: 4) else { return nil }
         return Similarity(a: Float(x[0]), b: Float(x[1]), tx: Float(x[2]), ty: Float(x[3]), cx: cx, cy: cy)
     }
@@ -431,11 +431,10 @@ enum IntensityAlignment {
                 let ax = Double(alpha * gxs[i]), ay = Double(alpha * gys[i])
                 let xr = Double(xs[i]), yr = Double(ys[i])
                 let j0 = ax * xr + ay * yr, j1 = -ax * yr + ay * xr, j2 = ax, j3 = ay
-                let j = [j0, j1, j2, j3]
-                for r in 0..<4 {
-                    g[r] += j[r] * e
-                    for c in r..<4 { h[r * 4 + c] += j[r] * j[c] }
-                }
+                g[0] += j0 * e; g[1] += j1 * e; g[2] += j2 * e; g[3] += j3 * e
+                h[0] += j0 * j0; h[1] += j0 * j1; h[2] += j0 * j2; h[3] += j0 * j3
+                h[5] += j1 * j1; h[6] += j1 * j2; h[7] += j1 * j3
+                h[10] += j2 * j2; h[11] += j2 * j3; h[15] += j3 * j3
             }
             for r in 0..<4 { for c in 0..<r { h[r * 4 + c] = h[c * 4 + r] } }
             // A touch of damping keeps the step sane on flat images.

@@ -27,19 +27,23 @@ enum ChangeAnalysis {
                 let lw = w.atLevel(scale: s)
                 let r = IntensityAlignment.refine(base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
                                                   gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: lw,
-                                                  fraction: 0.7, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 6 : 12)
+                                                  fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 6 : 12)
                 w = r.fromLevel(scale: s)
             }
             return w
         }
         func score(_ w: Similarity) -> Float {
-            IntensityAlignment.correlation(base: base.pyramid.levels[0], probe: probe.pyramid.levels[0], warp: w,
+            IntensityAlignment.correlation(base: base.band, probe: probe.band, warp: w,
                                            fraction: SkinComparator.cropFraction, stride: 2)
         }
         var best: Aligned?
         if let c = candidates.first {
+            // Keep the refinement only if it improves the structure correlation.
+            let raw = score(c.0)
             let w = refineAll(c.0, fromLevel: 1)
-            best = Aligned(warp: w, method: .keypoints, matches: matches.count, inliers: inliers, correlation: score(w))
+            let refined = score(w)
+            best = Aligned(warp: refined >= raw ? w : c.0, method: .keypoints, matches: matches.count, inliers: inliers,
+                           correlation: max(raw, refined))
         }
         // Intensity fallback when keypoints gave nothing or a poor fit.
         if best == nil || best!.correlation < 0.5 {
@@ -58,14 +62,14 @@ enum ChangeAnalysis {
         return best!
     }
 
-    static func run(baseline: PreparedPhoto, probe: PreparedPhoto) -> ComparisonResult {
+    static func run(baseline: PreparedPhoto, probe: PreparedPhoto) -> SkinComparisonResult {
         let n = SkinComparator.mapSide
         let emptyMap = ChangeMap(width: SkinComparator.changeMapSide, height: SkinComparator.changeMapSide,
                                  values: [Float](repeating: 0, count: SkinComparator.changeMapSide * SkinComparator.changeMapSide))
         if baseline.lumaStdDev < 0.004 || probe.lumaStdDev < 0.004 {
             let summary = AlignmentSummary(method: .failed, keypointMatches: 0, keypointInliers: 0, scale: 1, rotationDegrees: 0,
                                            shiftX: 0, shiftY: 0, correlation: 0)
-            return ComparisonResult(revision: .current, rawScore: 0, similarityPercent: nil, comparable: false,
+            return SkinComparisonResult(revision: .current, rawScore: 0, similarityPercent: nil, comparable: false,
                                     reasonNotComparable: .tooLittleDetail, changeMap: emptyMap, alignment: summary,
                                     diagnostics: ComparisonDiagnostics(medianChange: 0, histogramDistance: 0))
         }
@@ -84,8 +88,9 @@ enum ChangeAnalysis {
         let pw = probe.color.width, ph = probe.color.height
         let downscale = al.warp.scale * step
         // Pre-smooth source planes slightly when the grid is coarser than the pixels (anti-aliasing).
-        let bSrc = bp.map { $0.gaussianBlurred(sigma: max(0, (step * step - 0.25)).squareRoot() * 0.5) }
-        let pSrc = pp.map { $0.gaussianBlurred(sigma: max(0, (downscale * downscale - 0.25)).squareRoot() * 0.5) }
+        let bSigma = max(0, (step * step - 0.25)).squareRoot() * 0.5, pSigma = max(0, (downscale * downscale - 0.25)).squareRoot() * 0.5
+        let bSrc = bSigma < 0.5 ? bp : bp.map { $0.gaussianBlurred(sigma: bSigma) }
+        let pSrc = pSigma < 0.5 ? pp : pp.map { $0.gaussianBlurred(sigma: pSigma) }
         for j in 0..<n {
             for i in 0..<n {
                 let x = x0 + (Float(i) + 0.5) * step, y = y0 + (Float(j) + 0.5) * step
@@ -156,9 +161,20 @@ enum ChangeAnalysis {
             if valid[k] { ratioValid.append(ratio[k]) }
         }
         let medRatio = Plane.quantile(ratioValid, 0.5)
+        // Structure term: 1 - local correlation of band-pass L (7x7), relative to its median.
+        let q = structureDissimilarity(Plane(width: n, height: n, data: bLab[0]), Plane(width: n, height: n, data: pLab[0]))
+        var qValid: [Float] = []
+        qValid.reserveCapacity(count)
+        for k in 0..<count where valid[k] { qValid.append(q.data[k]) }
+        let medQ = Plane.quantile(qValid, 0.5)
+        // Clipped pixels (either photo) carry no usable colour: they stay out of the map.
+        for k in 0..<count where valid[k] {
+            for c in 0..<3 where B[c][k] >= 0.985 || P[c][k] >= 0.985 { valid[k] = false }
+        }
         var d = [Float](repeating: 0, count: count)
-        for k in 0..<count {
-            d[k] = valid[k] ? dE[k] / Tuning.deltaEUnit + Tuning.textureWeight * abs(ratio[k] - medRatio) : 0
+        for k in 0..<count where valid[k] {
+            d[k] = dE[k] / Tuning.deltaEUnit + Tuning.textureWeight * abs(ratio[k] - medRatio)
+                + Tuning.structureWeight * max(0, q.data[k] - medQ)
         }
         let map = Plane(width: n, height: n, data: d).boxBlurred(radius: 2)
         var vals: [Float] = []
@@ -193,7 +209,7 @@ enum ChangeAnalysis {
             keypointInliers: al.inliers, scale: Double(al.warp.scale), rotationDegrees: Double(al.warp.rotationDegrees),
             shiftX: (Double(sx) - Double(pw - 1) / 2) / minSide, shiftY: (Double(sy) - Double(ph - 1) / 2) / minSide,
             correlation: Double(al.correlation))
-        return ComparisonResult(revision: .current, rawScore: raw,
+        return SkinComparisonResult(revision: .current, rawScore: raw,
                                 similarityPercent: reason == nil ? Calibration.similarityPercent(rawScore: raw) : nil,
                                 comparable: reason == nil, reasonNotComparable: reason,
                                 changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
@@ -202,7 +218,7 @@ enum ChangeAnalysis {
 
     /// sqrt of the local mean of (L - blur(L))^2 over a 5x5 window.
     static func highPassEnergy(_ l: Plane) -> Plane {
-        let lo = l.gaussianBlurred(sigma: 2)
+        let lo = l.boxBlurred(radius: 2).boxBlurred(radius: 2)
         var sq = l.data
         for k in sq.indices { let v = l.data[k] - lo.data[k]; sq[k] = v * v }
         var e = Plane(width: l.width, height: l.height, data: sq).boxBlurred(radius: 2)
@@ -210,16 +226,48 @@ enum ChangeAnalysis {
         return e
     }
 
+    /// 1 - local correlation (7x7 window) of band-pass L; flat windows tend to 1 via the constant.
+    static func structureDissimilarity(_ b: Plane, _ p: Plane) -> Plane {
+        func band(_ x: Plane) -> Plane {
+            let lo = x.boxBlurred(radius: 2).boxBlurred(radius: 2)
+            var o = x
+            for i in o.data.indices { o.data[i] -= lo.data[i] }
+            return o
+        }
+        let bb = band(b), pb = band(p)
+        let n = bb.data.count
+        var bp = [Float](repeating: 0, count: n), b2 = bp, p2 = bp
+        for i in 0..<n { bp[i] = bb.data[i] * pb.data[i]; b2[i] = bb.data[i] * bb.data[i]; p2[i] = pb.data[i] * pb.data[i] }
+        let r = 3
+        let mb = bb.boxBlurred(radius: r), mp = pb.boxBlurred(radius: r)
+        let mbp = Plane(width: b.width, height: b.height, data: bp).boxBlurred(radius: r)
+        let mb2 = Plane(width: b.width, height: b.height, data: b2).boxBlurred(radius: r)
+        let mp2 = Plane(width: b.width, height: b.height, data: p2).boxBlurred(radius: r)
+        var out = Plane(width: b.width, height: b.height)
+        let c = Tuning.structureConstant
+        for i in 0..<n {
+            let vb = max(0, mb2.data[i] - mb.data[i] * mb.data[i]), vp = max(0, mp2.data[i] - mp.data[i] * mp.data[i])
+            let cov = mbp.data[i] - mb.data[i] * mp.data[i]
+            out.data[i] = 1 - (cov + c) / ((vb * vp).squareRoot() + c)
+        }
+        return out
+    }
+
     /// Internal weights of the change map (revision 1).
     enum Tuning {
+        static let env = ProcessInfo.processInfo.environment
         /// ΔE units per change-map unit.
-        static let deltaEUnit: Float = 6
+        static let deltaEUnit: Float = Float(env["SKIN_WE"] ?? "") ?? 6
         /// Weight of the texture term.
-        static let textureWeight: Float = 1
+        static let textureWeight: Float = Float(env["SKIN_WT"] ?? "") ?? 1
+        /// Weight of the structure term.
+        static let structureWeight: Float = Float(env["SKIN_WQ"] ?? "") ?? 1
+        /// Stabilising constant of the local correlation (L units squared).
+        static let structureConstant: Float = Float(env["SKIN_QC"] ?? "") ?? 0.5
         /// Added to texture energies (L units) before the ratio, so flat areas do not explode.
         static let textureFloor: Float = 0.6
         /// Percentile of the smoothed map used as the raw score.
-        static let scorePercentile = 0.995
+        static let scorePercentile = Double(env["SKIN_PCT"] ?? "") ?? 0.995
     }
 }
 
@@ -238,11 +286,14 @@ enum ColorFit {
                     if !keep[k] { continue }
                     let x = Double(i) / Double(n - 1) * 2 - 1, y = Double(j) / Double(n - 1) * 2 - 1
                     let p = Double(probe[k])
-                    let r = [p, x * p, y * p, 1]
+                    let r = (p, x * p, y * p, 1.0)
                     let v = Double(base[k])
-                    for a in 0..<4 {
-                        atb[a] += r[a] * v
-                        for b in a..<4 { ata[a * 4 + b] += r[a] * r[b] }
+                    withUnsafeBytes(of: r) { rb in
+                        let rr = rb.bindMemory(to: Double.self)
+                        for a in 0..<4 {
+                            atb[a] += rr[a] * v
+                            for b in a..<4 { ata[a * 4 + b] += rr[a] * rr[b] }
+                        }
                     }
                     cnt += 1
                 }

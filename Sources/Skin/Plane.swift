@@ -59,10 +59,38 @@ struct Plane: Sendable {
     }
 
     /// Box mean over a (2r+1)^2 window, clamp-to-edge.
-    func boxBlurred(radius: Int) -> Plane {
-        if radius <= 0 { return self }
-        let k = [Float](repeating: 1 / Float(2 * radius + 1), count: 2 * radius + 1)
-        return convolvedSeparable(kernel: k)
+    func boxBlurred(radius r: Int) -> Plane {
+        if r <= 0 { return self }
+        let w = width, h = height
+        let inv = 1 / Float(2 * r + 1)
+        var tmp = [Float](repeating: 0, count: w * h)
+        var out = [Float](repeating: 0, count: w * h)
+        data.withUnsafeBufferPointer { s in
+            tmp.withUnsafeMutableBufferPointer { t in
+                for y in 0..<h {
+                    let row = y * w
+                    var acc: Float = 0
+                    for i in -r...r { acc += s[row + min(max(i, 0), w - 1)] }
+                    for x in 0..<w {
+                        t[row + x] = acc * inv
+                        acc += s[row + min(x + r + 1, w - 1)] - s[row + max(x - r, 0)]
+                    }
+                }
+            }
+        }
+        tmp.withUnsafeBufferPointer { t in
+            out.withUnsafeMutableBufferPointer { o in
+                for x in 0..<w {
+                    var acc: Float = 0
+                    for i in -r...r { acc += t[min(max(i, 0), h - 1) * w + x] }
+                    for y in 0..<h {
+                        o[y * w + x] = acc * inv
+                        acc += t[min(y + r + 1, h - 1) * w + x] - t[max(y - r, 0) * w + x]
+                    }
+                }
+            }
+        }
+        return Plane(width: w, height: h, data: out)
     }
 
     func convolvedSeparable(kernel: [Float]) -> Plane {

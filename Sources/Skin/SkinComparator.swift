@@ -79,7 +79,7 @@ public struct ChangeMap: Sendable, Equatable, Codable {
 }
 
 /// The outcome of comparing a probe photo with a baseline photo of the same area.
-public struct ComparisonResult: Sendable, Equatable, Codable {
+public struct SkinComparisonResult: Sendable, Equatable, Codable {
     /// The method revision that produced this result.
     public let revision: ComparisonRevision
     /// Raw distance: higher means more different (shown only with "Show comparison details").
@@ -156,6 +156,7 @@ public struct PreparedPhoto: Sendable {
     public let revision: ComparisonRevision
     let color: ColorPlanes
     let gray: Plane           // luma 0...1, lightly smoothed
+    let band: Plane           // band-pass luma (sigma 1 minus ~3.5): structure without shading
     let pyramid: Pyramid
     let keypoints: [Keypoint]
     let lumaStdDev: Float
@@ -237,18 +238,22 @@ public enum SkinComparator {
         let norm = Plane(width: gray.width, height: gray.height, data: gray.data.map { ($0 - Float(mean)) * k + 128 })
         let smooth = norm.gaussianBlurred(sigma: 1.5)
         let kps = sd > 0.004 ? Keypoints.detect(gray: norm, smoothed: smooth) : []
-        return PreparedPhoto(revision: .current, color: color, gray: gray, pyramid: Pyramid(gray, count: 3),
+        // Three box passes of radius 3 approximate a Gaussian of sigma 3.5.
+        let wide = gray.boxBlurred(radius: 3).boxBlurred(radius: 3).boxBlurred(radius: 3)
+        var band = gray
+        for i in band.data.indices { band.data[i] -= wide.data[i] }
+        return PreparedPhoto(revision: .current, color: color, gray: gray, band: band, pyramid: Pyramid(gray, count: 3),
                              keypoints: kps, lumaStdDev: Float(sd))
     }
 
     /// Compares two photos of the same area. Throws `imageTooSmall` for photos under `minimumSide`.
-    public static func compare(baseline: RGBImage, probe: RGBImage) throws -> ComparisonResult {
+    public static func compare(baseline: RGBImage, probe: RGBImage) throws -> SkinComparisonResult {
         try compare(baseline: prepare(baseline), probe: prepare(probe))
     }
 
     /// Compares a prepared probe with a prepared baseline. Throws `revisionMismatch` when their revisions
     /// differ or are not this build's.
-    public static func compare(baseline: PreparedPhoto, probe: PreparedPhoto) throws -> ComparisonResult {
+    public static func compare(baseline: PreparedPhoto, probe: PreparedPhoto) throws -> SkinComparisonResult {
         guard baseline.revision == probe.revision else {
             throw SkinComparisonError.revisionMismatch(baseline.revision, probe.revision)
         }
