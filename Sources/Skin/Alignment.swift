@@ -318,7 +318,7 @@ struct Pyramid: Sendable {
 
     init(_ base: Plane, count: Int) {
         var lv = [base]
-        while lv.count < count, lv.last!.width >= 32, lv.last!.height >= 32 { lv.append(lv.last!.gaussianBlurred(sigma: 0.8).halved()) }
+        while lv.count < count, lv.last!.width >= 32, lv.last!.height >= 32 { lv.append(lv.last!.boxBlurred(radius: 1).halved()) }
         levels = lv
         gradX = lv.map { Pyramid.gradient($0, dx: true) }
         gradY = lv.map { Pyramid.gradient($0, dx: false) }

@@ -9,7 +9,7 @@ enum Calibration {
     /// Raw score shown as full intensity in the heat map.
     static let displayCeiling = 3.0
     /// Below this aligned correlation the photos are "not comparable" (alignment failed).
-    static let minimumCorrelation: Float = 0.3
+    static let minimumCorrelation: Float = 0.2
     /// Above this median change the photos differ everywhere: "not comparable".
     static let maximumMedianChange = 2.0
     /// Above this grey-world histogram distance: "not comparable".

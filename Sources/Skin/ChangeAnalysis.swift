@@ -125,12 +125,12 @@ enum ChangeAnalysis {
             pLab[0][k] = p.0; pLab[1][k] = p.1; pLab[2][k] = p.2
         }
         BL = []
-        let bL = Plane(width: n, height: n, data: bLab[0]).gaussianBlurred(sigma: 0.8)
-        let bA = Plane(width: n, height: n, data: bLab[1]).gaussianBlurred(sigma: 0.8)
-        let bB = Plane(width: n, height: n, data: bLab[2]).gaussianBlurred(sigma: 0.8)
-        let pL = Plane(width: n, height: n, data: pLab[0]).gaussianBlurred(sigma: 0.8)
-        let pA = Plane(width: n, height: n, data: pLab[1]).gaussianBlurred(sigma: 0.8)
-        let pB = Plane(width: n, height: n, data: pLab[2]).gaussianBlurred(sigma: 0.8)
+        let bL = Plane(width: n, height: n, data: bLab[0]).boxBlurred(radius: 1)
+        let bA = Plane(width: n, height: n, data: bLab[1]).boxBlurred(radius: 1)
+        let bB = Plane(width: n, height: n, data: bLab[2]).boxBlurred(radius: 1)
+        let pL = Plane(width: n, height: n, data: pLab[0]).boxBlurred(radius: 1)
+        let pA = Plane(width: n, height: n, data: pLab[1]).boxBlurred(radius: 1)
+        let pB = Plane(width: n, height: n, data: pLab[2]).boxBlurred(radius: 1)
         // ΔE with the best match within one pixel.
         var dE = [Float](repeating: 0, count: count)
         for j in 0..<n {
@@ -304,13 +304,22 @@ enum ColorFit {
             guard let sol = solveLinear(ata, atb, n: 4) else { break }
             params = sol
             if round == 2 { break }
-            // Trim residuals beyond 2.5 robust sigmas.
+            // Trim residuals beyond 2.5 robust sigmas (on the same stride-2 lattice as the fit).
             var res: [Float] = []
-            for k in 0..<(n * n) where usable[k] { res.append(abs(Float(base[k]) - Float(predict(params, probe[k], k, n)))) }
+            res.reserveCapacity(n * n / 4)
+            for j in stride(from: 0, to: n, by: 2) {
+                for i in stride(from: 0, to: n, by: 2) where usable[j * n + i] {
+                    let k = j * n + i
+                    res.append(abs(Float(base[k]) - Float(predict(params, probe[k], k, n))))
+                }
+            }
             let mad = Plane.quantile(res, 0.5) * 1.4826
             let lim = max(2.5 * mad, 1e-4)
-            for k in 0..<(n * n) where usable[k] {
-                keep[k] = abs(Float(base[k]) - Float(predict(params, probe[k], k, n))) <= lim
+            for j in stride(from: 0, to: n, by: 2) {
+                for i in stride(from: 0, to: n, by: 2) where usable[j * n + i] {
+                    let k = j * n + i
+                    keep[k] = abs(Float(base[k]) - Float(predict(params, probe[k], k, n))) <= lim
+                }
             }
         }
         var out = probe

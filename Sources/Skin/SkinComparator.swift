@@ -236,7 +236,8 @@ public enum SkinComparator {
         // Keypoints on a contrast-normalised copy so that exposure changes do not change the corner set.
         let k = Float(sd > 1e-6 ? 40 / sd : 0)
         let norm = Plane(width: gray.width, height: gray.height, data: gray.data.map { ($0 - Float(mean)) * k + 128 })
-        let smooth = norm.gaussianBlurred(sigma: 1.5)
+        // Two 3x3 box passes (sigma ~1.15) on top of the sigma-1 luma: descriptor smoothing of about 1.5.
+        let smooth = norm.boxBlurred(radius: 1).boxBlurred(radius: 1)
         let kps = sd > 0.004 ? Keypoints.detect(gray: norm, smoothed: smooth) : []
         // Three box passes of radius 3 approximate a Gaussian of sigma 3.5.
         let wide = gray.boxBlurred(radius: 3).boxBlurred(radius: 3).boxBlurred(radius: 3)

@@ -203,14 +203,18 @@ enum Report {
         line("ms per comparison (mean CPU, 320 px, prep both)", f(meanMs, 1), "<= 30", meanMs <= 30)
         line("ms per comparison (p95)", f(Stats.quantile(times, 0.95), 1), "-", nil)
 
-        Swift.print("\nBy change kind (typical, ours AUC / pHash AUC):")
+        Swift.print("\nBy change kind and strength s1-s3, AUC ours / pHash (careful | typical | sloppy):")
         let typ = records.filter { $0.level == .typical }
-        let typNeg = typ.filter { $0.kind == .noChange }
         for c in ChangeKind.allCases {
             for s in 1...3 {
-                let pos = typ.filter { $0.change == c && $0.strength == s }
-                Swift.print("  \(c.rawValue) s\(s): " + f(Stats.auc(negatives: typNeg.map { $0.result.rawScore }, positives: pos.map { $0.result.rawScore }))
-                            + " / " + f(Stats.auc(negatives: typNeg.map { $0.phash }, positives: pos.map { $0.phash })))
+                var parts: [String] = []
+                for level in NoiseLevel.allCases {
+                    let neg = records.filter { $0.level == level && $0.kind == .noChange }
+                    let pos = records.filter { $0.level == level && $0.change == c && $0.strength == s }
+                    parts.append(f(Stats.auc(negatives: neg.map { $0.result.rawScore }, positives: pos.map { $0.result.rawScore }), 2)
+                                 + " / " + f(Stats.auc(negatives: neg.map { $0.phash }, positives: pos.map { $0.phash }), 2))
+                }
+                Swift.print("  " + "\(c.rawValue) s\(s):".padding(toLength: 20, withPad: " ", startingAt: 0) + parts.joined(separator: "  |  "))
             }
         }
         Swift.print("\nBy source group (typical AUC ours; same-subject not comparable):")
@@ -591,10 +595,10 @@ enum Render {
             }
         }
         if noise.background {
-            // An edge band (12% of the frame) of cloth/background on one side.
+            // An edge band (9% of the frame) of cloth/background on one side: outside the central crop.
             let side = Int(rng.next() % 4)
             let col = (Float(rng.uniform(0.05, 0.9)), Float(rng.uniform(0.05, 0.9)), Float(rng.uniform(0.05, 0.9)))
-            let band = Int(0.12 * Double(v))
+            let band = Int(0.09 * Double(v))
             for y in 0..<v {
                 for x in 0..<v {
                     let inside = [x < band, x >= v - band, y < band, y >= v - band][side]
