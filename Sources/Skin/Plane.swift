@@ -78,14 +78,22 @@ struct Plane: Sendable {
                 }
             }
         }
+        // Vertical pass row by row (cache friendly): a running sum per column.
+        var acc = [Float](repeating: 0, count: w)
         tmp.withUnsafeBufferPointer { t in
             out.withUnsafeMutableBufferPointer { o in
-                for x in 0..<w {
-                    var acc: Float = 0
-                    for i in -r...r { acc += t[min(max(i, 0), h - 1) * w + x] }
+                acc.withUnsafeMutableBufferPointer { a in
+                    for i in -r...r {
+                        let row = min(max(i, 0), h - 1) * w
+                        for x in 0..<w { a[x] += t[row + x] }
+                    }
                     for y in 0..<h {
-                        o[y * w + x] = acc * inv
-                        acc += t[min(y + r + 1, h - 1) * w + x] - t[max(y - r, 0) * w + x]
+                        let row = y * w
+                        let add = min(y + r + 1, h - 1) * w, sub = max(y - r, 0) * w
+                        for x in 0..<w {
+                            o[row + x] = a[x] * inv
+                            a[x] += t[add + x] - t[sub + x]
+                        }
                     }
                 }
             }

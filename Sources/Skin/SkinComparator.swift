@@ -228,7 +228,8 @@ public enum SkinComparator {
 
     static func prepare(color: ColorPlanes) -> PreparedPhoto {
         let luma = color.luma
-        let gray = luma.gaussianBlurred(sigma: 1.0)
+        // Two 3x3 box passes: a light smoothing (sigma ~1.15) against sensor noise.
+        let gray = luma.boxBlurred(radius: 1).boxBlurred(radius: 1)
         var mean: Double = 0, sq: Double = 0
         for v in gray.data { mean += Double(v); sq += Double(v) * Double(v) }
         mean /= Double(gray.data.count)

@@ -26,7 +26,7 @@ enum SkinBenchmark {
         var times: [Double] = []
         var prepTimes: [Double] = []
         for (si, subject) in subjects.enumerated() {
-            for level in NoiseLevel.allCases {
+            for level in NoiseLevel.allCases where !(arguments.contains("--no-sloppy") && level == .sloppy) {
                 var rng = SplitMix(seed: UInt64(si * 7919 + level.rawValue * 104_729 + 17))
                 let baseImage = Render.view(scene: subject.scene, noise: .baseline(level), rng: &rng)
                 let baseline = try SkinComparator.prepare(baseImage)
@@ -77,6 +77,7 @@ enum SkinBenchmark {
             }
         }
         Report.printAll(records: records, times: times)
+        captureQualityFigures(subjects: subjects)
         print("(times are thread CPU time: the 2 cores are shared; 'per comparison' = preparing both photos + comparing)")
         print("of which preparing one photo: mean \(String(format: "%.1f", prepTimes.reduce(0, +) / Double(max(1, prepTimes.count)))) ms")
         if arguments.contains("--debug") {
@@ -89,6 +90,35 @@ enum SkinBenchmark {
             }
         }
         print("Total bench time \(String(format: "%.1f", Date().timeIntervalSince(t0))) s")
+    }
+
+    /// Capture-quality analyzer on sharp, blurred (sigma 2 px), dark (exposure x0.08, about -3.6 EV) views of every subject.
+    static func captureQualityFigures(subjects: [Subject]) {
+        var sharp: [CaptureQuality] = [], soft: [CaptureQuality] = [], dark: [CaptureQuality] = []
+        var ms: [Double] = []
+        for (i, s) in subjects.enumerated() {
+            var rng = SplitMix(seed: UInt64(900 + i))
+            let a = Render.view(scene: s.scene, noise: .baseline(.careful), rng: &rng)
+            var n = Noise.baseline(.careful); n.blur = 2
+            let b = Render.view(scene: s.scene, noise: n, rng: &rng)
+            var d = Noise.baseline(.careful); d.exposure = 0.08
+            let c = Render.view(scene: s.scene, noise: d, rng: &rng)
+            let t = cpuMs()
+            sharp.append(CaptureQualityAnalyzer.analyze(a))
+            ms.append(cpuMs() - t)
+            soft.append(CaptureQualityAnalyzer.analyze(b)); dark.append(CaptureQualityAnalyzer.analyze(c))
+        }
+        func q(_ v: [Double]) -> String { String(format: "p5 %.1f / p50 %.1f / p95 %.1f", Stats.quantile(v, 0.05), Stats.quantile(v, 0.5), Stats.quantile(v, 0.95)) }
+        func share(_ v: [CaptureQuality], _ k: (CaptureQuality) -> Bool) -> String { String(format: "%.0f%%", 100 * Double(v.filter(k).count) / Double(max(1, v.count))) }
+        print("\nCapture quality (softLimit \(CaptureQualityAnalyzer.softLimit), darkLimit \(CaptureQualityAnalyzer.darkLimit)):")
+        print("  sharpness, sharp views: \(q(sharp.map { $0.sharpness })); flagged soft \(share(sharp) { $0.isSoft })")
+        for g in Set(subjects.map { $0.group }).sorted() {
+            let idx = subjects.indices.filter { subjects[$0].group == g }
+            print("    \(g): sharp views flagged soft \(share(idx.map { sharp[$0] }) { $0.isSoft }), p50 \(String(format: "%.1f", Stats.quantile(idx.map { sharp[$0].sharpness }, 0.5)))")
+        }
+        print("  sharpness, blurred views: \(q(soft.map { $0.sharpness })); flagged soft \(share(soft) { $0.isSoft })")
+        print("  mean luminance, normal: \(q(sharp.map { $0.meanLuminance * 100 }))%; dark views flagged dark \(share(dark) { $0.isTooDark }), normal flagged dark \(share(sharp) { $0.isTooDark })")
+        print(String(format: "  ms per 320 px frame (CPU): %.2f", ms.reduce(0, +) / Double(max(1, ms.count))))
     }
 
     /// Thread CPU time in milliseconds (robust to other processes on the shared cores).
