@@ -1,0 +1,482 @@
+import Foundation
+
+/// A 4-degree-of-freedom similarity transform from baseline working coordinates to probe working
+/// coordinates, centred on the baseline's centre `(cx, cy)` for good conditioning:
+/// `x' = a(x-cx) - b(y-cy) + tx`, `y' = b(x-cx) + a(y-cy) + ty`.
+struct Similarity: Sendable {
+    var a: Float
+    var b: Float
+    var tx: Float
+    var ty: Float
+    var cx: Float
+    var cy: Float
+
+    static func identity(cx: Float, cy: Float, probeCX: Float, probeCY: Float) -> Similarity {
+        Similarity(a: 1, b: 0, tx: probeCX, ty: probeCY, cx: cx, cy: cy)
+    }
+
+    @inline(__always) func apply(_ x: Float, _ y: Float) -> (Float, Float) {
+        let xr = x - cx, yr = y - cy
+        return (a * xr - b * yr + tx, b * xr + a * yr + ty)
+    }
+
+    var scale: Float { (a * a + b * b).squareRoot() }
+    var rotationDegrees: Float { atan2f(b, a) * 180 / .pi }
+
+    /// The same transform expressed at a pyramid level whose pixels are `s` times larger.
+    func atLevel(scale s: Float) -> Similarity {
+        Similarity(a: a, b: b, tx: (tx + 0.5) / s - 0.5, ty: (ty + 0.5) / s - 0.5,
+                   cx: (cx + 0.5) / s - 0.5, cy: (cy + 0.5) / s - 0.5)
+    }
+
+    /// Inverse of `atLevel`.
+    func fromLevel(scale s: Float) -> Similarity {
+        Similarity(a: a, b: b, tx: (tx + 0.5) * s - 0.5, ty: (ty + 0.5) * s - 0.5,
+                   cx: (cx + 0.5) * s - 0.5, cy: (cy + 0.5) * s - 0.5)
+    }
+}
+
+/// Solves the n x n system `m x = v` (row-major `m`) by Gaussian elimination with partial pivoting;
+/// nil when singular.
+func solveLinear(_ m: [Double], _ v: [Double], n: Int) -> [Double]? {
+    var a = m, b = v
+    for col in 0..<n {
+        var piv = col
+        for r in (col + 1)..<max(col + 1, n) where abs(a[r * n + col]) > abs(a[piv * n + col]) { piv = r }
+        if abs(a[piv * n + col]) < 1e-12 { return nil }
+        if piv != col {
+            for k in 0..<n { a.swapAt(col * n + k, piv * n + k) }
+            b.swapAt(col, piv)
+        }
+        for r in (col + 1)..<max(col + 1, n) {
+            let f = a[r * n + col] / a[col * n + col]
+            if f == 0 { continue }
+            for k in col..<n { a[r * n + k] -= f * a[col * n + k] }
+            b[r] -= f * b[col]
+        }
+    }
+    var x = [Double](repeating: 0, count: n)
+    for r in stride(from: n - 1, through: 0, by: -1) {
+        var s = b[r]
+        for k in (r + 1)..<max(r + 1, n) { s -= a[r * n + k] * x[k] }
+        x[r] = s / a[r * n + r]
+    }
+    return x
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64) so that every comparison is reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+// MARK: - Keypoints (FAST-9 corners + oriented binary descriptors)
+
+struct Keypoint: Sendable {
+    var x: Float
+    var y: Float
+    var score: Float
+    var descriptor: (UInt64, UInt64, UInt64, UInt64)
+}
+
+enum Keypoints {
+    static let circle: [(Int, Int)] = [(0, -3), (1, -3), (2, -2), (3, -1), (3, 0), (3, 1), (2, 2), (1, 3),
+                                       (0, 3), (-1, 3), (-2, 2), (-3, 1), (-3, 0), (-3, -1), (-2, -2), (-1, -3)]
+    static let patchRadius = 12
+    static let angleBins = 32
+
+    /// 256 point pairs of an isotropic Gaussian pattern, pre-rotated into `angleBins` orientations.
+    static let rotatedPatterns: [[Int32]] = {
+        var rng = SplitMix64(seed: 0x5EED_0001)
+        var pairs: [(Float, Float, Float, Float)] = []
+        func gauss() -> Float {
+            let u1 = max(Float.leastNormalMagnitude, Float(rng.next() >> 40) / Float(1 << 24))
+            let u2 = Float(rng.next() >> 40) / Float(1 << 24)
+            return (-2 * logf(u1)).squareRoot() * cosf(2 * .pi * u2)
+        }
+        while pairs.count < 256 {
+            let p = (gauss() * 4.5, gauss() * 4.5, gauss() * 4.5, gauss() * 4.5)
+            let lim = Float(patchRadius - 1)
+            if p.0 * p.0 + p.1 * p.1 > lim * lim || p.2 * p.2 + p.3 * p.3 > lim * lim { continue }
+            pairs.append(p)
+        }
+        var out: [[Int32]] = []
+        for bin in 0..<angleBins {
+            let ang = Float(bin) * 2 * .pi / Float(angleBins)
+            let c = cosf(ang), s = sinf(ang)
+            var offs: [Int32] = []
+            for p in pairs {
+                offs.append(Int32((c * p.0 - s * p.1).rounded())); offs.append(Int32((s * p.0 + c * p.1).rounded()))
+                offs.append(Int32((c * p.2 - s * p.3).rounded())); offs.append(Int32((s * p.2 + c * p.3).rounded()))
+            }
+            out.append(offs)
+        }
+        return out
+    }()
+
+    /// Detects up to `maxCount` corners spread over a 4x4 grid and describes them.
+    /// `gray` is a contrast-normalised plane (values around 0...255).
+    static func detect(gray: Plane, smoothed: Plane, maxCount: Int = 360, threshold: Float = 9) -> [Keypoint] {
+        let w = gray.width, h = gray.height
+        let border = patchRadius + 2
+        guard w > 2 * border + 2, h > 2 * border + 2 else { return [] }
+        var scores = [Float](repeating: 0, count: w * h)
+        let offs = circle.map { $0.1 * w + $0.0 }
+        gray.data.withUnsafeBufferPointer { g in
+            scores.withUnsafeMutableBufferPointer { sc in
+                for y in border..<(h - border) {
+                    for x in border..<(w - border) {
+                        let i = y * w + x
+                        let c = g[i]
+                        let hi = c + threshold, lo = c - threshold
+                        // Quick rejection on the four compass points: a 9-arc needs two adjacent ones.
+                        let p0 = g[i + offs[0]], p4 = g[i + offs[4]], p8 = g[i + offs[8]], p12 = g[i + offs[12]]
+                        var nb = 0, nd = 0
+                        if p0 > hi { nb += 1 } else if p0 < lo { nd += 1 }
+                        if p4 > hi { nb += 1 } else if p4 < lo { nd += 1 }
+                        if p8 > hi { nb += 1 } else if p8 < lo { nd += 1 }
+                        if p12 > hi { nb += 1 } else if p12 < lo { nd += 1 }
+                        if nb < 2 && nd < 2 { continue }
+                        var bright: UInt32 = 0, dark: UInt32 = 0
+                        var sb: Float = 0, sd: Float = 0
+                        for k in 0..<16 {
+                            let v = g[i + offs[k]]
+                            if v > hi { bright |= 1 << k; sb += v - hi } else if v < lo { dark |= 1 << k; sd += lo - v }
+                        }
+                        if hasArc9(bright) { sc[i] = sb } else if hasArc9(dark) { sc[i] = sd }
+                    }
+                }
+            }
+        }
+        // Non-maximum suppression (3x3) and grid bucketing.
+        let grid = 4
+        var buckets = [[(Float, Int)]](repeating: [], count: grid * grid)
+        for y in border..<(h - border) {
+            for x in border..<(w - border) {
+                let i = y * w + x
+                let s = scores[i]
+                if s <= 0 { continue }
+                var isMax = true
+                for dy in -1...1 {
+                    for dx in -1...1 where !(dx == 0 && dy == 0) {
+                        if scores[i + dy * w + dx] > s || (scores[i + dy * w + dx] == s && dy * w + dx < 0) { isMax = false }
+                    }
+                }
+                if !isMax { continue }
+                let bx = min(grid - 1, x * grid / w), by = min(grid - 1, y * grid / h)
+                buckets[by * grid + bx].append((s, i))
+            }
+        }
+        var chosen: [(Float, Int)] = []
+        let perBucket = maxCount / (grid * grid)
+        var rest: [(Float, Int)] = []
+        for var b in buckets {
+            b.sort { $0.0 > $1.0 }
+            chosen.append(contentsOf: b.prefix(perBucket))
+            rest.append(contentsOf: b.dropFirst(perBucket))
+        }
+        if chosen.count < maxCount {
+            rest.sort { $0.0 > $1.0 }
+            chosen.append(contentsOf: rest.prefix(maxCount - chosen.count))
+        }
+        var result: [Keypoint] = []
+        result.reserveCapacity(chosen.count)
+        smoothed.data.withUnsafeBufferPointer { sm in
+            for (s, i) in chosen {
+                let x = i % w, y = i / w
+                // Orientation by intensity centroid.
+                var m10: Float = 0, m01: Float = 0
+                let r = 7
+                for dy in -r...r {
+                    for dx in -r...r where dx * dx + dy * dy <= r * r {
+                        let v = sm[(y + dy) * w + x + dx]
+                        m10 += Float(dx) * v; m01 += Float(dy) * v
+                    }
+                }
+                var ang = atan2f(m01, m10)
+                if ang < 0 { ang += 2 * .pi }
+                let bin = Int((ang / (2 * .pi) * Float(angleBins)).rounded()) % angleBins
+                let pat = rotatedPatterns[bin]
+                var d: [UInt64] = [0, 0, 0, 0]
+                pat.withUnsafeBufferPointer { p in
+                    for k in 0..<256 {
+                        let a = sm[(y + Int(p[4 * k + 1])) * w + x + Int(p[4 * k])]
+                        let b = sm[(y + Int(p[4 * k + 3])) * w + x + Int(p[4 * k + 2])]
+                        if a < b { d[k >> 6] |= 1 << UInt64(k & 63) }
+                    }
+                }
+                result.append(Keypoint(x: Float(x), y: Float(y), score: s, descriptor: (d[0], d[1], d[2], d[3])))
+            }
+        }
+        return result
+    }
+
+    @inline(__always) static func hasArc9(_ m: UInt32) -> Bool {
+        if m.nonzeroBitCount < 9 { return false }
+        var x = m | (m << 16)
+        for _ in 0..<8 { x &= x >> 1 }
+        return x != 0
+    }
+
+    @inline(__always) static func hamming(_ a: (UInt64, UInt64, UInt64, UInt64), _ b: (UInt64, UInt64, UInt64, UInt64)) -> Int {
+        (a.0 ^ b.0).nonzeroBitCount + (a.1 ^ b.1).nonzeroBitCount + (a.2 ^ b.2).nonzeroBitCount + (a.3 ^ b.3).nonzeroBitCount
+    }
+
+    /// Ratio-test matches from `base` to `probe`: pairs of (baseline point, probe point).
+    static func match(_ base: [Keypoint], _ probe: [Keypoint], maxDistance: Int = 70, ratio: Float = 0.82) -> [(Float, Float, Float, Float)] {
+        var out: [(Float, Float, Float, Float)] = []
+        guard probe.count >= 2 else { return out }
+        for k in base {
+            var best = Int.max, second = Int.max, bi = -1
+            for (j, p) in probe.enumerated() {
+                let d = hamming(k.descriptor, p.descriptor)
+                if d < best { second = best; best = d; bi = j } else if d < second { second = d }
+            }
+            if bi >= 0 && best <= maxDistance && Float(best) < ratio * Float(second) {
+                out.append((k.x, k.y, probe[bi].x, probe[bi].y))
+            }
+        }
+        return out
+    }
+
+    /// RANSAC over 2-point similarity hypotheses, then a least-squares refit on the inliers.
+    static func ransacSimilarity(_ m: [(Float, Float, Float, Float)], cx: Float, cy: Float,
+                                 threshold: Float = 2.5, iterations: Int = 400) -> (Similarity, Int)? {
+        guard m.count >= 3 else { return nil }
+        var rng = SplitMix64(seed: 0xA11C_0FFE)
+        var bestInliers = 0
+        var best: Similarity?
+        let t2 = threshold * threshold
+        for _ in 0..<iterations {
+            let i = Int(rng.next() % UInt64(m.count))
+            var j = Int(rng.next() % UInt64(m.count))
+            if i == j { j = (j + 1) % m.count }
+            guard let s = fromTwo(m[i], m[j], cx: cx, cy: cy) else { continue }
+            if s.scale < 0.7 || s.scale > 1.45 || abs(s.rotationDegrees) > 45 { continue }
+            var n = 0
+            for p in m {
+                let (x, y) = s.apply(p.0, p.1)
+                let dx = x - p.2, dy = y - p.3
+                if dx * dx + dy * dy < t2 { n += 1 }
+            }
+            if n > bestInliers { bestInliers = n; best = s }
+        }
+        guard var s = best, bestInliers >= 3 else { return nil }
+        for _ in 0..<2 {
+            let inl = m.filter { p in
+                let (x, y) = s.apply(p.0, p.1)
+                let dx = x - p.2, dy = y - p.3
+                return dx * dx + dy * dy < t2 * 1.5
+            }
+            guard inl.count >= 3, let r = leastSquares(inl, cx: cx, cy: cy) else { break }
+            s = r
+            bestInliers = inl.count
+        }
+        return (s, bestInliers)
+    }
+
+    static func fromTwo(_ p: (Float, Float, Float, Float), _ q: (Float, Float, Float, Float), cx: Float, cy: Float) -> Similarity? {
+        let ux = q.0 - p.0, uy = q.1 - p.1, vx = q.2 - p.2, vy = q.3 - p.3
+        let d = ux * ux + uy * uy
+        if d < 16 { return nil }
+        let a = (ux * vx + uy * vy) / d
+        let b = (ux * vy - uy * vx) / d
+        let xr = p.0 - cx, yr = p.1 - cy
+        return Similarity(a: a, b: b, tx: p.2 - (a * xr - b * yr), ty: p.3 - (b * xr + a * yr), cx: cx, cy: cy)
+    }
+
+    static func leastSquares(_ m: [(Float, Float, Float, Float)], cx: Float, cy: Float) -> Similarity? {
+        var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
+        for p in m {
+            let xr = Double(p.0 - cx), yr = Double(p.1 - cy)
+            // Rows (xr, -yr, 1, 0) -> x' and (yr, xr, 0, 1) -> y'.
+            let u = Double(p.2), v = Double(p.3)
+            ata[0] += xr * xr + yr * yr; ata[2] += xr; ata[3] += yr
+            ata[5] += yr * yr + xr * xr; ata[6] += -yr; ata[7] += xr
+            ata[10] += 1; ata[15] += 1
+            atb[0] += xr * u + yr * v; atb[1] += -yr * u + xr * v; atb[2] += u; atb[3] += v
+        }
+        for i in 0..<4 { for j in 0..<i { ata[i * 4 + j] = ata[j * 4 + i] } }
+        guard let x = solveLinear(ata, atb, n: 4) else { return nil }
+        return Similarity(a: Float(x[0]), b: Float(x[1]), tx: Float(x[2]), ty: Float(x[3]), cx: cx, cy: cy)
+    }
+}
+
+// MARK: - Intensity alignment (ECC-like Gauss-Newton with gain/offset, coarse-to-fine)
+
+struct Pyramid: Sendable {
+    var levels: [Plane]
+    var gradX: [Plane]
+    var gradY: [Plane]
+
+    init(_ base: Plane, count: Int) {
+        var lv = [base]
+        while lv.count < count, lv.last!.width >= 32, lv.last!.height >= 32 { lv.append(lv.last!.boxBlurred(radius: 1).halved()) }
+        levels = lv
+        gradX = lv.map { Pyramid.gradient($0, dx: true) }
+        gradY = lv.map { Pyramid.gradient($0, dx: false) }
+    }
+
+    static func gradient(_ p: Plane, dx: Bool) -> Plane {
+        let w = p.width, h = p.height
+        var out = [Float](repeating: 0, count: w * h)
+        p.data.withUnsafeBufferPointer { s in
+            for y in 0..<h {
+                for x in 0..<w {
+                    if dx {
+                        out[y * w + x] = 0.5 * (s[y * w + min(x + 1, w - 1)] - s[y * w + max(x - 1, 0)])
+                    } else {
+                        out[y * w + x] = 0.5 * (s[min(y + 1, h - 1) * w + x] - s[max(y - 1, 0) * w + x])
+                    }
+                }
+            }
+        }
+        return Plane(width: w, height: h, data: out)
+    }
+}
+
+enum IntensityAlignment {
+    /// Normalised cross-correlation between the baseline region and the warped probe at one level;
+    /// `fraction` is the side of the central square used, relative to the shorter side.
+    static func correlation(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int) -> Float {
+        let side = Float(min(base.width, base.height)) * fraction
+        let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
+        let n = Int(side)
+        var sb: Double = 0, sp: Double = 0, sbb: Double = 0, spp: Double = 0, sbp: Double = 0, cnt: Double = 0
+        base.data.withUnsafeBufferPointer { b in
+            probe.data.withUnsafeBufferPointer { p in
+                var y = y0
+                while y < y0 + n {
+                    var x = x0
+                    while x < x0 + n {
+                        let (u, v) = warp.apply(Float(x), Float(y))
+                        if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
+                            let bv = Double(b[y * base.width + x])
+                            let pv = Double(Plane.sample(p, probe.width, probe.height, u, v))
+                            sb += bv; sp += pv; sbb += bv * bv; spp += pv * pv; sbp += bv * pv; cnt += 1
+                        }
+                        x += stride
+                    }
+                    y += stride
+                }
+            }
+        }
+        guard cnt > 16 else { return -1 }
+        let cov = sbp / cnt - sb / cnt * sp / cnt
+        let vb = sbb / cnt - (sb / cnt) * (sb / cnt), vp = spp / cnt - (sp / cnt) * (sp / cnt)
+        guard vb > 1e-12, vp > 1e-12 else { return 0 }
+        let coverage = cnt / Double(((n + stride - 1) / stride) * ((n + stride - 1) / stride))
+        return Float(cov / (vb * vp).squareRoot() * min(1, coverage / 0.9))
+    }
+
+    /// Gauss-Newton refinement of `warp` at one pyramid level.
+    static func refine(base: Plane, probe: Plane, gx: Plane, gy: Plane, warp start: Similarity,
+                       fraction: Float, stride: Int, iterations: Int) -> Similarity {
+        var warp = start
+        let side = Float(min(base.width, base.height)) * fraction
+        let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
+        let n = Int(side)
+        var bs: [Float] = [], ps: [Float] = [], gxs: [Float] = [], gys: [Float] = [], xs: [Float] = [], ys: [Float] = []
+        let cap = (n / stride + 1) * (n / stride + 1)
+        bs.reserveCapacity(cap); ps.reserveCapacity(cap); gxs.reserveCapacity(cap); gys.reserveCapacity(cap)
+        xs.reserveCapacity(cap); ys.reserveCapacity(cap)
+        for _ in 0..<iterations {
+            bs.removeAll(keepingCapacity: true); ps.removeAll(keepingCapacity: true)
+            gxs.removeAll(keepingCapacity: true); gys.removeAll(keepingCapacity: true)
+            xs.removeAll(keepingCapacity: true); ys.removeAll(keepingCapacity: true)
+            probe.data.withUnsafeBufferPointer { p in
+                gx.data.withUnsafeBufferPointer { gxp in
+                    gy.data.withUnsafeBufferPointer { gyp in
+                        var y = y0
+                        while y < y0 + n {
+                            var x = x0
+                            while x < x0 + n {
+                                let (u, v) = warp.apply(Float(x), Float(y))
+                                if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
+                                    bs.append(base[x, y])
+                                    ps.append(Plane.sample(p, probe.width, probe.height, u, v))
+                                    gxs.append(Plane.sample(gxp, probe.width, probe.height, u, v))
+                                    gys.append(Plane.sample(gyp, probe.width, probe.height, u, v))
+                                    xs.append(Float(x) - warp.cx); ys.append(Float(y) - warp.cy)
+                                }
+                                x += stride
+                            }
+                            y += stride
+                        }
+                    }
+                }
+            }
+            let cnt = bs.count
+            if cnt < 16 { break }
+            // Photometric gain/offset: base ~ alpha * probe + beta.
+            var mp: Double = 0, mb: Double = 0
+            for i in 0..<cnt { mp += Double(ps[i]); mb += Double(bs[i]) }
+            mp /= Double(cnt); mb /= Double(cnt)
+            var spp: Double = 0, spb: Double = 0
+            for i in 0..<cnt { let dp = Double(ps[i]) - mp; spp += dp * dp; spb += dp * (Double(bs[i]) - mb) }
+            if spp < 1e-12 { break }
+            let alpha = Float(spb / spp)
+            if alpha <= 0.05 { break }
+            let beta = Float(mb) - alpha * Float(mp)
+            var h = [Double](repeating: 0, count: 16), g = [Double](repeating: 0, count: 4)
+            for i in 0..<cnt {
+                let e = Double(bs[i] - (alpha * ps[i] + beta))
+                let ax = Double(alpha * gxs[i]), ay = Double(alpha * gys[i])
+                let xr = Double(xs[i]), yr = Double(ys[i])
+                let j0 = ax * xr + ay * yr, j1 = -ax * yr + ay * xr, j2 = ax, j3 = ay
+                g[0] += j0 * e; g[1] += j1 * e; g[2] += j2 * e; g[3] += j3 * e
+                h[0] += j0 * j0; h[1] += j0 * j1; h[2] += j0 * j2; h[3] += j0 * j3
+                h[5] += j1 * j1; h[6] += j1 * j2; h[7] += j1 * j3
+                h[10] += j2 * j2; h[11] += j2 * j3; h[15] += j3 * j3
+            }
+            for r in 0..<4 { for c in 0..<r { h[r * 4 + c] = h[c * 4 + r] } }
+            // A touch of damping keeps the step sane on flat images.
+            for r in 0..<4 { h[r * 4 + r] *= 1.0001; h[r * 4 + r] += 1e-9 }
+            guard let d = solveLinear(h, g, n: 4) else { break }
+            warp.a += Float(d[0]); warp.b += Float(d[1]); warp.tx += Float(d[2]); warp.ty += Float(d[3])
+            if abs(d[2]) < 0.005 && abs(d[3]) < 0.005 && abs(d[0]) < 1e-5 && abs(d[1]) < 1e-5 { break }
+            if warp.scale < 0.5 || warp.scale > 2 { warp = start; break }
+        }
+        return warp
+    }
+
+    /// Coarse search at the coarsest level: all 15 rotation/scale pairs on a 4 px translation grid, then the
+    /// best one on a 2 px grid around its best translation (about 400 correlations instead of 1200).
+    static func coarseSearch(base: Plane, probe: Plane, cx: Float, cy: Float, probeCX: Float, probeCY: Float) -> Similarity {
+        var best = Similarity.identity(cx: cx, cy: cy, probeCX: probeCX, probeCY: probeCY)
+        var bestScore: Float = -2
+        let reach = Int((Float(min(base.width, base.height)) * 0.14).rounded())
+        func make(_ scale: Float, _ deg: Float, _ dx: Int, _ dy: Int) -> Similarity {
+            let r = deg * .pi / 180
+            return Similarity(a: scale * cosf(r), b: scale * sinf(r), tx: probeCX + Float(dx), ty: probeCY + Float(dy), cx: cx, cy: cy)
+        }
+        var bestParams: (Float, Float, Int, Int) = (1, 0, 0, 0)
+        for scale in [Float(0.92), 1, 1.08] {
+            for deg in [Float(-8), -4, 0, 4, 8] {
+                for dy in stride(from: -reach, through: reach, by: 4) {
+                    for dx in stride(from: -reach, through: reach, by: 4) {
+                        let s = make(scale, deg, dx, dy)
+                        let c = correlation(base: base, probe: probe, warp: s, fraction: 0.6, stride: 2)
+                        if c > bestScore { bestScore = c; best = s; bestParams = (scale, deg, dx, dy) }
+                    }
+                }
+            }
+        }
+        let (scale, deg, bx, by) = bestParams
+        for dy in stride(from: by - 3, through: by + 3, by: 1) {
+            for dx in stride(from: bx - 3, through: bx + 3, by: 1) where !(dx == bx && dy == by) {
+                let s = make(scale, deg, dx, dy)
+                let c = correlation(base: base, probe: probe, warp: s, fraction: 0.6, stride: 2)
+                if c > bestScore { bestScore = c; best = s }
+            }
+        }
+        return best
+    }
+}

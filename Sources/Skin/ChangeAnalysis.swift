@@ -1,0 +1,383 @@
+import Foundation
+
+/// Alignment, colour fit and change map of one comparison (revision 1).
+enum ChangeAnalysis {
+    struct Aligned {
+        var warp: Similarity
+        var method: AlignmentMethod
+        var matches: Int
+        var inliers: Int
+        var correlation: Float
+    }
+
+    static func align(_ base: PreparedPhoto, _ probe: PreparedPhoto) -> Aligned {
+        let cx = Float(base.gray.width - 1) / 2, cy = Float(base.gray.height - 1) / 2
+        let pcx = Float(probe.gray.width - 1) / 2, pcy = Float(probe.gray.height - 1) / 2
+        let matches = Keypoints.match(base.keypoints, probe.keypoints)
+        var candidates: [(Similarity, AlignmentMethod, Int)] = []
+        var inliers = 0
+        if let (s, n) = Keypoints.ransacSimilarity(matches, cx: cx, cy: cy), n >= 8 {
+            candidates.append((s, .keypoints, n))
+            inliers = n
+        }
+        func refineAll(_ start: Similarity, fromLevel top: Int) -> Similarity {
+            var w = start
+            for level in stride(from: top, through: 0, by: -1) where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
+                let s = Float(1 << level)
+                let lw = w.atLevel(scale: s)
+                let r = IntensityAlignment.refine(base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
+                                                  gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: lw,
+                                                  fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 6 : 12)
+                w = r.fromLevel(scale: s)
+            }
+            return w
+        }
+        func score(_ w: Similarity) -> Float {
+            IntensityAlignment.correlation(base: base.band, probe: probe.band, warp: w,
+                                           fraction: SkinComparator.cropFraction, stride: 2)
+        }
+        var best: Aligned?
+        if let c = candidates.first {
+            // Keep the refinement only if it improves the structure correlation.
+            let raw = score(c.0)
+            let w = refineAll(c.0, fromLevel: 1)
+            let refined = score(w)
+            best = Aligned(warp: refined >= raw ? w : c.0, method: .keypoints, matches: matches.count, inliers: inliers,
+                           correlation: max(raw, refined))
+        }
+        // Intensity fallback when keypoints gave nothing or a poor fit.
+        if best == nil || best!.correlation < 0.5 {
+            let top = min(base.pyramid.levels.count, probe.pyramid.levels.count) - 1
+            let s = Float(1 << top)
+            let b = base.pyramid.levels[top], p = probe.pyramid.levels[top]
+            let seed = IntensityAlignment.coarseSearch(base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
+                                                       probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2)
+            let w = refineAll(seed.fromLevel(scale: s), fromLevel: top)
+            let c = score(w)
+            if best == nil || c > best!.correlation {
+                best = Aligned(warp: w, method: .intensity, matches: matches.count, inliers: inliers, correlation: c)
+            }
+        }
+        _ = pcx; _ = pcy
+        return best!
+    }
+
+    static func run(baseline: PreparedPhoto, probe: PreparedPhoto) -> SkinComparisonResult {
+        let n = SkinComparator.mapSide
+        let emptyMap = ChangeMap(width: SkinComparator.changeMapSide, height: SkinComparator.changeMapSide,
+                                 values: [Float](repeating: 0, count: SkinComparator.changeMapSide * SkinComparator.changeMapSide))
+        if baseline.lumaStdDev < 0.004 || probe.lumaStdDev < 0.004 {
+            let summary = AlignmentSummary(method: .failed, keypointMatches: 0, keypointInliers: 0, scale: 1, rotationDegrees: 0,
+                                           shiftX: 0, shiftY: 0, correlation: 0)
+            return SkinComparisonResult(revision: .current, rawScore: 0, similarityPercent: nil, comparable: false,
+                                    reasonNotComparable: .tooLittleDetail, changeMap: emptyMap, alignment: summary,
+                                    diagnostics: ComparisonDiagnostics(medianChange: 0, histogramDistance: 0))
+        }
+        let al = align(baseline, probe)
+        let bw = baseline.color.width, bh = baseline.color.height
+        let side = Float(min(bw, bh)) * SkinComparator.cropFraction
+        let x0 = (Float(bw) - side) / 2 - 0.5, y0 = (Float(bh) - side) / 2 - 0.5
+        let step = side / Float(n)
+        // Sample both crops.
+        let count = n * n
+        var B = [[Float]](repeating: [Float](repeating: 0, count: count), count: 3)
+        var P = B
+        var valid = [Bool](repeating: true, count: count)
+        let bp = [baseline.color.r, baseline.color.g, baseline.color.b]
+        let pp = [probe.color.r, probe.color.g, probe.color.b]
+        let pw = probe.color.width, ph = probe.color.height
+        let downscale = al.warp.scale * step
+        // Pre-smooth source planes slightly when the grid is coarser than the pixels (anti-aliasing).
+        let bSigma = max(0, (step * step - 0.25)).squareRoot() * 0.5, pSigma = max(0, (downscale * downscale - 0.25)).squareRoot() * 0.5
+        let bSrc = bSigma < 0.5 ? bp : bp.map { $0.gaussianBlurred(sigma: bSigma) }
+        let pSrc = pSigma < 0.5 ? pp : pp.map { $0.gaussianBlurred(sigma: pSigma) }
+        for j in 0..<n {
+            for i in 0..<n {
+                let x = x0 + (Float(i) + 0.5) * step, y = y0 + (Float(j) + 0.5) * step
+                let (u, v) = al.warp.apply(x, y)
+                let k = j * n + i
+                if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { valid[k] = false }
+                for c in 0..<3 {
+                    B[c][k] = bSrc[c].sample(x, y)
+                    P[c][k] = pSrc[c].sample(u, v)
+                }
+            }
+        }
+        let validFraction = Float(valid.filter { $0 }.count) / Float(count)
+        // Robust colour fit in linear light.
+        var BL = B.map { $0.map(ColorScience.linear) }
+        var PL = P.map { $0.map(ColorScience.linear) }
+        var usable = [Bool](repeating: false, count: count)
+        for k in 0..<count where valid[k] {
+            var ok = true
+            for c in 0..<3 where B[c][k] <= 0.012 || B[c][k] >= 0.985 || P[c][k] <= 0.012 || P[c][k] >= 0.985 { ok = false }
+            usable[k] = ok
+        }
+        for c in 0..<3 { PL[c] = ColorFit.fit(base: BL[c], probe: PL[c], usable: usable, side: n) }
+        _ = BL.count
+        // Lab of both.
+        var bLab = [[Float]](repeating: [Float](repeating: 0, count: count), count: 3)
+        var pLab = bLab
+        for k in 0..<count {
+            let b = ColorScience.lab(linearR: BL[0][k], g: BL[1][k], b: BL[2][k])
+            bLab[0][k] = b.0; bLab[1][k] = b.1; bLab[2][k] = b.2
+            let p = ColorScience.lab(linearR: max(0, PL[0][k]), g: max(0, PL[1][k]), b: max(0, PL[2][k]))
+            pLab[0][k] = p.0; pLab[1][k] = p.1; pLab[2][k] = p.2
+        }
+        BL = []
+        let bL = Plane(width: n, height: n, data: bLab[0]).boxBlurred(radius: 1)
+        let bA = Plane(width: n, height: n, data: bLab[1]).boxBlurred(radius: 1)
+        let bB = Plane(width: n, height: n, data: bLab[2]).boxBlurred(radius: 1)
+        let pL = Plane(width: n, height: n, data: pLab[0]).boxBlurred(radius: 1)
+        let pA = Plane(width: n, height: n, data: pLab[1]).boxBlurred(radius: 1)
+        let pB = Plane(width: n, height: n, data: pLab[2]).boxBlurred(radius: 1)
+        // ΔE with the best match within one pixel.
+        var dE = [Float](repeating: 0, count: count)
+        for j in 0..<n {
+            for i in 0..<n {
+                let k = j * n + i
+                var best = Float.greatestFiniteMagnitude
+                for dy in -1...1 {
+                    let jj = min(max(j + dy, 0), n - 1)
+                    for dx in -1...1 {
+                        let ii = min(max(i + dx, 0), n - 1)
+                        let q = jj * n + ii
+                        let l = bL.data[k] - pL.data[q], a = bA.data[k] - pA.data[q], b = bB.data[k] - pB.data[q]
+                        let d = l * l + a * a + b * b
+                        if d < best { best = d }
+                    }
+                }
+                dE[k] = best.squareRoot()
+            }
+        }
+        // Texture term: local high-pass energy ratio, relative to its median.
+        let bHP = highPassEnergy(Plane(width: n, height: n, data: bLab[0]))
+        let pHP = highPassEnergy(Plane(width: n, height: n, data: pLab[0]))
+        var ratio = [Float](repeating: 0, count: count)
+        var ratioValid: [Float] = []
+        ratioValid.reserveCapacity(count)
+        for k in 0..<count {
+            ratio[k] = logf((pHP.data[k] + Tuning.textureFloor) / (bHP.data[k] + Tuning.textureFloor))
+            if valid[k] { ratioValid.append(ratio[k]) }
+        }
+        let medRatio = Plane.quantile(ratioValid, 0.5)
+        // Structure term: 1 - local correlation of band-pass L (7x7), relative to its median.
+        let q = structureDissimilarity(Plane(width: n, height: n, data: bLab[0]), Plane(width: n, height: n, data: pLab[0]))
+        var qValid: [Float] = []
+        qValid.reserveCapacity(count)
+        for k in 0..<count where valid[k] { qValid.append(q.data[k]) }
+        let medQ = Plane.quantile(qValid, 0.5)
+        // Clipped pixels (either photo) carry no usable colour: they stay out of the map.
+        for k in 0..<count where valid[k] {
+            for c in 0..<3 where B[c][k] >= 0.985 || P[c][k] >= 0.985 { valid[k] = false }
+        }
+        var d = [Float](repeating: 0, count: count)
+        for k in 0..<count where valid[k] {
+            d[k] = dE[k] / Tuning.deltaEUnit + Tuning.textureWeight * textureTerm(ratio[k] - medRatio)
+                + Tuning.structureWeight * max(0, q.data[k] - medQ)
+        }
+        let map = Plane(width: n, height: n, data: d).boxBlurred(radius: 2)
+        var vals: [Float] = []
+        vals.reserveCapacity(count)
+        for k in 0..<count where valid[k] { vals.append(map.data[k]) }
+        let median = Double(Plane.quantile(vals, 0.5))
+        var raw = Double(Plane.quantile(vals, Tuning.scorePercentile)) - Tuning.subtractMedian * median
+        if Tuning.wideWeight > 0 {
+            let wide = Plane(width: n, height: n, data: d).boxBlurred(radius: 7)
+            var wv: [Float] = []
+            wv.reserveCapacity(count)
+            for k in 0..<count where valid[k] { wv.append(wide.data[k]) }
+            raw += Tuning.wideWeight * (Double(Plane.quantile(wv, 0.99)) - Double(Plane.quantile(wv, 0.5)))
+        }
+        // Heat map at 64x64.
+        let m = SkinComparator.changeMapSide
+        let f = n / m
+        var heat = [Float](repeating: 0, count: m * m)
+        for y in 0..<m {
+            for x in 0..<m {
+                var s: Float = 0
+                for yy in 0..<f { for xx in 0..<f { s += map.data[(y * f + yy) * n + x * f + xx] } }
+                heat[y * m + x] = min(1, s / Float(f * f) / Float(Calibration.displayCeiling))
+            }
+        }
+        let hist = ColorGate.greyWorldHistogramDistance(B, P, valid: valid)
+        var reason: NotComparableReason?
+        if al.correlation < Calibration.minimumCorrelation || validFraction < 0.5 {
+            reason = .alignmentFailed
+        } else if median > Calibration.maximumMedianChange {
+            reason = .differentContent
+        } else if hist > Calibration.maximumHistogramDistance {
+            reason = .colourMismatch
+        }
+        let minSide = Double(min(bw, bh))
+        let (sx, sy) = al.warp.apply(Float(bw - 1) / 2, Float(bh - 1) / 2)
+        let summary = AlignmentSummary(
+            method: reason == .alignmentFailed ? .failed : al.method, keypointMatches: al.matches,
+            keypointInliers: al.inliers, scale: Double(al.warp.scale), rotationDegrees: Double(al.warp.rotationDegrees),
+            shiftX: (Double(sx) - Double(pw - 1) / 2) / minSide, shiftY: (Double(sy) - Double(ph - 1) / 2) / minSide,
+            correlation: Double(al.correlation))
+        return SkinComparisonResult(revision: .current, rawScore: raw,
+                                similarityPercent: reason == nil ? Calibration.similarityPercent(rawScore: raw) : nil,
+                                comparable: reason == nil, reasonNotComparable: reason,
+                                changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
+                                diagnostics: ComparisonDiagnostics(medianChange: median, histogramDistance: hist))
+    }
+
+    /// Texture-ratio contribution: symmetric (a one-sided "loss of texture only" variant scored lower:
+    /// typical AUC 0.894 against 0.915 on the quick bench).
+    @inline(__always) static func textureTerm(_ x: Float) -> Float { abs(x) }
+
+    /// sqrt of the local mean of (L - blur(L))^2 over a 5x5 window.
+    static func highPassEnergy(_ l: Plane) -> Plane {
+        let lo = l.boxBlurred(radius: 2).boxBlurred(radius: 2)
+        var sq = l.data
+        for k in sq.indices { let v = l.data[k] - lo.data[k]; sq[k] = v * v }
+        var e = Plane(width: l.width, height: l.height, data: sq).boxBlurred(radius: 2)
+        for k in e.data.indices { e.data[k] = e.data[k].squareRoot() }
+        return e
+    }
+
+    /// 1 - local correlation (7x7 window) of band-pass L; flat windows tend to 1 via the constant.
+    static func structureDissimilarity(_ b: Plane, _ p: Plane) -> Plane {
+        func band(_ x: Plane) -> Plane {
+            let lo = x.boxBlurred(radius: 2).boxBlurred(radius: 2)
+            var o = x
+            for i in o.data.indices { o.data[i] -= lo.data[i] }
+            return o
+        }
+        let bb = band(b), pb = band(p)
+        let n = bb.data.count
+        var bp = [Float](repeating: 0, count: n), b2 = bp, p2 = bp
+        for i in 0..<n { bp[i] = bb.data[i] * pb.data[i]; b2[i] = bb.data[i] * bb.data[i]; p2[i] = pb.data[i] * pb.data[i] }
+        let r = 3
+        let mb = bb.boxBlurred(radius: r), mp = pb.boxBlurred(radius: r)
+        let mbp = Plane(width: b.width, height: b.height, data: bp).boxBlurred(radius: r)
+        let mb2 = Plane(width: b.width, height: b.height, data: b2).boxBlurred(radius: r)
+        let mp2 = Plane(width: b.width, height: b.height, data: p2).boxBlurred(radius: r)
+        var out = Plane(width: b.width, height: b.height)
+        let c = Tuning.structureConstant
+        for i in 0..<n {
+            let vb = max(0, mb2.data[i] - mb.data[i] * mb.data[i]), vp = max(0, mp2.data[i] - mp.data[i] * mp.data[i])
+            let cov = mbp.data[i] - mb.data[i] * mp.data[i]
+            out.data[i] = 1 - (cov + c) / ((vb * vp).squareRoot() + c)
+        }
+        return out
+    }
+
+    /// Internal weights of the change map (revision 1), chosen on `cairn-bench skin --quick` (typical and
+    /// careful AUC): texture-ratio weight 1 -> 0.5 and structure weight 1 -> 2 raised typical AUC 0.866 -> 0.896;
+    /// subtracting the map's median and adding the wide-window term raised it to ~0.91 each.
+    enum Tuning {
+        /// ΔE units per change-map unit.
+        static let deltaEUnit: Float = 6
+        /// Weight of the texture (high-pass energy ratio) term.
+        static let textureWeight: Float = 0.5
+        /// Weight of the structure (1 - local band-pass correlation) term.
+        static let structureWeight: Float = 2
+        /// Stabilising constant of the local correlation (L units squared).
+        static let structureConstant: Float = 0.5
+        /// Added to texture energies (L units) before the ratio, so flat areas do not explode.
+        static let textureFloor: Float = 0.6
+        /// The map's median is subtracted from its high percentile: change is local, session noise is global.
+        static let subtractMedian = 1.0
+        /// Weight of the blob-sized term: 99th minus 50th percentile of the map averaged over 15x15 windows.
+        static let wideWeight = 1.0
+        /// Percentile of the smoothed map used as the raw score.
+        static let scorePercentile = 0.995
+    }
+}
+
+/// Trimmed least-squares fit of one channel: base ≈ (g0 + gx*x + gy*y) * probe + o.
+enum ColorFit {
+    static func fit(base: [Float], probe: [Float], usable: [Bool], side n: Int) -> [Float] {
+        var keep = usable
+        var params: [Double] = [1, 0, 0, 0]
+        for round in 0..<3 {
+            var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
+            var cnt = 0
+            var k = 0
+            for j in stride(from: 0, to: n, by: 2) {
+                for i in stride(from: 0, to: n, by: 2) {
+                    k = j * n + i
+                    if !keep[k] { continue }
+                    let x = Double(i) / Double(n - 1) * 2 - 1, y = Double(j) / Double(n - 1) * 2 - 1
+                    let p = Double(probe[k])
+                    let r = (p, x * p, y * p, 1.0)
+                    let v = Double(base[k])
+                    withUnsafeBytes(of: r) { rb in
+                        let rr = rb.bindMemory(to: Double.self)
+                        for a in 0..<4 {
+                            atb[a] += rr[a] * v
+                            for b in a..<4 { ata[a * 4 + b] += rr[a] * rr[b] }
+                        }
+                    }
+                    cnt += 1
+                }
+            }
+            if cnt < 32 { break }
+            for a in 0..<4 { for b in 0..<a { ata[a * 4 + b] = ata[b * 4 + a] } }
+            for a in 0..<4 { ata[a * 4 + a] += 1e-6 }
+            guard let sol = solveLinear(ata, atb, n: 4) else { break }
+            params = sol
+            if round == 2 { break }
+            // Trim residuals beyond 2.5 robust sigmas (on the same stride-2 lattice as the fit).
+            var res: [Float] = []
+            res.reserveCapacity(n * n / 4)
+            for j in stride(from: 0, to: n, by: 2) {
+                for i in stride(from: 0, to: n, by: 2) where usable[j * n + i] {
+                    let k = j * n + i
+                    res.append(abs(Float(base[k]) - Float(predict(params, probe[k], k, n))))
+                }
+            }
+            let mad = Plane.quantile(res, 0.5) * 1.4826
+            let lim = max(2.5 * mad, 1e-4)
+            for j in stride(from: 0, to: n, by: 2) {
+                for i in stride(from: 0, to: n, by: 2) where usable[j * n + i] {
+                    let k = j * n + i
+                    keep[k] = abs(Float(base[k]) - Float(predict(params, probe[k], k, n))) <= lim
+                }
+            }
+        }
+        var out = probe
+        for k in 0..<(n * n) { out[k] = Float(predict(params, probe[k], k, n)) }
+        return out
+    }
+
+    @inline(__always) static func predict(_ p: [Double], _ v: Float, _ k: Int, _ n: Int) -> Double {
+        let i = k % n, j = k / n
+        let x = Double(i) / Double(n - 1) * 2 - 1, y = Double(j) / Double(n - 1) * 2 - 1
+        return (p[0] + p[1] * x + p[2] * y) * Double(v) + p[3]
+    }
+}
+
+/// Grey-world chromaticity histogram distance: each crop is divided by its channel means (removing
+/// white balance and exposure), then 12x12 histograms of (r, g) chromaticity are compared (1 - Bhattacharyya).
+enum ColorGate {
+    static func greyWorldHistogramDistance(_ b: [[Float]], _ p: [[Float]], valid: [Bool]) -> Double {
+        func hist(_ img: [[Float]]) -> [Double] {
+            var mean = [Double](repeating: 0, count: 3)
+            var cnt = 0
+            for k in valid.indices where valid[k] { for c in 0..<3 { mean[c] += Double(img[c][k]) }; cnt += 1 }
+            guard cnt > 0 else { return [] }
+            for c in 0..<3 { mean[c] = max(mean[c] / Double(cnt), 1e-4) }
+            let bins = 12
+            var h = [Double](repeating: 0, count: bins * bins)
+            for k in valid.indices where valid[k] {
+                let r = Double(img[0][k]) / mean[0], g = Double(img[1][k]) / mean[1], bl = Double(img[2][k]) / mean[2]
+                let s = r + g + bl
+                if s < 1e-6 { continue }
+                // Chromaticity around 1/3, spread over +-0.12.
+                let cr = (r / s - 1.0 / 3) / 0.24 + 0.5, cg = (g / s - 1.0 / 3) / 0.24 + 0.5
+                let ix = min(bins - 1, max(0, Int(cr * Double(bins)))), iy = min(bins - 1, max(0, Int(cg * Double(bins))))
+                h[iy * bins + ix] += 1
+            }
+            let total = h.reduce(0, +)
+            return total > 0 ? h.map { $0 / total } : h
+        }
+        let hb = hist(b), hp = hist(p)
+        guard hb.count == hp.count, !hb.isEmpty else { return 1 }
+        var bc: Double = 0
+        for i in hb.indices { bc += (hb[i] * hp[i]).squareRoot() }
+        return max(0, 1 - bc)
+    }
+}

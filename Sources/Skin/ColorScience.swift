@@ -1,0 +1,30 @@
+import Foundation
+
+/// sRGB (D65) to linear light and CIELAB conversions used by the change map.
+enum ColorScience {
+    /// sRGB-encoded 0...1 to linear light, via a 4096-entry table (error < 1e-4).
+    static let toLinearTable: [Float] = (0...4096).map { i in
+        let v = Float(i) / 4096
+        return v <= 0.04045 ? v / 12.92 : powf((v + 0.055) / 1.055, 2.4)
+    }
+
+    @inline(__always) static func linear(_ v: Float) -> Float {
+        let c = min(max(v, 0), 1) * 4096
+        let i = min(Int(c), 4095)
+        let f = c - Float(i)
+        return toLinearTable[i] + (toLinearTable[i + 1] - toLinearTable[i]) * f
+    }
+
+    @inline(__always) static func labF(_ t: Float) -> Float {
+        t > 0.008856 ? cbrtf(t) : (7.787 * t + 16.0 / 116.0)
+    }
+
+    /// Linear-light RGB to CIELAB (D65 white).
+    @inline(__always) static func lab(linearR r: Float, g: Float, b: Float) -> (Float, Float, Float) {
+        let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+        let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+        let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+        let fx = labF(max(x, 0)), fy = labF(max(y, 0)), fz = labF(max(z, 0))
+        return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+    }
+}

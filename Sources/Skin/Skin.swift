@@ -1,1 +1,0 @@
-// Skin: placeholder until the module lands.

@@ -1,0 +1,267 @@
+import CairnCore
+import Foundation
+
+/// The version of the comparison method. Comparison data of two different revisions is never compared.
+public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The revision number, stored with every entry's comparison data.
+    public let number: Int
+    /// Makes a revision value (for decoding stored data).
+    public init(_ number: Int) { self.number = number }
+    /// The revision this build computes: 1 (keypoint + intensity alignment, robust colour fit, Lab and
+    /// texture change map).
+    public static let current = ComparisonRevision(1)
+    /// Orders revisions by number.
+    public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
+    /// "r1", "r2", ...
+    public var description: String { "r\(number)" }
+}
+
+/// Why two photos cannot be compared.
+public enum NotComparableReason: String, Sendable, Codable, CaseIterable {
+    /// No transform lined the photos up: most likely a different subject or a very different framing.
+    case alignmentFailed
+    /// The photos line up poorly and differ almost everywhere, as photos of different subjects do.
+    case differentContent
+    /// The colour distributions differ beyond what lighting explains.
+    case colourMismatch
+    /// One photo is (nearly) uniform: there is no detail to line the photos up with.
+    case tooLittleDetail
+
+    /// A plain sentence for the compare page.
+    public var userMessage: String {
+        switch self {
+        case .alignmentFailed: return "These photos could not be lined up. They may show different areas."
+        case .differentContent: return "These photos look like different areas, so they are not compared."
+        case .colourMismatch: return "The colours differ too much to compare these photos."
+        case .tooLittleDetail: return "A photo has too little detail to line the two photos up."
+        }
+    }
+}
+
+/// How the probe was aligned to the baseline.
+public enum AlignmentMethod: String, Sendable, Codable {
+    /// Keypoint matching with RANSAC, refined by intensity alignment.
+    case keypoints
+    /// Intensity-based alignment after a coarse search (too few keypoint matches).
+    case intensity
+    /// Nothing lined the photos up.
+    case failed
+}
+
+/// What the alignment step found; translation is a fraction of the baseline's shorter side.
+public struct AlignmentSummary: Sendable, Equatable, Codable {
+    /// Which method produced the transform.
+    public let method: AlignmentMethod
+    /// Keypoint matches that passed the ratio test.
+    public let keypointMatches: Int
+    /// RANSAC inliers among them.
+    public let keypointInliers: Int
+    /// Scale of the probe relative to the baseline (1 = same size).
+    public let scale: Double
+    /// Rotation of the probe relative to the baseline, degrees.
+    public let rotationDegrees: Double
+    /// Horizontal shift of the crop centre in the probe, as a fraction of the baseline's shorter side.
+    public let shiftX: Double
+    /// Vertical shift, as a fraction of the baseline's shorter side.
+    public let shiftY: Double
+    /// Normalised correlation of the aligned central crops (grey, lightly smoothed), -1...1.
+    public let correlation: Double
+}
+
+/// A small grey heat map of local change over the baseline's central crop, row-major, values 0...1.
+public struct ChangeMap: Sendable, Equatable, Codable {
+    /// Columns (64).
+    public let width: Int
+    /// Rows (64).
+    public let height: Int
+    /// `width * height` values; 0 = no change, 1 = at or beyond the display ceiling.
+    public let values: [Float]
+}
+
+/// The outcome of comparing a probe photo with a baseline photo of the same area.
+public struct SkinComparisonResult: Sendable, Equatable, Codable {
+    /// The method revision that produced this result.
+    public let revision: ComparisonRevision
+    /// Raw distance: higher means more different (shown only with "Show comparison details").
+    public let rawScore: Double
+    /// Visual similarity 0...100, nil when the photos are not comparable.
+    public let similarityPercent: Double?
+    /// False when the photos should not be compared (see `reasonNotComparable`).
+    public let comparable: Bool
+    /// Why not, when `comparable` is false.
+    public let reasonNotComparable: NotComparableReason?
+    /// Where the photos differ, over the baseline's central crop.
+    public let changeMap: ChangeMap
+    /// How the probe was lined up with the baseline.
+    public let alignment: AlignmentSummary
+    /// Secondary figures behind the "not comparable" gate (for "Show comparison details" and calibration).
+    public let diagnostics: ComparisonDiagnostics
+}
+
+/// Secondary figures of one comparison.
+public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
+    /// Median of the change map (before display scaling): high when the photos differ everywhere.
+    public let medianChange: Double
+    /// Grey-world chromaticity histogram distance, 0 (same) ... 1 (disjoint).
+    public let histogramDistance: Double
+}
+
+/// Errors of the comparison engine.
+public enum SkinComparisonError: CairnError, Equatable {
+    /// The image is smaller than `SkinComparator.minimumSide` on its shorter side.
+    case imageTooSmall
+    /// Comparison data of two different method revisions cannot be compared.
+    case revisionMismatch(ComparisonRevision, ComparisonRevision)
+    /// Stored comparison data could not be read.
+    case corruptFingerprint
+
+    /// Plain English, no user content.
+    public var userMessage: String {
+        switch self {
+        case .imageTooSmall:
+            return "This photo is too small to compare. Use a photo at least \(SkinComparator.minimumSide) pixels on each side."
+        case .revisionMismatch(let a, let b):
+            return "These photos were prepared by different comparison versions (\(a) and \(b)) and cannot be compared. Prepare both again."
+        case .corruptFingerprint:
+            return "The stored comparison data is damaged. Prepare the photo again."
+        }
+    }
+}
+
+/// Stored comparison data of one photo: its revision plus a small working copy. Save it with the entry;
+/// comparing two fingerprints of different revisions throws.
+public struct ComparisonFingerprint: Sendable, Equatable, Codable {
+    /// The revision that made it.
+    public let revision: ComparisonRevision
+    /// Working copy width.
+    public let width: Int
+    /// Working copy height.
+    public let height: Int
+    /// Working copy, 8-bit RGB, row-major.
+    public let pixels: [UInt8]
+
+    /// A fingerprint from stored fields (e.g. decoded from the database).
+    public init(revision: ComparisonRevision, width: Int, height: Int, pixels: [UInt8]) {
+        self.revision = revision
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+}
+
+/// One photo prepared for comparison (working resolution, keypoints, pyramid). Prepare a baseline
+/// once and compare many probes against it.
+public struct PreparedPhoto: Sendable {
+    /// The method revision that prepared it.
+    public let revision: ComparisonRevision
+    let color: ColorPlanes
+    let gray: Plane           // luma 0...1, lightly smoothed
+    let band: Plane           // band-pass luma (sigma 1 minus ~3.5): structure without shading
+    let pyramid: Pyramid
+    let keypoints: [Keypoint]
+    let lumaStdDev: Float
+
+    /// The compact data to store with the entry.
+    public var fingerprint: ComparisonFingerprint {
+        var px = [UInt8](repeating: 0, count: color.width * color.height * 3)
+        for i in 0..<(color.width * color.height) {
+            px[3 * i] = UInt8(min(max(color.r.data[i] * 255, 0), 255).rounded())
+            px[3 * i + 1] = UInt8(min(max(color.g.data[i] * 255, 0), 255).rounded())
+            px[3 * i + 2] = UInt8(min(max(color.b.data[i] * 255, 0), 255).rounded())
+        }
+        return ComparisonFingerprint(revision: revision, width: color.width, height: color.height, pixels: px)
+    }
+}
+
+/// Compares skin photos of one area: align, crop the central 60% square, fit colour, map local change.
+///
+/// Revision 1. Pipeline (all on a working copy whose shorter side is `workingSide` pixels):
+/// 1. Align probe to baseline: FAST-9 corners + oriented 256-bit binary descriptors, Hamming matching with a
+///    ratio test, RANSAC over a 4-DOF similarity; then coarse-to-fine Gauss-Newton intensity alignment
+///    (ECC-like, with gain/offset). With too few matches, a coarse grid search seeds the intensity alignment.
+/// 2. Sample the baseline's central 60% square and the warped probe on a `mapSide` grid.
+/// 3. Fit the probe's colour to the baseline per channel in linear light with a trimmed least-squares
+///    model `(g0 + gx*x + gy*y) * probe + offset` (a gain that may vary linearly across the frame, which
+///    absorbs uneven lighting), ignoring clipped pixels.
+/// 4. Change map: CIELAB ΔE, taking the best match within one pixel (tolerates residual misalignment),
+///    plus a texture term (local high-pass energy ratio relative to its median over the crop, which
+///    separates local smoothing from global blur), smoothed over 5x5; raw score = a high percentile.
+public enum SkinComparator {
+    /// Shorter side of the working copy, pixels.
+    public static let workingSide = 224
+    /// Smallest accepted shorter side of an input photo, pixels.
+    public static let minimumSide = 32
+    /// Side of the central crop relative to the baseline's shorter side.
+    public static let cropFraction: Float = 0.6
+    /// Side of the internal change grid.
+    static let mapSide = 128
+    /// Side of the returned heat map.
+    public static let changeMapSide = 64
+
+    /// Prepares one photo. Throws `imageTooSmall` below `minimumSide`.
+    public static func prepare(_ image: RGBImage) throws -> PreparedPhoto {
+        guard min(image.width, image.height) >= minimumSide else { throw SkinComparisonError.imageTooSmall }
+        return prepare(color: ColorPlanes.resampled(image, shortSide: workingSide))
+    }
+
+    /// Rebuilds a prepared photo from stored comparison data. Throws `revisionMismatch` when it was made by
+    /// another revision, `corruptFingerprint` when its fields are inconsistent.
+    public static func prepare(_ fingerprint: ComparisonFingerprint) throws -> PreparedPhoto {
+        guard fingerprint.revision == ComparisonRevision.current else {
+            throw SkinComparisonError.revisionMismatch(fingerprint.revision, ComparisonRevision.current)
+        }
+        guard fingerprint.width >= minimumSide, fingerprint.height >= minimumSide,
+              fingerprint.pixels.count == fingerprint.width * fingerprint.height * 3 else {
+            throw SkinComparisonError.corruptFingerprint
+        }
+        let n = fingerprint.width * fingerprint.height
+        var r = [Float](repeating: 0, count: n), g = r, b = r
+        for i in 0..<n {
+            r[i] = Float(fingerprint.pixels[3 * i]) / 255
+            g[i] = Float(fingerprint.pixels[3 * i + 1]) / 255
+            b[i] = Float(fingerprint.pixels[3 * i + 2]) / 255
+        }
+        let w = fingerprint.width, h = fingerprint.height
+        return prepare(color: ColorPlanes(r: Plane(width: w, height: h, data: r), g: Plane(width: w, height: h, data: g),
+                                          b: Plane(width: w, height: h, data: b)))
+    }
+
+    static func prepare(color: ColorPlanes) -> PreparedPhoto {
+        let luma = color.luma
+        // Two 3x3 box passes: a light smoothing (sigma ~1.15) against sensor noise.
+        let gray = luma.boxBlurred(radius: 1).boxBlurred(radius: 1)
+        var mean: Double = 0, sq: Double = 0
+        for v in gray.data { mean += Double(v); sq += Double(v) * Double(v) }
+        mean /= Double(gray.data.count)
+        let sd = max(0, sq / Double(gray.data.count) - mean * mean).squareRoot()
+        // Keypoints on a contrast-normalised copy so that exposure changes do not change the corner set.
+        let k = Float(sd > 1e-6 ? 40 / sd : 0)
+        let norm = Plane(width: gray.width, height: gray.height, data: gray.data.map { ($0 - Float(mean)) * k + 128 })
+        // Two 3x3 box passes (sigma ~1.15) on top of the sigma-1 luma: descriptor smoothing of about 1.5.
+        let smooth = norm.boxBlurred(radius: 1).boxBlurred(radius: 1)
+        let kps = sd > 0.004 ? Keypoints.detect(gray: norm, smoothed: smooth) : []
+        // Three box passes of radius 3 approximate a Gaussian of sigma 3.5.
+        let wide = gray.boxBlurred(radius: 3).boxBlurred(radius: 3).boxBlurred(radius: 3)
+        var band = gray
+        for i in band.data.indices { band.data[i] -= wide.data[i] }
+        return PreparedPhoto(revision: .current, color: color, gray: gray, band: band, pyramid: Pyramid(gray, count: 3),
+                             keypoints: kps, lumaStdDev: Float(sd))
+    }
+
+    /// Compares two photos of the same area. Throws `imageTooSmall` for photos under `minimumSide`.
+    public static func compare(baseline: RGBImage, probe: RGBImage) throws -> SkinComparisonResult {
+        try compare(baseline: prepare(baseline), probe: prepare(probe))
+    }
+
+    /// Compares a prepared probe with a prepared baseline. Throws `revisionMismatch` when their revisions
+    /// differ or are not this build's.
+    public static func compare(baseline: PreparedPhoto, probe: PreparedPhoto) throws -> SkinComparisonResult {
+        guard baseline.revision == probe.revision else {
+            throw SkinComparisonError.revisionMismatch(baseline.revision, probe.revision)
+        }
+        guard baseline.revision == .current else {
+            throw SkinComparisonError.revisionMismatch(baseline.revision, .current)
+        }
+        return ChangeAnalysis.run(baseline: baseline, probe: probe)
+    }
+}

@@ -1,0 +1,120 @@
+import CairnCore
+import Foundation
+import Testing
+@testable import Skin
+
+@Test func identicalPhotosAreComparableAndFullySimilar() throws {
+    let photo = TestImages.photo(TestImages.scene(seed: 1))
+    let r = try SkinComparator.compare(baseline: photo, probe: photo)
+    #expect(r.comparable)
+    #expect(r.reasonNotComparable == nil)
+    #expect(r.revision == ComparisonRevision.current)
+    #expect((try #require(r.similarityPercent)).rounded() == 100)
+    #expect(r.changeMap.width == SkinComparator.changeMapSide && r.changeMap.values.count == r.changeMap.width * r.changeMap.height)
+}
+
+@Test func shiftedRotatedAndBrighterPhotoStillAlignsAndScoresHigh() throws {
+    let scene = TestImages.scene(seed: 2)
+    let base = TestImages.photo(scene)
+    let probe = TestImages.photo(scene, shiftX: 0.04, shiftY: -0.03, rotation: 3, scale: 1.04, gain: 1.1)
+    let r = try SkinComparator.compare(baseline: base, probe: probe)
+    #expect(r.comparable)
+    #expect(try #require(r.similarityPercent) >= 90)
+    #expect(abs(r.alignment.rotationDegrees + 3) < 1)
+    #expect(abs(r.alignment.scale - 1.04) < 0.03)
+    #expect(r.alignment.method != .failed)
+}
+
+@Test func anAddedDarkSpotLowersSimilarityAndShowsInTheChangeMap() throws {
+    var scene = TestImages.scene(seed: 3)
+    let base = TestImages.photo(scene)
+    let sameAgain = TestImages.photo(scene, shiftX: 0.01, rotation: 1)
+    // A spot of radius 7 px, 20 px right of the centre.
+    TestImages.disc(&scene, side: 360, cx: 199.5, cy: 179.5, r: 7, k: 0.55)
+    let withSpot = TestImages.photo(scene, shiftX: 0.01, rotation: 1)
+    let noChange = try SkinComparator.compare(baseline: base, probe: sameAgain)
+    let change = try SkinComparator.compare(baseline: base, probe: withSpot)
+    #expect(change.comparable)
+    #expect(change.rawScore > noChange.rawScore)
+    #expect(try #require(change.similarityPercent) < 90)
+    #expect(try #require(change.similarityPercent) < (try #require(noChange.similarityPercent)))
+    // The hottest heat-map cell lies right of the centre, where the spot is.
+    let m = change.changeMap
+    let hottest = m.values.indices.max { m.values[$0] < m.values[$1] }!
+    let hx = hottest % m.width, hy = hottest / m.width
+    #expect(hx > m.width / 2 && abs(hy - m.height / 2) < m.height / 6)
+    #expect(m.values.allSatisfy { $0 >= 0 && $0 <= 1 })
+}
+
+@Test func aPhotoOfSomethingElseIsNotComparable() throws {
+    let a = TestImages.photo(TestImages.scene(seed: 4))
+    let b = TestImages.photo(TestImages.scene(seed: 5))
+    let r = try SkinComparator.compare(baseline: a, probe: b)
+    #expect(!r.comparable)
+    #expect(r.similarityPercent == nil)
+    #expect(r.reasonNotComparable != nil)
+}
+
+@Test func fingerprintsOfAnotherRevisionAreRefused() throws {
+    let photo = TestImages.photo(TestImages.scene(seed: 6))
+    let fp = try SkinComparator.prepare(photo).fingerprint
+    #expect(fp.revision == .current)
+    let future = ComparisonFingerprint(revision: ComparisonRevision(ComparisonRevision.current.number + 1),
+                                       width: fp.width, height: fp.height, pixels: fp.pixels)
+    #expect(throws: SkinComparisonError.revisionMismatch(future.revision, .current)) { try SkinComparator.prepare(future) }
+    let corrupt = ComparisonFingerprint(revision: .current, width: fp.width, height: fp.height, pixels: [1, 2, 3])
+    #expect(throws: SkinComparisonError.corruptFingerprint) { try SkinComparator.prepare(corrupt) }
+}
+
+@Test func aStoredFingerprintRoundTripsAndComparesLikeThePhoto() throws {
+    let scene = TestImages.scene(seed: 7)
+    let base = TestImages.photo(scene), probe = TestImages.photo(scene, shiftX: 0.02, rotation: -2)
+    let data = try JSONEncoder().encode(try SkinComparator.prepare(base).fingerprint)
+    let decoded = try JSONDecoder().decode(ComparisonFingerprint.self, from: data)
+    let fromStore = try SkinComparator.compare(baseline: try SkinComparator.prepare(decoded), probe: try SkinComparator.prepare(probe))
+    let direct = try SkinComparator.compare(baseline: base, probe: probe)
+    #expect(fromStore.comparable && direct.comparable)
+    #expect(abs(fromStore.rawScore - direct.rawScore) < 0.1)
+}
+
+@Test func tinyPhotosAreRejectedWithAPlainError() throws {
+    let tiny = RGBImage(width: 1, height: 1, red: 10, green: 20, blue: 30)
+    let ok = TestImages.photo(TestImages.scene(seed: 8))
+    #expect(throws: SkinComparisonError.imageTooSmall) { try SkinComparator.compare(baseline: tiny, probe: ok) }
+    #expect(throws: SkinComparisonError.imageTooSmall) { try SkinComparator.compare(baseline: ok, probe: tiny) }
+    #expect(!SkinComparisonError.imageTooSmall.userMessage.isEmpty)
+    let narrow = RGBImage(width: 400, height: SkinComparator.minimumSide - 1, red: 1, green: 2, blue: 3)
+    #expect(throws: SkinComparisonError.imageTooSmall) { try SkinComparator.prepare(narrow) }
+}
+
+@Test func uniformPhotosWithoutDetailAreNotComparable() throws {
+    let flat = RGBImage(width: 200, height: 150, red: 180, green: 140, blue: 120)
+    let r = try SkinComparator.compare(baseline: flat, probe: flat)
+    #expect(!r.comparable)
+    #expect(r.reasonNotComparable == .tooLittleDetail)
+    #expect(r.similarityPercent == nil)
+    let textured = TestImages.photo(TestImages.scene(seed: 9))
+    #expect(try SkinComparator.compare(baseline: textured, probe: flat).reasonNotComparable == .tooLittleDetail)
+}
+
+@Test func nonSquareAndSmallPhotosWork() throws {
+    let scene = TestImages.scene(seed: 10)
+    let p = TestImages.photo(scene, view: 48)
+    let r = try SkinComparator.compare(baseline: p, probe: p)
+    #expect(r.changeMap.values.count == SkinComparator.changeMapSide * SkinComparator.changeMapSide)
+    var wide = [UInt8]()
+    let big = TestImages.photo(scene, view: 300)
+    for y in 0..<200 { wide += big.pixels[(y * 300 * 3)..<(y * 300 * 3 + 300 * 3)] }
+    let w = RGBImage(width: 300, height: 200, pixels: wide)
+    let rw = try SkinComparator.compare(baseline: w, probe: w)
+    #expect(rw.comparable)
+}
+
+@Test func notComparableReasonsHavePlainMessages() {
+    for reason in NotComparableReason.allCases {
+        #expect(!reason.userMessage.isEmpty)
+        #expect(ProductWording.bannedWords(in: reason.userMessage).isEmpty)
+    }
+    let e = SkinComparisonError.revisionMismatch(ComparisonRevision(1), ComparisonRevision(2))
+    #expect(e.userMessage.contains("r1") && e.userMessage.contains("r2"))
+}
