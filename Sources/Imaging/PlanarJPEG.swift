@@ -172,3 +172,55 @@ enum PlanarJPEG {
         return (RGBImage(width: ow, height: oh, pixels: upright), nil)
     }
 }
+
+extension PlanarJPEG {
+    /// The chroma subsamplings TurboJPEG 2.1 knows, by name (so callers need no C import).
+    enum Sampling: String, Sendable, CaseIterable {
+        case s444 = "4:4:4", s422 = "4:2:2", s420 = "4:2:0", grey, s440 = "4:4:0", s411 = "4:1:1"
+
+        init?(_ value: TJSAMP) {
+            switch value {
+            case TJSAMP_444: self = .s444
+            case TJSAMP_422: self = .s422
+            case TJSAMP_420: self = .s420
+            case TJSAMP_GRAY: self = .grey
+            case TJSAMP_440: self = .s440
+            case TJSAMP_411: self = .s411
+            default: return nil
+            }
+        }
+
+        var turbo: TJSAMP {
+            switch self {
+            case .s444: return TJSAMP_444
+            case .s422: return TJSAMP_422
+            case .s420: return TJSAMP_420
+            case .grey: return TJSAMP_GRAY
+            case .s440: return TJSAMP_440
+            case .s411: return TJSAMP_411
+            }
+        }
+    }
+
+    /// The subsampling of a JPEG's header, nil when unreadable or not one TurboJPEG names.
+    static func sampling(of jpeg: Data) -> Sampling? {
+        jpeg.withUnsafeBytes { header($0) }.flatMap { Sampling($0.subsampling) }
+    }
+
+    /// Encodes RGB pixels with TurboJPEG at a chosen subsampling (grey keeps luma only): a JFIF file with no
+    /// other metadata. Nil with libjpeg-turbo's reason on failure. (Test material for every subsampling a camera
+    /// may write; libvips 8.14 only writes 4:2:0 and 4:4:4.)
+    static func compress(_ image: RGBImage, sampling: Sampling, quality: Int) -> (jpeg: Data?, failure: String?) {
+        guard let encoder = tjInitCompress() else { return (nil, "TurboJPEG could not start") }
+        defer { tjDestroy(encoder) }
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize: UInt = 0
+        defer { if let output { tjFree(output) } }
+        let rc = image.pixels.withUnsafeBufferPointer { pixels in
+            tjCompress2(encoder, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                        &output, &outputSize, Int32(sampling.turbo.rawValue), Int32(min(max(quality, 1), 100)), 0)
+        }
+        guard rc == 0, let output, outputSize > 0 else { return (nil, String(cString: tjGetErrorStr2(encoder))) }
+        return (Data(bytes: output, count: Int(outputSize)), nil)
+    }
+}
