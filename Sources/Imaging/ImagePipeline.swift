@@ -228,7 +228,10 @@ public final class ImagePipeline: Sendable {
         let result = ThumbnailResult()
         let orientation = info.orientation, quality = thumbnailQuality
         let worker = Thread {
-            defer { result.done.signal() }
+            defer {
+                Vips.threadFinished()
+                result.done.signal()
+            }
             let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: thumbnailSide) }
             guard let upright = rgb.image,
                   let small = try? ImagePipeline.fit(upright, in: thumbnailSide),

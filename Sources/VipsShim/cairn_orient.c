@@ -68,7 +68,19 @@ int cairn_orient_plane(const unsigned char *src, int sw, int sh, int sstride, in
             if (xstep == b) {
                 memcpy(d, s, (size_t)ow * (size_t)bpp);
             } else if (bpp == 1) {
-                for (int x = 0; x < ow; x++) d[x] = s[-x];
+                int x = 0;
+#if defined(__SSE2__)
+                /* 16 bytes at a time: load the 16 source bytes ending at s - x, reverse them. */
+                for (; x + 16 <= ow; x += 16) {
+                    __m128i v = _mm_loadu_si128((const __m128i *)(s - x - 15));
+                    v = _mm_shuffle_epi32(v, 0x1B);
+                    v = _mm_shufflelo_epi16(v, 0xB1);
+                    v = _mm_shufflehi_epi16(v, 0xB1);
+                    v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+                    _mm_storeu_si128((__m128i *)(d + x), v);
+                }
+#endif
+                for (; x < ow; x++) d[x] = s[-x];
             } else {
                 for (int x = 0; x < ow; x++) memcpy(d + (ptrdiff_t)x * b, s - (ptrdiff_t)x * b, (size_t)bpp);
             }
