@@ -233,10 +233,8 @@ public final class ImagePipeline: Sendable {
                 result.done.signal()
             }
             let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: thumbnailSide) }
-            guard let upright = rgb.image,
-                  let small = try? ImagePipeline.fit(upright, in: thumbnailSide),
-                  let jpeg = try? VipsImageRef.fromRGB(small).jpeg(quality: quality) else { return }
-            result.value = Thumbnail(jpeg: jpeg, width: small.width, height: small.height)
+            guard let upright = rgb.image else { return }
+            result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality)
         }
         worker.start()
         let full = PlanarJPEG.upright(bytes, orientation: info.orientation, quality: fullSizeQuality)
@@ -246,18 +244,18 @@ public final class ImagePipeline: Sendable {
         return (jpeg, full.width, full.height, thumbnail)
     }
 
-    /// `image` shrunk with libvips (lanczos3) so its longer side is at most `side` (unchanged when it fits).
-    private static func fit(_ image: RGBImage, in side: Int) throws -> RGBImage {
+    /// `image` shrunk with libvips (lanczos3, as `resize`) so its longer side is at most `side` (never enlarged),
+    /// encoded as a metadata-free JPEG.
+    private static func thumbnail(of image: RGBImage, fittingIn side: Int, quality: Int) throws -> Thumbnail {
         let longer = max(image.width, image.height)
-        guard longer > side else { return image }
-        let scale = Double(side) / Double(longer)
+        let scale = longer > side ? Double(side) / Double(longer) : 1
         let width = max(1, Int((Double(image.width) * scale).rounded()))
         let height = max(1, Int((Double(image.height) * scale).rounded()))
-        let resized = try VipsImageRef.fromRGB(image).resized(width: width, height: height).srgb8()
-        guard let rgb = RGBImage(checkingWidth: resized.width, height: resized.height, pixels: try resized.memory()) else {
-            throw ImagingError(.writeFailed, libraryDetail: "unexpected pixel layout")
+        var small = try VipsImageRef.fromRGB(image)
+        if width != image.width || height != image.height {
+            small = try small.resized(width: width, height: height).srgb8()
         }
-        return rgb
+        return Thumbnail(jpeg: try small.jpeg(quality: quality), width: width, height: height)
     }
 
     /// The lossless result, or nil when the source needs the re-encode path.
