@@ -178,3 +178,27 @@ func ingestTurnsEveryOrientationUprightWithOddSizes(sampling: PlanarJPEG.Samplin
     }
     #expect(PlanarJPEG.sampling(of: Data()) == nil)
 }
+
+@Test func planarIngestsRunFromSeveralThreadsAtOnce() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = Fixtures.markerImage(width: 96, height: 64)
+    let source = try taggedSource(upright, sampling: .s420, orientation: 6, in: dir)
+    final class Outcomes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var paths: [IngestPath] = []
+        private var errors = 0
+        func add(_ path: IngestPath?) {
+            lock.lock(); defer { lock.unlock() }
+            if let path { paths.append(path) } else { errors += 1 }
+        }
+        var summary: (paths: [IngestPath], errors: Int) { lock.lock(); defer { lock.unlock() }; return (paths, errors) }
+    }
+    let outcomes = Outcomes()
+    // Every worker of the shared queue is busy here: the thumbnail threads must still run.
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        let photo = try? pipeline.ingest(source, thumbnailSide: 32, verify: verifyClean)
+        outcomes.add(photo.flatMap { $0.width == 96 && $0.height == 64 && $0.thumbnailWidth == 32 ? $0.path : nil })
+    }
+    #expect(outcomes.summary.errors == 0)
+    #expect(outcomes.summary.paths == Array(repeating: .planarReencode, count: 8))
+}
