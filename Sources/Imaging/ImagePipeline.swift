@@ -41,34 +41,43 @@ public final class ImagePipeline: Sendable {
                        verify: (Data) throws -> Void) throws -> IngestedPhoto {
         precondition(thumbnailSide > 0, "thumbnailSide must be positive")
         try checkBytes(data)
-        let (full, info, width, height, path) = try data.withUnsafeBytes {
-            (bytes: UnsafeRawBufferPointer) throws -> (Data, ImageInfo, Int, Int, IngestPath) in
+        let (full, info, width, height, path, madeThumbnail) = try data.withUnsafeBytes {
+            (bytes: UnsafeRawBufferPointer) throws -> (Data, ImageInfo, Int, Int, IngestPath, Thumbnail?) in
             let format = try detectFormat(bytes)
             let image = try open(bytes, format: format, sequential: false)
             let info = try headerInfo(of: image, format: format)
+            if format == .jpeg, strategy == .automatic, info.orientation != 1,
+               let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide) {
+                return (planar.jpeg, info, planar.width, planar.height, .planarReencode, planar.thumbnail)
+            }
             if format == .jpeg, strategy != .alwaysReencode,
                info.orientation == 1 || strategy == .losslessWherePossible,
                let lossless = losslessUpright(bytes, image: image, info: info) {
-                return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path)
+                return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path, nil)
             }
             let upright = try image.autorotated().srgb8()
             let jpeg = try upright.jpeg(quality: fullSizeQuality)
-            return (jpeg, info, upright.width, upright.height, .reencode)
+            return (jpeg, info, upright.width, upright.height, .reencode, nil)
         }
         try checkClean(full)
         try verify(full)
 
-        // Shrink-on-load from the new JPEG (cheap: DCT scaling), which also proves it decodes. (Shrinking the
-        // re-encode path's pixels instead was measured 10x slower: with the cache off libvips recomputes them.)
-        let thumbnail = try full.withUnsafeBytes { bytes in
-            try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: thumbnailSide, height: thumbnailSide),
-                                  orThrow: .writeFailed).srgb8()
+        let thumbnail: Thumbnail
+        if let madeThumbnail {
+            thumbnail = madeThumbnail
+        } else {
+            // Shrink-on-load from the new JPEG (cheap: DCT scaling), which also proves it decodes. (Shrinking the
+            // re-encode path's pixels instead was measured 10x slower: with the cache off libvips recomputes them.)
+            let small = try full.withUnsafeBytes { bytes in
+                try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: thumbnailSide, height: thumbnailSide),
+                                      orThrow: .writeFailed).srgb8()
+            }
+            thumbnail = Thumbnail(jpeg: try small.jpeg(quality: thumbnailQuality), width: small.width, height: small.height)
         }
-        let thumbnailJPEG = try thumbnail.jpeg(quality: thumbnailQuality)
-        try checkClean(thumbnailJPEG)
-        try verify(thumbnailJPEG)
+        try checkClean(thumbnail.jpeg)
+        try verify(thumbnail.jpeg)
 
-        return IngestedPhoto(jpeg: full, thumbnail: thumbnailJPEG, width: width, height: height,
+        return IngestedPhoto(jpeg: full, thumbnail: thumbnail.jpeg, width: width, height: height,
                              thumbnailWidth: thumbnail.width, thumbnailHeight: thumbnail.height,
                              captureDate: info.captureDate, sourceFormat: info.format, path: path)
     }
@@ -187,6 +196,66 @@ public final class ImagePipeline: Sendable {
             captureDate = (try? ExifReader.read(exif))?.captureDate
         }
         return ImageInfo(format: format, width: width, height: height, orientation: orientation, captureDate: captureDate)
+    }
+
+    /// A finished thumbnail JPEG and its size.
+    private struct Thumbnail: Sendable {
+        let jpeg: Data
+        let width: Int
+        let height: Int
+    }
+
+    /// Carries the thumbnail thread's result back (written once before `done` is signalled, read after).
+    private final class ThumbnailResult: @unchecked Sendable {
+        var value: Thumbnail?
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// The planar re-encode of a JPEG that must turn, with its thumbnail made at the same time on a second
+    /// thread from the source; nil (the caller takes the libvips route) when the JPEG is not YCbCr or grey, has a
+    /// non-sRGB profile, has a subsampling that cannot turn, or when libjpeg-turbo reports any error or warning.
+    private func planarUpright(_ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
+                               thumbnailSide: Int) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
+        guard let header = PlanarJPEG.header(bytes), PlanarJPEG.canTurn(header, orientation: info.orientation) else {
+            return nil
+        }
+        // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by libvips.
+        if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
+
+        // The thumbnail on its own thread (a Thread, not a shared queue: a caller may already be filling the
+        // queue's worker threads, and this one must run now). It reads its own copy of `data` (copy-on-write:
+        // no bytes are copied).
+        let result = ThumbnailResult()
+        let orientation = info.orientation, quality = thumbnailQuality
+        let worker = Thread {
+            defer {
+                Vips.threadFinished()
+                result.done.signal()
+            }
+            let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: thumbnailSide) }
+            guard let upright = rgb.image else { return }
+            result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality)
+        }
+        worker.start()
+        let full = PlanarJPEG.upright(bytes, orientation: info.orientation, quality: fullSizeQuality)
+        result.done.wait()
+        guard let jpeg = full.jpeg, full.width == info.width, full.height == info.height, let thumbnail = result.value
+        else { return nil }
+        return (jpeg, full.width, full.height, thumbnail)
+    }
+
+    /// `image` shrunk with libvips (lanczos3, as `resize`) so its longer side is at most `side` (never enlarged),
+    /// encoded as a metadata-free JPEG.
+    private static func thumbnail(of image: RGBImage, fittingIn side: Int, quality: Int) throws -> Thumbnail {
+        let longer = max(image.width, image.height)
+        let scale = longer > side ? Double(side) / Double(longer) : 1
+        let width = max(1, Int((Double(image.width) * scale).rounded()))
+        let height = max(1, Int((Double(image.height) * scale).rounded()))
+        var small = try VipsImageRef.fromRGB(image)
+        if width != image.width || height != image.height {
+            small = try small.resized(width: width, height: height).srgb8()
+        }
+        return Thumbnail(jpeg: try small.jpeg(quality: quality), width: width, height: height)
     }
 
     /// The lossless result, or nil when the source needs the re-encode path.

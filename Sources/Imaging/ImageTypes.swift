@@ -42,6 +42,10 @@ public enum IngestPath: String, Sendable, Equatable {
     /// JPEG source turned upright losslessly: DCT coefficients rotated/flipped with libjpeg-turbo's
     /// tjTransform (COPYNONE), so no generation loss.
     case losslessTransform
+    /// JPEG source that must turn: decoded by libjpeg-turbo to Y/Cb/Cr planes (no colour conversion), each
+    /// plane turned upright, encoded again (quality 90) with no metadata; the thumbnail is made from the
+    /// source at the same time on a second thread (decoded at a reduced DCT scale).
+    case planarReencode
     /// Decoded, turned upright, converted to sRGB and encoded again by libvips (quality 90), with no metadata.
     case reencode
 }
@@ -49,12 +53,13 @@ public enum IngestPath: String, Sendable, Equatable {
 /// Which path `ImagePipeline.ingest` may take for a JPEG source (other formats are always re-encoded).
 public enum IngestStrategy: Sendable, Equatable {
     /// The default, chosen by measurement (see the cairn-bench `ingest` section): segment copy when the photo
-    /// is already upright; re-encode when it must turn, because at 12 MP the lossless turn costs as much CPU as
-    /// a re-encode, runs on one thread and peaks about 70-100 MB higher.
+    /// is already upright; the planar re-encode (`IngestPath.planarReencode`) when a YCbCr or grey JPEG
+    /// without a non-sRGB profile must turn; libvips re-encode for everything else (CMYK, other profiles, any
+    /// libjpeg-turbo warning). The lossless turn is not the default: at 12 MP it costs more CPU than a re-encode.
     case automatic
     /// Lossless whenever the JPEG allows it, turns included: no generation loss, more memory and time.
     case losslessWherePossible
-    /// Always decode and encode again.
+    /// Always decode and encode again with libvips (the `IngestPath.reencode` route).
     case alwaysReencode
 }
 

@@ -14,7 +14,11 @@ enum JPEGSegments {
             while i < n {
                 if inScan {
                     // Entropy-coded data: skip until a marker other than a stuffed 0xFF00 or a restart marker.
-                    guard b[i] == 0xFF, i + 1 < n else { i += 1; continue }
+                    // (memchr finds the next 0xFF: a byte-by-byte walk cost 3 ms on a 3 MB file.)
+                    guard let base = raw.baseAddress,
+                          let found = memchr(base + i, 0xFF, n - i) else { return "no end-of-image marker" }
+                    i = base.distance(to: UnsafeRawPointer(found))
+                    guard i + 1 < n else { i += 1; continue }
                     let next = b[i + 1]
                     if next == 0x00 || (0xD0...0xD7).contains(next) || next == 0xFF { i += 1; continue }
                     inScan = false

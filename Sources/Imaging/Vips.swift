@@ -11,6 +11,9 @@ enum Vips {
         guard started else { throw ImagingError(.writeFailed, libraryDetail: "libvips failed to start") }
     }
 
+    /// Frees libvips' per-thread buffers; call last in a thread Cairn started that used libvips.
+    static func threadFinished() { cairn_vips_thread_shutdown() }
+
     /// Takes (and clears) libvips' error text.
     static func takeError() -> String {
         guard let text = cairn_vips_error_take() else { return "" }

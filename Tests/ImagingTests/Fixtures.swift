@@ -71,6 +71,67 @@ enum Fixtures {
         return RGBImage(width: w, height: h, pixels: out)
     }
 
+    /// What a camera stores so that EXIF `orientation` (1-8) shows `upright`: the inverse of the turn a viewer
+    /// applies. (Orientation 6 gives the same picture as `rotatedCounterClockwise`.)
+    static func stored(_ upright: RGBImage, forOrientation orientation: Int) -> RGBImage {
+        let swapped = orientation >= 5
+        let sw = swapped ? upright.height : upright.width, sh = swapped ? upright.width : upright.height
+        var out = [UInt8](repeating: 0, count: sw * sh * 3)
+        for y in 0..<upright.height {
+            for x in 0..<upright.width {
+                // The stored sample a viewer shows at upright (x, y), per the EXIF definitions.
+                let (sx, sy): (Int, Int)
+                switch orientation {
+                case 2: (sx, sy) = (sw - 1 - x, y)
+                case 3: (sx, sy) = (sw - 1 - x, sh - 1 - y)
+                case 4: (sx, sy) = (x, sh - 1 - y)
+                case 5: (sx, sy) = (y, x)
+                case 6: (sx, sy) = (y, sh - 1 - x)
+                case 7: (sx, sy) = (sw - 1 - y, sh - 1 - x)
+                case 8: (sx, sy) = (sw - 1 - y, x)
+                default: (sx, sy) = (x, y)
+                }
+                let p = upright.pixel(x: x, y: y)
+                let i = (sy * sw + sx) * 3
+                out[i] = p.r; out[i + 1] = p.g; out[i + 2] = p.b
+            }
+        }
+        return RGBImage(width: sw, height: sh, pixels: out)
+    }
+
+    /// A minimal ICC v2 display profile with the Adobe RGB (1998) primaries and gamma (matrix/TRC, D50): a
+    /// valid non-sRGB profile for the colour-conversion route (none ships on this machine).
+    static func adobeRGBProfile() -> Data {
+        func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func s15(_ v: Double) -> [UInt8] { u32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
+        func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] { Array("XYZ ".utf8) + [0, 0, 0, 0] + s15(x) + s15(y) + s15(z) }
+        let name = Array("Adobe RGB (1998)".utf8) + [0]
+        let desc = Array("desc".utf8) + [0, 0, 0, 0] + u32(UInt32(name.count)) + name + u32(0) + u32(0)
+            + [0, 0, 0] + [UInt8](repeating: 0, count: 67)
+        let text = Array("text".utf8) + [0, 0, 0, 0] + Array("No copyright, test profile".utf8) + [0]
+        let curve = Array("curv".utf8) + [0, 0, 0, 0] + u32(1) + [0x02, 0x33] + [0, 0]  // gamma 563/256
+        let tags: [(String, [UInt8])] = [
+            ("desc", desc), ("cprt", text), ("wtpt", xyz(0.9642, 1.0, 0.8249)),
+            ("rXYZ", xyz(0.60974, 0.31111, 0.01947)), ("gXYZ", xyz(0.20528, 0.62567, 0.06087)),
+            ("bXYZ", xyz(0.14919, 0.06322, 0.74457)), ("rTRC", curve), ("gTRC", curve), ("bTRC", curve),
+        ]
+        var table: [UInt8] = u32(UInt32(tags.count)), body: [UInt8] = []
+        let bodyStart = 128 + 4 + tags.count * 12
+        for (signature, data) in tags {
+            table += Array(signature.utf8) + u32(UInt32(bodyStart + body.count)) + u32(UInt32(data.count))
+            body += data
+            while body.count % 4 != 0 { body.append(0) }
+        }
+        var header = [UInt8](repeating: 0, count: 128)
+        let fields: [(Int, [UInt8])] = [
+            (0, u32(UInt32(128 + table.count + body.count))), (8, [0x02, 0x10, 0, 0]), (12, Array("mntr".utf8)),
+            (16, Array("RGB ".utf8)), (20, Array("XYZ ".utf8)), (24, [0x07, 0xE8, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]),
+            (36, Array("acsp".utf8)), (68, s15(0.9642) + s15(1.0) + s15(0.8249)),
+        ]
+        for (offset, bytes) in fields { header.replaceSubrange(offset..<(offset + bytes.count), with: bytes) }
+        return Data(header + table + body)
+    }
+
     /// Converts a file with the `vips` tool (format chosen by the target's extension), with no metadata.
     static func convert(_ data: Data, to name: String, in dir: TempDir, sourceName: String = "source.jpg") throws -> Data {
         let source = dir.file(sourceName)

@@ -245,7 +245,7 @@ func ingestTurnsOrientation6UprightOnEveryPathAndDropsGPS() throws {
     let (tagged, upright) = try orientation6JPEG(width: 64, height: 48, in: dir)
     #expect(try Fixtures.metadataGroups(tagged, in: dir).contains("GPS"))
     let expected: [(IngestStrategy, IngestPath)] = [
-        (.automatic, .reencode), (.losslessWherePossible, .losslessTransform), (.alwaysReencode, .reencode),
+        (.automatic, .planarReencode), (.losslessWherePossible, .losslessTransform), (.alwaysReencode, .reencode),
     ]
     for (strategy, path) in expected {
         let photo = try pipeline.ingest(tagged, strategy: strategy) {

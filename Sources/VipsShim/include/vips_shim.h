@@ -14,6 +14,9 @@ int cairn_vips_init(void);
 /* The error text libvips collected since the last call (a copy to release with cairn_free; may be empty),
  * and clears it. */
 char *cairn_vips_error_take(void);
+/* Frees libvips' thread-private buffers: call at the end of a thread Cairn started itself that used libvips
+ * (libvips' own pool threads and the main thread need no call). */
+void cairn_vips_thread_shutdown(void);
 void cairn_free(void *p);
 
 /* The loader class libvips picks for these bytes by their signature ("VipsForeignLoadJpegBuffer", ...), NULL if none. */

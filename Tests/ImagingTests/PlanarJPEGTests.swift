@@ -1,0 +1,204 @@
+import CairnCore
+import Foundation
+import PhotoMetadata
+import Testing
+@testable import Imaging
+
+private let pipeline = ImagePipeline()
+
+private func verifyClean(_ data: Data) throws { try MetadataInspector.verifyClean(data, allowList: .cairnJPEG) }
+
+private func kind(of body: () throws -> Any) -> ImagingError.Kind? {
+    do { _ = try body(); return nil } catch let error as ImagingError { return error.kind } catch { return nil }
+}
+
+/// The marker picture as a greyscale JPEG decodes it (BT.601 luma in all three channels).
+private func luma(_ image: RGBImage) -> RGBImage {
+    var out = image.pixels
+    for i in stride(from: 0, to: out.count, by: 3) {
+        let y = (299 * Int(out[i]) + 587 * Int(out[i + 1]) + 114 * Int(out[i + 2]) + 500) / 1000
+        out[i] = UInt8(y); out[i + 1] = UInt8(y); out[i + 2] = UInt8(y)
+    }
+    return RGBImage(width: image.width, height: image.height, pixels: out)
+}
+
+/// A TurboJPEG-encoded picture stored for `orientation`, tagged by exiftool with the orientation and GPS.
+private func taggedSource(_ upright: RGBImage, sampling: PlanarJPEG.Sampling, orientation: Int,
+                          in dir: Fixtures.TempDir) throws -> Data {
+    let stored = Fixtures.stored(upright, forOrientation: orientation)
+    let jpeg = try #require(PlanarJPEG.compress(stored, sampling: sampling, quality: 95).jpeg)
+    return try Fixtures.exiftool(jpeg, ["-n", "-Orientation=\(orientation)", "-GPSLatitude=48.8566",
+                                        "-GPSLatitudeRef=N", "-DateTimeOriginal=2024:05:06 07:08:09"],
+                                 in: dir, name: "o\(orientation)-\(sampling).jpg")
+}
+
+@Test func storedPictureForOrientation6IsTheCounterClockwiseTurn() {
+    let upright = Fixtures.markerImage(width: 7, height: 5)
+    #expect(Fixtures.stored(upright, forOrientation: 6) == Fixtures.rotatedCounterClockwise(upright))
+    #expect(Fixtures.stored(upright, forOrientation: 1) == upright)
+}
+
+@Test(arguments: [PlanarJPEG.Sampling.s420, .s422, .s444, .grey])
+func ingestTurnsEveryOrientationUprightWithOddSizes(sampling: PlanarJPEG.Sampling) throws {
+    let dir = try Fixtures.TempDir()
+    let marker = Fixtures.markerImage(width: 67, height: 45)
+    let upright = sampling == .grey ? luma(marker) : marker
+    for orientation in 1...8 {
+        let source = try taggedSource(marker, sampling: sampling, orientation: orientation, in: dir)
+        #expect(PlanarJPEG.sampling(of: source) == sampling)
+        let photo = try pipeline.ingest(source, verify: verifyClean)
+        #expect(photo.path == (orientation == 1 ? .segmentCopy : .planarReencode), "orientation \(orientation)")
+        #expect(photo.width == 67 && photo.height == 45)
+        #expect(photo.captureDate != nil)
+        if orientation != 1 {
+            // A quarter turn swaps 4:2:2 for 4:4:0; the others keep their subsampling.
+            let turned = orientation >= 5 && sampling == .s422 ? PlanarJPEG.Sampling.s440 : sampling
+            #expect(PlanarJPEG.sampling(of: photo.jpeg) == turned)
+            #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [], "orientation \(orientation)")
+        }
+        #expect(photo.jpeg.prefix(11) == Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]))
+        let decoded = try pipeline.decodeRGB(photo.jpeg)
+        #expect(decoded.width == 67 && decoded.height == 45)
+        // Measured: at most 8.5 for 4:2:0 (the source itself decodes at 6.6, libvips' own turn at 8.2; odd sizes
+        // move chroma by half a sample); any wrong turn of the marker is above 30.
+        #expect(Fixtures.meanDifference(decoded, upright) < 10, "orientation \(orientation)")
+        #expect(try pipeline.probe(photo.jpeg).orientation == 1)
+
+        // The thumbnail (already small enough: kept at 67 x 45) is upright too.
+        #expect(photo.thumbnailWidth == 67 && photo.thumbnailHeight == 45)
+        let thumbnail = try pipeline.decodeRGB(photo.thumbnail)
+        #expect(thumbnail.width == 67 && thumbnail.height == 45)
+        #expect(Fixtures.meanDifference(thumbnail, upright) < 10, "orientation \(orientation)")
+        if orientation == 6 { #expect(try Fixtures.metadataGroups(photo.thumbnail, in: dir) == []) }
+    }
+}
+
+@Test func planarThumbnailShrinksToTheSideAndStaysUpright() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = Fixtures.markerImage(width: 67, height: 45)
+    let expected = try pipeline.resize(upright, width: 20, height: 13)
+    for orientation in [3, 6, 8] {
+        let source = try taggedSource(upright, sampling: .s420, orientation: orientation, in: dir)
+        let photo = try pipeline.ingest(source, thumbnailSide: 20, verify: verifyClean)
+        #expect(photo.path == .planarReencode)
+        #expect(photo.thumbnailWidth == 20 && photo.thumbnailHeight == 13)
+        let thumbnail = try pipeline.decodeRGB(photo.thumbnail)
+        #expect(thumbnail.width == 20 && thumbnail.height == 13)
+        #expect(Fixtures.meanDifference(thumbnail, expected) < 16, "orientation \(orientation)")
+    }
+}
+
+@Test func thumbnailScaleIsTheSmallestDCTScaleThatKeepsTheSide() {
+    #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 512) == (1, 4))   // 1/8 would give 504
+    #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 504) == (1, 8))
+    #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 1009) == (3, 8))
+    #expect(PlanarJPEG.scale(forLongerSide: 67, atLeast: 20) == (3, 8))      // 26 px; 1/4 would give 17
+    #expect(PlanarJPEG.scale(forLongerSide: 100, atLeast: 512) == (1, 1))    // never enlarged
+    #expect(PlanarJPEG.scale(forLongerSide: 512, atLeast: 512) == (1, 1))
+}
+
+@Test func subsamplingSwapsOnAQuarterTurnOnly() {
+    #expect(PlanarJPEG.Sampling(PlanarJPEG.subsampling(PlanarJPEG.Sampling.s422.turbo, turnedBy: 6)!) == .s440)
+    #expect(PlanarJPEG.Sampling(PlanarJPEG.subsampling(PlanarJPEG.Sampling.s440.turbo, turnedBy: 8)!) == .s422)
+    #expect(PlanarJPEG.Sampling(PlanarJPEG.subsampling(PlanarJPEG.Sampling.s422.turbo, turnedBy: 3)!) == .s422)
+    #expect(PlanarJPEG.Sampling(PlanarJPEG.subsampling(PlanarJPEG.Sampling.s420.turbo, turnedBy: 5)!) == .s420)
+    #expect(PlanarJPEG.subsampling(PlanarJPEG.Sampling.s411.turbo, turnedBy: 6) == nil)
+}
+
+@Test func a411JPEGTakesThePlanarPathForAFlipAndLibvipsForAQuarterTurn() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = Fixtures.markerImage(width: 64, height: 48)
+    for (orientation, path) in [(3, IngestPath.planarReencode), (6, .reencode)] {
+        let source = try taggedSource(upright, sampling: .s411, orientation: orientation, in: dir)
+        let photo = try pipeline.ingest(source, verify: verifyClean)
+        #expect(photo.path == path)
+        #expect(Fixtures.meanDifference(try pipeline.decodeRGB(photo.jpeg), upright) < 8)
+    }
+}
+
+@Test func aCMYKJPEGThatMustTurnTakesTheLibvipsRoute() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = Fixtures.markerImage(width: 64, height: 48)
+    try pipeline.encodeJPEG(Fixtures.rotatedCounterClockwise(upright), quality: 95).write(to: dir.file("m.jpg"))
+    try Fixtures.run("vips", ["colourspace", dir.file("m.jpg").path, dir.file("cmyk.jpg").path + "[strip]", "cmyk"])
+    let cmyk = try Fixtures.exiftool(try Data(contentsOf: dir.file("cmyk.jpg")), ["-n", "-Orientation=6"], in: dir)
+    let photo = try pipeline.ingest(cmyk, verify: verifyClean)
+    #expect(photo.path == .reencode)
+    #expect(photo.width == 64 && photo.height == 48)
+    #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [])
+    let top = try pipeline.decodeRGB(photo.jpeg).pixel(x: 8, y: 8)
+    #expect(top.r > 150 && top.b < 100)
+}
+
+@Test func anAdobeRGBJPEGThatMustTurnIsConvertedBylibvipsAndAnSRGBOneIsNot() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = Fixtures.markerImage(width: 64, height: 48)
+    let stored = try pipeline.encodeJPEG(Fixtures.rotatedCounterClockwise(upright), quality: 95)
+    try Fixtures.adobeRGBProfile().write(to: dir.file("adobe.icc"))
+    let adobe = try Fixtures.exiftool(stored, ["-n", "-Orientation=6", "-ICC_Profile<=" + dir.file("adobe.icc").path],
+                                      in: dir, name: "adobe.jpg")
+    #expect(try Fixtures.metadataGroups(adobe, in: dir).contains(where: { $0.hasPrefix("ICC") }))
+    let photo = try pipeline.ingest(adobe, verify: verifyClean)
+    #expect(photo.path == .reencode)
+    #expect(photo.width == 64 && photo.height == 48)
+    #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [])
+    let converted = try pipeline.decodeRGB(photo.jpeg)
+    let red = converted.pixel(x: 8, y: 8), blue = converted.pixel(x: 50, y: 20)
+    #expect(red.r > 150 && red.b < 100)
+    #expect(blue.b > 150 && blue.r < 100)
+
+    // The same picture with libvips' own sRGB profile needs no conversion: the planar path takes it.
+    try stored.write(to: dir.file("plain.jpg"))
+    try Fixtures.run("vips", ["icc_transform", dir.file("plain.jpg").path, dir.file("srgb.jpg").path, "srgb",
+                              "--input-profile", "srgb", "--embedded"])
+    let srgb = try Fixtures.exiftool(try Data(contentsOf: dir.file("srgb.jpg")), ["-n", "-Orientation=6"], in: dir,
+                                     name: "srgb-tagged.jpg")
+    let plain = try pipeline.ingest(srgb, verify: verifyClean)
+    #expect(plain.path == .planarReencode)
+    #expect(try Fixtures.metadataGroups(plain.jpeg, in: dir) == [])
+    #expect(Fixtures.meanDifference(try pipeline.decodeRGB(plain.jpeg), upright) < 8)
+}
+
+@Test func aTruncatedJPEGThatMustTurnIsRefusedAsCorrupt() throws {
+    let dir = try Fixtures.TempDir()
+    let source = try taggedSource(Fixtures.texturedImage(width: 320, height: 240), sampling: .s420, orientation: 6,
+                                  in: dir)
+    let truncated = Data(source.prefix(source.count * 7 / 10))
+    #expect(kind { try pipeline.ingest(truncated, verify: verifyClean) } == .corrupt)
+}
+
+@Test func planarCallsFailWithAReasonOnBytesThatAreNotAJPEG() {
+    let junk = Data("not a jpeg at all, just words".utf8)
+    junk.withUnsafeBytes { bytes in
+        let full = PlanarJPEG.upright(bytes, orientation: 6, quality: 90)
+        #expect(full.jpeg == nil && full.failure != nil)
+        let small = PlanarJPEG.uprightRGB(bytes, orientation: 6, atLeast: 16)
+        #expect(small.image == nil && small.failure != nil)
+        #expect(PlanarJPEG.header(bytes) == nil)
+    }
+    #expect(PlanarJPEG.sampling(of: Data()) == nil)
+}
+
+@Test func planarIngestsRunFromSeveralThreadsAtOnce() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = Fixtures.markerImage(width: 96, height: 64)
+    let source = try taggedSource(upright, sampling: .s420, orientation: 6, in: dir)
+    final class Outcomes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var paths: [IngestPath] = []
+        private var errors = 0
+        func add(_ path: IngestPath?) {
+            lock.lock(); defer { lock.unlock() }
+            if let path { paths.append(path) } else { errors += 1 }
+        }
+        var summary: (paths: [IngestPath], errors: Int) { lock.lock(); defer { lock.unlock() }; return (paths, errors) }
+    }
+    let outcomes = Outcomes()
+    // Every worker of the shared queue is busy here: the thumbnail threads must still run.
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        let photo = try? pipeline.ingest(source, thumbnailSide: 32, verify: verifyClean)
+        outcomes.add(photo.flatMap { $0.width == 96 && $0.height == 64 && $0.thumbnailWidth == 32 ? $0.path : nil })
+    }
+    #expect(outcomes.summary.errors == 0)
+    #expect(outcomes.summary.paths == Array(repeating: .planarReencode, count: 8))
+}
