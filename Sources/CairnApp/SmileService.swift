@@ -49,6 +49,8 @@ public final class SmileService: @unchecked Sendable {
     private let clock: any Clock
     private let lock = NSLock()
     private var pending: [String: SmilePendingUpload] = [:]
+    /// Waiting upload ids, oldest first (the cap drops from the front).
+    private var pendingOrder: [String] = []
 
     /// A service over an opened vault's database and photo store.
     public init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, pipeline: ImagePipeline,
@@ -184,11 +186,11 @@ public final class SmileService: @unchecked Sendable {
                                         expiresAt: clock.now().addingTimeInterval(Self.pendingLifetime))
         lock.withLock {
             dropExpired()
-            while pending.count >= Self.maximumPendingUploads,
-                  let oldest = pending.values.min(by: { $0.expiresAt < $1.expiresAt }) {
-                pending[oldest.id] = nil
+            while pending.count >= Self.maximumPendingUploads, !pendingOrder.isEmpty {
+                pending[pendingOrder.removeFirst()] = nil
             }
             pending[upload.id] = upload
+            pendingOrder.append(upload.id)
         }
         return upload
     }
@@ -213,7 +215,10 @@ public final class SmileService: @unchecked Sendable {
 
     /// Forgets a waiting upload (nothing was stored for it).
     public func discardUpload(_ id: String) {
-        lock.withLock { pending[id] = nil }
+        lock.withLock {
+            pending[id] = nil
+            pendingOrder.removeAll { $0 == id }
+        }
     }
 
     /// How many uploads are waiting (for tests and diagnostics).
@@ -230,6 +235,7 @@ public final class SmileService: @unchecked Sendable {
     private func dropExpired() {
         let now = clock.now()
         pending = pending.filter { $0.value.expiresAt > now }
+        pendingOrder.removeAll { pending[$0] == nil }
     }
 
     private static func randomKey() -> String {

@@ -125,14 +125,21 @@ public struct SmileAnalysis: Sendable {
     }
 }
 
+extension SmileAnalysis: CustomStringConvertible {
+    /// Sizes and the cascade's result, never the pixels.
+    public var description: String { "SmileAnalysis(\(sourceWidth)x\(sourceHeight), \(location))" }
+}
+
 /// A photo uploaded on the web page and held in memory for the crop page.
-public struct SmilePendingUpload: Sendable {
+public struct SmilePendingUpload: Sendable, CustomStringConvertible {
     /// A random key (32 hex characters) naming it in the crop page's address.
     public let id: String
     /// The cascade's result and the pixels.
     public let analysis: SmileAnalysis
     /// When it stops being available.
     public let expiresAt: Date
+    /// The id and the analysis summary, never the pixels.
+    public var description: String { "SmilePendingUpload(\(id), \(analysis))" }
 }
 
 /// A stored crop ready to be written out, with what was checked about it.
