@@ -161,7 +161,7 @@ enum SmilePages {
         let a = upload.analysis
         let preview = try smile.preview(of: a)
         let start = square ?? a.startingSquare
-        let found = a.proposedSquare != nil
+        let found = a.proposedSquare != nil && !a.proposalIsUncertain
         let candidates = a.candidates.enumerated().map { index, c in
             """
             <button type="button" class="button button-quiet smile-candidate" data-x="\(c.square.x)" data-y="\(c.square.y)" data-side="\(c.square.side)">Face \(index + 1)\(index == 0 ? " (largest)" : "")</button>
