@@ -171,6 +171,9 @@ private final class SmileSite {
     #expect(download.status == 200)
     #expect(download.header("Content-Disposition") == "attachment; filename=\"smile-\(String(entry.captureDate!.localDateTime.prefix(10)))-\(entry.shortID).jpg\"")
     #expect(download.body == stored, "exactly the stored bytes")
+    let anonymous = Request(method: .get, target: "/smile/photo/\(entry.id.rawValue)", headers: ["Host": Fixture.host])
+    #expect(site.app.handle(anonymous).status == 403, "crops are served only with the session cookie")
+    #expect(site.app.handle(anonymous).body != stored)
 }
 
 @Test func unknownSmileAddressesAndMethodsAreRefused() throws {
