@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Imaging
+import Smile
 import Storage
 
 /// One opened vault with every application service wired to it: the composition the CLI and the web share,
@@ -16,6 +17,8 @@ public final class CairnApplication: Sendable {
     public let photoStore: PhotoFileStore
     /// The one way photos enter the vault.
     public let photoIntake: PhotoIntake
+    /// The Smile journal.
+    public let smile: SmileService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -35,6 +38,8 @@ public final class CairnApplication: Sendable {
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
+        smile = SmileService(database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
+                             locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
     }

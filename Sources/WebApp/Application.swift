@@ -6,6 +6,8 @@ import Foundation
 public struct WebServices: Sendable {
     /// Vault-wide settings, onboarding state and "delete all data".
     public var settings: any SettingsServicing
+    /// The Smile journal; while nil, `/smile` shows the journal's placeholder page.
+    public var smile: SmileService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing) {
@@ -91,6 +93,9 @@ public struct WebApplication: Sendable {
             return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
         }
 
+        if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {
+            return try SmilePages.route(method: method, request: request, smile: smile, csrfToken: csrf)
+        }
         switch path {
         case "/":
             guard method == .get else { throw WebError.methodNotAllowed }

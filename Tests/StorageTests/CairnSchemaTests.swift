@@ -26,6 +26,30 @@ import Testing
                 """, "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "photos/e7/e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a.heic", "label",
                 "image/heic", 3024, 4032, 1_200_000, String(repeating: "0f", count: 32), "2026-11-30T09:16:30.250Z")
         },
+        "2026-11-30.smile": { db in
+            try db.execute("""
+                INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "5a1e0c3b-7d2f-4e8a-b6c9-0d1e2f3a4b5c", "photos/5a/5a1e0c3b-7d2f-4e8a-b6c9-0d1e2f3a4b5c.jpg", "smile",
+                "image/jpeg", 768, 768, 98_304, String(repeating: "cd", count: 32), "2026-11-30T10:00:00.000Z")
+            try db.execute("""
+                INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "6b2f1d4c-8e3a-4f9b-a7d0-1e2f3a4b5c6d", "photos/6b/6b2f1d4c-8e3a-4f9b-a7d0-1e2f3a4b5c6d.jpg", "smile",
+                "image/jpeg", 768, 768, 101_000, String(repeating: "ef", count: 32), "2026-11-30T10:05:00.000Z")
+            try db.execute("""
+                INSERT INTO smile_entries (id, photo_id, captured_local, captured_offset_seconds, note, detector,
+                    square_x, square_y, square_side, source_width, source_height, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "1c3e5a7b-9d0f-4a2c-8e4b-6d8f0a1c3e5b", "5a1e0c3b-7d2f-4e8a-b6c9-0d1e2f3a4b5c", "2026-11-29T08:30:00",
+                3600, "Ünïcode ✓ 'after' \"braces\"", "landmarks", 812, 1400, 604, 3024, 4032, "2026-11-30T10:00:00.000Z")
+            try db.execute("""
+                INSERT INTO smile_entries (id, photo_id, captured_local, captured_offset_seconds, note, detector,
+                    square_x, square_y, square_side, source_width, source_height, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "2d4f6b8c-0e1a-4b3d-9f5c-7e9a1b2d4f6c", "6b2f1d4c-8e3a-4f9b-a7d0-1e2f3a4b5c6d", nil, nil, "",
+                "manual", 0, 0, 300, 300, 400, "2026-11-30T10:05:00.000Z")
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }

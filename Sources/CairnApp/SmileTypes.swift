@@ -1,0 +1,196 @@
+import CairnCore
+import Foundation
+import PhotoMetadata
+import Smile
+import Storage
+
+/// Tag for Smile journal entries.
+public enum SmileEntryTag {}
+/// The identifier of one Smile journal entry.
+public typealias SmileEntryID = Identifier<SmileEntryTag>
+
+/// Who placed an entry's crop square: one of the cascade's steps, or the person.
+public enum SmileCropSource: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Face landmarks.
+    case landmarks
+    /// Colour analysis.
+    case colour
+    /// The person placed the square.
+    case manual
+
+    /// The cascade step as a source.
+    public init(_ detector: MouthDetector) {
+        switch detector {
+        case .landmarks: self = .landmarks
+        case .colour: self = .colour
+        }
+    }
+
+    /// Plain words for pages and the CLI.
+    public var label: String {
+        switch self {
+        case .landmarks: return "found by face landmarks"
+        case .colour: return "found by lip colour"
+        case .manual: return "placed by hand"
+        }
+    }
+}
+
+/// One confirmed entry of the Smile journal: a fixed-size square crop of the mouth and where it came from.
+public struct SmileEntry: Sendable, Equatable {
+    /// The entry's identifier.
+    public let id: SmileEntryID
+    /// The stored crop (a `SmileService.cropSide`-square JPEG with no metadata).
+    public let photo: StoredPhoto
+    /// When the original photo was taken, read from its EXIF before it was discarded; nil when it had none.
+    public let captureDate: CaptureDate?
+    /// The person's note (may be empty).
+    public let note: String
+    /// Who placed the square.
+    public let source: SmileCropSource
+    /// The crop square in the original photo's upright pixel coordinates.
+    public let square: CropSquare
+    /// The original photo's upright width.
+    public let sourceWidth: Int
+    /// The original photo's upright height.
+    public let sourceHeight: Int
+    /// When the entry was confirmed.
+    public let createdAt: Date
+
+    /// The first 8 characters of the identifier, as the CLI shows it (any unique prefix is accepted back).
+    public var shortID: String { String(id.rawValue.prefix(8)) }
+
+    /// The date to show: the capture date's day and time when known, else the day it was added (UTC).
+    public var displayDate: String {
+        if let captureDate {
+            let local = captureDate.localDateTime
+            return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(5))
+        }
+        return "added " + String(Timestamp.string(from: createdAt).prefix(10))
+    }
+
+    /// Sort key: capture time when known, else the time added.
+    var sortKey: String { captureDate?.localDateTime ?? Timestamp.string(from: createdAt) }
+}
+
+/// What the cascade made of a photo, held in memory only until a crop is confirmed or discarded. The
+/// decoded pixels never reach the disk.
+public struct SmileAnalysis: Sendable {
+    /// The photo's upright width.
+    public let sourceWidth: Int
+    /// The photo's upright height.
+    public let sourceHeight: Int
+    /// The capture date read from the original's EXIF.
+    public let captureDate: CaptureDate?
+    /// What the cascade proposes.
+    public let location: MouthLocation
+    /// The upright pixels (memory only).
+    let image: RGBImage
+
+    /// The proposed square (the largest face's mouth when there are several), or nil when nothing was found.
+    public var proposedSquare: CropSquare? { location.chosen?.square }
+
+    /// Where the square starts on the crop page: the proposal, else centred at half the shorter side.
+    public var startingSquare: CropSquare {
+        proposedSquare ?? MouthLocator.manualStartingSquare(width: sourceWidth, height: sourceHeight)
+    }
+
+    /// Every candidate, the chosen one first (several faces: one per face, largest first).
+    public var candidates: [MouthCandidate] { location.candidates }
+
+    /// Whether the proposal came from lip colour alone, without a face: the person must check it before it
+    /// is kept (see `SmileService`).
+    public var proposalIsUncertain: Bool {
+        guard let c = location.chosen else { return false }
+        return c.detector == .colour && c.faceBounds == nil
+    }
+
+    /// What to tell the person about the proposal, in plain words.
+    public var message: String {
+        if proposalIsUncertain { return SmileError.uncertainProposal.userMessage }
+        switch location {
+        case .found(let c):
+            return "Your smile was \(SmileCropSource(c.detector).label). Check the square and save it."
+        case .severalFaces(_, let others):
+            let count = others.count + 1
+            return "\(count) faces were found. The square is on the largest one; you can pick another face or move the square."
+        case .notFound(let reason):
+            return reason.userMessage
+        }
+    }
+
+    /// The source of `square`: the candidate's step when it is exactly a candidate's square, else manual.
+    public func source(of square: CropSquare) -> SmileCropSource {
+        candidates.first { $0.square == square }.map { SmileCropSource($0.detector) } ?? .manual
+    }
+}
+
+extension SmileAnalysis: CustomStringConvertible {
+    /// Sizes and the cascade's result, never the pixels.
+    public var description: String { "SmileAnalysis(\(sourceWidth)x\(sourceHeight), \(location))" }
+}
+
+/// A photo uploaded on the web page and held in memory for the crop page.
+public struct SmilePendingUpload: Sendable, CustomStringConvertible {
+    /// A random key (32 hex characters) naming it in the crop page's address.
+    public let id: String
+    /// The cascade's result and the pixels.
+    public let analysis: SmileAnalysis
+    /// When it stops being available.
+    public let expiresAt: Date
+    /// The id and the analysis summary, never the pixels.
+    public var description: String { "SmilePendingUpload(\(id), \(analysis))" }
+}
+
+/// A stored crop ready to be written out, with what was checked about it.
+public struct SmileExport: Sendable {
+    /// The entry.
+    public let entry: SmileEntry
+    /// Exactly the bytes that will be written (the stored file, not re-encoded).
+    public let jpeg: Data
+    /// Whether Cairn's metadata inspector found nothing beyond a JFIF header (checked just now).
+    public let containsNoMetadata: Bool
+    /// A file name for the download: `smile-<date>-<short id>.jpg`.
+    public var suggestedFileName: String {
+        let day = String(entry.sortKey.prefix(10))
+        return "smile-\(day)-\(entry.shortID).jpg"
+    }
+}
+
+/// Why the Smile journal refused an action. Messages never contain notes, paths or file names.
+public enum SmileError: CairnError, Equatable {
+    /// Nothing was found and no square was given: the person must place it.
+    case needsManualCrop(MouthNotFoundReason)
+    /// The square does not lie inside the photo.
+    case squareOutsidePhoto
+    /// The square is smaller than the smallest useful crop.
+    case squareTooSmall(minimum: Int)
+    /// No entry has this identifier.
+    case noSuchEntry
+    /// The identifier prefix matches several entries.
+    case ambiguousID
+    /// The note is longer than the limit.
+    case noteTooLong(limit: Int)
+    /// The uploaded photo is no longer held (it expired, was saved, or was discarded).
+    case uploadExpired
+    /// No face was found and the colour step's square is uncertain: the person must check or place it.
+    case uncertainProposal
+    /// A produced JPEG carried metadata (it is never written).
+    case outputNotClean
+
+    /// Plain English for the person.
+    public var userMessage: String {
+        switch self {
+        case .needsManualCrop(let reason): return reason.userMessage
+        case .squareOutsidePhoto: return "The square must lie inside the photo. Nothing was saved."
+        case .squareTooSmall(let minimum): return "The square must be at least \(minimum) pixels wide. Nothing was saved."
+        case .noSuchEntry: return "There is no smile entry with that ID. Run 'cairn smile list' to see the IDs."
+        case .ambiguousID: return "More than one smile entry starts with that ID. Give more of it."
+        case .noteTooLong(let limit): return "The note is longer than \(limit) characters. Nothing was saved."
+        case .uploadExpired: return "That photo is no longer held (photos waiting for a crop are kept in memory for a short while only). Please add it again."
+        case .uncertainProposal:
+            return "No face was found in this photo. Lip colour suggests a square, but it may not be your mouth: check it, or place the square yourself."
+        case .outputNotClean: return "The picture Cairn made did not pass its metadata check, so it was not written."
+        }
+    }
+}

@@ -1,0 +1,293 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Smile
+
+/// The Smile journal's pages: timeline, capture, crop (manual or checking the proposal), compare, export.
+///
+/// Routes (all behind the session cookie; POSTs need the CSRF token):
+/// - `GET /smile` timeline; `GET /smile/add` capture page (webcam or file); `POST /smile/upload` (raw image body,
+///   `X-CSRF-Token` header) holds the photo in memory and answers `{"next": "/smile/crop/ID"}`;
+/// - `GET /smile/crop/ID` crop page; `POST /smile/crop/ID` (x, y, side, note) saves; `POST /smile/crop/ID/discard`;
+/// - `GET /smile/photo/ENTRY` the stored crop; `GET /smile/compare?a=&b=` before/after slider;
+/// - `GET /smile/export/ENTRY` shows exactly the file; `POST /smile/export/ENTRY` downloads it (attachment).
+enum SmilePages {
+    /// The page script (external: the CSP allows no inline scripts).
+    static let script = "\n<script src=\"/assets/smile.js\" defer></script>"
+
+    static func route(method: HTTPMethod, request: Request, smile: SmileService, csrfToken: String) throws -> Response {
+        let rest = Array(request.path.split(separator: "/").map(String.init).dropFirst())  // after "smile"
+        let head = rest.first ?? "", id = rest.count > 1 ? rest[1] : ""
+        func only(_ allowed: HTTPMethod) throws {
+            guard method == allowed else { throw WebError.methodNotAllowed }
+        }
+        switch (head, rest.count) {
+        case ("", 0):
+            try only(.get)
+            return .html(timeline(try smile.entries(), added: request.query["added"]))
+        case ("add", 1):
+            try only(.get)
+            return .html(capture(csrfToken: csrfToken))
+        case ("upload", 1):
+            try only(.post)
+            return upload(request, smile: smile)
+        case ("crop", 2):
+            if method == .post { return try saveCrop(id: id, request: request, smile: smile, csrfToken: csrfToken) }
+            try only(.get)
+            return .html(try crop(try smile.pendingUpload(id), smile: smile, csrfToken: csrfToken))
+        case ("crop", 3) where rest[2] == "discard":
+            try only(.post)
+            smile.discardUpload(id)
+            return .redirect(to: "/smile")
+        case ("photo", 2):
+            try only(.get)
+            let entry = try smile.entry(matching: id)
+            return Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: try smile.cropJPEG(entry))
+        case ("compare", 1):
+            try only(.get)
+            return .html(try compare(entries: try smile.entries(), a: request.query["a"], b: request.query["b"]))
+        case ("export", 2):
+            let export = try smile.export(try smile.entry(matching: id))
+            if method == .get { return .html(exportPage(export, csrfToken: csrfToken)) }
+            try only(.post)
+            guard export.containsNoMetadata else { throw SmileError.outputNotClean }
+            return Response(status: 200, headers: [("Content-Type", "image/jpeg"),
+                                                   ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\"")],
+                            body: export.jpeg)
+        default:
+            throw WebError.notFound
+        }
+    }
+
+    // MARK: timeline
+
+    static func timeline(_ entries: [SmileEntry], added: String?) -> String {
+        let intro = """
+        <div class="page-intro">
+        <h1>Smile</h1>
+        <p class="lead">\(HTML.escape(Journal.smile.purpose))</p>
+        </div>
+        """
+        let notice = added.map { _ in "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>" } ?? ""
+        guard !entries.isEmpty else {
+            return Layout.page(title: "Smile", section: .smile, body: intro + notice + """
+            <section class="card empty-state" aria-labelledby="empty-title">
+            <h2 id="empty-title">Nothing here yet</h2>
+            <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
+            <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
+            </section>
+            """)
+        }
+        let items = entries.reversed().map { e in
+            """
+            <li class="card smile-entry">
+            <img class="smile-crop" src="/smile/photo/\(e.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Smile crop, \(HTML.escape(e.displayDate))">
+            <p class="smile-date">\(HTML.escape(e.displayDate))</p>
+            <p class="smile-meta">\(HTML.escape(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst()))</p>
+            \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(e.note))</p>")
+            <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a></p>
+            </li>
+            """
+        }.joined(separator: "\n")
+        let compareLink = entries.count >= 2
+            ? "<a class=\"button button-quiet\" href=\"/smile/compare\" id=\"smile-compare\">Compare two</a>" : ""
+        let body = intro + notice + """
+        <div class="smile-actions"><a class="button" href="/smile/add" id="smile-add">Add a photo</a>\(compareLink)</div>
+        <h2 class="visually-hidden">Your smile crops, newest first</h2>
+        <ol class="smile-timeline" aria-label="Smile crops, newest first" reversed>
+        \(items)
+        </ol>
+        """
+        return Layout.page(title: "Smile", section: .smile, body: body)
+    }
+
+    // MARK: capture
+
+    static func capture(csrfToken: String) -> String {
+        let body = """
+        <div class="page-intro">
+        <h1>Add a smile photo</h1>
+        <p class="lead">Use your camera or choose a photo. Cairn finds your mouth and shows you the square it will keep. Nothing is saved until you confirm the crop.</p>
+        </div>
+        <div class="smile-capture" id="smile-capture" data-csrf="\(HTML.escape(csrfToken))">
+        <section class="card" aria-labelledby="camera-title">
+        <h2 id="camera-title">Camera</h2>
+        <p class="help">Line your smile up inside the box. The camera picture stays in this browser until you take the photo.</p>
+        <div class="smile-camera">
+        <video id="smile-video" class="smile-video" autoplay playsinline muted></video>
+        <div class="smile-guide" aria-hidden="true"></div>
+        </div>
+        <div class="form-actions">
+        <button type="button" class="button button-quiet" id="smile-camera-start">Start camera</button>
+        <button type="button" class="button" id="smile-camera-take" disabled>Take photo</button>
+        </div>
+        </section>
+        <section class="card" aria-labelledby="file-title">
+        <h2 id="file-title">Choose a photo</h2>
+        <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
+        <div class="stack">
+        <label for="smile-file">Photo</label>
+        <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp">
+        </div>
+        </section>
+        <p class="notice" id="smile-status" role="status" hidden></p>
+        <noscript><p class="notice">This page needs JavaScript to send the photo to Cairn (still only to this computer). You can also add photos with <span class="kbd">cairn smile add</span>.</p></noscript>
+        </div>
+        """
+        return Layout.page(title: "Add a smile photo", section: .smile, body: body + script)
+    }
+
+    /// `POST /smile/upload`: the body is the photo itself. Answers JSON for the page's script.
+    static func upload(_ request: Request, smile: SmileService) -> Response {
+        func json(_ object: [String: String], status: Int) -> Response {
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return Response(status: status, headers: [("Content-Type", "application/json")], body: data)
+        }
+        guard !request.body.isEmpty else { return json(["error": "No photo arrived. Choose a photo and try again."], status: 400) }
+        do {
+            let upload = try smile.holdUpload(request.body)
+            return json(["next": "/smile/crop/\(upload.id)"], status: 200)
+        } catch let error as CairnError {
+            return json(["error": error.userMessage + " Nothing was stored."], status: 422)
+        } catch {
+            return json(["error": "The photo could not be read. Nothing was stored."], status: 422)
+        }
+    }
+
+    // MARK: crop
+
+    static func crop(_ upload: SmilePendingUpload, smile: SmileService, csrfToken: String, error: String? = nil,
+                     square: CropSquare? = nil, note: String = "") throws -> String {
+        let a = upload.analysis
+        let preview = try smile.preview(of: a)
+        let start = square ?? a.startingSquare
+        let found = a.proposedSquare != nil && !a.proposalIsUncertain
+        let candidates = a.candidates.enumerated().map { index, c in
+            """
+            <button type="button" class="button button-quiet smile-candidate" data-x="\(c.square.x)" data-y="\(c.square.y)" data-side="\(c.square.side)">Face \(index + 1)\(index == 0 ? " (largest)" : "")</button>
+            """
+        }.joined()
+        let errorHTML = error.map { "<p class=\"field-error\" id=\"crop-error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
+        let body = """
+        <div class="page-intro">
+        <h1>\(found ? "Check the crop" : "Place the square")</h1>
+        <p class="lead" id="smile-message">\(HTML.escape(a.message))</p>
+        </div>
+        \(errorHTML)
+        <form method="post" action="/smile/crop/\(upload.id)" class="smile-crop-form">\(Layout.csrfField(csrfToken))
+        <div class="smile-stage" id="smile-stage" data-width="\(a.sourceWidth)" data-height="\(a.sourceHeight)" data-min="\(SmileService.minimumSquareSide)">
+        <img class="smile-preview" id="smile-preview" src="data:image/jpeg;base64,\(preview.jpeg.base64EncodedString())" width="\(preview.width)" height="\(preview.height)" alt="Your photo, with the square that will be kept">
+        <div class="smile-square" id="smile-square" tabindex="0" role="group" aria-label="Crop square: drag it, or use the arrow keys; plus and minus change its size" hidden><span class="smile-handle" id="smile-handle"></span></div>
+        </div>
+        \(a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : "")
+        <fieldset class="smile-fields">
+        <legend>Square, in the photo's pixels (\(a.sourceWidth) × \(a.sourceHeight))</legend>
+        <div class="smile-field-row">
+        <label>Left <input type="number" name="x" id="smile-x" min="0" max="\(a.sourceWidth)" value="\(start.x)" required></label>
+        <label>Top <input type="number" name="y" id="smile-y" min="0" max="\(a.sourceHeight)" value="\(start.y)" required></label>
+        <label>Side <input type="number" name="side" id="smile-side" min="\(SmileService.minimumSquareSide)" max="\(min(a.sourceWidth, a.sourceHeight))" value="\(start.side)" required></label>
+        </div>
+        </fieldset>
+        <div class="stack">
+        <label for="smile-note-field">Note (optional)</label>
+        <input type="text" id="smile-note-field" name="note" maxlength="\(SmileService.maximumNoteLength)" value="\(HTML.escape(note))">
+        </div>
+        <div class="form-actions">
+        <button type="submit" class="button" id="smile-save">Save this crop</button>
+        <button type="submit" class="button button-quiet" formaction="/smile/crop/\(upload.id)/discard" formnovalidate id="smile-discard">Discard</button>
+        </div>
+        <p class="help">Only the square is kept, as a \(SmileService.cropSide) × \(SmileService.cropSide) picture with no metadata. The photo itself is never stored.</p>
+        </form>
+        """
+        return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: body + script)
+    }
+
+    static func saveCrop(id: String, request: Request, smile: SmileService, csrfToken: String) throws -> Response {
+        let form = request.form
+        let upload = try smile.pendingUpload(id)
+        let note = form["note"] ?? ""
+        guard let x = form["x"].flatMap({ Int($0) }), let y = form["y"].flatMap({ Int($0) }),
+              let side = form["side"].flatMap({ Int($0) }), x >= 0, y >= 0, side > 0 else {
+            return .html(try crop(upload, smile: smile, csrfToken: csrfToken, error: "Left, top and side must be whole numbers.", note: note), status: 400)
+        }
+        let square = CropSquare(x: x, y: y, side: side)
+        do {
+            let entry = try smile.confirmUpload(id, square: square, note: note)
+            return .redirect(to: "/smile?added=\(entry.shortID)")
+        } catch let error as SmileError where error != .uploadExpired {
+            return .html(try crop(upload, smile: smile, csrfToken: csrfToken, error: error.userMessage, square: square, note: note), status: 400)
+        }
+    }
+
+    // MARK: compare
+
+    static func compare(entries: [SmileEntry], a: String?, b: String?) throws -> String {
+        guard entries.count >= 2 else {
+            return Layout.page(title: "Compare", section: .smile, body: """
+            <section class="card empty-state"><h1>Compare two smiles</h1>
+            <p>Comparing needs at least two entries. Add another photo first.</p>
+            <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
+            """)
+        }
+        func pick(_ text: String?, default fallback: SmileEntry) -> SmileEntry {
+            guard let text, !text.isEmpty else { return fallback }
+            return entries.first { $0.id.rawValue == text } ?? fallback
+        }
+        let before = pick(a, default: entries.first!), after = pick(b, default: entries.last!)
+        func options(selected: SmileEntry) -> String {
+            entries.map { e in
+                "<option value=\"\(e.id.rawValue)\"\(e.id == selected.id ? " selected" : "")>\(HTML.escape(e.displayDate))\(e.note.isEmpty ? "" : " · " + HTML.escape(String(e.note.prefix(40))))</option>"
+            }.joined()
+        }
+        let body = """
+        <div class="page-intro">
+        <h1>Compare two smiles</h1>
+        <p class="lead">Slide to move between the two crops. Both are the same size, so they line up.</p>
+        </div>
+        <form method="get" action="/smile/compare" class="smile-pickers card">
+        <div class="stack"><label for="compare-a">Before</label><select id="compare-a" name="a">\(options(selected: before))</select></div>
+        <div class="stack"><label for="compare-b">After</label><select id="compare-b" name="b">\(options(selected: after))</select></div>
+        <button type="submit" class="button button-quiet" id="compare-show">Show</button>
+        </form>
+        <div class="smile-compare" id="smile-compare">
+        <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(HTML.escape(before.displayDate))"><figcaption>Before · \(HTML.escape(before.displayDate))</figcaption></figure>
+        <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(HTML.escape(after.displayDate))"><figcaption>After · \(HTML.escape(after.displayDate))</figcaption></figure>
+        </div>
+        <div class="smile-slider" id="smile-slider-row" hidden>
+        <label for="smile-slider">Before ↔ after</label>
+        <input type="range" id="smile-slider" min="0" max="100" value="50">
+        </div>
+        """
+        return Layout.page(title: "Compare", section: .smile, body: body + script)
+    }
+
+    // MARK: export
+
+    static func exportPage(_ export: SmileExport, csrfToken: String) -> String {
+        let e = export.entry
+        let check = export.containsNoMetadata
+            ? "Contains no metadata (checked): no date, place or camera details, only the picture."
+            : "This file did not pass the metadata check, so it cannot be exported."
+        let body = """
+        <section class="card smile-export" aria-labelledby="export-title">
+        <h1 id="export-title">Export this crop?</h1>
+        <p>This is exactly the file that will be saved to your downloads. Nothing else leaves Cairn.</p>
+        <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be exported">
+        <dl class="smile-facts">
+        <dt>File</dt><dd id="export-name">\(HTML.escape(export.suggestedFileName))</dd>
+        <dt>Picture</dt><dd id="export-dimensions">\(e.photo.width) × \(e.photo.height) JPEG</dd>
+        <dt>Size</dt><dd id="export-size">\(export.jpeg.count) bytes (\((export.jpeg.count + 500) / 1000) KB)</dd>
+        <dt>Date</dt><dd>\(HTML.escape(e.displayDate))</dd>
+        </dl>
+        <p class="consequence" id="export-check">\(HTML.escape(check))</p>
+        <form method="post" action="/smile/export/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
+        <div class="form-actions">
+        \(export.containsNoMetadata ? "<button type=\"submit\" class=\"button\" id=\"export-confirm\">Download this file</button>" : "")
+        <a class="button button-quiet" href="/smile">Cancel</a>
+        </div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Export", section: .smile, body: body)
+    }
+}

@@ -1,0 +1,254 @@
+import CairnApp
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Imaging
+import PhotoMetadata
+import Smile
+import Storage
+import Testing
+
+private func face(_ name: String) throws -> Data {
+    try Data(contentsOf: SharedData.faces.appendingPathComponent(name))
+}
+
+/// A clock the test moves forward.
+private final class SteppingClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var instant = Date(timeIntervalSince1970: 1_780_000_000)
+    func now() -> Date { lock.withLock { instant } }
+    var timeZone: TimeZone { TimeZone(identifier: "UTC")! }
+    func advance(by seconds: TimeInterval) { lock.withLock { instant += seconds } }
+}
+
+extension TestVault {
+    /// Checks the vault holds exactly the crops of `entries`: one 768 px JPEG file each, no temp file, no file the
+    /// size of an original, and matching rows.
+    func expectOnlyCrops(of entries: [SmileEntry], originals: [(Int, Int)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (files, rows) = try snapshot()
+        #expect(files.sorted() == entries.map { String($0.photo.relativePath.dropFirst("photos/".count)) }.sorted(),
+                "only the confirmed crops are in the photos folder", sourceLocation: sourceLocation)
+        #expect(!files.contains { $0.contains(".tmp") }, "no temp files", sourceLocation: sourceLocation)
+        #expect(rows == entries.count, sourceLocation: sourceLocation)
+        let smileRows = try app.database.read { try $0.scalar("SELECT count(*) FROM smile_entries", as: Int.self) }
+        #expect(smileRows == entries.count, sourceLocation: sourceLocation)
+        for file in files {
+            let info = try ImagePipeline().probe(Data(contentsOf: app.vault.photosDirectory.appendingPathComponent(file)))
+            #expect(info.width == SmileService.cropSide && info.height == SmileService.cropSide, sourceLocation: sourceLocation)
+            #expect(!originals.contains { $0 == (info.width, info.height) }, "no file has an original's size", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+@Test func aPortraitIsCroppedByLandmarksAndOnlyTheCleanSquareCropIsKept() throws {
+    let vault = try TestVault()
+    let original = try face("fr_obama.jpg")
+    let info = try ImagePipeline().probe(original)
+
+    let (analysis, entry) = try vault.app.smile.add(original, note: "  first one  ")
+
+    #expect(entry.source == .landmarks)
+    #expect(entry.note == "first one")
+    #expect(entry.captureDate == info.captureDate && entry.captureDate != nil, "capture date read from the original's EXIF")
+    #expect(entry.square == analysis.proposedSquare)
+    #expect(entry.square.fits(width: info.width, height: info.height))
+    #expect(entry.sourceWidth == info.width && entry.sourceHeight == info.height)
+    #expect(entry.photo.width == 768 && entry.photo.height == 768 && entry.photo.purpose == "smile")
+    try vault.expectOnlyCrops(of: [entry], originals: [(info.width, info.height)])
+    let url = try vault.app.photoStore.fileURL(for: entry.photo.id)
+    #expect(try MetadataAllowList.cairnJPEG.violations(in: MetadataInspector.inspect(Data(contentsOf: url))).isEmpty)
+    if ExiftoolProbe.isAvailable { #expect(try ExiftoolProbe.violations(at: url).isEmpty) }
+    #expect(try vault.app.smile.entries() == [entry])
+}
+
+@Test func aPhotoWithoutAFaceNeedsTheSquarePlacedByHandAndKeepsNothingUntilThen() throws {
+    let vault = try TestVault()
+    let original = try face("dogs.jpg")
+    let analysis = try vault.app.smile.analyse(original)
+    #expect(analysis.location.chosen?.detector != .landmarks)
+    #expect(analysis.proposalIsUncertain || analysis.proposedSquare == nil)
+    #expect(throws: SmileError.self) { try vault.app.smile.confirm(analysis) }
+    try vault.expectOnlyCrops(of: [])
+
+    let square = CropSquare(x: 100, y: 120, side: 300)
+    let entry = try vault.app.smile.confirm(analysis, square: square)
+    #expect(entry.source == .manual && entry.square == square)
+    try vault.expectOnlyCrops(of: [entry], originals: [(analysis.sourceWidth, analysis.sourceHeight)])
+}
+
+@Test(arguments: ["text file", "truncated JPEG", "empty file", "too many pixels"])
+func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
+    let vault = try TestVault()
+    var smile = vault.app.smile
+    let data: Data
+    switch kind {
+    case "text file": data = Data("my smile notes".utf8)
+    case "truncated JPEG": let full = try face("fr_obama.jpg"); data = full.prefix(full.count / 3)
+    case "empty file": data = Data()
+    default:
+        data = try face("fr_obama.jpg")
+        smile = SmileService(database: vault.app.database, photoStore: vault.app.photoStore, photoIntake: vault.app.photoIntake,
+                             pipeline: ImagePipeline(limits: ImageLimits(maxPixels: 500_000)),
+                             locator: MouthLocator(detector: nil), clock: vault.app.clock)
+    }
+    do {
+        _ = try smile.add(data)
+        Issue.record("\(kind) was accepted")
+    } catch let error as CairnError {
+        #expect(!error.userMessage.isEmpty)
+        #expect(!error.userMessage.contains("fr_obama"))
+    }
+    try vault.expectOnlyCrops(of: [])
+    #expect(smile.pendingUploadCount == 0)
+}
+
+@Test func aGrayscalePortraitStillFindsItsMouthAndAGrayscalePhotoWithoutAFaceSaysSo() throws {
+    let vault = try TestVault()
+    let pipeline = ImagePipeline()
+    func grayscale(_ name: String) throws -> Data {
+        var image = try pipeline.decodeRGB(face(name))
+        for i in stride(from: 0, to: image.pixels.count, by: 3) {
+            let y = (Int(image.pixels[i]) * 299 + Int(image.pixels[i + 1]) * 587 + Int(image.pixels[i + 2]) * 114) / 1000
+            image.pixels[i] = UInt8(y); image.pixels[i + 1] = UInt8(y); image.pixels[i + 2] = UInt8(y)
+        }
+        return try pipeline.encodeJPEG(image)
+    }
+    let (_, entry) = try vault.app.smile.add(try grayscale("fr_obama.jpg"))
+    #expect(entry.source == .landmarks)
+
+    let dogs = try vault.app.smile.analyse(try grayscale("dogs.jpg"))
+    #expect(dogs.location == .notFound(.grayscaleWithoutFace))
+    #expect(dogs.message.contains("black and white"))
+    #expect(throws: SmileError.needsManualCrop(.grayscaleWithoutFace)) { try vault.app.smile.confirm(dogs) }
+    try vault.expectOnlyCrops(of: [entry])
+}
+
+@Test func severalFacesProposeTheLargestAndOfferTheOthers() throws {
+    let vault = try TestVault()
+    let analysis = try vault.app.smile.analyse(try face("fr_two_people.jpg"))
+    guard case .severalFaces(let chosen, let others) = analysis.location else {
+        Issue.record("expected several faces, got \(analysis.location)")
+        return
+    }
+    #expect(analysis.message.hasPrefix("2 faces were found"))
+    #expect(chosen.square.side >= others[0].square.side)
+    let other = try vault.app.smile.confirm(analysis, square: others[0].square)
+    #expect(other.source == .landmarks, "a candidate's square keeps its detector")
+    let moved = CropSquare(x: others[0].square.x + 1, y: others[0].square.y, side: others[0].square.side)
+    #expect(try vault.app.smile.confirm(analysis, square: moved).source == .manual)
+}
+
+@Test func aTinyFaceIsTooSmallToCropAndStoresNothing() throws {
+    let vault = try TestVault()
+    let pipeline = ImagePipeline()
+    let small = try pipeline.encodeJPEG(try pipeline.resize(try pipeline.decodeRGB(face("fr_obama.jpg")), fittingIn: 110))
+    let analysis = try vault.app.smile.analyse(small)
+    #expect(analysis.proposedSquare == nil || analysis.proposalIsUncertain)
+    #expect(throws: SmileError.self) { try vault.app.smile.confirm(analysis) }
+    try vault.expectOnlyCrops(of: [])
+}
+
+@Test func squaresOutsideThePhotoTooSmallOrWithLongNotesAreRefused() throws {
+    let vault = try TestVault()
+    let analysis = try vault.app.smile.analyse(try face("fr_obama.jpg"))
+    #expect(throws: SmileError.squareOutsidePhoto) {
+        try vault.app.smile.confirm(analysis, square: CropSquare(x: analysis.sourceWidth - 100, y: 0, side: 200))
+    }
+    #expect(throws: SmileError.squareTooSmall(minimum: SmileService.minimumSquareSide)) {
+        try vault.app.smile.confirm(analysis, square: CropSquare(x: 0, y: 0, side: 10))
+    }
+    #expect(throws: SmileError.noteTooLong(limit: SmileService.maximumNoteLength)) {
+        try vault.app.smile.confirm(analysis, note: String(repeating: "x", count: SmileService.maximumNoteLength + 1))
+    }
+    try vault.expectOnlyCrops(of: [])
+}
+
+@Test func aFailureAfterTheCropFileIsWrittenLeavesNoFileAndNoRow() throws {
+    let vault = try TestVault()
+    let analysis = try vault.app.smile.analyse(try face("fr_obama.jpg"))
+    // Break the journal's table so the insert fails after the photo file was written in the same transaction.
+    try vault.app.database.write { try $0.execute("ALTER TABLE smile_entries RENAME TO smile_entries_gone") }
+    #expect(throws: (any Error).self) { try vault.app.smile.confirm(analysis) }
+    let (files, rows) = try vault.snapshot()
+    #expect(files.isEmpty, "the crop written before the failure was removed")
+    #expect(rows == 0)
+}
+
+@Test func theCaptureDateComesFromTheOriginalsEXIFAndSquaresAreInUprightPixels() throws {
+    let vault = try TestVault()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let original = try Data(contentsOf: CameraFixtures.cameraJPEG(in: scratch))
+    let info = try ImagePipeline().probe(original)
+    let analysis = try vault.app.smile.analyse(original)
+    #expect(analysis.sourceWidth == info.width && analysis.sourceHeight == info.height, "after the EXIF orientation")
+    let side = min(info.width, info.height) / 2
+    let entry = try vault.app.smile.confirm(analysis, square: CropSquare(x: info.width - side, y: info.height - side, side: side))
+    #expect(entry.captureDate == CaptureDate(localDateTime: "2024-05-06T07:08:09", utcOffsetSeconds: 7200))
+    #expect(entry.displayDate == "2024-05-06 07:08")
+    let stored = try vault.app.smile.entry(entry.id)
+    #expect(stored == entry)
+    try vault.expectOnlyCrops(of: [entry], originals: [(info.width, info.height)])
+}
+
+@Test func uploadsWaitInMemoryOnlyUntilConfirmedDiscardedOrExpired() throws {
+    let clock = SteppingClock()
+    let vault = try TestVault(clock: clock)
+    let smile = vault.app.smile
+    let upload = try smile.holdUpload(try face("fr_obama.jpg"))
+    #expect(upload.id.count == 32)
+    #expect(smile.pendingUploadCount == 1)
+    try vault.expectOnlyCrops(of: [])
+    let preview = try smile.preview(of: upload.analysis)
+    #expect(max(preview.width, preview.height) <= 960)
+    #expect(try MetadataAllowList.cairnJPEG.violations(in: MetadataInspector.inspect(preview.jpeg)).isEmpty)
+
+    let entry = try smile.confirmUpload(upload.id, square: nil, note: "")
+    #expect(smile.pendingUploadCount == 0)
+    #expect(throws: SmileError.uploadExpired) { try smile.confirmUpload(upload.id, square: nil, note: "") }
+    try vault.expectOnlyCrops(of: [entry])
+
+    let discarded = try smile.holdUpload(try face("fr_obama.jpg"))
+    smile.discardUpload(discarded.id)
+    #expect(throws: SmileError.uploadExpired) { try smile.pendingUpload(discarded.id) }
+
+    let expiring = try smile.holdUpload(try face("fr_obama.jpg"))
+    clock.advance(by: SmileService.pendingLifetime + 1)
+    #expect(throws: SmileError.uploadExpired) { try smile.pendingUpload(expiring.id) }
+
+    let small = try ImagePipeline().encodeJPEG(RGBImage(width: 64, height: 64, red: 200, green: 120, blue: 110))
+    let held = try (0...SmileService.maximumPendingUploads).map { _ in try smile.holdUpload(small) }
+    #expect(smile.pendingUploadCount == SmileService.maximumPendingUploads, "the cap drops the oldest")
+    #expect(throws: SmileError.uploadExpired) { try smile.pendingUpload(held[0].id) }
+    try vault.expectOnlyCrops(of: [entry])
+}
+
+@Test func exportIsTheStoredBytesAndSideBySideIsANewCleanPicture() throws {
+    let vault = try TestVault()
+    let smile = vault.app.smile
+    let (_, a) = try smile.add(try face("fr_obama.jpg"))
+    let (_, b) = try smile.add(try face("fr_biden.jpg"), note: "second")
+
+    let export = try smile.export(a)
+    #expect(export.jpeg == (try Data(contentsOf: vault.app.photoStore.fileURL(for: a.photo.id))))
+    #expect(export.containsNoMetadata)
+    #expect(export.suggestedFileName.hasPrefix("smile-") && export.suggestedFileName.hasSuffix("-\(a.shortID).jpg"))
+
+    let pair = try smile.sideBySide(a, b)
+    let info = try ImagePipeline().probe(pair)
+    #expect(info.width == 2 * SmileService.cropSide + SmileService.sideBySideGap && info.height == SmileService.cropSide)
+    #expect(try MetadataAllowList.cairnJPEG.violations(in: MetadataInspector.inspect(pair)).isEmpty)
+    try vault.expectOnlyCrops(of: [a, b])
+}
+
+@Test func entriesAreFoundByAUniquePrefixOfTheirID() throws {
+    let vault = try TestVault()
+    let smile = vault.app.smile
+    #expect(try smile.entries().isEmpty)
+    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "abcd") }
+    let (_, a) = try smile.add(try face("fr_obama.jpg"))
+    #expect(try smile.entry(matching: a.shortID) == a)
+    #expect(try smile.entry(matching: a.id.rawValue.uppercased()) == a)
+    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "ab") }
+    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "zz'; DROP") }
+}

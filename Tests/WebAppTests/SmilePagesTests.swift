@@ -1,0 +1,207 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Imaging
+import Smile
+import Testing
+@testable import WebApp
+
+private let faces = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("shared/data/faces")
+
+/// A real vault in a temp folder behind the web application.
+private final class SmileSite {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-web-smile-\(UUID().uuidString)")
+    let cairn: CairnApplication
+    let app: WebApplication
+
+    init() throws {
+        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
+        var services = WebServices(settings: SettingsDouble(onboarded: true))
+        services.smile = cairn.smile
+        app = buildApplication(configuration: try Fixture.configuration(), services: services)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func upload(_ name: String, csrf: String? = Fixture.csrf) throws -> Response {
+        var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)", "Content-Type": "application/octet-stream"]
+        if let csrf { headers["X-CSRF-Token"] = csrf }
+        let body = try Data(contentsOf: faces.appendingPathComponent(name))
+        return app.handle(Request(method: .post, target: "/smile/upload", headers: headers, body: body))
+    }
+
+    /// The crop page address from an upload's JSON answer.
+    func cropPath(_ response: Response) throws -> String {
+        let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: String])
+        return try #require(json["next"])
+    }
+
+    var photoFiles: [String] {
+        let photos = cairn.vault.photosDirectory
+        return (FileManager.default.enumerator(atPath: photos.path)?.allObjects as? [String] ?? []).filter { path in
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: photos.appendingPathComponent(path).path, isDirectory: &isDirectory)
+            return !isDirectory.boolValue
+        }
+    }
+}
+
+@Test func theTimelineStartsEmptyWithOneNextStep() throws {
+    let site = try SmileSite()
+    let page = site.app.handle(Fixture.get("/smile"))
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("Nothing here yet"))
+    #expect(page.bodyText.contains("href=\"/smile/add\" id=\"smile-add\""))
+    let capture = site.app.handle(Fixture.get("/smile/add")).bodyText
+    #expect(capture.contains("id=\"smile-video\"") && capture.contains("class=\"smile-guide\"") && capture.contains("type=\"file\""))
+    #expect(capture.contains("<script src=\"/assets/smile.js\" defer></script>"))
+}
+
+@Test func anUploadWaitsInMemoryUntilTheCropIsSavedThenShowsOnTheTimeline() throws {
+    let site = try SmileSite()
+    let answer = try site.upload("fr_obama.jpg")
+    #expect(answer.status == 200)
+    let crop = try site.cropPath(answer)
+    #expect(site.photoFiles.isEmpty, "nothing is kept until a crop is confirmed")
+    #expect(site.cairn.smile.pendingUploadCount == 1)
+
+    let page = site.app.handle(Fixture.get(crop)).bodyText
+    #expect(page.contains("<h1>Check the crop</h1>"))
+    #expect(page.contains("src=\"data:image/jpeg;base64,"))
+    #expect(page.contains("found by face landmarks"))
+    let analysis = try site.cairn.smile.pendingUpload(String(crop.split(separator: "/").last!)).analysis
+    let square = try #require(analysis.proposedSquare)
+    #expect(page.contains("name=\"x\" id=\"smile-x\" min=\"0\" max=\"\(analysis.sourceWidth)\" value=\"\(square.x)\""))
+
+    let saved = site.app.handle(Fixture.post(crop, form: ["x": "\(square.x)", "y": "\(square.y)", "side": "\(square.side)", "note": "<b>hi</b>"]))
+    #expect(saved.status == 303)
+    #expect(saved.header("Location")?.hasPrefix("/smile?added=") == true)
+    #expect(site.photoFiles.count == 1)
+    #expect(site.cairn.smile.pendingUploadCount == 0)
+    let entry = try #require(try site.cairn.smile.entries().first)
+    #expect(entry.source == .landmarks && entry.note == "<b>hi</b>")
+
+    let timeline = site.app.handle(Fixture.get(saved.header("Location")!)).bodyText
+    #expect(timeline.contains("id=\"smile-added\""))
+    #expect(timeline.contains("src=\"/smile/photo/\(entry.id.rawValue)\""))
+    #expect(timeline.contains("&lt;b&gt;hi&lt;/b&gt;") && !timeline.contains("<b>hi</b>"))
+    let photo = site.app.handle(Fixture.get("/smile/photo/\(entry.id.rawValue)"))
+    #expect(photo.header("Content-Type") == "image/jpeg")
+    #expect(photo.body == (try site.cairn.smile.cropJPEG(entry)))
+    #expect(site.app.handle(Fixture.get(crop)).status == 500, "the upload is forgotten once saved")
+}
+
+@Test func anUploadWithoutTheCSRFTokenOrNotAnImageIsRefusedAndNothingIsHeld() throws {
+    let site = try SmileSite()
+    #expect(try site.upload("fr_obama.jpg", csrf: nil).status == 403)
+    let text = try site.upload("training_with_face_landmarks.xml")
+    #expect(text.status == 422)
+    let json = try #require(try JSONSerialization.jsonObject(with: text.body) as? [String: String])
+    #expect(json["error"]?.hasSuffix("Use a JPEG, PNG, HEIC or WebP image. Nothing was stored.") == true)
+    #expect(site.cairn.smile.pendingUploadCount == 0)
+    #expect(site.photoFiles.isEmpty)
+    let withoutSession = Request(method: .get, target: "/smile/add", headers: ["Host": Fixture.host])
+    #expect(site.app.handle(withoutSession).status == 403)
+}
+
+@Test func aPhotoWithoutAFaceGetsTheManualCropPageAndBadSquaresAreExplained() throws {
+    let site = try SmileSite()
+    let crop = try site.cropPath(try site.upload("dogs.jpg"))
+    let page = site.app.handle(Fixture.get(crop)).bodyText
+    #expect(page.contains("<h1>Place the square</h1>"))
+    #expect(page.contains("id=\"smile-square\""))
+    #expect(page.contains("place the square yourself"))
+
+    let outside = site.app.handle(Fixture.post(crop, form: ["x": "850", "y": "0", "side": "300"]))
+    #expect(outside.status == 400)
+    #expect(outside.bodyText.contains("The square must lie inside the photo. Nothing was saved."))
+    #expect(outside.bodyText.contains("value=\"850\""), "the person's numbers are kept")
+    let garbage = site.app.handle(Fixture.post(crop, form: ["x": "left", "y": "0", "side": "300"]))
+    #expect(garbage.status == 400)
+    #expect(site.photoFiles.isEmpty)
+
+    #expect(site.app.handle(Fixture.post(crop, form: ["x": "100", "y": "100", "side": "300"])).status == 303)
+    #expect(try site.cairn.smile.entries().map(\.source) == [.manual])
+
+    let another = try site.cropPath(try site.upload("dogs.jpg"))
+    #expect(site.app.handle(Fixture.post(another + "/discard")).status == 303)
+    #expect(site.cairn.smile.pendingUploadCount == 0)
+    #expect(site.photoFiles.count == 1)
+}
+
+@Test func severalFacesAreOfferedOnTheCropPage() throws {
+    let site = try SmileSite()
+    let page = site.app.handle(Fixture.get(try site.cropPath(try site.upload("fr_two_people.jpg")))).bodyText
+    #expect(page.contains("2 faces were found"))
+    #expect(page.contains("Face 1 (largest)") && page.contains("Face 2"))
+}
+
+@Test func theComparePageLaysTwoEntriesSideBySideWithASlider() throws {
+    let site = try SmileSite()
+    #expect(site.app.handle(Fixture.get("/smile/compare")).bodyText.contains("Comparing needs at least two entries"))
+    let (_, a) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let (_, b) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_biden.jpg")))
+    let page = site.app.handle(Fixture.get("/smile/compare?a=\(b.id.rawValue)&b=\(a.id.rawValue)")).bodyText
+    #expect(page.contains("id=\"smile-slider\""))
+    let before = try #require(page.range(of: "smile-before\"><img src=\"/smile/photo/\(b.id.rawValue)\""))
+    let after = try #require(page.range(of: "smile-after\" id=\"smile-after\"><img src=\"/smile/photo/\(a.id.rawValue)\""))
+    #expect(before.lowerBound < after.lowerBound)
+    #expect(site.app.handle(Fixture.get("/smile")).bodyText.contains("href=\"/smile/compare\""))
+}
+
+@Test func exportShowsTheExactFileAndNeedsAConfirmedPostWithTheToken() throws {
+    let site = try SmileSite()
+    let (_, entry) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let stored = try site.cairn.smile.cropJPEG(entry)
+    let page = site.app.handle(Fixture.get("/smile/export/\(entry.id.rawValue)")).bodyText
+    #expect(page.contains("<dd id=\"export-size\">\(stored.count) bytes ("))
+    #expect(page.contains("<dd id=\"export-dimensions\">768 × 768 JPEG</dd>"))
+    #expect(page.contains("Contains no metadata (checked)"))
+    #expect(page.contains("id=\"export-confirm\""))
+
+    let refused = site.app.handle(Fixture.post("/smile/export/\(entry.id.rawValue)", csrf: nil))
+    #expect(refused.status == 403)
+    #expect(refused.header("Content-Disposition") == nil)
+    let foreign = site.app.handle(Fixture.post("/smile/export/\(entry.id.rawValue)", headers: ["Origin": "http://evil.example"]))
+    #expect(foreign.status == 403)
+
+    let download = site.app.handle(Fixture.post("/smile/export/\(entry.id.rawValue)"))
+    #expect(download.status == 200)
+    #expect(download.header("Content-Disposition") == "attachment; filename=\"smile-\(String(entry.captureDate!.localDateTime.prefix(10)))-\(entry.shortID).jpg\"")
+    #expect(download.body == stored, "exactly the stored bytes")
+    let anonymous = Request(method: .get, target: "/smile/photo/\(entry.id.rawValue)", headers: ["Host": Fixture.host])
+    #expect(site.app.handle(anonymous).status == 403, "crops are served only with the session cookie")
+    #expect(site.app.handle(anonymous).body != stored)
+}
+
+@Test func unknownSmileAddressesAndMethodsAreRefused() throws {
+    let site = try SmileSite()
+    #expect(site.app.handle(Fixture.get("/smile/nowhere")).status == 404)
+    #expect(site.app.handle(Fixture.get("/smile/export/ffffffff")).status == 500)
+    #expect(site.app.handle(Fixture.get("/smile/upload")).status == 405)
+    #expect(site.app.handle(Fixture.post("/smile")).status == 405)
+    #expect(site.app.handle(Fixture.get("/smile/crop/0123456789abcdef0123456789abcdef")).bodyText.contains("no longer held"))
+}
+
+@Test func smilePagesUseNoBannedWordsNoInlineCodeAndNoOtherOrigins() throws {
+    let site = try SmileSite()
+    let (_, a) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")), note: "morning")
+    _ = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_biden.jpg")))
+    let crop = try site.cropPath(try site.upload("dogs.jpg"))
+    var pages = ["/smile", "/smile/add", "/smile/compare", "/smile/export/\(a.id.rawValue)", crop].map { site.app.handle(Fixture.get($0)).bodyText }
+    pages.append(site.app.handle(Fixture.post(crop, form: ["x": "9999", "y": "0", "side": "300"])).bodyText)
+    pages.append(String(decoding: site.app.handle(Fixture.get("/assets/smile.js")).body, as: UTF8.self))
+    for html in pages {
+        #expect(ProductWording.bannedWords(in: html).isEmpty)
+        #expect(!html.contains("style="))
+        #expect(!html.contains("<script>"))
+        #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
+        #expect(!html.contains("https://") && !html.contains("http://"))
+    }
+    for error in [SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID, .noteTooLong(limit: 2000),
+                  .uploadExpired, .outputNotClean, .uncertainProposal, .needsManualCrop(.nothingFound)] {
+        #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
+    }
+}
