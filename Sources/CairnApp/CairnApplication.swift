@@ -11,6 +11,8 @@ public final class CairnApplication: Sendable {
     public let database: Database
     /// Settings, onboarding and deleting all data.
     public let settings: SettingsService
+    /// Products, schedules, Today, the intake ledger, exposure and supply.
+    public let regimen: RegimenService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -28,5 +30,6 @@ public final class CairnApplication: Sendable {
         self.clock = clock
         database = try vault.openDatabase(clock: clock)
         settings = SettingsService(vault: vault, database: database, clock: clock)
+        regimen = RegimenService(database: database, clock: clock)
     }
 }
