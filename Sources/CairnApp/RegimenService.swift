@@ -162,6 +162,12 @@ public final class RegimenService: @unchecked Sendable {
 
     // MARK: today
 
+    /// The scheduled doses of any local `day` (a past day shows what is still not logged), due times in the
+    /// person's current zone.
+    public func doses(on day: LocalDay) throws -> [TodayDose] {
+        try database.read { db in try scheduledDoses(on: [day], zone: clock.timeZone, db).doses }
+    }
+
     /// The Today view for the Clock's current instant and zone.
     public func todayView() throws -> TodayView {
         let now = clock.now()
@@ -169,6 +175,24 @@ public final class RegimenService: @unchecked Sendable {
         let day = LocalDay(now, in: zone)
         let tomorrow = day.adding(days: 1)
         return try database.read { db in
+            let (doses, asNeeded) = try scheduledDoses(on: [day, tomorrow], zone: zone, db)
+            let todays = doses.filter { $0.occurrence.day == day }
+            let pending = doses.filter { $0.state == .notLogged }
+            let pendingToday = pending.filter { $0.occurrence.day == day }
+            let batchSlot = pendingToday.last(where: { $0.dueAt <= now })?.occurrence.slot ?? pendingToday.first?.occurrence.slot
+            let batch = batchSlot.map { slot in pendingToday.filter { $0.occurrence.slot == slot } } ?? []
+            var next = pendingToday.filter { batchSlot != nil && $0.occurrence.slot > batchSlot! }
+            if next.isEmpty {
+                let tomorrows = pending.filter { $0.occurrence.day == tomorrow }
+                next = tomorrows.filter { $0.occurrence.slot == tomorrows.first?.occurrence.slot }
+            }
+            return TodayView(now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded)
+        }
+    }
+
+    private func scheduledDoses(on days: [LocalDay], zone: TimeZone, _ db: Connection) throws -> (doses: [TodayDose], asNeeded: [ScheduleSummary]) {
+        let day = days[0]
+        do {
             let histories = try allHistories(db)
             var names: [ProductID: String] = [:]
             func name(_ id: ProductID) throws -> String {
@@ -177,11 +201,11 @@ public final class RegimenService: @unchecked Sendable {
                 names[id] = found
                 return found
             }
-            let heads = try currentRecords(onDays: [day, tomorrow], db)
+            let heads = try currentRecords(onDays: days, db)
             var doses: [TodayDose] = []
             var asNeeded: [ScheduleSummary] = []
             for history in histories {
-                for d in [day, tomorrow] {
+                for d in days {
                     guard let revision = history.revision(on: d) else { continue }
                     if d == day, revision.state == .active, revision.plan.recurrence == .asNeeded,
                        revision.plan.endDay.map({ day <= $0 }) ?? true, day >= revision.plan.startDay {
@@ -201,18 +225,8 @@ public final class RegimenService: @unchecked Sendable {
             }
             doses.sort { ($0.occurrence.day, $0.occurrence.slot, $0.productName.lowercased(), $0.occurrence.revisionID.rawValue)
                 < ($1.occurrence.day, $1.occurrence.slot, $1.productName.lowercased(), $1.occurrence.revisionID.rawValue) }
-            let todays = doses.filter { $0.occurrence.day == day }
-            let pending = doses.filter { $0.state == .notLogged }
-            let pendingToday = pending.filter { $0.occurrence.day == day }
-            let batchSlot = pendingToday.last(where: { $0.dueAt <= now })?.occurrence.slot ?? pendingToday.first?.occurrence.slot
-            let batch = batchSlot.map { slot in pendingToday.filter { $0.occurrence.slot == slot } } ?? []
-            var next = pendingToday.filter { batchSlot != nil && $0.occurrence.slot > batchSlot! }
-            if next.isEmpty {
-                let tomorrows = pending.filter { $0.occurrence.day == tomorrow }
-                next = tomorrows.filter { $0.occurrence.slot == tomorrows.first?.occurrence.slot }
-            }
             asNeeded.sort { $0.productName.lowercased() < $1.productName.lowercased() }
-            return TodayView(now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded)
+            return (doses, asNeeded)
         }
     }
 
@@ -325,7 +339,7 @@ public final class RegimenService: @unchecked Sendable {
         arguments.append(query.limit + 1)
         arguments.append(query.offset)
         let rows = try database.read { db in
-            try db.query("\(Self.entrySelect) \(filter) ORDER BY i.taken_at DESC, i.id DESC LIMIT ? OFFSET ?",
+            try db.query("\(Self.entrySelect) \(filter) ORDER BY i.taken_at DESC, i.rowid DESC LIMIT ? OFFSET ?",
                          arguments: arguments).map(Self.entry(from:))
         }
         let more = rows.count > query.limit
@@ -340,7 +354,7 @@ public final class RegimenService: @unchecked Sendable {
     /// The whole ledger, oldest first, as CSV (header row, RFC 4180) or a JSON array.
     public func exportLedger(as format: LedgerExportFormat) throws -> String {
         let entries = try database.read { db in
-            try db.query("\(Self.entrySelect) ORDER BY i.taken_at, i.id").map(Self.entry(from:))
+            try db.query("\(Self.entrySelect) ORDER BY i.taken_at, i.rowid").map(Self.entry(from:))
         }
         switch format {
         case .csv:
