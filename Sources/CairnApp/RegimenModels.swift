@@ -101,6 +101,23 @@ public struct LedgerPage: Hashable, Sendable {
     public let nextOffset: Int?
 }
 
+/// One dose to log in a batch check-in.
+public struct CheckInRequest: Hashable, Sendable {
+    /// The dose (see `DoseOccurrence.doseID`).
+    public let doseID: String
+    /// Taken or skipped.
+    public let status: IntakeStatus
+    /// When; nil for now.
+    public let at: Date?
+
+    /// A request.
+    public init(doseID: String, status: IntakeStatus, at: Date? = nil) {
+        self.doseID = doseID
+        self.status = status
+        self.at = at
+    }
+}
+
 /// The outcome of a check-in: the record in force, and whether it was already there.
 public struct CheckInResult: Hashable, Sendable {
     /// The record for this dose (the new one, or the one logged before).

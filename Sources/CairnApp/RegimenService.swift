@@ -238,38 +238,62 @@ public final class RegimenService: @unchecked Sendable {
     /// scheduled dose, `.doseNotDueYet` for a later day, `.statusNotLoggable` for `.missed`.
     @discardableResult
     public func checkIn(_ doseID: String, status: IntakeStatus, at: Date? = nil) throws -> CheckInResult {
-        guard status != .missed else { throw ScheduleError.statusNotLoggable }
-        guard let occurrence = DoseOccurrence(doseID: doseID) else { throw ScheduleError.doseNotFound }
+        try checkIn([CheckInRequest(doseID: doseID, status: status, at: at)])[0]
+    }
+
+    /// Logs several scheduled doses in ONE transaction (e.g. "take all" for the current batch, or an import):
+    /// all are written or none. Each behaves like `checkIn(_:status:at:)`; results are in request order.
+    @discardableResult
+    public func checkIn(_ requests: [CheckInRequest]) throws -> [CheckInResult] {
         let now = clock.now()
         let zone = clock.timeZone
-        guard occurrence.day <= LocalDay(now, in: zone) else { throw ScheduleError.doseNotDueYet }
-        let takenAt = at ?? now
+        let today = LocalDay(now, in: zone)
+        var parsed: [(DoseOccurrence, CheckInRequest)] = []
+        for request in requests {
+            guard request.status != .missed else { throw ScheduleError.statusNotLoggable }
+            guard let occurrence = DoseOccurrence(doseID: request.doseID) else { throw ScheduleError.doseNotFound }
+            guard occurrence.day <= today else { throw ScheduleError.doseNotDueYet }
+            parsed.append((occurrence, request))
+        }
         return try database.write { db in
-            guard let scheduleText: String = try db.scalar("SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
-                                                          occurrence.revisionID.rawValue) else { throw ScheduleError.doseNotFound }
-            let history = try history(of: ScheduleID(scheduleText), db)
-            guard let revision = history.revision(on: occurrence.day), revision.id == occurrence.revisionID,
-                  revision.occurrences(on: occurrence.day).contains(occurrence) else { throw ScheduleError.doseNotFound }
-            guard let product = try latestProduct(revision.plan.productID, db) else { throw ScheduleError.productNotFound }
-            let id = IntakeRecordID.random()
-            do {
-                try db.execute("""
-                    INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                        occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-                    VALUES (?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
-                    """, id.rawValue, status.rawValue, product.product.id.rawValue, product.revisionID.rawValue,
-                    revision.id.rawValue, occurrence.day.description, occurrence.slot.description, "\(revision.plan.servings)",
-                    Timestamp.string(from: takenAt), zone.identifier, LocalDay(takenAt, in: zone).description,
-                    Timestamp.string(from: now))
-            } catch let error as DatabaseError where error.constraintKind == .unique {
-                // Logged already (perhaps by another process a moment ago): report the record in force.
-                guard let existing = try currentRecords(for: occurrence, db) else { throw error }
-                return CheckInResult(entry: existing, alreadyLogged: true)
+            var histories: [ScheduleRevisionID: ScheduleHistory] = [:]
+            var products: [ProductID: StoredProduct] = [:]
+            var tracked: [ProductID: Bool] = [:]
+            return try parsed.map { occurrence, request in
+                if histories[occurrence.revisionID] == nil {
+                    guard let scheduleText: String = try db.scalar("SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
+                                                                  occurrence.revisionID.rawValue) else { throw ScheduleError.doseNotFound }
+                    histories[occurrence.revisionID] = try history(of: ScheduleID(scheduleText), db)
+                }
+                guard let revision = histories[occurrence.revisionID]!.revision(on: occurrence.day), revision.id == occurrence.revisionID,
+                      revision.occurrences(on: occurrence.day).contains(occurrence) else { throw ScheduleError.doseNotFound }
+                let productID = revision.plan.productID
+                if products[productID] == nil { products[productID] = try latestProduct(productID, db) }
+                guard let product = products[productID] else { throw ScheduleError.productNotFound }
+                let takenAt = request.at ?? now
+                let id = IntakeRecordID.random()
+                do {
+                    try db.execute("""
+                        INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
+                            occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
+                        VALUES (?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                        """, id.rawValue, request.status.rawValue, productID.rawValue, product.revisionID.rawValue,
+                        revision.id.rawValue, occurrence.day.description, occurrence.slot.description, "\(revision.plan.servings)",
+                        Timestamp.string(from: takenAt), zone.identifier, LocalDay(takenAt, in: zone).description,
+                        Timestamp.string(from: now))
+                } catch let error as DatabaseError where error.constraintKind == .unique {
+                    // Logged already (perhaps by another process a moment ago): report the record in force.
+                    guard let existing = try currentRecords(for: occurrence, db) else { throw error }
+                    return CheckInResult(entry: existing, alreadyLogged: true)
+                }
+                if request.status == .taken {
+                    if tracked[productID] == nil { tracked[productID] = try isTracked(productID, db) }
+                    if tracked[productID]! {
+                        try recordSupplyChange(product: product, servings: revision.plan.servings, sign: -1, intake: id, at: now, db)
+                    }
+                }
+                return CheckInResult(entry: try entry(id, db)!, alreadyLogged: false)
             }
-            if status == .taken {
-                try recordSupplyChange(product: product, servings: revision.plan.servings, sign: -1, intake: id, at: now, db)
-            }
-            return CheckInResult(entry: try entry(id, db)!, alreadyLogged: false)
         }
     }
 
@@ -338,9 +362,13 @@ public final class RegimenService: @unchecked Sendable {
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments.append(query.limit + 1)
         arguments.append(query.offset)
+        // The page's rowids come from the index alone; only those rows are joined and decoded.
         let rows = try database.read { db in
-            try db.query("\(Self.entrySelect) \(filter) ORDER BY i.taken_at DESC, i.rowid DESC LIMIT ? OFFSET ?",
-                         arguments: arguments).map(Self.entry(from:))
+            try db.query("""
+                \(Self.entrySelect) WHERE i.rowid IN (
+                    SELECT i.rowid FROM regimen_intake i \(filter) ORDER BY i.taken_at DESC, i.rowid DESC LIMIT ? OFFSET ?)
+                ORDER BY i.taken_at DESC, i.rowid DESC
+                """, arguments: arguments).map(Self.entry(from:))
         }
         let more = rows.count > query.limit
         return LedgerPage(entries: Array(rows.prefix(query.limit)), nextOffset: more ? query.offset + query.limit : nil)
@@ -377,8 +405,10 @@ public final class RegimenService: @unchecked Sendable {
                 SELECT i.product_id, i.product_revision_id, i.servings, i.taken_at, i.time_zone FROM regimen_intake i
                 WHERE i.local_day >= ? AND i.local_day <= ? AND i.status = 'taken'
                   AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id)
+                ORDER BY i.local_day
                 """, days.lowerBound.description, days.upperBound.description)
             var zones: [String: TimeZone] = [:]
+            var decimals: [String: Decimal] = [:]
             return try rows.map { row in
                 let revisionID: String = try row.get(at: 1)
                 if perServing[revisionID] == nil {
@@ -386,10 +416,11 @@ public final class RegimenService: @unchecked Sendable {
                     perServing[revisionID] = try IntakeRecord(taking: 1, of: stored.product, catalogue: catalogue,
                                                               instant: Date(), timeZone: .current).doses
                 }
-                let servings = try Self.decimal(row.get(at: 2))
-                let doses = try perServing[revisionID]!.map {
-                    IngredientDose(ingredientKey: $0.ingredientKey, amount: servings == 1 ? $0.amount : try $0.amount.scaled(by: servings),
-                                   context: $0.context)
+                let servingsText: String = try row.get(at: 2)
+                if decimals[servingsText] == nil { decimals[servingsText] = try Self.decimal(servingsText) }
+                let servings = decimals[servingsText]!
+                let doses = servings == 1 ? perServing[revisionID]! : try perServing[revisionID]!.map {
+                    IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
                 }
                 let zoneName: String = try row.get(at: 4)
                 if zones[zoneName] == nil { zones[zoneName] = TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")! }
@@ -589,12 +620,15 @@ public final class RegimenService: @unchecked Sendable {
         guard servings <= SchedulePlan.maximumServings else { throw ScheduleError.tooManyServings }
     }
 
+    private func isTracked(_ productID: ProductID, _ db: Connection) throws -> Bool {
+        try db.scalar("SELECT EXISTS (SELECT 1 FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set')",
+                      productID.rawValue, as: Int.self) == 1
+    }
+
     /// Adds a supply change for a tracked product (one with a count set); untracked products get none.
     private func recordSupplyChange(product: StoredProduct, servings: Decimal, sign: Int, intake: IntakeRecordID,
                                     at now: Date, _ db: Connection) throws {
-        let tracked: Int = try db.scalar("SELECT count(*) FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set'",
-                                         product.product.id.rawValue) ?? 0
-        guard tracked > 0 else { return }
+        guard try isTracked(product.product.id, db) else { return }
         let units = Self.units(servings: servings, of: product.product) * Decimal(sign)
         try db.execute("INSERT INTO regimen_supply_changes (product_id, kind, delta, intake_id, recorded_at) VALUES (?, 'intake', ?, ?, ?)",
                        product.product.id.rawValue, "\(units)", intake.rawValue, Timestamp.string(from: now))

@@ -44,14 +44,23 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
     /// CFU: 10 trillion (10^13); volume: 1 L; count: 1000.
     public static func limit(for dimension: DoseDimension) -> (value: Decimal, description: String) {
         switch dimension {
-        case .mass: (1_000_000_000, "1 kg")  // in mcg
-        case .retinolActivityEquivalents, .dietaryFolateEquivalents: (1_000_000_000, "1 kg")  // in mcg
-        case .niacinEquivalents, .alphaTocopherol: (1_000_000, "1 kg")  // in mg
-        case .internationalUnits: (10_000_000, "10 million IU")
-        case .colonyFormingUnits: (10_000_000_000_000, "10 trillion CFU")
-        case .volume: (1_000, "1 L")
-        case .count: (1_000, "1000")
+        case .mass, .retinolActivityEquivalents, .dietaryFolateEquivalents: Limits.micrograms  // in mcg
+        case .niacinEquivalents, .alphaTocopherol: Limits.milligrams  // in mg
+        case .internationalUnits: Limits.internationalUnits
+        case .colonyFormingUnits: Limits.colonyFormingUnits
+        case .volume: Limits.volume
+        case .count: Limits.count
         }
+    }
+
+    /// The bounds, built once (a Decimal from a literal is not free, and every amount is checked).
+    private enum Limits {
+        static let micrograms: (value: Decimal, description: String) = (1_000_000_000, "1 kg")
+        static let milligrams: (value: Decimal, description: String) = (1_000_000, "1 kg")
+        static let internationalUnits: (value: Decimal, description: String) = (10_000_000, "10 million IU")
+        static let colonyFormingUnits: (value: Decimal, description: String) = (10_000_000_000_000, "10 trillion CFU")
+        static let volume: (value: Decimal, description: String) = (1_000, "1 L")
+        static let count: (value: Decimal, description: String) = (1_000, "1000")
     }
 
     /// The value in the dimension's reference unit (mcg for mass).

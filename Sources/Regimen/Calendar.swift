@@ -57,7 +57,7 @@ extension LocalDay {
         let mp = (5 * dayOfYear + 2) / 153
         let d = dayOfYear - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
-        self.init(year: yearOfEra + era * 400 + (m <= 2 ? 1 : 0), month: m, day: d)!
+        self.init(unchecked: yearOfEra + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
     /// The day `count` days later (earlier for a negative count).
