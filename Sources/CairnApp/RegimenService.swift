@@ -407,25 +407,34 @@ public final class RegimenService: @unchecked Sendable {
                   AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id)
                 ORDER BY i.local_day
                 """, days.lowerBound.description, days.upperBound.description)
+            // Rows of one product revision and serving count share one doses array (read once, scaled once).
             var zones: [String: TimeZone] = [:]
-            var decimals: [String: Decimal] = [:]
+            var prepared: [String: (ProductID, Decimal, [IngredientDose])] = [:]
+            func text(_ row: Row, _ index: Int) throws -> String {
+                guard case .text(let value) = row.values[index] else { throw DatabaseError.misuse("expected text in column \(index)") }
+                return value
+            }
             return try rows.map { row in
-                let revisionID: String = try row.get(at: 1)
-                if perServing[revisionID] == nil {
-                    guard let stored = try productRevision(ProductRevisionID(revisionID), db) else { throw ScheduleError.productNotFound }
-                    perServing[revisionID] = try IntakeRecord(taking: 1, of: stored.product, catalogue: catalogue,
-                                                              instant: Date(), timeZone: .current).doses
+                let revisionID = try text(row, 1)
+                let servingsText = try text(row, 2)
+                let key = revisionID + "|" + servingsText
+                if prepared[key] == nil {
+                    if perServing[revisionID] == nil {
+                        guard let stored = try productRevision(ProductRevisionID(revisionID), db) else { throw ScheduleError.productNotFound }
+                        perServing[revisionID] = try IntakeRecord(taking: 1, of: stored.product, catalogue: catalogue,
+                                                                  instant: Date(), timeZone: .current).doses
+                    }
+                    let servings = try Self.decimal(servingsText)
+                    let doses = servings == 1 ? perServing[revisionID]! : try perServing[revisionID]!.map {
+                        IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
+                    }
+                    prepared[key] = (ProductID(try text(row, 0)), servings, doses)
                 }
-                let servingsText: String = try row.get(at: 2)
-                if decimals[servingsText] == nil { decimals[servingsText] = try Self.decimal(servingsText) }
-                let servings = decimals[servingsText]!
-                let doses = servings == 1 ? perServing[revisionID]! : try perServing[revisionID]!.map {
-                    IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
-                }
-                let zoneName: String = try row.get(at: 4)
+                let (productID, servings, doses) = prepared[key]!
+                let zoneName = try text(row, 4)
                 if zones[zoneName] == nil { zones[zoneName] = TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")! }
-                return IntakeRecord(productID: ProductID(try row.get(at: 0)), status: .taken, servings: servings, doses: doses,
-                                    instant: try Self.instant(row.get(at: 3)), timeZone: zones[zoneName]!)
+                return IntakeRecord(productID: productID, status: .taken, servings: servings, doses: doses,
+                                    instant: try Self.instant(text(row, 3)), timeZone: zones[zoneName]!)
             }
         }
         return try ExposureCalculator().exposure(of: records, in: days)

@@ -19,9 +19,8 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
     public init(_ value: Decimal, _ unit: DoseUnit) throws {
         if value.isNaN { throw RegimenError.notANumber }
         if value < 0 { throw RegimenError.negativeAmount }
-        let limit = Amount.limit(for: unit.dimension)
-        if Amount.magnitude(of: value, in: unit) > limit.value {
-            throw RegimenError.absurdAmount(limit: limit.description)
+        if value > Amount.largestValue[unit]! {
+            throw RegimenError.absurdAmount(limit: Amount.limit(for: unit.dimension).description)
         }
         self.value = value
         self.unit = unit
@@ -63,11 +62,12 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
         static let count: (value: Decimal, description: String) = (1_000, "1000")
     }
 
-    /// The value in the dimension's reference unit (mcg for mass).
-    private static func magnitude(of value: Decimal, in unit: DoseUnit) -> Decimal {
-        if let perUnit = unit.microgramsPerUnit { return value * perUnit }
-        return value
-    }
+    /// The largest value accepted in each unit: the dimension's limit expressed in that unit (exact, as the
+    /// mass factors are powers of ten), so a check is one comparison rather than a multiplication.
+    private static let largestValue: [DoseUnit: Decimal] = Dictionary(uniqueKeysWithValues: DoseUnit.allCases.map { unit in
+        let limit = Amount.limit(for: unit.dimension).value
+        return (unit, unit.microgramsPerUnit.map { limit / $0 } ?? limit)
+    })
 
     /// True when the amount is exactly zero.
     public var isZero: Bool { value == 0 }

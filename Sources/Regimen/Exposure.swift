@@ -77,10 +77,20 @@ public enum TimeOfDayBucket: String, Hashable, Codable, Sendable, CaseIterable {
 
     /// The bucket holding a strict majority (more than half) of `buckets`; nil on a tie or plurality.
     public static func dominant<S: Sequence>(in buckets: S) -> TimeOfDayBucket? where S.Element == TimeOfDayBucket {
-        var counts: [TimeOfDayBucket: Int] = [:]
+        var counts = (morning: 0, afternoon: 0, evening: 0, night: 0)
         var total = 0
-        for b in buckets { counts[b, default: 0] += 1; total += 1 }
-        return counts.first { 2 * $0.value > total }?.key
+        for b in buckets {
+            total += 1
+            switch b {
+            case .morning: counts.morning += 1
+            case .afternoon: counts.afternoon += 1
+            case .evening: counts.evening += 1
+            case .night: counts.night += 1
+            }
+        }
+        let all: [(TimeOfDayBucket, Int)] = [(.morning, counts.morning), (.afternoon, counts.afternoon), (.evening, counts.evening),
+                                             (.night, counts.night)]
+        return all.first { 2 * $0.1 > total }?.0
     }
 }
 
@@ -211,7 +221,8 @@ public struct ExposureCalculator: Sendable {
         // Work per record is kept to integer indexes: products and ingredient keys are numbered on first
         // sight, each local day gets one accumulator, and same-unit amounts of an ingredient on a day are first
         // added as plain decimals (exact); each such group goes into the day's AmountSum once at the end.
-        struct ProductTotals { var servings: Decimal = 0; var count = 0; var buckets: [TimeOfDayBucket] = [] }
+        // Servings are kept as runs of one value (compared by representation, which is cheap) and multiplied once.
+        struct ProductTotals { var servings: [(value: Decimal, count: Int)] = []; var count = 0; var buckets = BucketCounts() }
         // A group counts how often each dose source (a dose of one shared doses array) occurred, and multiplies
         // once at the end: Foundation's Decimal addition allocates, and one year has thousands of doses.
         struct GroupTotal {
@@ -225,17 +236,18 @@ public struct ExposureCalculator: Sendable {
         var dayIndex: [Int: Int] = [:]
         var dayNumbers: [Int] = []
         var totals: [DayTotals] = []
-        var bucketsPerProduct: [[TimeOfDayBucket]] = []
+        var bucketsPerProduct: [BucketCounts] = []
         let range = days.lowerBound.dayNumber...days.upperBound.dayNumber
         var lastDoses: [IngredientDose]? = nil
         var lastDoseKeys: [Int] = []
         var lastSourceBase = 0
         var sourceValues: [Decimal] = []
         var lastDay = Int.min, lastSlot = 0
+        var offsets = ZoneOffsetCache()
 
         for record in records where record.status == .taken {
             // One zone lookup per record serves both its local day and its time-of-day bucket.
-            let local = record.instant.timeIntervalSince1970 + Double(record.timeZone.secondsFromGMT(for: record.instant))
+            let local = record.instant.timeIntervalSince1970 + offsets.offset(of: record.timeZone, at: record.instant)
             let day = Int((local / 86_400).rounded(.down))
             guard range.contains(day) else { continue }
             let bucket = TimeOfDayBucket(localSeconds: local)
@@ -258,14 +270,18 @@ public struct ExposureCalculator: Sendable {
                 product = productIDs.count
                 productIndex[record.productID] = product
                 productIDs.append(record.productID)
-                bucketsPerProduct.append([])
+                bucketsPerProduct.append(BucketCounts())
             }
             while totals[d].products.count <= product { totals[d].products.append(nil) }
             if totals[d].products[product] == nil { totals[d].products[product] = ProductTotals() }
-            totals[d].products[product]!.servings += record.servings
+            if let last = totals[d].products[product]!.servings.last, sameRepresentation(last.value, record.servings) {
+                totals[d].products[product]!.servings[totals[d].products[product]!.servings.count - 1].count += 1
+            } else {
+                totals[d].products[product]!.servings.append((record.servings, 1))
+            }
             totals[d].products[product]!.count += 1
-            totals[d].products[product]!.buckets.append(bucket)
-            bucketsPerProduct[product].append(bucket)
+            totals[d].products[product]!.buckets.add(bucket)
+            bucketsPerProduct[product].add(bucket)
             if !sameStorage(lastDoses, record.doses) {
                 lastDoses = record.doses
                 lastSourceBase = sourceValues.count
@@ -303,8 +319,10 @@ public struct ExposureCalculator: Sendable {
             let day = LocalDay(dayNumber: dayNumbers[d])
             for p in productOrder where p < totals[d].products.count {
                 guard let t = totals[d].products[p] else { continue }
-                products.append(ProductDayExposure(day: day, productID: productIDs[p], servings: t.servings, intakeCount: t.count,
-                                                   dominantBucket: TimeOfDayBucket.dominant(in: t.buckets)))
+                var servings: Decimal = 0
+                for run in t.servings { servings += run.count == 1 ? run.value : run.value * Decimal(run.count) }
+                products.append(ProductDayExposure(day: day, productID: productIDs[p], servings: servings, intakeCount: t.count,
+                                                   dominantBucket: t.buckets.dominant))
             }
             for k in keyOrder where k < totals[d].ingredients.count && !totals[d].ingredients[k].isEmpty {
                 var sum = AmountSum()
@@ -325,9 +343,15 @@ public struct ExposureCalculator: Sendable {
         }
         var dominant: [ProductID: TimeOfDayBucket] = [:]
         for (index, buckets) in bucketsPerProduct.enumerated() {
-            if let bucket = TimeOfDayBucket.dominant(in: buckets) { dominant[productIDs[index]] = bucket }
+            if let bucket = buckets.dominant { dominant[productIDs[index]] = bucket }
         }
         return ExposureReport(products: products, ingredients: ingredients, dominantBuckets: dominant)
+    }
+
+    /// True when two decimals have the same bytes (then they are equal; equal values may differ in bytes,
+    /// which only costs a separate run).
+    private func sameRepresentation(_ a: Decimal, _ b: Decimal) -> Bool {
+        withUnsafeBytes(of: a) { pa in withUnsafeBytes(of: b) { pb in pa.elementsEqual(pb) } }
     }
 
     /// True when both arrays share one buffer (records built from one product share their doses), so their
@@ -335,5 +359,45 @@ public struct ExposureCalculator: Sendable {
     private func sameStorage(_ a: [IngredientDose]?, _ b: [IngredientDose]) -> Bool {
         guard let a, a.count == b.count else { return false }
         return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in pa.baseAddress == pb.baseAddress } }
+    }
+}
+
+/// How many intakes fell in each time-of-day bucket.
+struct BucketCounts {
+    private var counts = (0, 0, 0, 0)
+    private var total = 0
+
+    /// Counts one intake.
+    mutating func add(_ bucket: TimeOfDayBucket) {
+        total += 1
+        switch bucket {
+        case .morning: counts.0 += 1
+        case .afternoon: counts.1 += 1
+        case .evening: counts.2 += 1
+        case .night: counts.3 += 1
+        }
+    }
+
+    /// The bucket with a strict majority, else nil (as `TimeOfDayBucket.dominant(in:)`).
+    var dominant: TimeOfDayBucket? {
+        let all: [(TimeOfDayBucket, Int)] = [(.morning, counts.0), (.afternoon, counts.1), (.evening, counts.2), (.night, counts.3)]
+        return all.first { 2 * $0.1 > total }?.0
+    }
+}
+
+/// A zone's UTC offset, looked up once per stretch between two of its transitions (each lookup takes a lock
+/// in the ICU time zone, and a year has thousands of records). Exact: an offset found at an instant is reused
+/// only from that instant until the zone's next transition, as the time zone database reports it.
+struct ZoneOffsetCache {
+    private struct Stretch { let zone: TimeZone; let from: Date; let until: Date; let offset: Double }
+    private var last: Stretch?
+
+    /// The offset of `zone` at `instant`, in seconds.
+    mutating func offset(of zone: TimeZone, at instant: Date) -> Double {
+        if let s = last, s.from <= instant, instant < s.until, s.zone == zone { return s.offset }
+        let offset = Double(zone.secondsFromGMT(for: instant))
+        let until = zone.nextDaylightSavingTimeTransition(after: instant) ?? .distantFuture
+        last = Stretch(zone: zone, from: instant, until: until, offset: offset)
+        return offset
     }
 }

@@ -13,8 +13,8 @@ import Testing
         IngredientDose(ingredientKey: "magnesium", amount: try Amount("0.2", .g)),
     ]
     var records: [IntakeRecord] = []
-    for i in 0..<600 {
-        let instant = Date(timeIntervalSince1970: 1_767_225_600 + Double(Int.random(in: 0..<(40 * 86_400), using: &generator)))
+    for i in 0..<3000 {
+        let instant = Date(timeIntervalSince1970: 1_767_225_600 + Double(Int.random(in: 0..<(330 * 86_400), using: &generator)))
         let servings = [Decimal(1), Decimal(2), Decimal(string: "0.5")!][i % 3]
         let doses = i % 4 == 0 ? shared : [
             IngredientDose(ingredientKey: "vitamin-d", amount: try Amount(Decimal(1000 + i), .iu), context: .vitaminD),
@@ -24,10 +24,12 @@ import Testing
         records.append(IntakeRecord(productID: ProductID("p\(i % 5)"), status: i % 11 == 0 ? .skipped : .taken, servings: servings,
                                     doses: doses, instant: instant, timeZone: zones[i % zones.count]))
     }
-    let range = LocalDay(year: 2026, month: 1, day: 5)!...LocalDay(year: 2026, month: 1, day: 30)!
+    let range = LocalDay(year: 2026, month: 1, day: 5)!...LocalDay(year: 2026, month: 11, day: 20)!  // across both DST changes
     let report = try ExposureCalculator().exposure(of: records, in: range)
     let shuffled = try ExposureCalculator().exposure(of: records.shuffled(using: &generator), in: range)
     #expect(report == shuffled)
+    let sorted = try ExposureCalculator().exposure(of: records.sorted { $0.instant < $1.instant }, in: range)
+    #expect(report == sorted)
 
     // The plain sum: one AmountSum per (day, ingredient), fed every dose of every taken record in range.
     var expected: [String: AmountSum] = [:]
