@@ -527,7 +527,7 @@ public final class RegimenService: @unchecked Sendable {
             let latest = history.latest!
             guard latest.state != .stopped else { throw ScheduleError.scheduleStopped }
             let (state, plan) = try make(latest)
-            guard plan.productID == latest.plan.productID else { throw ScheduleError.productNotFound }
+            guard plan.productID == latest.plan.productID else { throw ScheduleError.productCannotChange }
             guard effectiveFrom > latest.effectiveFrom else { throw ScheduleError.overlappingRevision }
             let lastLogged: String? = try db.scalar("""
                 SELECT max(i.occurrence_day) FROM regimen_intake i JOIN regimen_schedule_revisions r ON r.id = i.schedule_revision_id

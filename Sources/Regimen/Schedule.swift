@@ -270,6 +270,8 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case notAnAsNeededSchedule
     /// A status other than taken or skipped written to the ledger.
     case statusNotLoggable
+    /// A revision naming another product than its schedule.
+    case productCannotChange
     /// A supply count below zero or above one million.
     case supplyOutOfRange
     /// A page size outside 1...1000 or a negative offset.
@@ -304,6 +306,7 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .recordAlreadyCorrected: "That log entry was already corrected. Correct the newest entry instead."
         case .notAnAsNeededSchedule: "That schedule has set times. Log an extra dose of the product instead."
         case .statusNotLoggable: "A dose is logged as taken or skipped."
+        case .productCannotChange: "A schedule keeps its product. Stop this schedule and add one for the other product."
         case .supplyOutOfRange: "A count on hand must be from 0 to 1,000,000."
         case .pageOutOfRange: "A page holds 1 to 1000 entries, from an offset of 0 or more."
         case .rangeEndsBeforeStart: "The end date is before the start date."

@@ -87,6 +87,13 @@ import Testing
         }
     }
     #expect(try f.count("regimen_schedule_revisions") == 2)
+    let other = try f.magnesium()
+    #expect(throws: ScheduleError.productCannotChange) {
+        try f.service.editSchedule(first.scheduleID, plan: SchedulePlan(productID: other.product.id, times: slots("09:00"),
+                                                                        recurrence: .daily, startDay: day("2026-03-01")),
+                                   effectiveFrom: day("2026-04-01"))
+    }
+    #expect(try f.count("regimen_schedule_revisions") == 2)
 }
 
 @Test func aChangeCannotRewriteADayWithLoggedDoses() throws {

@@ -1,4 +1,5 @@
 import CairnCLI
+import CairnCore
 import Foundation
 import Testing
 
@@ -50,6 +51,8 @@ private func doseIDs(_ list: Any?) -> [String] { (list as? [[String: Any]] ?? []
         #expect(run.stdout.contains("Usage: cairn regimen \(path.joined(separator: " "))"), "help for \(path)")
     }
     #expect(cairn("regimen", "today", "--help").stdout.contains("each dose of a day exists once"))
+    let allHelp = paths.map { cairn(["regimen"] + $0 + ["--help"]).stdout }.joined(separator: "\n") + cairn("regimen", "--help").stdout
+    #expect(ProductWording.bannedWords(in: allHelp).isEmpty, "\(ProductWording.bannedWords(in: allHelp))")
 }
 
 @Test func usageMistakesExitTwoBeforeTheVaultIsOpened() {

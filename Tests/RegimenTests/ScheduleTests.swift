@@ -90,7 +90,7 @@ private let product = ProductID("p")
                                 .scheduleStopped, .alreadyInThatState, .unreadableTime, .unreadableDay, .unreadableWeekday,
                                 .doseNotFound, .doseNotDueYet, .scheduleNotFound, .productNotFound, .productNameAmbiguous,
                                 .recordNotFound, .recordAlreadyCorrected, .notAnAsNeededSchedule, .statusNotLoggable,
-                                .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart]
+                                .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange]
     for error in all {
         #expect(!error.userMessage.isEmpty)
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty, "\(error)")
