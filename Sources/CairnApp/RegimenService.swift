@@ -402,7 +402,7 @@ public final class RegimenService: @unchecked Sendable {
         let records: [IntakeRecord] = try database.read { db in
             var perServing: [String: [IngredientDose]] = [:]
             let rows = try db.query("""
-                SELECT i.product_id, i.product_revision_id, i.servings, i.taken_at, i.time_zone FROM regimen_intake i
+                SELECT i.product_revision_id, i.servings, i.taken_at, i.time_zone FROM regimen_intake i
                 WHERE i.local_day >= ? AND i.local_day <= ? AND i.status = 'taken'
                   AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id)
                 ORDER BY i.local_day
@@ -410,31 +410,33 @@ public final class RegimenService: @unchecked Sendable {
             // Rows of one product revision and serving count share one doses array (read once, scaled once).
             var zones: [String: TimeZone] = [:]
             var prepared: [String: (ProductID, Decimal, [IngredientDose])] = [:]
+            var productOf: [String: ProductID] = [:]
             func text(_ row: Row, _ index: Int) throws -> String {
                 guard case .text(let value) = row.values[index] else { throw DatabaseError.misuse("expected text in column \(index)") }
                 return value
             }
             return try rows.map { row in
-                let revisionID = try text(row, 1)
-                let servingsText = try text(row, 2)
+                let revisionID = try text(row, 0)
+                let servingsText = try text(row, 1)
                 let key = revisionID + "|" + servingsText
                 if prepared[key] == nil {
                     if perServing[revisionID] == nil {
                         guard let stored = try productRevision(ProductRevisionID(revisionID), db) else { throw ScheduleError.productNotFound }
                         perServing[revisionID] = try IntakeRecord(taking: 1, of: stored.product, catalogue: catalogue,
                                                                   instant: Date(), timeZone: .current).doses
+                        productOf[revisionID] = stored.product.id
                     }
                     let servings = try Self.decimal(servingsText)
                     let doses = servings == 1 ? perServing[revisionID]! : try perServing[revisionID]!.map {
                         IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
                     }
-                    prepared[key] = (ProductID(try text(row, 0)), servings, doses)
+                    prepared[key] = (productOf[revisionID]!, servings, doses)
                 }
                 let (productID, servings, doses) = prepared[key]!
-                let zoneName = try text(row, 4)
+                let zoneName = try text(row, 3)
                 if zones[zoneName] == nil { zones[zoneName] = TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")! }
                 return IntakeRecord(productID: productID, status: .taken, servings: servings, doses: doses,
-                                    instant: try Self.instant(text(row, 3)), timeZone: zones[zoneName]!)
+                                    instant: try Self.instant(text(row, 2)), timeZone: zones[zoneName]!)
             }
         }
         return try ExposureCalculator().exposure(of: records, in: days)
