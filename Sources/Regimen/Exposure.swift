@@ -222,7 +222,8 @@ public struct ExposureCalculator: Sendable {
         // sight, each local day gets one accumulator, and same-unit amounts of an ingredient on a day are first
         // added as plain decimals (exact); each such group goes into the day's AmountSum once at the end.
         // Servings are kept as runs of one value (compared by representation, which is cheap) and multiplied once.
-        struct ProductTotals { var servings: [(value: Decimal, count: Int)] = []; var count = 0; var buckets = BucketCounts() }
+        struct ProductTotals { var servings: [(value: Int, count: Int)] = []; var count = 0; var buckets = BucketCounts() }
+        var servingsValues: [Decimal] = []
         // A group counts how often each dose source (a dose of one shared doses array) occurred, and multiplies
         // once at the end: Foundation's Decimal addition allocates, and one year has thousands of doses.
         struct GroupTotal {
@@ -274,10 +275,14 @@ public struct ExposureCalculator: Sendable {
             }
             while totals[d].products.count <= product { totals[d].products.append(nil) }
             if totals[d].products[product] == nil { totals[d].products[product] = ProductTotals() }
-            if let last = totals[d].products[product]!.servings.last, sameRepresentation(last.value, record.servings) {
+            if let last = totals[d].products[product]!.servings.last, sameRepresentation(servingsValues[last.value], record.servings) {
                 totals[d].products[product]!.servings[totals[d].products[product]!.servings.count - 1].count += 1
             } else {
-                totals[d].products[product]!.servings.append((record.servings, 1))
+                let index = servingsValues.firstIndex { sameRepresentation($0, record.servings) } ?? {
+                    servingsValues.append(record.servings)
+                    return servingsValues.count - 1
+                }()
+                totals[d].products[product]!.servings.append((index, 1))
             }
             totals[d].products[product]!.count += 1
             totals[d].products[product]!.buckets.add(bucket)
@@ -315,27 +320,51 @@ public struct ExposureCalculator: Sendable {
         let keyOrder = keys.indices.sorted { keys[$0] < keys[$1] }
         var products: [ProductDayExposure] = []
         var ingredients: [IngredientDayExposure] = []
+        // Days with the same doses give the same sums: each distinct combination is computed once.
+        struct IngredientSignature: Hashable {
+            struct Part: Hashable { let unit: DoseUnit; let context: ConversionContext; let sources: [Int] }
+            let parts: [Part]
+        }
+        var ingredientMemo: [IngredientSignature: ([Amount], [DoseDimension])] = [:]
+        var servingsMemo: [[Int]: Decimal] = [:]
         for d in dayNumbers.indices.sorted(by: { dayNumbers[$0] < dayNumbers[$1] }) {
             let day = LocalDay(dayNumber: dayNumbers[d])
             for p in productOrder where p < totals[d].products.count {
                 guard let t = totals[d].products[p] else { continue }
-                var servings: Decimal = 0
-                for run in t.servings { servings += run.count == 1 ? run.value : run.value * Decimal(run.count) }
+                let signature = t.servings.flatMap { [$0.value, $0.count] }
+                let servings: Decimal
+                if let known = servingsMemo[signature] {
+                    servings = known
+                } else {
+                    var total: Decimal = 0
+                    for run in t.servings { total += run.count == 1 ? servingsValues[run.value] : servingsValues[run.value] * Decimal(run.count) }
+                    servingsMemo[signature] = total
+                    servings = total
+                }
                 products.append(ProductDayExposure(day: day, productID: productIDs[p], servings: servings, intakeCount: t.count,
                                                    dominantBucket: t.buckets.dominant))
             }
             for k in keyOrder where k < totals[d].ingredients.count && !totals[d].ingredients[k].isEmpty {
-                var sum = AmountSum()
-                var contributors: [DoseDimension: Set<Int>] = [:]
-                for group in totals[d].ingredients[k] {
-                    var total: Decimal = 0
-                    for (source, count) in group.sources {
-                        total += count == 1 ? sourceValues[source] : sourceValues[source] * Decimal(count)
+                let groups = totals[d].ingredients[k]
+                let signature = IngredientSignature(parts: groups.map {
+                    IngredientSignature.Part(unit: $0.unit, context: $0.context, sources: $0.sources.flatMap { [$0.source, $0.count] })
+                })
+                if ingredientMemo[signature] == nil {
+                    var sum = AmountSum()
+                    var dimensions: [DoseDimension] = []
+                    for group in groups {
+                        var total: Decimal = 0
+                        for (source, count) in group.sources {
+                            total += count == 1 ? sourceValues[source] : sourceValues[source] * Decimal(count)
+                        }
+                        dimensions.append(try sum.add(Amount(total, group.unit), context: group.context))
                     }
-                    let dimension = try sum.add(Amount(total, group.unit), context: group.context)
-                    contributors[dimension, default: []].formUnion(group.products)
+                    ingredientMemo[signature] = (sum.rows, dimensions)
                 }
-                for row in sum.rows {
+                let (rows, dimensions) = ingredientMemo[signature]!
+                var contributors: [DoseDimension: Set<Int>] = [:]
+                for (group, dimension) in zip(groups, dimensions) { contributors[dimension, default: []].formUnion(group.products) }
+                for row in rows {
                     let ids = (contributors[row.unit.dimension] ?? []).map { productIDs[$0] }.sorted { $0.rawValue < $1.rawValue }
                     ingredients.append(IngredientDayExposure(day: day, ingredientKey: keys[k], amount: row, productIDs: ids))
                 }
