@@ -19,6 +19,8 @@ public final class CairnApplication: Sendable {
     public let photoIntake: PhotoIntake
     /// The Smile journal.
     public let smile: SmileService
+    /// Products, schedules, Today, the intake ledger, exposure and supply.
+    public let regimen: RegimenService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -42,5 +44,6 @@ public final class CairnApplication: Sendable {
                              locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
+        regimen = RegimenService(database: database, clock: clock)
     }
 }

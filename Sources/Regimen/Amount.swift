@@ -19,9 +19,8 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
     public init(_ value: Decimal, _ unit: DoseUnit) throws {
         if value.isNaN { throw RegimenError.notANumber }
         if value < 0 { throw RegimenError.negativeAmount }
-        let limit = Amount.limit(for: unit.dimension)
-        if Amount.magnitude(of: value, in: unit) > limit.value {
-            throw RegimenError.absurdAmount(limit: limit.description)
+        if value > Amount.largestValue[unit]! {
+            throw RegimenError.absurdAmount(limit: Amount.limit(for: unit.dimension).description)
         }
         self.value = value
         self.unit = unit
@@ -44,21 +43,31 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
     /// CFU: 10 trillion (10^13); volume: 1 L; count: 1000.
     public static func limit(for dimension: DoseDimension) -> (value: Decimal, description: String) {
         switch dimension {
-        case .mass: (1_000_000_000, "1 kg")  // in mcg
-        case .retinolActivityEquivalents, .dietaryFolateEquivalents: (1_000_000_000, "1 kg")  // in mcg
-        case .niacinEquivalents, .alphaTocopherol: (1_000_000, "1 kg")  // in mg
-        case .internationalUnits: (10_000_000, "10 million IU")
-        case .colonyFormingUnits: (10_000_000_000_000, "10 trillion CFU")
-        case .volume: (1_000, "1 L")
-        case .count: (1_000, "1000")
+        case .mass, .retinolActivityEquivalents, .dietaryFolateEquivalents: Limits.micrograms  // in mcg
+        case .niacinEquivalents, .alphaTocopherol: Limits.milligrams  // in mg
+        case .internationalUnits: Limits.internationalUnits
+        case .colonyFormingUnits: Limits.colonyFormingUnits
+        case .volume: Limits.volume
+        case .count: Limits.count
         }
     }
 
-    /// The value in the dimension's reference unit (mcg for mass).
-    private static func magnitude(of value: Decimal, in unit: DoseUnit) -> Decimal {
-        if let perUnit = unit.microgramsPerUnit { return value * perUnit }
-        return value
+    /// The bounds, built once (a Decimal from a literal is not free, and every amount is checked).
+    private enum Limits {
+        static let micrograms: (value: Decimal, description: String) = (1_000_000_000, "1 kg")
+        static let milligrams: (value: Decimal, description: String) = (1_000_000, "1 kg")
+        static let internationalUnits: (value: Decimal, description: String) = (10_000_000, "10 million IU")
+        static let colonyFormingUnits: (value: Decimal, description: String) = (10_000_000_000_000, "10 trillion CFU")
+        static let volume: (value: Decimal, description: String) = (1_000, "1 L")
+        static let count: (value: Decimal, description: String) = (1_000, "1000")
     }
+
+    /// The largest value accepted in each unit: the dimension's limit expressed in that unit (exact, as the
+    /// mass factors are powers of ten), so a check is one comparison rather than a multiplication.
+    private static let largestValue: [DoseUnit: Decimal] = Dictionary(uniqueKeysWithValues: DoseUnit.allCases.map { unit in
+        let limit = Amount.limit(for: unit.dimension).value
+        return (unit, unit.microgramsPerUnit.map { limit / $0 } ?? limit)
+    })
 
     /// True when the amount is exactly zero.
     public var isZero: Bool { value == 0 }

@@ -33,7 +33,7 @@ public struct AmountSum: Hashable, Sendable {
         }
         guard let index = rows.firstIndex(where: { $0.unit.isDirectlyCompatible(with: amount.unit) }) else {
             rows.append(amount)
-            rows.sort { DoseUnit.allCases.firstIndex(of: $0.unit)! < DoseUnit.allCases.firstIndex(of: $1.unit)! }
+            rows.sort { $0.unit.declarationIndex < $1.unit.declarationIndex }
             return amount.unit.dimension
         }
         let existing = rows[index]

@@ -50,6 +50,11 @@ public enum DoseUnit: String, Hashable, Codable, Sendable, CaseIterable {
     /// A count (capsules, tablets, drops).
     case count
 
+    /// The position of this unit in declaration order (`allCases` order), without building `allCases`.
+    var declarationIndex: Int { DoseUnit.declarationOrder[self]! }
+    private static let declarationOrder: [DoseUnit: Int] =
+        Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($0.element, $0.offset) })
+
     /// What this unit measures.
     public var dimension: DoseDimension {
         switch self {
@@ -68,10 +73,10 @@ public enum DoseUnit: String, Hashable, Codable, Sendable, CaseIterable {
     /// The unit's size in micrograms, for mass units only (exact powers of ten).
     var microgramsPerUnit: Decimal? {
         switch self {
-        case .g: 1_000_000
-        case .mg: 1_000
-        case .mcg: 1
-        case .ng: Decimal(string: "0.001", locale: Locale(identifier: "en_US_POSIX"))!
+        case .g: MassFactor.gram
+        case .mg: MassFactor.milligram
+        case .mcg: MassFactor.microgram
+        case .ng: MassFactor.nanogram
         default: nil
         }
     }
@@ -99,4 +104,12 @@ public enum DoseUnit: String, Hashable, Codable, Sendable, CaseIterable {
     public func isDirectlyCompatible(with other: DoseUnit) -> Bool {
         self == other || (dimension == .mass && other.dimension == .mass)
     }
+}
+
+/// The mass factors in micrograms, built once.
+private enum MassFactor {
+    static let gram: Decimal = 1_000_000
+    static let milligram: Decimal = 1_000
+    static let microgram: Decimal = 1
+    static let nanogram = Decimal(string: "0.001", locale: Locale(identifier: "en_US_POSIX"))!
 }

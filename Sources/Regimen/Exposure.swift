@@ -9,29 +9,34 @@ public struct LocalDay: Hashable, Comparable, Sendable, Codable, CustomStringCon
     /// The day of the month, 1-31.
     public let day: Int
 
-    /// A day; nil when the date does not exist (e.g. February 30).
+    /// A day; nil when the date does not exist (e.g. February 30) or the year is outside 1...9999.
     public init?(year: Int, month: Int, day: Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let comps = DateComponents(year: year, month: month, day: day)
-        guard comps.isValidDate(in: calendar) else { return nil }
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
+              day <= LocalDay.daysInMonth(year: year, month: month) else { return nil }
+        self.init(unchecked: year, month, day)
+    }
+
+    /// A day already known to exist.
+    init(unchecked year: Int, _ month: Int, _ day: Int) {
         self.year = year
         self.month = month
         self.day = day
     }
 
-    /// The local day of `instant` in `timeZone`.
-    public init(_ instant: Date, in timeZone: TimeZone) {
-        let c = LocalDay.calendar(timeZone).dateComponents([.year, .month, .day], from: instant)
-        year = c.year!
-        month = c.month!
-        day = c.day!
+    /// The number of days of a month in the (proleptic) Gregorian calendar.
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
-    static func calendar(_ timeZone: TimeZone) -> Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
+    /// The local day of `instant` in `timeZone`: the instant shifted by the zone's offset at that instant,
+    /// counted in whole days (integer arithmetic; a calendar per record costs more than a year's exposure).
+    public init(_ instant: Date, in timeZone: TimeZone) {
+        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+        self.init(dayNumber: Int((local / 86_400).rounded(.down)))
     }
 
     /// Chronological order.
@@ -56,7 +61,13 @@ public enum TimeOfDayBucket: String, Hashable, Codable, Sendable, CaseIterable {
 
     /// The bucket of `instant` in `timeZone` (the zone the record was made in).
     public init(_ instant: Date, in timeZone: TimeZone) {
-        switch LocalDay.calendar(timeZone).component(.hour, from: instant) {
+        self.init(localSeconds: instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant)))
+    }
+
+    /// The bucket of a local wall-clock time given as seconds since 1970-01-01 00:00 local.
+    init(localSeconds local: Double) {
+        let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
+        switch Int(secondOfDay / 3_600) {
         case 5..<12: self = .morning
         case 12..<17: self = .afternoon
         case 17..<22: self = .evening
@@ -66,10 +77,20 @@ public enum TimeOfDayBucket: String, Hashable, Codable, Sendable, CaseIterable {
 
     /// The bucket holding a strict majority (more than half) of `buckets`; nil on a tie or plurality.
     public static func dominant<S: Sequence>(in buckets: S) -> TimeOfDayBucket? where S.Element == TimeOfDayBucket {
-        var counts: [TimeOfDayBucket: Int] = [:]
+        var counts = (morning: 0, afternoon: 0, evening: 0, night: 0)
         var total = 0
-        for b in buckets { counts[b, default: 0] += 1; total += 1 }
-        return counts.first { 2 * $0.value > total }?.key
+        for b in buckets {
+            total += 1
+            switch b {
+            case .morning: counts.morning += 1
+            case .afternoon: counts.afternoon += 1
+            case .evening: counts.evening += 1
+            case .night: counts.night += 1
+            }
+        }
+        let all: [(TimeOfDayBucket, Int)] = [(.morning, counts.morning), (.afternoon, counts.afternoon), (.evening, counts.evening),
+                                             (.night, counts.night)]
+        return all.first { 2 * $0.1 > total }?.0
     }
 }
 
@@ -197,49 +218,215 @@ public struct ExposureCalculator: Sendable {
     /// The exposure of `records` within `days` (inclusive). Throws `RegimenError.absurdAmount` when a day's
     /// total exceeds the bounds of `Amount`.
     public func exposure(of records: [IntakeRecord], in days: ClosedRange<LocalDay>) throws -> ExposureReport {
-        struct ProductKey: Hashable { let day: LocalDay; let product: ProductID }
-        struct IngredientKey: Hashable { let day: LocalDay; let key: String }
-        var productServings: [ProductKey: (Decimal, Int, [TimeOfDayBucket])] = [:]
-        var ingredientSums: [IngredientKey: (AmountSum, [DoseDimension: Set<ProductID>])] = [:]
-        var bucketsPerProduct: [ProductID: [TimeOfDayBucket]] = [:]
+        // Work per record is kept to integer indexes: products and ingredient keys are numbered on first
+        // sight, each local day gets one accumulator, and same-unit amounts of an ingredient on a day are first
+        // added as plain decimals (exact); each such group goes into the day's AmountSum once at the end.
+        // Servings are kept as runs of one value (compared by representation, which is cheap) and multiplied once.
+        struct ProductTotals { var servings: [(value: Int, count: Int)] = []; var count = 0; var buckets = BucketCounts() }
+        var servingsValues: [Decimal] = []
+        // A group counts how often each dose source (a dose of one shared doses array) occurred, and multiplies
+        // once at the end: Foundation's Decimal addition allocates, and one year has thousands of doses.
+        struct GroupTotal {
+            let unit: DoseUnit; let context: ConversionContext; var sources: [(source: Int, count: Int)]; var products: [Int]
+        }
+        struct DayTotals { var products: [ProductTotals?] = []; var ingredients: [[GroupTotal]] = [] }
+        var productIndex: [ProductID: Int] = [:]
+        var productIDs: [ProductID] = []
+        var keyIndex: [String: Int] = [:]
+        var keys: [String] = []
+        var dayIndex: [Int: Int] = [:]
+        var dayNumbers: [Int] = []
+        var totals: [DayTotals] = []
+        var bucketsPerProduct: [BucketCounts] = []
+        let range = days.lowerBound.dayNumber...days.upperBound.dayNumber
+        var lastDoses: [IngredientDose]? = nil
+        var lastDoseKeys: [Int] = []
+        var lastSourceBase = 0
+        var sourceValues: [Decimal] = []
+        var lastDay = Int.min, lastSlot = 0
+        var offsets = ZoneOffsetCache()
 
         for record in records where record.status == .taken {
-            let day = LocalDay(record.instant, in: record.timeZone)
-            guard days.contains(day) else { continue }
-            let bucket = TimeOfDayBucket(record.instant, in: record.timeZone)
-            let pk = ProductKey(day: day, product: record.productID)
-            var p = productServings[pk] ?? (0, 0, [])
-            p.0 += record.servings
-            p.1 += 1
-            p.2.append(bucket)
-            productServings[pk] = p
-            bucketsPerProduct[record.productID, default: []].append(bucket)
-            for dose in record.doses {
-                let ik = IngredientKey(day: day, key: dose.ingredientKey)
-                var entry = ingredientSums[ik] ?? (AmountSum(), [:])
-                let dimension = try entry.0.add(dose.amount, context: dose.context)
-                entry.1[dimension, default: []].insert(record.productID)
-                ingredientSums[ik] = entry
+            // One zone lookup per record serves both its local day and its time-of-day bucket.
+            let local = record.instant.timeIntervalSince1970 + offsets.offset(of: record.timeZone, at: record.instant)
+            let day = Int((local / 86_400).rounded(.down))
+            guard range.contains(day) else { continue }
+            let bucket = TimeOfDayBucket(localSeconds: local)
+            if day != lastDay {
+                if let known = dayIndex[day] {
+                    lastSlot = known
+                } else {
+                    lastSlot = totals.count
+                    dayIndex[day] = lastSlot
+                    dayNumbers.append(day)
+                    totals.append(DayTotals())
+                }
+                lastDay = day
+            }
+            let d = lastSlot
+            let product: Int
+            if let known = productIndex[record.productID] {
+                product = known
+            } else {
+                product = productIDs.count
+                productIndex[record.productID] = product
+                productIDs.append(record.productID)
+                bucketsPerProduct.append(BucketCounts())
+            }
+            while totals[d].products.count <= product { totals[d].products.append(nil) }
+            if totals[d].products[product] == nil { totals[d].products[product] = ProductTotals() }
+            if let last = totals[d].products[product]!.servings.last, sameRepresentation(servingsValues[last.value], record.servings) {
+                totals[d].products[product]!.servings[totals[d].products[product]!.servings.count - 1].count += 1
+            } else {
+                let index = servingsValues.firstIndex { sameRepresentation($0, record.servings) } ?? {
+                    servingsValues.append(record.servings)
+                    return servingsValues.count - 1
+                }()
+                totals[d].products[product]!.servings.append((index, 1))
+            }
+            totals[d].products[product]!.count += 1
+            totals[d].products[product]!.buckets.add(bucket)
+            bucketsPerProduct[product].add(bucket)
+            if !sameStorage(lastDoses, record.doses) {
+                lastDoses = record.doses
+                lastSourceBase = sourceValues.count
+                sourceValues.append(contentsOf: record.doses.map(\.amount.value))
+                lastDoseKeys = record.doses.map { dose in
+                    if let known = keyIndex[dose.ingredientKey] { return known }
+                    keyIndex[dose.ingredientKey] = keys.count
+                    keys.append(dose.ingredientKey)
+                    return keys.count - 1
+                }
+            }
+            for (offset, (dose, key)) in zip(record.doses, lastDoseKeys).enumerated() {
+                let source = lastSourceBase + offset
+                while totals[d].ingredients.count <= key { totals[d].ingredients.append([]) }
+                if let g = totals[d].ingredients[key].firstIndex(where: { $0.unit == dose.amount.unit && $0.context == dose.context }) {
+                    if let s = totals[d].ingredients[key][g].sources.firstIndex(where: { $0.source == source }) {
+                        totals[d].ingredients[key][g].sources[s].count += 1
+                    } else {
+                        totals[d].ingredients[key][g].sources.append((source, 1))
+                    }
+                    if !totals[d].ingredients[key][g].products.contains(product) { totals[d].ingredients[key][g].products.append(product) }
+                } else {
+                    totals[d].ingredients[key].append(GroupTotal(unit: dose.amount.unit, context: dose.context,
+                                                                 sources: [(source, 1)], products: [product]))
+                }
             }
         }
 
-        let products = productServings.map { key, value in
-            ProductDayExposure(day: key.day, productID: key.product, servings: value.0, intakeCount: value.1,
-                               dominantBucket: TimeOfDayBucket.dominant(in: value.2))
-        }.sorted { ($0.day, $0.productID.rawValue) < ($1.day, $1.productID.rawValue) }
-
-        let unitOrder = { (u: DoseUnit) in DoseUnit.allCases.firstIndex(of: u)! }
-        let ingredients = ingredientSums.flatMap { key, value in
-            value.0.rows.map { row in
-                IngredientDayExposure(day: key.day, ingredientKey: key.key, amount: row,
-                                      productIDs: (value.1[row.unit.dimension] ?? []).sorted { $0.rawValue < $1.rawValue })
-            }
-        }.sorted { a, b in
-            if a.day != b.day { return a.day < b.day }
-            if a.ingredientKey != b.ingredientKey { return a.ingredientKey < b.ingredientKey }
-            return unitOrder(a.amount.unit) < unitOrder(b.amount.unit)
+        // Output in order: days ascending, then product ids, then ingredient keys and unit order.
+        let productOrder = productIDs.indices.sorted { productIDs[$0].rawValue < productIDs[$1].rawValue }
+        let keyOrder = keys.indices.sorted { keys[$0] < keys[$1] }
+        var products: [ProductDayExposure] = []
+        var ingredients: [IngredientDayExposure] = []
+        // Days with the same doses give the same sums: each distinct combination is computed once.
+        struct IngredientSignature: Hashable {
+            struct Part: Hashable { let unit: DoseUnit; let context: ConversionContext; let sources: [Int] }
+            let parts: [Part]
         }
-        let dominant = bucketsPerProduct.compactMapValues { TimeOfDayBucket.dominant(in: $0) }
+        var ingredientMemo: [IngredientSignature: ([Amount], [DoseDimension])] = [:]
+        var servingsMemo: [[Int]: Decimal] = [:]
+        for d in dayNumbers.indices.sorted(by: { dayNumbers[$0] < dayNumbers[$1] }) {
+            let day = LocalDay(dayNumber: dayNumbers[d])
+            for p in productOrder where p < totals[d].products.count {
+                guard let t = totals[d].products[p] else { continue }
+                let signature = t.servings.flatMap { [$0.value, $0.count] }
+                let servings: Decimal
+                if let known = servingsMemo[signature] {
+                    servings = known
+                } else {
+                    var total: Decimal = 0
+                    for run in t.servings { total += run.count == 1 ? servingsValues[run.value] : servingsValues[run.value] * Decimal(run.count) }
+                    servingsMemo[signature] = total
+                    servings = total
+                }
+                products.append(ProductDayExposure(day: day, productID: productIDs[p], servings: servings, intakeCount: t.count,
+                                                   dominantBucket: t.buckets.dominant))
+            }
+            for k in keyOrder where k < totals[d].ingredients.count && !totals[d].ingredients[k].isEmpty {
+                let groups = totals[d].ingredients[k]
+                let signature = IngredientSignature(parts: groups.map {
+                    IngredientSignature.Part(unit: $0.unit, context: $0.context, sources: $0.sources.flatMap { [$0.source, $0.count] })
+                })
+                if ingredientMemo[signature] == nil {
+                    var sum = AmountSum()
+                    var dimensions: [DoseDimension] = []
+                    for group in groups {
+                        var total: Decimal = 0
+                        for (source, count) in group.sources {
+                            total += count == 1 ? sourceValues[source] : sourceValues[source] * Decimal(count)
+                        }
+                        dimensions.append(try sum.add(Amount(total, group.unit), context: group.context))
+                    }
+                    ingredientMemo[signature] = (sum.rows, dimensions)
+                }
+                let (rows, dimensions) = ingredientMemo[signature]!
+                var contributors: [DoseDimension: Set<Int>] = [:]
+                for (group, dimension) in zip(groups, dimensions) { contributors[dimension, default: []].formUnion(group.products) }
+                for row in rows {
+                    let ids = (contributors[row.unit.dimension] ?? []).map { productIDs[$0] }.sorted { $0.rawValue < $1.rawValue }
+                    ingredients.append(IngredientDayExposure(day: day, ingredientKey: keys[k], amount: row, productIDs: ids))
+                }
+            }
+        }
+        var dominant: [ProductID: TimeOfDayBucket] = [:]
+        for (index, buckets) in bucketsPerProduct.enumerated() {
+            if let bucket = buckets.dominant { dominant[productIDs[index]] = bucket }
+        }
         return ExposureReport(products: products, ingredients: ingredients, dominantBuckets: dominant)
+    }
+
+    /// True when two decimals have the same bytes (then they are equal; equal values may differ in bytes,
+    /// which only costs a separate run).
+    private func sameRepresentation(_ a: Decimal, _ b: Decimal) -> Bool {
+        withUnsafeBytes(of: a) { pa in withUnsafeBytes(of: b) { pb in pa.elementsEqual(pb) } }
+    }
+
+    /// True when both arrays share one buffer (records built from one product share their doses), so their
+    /// ingredient keys need not be looked up again; a false answer only costs a lookup.
+    private func sameStorage(_ a: [IngredientDose]?, _ b: [IngredientDose]) -> Bool {
+        guard let a, a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in pa.baseAddress == pb.baseAddress } }
+    }
+}
+
+/// How many intakes fell in each time-of-day bucket.
+struct BucketCounts {
+    private var counts = (0, 0, 0, 0)
+    private var total = 0
+
+    /// Counts one intake.
+    mutating func add(_ bucket: TimeOfDayBucket) {
+        total += 1
+        switch bucket {
+        case .morning: counts.0 += 1
+        case .afternoon: counts.1 += 1
+        case .evening: counts.2 += 1
+        case .night: counts.3 += 1
+        }
+    }
+
+    /// The bucket with a strict majority, else nil (as `TimeOfDayBucket.dominant(in:)`).
+    var dominant: TimeOfDayBucket? {
+        let all: [(TimeOfDayBucket, Int)] = [(.morning, counts.0), (.afternoon, counts.1), (.evening, counts.2), (.night, counts.3)]
+        return all.first { 2 * $0.1 > total }?.0
+    }
+}
+
+/// A zone's UTC offset, looked up once per stretch between two of its transitions (each lookup takes a lock
+/// in the ICU time zone, and a year has thousands of records). Exact: an offset found at an instant is reused
+/// only from that instant until the zone's next transition, as the time zone database reports it.
+struct ZoneOffsetCache {
+    private struct Stretch { let zone: TimeZone; let from: Date; let until: Date; let offset: Double }
+    private var last: Stretch?
+
+    /// The offset of `zone` at `instant`, in seconds.
+    mutating func offset(of zone: TimeZone, at instant: Date) -> Double {
+        if let s = last, s.from <= instant, instant < s.until, s.zone == zone { return s.offset }
+        let offset = Double(zone.secondsFromGMT(for: instant))
+        let until = zone.nextDaylightSavingTimeTransition(after: instant) ?? .distantFuture
+        last = Stretch(zone: zone, from: instant, until: until, offset: offset)
+        return offset
     }
 }

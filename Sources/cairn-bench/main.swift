@@ -13,6 +13,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "ingest") { _ in try IngestBenchmark.run() },
     BenchSection(name: "smile") { SmileBenchmark.run(arguments: $0) },
     BenchSection(name: "skin") { try SkinBenchmark.run(arguments: $0) },
+    BenchSection(name: "regimen") { try RegimenBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())

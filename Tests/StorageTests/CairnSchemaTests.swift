@@ -50,6 +50,37 @@ import Testing
                 """, "2d4f6b8c-0e1a-4b3d-9f5c-7e9a1b2d4f6c", "6b2f1d4c-8e3a-4f9b-a7d0-1e2f3a4b5c6d", nil, nil, "",
                 "manual", 0, 0, 300, 300, 400, "2026-11-30T10:05:00.000Z")
         },
+        "2026-11-30.regimen": { db in
+            try db.executeScript("""
+                INSERT INTO regimen_products (id, created_at) VALUES ('p-1', '2026-11-30T08:00:00.000Z');
+                INSERT INTO regimen_product_revisions (id, product_id, number, name, brand, form, serving_value, serving_unit, recorded_at)
+                    VALUES ('pr-1', 'p-1', 1, 'Vitamin D3 1000 IU', 'Ünïcode ✓', 'softgel', '1', 'count', '2026-11-30T08:00:00.000Z'),
+                           ('pr-2', 'p-1', 2, 'Vitamin D3 2000 IU', '', 'softgel', '1', 'count', '2026-11-30T08:30:00.000Z');
+                INSERT INTO regimen_product_ingredients (revision_id, position, catalogue_id, name_on_label, amount_value, amount_unit,
+                    daily_value_percent, form)
+                    VALUES ('pr-1', 0, 'vitamin-d', 'Vitamin D3', '25', 'mcg', '125', 'Vitamin D3'),
+                           ('pr-2', 0, 'vitamin-d', 'Vitamin D3', '50', 'mcg', '250', NULL),
+                           ('pr-2', 1, NULL, 'Olive oil', NULL, NULL, NULL, NULL);
+                INSERT INTO regimen_schedules (id, product_id, created_at) VALUES ('s-1', 'p-1', '2026-11-30T08:00:00.000Z');
+                INSERT INTO regimen_schedule_revisions (id, schedule_id, number, effective_from, state, servings, times, recurrence,
+                    weekdays, interval_days, start_day, end_day, recorded_at)
+                    VALUES ('sr-1', 's-1', 1, '2026-11-30', 'active', '1', '08:00,21:00', 'daily', 0, 1, '2026-11-30', NULL,
+                            '2026-11-30T08:00:00.000Z'),
+                           ('sr-2', 's-1', 2, '2026-12-07', 'active', '0.5', '08:00', 'weekdays', 21, 1, '2026-11-30',
+                            '2027-06-30', '2026-11-30T08:30:00.000Z');
+                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id, occurrence_day,
+                    occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
+                    VALUES ('i-1', 'scheduled', 'taken', 'p-1', 'pr-1', 'sr-1', '2026-11-30', '08:00', '1',
+                            '2026-11-30T07:05:00.000Z', 'Europe/Berlin', '2026-11-30', '2026-11-30T07:05:01.000Z', NULL),
+                           ('i-2', 'scheduled', 'skipped', 'p-1', 'pr-1', 'sr-1', '2026-11-30', '08:00', '1',
+                            '2026-11-30T07:05:00.000Z', 'Europe/Berlin', '2026-11-30', '2026-11-30T09:00:00.000Z', 'i-1'),
+                           ('i-3', 'extra', 'taken', 'p-1', 'pr-2', NULL, NULL, NULL, '2', '2026-11-30T12:00:00.000Z',
+                            'America/New_York', '2026-11-30', '2026-11-30T12:00:00.000Z', NULL);
+                INSERT INTO regimen_supply_changes (id, product_id, kind, count, delta, intake_id, recorded_at)
+                    VALUES (1, 'p-1', 'set', '90', NULL, NULL, '2026-11-30T08:00:00.000Z'),
+                           (2, 'p-1', 'intake', NULL, '-2', 'i-3', '2026-11-30T12:00:00.000Z');
+                """)
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }

@@ -1,0 +1,151 @@
+import CairnCore
+import Foundation
+import Regimen
+
+/// A product as saved: its newest label revision (or the one asked for).
+public struct StoredProduct: Hashable, Sendable {
+    /// The product and its label rows, as of this revision.
+    public let product: Product
+    /// This revision.
+    public let revisionID: ProductRevisionID
+    /// 1 for the first revision, then 2, 3, ...
+    public let revisionNumber: Int
+    /// When this revision was saved.
+    public let recordedAt: Date
+    /// Label rows whose name the catalogue does not know (flagged for the person to check).
+    public var unknownIngredients: [String] { product.ingredients.filter { $0.catalogueID == nil }.map(\.nameOnLabel) }
+}
+
+/// A schedule as it stands: its newest revision and the product's name.
+public struct ScheduleSummary: Hashable, Sendable {
+    /// The schedule.
+    public let scheduleID: ScheduleID
+    /// The newest revision (it may take effect on a later day).
+    public let latest: ScheduleRevision
+    /// The revision in force today, if the schedule has started.
+    public let inForceToday: ScheduleRevision?
+    /// The product's current name.
+    public let productName: String
+}
+
+/// One scheduled dose on the Today view.
+public struct TodayDose: Hashable, Sendable {
+    /// The dose (revision, day, slot).
+    public let occurrence: DoseOccurrence
+    /// The schedule.
+    public let scheduleID: ScheduleID
+    /// The product.
+    public let productID: ProductID
+    /// The product's current name.
+    public let productName: String
+    /// Servings per dose.
+    public let servings: Decimal
+    /// When the slot falls in the person's current zone (see `WallClock`).
+    public let dueAt: Date
+    /// Not logged, taken or skipped.
+    public let state: DoseState
+    /// The current record, when logged.
+    public let record: LedgerEntry?
+
+    /// The id the take and skip actions name.
+    public var doseID: String { occurrence.doseID }
+}
+
+/// The Today view: every dose of the current local day, the batch due now, and the next doses.
+public struct TodayView: Hashable, Sendable {
+    /// The instant the view was made.
+    public let now: Date
+    /// The person's current zone (from the Clock); it decides "today".
+    public let timeZone: TimeZone
+    /// The current local day.
+    public let day: LocalDay
+    /// Every scheduled dose of `day`, by slot then product name.
+    public let doses: [TodayDose]
+    /// The doses due together now: the not-logged doses of the latest slot already due, else of the earliest
+    /// slot still to come. Empty when everything of today is logged.
+    public let currentBatch: [TodayDose]
+    /// The not-logged doses after the current batch: the rest of today, else the first slot of tomorrow.
+    public let next: [TodayDose]
+    /// As-needed schedules in force today, which can be logged at any time.
+    public let asNeeded: [ScheduleSummary]
+}
+
+/// A ledger query: newest first, optionally filtered by local day range and product.
+public struct LedgerQuery: Hashable, Sendable {
+    /// The first local day (inclusive), if any.
+    public var from: LocalDay?
+    /// The last local day (inclusive), if any.
+    public var to: LocalDay?
+    /// Only this product, if set.
+    public var productID: ProductID?
+    /// Rows per page, 1...1000.
+    public var limit: Int
+    /// Rows to skip, 0 or more.
+    public var offset: Int
+
+    /// A query.
+    public init(from: LocalDay? = nil, to: LocalDay? = nil, productID: ProductID? = nil, limit: Int = 50, offset: Int = 0) {
+        self.from = from
+        self.to = to
+        self.productID = productID
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// One page of the ledger.
+public struct LedgerPage: Hashable, Sendable {
+    /// The records, newest first (corrected records included, marked by `supersededBy`).
+    public let entries: [LedgerEntry]
+    /// The offset of the next page, nil on the last page.
+    public let nextOffset: Int?
+}
+
+/// One dose to log in a batch check-in.
+public struct CheckInRequest: Hashable, Sendable {
+    /// The dose (see `DoseOccurrence.doseID`).
+    public let doseID: String
+    /// Taken or skipped.
+    public let status: IntakeStatus
+    /// When; nil for now.
+    public let at: Date?
+
+    /// A request.
+    public init(doseID: String, status: IntakeStatus, at: Date? = nil) {
+        self.doseID = doseID
+        self.status = status
+        self.at = at
+    }
+}
+
+/// The outcome of a check-in: the record in force, and whether it was already there.
+public struct CheckInResult: Hashable, Sendable {
+    /// The record for this dose (the new one, or the one logged before).
+    public let entry: LedgerEntry
+    /// True when the dose had been logged before (by this or another process); nothing was written.
+    public let alreadyLogged: Bool
+}
+
+/// A product's count on hand.
+public struct SupplyStatus: Hashable, Sendable {
+    /// The product.
+    public let productID: ProductID
+    /// The product's current name.
+    public let productName: String
+    /// What is counted: "units" (capsules, tablets, ...) when a serving is a count, else "servings".
+    public let countsUnits: Bool
+    /// The count on hand now (may go below zero when more was logged than was on hand).
+    public let onHand: Decimal
+    /// Average use per day from the schedules in force today; nil when none.
+    public let dailyUse: Decimal?
+    /// The day the count reaches zero at `dailyUse`; nil without a daily use.
+    public let runsOutAround: LocalDay?
+}
+
+/// The export formats of the ledger.
+public enum LedgerExportFormat: String, Sendable, CaseIterable {
+    /// Comma-separated values with a header row.
+    case csv
+    /// A JSON array of records.
+    case json
+}

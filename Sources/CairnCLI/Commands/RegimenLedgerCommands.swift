@@ -1,0 +1,416 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+
+/// `cairn regimen today`.
+struct RegimenTodayCommand: Command {
+    static let name = "today"
+    static let abstract = "Show today's doses: the batch due now, what comes next, and what is logged."
+    static let usage = "[--json]"
+    static let discussion = """
+    Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
+    08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
+    daylight-saving changes never add or drop one. A time skipped by a daylight-saving change is due at
+    the first minute after it; a time that happens twice is due the first time.
+
+    Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
+
+    Options:
+      --json   Print the view as JSON.
+    """
+    static let flagOptions: Set<String> = ["--json"]
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let view = try RegimenCommands.application(context).regimen.todayView()
+        if json {
+            return try context.console.printJSON(TodayJSON(
+                day: view.day.description, timeZone: view.timeZone.identifier, doses: view.doses.map(TodayDoseJSON.init),
+                currentBatch: view.currentBatch.map(TodayDoseJSON.init), next: view.next.map(TodayDoseJSON.init),
+                asNeeded: view.asNeeded.map { AsNeededJSON(scheduleID: $0.scheduleID.rawValue, productName: $0.productName) }))
+        }
+        let console = context.console
+        console.print("Today, \(view.day) (\(view.timeZone.identifier))")
+        if view.doses.isEmpty && view.asNeeded.isEmpty {
+            console.print("No doses scheduled today. Add a schedule with 'cairn regimen schedules add PRODUCT --times 08:00'.")
+            return
+        }
+        if !view.currentBatch.isEmpty {
+            console.print("")
+            console.print("Due now (\(view.currentBatch[0].occurrence.slot)):")
+            for dose in view.currentBatch { console.print(line(dose)) }
+        }
+        if !view.next.isEmpty {
+            console.print("")
+            console.print("Next:")
+            for dose in view.next { console.print(line(dose, withDay: dose.occurrence.day != view.day)) }
+        }
+        console.print("")
+        console.print("All of today:")
+        for dose in view.doses { console.print(line(dose)) }
+        if !view.asNeeded.isEmpty {
+            console.print("")
+            console.print("As needed (log with 'cairn regimen take --as-needed SCHEDULE'):")
+            for s in view.asNeeded { console.print("  \(s.productName)  schedule \(s.scheduleID)") }
+        }
+    }
+
+    private func line(_ dose: TodayDose, withDay: Bool = false) -> String {
+        let state: String
+        switch dose.state {
+        case .notLogged: state = "not logged"
+        case .taken: state = "taken"
+        case .skipped: state = "skipped"
+        }
+        let when = withDay ? "\(dose.occurrence.day) \(dose.occurrence.slot)" : "\(dose.occurrence.slot)"
+        return "  \(when)  \(dose.productName), \(RegimenCommands.describe(dose.servings))  [\(state)]  \(dose.doseID)"
+    }
+}
+
+private struct AsNeededJSON: Encodable { let scheduleID: String; let productName: String }
+private struct TodayJSON: Encodable {
+    let day: String
+    let timeZone: String
+    let doses: [TodayDoseJSON]
+    let currentBatch: [TodayDoseJSON]
+    let next: [TodayDoseJSON]
+    let asNeeded: [AsNeededJSON]
+}
+
+/// `cairn regimen take`.
+struct RegimenTakeCommand: Command {
+    static let name = "take"
+    static let abstract = "Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose."
+    static let usage = "DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]"
+    static let discussion = """
+    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
+    another window) changes nothing and says so.
+
+    Options:
+      --at TIME             When it was taken: HH:MM on the dose's day, or an ISO 8601 time
+                            (2026-03-10T08:05:00Z). Default: now.
+      --extra PRODUCT       Log an unscheduled dose of a product (id or exact name).
+      --servings N          Servings of an extra dose (default 1).
+      --as-needed SCHEDULE  Log a dose of an as-needed schedule.
+    """
+    static let valueOptions: Set<String> = ["--at", "--extra", "--servings", "--as-needed"]
+
+    enum Target { case dose(String), extra(String, Decimal), asNeeded(ScheduleID) }
+    let target: Target
+    let at: String?
+
+    init(arguments: Arguments) throws {
+        at = arguments.value("--at")
+        let extra = arguments.value("--extra"), asNeeded = arguments.value("--as-needed")
+        switch (extra, asNeeded) {
+        case (let product?, nil):
+            _ = try arguments.positionals(exactly: [])
+            target = .extra(product, try RegimenCommands.parseDecimal(arguments.value("--servings"), option: "--servings") ?? 1)
+        case (nil, let schedule?):
+            _ = try arguments.positionals(exactly: [])
+            target = .asNeeded(ScheduleID(schedule))
+        case (nil, nil):
+            guard arguments.value("--servings") == nil else { throw UsageError("--servings goes with --extra.") }
+            target = .dose(try arguments.positionals(exactly: ["DOSE-ID"])[0])
+        default:
+            throw UsageError("Give either --extra or --as-needed, not both.")
+        }
+    }
+
+    func run(in context: CommandContext) throws {
+        let app = try RegimenCommands.application(context)
+        let service = app.regimen
+        switch target {
+        case .dose(let id):
+            let day = DoseOccurrence(doseID: id)?.day ?? service.today()
+            let result = try service.checkIn(id, status: .taken, at: RegimenCommands.parseAt(at, on: day, in: app.clock.timeZone))
+            report(result, context.console)
+        case .extra(let reference, let servings):
+            let product = try service.findProduct(reference)
+            let entry = try service.logExtra(product.product.id, servings: servings,
+                                             at: RegimenCommands.parseAt(at, on: service.today(), in: app.clock.timeZone))
+            context.console.print("Logged an extra dose of \(entry.productName) as taken (record \(entry.id)).")
+        case .asNeeded(let schedule):
+            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, on: service.today(), in: app.clock.timeZone))
+            context.console.print("Logged an as-needed dose of \(entry.productName) as taken (record \(entry.id)).")
+        }
+    }
+}
+
+/// `cairn regimen skip`.
+struct RegimenSkipCommand: Command {
+    static let name = "skip"
+    static let abstract = "Log a scheduled dose as skipped (it never counts as taken)."
+    static let usage = "DOSE-ID [--at TIME]"
+    static let discussion = "Options:\n  --at TIME   HH:MM on the dose's day, or an ISO 8601 time. Default: now."
+    static let valueOptions: Set<String> = ["--at"]
+    let id: String
+    let at: String?
+
+    init(arguments: Arguments) throws {
+        id = try arguments.positionals(exactly: ["DOSE-ID"])[0]
+        at = arguments.value("--at")
+    }
+
+    func run(in context: CommandContext) throws {
+        let app = try RegimenCommands.application(context)
+        let day = DoseOccurrence(doseID: id)?.day ?? app.regimen.today()
+        report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, on: day, in: app.clock.timeZone)),
+               context.console)
+    }
+}
+
+private func report(_ result: CheckInResult, _ console: Console) {
+    let e = result.entry
+    let what = e.occurrence.map { "\(e.productName), \($0.slot) on \($0.day)" } ?? e.productName
+    if result.alreadyLogged {
+        console.print("Already logged as \(e.status.rawValue): \(what) (record \(e.id)). Nothing was changed.")
+    } else {
+        console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)).")
+    }
+}
+
+/// `cairn regimen correct`.
+struct RegimenCorrectCommand: Command {
+    static let name = "correct"
+    static let abstract = "Correct a log entry: a new entry replaces it, and the history keeps both."
+    static let usage = "RECORD-ID --status taken|skipped [--at TIME]"
+    static let discussion = """
+    RECORD-ID comes from 'cairn regimen ledger'.
+
+    Options:
+      --status taken|skipped   What really happened.
+      --at TIME                When: HH:MM on the entry's day, or an ISO 8601 time. Default: the entry's time.
+    """
+    static let valueOptions: Set<String> = ["--status", "--at"]
+    let id: IntakeRecordID
+    let status: IntakeStatus
+    let at: String?
+
+    init(arguments: Arguments) throws {
+        id = IntakeRecordID(try arguments.positionals(exactly: ["RECORD-ID"])[0])
+        guard let text = arguments.value("--status"), let status = IntakeStatus(rawValue: text), status != .missed else {
+            throw UsageError("--status takes taken or skipped.")
+        }
+        self.status = status
+        at = arguments.value("--at")
+    }
+
+    func run(in context: CommandContext) throws {
+        let app = try RegimenCommands.application(context)
+        guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
+        let entry = try app.regimen.correct(id, status: status, at: RegimenCommands.parseAt(at, on: old.localDay, in: app.clock.timeZone))
+        context.console.print("Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
+                              + "\(RegimenCommands.time(entry.takenAt, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
+    }
+}
+
+/// `cairn regimen ledger`.
+struct RegimenLedgerCommand: Command {
+    static let name = "ledger"
+    static let abstract = "List log entries, newest first, corrected entries included."
+    static let usage = "[--from DATE] [--to DATE] [--product PRODUCT] [--limit N] [--offset N] [--json]"
+    static let discussion = """
+    Options:
+      --from DATE, --to DATE   Only entries whose local date is in this range.
+      --product PRODUCT        Only this product (id or exact name).
+      --limit N                Entries per page, 1-1000 (default 50).
+      --offset N               Entries to skip (default 0).
+      --json                   Print the page as JSON.
+    """
+    static let valueOptions: Set<String> = ["--from", "--to", "--product", "--limit", "--offset"]
+    static let flagOptions: Set<String> = ["--json"]
+    let from: LocalDay?
+    let to: LocalDay?
+    let product: String?
+    let limit: Int
+    let offset: Int
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
+        to = try RegimenCommands.parseDay(arguments.value("--to"), option: "--to")
+        product = arguments.value("--product")
+        limit = try arguments.integer("--limit", in: 1...1000, default: 50)
+        offset = try arguments.integer("--offset", in: 0...Int(Int32.max), default: 0)
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        let productID = try product.map { try service.findProduct($0).product.id }
+        let page = try service.ledger(LedgerQuery(from: from, to: to, productID: productID, limit: limit, offset: offset))
+        if json { return try context.console.printJSON(LedgerPageJSON(entries: page.entries, nextOffset: page.nextOffset)) }
+        if page.entries.isEmpty { context.console.print("No log entries.") }
+        for e in page.entries {
+            var line = "\(RegimenCommands.time(e.takenAt, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
+                + "\(e.productName), \(RegimenCommands.describe(e.servings))  [\(e.kind.rawValue)]  \(e.id)"
+            if let by = e.supersededBy { line += "  (corrected by \(by))" }
+            context.console.print(line)
+        }
+        if let next = page.nextOffset { context.console.print("More: --offset \(next)") }
+    }
+}
+
+private struct LedgerPageJSON: Encodable {
+    let entries: [LedgerEntry]
+    let nextOffset: Int?
+}
+
+/// `cairn regimen export`.
+struct RegimenExportCommand: Command {
+    static let name = "export"
+    static let abstract = "Export the whole log as CSV or JSON."
+    static let usage = "--format csv|json [--out FILE]"
+    static let discussion = """
+    Every entry, oldest first, corrected ones included, with UTC times and the zone each was logged in.
+
+    Options:
+      --format csv|json   The format.
+      --out FILE          Write to FILE (created with owner-only access) instead of standard output.
+    """
+    static let valueOptions: Set<String> = ["--format", "--out"]
+    let format: LedgerExportFormat
+    let out: String?
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        guard let text = arguments.value("--format"), let format = LedgerExportFormat(rawValue: text) else {
+            throw UsageError("--format takes csv or json.")
+        }
+        self.format = format
+        out = arguments.value("--out")
+    }
+
+    func run(in context: CommandContext) throws {
+        let text = try RegimenCommands.application(context).regimen.exportLedger(as: format)
+        guard let out else {
+            context.console.print(text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text)
+            return
+        }
+        guard FileManager.default.createFile(atPath: out, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ExportError.cannotWrite
+        }
+        context.console.print("Wrote the log to the file.")
+    }
+}
+
+/// Why an export file could not be written.
+enum ExportError: CairnError {
+    case cannotWrite
+    var userMessage: String { "The export file could not be written. Check that the folder exists and that you can write to it." }
+}
+
+/// `cairn regimen exposure`.
+struct RegimenExposureCommand: Command {
+    static let name = "exposure"
+    static let abstract = "Sum what was taken per product and per ingredient, per day."
+    static let usage = "[--from DATE] [--to DATE] [--json]"
+    static let discussion = """
+    Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
+    other units stay on their own line. Default range: the last 7 days up to today.
+    """
+    static let valueOptions: Set<String> = ["--from", "--to"]
+    static let flagOptions: Set<String> = ["--json"]
+    let from: LocalDay?
+    let to: LocalDay?
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
+        to = try RegimenCommands.parseDay(arguments.value("--to"), option: "--to")
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        let last = to ?? service.today()
+        let first = from ?? last.adding(days: -6)
+        guard first <= last else { throw ScheduleError.rangeEndsBeforeStart }
+        let report = try service.exposure(in: first...last)
+        let names = Dictionary(try service.products().map { ($0.product.id, $0.product.name) }, uniquingKeysWith: { a, _ in a })
+        let catalogue = try? Catalogue.bundled()
+        func ingredientName(_ key: String) -> String {
+            key.hasPrefix("label:") ? String(key.dropFirst(6)) : catalogue?.ingredient(id: key)?.name ?? key
+        }
+        if json {
+            return try context.console.printJSON(ExposureJSON(
+                products: report.products.map { .init(day: $0.day.description, productID: $0.productID.rawValue,
+                                                      productName: names[$0.productID] ?? "", servings: "\($0.servings)",
+                                                      intakes: $0.intakeCount, timeOfDay: $0.dominantBucket?.rawValue) },
+                ingredients: report.ingredients.map { .init(day: $0.day.description, ingredient: $0.ingredientKey,
+                                                            name: ingredientName($0.ingredientKey), amount: $0.amount) }))
+        }
+        if report.products.isEmpty { context.console.print("Nothing logged as taken from \(first) to \(last).") }
+        for day in Set(report.products.map(\.day)).sorted() {
+            context.console.print("\(day)")
+            for p in report.products where p.day == day {
+                context.console.print("  \(names[p.productID] ?? p.productID.rawValue): \(RegimenCommands.describe(p.servings))")
+            }
+            for i in report.ingredients where i.day == day {
+                context.console.print("    \(ingredientName(i.ingredientKey)) \(i.amount)")
+            }
+        }
+    }
+}
+
+private struct ExposureJSON: Encodable {
+    struct ProductDay: Encodable {
+        let day: String, productID: String, productName: String, servings: String, intakes: Int, timeOfDay: String?
+    }
+    struct IngredientDay: Encodable { let day: String, ingredient: String, name: String, amount: Amount }
+    let products: [ProductDay]
+    let ingredients: [IngredientDay]
+}
+
+/// `cairn regimen supply set`.
+struct RegimenSupplySetCommand: Command {
+    static let name = "set"
+    static let abstract = "Set how many units (or servings) of a product are on hand."
+    static let usage = "PRODUCT COUNT"
+    static let discussion = """
+    COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
+    logged as taken counts it down.
+    """
+    let reference: String
+    let count: Decimal
+
+    init(arguments: Arguments) throws {
+        let values = try arguments.positionals(exactly: ["PRODUCT", "COUNT"])
+        reference = values[0]
+        guard let count = try RegimenCommands.parseDecimal(values[1], option: "COUNT") else { throw UsageError("Missing COUNT.") }
+        self.count = count
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        let product = try service.findProduct(reference)
+        try service.setSupply(product.product.id, count: count)
+        if let status = try service.supply(product.product.id) {
+            context.console.print("\(product.product.name): \(supplyLine(status))")
+        }
+    }
+}
+
+/// `cairn regimen supply list`.
+struct RegimenSupplyListCommand: Command {
+    static let name = "list"
+    static let abstract = "List counts on hand and when each runs out."
+    static let usage = ""
+
+    init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []) }
+
+    func run(in context: CommandContext) throws {
+        let supplies = try RegimenCommands.application(context).regimen.supplies()
+        if supplies.isEmpty { context.console.print("No counts on hand yet. Set one with 'cairn regimen supply set PRODUCT COUNT'.") }
+        for s in supplies { context.console.print("\(s.productName): \(supplyLine(s))") }
+    }
+}

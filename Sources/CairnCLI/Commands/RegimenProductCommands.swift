@@ -1,0 +1,185 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+
+private let ingredientHelp = """
+  INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
+                    (or a NAME alone for a row without an amount). Names are matched against Cairn's
+                    ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+"""
+
+/// `cairn regimen products list`.
+struct RegimenProductsListCommand: Command {
+    static let name = "list"
+    static let abstract = "List every product."
+    static let usage = "[--json]"
+    static let flagOptions: Set<String> = ["--json"]
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let products = try RegimenCommands.application(context).regimen.products()
+        if json { return try context.console.printJSON(products.map(ProductJSON.init)) }
+        if products.isEmpty {
+            context.console.print("No products yet. Add one with 'cairn regimen products add NAME --form FORM INGREDIENT...'.")
+        }
+        for p in products {
+            context.console.print("\(p.product.id)  \(p.product.name)  (\(p.product.form.rawValue), \(p.product.ingredients.count) ingredients)")
+        }
+    }
+}
+
+/// `cairn regimen products add`.
+struct RegimenProductsAddCommand: Command {
+    static let name = "add"
+    static let abstract = "Add a product with its label rows."
+    static let usage = "NAME --form FORM [--serving AMOUNT] [--brand TEXT] [INGREDIENT ...] [--json]"
+    static let discussion = """
+    Options:
+      --form FORM       capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                        packet or other.
+      --serving AMOUNT  One serving: a count ("2" capsules, the default is 1), a mass ("5 g") or a volume ("1 mL").
+      --brand TEXT      The brand, if any.
+    \(ingredientHelp)
+    Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
+    refused and nothing is saved.
+    """
+    static let valueOptions: Set<String> = ["--form", "--serving", "--brand"]
+    static let flagOptions: Set<String> = ["--json"]
+
+    let name: String
+    let form: ProductForm
+    let serving: String
+    let brand: String
+    let ingredients: [String]
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        guard let first = arguments.positionals.first else { throw UsageError("Missing NAME.") }
+        name = first
+        ingredients = Array(arguments.positionals.dropFirst())
+        guard let form = try RegimenCommands.parseForm(arguments.value("--form")) else { throw UsageError("--form is required.") }
+        self.form = form
+        serving = arguments.value("--serving") ?? "1"
+        brand = arguments.value("--brand") ?? ""
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let product = try Product(name: name, brand: brand, form: form, servingSize: try parseServing(serving),
+                                  ingredients: try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) })
+        let saved = try RegimenCommands.application(context).regimen.addProduct(product)
+        if json { return try context.console.printJSON(ProductJSON(saved)) }
+        context.console.print("Added product \(saved.product.id)")
+        printRows(saved, context.console)
+    }
+}
+
+/// `cairn regimen products show`.
+struct RegimenProductsShowCommand: Command {
+    static let name = "show"
+    static let abstract = "Show a product's label rows and how many revisions it has."
+    static let usage = "PRODUCT [--json]"
+    static let discussion = "PRODUCT is a product id or its exact name."
+    static let flagOptions: Set<String> = ["--json"]
+    let reference: String
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        reference = try arguments.positionals(exactly: ["PRODUCT"])[0]
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        let product = try service.findProduct(reference)
+        if json { return try context.console.printJSON(ProductJSON(product)) }
+        context.console.print("\(product.product.name)\(product.product.brand.isEmpty ? "" : " (\(product.product.brand))")")
+        context.console.print("Id: \(product.product.id)   Revision \(product.revisionNumber) of \(try service.productHistory(product.product.id).count)")
+        if let supply = try service.supply(product.product.id) { context.console.print(supplyLine(supply)) }
+        printRows(product, context.console)
+    }
+}
+
+/// `cairn regimen products edit`.
+struct RegimenProductsEditCommand: Command {
+    static let name = "edit"
+    static let abstract = "Save a new revision of a product's label (earlier log entries keep the old one)."
+    static let usage = "PRODUCT [--name TEXT] [--form FORM] [--serving AMOUNT] [--brand TEXT] [INGREDIENT ...] [--json]"
+    static let discussion = """
+    Options not given keep their current value. INGREDIENT rows, when given, replace all rows.
+    \(ingredientHelp)
+    """
+    static let valueOptions: Set<String> = ["--name", "--form", "--serving", "--brand"]
+    static let flagOptions: Set<String> = ["--json"]
+
+    let reference: String
+    let name: String?
+    let form: ProductForm?
+    let serving: String?
+    let brand: String?
+    let ingredients: [String]
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        guard let first = arguments.positionals.first else { throw UsageError("Missing PRODUCT.") }
+        reference = first
+        ingredients = Array(arguments.positionals.dropFirst())
+        name = arguments.value("--name")
+        form = try RegimenCommands.parseForm(arguments.value("--form"))
+        serving = arguments.value("--serving")
+        brand = arguments.value("--brand")
+        json = arguments.has("--json")
+        if name == nil, form == nil, serving == nil, brand == nil, ingredients.isEmpty {
+            throw UsageError("Nothing to change: give --name, --form, --serving, --brand or INGREDIENT rows.")
+        }
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        let current = try service.findProduct(reference).product
+        let rows = ingredients.isEmpty ? current.ingredients
+            : try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) }
+        let edited = try Product(id: current.id, name: name ?? current.name, brand: brand ?? current.brand, form: form ?? current.form,
+                                 servingSize: try serving.map(parseServing) ?? current.servingSize, ingredients: rows)
+        let saved = try service.editProduct(current.id, to: edited)
+        if json { return try context.console.printJSON(ProductJSON(saved)) }
+        context.console.print("Saved revision \(saved.revisionNumber) of product \(saved.product.id)")
+        printRows(saved, context.console)
+    }
+}
+
+/// "2" (a count), "5 g", "1 mL".
+private func parseServing(_ text: String) throws -> Amount {
+    if let count = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+       text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+        return try Amount(count, .count)
+    }
+    return try LabelUnitParser.amount(text)
+}
+
+private func printRows(_ stored: StoredProduct, _ console: Console) {
+    let p = stored.product
+    let serving = p.servingSize.unit == .count ? "\(p.servingSize.value) x \(p.form.rawValue)" : p.servingSize.description
+    console.print("\(p.name): \(serving) per serving")
+    for row in p.ingredients {
+        let amount = row.amount.map { " \($0)" } ?? ""
+        console.print("  \(row.nameOnLabel)\(amount)\(row.catalogueID == nil ? "  (not in catalogue: check the name)" : "")")
+    }
+}
+
+func supplyLine(_ s: SupplyStatus) -> String {
+    var line = "On hand: \(s.onHand) \(s.countsUnits ? "units" : "servings")"
+    if let use = s.dailyUse, let day = s.runsOutAround {
+        var rounded = Decimal()
+        var value = use
+        NSDecimalRound(&rounded, &value, 2, .plain)
+        line += ", about \(rounded) a day, runs out around \(day)"
+    }
+    return line
+}

@@ -1,0 +1,215 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+
+private let planHelp = """
+  --times LIST      Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                    08:00 wherever you are.
+  --days DAYS       daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                    or as-needed (no times; log each dose with 'take --as-needed').
+  --servings N      Servings per dose (default 1; 0.5 is allowed).
+"""
+
+/// `cairn regimen schedules list`.
+struct RegimenSchedulesListCommand: Command {
+    static let name = "list"
+    static let abstract = "List every schedule with its newest revision."
+    static let usage = "[--json]"
+    static let flagOptions: Set<String> = ["--json"]
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let schedules = try RegimenCommands.application(context).regimen.schedules()
+        if json { return try context.console.printJSON(schedules.map { ScheduleRevisionJSON($0.latest) }) }
+        if schedules.isEmpty { context.console.print("No schedules yet. Add one with 'cairn regimen schedules add PRODUCT --times 08:00'.") }
+        for s in schedules {
+            context.console.print("\(s.scheduleID)  \(s.productName)  \(summary(s.latest))")
+        }
+    }
+}
+
+/// `cairn regimen schedules add`.
+struct RegimenSchedulesAddCommand: Command {
+    static let name = "add"
+    static let abstract = "Add a schedule for a product."
+    static let usage = "PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--json]"
+    static let discussion = """
+    PRODUCT is a product id or its exact name.
+
+    Options:
+    \(planHelp)
+      --start DATE      First day, YYYY-MM-DD (default today).
+      --end DATE        Last day, if any.
+    """
+    static let valueOptions: Set<String> = ["--times", "--days", "--servings", "--start", "--end"]
+    static let flagOptions: Set<String> = ["--json"]
+
+    let reference: String
+    let times: [TimeSlot]
+    let days: Recurrence
+    let servings: Decimal
+    let start: LocalDay?
+    let end: LocalDay?
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        reference = try arguments.positionals(exactly: ["PRODUCT"])[0]
+        times = try RegimenCommands.parseTimes(arguments.value("--times")) ?? []
+        days = try RegimenCommands.parseDays(arguments.value("--days")) ?? .daily
+        servings = try RegimenCommands.parseDecimal(arguments.value("--servings"), option: "--servings") ?? 1
+        start = try RegimenCommands.parseDay(arguments.value("--start"), option: "--start")
+        end = try RegimenCommands.parseDay(arguments.value("--end"), option: "--end")
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        let product = try service.findProduct(reference)
+        let plan = try SchedulePlan(productID: product.product.id, servings: servings, times: times, recurrence: days,
+                                    startDay: start ?? service.today(), endDay: end)
+        let revision = try service.addSchedule(plan)
+        if json { return try context.console.printJSON(ScheduleRevisionJSON(revision)) }
+        context.console.print("Added schedule \(revision.scheduleID): \(product.product.name) \(summary(revision))")
+    }
+}
+
+/// `cairn regimen schedules edit`.
+struct RegimenSchedulesEditCommand: Command {
+    static let name = "edit"
+    static let abstract = "Change a schedule from a given day; earlier days keep what was in force."
+    static let usage = "SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--from DATE] [--json]"
+    static let discussion = """
+    Saves a new revision. Options not given keep their current value.
+
+    Options:
+    \(planHelp)
+      --end DATE        New last day, or none.
+      --from DATE       The first day the change is in force (default today). It must be after the day the
+                        previous change started, and after any day with logged doses.
+    """
+    static let valueOptions: Set<String> = ["--times", "--days", "--servings", "--end", "--from"]
+    static let flagOptions: Set<String> = ["--json"]
+
+    let id: ScheduleID
+    let times: [TimeSlot]?
+    let days: Recurrence?
+    let servings: Decimal?
+    let end: LocalDay??
+    let from: LocalDay?
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
+        times = try RegimenCommands.parseTimes(arguments.value("--times"))
+        days = try RegimenCommands.parseDays(arguments.value("--days"))
+        servings = try RegimenCommands.parseDecimal(arguments.value("--servings"), option: "--servings")
+        if let text = arguments.value("--end") {
+            end = text == "none" ? .some(nil) : .some(try RegimenCommands.parseDay(text, option: "--end"))
+        } else {
+            end = nil
+        }
+        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
+        json = arguments.has("--json")
+        if times == nil, days == nil, servings == nil, end == nil {
+            throw UsageError("Nothing to change: give --times, --days, --servings or --end.")
+        }
+    }
+
+    func run(in context: CommandContext) throws {
+        let service = try RegimenCommands.application(context).regimen
+        guard let latest = try service.scheduleHistory(id).latest else { throw ScheduleError.scheduleNotFound }
+        let recurrence = days ?? latest.plan.recurrence
+        let plan = try SchedulePlan(productID: latest.plan.productID, servings: servings ?? latest.plan.servings,
+                                    times: times ?? (recurrence == .asNeeded ? [] : latest.plan.times), recurrence: recurrence,
+                                    startDay: latest.plan.startDay, endDay: end ?? latest.plan.endDay)
+        let revision = try service.editSchedule(id, plan: plan, effectiveFrom: from)
+        if json { return try context.console.printJSON(ScheduleRevisionJSON(revision)) }
+        context.console.print("Saved revision \(revision.number), in force from \(revision.effectiveFrom): \(summary(revision))")
+    }
+}
+
+/// What pause, resume and stop do.
+protocol ScheduleStateAction {
+    static var name: String { get }
+    static var abstract: String { get }
+    static func apply(_ service: RegimenService, _ id: ScheduleID, _ day: LocalDay?) throws -> ScheduleRevision
+}
+
+enum PauseAction: ScheduleStateAction {
+    static let name = "pause"
+    static let abstract = "Pause a schedule from a day (a revision with no doses)."
+    static func apply(_ s: RegimenService, _ id: ScheduleID, _ day: LocalDay?) throws -> ScheduleRevision { try s.pauseSchedule(id, from: day) }
+}
+
+enum ResumeAction: ScheduleStateAction {
+    static let name = "resume"
+    static let abstract = "Resume a paused schedule from a day."
+    static func apply(_ s: RegimenService, _ id: ScheduleID, _ day: LocalDay?) throws -> ScheduleRevision { try s.resumeSchedule(id, from: day) }
+}
+
+enum StopAction: ScheduleStateAction {
+    static let name = "stop"
+    static let abstract = "Stop a schedule from a day, for good (its history stays)."
+    static func apply(_ s: RegimenService, _ id: ScheduleID, _ day: LocalDay?) throws -> ScheduleRevision { try s.stopSchedule(id, from: day) }
+}
+
+/// `cairn regimen schedules pause|resume|stop`.
+struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
+    static var name: String { Action.name }
+    static var abstract: String { Action.abstract }
+    static var usage: String { "SCHEDULE [--from DATE]" }
+    static var discussion: String { "Options:\n  --from DATE   The first day of the change, YYYY-MM-DD (default today)." }
+    static var valueOptions: Set<String> { ["--from"] }
+
+    let id: ScheduleID
+    let from: LocalDay?
+
+    init(arguments: Arguments) throws {
+        id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
+        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
+    }
+
+    func run(in context: CommandContext) throws {
+        let revision = try Action.apply(RegimenCommands.application(context).regimen, id, from)
+        context.console.print("Schedule \(revision.scheduleID) is \(revision.state.rawValue) from \(revision.effectiveFrom).")
+    }
+}
+
+/// `cairn regimen schedules history`.
+struct RegimenSchedulesHistoryCommand: Command {
+    static let name = "history"
+    static let abstract = "Show every revision of a schedule."
+    static let usage = "SCHEDULE [--json]"
+    static let flagOptions: Set<String> = ["--json"]
+    let id: ScheduleID
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let history = try RegimenCommands.application(context).regimen.scheduleHistory(id)
+        if json { return try context.console.printJSON(history.revisions.map(ScheduleRevisionJSON.init)) }
+        for r in history.revisions {
+            context.console.print("Revision \(r.number), from \(r.effectiveFrom): \(summary(r))")
+        }
+    }
+}
+
+func summary(_ r: ScheduleRevision) -> String {
+    let p = r.plan
+    var text = r.state == .active ? "" : "\(r.state.rawValue); "
+    text += RegimenCommands.describe(p.servings)
+    if !p.times.isEmpty { text += " at " + p.times.map(\.description).joined(separator: ", ") }
+    text += ", \(p.recurrence.summary), from \(p.startDay)"
+    if let end = p.endDay { text += " to \(end)" }
+    return text
+}

@@ -1,0 +1,240 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+
+/// The `cairn regimen` command tree.
+enum RegimenCommands {
+    /// The group registered in `CairnCommandLine.commands`.
+    static var group: CommandGroup { CommandGroup(name: "regimen", abstract: "Supplements and medications: products, schedules, today's doses and the log.", children: [
+        .group(CommandGroup(name: "products", abstract: "List, add, show and edit products.", children: [
+            .command(RegimenProductsListCommand.self),
+            .command(RegimenProductsAddCommand.self),
+            .command(RegimenProductsShowCommand.self),
+            .command(RegimenProductsEditCommand.self),
+        ])),
+        .group(CommandGroup(name: "schedules", abstract: "List, add and change schedules (every change is a dated revision).", children: [
+            .command(RegimenSchedulesListCommand.self),
+            .command(RegimenSchedulesAddCommand.self),
+            .command(RegimenSchedulesEditCommand.self),
+            .command(RegimenScheduleStateCommand<PauseAction>.self),
+            .command(RegimenScheduleStateCommand<ResumeAction>.self),
+            .command(RegimenScheduleStateCommand<StopAction>.self),
+            .command(RegimenSchedulesHistoryCommand.self),
+        ])),
+        .command(RegimenTodayCommand.self),
+        .command(RegimenTakeCommand.self),
+        .command(RegimenSkipCommand.self),
+        .command(RegimenCorrectCommand.self),
+        .command(RegimenLedgerCommand.self),
+        .command(RegimenExportCommand.self),
+        .command(RegimenExposureCommand.self),
+        .group(CommandGroup(name: "supply", abstract: "Counts on hand and when they run out.", children: [
+            .command(RegimenSupplySetCommand.self),
+            .command(RegimenSupplyListCommand.self),
+        ])),
+    ]) }
+
+    /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from
+    /// `CAIRN_NOW` (ISO 8601, for demos and tests); the zone is `TZ` when it names an IANA zone.
+    static func application(_ context: CommandContext) throws -> CairnApplication {
+        try CairnApplication.open(dataDirectory: context.dataDirectory, environment: context.environment,
+                                  clock: clock(context.environment))
+    }
+
+    static func clock(_ environment: [String: String]) -> any Clock {
+        let zone = environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) } ?? TimeZone.current
+        if let text = environment["CAIRN_NOW"], let instant = parseInstant(text) {
+            return FixedClock(instant, timeZone: zone)
+        }
+        return ZonedSystemClock(timeZone: zone)
+    }
+
+    /// An ISO 8601 instant with a zone designator ("2026-03-10T08:05:00Z", "2026-03-10T09:05+01:00").
+    static func parseInstant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date }
+        }
+        // Without seconds: "2026-03-10T08:05Z".
+        if text.count >= 17, let date = formatter.date(from: String(text.prefix(16)) + ":00" + String(text.dropFirst(16))) { return date }
+        return nil
+    }
+
+    /// `--at`: an ISO 8601 instant, or "HH:MM" on `day` in `zone`. Throws `UsageError` for anything else.
+    static func parseAt(_ text: String?, on day: LocalDay, in zone: TimeZone) throws -> Date? {
+        guard let text else { return nil }
+        if let slot = TimeSlot(parsing: text) { return WallClock.instant(of: day, at: slot, in: zone) }
+        if let instant = parseInstant(text) { return instant }
+        throw UsageError("--at takes HH:MM or an ISO 8601 time such as 2026-03-10T08:05:00Z.")
+    }
+
+    static func parseDay(_ text: String?, option: String) throws -> LocalDay? {
+        guard let text else { return nil }
+        guard let day = LocalDay(parsing: text) else { throw UsageError("\(option) takes a date written YYYY-MM-DD.") }
+        return day
+    }
+
+    static func parseDecimal(_ text: String?, option: String) throws -> Decimal? {
+        guard let text else { return nil }
+        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), !text.isEmpty,
+              let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw UsageError("\(option) takes a number such as 1 or 0.5.")
+        }
+        return value
+    }
+
+    static func parseTimes(_ text: String?) throws -> [TimeSlot]? {
+        guard let text else { return nil }
+        if text.isEmpty { return [] }
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map {
+            guard let slot = TimeSlot(parsing: $0.trimmingCharacters(in: .whitespaces)) else {
+                throw UsageError("--times takes times of day written HH:MM, separated by commas (08:00,21:00).")
+            }
+            return slot
+        }
+    }
+
+    /// `--days`: daily, as-needed, every:N, or weekday names separated by commas.
+    static func parseDays(_ text: String?) throws -> Recurrence? {
+        guard let text else { return nil }
+        let key = text.lowercased()
+        if key == "daily" { return .daily }
+        if key == "as-needed" { return .asNeeded }
+        if key.hasPrefix("every:") {
+            guard let n = Int(key.dropFirst("every:".count)) else { throw UsageError("--days every:N takes a whole number of days.") }
+            return .everyNDays(n)
+        }
+        var days = Set<Weekday>()
+        for part in key.split(separator: ",") {
+            guard let day = Weekday(parsing: part.trimmingCharacters(in: .whitespaces)) else {
+                throw UsageError("--days takes daily, as-needed, every:N, or weekdays such as mon,wed,fri.")
+            }
+            days.insert(day)
+        }
+        return .weekdays(days)
+    }
+
+    static func parseForm(_ text: String?) throws -> ProductForm? {
+        guard let text else { return nil }
+        guard let form = ProductForm(rawValue: text.lowercased()) else {
+            throw UsageError("--form takes one of: \(ProductForm.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        return form
+    }
+
+    /// "Vitamin D3=25 mcg" (or a name alone) matched against the catalogue; unknown names are kept as
+    /// label-only rows. Throws `RegimenError` for an unknown unit or a bad amount.
+    static func parseIngredient(_ text: String, catalogue: Catalogue?) throws -> ProductIngredient {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = parts[0].trimmingCharacters(in: .whitespaces)
+        let amount = try parts.count == 2 ? LabelUnitParser.amount(parts[1].trimmingCharacters(in: .whitespaces)) : nil
+        let match = catalogue?.lookup(name)
+        return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount, form: match?.form?.name)
+    }
+
+    static func describe(_ servings: Decimal) -> String {
+        servings == 1 ? "1 serving" : "\(servings) servings"
+    }
+
+    static func time(_ date: Date, in zone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+/// The system time with a zone chosen from the environment.
+struct ZonedSystemClock: Clock {
+    let timeZone: TimeZone
+    func now() -> Date { Date() }
+}
+
+// MARK: JSON shapes
+
+struct ProductJSON: Encodable {
+    struct Ingredient: Encodable {
+        let nameOnLabel: String
+        let catalogueID: String?
+        let amount: Amount?
+        let form: String?
+        let inCatalogue: Bool
+    }
+    let id: String
+    let revisionID: String
+    let revision: Int
+    let name: String
+    let brand: String
+    let form: String
+    let servingSize: Amount
+    let ingredients: [Ingredient]
+
+    init(_ stored: StoredProduct) {
+        id = stored.product.id.rawValue
+        revisionID = stored.revisionID.rawValue
+        revision = stored.revisionNumber
+        name = stored.product.name
+        brand = stored.product.brand
+        form = stored.product.form.rawValue
+        servingSize = stored.product.servingSize
+        ingredients = stored.product.ingredients.map {
+            Ingredient(nameOnLabel: $0.nameOnLabel, catalogueID: $0.catalogueID, amount: $0.amount, form: $0.form,
+                       inCatalogue: $0.catalogueID != nil)
+        }
+    }
+}
+
+struct ScheduleRevisionJSON: Encodable {
+    let scheduleID: String
+    let revisionID: String
+    let revision: Int
+    let effectiveFrom: String
+    let state: String
+    let productID: String
+    let servings: String
+    let times: [String]
+    let days: String
+    let startDay: String
+    let endDay: String?
+
+    init(_ r: ScheduleRevision) {
+        scheduleID = r.scheduleID.rawValue
+        revisionID = r.id.rawValue
+        revision = r.number
+        effectiveFrom = r.effectiveFrom.description
+        state = r.state.rawValue
+        productID = r.plan.productID.rawValue
+        servings = "\(r.plan.servings)"
+        times = r.plan.times.map(\.description)
+        days = r.plan.recurrence.summary
+        startDay = r.plan.startDay.description
+        endDay = r.plan.endDay?.description
+    }
+}
+
+struct TodayDoseJSON: Encodable {
+    let doseID: String
+    let day: String
+    let time: String
+    let dueAt: String
+    let productID: String
+    let productName: String
+    let servings: String
+    let state: String
+    let recordID: String?
+
+    init(_ d: TodayDose) {
+        doseID = d.doseID
+        day = d.occurrence.day.description
+        time = d.occurrence.slot.description
+        dueAt = LedgerEntry.utcText(d.dueAt)
+        productID = d.productID.rawValue
+        productName = d.productName
+        servings = "\(d.servings)"
+        state = d.state.rawValue
+        recordID = d.record?.id.rawValue
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// A day of the week, numbered as ISO 8601 does (Monday 1 ... Sunday 7).
+public enum Weekday: Int, Hashable, Codable, Sendable, CaseIterable, Comparable {
+    /// Monday.
+    case monday = 1
+    /// Tuesday.
+    case tuesday
+    /// Wednesday.
+    case wednesday
+    /// Thursday.
+    case thursday
+    /// Friday.
+    case friday
+    /// Saturday.
+    case saturday
+    /// Sunday.
+    case sunday
+
+    /// Three-letter English abbreviation: "mon" ... "sun".
+    public var abbreviation: String {
+        ["mon", "tue", "wed", "thu", "fri", "sat", "sun"][rawValue - 1]
+    }
+
+    /// The weekday for "mon", "Monday", "TUE", ...; nil for anything else.
+    public init?(parsing text: String) {
+        let key = text.lowercased()
+        guard key.count >= 3, let match = Weekday.allCases.first(where: { key.hasPrefix($0.abbreviation) }) else { return nil }
+        let full = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"][match.rawValue - 1]
+        guard full.hasPrefix(key) else { return nil }
+        self = match
+    }
+
+    /// Monday first.
+    public static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
+}
+
+extension LocalDay {
+    /// Days since 1970-01-01 (negative before it), by the proleptic Gregorian calendar. Pure integer
+    /// arithmetic, independent of any time zone.
+    public var dayNumber: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The day `dayNumber` days after 1970-01-01.
+    public init(dayNumber: Int) {
+        let z = dayNumber + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let d = dayOfYear - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(unchecked: yearOfEra + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// The day `count` days later (earlier for a negative count).
+    public func adding(days count: Int) -> LocalDay { LocalDay(dayNumber: dayNumber + count) }
+
+    /// Days from `self` to `other` (positive when `other` is later).
+    public func days(to other: LocalDay) -> Int { other.dayNumber - dayNumber }
+
+    /// The day of the week.
+    public var weekday: Weekday {
+        // 1970-01-01 was a Thursday (ISO 4).
+        let offset = ((dayNumber % 7) + 7) % 7
+        return Weekday(rawValue: (offset + 3) % 7 + 1)!
+    }
+
+    /// Parses "2026-03-01" (ISO 8601 calendar date, four-digit year); nil for anything else or a date that
+    /// does not exist.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+}
+
+/// A wall-clock time of day, to the minute, e.g. 08:00. Scheduled doses are due at slots.
+public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// Minutes after local midnight, 0 ..< 1440.
+    public let minuteOfDay: Int
+
+    /// A slot; nil outside 00:00 ... 23:59.
+    public init?(hour: Int, minute: Int) {
+        guard (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        minuteOfDay = hour * 60 + minute
+    }
+
+    /// Parses "08:00", "8:00" or "0800"; nil for anything else.
+    public init?(parsing text: String) {
+        let digits: (String, String)
+        if let colon = text.firstIndex(of: ":") {
+            digits = (String(text[..<colon]), String(text[text.index(after: colon)...]))
+        } else if text.count == 4 {
+            digits = (String(text.prefix(2)), String(text.suffix(2)))
+        } else {
+            return nil
+        }
+        guard (1...2).contains(digits.0.count), digits.1.count == 2,
+              (digits.0 + digits.1).allSatisfy({ $0.isASCII && $0.isNumber }),
+              let h = Int(digits.0), let m = Int(digits.1) else { return nil }
+        self.init(hour: h, minute: m)
+    }
+
+    /// The hour, 0-23.
+    public var hour: Int { minuteOfDay / 60 }
+    /// The minute, 0-59.
+    public var minute: Int { minuteOfDay % 60 }
+
+    /// "08:00".
+    public var description: String {
+        (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+    }
+
+    /// Earlier in the day first.
+    public static func < (a: TimeSlot, b: TimeSlot) -> Bool { a.minuteOfDay < b.minuteOfDay }
+
+    /// Encodes as "08:00".
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    /// Decodes "08:00".
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let slot = TimeSlot(parsing: text) else { throw ScheduleError.unreadableTime }
+        self = slot
+    }
+}
+
+/// Where a local wall-clock time falls on the time line: the rule for daylight-saving changes.
+///
+/// A scheduled dose is a wall-clock time on a local day. When the clocks spring forward, a time inside the
+/// gap (02:30 when 02:00 jumps to 03:00) does not exist; it maps to the first valid instant after the gap
+/// (03:00). When the clocks fall back, a repeated time (01:30 happens twice) maps to its FIRST instant. Either
+/// way the dose is one occurrence: occurrences are identified by day and slot, never by instant.
+public enum WallClock {
+    /// The instant of `slot` on `day` in `zone`, by the rule above.
+    public static func instant(of day: LocalDay, at slot: TimeSlot, in zone: TimeZone) -> Date {
+        let wall = Double(day.dayNumber) * 86_400 + Double(slot.minuteOfDay) * 60  // wall time read as if UTC
+        let before = offset(zone, wall - 86_400 - 3_600 * 14)
+        let after = offset(zone, wall + 86_400 + 3_600 * 14)
+        var valid: [Double] = []
+        for o in Set([before, after, offset(zone, wall - before), offset(zone, wall - after)]) {
+            let t = wall - o
+            if offset(zone, t) == o { valid.append(t) }
+        }
+        if let first = valid.min() { return Date(timeIntervalSince1970: first) }
+        // In a gap: the first instant after it is the transition itself. Search between the instant the wall
+        // time would have with the earlier offset and with the later one.
+        var low = wall - max(before, after) - 3_600 * 3
+        var high = wall - min(before, after) + 3_600 * 3
+        let lowOffset = offset(zone, low)
+        while high - low > 1 {
+            let mid = ((low + high) / 2).rounded(.down)
+            if offset(zone, mid) == lowOffset { low = mid } else { high = mid }
+        }
+        return Date(timeIntervalSince1970: high)
+    }
+
+    private static func offset(_ zone: TimeZone, _ seconds: Double) -> Double {
+        Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)))
+    }
+}

@@ -1,0 +1,315 @@
+import CairnCore
+import Foundation
+
+/// Tag for schedules.
+public enum ScheduleTag {}
+/// The identifier of a schedule (stable across its revisions).
+public typealias ScheduleID = Identifier<ScheduleTag>
+/// Tag for schedule revisions.
+public enum ScheduleRevisionTag {}
+/// The identifier of one revision of a schedule.
+public typealias ScheduleRevisionID = Identifier<ScheduleRevisionTag>
+/// Tag for product revisions.
+public enum ProductRevisionTag {}
+/// The identifier of one revision of a product (what its label said from a given moment on).
+public typealias ProductRevisionID = Identifier<ProductRevisionTag>
+
+/// On which days a schedule has doses.
+public enum Recurrence: Hashable, Sendable {
+    /// Every day.
+    case daily
+    /// On the given weekdays only.
+    case weekdays(Set<Weekday>)
+    /// Every `n` days counted from the start date (1 = daily, 2 = every other day).
+    case everyNDays(Int)
+    /// No scheduled doses: each dose is logged when taken.
+    case asNeeded
+
+    /// Whether `day` has doses, for a schedule starting on `start`.
+    public func includes(_ day: LocalDay, start: LocalDay) -> Bool {
+        switch self {
+        case .daily: return true
+        case .weekdays(let days): return days.contains(day.weekday)
+        case .everyNDays(let n): return n > 0 && ((start.days(to: day) % n) + n) % n == 0
+        case .asNeeded: return false
+        }
+    }
+
+    /// The average share of days with doses (1 for daily, 3/7 for three weekdays, 1/n, 0 as needed).
+    public var shareOfDays: Decimal {
+        switch self {
+        case .daily: 1
+        case .weekdays(let days): Decimal(days.count) / 7
+        case .everyNDays(let n): n > 0 ? 1 / Decimal(n) : 0
+        case .asNeeded: 0
+        }
+    }
+
+    /// "daily", "mon,wed,fri", "every 2 days", "as needed".
+    public var summary: String {
+        switch self {
+        case .daily: "daily"
+        case .weekdays(let days): days.sorted().map(\.abbreviation).joined(separator: ",")
+        case .everyNDays(let n): n == 1 ? "daily" : "every \(n) days"
+        case .asNeeded: "as needed"
+        }
+    }
+}
+
+/// Whether a schedule revision produces doses.
+public enum ScheduleState: String, Hashable, Codable, Sendable, CaseIterable {
+    /// Doses are due.
+    case active
+    /// No doses until a later revision resumes it.
+    case paused
+    /// Ended for good: no doses, and no later revisions.
+    case stopped
+}
+
+/// What a schedule asks for: the product, servings per dose, times of day, days, start and optional end.
+/// Validated on construction, so an invalid plan never reaches storage.
+public struct SchedulePlan: Hashable, Sendable {
+    /// The largest number of servings one dose may have.
+    public static let maximumServings: Decimal = 100
+    /// The largest interval of `everyNDays`.
+    public static let maximumIntervalDays = 366
+
+    /// The product taken.
+    public let productID: ProductID
+    /// Servings per dose (e.g. 1, 2 or 0.5).
+    public let servings: Decimal
+    /// The wall-clock times of the doses on a dose day, sorted; empty only for `asNeeded`.
+    public let times: [TimeSlot]
+    /// Which days have doses.
+    public let recurrence: Recurrence
+    /// The first day.
+    public let startDay: LocalDay
+    /// The last day, if any (inclusive).
+    public let endDay: LocalDay?
+
+    /// A plan. Throws `ScheduleError` for servings of zero or above `maximumServings`, no times (unless as
+    /// needed), the same time twice, no weekdays, an interval outside 1...366, or an end before the start.
+    public init(productID: ProductID, servings: Decimal = 1, times: [TimeSlot], recurrence: Recurrence,
+                startDay: LocalDay, endDay: LocalDay? = nil) throws {
+        guard !servings.isNaN, servings > 0 else { throw ScheduleError.servingsNotPositive }
+        guard servings <= Self.maximumServings else { throw ScheduleError.tooManyServings }
+        switch recurrence {
+        case .asNeeded:
+            guard times.isEmpty else { throw ScheduleError.asNeededHasNoTimes }
+        case .weekdays(let days):
+            guard !days.isEmpty else { throw ScheduleError.noWeekdays }
+            guard !times.isEmpty else { throw ScheduleError.noTimes }
+        case .everyNDays(let n):
+            guard (1...Self.maximumIntervalDays).contains(n) else { throw ScheduleError.intervalOutOfRange }
+            guard !times.isEmpty else { throw ScheduleError.noTimes }
+        case .daily:
+            guard !times.isEmpty else { throw ScheduleError.noTimes }
+        }
+        guard Set(times).count == times.count else { throw ScheduleError.repeatedTime }
+        if let endDay, endDay < startDay { throw ScheduleError.endsBeforeStart }
+        self.productID = productID
+        self.servings = servings
+        self.times = times.sorted()
+        self.recurrence = recurrence
+        self.startDay = startDay
+        self.endDay = endDay
+    }
+}
+
+/// One effective-dated revision of a schedule: the plan and state in force from `effectiveFrom` until the
+/// next revision's `effectiveFrom`. Revisions are never edited; a change is a new revision.
+public struct ScheduleRevision: Hashable, Sendable {
+    /// This revision.
+    public let id: ScheduleRevisionID
+    /// The schedule it belongs to.
+    public let scheduleID: ScheduleID
+    /// 1 for the first revision, then 2, 3, ...
+    public let number: Int
+    /// The first day this revision is in force.
+    public let effectiveFrom: LocalDay
+    /// Active, paused or stopped.
+    public let state: ScheduleState
+    /// The plan.
+    public let plan: SchedulePlan
+    /// When the revision was saved.
+    public let recordedAt: Date
+
+    /// A revision (normally read from storage).
+    public init(id: ScheduleRevisionID, scheduleID: ScheduleID, number: Int, effectiveFrom: LocalDay,
+                state: ScheduleState, plan: SchedulePlan, recordedAt: Date) {
+        self.id = id
+        self.scheduleID = scheduleID
+        self.number = number
+        self.effectiveFrom = effectiveFrom
+        self.state = state
+        self.plan = plan
+        self.recordedAt = recordedAt
+    }
+
+    /// The doses this revision has on `day` (which must be a day it is in force): none unless active, within
+    /// start...end and a dose day of the recurrence.
+    public func occurrences(on day: LocalDay) -> [DoseOccurrence] {
+        guard state == .active, day >= plan.startDay, plan.endDay.map({ day <= $0 }) ?? true,
+              plan.recurrence.includes(day, start: plan.startDay) else { return [] }
+        return plan.times.map { DoseOccurrence(revisionID: id, day: day, slot: $0) }
+    }
+}
+
+/// The revisions of one schedule, oldest first, and which one is in force on a day.
+public struct ScheduleHistory: Hashable, Sendable {
+    /// Every revision, by `effectiveFrom` ascending.
+    public let revisions: [ScheduleRevision]
+
+    /// A history; `revisions` are sorted by `effectiveFrom`.
+    public init(revisions: [ScheduleRevision]) {
+        self.revisions = revisions.sorted { $0.effectiveFrom < $1.effectiveFrom }
+    }
+
+    /// The revision in force on `day`: the latest whose `effectiveFrom` is on or before it.
+    public func revision(on day: LocalDay) -> ScheduleRevision? {
+        revisions.last { $0.effectiveFrom <= day }
+    }
+
+    /// The newest revision.
+    public var latest: ScheduleRevision? { revisions.last }
+
+    /// The doses of `day`, from the revision in force that day.
+    public func occurrences(on day: LocalDay) -> [DoseOccurrence] {
+        revision(on: day)?.occurrences(on: day) ?? []
+    }
+}
+
+/// One scheduled dose: a slot on a local day of one schedule revision.
+///
+/// Identity rule: an occurrence is (revision, local day, wall-clock slot), never an instant. Times follow the
+/// person ("08:00 wherever I am"): "today" is the local day of now in the person's current zone (from the
+/// Clock), and a slot is due at that wall-clock time in that zone (see `WallClock` for DST). Flying east or
+/// west changes which local day is "today", but each (day, slot) exists once, so a trip or a DST change never
+/// makes a second occurrence of a slot and never removes one.
+public struct DoseOccurrence: Hashable, Sendable, Comparable {
+    /// The schedule revision in force that day.
+    public let revisionID: ScheduleRevisionID
+    /// The local day.
+    public let day: LocalDay
+    /// The wall-clock time.
+    public let slot: TimeSlot
+
+    /// An occurrence.
+    public init(revisionID: ScheduleRevisionID, day: LocalDay, slot: TimeSlot) {
+        self.revisionID = revisionID
+        self.day = day
+        self.slot = slot
+    }
+
+    /// The text the CLI and web use to name this dose: "<revision id>_<yyyy-mm-dd>_<hhmm>".
+    public var doseID: String {
+        "\(revisionID.rawValue)_\(day)_" + String(format: "%02d%02d", slot.hour, slot.minute)
+    }
+
+    /// Parses a `doseID`; nil when the text is not in that shape.
+    public init?(doseID text: String) {
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[2].count == 4,
+              let day = LocalDay(parsing: String(parts[1])), let slot = TimeSlot(parsing: String(parts[2])) else { return nil }
+        self.init(revisionID: ScheduleRevisionID(String(parts[0])), day: day, slot: slot)
+    }
+
+    /// By day, then slot, then revision id.
+    public static func < (a: DoseOccurrence, b: DoseOccurrence) -> Bool {
+        (a.day, a.slot, a.revisionID.rawValue) < (b.day, b.slot, b.revisionID.rawValue)
+    }
+}
+
+/// Why a schedule, a check-in or a correction was refused. Messages never repeat what was typed.
+public enum ScheduleError: CairnError, Hashable, Sendable {
+    /// Servings of zero or less.
+    case servingsNotPositive
+    /// More servings per dose than `SchedulePlan.maximumServings`.
+    case tooManyServings
+    /// A scheduled plan without times.
+    case noTimes
+    /// An as-needed plan with times.
+    case asNeededHasNoTimes
+    /// The same time listed twice.
+    case repeatedTime
+    /// A weekday plan with no weekdays.
+    case noWeekdays
+    /// An every-N-days interval outside 1...366.
+    case intervalOutOfRange
+    /// An end date before the start date.
+    case endsBeforeStart
+    /// A new revision starting on or before the latest revision's day.
+    case overlappingRevision
+    /// A new revision starting on or before a day that already has logged doses.
+    case revisionBeforeLoggedDoses
+    /// A change to a stopped schedule.
+    case scheduleStopped
+    /// Pausing a paused schedule or resuming an active one.
+    case alreadyInThatState
+    /// A time of day that is not HH:MM.
+    case unreadableTime
+    /// A day that is not YYYY-MM-DD.
+    case unreadableDay
+    /// A weekday name that is not known.
+    case unreadableWeekday
+    /// A dose id that names no scheduled dose.
+    case doseNotFound
+    /// A check-in for a dose on a day after today.
+    case doseNotDueYet
+    /// A schedule id that names no schedule.
+    case scheduleNotFound
+    /// A product reference that names no product.
+    case productNotFound
+    /// A product name shared by several products: use the id.
+    case productNameAmbiguous
+    /// A ledger record id that names no record.
+    case recordNotFound
+    /// A correction of a record that a later record already corrected.
+    case recordAlreadyCorrected
+    /// An as-needed dose logged against a schedule that is not as needed.
+    case notAnAsNeededSchedule
+    /// A status other than taken or skipped written to the ledger.
+    case statusNotLoggable
+    /// A revision naming another product than its schedule.
+    case productCannotChange
+    /// A supply count below zero or above one million.
+    case supplyOutOfRange
+    /// A page size outside 1...1000 or a negative offset.
+    case pageOutOfRange
+    /// A range whose end is before its start.
+    case rangeEndsBeforeStart
+
+    /// Plain English; never contains user content.
+    public var userMessage: String {
+        switch self {
+        case .servingsNotPositive: "A dose needs more than zero servings."
+        case .tooManyServings: "A dose can have at most 100 servings. Check the number."
+        case .noTimes: "A schedule needs at least one time of day (for example 08:00), unless it is as needed."
+        case .asNeededHasNoTimes: "An as-needed schedule has no times of day."
+        case .repeatedTime: "The same time of day is listed twice."
+        case .noWeekdays: "Choose at least one weekday."
+        case .intervalOutOfRange: "Every N days takes a number of days from 1 to 366."
+        case .endsBeforeStart: "The schedule ends before it starts. Check the start and end dates."
+        case .overlappingRevision: "A change must start after the day the previous change started, so revisions do not overlap."
+        case .revisionBeforeLoggedDoses: "A change cannot start on or before a day that already has logged doses. Choose a later day."
+        case .scheduleStopped: "This schedule is stopped and cannot be changed. Add a new schedule instead."
+        case .alreadyInThatState: "The schedule is already in that state on that day."
+        case .unreadableTime: "A time of day must be written as HH:MM, for example 08:00."
+        case .unreadableDay: "A date must be written as YYYY-MM-DD, for example 2026-03-01."
+        case .unreadableWeekday: "Weekdays are written mon, tue, wed, thu, fri, sat, sun."
+        case .doseNotFound: "There is no scheduled dose with that id. Run 'cairn regimen today' to see today's doses."
+        case .doseNotDueYet: "That dose is on a later day and cannot be logged yet."
+        case .scheduleNotFound: "There is no schedule with that id."
+        case .productNotFound: "There is no product with that id or name."
+        case .productNameAmbiguous: "Several products have that name. Use the product id instead."
+        case .recordNotFound: "There is no log entry with that id."
+        case .recordAlreadyCorrected: "That log entry was already corrected. Correct the newest entry instead."
+        case .notAnAsNeededSchedule: "That schedule has set times. Log an extra dose of the product instead."
+        case .statusNotLoggable: "A dose is logged as taken or skipped."
+        case .productCannotChange: "A schedule keeps its product. Stop this schedule and add one for the other product."
+        case .supplyOutOfRange: "A count on hand must be from 0 to 1,000,000."
+        case .pageOutOfRange: "A page holds 1 to 1000 entries, from an offset of 0 or more."
+        case .rangeEndsBeforeStart: "The end date is before the start date."
+        }
+    }
+}
