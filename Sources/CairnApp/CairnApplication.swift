@@ -16,6 +16,8 @@ public final class CairnApplication: Sendable {
     public let photoStore: PhotoFileStore
     /// The one way photos enter the vault.
     public let photoIntake: PhotoIntake
+    /// The Skin journal: areas, photos and their stored comparisons.
+    public let skin: SkinService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -35,6 +37,7 @@ public final class CairnApplication: Sendable {
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
+        skin = SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock)
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
     }

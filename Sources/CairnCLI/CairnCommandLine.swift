@@ -9,6 +9,7 @@ public enum CairnCommandLine {
         .command(ServeCommand.self),
         .command(DoctorCommand.self),
         .command(InspectCommand.self),
+        .group(SkinCommands.group),
         .group(CommandGroup(name: "settings", abstract: "Vault-wide settings and deleting all data.", children: [
             .command(DeleteAllDataCommand.self),
         ])),

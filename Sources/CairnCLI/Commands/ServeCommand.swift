@@ -34,7 +34,7 @@ struct ServeCommand: Command {
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port),
-                                   services: WebServices(settings: application.settings))
+                                   services: WebServices(settings: application.settings, skin: application.skin))
         try server.start()
         context.console.print(server.startupLine)
         context.console.print("Open that address in a browser on this computer. Press Ctrl+C to stop.")
