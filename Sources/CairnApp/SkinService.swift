@@ -241,20 +241,19 @@ public final class SkinService: @unchecked Sendable {
     public func timeline(of areaID: AreaID) throws -> SkinTimeline {
         try database.read { db in
             let area = try Self.area(areaID, in: db)
+            let baselineID = try db.queryFirst("SELECT id FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 1",
+                                               areaID.rawValue)?.get("id", as: String.self)
             let rows = try db.query("""
-                SELECT e.id, e.area_id, e.captured_at, e.time_zone, e.photo_id, e.thumbnail_id, e.note, e.quality,
-                c.baseline_id, c.revision, c.comparable, c.similarity, c.raw_score, c.reason
+                SELECT e.id, e.area_id, e.captured_at, e.time_zone, e.photo_id, e.thumbnail_id, e.note, e.brightness, e.dark_clipped,
+                e.bright_clipped, e.sharpness, c.baseline_id, c.revision, c.comparable, c.similarity, c.raw_score, c.reason
                 FROM skin_entries e
-                LEFT JOIN skin_comparisons c ON c.entry_id = e.id AND c.revision = ?
-                  AND c.baseline_id = (SELECT b.id FROM skin_entries b WHERE b.area_id = e.area_id
-                                       ORDER BY b.captured_at, b.created_at, b.id LIMIT 1)
+                LEFT JOIN skin_comparisons c ON c.entry_id = e.id AND c.baseline_id = ? AND c.revision = ?
                 WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id
-                """, ComparisonRevision.current.number, areaID.rawValue)
+                """, baselineID, ComparisonRevision.current.number, areaID.rawValue)
             var items: [SkinTimelineItem] = []
             items.reserveCapacity(rows.count)
-            let decoder = JSONDecoder()
             for (index, row) in rows.enumerated() {
-                let entry = try Self.entry(row, decoder: decoder)
+                let entry = try Self.entry(row)
                 let comparison = try row.optional("baseline_id", as: String.self) == nil ? nil : Self.comparison(row, entryID: entry.id)
                 items.append(SkinTimelineItem(entry: entry, isBaseline: index == 0, comparison: comparison))
             }
@@ -270,7 +269,7 @@ public final class SkinService: @unchecked Sendable {
             let entry = try Self.entry(entryID, in: areaID, db: db)
             guard let baselineRow = try db.queryFirst("SELECT * FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 1",
                                                       areaID.rawValue) else { throw SkinJournalError.entryNotFound }
-            let baseline = try Self.entry(baselineRow, decoder: JSONDecoder())
+            let baseline = try Self.entry(baselineRow)
             guard baseline.id != entry.id else {
                 return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: nil, details: nil, changeMap: nil)
             }
@@ -296,7 +295,7 @@ public final class SkinService: @unchecked Sendable {
             let isBaseline = try ids.first?.get("id", as: String.self) == entryID.rawValue
             guard isBaseline else { return SkinDeletionConsequence(isBaseline: false, nextBaseline: nil, recomparedCount: 0) }
             let count = try db.scalar("SELECT count(*) FROM skin_entries WHERE area_id = ?", areaID.rawValue, as: Int.self) ?? 1
-            let next = try ids.count > 1 ? Self.entry(ids[1], decoder: JSONDecoder()) : nil
+            let next = try ids.count > 1 ? Self.entry(ids[1]) : nil
             return SkinDeletionConsequence(isBaseline: true, nextBaseline: next, recomparedCount: max(0, count - 2))
         }
     }
@@ -347,13 +346,14 @@ public final class SkinService: @unchecked Sendable {
     // MARK: storage
 
     func insert(_ entry: TrackingEntry, fingerprint: ComparisonFingerprint, in db: Connection) throws {
-        let quality = String(decoding: try JSONEncoder().encode(entry.quality), as: UTF8.self)
+        let q = entry.quality
         try db.execute("""
-            INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness, sharpness,
-            quality, fingerprint, fingerprint_revision, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness, dark_clipped,
+            bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, entry.id.rawValue, entry.areaID.rawValue, Timestamp.string(from: entry.capturedAt), entry.timeZone,
-            entry.photoID.rawValue, entry.thumbnailID.rawValue, entry.note, entry.quality.meanLuminance, entry.quality.sharpness,
-            quality, FingerprintCoding.encode(fingerprint), fingerprint.revision.number, Timestamp.string(from: clock.now()))
+            entry.photoID.rawValue, entry.thumbnailID.rawValue, entry.note, q.meanLuminance, q.darkClippedFraction,
+            q.brightClippedFraction, q.sharpness, FingerprintCoding.encode(fingerprint), fingerprint.revision.number,
+            Timestamp.string(from: clock.now()))
     }
 
     /// Makes the stored comparisons of `area` match its current baseline and this build's revision: rows for
@@ -440,15 +440,42 @@ public final class SkinService: @unchecked Sendable {
         guard let row = try db.queryFirst("SELECT * FROM skin_entries WHERE id = ? AND area_id = ?", id.rawValue, area.rawValue) else {
             throw SkinJournalError.entryNotFound
         }
-        return try entry(row, decoder: JSONDecoder())
+        return try entry(row)
     }
 
-    static func entry(_ row: Row, decoder: JSONDecoder) throws -> TrackingEntry {
-        let quality = try decoder.decode(CaptureQuality.self, from: Data(try row.get("quality", as: String.self).utf8))
+    static func entry(_ row: Row) throws -> TrackingEntry {
+        let quality = CaptureQuality(meanLuminance: try row.get("brightness"), darkClippedFraction: try row.get("dark_clipped"),
+                                     brightClippedFraction: try row.get("bright_clipped"), sharpness: try row.get("sharpness"))
         return TrackingEntry(id: EntryID(try row.get("id")), areaID: AreaID(try row.get("area_id")),
-                             capturedAt: Timestamp.date(from: try row.get("captured_at")) ?? Date(timeIntervalSince1970: 0),
+                             capturedAt: try instant(row.get("captured_at")),
                              timeZone: try row.get("time_zone"), photoID: PhotoID(try row.get("photo_id")),
                              thumbnailID: PhotoID(try row.get("thumbnail_id")), note: try row.get("note"), quality: quality)
+    }
+
+    /// `instant(_:)`, for tests.
+    public static func instantForTesting(_ text: String) -> Date { instant(text) }
+
+    /// Parses the stored `yyyy-MM-ddTHH:mm:ss.SSSZ` text without a formatter (timelines read a thousand of them).
+    static func instant(_ text: String) -> Date {
+        let u = Array(text.utf8)
+        func n(_ from: Int, _ count: Int) -> Int? {
+            var v = 0
+            for i in from..<(from + count) {
+                guard i < u.count, u[i] >= 48, u[i] <= 57 else { return nil }
+                v = v * 10 + Int(u[i] - 48)
+            }
+            return v
+        }
+        guard u.count == 24, let y = n(0, 4), let mo = n(5, 2), let d = n(8, 2), let h = n(11, 2), let mi = n(14, 2),
+              let s = n(17, 2), let ms = n(20, 3) else { return Timestamp.date(from: text) ?? Date(timeIntervalSince1970: 0) }
+        // Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant's days_from_civil).
+        let yy = mo <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Date(timeIntervalSince1970: Double(days * 86_400 + h * 3600 + mi * 60 + s) + Double(ms) / 1000)
     }
 
     static func comparison(_ row: Row, entryID: EntryID) throws -> StoredComparison {

@@ -150,3 +150,15 @@ extension ChangeMap {
         self.init(width: width, height: height, values: bytes.map { Float($0) / 255 })
     }
 }
+
+extension CaptureQuality {
+    /// Scores from stored measurements; the flags are derived with `CaptureQualityAnalyzer`'s thresholds.
+    public init(meanLuminance: Double, darkClippedFraction: Double, brightClippedFraction: Double, sharpness: Double) {
+        self.init(meanLuminance: meanLuminance, darkClippedFraction: darkClippedFraction,
+                  brightClippedFraction: brightClippedFraction, sharpness: sharpness,
+                  isTooDark: meanLuminance < CaptureQualityAnalyzer.darkLimit,
+                  isTooBright: meanLuminance > CaptureQualityAnalyzer.brightLimit,
+                  isClipped: darkClippedFraction + brightClippedFraction > CaptureQualityAnalyzer.clippingLimit,
+                  isSoft: sharpness < CaptureQualityAnalyzer.softLimit)
+    }
+}

@@ -184,3 +184,14 @@ import Testing
         #expect(try skin.timeline(of: area.id).items.last?.comparison?.entryID == third.id)
     }
 }
+
+@Suite struct SkinStoredInstantTests {
+    @Test func storedInstantsParseLikeTheTimestampFormat() {
+        for seconds in [0.0, 1_780_000_000.123, 951_782_400.5, 4_102_444_799.999, -86_400.25] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = Timestamp.string(from: date)
+            #expect(SkinService.instantForTesting(text) == Timestamp.date(from: text), "\(text)")
+        }
+        #expect(SkinService.instantForTesting("garbage") == Date(timeIntervalSince1970: 0))
+    }
+}

@@ -37,9 +37,10 @@ import Testing
             ] {
                 try db.execute("""
                     INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
-                    sharpness, quality, fingerprint, fingerprint_revision, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, id, "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", at, "Europe/Berlin", photo, thumb, "after 'sun' \"day\"",
-                    0.52, 11.5, "{\"meanLuminance\":0.52}", Data([1, 0, 0, 0, 2, 3]), 1, at)
+                    0.52, 0.01, 0.002, 11.5, Data([1, 0, 0, 0, 2, 3]), 1, at)
             }
             try db.execute("""
                 INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,

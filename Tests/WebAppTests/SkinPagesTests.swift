@@ -153,11 +153,11 @@ final class SkinWebVault {
         try v.app.database.write { db in
             try db.execute("""
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 998)
-                INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness, sharpness,
-                quality, fingerprint, fingerprint_revision, created_at)
+                INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
+                dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
                 SELECT printf('%08x-0000-4000-8000-%012x', i, i), e.area_id,
                 strftime('%Y-%m-%dT%H:%M:%S.000Z', e.captured_at, '+' || i || ' hours'), e.time_zone, e.photo_id, e.thumbnail_id,
-                e.note, e.brightness, e.sharpness, e.quality, e.fingerprint, e.fingerprint_revision, e.created_at
+                e.note, e.brightness, e.dark_clipped, e.bright_clipped, e.sharpness, e.fingerprint, e.fingerprint_revision, e.created_at
                 FROM skin_entries e, n WHERE e.id = ?
                 """, entries[1].id.rawValue)
             try db.execute("""
@@ -175,6 +175,9 @@ final class SkinWebVault {
         let trendTime = clock.measure { trend = v.get("/skin/areas/\(area.id.rawValue)/trend") }
         #expect(timeline.status == 200 && trend.status == 200)
         #expect(trend.bodyText.components(separatedBy: "class=\"skin-point\"").count == 1001)
-        print("skin scale: 1000 entries, timeline \(timelineTime), trend \(trendTime)")
+        var stored: SkinTimeline?
+        let readTime = clock.measure { stored = try? v.app.skin.timeline(of: area.id) }
+        let renderTime = clock.measure { _ = SkinPages.timeline(stored!, details: false, csrfToken: Fixture.csrf) }
+        print("skin scale: 1000 entries, timeline \(timelineTime), trend \(trendTime) (reading the rows \(readTime), rendering the timeline \(renderTime))")
     }
 }
