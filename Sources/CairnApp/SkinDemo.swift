@@ -32,10 +32,10 @@ public enum SkinDemo {
         let progress = count > 1 ? Double(index) / Double(count - 1) : 0
         for _ in 0..<28 {
             let cx = rng.next() * Double(width), cy = rng.next() * Double(height)
-            let angle = rng.next() * 2 * Double.pi, distance = 6 + 14 * rng.next()
+            let angle = rng.next() * 2 * Double.pi, distance = 2 + 5 * rng.next()
             let radius = 2.5 + 4 * rng.next(), factor = 0.55 + 0.2 * rng.next()
             disc(&red, &green, &blue, cx: cx + cos(angle) * distance * progress, cy: cy + sin(angle) * distance * progress,
-                 radius: radius * (1 + 0.25 * progress), factor: factor - 0.1 * progress)
+                 radius: radius * (1 + 0.12 * progress), factor: factor - 0.05 * progress)
         }
         // A small seeded lighting change per photo, as between real sessions.
         var session = Random(seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9)

@@ -328,6 +328,17 @@ public final class SkinService: @unchecked Sendable {
         return try pipeline.encodeJPEG(SkinChangeMapImage.render(map, width: thumb.width, height: thumb.height), quality: 85)
     }
 
+    /// Brightness and sharpness of one live camera frame (the guided capture page posts a small frame every
+    /// few hundred milliseconds), scored by the same analyzer as stored photos. Nothing is stored. Throws
+    /// `unreadablePhoto` for a frame that is not an image.
+    public func liveQuality(frame: Data) throws -> CaptureQuality {
+        do {
+            return CaptureQualityAnalyzer.analyze(try pipeline.decodeRGB(frame, maxSide: 480))
+        } catch let error as CairnError {
+            throw SkinJournalError.unreadablePhoto(error.userMessage)
+        }
+    }
+
     // MARK: comparing files (nothing stored)
 
     /// Compares two image files directly, storing nothing (`cairn skin compare-batch`). Throws
@@ -507,7 +518,8 @@ enum SkinChangeMapImage {
                 func at(_ x: Int, _ y: Int) -> Double { Double(map.values[y * map.width + x]) }
                 let value = (at(ix, iy) * (1 - ax) + at(ix + 1, iy) * ax) * (1 - ay)
                     + (at(ix, iy + 1) * (1 - ax) + at(ix + 1, iy + 1) * ax) * ay
-                let t = min(max(value, 0), 1)
+                // Below a tenth of the display ceiling is drawn as no change, so JPEG noise does not outline the square.
+                let t = min(max((value - 0.1) / 0.9, 0), 1)
                 let i = (y * width + x) * 3
                 px[i] = UInt8(255 * t); px[i + 1] = UInt8(170 * t); px[i + 2] = UInt8(40 * t)
             }

@@ -144,6 +144,34 @@ final class SkinWebVault {
         #expect(try v.app.skin.timeline(of: area.id).items.count == 1)
     }
 
+    @Test func theCapturePageAndItsLiveQualityEndpoint() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm", guidance: "Daylight.")
+        let page = v.get("/skin/areas/\(area.id.rawValue)/capture")
+        #expect(page.status == 200)
+        for id in ["id=\"camera\"", "id=\"shutter\"", "id=\"photo\"", "id=\"badge-light\"", "class=\"skin-frame\""] {
+            #expect(page.bodyText.contains(id), "\(id)")
+        }
+        #expect(!page.bodyText.contains("id=\"ghost\""))
+        expectCalm(page.bodyText)
+        try SkinDemo.generate(count: 1, seed: 2, into: area.id, service: v.app.skin, now: Date())
+        #expect(v.get("/skin/areas/\(area.id.rawValue)/capture").bodyText.contains("id=\"ghost\""))
+
+        func frame(_ body: Data, csrf: String?) -> Response {
+            var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)", "Content-Type": "image/jpeg"]
+            if let csrf { headers["X-CSRF-Token"] = csrf }
+            return v.web.handle(Request(method: .post, target: "/skin/areas/\(area.id.rawValue)/quality", headers: headers, body: body))
+        }
+        let jpeg = try SkinDemo.jpeg(index: 0, count: 1, seed: 2)
+        #expect(frame(jpeg, csrf: nil).status == 403)
+        let answer = frame(jpeg, csrf: Fixture.csrf)
+        #expect(answer.status == 200 && answer.header("Content-Type") == "application/json")
+        let json = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+        #expect(json["lightGood"] as? Bool == true && json["focus"] is String)
+        #expect(frame(Data("junk".utf8), csrf: Fixture.csrf).status == 400)
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 1)
+    }
+
     /// 1,000 entries inserted directly (copies of one logged entry with stored comparison rows), then the
     /// timeline and trend rendered. Prints the time; does not assert on it.
     @Test func aThousandEntriesRenderFromStoredRows() throws {

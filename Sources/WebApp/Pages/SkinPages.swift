@@ -108,7 +108,8 @@ enum SkinPages {
         let list = t.items.isEmpty
             ? "<p class=\"empty-note\">No photos yet.</p><p>Add the first photo below. Later photos are compared with it.</p>"
             : "<ol class=\"skin-timeline\" aria-label=\"Photos, oldest first\">\(items)</ol>\(disclaimer(.similarity))"
-        let trendLink = t.items.count > 1 ? "<a class=\"button button-quiet\" href=\"\(areaPath(t.area.id))/trend\" id=\"trend-link\">Trend</a>" : ""
+        let trendLink = "<a class=\"button\" href=\"\(areaPath(t.area.id))/capture\" id=\"capture-link\">Take a photo</a>"
+            + (t.items.count > 1 ? "<a class=\"button button-quiet\" href=\"\(areaPath(t.area.id))/trend\" id=\"trend-link\">Trend</a>" : "")
         let body = """
         <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a></p><h1>\(HTML.escape(t.area.name))</h1>\(location)\(guidance)</div>
         \(noticeHTML)
@@ -259,6 +260,42 @@ enum SkinPages {
         <ol class="skin-strip" aria-label="Photos, oldest first">\(strip)</ol>
         """
         return Layout.page(title: "Trend", section: .skin, body: body)
+    }
+
+    // MARK: guided capture
+
+    /// The camera page: live view with the last photo as a ghost, a dashed box around the central 60%, live
+    /// light and focus badges from the Swift analyzer, a shutter that is never blocked, and a file picker.
+    static func capture(_ t: SkinTimeline, csrfToken: String) -> String {
+        let ghost = t.items.last.map { "<img class=\"skin-ghost\" id=\"ghost\" src=\"\(entryPath($0.entry))/photo.jpg\" alt=\"\">" } ?? ""
+        let ghostControl = ghost.isEmpty ? "" : """
+        <label for="ghost-opacity">Last photo as a guide</label>
+        <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider">
+        """
+        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
+        let base = areaPath(t.area.id)
+        let body = """
+        <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(base)">\(HTML.escape(t.area.name))</a></p>
+        <h1>Take a photo</h1>\(guidance)</div>
+        <section class="card skin-capture" id="skin-capture" data-quality="\(base)/quality" data-upload="\(base)/photos" data-csrf="\(HTML.escape(csrfToken))">
+        <div class="skin-viewfinder" id="viewfinder" hidden>
+        <video id="camera" autoplay playsinline muted></video>\(ghost)<div class="skin-frame" aria-hidden="true"></div>
+        </div>
+        <p class="skin-badges" aria-live="polite"><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span></p>
+        <p class="help" id="camera-status">If there is no camera, or you prefer a photo you already have, choose a file below.</p>
+        \(ghostControl)
+        <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">
+        <label for="photo">Photo file</label>
+        <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp">
+        <label for="note">Note (optional)</label>
+        <input type="text" id="note" name="note" maxlength="500">
+        <div class="form-actions"><button type="button" class="button" id="shutter" hidden>Take photo</button>
+        <button type="submit" class="button button-quiet" id="upload">Add chosen file</button></div>
+        </form>
+        </section>
+        <script src="/assets/skin.js" defer></script>
+        """
+        return Layout.page(title: "Take a photo", section: .skin, body: body)
     }
 
     // MARK: confirmations

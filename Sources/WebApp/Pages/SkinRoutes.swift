@@ -41,6 +41,19 @@ enum SkinRoutes {
                 case "photos":
                     guard post else { throw WebError.methodNotAllowed }
                     return try logPhoto(request, areaID: areaID, skin: skin, details: details, csrfToken: csrfToken)
+                case "capture":
+                    guard get else { throw WebError.methodNotAllowed }
+                    return .html(SkinPages.capture(try skin.timeline(of: areaID), csrfToken: csrfToken))
+                case "quality":
+                    guard post else { throw WebError.methodNotAllowed }
+                    _ = try skin.area(areaID)
+                    guard let q = try? skin.liveQuality(frame: request.body) else {
+                        return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
+                    }
+                    let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
+                    let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
+                    let json = "{\"light\":\"\(light)\",\"lightGood\":\(!(q.isTooDark || q.isTooBright || q.isClipped)),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)}"
+                    return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
                 case "rename":
                     guard post else { throw WebError.methodNotAllowed }
                     try skin.renameArea(areaID, to: request.form["name"] ?? "")
