@@ -74,12 +74,18 @@
       }).catch(function () {}).then(function () { busy = false; });
     });
   }
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) { return; }
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    var noBadges = document.getElementById("badges");
+    if (noBadges) { noBadges.hidden = true; }
+    return;
+  }
   navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } }, audio: false })
     .then(function (stream) {
       video.srcObject = stream;
       finder.hidden = false;
       shutter.hidden = false;
+      var ghostControl = document.getElementById("ghost-control");
+      if (ghostControl) { ghostControl.hidden = false; }
       if (status) { status.textContent = "Line the area up with the last photo. You can take the photo at any time."; }
       window.setInterval(measure, 400);
       shutter.addEventListener("click", function () {
@@ -99,5 +105,7 @@
     })
     .catch(function () {
       if (status) { status.textContent = "The camera is not available. Choose a photo file below instead."; }
+      var badges = document.getElementById("badges");
+      if (badges) { badges.hidden = true; }
     });
 })();

@@ -269,8 +269,8 @@ enum SkinPages {
     static func capture(_ t: SkinTimeline, csrfToken: String) -> String {
         let ghost = t.items.last.map { "<img class=\"skin-ghost\" id=\"ghost\" src=\"\(entryPath($0.entry))/photo.jpg\" alt=\"\">" } ?? ""
         let ghostControl = ghost.isEmpty ? "" : """
-        <label for="ghost-opacity">Last photo as a guide</label>
-        <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider">
+        <div class="stack" id="ghost-control" hidden><label for="ghost-opacity">Last photo as a guide</label>
+        <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider"></div>
         """
         let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
         let base = areaPath(t.area.id)
@@ -281,7 +281,7 @@ enum SkinPages {
         <div class="skin-viewfinder" id="viewfinder" hidden>
         <video id="camera" autoplay playsinline muted></video>\(ghost)<div class="skin-frame" aria-hidden="true"></div>
         </div>
-        <p class="skin-badges" aria-live="polite"><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span></p>
+        <p class="skin-badges" id="badges" aria-live="polite"><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span></p>
         <p class="help" id="camera-status">If there is no camera, or you prefer a photo you already have, choose a file below.</p>
         \(ghostControl)
         <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">
