@@ -17,6 +17,8 @@ public final class CairnApplication: Sendable {
     public let photoStore: PhotoFileStore
     /// The one way photos enter the vault.
     public let photoIntake: PhotoIntake
+    /// The Skin journal: areas, photos and their stored comparisons.
+    public let skin: SkinService
     /// The Smile journal.
     public let smile: SmileService
     /// Products, schedules, Today, the intake ledger, exposure and supply.
@@ -40,6 +42,7 @@ public final class CairnApplication: Sendable {
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
+        skin = SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock)
         smile = SmileService(database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
                              locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.

@@ -9,8 +9,9 @@ public enum CairnCommandLine {
         .command(ServeCommand.self),
         .command(DoctorCommand.self),
         .command(InspectCommand.self),
-        .group(RegimenCommands.group),
+        .group(SkinCommands.group),
         .group(SmileCommands.group),
+        .group(RegimenCommands.group),
         .group(CommandGroup(name: "settings", abstract: "Vault-wide settings and deleting all data.", children: [
             .command(DeleteAllDataCommand.self),
         ])),

@@ -6,12 +6,15 @@ import Foundation
 public struct WebServices: Sendable {
     /// Vault-wide settings, onboarding state and "delete all data".
     public var settings: any SettingsServicing
+    /// The Skin journal; without it `/skin` shows the journal's placeholder page.
+    public var skin: SkinService?
     /// The Smile journal; while nil, `/smile` shows the journal's placeholder page.
     public var smile: SmileService? = nil
 
     /// Creates the bundle of services.
-    public init(settings: any SettingsServicing) {
+    public init(settings: any SettingsServicing, skin: SkinService? = nil) {
         self.settings = settings
+        self.skin = skin
     }
 }
 
@@ -91,6 +94,10 @@ public struct WebApplication: Sendable {
             let name = String(path.dropFirst("/assets/".count))
             guard let asset = assets.asset(named: name) else { throw WebError.notFound }
             return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
+        }
+
+        if let skin = services.skin, path == "/skin" || path.hasPrefix("/skin/") {
+            return try SkinRoutes.route(method: method, request: request, skin: skin, settings: settings, csrfToken: csrf)
         }
 
         if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {

@@ -81,6 +81,28 @@ import Testing
                            (2, 'p-1', 'intake', NULL, '-2', 'i-3', '2026-11-30T12:00:00.000Z');
                 """)
         },
+        "2026-11-30.skin": { db in
+            try db.execute("""
+                INSERT INTO skin_areas (id, name, body_location, guidance, created_at) VALUES (?, ?, ?, ?, ?)
+                """, "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", "Left forearm ✓", "forearm", "Arm flat on the desk, window light.",
+                "2026-11-30T09:20:00.000Z")
+            for (id, photo, thumb, at) in [
+                ("a1000000-0000-4000-8000-000000000001", "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "2026-11-30T09:21:00.000Z"),
+                ("a1000000-0000-4000-8000-000000000002", "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "2026-12-07T09:21:00.000Z"),
+            ] {
+                try db.execute("""
+                    INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
+                    dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, id, "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", at, "Europe/Berlin", photo, thumb, "after 'sun' \"day\"",
+                    0.52, 0.01, 0.002, 11.5, Data([1, 0, 0, 0, 2, 3]), 1, at)
+            }
+            try db.execute("""
+                INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
+                change_map, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "a1000000-0000-4000-8000-000000000002", "a1000000-0000-4000-8000-000000000001",
+                "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", 1, 1, 87.5, 0.61, nil as String?, Data(repeating: 7, count: 4096), "{}")
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }

@@ -33,7 +33,7 @@ struct ServeCommand: Command {
 
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
-        var services = WebServices(settings: application.settings)
+        var services = WebServices(settings: application.settings, skin: application.skin)
         services.smile = application.smile
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()

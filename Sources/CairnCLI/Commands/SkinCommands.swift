@@ -1,0 +1,371 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Skin
+
+/// `cairn skin ...`: the Skin journal from the command line.
+enum SkinCommands {
+    /// The `skin` command group.
+    static var group: CommandGroup {
+        CommandGroup(name: "skin", abstract: "The Skin journal: areas, photos and how much they differ from the first one.", children: [
+            .command(SkinAreasCommand.self), .command(SkinAddAreaCommand.self), .command(SkinRenameAreaCommand.self),
+            .command(SkinDeleteAreaCommand.self), .command(SkinLogCommand.self), .command(SkinTimelineCommand.self),
+            .command(SkinCompareCommand.self), .command(SkinTrendCommand.self), .command(SkinDeleteEntryCommand.self),
+            .command(SkinCompareBatchCommand.self), .command(SkinGenerateCommand.self),
+        ])
+    }
+
+    /// The flag that reveals raw scores (the same one the web settings page sets).
+    static let detailsFlag = "showComparisonDetails"
+
+    /// "87%" (whole percent).
+    static func percent(_ value: Double) -> String { "\(Int(value.rounded()))%" }
+
+    static func date(_ date: Date, zone: String) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: date)
+    }
+
+    static func isoDate(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// One compact JSON line, keys sorted.
+    static func line<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func entryID(_ text: String, in timeline: SkinTimeline) throws -> EntryID {
+        let matches = timeline.items.filter { $0.entry.id.rawValue.hasPrefix(text.lowercased()) }
+        guard !text.isEmpty, matches.count == 1 else { throw SkinJournalError.entryNotFound }
+        return matches[0].entry.id
+    }
+}
+
+/// A comparison figure as JSON: every similarity carries the disclaimer.
+struct SkinFigureJSON: Encodable {
+    let entry: String
+    let baseline: String
+    let capturedAt: String
+    let comparable: Bool
+    let similarity: Int?
+    let notComparableReason: String?
+    let rawScore: Double?
+    let disclaimer: String
+
+    init(_ comparison: StoredComparison, capturedAt: Date, details: Bool) {
+        entry = comparison.entryID.rawValue
+        baseline = comparison.baselineID.rawValue
+        self.capturedAt = SkinCommands.isoDate(capturedAt)
+        comparable = comparison.comparable
+        similarity = comparison.similarityPercent.map { Int($0.rounded()) }
+        notComparableReason = comparison.reasonNotComparable?.userMessage
+        rawScore = details ? comparison.rawScore : nil
+        disclaimer = Disclaimer.similarity.text
+    }
+}
+
+struct SkinAreasCommand: Command {
+    static let name = "areas"
+    static let abstract = "List the areas."
+    static let usage = "[--json]"
+    static let flagOptions: Set<String> = ["--json"]
+    let json: Bool
+    init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []); json = arguments.has("--json") }
+
+    func run(in context: CommandContext) throws {
+        let areas = try context.openApplication().skin.areas()
+        if json {
+            struct Item: Encodable { let id: String; let name: String; let bodyLocation: String?; let photos: Int }
+            try context.console.printJSON(areas.map { Item(id: $0.area.id.rawValue, name: $0.area.name, bodyLocation: $0.area.bodyLocation, photos: $0.entryCount) })
+            return
+        }
+        if areas.isEmpty { context.console.print("No areas yet. Add one with 'cairn skin add-area NAME'."); return }
+        for a in areas {
+            context.console.print("\(a.area.id.rawValue)  \(a.area.name)  (\(a.entryCount) photo\(a.entryCount == 1 ? "" : "s"))")
+        }
+    }
+}
+
+struct SkinAddAreaCommand: Command {
+    static let name = "add-area"
+    static let abstract = "Add an area to photograph."
+    static let usage = "NAME [--location TEXT] [--guidance TEXT]"
+    static let valueOptions: Set<String> = ["--location", "--guidance"]
+    let name: String, location: String?, guidance: String
+    init(arguments: Arguments) throws {
+        name = try arguments.positionals(exactly: ["NAME"])[0]
+        location = arguments.value("--location")
+        guidance = arguments.value("--guidance") ?? ""
+    }
+    func run(in context: CommandContext) throws {
+        let area = try context.openApplication().skin.addArea(name: name, bodyLocation: location, guidance: guidance)
+        context.console.print("Added area \(area.id.rawValue).")
+    }
+}
+
+struct SkinRenameAreaCommand: Command {
+    static let name = "rename-area"
+    static let abstract = "Rename an area."
+    static let usage = "AREA NEW_NAME"
+    let area: String, newName: String
+    init(arguments: Arguments) throws {
+        let p = try arguments.positionals(exactly: ["AREA", "NEW_NAME"])
+        area = p[0]; newName = p[1]
+    }
+    func run(in context: CommandContext) throws {
+        let skin = try context.openApplication().skin
+        try skin.renameArea(try skin.area(named: area).id, to: newName)
+        context.console.print("Renamed.")
+    }
+}
+
+struct SkinDeleteAreaCommand: Command {
+    static let name = "delete-area"
+    static let abstract = "Delete an area and every photo of it (asks for --yes)."
+    static let usage = "AREA --yes"
+    static let flagOptions: Set<String> = ["--yes"]
+    let area: String, confirmed: Bool
+    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; confirmed = arguments.has("--yes") }
+    func run(in context: CommandContext) throws {
+        let skin = try context.openApplication().skin
+        let found = try skin.area(named: area)
+        guard confirmed else {
+            throw UsageError("This removes the area and all \(try skin.timeline(of: found.id).items.count) of its photos and cannot be undone. Add --yes to confirm.")
+        }
+        try skin.deleteArea(found.id)
+        context.console.print("Deleted the area and its photos.")
+    }
+}
+
+struct SkinLogCommand: Command {
+    static let name = "log"
+    static let abstract = "Log a photo file of an area and compare it with the area's first photo."
+    static let usage = "AREA PHOTO [--note TEXT] [--json]"
+    static let valueOptions: Set<String> = ["--note"]
+    static let flagOptions: Set<String> = ["--json"]
+    let area: String, path: String, note: String, json: Bool
+    init(arguments: Arguments) throws {
+        let p = try arguments.positionals(exactly: ["AREA", "PHOTO"])
+        area = p[0]; path = p[1]; note = arguments.value("--note") ?? ""; json = arguments.has("--json")
+    }
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let found = try app.skin.area(named: area)
+        let entry = try app.skin.log(photo: InputFile.read(path), in: found.id, note: note)
+        let view = try app.skin.comparison(of: entry.id, in: found.id)
+        try SkinCompareCommand.show(view, details: try app.settings.flag(SkinCommands.detailsFlag), json: json, console: context.console)
+    }
+}
+
+struct SkinTimelineCommand: Command {
+    static let name = "timeline"
+    static let abstract = "List an area's photos, oldest first, with their similarity to the first one."
+    static let usage = "AREA [--json]"
+    static let flagOptions: Set<String> = ["--json"]
+    let area: String, json: Bool
+    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has("--json") }
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
+        let details = try app.settings.flag(SkinCommands.detailsFlag)
+        if json {
+            struct Item: Encodable {
+                let entry: String; let capturedAt: String; let timeZone: String; let note: String; let isBaseline: Bool
+                let comparison: SkinFigureJSON?
+            }
+            struct Output: Encodable { let area: String; let entries: [Item]; let disclaimer: String }
+            try context.console.printJSON(Output(area: timeline.area.id.rawValue, entries: timeline.items.map { item in
+                Item(entry: item.entry.id.rawValue, capturedAt: SkinCommands.isoDate(item.entry.capturedAt), timeZone: item.entry.timeZone,
+                     note: item.entry.note, isBaseline: item.isBaseline,
+                     comparison: item.comparison.map { SkinFigureJSON($0, capturedAt: item.entry.capturedAt, details: details) })
+            }, disclaimer: Disclaimer.similarity.text))
+            return
+        }
+        if timeline.items.isEmpty { context.console.print("No photos of this area yet."); return }
+        for item in timeline.items {
+            var figure = "first photo (the one others are compared with)"
+            if let c = item.comparison {
+                figure = c.similarityPercent.map { "visual similarity \(SkinCommands.percent($0))" } ?? "not comparable"
+                if details { figure += String(format: " (raw score %.3f)", c.rawScore) }
+            } else if !item.isBaseline {
+                figure = "no comparison stored"
+            }
+            context.console.print("\(item.entry.id.rawValue.prefix(8))  \(SkinCommands.date(item.entry.capturedAt, zone: item.entry.timeZone))  \(figure)")
+        }
+        context.console.print(Disclaimer.similarity.text)
+    }
+}
+
+struct SkinCompareCommand: Command {
+    static let name = "compare"
+    static let abstract = "Show how similar one photo of an area is to the area's first photo."
+    static let usage = "AREA ENTRY [--json]"
+    static let discussion = "ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough)."
+    static let flagOptions: Set<String> = ["--json"]
+    let area: String, entry: String, json: Bool
+    init(arguments: Arguments) throws {
+        let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
+        area = p[0]; entry = p[1]; json = arguments.has("--json")
+    }
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let found = try app.skin.area(named: area)
+        let id = try SkinCommands.entryID(entry, in: app.skin.timeline(of: found.id))
+        try Self.show(app.skin.comparison(of: id, in: found.id), details: try app.settings.flag(SkinCommands.detailsFlag),
+                      json: json, console: context.console)
+    }
+
+    static func show(_ view: SkinComparisonView, details: Bool, json: Bool, console: Console) throws {
+        if json {
+            struct Output: Encodable { let entry: String; let isBaseline: Bool; let comparison: SkinFigureJSON?; let disclaimer: String }
+            try console.printJSON(Output(entry: view.entry.id.rawValue, isBaseline: view.isBaseline,
+                                         comparison: view.comparison.map { SkinFigureJSON($0, capturedAt: view.entry.capturedAt, details: details) },
+                                         disclaimer: Disclaimer.similarity.text))
+            return
+        }
+        console.print("Photo \(view.entry.id.rawValue) of \(SkinCommands.date(view.entry.capturedAt, zone: view.entry.timeZone))")
+        guard !view.isBaseline else {
+            console.print("This is the area's first photo: the others are compared with it.")
+            return
+        }
+        guard let c = view.comparison else { console.print("No comparison is stored for this photo."); return }
+        if let s = c.similarityPercent {
+            console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
+        } else {
+            console.print("Not comparable: \(c.reasonNotComparable?.userMessage ?? NotComparableReason.alignmentFailed.userMessage)")
+        }
+        if details { console.print(String(format: "Raw score: %.3f (higher means more different)", c.rawScore)) }
+        console.print(Disclaimer.similarity.text)
+    }
+}
+
+struct SkinTrendCommand: Command {
+    static let name = "trend"
+    static let abstract = "Show how much each photo of an area differs from the first one, over time."
+    static let usage = "AREA [--json]"
+    static let flagOptions: Set<String> = ["--json"]
+    let area: String, json: Bool
+    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has("--json") }
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
+        if json {
+            struct Point: Encodable { let entry: String; let capturedAt: String; let comparable: Bool; let difference: Double? }
+            struct Output: Encodable { let area: String; let points: [Point]; let disclaimer: String }
+            try context.console.printJSON(Output(area: timeline.area.id.rawValue, points: timeline.items.map { item in
+                Point(entry: item.entry.id.rawValue, capturedAt: SkinCommands.isoDate(item.entry.capturedAt),
+                      comparable: item.isBaseline || item.comparison?.comparable == true,
+                      difference: item.isBaseline ? 0 : item.comparison?.magnitude)
+            }, disclaimer: Disclaimer.trend.text))
+            return
+        }
+        if timeline.items.isEmpty { context.console.print("No photos of this area yet."); return }
+        let width = 30
+        context.console.print("Date              Similar " + String(repeating: " ", count: width - 8) + "Different")
+        for item in timeline.items {
+            let date = SkinCommands.date(item.entry.capturedAt, zone: item.entry.timeZone)
+            let magnitude = item.isBaseline ? 0 : item.comparison?.magnitude
+            let bar = magnitude.map { "|" + String(repeating: "#", count: Int(($0 * Double(width)).rounded())) } ?? "  (not comparable)"
+            context.console.print("\(date)  \(bar)")
+        }
+        context.console.print(Disclaimer.trend.text)
+    }
+}
+
+struct SkinDeleteEntryCommand: Command {
+    static let name = "delete-entry"
+    static let abstract = "Delete one photo of an area (asks for --yes)."
+    static let usage = "AREA ENTRY --yes"
+    static let flagOptions: Set<String> = ["--yes"]
+    let area: String, entry: String, confirmed: Bool
+    init(arguments: Arguments) throws {
+        let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
+        area = p[0]; entry = p[1]; confirmed = arguments.has("--yes")
+    }
+    func run(in context: CommandContext) throws {
+        let skin = try context.openApplication().skin
+        let found = try skin.area(named: area)
+        let id = try SkinCommands.entryID(entry, in: skin.timeline(of: found.id))
+        let consequence = try skin.deletionConsequence(of: id, in: found.id)
+        guard confirmed else { throw UsageError(consequence.message + " Add --yes to confirm.") }
+        try skin.deleteEntry(id, in: found.id)
+        context.console.print("Deleted the photo." + (consequence.isBaseline && consequence.nextBaseline != nil
+            ? " The other photos are now compared with the next-oldest one." : ""))
+    }
+}
+
+struct SkinCompareBatchCommand: Command {
+    static let name = "compare-batch"
+    static let abstract = "Compare pairs of image files listed in a TSV file, storing nothing."
+    static let usage = "PAIRS.tsv"
+    static let discussion = """
+    Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
+    per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
+    comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
+    """
+    let path: String
+    init(arguments: Arguments) throws { path = try arguments.positionals(exactly: ["PAIRS.tsv"])[0] }
+
+    struct Line: Encodable {
+        let id: String
+        let score: Double?
+        let similarity: Int?
+        let comparable: Bool
+        let reason: String?
+        let error: String?
+        let disclaimer: String
+    }
+
+    func run(in context: CommandContext) throws {
+        let text = String(decoding: try InputFile.read(path), as: UTF8.self)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let skin = try context.openApplication().skin
+        for raw in text.split(whereSeparator: \.isNewline) where !raw.trimmingCharacters(in: .whitespaces).isEmpty {
+            let fields = raw.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 else {
+                context.console.print(try SkinCommands.line(Line(id: fields.first ?? "", score: nil, similarity: nil, comparable: false, reason: nil,
+                                                                 error: "A line needs three tab-separated fields: id, baseline, probe.",
+                                                                 disclaimer: Disclaimer.similarity.text)))
+                continue
+            }
+            func file(_ name: String) -> String { name.hasPrefix("/") ? name : folder.appendingPathComponent(name).path }
+            do {
+                let result = try skin.compareFiles(baseline: InputFile.read(file(fields[1])), probe: InputFile.read(file(fields[2])))
+                context.console.print(try SkinCommands.line(Line(
+                    id: fields[0], score: (result.rawScore * 10_000).rounded() / 10_000,
+                    similarity: result.comparable ? result.similarityPercent.map { Int($0.rounded()) } : nil,
+                    comparable: result.comparable, reason: result.reasonNotComparable?.userMessage, error: nil,
+                    disclaimer: Disclaimer.similarity.text)))
+            } catch let problem as CairnError {
+                context.console.print(try SkinCommands.line(Line(id: fields[0], score: nil, similarity: nil, comparable: false, reason: nil,
+                                                                 error: problem.userMessage, disclaimer: Disclaimer.similarity.text)))
+            }
+        }
+    }
+}
+
+struct SkinGenerateCommand: Command {
+    static let name = "generate"
+    static let abstract = "Add a reproducible series of synthetic demo photos to an area (created if missing)."
+    static let usage = "--area NAME --count N --seed S"
+    static let valueOptions: Set<String> = ["--area", "--count", "--seed"]
+    let area: String, count: Int, seed: UInt64
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        guard let area = arguments.value("--area"), !area.isEmpty else { throw UsageError("--area needs a name.") }
+        self.area = area
+        guard arguments.value("--count") != nil else { throw UsageError("--count is required.") }
+        count = try arguments.integer("--count", in: 1...2000, default: 1)
+        seed = UInt64(try arguments.integer("--seed", in: 0...Int(Int32.max), default: 1))
+    }
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let found = try (try? app.skin.area(named: area)) ?? app.skin.addArea(name: area, guidance: "Synthetic demo photos.")
+        let entries = try SkinDemo.generate(count: count, seed: seed, into: found.id, service: app.skin, now: app.clock.now())
+        context.console.print("Added \(entries.count) demo photo\(entries.count == 1 ? "" : "s") to the area.")
+    }
+}

@@ -1,0 +1,332 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Skin
+
+/// The Skin journal's pages: areas, an area's timeline, compare, trend, and the delete confirmations.
+/// Wording is about how much photos differ and when, never which way.
+enum SkinPages {
+    static func areaPath(_ id: AreaID) -> String { "/skin/areas/\(id.rawValue)" }
+    static func entryPath(_ e: TrackingEntry) -> String { "\(areaPath(e.areaID))/entries/\(e.id.rawValue)" }
+
+    /// "30 Nov 2026", in the entry's own time zone.
+    final class DateText {
+        private var formatters: [String: DateFormatter] = [:]
+        func string(_ entry: TrackingEntry, time: Bool = false) -> String {
+            let key = entry.timeZone + (time ? "t" : "")
+            let f: DateFormatter
+            if let cached = formatters[key] { f = cached } else {
+                f = DateFormatter()
+                f.locale = Locale(identifier: "en_GB")
+                f.timeZone = TimeZone(identifier: entry.timeZone) ?? TimeZone(identifier: "UTC")
+                f.dateFormat = time ? "d MMM yyyy, HH:mm" : "d MMM yyyy"
+                formatters[key] = f
+            }
+            return f.string(from: entry.capturedAt)
+        }
+    }
+
+    static func percent(_ value: Double) -> String { "\(Int(value.rounded()))%" }
+
+    static func disclaimer(_ d: Disclaimer) -> String {
+        "<p class=\"disclaimer\">\(HTML.escape(d.text))</p>"
+    }
+
+    // MARK: home
+
+    static func home(_ areas: [SkinAreaSummary], csrfToken: String, error: String? = nil) -> String {
+        let dates = DateFormatter()
+        dates.locale = Locale(identifier: "en_GB")
+        dates.dateFormat = "d MMM yyyy"
+        let cards = areas.map { a -> String in
+            let count = "\(a.entryCount) photo\(a.entryCount == 1 ? "" : "s")"
+            let latest = a.latestCapture.map { ", latest \(dates.string(from: $0))" } ?? ""
+            let location = a.area.bodyLocation.map { "<p class=\"help\">\(HTML.escape($0))</p>" } ?? ""
+            return """
+            <li class="card skin-area-card"><h2><a href="\(areaPath(a.area.id))">\(HTML.escape(a.area.name))</a></h2>\
+            \(location)<p>\(count)\(HTML.escape(latest))</p></li>
+            """
+        }.joined(separator: "\n")
+        let list = areas.isEmpty
+            ? "<section class=\"card empty-state\"><h2>No areas yet</h2><p>Add the first patch of skin you want to photograph over time.</p></section>"
+            : "<ul class=\"skin-area-grid\" aria-label=\"Areas\">\(cards)</ul>"
+        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
+        let body = """
+        <div class="page-intro"><h1>Skin</h1>
+        <p class="lead">\(HTML.escape(Journal.skin.purpose))</p></div>
+        \(list)
+        <section class="card skin-add" aria-labelledby="add-title">
+        <h2 id="add-title">Add an area</h2>
+        <form method="post" action="/skin/areas" class="stack">\(Layout.csrfField(csrfToken))
+        <label for="area-name">Name</label>
+        <input type="text" id="area-name" name="name" required maxlength="80">
+        <label for="area-location">Where on the body (optional)</label>
+        <input type="text" id="area-location" name="location" maxlength="80">
+        <label for="area-guidance">How to take its photos (optional)</label>
+        <p class="help" id="guidance-help">For example: arm flat on the desk, daylight from the window, phone a hand's width away.</p>
+        <textarea id="area-guidance" name="guidance" rows="2" aria-describedby="guidance-help"></textarea>
+        \(errorHTML)
+        <div class="form-actions"><button type="submit" class="button" id="add-area">Add area</button></div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Skin", section: .skin, body: body)
+    }
+
+    // MARK: timeline
+
+    static func timeline(_ t: SkinTimeline, details: Bool, csrfToken: String, notice: String? = nil,
+                         uploadError: String? = nil) -> String {
+        let dates = DateText()
+        var items = ""
+        items.reserveCapacity(t.items.count * 420)
+        for item in t.items {
+            let e = item.entry
+            var figure: String
+            if item.isBaseline {
+                figure = "<span class=\"skin-figure skin-first\">First photo</span>"
+            } else if let c = item.comparison {
+                if let s = c.similarityPercent {
+                    figure = "<span class=\"skin-figure\">Visual similarity <strong>\(percent(s))</strong></span>"
+                } else {
+                    figure = "<span class=\"skin-figure skin-not-comparable\">Not comparable</span>"
+                }
+                if details { figure += "<span class=\"skin-raw\">Raw score \(String(format: "%.3f", c.rawScore))</span>" }
+            } else {
+                figure = "<span class=\"skin-figure\">Not compared yet</span>"
+            }
+            let date = dates.string(e)
+            items += """
+            <li class="skin-entry"><a href="\(entryPath(e))"><img src="\(entryPath(e))/thumbnail.jpg" alt="Photo of \(HTML.escape(date))" loading="lazy" width="160" height="120">\
+            <span class="skin-date">\(HTML.escape(date))</span></a>\(figure)</li>
+            """
+        }
+        let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
+        let uploadErrorHTML = uploadError.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
+        let location = t.area.bodyLocation.map { "<p class=\"help\">\(HTML.escape($0))</p>" } ?? ""
+        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
+        let list = t.items.isEmpty
+            ? "<p class=\"empty-note\">No photos yet.</p><p>Add the first photo below. Later photos are compared with it.</p>"
+            : "<ol class=\"skin-timeline\" aria-label=\"Photos, oldest first\">\(items)</ol>\(disclaimer(.similarity))"
+        let trendLink = "<a class=\"button\" href=\"\(areaPath(t.area.id))/capture\" id=\"capture-link\">Take a photo</a>"
+            + (t.items.count > 1 ? "<a class=\"button button-quiet\" href=\"\(areaPath(t.area.id))/trend\" id=\"trend-link\">Trend</a>" : "")
+        let body = """
+        <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a></p><h1>\(HTML.escape(t.area.name))</h1>\(location)\(guidance)</div>
+        \(noticeHTML)
+        <div class="skin-toolbar">\(trendLink)</div>
+        \(list)
+        <section class="card skin-upload" aria-labelledby="upload-title">
+        <h2 id="upload-title">Add a photo</h2>
+        <form method="post" action="\(areaPath(t.area.id))/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">
+        <label for="photo">Photo</label>
+        <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required>
+        <label for="note">Note (optional)</label>
+        <input type="text" id="note" name="note" maxlength="500">
+        \(uploadErrorHTML)
+        <div class="form-actions"><button type="submit" class="button" id="upload">Add photo</button></div>
+        </form>
+        </section>
+        <section class="card skin-manage" aria-labelledby="manage-title">
+        <h2 id="manage-title">This area</h2>
+        <form method="post" action="\(areaPath(t.area.id))/rename" class="setting-row">\(Layout.csrfField(csrfToken))
+        <label for="rename">Name</label><input type="text" id="rename" name="name" value="\(HTML.escape(t.area.name))" required maxlength="80">
+        <button type="submit" class="button button-quiet">Rename</button></form>
+        <p class="card-action"><a class="button button-quiet" href="\(areaPath(t.area.id))/delete">Delete this area…</a></p>
+        </section>
+        <script src="/assets/skin.js" defer></script>
+        """
+        return Layout.page(title: t.area.name, section: .skin, body: body)
+    }
+
+    // MARK: compare
+
+    static func compare(_ v: SkinComparisonView, details: Bool) -> String {
+        let dates = DateText()
+        let baseDate = HTML.escape(dates.string(v.baseline, time: true)), entryDate = HTML.escape(dates.string(v.entry, time: true))
+        let base = "\(entryPath(v.baseline))/photo.jpg", probe = "\(entryPath(v.entry))/photo.jpg"
+        var figure = ""
+        var heat = ""
+        if v.isBaseline {
+            figure = "<p class=\"skin-verdict\">This is the first photo of this area. Every later photo is compared with it.</p>"
+        } else if let c = v.comparison {
+            if let s = c.similarityPercent {
+                figure = """
+                <p class="skin-verdict"><span class="skin-big" id="similarity">\(percent(s))</span> <span>visual similarity to the first photo</span></p>
+                \(disclaimer(.similarity))
+                """
+                heat = """
+                <input type="checkbox" id="heat-toggle" class="skin-heat-toggle"><label for="heat-toggle" class="skin-heat-label">Show where the photos differ</label>
+                """
+            } else {
+                figure = "<p class=\"skin-verdict\" id=\"not-comparable\"><strong>Not comparable.</strong> \(HTML.escape((c.reasonNotComparable ?? .alignmentFailed).userMessage)) No figure is given.</p>"
+            }
+            if details { figure += detailsHTML(c, v.details) }
+        } else {
+            figure = "<p class=\"skin-verdict\">This photo has not been compared yet.</p>"
+        }
+        let heatImage = heat.isEmpty ? "" : "<img class=\"skin-heatmap\" src=\"\(entryPath(v.entry))/change-map.jpg\" alt=\"\">"
+        let note = v.entry.note.isEmpty ? "" : "<p class=\"skin-note\">Note: \(HTML.escape(v.entry.note))</p>"
+        let views = v.isBaseline ? """
+        <figure class="skin-photo"><img src="\(base)" alt="First photo, \(baseDate)"><figcaption>\(baseDate)</figcaption></figure>
+        """ : """
+        \(heat)
+        <div class="skin-compare">
+        <figure class="skin-photo"><img src="\(base)" alt="First photo, \(baseDate)"><figcaption>First photo · \(baseDate)</figcaption></figure>
+        <figure class="skin-photo"><div class="skin-stack"><img src="\(probe)" alt="Selected photo, \(entryDate)">\(heatImage)</div><figcaption>Selected · \(entryDate)</figcaption></figure>
+        </div>
+        <section class="card skin-overlay-card" aria-labelledby="overlay-title">
+        <h2 id="overlay-title">Overlay</h2>
+        <div class="skin-overlay"><img src="\(base)" alt=""><img src="\(probe)" alt="" class="skin-overlay-top" id="overlay-top"></div>
+        <label for="overlay-slider">First photo ⟷ selected photo</label>
+        <input type="range" id="overlay-slider" min="0" max="100" value="50" class="skin-slider">
+        </section>
+        """
+        let body = """
+        <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(v.area.id))">\(HTML.escape(v.area.name))</a></p>
+        <h1>Compare</h1></div>
+        \(figure)
+        \(views)
+        \(note)
+        <p class="card-action"><a class="button button-quiet" href="\(areaPath(v.area.id))">Back to the photos</a> \
+        <a class="button button-quiet" href="\(entryPath(v.entry))/delete">Delete this photo…</a></p>
+        <script src="/assets/skin.js" defer></script>
+        """
+        return Layout.page(title: "Compare", section: .skin, body: body)
+    }
+
+    static func detailsHTML(_ c: StoredComparison, _ d: ComparisonDetails?) -> String {
+        var rows = "<dt>Raw score</dt><dd id=\"raw-score\">\(String(format: "%.3f", c.rawScore)) (higher means more different)</dd>"
+        rows += "<dt>Method</dt><dd>\(HTML.escape(c.revision.description))</dd>"
+        if let d {
+            rows += "<dt>Alignment</dt><dd>\(HTML.escape(d.alignment.method.rawValue)), \(d.alignment.keypointInliers) of \(d.alignment.keypointMatches) matches, correlation \(String(format: "%.2f", d.alignment.correlation))</dd>"
+            rows += "<dt>Scale, rotation</dt><dd>\(String(format: "%.3f", d.alignment.scale)), \(String(format: "%.1f", d.alignment.rotationDegrees))°</dd>"
+            rows += "<dt>Median change</dt><dd>\(String(format: "%.3f", d.diagnostics.medianChange))</dd>"
+            rows += "<dt>Colour distance</dt><dd>\(String(format: "%.3f", d.diagnostics.histogramDistance))</dd>"
+        }
+        return "<section class=\"card skin-details\" aria-labelledby=\"details-title\"><h2 id=\"details-title\">Comparison details</h2><dl>\(rows)</dl></section>"
+    }
+
+    // MARK: trend
+
+    static func trend(_ t: SkinTimeline) -> String {
+        let dates = DateText()
+        let w = 760.0, h = 240.0, left = 80.0, right = 16.0, top = 16.0, bottom = 28.0
+        let times = t.items.map(\.entry.capturedAt.timeIntervalSince1970)
+        let t0 = times.min() ?? 0, t1 = max(times.max() ?? 1, t0 + 1)
+        func x(_ time: Double) -> Double { left + (time - t0) / (t1 - t0) * (w - left - right) }
+        func y(_ m: Double) -> Double { top + min(max(m, 0), 1) * (h - top - bottom) }
+        var points = "", path = "", strip = ""
+        var notComparable = 0
+        for item in t.items {
+            let e = item.entry
+            let date = HTML.escape(dates.string(e))
+            let magnitude = item.isBaseline ? 0 : item.comparison?.magnitude
+            let anchor = "p-\(e.id.rawValue)"
+            if let m = magnitude {
+                let px = String(format: "%.1f", x(e.capturedAt.timeIntervalSince1970)), py = String(format: "%.1f", y(m))
+                path += (path.isEmpty ? "M" : "L") + "\(px) \(py) "
+                points += "<a href=\"#\(anchor)\"><circle cx=\"\(px)\" cy=\"\(py)\" r=\"4\" class=\"skin-point\"><title>\(date)</title></circle></a>"
+            } else {
+                notComparable += 1
+            }
+            let tag = magnitude == nil ? "<span class=\"skin-figure skin-not-comparable\">Not comparable</span>" : ""
+            strip += """
+            <li id="\(anchor)"><a href="\(entryPath(e))"><img src="\(entryPath(e))/thumbnail.jpg" alt="Photo of \(date)" loading="lazy" width="96" height="72">\
+            <span class="skin-date">\(date)</span></a>\(tag)</li>
+            """
+        }
+        let axis = """
+        <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(h - bottom)" class="skin-axis"/>\
+        <line x1="\(left)" y1="\(h - bottom)" x2="\(w - right)" y2="\(h - bottom)" class="skin-axis"/>\
+        <text x="\(left - 8)" y="\(top + 4)" text-anchor="end" class="skin-axis-label">Similar</text>\
+        <text x="\(left - 8)" y="\(h - bottom)" text-anchor="end" class="skin-axis-label">Different</text>
+        """
+        let firstDate = t.items.first.map { HTML.escape(dates.string($0.entry)) } ?? ""
+        let lastDate = t.items.last.map { HTML.escape(dates.string($0.entry)) } ?? ""
+        let timeLabels = t.items.isEmpty ? "" : """
+        <text x="\(left)" y="\(h - 8)" class="skin-axis-label">\(firstDate)</text><text x="\(w - right)" y="\(h - 8)" text-anchor="end" class="skin-axis-label">\(lastDate)</text>
+        """
+        let missing = notComparable == 0 ? "" : "<p class=\"help\">\(notComparable) photo\(notComparable == 1 ? " is" : "s are") not comparable and not on the chart.</p>"
+        let body = """
+        <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(t.area.id))">\(HTML.escape(t.area.name))</a></p>
+        <h1>Trend</h1><p class="lead">How much each photo differs from the first one, over time.</p></div>
+        <section class="card skin-trend">
+        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="skin-chart" role="img" aria-label="How much each photo differs from the first one, from \(firstDate) to \(lastDate)">\
+        \(axis)\(timeLabels)<path d="\(path)" class="skin-line"/>\(points)</svg>
+        \(disclaimer(.trend))
+        \(missing)
+        </section>
+        <h2>The photos on the chart</h2>
+        <ol class="skin-strip" aria-label="Photos, oldest first">\(strip)</ol>
+        """
+        return Layout.page(title: "Trend", section: .skin, body: body)
+    }
+
+    // MARK: guided capture
+
+    /// The camera page: live view with the last photo as a ghost, a dashed box around the central 60%, live
+    /// light and focus badges from the Swift analyzer, a shutter that is never blocked, and a file picker.
+    static func capture(_ t: SkinTimeline, csrfToken: String) -> String {
+        let ghost = t.items.last.map { "<img class=\"skin-ghost\" id=\"ghost\" src=\"\(entryPath($0.entry))/photo.jpg\" alt=\"\">" } ?? ""
+        let ghostControl = ghost.isEmpty ? "" : """
+        <div class="stack" id="ghost-control" hidden><label for="ghost-opacity">Last photo as a guide</label>
+        <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider"></div>
+        """
+        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
+        let base = areaPath(t.area.id)
+        let body = """
+        <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(base)">\(HTML.escape(t.area.name))</a></p>
+        <h1>Take a photo</h1>\(guidance)</div>
+        <section class="card skin-capture" id="skin-capture" data-quality="\(base)/quality" data-upload="\(base)/photos" data-csrf="\(HTML.escape(csrfToken))">
+        <div class="skin-viewfinder" id="viewfinder" hidden>
+        <video id="camera" autoplay playsinline muted></video>\(ghost)<div class="skin-frame" aria-hidden="true"></div>
+        </div>
+        <p class="skin-badges" id="badges" aria-live="polite"><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span></p>
+        <p class="help" id="camera-status">If there is no camera, or you prefer a photo you already have, choose a file below.</p>
+        \(ghostControl)
+        <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">
+        <label for="photo">Photo file</label>
+        <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp">
+        <label for="note">Note (optional)</label>
+        <input type="text" id="note" name="note" maxlength="500">
+        <div class="form-actions"><button type="button" class="button" id="shutter" hidden>Take photo</button>
+        <button type="submit" class="button button-quiet" id="upload">Add chosen file</button></div>
+        </form>
+        </section>
+        <script src="/assets/skin.js" defer></script>
+        """
+        return Layout.page(title: "Take a photo", section: .skin, body: body)
+    }
+
+    // MARK: confirmations
+
+    static func confirmDeleteEntry(_ v: SkinComparisonView, consequence: SkinDeletionConsequence, csrfToken: String) -> String {
+        let body = """
+        <section class="card confirm" aria-labelledby="confirm-title">
+        <h1 id="confirm-title">Delete this photo?</h1>
+        <img class="skin-confirm-thumb" src="\(entryPath(v.entry))/thumbnail.jpg" alt="The photo to delete">
+        <p class="consequence" id="consequence"><strong>\(HTML.escape(consequence.message))</strong></p>
+        <form method="post" action="\(entryPath(v.entry))/delete">\(Layout.csrfField(csrfToken))
+        <div class="form-actions"><button type="submit" class="button button-danger" id="delete-entry">Delete photo</button>
+        <a class="button button-quiet" href="\(entryPath(v.entry))">Cancel</a></div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Delete this photo?", section: .skin, body: body)
+    }
+
+    static func confirmDeleteArea(_ t: SkinTimeline, csrfToken: String) -> String {
+        let n = t.items.count
+        let body = """
+        <section class="card confirm" aria-labelledby="confirm-title">
+        <h1 id="confirm-title">Delete this area?</h1>
+        <p class="consequence"><strong>The area and its \(n) photo\(n == 1 ? "" : "s") will be removed. This cannot be undone.</strong></p>
+        <form method="post" action="\(areaPath(t.area.id))/delete">\(Layout.csrfField(csrfToken))
+        <div class="form-actions"><button type="submit" class="button button-danger" id="delete-area">Delete area</button>
+        <a class="button button-quiet" href="\(areaPath(t.area.id))">Cancel</a></div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Delete this area?", section: .skin, body: body)
+    }
+}

@@ -1,0 +1,197 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Imaging
+import Skin
+import Storage
+import Testing
+
+@Suite struct SkinServiceTests {
+    static let day: TimeInterval = 86_400
+    static let start = Date(timeIntervalSince1970: 1_780_000_000)
+
+    func photo(_ index: Int, of count: Int = 6, seed: UInt64 = 7) throws -> Data {
+        try SkinDemo.jpeg(index: index, count: count, seed: seed)
+    }
+
+    @Test func addsListsRenamesAndDeletesAreas() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        #expect(try skin.areas().isEmpty)
+        let arm = try skin.addArea(name: "  Left forearm ", bodyLocation: "forearm", guidance: "Window light.")
+        try skin.addArea(name: "Back")
+        #expect(arm.name == "Left forearm")
+        #expect(try skin.areas().map(\.area.name) == ["Back", "Left forearm"])
+        #expect(throws: SkinJournalError.nameTaken) { try skin.addArea(name: "left FOREARM") }
+        #expect(throws: SkinJournalError.emptyName) { try skin.addArea(name: "   ") }
+        try skin.renameArea(arm.id, to: "Right forearm")
+        #expect(try skin.area(arm.id).name == "Right forearm")
+        #expect(try skin.area(named: "right forearm").id == arm.id)
+        #expect(throws: SkinJournalError.nameTaken) { try skin.renameArea(arm.id, to: "back") }
+        try skin.deleteArea(arm.id)
+        #expect(throws: SkinJournalError.areaNotFound) { try skin.area(arm.id) }
+        #expect(throws: SkinJournalError.areaNotFound) { try skin.deleteArea(arm.id) }
+        #expect(try skin.areas().count == 1)
+    }
+
+    @Test func loggingStoresPhotoThumbnailQualityAndComparison() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let first = try skin.log(photo: photo(0), in: area.id, note: "first", capturedAt: Self.start)
+        let second = try skin.log(photo: photo(3), in: area.id, capturedAt: Self.start.addingTimeInterval(Self.day))
+        #expect(try vault.snapshot().rows == 4)
+        #expect(first.quality.meanLuminance > 0.3 && first.quality.sharpness > 0)
+        #expect(try skin.photoData(of: first.id, in: area.id, thumbnail: true).count > 0)
+        let timeline = try skin.timeline(of: area.id)
+        #expect(timeline.items.map(\.entry.id) == [first.id, second.id])
+        #expect(timeline.items[0].isBaseline && timeline.items[0].comparison == nil)
+        #expect(timeline.items[0].entry.note == "first")
+        let stored = try #require(timeline.items[1].comparison)
+        #expect(stored.baselineID == first.id && stored.comparable && stored.revision == .current)
+        let similarity = try #require(stored.similarityPercent)
+        #expect(similarity > 20 && similarity < 100)
+        let view = try skin.comparison(of: second.id, in: area.id)
+        #expect(view.comparison == stored && view.changeMap?.values.count == 64 * 64 && view.details != nil)
+        #expect(try skin.changeMapJPEG(of: second.id, in: area.id) != nil)
+        #expect(try skin.comparison(of: first.id, in: area.id).isBaseline)
+    }
+
+    @Test func deletingTheBaselineReanchorsOnTheNextOldestEntry() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let entries = try (0..<4).map { try skin.log(photo: photo($0, of: 4), in: area.id, capturedAt: Self.start.addingTimeInterval(Double($0) * Self.day)) }
+        let consequence = try skin.deletionConsequence(of: entries[0].id, in: area.id)
+        #expect(consequence.isBaseline && consequence.nextBaseline?.id == entries[1].id && consequence.recomparedCount == 2)
+        #expect(consequence.message.contains("compared with it again"))
+        #expect(try !skin.deletionConsequence(of: entries[2].id, in: area.id).isBaseline)
+        try skin.deleteEntry(entries[0].id, in: area.id)
+        let timeline = try skin.timeline(of: area.id)
+        #expect(timeline.baseline?.id == entries[1].id)
+        #expect(timeline.items.dropFirst().allSatisfy { $0.comparison?.baselineID == entries[1].id })
+        let rows = try vault.app.database.read { db in try db.scalar("SELECT count(*) FROM skin_comparisons", as: Int.self) }
+        #expect(rows == 2)
+        #expect(try vault.snapshot().rows == 6)
+    }
+
+    @Test func anOlderPhotoLoggedLaterBecomesTheBaseline() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let later = try skin.log(photo: photo(2), in: area.id, capturedAt: Self.start.addingTimeInterval(5 * Self.day))
+        let earlier = try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start)
+        let timeline = try skin.timeline(of: area.id)
+        #expect(timeline.baseline?.id == earlier.id)
+        #expect(timeline.items[1].comparison?.baselineID == earlier.id && timeline.items[1].entry.id == later.id)
+    }
+
+    @Test func anEntryOfAnotherAreaCannotBeCompared() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let arm = try skin.addArea(name: "Arm"), back = try skin.addArea(name: "Back")
+        let armEntry = try skin.log(photo: photo(0), in: arm.id, capturedAt: Self.start)
+        let backFirst = try skin.log(photo: photo(0, seed: 99), in: back.id, capturedAt: Self.start)
+        #expect(throws: SkinJournalError.entryNotFound) { try skin.comparison(of: armEntry.id, in: back.id) }
+        #expect(throws: SkinJournalError.entryNotFound) { try skin.deleteEntry(armEntry.id, in: back.id) }
+        // The schema refuses a comparison row whose entry and baseline belong to different areas.
+        #expect(throws: DatabaseError.self) {
+            try vault.app.database.write { db in
+                try db.execute("""
+                    INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
+                    change_map, details) VALUES (?, ?, ?, 1, 1, 50, 1, NULL, x'00', '{}')
+                    """, armEntry.id.rawValue, backFirst.id.rawValue, arm.id.rawValue)
+            }
+        }
+    }
+
+    @Test func aFileThatIsNotAnImageGetsAClearMessageAndStoresNothing() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        var corrupt = try photo(0)
+        corrupt = corrupt.prefix(corrupt.count / 3)
+        for bad in [Data("not a photo".utf8), Data(), corrupt] {
+            do {
+                try skin.log(photo: bad, in: area.id)
+                Issue.record("a bad file was logged")
+            } catch let error as SkinJournalError {
+                guard case .unreadablePhoto(let message) = error else { Issue.record("wrong error \(error)"); continue }
+                #expect(!message.isEmpty && error.userMessage == message)
+            }
+        }
+        #expect(try vault.snapshot().rows == 0 && vault.snapshot().files.isEmpty)
+        #expect(try skin.timeline(of: area.id).items.isEmpty)
+        #expect(throws: SkinJournalError.areaNotFound) { try skin.log(photo: photo(0), in: AreaID.random()) }
+        #expect(try vault.snapshot().rows == 0)
+    }
+
+    @Test func aPhotoOfADifferentSubjectIsNotComparableAndHasNoPercentage() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start)
+        let stripes = RGBImage(width: 400, height: 300, pixels: (0..<(400 * 300)).flatMap { i -> [UInt8] in
+            let x = i % 400, y = i / 400
+            return (x / 9 + y / 13) % 2 == 0 ? [30, 90, 200] : [240, 240, 60]
+        })
+        let other = try skin.log(photo: ImagePipeline().encodeJPEG(stripes), in: area.id, capturedAt: Self.start.addingTimeInterval(Self.day))
+        let stored = try #require(try skin.timeline(of: area.id).items.last?.comparison)
+        #expect(stored.entryID == other.id && !stored.comparable && stored.similarityPercent == nil)
+        #expect(stored.reasonNotComparable != nil)
+        #expect(try skin.changeMapJPEG(of: other.id, in: area.id) == nil)
+    }
+
+    @Test func comparingFilesStoresNothingAndRefusesBadInput() throws {
+        let vault = try TestVault()
+        let result = try vault.app.skin.compareFiles(baseline: photo(0), probe: photo(1))
+        #expect(result.comparable && result.similarityPercent != nil)
+        #expect(try vault.snapshot().rows == 0)
+        #expect(throws: SkinJournalError.self) { try vault.app.skin.compareFiles(baseline: photo(0), probe: Data("x".utf8)) }
+    }
+
+    @Test func theDemoSeriesIsReproducibleAndChangesGradually() {
+        let a = SkinDemo.photo(index: 3, count: 8, seed: 11), b = SkinDemo.photo(index: 3, count: 8, seed: 11)
+        #expect(a == b)
+        #expect(SkinDemo.photo(index: 3, count: 8, seed: 12) != a)
+        func distance(_ x: RGBImage, _ y: RGBImage) -> Int { zip(x.pixels, y.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } }
+        let first = SkinDemo.photo(index: 0, count: 8, seed: 11)
+        #expect(distance(first, SkinDemo.photo(index: 1, count: 8, seed: 11)) < distance(first, SkinDemo.photo(index: 7, count: 8, seed: 11)))
+    }
+
+    @Test func storedFingerprintsRoundTripAndRefuseDamage() throws {
+        let fingerprint = try SkinComparator.prepare(SkinDemo.photo(index: 0, count: 1, seed: 1)).fingerprint
+        #expect(try FingerprintCoding.decode(FingerprintCoding.encode(fingerprint)) == fingerprint)
+        #expect(throws: SkinComparisonError.corruptFingerprint) { try FingerprintCoding.decode(Data("SKF1".utf8)) }
+        #expect(throws: SkinComparisonError.corruptFingerprint) { try FingerprintCoding.decode(FingerprintCoding.encode(fingerprint).dropLast()) }
+    }
+
+    @Test func aFingerprintOfAnotherRevisionIsReExtractedFromThePhoto() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let first = try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start)
+        try skin.log(photo: photo(1), in: area.id, capturedAt: Self.start.addingTimeInterval(Self.day))
+        let third = try skin.log(photo: photo(2), in: area.id, capturedAt: Self.start.addingTimeInterval(2 * Self.day))
+        try vault.app.database.write { db in
+            try db.execute("UPDATE skin_entries SET fingerprint_revision = 0, fingerprint = x'00' WHERE id <> ?", first.id.rawValue)
+        }
+        try skin.deleteEntry(first.id, in: area.id)
+        let revisions = try vault.app.database.read { db in
+            try db.query("SELECT fingerprint_revision FROM skin_entries").map { try $0.get(at: 0, as: Int.self) }
+        }
+        #expect(revisions == [ComparisonRevision.current.number, ComparisonRevision.current.number])
+        #expect(try skin.timeline(of: area.id).items.last?.comparison?.entryID == third.id)
+    }
+}
+
+@Suite struct SkinStoredInstantTests {
+    @Test func storedInstantsParseLikeTheTimestampFormat() {
+        for seconds in [0.0, 1_780_000_000.123, 951_782_400.5, 4_102_444_799.999, -86_400.25] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = Timestamp.string(from: date)
+            #expect(SkinService.instantForTesting(text) == Timestamp.date(from: text), "\(text)")
+        }
+        #expect(SkinService.instantForTesting("garbage") == Date(timeIntervalSince1970: 0))
+    }
+}

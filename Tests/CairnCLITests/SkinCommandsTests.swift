@@ -1,0 +1,99 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Testing
+
+@Suite struct SkinCommandsTests {
+    @Test func areasCanBeAddedListedRenamedAndDeleted() throws {
+        try withTemporaryDirectory { dir in
+            let d = ["--data-dir", dir.appendingPathComponent("vault").path]
+            #expect(cairn(d + ["skin", "areas"]).stdout.contains("No areas yet"))
+            #expect(cairn(d + ["skin", "add-area", "Left arm", "--location", "forearm"]).status == 0)
+            #expect(cairn(d + ["skin", "add-area", "left ARM"]).status == 1)
+            #expect(cairn(d + ["skin", "rename-area", "left arm", "Right arm"]).status == 0)
+            let listed = cairn(d + ["skin", "areas", "--json"])
+            #expect(listed.status == 0 && listed.stdout.contains("\"Right arm\""))
+            let refused = cairn(d + ["skin", "delete-area", "Right arm"])
+            #expect(refused.status == 2 && refused.stderr.contains("--yes"))
+            #expect(cairn(d + ["skin", "delete-area", "Right arm", "--yes"]).status == 0)
+            #expect(cairn(d + ["skin", "timeline", "Right arm"]).stderr.contains("no such area"))
+        }
+    }
+
+    @Test func logTimelineCompareTrendAndDeleteCarryTheDisclaimers() throws {
+        try withTemporaryDirectory { dir in
+            let d = ["--data-dir", dir.appendingPathComponent("vault").path]
+            #expect(cairn(d + ["skin", "generate", "--area", "Arm", "--count", "3", "--seed", "5"]).status == 0)
+            let photo = dir.appendingPathComponent("new.jpg")
+            try SkinDemo.jpeg(index: 2, count: 3, seed: 5).write(to: photo)
+            let logged = cairn(d + ["skin", "log", "Arm", photo.path, "--note", "evening", "--json"])
+            #expect(logged.status == 0)
+            #expect(logged.stdout.contains("\"similarity\"") && logged.stdout.contains(Disclaimer.similarity.text))
+            #expect(!logged.stdout.contains("rawScore"))
+
+            let timeline = cairn(d + ["skin", "timeline", "Arm"])
+            #expect(timeline.out.count == 5 && timeline.out.last == Disclaimer.similarity.text)
+            #expect(timeline.out[0].contains("first photo") && timeline.out[1].contains("visual similarity"))
+
+            let json = try JSONSerialization.jsonObject(with: Data(cairn(d + ["skin", "timeline", "Arm", "--json"]).stdout.utf8)) as? [String: Any]
+            let entries = try #require(json?["entries"] as? [[String: Any]])
+            let second = try #require(entries[1]["comparison"] as? [String: Any])
+            #expect(second["disclaimer"] as? String == Disclaimer.similarity.text)
+            #expect((second["similarity"] as? Int).map { (0...100).contains($0) } == true)
+            let id = try #require(entries[1]["entry"] as? String)
+
+            let compare = cairn(d + ["skin", "compare", "Arm", String(id.prefix(8))])
+            #expect(compare.status == 0 && compare.stdout.contains("Visual similarity") && compare.out.last == Disclaimer.similarity.text)
+            #expect(!compare.stdout.contains("Raw score"))
+
+            let trend = cairn(d + ["skin", "trend", "Arm"])
+            #expect(trend.status == 0 && trend.out.first?.contains("Similar") == true && trend.out.last == Disclaimer.trend.text)
+            #expect(ProductWording.bannedWords(in: trend.stdout + compare.stdout + timeline.stdout).isEmpty)
+            #expect(cairn(d + ["skin", "trend", "Arm", "--json"]).stdout.contains(Disclaimer.trend.text))
+
+            let first = try #require(entries[0]["entry"] as? String)
+            let asked = cairn(d + ["skin", "delete-entry", "Arm", first])
+            #expect(asked.status == 2 && asked.stderr.contains("compared with it again"))
+            #expect(cairn(d + ["skin", "delete-entry", "Arm", first, "--yes"]).status == 0)
+            #expect(cairn(d + ["skin", "timeline", "Arm"]).out.count == 4)
+        }
+    }
+
+    @Test func compareBatchPrintsOneJSONLinePerPairAndStoresNothing() throws {
+        try withTemporaryDirectory { dir in
+            let folder = dir.appendingPathComponent("pairs")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for i in 0..<3 { try SkinDemo.jpeg(index: i, count: 3, seed: 9).write(to: folder.appendingPathComponent("p\(i).jpg")) }
+            try SkinDemo.jpeg(index: 0, count: 1, seed: 1234).write(to: folder.appendingPathComponent("other.jpg"))
+            try Data("junk".utf8).write(to: folder.appendingPathComponent("bad.jpg"))
+            let tsv = folder.appendingPathComponent("pairs.tsv")
+            try "same\tp0.jpg\tp0.jpg\nnear\tp0.jpg\tp2.jpg\nbad\tp0.jpg\tbad.jpg\nshort\tp0.jpg\n".write(to: tsv, atomically: true, encoding: .utf8)
+            let vault = dir.appendingPathComponent("vault")
+            let run = cairn(["--data-dir", vault.path, "skin", "compare-batch", tsv.path])
+            #expect(run.status == 0)
+            #expect(run.out.count == 4)
+            let lines = try run.out.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            #expect(lines.map { $0["id"] as? String } == ["same", "near", "bad", "short"])
+            #expect(lines[0]["comparable"] as? Bool == true && (lines[0]["similarity"] as? Int ?? 0) >= 95)
+            #expect((lines[1]["score"] as? Double ?? -1) > (lines[0]["score"] as? Double ?? 0))
+            #expect(lines.allSatisfy { $0["disclaimer"] as? String == Disclaimer.similarity.text })
+            #expect(lines[2]["error"] is String && lines[2]["comparable"] as? Bool == false && lines[2]["similarity"] == nil)
+            #expect(lines[3]["error"] is String)
+            #expect(!run.stdout.contains(folder.path))
+            #expect(cairn(["--data-dir", vault.path, "skin", "areas"]).stdout.contains("No areas yet"))
+        }
+    }
+
+    @Test func generateNeedsItsOptionsAndBadPhotosGetAClearMessage() throws {
+        try withTemporaryDirectory { dir in
+            let d = ["--data-dir", dir.appendingPathComponent("vault").path]
+            #expect(cairn(d + ["skin", "generate", "--count", "2"]).status == 2)
+            #expect(cairn(d + ["skin", "generate", "--area", "A", "--count", "0"]).status == 2)
+            #expect(cairn(d + ["skin", "add-area", "A"]).status == 0)
+            let bad = dir.appendingPathComponent("bad.jpg")
+            try Data("not an image".utf8).write(to: bad)
+            let run = cairn(d + ["skin", "log", "A", bad.path])
+            #expect(run.status == 1 && run.stderr.contains("not a photo Cairn can read") && !run.stderr.contains(bad.path))
+        }
+    }
+}

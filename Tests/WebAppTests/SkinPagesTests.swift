@@ -1,0 +1,211 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Skin
+import Storage
+import Testing
+@testable import WebApp
+
+/// A real vault in a temporary folder, served in process.
+final class SkinWebVault {
+    let directory: URL
+    let app: CairnApplication
+    let web: WebApplication
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-skin-web-\(UUID().uuidString)")
+        app = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
+        web = buildApplication(configuration: try Fixture.configuration(), services: WebServices(settings: app.settings, skin: app.skin))
+    }
+
+    deinit {
+        app.database.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func get(_ path: String) -> Response { web.handle(Fixture.get(path)) }
+}
+
+@Suite(.serialized) struct SkinPagesTests {
+    static let bannedDirections = ["better", "worse", "healing", "growing", "improving", "worsening"]
+
+    func expectCalm(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(ProductWording.bannedWords(in: html).isEmpty, sourceLocation: sourceLocation)
+        let lower = html.lowercased()
+        for word in Self.bannedDirections { #expect(!lower.contains(word), "\(word)", sourceLocation: sourceLocation) }
+        #expect(!html.contains("style=\""), sourceLocation: sourceLocation)
+        #expect(!html.contains("<script>"), sourceLocation: sourceLocation)
+    }
+
+    @Test func timelineComparePagesAndTrendRenderWithTheirDisclaimers() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Left <arm>", bodyLocation: "forearm", guidance: "Window light.")
+        let entries = try SkinDemo.generate(count: 3, seed: 4, into: area.id, service: v.app.skin, now: Date(timeIntervalSince1970: 1_780_000_000))
+
+        let home = v.get("/skin")
+        #expect(home.status == 200 && home.bodyText.contains("Left &lt;arm&gt;"))
+        expectCalm(home.bodyText)
+
+        let timeline = v.get("/skin/areas/\(area.id.rawValue)")
+        #expect(timeline.status == 200)
+        #expect(timeline.bodyText.contains(Disclaimer.similarity.text) && timeline.bodyText.contains("First photo"))
+        #expect(timeline.bodyText.contains("Visual similarity <strong>"))
+        #expect(!timeline.bodyText.contains("Raw score"))
+        expectCalm(timeline.bodyText)
+
+        let compare = v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[2].id.rawValue)")
+        #expect(compare.status == 200)
+        #expect(compare.bodyText.contains("id=\"similarity\"") && compare.bodyText.contains(Disclaimer.similarity.text))
+        #expect(compare.bodyText.contains("heat-toggle") && compare.bodyText.contains("overlay-slider"))
+        #expect(!compare.bodyText.contains("raw-score"))
+        expectCalm(compare.bodyText)
+
+        let trend = v.get("/skin/areas/\(area.id.rawValue)/trend")
+        #expect(trend.status == 200 && trend.bodyText.contains(Disclaimer.trend.text))
+        #expect(trend.bodyText.contains(">Similar<") && trend.bodyText.contains(">Different<"))
+        #expect(trend.bodyText.components(separatedBy: "class=\"skin-point\"").count == 4)
+        #expect(!trend.bodyText.contains("%"))
+        expectCalm(trend.bodyText)
+
+        let photo = v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)/thumbnail.jpg")
+        #expect(photo.status == 200 && photo.header("Content-Type") == "image/jpeg")
+        #expect(v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)/change-map.jpg").status == 200)
+        #expect(v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[0].id.rawValue)/change-map.jpg").status == 404)
+        #expect(v.get("/assets/skin.js").status == 200)
+    }
+
+    @Test func comparisonDetailsShowOnlyWithTheSetting() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        let entries = try SkinDemo.generate(count: 2, seed: 4, into: area.id, service: v.app.skin, now: Date())
+        let path = "/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)"
+        #expect(!v.get(path).bodyText.contains("raw-score"))
+        try v.app.settings.setFlag(SettingsPages.comparisonDetailsFlag, true)
+        #expect(v.get(path).bodyText.contains("id=\"raw-score\""))
+        #expect(v.get("/skin/areas/\(area.id.rawValue)").bodyText.contains("Raw score"))
+    }
+
+    @Test func anotherAreasEntryIsNotFoundUnderThisArea() throws {
+        let v = try SkinWebVault()
+        let arm = try v.app.skin.addArea(name: "Arm"), back = try v.app.skin.addArea(name: "Back")
+        let entries = try SkinDemo.generate(count: 2, seed: 4, into: arm.id, service: v.app.skin, now: Date())
+        #expect(v.get("/skin/areas/\(back.id.rawValue)/entries/\(entries[1].id.rawValue)").status == 404)
+        #expect(v.get("/skin/areas/not-an-id").status == 404)
+        #expect(v.get("/skin/areas/\(AreaID.random().rawValue)").status == 404)
+    }
+
+    @Test func postsNeedTheCSRFTokenAndChangeThroughTheService() throws {
+        let v = try SkinWebVault()
+        #expect(v.web.handle(Fixture.post("/skin/areas", form: ["name": "Arm"], csrf: nil)).status == 403)
+        #expect(try v.app.skin.areas().isEmpty)
+        let created = v.web.handle(Fixture.post("/skin/areas", form: ["name": "Arm"]))
+        #expect(created.status == 303)
+        let area = try #require(try v.app.skin.areas().first?.area)
+        #expect(v.web.handle(Fixture.post("/skin/areas", form: ["name": "arm"])).status == 400)
+        let entries = try SkinDemo.generate(count: 3, seed: 2, into: area.id, service: v.app.skin, now: Date())
+
+        let confirm = v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[0].id.rawValue)/delete")
+        #expect(confirm.status == 200 && confirm.bodyText.contains("compared with it again"))
+        let deletePath = "/skin/areas/\(area.id.rawValue)/entries/\(entries[0].id.rawValue)/delete"
+        #expect(v.web.handle(Fixture.post(deletePath, csrf: nil)).status == 403)
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 3)
+        #expect(v.web.handle(Fixture.post(deletePath)).status == 303)
+        #expect(try v.app.skin.timeline(of: area.id).baseline?.id == entries[1].id)
+
+        #expect(v.web.handle(Fixture.post("/skin/areas/\(area.id.rawValue)/rename", form: ["name": "Forearm"])).status == 303)
+        #expect(try v.app.skin.area(area.id).name == "Forearm")
+        #expect(v.web.handle(Fixture.post("/skin/areas/\(area.id.rawValue)/delete", csrf: nil)).status == 403)
+        #expect(v.web.handle(Fixture.post("/skin/areas/\(area.id.rawValue)/delete")).status == 303)
+        #expect(try v.app.skin.areas().isEmpty)
+    }
+
+    func upload(_ data: Data, to area: AreaID, csrf: String? = Fixture.csrf) -> Request {
+        let boundary = "----cairnTestBoundary7"
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+        body.append(data)
+        body.append(Data("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nafter the weekend\r\n--\(boundary)--\r\n".utf8))
+        var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                       "Content-Type": "multipart/form-data; boundary=\(boundary)"]
+        if let csrf { headers["X-CSRF-Token"] = csrf }
+        return Request(method: .post, target: "/skin/areas/\(area.rawValue)/photos", headers: headers, body: body)
+    }
+
+    @Test func uploadingAPhotoLogsItAndABadFileGetsAClearMessage() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        let photo = try SkinDemo.jpeg(index: 0, count: 1, seed: 3)
+        #expect(v.web.handle(upload(photo, to: area.id, csrf: nil)).status == 403)
+        let done = v.web.handle(upload(photo, to: area.id))
+        #expect(done.status == 303)
+        let items = try v.app.skin.timeline(of: area.id).items
+        #expect(items.count == 1 && items[0].entry.note == "after the weekend")
+        let bad = v.web.handle(upload(Data("not a photo".utf8), to: area.id))
+        #expect(bad.status == 400 && bad.bodyText.contains("not a photo Cairn can read"))
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 1)
+    }
+
+    @Test func theCapturePageAndItsLiveQualityEndpoint() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm", guidance: "Daylight.")
+        let page = v.get("/skin/areas/\(area.id.rawValue)/capture")
+        #expect(page.status == 200)
+        for id in ["id=\"camera\"", "id=\"shutter\"", "id=\"photo\"", "id=\"badge-light\"", "class=\"skin-frame\""] {
+            #expect(page.bodyText.contains(id), "\(id)")
+        }
+        #expect(!page.bodyText.contains("id=\"ghost\""))
+        expectCalm(page.bodyText)
+        try SkinDemo.generate(count: 1, seed: 2, into: area.id, service: v.app.skin, now: Date())
+        #expect(v.get("/skin/areas/\(area.id.rawValue)/capture").bodyText.contains("id=\"ghost\""))
+
+        func frame(_ body: Data, csrf: String?) -> Response {
+            var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)", "Content-Type": "image/jpeg"]
+            if let csrf { headers["X-CSRF-Token"] = csrf }
+            return v.web.handle(Request(method: .post, target: "/skin/areas/\(area.id.rawValue)/quality", headers: headers, body: body))
+        }
+        let jpeg = try SkinDemo.jpeg(index: 0, count: 1, seed: 2)
+        #expect(frame(jpeg, csrf: nil).status == 403)
+        let answer = frame(jpeg, csrf: Fixture.csrf)
+        #expect(answer.status == 200 && answer.header("Content-Type") == "application/json")
+        let json = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+        #expect(json["lightGood"] as? Bool == true && json["focus"] is String)
+        #expect(frame(Data("junk".utf8), csrf: Fixture.csrf).status == 400)
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 1)
+    }
+
+    /// 1,000 entries inserted directly (copies of one logged entry with stored comparison rows), then the
+    /// timeline and trend rendered. Prints the time; does not assert on it.
+    @Test func aThousandEntriesRenderFromStoredRows() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        let entries = try SkinDemo.generate(count: 2, seed: 4, into: area.id, service: v.app.skin, now: Date(timeIntervalSince1970: 1_700_000_000))
+        try v.app.database.write { db in
+            try db.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 998)
+                INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
+                dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
+                SELECT printf('%08x-0000-4000-8000-%012x', i, i), e.area_id,
+                strftime('%Y-%m-%dT%H:%M:%S.000Z', e.captured_at, '+' || i || ' hours'), e.time_zone, e.photo_id, e.thumbnail_id,
+                e.note, e.brightness, e.dark_clipped, e.bright_clipped, e.sharpness, e.fingerprint, e.fingerprint_revision, e.created_at
+                FROM skin_entries e, n WHERE e.id = ?
+                """, entries[1].id.rawValue)
+            try db.execute("""
+                INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
+                change_map, details)
+                SELECT e.id, c.baseline_id, c.area_id, c.revision, 1, 40 + abs(random() % 60), c.raw_score, NULL, c.change_map, c.details
+                FROM skin_entries e JOIN skin_comparisons c ON c.entry_id = ? WHERE e.area_id = ? AND e.id NOT IN (?, ?)
+                """, entries[1].id.rawValue, area.id.rawValue, entries[0].id.rawValue, entries[1].id.rawValue)
+        }
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 1000)
+        _ = v.get("/skin/areas/\(area.id.rawValue)")  // warm-up
+        let clock = ContinuousClock()
+        var timeline = Response(status: 0), trend = Response(status: 0)
+        let timelineTime = clock.measure { timeline = v.get("/skin/areas/\(area.id.rawValue)") }
+        let trendTime = clock.measure { trend = v.get("/skin/areas/\(area.id.rawValue)/trend") }
+        #expect(timeline.status == 200 && trend.status == 200)
+        #expect(trend.bodyText.components(separatedBy: "class=\"skin-point\"").count == 1001)
+        var stored: SkinTimeline?
+        let readTime = clock.measure { stored = try? v.app.skin.timeline(of: area.id) }
+        let renderTime = clock.measure { _ = SkinPages.timeline(stored!, details: false, csrfToken: Fixture.csrf) }
+        print("skin scale: 1000 entries, timeline \(timelineTime), trend \(trendTime) (reading the rows \(readTime), rendering the timeline \(renderTime))")
+    }
+}
