@@ -54,6 +54,23 @@ public struct WebApplication: Sendable {
     }
 
     /// The response for an error, with the security headers (used by the server adapter, e.g. for 413).
+    /// A short count for each journal that holds something, for the home page's cards.
+    private func journalSummaries() throws -> [Journal: String] {
+        var summaries: [Journal: String] = [:]
+        if let skin = services.skin {
+            let areas = try skin.areas()
+            if !areas.isEmpty {
+                summaries[.skin] = HomePage.count(areas.count, "area") + ", "
+                    + HomePage.count(areas.reduce(0) { $0 + $1.entryCount }, "photo")
+            }
+        }
+        if let smile = services.smile {
+            let entries = try smile.entries().count
+            if entries > 0 { summaries[.smile] = HomePage.count(entries, "photo") }
+        }
+        return summaries
+    }
+
     public func errorResponse(_ error: WebError) -> Response {
         SecurityPolicy.secure(render(error))
     }
@@ -107,7 +124,7 @@ public struct WebApplication: Sendable {
         case "/":
             guard method == .get else { throw WebError.methodNotAllowed }
             if try !settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
-            return .html(HomePage.render())
+            return .html(HomePage.render(summaries: try journalSummaries()))
         case "/welcome/1", "/welcome/2", "/welcome/3":
             guard method == .get else { throw WebError.methodNotAllowed }
             let step = Int(path.dropFirst("/welcome/".count))!

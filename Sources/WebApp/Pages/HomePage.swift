@@ -51,12 +51,14 @@ enum Journal: String, CaseIterable {
 }
 
 enum HomePage {
-    static func render() -> String {
+    /// The home page. `summaries` holds a short count ("2 areas, 14 photos") for each journal that has
+    /// something in it; a journal without one shows its empty state.
+    static func render(summaries: [Journal: String] = [:]) -> String {
         let cards = Journal.allCases.map { j in
             """
             <li class="card journal-card journal-\(j.rawValue)">
             <h2 id="journal-\(j.rawValue)">\(HTML.escape(j.title))</h2>
-            <p class="empty-note">Nothing here yet.</p>
+            \(summaries[j].map { "<p class=\"journal-summary\">\(HTML.escape($0))</p>" } ?? "<p class=\"empty-note\">Nothing here yet.</p>")
             <p>\(HTML.escape(j.purpose))</p>
             <p class="card-action"><a class="button" href="/\(j.rawValue)" aria-describedby="journal-\(j.rawValue)">\(HTML.escape(j.nextStep))</a></p>
             </li>
@@ -88,5 +90,12 @@ enum HomePage {
         </section>
         """
         return Layout.page(title: j.title, section: j.section, body: body)
+    }
+}
+
+extension HomePage {
+    /// "1 photo", "3 photos".
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }
