@@ -23,11 +23,15 @@ public struct Request: Sendable {
     public var query: [String: String]
     /// Header fields with lower-cased names.
     public var headers: [String: String]
-    /// The raw body bytes.
+    /// The raw body bytes (empty when the server decoded the body as a form).
     public var body: Data
+    /// The fields of a form body (url-encoded or multipart), as the server's form parser decoded them; nil when
+    /// the body was not decoded as a form.
+    public var formFields: [String: Data]?
 
     /// Creates a request. Header names are lower-cased here.
-    public init(method: HTTPMethod?, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+    public init(method: HTTPMethod?, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                body: Data = Data(), formFields: [String: Data]? = nil) {
         self.method = method
         self.path = path
         self.query = query
@@ -35,6 +39,7 @@ public struct Request: Sendable {
         for (name, value) in headers { lowered[name.lowercased()] = value }
         self.headers = lowered
         self.body = body
+        self.formFields = formFields
     }
 
     /// Parses a request target such as `/a/b?x=1&y=%20` into a path and query (used by tests and the adapter).
@@ -62,11 +67,18 @@ public struct Request: Sendable {
         return result
     }
 
-    /// The body decoded as an `application/x-www-form-urlencoded` form; empty for any other content type.
+    /// The form's text fields: the server's decoded fields when there are some, else an
+    /// `application/x-www-form-urlencoded` body (as tests build requests); empty for any other body.
     public var form: [String: String] {
+        if let formFields { return formFields.mapValues { String(decoding: $0, as: UTF8.self) } }
         let type = header("content-type")?.lowercased() ?? ""
         guard type.hasPrefix("application/x-www-form-urlencoded") else { return [:] }
         return FormData.parse(String(decoding: body, as: UTF8.self))
+    }
+
+    /// One form field's bytes (a file input's content, or a text field), if present.
+    public func formValue(_ name: String) -> Data? {
+        formFields?[name] ?? form[name].map { Data($0.utf8) }
     }
 }
 

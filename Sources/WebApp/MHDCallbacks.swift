@@ -17,8 +17,41 @@ final class ServerContext: Sendable {
 /// Per-request state kept in `req_cls` (retained there, released in the completion callback). A request is
 /// handled by one thread at a time, so no locking is needed.
 final class RequestState {
+    /// The raw body, for requests that are not forms (a photo sent as the body, JSON).
     var body = Data()
+    /// Form fields decoded by libmicrohttpd's post processor (url-encoded and multipart forms).
+    var fields: [String: Data] = [:]
+    /// Bytes received so far, raw or through the post processor.
+    var received = 0
     var tooLarge = false
+    var malformed = false
+    /// libmicrohttpd's form parser, when the body is a form.
+    var postProcessor: OpaquePointer?
+}
+
+/// Receives form fields, possibly in several pieces, from libmicrohttpd's post processor.
+private func collectFormField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+                              _ filename: UnsafePointer<CChar>?, _ contentType: UnsafePointer<CChar>?,
+                              _ transferEncoding: UnsafePointer<CChar>?, _ data: UnsafePointer<CChar>?,
+                              _ offset: UInt64, _ size: Int) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+    let name = String(cString: key)
+    var value = state.fields[name] ?? Data()
+    if let data, size > 0 {
+        value.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size)
+    }
+    state.fields[name] = value
+    return .YES
+}
+
+/// A post processor for form bodies (url-encoded or multipart); nil for any other body.
+private func makePostProcessor(for connection: OpaquePointer, method: UnsafePointer<CChar>?,
+                               state: RequestState) -> OpaquePointer? {
+    guard let method, String(cString: method) == "POST",
+          let type = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map({ String(cString: $0).lowercased() }),
+          type.hasPrefix("multipart/form-data") || type.hasPrefix("application/x-www-form-urlencoded") else { return nil }
+    return MHD_create_post_processor(connection, 64 * 1024, collectFormField, Unmanaged.passUnretained(state).toOpaque())
 }
 
 /// Collects header or query values into a dictionary while libmicrohttpd iterates them.
@@ -58,18 +91,26 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
     guard let cls, let connection, let reqCls else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let statePointer = reqCls.pointee else {
-        reqCls.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+        let state = RequestState()
+        state.postProcessor = makePostProcessor(for: connection, method: method, state: state)
+        reqCls.pointee = Unmanaged.passRetained(state).toOpaque()
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
     if let uploadDataSize, uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
-        if !state.tooLarge {
-            if state.body.count + size > context.maximumBodyBytes {
+        if !state.tooLarge, !state.malformed {
+            state.received += size
+            if state.received > context.maximumBodyBytes {
                 state.tooLarge = true
                 state.body = Data()
+                state.fields = [:]
             } else if let uploadData {
-                state.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
+                if let processor = state.postProcessor {
+                    if MHD_post_process(processor, uploadData, size) != .YES { state.malformed = true }
+                } else {
+                    state.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
+                }
             }
         }
         uploadDataSize.pointee = 0
@@ -79,12 +120,14 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
     let response: Response
     if state.tooLarge {
         response = context.application.errorResponse(.bodyTooLarge)
+    } else if state.malformed {
+        response = context.application.errorResponse(.badForm)
     } else {
         let request = Request(method: method.flatMap { HTTPMethod(rawValue: String(cString: $0)) },
                               path: url.map { String(cString: $0) } ?? "/",
                               query: values(of: connection, kind: .GET_ARGUMENT_KIND),
                               headers: values(of: connection, kind: .HEADER_KIND),
-                              body: state.body)
+                              body: state.body, formFields: state.postProcessor == nil ? nil : state.fields)
         response = context.application.handle(request)
     }
     return queue(response, on: connection)
@@ -109,6 +152,8 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
 func webRequestCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
                          _ reqCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode) {
     guard let reqCls, let pointer = reqCls.pointee else { return }
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
+    if let processor = state.postProcessor { _ = MHD_destroy_post_processor(processor) }
     Unmanaged<RequestState>.fromOpaque(pointer).release()
     reqCls.pointee = nil
 }

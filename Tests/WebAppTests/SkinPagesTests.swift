@@ -119,15 +119,16 @@ final class SkinWebVault {
         #expect(try v.app.skin.areas().isEmpty)
     }
 
-    func upload(_ data: Data, to area: AreaID, csrf: String? = Fixture.csrf) -> Request {
-        let boundary = "----cairnTestBoundary7"
-        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
-        body.append(data)
-        body.append(Data("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nafter the weekend\r\n--\(boundary)--\r\n".utf8))
+    /// A multipart upload as the server hands it over: the fields its form parser decoded. `csrfInForm` puts the
+    /// token in the form (a plain HTML form) instead of the header skin.js sends.
+    func upload(_ data: Data, to area: AreaID, csrf: String? = Fixture.csrf, csrfInForm: Bool = false) -> Request {
         var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                       "Content-Type": "multipart/form-data; boundary=\(boundary)"]
-        if let csrf { headers["X-CSRF-Token"] = csrf }
-        return Request(method: .post, target: "/skin/areas/\(area.rawValue)/photos", headers: headers, body: body)
+                       "Content-Type": "multipart/form-data; boundary=x"]
+        var fields = ["photo": data, "note": Data("after the weekend".utf8)]
+        if let csrf {
+            if csrfInForm { fields["csrf"] = Data(csrf.utf8) } else { headers["X-CSRF-Token"] = csrf }
+        }
+        return Request(method: .post, path: "/skin/areas/\(area.rawValue)/photos", headers: headers, formFields: fields)
     }
 
     @Test func uploadingAPhotoLogsItAndABadFileGetsAClearMessage() throws {
@@ -139,9 +140,12 @@ final class SkinWebVault {
         #expect(done.status == 303)
         let items = try v.app.skin.timeline(of: area.id).items
         #expect(items.count == 1 && items[0].entry.note == "after the weekend")
+        // A plain HTML form (no JavaScript) carries the token as a field; the server's form parser hands it over.
+        #expect(v.web.handle(upload(photo, to: area.id, csrf: Fixture.csrf, csrfInForm: true)).status == 303)
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 2)
         let bad = v.web.handle(upload(Data("not a photo".utf8), to: area.id))
         #expect(bad.status == 400 && bad.bodyText.contains("not a photo Cairn can read"))
-        #expect(try v.app.skin.timeline(of: area.id).items.count == 1)
+        #expect(try v.app.skin.timeline(of: area.id).items.count == 2)
     }
 
     @Test func theCapturePageAndItsLiveQualityEndpoint() throws {

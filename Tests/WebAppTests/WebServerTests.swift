@@ -104,6 +104,29 @@ private func startServer(_ settings: SettingsDouble, maximumBodyBytes: Int = 1 <
     #expect(settings.deleted)
 }
 
+/// A multipart form body, as a browser sends a form with a file input (no JavaScript involved).
+private func multipart(_ fields: [(String, String)], boundary: String = "cairnBoundary42") -> (header: String, body: Data) {
+    var body = Data()
+    for (name, value) in fields {
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
+    }
+    body.append(Data("--\(boundary)--\r\n".utf8))
+    return ("Content-Type: multipart/form-data; boundary=\(boundary)", body)
+}
+
+@Test func aMultipartFormIsDecodedByTheServerAndItsCSRFFieldCounts() throws {
+    let settings = SettingsDouble(allowed: [.deleteAllData])
+    let server = try startServer(settings)
+    defer { server.stop() }
+    let refused = multipart([("confirm", "DELETE")])
+    #expect(try request("POST", "/settings/delete", port: server.port, headers: [refused.header], body: refused.body).status == 403)
+    #expect(!settings.deleted)
+    let form = multipart([("confirm", "DELETE"), ("csrf", Fixture.csrf), ("padding", String(repeating: "y", count: 200_000))])
+    let r = try request("POST", "/settings/delete", port: server.port, headers: [form.header], body: form.body)
+    #expect(r.status == 200)
+    #expect(settings.deleted)
+}
+
 @Test func aBodyOverTheLimitIsRefusedWithoutReachingTheService() throws {
     let settings = SettingsDouble(allowed: [])
     let server = try startServer(settings, maximumBodyBytes: 1024)

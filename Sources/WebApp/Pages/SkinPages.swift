@@ -117,7 +117,7 @@ enum SkinPages {
         \(list)
         <section class="card skin-upload" aria-labelledby="upload-title">
         <h2 id="upload-title">Add a photo</h2>
-        <form method="post" action="\(areaPath(t.area.id))/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">
+        <form method="post" action="\(areaPath(t.area.id))/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">\(Layout.csrfField(csrfToken))
         <label for="photo">Photo</label>
         <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required>
         <label for="note">Note (optional)</label>
@@ -284,7 +284,7 @@ enum SkinPages {
         <p class="skin-badges" id="badges" aria-live="polite"><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span></p>
         <p class="help" id="camera-status">If there is no camera, or you prefer a photo you already have, choose a file below.</p>
         \(ghostControl)
-        <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">
+        <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">\(Layout.csrfField(csrfToken))
         <label for="photo">Photo file</label>
         <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp">
         <label for="note">Note (optional)</label>

@@ -99,12 +99,11 @@ enum SkinRoutes {
 
     /// Logs an uploaded photo (multipart form, sent by skin.js with the CSRF header).
     static func logPhoto(_ request: Request, areaID: AreaID, skin: SkinService, details: Bool, csrfToken: String) throws -> Response {
-        let fields = SkinMultipart.parse(request)
-        guard let data = fields["photo"], !data.isEmpty else {
+        guard let data = request.formValue("photo"), !data.isEmpty else {
             return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: details, csrfToken: csrfToken,
                                             uploadError: "Choose a photo to add."), status: 400)
         }
-        let note = fields["note"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let note = request.form["note"] ?? ""
         do {
             let entry = try skin.log(photo: data, in: areaID, note: note)
             return .redirect(to: "/skin/areas/\(areaID.rawValue)/entries/\(entry.id.rawValue)")
@@ -122,36 +121,5 @@ enum SkinRoutes {
     /// Identifiers are lower-case UUID strings: anything else is not looked up.
     static func isIdentifier(_ text: String) -> Bool {
         text.count == 36 && text.allSatisfy { $0.isHexDigit || $0 == "-" }
-    }
-}
-
-/// Just enough `multipart/form-data` parsing for the photo upload: field name to bytes.
-enum SkinMultipart {
-    static func parse(_ request: Request) -> [String: Data] {
-        guard let type = request.header("content-type"), type.lowercased().hasPrefix("multipart/form-data"),
-              let range = type.range(of: "boundary=") else { return [:] }
-        var boundary = String(type[range.upperBound...])
-        if let semicolon = boundary.firstIndex(of: ";") { boundary = String(boundary[..<semicolon]) }
-        boundary = boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-        guard !boundary.isEmpty else { return [:] }
-        let body = request.body
-        let delimiter = Data(("--" + boundary).utf8)
-        let headerEnd = Data("\r\n\r\n".utf8)
-        var result: [String: Data] = [:]
-        var cursor = body.startIndex
-        guard var start = body.range(of: delimiter, in: cursor..<body.endIndex)?.upperBound else { return [:] }
-        while let next = body.range(of: Data(("\r\n--" + boundary).utf8), in: start..<body.endIndex) {
-            let part = body[start..<next.lowerBound]
-            if let split = part.range(of: headerEnd) {
-                let headers = String(decoding: part[part.startIndex..<split.lowerBound], as: UTF8.self)
-                if let nameRange = headers.range(of: "name=\"") {
-                    let tail = headers[nameRange.upperBound...]
-                    if let end = tail.firstIndex(of: "\"") { result[String(tail[..<end])] = Data(part[split.upperBound..<part.endIndex]) }
-                }
-            }
-            cursor = next.upperBound
-            start = cursor
-        }
-        return result
     }
 }
