@@ -47,7 +47,7 @@ let package = Package(
         // MARK: tests (mirror the sources)
         .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
-        .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata", "CairnTestSupport"]),
+        .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CairnCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PhotoMetadata", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "RegimenTests", dependencies: ["Regimen", "CairnCore"]),

@@ -86,16 +86,10 @@ public enum SkinDemo {
         }
     }
 
-    /// SplitMix64: small, fast, and the same on every platform.
+    /// Unit-interval draws from the shared seeded generator.
     struct Random {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
+        private var generator: SeededGenerator
+        init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+        mutating func next() -> Double { generator.unit() }
     }
 }

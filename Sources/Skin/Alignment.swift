@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// A 4-degree-of-freedom similarity transform from baseline working coordinates to probe working
@@ -64,18 +65,6 @@ func solveLinear(_ m: [Double], _ v: [Double], n: Int) -> [Double]? {
     return x
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64) so that every comparison is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 // MARK: - Keypoints (FAST-9 corners + oriented binary descriptors)
 
@@ -94,7 +83,7 @@ enum Keypoints {
 
     /// 256 point pairs of an isotropic Gaussian pattern, pre-rotated into `angleBins` orientations.
     static let rotatedPatterns: [[Int32]] = {
-        var rng = SplitMix64(seed: 0x5EED_0001)
+        var rng = SeededGenerator(seed: 0x5EED_0001)
         var pairs: [(Float, Float, Float, Float)] = []
         func gauss() -> Float {
             let u1 = max(Float.leastNormalMagnitude, Float(rng.next() >> 40) / Float(1 << 24))
@@ -250,7 +239,7 @@ enum Keypoints {
     static func ransacSimilarity(_ m: [(Float, Float, Float, Float)], cx: Float, cy: Float,
                                  threshold: Float = 2.5, iterations: Int = 400) -> (Similarity, Int)? {
         guard m.count >= 3 else { return nil }
-        var rng = SplitMix64(seed: 0xA11C_0FFE)
+        var rng = SeededGenerator(seed: 0xA11C_0FFE)
         var bestInliers = 0
         var best: Similarity?
         let t2 = threshold * threshold

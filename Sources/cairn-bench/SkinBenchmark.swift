@@ -32,7 +32,7 @@ enum SkinBenchmark {
         var prepTimes: [Double] = []
         for (si, subject) in subjects.enumerated() {
             for level in NoiseLevel.allCases where !(arguments.contains("--no-sloppy") && level == .sloppy) {
-                var rng = SplitMix(seed: UInt64(si * 7919 + level.rawValue * 104_729 + 17))
+                var rng = SeededGenerator(seed: UInt64(si * 7919 + level.rawValue * 104_729 + 17))
                 let baseImage = Render.view(scene: subject.scene, noise: .baseline(level), rng: &rng)
                 let baseline = try SkinComparator.prepare(baseImage)
                 let baseHash = PerceptualHash.hash(baseImage)
@@ -68,7 +68,7 @@ enum SkinBenchmark {
                 }
             }
             // Different subjects: this subject's baseline against typical photos of three others.
-            var rng = SplitMix(seed: UInt64(si * 31 + 5))
+            var rng = SeededGenerator(seed: UInt64(si * 31 + 5))
             let baseImage = Render.view(scene: subject.scene, noise: .baseline(.typical), rng: &rng)
             let baseline = try SkinComparator.prepare(baseImage)
             let baseHash = PerceptualHash.hash(baseImage)
@@ -103,7 +103,7 @@ enum SkinBenchmark {
         var sharp: [CaptureQuality] = [], soft: [CaptureQuality] = [], dark: [CaptureQuality] = []
         var ms: [Double] = []
         for (i, s) in subjects.enumerated() {
-            var rng = SplitMix(seed: UInt64(900 + i))
+            var rng = SeededGenerator(seed: UInt64(900 + i))
             let a = Render.view(scene: s.scene, noise: .baseline(.careful), rng: &rng)
             var n = Noise.baseline(.careful); n.blur = 2
             let b = Render.view(scene: s.scene, noise: n, rng: &rng)
@@ -286,23 +286,15 @@ enum Report {
 
 // MARK: - Deterministic randomness
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53) }
+extension SeededGenerator {
     mutating func symmetric(_ r: Double) -> Double { uniform(-r, r) }
+    /// A standard normal draw (Box-Muller).
     mutating func gaussian() -> Double {
         let u1 = max(1e-12, uniform(0, 1)), u2 = uniform(0, 1)
         return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 }
+
 
 // MARK: - Float RGB scene
 
@@ -465,7 +457,7 @@ enum ProceduralSkin {
     static let tones: [(Float, Float, Float)] = [(0.90, 0.74, 0.66), (0.80, 0.60, 0.48), (0.72, 0.54, 0.40),
                                                  (0.62, 0.44, 0.32), (0.45, 0.30, 0.22), (0.32, 0.22, 0.16)]
 
-    static func valueNoise(_ rng: inout SplitMix, side: Int, cell: Int) -> [Float] {
+    static func valueNoise(_ rng: inout SeededGenerator, side: Int, cell: Int) -> [Float] {
         let g = side / cell + 2
         let grid = (0..<(g * g)).map { _ in Float(rng.uniform(-1, 1)) }
         var out = [Float](repeating: 0, count: side * side)
@@ -481,7 +473,7 @@ enum ProceduralSkin {
     }
 
     static func make(seed: UInt64) -> Scene {
-        var rng = SplitMix(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let n = sceneSide
         let t = tones[Int(rng.next() % UInt64(tones.count))]
         let tone = (t.0 * Float(rng.uniform(0.93, 1.07)), t.1 * Float(rng.uniform(0.93, 1.07)), t.2 * Float(rng.uniform(0.93, 1.07)))
@@ -549,7 +541,7 @@ struct Noise {
     static func baseline(_ level: NoiseLevel) -> Noise { Noise(sensor: [1, 1.5, 2][level.rawValue]) }
 
     /// Graded ranges (uniform +-): careful / typical / sloppy.
-    static func random(_ level: NoiseLevel, rng: inout SplitMix) -> Noise {
+    static func random(_ level: NoiseLevel, rng: inout SeededGenerator) -> Noise {
         let l = level.rawValue
         var n = Noise()
         let shift = [0.02, 0.05, 0.08][l], rot = [1.5, 4.0, 8.0][l], sc = [0.03, 0.07, 0.10][l]
@@ -568,7 +560,7 @@ struct Noise {
 
 enum Render {
     /// A 320 px view of the scene under `noise`.
-    static func view(scene: Scene, noise: Noise, rng: inout SplitMix) -> RGBImage {
+    static func view(scene: Scene, noise: Noise, rng: inout SeededGenerator) -> RGBImage {
         let v = viewSide
         let c = Float(v - 1) / 2, sc = Float(sceneSide - 1) / 2
         // View pixel -> scene: rotate/scale about the view centre, then shift.
@@ -616,7 +608,7 @@ enum Render {
 
 enum Changes {
     /// Returns (before, after) scenes; only growth changes the "before" (it adds the spot that then grows).
-    static func apply(_ kind: ChangeKind, strength: Int, to scene: Scene, rng: inout SplitMix) -> (Scene, Scene) {
+    static func apply(_ kind: ChangeKind, strength: Int, to scene: Scene, rng: inout SeededGenerator) -> (Scene, Scene) {
         let c = Float(sceneSide - 1) / 2
         // Inside the central crop even after the largest shifts: within 0.12 of the view side.
         let ang = rng.uniform(0, 2 * .pi), dist = rng.uniform(0, 0.12) * Double(viewSide)

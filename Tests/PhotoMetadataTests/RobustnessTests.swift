@@ -1,19 +1,9 @@
 import CairnTestSupport
+import CairnCore
 import Foundation
 import PhotoMetadata
 import Testing
 
-/// A small deterministic random source (SplitMix64), so a failing case can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Feeds cut-short and damaged files to every entry point: each call must return or throw `MetadataError`,
 /// never trap and never throw anything else.
@@ -46,7 +36,7 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     /// Every strict prefix of a complete file (up to `limit`, then random lengths) must be refused, not trap.
-    static func checkPrefixes(of file: Data, endOfImage: Int, random: inout SeededRandom) {
+    static func checkPrefixes(of file: Data, endOfImage: Int, random: inout SeededGenerator) {
         var lengths = Array(0 ..< min(endOfImage, 700))
         for _ in 0 ..< 150 { lengths.append(Int.random(in: 0 ..< endOfImage, using: &random)) }
         for length in lengths {
@@ -56,7 +46,7 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     /// Flips random bytes (mostly in the first 4 KB, where the metadata is) and runs every parser.
-    static func checkMutations(of file: Data, count: Int, random: inout SeededRandom) {
+    static func checkMutations(of file: Data, count: Int, random: inout SeededGenerator) {
         for _ in 0 ..< count {
             var bytes = [UInt8](file)
             for _ in 0 ..< Int.random(in: 1 ... 8, using: &random) {
@@ -68,7 +58,7 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     @Test func neverTrapsOnCutShortOrDamagedBuiltFiles() {
-        var random = SeededRandom(state: 20_240_506)
+        var random = SeededGenerator(seed: 20_240_506)
         let jpeg = Self.richJPEG(), png = Self.richPNG()
         Self.checkPrefixes(of: jpeg, endOfImage: jpeg.count - 3, random: &random)
         Self.checkPrefixes(of: png, endOfImage: png.count - 2, random: &random)
@@ -81,7 +71,7 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     @Test func neverTrapsOnCutShortOrDamagedRealPhotos() throws {
-        var random = SeededRandom(state: 7)
+        var random = SeededGenerator(seed: 7)
         let photo = try Data(contentsOf: SharedData.photo)
         #expect(try MetadataInspector.inspect(photo).kinds == [.jfif])
         Self.checkPrefixes(of: photo, endOfImage: photo.count, random: &random)
@@ -90,7 +80,7 @@ struct SeededRandom: RandomNumberGenerator {
 
     @Test(.enabled(if: ExiftoolProbe.isAvailable, "exiftool is not installed (Debian libimage-exiftool-perl)"))
     func neverTrapsOnCutShortOrDamagedCameraFiles() throws {
-        var random = SeededRandom(state: 42)
+        var random = SeededGenerator(seed: 42)
         let scratch = try Scratch()
         defer { scratch.remove() }
         for url in [try CameraFixtures.cameraJPEG(in: scratch), try CameraFixtures.cameraPNG(in: scratch)] {

@@ -49,15 +49,3 @@ import Testing
     #expect(report.products == report.products.sorted { ($0.day, $0.productID.rawValue) < ($1.day, $1.productID.rawValue) })
 }
 
-/// A small deterministic generator (SplitMix64), so the test is reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
