@@ -43,6 +43,8 @@ enum RegimenPages {
             }
         case ("products", _):
             return try RegimenProductPages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
+        case ("schedules", _):
+            return try RegimenSchedulePages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
         case ("ledger", 1):
             try only(.get)
             return try RegimenLedgerPage.render(request: request, regimen: regimen)
