@@ -152,3 +152,22 @@ final class RegimenSite {
     #expect(site.post("/regimen/as-needed/\(schedule.scheduleID.rawValue)").status == 303)
     #expect(try site.allRecords().count == 1)
 }
+
+@Test func everyRegimenPageWithDataKeepsToTheWordingAndTheContentPolicy() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    let schedule = try site.addDailySchedule(for: product)
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let logged = try site.regimen.checkIn(dose.doseID, status: .taken).entry
+    _ = try site.regimen.correct(logged.id, status: .skipped)
+    let pages = ["/regimen", "/regimen?logged=1", "/regimen/ledger", "/regimen/products", "/regimen/products/new",
+                 "/regimen/products/\(product.product.id.rawValue)", "/regimen/schedules",
+                 "/regimen/ledger?from=bad"].map { site.get($0).bodyText }
+        + [site.post("/regimen/products/new", form: ["name": "x", "form": "", "serving": "1"]).bodyText,
+           site.post("/regimen/schedules/\(schedule.scheduleID.rawValue)/pause", form: ["from": "bad"]).bodyText]
+    for html in pages {
+        #expect(ProductWording.bannedWords(in: html).isEmpty)
+        #expect(!html.contains("style=") && !html.contains("<style") && !html.contains("<script>"))
+        #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
+    }
+}

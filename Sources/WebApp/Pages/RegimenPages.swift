@@ -183,7 +183,7 @@ enum RegimenPages {
             let rows = rest.map { doseRow($0, view: view, csrfToken: csrfToken) }.joined(separator: "\n")
             sections.append("""
             <section class="card" aria-labelledby="day-title">
-            <h2 id="day-title">All of today (\(dayText))</h2>
+            <h2 id="day-title">The rest of today (\(dayText))</h2>
             <ul class="regimen-doses" aria-label="All doses of today">
             \(rows)
             </ul>
