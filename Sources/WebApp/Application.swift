@@ -10,6 +10,8 @@ public struct WebServices: Sendable {
     public var skin: SkinService?
     /// The Smile journal; while nil, `/smile` shows the journal's placeholder page.
     public var smile: SmileService? = nil
+    /// The Regimen journal; while nil, `/regimen` shows the journal's placeholder page.
+    public var regimen: RegimenService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing, skin: SkinService? = nil) {
@@ -119,6 +121,10 @@ public struct WebApplication: Sendable {
 
         if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {
             return try SmilePages.route(method: method, request: request, smile: smile, csrfToken: csrf)
+        }
+
+        if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {
+            return try RegimenPages.route(method: method, request: request, regimen: regimen, csrfToken: csrf)
         }
         switch path {
         case "/":

@@ -35,6 +35,7 @@ struct ServeCommand: Command {
         let application = try context.openApplication()
         var services = WebServices(settings: application.settings, skin: application.skin)
         services.smile = application.smile
+        services.regimen = application.regimen
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)

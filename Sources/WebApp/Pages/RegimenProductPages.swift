@@ -1,0 +1,163 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+
+/// The products pages: `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID`.
+enum RegimenProductPages {
+    /// The fields of the new-product form, kept when the form is shown again after a refusal.
+    struct Draft: Equatable {
+        var name = "", brand = "", form = "", serving = "1", ingredients = ""
+
+        init() {}
+        init(_ fields: [String: String]) {
+            name = fields["name"] ?? ""
+            brand = fields["brand"] ?? ""
+            form = fields["form"] ?? ""
+            serving = fields["serving"] ?? ""
+            ingredients = fields["ingredients"] ?? ""
+        }
+    }
+
+    static func route(method: HTTPMethod, parts: [String], request: Request, regimen: RegimenService,
+                      csrfToken: String) throws -> Response {
+        switch parts.count {
+        case 1:
+            guard method == .get else { throw WebError.methodNotAllowed }
+            return .html(list(try regimen.products()))
+        case 2 where parts[1] == "new":
+            if method == .get { return .html(newForm(Draft(), csrfToken: csrfToken)) }
+            guard method == .post else { throw WebError.methodNotAllowed }
+            let draft = Draft(request.form)
+            do {
+                let saved = try regimen.addProduct(try product(from: draft))
+                return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
+            } catch let error as CairnError {
+                return .html(newForm(draft, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+            }
+        case 2:
+            guard method == .get else { throw WebError.methodNotAllowed }
+            let history = try regimen.productHistory(ProductID(parts[1]))
+            guard !history.isEmpty else { throw WebError.notFound }
+            return .html(detail(history, added: request.query["added"] == "1"))
+        default:
+            throw WebError.notFound
+        }
+    }
+
+    /// A refusal of the form's own fields (the service's refusals come as its own errors).
+    struct FormProblem: CairnError {
+        let userMessage: String
+    }
+
+    /// Builds the product from the form: a plain number of servings is a count of units, else an amount
+    /// like "5 g"; each non-empty ingredient line reads `Name = 25 mcg` (the amount may be left out).
+    static func product(from draft: Draft) throws -> Product {
+        guard let form = ProductForm(rawValue: draft.form) else { throw FormProblem(userMessage: "Choose the product's form.") }
+        let servingText = draft.serving.trimmingCharacters(in: .whitespaces)
+        let serving: Amount
+        if let count = Decimal(string: servingText, locale: Locale(identifier: "en_US_POSIX")),
+           !servingText.isEmpty, servingText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            serving = try Amount(count, .count)
+        } else {
+            serving = try LabelUnitParser.amount(servingText)
+        }
+        let catalogue = try? Catalogue.bundled()
+        let rows = try draft.ingredients.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.map { line -> ProductIngredient in
+                let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = parts[0].trimmingCharacters(in: .whitespaces)
+                let amountText = parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+                let amount = amountText.isEmpty ? nil : try LabelUnitParser.amount(amountText)
+                let match = catalogue?.lookup(name)
+                return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount,
+                                             form: match?.form?.name)
+            }
+        return try Product(name: draft.name.trimmingCharacters(in: .whitespaces),
+                           brand: draft.brand.trimmingCharacters(in: .whitespaces), form: form,
+                           servingSize: serving, ingredients: rows)
+    }
+
+    static func serving(_ p: Product) -> String {
+        p.servingSize.unit == .count ? "\(p.servingSize.value) \(p.form.rawValue)" : p.servingSize.description
+    }
+
+    static func list(_ products: [StoredProduct]) -> String {
+        var body = RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
+            + RegimenPages.subnav("/regimen/products")
+        body += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a></p>"
+        if products.isEmpty {
+            body += "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
+        } else {
+            let items = products.map { p in
+                """
+                <li class="card regimen-product-card">
+                <h2><a href="/regimen/products/\(HTML.escape(p.product.id.rawValue))">\(HTML.escape(p.product.name))</a></h2>
+                <p class="regimen-meta">\(HTML.escape([p.product.brand, p.product.form.rawValue, "serving: " + serving(p.product)].filter { !$0.isEmpty }.joined(separator: " · ")))</p>
+                <p class="regimen-meta">\(p.product.ingredients.count) label \(p.product.ingredients.count == 1 ? "row" : "rows"), version \(p.revisionNumber)</p>
+                </li>
+                """
+            }.joined(separator: "\n")
+            body += "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(items)\n</ul>"
+        }
+        return Layout.page(title: "Products", section: .regimen, body: body)
+    }
+
+    static func newForm(_ draft: Draft, csrfToken: String, error: String? = nil) -> String {
+        let options = ["<option value=\"\"\(draft.form.isEmpty ? " selected" : "")>Choose…</option>"] + ProductForm.allCases.map { f in
+            "<option value=\"\(f.rawValue)\"\(f.rawValue == draft.form ? " selected" : "")>\(f.rawValue)</option>"
+        }
+        let body = RegimenPages.intro("Add a product", lead: "Copy the label: the name, the form, what one serving is, and one line per ingredient.")
+            + RegimenPages.subnav("/regimen/products") + """
+        <form method="post" action="/regimen/products/new" class="card regimen-form">\(Layout.csrfField(csrfToken))
+        \(RegimenPages.message(notice: nil, error: error))
+        <div class="stack"><label for="product-name">Name</label>
+        <input type="text" id="product-name" name="name" required maxlength="200" value="\(HTML.escape(draft.name))"></div>
+        <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
+        <input type="text" id="product-brand" name="brand" maxlength="200" value="\(HTML.escape(draft.brand))"></div>
+        <div class="stack"><label for="product-form">Form</label>
+        <select id="product-form" name="form" required>\(options.joined())</select></div>
+        <div class="stack"><label for="product-serving">One serving</label>
+        <input type="text" id="product-serving" name="serving" required value="\(HTML.escape(draft.serving))" aria-describedby="serving-help">
+        <p class="help" id="serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
+        <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
+        <textarea id="product-ingredients" name="ingredients" rows="6" aria-describedby="ingredients-help">\(HTML.escape(draft.ingredients))</textarea>
+        <p class="help" id="ingredients-help">Write each as on the label, for example: Vitamin D3 = 25 mcg. Names Cairn's list does not know are kept and marked for you to check.</p></div>
+        <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
+        <a class="button button-quiet" href="/regimen/products">Cancel</a></div>
+        </form>
+        """
+        return Layout.page(title: "Add a product", section: .regimen, body: body)
+    }
+
+    static func detail(_ history: [StoredProduct], added: Bool) -> String {
+        let current = history.max { $0.revisionNumber < $1.revisionNumber }!
+        let p = current.product
+        var body = RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
+            + RegimenPages.subnav("/regimen/products")
+            + RegimenPages.message(notice: added ? "Saved." : nil, error: nil)
+        let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
+            let rows = rev.product.ingredients.map { row in
+                let known = row.catalogueID == nil ? " <span class=\"regimen-flag\">(not in Cairn's list: please check the name)</span>" : ""
+                return "<li>\(HTML.escape(row.nameOnLabel))\(row.amount.map { " — " + HTML.escape($0.description) } ?? "")\(known)</li>"
+            }.joined()
+            return """
+            <li class="card regimen-revision" id="revision-\(rev.revisionNumber)">
+            <h3>Version \(rev.revisionNumber)\(rev.revisionNumber == current.revisionNumber ? " (current)" : "")</h3>
+            <p class="regimen-meta">Saved \(HTML.escape(RegimenPages.time(rev.recordedAt, in: .current, withDay: true))) · \(HTML.escape(rev.product.name)) · serving: \(HTML.escape(serving(rev.product)))</p>
+            \(rows.isEmpty ? "<p>No label rows.</p>" : "<ul class=\"regimen-list\">\(rows)</ul>")
+            </li>
+            """
+        }.joined(separator: "\n")
+        body += """
+        <section aria-labelledby="versions-title">
+        <h2 id="versions-title">Versions, newest first</h2>
+        <ol class="regimen-revisions">
+        \(versions)
+        </ol>
+        </section>
+        <p><a href="/regimen/ledger?product=\(HTML.escape(p.id.rawValue))">Logged doses of this product</a></p>
+        """
+        return Layout.page(title: p.name, section: .regimen, body: body)
+    }
+}

@@ -1,0 +1,64 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+import Testing
+@testable import WebApp
+
+@Test func theLedgerStartsEmptyAndSaysWhereDosesComeFrom() throws {
+    let site = try RegimenSite()
+    let page = site.get("/regimen/ledger")
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("id=\"regimen-ledger-empty\""))
+    #expect(ProductWording.bannedWords(in: page.bodyText).isEmpty)
+}
+
+@Test func aCorrectionKeepsTheOldRowVisibleAndMarkedReplaced() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let first = try site.regimen.checkIn(dose.doseID, status: .taken).entry
+    let fix = try site.regimen.correct(first.id, status: .skipped)
+    let page = site.get("/regimen/ledger").bodyText
+    let short = RegimenLedgerPage.short
+    #expect(page.contains("replaced: corrected by record \(short(fix.id))"))
+    #expect(page.contains("corrects record \(short(first.id))"))
+    #expect(page.contains("<s>taken</s> (replaced)"))
+    #expect(page.contains("<td class=\"regimen-status\">skipped</td>"))
+    #expect(page.contains("regimen-row regimen-taken regimen-replaced"))
+    // Newest first: the correction comes before the row it replaces.
+    let newer = try #require(page.range(of: "id=\"record-\(short(fix.id))\""))
+    let older = try #require(page.range(of: "id=\"record-\(short(first.id))\""))
+    #expect(newer.lowerBound < older.lowerBound)
+}
+
+@Test func theLedgerFiltersByProductAndRefusesBadDates() throws {
+    let site = try RegimenSite()
+    let d3 = try site.addProduct("Vitamin D3"), magnesium = try site.addProduct("Magnesium")
+    _ = try site.regimen.logExtra(d3.product.id)
+    _ = try site.regimen.logExtra(magnesium.product.id)
+    let only = site.get("/regimen/ledger?product=\(magnesium.product.id.rawValue)").bodyText
+    #expect(only.contains("<td>Magnesium</td>") && !only.contains("<td>Vitamin D3</td>"))
+    let today = site.regimen.today()
+    let ranged = site.get("/regimen/ledger?from=\(today)&to=\(today)").bodyText
+    #expect(ranged.contains("<td>Magnesium</td>") && ranged.contains("<td>Vitamin D3</td>"))
+    let before = site.get("/regimen/ledger?to=\(today.adding(days: -1))").bodyText
+    #expect(before.contains("id=\"regimen-ledger-empty\""))
+    let bad = site.get("/regimen/ledger?from=yesterday")
+    #expect(bad.status == 400 && bad.bodyText.contains("The first day must be a date"))
+    let backwards = site.get("/regimen/ledger?from=\(today)&to=\(today.adding(days: -1))")
+    #expect(backwards.status == 400)
+    #expect(site.get("/regimen/ledger?product=nope").status == 400)
+}
+
+@Test func theLedgerShowsFiftyRowsAPageWithALinkToOlderRows() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    for _ in 0..<(RegimenLedgerPage.pageSize + 1) { _ = try site.regimen.logExtra(product.product.id) }
+    let first = site.get("/regimen/ledger").bodyText
+    #expect(first.components(separatedBy: "<tr class=\"regimen-row").count - 1 == RegimenLedgerPage.pageSize)
+    #expect(first.contains("rel=\"next\"") && !first.contains("rel=\"prev\""))
+    let second = site.get("/regimen/ledger?page=2").bodyText
+    #expect(second.components(separatedBy: "<tr class=\"regimen-row").count - 1 == 1)
+    #expect(second.contains("rel=\"prev\"") && !second.contains("rel=\"next\""))
+}

@@ -1,0 +1,173 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+import Testing
+@testable import WebApp
+
+/// A real vault in a temp folder behind the web application, with the Regimen service wired in.
+final class RegimenSite {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-web-regimen-\(UUID().uuidString)")
+    let cairn: CairnApplication
+    let app: WebApplication
+
+    init() throws {
+        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
+        var services = WebServices(settings: SettingsDouble(onboarded: true))
+        services.regimen = cairn.regimen
+        app = buildApplication(configuration: try Fixture.configuration(), services: services)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    var regimen: RegimenService { cairn.regimen }
+
+    /// A capsule product with one label row.
+    @discardableResult
+    func addProduct(_ name: String = "Vitamin D3") throws -> StoredProduct {
+        try regimen.addProduct(try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
+                                           ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3",
+                                                                               amount: try Amount(25, .mcg))]))
+    }
+
+    /// A daily schedule at midnight (so its dose is due whenever the test runs), plus `extra` later slots.
+    @discardableResult
+    func addDailySchedule(for product: StoredProduct, times: [String] = ["00:00"]) throws -> ScheduleRevision {
+        try regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: times.compactMap { TimeSlot(parsing: $0) },
+                                                 recurrence: .daily, startDay: regimen.today()))
+    }
+
+    func get(_ target: String) -> Response { app.handle(Fixture.get(target)) }
+    func post(_ target: String, form: [String: String] = [:], csrf: String? = Fixture.csrf) -> Response {
+        app.handle(Fixture.post(target, form: form, csrf: csrf))
+    }
+
+    /// Every ledger row, corrected ones included.
+    func allRecords() throws -> [LedgerEntry] { try regimen.ledger(LedgerQuery(limit: 1000)).entries }
+}
+
+@Test func todayStartsEmptyAndOffersToAddAProduct() throws {
+    let site = try RegimenSite()
+    let page = site.get("/regimen")
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("Nothing scheduled yet"))
+    #expect(page.bodyText.contains("href=\"/regimen/products/new\" id=\"regimen-add-product\""))
+    #expect(ProductWording.bannedWords(in: page.bodyText).isEmpty)
+}
+
+@Test func todayShowsTheDueDoseWithTakenAndSkippedForms() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let view = try site.regimen.todayView()
+    let dose = try #require(view.currentBatch.first)
+    let page = site.get("/regimen").bodyText
+    #expect(page.contains("Vitamin D3"))
+    #expect(page.contains("action=\"/regimen/doses/\(dose.doseID)/taken\""))
+    #expect(page.contains("formaction=\"/regimen/doses/\(dose.doseID)/skipped\""))
+    #expect(page.contains("name=\"csrf\" value=\"\(Fixture.csrf)\""))
+    #expect(page.contains("not logged yet"))
+    #expect(!page.contains("style=") && !page.contains("<script>"))
+}
+
+@Test func checkingInWithoutTheCSRFTokenIsRefusedAndSavesNothing() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let refused = site.post("/regimen/doses/\(dose.doseID)/taken", csrf: nil)
+    #expect(refused.status == 403)
+    #expect(try site.allRecords().isEmpty)
+}
+
+@Test func aCheckInCreatesOneRecordAndARepeatKeepsOne() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let first = site.post("/regimen/doses/\(dose.doseID)/taken")
+    #expect(first.status == 303)
+    #expect(first.header("Location") == "/regimen?logged=1")
+    #expect(try site.allRecords().count == 1)
+
+    let second = site.post("/regimen/doses/\(dose.doseID)/taken")
+    #expect(second.header("Location") == "/regimen?logged=already")
+    #expect(try site.allRecords().count == 1)
+    let skipAfter = site.post("/regimen/doses/\(dose.doseID)/skipped")
+    #expect(skipAfter.header("Location") == "/regimen?logged=already")
+    let records = try site.allRecords()
+    #expect(records.count == 1 && records.first?.status == .taken)
+
+    let page = site.get("/regimen?logged=already").bodyText
+    #expect(page.contains("Already logged. Nothing new was saved."))
+    #expect(page.contains("Every dose of today is logged."))
+    #expect(page.contains("<span class=\"regimen-state\">taken at"))
+    #expect(!page.contains("action=\"/regimen/doses/\(dose.doseID)/taken\""), "a logged dose offers no second check-in")
+}
+
+@Test func aSkippedDoseReadsSkippedAndDoesNotCountAsTaken() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    #expect(site.post("/regimen/doses/\(dose.doseID)/skipped").status == 303)
+    let record = try #require(try site.allRecords().first)
+    #expect(record.status == .skipped && !record.countsAsIntake)
+    let page = site.get("/regimen").bodyText
+    #expect(page.contains("<span class=\"regimen-state\">skipped at"))
+    #expect(page.contains("regimen-dose regimen-skipped"))
+}
+
+@Test func takeAllLogsTheWholeBatchOnce() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct("Vitamin D3"))
+    try site.addDailySchedule(for: try site.addProduct("Magnesium"))
+    let batch = try site.regimen.todayView().currentBatch
+    #expect(batch.count == 2)
+    let page = site.get("/regimen").bodyText
+    #expect(page.contains("id=\"regimen-take-all\""))
+    let ids = batch.map(\.doseID).joined(separator: ",")
+    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=1")
+    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=already")
+    let records = try site.allRecords()
+    #expect(records.count == 2 && records.allSatisfy { $0.status == .taken })
+}
+
+@Test func anUnknownDoseShowsTheServiceMessageBesideTodayAndSavesNothing() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let answer = site.post("/regimen/doses/nothing_2020-01-01_0800/taken")
+    #expect(answer.status == 400)
+    #expect(answer.bodyText.contains("id=\"regimen-error\""))
+    #expect(answer.bodyText.contains("Nothing was saved."))
+    #expect(try site.allRecords().isEmpty)
+    #expect(site.post("/regimen/doses/x/missed").status == 404)
+    #expect(site.post("/regimen/batch/taken", form: ["doses": ""]).status == 400)
+}
+
+@Test func asNeededProductsCanBeLoggedFromToday() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct("Ginger chew")
+    let schedule = try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: [], recurrence: .asNeeded,
+                                                                 startDay: site.regimen.today()))
+    let page = site.get("/regimen").bodyText
+    #expect(page.contains("action=\"/regimen/as-needed/\(schedule.scheduleID.rawValue)\""))
+    #expect(page.contains("Log a dose"))
+    #expect(site.post("/regimen/as-needed/\(schedule.scheduleID.rawValue)").status == 303)
+    #expect(try site.allRecords().count == 1)
+}
+
+@Test func everyRegimenPageWithDataKeepsToTheWordingAndTheContentPolicy() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    let schedule = try site.addDailySchedule(for: product)
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let logged = try site.regimen.checkIn(dose.doseID, status: .taken).entry
+    _ = try site.regimen.correct(logged.id, status: .skipped)
+    let pages = ["/regimen", "/regimen?logged=1", "/regimen/ledger", "/regimen/products", "/regimen/products/new",
+                 "/regimen/products/\(product.product.id.rawValue)", "/regimen/schedules",
+                 "/regimen/ledger?from=bad"].map { site.get($0).bodyText }
+        + [site.post("/regimen/products/new", form: ["name": "x", "form": "", "serving": "1"]).bodyText,
+           site.post("/regimen/schedules/\(schedule.scheduleID.rawValue)/pause", form: ["from": "bad"]).bodyText]
+    for html in pages {
+        #expect(ProductWording.bannedWords(in: html).isEmpty)
+        #expect(!html.contains("style=") && !html.contains("<style") && !html.contains("<script>"))
+        #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
+    }
+}

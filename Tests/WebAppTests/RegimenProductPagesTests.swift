@@ -1,0 +1,66 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+import Testing
+@testable import WebApp
+
+@Test func theProductListStartsEmptyAndLinksToTheForm() throws {
+    let site = try RegimenSite()
+    let list = site.get("/regimen/products")
+    #expect(list.status == 200 && list.bodyText.contains("id=\"regimen-products-empty\""))
+    let form = site.get("/regimen/products/new").bodyText
+    #expect(form.contains("name=\"csrf\" value=\"\(Fixture.csrf)\""))
+    #expect(form.contains("<option value=\"softgel\">softgel</option>"))
+    #expect(form.contains("<textarea id=\"product-ingredients\" name=\"ingredients\""))
+    #expect(ProductWording.bannedWords(in: form).isEmpty)
+}
+
+@Test func addingAProductWithoutTheTokenIsRefused() throws {
+    let site = try RegimenSite()
+    let answer = site.post("/regimen/products/new", form: ["name": "D3", "form": "capsule", "serving": "1"], csrf: nil)
+    #expect(answer.status == 403)
+    #expect(try site.regimen.products().isEmpty)
+}
+
+@Test func aProductFromTheFormIsSavedWithItsLabelRows() throws {
+    let site = try RegimenSite()
+    let answer = site.post("/regimen/products/new", form: ["name": "Daily D3", "brand": "Acme", "form": "softgel", "serving": "2",
+                                                           "ingredients": "Vitamin D3 = 25 mcg\n\nMystery root = 10 mg\n"])
+    #expect(answer.status == 303)
+    let saved = try #require(try site.regimen.products().first)
+    #expect(saved.product.servingSize == (try Amount(2, .count)))
+    #expect(saved.product.ingredients.map(\.nameOnLabel) == ["Vitamin D3", "Mystery root"])
+    #expect(answer.header("Location") == "/regimen/products/\(saved.product.id.rawValue)?added=1")
+    let page = site.get("/regimen/products/\(saved.product.id.rawValue)?added=1").bodyText
+    #expect(page.contains("<h1>Daily D3</h1>") && page.contains("Version 1 (current)"))
+    #expect(page.contains("Mystery root — 10 mg <span class=\"regimen-flag\">"))
+    #expect(site.get("/regimen/products").bodyText.contains("Daily D3"))
+}
+
+@Test func aRefusedProductKeepsTheFormShowsWhyAndSavesNothing() throws {
+    let site = try RegimenSite()
+    let noForm = site.post("/regimen/products/new", form: ["name": "<b>D3</b>", "form": "", "serving": "1"])
+    #expect(noForm.status == 400)
+    #expect(noForm.bodyText.contains("Choose the product&#39;s form.") || noForm.bodyText.contains("Choose the product's form."))
+    #expect(noForm.bodyText.contains("value=\"&lt;b&gt;D3&lt;/b&gt;\""))
+    let badAmount = site.post("/regimen/products/new", form: ["name": "D3", "form": "capsule", "serving": "1",
+                                                              "ingredients": "Vitamin D3 = lots"])
+    #expect(badAmount.status == 400 && badAmount.bodyText.contains("id=\"regimen-error\""))
+    let noName = site.post("/regimen/products/new", form: ["name": " ", "form": "capsule", "serving": "1"])
+    #expect(noName.status == 400)
+    #expect(try site.regimen.products().isEmpty)
+}
+
+@Test func aProductPageShowsEveryVersionNewestFirst() throws {
+    let site = try RegimenSite()
+    let first = try site.addProduct("Vitamin D3")
+    _ = try site.regimen.editProduct(first.product.id, to: try Product(id: first.product.id, name: "Vitamin D3 forte", form: .capsule,
+                                                                       servingSize: try Amount(1, .count), ingredients: []))
+    let page = site.get("/regimen/products/\(first.product.id.rawValue)").bodyText
+    let two = try #require(page.range(of: "Version 2 (current)"))
+    let one = try #require(page.range(of: "Version 1</h3>"))
+    #expect(two.lowerBound < one.lowerBound)
+    #expect(site.get("/regimen/products/unknown").status == 404)
+    #expect(site.post("/regimen/products").status == 405)
+}

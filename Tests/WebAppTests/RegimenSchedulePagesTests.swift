@@ -1,0 +1,77 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+import Testing
+@testable import WebApp
+
+@Test func schedulesStartEmptyAndAskForAProductFirst() throws {
+    let site = try RegimenSite()
+    let page = site.get("/regimen/schedules")
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("id=\"regimen-schedules-empty\""))
+    #expect(page.bodyText.contains("href=\"/regimen/products/new\""))
+    #expect(!page.bodyText.contains("action=\"/regimen/schedules/new\""))
+    #expect(ProductWording.bannedWords(in: page.bodyText).isEmpty)
+}
+
+@Test func aScheduleFromTheFormShowsOnTodayAndNeedsTheToken() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    let form = ["product": product.product.id.rawValue, "servings": "2", "repeats": "daily", "times": "00:00",
+                "start": site.regimen.today().description]
+    #expect(site.post("/regimen/schedules/new", form: form, csrf: nil).status == 403)
+    #expect(try site.regimen.schedules().isEmpty)
+    let saved = site.post("/regimen/schedules/new", form: form)
+    #expect(saved.status == 303 && saved.header("Location") == "/regimen/schedules?saved=1")
+    let schedule = try #require(try site.regimen.schedules().first)
+    #expect(schedule.latest.plan.servings == 2)
+    let page = site.get("/regimen/schedules?saved=1").bodyText
+    #expect(page.contains("Version 1, from \(site.regimen.today()): active; daily at 00:00, 2 servings"))
+    #expect(site.get("/regimen").bodyText.contains("Vitamin D3"))
+}
+
+@Test func aRefusedScheduleShowsWhyAndSavesNothing() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    let today = site.regimen.today().description
+    for form in [["product": product.product.id.rawValue, "servings": "x", "repeats": "daily", "times": "08:00", "start": today],
+                 ["product": product.product.id.rawValue, "servings": "1", "repeats": "daily", "times": "25:99", "start": today],
+                 ["product": product.product.id.rawValue, "servings": "1", "repeats": "weekdays", "weekdays": "", "times": "08:00", "start": today],
+                 ["product": product.product.id.rawValue, "servings": "0", "repeats": "daily", "times": "08:00", "start": today],
+                 ["product": "", "servings": "1", "repeats": "daily", "times": "08:00", "start": today]] {
+        let answer = site.post("/regimen/schedules/new", form: form)
+        #expect(answer.status == 400)
+        #expect(answer.bodyText.contains("id=\"regimen-error\""))
+    }
+    #expect(try site.regimen.schedules().isEmpty)
+}
+
+@Test func pauseResumeAndStopAddRevisionsThatStayInTheHistory() throws {
+    let site = try RegimenSite()
+    let revision = try site.addDailySchedule(for: try site.addProduct())
+    let id = revision.scheduleID.rawValue
+    let today = site.regimen.today()
+    func day(_ n: Int) -> [String: String] { ["from": today.adding(days: n).description] }
+    #expect(site.get("/regimen/schedules").bodyText.contains("name=\"from\" value=\"\(today.adding(days: 1))\""),
+            "the form offers the first day the service accepts")
+    #expect(site.post("/regimen/schedules/\(id)/pause", form: day(1), csrf: nil).status == 403)
+    let sameDay = site.post("/regimen/schedules/\(id)/pause", form: day(0))
+    #expect(sameDay.status == 400 && sameDay.bodyText.contains("id=\"regimen-error\""))
+    #expect(site.post("/regimen/schedules/\(id)/pause", form: ["from": "soon"]).status == 400)
+    #expect(site.post("/regimen/schedules/\(id)/pause", form: day(1)).status == 303)
+    var page = site.get("/regimen/schedules").bodyText
+    #expect(page.contains("<span class=\"regimen-state\">paused</span>"))
+    #expect(page.contains("action=\"/regimen/schedules/\(id)/resume\""))
+    #expect(site.post("/regimen/schedules/\(id)/resume", form: day(2)).status == 303)
+    #expect(site.post("/regimen/schedules/\(id)/stop", form: day(3)).status == 303)
+    page = site.get("/regimen/schedules").bodyText
+    #expect(page.contains("<span class=\"regimen-state\">stopped</span>"))
+    #expect(!page.contains("action=\"/regimen/schedules/\(id)/"), "a stopped schedule offers no actions")
+    let history = try site.regimen.scheduleHistory(revision.scheduleID).revisions
+    #expect(page.contains("Version \(history.count), from"))
+    #expect(page.contains("Version 1, from"))
+    let again = site.post("/regimen/schedules/\(id)/resume", form: day(4))
+    #expect(again.status == 400 && again.bodyText.contains("Nothing was saved."))
+    #expect(site.post("/regimen/schedules/\(id)/explode").status == 404)
+}
