@@ -70,6 +70,10 @@ public struct WebApplication: Sendable {
             let entries = try smile.entries().count
             if entries > 0 { summaries[.smile] = HomePage.count(entries, "photo") }
         }
+        if let regimen = services.regimen {
+            let products = try regimen.products().count
+            if products > 0 { summaries[.regimen] = HomePage.count(products, "product") }
+        }
         return summaries
     }
 
