@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
         .testTarget(name: "SmileTests", dependencies: ["Smile", "CairnCore"]),
         .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "CairnTestSupport", "Regimen"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "CairnTestSupport", "Regimen", "TextRecognition", "CPangoCairo"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CPangoCairo"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore"]),

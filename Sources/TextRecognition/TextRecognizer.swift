@@ -91,6 +91,9 @@ public struct TextRecognitionError: CairnError, Hashable {
     /// What went wrong.
     public let kind: Kind
 
+    /// An error of `kind`.
+    public init(kind: Kind) { self.kind = kind }
+
     /// A plain-English message without user content.
     public var userMessage: String {
         switch kind {
