@@ -26,7 +26,7 @@ public struct OCRImage: Sendable, Equatable {
 /// text to the size Tesseract reads best. Everything happens in memory; nothing is written.
 public enum OCRPreprocessing {
     /// The text-line height (pixels) the image is scaled towards: Tesseract reads best at 20-40 px lines.
-    public static let targetLineHeight = 36.0
+    public static let targetLineHeight = 30.0
     /// The photo is shrunk on load so its longer side is at most this.
     public static let maxSourceSide = 3200
     /// Skew angles searched, in degrees either side of level.
@@ -46,27 +46,47 @@ public enum OCRPreprocessing {
         var image = try withExtendedLifetime(source) { try VipsImageRef.wrap(cairn_ocr_gray(source.pointer), orThrow: .corrupt) }
         if turnHalf { image = try .wrap(cairn_ocr_rot180(image.pointer), orThrow: .corrupt) }
         image = try .wrap(cairn_ocr_flatten_light(image.pointer, 16), orThrow: .corrupt)
-        image = try .wrap(cairn_ocr_stretch(image.pointer, 1, 99.5), orThrow: .corrupt)
-        var gray = try image.memory()
-        let skew = estimateSkew(pixels: gray, width: image.width, height: image.height)
-        var deskew = 0.0
-        if abs(skew) >= 0.3 {
-            deskew = -skew
-            image = try .wrap(cairn_ocr_rotate(image.pointer, deskew, 255), orThrow: .corrupt)
-            gray = try image.memory()
-        }
+        // One evaluation of the libvips pipeline (the operation cache is off: every read recomputes it).
+        var width = image.width, height = image.height
+        var gray = stretched(try image.memory(), low: 0.01, high: 0.995)
+        let skew = estimateSkew(pixels: gray, width: width, height: height)
+        let deskew = abs(skew) >= 0.3 ? -skew : 0
         var scale = 1.0
-        if let line = medianLineHeight(pixels: gray, width: image.width, height: image.height) {
+        if let line = medianLineHeight(pixels: gray, width: width, height: height, skewDegrees: skew) {
             let wanted = targetLineHeight / line
-            // Enlarge small text (up to 3x); shrink very large text (speed), never below the target.
-            if wanted > 1.25 { scale = min(wanted, 3) } else if wanted < 0.6 { scale = max(wanted, 0.3) }
+            // Enlarge small text (up to 3x); shrink very large text (speed).
+            if wanted > 1.2 { scale = min(wanted, 3) } else if wanted < 0.6 { scale = max(wanted, 0.3) }
         }
-        if scale != 1 {
-            image = try .wrap(cairn_ocr_scale(image.pointer, scale), orThrow: .corrupt)
-            gray = try image.memory()
+        if deskew != 0 || scale != 1 {
+            var next = try gray.withUnsafeBytes { raw in
+                try VipsImageRef.wrap(cairn_ocr_gray_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height)), orThrow: .corrupt)
+            }
+            if deskew != 0 { next = try .wrap(cairn_ocr_rotate(next.pointer, deskew, 255), orThrow: .corrupt) }
+            if scale != 1 { next = try .wrap(cairn_ocr_scale(next.pointer, scale), orThrow: .corrupt) }
+            gray = try next.memory()
+            width = next.width
+            height = next.height
         }
-        return OCRImage(width: image.width, height: image.height, pixels: gray, scale: scale, deskewDegrees: deskew,
+        return OCRImage(width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew,
                         turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height)
+    }
+
+    /// A linear contrast stretch: the `low` darkest share of pixels become 0, those above the `high` quantile 255.
+    /// Unchanged when the image is nearly flat.
+    public static func stretched(_ pixels: [UInt8], low: Double, high: Double) -> [UInt8] {
+        guard !pixels.isEmpty else { return pixels }
+        var histogram = [Int](repeating: 0, count: 256)
+        for p in pixels { histogram[Int(p)] += 1 }
+        func quantile(_ q: Double) -> Int {
+            let wanted = Int(Double(pixels.count) * q)
+            var sum = 0
+            for v in 0..<256 { sum += histogram[v]; if sum > wanted { return v } }
+            return 255
+        }
+        let lo = quantile(low), hi = quantile(high)
+        guard hi > lo + 8 else { return pixels }
+        let table = (0..<256).map { v in UInt8(max(0, min(255, (v - lo) * 255 / (hi - lo)))) }
+        return pixels.map { table[Int($0)] }
     }
 
     /// The angle (degrees, libvips convention) the text lines are tilted by: rotating by its negative levels
@@ -107,19 +127,25 @@ public enum OCRPreprocessing {
         return best
     }
 
-    /// The median height of the image's text lines (runs of rows holding dark pixels), ignoring rules and
-    /// specks; nil when no text-like rows are found.
-    public static func medianLineHeight(pixels: [UInt8], width: Int, height: Int) -> Double? {
+    /// The median height of the image's text lines (runs of rows holding dark pixels, counted along lines
+    /// tilted by `skewDegrees`), ignoring rules and specks; nil when no text-like rows are found.
+    public static func medianLineHeight(pixels: [UInt8], width: Int, height: Int, skewDegrees: Double = 0) -> Double? {
         guard width > 0, height > 0, pixels.count == width * height else { return nil }
+        let a = skewDegrees * .pi / 180, s = sin(a), c = cos(a)
+        let offset = width + height
+        var rows = [Int](repeating: 0, count: 2 * offset + 1)
+        for y in 0..<height {
+            let base = y * width
+            for x in 0..<width where pixels[base + x] < 128 {
+                let yy = -Double(x - width / 2) * s + Double(y - height / 2) * c
+                rows[Int(yy.rounded()) + offset] += 1
+            }
+        }
         let minimumInk = max(2, width / 400)
         var runs: [Int] = [], run = 0
-        for y in 0..<height {
-            var ink = 0
-            let row = y * width
-            for x in 0..<width where pixels[row + x] < 128 { ink += 1 }
+        for ink in rows {
             // A full-width rule is not text.
-            let isText = ink >= minimumInk && ink < width * 7 / 10
-            if isText { run += 1 } else { if run > 0 { runs.append(run) }; run = 0 }
+            if ink >= minimumInk && ink < width * 7 / 10 { run += 1 } else { if run > 0 { runs.append(run) }; run = 0 }
         }
         if run > 0 { runs.append(run) }
         let lines = runs.filter { $0 >= 6 && $0 < height / 3 }.sorted()

@@ -239,7 +239,7 @@ public enum LabelParser {
                 tokens.removeLast(2)
                 continue
             }
-            if (last == "t" || last == "+" || last == "T"), tokens.count >= 2 {
+            if ["t", "+", "T", "Tt", "tt", "TT", "t+", "f"].contains(last), tokens.count >= 2 {
                 row.dailyValueMarker = row.dailyValueMarker ?? .notEstablished
                 tokens.removeLast()
                 continue
@@ -267,8 +267,16 @@ public enum LabelParser {
                 tokens.removeSubrange(open...)
             }
         }
-        // The amount: the shortest tail starting with a digit that reads as an amount.
+        // OCR's "1 mg" in some fonts: "lmg", "Img", "1lmg".
+        tokens = tokens.map(repairOne)
+        // The amount: the shortest tail starting with a digit that reads as an amount. A short token after it
+        // without digits is a %DV marker OCR misread ("**" as "aie"): it is dropped when that makes an amount.
         var amountStart: Int?
+        if tokens.count >= 3, let last = tokens.last, last.count <= 4, last.filter(\.isNumber).count <= 1, !last.hasSuffix("%") || !last.contains(where: \.isNumber),
+           LabelUnitParser.isUnitWord(tokens[tokens.count - 2]),
+           (try? LabelUnitParser.unit(last)) == nil, (try? LabelUnitParser.unit(tokens[tokens.count - 2] + " " + last)) == nil {
+            tokens.removeLast()
+        }
         for k in 1...min(5, tokens.count) {
             let start = tokens.count - k
             guard tokens[start].first?.isNumber == true || tokens[start].first == "<" else { continue }
@@ -281,8 +289,8 @@ public enum LabelParser {
             }
         }
         if amountStart == nil, let start = tokens.lastIndex(where: { $0.first?.isNumber == true }),
-           start > 0 || tokens.count == 1, tokens.count - start <= 3,
-           tokens[start].contains(where: { $0.isNumber }), !isPartOfName(tokens, start) {
+           start > 0 || tokens.count == 1, tokens.count - start <= 3, looksLikeAmount(tokens[start]),
+           !isPartOfName(tokens, start) {
             row.unreadableAmountText = tokens[start...].joined(separator: " ")
             amountStart = start
         }
@@ -302,6 +310,21 @@ public enum LabelParser {
     /// ("10 100 mg" after "CoQ"): US labels never group with spaces, so the shorter reading wins.
     private static func isSpaceGroupedThousands(_ tail: [String]) -> Bool {
         tail.count >= 2 && tail[0].allSatisfy(\.isNumber) && tail[1].count == 3 && tail[1].allSatisfy(\.isNumber)
+    }
+
+    /// "lmg", "Img" and "1lmg" as OCR reads "1 mg" (the digit one drawn like a lowercase L).
+    private static func repairOne(_ token: String) -> String {
+        for unit in ["mg", "mcg", "g", "IU"] {
+            for head in ["l", "I", "|", "1l", "1I", "1|"] where token == head + unit { return "1" + unit }
+        }
+        return token
+    }
+
+    /// "20", "1,5", "20rng": digits, then at most four letters (a misread unit); not "5-Phosphate".
+    private static func looksLikeAmount(_ token: String) -> Bool {
+        let digits = token.prefix { $0.isNumber || $0 == "," || $0 == "." }
+        let rest = token.dropFirst(digits.count)
+        return !digits.isEmpty && rest.count <= 4 && rest.allSatisfy { $0.isLetter }
     }
 
     /// A number that ends a name rather than starting an amount ("Coenzyme Q 10", "LB-3").

@@ -138,6 +138,9 @@ public final class TextRecognizer: @unchecked Sendable {
         }
         TessBaseAPISetPageSegMode(api, TextRecognizer.pageSegmentationMode)
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        // Tesseract 5 re-reads poorly recognised lines inverted (white on black): labels are dark on light, and
+        // the second pass doubles the time.
+        _ = TessBaseAPISetVariable(api, "tessedit_do_invert", "0")
         // Keep inter-word spaces as Tesseract sees them; labels separate columns with wide gaps.
         _ = TessBaseAPISetVariable(api, "preserve_interword_spaces", "0")
         handle = api

@@ -83,3 +83,12 @@ CairnImage *cairn_ocr_blur(CairnImage *in, double sigma) {
     VipsImage *out = NULL;
     return vips_gaussblur(in, &out, sigma, NULL) ? NULL : out;
 }
+
+CairnImage *cairn_ocr_gray_from_memory(const void *pixels, size_t len, int width, int height) {
+    VipsImage *raw = vips_image_new_from_memory_copy(pixels, len, width, height, 1, VIPS_FORMAT_UCHAR);
+    if (!raw) return NULL;
+    VipsImage *out = NULL;
+    int rc = vips_copy(raw, &out, "interpretation", VIPS_INTERPRETATION_B_W, NULL);
+    g_object_unref(raw);
+    return rc ? NULL : out;
+}

@@ -124,6 +124,26 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         #expect(row.nameOnLabel == "Zinc")
     }
 
+    @Test func dropsAMisreadMarkerAfterTheAmount() throws {
+        let row = try #require(LabelParser.parseRow("Propolis 30 mg aie"))
+        #expect(row.nameOnLabel == "Propolis")
+        #expect(row.amount == (try Amount(30, .mg)))
+        let bare = try #require(LabelParser.parseRow("Slippery Elm 30 mg ="))
+        #expect(bare.amount == (try Amount(30, .mg)))
+    }
+
+    @Test func readsOneMilligramDrawnLikeALowercaseL() throws {
+        #expect(LabelParser.parseRow("Copper (as Copper Oxide) lmg 50%")?.amount == (try Amount(1, .mg)))
+        #expect(LabelParser.parseRow("Copper (as Copper Oxide) 1lmg 50%")?.amount == (try Amount(1, .mg)))
+    }
+
+    @Test func keepsANumberInsideAName() throws {
+        let row = try #require(LabelParser.parseRow("Pyridoxal 5-Phosphate †"))
+        #expect(row.nameOnLabel == "Pyridoxal 5-Phosphate")
+        #expect(row.unreadableAmountText == nil)
+        #expect(row.amount == nil)
+    }
+
     @Test func keepsANumberThatEndsAName() throws {
         let row = try #require(LabelParser.parseRow("CoQ 10 100 mg †"))
         #expect(row.nameOnLabel == "CoQ 10")

@@ -20,6 +20,8 @@ CairnImage *cairn_ocr_stretch(CairnImage *in, double low_percent, double high_pe
 CairnImage *cairn_ocr_rotate(CairnImage *in, double degrees, double background);
 /* Rotated by 180 degrees. */
 CairnImage *cairn_ocr_rot180(CairnImage *in);
+/* A one-band 8-bit image made from a copy of `width * height` gray bytes. */
+CairnImage *cairn_ocr_gray_from_memory(const void *pixels, size_t len, int width, int height);
 /* Gaussian blur with standard deviation `sigma` pixels. */
 CairnImage *cairn_ocr_blur(CairnImage *in, double sigma);
 
