@@ -83,6 +83,9 @@ public final class LabelScanService: Sendable {
     /// Below this mean confidence, a photo with no panel heading is also read turned by 180 degrees.
     public static let upsideDownRetryConfidence = 0.8
 
+    /// A line with no amount and no catalogue match read below this confidence is treated as noise.
+    public static let noiseConfidence = 0.5
+
     /// A service reading with `recognizer` (nil: text only) and matching against `catalogue`.
     public init(catalogue: Catalogue, recognizer: TextRecognizer?) {
         self.recognizer = recognizer
@@ -149,8 +152,16 @@ public final class LabelScanService: Sendable {
         if label.panelKind == .nutritionFacts {
             return empty(.nutritionFacts, "This is a Nutrition Facts panel from a food. Cairn reads Supplement Facts panels only.")
         }
-        let normalised = normaliser.normalise(label) { row in
-            row.lineIndices.compactMap { lines[$0].confidence }.min()
+        func confidence(_ row: ParsedLabelRow) -> Double? { row.lineIndices.compactMap { lines[$0].confidence }.min() }
+        var normalised = normaliser.normalise(label, confidence: confidence)
+        // OCR noise: a barely legible line with no amount and no catalogue match is left out, and said so.
+        let noise = normalised.filter { row in
+            row.match == nil && row.parsed.amount == nil && row.parsed.unreadableAmountText == nil && !row.parsed.isBlend
+                && (confidence(row.parsed) ?? 1) < Self.noiseConfidence
+        }
+        if !noise.isEmpty {
+            normalised.removeAll { row in noise.contains(row) }
+            warnings.append("\(noise.count) barely legible line\(noise.count == 1 ? " was" : "s were") left out. Compare the rows with the label.")
         }
         let matched = normalised.filter { $0.match != nil }.count
         if label.panelKind == .unknown && matched == 0 {

@@ -174,6 +174,10 @@ public enum LabelParser {
         if raw.hasPrefix("%") && key.contains("daily value") { return true }
         if key.contains("daily value") && (key.contains("not established") || key.contains("based on")) { return true }
         if key.hasPrefix("percent daily values") { return true }
+        // The footnote as OCR misreads it ("Daily Vaiue not estabished").
+        let words = key.split(separator: " ").map(String.init)
+        let fuzzy = { (target: String) in words.contains { CatalogueText.similarity($0, target) >= 0.6 } }
+        if fuzzy("daily") && fuzzy("value") && (fuzzy("established") || fuzzy("not") || words.count <= 4) { return true }
         return false
     }
 
@@ -239,7 +243,7 @@ public enum LabelParser {
                 tokens.removeLast(2)
                 continue
             }
-            if ["t", "+", "T", "Tt", "tt", "TT", "t+", "f"].contains(last), tokens.count >= 2 {
+            if ["t", "+", "T", "Tt", "tt", "TT", "tT", "t+", "+t", "f"].contains(last), tokens.count >= 2 {
                 row.dailyValueMarker = row.dailyValueMarker ?? .notEstablished
                 tokens.removeLast()
                 continue
@@ -272,8 +276,8 @@ public enum LabelParser {
         // The amount: the shortest tail starting with a digit that reads as an amount. A short token after it
         // without digits is a %DV marker OCR misread ("**" as "aie"): it is dropped when that makes an amount.
         var amountStart: Int?
-        if tokens.count >= 3, let last = tokens.last, last.count <= 4, last.filter(\.isNumber).count <= 1, !last.hasSuffix("%") || !last.contains(where: \.isNumber),
-           LabelUnitParser.isUnitWord(tokens[tokens.count - 2]),
+        if tokens.count >= 3, let last = tokens.last, last.count <= 4,
+           LabelUnitParser.isUnitWord(tokens[tokens.count - 2]) || (try? LabelUnitParser.amount(tokens[tokens.count - 2])) != nil,
            (try? LabelUnitParser.unit(last)) == nil, (try? LabelUnitParser.unit(tokens[tokens.count - 2] + " " + last)) == nil {
             tokens.removeLast()
         }
@@ -294,7 +298,12 @@ public enum LabelParser {
             row.unreadableAmountText = tokens[start...].joined(separator: " ")
             amountStart = start
         }
-        let nameTokens = amountStart.map { Array(tokens[..<$0]) } ?? tokens
+        var nameTokens = amountStart.map { Array(tokens[..<$0]) } ?? tokens
+        // A row without an amount ending in a misread marker ("Royal Jelly k", "Iron m", "Melatonin *k").
+        if amountStart == nil, nameTokens.count >= 2, let last = nameTokens.last, isMisreadMarker(last) {
+            nameTokens.removeLast()
+            row.dailyValueMarker = row.dailyValueMarker ?? .notEstablished
+        }
         var name = nameTokens.joined(separator: " ")
         name = name.trimmingCharacters(in: CharacterSet(charactersIn: " ,;:.†‡*"))
         // A marker stuck to the name: "Melatonin†", or OCR's "Melatonint" is left alone (cannot tell).
@@ -302,6 +311,12 @@ public enum LabelParser {
         row.nameOnLabel = head
         row.form = form
         if row.nameOnLabel.isEmpty && row.amount == nil && row.unreadableAmountText == nil { return nil }
+        // Without an amount, a row needs a word of three letters or more that is not one letter repeated
+        // (OCR reads rules and specks as "SS", "a LL", "eee").
+        if row.amount == nil && row.unreadableAmountText == nil {
+            let words = row.nameOnLabel.split(whereSeparator: { !$0.isLetter })
+            if !words.contains(where: { $0.count >= 3 && Set($0.lowercased()).count > 1 }) { return nil }
+        }
         if !row.nameOnLabel.isEmpty && !row.nameOnLabel.contains(where: { $0.isLetter }) { return nil }
         return row
     }
@@ -310,6 +325,17 @@ public enum LabelParser {
     /// ("10 100 mg" after "CoQ"): US labels never group with spaces, so the shorter reading wins.
     private static func isSpaceGroupedThousands(_ tail: [String]) -> Bool {
         tail.count >= 2 && tail[0].allSatisfy(\.isNumber) && tail[1].count == 3 && tail[1].allSatisfy(\.isNumber)
+    }
+
+    /// A short token that can only be a %DV marker OCR misread: lowercase letters or symbols, no digits, never a
+    /// lone capital (which ends names such as "Vitamin K").
+    private static func isMisreadMarker(_ token: String) -> Bool {
+        // "**" is often read as "7".
+        if token == "7" || token == "77" { return true }
+        guard token.count <= 3, !token.contains(where: \.isNumber) else { return false }
+        if token.count == 1, token.first!.isUppercase { return false }
+        if token.contains(where: { "*†‡#+%&^~".contains($0) }) { return true }
+        return token.allSatisfy { $0.isLowercase }
     }
 
     /// "lmg", "Img" and "1lmg" as OCR reads "1 mg" (the digit one drawn like a lowercase L).

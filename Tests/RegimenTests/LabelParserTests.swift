@@ -130,6 +130,12 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         #expect(row.amount == (try Amount(30, .mg)))
         let bare = try #require(LabelParser.parseRow("Slippery Elm 30 mg ="))
         #expect(bare.amount == (try Amount(30, .mg)))
+        #expect(LabelParser.parseRow("Proprietary Blend 22 mg 48")?.amount == (try Amount(22, .mg)))
+        #expect(LabelParser.parseRow("Melatonin 5mg ams")?.amount == (try Amount(5, .mg)))
+        #expect(LabelParser.parseRow("Royal Jelly k")?.nameOnLabel == "Royal Jelly")
+        #expect(LabelParser.parseRow("Slippery Elm bark powder *k")?.nameOnLabel == "Slippery Elm bark powder")
+        // A capital letter ends names.
+        #expect(LabelParser.parseRow("Vitamin K")?.nameOnLabel == "Vitamin K")
     }
 
     @Test func readsOneMilligramDrawnLikeALowercaseL() throws {
@@ -148,6 +154,11 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         let row = try #require(LabelParser.parseRow("CoQ 10 100 mg †"))
         #expect(row.nameOnLabel == "CoQ 10")
         #expect(row.amount == (try Amount(100, .mg)))
+    }
+
+    @Test func skipsTheFootnoteAndNoiseAsOCRMisreadsThem() {
+        let label = LabelParser.parse(text: "Supplement Facts\nZinc 10 mg 91%\n+ Daily Vatue not estabished\nSS\na LL\neee")
+        #expect(label.rows.map(\.nameOnLabel) == ["Zinc"])
     }
 
     @Test func givesNothingForEmptyOrNoiseText() {
