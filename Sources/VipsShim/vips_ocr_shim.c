@@ -51,19 +51,6 @@ CairnImage *cairn_ocr_flatten_light(CairnImage *in, int shrink) {
     return rc ? NULL : out;
 }
 
-CairnImage *cairn_ocr_stretch(CairnImage *in, double low_percent, double high_percent) {
-    int low = 0, high = 255;
-    if (vips_percent(in, low_percent, &low, NULL)) return NULL;
-    if (vips_percent(in, high_percent, &high, NULL)) return NULL;
-    if (high <= low + 8) { g_object_ref(in); return in; }  /* flat image: nothing to stretch */
-    double a = 255.0 / (double)(high - low), b = -a * (double)low;
-    VipsImage *lin = NULL, *out = NULL;
-    int rc = vips_linear1(in, &lin, a, b, NULL);
-    if (!rc) rc = vips_cast_uchar(lin, &out, NULL);
-    if (lin) g_object_unref(lin);
-    return rc ? NULL : out;
-}
-
 CairnImage *cairn_ocr_rotate(CairnImage *in, double degrees, double background) {
     int bands = vips_image_get_bands(in);
     double values[4] = { background, background, background, background };

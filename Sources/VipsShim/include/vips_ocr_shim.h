@@ -12,9 +12,6 @@ CairnImage *cairn_ocr_scale(CairnImage *in, double scale);
 /* Evens out uneven light on a one-band image: divides by a smooth background estimate (the image shrunk by
  * `shrink`, blurred, and enlarged back), so paper becomes white everywhere. */
 CairnImage *cairn_ocr_flatten_light(CairnImage *in, int shrink);
-/* Linear contrast stretch of a one-band image: the `low_percent` darkest pixels become 0, the brightest
- * `100 - high_percent` become 255. */
-CairnImage *cairn_ocr_stretch(CairnImage *in, double low_percent, double high_percent);
 /* Rotated by `degrees` (counter-clockwise positive, as libvips) about the centre, corners filled with
  * `background` (0-255 in every band); the canvas grows to hold the whole image. */
 CairnImage *cairn_ocr_rotate(CairnImage *in, double degrees, double background);
