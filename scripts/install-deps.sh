@@ -13,6 +13,8 @@ packages=(
   libsodium-dev                  # hashing (and, later, encryption)
   libdlib-dev liblapack-dev libblas-dev  # face landmarks (Smile)
   libdlib-data                   # dlib's 68-point landmark model (optional at run time; see README)
+  libtesseract-dev tesseract-ocr-eng  # label reading (OCR) and its English data
+  libcairo2-dev libpango1.0-dev  # label renders (cairn-bench, tests); `swift build` compiles every target
 )
 # Tests and benchmarks only.
 test_packages=(
@@ -21,6 +23,7 @@ test_packages=(
   time                           # GNU time: the peak RSS of the benchmark's tool processes
   chromium chromium-driver       # the browser test
   fonts-dejavu-core
+  fonts-liberation               # a second font family for the label benchmark's renders
 )
 
 want=("${packages[@]}")

@@ -40,6 +40,9 @@ public enum LabelUnitParser {
         throw RegimenError.unknownUnit
     }
 
+    /// True when `word` alone is a unit ("mg", "IU", "mcg", "1U", "CFU").
+    public static func isUnitWord(_ word: String) -> Bool { unitTable[normalisedUnitKey(word)] != nil }
+
     /// The amount written in `text` (a number followed by a unit); throws `RegimenError.unreadableNumber`,
     /// `.unknownUnit`, or the construction errors of `Amount` (negative, absurd: "5 kg").
     public static func amount(_ text: String) throws -> Amount {

@@ -14,6 +14,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "smile") { SmileBenchmark.run(arguments: $0) },
     BenchSection(name: "skin") { try SkinBenchmark.run(arguments: $0) },
     BenchSection(name: "regimen") { try RegimenBenchmark.run(arguments: $0) },
+    BenchSection(name: "labels") { try LabelBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())

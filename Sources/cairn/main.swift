@@ -2,4 +2,6 @@
 import CairnCLI
 import Foundation
 
+// Tesseract's OpenMP reads OMP_THREAD_LIMIT only at process start: re-exec once with it set if missing.
+LabelScanEnvironment.ensureThreadLimit(environment: ProcessInfo.processInfo.environment)
 exit(CairnCommandLine.run(Array(CommandLine.arguments.dropFirst())))

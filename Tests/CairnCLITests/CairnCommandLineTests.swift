@@ -80,3 +80,12 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: vault))
     }
 }
+
+@Test func scanConfirmNeedsANameAndAFormBeforeReadingAnything() {
+    let noName = cairn("regimen", "scan", "label.jpg", "--confirm", "--form", "softgel")
+    #expect(noName.status == 2)
+    #expect(noName.err.first == "cairn regimen scan: --confirm needs --name.")
+    let stray = cairn("regimen", "scan", "label.jpg", "--name", "X")
+    #expect(stray.status == 2)
+    #expect(stray.err.first == "cairn regimen scan: --name, --form and --brand go with --confirm.")
+}

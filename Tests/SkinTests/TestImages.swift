@@ -3,15 +3,11 @@ import Foundation
 
 /// Seeded skin-like test images for the Skin tests: a tone with soft shading, pores and freckles.
 enum TestImages {
+    /// Unit-interval draws from the shared seeded generator.
     struct Rng {
-        var state: UInt64
-        mutating func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
+        private var generator: SeededGenerator
+        init(state: UInt64) { generator = SeededGenerator(seed: state) }
+        mutating func next() -> Double { generator.unit() }
     }
 
     /// A float RGB scene, side x side, values 0...1.

@@ -1,0 +1,250 @@
+import CairnCore
+import Foundation
+import Regimen
+import TextRecognition
+
+/// What reading a label photo found, for the person to review and edit before anything is saved.
+public struct LabelProposal: Encodable, Sendable {
+    /// The outcome.
+    public enum Status: String, Encodable, Sendable {
+        /// Rows were read (check each one; some may be flagged).
+        case proposed
+        /// No text, or no Supplement Facts panel, was found.
+        case noLabel
+        /// A Nutrition Facts panel (food), which Cairn does not read as a supplement.
+        case nutritionFacts
+        /// The label does not appear to be in English.
+        case otherLanguage
+    }
+
+    /// The outcome.
+    public let status: Status
+    /// A plain message for every outcome except a clean read; nil when there is nothing to add.
+    public let message: String?
+    /// `Disclaimer.labelReading`.
+    public let disclaimer: String
+    /// The serving size, when read.
+    public let servingSize: Amount?
+    /// The serving size as printed.
+    public let servingSizeText: String?
+    /// Servings per container, when read.
+    public let servingsPerContainer: Decimal?
+    /// The proposed rows (empty unless `status` is `.proposed`).
+    public let rows: [LabelProposalRow]
+    /// The "Other ingredients" list.
+    public let otherIngredients: [String]
+    /// Remarks about the whole label (e.g. it was read turned the right way up).
+    public let warnings: [String]
+    /// Tesseract's mean word confidence, 0...1.
+    public let meanConfidence: Double
+    /// True when the photo was read turned by 180 degrees.
+    public let readUpsideDown: Bool
+}
+
+/// One proposed row.
+public struct LabelProposalRow: Encodable, Sendable {
+    /// The name as printed.
+    public let nameOnLabel: String
+    /// The matched catalogue entry's id, nil when unknown.
+    public let catalogueID: String?
+    /// The matched catalogue entry's name.
+    public let catalogueName: String?
+    /// How well the name matched (1 = exactly).
+    public let matchScore: Double?
+    /// The amount per serving as printed.
+    public let amount: Amount?
+    /// The amount in the catalogue's unit, only where the conversion is exact.
+    public let amountInCatalogueUnit: Amount?
+    /// The printed %DV.
+    public let dailyValuePercent: Decimal?
+    /// The %DV column's marker ("notEstablished" for †, "asterisk", "doubleAsterisk").
+    public let dailyValueMarker: DailyValueMarker?
+    /// The form printed in "(as ...)".
+    public let form: String?
+    /// The catalogue form it matched, if any.
+    public let catalogueForm: String?
+    /// True for a blend (or any row with members).
+    public let isBlend: Bool
+    /// For a blend member: the blend's name.
+    public let blendName: String?
+    /// Boxes (upright-photo pixels) of the words the row was read from, for highlighting.
+    public let wordBoxes: [TextBox]
+    /// What to check, each with its reason.
+    public let flags: [LabelFlag]
+}
+
+/// Reads a Supplement Facts photo on this machine and proposes the product's rows. The photo is only held in
+/// memory for the call: nothing is stored, and nothing is saved until the person confirms an edited proposal
+/// through the product service.
+public final class LabelScanService: Sendable {
+    private let recognizer: TextRecognizer?
+    private let normaliser: LabelNormaliser
+
+    /// Below this mean confidence, a photo with no panel heading is also read turned by 180 degrees.
+    public static let upsideDownRetryConfidence = 0.8
+
+    /// A line with no amount and no catalogue match read below this confidence is treated as noise.
+    public static let noiseConfidence = 0.5
+
+    /// A service reading with `recognizer` (nil: text only) and matching against `catalogue`.
+    public init(catalogue: Catalogue, recognizer: TextRecognizer?) {
+        self.recognizer = recognizer
+        self.normaliser = LabelNormaliser(catalogue: catalogue)
+    }
+
+    /// The bundled catalogue and a Tesseract recogniser. Throws `RegimenError.catalogueUnreadable` or
+    /// `TextRecognitionError`.
+    public static func makeDefault() throws -> LabelScanService {
+        LabelScanService(catalogue: try Catalogue.bundled(), recognizer: try TextRecognizer())
+    }
+
+    /// Reads the photo (in memory only) and proposes rows. Throws `TextRecognitionError` for bytes that are not
+    /// a readable image; every other problem (no label, food panel, other language) is a proposal with a message
+    /// and no rows.
+    public func propose(imageData: Data) throws -> LabelProposal {
+        guard let recognizer else { throw TextRecognitionError(kind: .engineUnavailable) }
+        var page = try recognizer.recognise(imageData: imageData)
+        var parsed = parse(page)
+        if parsed.label.panelKind == .unknown, !page.words.isEmpty, page.meanConfidence < Self.upsideDownRetryConfidence {
+            let turned = try recognizer.recognise(imageData: imageData, turnHalf: true)
+            let turnedParsed = parse(turned)
+            if turnedParsed.label.panelKind != .unknown || turned.meanConfidence > page.meanConfidence + 0.1 {
+                page = turned
+                parsed = turnedParsed
+            }
+        }
+        return proposal(parsed.label, lines: parsed.lines, page: page)
+    }
+
+    /// Proposes rows from typed label text (no photo, no word boxes).
+    public func propose(text: String) -> LabelProposal {
+        let lines = LabelLine.lines(from: text)
+        return proposal(LabelParser.parse(lines), lines: lines, page: nil)
+    }
+
+    // MARK: private
+
+    private func parse(_ page: RecognizedPage) -> (label: ParsedLabel, lines: [LabelLine]) {
+        let lines = page.lines.map { line -> LabelLine in
+            let words = line.wordIndices.map { page.words[$0] }
+            // One-character words (markers, bars) are often read with low confidence and carry no row content.
+            let meaningful = words.filter { $0.text.count > 1 }
+            let confidence = (meaningful.isEmpty ? words : meaningful).map(\.confidence).min()
+            return LabelLine(text: line.text, leftEdge: Double(line.preprocessedBox.x),
+                             height: Double(line.preprocessedBox.height), confidence: confidence, wordIndices: line.wordIndices)
+        }
+        return (LabelParser.parse(lines), lines)
+    }
+
+    private func proposal(_ label: ParsedLabel, lines: [LabelLine], page: RecognizedPage?) -> LabelProposal {
+        let words = page?.words ?? []
+        let turned = page?.image.turnedHalf ?? false
+        var warnings: [String] = []
+        if turned { warnings.append("The photo was upside down; it was read turned the right way up.") }
+        func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
+            LabelProposal(status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
+                          servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], warnings: warnings,
+                          meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned)
+        }
+        if lines.isEmpty {
+            return empty(.noLabel, "No text was found in this photo. Photograph the Supplement Facts panel straight on, filling the frame, in even light.")
+        }
+        if label.panelKind == .nutritionFacts {
+            return empty(.nutritionFacts, "This is a Nutrition Facts panel from a food. Cairn reads Supplement Facts panels only.")
+        }
+        func confidence(_ row: ParsedLabelRow) -> Double? { row.lineIndices.compactMap { lines[$0].confidence }.min() }
+        var normalised = normaliser.normalise(label, confidence: confidence)
+        // OCR noise: a barely legible line with no amount and no catalogue match is left out, and said so.
+        let noise = normalised.filter { row in
+            row.match == nil && row.parsed.amount == nil && row.parsed.unreadableAmountText == nil && !row.parsed.isBlend
+                && (confidence(row.parsed) ?? 1) < Self.noiseConfidence
+        }
+        if !noise.isEmpty {
+            normalised.removeAll { row in noise.contains(row) }
+            warnings.append("\(noise.count) barely legible line\(noise.count == 1 ? " was" : "s were") left out. Compare the rows with the label.")
+        }
+        let matched = normalised.filter { $0.match != nil }.count
+        if label.panelKind == .unknown && matched == 0 {
+            if LabelLanguage.looksForeign(lines.map(\.text).joined(separator: " ")) {
+                return empty(.otherLanguage, "This label does not appear to be in English. Cairn reads English Supplement Facts panels only.")
+            }
+            return empty(.noLabel, "No Supplement Facts panel was found in this photo. Photograph the panel straight on, filling the frame.")
+        }
+        if label.panelKind == .unknown {
+            warnings.append("No \"Supplement Facts\" heading was read. Check that the whole panel is in the photo and that every row is here.")
+        }
+        if let page, page.meanConfidence < 0.75 {
+            warnings.append("Much of the text was hard to read. Compare every row with the label, or take a sharper photo.")
+        }
+        let rows = normalised.map { row -> LabelProposalRow in
+            let boxes = row.parsed.lineIndices.flatMap { lines[$0].wordIndices }.compactMap { $0 < words.count ? words[$0].box : nil }
+            return LabelProposalRow(
+                nameOnLabel: row.parsed.nameOnLabel, catalogueID: row.match?.ingredient.id, catalogueName: row.match?.ingredient.name,
+                matchScore: row.match?.score, amount: row.parsed.amount, amountInCatalogueUnit: row.amountInCatalogueUnit,
+                dailyValuePercent: row.parsed.dailyValuePercent, dailyValueMarker: row.parsed.dailyValueMarker,
+                form: row.parsed.form, catalogueForm: row.match?.form?.name, isBlend: row.parsed.isBlend,
+                blendName: row.parsed.blendName, wordBoxes: boxes, flags: row.flags)
+        }
+        let flagged = rows.filter { !$0.flags.isEmpty }.count
+        let message = rows.isEmpty ? "The panel was found but no ingredient rows could be read. Try a sharper photo." :
+            (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged for checking." : nil)
+        return LabelProposal(status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
+                             servingSize: label.servingSize, servingSizeText: label.servingSizeText,
+                             servingsPerContainer: label.servingsPerContainer, rows: rows,
+                             otherIngredients: label.otherIngredients, warnings: warnings,
+                             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned)
+    }
+}
+
+/// A rough check for labels not written in English: common words of German, French, Spanish, Italian, Dutch
+/// and Portuguese supplement labels against common English label words.
+enum LabelLanguage {
+    static let foreignWords: Set<String> = [
+        "nahrungsergänzungsmittel", "nahrungserganzungsmittel", "zutaten", "tagesdosis", "verzehrempfehlung", "enthält",
+        "enthalt", "kapseln", "tabletten", "und", "mit", "der", "die", "das", "pro", "je", "nrv", "vnr", "vrn", "ingrédients",
+        "ingredients:", "complément", "complement", "alimentaire", "gélules", "gelules", "comprimés", "par", "jour", "avec",
+        "les", "des", "et", "pour", "ingredientes", "suplemento", "alimenticio", "cápsulas", "capsulas", "por", "día", "dia",
+        "con", "los", "las", "del", "y", "ingredienti", "integratore", "alimentare", "giornaliera", "di", "il", "per", "dose",
+        "bevat", "ingrediënten", "voedingssupplement", "dagelijkse", "dosis", "van", "een", "het", "suplemento", "diária",
+        "diaria", "cápsula", "vitamine", "magnésium", "zink", "eisen", "empfohlene", "tagesverzehr", "porción", "porzione",
+    ]
+    static let englishWords: Set<String> = [
+        "the", "and", "of", "per", "serving", "servings", "size", "daily", "value", "amount", "ingredients", "other",
+        "supplement", "facts", "container", "as", "vitamin", "not", "established", "blend", "proprietary", "each",
+    ]
+
+    static func looksForeign(_ text: String) -> Bool {
+        let words = text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init).filter { $0.count >= 2 || $0 == "y" }
+        guard !words.isEmpty else { return false }
+        let foreign = words.filter { foreignWords.contains($0) || $0.contains(where: { "äöüßéèêàçñíóúãõ".contains($0) }) }.count
+        let english = words.filter { englishWords.contains($0) }.count
+        return foreign >= 3 && foreign > english * 2
+    }
+}
+
+extension LabelScanService {
+    /// The product a reviewed proposal describes, ready for `RegimenService.addProduct`. The person names it and
+    /// gives its form (labels do not print either reliably); rows keep their catalogue match, or none for a name
+    /// the catalogue does not know. Throws `LabelSaveError.nothingToSave` unless rows were read.
+    public func product(from proposal: LabelProposal, name: String, brand: String = "", form: ProductForm) throws -> Product {
+        guard proposal.status == .proposed, !proposal.rows.isEmpty else { throw LabelSaveError.nothingToSave }
+        let ingredients = try proposal.rows.map { row in
+            try ProductIngredient(catalogueID: row.catalogueID, nameOnLabel: row.nameOnLabel, amount: row.amount,
+                                  dailyValuePercent: row.dailyValuePercent, form: row.form)
+        }
+        let serving = try proposal.servingSize ?? Amount(1, .count)
+        return try Product(name: name, brand: brand, form: form, servingSize: serving, ingredients: ingredients)
+    }
+}
+
+/// Why a label proposal could not be saved.
+public enum LabelSaveError: CairnError, Equatable {
+    /// The photo gave no rows to save.
+    case nothingToSave
+
+    public var userMessage: String {
+        switch self {
+        case .nothingToSave: return "Nothing was read from this label, so there is nothing to save."
+        }
+    }
+}

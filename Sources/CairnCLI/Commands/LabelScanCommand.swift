@@ -1,0 +1,86 @@
+import CairnApp
+import Regimen
+import CairnCore
+import Foundation
+
+/// `cairn regimen scan LABEL.jpg`: reads a Supplement Facts photo on this machine and prints the proposed rows
+/// as JSON. Nothing is stored: the photo stays in memory for the call.
+struct LabelScanCommand: Command {
+    static let name = "scan"
+    static let abstract = "Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved)."
+    static let usage = "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT]]"
+    static let discussion = """
+    Reads the label with Tesseract on this machine and proposes each row: name, catalogue match, amount, unit,
+    %DV, form, blend membership, the word boxes it was read from, and flags with their reasons. The photo is
+    used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
+
+    Options:
+      --json          Print the proposal as JSON (the default).
+      --confirm       Save the proposal as a product, once you have checked every row. Needs --name and --form.
+      --name NAME     The product's name.
+      --form FORM     capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                      packet or other.
+      --brand TEXT    The brand, if any.
+    """
+    static let flagOptions: Set<String> = ["--json", "--confirm"]
+    static let valueOptions: Set<String> = ["--name", "--form", "--brand"]
+
+    let path: String
+    let confirmation: (name: String, form: ProductForm, brand: String)?
+
+    init(arguments: Arguments) throws {
+        path = try arguments.positionals(exactly: ["LABEL.jpg"])[0]
+        if arguments.has("--confirm") {
+            guard let name = arguments.value("--name"), !name.isEmpty else { throw UsageError("--confirm needs --name.") }
+            guard let form = try RegimenCommands.parseForm(arguments.value("--form")) else {
+                throw UsageError("--confirm needs --form.")
+            }
+            confirmation = (name, form, arguments.value("--brand") ?? "")
+        } else {
+            guard arguments.value("--name") == nil, arguments.value("--form") == nil, arguments.value("--brand") == nil else {
+                throw UsageError("--name, --form and --brand go with --confirm.")
+            }
+            confirmation = nil
+        }
+    }
+
+    func run(in context: CommandContext) throws {
+        let data = try InputFile.read(path)
+        let scanner = try LabelScanService.makeDefault()
+        let proposal = try scanner.propose(imageData: data)
+        guard let confirmation else {
+            try context.console.printJSON(proposal)
+            return
+        }
+        let product = try scanner.product(from: proposal, name: confirmation.name, brand: confirmation.brand,
+                                          form: confirmation.form)
+        let saved = try context.openApplication().regimen.addProduct(product)
+        try context.console.printJSON(ConfirmedScan(proposal: proposal, savedProductID: saved.product.id.rawValue))
+    }
+}
+
+/// Tesseract's OpenMP only honours `OMP_THREAD_LIMIT` when it is set before the process starts (PLATFORM.md):
+/// without it a label takes 4-8 times longer on two cores. When it is missing, `cairn` replaces itself
+/// (execv of /proc/self/exe with the same arguments) with the variable set to 1. If that fails, reading
+/// continues, only slower.
+public enum LabelScanEnvironment {
+    /// Re-executes the `cairn` process with `OMP_THREAD_LIMIT=1` when `environment` lacks it; returns when it is
+    /// already set, when the process is not `cairn` (tests run commands in-process), or when execv failed.
+    public static func ensureThreadLimit(environment: [String: String]) {
+        guard environment["OMP_THREAD_LIMIT"] == nil, ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil,
+              let program = CommandLine.arguments.first, (program as NSString).lastPathComponent == "cairn" else { return }
+        setenv("OMP_THREAD_LIMIT", "1", 1)
+        let arguments = CommandLine.arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        execv("/proc/self/exe", &argv)
+        // Only reached when execv failed: carry on in this process.
+        for pointer in argv { free(pointer) }
+    }
+}
+
+/// What `scan --confirm` prints: the proposal that was saved and the new product's id.
+private struct ConfirmedScan: Encodable {
+    let proposal: LabelProposal
+    let savedProductID: String
+}

@@ -1,0 +1,183 @@
+import CairnCore
+import Foundation
+internal import VipsShim
+
+/// An 8-bit grayscale image prepared for OCR, with how it relates to the photo it came from.
+public struct OCRImage: Sendable, Equatable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// One byte per pixel, row-major, 0 = black.
+    public let pixels: [UInt8]
+    /// Size of this image relative to the upright photo (2 = enlarged twice).
+    public let scale: Double
+    /// The rotation applied to straighten the text, in degrees (libvips convention); 0 when none.
+    public let deskewDegrees: Double
+    /// True when the photo was turned by 180 degrees before reading.
+    public let turnedHalf: Bool
+    /// The upright photo's size.
+    public let sourceWidth: Int
+    /// The upright photo's size.
+    public let sourceHeight: Int
+}
+
+/// Preprocessing for label OCR in libvips: grayscale, even light, contrast stretch, deskew, and enlarging small
+/// text to the size Tesseract reads best. Everything happens in memory; nothing is written.
+public enum OCRPreprocessing {
+    /// The text-line height (pixels) the image is scaled towards: Tesseract reads best at 20-40 px lines.
+    public static let targetLineHeight = 30.0
+    /// The photo is shrunk on load so its longer side is at most this.
+    public static let maxSourceSide = 3200
+    /// Skew angles searched, in degrees either side of level.
+    public static let maxSkewDegrees = 8.0
+
+    /// Prepares encoded image bytes (JPEG, PNG, WebP, HEIC) for OCR. `turnHalf` rotates by 180 degrees
+    /// first (for a label photographed upside down). Throws `ImagingError` for unreadable input.
+    public static func prepare(_ data: Data, turnHalf: Bool = false, pipeline: ImagePipeline = ImagePipeline()) throws -> OCRImage {
+        let rgb = try pipeline.decodeRGB(data, maxSide: maxSourceSide)
+        return try prepare(rgb, turnHalf: turnHalf)
+    }
+
+    /// Prepares upright RGB pixels for OCR (see `prepare(_:turnHalf:pipeline:)`).
+    public static func prepare(_ rgb: RGBImage, turnHalf: Bool = false) throws -> OCRImage {
+        try Vips.start()
+        let source = try VipsImageRef.fromRGB(rgb)
+        var image = try withExtendedLifetime(source) { try VipsImageRef.wrap(cairn_ocr_gray(source.pointer), orThrow: .corrupt) }
+        if turnHalf { image = try .wrap(cairn_ocr_rot180(image.pointer), orThrow: .corrupt) }
+        image = try .wrap(cairn_ocr_flatten_light(image.pointer, 16), orThrow: .corrupt)
+        // One evaluation of the libvips pipeline (the operation cache is off: every read recomputes it).
+        var width = image.width, height = image.height
+        var gray = stretched(try image.memory(), low: 0.01, high: 0.995)
+        let skew = estimateSkew(pixels: gray, width: width, height: height)
+        let deskew = abs(skew) >= 0.3 ? -skew : 0
+        var scale = 1.0
+        if let line = medianLineHeight(pixels: gray, width: width, height: height, skewDegrees: skew) {
+            let wanted = targetLineHeight / line
+            // Enlarge small text (up to 3x); shrink very large text (speed).
+            if wanted > 1.2 { scale = min(wanted, 3) } else if wanted < 0.6 { scale = max(wanted, 0.3) }
+        }
+        if deskew != 0 || scale != 1 {
+            var next = try gray.withUnsafeBytes { raw in
+                try VipsImageRef.wrap(cairn_ocr_gray_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height)), orThrow: .corrupt)
+            }
+            if deskew != 0 { next = try .wrap(cairn_ocr_rotate(next.pointer, deskew, 255), orThrow: .corrupt) }
+            if scale != 1 { next = try .wrap(cairn_ocr_scale(next.pointer, scale), orThrow: .corrupt) }
+            gray = try next.memory()
+            width = next.width
+            height = next.height
+        }
+        return OCRImage(width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew,
+                        turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height)
+    }
+
+    /// A linear contrast stretch: the `low` darkest share of pixels become 0, those above the `high` quantile 255.
+    /// Unchanged when the image is nearly flat.
+    public static func stretched(_ pixels: [UInt8], low: Double, high: Double) -> [UInt8] {
+        guard !pixels.isEmpty else { return pixels }
+        var histogram = [Int](repeating: 0, count: 256)
+        for p in pixels { histogram[Int(p)] += 1 }
+        func quantile(_ q: Double) -> Int {
+            let wanted = Int(Double(pixels.count) * q)
+            var sum = 0
+            for v in 0..<256 { sum += histogram[v]; if sum > wanted { return v } }
+            return 255
+        }
+        let lo = quantile(low), hi = quantile(high)
+        guard hi > lo + 8 else { return pixels }
+        let table = (0..<256).map { v in UInt8(max(0, min(255, (v - lo) * 255 / (hi - lo)))) }
+        return pixels.map { table[Int($0)] }
+    }
+
+    /// The angle (degrees, libvips convention) the text lines are tilted by: rotating by its negative levels
+    /// them. Found by the projection profile with the sharpest rows. 0 for an image without dark pixels.
+    public static func estimateSkew(pixels: [UInt8], width: Int, height: Int) -> Double {
+        guard width > 8, height > 8, pixels.count == width * height else { return 0 }
+        let step = max(1, max(width, height) / 1000)
+        var xs: [Double] = [], ys: [Double] = []
+        for y in stride(from: 0, to: height, by: step) {
+            let row = y * width
+            for x in stride(from: 0, to: width, by: step) where pixels[row + x] < 128 {
+                xs.append(Double(x - width / 2)); ys.append(Double(y - height / 2))
+            }
+        }
+        guard xs.count > 50, xs.count < (width / step) * (height / step) / 2 else { return 0 }
+        let diagonal = Int(Double(width + height)) / step + 4
+        func score(_ degrees: Double) -> Double {
+            let a = degrees * .pi / 180, s = sin(a), c = cos(a)
+            var bins = [Int](repeating: 0, count: diagonal * 2 + 1)
+            for i in 0..<xs.count {
+                // The row a pixel falls in once the image is turned by -degrees.
+                let yy = -xs[i] * s + ys[i] * c
+                bins[Int(yy / Double(step)) + diagonal] += 1
+            }
+            return bins.reduce(0.0) { $0 + Double($1 * $1) }
+        }
+        var best = 0.0, bestScore = score(0)
+        for tenth in stride(from: -Int(maxSkewDegrees * 2), through: Int(maxSkewDegrees * 2), by: 1) where tenth != 0 {
+            let angle = Double(tenth) / 2
+            let sc = score(angle)
+            if sc > bestScore { bestScore = sc; best = angle }
+        }
+        // Refine around the best half degree.
+        for offset in [-0.4, -0.3, -0.2, -0.1, 0.1, 0.2, 0.3, 0.4] {
+            let sc = score(best + offset)
+            if sc > bestScore { bestScore = sc; best = best + offset }
+        }
+        return best
+    }
+
+    /// The median height of the image's text lines (runs of rows holding dark pixels, counted along lines
+    /// tilted by `skewDegrees`), ignoring rules and specks; nil when no text-like rows are found.
+    public static func medianLineHeight(pixels: [UInt8], width: Int, height: Int, skewDegrees: Double = 0) -> Double? {
+        guard width > 0, height > 0, pixels.count == width * height else { return nil }
+        let a = skewDegrees * .pi / 180, s = sin(a), c = cos(a)
+        let offset = width + height
+        var rows = [Int](repeating: 0, count: 2 * offset + 1)
+        for y in 0..<height {
+            let base = y * width
+            for x in 0..<width where pixels[base + x] < 128 {
+                let yy = -Double(x - width / 2) * s + Double(y - height / 2) * c
+                rows[Int(yy.rounded()) + offset] += 1
+            }
+        }
+        let minimumInk = max(2, width / 400)
+        var runs: [Int] = [], run = 0
+        for ink in rows {
+            // A full-width rule is not text.
+            if ink >= minimumInk && ink < width * 7 / 10 { run += 1 } else { if run > 0 { runs.append(run) }; run = 0 }
+        }
+        if run > 0 { runs.append(run) }
+        let lines = runs.filter { $0 >= 6 && $0 < height / 3 }.sorted()
+        guard !lines.isEmpty else { return nil }
+        return Double(lines[lines.count / 2])
+    }
+}
+
+/// Phone-like degradations of a rendered image, for the label-reading benchmark and tests (libvips).
+public enum ImageDegradation {
+    /// `image` turned by `degrees` (libvips convention), corners filled with `background` gray.
+    public static func rotated(_ image: RGBImage, degrees: Double, background: UInt8 = 255) throws -> RGBImage {
+        try Vips.start()
+        return try apply(image) { cairn_ocr_rotate($0, degrees, Double(background)) }
+    }
+
+    /// `image` blurred with a Gaussian of `sigma` pixels.
+    public static func blurred(_ image: RGBImage, sigma: Double) throws -> RGBImage {
+        try Vips.start()
+        return try apply(image) { cairn_ocr_blur($0, sigma) }
+    }
+
+    /// `image` turned by 180 degrees.
+    public static func turnedHalf(_ image: RGBImage) throws -> RGBImage {
+        try Vips.start()
+        return try apply(image) { cairn_ocr_rot180($0) }
+    }
+
+    private static func apply(_ image: RGBImage, _ operation: (OpaquePointer) -> OpaquePointer?) throws -> RGBImage {
+        let source = try VipsImageRef.fromRGB(image)
+        let out = try withExtendedLifetime(source) { try VipsImageRef.wrap(operation(source.pointer), orThrow: .writeFailed) }
+        let srgb = try out.srgb8()
+        return RGBImage(width: srgb.width, height: srgb.height, pixels: try srgb.memory())
+    }
+}

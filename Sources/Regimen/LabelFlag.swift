@@ -1,0 +1,41 @@
+import Foundation
+
+/// Why a proposed label row should be checked before saving. Each flag sits beside its row with its reason.
+public struct LabelFlag: Hashable, Sendable, Codable {
+    /// The kind of doubt.
+    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
+        /// The words of the row were read with low confidence.
+        case lowConfidence
+        /// No catalogue entry matches the name.
+        case unknownIngredient
+        /// The name matched a catalogue entry only by similarity (possible misread).
+        case uncertainMatch
+        /// The unit does not fit the ingredient (e.g. IU of zinc).
+        case unitAnomaly
+        /// The amount cannot be right for this ingredient (e.g. grams of vitamin D).
+        case impossibleQuantity
+        /// The amount is above the tolerable upper intake level.
+        case aboveUpperLimit
+        /// The amount is far outside the range products usually carry.
+        case farOutsideCommonRange
+        /// The printed %DV does not fit the amount.
+        case dailyValueInconsistent
+        /// A blend member without its own amount (only the blend total is disclosed).
+        case undisclosedBlendAmount
+        /// No amount was printed or read for a row that is not a blend member.
+        case missingAmount
+        /// An amount was printed but could not be read.
+        case unreadableAmount
+    }
+
+    /// The kind of doubt.
+    public let kind: Kind
+    /// The plain-English reason (never repeats what OCR read).
+    public let reason: String
+
+    /// A flag.
+    public init(_ kind: Kind, _ reason: String) {
+        self.kind = kind
+        self.reason = reason
+    }
+}

@@ -1,0 +1,436 @@
+import Foundation
+
+/// Which kind of panel a label text shows.
+public enum LabelPanelKind: String, Hashable, Sendable, Codable {
+    /// A "Supplement Facts" panel (the one Cairn reads).
+    case supplementFacts
+    /// A "Nutrition Facts" panel from a food.
+    case nutritionFacts
+    /// No panel heading was found.
+    case unknown
+}
+
+/// The symbol a label prints in the %DV column instead of (or beside) a percentage.
+public enum DailyValueMarker: String, Hashable, Sendable, Codable {
+    /// "†" (or "Daily Value not established"): no Daily Value exists.
+    case notEstablished
+    /// "*": usually "Percent Daily Values are based on a 2,000 calorie diet" or the same as "†".
+    case asterisk
+    /// "**": a second footnote, usually "Daily Value not established".
+    case doubleAsterisk
+}
+
+/// One ingredient row as printed, before any catalogue matching.
+public struct ParsedLabelRow: Hashable, Sendable {
+    /// The name as printed, without the "(as ...)" part.
+    public var nameOnLabel: String
+    /// The form from "(as ...)", "(from ...)" or "(Form: ...)", if any.
+    public var form: String?
+    /// The amount per serving, when one was printed and could be read.
+    public var amount: Amount?
+    /// The amount text when one was printed but could not be read (unknown unit, broken number).
+    public var unreadableAmountText: String?
+    /// A second amount printed in parentheses, e.g. "(1,000 IU)" after "25 mcg".
+    public var alternateAmount: Amount?
+    /// The printed percent of Daily Value.
+    public var dailyValuePercent: Decimal?
+    /// The marker in the %DV column.
+    public var dailyValueMarker: DailyValueMarker?
+    /// True for a proprietary blend (or any row with indented members below it).
+    public var isBlend: Bool
+    /// For a blend member: the blend's name.
+    public var blendName: String?
+    /// Indices of the `LabelLine`s the row was read from.
+    public var lineIndices: [Int]
+
+    /// A row; most fields default to empty.
+    public init(nameOnLabel: String, form: String? = nil, amount: Amount? = nil, unreadableAmountText: String? = nil,
+                alternateAmount: Amount? = nil, dailyValuePercent: Decimal? = nil,
+                dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
+                lineIndices: [Int] = []) {
+        self.nameOnLabel = nameOnLabel
+        self.form = form
+        self.amount = amount
+        self.unreadableAmountText = unreadableAmountText
+        self.alternateAmount = alternateAmount
+        self.dailyValuePercent = dailyValuePercent
+        self.dailyValueMarker = dailyValueMarker
+        self.isBlend = isBlend
+        self.blendName = blendName
+        self.lineIndices = lineIndices
+    }
+}
+
+/// A label text, parsed: the panel kind, serving, rows and other ingredients.
+public struct ParsedLabel: Hashable, Sendable {
+    /// The panel heading found.
+    public var panelKind: LabelPanelKind
+    /// The serving size, when it could be read ("2 Lozenges" = 2 count, "5 g").
+    public var servingSize: Amount?
+    /// The serving size as printed (after "Serving Size").
+    public var servingSizeText: String?
+    /// Servings per container.
+    public var servingsPerContainer: Decimal?
+    /// The ingredient rows, in label order.
+    public var rows: [ParsedLabelRow]
+    /// The "Other ingredients" list.
+    public var otherIngredients: [String]
+    /// The number of lines that were neither headings, rows, footnotes nor other ingredients.
+    public var unusedLineCount: Int
+}
+
+/// Reads the text of a Supplement Facts panel (typed, or lines from OCR). Pure: no OCR, no catalogue.
+///
+/// Handles: "Serving Size" and "Servings Per Container"; rows of name, amount, unit and %DV with the
+/// "†", "*" and "**" markers (and OCR's "t" for "†"), "Daily Value not established"; "(as ...)" forms;
+/// blends (a row followed by more indented rows, or a name containing "blend"), with or without member
+/// amounts; "Other ingredients"; units as `LabelUnitParser` reads them ("120mg", "1U", "µg", "1,5 mg").
+public enum LabelParser {
+    /// Parses lines in reading order.
+    public static func parse(_ lines: [LabelLine]) -> ParsedLabel {
+        var label = ParsedLabel(panelKind: .unknown, servingSize: nil, servingSizeText: nil, servingsPerContainer: nil,
+                                rows: [], otherIngredients: [], unusedLineCount: 0)
+        var rowLines: [(row: ParsedLabelRow, line: LabelLine)] = []
+        var inOtherIngredients = false
+        var otherText = ""
+        for (index, line) in lines.enumerated() {
+            let text = cleanLine(line.text)
+            let key = CatalogueText.normalised(text)
+            if key.isEmpty { continue }
+            if let kind = heading(key) {
+                if label.panelKind == .unknown { label.panelKind = kind }
+                continue
+            }
+            if inOtherIngredients {
+                if isSectionStart(key) { inOtherIngredients = false } else {
+                    otherText += " " + text
+                    continue
+                }
+            }
+            if let rest = after(prefixes: ["other ingredients", "other ingredient", "inactive ingredients", "0ther ingredients"], in: text) {
+                inOtherIngredients = true
+                otherText += " " + rest
+                continue
+            }
+            if let rest = after(prefixes: ["serving size"], in: text) {
+                label.servingSizeText = rest.trimmingCharacters(in: CharacterSet(charactersIn: " :"))
+                label.servingSize = servingAmount(label.servingSizeText ?? "")
+                continue
+            }
+            if let rest = after(prefixes: ["servings per container", "servings per package", "servings per bottle"], in: text) {
+                let digits = rest.filter { $0.isNumber || $0 == "," || $0 == "." }
+                label.servingsPerContainer = try? LabelUnitParser.number(digits)
+                continue
+            }
+            if isColumnHeadingOrFootnote(key, raw: text) { continue }
+            guard var row = parseRow(text) else { label.unusedLineCount += 1; continue }
+            row.lineIndices = [index]
+            // An amount-only line completes the row above it (OCR sometimes splits a row into two lines).
+            if row.nameOnLabel.isEmpty {
+                if let last = rowLines.last, last.row.amount == nil, last.row.unreadableAmountText == nil {
+                    var merged = last.row
+                    merged.amount = row.amount
+                    merged.unreadableAmountText = row.unreadableAmountText
+                    merged.dailyValuePercent = merged.dailyValuePercent ?? row.dailyValuePercent
+                    merged.dailyValueMarker = merged.dailyValueMarker ?? row.dailyValueMarker
+                    merged.lineIndices.append(index)
+                    rowLines[rowLines.count - 1].row = merged
+                } else {
+                    label.unusedLineCount += 1
+                }
+                continue
+            }
+            rowLines.append((row, line))
+        }
+        label.otherIngredients = splitIngredientList(otherText)
+        label.rows = assignBlends(rowLines)
+        return label
+    }
+
+    /// Parses a typed multi-line text.
+    public static func parse(text: String) -> ParsedLabel { parse(LabelLine.lines(from: text)) }
+
+    // MARK: line kinds
+
+    private static func heading(_ key: String) -> LabelPanelKind? {
+        if key.count > 40 { return nil }
+        let folded = CatalogueText.ocrFolded(key)
+        for (words, kind) in [("supplement facts", LabelPanelKind.supplementFacts), ("nutrition facts", .nutritionFacts)] {
+            let target = CatalogueText.ocrFolded(words)
+            if folded.contains(target) { return kind }
+            if CatalogueText.similarity(key, words) >= 0.8 { return kind }
+        }
+        return nil
+    }
+
+    private static func isSectionStart(_ key: String) -> Bool {
+        ["suggested use", "directions", "warning", "caution", "contains", "keep out of reach", "store ", "distributed",
+         "manufactured", "these statements"].contains { key.hasPrefix($0) }
+    }
+
+    private static func isColumnHeadingOrFootnote(_ key: String, raw: String) -> Bool {
+        if key.hasPrefix("amount per") || key.hasPrefix("each") && key.contains("contains") { return true }
+        if key == "daily value" || key == "dv" || key.hasPrefix("daily value") && !startsWithMarker(raw) && raw.contains("%") { return true }
+        if raw.hasPrefix("%") && key.contains("daily value") { return true }
+        if key.contains("daily value") && (key.contains("not established") || key.contains("based on")) { return true }
+        if key.hasPrefix("percent daily values") { return true }
+        // The footnote as OCR misreads it ("Daily Vaiue not estabished").
+        let words = key.split(separator: " ").map(String.init)
+        let fuzzy = { (target: String) in words.contains { CatalogueText.similarity($0, target) >= 0.6 } }
+        if fuzzy("daily") && fuzzy("value") && (fuzzy("established") || fuzzy("not") || words.count <= 4) { return true }
+        return false
+    }
+
+    private static func startsWithMarker(_ raw: String) -> Bool {
+        guard let first = raw.first else { return false }
+        return "†‡*".contains(first)
+    }
+
+    /// The text after a case-insensitive prefix (and any ":"), nil when the line does not start with it.
+    private static func after(prefixes: [String], in text: String) -> String? {
+        let lower = text.lowercased()
+        for prefix in prefixes where lower.hasPrefix(prefix) {
+            var rest = String(text.dropFirst(prefix.count))
+            rest = rest.trimmingCharacters(in: CharacterSet(charactersIn: " :;.").union(.whitespaces))
+            return rest
+        }
+        return nil
+    }
+
+    private static func servingAmount(_ text: String) -> Amount? {
+        // "2 Lozenges", "1 Tablet", "5 g", "2 Vegetarian Lozenges": the number and the last unit word.
+        let words = text.split(separator: " ").map(String.init)
+        guard let first = words.first, let value = try? LabelUnitParser.number(first) else { return nil }
+        for word in words.dropFirst().reversed() {
+            let cleaned = word.trimmingCharacters(in: CharacterSet(charactersIn: "().,;"))
+            if let unit = try? LabelUnitParser.unit(cleaned) { return try? Amount(value * unit.multiplier, unit.unit) }
+        }
+        if words.count >= 2 { return try? Amount(value, .count) }
+        return nil
+    }
+
+    // MARK: rows
+
+    /// Removes OCR noise at the ends of a line (bars, pipes, underscores).
+    static func cleanLine(_ text: String) -> String {
+        let noise = CharacterSet(charactersIn: "|_=~—–-»«“”\"'`")
+        return text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: noise.union(.whitespaces))
+    }
+
+    /// One row from one line; nil when the line holds nothing that looks like a row.
+    static func parseRow(_ line: String) -> ParsedLabelRow? {
+        var tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard !tokens.isEmpty else { return nil }
+        var row = ParsedLabelRow(nameOnLabel: "")
+
+        // "Daily Value not established" written in the row.
+        let lower = tokens.joined(separator: " ").lowercased()
+        for phrase in ["daily value not established", "dv not established", "not established"] where lower.hasSuffix(phrase) {
+            tokens.removeLast(phrase.split(separator: " ").count)
+            row.dailyValueMarker = .notEstablished
+            break
+        }
+        // The %DV column, right to left: percentages and markers.
+        while let last = tokens.last {
+            if let (percent, marker) = dailyValueToken(last) {
+                if let percent, row.dailyValuePercent == nil { row.dailyValuePercent = percent }
+                if let marker, row.dailyValueMarker == nil { row.dailyValueMarker = marker }
+                tokens.removeLast()
+                continue
+            }
+            if last == "%", tokens.count >= 2, let value = try? LabelUnitParser.number(tokens[tokens.count - 2]) {
+                row.dailyValuePercent = value
+                tokens.removeLast(2)
+                continue
+            }
+            if ["t", "+", "T", "Tt", "tt", "TT", "tT", "t+", "+t", "f"].contains(last), tokens.count >= 2 {
+                row.dailyValueMarker = row.dailyValueMarker ?? .notEstablished
+                tokens.removeLast()
+                continue
+            }
+            break
+        }
+        // A markers stuck to the amount: "50mg†", "50 mg*".
+        if var last = tokens.last {
+            var marker: DailyValueMarker?
+            while let c = last.last, "†‡*".contains(c) {
+                marker = c == "*" ? (marker == .asterisk ? .doubleAsterisk : .asterisk) : .notEstablished
+                last.removeLast()
+            }
+            if marker != nil {
+                row.dailyValueMarker = row.dailyValueMarker ?? marker
+                if last.isEmpty { tokens.removeLast() } else { tokens[tokens.count - 1] = last }
+            }
+        }
+        // A second amount in parentheses: "25 mcg (1,000 IU)".
+        if let last = tokens.last, last.hasSuffix(")"), let open = tokens.lastIndex(where: { $0.hasPrefix("(") }),
+           open > 0 {
+            let inner = tokens[open...].joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: "()"))
+            if let amount = try? LabelUnitParser.amount(inner), inner.first?.isNumber == true {
+                row.alternateAmount = amount
+                tokens.removeSubrange(open...)
+            }
+        }
+        // OCR's "1 mg" in some fonts: "lmg", "Img", "1lmg".
+        tokens = tokens.map(repairOne)
+        // The amount: the shortest tail starting with a digit that reads as an amount. A short token after it
+        // without digits is a %DV marker OCR misread ("**" as "aie"): it is dropped when that makes an amount.
+        var amountStart: Int?
+        if tokens.count >= 3, let last = tokens.last, last.count <= 4,
+           LabelUnitParser.isUnitWord(tokens[tokens.count - 2]) || (try? LabelUnitParser.amount(tokens[tokens.count - 2])) != nil,
+           (try? LabelUnitParser.unit(last)) == nil, (try? LabelUnitParser.unit(tokens[tokens.count - 2] + " " + last)) == nil {
+            tokens.removeLast()
+        }
+        for k in 1...min(5, tokens.count) {
+            let start = tokens.count - k
+            guard tokens[start].first?.isNumber == true || tokens[start].first == "<" else { continue }
+            let candidate = tokens[start...].joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: "<"))
+            if candidate.contains(" "), isSpaceGroupedThousands(Array(tokens[start...])) { continue }
+            if let amount = try? LabelUnitParser.amount(candidate) {
+                row.amount = amount
+                amountStart = start
+                break
+            }
+        }
+        if amountStart == nil, let start = tokens.lastIndex(where: { $0.first?.isNumber == true }),
+           start > 0 || tokens.count == 1, tokens.count - start <= 3, looksLikeAmount(tokens[start]),
+           !isPartOfName(tokens, start) {
+            row.unreadableAmountText = tokens[start...].joined(separator: " ")
+            amountStart = start
+        }
+        var nameTokens = amountStart.map { Array(tokens[..<$0]) } ?? tokens
+        // A row without an amount ending in a misread marker ("Royal Jelly k", "Iron m", "Melatonin *k").
+        if amountStart == nil, nameTokens.count >= 2, let last = nameTokens.last, isMisreadMarker(last) {
+            nameTokens.removeLast()
+            row.dailyValueMarker = row.dailyValueMarker ?? .notEstablished
+        }
+        var name = nameTokens.joined(separator: " ")
+        name = name.trimmingCharacters(in: CharacterSet(charactersIn: " ,;:.†‡*"))
+        // A marker stuck to the name: "Melatonin†", or OCR's "Melatonint" is left alone (cannot tell).
+        let (head, form) = splitForm(name)
+        row.nameOnLabel = head
+        row.form = form
+        if row.nameOnLabel.isEmpty && row.amount == nil && row.unreadableAmountText == nil { return nil }
+        // Without an amount, a row needs a word of three letters or more that is not one letter repeated
+        // (OCR reads rules and specks as "SS", "a LL", "eee").
+        if row.amount == nil && row.unreadableAmountText == nil {
+            let words = row.nameOnLabel.split(whereSeparator: { !$0.isLetter })
+            if !words.contains(where: { $0.count >= 3 && Set($0.lowercased()).count > 1 }) { return nil }
+        }
+        if !row.nameOnLabel.isEmpty && !row.nameOnLabel.contains(where: { $0.isLetter }) { return nil }
+        return row
+    }
+
+    /// True when the tail's first two tokens would only read as one number through space grouping
+    /// ("10 100 mg" after "CoQ"): US labels never group with spaces, so the shorter reading wins.
+    private static func isSpaceGroupedThousands(_ tail: [String]) -> Bool {
+        tail.count >= 2 && tail[0].allSatisfy(\.isNumber) && tail[1].count == 3 && tail[1].allSatisfy(\.isNumber)
+    }
+
+    /// A short token that can only be a %DV marker OCR misread: lowercase letters or symbols, no digits, never a
+    /// lone capital (which ends names such as "Vitamin K").
+    private static func isMisreadMarker(_ token: String) -> Bool {
+        // "**" is often read as "7".
+        if token == "7" || token == "77" { return true }
+        guard token.count <= 3, !token.contains(where: \.isNumber) else { return false }
+        if token.count == 1, token.first!.isUppercase { return false }
+        if token.contains(where: { "*†‡#+%&^~".contains($0) }) { return true }
+        return token.allSatisfy { $0.isLowercase }
+    }
+
+    /// "lmg", "Img" and "1lmg" as OCR reads "1 mg" (the digit one drawn like a lowercase L).
+    private static func repairOne(_ token: String) -> String {
+        for unit in ["mg", "mcg", "g", "IU"] {
+            for head in ["l", "I", "|", "1l", "1I", "1|"] where token == head + unit { return "1" + unit }
+        }
+        return token
+    }
+
+    /// "20", "1,5", "20rng": digits, then at most four letters (a misread unit); not "5-Phosphate".
+    private static func looksLikeAmount(_ token: String) -> Bool {
+        let digits = token.prefix { $0.isNumber || $0 == "," || $0 == "." }
+        let rest = token.dropFirst(digits.count)
+        return !digits.isEmpty && rest.count <= 4 && rest.allSatisfy { $0.isLetter }
+    }
+
+    /// A number that ends a name rather than starting an amount ("Coenzyme Q 10", "LB-3").
+    private static func isPartOfName(_ tokens: [String], _ start: Int) -> Bool {
+        start == tokens.count - 1 && tokens[start].count <= 2 && tokens[start].allSatisfy(\.isNumber) && start > 0
+    }
+
+    /// A %DV token: "100%", "<1%", "333%*", "†", "*", "**", "%DV".
+    private static func dailyValueToken(_ token: String) -> (Decimal?, DailyValueMarker?)? {
+        if token == "**" { return (nil, .doubleAsterisk) }
+        if token == "*" { return (nil, .asterisk) }
+        if token == "†" || token == "‡" || token == "††" { return (nil, .notEstablished) }
+        var t = token
+        var marker: DailyValueMarker?
+        while let c = t.last, "†‡*".contains(c) {
+            marker = c == "*" ? (marker == .asterisk ? .doubleAsterisk : .asterisk) : .notEstablished
+            t.removeLast()
+        }
+        guard t.hasSuffix("%") else { return nil }
+        t.removeLast()
+        t = t.trimmingCharacters(in: CharacterSet(charactersIn: "<"))
+        guard let value = try? LabelUnitParser.number(t) else { return nil }
+        return (value, marker)
+    }
+
+    /// Splits "Vitamin A (as beta-carotene)" into ("Vitamin A", "beta-carotene"). Parentheses that do not
+    /// name a form ("Ginger (Zingiber officinale)") stay in the name.
+    static func splitForm(_ name: String) -> (String, String?) {
+        let lower = name.lowercased()
+        for opener in ["(as ", "(form: as ", "(form:", "(from ", "(as:"] {
+            guard let r = lower.range(of: opener) else { continue }
+            let startOffset = lower.distance(from: lower.startIndex, to: r.lowerBound)
+            let innerStart = name.index(name.startIndex, offsetBy: lower.distance(from: lower.startIndex, to: r.upperBound))
+            let head = String(name.prefix(startOffset)).trimmingCharacters(in: .whitespaces)
+            var inner = String(name[innerStart...])
+            var tail = ""
+            if let close = inner.firstIndex(of: ")") {
+                tail = String(inner[inner.index(after: close)...])
+                inner = String(inner[..<close])
+            }
+            inner = inner.trimmingCharacters(in: .whitespaces)
+            for prefix in ["as ", "100% ", "100 % "] where inner.lowercased().hasPrefix(prefix) {
+                inner = String(inner.dropFirst(prefix.count))
+            }
+            let fullHead = (head + " " + tail).trimmingCharacters(in: CharacterSet(charactersIn: " ,"))
+            return (fullHead, inner.isEmpty ? nil : inner.trimmingCharacters(in: .whitespaces))
+        }
+        return (name, nil)
+    }
+
+    /// Blend membership: a row followed by more indented rows is their blend; so is a row whose name says
+    /// "blend" and whose next rows have no amounts of their own and are indented.
+    private static func assignBlends(_ items: [(row: ParsedLabelRow, line: LabelLine)]) -> [ParsedLabelRow] {
+        var rows = items.map(\.row)
+        var parent: (index: Int, edge: Double, height: Double)?
+        for (i, item) in items.enumerated() {
+            if let p = parent, item.line.leftEdge > p.edge + 0.8 * min(p.height, item.line.height) {
+                rows[i].blendName = rows[p.index].nameOnLabel
+                rows[p.index].isBlend = true
+                continue
+            }
+            parent = (i, item.line.leftEdge, item.line.height)
+            if CatalogueText.normalised(rows[i].nameOnLabel).contains("blend") { rows[i].isBlend = true }
+        }
+        return rows
+    }
+
+    /// "A, B (C, D), E." -> ["A", "B (C, D)", "E"]: commas inside parentheses do not split.
+    static func splitIngredientList(_ text: String) -> [String] {
+        var parts: [String] = [], current = "", depth = 0
+        for c in text {
+            if c == "(" || c == "[" { depth += 1 }
+            if c == ")" || c == "]" { depth = max(0, depth - 1) }
+            if (c == "," || c == ";") && depth == 0 {
+                parts.append(current); current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        parts.append(current)
+        return parts.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " .")) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,223 @@
+import CairnCore
+import CTesseract
+import Foundation
+import Imaging
+
+/// A rectangle in pixels of the upright photo (origin top left).
+public struct TextBox: Hashable, Sendable, Codable {
+    /// Left edge.
+    public let x: Int
+    /// Top edge.
+    public let y: Int
+    /// Width.
+    public let width: Int
+    /// Height.
+    public let height: Int
+
+    /// A box.
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// One word Tesseract read, with its box and confidence.
+public struct RecognizedWord: Hashable, Sendable, Codable {
+    /// The word's text.
+    public let text: String
+    /// Tesseract's confidence, 0...1.
+    public let confidence: Double
+    /// Where the word is in the upright photo.
+    public let box: TextBox
+    /// Where the word is in the preprocessed image (the line geometry the parser uses).
+    public let preprocessedBox: TextBox
+}
+
+/// One text line: its words (indices into `RecognizedPage.words`) in reading order.
+public struct RecognizedLine: Hashable, Sendable {
+    /// Indices of the line's words.
+    public let wordIndices: [Int]
+    /// The words joined by single spaces.
+    public let text: String
+    /// The lowest word confidence, 0...1.
+    public let minimumConfidence: Double
+    /// The line's box in the preprocessed image.
+    public let preprocessedBox: TextBox
+}
+
+/// Everything read from one image.
+public struct RecognizedPage: Sendable {
+    /// All words in reading order.
+    public let words: [RecognizedWord]
+    /// The words grouped in lines.
+    public let lines: [RecognizedLine]
+    /// Tesseract's mean word confidence, 0...1 (0 when nothing was read).
+    public let meanConfidence: Double
+    /// The preprocessing applied (scale, deskew, half turn).
+    public let image: OCRImageSummary
+
+    /// All text, one line per line.
+    public var text: String { lines.map(\.text).joined(separator: "\n") }
+}
+
+/// How the photo was prepared, without its pixels.
+public struct OCRImageSummary: Hashable, Sendable, Codable {
+    /// Preprocessed size relative to the upright photo.
+    public let scale: Double
+    /// Rotation applied to straighten the text (degrees).
+    public let deskewDegrees: Double
+    /// True when the photo was read turned by 180 degrees.
+    public let turnedHalf: Bool
+    /// The upright photo's width.
+    public let sourceWidth: Int
+    /// The upright photo's height.
+    public let sourceHeight: Int
+}
+
+/// Why text recognition failed.
+public struct TextRecognitionError: CairnError, Hashable {
+    /// What went wrong.
+    public enum Kind: Hashable, Sendable {
+        /// Tesseract or its English data is missing.
+        case engineUnavailable
+        /// The photo could not be read as an image.
+        case unreadableImage(String)
+        /// Tesseract failed on the image.
+        case recognitionFailed
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+
+    /// An error of `kind`.
+    public init(kind: Kind) { self.kind = kind }
+
+    /// A plain-English message without user content.
+    public var userMessage: String {
+        switch kind {
+        case .engineUnavailable:
+            "Text recognition is not available: Tesseract or its English data (Debian package tesseract-ocr-eng) is missing."
+        case .unreadableImage(let why): "The photo cannot be read: \(why)"
+        case .recognitionFailed: "Text recognition failed on this photo."
+        }
+    }
+}
+
+/// Reads text with Tesseract through its C API (English, LSTM engine), after `OCRPreprocessing`.
+///
+/// Tesseract's OpenMP must be limited before the process starts (`OMP_THREAD_LIMIT=1`, PLATFORM.md): without
+/// it, reading takes 4-8 times longer on two cores. `isThreadLimitSet` tells whether it is; the `cairn` CLI
+/// re-executes itself with it set (`OCREnvironment`). One recogniser serves one call at a time (a lock).
+public final class TextRecognizer: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let lock = NSLock()
+    /// The page segmentation mode: one column of text lines of varying sizes suits Supplement Facts panels.
+    public static let pageSegmentationMode = PSM_SINGLE_COLUMN
+
+    /// True when `OMP_THREAD_LIMIT` is set in `environment` (it only takes effect when set at process start).
+    public static func isThreadLimitSet(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment["OMP_THREAD_LIMIT"] != nil
+    }
+
+    /// Tesseract's version ("5.3.0").
+    public static var version: String { String(cString: TessVersion()) }
+
+    /// Starts Tesseract with English data from `dataPath` (nil: the Debian default). Throws
+    /// `TextRecognitionError(.engineUnavailable)` when the data cannot be loaded.
+    public init(dataPath: String? = nil) throws {
+        guard let api = TessBaseAPICreate() else { throw TextRecognitionError(kind: .engineUnavailable) }
+        let rc: Int32
+        if let dataPath { rc = TessBaseAPIInit2(api, dataPath, "eng", OEM_LSTM_ONLY) } else {
+            rc = TessBaseAPIInit2(api, nil, "eng", OEM_LSTM_ONLY)
+        }
+        guard rc == 0 else {
+            TessBaseAPIDelete(api)
+            throw TextRecognitionError(kind: .engineUnavailable)
+        }
+        TessBaseAPISetPageSegMode(api, TextRecognizer.pageSegmentationMode)
+        _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        // Tesseract 5 re-reads poorly recognised lines inverted (white on black): labels are dark on light, and
+        // the second pass doubles the time.
+        _ = TessBaseAPISetVariable(api, "tessedit_do_invert", "0")
+        // Keep inter-word spaces as Tesseract sees them; labels separate columns with wide gaps.
+        _ = TessBaseAPISetVariable(api, "preserve_interword_spaces", "0")
+        handle = api
+    }
+
+    deinit {
+        TessBaseAPIEnd(handle)
+        TessBaseAPIDelete(handle)
+    }
+
+    /// Reads encoded image bytes (upright as stored; `turnHalf` reads them turned by 180 degrees).
+    public func recognise(imageData: Data, turnHalf: Bool = false) throws -> RecognizedPage {
+        let prepared: OCRImage
+        do { prepared = try OCRPreprocessing.prepare(imageData, turnHalf: turnHalf) } catch let error as CairnError {
+            throw TextRecognitionError(kind: .unreadableImage(error.userMessage))
+        }
+        return try recognise(prepared)
+    }
+
+    /// Reads a preprocessed image.
+    public func recognise(_ image: OCRImage) throws -> RecognizedPage {
+        lock.lock()
+        defer { lock.unlock() }
+        let summary = OCRImageSummary(scale: image.scale, deskewDegrees: image.deskewDegrees, turnedHalf: image.turnedHalf,
+                                      sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight)
+        guard image.width > 0, image.height > 0 else {
+            return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
+        }
+        image.pixels.withUnsafeBufferPointer { buffer in
+            TessBaseAPISetImage(handle, buffer.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
+        }
+        TessBaseAPISetSourceResolution(handle, 300)
+        defer { TessBaseAPIClear(handle) }
+        guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
+        var words: [RecognizedWord] = []
+        var lines: [[Int]] = []
+        if let iterator = TessBaseAPIGetIterator(handle) {
+            defer { TessResultIteratorDelete(iterator) }
+            let page = TessResultIteratorGetPageIterator(iterator)
+            repeat {
+                guard let cText = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
+                let text = String(cString: cText)
+                TessDeleteText(cText)
+                var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+                guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
+                let startsLine = TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                guard !trimmed.isEmpty else { continue }
+                let box = TextBox(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top))
+                words.append(RecognizedWord(text: trimmed, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100,
+                                            box: TextRecognizer.sourceBox(box, image), preprocessedBox: box))
+                if startsLine || lines.isEmpty { lines.append([]) }
+                lines[lines.count - 1].append(words.count - 1)
+            } while TessResultIteratorNext(iterator, RIL_WORD) != 0
+        }
+        let recognizedLines = lines.filter { !$0.isEmpty }.map { indices -> RecognizedLine in
+            let boxes = indices.map { words[$0].preprocessedBox }
+            let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
+            let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
+            return RecognizedLine(wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
+                                  minimumConfidence: indices.map { words[$0].confidence }.min()!,
+                                  preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        }
+        let mean = words.isEmpty ? 0 : Double(TessBaseAPIMeanTextConf(handle)) / 100
+        return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
+    }
+
+    /// A preprocessed-image box in upright-photo pixels (deskew rotation is small and ignored; a half turn is
+    /// undone).
+    static func sourceBox(_ box: TextBox, _ image: OCRImage) -> TextBox {
+        let s = image.scale > 0 ? image.scale : 1
+        var x = Int((Double(box.x) / s).rounded()), y = Int((Double(box.y) / s).rounded())
+        let w = Int((Double(box.width) / s).rounded()), h = Int((Double(box.height) / s).rounded())
+        if image.turnedHalf {
+            x = image.sourceWidth - x - w
+            y = image.sourceHeight - y - h
+        }
+        return TextBox(x: max(0, x), y: max(0, y), width: w, height: h)
+    }
+}

@@ -1,0 +1,312 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Imaging
+import Regimen
+import TextRecognition
+
+/// `cairn-bench labels [--limit N] [--save DIR]`: renders the 148 DSLD labels as Supplement Facts panels
+/// (cairo + pango, several fonts, sizes and column layouts), reads each clean and phone-degraded render with the
+/// real OCR adapter, parser and normaliser, and compares the rows with the DSLD facts.
+enum LabelBenchmark {
+    static let targetCleanExact = 0.97
+    static let targetDegradedExact = 0.90
+    static let targetSecondsPerLabel = 0.5
+
+    /// One ground-truth row.
+    struct TruthRow {
+        let name: String
+        let form: String?
+        let amount: Amount?
+        let expectedCatalogueID: String?
+    }
+
+    struct Totals {
+        var truthRows = 0, proposedRows = 0, alignedRows = 0, exactRows = 0
+        var seconds: [Double] = []
+        var wallSeconds: [Double] = []
+        var flags: [LabelFlag.Kind: Int] = [:]
+        var statuses: [String: Int] = [:]
+        var misses: [String] = []
+        var extras: [String] = []
+    }
+
+    static func run(arguments: [String]) throws -> Bool {
+        var limit = Int.max
+        var saveDirectory: String?
+        var showText = false
+        var only: Set<Int>?
+        var i = 0
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--limit" where i + 1 < arguments.count: limit = Int(arguments[i + 1]) ?? limit; i += 1
+            case "--save" where i + 1 < arguments.count: saveDirectory = arguments[i + 1]; i += 1
+            case "--show-text": showText = true
+            case "--only" where i + 1 < arguments.count:
+                only = Set(arguments[i + 1].split(separator: ",").compactMap { Int($0) }); i += 1
+            default: throw BenchArgumentError(message: "labels: unknown argument \(arguments[i]); use --limit N, --only I,J, --save DIR, --show-text")
+            }
+            i += 1
+        }
+        print("labels: Supplement Facts reading (render -> OCR -> parse -> catalogue) over the DSLD corpus")
+        if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
+            print("  note: OMP_THREAD_LIMIT is not set; Tesseract will be slower (run through make bench)")
+        }
+        let catalogue = try Catalogue.bundled()
+        let service = try LabelScanService.makeDefault()
+        let normaliser = LabelNormaliser(catalogue: catalogue)
+        let labels = try loadCorpus().prefix(limit)
+        let pipeline = ImagePipeline()
+        var clean = Totals(), degraded = Totals()
+        var excludedCalorieRows = 0
+        let started = Date()
+        for (index, label) in labels.enumerated() where only?.contains(index) ?? true {
+            let (content, truth, excluded) = panel(for: label, index: index, normaliser: normaliser)
+            excludedCalorieRows += excluded
+            let style = PanelStyle.forLabel(index)
+            let image = LabelRenderer.render(content, style: style)
+            let cleanJPEG = try pipeline.encodeJPEG(image, quality: 95)
+            var rng = SeededGenerator(seed: UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+            let degradedJPEG = try degrade(image, rng: &rng, pipeline: pipeline)
+            if let saveDirectory {
+                try FileManager.default.createDirectory(atPath: saveDirectory, withIntermediateDirectories: true)
+                try cleanJPEG.write(to: URL(fileURLWithPath: "\(saveDirectory)/label-\(index)-clean.jpg"))
+                try degradedJPEG.write(to: URL(fileURLWithPath: "\(saveDirectory)/label-\(index)-degraded.jpg"))
+            }
+            if showText {
+                let recognizer = try TextRecognizer()
+                let t0 = Date()
+                let prepared = try OCRPreprocessing.prepare(cleanJPEG)
+                let t1 = Date()
+                let page = try recognizer.recognise(prepared)
+                print(String(format: "prepare %.3f s (scale %.2f, %dx%d), recognise %.3f s", t1.timeIntervalSince(t0), prepared.scale, prepared.width, prepared.height, Date().timeIntervalSince(t1)))
+                print("--- label \(index) clean\n" + page.text)
+                let preparedDegraded = try OCRPreprocessing.prepare(degradedJPEG)
+                print(String(format: "degraded: deskew %.2f, scale %.2f", preparedDegraded.deskewDegrees, preparedDegraded.scale))
+                print("--- label \(index) degraded\n" + (try recognizer.recognise(preparedDegraded)).text)
+            }
+            score(try timed(service, cleanJPEG), truth: truth, label: index, into: &clean)
+            score(try timed(service, degradedJPEG), truth: truth, label: index, into: &degraded)
+        }
+        let total = Date().timeIntervalSince(started)
+        print("  corpus: \(labels.count) labels, \(clean.truthRows) ingredient rows (\(excludedCalorieRows) calorie rows left out: no dose unit); styles cycle \(PanelStyle.fonts.count) fonts x \(PanelStyle.sizes.count) sizes x \(PanelStyle.Layout.allCases.count) layouts")
+        let cleanMet = report("clean", clean, target: targetCleanExact)
+        let degradedMet = report("degraded", degraded, target: targetDegradedExact)
+        var load = [Double](repeating: 0, count: 3)
+        let loadRead = getloadavg(&load, 3) == 3
+        print(String(format: "  total bench time %.1f s (rendering and degrading included); load average %@", total,
+                     loadRead ? String(format: "%.2f", load[0]) : "unknown"))
+        return cleanMet && degradedMet
+    }
+
+    // MARK: corpus
+
+    private struct CorpusLabel: Decodable {
+        struct Serving: Decodable { let minQuantity: Double?; let unit: String? }
+        struct Ingredient: Decodable {
+            let order: Int
+            let name: String
+            let quantity: Double?
+            let unit: String?
+            let dailyValuePercent: Double?
+            let forms: [String]?
+            let labelNote: String?
+            let isProprietaryBlend: Bool?
+            let parentBlend: String?
+        }
+        let servingSizes: [Serving]?
+        let servingsPerContainer: Double?
+        let activeIngredients: [Ingredient]
+        let otherIngredients: [String]?
+    }
+
+    private static func loadCorpus() throws -> [CorpusLabel] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let url = root.deletingLastPathComponent().appendingPathComponent("shared/data/labels/dsld-labels.json")
+        return try JSONDecoder().decode([CorpusLabel].self, from: Data(contentsOf: url))
+    }
+
+    private static func unit(_ dsld: String?) -> DoseUnit? {
+        switch dsld {
+        case "mg": .mg
+        case "mcg": .mcg
+        case "IU": .iu
+        case "mcg DFE": .mcgDFE
+        case "g", "Gram(s)": .g
+        case "ng": .ng
+        default: nil
+        }
+    }
+
+    private static func number(_ value: Double, grouped: Bool) -> String {
+        let formatter = NumberFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.numberStyle = .decimal
+        formatter.usesGroupingSeparator = grouped
+        formatter.groupingSeparator = ","
+        formatter.maximumFractionDigits = 3
+        return formatter.string(from: NSNumber(value: value)) ?? "\(value)"
+    }
+
+    /// The panel to draw and the rows expected back.
+    private static func panel(for label: CorpusLabel, index: Int, normaliser: LabelNormaliser) -> (PanelContent, [TruthRow], Int) {
+        let marker = ["†", "*", "**"][index % 3]
+        var rows: [PanelRow] = [], truth: [TruthRow] = []
+        var excluded = 0
+        let ingredients = label.activeIngredients.sorted { $0.order < $1.order }
+        let names = Set(ingredients.map(\.name))
+        for ing in ingredients {
+            if let u = ing.unit, u.contains("Calorie") { excluded += 1; continue }
+            var form: String?
+            if let note = ing.labelNote, let r = note.range(of: "Form: as ") {
+                form = String(note[r.upperBound...].prefix { $0 != ")" }).replacingOccurrences(of: "100% ", with: "")
+            } else if let f = ing.forms?.first, f != "unspecified", !ing.name.lowercased().contains(f.lowercased()) {
+                form = f
+            }
+            let doseUnit = unit(ing.unit)
+            let amount = doseUnit.flatMap { u in ing.quantity.flatMap { q in try? Amount(Decimal(string: "\(q)", locale: Locale(identifier: "en_US_POSIX"))!, u) } }
+            let amountText = amount.map { "\(number(ing.quantity!, grouped: index % 2 == 0)) \($0.unit.symbol)" }
+            let dv: String
+            if let p = ing.dailyValuePercent, p > 0 { dv = "\(number(p, grouped: false))%" } else { dv = marker }
+            let shownName = ing.name + (form.map { " (as \($0))" } ?? "")
+            let indented = ing.parentBlend.map { names.contains($0) } ?? false
+            rows.append(PanelRow(name: shownName, amount: amountText, dailyValue: dv, indented: indented))
+            let parsed = ParsedLabelRow(nameOnLabel: ing.name, form: form)
+            truth.append(TruthRow(name: ing.name, form: form, amount: amount, expectedCatalogueID: normaliser.match(parsed)?.ingredient.id))
+        }
+        let serving = label.servingSizes?.first.flatMap { s -> String? in
+            guard let q = s.minQuantity, let u = s.unit else { return nil }
+            let word = u.replacingOccurrences(of: "(s)", with: q == 1 ? "" : "s")
+            return "\(number(q, grouped: false)) \(word)"
+        }
+        let footnote = "\(marker) Daily Value not established."
+        let content = PanelContent(servingSize: serving, servingsPerContainer: label.servingsPerContainer.map { number($0, grouped: false) },
+                                   rows: rows, footnote: footnote, otherIngredients: Array((label.otherIngredients ?? []).prefix(12)))
+        return (content, truth, excluded)
+    }
+
+    // MARK: degradation
+
+    /// A phone-like photo of the render: smaller, tilted, unevenly lit, blurred, noisy, JPEG-compressed.
+    private static func degrade(_ image: RGBImage, rng: inout SeededGenerator, pipeline: ImagePipeline) throws -> Data {
+        let scale = Double.random(in: 0.5...0.75, using: &rng)
+        var out = try pipeline.resize(image, width: max(1, Int(Double(image.width) * scale)), height: max(1, Int(Double(image.height) * scale)))
+        let tilt = Double.random(in: 1...4, using: &rng) * (Bool.random(using: &rng) ? 1 : -1)
+        out = try ImageDegradation.rotated(out, degrees: tilt, background: 225)
+        // Uneven light: a linear falloff from one corner to the opposite one, down to 60-80%.
+        let darkest = Double.random(in: 0.6...0.8, using: &rng)
+        let fromLeft = Bool.random(using: &rng)
+        var pixels = out.pixels
+        for y in 0..<out.height {
+            for x in 0..<out.width {
+                let t = (Double(fromLeft ? x : out.width - 1 - x) / Double(out.width) + Double(y) / Double(out.height)) / 2
+                let gain = 1 - (1 - darkest) * t
+                let o = (y * out.width + x) * 3
+                for c in 0..<3 { pixels[o + c] = UInt8(max(0, min(255, Double(pixels[o + c]) * gain))) }
+            }
+        }
+        out = RGBImage(width: out.width, height: out.height, pixels: pixels)
+        out = try ImageDegradation.blurred(out, sigma: Double.random(in: 0.5...0.9, using: &rng))
+        // Sensor noise: Gaussian, sigma 4-8 grey levels.
+        let sigma = Double.random(in: 4...8, using: &rng)
+        pixels = out.pixels
+        var k = 0
+        while k + 1 < pixels.count {
+            let u1 = Double.random(in: 1e-9...1, using: &rng), u2 = Double.random(in: 0...1, using: &rng)
+            let r = (-2 * log(u1)).squareRoot()
+            let n1 = r * cos(2 * .pi * u2) * sigma, n2 = r * sin(2 * .pi * u2) * sigma
+            pixels[k] = UInt8(max(0, min(255, Double(pixels[k]) + n1)))
+            pixels[k + 1] = UInt8(max(0, min(255, Double(pixels[k + 1]) + n2)))
+            k += 2
+        }
+        out = RGBImage(width: out.width, height: out.height, pixels: pixels)
+        return try pipeline.encodeJPEG(out, quality: Int.random(in: 55...75, using: &rng))
+    }
+
+    // MARK: scoring
+
+    /// The proposal, with the process CPU time and the wall time it took. Speed is judged on CPU time: the
+    /// machine is shared, and wall time under load measures the neighbours.
+    private static func timed(_ service: LabelScanService, _ jpeg: Data) throws -> (LabelProposal, Double, Double) {
+        func cpu() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+        let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpu()
+        let proposal = try service.propose(imageData: jpeg)
+        return (proposal, cpu() - cpuStart, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    /// Aligns proposed rows with truth rows in order (same catalogue entry, or similar names), then counts a
+    /// row exact when the catalogue entry (or, for names outside the catalogue, the name), the amount and the
+    /// unit are all right.
+    private static func score(_ result: (LabelProposal, Double, Double), truth: [TruthRow], label: Int, into totals: inout Totals) {
+        let (proposal, seconds, wall) = result
+        totals.seconds.append(seconds)
+        totals.wallSeconds.append(wall)
+        totals.statuses[proposal.status.rawValue, default: 0] += 1
+        totals.truthRows += truth.count
+        totals.proposedRows += proposal.rows.count
+        for row in proposal.rows { for flag in row.flags { totals.flags[flag.kind, default: 0] += 1 } }
+        var next = 0
+        var aligned = Set<Int>()
+        defer {
+            for (j, row) in proposal.rows.enumerated() where !aligned.contains(j) && totals.extras.count < 8 {
+                totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")")
+            }
+        }
+        for t in truth {
+            let tName = CatalogueText.normalised(t.name)
+            var found: Int?
+            for j in next..<proposal.rows.count {
+                let p = proposal.rows[j]
+                let sameEntry = t.expectedCatalogueID != nil && p.catalogueID == t.expectedCatalogueID
+                if sameEntry || CatalogueText.similarity(tName, CatalogueText.normalised(p.nameOnLabel)) >= 0.7 {
+                    found = j
+                    break
+                }
+            }
+            guard let j = found else {
+                if totals.misses.count < 12 { totals.misses.append("label \(label): missing \(t.name)") }
+                continue
+            }
+            next = j + 1
+            aligned.insert(j)
+            totals.alignedRows += 1
+            let p = proposal.rows[j]
+            let nameRight = t.expectedCatalogueID != nil ? p.catalogueID == t.expectedCatalogueID
+                : (p.catalogueID == nil && CatalogueText.normalised(p.nameOnLabel) == tName)
+            if nameRight && p.amount == t.amount {
+                totals.exactRows += 1
+            } else if totals.misses.count < 12 {
+                totals.misses.append("label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-")")
+            }
+        }
+    }
+
+    private static func report(_ name: String, _ t: Totals, target: Double) -> Bool {
+        let exact = t.truthRows == 0 ? 0 : Double(t.exactRows) / Double(t.truthRows)
+        let precision = t.proposedRows == 0 ? 0 : Double(t.alignedRows) / Double(t.proposedRows)
+        let recall = t.truthRows == 0 ? 0 : Double(t.alignedRows) / Double(t.truthRows)
+        let sorted = t.seconds.sorted()
+        let mean = sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)
+        let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+        let exactMet = exact >= target, speedMet = mean <= targetSecondsPerLabel
+        print("  \(name):")
+        print(String(format: "    rows exactly right  %.1f%% (%d of %d)   target >= %.0f%%   %@", exact * 100, t.exactRows, t.truthRows, target * 100, exactMet ? "met" : "NOT met"))
+        print(String(format: "    row precision %.1f%%  recall %.1f%%  (%d rows proposed)", precision * 100, recall * 100, t.proposedRows))
+        let wallMean = t.wallSeconds.isEmpty ? 0 : t.wallSeconds.reduce(0, +) / Double(t.wallSeconds.count)
+        print(String(format: "    s/label (CPU) mean %.3f  p95 %.3f   target <= %.1f   %@   (wall mean %.3f)", mean, p95, targetSecondsPerLabel, speedMet ? "met" : "NOT met", wallMean))
+        print("    outcomes: " + t.statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("    flags raised: " + LabelFlag.Kind.allCases.compactMap { k in t.flags[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
+        for miss in t.misses + t.extras { print("      e.g. " + miss) }
+        return exactMet && speedMet
+    }
+}
+
+struct BenchArgumentError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+

@@ -1,0 +1,124 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Imaging
+import Regimen
+import Testing
+import TextRecognition
+
+@Suite(.serialized) struct LabelScanServiceTests {
+    static let service = try! LabelScanService.makeDefault()
+    static let panel = """
+    <b><span size="x-large">Supplement Facts</span></b>
+    Serving Size 1 Lozenge
+    Servings Per Container 60
+    <b>Amount Per Serving                           % Daily Value</b>
+    Vitamin D3 (as cholecalciferol)        25 mcg         125%
+    Zinc (as zinc gluconate)                   15 mg         136%
+    Proprietary Blend                            150 mg            †
+        Ginger                                                              †
+        Melatonin                                    3 mg             †
+    † Daily Value not established.
+    Other ingredients: Sorbitol, Citric Acid.
+    """
+
+    private func jpeg(_ image: RGBImage) throws -> Data { try ImagePipeline().encodeJPEG(image, quality: 90) }
+
+    @Test func proposesRowsFromALabelPhotoWithMatchesAmountsAndBoxes() throws {
+        let proposal = try Self.service.propose(imageData: try jpeg(LabelScanTestImages.render(Self.panel)))
+        #expect(proposal.status == .proposed)
+        #expect(proposal.disclaimer == Disclaimer.labelReading.text)
+        #expect(proposal.servingSize == (try Amount(1, .count)))
+        #expect(proposal.servingsPerContainer == 60)
+        #expect(proposal.rows.map(\.catalogueID) == ["vitamin-d", "zinc", nil, "ginger", "melatonin"])
+        #expect(proposal.rows[0].amount == (try Amount(25, .mcg)))
+        #expect(proposal.rows[1].amount == (try Amount(15, .mg)))
+        #expect(proposal.rows[2].isBlend)
+        #expect(proposal.rows[3].blendName == "Proprietary Blend")
+        #expect(proposal.rows[3].flags.map(\.kind).contains(.undisclosedBlendAmount))
+        #expect(proposal.rows[4].amount == (try Amount(3, .mg)))
+        #expect(proposal.rows.allSatisfy { !$0.wordBoxes.isEmpty })
+        #expect(proposal.otherIngredients == ["Sorbitol", "Citric Acid"])
+        #expect(!proposal.readUpsideDown)
+    }
+
+    @Test func encodesTheProposalAsJSONWithTheDisclaimer() throws {
+        let proposal = Self.service.propose(text: "Supplement Facts\nZinc 15 mg 136%")
+        let json = String(decoding: try JSONEncoder().encode(proposal), as: UTF8.self)
+        #expect(json.contains(Disclaimer.labelReading.text))
+        #expect(json.contains("\"catalogueID\":\"zinc\""))
+        #expect(json.contains("\"unit\":\"mg\""))
+    }
+
+    @Test func readsAnUpsideDownLabelAndSaysSo() throws {
+        let image = try ImageDegradation.turnedHalf(LabelScanTestImages.render(Self.panel))
+        let proposal = try Self.service.propose(imageData: try jpeg(image))
+        #expect(proposal.status == .proposed)
+        #expect(proposal.readUpsideDown)
+        #expect(proposal.warnings.contains { $0.contains("upside down") })
+        #expect(proposal.rows.first?.catalogueID == "vitamin-d")
+    }
+
+    @Test func saysSoWhenThePhotoHasNoLabel() throws {
+        let blank = RGBImage(width: 900, height: 700, red: 235, green: 232, blue: 228)
+        let proposal = try Self.service.propose(imageData: try jpeg(blank))
+        #expect(proposal.status == .noLabel)
+        #expect(proposal.rows.isEmpty)
+        #expect(proposal.message?.isEmpty == false)
+    }
+
+    @Test func saysSoForTextThatIsNotALabel() throws {
+        let prose = LabelScanTestImages.render("The quick brown fox jumps over the lazy dog.\nA walk in the park on a sunny afternoon.")
+        let proposal = try Self.service.propose(imageData: try jpeg(prose))
+        #expect(proposal.status == .noLabel)
+        #expect(proposal.rows.isEmpty)
+    }
+
+    @Test func refusesANutritionFactsPanel() throws {
+        let food = """
+        <b><span size="x-large">Nutrition Facts</span></b>
+        8 servings per container
+        Serving size 2/3 cup (55g)
+        Calories 230
+        Total Fat 8g 10%
+        Sodium 160mg 7%
+        Total Carbohydrate 37g 13%
+        Protein 3g
+        """
+        let proposal = try Self.service.propose(imageData: try jpeg(LabelScanTestImages.render(food)))
+        #expect(proposal.status == .nutritionFacts)
+        #expect(proposal.rows.isEmpty)
+        #expect(Self.service.propose(text: "Nutrition Facts\nCalories 230\nTotal Fat 8g 10%").status == .nutritionFacts)
+    }
+
+    @Test func refusesALabelInAnotherLanguage() throws {
+        let german = """
+        <b>Nahrungsergänzungsmittel</b>
+        Zutaten: Füllstoff Cellulose, Zinkgluconat, Überzugsmittel
+        Verzehrempfehlung: täglich 1 Kapsel mit ausreichend Flüssigkeit
+        pro Tagesdosis          % NRV
+        Zink    10 mg   100 %
+        """
+        let proposal = try Self.service.propose(imageData: try jpeg(LabelScanTestImages.render(german)))
+        #expect(proposal.status == .otherLanguage)
+        #expect(proposal.rows.isEmpty)
+        let text = Self.service.propose(text: "Complément alimentaire\nIngrédients : gélules de gélatine\nDose journalière par jour avec les repas")
+        #expect(text.status == .otherLanguage)
+        #expect(text.rows.isEmpty)
+    }
+
+    @Test func refusesBytesThatAreNotAPhoto() {
+        #expect(throws: TextRecognitionError.self) { try Self.service.propose(imageData: Data("plain text".utf8)) }
+    }
+
+    @Test func messagesUseAllowedWording() throws {
+        let proposals = [Self.service.propose(text: ""), Self.service.propose(text: "Nutrition Facts\nFat 1g"),
+                         Self.service.propose(text: "Complément alimentaire\nIngrédients : gélules par jour avec les repas"),
+                         Self.service.propose(text: "Supplement Facts\nZinc 500 mg 20%\nXyzzy 5 mg")]
+        for p in proposals {
+            for text in [p.message ?? ""] + p.warnings + p.rows.flatMap { $0.flags.map(\.reason) } {
+                #expect(ProductWording.bannedWords(in: text).isEmpty, "\(text)")
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import Regimen
+
+private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(identifier: "en_US_POSIX"))! }
+
+@Suite struct LabelParserTests {
+    static let panel = """
+    Supplement Facts
+    Serving Size 2 Lozenges
+    Servings Per Container 24
+    Amount Per Serving % Daily Value
+    Vitamin A (as 100% Beta-Carotene) 2,000 IU 40%
+    Vitamin C (as ascorbic acid) 200 mg 333%
+    Zinc (as Zinc Oxide) 20 mg 133%
+    Echinacea purpurea Herb Powder 20 mg †
+    † Daily Value not established.
+    Other ingredients: Sorbitol, Sucrose, Natural Flavors (lemon, orange), Citric Acid.
+    """
+
+    @Test func readsServingSizeServingsAndRows() throws {
+        let label = LabelParser.parse(text: Self.panel)
+        #expect(label.panelKind == .supplementFacts)
+        #expect(label.servingSize == (try Amount(2, .count)))
+        #expect(label.servingSizeText == "2 Lozenges")
+        #expect(label.servingsPerContainer == 24)
+        #expect(label.rows.map(\.nameOnLabel) == ["Vitamin A", "Vitamin C", "Zinc", "Echinacea purpurea Herb Powder"])
+        #expect(label.rows[0].amount == (try Amount(2000, .iu)))
+        #expect(label.rows[0].form == "Beta-Carotene")
+        #expect(label.rows[0].dailyValuePercent == 40)
+        #expect(label.rows[1].form == "ascorbic acid")
+        #expect(label.rows[2].amount == (try Amount(20, .mg)))
+        #expect(label.rows[3].dailyValueMarker == .notEstablished)
+        #expect(label.rows[3].dailyValuePercent == nil)
+        #expect(label.otherIngredients == ["Sorbitol", "Sucrose", "Natural Flavors (lemon, orange)", "Citric Acid"])
+    }
+
+    @Test func readsOCRMisreadsOfUnitsAndMarkers() throws {
+        let label = LabelParser.parse(text: """
+        Supplement Facts
+        Vitamin D3 1000 1U 250%
+        Melatonin 5mg t
+        Vitamin B12 120mcg*
+        Biotin 300 µg **
+        Selenium 55 ug 100%
+        Iron 1,5 mg 8%
+        """)
+        #expect(label.rows.count == 6)
+        #expect(label.rows[0].amount == (try Amount(1000, .iu)))
+        #expect(label.rows[1].amount == (try Amount(5, .mg)))
+        #expect(label.rows[1].dailyValueMarker == .notEstablished)
+        #expect(label.rows[2].amount == (try Amount(120, .mcg)))
+        #expect(label.rows[2].dailyValueMarker == .asterisk)
+        #expect(label.rows[3].amount == (try Amount(300, .mcg)))
+        #expect(label.rows[3].dailyValueMarker == .doubleAsterisk)
+        #expect(label.rows[4].amount == (try Amount(55, .mcg)))
+        #expect(label.rows[5].amount == (try Amount(d("1.5"), .mg)))
+    }
+
+    @Test func readsDailyValueNotEstablishedWrittenInTheRow() throws {
+        let row = try #require(LabelParser.parseRow("L-Theanine 200 mg Daily Value not established"))
+        #expect(row.nameOnLabel == "L-Theanine")
+        #expect(row.dailyValueMarker == .notEstablished)
+        #expect(row.amount == (try Amount(200, .mg)))
+    }
+
+    @Test func keepsParenthesesThatAreNotForms() throws {
+        let row = try #require(LabelParser.parseRow("Ginger (Zingiber officinale) (rhizome) extract 50 mg †"))
+        #expect(row.nameOnLabel == "Ginger (Zingiber officinale) (rhizome) extract")
+        #expect(row.form == nil)
+    }
+
+    @Test func readsASecondAmountInParentheses() throws {
+        let row = try #require(LabelParser.parseRow("Vitamin D3 (as cholecalciferol) 25 mcg (1,000 IU) 125%"))
+        #expect(row.amount == (try Amount(25, .mcg)))
+        #expect(row.alternateAmount == (try Amount(1000, .iu)))
+        #expect(row.form == "cholecalciferol")
+        #expect(row.dailyValuePercent == 125)
+    }
+
+    @Test func readsBlendsWithAndWithoutMemberAmounts() throws {
+        let label = LabelParser.parse(text: """
+        Supplement Facts
+        Proprietary Blend 500 mg †
+          Ginger 200 mg †
+          Melatonin †
+          Slippery Elm
+        Zinc 10 mg 91%
+        """)
+        #expect(label.rows.count == 5)
+        #expect(label.rows[0].isBlend)
+        #expect(label.rows[0].amount == (try Amount(500, .mg)))
+        #expect(label.rows[1].blendName == "Proprietary Blend")
+        #expect(label.rows[1].amount == (try Amount(200, .mg)))
+        #expect(label.rows[2].blendName == "Proprietary Blend")
+        #expect(label.rows[2].amount == nil)
+        #expect(label.rows[3].blendName == "Proprietary Blend")
+        #expect(label.rows[4].blendName == nil)
+        #expect(!label.rows[4].isBlend)
+    }
+
+    @Test func mergesAnAmountSplitOntoTheNextLine() throws {
+        let label = LabelParser.parse(text: "Supplement Facts\nVitamin C\n200 mg 222%")
+        #expect(label.rows.count == 1)
+        #expect(label.rows[0].amount == (try Amount(200, .mg)))
+        #expect(label.rows[0].dailyValuePercent == 222)
+        #expect(label.rows[0].lineIndices == [1, 2])
+    }
+
+    @Test func recognisesANutritionFactsPanel() {
+        let label = LabelParser.parse(text: "Nutrition Facts\nServing size 1 cup (228g)\nCalories 250\nTotal Fat 12g 18%")
+        #expect(label.panelKind == .nutritionFacts)
+    }
+
+    @Test func readsAHeadingWithOCRErrors() {
+        #expect(LabelParser.parse(text: "Supplernent Facts").panelKind == .supplementFacts)
+        #expect(LabelParser.parse(text: "Suppiement Facts").panelKind == .supplementFacts)
+    }
+
+    @Test func keepsAnUnreadableAmountForReview() throws {
+        let row = try #require(LabelParser.parseRow("Zinc 20 zz 133%"))
+        #expect(row.amount == nil)
+        #expect(row.unreadableAmountText == "20 zz")
+        #expect(row.nameOnLabel == "Zinc")
+    }
+
+    @Test func dropsAMisreadMarkerAfterTheAmount() throws {
+        let row = try #require(LabelParser.parseRow("Propolis 30 mg aie"))
+        #expect(row.nameOnLabel == "Propolis")
+        #expect(row.amount == (try Amount(30, .mg)))
+        let bare = try #require(LabelParser.parseRow("Slippery Elm 30 mg ="))
+        #expect(bare.amount == (try Amount(30, .mg)))
+        #expect(LabelParser.parseRow("Proprietary Blend 22 mg 48")?.amount == (try Amount(22, .mg)))
+        #expect(LabelParser.parseRow("Melatonin 5mg ams")?.amount == (try Amount(5, .mg)))
+        #expect(LabelParser.parseRow("Royal Jelly k")?.nameOnLabel == "Royal Jelly")
+        #expect(LabelParser.parseRow("Slippery Elm bark powder *k")?.nameOnLabel == "Slippery Elm bark powder")
+        // A capital letter ends names.
+        #expect(LabelParser.parseRow("Vitamin K")?.nameOnLabel == "Vitamin K")
+    }
+
+    @Test func readsOneMilligramDrawnLikeALowercaseL() throws {
+        #expect(LabelParser.parseRow("Copper (as Copper Oxide) lmg 50%")?.amount == (try Amount(1, .mg)))
+        #expect(LabelParser.parseRow("Copper (as Copper Oxide) 1lmg 50%")?.amount == (try Amount(1, .mg)))
+    }
+
+    @Test func keepsANumberInsideAName() throws {
+        let row = try #require(LabelParser.parseRow("Pyridoxal 5-Phosphate †"))
+        #expect(row.nameOnLabel == "Pyridoxal 5-Phosphate")
+        #expect(row.unreadableAmountText == nil)
+        #expect(row.amount == nil)
+    }
+
+    @Test func keepsANumberThatEndsAName() throws {
+        let row = try #require(LabelParser.parseRow("CoQ 10 100 mg †"))
+        #expect(row.nameOnLabel == "CoQ 10")
+        #expect(row.amount == (try Amount(100, .mg)))
+    }
+
+    @Test func skipsTheFootnoteAndNoiseAsOCRMisreadsThem() {
+        let label = LabelParser.parse(text: "Supplement Facts\nZinc 10 mg 91%\n+ Daily Vatue not estabished\nSS\na LL\neee")
+        #expect(label.rows.map(\.nameOnLabel) == ["Zinc"])
+    }
+
+    @Test func givesNothingForEmptyOrNoiseText() {
+        let empty = LabelParser.parse(text: "")
+        #expect(empty.rows.isEmpty && empty.panelKind == .unknown)
+        let noise = LabelParser.parse(text: "|||\n___\n--- ---")
+        #expect(noise.rows.isEmpty)
+    }
+}

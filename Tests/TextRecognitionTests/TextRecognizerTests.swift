@@ -1,0 +1,76 @@
+import CairnCore
+import Foundation
+import Imaging
+import Testing
+@testable import TextRecognition
+
+@Suite(.serialized) struct TextRecognizerTests {
+    static let panel = """
+    <b><span size="x-large">Supplement Facts</span></b>
+    Serving Size 2 Lozenges
+    Servings Per Container 24
+    <b>Amount Per Serving                         % Daily Value</b>
+    Vitamin C (as ascorbic acid)        200 mg        222%
+    Zinc (as zinc gluconate)               15 mg        136%
+    Melatonin                                     3 mg            †
+    † Daily Value not established.
+    """
+
+    let recognizer = try! TextRecognizer()
+
+    @Test func readsTheWordsOfARenderedLabelWithTheirBoxes() throws {
+        let image = TextRenderer.render(Self.panel)
+        let jpeg = try ImagePipeline().encodeJPEG(image, quality: 92)
+        let page = try recognizer.recognise(imageData: jpeg)
+        let words = page.words.map(\.text)
+        for expected in ["Supplement", "Facts", "Serving", "Vitamin", "200", "222%", "Zinc", "Melatonin"] {
+            #expect(words.contains(expected), "missing \(expected)")
+        }
+        #expect(page.meanConfidence > 0.8)
+        let supplement = try #require(page.words.first { $0.text == "Supplement" })
+        let zinc = try #require(page.words.first { $0.text == "Zinc" })
+        // Boxes are in the photo's pixels: inside it, ordered top to bottom, left edges aligned with the margin.
+        #expect(supplement.box.y < zinc.box.y)
+        #expect(zinc.box.x >= 20 && zinc.box.x <= 45)
+        #expect(zinc.box.x + zinc.box.width <= image.width && zinc.box.y + zinc.box.height <= image.height)
+        #expect(page.lines.contains { $0.text.hasPrefix("Zinc") && $0.text.contains("15") })
+    }
+
+    @Test func readsALabelTurnedUpsideDownWhenAskedToTurnIt() throws {
+        let image = try ImageDegradation.turnedHalf(TextRenderer.render(Self.panel))
+        let jpeg = try ImagePipeline().encodeJPEG(image, quality: 92)
+        let upsideDown = try recognizer.recognise(imageData: jpeg)
+        let turned = try recognizer.recognise(imageData: jpeg, turnHalf: true)
+        #expect(turned.words.map(\.text).contains("Supplement"))
+        #expect(turned.meanConfidence > upsideDown.meanConfidence)
+        #expect(turned.image.turnedHalf)
+    }
+
+    @Test func readsNothingFromABlankImage() throws {
+        let blank = RGBImage(width: 800, height: 600, red: 250, green: 250, blue: 250)
+        let page = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(blank))
+        #expect(page.words.isEmpty)
+        #expect(page.meanConfidence == 0)
+    }
+
+    @Test func refusesBytesThatAreNotAnImage() {
+        #expect(throws: TextRecognitionError.self) { try recognizer.recognise(imageData: Data("not an image".utf8)) }
+        #expect(throws: TextRecognitionError.self) { try recognizer.recognise(imageData: Data()) }
+    }
+
+    @Test func straightensATiltedLabel() throws {
+        let image = try ImageDegradation.rotated(TextRenderer.render(Self.panel), degrees: 4)
+        let prepared = try OCRPreprocessing.prepare(image)
+        #expect(abs(prepared.deskewDegrees + 4) < 0.6, "deskew \(prepared.deskewDegrees)")
+        let page = try recognizer.recognise(prepared)
+        #expect(page.words.map(\.text).contains("Melatonin"))
+    }
+
+    @Test func enlargesSmallText() throws {
+        let small = TextRenderer.render(Self.panel, font: "DejaVu Sans 7", width: 500, margin: 15)
+        let prepared = try OCRPreprocessing.prepare(small)
+        #expect(prepared.scale > 1.25)
+        let page = try recognizer.recognise(prepared)
+        #expect(page.words.map(\.text).contains("Zinc"))
+    }
+}
