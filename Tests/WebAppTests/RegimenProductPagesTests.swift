@@ -64,3 +64,33 @@ import Testing
     #expect(site.get("/regimen/products/unknown").status == 404)
     #expect(site.post("/regimen/products").status == 405)
 }
+
+@Test func editingAProductFromItsPageSavesANewVersionAndKeepsTheOldOne() throws {
+    let site = try RegimenSite()
+    _ = site.post("/regimen/products/new", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
+                                                  "ingredients": "Vitamin D3 = 25 mcg"])
+    let saved = try #require(try site.regimen.products().first)
+    let id = saved.product.id.rawValue
+    #expect(site.get("/regimen/products/\(id)").bodyText.contains("href=\"/regimen/products/\(id)/edit\""))
+
+    let form = site.get("/regimen/products/\(id)/edit").bodyText
+    #expect(form.contains("action=\"/regimen/products/\(id)/edit\""))
+    #expect(form.contains("value=\"Daily D3\""))
+    #expect(form.contains("Vitamin D3 = 25 mcg"), "the form starts from the current label rows")
+
+    #expect(site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
+                                                             "ingredients": "Vitamin D3 = 50 mcg"], csrf: nil).status == 403)
+    let edited = site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
+                                                                  "ingredients": "Vitamin D3 = 50 mcg"])
+    #expect(edited.status == 303)
+    let history = try site.regimen.productHistory(saved.product.id)
+    #expect(history.count == 2)
+    let page = site.get("/regimen/products/\(id)").bodyText
+    #expect(page.contains("Version 2 (current)") && page.contains("Version 1"))
+
+    let refused = site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
+                                                                   "ingredients": "Vitamin D3 = 5 kg"])
+    #expect(refused.status == 400 && refused.bodyText.contains("Nothing was saved."))
+    #expect(try site.regimen.productHistory(saved.product.id).count == 2)
+    #expect(site.get("/regimen/products/not-a-product/edit").status == 404)
+}

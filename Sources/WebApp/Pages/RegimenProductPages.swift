@@ -3,7 +3,8 @@ import CairnCore
 import Foundation
 import Regimen
 
-/// The products pages: `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID`.
+/// The products pages: `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID`,
+/// `GET|POST /regimen/products/ID/edit` (an edit saves a new version; earlier ones stay).
 enum RegimenProductPages {
     /// The fields of the new-product form, kept when the form is shown again after a refusal.
     struct Draft: Equatable {
@@ -17,6 +18,17 @@ enum RegimenProductPages {
             serving = fields["serving"] ?? ""
             ingredients = fields["ingredients"] ?? ""
         }
+
+        /// The form filled with a product as it stands, for editing.
+        init(_ product: Product) {
+            name = product.name
+            brand = product.brand
+            form = product.form.rawValue
+            serving = product.servingSize.unit == .count ? "\(product.servingSize.value)" : product.servingSize.description
+            ingredients = product.ingredients.map { row in
+                row.nameOnLabel + (row.amount.map { " = " + $0.description } ?? "")
+            }.joined(separator: "\n")
+        }
     }
 
     static func route(method: HTTPMethod, parts: [String], request: Request, regimen: RegimenService,
@@ -26,14 +38,29 @@ enum RegimenProductPages {
             guard method == .get else { throw WebError.methodNotAllowed }
             return .html(list(try regimen.products()))
         case 2 where parts[1] == "new":
-            if method == .get { return .html(newForm(Draft(), csrfToken: csrfToken)) }
+            if method == .get { return .html(productForm(Draft(), editing: nil, csrfToken: csrfToken)) }
             guard method == .post else { throw WebError.methodNotAllowed }
             let draft = Draft(request.form)
             do {
                 let saved = try regimen.addProduct(try product(from: draft))
                 return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
             } catch let error as CairnError {
-                return .html(newForm(draft, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+                return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+            }
+        case 3 where parts[2] == "edit":
+            let id = ProductID(parts[1])
+            guard let current = try regimen.productHistory(id).max(by: { $0.revisionNumber < $1.revisionNumber }) else {
+                throw WebError.notFound
+            }
+            if method == .get { return .html(productForm(Draft(current.product), editing: current.product, csrfToken: csrfToken)) }
+            guard method == .post else { throw WebError.methodNotAllowed }
+            let draft = Draft(request.form)
+            do {
+                _ = try regimen.editProduct(id, to: try product(from: draft))
+                return .redirect(to: "/regimen/products/\(id.rawValue)?added=1")
+            } catch let error as CairnError {
+                return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
+                                         error: error.userMessage + " Nothing was saved."), status: 400)
             }
         case 2:
             guard method == .get else { throw WebError.methodNotAllowed }
@@ -103,13 +130,20 @@ enum RegimenProductPages {
         return Layout.page(title: "Products", section: .regimen, body: body)
     }
 
-    static func newForm(_ draft: Draft, csrfToken: String, error: String? = nil) -> String {
+    /// The add form, or with `editing` the edit form of that product (saving adds a version).
+    static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, error: String? = nil) -> String {
+        let title = editing.map { "Edit " + $0.name } ?? "Add a product"
+        let action = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))/edit" } ?? "/regimen/products/new"
+        let lead = editing == nil
+            ? "Copy the label: the name, the form, what one serving is, and one line per ingredient."
+            : "Saving keeps the earlier version: doses already logged still refer to the label as it was then."
+        let cancel = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))" } ?? "/regimen/products"
         let options = ["<option value=\"\"\(draft.form.isEmpty ? " selected" : "")>Choose…</option>"] + ProductForm.allCases.map { f in
             "<option value=\"\(f.rawValue)\"\(f.rawValue == draft.form ? " selected" : "")>\(f.rawValue)</option>"
         }
-        let body = RegimenPages.intro("Add a product", lead: "Copy the label: the name, the form, what one serving is, and one line per ingredient.")
+        let body = RegimenPages.intro(title, lead: lead)
             + RegimenPages.subnav("/regimen/products") + """
-        <form method="post" action="/regimen/products/new" class="card regimen-form">\(Layout.csrfField(csrfToken))
+        <form method="post" action="\(action)" class="card regimen-form">\(Layout.csrfField(csrfToken))
         \(RegimenPages.message(notice: nil, error: error))
         <div class="stack"><label for="product-name">Name</label>
         <input type="text" id="product-name" name="name" required maxlength="200" value="\(HTML.escape(draft.name))"></div>
@@ -124,10 +158,10 @@ enum RegimenProductPages {
         <textarea id="product-ingredients" name="ingredients" rows="6" aria-describedby="ingredients-help">\(HTML.escape(draft.ingredients))</textarea>
         <p class="help" id="ingredients-help">Write each as on the label, for example: Vitamin D3 = 25 mcg. Names Cairn's list does not know are kept and marked for you to check.</p></div>
         <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
-        <a class="button button-quiet" href="/regimen/products">Cancel</a></div>
+        <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
         </form>
         """
-        return Layout.page(title: "Add a product", section: .regimen, body: body)
+        return Layout.page(title: title, section: .regimen, body: body)
     }
 
     static func detail(_ history: [StoredProduct], added: Bool) -> String {
@@ -136,6 +170,7 @@ enum RegimenProductPages {
         var body = RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
             + RegimenPages.subnav("/regimen/products")
             + RegimenPages.message(notice: added ? "Saved." : nil, error: nil)
+            + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(HTML.escape(p.id.rawValue))/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
             let rows = rev.product.ingredients.map { row in
                 let known = row.catalogueID == nil ? " <span class=\"regimen-flag\">(not in Cairn's list: please check the name)</span>" : ""
