@@ -68,6 +68,15 @@ public struct TodayView: Hashable, Sendable {
     public let next: [TodayDose]
     /// As-needed schedules in force today, which can be logged at any time.
     public let asNeeded: [ScheduleSummary]
+
+    /// Whether the current batch's time has come; when false the batch is the next one coming up today.
+    public var isBatchDue: Bool { currentBatch.first.map { $0.dueAt <= now } ?? false }
+
+    /// The heading for the current batch, e.g. "Due now (08:00)" or "Coming up at 21:00".
+    public var batchHeading: String {
+        guard let first = currentBatch.first else { return "Due now" }
+        return isBatchDue ? "Due now (\(first.occurrence.slot))" : "Coming up at \(first.occurrence.slot)"
+    }
 }
 
 /// A ledger query: newest first, optionally filtered by local day range and product.

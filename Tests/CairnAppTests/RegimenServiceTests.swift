@@ -482,3 +482,16 @@ final class Results: @unchecked Sendable {
     #expect(throws: DatabaseError.self) { try f.service.checkIn(try f.service.todayView().doses[0].doseID, status: .taken) }
     #expect(try f.count("regimen_intake") == 0)
 }
+
+@Test func theBatchIsDueNowOnlyOnceItsTimeHasCome() throws {
+    let f = try RegimenFixture(now: "2026-03-10T09:00:00Z")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    try f.daily(d, "08:00", "21:00")
+    let morning = try f.service.todayView()
+    #expect(morning.isBatchDue && morning.batchHeading == "Due now (08:00)")
+    try f.service.checkIn(morning.currentBatch[0].doseID, status: .taken)
+    let afterwards = try f.service.todayView()
+    #expect(!afterwards.isBatchDue)
+    #expect(afterwards.batchHeading == "Coming up at 21:00", "a 21:00 dose is not 'due now' at 09:00")
+}

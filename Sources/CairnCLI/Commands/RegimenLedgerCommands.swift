@@ -43,7 +43,7 @@ struct RegimenTodayCommand: Command {
         }
         if !view.currentBatch.isEmpty {
             console.print("")
-            console.print("Due now (\(view.currentBatch[0].occurrence.slot)):")
+            console.print(view.batchHeading + ":")
             for dose in view.currentBatch { console.print(line(dose)) }
         }
         if !view.next.isEmpty {

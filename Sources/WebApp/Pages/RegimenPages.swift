@@ -156,8 +156,8 @@ enum RegimenPages {
             """ : ""
             sections.append("""
             <section class="card regimen-batch" aria-labelledby="batch-title">
-            <h2 id="batch-title">Due now</h2>
-            <ul class="regimen-doses" aria-label="Doses due now">
+            <h2 id="batch-title">\(HTML.escape(view.batchHeading))</h2>
+            <ul class="regimen-doses" aria-label="\(view.isBatchDue ? "Doses due now" : "Doses coming up")">
             \(rows)
             </ul>
             \(takeAll)
