@@ -44,7 +44,7 @@ let package = Package(
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD"], resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen"]),
-        .executableTarget(name: "cairn", dependencies: ["CairnCLI"]),
+        .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo"]),
 
         // MARK: tests (mirror the sources)

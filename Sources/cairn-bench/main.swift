@@ -1,7 +1,11 @@
 // cairn-bench [SECTION [ARGS...]]: prints measured figures against their targets and baselines.
 // No arguments runs every section with its defaults. A missed target is reported, not an error: the exit code
 // is 0 when every section ran, 1 when a section could not run, 2 for an unknown section.
+import CairnApp
 import Foundation
+
+// Tesseract's OpenMP reads OMP_THREAD_LIMIT only at process start: re-exec once with it set if missing.
+ThreadLimit.ensureThreadLimit(programs: ["cairn-bench"])
 
 /// A benchmark section: runs with its own arguments and says whether every target was met.
 struct BenchSection {

@@ -59,26 +59,6 @@ struct LabelScanCommand: Command {
     }
 }
 
-/// Tesseract's OpenMP only honours `OMP_THREAD_LIMIT` when it is set before the process starts (PLATFORM.md):
-/// without it a label takes 4-8 times longer on two cores. When it is missing, `cairn` replaces itself
-/// (execv of /proc/self/exe with the same arguments) with the variable set to 1. If that fails, reading
-/// continues, only slower.
-public enum LabelScanEnvironment {
-    /// Re-executes the `cairn` process with `OMP_THREAD_LIMIT=1` when `environment` lacks it; returns when it is
-    /// already set, when the process is not `cairn` (tests run commands in-process), or when execv failed.
-    public static func ensureThreadLimit(environment: [String: String]) {
-        guard environment["OMP_THREAD_LIMIT"] == nil, ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil,
-              let program = CommandLine.arguments.first, (program as NSString).lastPathComponent == "cairn" else { return }
-        setenv("OMP_THREAD_LIMIT", "1", 1)
-        let arguments = CommandLine.arguments
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        execv("/proc/self/exe", &argv)
-        // Only reached when execv failed: carry on in this process.
-        for pointer in argv { free(pointer) }
-    }
-}
-
 /// What `scan --confirm` prints: the proposal that was saved and the new product's id.
 private struct ConfirmedScan: Encodable {
     let proposal: LabelProposal
