@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo"]),
 
         // MARK: tests (mirror the sources)
-        .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata"], path: "Tests/CairnTestSupport"),
+        .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "CairnCore"], resources: [.copy("Fixtures")]),
@@ -57,8 +57,8 @@ let package = Package(
         .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
         .testTarget(name: "SmileTests", dependencies: ["Smile", "CairnCore"]),
         .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CPangoCairo", "CairnTestSupport"]),
-        .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CPangoCairo"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport"]),
+        .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp"]),

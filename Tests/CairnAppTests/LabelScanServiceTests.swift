@@ -1,4 +1,5 @@
 import CairnApp
+import CairnTestSupport
 import CairnCore
 import Foundation
 import Imaging
@@ -25,7 +26,7 @@ import TextRecognition
     private func jpeg(_ image: RGBImage) throws -> Data { try ImagePipeline().encodeJPEG(image, quality: 90) }
 
     @Test func proposesRowsFromALabelPhotoWithMatchesAmountsAndBoxes() throws {
-        let proposal = try Self.service.propose(imageData: try jpeg(LabelScanTestImages.render(Self.panel)))
+        let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.render(Self.panel)))
         #expect(proposal.status == .proposed)
         #expect(proposal.disclaimer == Disclaimer.labelReading.text)
         #expect(proposal.servingSize == (try Amount(1, .count)))
@@ -51,7 +52,7 @@ import TextRecognition
     }
 
     @Test func readsAnUpsideDownLabelAndSaysSo() throws {
-        let image = try ImageDegradation.turnedHalf(LabelScanTestImages.render(Self.panel))
+        let image = try ImageDegradation.turnedHalf(TextRenderer.render(Self.panel))
         let proposal = try Self.service.propose(imageData: try jpeg(image))
         #expect(proposal.status == .proposed)
         #expect(proposal.readUpsideDown)
@@ -68,7 +69,7 @@ import TextRecognition
     }
 
     @Test func saysSoForTextThatIsNotALabel() throws {
-        let prose = LabelScanTestImages.render("The quick brown fox jumps over the lazy dog.\nA walk in the park on a sunny afternoon.")
+        let prose = TextRenderer.render("The quick brown fox jumps over the lazy dog.\nA walk in the park on a sunny afternoon.")
         let proposal = try Self.service.propose(imageData: try jpeg(prose))
         #expect(proposal.status == .noLabel)
         #expect(proposal.rows.isEmpty)
@@ -85,7 +86,7 @@ import TextRecognition
         Total Carbohydrate 37g 13%
         Protein 3g
         """
-        let proposal = try Self.service.propose(imageData: try jpeg(LabelScanTestImages.render(food)))
+        let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.render(food)))
         #expect(proposal.status == .nutritionFacts)
         #expect(proposal.rows.isEmpty)
         #expect(Self.service.propose(text: "Nutrition Facts\nCalories 230\nTotal Fat 8g 10%").status == .nutritionFacts)
@@ -99,7 +100,7 @@ import TextRecognition
         pro Tagesdosis          % NRV
         Zink    10 mg   100 %
         """
-        let proposal = try Self.service.propose(imageData: try jpeg(LabelScanTestImages.render(german)))
+        let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.render(german)))
         #expect(proposal.status == .otherLanguage)
         #expect(proposal.rows.isEmpty)
         let text = Self.service.propose(text: "Complément alimentaire\nIngrédients : gélules de gélatine\nDose journalière par jour avec les repas")

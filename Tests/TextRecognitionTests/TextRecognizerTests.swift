@@ -1,4 +1,5 @@
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Imaging
 import Testing

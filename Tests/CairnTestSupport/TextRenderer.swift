@@ -1,11 +1,12 @@
 import CairnCore
-import CPangoCairo
+internal import CPangoCairo
 import Foundation
 
-/// Renders text (Pango markup allowed) black on white with cairo + pango, for label-reading tests (same as
-/// Tests/TextRecognitionTests/TextRenderer.swift; test targets cannot share sources).
-enum LabelScanTestImages {
-    static func render(_ markup: String, font: String = "DejaVu Sans 13", width: Int = 900, margin: Int = 30) -> RGBImage {
+/// Renders lines of text (Pango markup allowed) in black on white with cairo + pango, for OCR and
+/// label-reading tests.
+public enum TextRenderer {
+    /// The text as an image `width` pixels wide, as tall as it needs.
+    public static func render(_ markup: String, font: String = "DejaVu Sans 13", width: Int = 900, margin: Int = 30) -> RGBImage {
         // Measure first on a scratch surface, then draw on one of the right height.
         func layout(on cr: OpaquePointer) -> OpaquePointer {
             let layout = pango_cairo_create_layout(cr)!
