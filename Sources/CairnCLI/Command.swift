@@ -68,8 +68,19 @@ public struct CommandContext {
     /// The `--data-dir` given on the command line, if any.
     public let dataDirectory: String?
 
-    /// Opens the vault (creating it on first use) with every service wired.
+    /// Opens the vault (creating it on first use) with every service wired, on `clock`.
     public func openApplication() throws -> CairnApplication {
-        try CairnApplication.open(dataDirectory: dataDirectory, environment: environment)
+        try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock)
+    }
+
+    /// The clock every command runs on: the system time in `TZ`'s zone (else the machine's), or the fixed
+    /// instant `CAIRN_NOW` (ISO 8601) for reproducible tests and demos.
+    public var clock: any Clock {
+        let zone = environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
+            ?? TimeZone.current
+        if let text = environment["CAIRN_NOW"], let instant = RegimenCommands.parseInstant(text) {
+            return FixedClock(instant, timeZone: zone)
+        }
+        return ZonedSystemClock(timeZone: zone)
     }
 }

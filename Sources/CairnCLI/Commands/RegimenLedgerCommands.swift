@@ -28,7 +28,7 @@ struct RegimenTodayCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let view = try RegimenCommands.application(context).regimen.todayView()
+        let view = try context.openApplication().regimen.todayView()
         if json {
             return try context.console.printJSON(TodayJSON(
                 day: view.day.description, timeZone: view.timeZone.identifier, doses: view.doses.map(TodayDoseJSON.init),
@@ -124,7 +124,7 @@ struct RegimenTakeCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let app = try RegimenCommands.application(context)
+        let app = try context.openApplication()
         let service = app.regimen
         switch target {
         case .dose(let id):
@@ -159,7 +159,7 @@ struct RegimenSkipCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let app = try RegimenCommands.application(context)
+        let app = try context.openApplication()
         let day = DoseOccurrence(doseID: id)?.day ?? app.regimen.today()
         report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, on: day, in: app.clock.timeZone)),
                context.console)
@@ -203,7 +203,7 @@ struct RegimenCorrectCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let app = try RegimenCommands.application(context)
+        let app = try context.openApplication()
         guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
         let entry = try app.regimen.correct(id, status: status, at: RegimenCommands.parseAt(at, on: old.localDay, in: app.clock.timeZone))
         context.console.print("Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
@@ -244,7 +244,7 @@ struct RegimenLedgerCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         let productID = try product.map { try service.findProduct($0).product.id }
         let page = try service.ledger(LedgerQuery(from: from, to: to, productID: productID, limit: limit, offset: offset))
         if json { return try context.console.printJSON(LedgerPageJSON(entries: page.entries, nextOffset: page.nextOffset)) }
@@ -290,7 +290,7 @@ struct RegimenExportCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let text = try RegimenCommands.application(context).regimen.exportLedger(as: format)
+        let text = try context.openApplication().regimen.exportLedger(as: format)
         guard let out else {
             context.console.print(text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text)
             return
@@ -331,7 +331,7 @@ struct RegimenExposureCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         let last = to ?? service.today()
         let first = from ?? last.adding(days: -6)
         guard first <= last else { throw ScheduleError.rangeEndsBeforeStart }
@@ -391,7 +391,7 @@ struct RegimenSupplySetCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         let product = try service.findProduct(reference)
         try service.setSupply(product.product.id, count: count)
         if let status = try service.supply(product.product.id) {
@@ -409,7 +409,7 @@ struct RegimenSupplyListCommand: Command {
     init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []) }
 
     func run(in context: CommandContext) throws {
-        let supplies = try RegimenCommands.application(context).regimen.supplies()
+        let supplies = try context.openApplication().regimen.supplies()
         if supplies.isEmpty { context.console.print("No counts on hand yet. Set one with 'cairn regimen supply set PRODUCT COUNT'.") }
         for s in supplies { context.console.print("\(s.productName): \(supplyLine(s))") }
     }

@@ -23,7 +23,7 @@ struct RegimenProductsListCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let products = try RegimenCommands.application(context).regimen.products()
+        let products = try context.openApplication().regimen.products()
         if json { return try context.console.printJSON(products.map(ProductJSON.init)) }
         if products.isEmpty {
             context.console.print("No products yet. Add one with 'cairn regimen products add NAME --form FORM INGREDIENT...'.")
@@ -73,7 +73,7 @@ struct RegimenProductsAddCommand: Command {
     func run(in context: CommandContext) throws {
         let product = try Product(name: name, brand: brand, form: form, servingSize: try parseServing(serving),
                                   ingredients: try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) })
-        let saved = try RegimenCommands.application(context).regimen.addProduct(product)
+        let saved = try context.openApplication().regimen.addProduct(product)
         if json { return try context.console.printJSON(ProductJSON(saved)) }
         context.console.print("Added product \(saved.product.id)")
         printRows(saved, context.console)
@@ -96,7 +96,7 @@ struct RegimenProductsShowCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         let product = try service.findProduct(reference)
         if json { return try context.console.printJSON(ProductJSON(product)) }
         context.console.print("\(product.product.name)\(product.product.brand.isEmpty ? "" : " (\(product.product.brand))")")
@@ -141,7 +141,7 @@ struct RegimenProductsEditCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         let current = try service.findProduct(reference).product
         let rows = ingredients.isEmpty ? current.ingredients
             : try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) }

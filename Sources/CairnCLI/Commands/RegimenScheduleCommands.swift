@@ -25,7 +25,7 @@ struct RegimenSchedulesListCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let schedules = try RegimenCommands.application(context).regimen.schedules()
+        let schedules = try context.openApplication().regimen.schedules()
         if json { return try context.console.printJSON(schedules.map { ScheduleRevisionJSON($0.latest) }) }
         if schedules.isEmpty { context.console.print("No schedules yet. Add one with 'cairn regimen schedules add PRODUCT --times 08:00'.") }
         for s in schedules {
@@ -69,7 +69,7 @@ struct RegimenSchedulesAddCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         let product = try service.findProduct(reference)
         let plan = try SchedulePlan(productID: product.product.id, servings: servings, times: times, recurrence: days,
                                     startDay: start ?? service.today(), endDay: end)
@@ -122,7 +122,7 @@ struct RegimenSchedulesEditCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let service = try RegimenCommands.application(context).regimen
+        let service = try context.openApplication().regimen
         guard let latest = try service.scheduleHistory(id).latest else { throw ScheduleError.scheduleNotFound }
         let recurrence = days ?? latest.plan.recurrence
         let plan = try SchedulePlan(productID: latest.plan.productID, servings: servings ?? latest.plan.servings,
@@ -176,7 +176,7 @@ struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let revision = try Action.apply(RegimenCommands.application(context).regimen, id, from)
+        let revision = try Action.apply(context.openApplication().regimen, id, from)
         context.console.print("Schedule \(revision.scheduleID) is \(revision.state.rawValue) from \(revision.effectiveFrom).")
     }
 }
@@ -196,7 +196,7 @@ struct RegimenSchedulesHistoryCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let history = try RegimenCommands.application(context).regimen.scheduleHistory(id)
+        let history = try context.openApplication().regimen.scheduleHistory(id)
         if json { return try context.console.printJSON(history.revisions.map(ScheduleRevisionJSON.init)) }
         for r in history.revisions {
             context.console.print("Revision \(r.number), from \(r.effectiveFrom): \(summary(r))")

@@ -38,19 +38,6 @@ enum RegimenCommands {
 
     /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from
     /// `CAIRN_NOW` (ISO 8601, for demos and tests); the zone is `TZ` when it names an IANA zone.
-    static func application(_ context: CommandContext) throws -> CairnApplication {
-        try CairnApplication.open(dataDirectory: context.dataDirectory, environment: context.environment,
-                                  clock: clock(context.environment))
-    }
-
-    static func clock(_ environment: [String: String]) -> any Clock {
-        let zone = environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) } ?? TimeZone.current
-        if let text = environment["CAIRN_NOW"], let instant = parseInstant(text) {
-            return FixedClock(instant, timeZone: zone)
-        }
-        return ZonedSystemClock(timeZone: zone)
-    }
-
     /// An ISO 8601 instant with a zone designator ("2026-03-10T08:05:00Z", "2026-03-10T09:05+01:00").
     static func parseInstant(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
