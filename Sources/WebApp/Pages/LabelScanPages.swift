@@ -305,14 +305,18 @@ enum LabelScanPages {
         }
         let w = review.photoWidth, h = review.photoHeight
         let marks = review.rows.enumerated().compactMap { i, row -> String? in
-            guard let box = union(row.boxes) else { return nil }
-            let pad = max(2, box.height / 5)
-            let x = max(0, box.x - pad), y = max(0, box.y - pad)
-            let bw = min(w - x, box.width + 2 * pad), bh = min(h - y, box.height + 2 * pad)
-            let r = max(Double(box.height) * 0.55, Double(max(w, h)) / 90)
-            let cx = max(r, Double(x) - r * 1.15), cy = Double(y) + Double(bh) / 2
+            // One outline per word: on a tilted photo the words follow the line, where one box around the row
+            // would also cover its neighbours.
+            guard let first = row.boxes.first, let all = union(row.boxes) else { return nil }
+            let pad = max(2, all.height / 8)
+            let words = row.boxes.map { box in
+                let x = max(0, box.x - pad), y = max(0, box.y - pad)
+                return "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(min(w - x, box.width + 2 * pad))\" height=\"\(min(h - y, box.height + 2 * pad))\" rx=\"\(pad)\" vector-effect=\"non-scaling-stroke\"/>"
+            }.joined()
+            let r = max(Double(first.height) * 0.6, Double(max(w, h)) / 80)
+            let cx = max(r, Double(first.x - pad) - r * 1.2), cy = Double(first.y) + Double(first.height) / 2
             return """
-            <g class="scan-box" id="scan-box-\(i)" data-row="\(i)"><rect x="\(x)" y="\(y)" width="\(bw)" height="\(bh)" rx="\(pad)" vector-effect="non-scaling-stroke"/>\
+            <g class="scan-box" id="scan-box-\(i)" data-row="\(i)">\(words)\
             <circle cx="\(fmt(cx))" cy="\(fmt(cy))" r="\(fmt(r))"/><text x="\(fmt(cx))" y="\(fmt(cy))" font-size="\(fmt(r * 1.25))" text-anchor="middle" dominant-baseline="central">\(i + 1)</text></g>
             """
         }.joined(separator: "\n")
