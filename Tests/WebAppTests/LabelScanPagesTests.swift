@@ -112,7 +112,8 @@ import TextRecognition
         #expect(html.contains("value=\"Vitamin D3\"") && html.contains("value=\"Zinc\"") && html.contains("value=\"Melatonin\""))
         #expect(html.contains("<option value=\"lozenge\" selected>"), "the form comes from the serving size")
         #expect(html.contains("Other ingredients"))
-        #expect(!html.contains("<script>"))
+        #expect(!html.contains("<script>") && !html.contains("style=") && !html.contains("<style"), "CSP: no inline script or style")
+        #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
         #expect(ProductWording.bannedWords(in: html).isEmpty)
         #expect(try site.regimen.products().isEmpty, "nothing is saved before the person confirms")
 
