@@ -111,6 +111,19 @@ private func labelShots() throws -> (URL, keep: Bool) {
             _ = try await browser.evaluate("document.getElementById('row-3-amount').focus(); return 0")
             try await browser.screenshot(to: shots.appendingPathComponent("label-review-row4-390.png"))
 
+            // A food panel: a clear message and no rows.
+            let food = shots.appendingPathComponent("label-food.jpg")
+            defer { if !keep { try? FileManager.default.removeItem(at: food) } }
+            try ImagePipeline().encodeJPEG(TextRenderer.render("<b><span size=\"x-large\">Nutrition Facts</span></b>\n8 servings per container\nServing size 2/3 cup (55g)\nCalories 230\nTotal Fat 8g 10%\nSodium 160mg 7%\nTotal Carbohydrate 37g 13%",
+                                                                font: "DejaVu Sans 15", width: 600), quality: 85).write(to: food)
+            try await browser.open("\(origin)/regimen/products/scan")
+            try await browser.type(food.path, into: "#scan-photo")
+            try await browser.click("#scan-read")
+            #expect(try await browser.waitFor("#scan-message", seconds: 60))
+            #expect(try await browser.text("#scan-message").contains("Nutrition Facts"))
+            #expect(try await browser.count(".scan-row") == 0)
+            try await browser.screenshot(to: shots.appendingPathComponent("label-food-390.png"))
+
             let console = try await browser.logs("browser").compactMap { $0["message"] as? String }
             #expect(console.filter { $0.contains("Content Security Policy") || $0.contains("Refused") }.isEmpty, "\(console)")
         } catch {

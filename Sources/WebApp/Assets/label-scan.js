@@ -11,6 +11,13 @@
       // Disabled after the submit has started, so the form still sends.
       if (button) { window.setTimeout(function () { button.disabled = true; }, 0); }
     });
+    // Coming back to the page (the browser's Back button) finds the button ready again.
+    window.addEventListener("pageshow", function () {
+      var button = document.getElementById("scan-read");
+      var progress = document.getElementById("scan-progress");
+      if (button) { button.disabled = false; }
+      if (progress) { progress.textContent = ""; }
+    });
   }
   var review = document.getElementById("scan-review");
   if (!review) { return; }

@@ -237,6 +237,9 @@ enum LabelScanPages {
         if let message = review.statusMessage {
             let cls = review.status == .proposed ? "notice" : "form-error"
             messages += "<p class=\"\(cls)\" role=\"\(review.status == .proposed ? "status" : "alert")\" id=\"scan-message\">\(HTML.escape(message))</p>"
+            if review.status != .proposed {
+                messages += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/scan\" id=\"scan-retry\">Try another photo</a> <span class=\"regimen-meta\">or type the rows in below.</span></p>"
+            }
         }
         for (i, warning) in review.warnings.enumerated() {
             messages += "<p class=\"notice scan-warning\" id=\"scan-warning-\(i)\">\(HTML.escape(warning))</p>"
