@@ -88,6 +88,24 @@ import Testing
         }
     }
 
+    @Test func boxesOfAnUpsideDownTiltedLabelLandOnTheWordsAsThePhotoIsStored() throws {
+        let tilted = try ImageDegradation.rotated(TextRenderer.render(Self.panel), degrees: 3)
+        let upright = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(tilted, quality: 92))
+        let stored = try ImageDegradation.turnedHalf(tilted)
+        let turned = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(stored, quality: 92), turnHalf: true)
+        #expect(turned.image.turnedHalf)
+        for word in ["Melatonin", "222%"] {
+            let a = try #require(upright.words.first { $0.text == word }?.box, "\(word)")
+            let b = try #require(turned.words.first { $0.text == word }?.box, "\(word)")
+            // In the photo as stored, the word sits where the upright one does, turned about the centre.
+            let expectedX = Double(stored.width) - (Double(a.x) + Double(a.width) / 2)
+            let expectedY = Double(stored.height) - (Double(a.y) + Double(a.height) / 2)
+            let foundX = Double(b.x) + Double(b.width) / 2, foundY = Double(b.y) + Double(b.height) / 2
+            #expect(abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
+                    "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
+        }
+    }
+
     @Test func enlargesSmallText() throws {
         let small = TextRenderer.render(Self.panel, font: "DejaVu Sans 7", width: 500, margin: 15)
         let prepared = try OCRPreprocessing.prepare(small)
