@@ -184,6 +184,19 @@ import TextRecognition
         #expect(page.contains("Mystery root — 40 mg <span class=\"regimen-flag\"><strong>Unknown ingredient:</strong>"),
                 "the flag stays visible on the product page")
         #expect(page.contains("Vitamin D3 (as cholecalciferol) — 25 mcg · 125% DV"))
+
+        // Editing the saved product on its text form keeps what the label gave: forms, and %DV where the amount stays.
+        let edit = site.get("/regimen/products/\(product.id.rawValue)/edit").bodyText
+        let lines = try #require(Self.formFields(edit)["name"] == "Edited" ? edit : nil)
+        #expect(lines.contains("Zinc = 10 mg"))
+        let edited = site.post("/regimen/products/\(product.id.rawValue)/edit", form: [
+            "name": "Edited", "form": "lozenge", "serving": "1",
+            "ingredients": "Vitamin D3 = 25 mcg\nZinc = 12 mg\nMystery root = 40 mg"])
+        #expect(edited.status == 303)
+        let second = try #require(try site.regimen.products().first).product
+        #expect(second.ingredients.map(\.form) == ["cholecalciferol", "zinc gluconate", nil])
+        #expect(second.ingredients.map(\.dailyValuePercent) == [125, nil, nil])
+        #expect(second.ingredients.map(\.catalogueID) == ["vitamin-d", "zinc", nil])
     }
 
     @Test func aConfirmThatFailsKeepsTheEditsAndSavesNothing() throws {

@@ -56,7 +56,7 @@ enum RegimenProductPages {
             guard method == .post else { throw WebError.methodNotAllowed }
             let draft = Draft(request.form)
             do {
-                _ = try regimen.editProduct(id, to: try product(from: draft))
+                _ = try regimen.editProduct(id, to: try product(from: draft, keeping: current.product))
                 return .redirect(to: "/regimen/products/\(id.rawValue)?added=1")
             } catch let error as CairnError {
                 return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
@@ -78,8 +78,10 @@ enum RegimenProductPages {
     }
 
     /// Builds the product from the form: a plain number of servings is a count of units, else an amount
-    /// like "5 g"; each non-empty ingredient line reads `Name = 25 mcg` (the amount may be left out).
-    static func product(from draft: Draft) throws -> Product {
+    /// like "5 g"; each non-empty ingredient line reads `Name = 25 mcg` (the amount may be left out). When
+    /// editing, a line naming a row of `earlier` keeps what the line cannot say: its form ("as ..."), its
+    /// catalogue entry, and its %DV while the amount is unchanged (a label read from a photo carries them).
+    static func product(from draft: Draft, keeping earlier: Product? = nil) throws -> Product {
         guard let form = ProductForm(rawValue: draft.form) else { throw FormProblem(userMessage: "Choose the product's form.") }
         let serving = try servingSize(draft.serving)
         let catalogue = try? Catalogue.bundled()
@@ -90,6 +92,11 @@ enum RegimenProductPages {
                 let amountText = parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
                 let amount = amountText.isEmpty ? nil : try LabelUnitParser.amount(amountText)
                 let match = catalogue?.lookup(name)
+                if let before = earlier?.ingredients.first(where: { $0.nameOnLabel == name }) {
+                    return try ProductIngredient(catalogueID: match?.ingredient.id ?? before.catalogueID, nameOnLabel: name,
+                                                 amount: amount, dailyValuePercent: amount == before.amount ? before.dailyValuePercent : nil,
+                                                 form: before.form ?? match?.form?.name)
+                }
                 return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount,
                                              form: match?.form?.name)
             }
