@@ -31,6 +31,8 @@ public struct SeriesProfile: Hashable, Sendable {
     public static let minimumPairsForAutocorrelation = 56
     /// The floor on the autocorrelation of a short series.
     public static let shortSeriesAutocorrelation = 0.5
+    /// How many standard errors are added to the estimated autocorrelation.
+    public static let cautionStandardErrors = 1.0
     /// The largest autocorrelation used (keeps the variance factor finite).
     public static let maximumAutocorrelation = 0.95
 
@@ -50,7 +52,8 @@ public struct SeriesProfile: Hashable, Sendable {
     ///
     /// The weekday pattern is the mean per weekday minus the overall mean. The autocorrelation is the lag-1
     /// correlation of adjacent valid days after removing it, plus the usual small-sample bias correction
-    /// (1 + 3r) / n (the plain estimate is biased towards zero), clipped to 0...0.95. Level shifts in the
+    /// (1 + 3r) / n (the plain estimate is biased towards zero), plus `cautionStandardErrors` standard errors
+    /// √((1 − r²)/n), clipped to 0...0.95. Level shifts in the
     /// series (true changes) raise the estimate, which only widens intervals.
     public init(dense values: [Double], firstDay: Int) {
         var sum = 0.0, count = 0
@@ -78,7 +81,12 @@ public struct SeriesProfile: Hashable, Sendable {
             previous = z
         }
         var r = den > 0 ? num / den : 0
-        if pairs > 0 { r += (1 + 3 * r) / Double(pairs) }
+        if pairs > 0 {
+            r += (1 + 3 * r) / Double(pairs)
+            // One standard error up: an underestimated φ narrows the interval far more than an overestimated one
+            // widens it, so the cautious side is taken.
+            r += Self.cautionStandardErrors * (max(0, 1 - r * r) / Double(pairs)).squareRoot()
+        }
         if pairs < Self.minimumPairsForAutocorrelation { r = max(r, Self.shortSeriesAutocorrelation) }
         weekdayEffect = effect
         autocorrelation = min(Self.maximumAutocorrelation, max(0, r))

@@ -231,8 +231,7 @@ public struct InsightEngine: Sendable {
             }
             let adjusted = InsightStatistics.benjaminiHochberg(results.map { $0.enoughData ? $0.pValue : nil })
             for ((metric, dense, _), (result, adjustedP)) in zip(prepared, zip(results, adjusted)) {
-                let qualified = result.enoughData && (result.interval.map { !$0.contains(0) } ?? false)
-                    && abs(result.hedgesG ?? 0) >= Self.minimumEffectSize && (adjustedP ?? 1) <= Self.falseDiscoveryRate
+                let qualified = Self.qualifies(result, adjustedPValue: adjustedP)
                 let others = changes.filter { $0.id != change.id && $0.day >= result.before.lowerBound && $0.day <= result.after.upperBound }
                 all.append(Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit,
                                    status: qualified ? .qualifiedFinding : .ongoingObservation, result: result,
@@ -244,6 +243,13 @@ public struct InsightEngine: Sendable {
             }
         }
         return Self.ordered(all)
+    }
+
+    /// The bar for a qualified finding: enough values on both sides, an interval that excludes zero, |g| at
+    /// least `minimumEffectSize`, and an adjusted p-value at most `falseDiscoveryRate`.
+    public static func qualifies(_ result: BeforeAfterResult, adjustedPValue: Double?) -> Bool {
+        result.enoughData && (result.interval.map { !$0.contains(0) } ?? false)
+            && abs(result.hedgesG ?? 0) >= minimumEffectSize && (adjustedPValue ?? 1) <= falseDiscoveryRate
     }
 
     /// Qualified findings first, then ongoing observations; newest change first; then metric name, then id.
