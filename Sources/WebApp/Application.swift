@@ -12,6 +12,8 @@ public struct WebServices: Sendable {
     public var smile: SmileService? = nil
     /// The Regimen journal; while nil, `/regimen` shows the journal's placeholder page.
     public var regimen: RegimenService? = nil
+    /// Regimen insights; while nil, `/regimen/insights` is not found.
+    public var insights: InsightService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing, skin: SkinService? = nil) {
@@ -125,6 +127,10 @@ public struct WebApplication: Sendable {
 
         if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {
             return try SmilePages.route(method: method, request: request, smile: smile, csrfToken: csrf)
+        }
+
+        if let insights = services.insights, path == "/regimen/insights" || path.hasPrefix("/regimen/insights/") {
+            return try RegimenInsightsPage.route(method: method, request: request, insights: insights, csrfToken: csrf)
         }
 
         if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {
