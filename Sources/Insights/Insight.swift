@@ -317,9 +317,9 @@ public enum InsightWording {
         }
         let seasonBefore = season(result.before.lowerBound), seasonAfter = season(result.after.upperBound)
         if seasonBefore != seasonAfter {
-            lines.append("The windows run from \(seasonBefore) into \(seasonAfter); seasonal shifts in daylight, weather and routine can move values too.")
+            lines.append("The windows span two seasons (\(seasonBefore), then \(seasonAfter)); seasonal shifts in daylight, weather and routine can move values too.")
         } else {
-            lines.append("Both windows fall in \(seasonBefore); slower seasonal drift can still move values.")
+            lines.append("Both windows fall in one season (\(seasonBefore)); slower seasonal drift can still move values.")
         }
         if result.windowDays < BeforeAfterAnalysis.longWindowDays {
             lines.append("Based on \(w) days on each side; this is updated when \(BeforeAfterAnalysis.longWindowDays) days have passed.")

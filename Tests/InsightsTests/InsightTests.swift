@@ -68,7 +68,7 @@ struct InsightTests {
             .first { $0.change.productName == "Magnesium" })
         #expect(insight.limitations.contains { $0.contains("starting Vitamin D on 2026-03-10") })
         #expect(insight.limitations.contains("Days without a value: 0 of 28 before and 3 of 28 after."))
-        #expect(insight.limitations.contains { $0.contains("December to February into March to May") })
+        #expect(insight.limitations.contains { $0.contains("two seasons (December to February, then March to May)") })
     }
 
     @Test func noSeriesOrNoChangesGiveNoInsights() {
