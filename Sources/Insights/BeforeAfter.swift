@@ -31,6 +31,8 @@ public struct SeriesProfile: Hashable, Sendable {
     public static let minimumPairsForAutocorrelation = 56
     /// The floor on the autocorrelation of a short series.
     public static let shortSeriesAutocorrelation = 0.5
+    /// The autocorrelation is estimated within blocks of this many days, each demeaned on its own.
+    public static let autocorrelationBlockDays = 28
     /// How many standard errors are added to the estimated autocorrelation.
     public static let cautionStandardErrors = 1.0
     /// The largest autocorrelation used (keeps the variance factor finite).
@@ -51,10 +53,10 @@ public struct SeriesProfile: Hashable, Sendable {
     /// Fits a profile to a dense series (`values[i]` is day `firstDay + i`, NaN when missing).
     ///
     /// The weekday pattern is the mean per weekday minus the overall mean. The autocorrelation is the lag-1
-    /// correlation of adjacent valid days after removing it, plus the usual small-sample bias correction
-    /// (1 + 3r) / n (the plain estimate is biased towards zero), plus `cautionStandardErrors` standard errors
-    /// √((1 − r²)/n), clipped to 0...0.95. Level shifts in the
-    /// series (true changes) raise the estimate, which only widens intervals.
+    /// correlation of adjacent valid days after removing it, each block of `autocorrelationBlockDays` days
+    /// demeaned on its own (so true level shifts barely raise it), corrected for the bias of demeaning
+    /// (E[r] ≈ φ − (1 + 3φ)/n for n values a block), plus `cautionStandardErrors` standard errors
+    /// √((1 − r²)/pairs), clipped to 0...0.95.
     public init(dense values: [Double], firstDay: Int) {
         var sum = 0.0, count = 0
         var weekdaySum = [Double](repeating: 0, count: 7), weekdayCount = [Int](repeating: 0, count: 7)
@@ -68,21 +70,30 @@ public struct SeriesProfile: Hashable, Sendable {
         if count >= Self.minimumDaysForWeekdayPattern {
             for w in 0..<7 where weekdayCount[w] > 0 { effect[w] = weekdaySum[w] / Double(weekdayCount[w]) - mean }
         }
-        var adjustedMean = 0.0
-        for (i, v) in values.enumerated() where !v.isNaN { adjustedMean += v - effect[Self.weekdayIndex(firstDay + i)] }
-        adjustedMean /= Double(max(count, 1))
-        var num = 0.0, den = 0.0, pairs = 0
-        var previous: Double? = nil
-        for (i, v) in values.enumerated() {
-            guard !v.isNaN else { previous = nil; continue }
-            let z = v - effect[Self.weekdayIndex(firstDay + i)] - adjustedMean
-            den += z * z
-            if let p = previous { num += p * z; pairs += 1 }
-            previous = z
+        // Lag-1 products of values demeaned within blocks of `autocorrelationBlockDays`: a level shift (a true
+        // change) then only touches the block it falls in instead of raising the whole estimate.
+        var num = 0.0, den = 0.0, pairs = 0, blocks = 0, valuesInBlocks = 0
+        var blockStart = 0
+        while blockStart < values.count {
+            let range = blockStart..<min(values.count, blockStart + Self.autocorrelationBlockDays)
+            blockStart = range.upperBound
+            var z: [Double] = range.map { i in values[i].isNaN ? .nan : values[i] - effect[Self.weekdayIndex(firstDay + i)] }
+            let valid = z.filter { !$0.isNaN }
+            guard valid.count >= 2 else { continue }
+            let blockMean = valid.reduce(0, +) / Double(valid.count)
+            for k in z.indices where !z[k].isNaN { z[k] -= blockMean }
+            blocks += 1
+            valuesInBlocks += valid.count
+            for k in z.indices where !z[k].isNaN {
+                den += z[k] * z[k]
+                if k > 0, !z[k - 1].isNaN { num += z[k - 1] * z[k]; pairs += 1 }
+            }
         }
         var r = den > 0 ? num / den : 0
         if pairs > 0 {
-            r += (1 + 3 * r) / Double(pairs)
+            // Demeaning within a block of n values biases r by about −(1 + 3φ)/n (Kendall); solved for φ.
+            let n = Double(valuesInBlocks) / Double(max(blocks, 1))
+            r = n > 3 ? (r * n + 1) / (n - 3) : r
             // One standard error up: an underestimated φ narrows the interval far more than an overestimated one
             // widens it, so the cautious side is taken.
             r += Self.cautionStandardErrors * (max(0, 1 - r * r) / Double(pairs)).squareRoot()
