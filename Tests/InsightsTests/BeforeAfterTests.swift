@@ -89,3 +89,36 @@ struct BeforeAfterTests {
         #expect(SeriesProfile(dense: d.values, firstDay: d.firstDay).autocorrelation >= SeriesProfile.shortSeriesAutocorrelation)
     }
 }
+
+/// A small version of the `cairn-bench insights` simulation: it guards the calibration of the interval.
+struct CalibrationTests {
+    private func findingRate(phi: Double, shift: Double, runs: Int, seed: UInt64) -> Double {
+        var g = SeededGenerator(seed: seed)
+        let length = 148, change = 120
+        let first = LocalDay(parsing: "2026-01-05")!.dayNumber
+        var values = [Double](repeating: .nan, count: length)
+        var findings = 0
+        for _ in 0..<runs {
+            var x = Fixture.normal(&g)
+            for i in 0..<length {
+                if i > 0 { x = phi * x + (1 - phi * phi).squareRoot() * Fixture.normal(&g) }
+                let weekend = LocalDay(dayNumber: first + i).weekday.rawValue >= 6
+                values[i] = g.unit() < 0.1 ? .nan : x + (weekend ? 0.6 : -0.2) + (i >= change ? shift : 0)
+            }
+            let r = BeforeAfterAnalysis().compare(dense: values, firstDay: first, profile: SeriesProfile(dense: values, firstDay: first),
+                                                  changeDay: LocalDay(dayNumber: first + change), asOf: LocalDay(dayNumber: first + length - 1))
+            if InsightEngine.qualifies(r, adjustedPValue: r.pValue) { findings += 1 }
+        }
+        return Double(findings) / Double(runs)
+    }
+
+    @Test func autocorrelatedSeriesWithoutAShiftRarelyGiveAFinding() {
+        // 400 runs: a true rate of 5% would exceed 8% less than 1% of the time.
+        #expect(findingRate(phi: 0.5, shift: 0, runs: 400, seed: 1) <= 0.08)
+        #expect(findingRate(phi: 0.7, shift: 0, runs: 400, seed: 2) <= 0.08)
+    }
+
+    @Test func aLargeShiftIsUsuallyFound() {
+        #expect(findingRate(phi: 0.3, shift: 1.5, runs: 200, seed: 3) >= 0.8)
+    }
+}
