@@ -104,7 +104,8 @@ extension LocalDay {
 /// - dose change: the mean servings per dose day over the `comparisonDays` before and after a day differ
 ///   by at least `minimumDoseChange` (relative), so small drift (0.9 vs 1 serving) is suppressed;
 /// - frequency change: dose days among the `comparisonDays` before and after a day differ by at least
-///   `minimumFrequencyChangeDays`;
+///   `minimumFrequencyChangeDays` AND the median spacing of dose days differs (daily 1, every other day 2,
+///   weekly 7), so a cluster of scattered missed doses is not a new frequency;
 /// - timing change: the strict-majority time-of-day bucket of the dose days before and after a day differs,
 ///   unless the usual UTC offset also differs (a trip or a daylight-saving shift, not a new habit);
 /// - dose, frequency and timing candidates need both comparison windows complete and free of interruption
@@ -235,7 +236,8 @@ public struct ExposureChangeDetector: Sendable {
         for c in w...(span - w) {
             guard blockedDays[c + w] - blockedDays[c - w] == 0 else { continue }
             let nBefore = doseDays[c] - doseDays[c - w], nAfter = doseDays[c + w] - doseDays[c]
-            if abs(nAfter - nBefore) >= Self.minimumFrequencyChangeDays {
+            if abs(nAfter - nBefore) >= Self.minimumFrequencyChangeDays,
+               let gapBefore = medianGap(days, (c - w)..<c), let gapAfter = medianGap(days, c..<(c + w)), gapBefore != gapAfter {
                 frequency.append(Candidate(kind: .frequencyChange, day: first + c, strength: Double(abs(nAfter - nBefore)),
                                            text: "\(name) going from \(nBefore) to \(nAfter) dose days in \(w)"))
             }
@@ -257,6 +259,20 @@ public struct ExposureChangeDetector: Sendable {
             }
         }
         return strongestPerRun(dose) + strongestPerRun(frequency) + strongestPerRun(timing)
+    }
+
+    /// The median number of days between consecutive dose days within `range` (the lower median); nil with
+    /// fewer than two dose days. Scattered missed doses leave it unchanged (daily stays 1), a new rhythm moves it.
+    private func medianGap(_ days: [Day?], _ range: Range<Int>) -> Int? {
+        var gaps: [Int] = []
+        var previous: Int?
+        for d in range where days[d] != nil {
+            if let p = previous { gaps.append(d - p) }
+            previous = d
+        }
+        guard !gaps.isEmpty else { return nil }
+        gaps.sort()
+        return gaps[(gaps.count - 1) / 2]
     }
 
     /// One candidate per run of consecutive days: the strongest (the earliest on a tie).

@@ -154,7 +154,10 @@ enum InsightsBenchmark {
             count = InsightEngine().insights(entries: entries, schedules: schedules, series: series, asOf: last).count
             times.append(Date().timeIntervalSince(started))
         }
-        print("  ten-year run: \(entries.count) intake records, \(count) insights")
+        let changes = ExposureChangeDetector().changes(in: entries, schedules: schedules, asOf: last)
+        let kinds = ExposureChangeKind.allCases.map { kind in "\(kind.rawValue) \(changes.filter { $0.kind == kind }.count)" }
+        print("  ten-year run: \(entries.count) intake records, \(changes.count) changes (\(kinds.joined(separator: ", "))), \(count) insights")
+        print("    planted per product: a start, a dose change, a timing change, a 30-day pause and a restart (100 in all)")
         return times.sorted()[1]
     }
 }

@@ -70,6 +70,13 @@ struct ExposureChangeTests {
         #expect(abs(Fixture.day("2026-04-11").days(to: change.day)) <= 1)
     }
 
+    @Test func scatteredMissedDosesAreNotAFrequencyChange() {
+        // Five single missed days within two weeks: fewer dose days, but still a daily rhythm.
+        let missed: Set<String> = ["2026-04-02", "2026-04-05", "2026-04-08", "2026-04-11", "2026-04-14"]
+        let entries = Fixture.daily("2026-03-01", "2026-05-20").filter { !missed.contains($0.localDay.description) }
+        #expect(detector.changes(in: entries, schedules: [], asOf: Fixture.day("2026-05-20")).map(\.kind) == [.start])
+    }
+
     @Test func morningToEveningIsATimingChangeButATripIsNot() throws {
         let moved = Fixture.daily("2026-03-01", "2026-04-10", hour: 8) + Fixture.daily("2026-04-11", "2026-05-20", hour: 20)
         let changes = detector.changes(in: moved, schedules: [], asOf: Fixture.day("2026-05-20"))
