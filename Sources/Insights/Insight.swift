@@ -217,9 +217,11 @@ public struct InsightEngine: Sendable {
         return insights(changes: changes, series: series, asOf: asOf)
     }
 
-    /// `changes` analysed against every series (changes whose day is after `asOf` are ignored).
+    /// `changes` analysed against every series (changes whose day is after `asOf` are ignored; of series
+    /// sharing an id, only the first is used).
     public func insights(changes: [ExposureChange], series: [MetricSeriesInput], asOf: LocalDay) -> [Insight] {
-        let prepared = series.map { s -> (MetricSeriesInput, DenseSeries, SeriesProfile) in
+        var seen = Set<String>()
+        let prepared = series.filter { seen.insert($0.id).inserted }.map { s -> (MetricSeriesInput, DenseSeries, SeriesProfile) in
             let dense = DenseSeries(s.values)
             return (s, dense, SeriesProfile(dense: dense.values, firstDay: dense.firstDay))
         }

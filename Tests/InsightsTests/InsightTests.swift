@@ -78,6 +78,13 @@ struct InsightTests {
         #expect(engine.insights(entries: [], schedules: [], series: [s], asOf: Fixture.day("2026-04-30")).isEmpty)
     }
 
+    @Test func aRepeatedSeriesIdIsUsedOnce() {
+        let s = Fixture.series("2026-01-01", "2026-04-30") { Double($0 % 4) }
+        let insights = engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [s, s],
+                                       asOf: Fixture.day("2026-04-30"))
+        #expect(insights.count == 1)
+    }
+
     @Test func benjaminiHochbergAppliesAcrossTheMetricsOfOneChange() throws {
         let insights = scenario(asOf: "2026-04-30")
         let sleep = try #require(insights.first { $0.metricID == "sleep_quality" })
