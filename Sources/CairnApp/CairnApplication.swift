@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Imaging
+import Insights
 import Smile
 import Storage
 
@@ -23,19 +24,24 @@ public final class CairnApplication: Sendable {
     public let smile: SmileService
     /// Products, schedules, Today, the intake ledger, exposure and supply.
     public let regimen: RegimenService
+    /// Regimen insights: exposure changes compared with outcome series.
+    public let insights: InsightService
     /// The source of "now" for every service.
     public let clock: any Clock
 
     /// Opens (creating on first use) the vault that `dataDirectory` or the environment names, and migrates its
     /// database.
     public static func open(dataDirectory: String?, environment: [String: String],
-                            clock: any Clock = SystemClock()) throws -> CairnApplication {
+                            clock: any Clock = SystemClock(),
+                            outcomeSeries: @escaping InsightService.SeriesProvider = { [] }) throws -> CairnApplication {
         let vault = try Vault(dataDir: dataDirectory, environment: environment)
-        return try CairnApplication(vault: vault, clock: clock)
+        return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries)
     }
 
-    /// Opens the given vault with every service.
-    public init(vault: Vault, clock: any Clock = SystemClock()) throws {
+    /// Opens the given vault with every service. `outcomeSeries` supplies the outcome series insights use
+    /// (default: none).
+    public init(vault: Vault, clock: any Clock = SystemClock(),
+                outcomeSeries: @escaping InsightService.SeriesProvider = { [] }) throws {
         self.vault = vault
         self.clock = clock
         database = try vault.openDatabase(clock: clock)
@@ -48,5 +54,6 @@ public final class CairnApplication: Sendable {
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
         regimen = RegimenService(database: database, clock: clock)
+        insights = InsightService(database: database, regimen: regimen, clock: clock, series: outcomeSeries)
     }
 }

@@ -394,6 +394,12 @@ public final class RegimenService: @unchecked Sendable {
         }
     }
 
+    /// Every ledger record (oldest first, corrected ones included) and every schedule's history, read on `db`:
+    /// the inputs of insights, read inside the caller's transaction.
+    func intakeHistory(_ db: Connection) throws -> (entries: [LedgerEntry], schedules: [ScheduleHistory]) {
+        (try db.query("\(Self.entrySelect) ORDER BY i.taken_at, i.rowid").map(Self.entry(from:)), try allHistories(db))
+    }
+
     // MARK: exposure
 
     /// Per product and per ingredient per local day within `days`, from current taken records only.

@@ -14,6 +14,8 @@ public struct WebServices: Sendable {
     public var regimen: RegimenService? = nil
     /// Reads Supplement Facts photos for `/regimen/products/scan`; while nil, that page says reading is unavailable.
     public var labelScanner: LabelScanService? = nil
+    /// Regimen insights; while nil, `/regimen/insights` is not found.
+    public var insights: InsightService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing, skin: SkinService? = nil) {
@@ -127,6 +129,10 @@ public struct WebApplication: Sendable {
 
         if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {
             return try SmilePages.route(method: method, request: request, smile: smile, csrfToken: csrf)
+        }
+
+        if let insights = services.insights, path == "/regimen/insights" || path.hasPrefix("/regimen/insights/") {
+            return try RegimenInsightsPage.route(method: method, request: request, insights: insights, csrfToken: csrf)
         }
 
         if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {

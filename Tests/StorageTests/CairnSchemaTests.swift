@@ -103,6 +103,20 @@ import Testing
                 """, "a1000000-0000-4000-8000-000000000002", "a1000000-0000-4000-8000-000000000001",
                 "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", 1, 1, 87.5, 0.61, nil as String?, Data(repeating: 7, count: 4096), "{}")
         },
+        "2026-11-30.insights": { db in
+            try db.execute("""
+                INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
+                    first_computed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "p1|start|2026-03-01", "sleep_quality", "p1", "start", "2026-03-01", "qualified-finding", 28,
+                #"{"summary":"Starting Magnesium ✓ on 2026-03-01 was associated with higher \"Sleep\" values","windowDays":28}"#,
+                "2026-03-15T08:00:00.000Z", "2026-03-29T08:00:00.000Z")
+            try db.execute("""
+                INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
+                    first_computed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, "p1|start|2026-03-01", "steps", "p1", "start", "2026-03-01", "ongoing-observation", 14,
+                #"{"summary":"No clear difference","windowDays":14}"#, "2026-03-15T08:00:00.000Z", "2026-03-15T08:00:00.000Z")
+            try db.execute("INSERT INTO insight_runs (id, as_of_day, computed_at) VALUES (1, ?, ?)", "2026-03-29", "2026-03-29T08:00:00.000Z")
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }

@@ -29,6 +29,7 @@ enum RegimenCommands {
         .command(RegimenLedgerCommand.self),
         .command(RegimenExportCommand.self),
         .command(RegimenExposureCommand.self),
+        .command(RegimenInsightsCommand.self),
         .command(LabelScanCommand.self),
         .group(CommandGroup(name: "supply", abstract: "Counts on hand and when they run out.", children: [
             .command(RegimenSupplySetCommand.self),

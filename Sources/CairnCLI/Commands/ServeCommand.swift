@@ -38,6 +38,7 @@ struct ServeCommand: Command {
         services.regimen = application.regimen
         // Without Tesseract the label page says so; the rest of the app works.
         services.labelScanner = try? LabelScanService.makeDefault()
+        services.insights = application.insights
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)

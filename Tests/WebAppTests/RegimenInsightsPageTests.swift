@@ -1,0 +1,104 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Insights
+import Regimen
+import Testing
+@testable import WebApp
+
+/// A vault on a fixed clock (2026-04-30) with Magnesium taken daily from 2026-03-01, Vitamin D from 2026-04-10,
+/// and three outcome series: sleep quality one point higher from March, steps and HRV without a shift.
+final class InsightSite {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-web-insights-\(UUID().uuidString)")
+    let cairn: CairnApplication
+    let app: WebApplication
+
+    init(withData: Bool = true) throws {
+        let clock = FixedClock(ISO8601DateFormatter().date(from: "2026-04-30T20:00:00Z")!)
+        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:], clock: clock,
+                                          outcomeSeries: { withData ? InsightSite.series() : [] })
+        var services = WebServices(settings: SettingsDouble(onboarded: true))
+        services.regimen = cairn.regimen
+        services.insights = cairn.insights
+        app = buildApplication(configuration: try Fixture.configuration(), services: services)
+        guard withData else { return }
+        for (name, from) in [("Magnesium", "2026-03-01"), ("Vitamin D3", "2026-04-10")] {
+            let product = try cairn.regimen.addProduct(try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
+                ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(100, .mg))]))
+            for d in LocalDay(parsing: from)!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
+                _ = try cairn.regimen.logExtra(product.product.id, at: Date(timeIntervalSince1970: Double(d) * 86_400 + 8 * 3_600))
+            }
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    static func series() -> [MetricSeriesInput] {
+        var g = SeededGenerator(seed: 30)
+        func normal() -> Double { (-2 * log(max(g.unit(), 1e-12))).squareRoot() * cos(2 * .pi * g.unit()) }
+        var sleep: [LocalDay: Double] = [:], steps: [LocalDay: Double] = [:], hrv: [LocalDay: Double] = [:]
+        for d in LocalDay(parsing: "2026-01-01")!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
+            let day = LocalDay(dayNumber: d)
+            if d % 9 != 0 { sleep[day] = ((day >= LocalDay(parsing: "2026-03-01")! ? 3.9 : 3.0) + 0.45 * normal()).rounded() }
+            steps[day] = (8200 + 1500 * normal()).rounded()
+            hrv[day] = 48 + 6 * normal()
+        }
+        return [MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
+                MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps),
+                MetricSeriesInput(id: "hrv_sdnn", name: "HRV (SDNN)", unit: "ms", values: hrv)]
+    }
+
+    func get(_ target: String) -> Response { app.handle(Fixture.get(target)) }
+    func post(_ target: String, csrf: String? = Fixture.csrf) -> Response { app.handle(Fixture.post(target, form: [:], csrf: csrf)) }
+}
+
+@Test func insightsStartEmptyWithWhatTheyAreForAndTheDisclaimer() throws {
+    let site = try InsightSite(withData: false)
+    let page = site.get("/regimen/insights")
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("No insights yet"))
+    #expect(page.bodyText.contains("Look for insights"))
+    #expect(page.bodyText.contains(HTML.escape(Disclaimer.insight.text)))
+    #expect(page.bodyText.contains("href=\"/regimen/insights\" aria-current=\"page\""))
+}
+
+@Test func recomputingNeedsTheTokenAndThenListsFindingsFirstWithCharts() throws {
+    let site = try InsightSite()
+    #expect(site.post("/regimen/insights/recompute", csrf: nil).status == 403)
+    #expect(try site.cairn.insights.lastRun() == nil)
+    let done = site.post("/regimen/insights/recompute")
+    #expect(done.status == 303)
+    #expect(done.header("Location") == "/regimen/insights?recomputed=1")
+    let stored = try site.cairn.insights.list()
+    #expect(!stored.isEmpty)
+    let html = site.get("/regimen/insights?recomputed=1").bodyText
+    #expect(html.contains("Insights recomputed."))
+    let qualified = try #require(html.range(of: "id=\"insights-qualified\""))
+    let ongoing = try #require(html.range(of: "id=\"insights-ongoing\""))
+    #expect(qualified.lowerBound < ongoing.lowerBound)
+    #expect(html.contains("Sleep quality around starting Magnesium (2026-03-01)"))
+    #expect(html.components(separatedBy: "<svg class=\"insight-chart\"").count - 1 == stored.count)
+    #expect(html.components(separatedBy: "role=\"img\" aria-labelledby=").count - 1 >= stored.count)
+    #expect(html.components(separatedBy: "<desc id=").count - 1 == stored.count)
+    #expect(html.components(separatedBy: "class=\"change\"").count - 1 == stored.count, "the change is marked on every chart")
+    #expect(html.components(separatedBy: HTML.escape(Disclaimer.insight.text)).count - 1 == stored.count)
+    #expect(html.contains("Limitations"))
+    #expect(html.contains("95% interval"))
+    #expect(site.get("/regimen/insights/recompute").status == 405)
+    #expect(site.get("/regimen/insights/nope").status == 404)
+}
+
+@Test func theInsightsPageKeepsToTheWordingAndTheContentPolicy() throws {
+    let site = try InsightSite()
+    try site.cairn.insights.recompute()
+    let html = site.get("/regimen/insights").bodyText
+    #expect(ProductWording.bannedWords(in: html).isEmpty, "\(ProductWording.bannedWords(in: html))")
+    #expect(InsightWording.violations(in: html).isEmpty, "\(InsightWording.violations(in: html))")
+    #expect(!html.contains("style=") && !html.contains("<style") && !html.contains("<script>"))
+    #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
+}
+
+@Test func theRegimenPagesLinkToInsights() throws {
+    let site = try InsightSite(withData: false)
+    #expect(site.get("/regimen").bodyText.contains("<a href=\"/regimen/insights\">Insights</a>"))
+}
