@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "Regimen", dependencies: ["CairnCore"], resources: [.copy("Resources")]),
         .target(name: "Skin", dependencies: ["CairnCore"]),
         .target(name: "Smile", dependencies: ["CairnCore"]),
+        .target(name: "Outcomes", dependencies: ["CairnCore", "Regimen"]),
 
         // MARK: adapters
         .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "CSodium"]),
@@ -39,11 +40,11 @@ let package = Package(
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition"]),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Outcomes"]),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD"], resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen"]),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "Outcomes"], resources: [.copy("Assets")]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen", "Outcomes"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo"]),
 
@@ -56,11 +57,12 @@ let package = Package(
         .testTarget(name: "RegimenTests", dependencies: ["Regimen", "CairnCore"]),
         .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
         .testTarget(name: "SmileTests", dependencies: ["Smile", "CairnCore"]),
+        .testTarget(name: "OutcomesTests", dependencies: ["Outcomes", "Regimen", "CairnCore"]),
         .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Outcomes"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
-        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "Outcomes"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "Outcomes"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp"]),
     ],
     swiftLanguageModes: [.v6]

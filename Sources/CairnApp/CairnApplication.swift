@@ -23,6 +23,8 @@ public final class CairnApplication: Sendable {
     public let smile: SmileService
     /// Products, schedules, Today, the intake ledger, exposure and supply.
     public let regimen: RegimenService
+    /// Outcome series: metric definitions, manual entries, the outcome CSV import and the daily series.
+    public let outcomes: OutcomeService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -48,5 +50,6 @@ public final class CairnApplication: Sendable {
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
         regimen = RegimenService(database: database, clock: clock)
+        outcomes = OutcomeService(database: database, clock: clock)
     }
 }

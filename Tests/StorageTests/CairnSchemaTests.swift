@@ -103,6 +103,22 @@ import Testing
                 """, "a1000000-0000-4000-8000-000000000002", "a1000000-0000-4000-8000-000000000001",
                 "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", 1, 1, 87.5, 0.61, nil as String?, Data(repeating: 7, count: 4096), "{}")
         },
+        "2026-11-30.outcomes": { db in
+            try db.executeScript("""
+                INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)
+                    VALUES ('headache', 'Headache ✓', '1-5', 'mean', 1, 5, '2026-11-30T10:00:00.000Z');
+                INSERT INTO outcome_entries (id, metric_id, day, value, note, origin, import_key, recorded_at, supersedes)
+                    VALUES ('o-1', 'energy', '2026-11-29', 3, 'Ünïcode ✓ ''quoted'' "text"', 'manual', NULL, '2026-11-30T10:01:00.000Z', NULL),
+                           ('o-2', 'energy', '2026-11-29', 4, '', 'manual', NULL, '2026-11-30T10:02:00.000Z', 'o-1'),
+                           ('o-3', 'headache', '2026-11-28', 2.5, '', 'import', 'headache|2026-11-28|1', '2026-11-30T10:03:00.000Z', NULL),
+                           ('o-4', 'headache', '2026-11-28', 3, '', 'import', 'headache|2026-11-28|1', '2026-11-30T10:04:00.000Z', 'o-3');
+                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id, occurrence_day,
+                    occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
+                    VALUES ('i-4', 'extra', 'taken', 'p-1', 'pr-1', NULL, NULL, NULL, '1', '2026-11-20T07:30:00.000Z',
+                            'Europe/Berlin', '2026-11-20', '2026-11-30T10:05:00.000Z', NULL);
+                INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES ('i-4', 'p-1|2026-11-20T07:30:00.000Z|1');
+                """)
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }
