@@ -175,7 +175,7 @@ public final class OutcomeService: @unchecked Sendable {
     // MARK: CSV import
 
     /// Imports an outcome CSV (see `OutcomeCSV` for the columns) in one transaction. Throws `CSVError` for a
-    /// file that is not CSV or has the wrong columns, and `OutcomeImportError.badLines` (listing every bad
+    /// file that is not CSV or has the wrong columns, and `ImportLinesError.badLines` (listing every bad
     /// line) when any line cannot be read; then nothing is saved.
     @discardableResult
     public func importCSV(_ data: Data) throws -> OutcomeImportReport {
@@ -184,7 +184,7 @@ public final class OutcomeService: @unchecked Sendable {
         return try database.write { db in
             let metrics = BuiltInMetrics.all + (try customMetrics(db))
             let parsed = try OutcomeCSV.parse(data, metrics: metrics, today: today)
-            guard parsed.problems.isEmpty else { throw OutcomeImportError.badLines(parsed.problems) }
+            guard parsed.problems.isEmpty else { throw ImportLinesError.badLines(parsed.problems) }
             var ordinals: [String: Int] = [:]
             var lines: [OutcomeImportReport.Line] = []
             for row in parsed.rows {
@@ -285,14 +285,7 @@ public final class OutcomeService: @unchecked Sendable {
 /// What an outcome CSV import did, line by line.
 public struct OutcomeImportReport: Hashable, Sendable {
     /// What happened to one line.
-    public enum Result: String, Hashable, Sendable {
-        /// A new entry was saved.
-        case added
-        /// The same value was imported before; nothing was saved.
-        case unchanged
-        /// An earlier import saved another value for this line's metric and day; the new value supersedes it.
-        case replaced
-    }
+    public typealias Result = ImportLineResult
 
     /// One line of the file.
     public struct Line: Hashable, Sendable {
@@ -321,22 +314,5 @@ public struct OutcomeImportReport: Hashable, Sendable {
     /// "Imported 12 values: 10 new, 2 replaced an earlier import, 0 already there."
     public var summary: String {
         "Read \(lines.count) line\(lines.count == 1 ? "" : "s"): \(added) new, \(replaced) replaced an earlier import, \(unchanged) already there."
-    }
-}
-
-/// Why an import saved nothing although the file itself could be read.
-public enum OutcomeImportError: CairnError, Hashable, Sendable {
-    /// Some lines could not be read; each is listed with its line number and reason (never its content).
-    case badLines([LineProblem])
-
-    /// The bad lines.
-    public var problems: [LineProblem] {
-        switch self { case .badLines(let problems): problems }
-    }
-
-    /// "3 lines could not be read. Nothing was imported. Line 4: ..."
-    public var userMessage: String {
-        let count = problems.count
-        return "\(count) line\(count == 1 ? "" : "s") could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
     }
 }
