@@ -12,6 +12,8 @@ public struct WebServices: Sendable {
     public var smile: SmileService? = nil
     /// The Regimen journal; while nil, `/regimen` shows the journal's placeholder page.
     public var regimen: RegimenService? = nil
+    /// Outcome series; while nil, `/regimen/outcomes` is not served.
+    public var outcomes: OutcomeService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing, skin: SkinService? = nil) {
@@ -125,6 +127,10 @@ public struct WebApplication: Sendable {
 
         if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {
             return try SmilePages.route(method: method, request: request, smile: smile, csrfToken: csrf)
+        }
+
+        if let outcomes = services.outcomes, path == "/regimen/outcomes" || path.hasPrefix("/regimen/outcomes/") {
+            return try RegimenOutcomesPage.route(method: method, request: request, outcomes: outcomes, csrfToken: csrf)
         }
 
         if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {

@@ -36,6 +36,7 @@ struct ServeCommand: Command {
         var services = WebServices(settings: application.settings, skin: application.skin)
         services.smile = application.smile
         services.regimen = application.regimen
+        services.outcomes = application.outcomes
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)

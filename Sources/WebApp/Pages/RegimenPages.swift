@@ -86,7 +86,7 @@ enum RegimenPages {
     /// The sub-navigation of the journal; `current` is marked for assistive technology too.
     static func subnav(_ current: String) -> String {
         let links = [("/regimen", "Today"), ("/regimen/ledger", "Ledger"), ("/regimen/products", "Products"),
-                     ("/regimen/schedules", "Schedules")]
+                     ("/regimen/schedules", "Schedules"), ("/regimen/outcomes", "Outcomes")]
         let items = links.map { path, label in
             "<li><a href=\"\(path)\"\(path == current ? " aria-current=\"page\"" : "")>\(label)</a></li>"
         }.joined()
