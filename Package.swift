@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "Outcomes"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "Outcomes"]),
-        .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp"]),
+        .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Outcomes", "Regimen"]),
     ],
     swiftLanguageModes: [.v6]
 )

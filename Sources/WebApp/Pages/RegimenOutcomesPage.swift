@@ -235,7 +235,7 @@ enum RegimenOutcomesPage {
         let days = series.days
         guard let first = days.first, let last = days.last else { return "" }
         let values = days.map { series.values[$0]! }
-        let (low, high) = yRange(metric: metric, values: values)
+        let (low, high, tickValues) = yAxis(metric: metric, values: values)
         let w = 400.0, h = 210.0, left = 44.0, right = 12.0, top = 26.0, bottom = 34.0
         let span = max(1, first.days(to: last))
         func x(_ day: LocalDay) -> Double { days.count == 1 ? (left + w - right) / 2 : left + Double(first.days(to: day)) / Double(span) * (w - left - right) }
@@ -250,7 +250,7 @@ enum RegimenOutcomesPage {
             points += "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(radius)\" class=\"outcome-point\"><title>\(day): \(HTML.escape(MetricDefinition.number(value)))</title></circle>"
             previous = day
         }
-        let ticks = [high, (low + high) / 2, low].map { v in
+        let ticks = tickValues.map { v in
             "<line x1=\"\(f(left))\" y1=\"\(f(y(v)))\" x2=\"\(f(w - right))\" y2=\"\(f(y(v)))\" class=\"outcome-grid\"/>"
             + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(HTML.escape(MetricDefinition.number(v)))</text>"
         }.joined()
@@ -281,14 +281,26 @@ enum RegimenOutcomesPage {
         """
     }
 
-    /// The value axis: a manual metric's whole range (so a rating of 3 sits where a 3 belongs); for other
-    /// metrics the data's own spread with a margin, since their ranges are wide.
+    /// The value axis and its labelled ticks: a manual metric's whole range (so a rating of 3 sits where a 3
+    /// belongs) with its ends and middle; for other metrics the data's own spread, widened to round steps of
+    /// 1, 2, 2.5 or 5 times a power of ten, since their ranges are wide.
     static func yRange(metric: MetricDefinition, values: [Double]) -> (Double, Double) {
-        if metric.source == .manual, metric.valueRange.upperBound - metric.valueRange.lowerBound <= 20 {
-            return (metric.valueRange.lowerBound, metric.valueRange.upperBound)
+        let axis = yAxis(metric: metric, values: values)
+        return (axis.low, axis.high)
+    }
+
+    static func yAxis(metric: MetricDefinition, values: [Double]) -> (low: Double, high: Double, ticks: [Double]) {
+        let range = metric.valueRange
+        if metric.source == .manual, range.upperBound - range.lowerBound <= 20 {
+            return (range.lowerBound, range.upperBound, [range.upperBound, (range.lowerBound + range.upperBound) / 2, range.lowerBound])
         }
-        let low = values.min() ?? 0, high = values.max() ?? 1
-        let pad = high > low ? (high - low) * 0.1 : max(1, abs(high) * 0.05)
-        return ((low - pad).rounded(.down), (high + pad).rounded(.up))
+        var low = values.min() ?? 0, high = values.max() ?? 1
+        if high - low < 1e-9 { low -= max(1, abs(low) * 0.05); high += max(1, abs(high) * 0.05) }
+        let rough = (high - low) / 3
+        let magnitude = pow(10, (log10(rough)).rounded(.down))
+        let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        let first = (low / step).rounded(.down) * step, last = (high / step).rounded(.up) * step
+        let ticks = stride(from: last, through: first - step / 2, by: -step).map { $0 }
+        return (first, last, ticks)
     }
 }
