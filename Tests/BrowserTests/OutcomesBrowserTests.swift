@@ -74,6 +74,8 @@ private func outcomeShots() throws -> (URL, keep: Bool) {
             try await browser.click("#outcome-import-button")
             #expect(try await browser.waitFor("#outcome-import-summary"))
             #expect(try await browser.text("#outcome-import-summary") == "Read 3 lines: 3 new, 0 replaced an earlier import, 0 already there.")
+            // outcomes.js sent the file (with upload progress) and showed Cairn's answer in place: no navigation.
+            #expect(try await !browser.currentURL().hasSuffix("/regimen/outcomes/import"))
             _ = try await browser.evaluate("document.getElementById('outcome-import-title').scrollIntoView(); return 0")
             try await browser.screenshot(to: shots.appendingPathComponent("outcomes-imported-1280.png"))
 

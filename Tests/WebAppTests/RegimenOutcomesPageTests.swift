@@ -180,3 +180,14 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
         #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
     }
 }
+
+@Test func theImportScriptIsBundledAndTalksOnlyToCairn() throws {
+    let site = try OutcomesSite()
+    let page = site.get("/regimen/outcomes").bodyText
+    #expect(page.contains("<script src=\"/assets/outcomes.js\" defer></script>"))
+    #expect(page.contains("<progress id=\"outcome-import-progress\""))
+    let script = site.get("/assets/outcomes.js")
+    #expect(script.status == 200 && script.header("Content-Type")?.hasPrefix("text/javascript") == true)
+    #expect(!script.bodyText.contains("http") && !script.bodyText.contains("//cdn"))
+    #expect(script.bodyText.contains("upload.addEventListener(\"progress\""))
+}

@@ -190,7 +190,10 @@ enum RegimenOutcomesPage {
         <div class="stack"><label for="outcome-file">CSV file</label>
         <input type="file" id="outcome-file" name="file" accept=".csv,text/csv" required></div>
         <div class="form-actions"><button type="submit" class="button button-quiet" id="outcome-import-button">Import</button></div>
+        <progress id="outcome-import-progress" max="100" value="0" hidden>Sending</progress>
+        <p class="help" role="status" id="outcome-import-status" hidden></p>
         </form>
+        <script src="/assets/outcomes.js" defer></script>
         </section>
         """
     }
