@@ -191,3 +191,13 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     #expect(!script.bodyText.contains("http") && !script.bodyText.contains("//cdn"))
     #expect(script.bodyText.contains("upload.addEventListener(\"progress\""))
 }
+
+@Test func aChartCoversAtMostTheLastYearAndSaysHowManyDaysThereAreInAll() throws {
+    var values: [LocalDay: Double] = [:]
+    let newest = day("2026-03-10")
+    for offset in 0..<800 { values[newest.adding(days: -offset)] = Double(1 + offset % 5) }
+    let html = RegimenOutcomesPage.chartCard(DailyOutcomeSeries(metric: BuiltInMetrics.mood, values: values))
+    #expect(html.components(separatedBy: "class=\"outcome-point\"").count - 1 == RegimenOutcomesPage.chartDays)
+    #expect(html.contains("365 days with a value in the last 365 days shown (800 in all)."))
+    #expect(html.contains(">\(newest.adding(days: -364))</text>"))
+}

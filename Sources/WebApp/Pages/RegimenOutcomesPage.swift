@@ -231,11 +231,17 @@ enum RegimenOutcomesPage {
         }
     }
 
+    /// The most days one chart covers, counted back from the newest day with a value.
+    static let chartDays = 365
+
     /// One metric's chart: a dot per day with a value, days next to each other joined by a line (a gap where
     /// days are missing), the value axis labelled with numbers and the unit, the first and last dates below.
     static func chartCard(_ series: DailyOutcomeSeries) -> String {
         let metric = series.metric
-        let days = series.days
+        let allDays = series.days
+        guard let newest = allDays.last else { return "" }
+        // A chart shows at most the last year, so ten years of daily values stay a page that loads quickly.
+        let days = allDays.filter { $0 > newest.adding(days: -chartDays) }
         guard let first = days.first, let last = days.last else { return "" }
         let values = days.map { series.values[$0]! }
         let (low, high, tickValues) = yAxis(metric: metric, values: values)
@@ -275,7 +281,7 @@ enum RegimenOutcomesPage {
         return """
         <section class="card outcome-card" aria-labelledby="chart-\(id)-title" id="chart-\(id)">
         <h2 id="chart-\(id)-title">\(name)</h2>
-        <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value.\(source)</p>
+        <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : "").\(source)</p>
         <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)<path d="\(path)" class="outcome-line"/>\(points)</svg>
         <details><summary>Values of the last \(min(31, days.count)) day\(min(31, days.count) == 1 ? "" : "s") with data</summary>
         <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(HTML.escape(metric.unit)))</th></tr></thead><tbody>\(recent)</tbody></table>
