@@ -25,27 +25,34 @@ public enum CSV {
     }
 
     /// Every non-blank record of `data`. Throws `CSVError`.
-    /// - Complexity: O(n) in the size of the file.
+    /// - Complexity: O(n) in the size of the file; works on the UTF-8 bytes (every character with a meaning
+    ///   in CSV is ASCII), so memory stays near the size of the file.
     public static func records(in data: Data) throws -> [Record] {
-        guard let text = String(validating: data, as: UTF8.self) else { throw CSVError.notUTF8 }
-        return try records(in: text)
+        guard String(validating: data, as: UTF8.self) != nil else { throw CSVError.notUTF8 }
+        return try data.withUnsafeBytes { raw in try parse(raw.bindMemory(to: UInt8.self)) }
     }
 
     /// Every non-blank record of `text`. Throws `CSVError`.
     public static func records(in text: String) throws -> [Record] {
-        var scalars = Array(text.unicodeScalars)
-        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+        var copy = text
+        return try copy.withUTF8 { try parse($0) }
+    }
+
+    private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+    private static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) throws -> [Record] {
+        let n = b.count
+        var i = 0
+        if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
         var result: [Record] = []
         var fields: [String] = []
-        var field = String.UnicodeScalarView()
-        var line = 1
-        var recordLine = 1
-        var i = 0
-        let n = scalars.count
+        var field: [UInt8] = []
+        var line = 1, recordLine = 1
 
         func endField() {
-            fields.append(String(field))
-            field = String.UnicodeScalarView()
+            fields.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
         }
         func endRecord() {
             endField()
@@ -54,64 +61,51 @@ public enum CSV {
         }
 
         while i < n {
-            // At the start of a field.
             var start = i
-            while start < n, scalars[start] == " " || scalars[start] == "\t" { start += 1 }
-            if start < n, scalars[start] == "\"" {
-                // Quoted field.
+            while start < n, b[start] == space || b[start] == tab { start += 1 }
+            if start < n, b[start] == quote {
+                // A quoted field.
                 i = start + 1
                 let quoteLine = line
                 var closed = false
                 while i < n {
-                    let c = scalars[i]
-                    if c == "\"" {
-                        if i + 1 < n, scalars[i + 1] == "\"" {
-                            field.append("\"")
-                            i += 2
-                            continue
-                        }
+                    let c = b[i]
+                    if c == quote {
+                        if i + 1 < n, b[i + 1] == quote { field.append(quote); i += 2; continue }
                         closed = true
                         i += 1
                         break
                     }
-                    if c == "\r" {
-                        line += 1
-                        if i + 1 < n, scalars[i + 1] == "\n" { field.append("\r"); i += 1 }
-                    } else if c == "\n" {
-                        line += 1
-                    }
+                    if c == lf || (c == cr && !(i + 1 < n && b[i + 1] == lf)) { line += 1 }
                     field.append(c)
                     i += 1
                 }
                 guard closed else { throw CSVError.unclosedQuote(line: quoteLine) }
-                while i < n, scalars[i] == " " || scalars[i] == "\t" { i += 1 }
+                while i < n, b[i] == space || b[i] == tab { i += 1 }
                 if i == n { break }
-                switch scalars[i] {
-                case ",":
+                if b[i] == comma {
                     endField()
                     i += 1
-                case "\r", "\n":
-                    break  // handled below
-                default:
+                } else if b[i] != cr && b[i] != lf {
                     throw CSVError.textAfterClosingQuote(line: line)
                 }
             } else {
-                // Unquoted field: up to the next comma or line break.
+                // An unquoted field: up to the next comma or line break, spaces kept.
                 while i < n {
-                    let c = scalars[i]
-                    if c == "," || c == "\r" || c == "\n" { break }
-                    if c == "\"" { throw CSVError.quoteInsideField(line: line) }
+                    let c = b[i]
+                    if c == comma || c == cr || c == lf { break }
+                    if c == quote { throw CSVError.quoteInsideField(line: line) }
                     field.append(c)
                     i += 1
                 }
-                if i < n, scalars[i] == "," {
+                if i < n, b[i] == comma {
                     endField()
                     i += 1
                     continue
                 }
             }
-            if i < n, scalars[i] == "\r" || scalars[i] == "\n" {
-                if scalars[i] == "\r", i + 1 < n, scalars[i + 1] == "\n" { i += 1 }
+            if i < n, b[i] == cr || b[i] == lf {
+                if b[i] == cr, i + 1 < n, b[i + 1] == lf { i += 1 }
                 i += 1
                 endRecord()
                 line += 1
