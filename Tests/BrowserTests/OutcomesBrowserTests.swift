@@ -88,6 +88,8 @@ private func outcomeShots() throws -> (URL, keep: Bool) {
             try await browser.screenshot(to: shots.appendingPathComponent("outcomes-390.png"))
             _ = try await browser.evaluate("document.getElementById('outcome-entry-title').scrollIntoView(); return 0")
             try await browser.screenshot(to: shots.appendingPathComponent("outcomes-form-390.png"))
+            _ = try await browser.evaluate("document.getElementById('outcome-recent-title').scrollIntoView(); return 0")
+            try await browser.screenshot(to: shots.appendingPathComponent("outcomes-recent-390.png"))
 
             let console = try await browser.logs("browser").compactMap { $0["message"] as? String }
             #expect(console.filter { $0.contains("Content Security Policy") || $0.contains("Refused") }.isEmpty, "\(console)")

@@ -201,3 +201,26 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     #expect(html.contains("365 days with a value in the last 365 days shown (800 in all)."))
     #expect(html.contains(">\(newest.adding(days: -364))</text>"))
 }
+
+@Test func aRecentValueCanBeCorrectedAndTheReplacedOneStaysListed() throws {
+    let site = try OutcomesSite()
+    let first = try site.outcomes.add(metricID: "energy", value: 2, on: day("2026-03-09"), note: "tired <b>")
+    let page = site.get("/regimen/outcomes").bodyText
+    #expect(page.contains("id=\"outcome-recent\""))
+    #expect(page.contains("action=\"/regimen/outcomes/entries/\(first.id.rawValue)/correct\""))
+    #expect(page.contains("tired &lt;b&gt;"))
+    let fixed = site.post("/regimen/outcomes/entries/\(first.id.rawValue)/correct", form: ["value": "4"])
+    #expect(fixed.status == 303)
+    #expect(try site.outcomes.series("energy").values == [day("2026-03-09"): 4])
+    let after = site.get("/regimen/outcomes").bodyText
+    #expect(after.contains("<s>2</s>") && after.contains("replaced by a correction") && after.contains("a correction"))
+    #expect(!after.contains("action=\"/regimen/outcomes/entries/\(first.id.rawValue)/correct\""))
+    let again = site.post("/regimen/outcomes/entries/\(first.id.rawValue)/correct", form: ["value": "3"])
+    #expect(again.status == 400 && again.bodyText.contains("corrected already"))
+    let current = try #require(try site.outcomes.entries().first { $0.isCurrent })
+    #expect(site.post("/regimen/outcomes/entries/\(current.id.rawValue)/correct", form: ["value": "9"]).status == 400)
+    #expect(site.post("/regimen/outcomes/entries/\(current.id.rawValue)/correct", form: ["value": "x"]).status == 400)
+    #expect(site.post("/regimen/outcomes/entries/nope/correct", form: ["value": "3"]).status == 404)
+    #expect(site.post("/regimen/outcomes/entries/\(current.id.rawValue)/correct", form: ["value": "3"], csrf: nil).status == 403)
+    #expect(try site.outcomes.entries().count == 2)
+}

@@ -28,6 +28,8 @@ enum RegimenOutcomesPage {
             return try importFile(request, outcomes: outcomes, csrfToken: csrfToken)
         case ("metrics", 1, .post):
             return try defineMetric(request, outcomes: outcomes, csrfToken: csrfToken)
+        case ("entries", 3, .post) where parts[2] == "correct":
+            return try correctEntry(OutcomeEntryID(parts[1]), request, outcomes: outcomes, csrfToken: csrfToken)
         case ("", 0, _), ("entries", 1, _), ("import", 1, _), ("metrics", 1, _):
             throw WebError.methodNotAllowed
         default:
@@ -53,6 +55,20 @@ enum RegimenOutcomesPage {
             try outcomes.add(metricID: typed.metric, value: value, on: day, note: typed.note)
         } catch let error as OutcomeError {
             return try refuse(error.userMessage + " Nothing was saved.")
+        }
+        return .redirect(to: "/regimen/outcomes?saved=1")
+    }
+
+    private static func correctEntry(_ id: OutcomeEntryID, _ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
+        guard try outcomes.entry(id) != nil else { throw WebError.notFound }
+        guard let value = OutcomeCSV.number((request.form["value"] ?? "").trimmingCharacters(in: .whitespaces)) else {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, recentError: "The value must be a number, like 3 or 3.5. Nothing was saved."),
+                         status: 400)
+        }
+        do {
+            try outcomes.correct(id, value: value)
+        } catch let error as OutcomeError {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, recentError: error.userMessage + " Nothing was saved."), status: 400)
         }
         return .redirect(to: "/regimen/outcomes?saved=1")
     }
@@ -106,7 +122,8 @@ enum RegimenOutcomesPage {
     }
 
     static func render(outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
-                       typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil) throws -> String {
+                       typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil,
+                       recentError: String? = nil) throws -> String {
         let metrics = try outcomes.definitions()
         let series = try outcomes.dailySeries()
         let today = outcomes.today()
@@ -124,6 +141,7 @@ enum RegimenOutcomesPage {
             body += "<div class=\"outcome-charts\">" + series.map(chartCard).joined(separator: "\n") + "</div>"
         }
         body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
+        body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
         body += importForm(result: importResult, csrfToken: csrfToken)
         body += metricForm(error: metricError, csrfToken: csrfToken)
         return Layout.page(title: "Outcomes", section: .regimen, body: body)
@@ -151,6 +169,49 @@ enum RegimenOutcomesPage {
         <input type="text" id="outcome-note" name="note" maxlength="500" value="\(HTML.escape(typed.note))"></div>
         <div class="form-actions"><button type="submit" class="button" id="outcome-save">Save</button></div>
         </form>
+        </section>
+        """
+    }
+
+    /// How many entries the "Recent values" list shows.
+    static let recentCount = 20
+
+    /// The newest entries with their notes; a current entry can be corrected (a new entry replaces it, and
+    /// the replaced one stays listed, marked).
+    static func recentEntries(_ entries: [OutcomeEntry], metrics: [MetricDefinition], error: String?, csrfToken: String) -> String {
+        guard !entries.isEmpty || error != nil else { return "" }
+        let names = Dictionary(metrics.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let rows = entries.map { e -> String in
+            let id = HTML.escape(e.id.rawValue)
+            let value = HTML.escape(MetricDefinition.number(e.value))
+            var details = [e.origin == .manual ? "typed in" : "imported"]
+            if e.supersedes != nil { details.append("a correction") }
+            if !e.isCurrent { details.append("replaced by a correction") }
+            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(e.note))</span>"
+            let action = e.isCurrent ? """
+            <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
+            <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
+            <input type="text" inputmode="decimal" id="fix-\(id)" name="value" value="\(value)" size="4">
+            <button type="submit" class="button button-quiet">Correct</button>
+            </form>
+            """ : ""
+            return """
+            <li class="outcome-entry-row\(e.isCurrent ? "" : " regimen-replaced")" id="entry-\(id)">
+            <span class="regimen-time">\(e.day)</span> <span class="regimen-product">\(HTML.escape(names[e.metricID] ?? e.metricID))</span>: \
+            <span class="outcome-entry-value">\(e.isCurrent ? value : "<s>\(value)</s>")</span>
+            <span class="regimen-meta">(\(details.joined(separator: ", ")))</span>\(note)\(action)
+            </li>
+            """
+        }.joined(separator: "\n")
+        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-recent-error\">\(HTML.escape($0))</p>" } ?? ""
+        return """
+        <section class="card" aria-labelledby="outcome-recent-title">
+        <h2 id="outcome-recent-title">Recent values</h2>
+        <p class="help">The newest \(recentCount) entries. A correction adds a new entry; the one it replaces stays here, marked.</p>
+        \(errorHTML)
+        <ul class="outcome-recent" id="outcome-recent">
+        \(rows)
+        </ul>
         </section>
         """
     }
