@@ -8,7 +8,7 @@ import Regimen
 /// Routes (behind the session cookie; POSTs need the CSRF token, then redirect back):
 /// - `GET /regimen` Today; `POST /regimen/doses/DOSE/taken|skipped`; `POST /regimen/batch/taken` (`doses`: ids
 ///   separated by commas); `POST /regimen/as-needed/SCHEDULE` logs one as-needed dose now.
-/// - `GET /regimen/ledger?product=&from=&to=&page=` (see `RegimenLedgerPage`).
+/// - `GET /regimen/ledger?product=&from=&to=&page=`, `POST /regimen/ledger/import` (see `RegimenLedgerPage`).
 /// - `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID` (see `RegimenProductPages`).
 /// - `GET /regimen/schedules`, `POST /regimen/schedules/new`, `POST /regimen/schedules/ID/pause|resume|stop`.
 enum RegimenPages {
@@ -47,7 +47,10 @@ enum RegimenPages {
             return try RegimenSchedulePages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
         case ("ledger", 1):
             try only(.get)
-            return try RegimenLedgerPage.render(request: request, regimen: regimen)
+            return try RegimenLedgerPage.render(request: request, regimen: regimen, csrfToken: csrfToken)
+        case ("ledger", 2) where parts[1] == "import":
+            try only(.post)
+            return try RegimenLedgerPage.importHistory(request: request, regimen: regimen, csrfToken: csrfToken)
         default:
             throw WebError.notFound
         }
