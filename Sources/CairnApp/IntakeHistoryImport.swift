@@ -55,6 +55,7 @@ enum IntakeHistoryCSV {
         }
         var rows: [Row] = []
         var problems: [LineProblem] = []
+        var zones: [String: TimeZone] = [:]
         for record in records.dropFirst() {
             func fail(_ reason: LineProblemReason) { problems.append(LineProblem(line: record.line, reason: reason)) }
             guard record.fields.count == header.fields.count else {
@@ -66,7 +67,8 @@ enum IntakeHistoryCSV {
             guard let day = LocalDay(parsing: field("date")) else { fail(.badDate); continue }
             guard let (slot, seconds) = time(field("time")) else { fail(.badTime); continue }
             let zoneName = field("time zone")
-            guard knownZones.contains(zoneName), let zone = TimeZone(identifier: zoneName) else { fail(.badTimeZone); continue }
+            guard knownZones.contains(zoneName), let zone = zones[zoneName] ?? TimeZone(identifier: zoneName) else { fail(.badTimeZone); continue }
+            zones[zoneName] = zone
             let takenAt = WallClock.instant(of: day, at: slot, in: zone).addingTimeInterval(Double(seconds))
             guard takenAt <= now else { fail(.timeInFuture); continue }
             guard let status = IntakeStatus(rawValue: field("status").lowercased()), status != .missed else { fail(.badStatus); continue }

@@ -36,6 +36,7 @@ extension CairnSchema {
             );
             CREATE UNIQUE INDEX outcome_entries_one_original_per_import_key
                 ON outcome_entries (import_key) WHERE import_key IS NOT NULL AND supersedes IS NULL;
+            CREATE INDEX outcome_entries_by_import_key ON outcome_entries (import_key) WHERE import_key IS NOT NULL;
             CREATE INDEX outcome_entries_by_metric_day ON outcome_entries (metric_id, day);
             CREATE TABLE regimen_intake_imports (
                 intake_id  TEXT PRIMARY KEY REFERENCES regimen_intake(id),
