@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Imaging
 import Regimen
 import TextRecognition
 
@@ -39,6 +40,28 @@ public struct LabelProposal: Encodable, Sendable {
     public let meanConfidence: Double
     /// True when the photo was read turned by 180 degrees.
     public let readUpsideDown: Bool
+    /// The width of the upright photo the word boxes are measured in (nil for typed text).
+    public let photoWidth: Int?
+    /// The height of the upright photo the word boxes are measured in (nil for typed text).
+    public let photoHeight: Int?
+
+    /// The product form the serving size names ("Serving Size 2 Softgels": softgel), if any.
+    public var suggestedForm: ProductForm? {
+        guard let text = servingSizeText?.lowercased() else { return nil }
+        let words = text.split(whereSeparator: { !$0.isLetter }).map { word -> String in
+            var w = String(word)
+            if w.hasSuffix("es"), ProductForm(rawValue: String(w.dropLast(2))) != nil { w.removeLast(2) }
+            else if w.hasSuffix("s") { w.removeLast() }
+            return w
+        }
+        let aliases: [String: ProductForm] = ["caplet": .tablet, "vegcap": .capsule, "gelcap": .softgel, "scoop": .powder,
+                                              "sachet": .packet, "stick": .packet, "chewable": .chewable]
+        for word in words {
+            if let form = ProductForm(rawValue: word), form != .other { return form }
+            if let form = aliases[word] { return form }
+        }
+        return nil
+    }
 }
 
 /// One proposed row.
@@ -69,8 +92,47 @@ public struct LabelProposalRow: Encodable, Sendable {
     public let blendName: String?
     /// Boxes (upright-photo pixels) of the words the row was read from, for highlighting.
     public let wordBoxes: [TextBox]
+    /// The lowest confidence (0...1) of the row's words as read; nil for a row typed or changed by hand.
+    public let confidence: Double?
     /// What to check, each with its reason.
     public let flags: [LabelFlag]
+}
+
+/// One row as the person left it on a review page, to be matched and flagged again before saving.
+public struct EditedLabelRow: Hashable, Sendable {
+    /// The name as the person left it.
+    public var nameOnLabel: String
+    /// The form ("as ..."), if any.
+    public var form: String?
+    /// The amount per serving, if any.
+    public var amount: Amount?
+    /// The %DV, if any.
+    public var dailyValuePercent: Decimal?
+    /// The %DV column's marker as read, if any.
+    public var dailyValueMarker: DailyValueMarker?
+    /// True for a blend's total row.
+    public var isBlend: Bool
+    /// For a blend member: the blend's name.
+    public var blendName: String?
+    /// The boxes the row was read from (empty for a row added by hand).
+    public var wordBoxes: [TextBox]
+    /// The row's OCR confidence when it is unchanged since it was read; nil for a row typed or changed by hand.
+    public var readConfidence: Double?
+
+    /// A row; everything but the name is optional.
+    public init(nameOnLabel: String, form: String? = nil, amount: Amount? = nil, dailyValuePercent: Decimal? = nil,
+                dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
+                wordBoxes: [TextBox] = [], readConfidence: Double? = nil) {
+        self.nameOnLabel = nameOnLabel
+        self.form = form
+        self.amount = amount
+        self.dailyValuePercent = dailyValuePercent
+        self.dailyValueMarker = dailyValueMarker
+        self.isBlend = isBlend
+        self.blendName = blendName
+        self.wordBoxes = wordBoxes
+        self.readConfidence = readConfidence
+    }
 }
 
 /// Reads a Supplement Facts photo on this machine and proposes the product's rows. The photo is only held in
@@ -144,7 +206,8 @@ public final class LabelScanService: Sendable {
         func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
             LabelProposal(status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
                           servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], warnings: warnings,
-                          meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned)
+                          meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
+                          photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
         }
         if lines.isEmpty {
             return empty(.noLabel, "No text was found in this photo. Photograph the Supplement Facts panel straight on, filling the frame, in even light.")
@@ -178,12 +241,7 @@ public final class LabelScanService: Sendable {
         }
         let rows = normalised.map { row -> LabelProposalRow in
             let boxes = row.parsed.lineIndices.flatMap { lines[$0].wordIndices }.compactMap { $0 < words.count ? words[$0].box : nil }
-            return LabelProposalRow(
-                nameOnLabel: row.parsed.nameOnLabel, catalogueID: row.match?.ingredient.id, catalogueName: row.match?.ingredient.name,
-                matchScore: row.match?.score, amount: row.parsed.amount, amountInCatalogueUnit: row.amountInCatalogueUnit,
-                dailyValuePercent: row.parsed.dailyValuePercent, dailyValueMarker: row.parsed.dailyValueMarker,
-                form: row.parsed.form, catalogueForm: row.match?.form?.name, isBlend: row.parsed.isBlend,
-                blendName: row.parsed.blendName, wordBoxes: boxes, flags: row.flags)
+            return Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed))
         }
         let flagged = rows.filter { !$0.flags.isEmpty }.count
         let message = rows.isEmpty ? "The panel was found but no ingredient rows could be read. Try a sharper photo." :
@@ -192,7 +250,39 @@ public final class LabelScanService: Sendable {
                              servingSize: label.servingSize, servingSizeText: label.servingSizeText,
                              servingsPerContainer: label.servingsPerContainer, rows: rows,
                              otherIngredients: label.otherIngredients, warnings: warnings,
-                             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned)
+                             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
+                             photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+    }
+
+    private static func proposalRow(_ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?) -> LabelProposalRow {
+        LabelProposalRow(
+            nameOnLabel: row.parsed.nameOnLabel, catalogueID: row.match?.ingredient.id, catalogueName: row.match?.ingredient.name,
+            matchScore: row.match?.score, amount: row.parsed.amount, amountInCatalogueUnit: row.amountInCatalogueUnit,
+            dailyValuePercent: row.parsed.dailyValuePercent, dailyValueMarker: row.parsed.dailyValueMarker,
+            form: row.parsed.form, catalogueForm: row.match?.form?.name, isBlend: row.parsed.isBlend,
+            blendName: row.parsed.blendName, wordBoxes: wordBoxes, confidence: confidence, flags: row.flags)
+    }
+}
+
+extension LabelScanService {
+    /// Matches and flags a row the person edited or typed, exactly as rows read from a photo are (the same
+    /// catalogue, the same flags): an unchanged row keeps its low-confidence flag, a name the catalogue does not
+    /// know is kept with an "unknown ingredient" flag.
+    public func revalidate(_ row: EditedLabelRow) -> LabelProposalRow {
+        let trimmedForm = row.form?.trimmingCharacters(in: .whitespaces)
+        let parsed = ParsedLabelRow(nameOnLabel: row.nameOnLabel.trimmingCharacters(in: .whitespaces),
+                                    form: trimmedForm?.isEmpty == false ? trimmedForm : nil, amount: row.amount,
+                                    dailyValuePercent: row.dailyValuePercent, dailyValueMarker: row.dailyValueMarker,
+                                    isBlend: row.isBlend, blendName: row.blendName)
+        return Self.proposalRow(normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
+                                confidence: row.readConfidence)
+    }
+
+    /// A smaller JPEG of the upright photo (longer side at most `maxSide`), to show beside the rows. Made in
+    /// memory; nothing is written. Throws `ImagingError` for bytes that are not a readable image.
+    public func preview(imageData: Data, maxSide: Int = 1400) throws -> Data {
+        let pipeline = ImagePipeline()
+        return try pipeline.encodeJPEG(try pipeline.decodeRGB(imageData, maxSide: maxSide), quality: 82)
     }
 }
 
@@ -227,12 +317,21 @@ extension LabelScanService {
     /// gives its form (labels do not print either reliably); rows keep their catalogue match, or none for a name
     /// the catalogue does not know. Throws `LabelSaveError.nothingToSave` unless rows were read.
     public func product(from proposal: LabelProposal, name: String, brand: String = "", form: ProductForm) throws -> Product {
-        guard proposal.status == .proposed, !proposal.rows.isEmpty else { throw LabelSaveError.nothingToSave }
-        let ingredients = try proposal.rows.map { row in
+        guard proposal.status == .proposed else { throw LabelSaveError.nothingToSave }
+        return try product(fromReviewed: proposal.rows, servingSize: proposal.servingSize, name: name, brand: brand, form: form)
+    }
+
+    /// The product reviewed rows describe (see `revalidate(_:)`), one serving being `servingSize` (nil: one
+    /// unit). Throws `LabelSaveError.nothingToSave` for no rows, and the errors of `ProductIngredient` and
+    /// `Product`.
+    public func product(fromReviewed rows: [LabelProposalRow], servingSize: Amount?, name: String, brand: String = "",
+                        form: ProductForm) throws -> Product {
+        guard !rows.isEmpty else { throw LabelSaveError.nothingToSave }
+        let ingredients = try rows.map { row in
             try ProductIngredient(catalogueID: row.catalogueID, nameOnLabel: row.nameOnLabel, amount: row.amount,
                                   dailyValuePercent: row.dailyValuePercent, form: row.form)
         }
-        let serving = try proposal.servingSize ?? Amount(1, .count)
+        let serving = try servingSize ?? Amount(1, .count)
         return try Product(name: name, brand: brand, form: form, servingSize: serving, ingredients: ingredients)
     }
 }

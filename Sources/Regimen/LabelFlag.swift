@@ -30,6 +30,8 @@ public struct LabelFlag: Hashable, Sendable, Codable {
 
     /// The kind of doubt.
     public let kind: Kind
+    /// The flag's short name, shown before its reason ("Unknown ingredient").
+    public var title: String { kind.title }
     /// The plain-English reason (never repeats what OCR read).
     public let reason: String
 
@@ -37,5 +39,24 @@ public struct LabelFlag: Hashable, Sendable, Codable {
     public init(_ kind: Kind, _ reason: String) {
         self.kind = kind
         self.reason = reason
+    }
+}
+
+extension LabelFlag.Kind {
+    /// A short name for the kind of doubt, shown beside a row with the flag's reason.
+    public var title: String {
+        switch self {
+        case .lowConfidence: "Hard to read"
+        case .unknownIngredient: "Unknown ingredient"
+        case .uncertainMatch: "Uncertain match"
+        case .unitAnomaly: "Unusual unit"
+        case .impossibleQuantity: "Impossible amount"
+        case .aboveUpperLimit: "Above the upper limit"
+        case .farOutsideCommonRange: "Far outside the usual range"
+        case .dailyValueInconsistent: "%DV does not fit"
+        case .undisclosedBlendAmount: "Amount not disclosed"
+        case .missingAmount: "No amount"
+        case .unreadableAmount: "Amount unreadable"
+        }
     }
 }

@@ -271,6 +271,8 @@ public enum LabelParser {
                 tokens.removeSubrange(open...)
             }
         }
+        // Nothing left once the %DV column is taken away (a stray "Daily Value not established" line).
+        guard !tokens.isEmpty else { return nil }
         // OCR's "1 mg" in some fonts: "lmg", "Img", "1lmg".
         tokens = tokens.map(repairOne)
         // The amount: the shortest tail starting with a digit that reads as an amount. A short token after it

@@ -208,12 +208,25 @@ public final class TextRecognizer: @unchecked Sendable {
         return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
     }
 
-    /// A preprocessed-image box in upright-photo pixels (deskew rotation is small and ignored; a half turn is
-    /// undone).
+    /// A preprocessed-image box in upright-photo pixels: the scale is undone, then the deskew rotation (libvips
+    /// turns about the centre and enlarges the canvas to fit, so centres correspond), then a half turn. A word
+    /// box turned back by a few degrees becomes the upright box around its four corners.
     static func sourceBox(_ box: TextBox, _ image: OCRImage) -> TextBox {
         let s = image.scale > 0 ? image.scale : 1
-        var x = Int((Double(box.x) / s).rounded()), y = Int((Double(box.y) / s).rounded())
-        let w = Int((Double(box.width) / s).rounded()), h = Int((Double(box.height) / s).rounded())
+        // The deskewed canvas before scaling, and the turned photo it was made from.
+        let canvasW = Double(image.width) / s, canvasH = Double(image.height) / s
+        let srcW = Double(image.sourceWidth), srcH = Double(image.sourceHeight)
+        let a = image.deskewDegrees * .pi / 180, c = cos(a), sn = sin(a)
+        let corners = [(box.x, box.y), (box.x + box.width, box.y), (box.x, box.y + box.height),
+                       (box.x + box.width, box.y + box.height)].map { (px, py) -> (Double, Double) in
+            let dx = Double(px) / s - canvasW / 2, dy = Double(py) / s - canvasH / 2
+            // libvips rotates by (x, y) -> (x cos - y sin, x sin + y cos); this is its inverse.
+            return (dx * c + dy * sn + srcW / 2, -dx * sn + dy * c + srcH / 2)
+        }
+        let x0 = corners.map(\.0).min()!, x1 = corners.map(\.0).max()!
+        let y0 = corners.map(\.1).min()!, y1 = corners.map(\.1).max()!
+        var x = Int(x0.rounded()), y = Int(y0.rounded())
+        let w = Int((x1 - x0).rounded()), h = Int((y1 - y0).rounded())
         if image.turnedHalf {
             x = image.sourceWidth - x - w
             y = image.sourceHeight - y - h

@@ -14,6 +14,8 @@ public struct WebServices: Sendable {
     public var regimen: RegimenService? = nil
     /// Outcome series; while nil, `/regimen/outcomes` is not served.
     public var outcomes: OutcomeService? = nil
+    /// Reads Supplement Facts photos for `/regimen/products/scan`; while nil, that page says reading is unavailable.
+    public var labelScanner: LabelScanService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing, skin: SkinService? = nil) {
@@ -134,7 +136,8 @@ public struct WebApplication: Sendable {
         }
 
         if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {
-            return try RegimenPages.route(method: method, request: request, regimen: regimen, csrfToken: csrf)
+            return try RegimenPages.route(method: method, request: request, regimen: regimen, csrfToken: csrf,
+                                          labelScanner: services.labelScanner)
         }
         switch path {
         case "/":

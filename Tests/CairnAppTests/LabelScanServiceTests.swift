@@ -122,4 +122,66 @@ import TextRecognition
             }
         }
     }
+
+    @Test func reportsThePhotoSizeTheBoxesAreMeasuredIn() throws {
+        let image = TextRenderer.render(Self.panel)
+        let proposal = try Self.service.propose(imageData: try jpeg(image))
+        #expect(proposal.photoWidth == image.width && proposal.photoHeight == image.height)
+        for box in proposal.rows.flatMap(\.wordBoxes) {
+            #expect(box.x + box.width <= image.width && box.y + box.height <= image.height)
+        }
+        #expect(proposal.rows.allSatisfy { $0.confidence != nil })
+        #expect(Self.service.propose(text: "Supplement Facts\nZinc 15 mg").photoWidth == nil)
+    }
+
+    @Test func suggestsTheFormTheServingSizeNames() {
+        func form(_ serving: String) -> ProductForm? { Self.service.propose(text: "Supplement Facts\nServing Size \(serving)\nZinc 15 mg").suggestedForm }
+        #expect(form("2 Softgels") == .softgel)
+        #expect(form("1 Capsule") == .capsule)
+        #expect(form("1 Caplet") == .tablet)
+        #expect(form("1 Scoop (5 g)") == .powder)
+        #expect(form("3 Gummies") == nil || form("3 Gummies") == .gummy)
+        #expect(form("5 g") == nil)
+        #expect(Self.service.propose(text: "Supplement Facts\nZinc 15 mg").suggestedForm == nil)
+    }
+
+    @Test func revalidatesAnEditedRowWithTheSameFlagsAsAReadOne() throws {
+        let edited = Self.service.revalidate(EditedLabelRow(nameOnLabel: " Zinc ", form: "zinc gluconate", amount: try Amount(90, .mg)))
+        #expect(edited.catalogueID == "zinc" && edited.nameOnLabel == "Zinc" && edited.form == "zinc gluconate")
+        #expect(edited.flags.map(\.kind).contains(.aboveUpperLimit))
+        let typed = Self.service.propose(text: "Supplement Facts\nZinc 90 mg")
+        #expect(typed.rows[0].flags.map(\.kind) == edited.flags.map(\.kind), "the CLI's flags")
+        let unknown = Self.service.revalidate(EditedLabelRow(nameOnLabel: "Moonpetal root", amount: try Amount(40, .mg)))
+        #expect(unknown.catalogueID == nil && unknown.flags.map(\.kind) == [.unknownIngredient])
+        let unsure = Self.service.revalidate(EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), readConfidence: 0.4))
+        #expect(unsure.flags.map(\.kind).contains(.lowConfidence))
+        #expect(unsure.confidence == 0.4)
+        let empty = Self.service.revalidate(EditedLabelRow(nameOnLabel: "Melatonin", form: "  "))
+        #expect(empty.form == nil && empty.flags.map(\.kind) == [.missingAmount])
+    }
+
+    @Test func buildsTheProductFromReviewedRows() throws {
+        let rows = [Self.service.revalidate(EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), dailyValuePercent: 136)),
+                    Self.service.revalidate(EditedLabelRow(nameOnLabel: "Moonpetal root"))]
+        let product = try Self.service.product(fromReviewed: rows, servingSize: try Amount(2, .count), name: "Zinc plus", form: .capsule)
+        #expect(product.ingredients.map(\.catalogueID) == ["zinc", nil])
+        #expect(product.ingredients[0].dailyValuePercent == 136)
+        #expect(product.servingSize == (try Amount(2, .count)))
+        let oneUnit = try Self.service.product(fromReviewed: rows, servingSize: nil, name: "Zinc plus", form: .capsule)
+        #expect(oneUnit.servingSize == (try Amount(1, .count)))
+        #expect(throws: LabelSaveError.nothingToSave) {
+            try Self.service.product(fromReviewed: [], servingSize: nil, name: "Nothing", form: .capsule)
+        }
+        #expect(throws: RegimenError.self) { try Self.service.product(fromReviewed: rows, servingSize: nil, name: " ", form: .capsule) }
+    }
+
+    @Test func makesASmallerUprightPreviewInMemory() throws {
+        let image = TextRenderer.render(Self.panel, width: 2000)
+        let preview = try Self.service.preview(imageData: try jpeg(image), maxSide: 500)
+        let info = try ImagePipeline().probe(preview)
+        #expect(max(info.width, info.height) == 500)
+        #expect(info.width == 500 && abs(Double(info.height) - Double(image.height) * 500 / Double(image.width)) <= 1, "same shape")
+        #expect(throws: (any Error).self) { try Self.service.preview(imageData: Data("not a photo".utf8)) }
+    }
 }
+

@@ -64,6 +64,13 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         #expect(row.amount == (try Amount(200, .mg)))
     }
 
+    @Test func aLineWithNothingButTheDailyValueColumnIsNoRow() {
+        // OCR of a tilted photo can split the footnote so that this is all a line holds.
+        #expect(LabelParser.parseRow("Daily Value not established") == nil)
+        #expect(LabelParser.parseRow("t Daily Value not established") == nil)
+        #expect(LabelParser.parse(text: "Supplement Facts\nZinc 15 mg 136%\nDaily Value not established").rows.count == 1)
+    }
+
     @Test func keepsParenthesesThatAreNotForms() throws {
         let row = try #require(LabelParser.parseRow("Ginger (Zingiber officinale) (rhizome) extract 50 mg †"))
         #expect(row.nameOnLabel == "Ginger (Zingiber officinale) (rhizome) extract")

@@ -67,6 +67,45 @@ import Testing
         #expect(page.words.map(\.text).contains("Melatonin"))
     }
 
+    @Test func boxesOfATiltedLabelLandOnTheWordsInThePhoto() throws {
+        let upright = TextRenderer.render(Self.panel)
+        let straight = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(upright, quality: 92))
+        let tilted = try ImageDegradation.rotated(upright, degrees: 4)
+        let page = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(tilted, quality: 92))
+        #expect(abs(page.image.deskewDegrees) > 3)
+        for word in ["Melatonin", "222%", "Supplement"] {
+            let a = try #require(straight.words.first { $0.text == word }?.box, "\(word)")
+            let b = try #require(page.words.first { $0.text == word }?.box, "\(word)")
+            // Where the word's centre went when the label was turned (libvips turns about the centre, enlarging the canvas).
+            let angle = 4 * Double.pi / 180
+            let x = Double(a.x) + Double(a.width) / 2 - Double(upright.width) / 2
+            let y = Double(a.y) + Double(a.height) / 2 - Double(upright.height) / 2
+            let expectedX = x * cos(angle) - y * sin(angle) + Double(tilted.width) / 2
+            let expectedY = x * sin(angle) + y * cos(angle) + Double(tilted.height) / 2
+            let foundX = Double(b.x) + Double(b.width) / 2, foundY = Double(b.y) + Double(b.height) / 2
+            #expect(abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
+                    "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
+        }
+    }
+
+    @Test func boxesOfAnUpsideDownTiltedLabelLandOnTheWordsAsThePhotoIsStored() throws {
+        let tilted = try ImageDegradation.rotated(TextRenderer.render(Self.panel), degrees: 3)
+        let upright = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(tilted, quality: 92))
+        let stored = try ImageDegradation.turnedHalf(tilted)
+        let turned = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(stored, quality: 92), turnHalf: true)
+        #expect(turned.image.turnedHalf)
+        for word in ["Melatonin", "222%"] {
+            let a = try #require(upright.words.first { $0.text == word }?.box, "\(word)")
+            let b = try #require(turned.words.first { $0.text == word }?.box, "\(word)")
+            // In the photo as stored, the word sits where the upright one does, turned about the centre.
+            let expectedX = Double(stored.width) - (Double(a.x) + Double(a.width) / 2)
+            let expectedY = Double(stored.height) - (Double(a.y) + Double(a.height) / 2)
+            let foundX = Double(b.x) + Double(b.width) / 2, foundY = Double(b.y) + Double(b.height) / 2
+            #expect(abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
+                    "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
+        }
+    }
+
     @Test func enlargesSmallText() throws {
         let small = TextRenderer.render(Self.panel, font: "DejaVu Sans 7", width: 500, margin: 15)
         let prepared = try OCRPreprocessing.prepare(small)

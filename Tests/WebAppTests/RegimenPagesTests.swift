@@ -11,10 +11,11 @@ final class RegimenSite {
     let cairn: CairnApplication
     let app: WebApplication
 
-    init() throws {
+    init(labelScanner: LabelScanService? = nil) throws {
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
         var services = WebServices(settings: SettingsDouble(onboarded: true))
         services.regimen = cairn.regimen
+        services.labelScanner = labelScanner
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
     }
 

@@ -37,6 +37,8 @@ struct ServeCommand: Command {
         services.smile = application.smile
         services.regimen = application.regimen
         services.outcomes = application.outcomes
+        // Without Tesseract the label page says so; the rest of the app works.
+        services.labelScanner = try? LabelScanService.makeDefault()
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)

@@ -10,9 +10,12 @@ import Regimen
 ///   separated by commas); `POST /regimen/as-needed/SCHEDULE` logs one as-needed dose now.
 /// - `GET /regimen/ledger?product=&from=&to=&page=`, `POST /regimen/ledger/import` (see `RegimenLedgerPage`).
 /// - `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID` (see `RegimenProductPages`).
+/// - `GET|POST /regimen/products/scan`, `POST /regimen/products/scan/confirm`: a product from a label photo
+///   (see `LabelScanPages`).
 /// - `GET /regimen/schedules`, `POST /regimen/schedules/new`, `POST /regimen/schedules/ID/pause|resume|stop`.
 enum RegimenPages {
-    static func route(method: HTTPMethod, request: Request, regimen: RegimenService, csrfToken: String) throws -> Response {
+    static func route(method: HTTPMethod, request: Request, regimen: RegimenService, csrfToken: String,
+                      labelScanner: LabelScanService? = nil) throws -> Response {
         let parts = Array(request.path.split(separator: "/").map(String.init).dropFirst())  // after "regimen"
         func only(_ allowed: HTTPMethod) throws {
             guard method == allowed else { throw WebError.methodNotAllowed }
@@ -41,6 +44,9 @@ enum RegimenPages {
                 _ = try regimen.logAsNeeded(ScheduleID(parts[1]))
                 return false
             }
+        case ("products", _) where parts.count >= 2 && parts[1] == "scan":
+            return try LabelScanPages.route(method: method, parts: parts, request: request, regimen: regimen,
+                                            scanner: labelScanner, csrfToken: csrfToken)
         case ("products", _):
             return try RegimenProductPages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
         case ("schedules", _):

@@ -24,7 +24,7 @@ enum RegimenProductPages {
             name = product.name
             brand = product.brand
             form = product.form.rawValue
-            serving = product.servingSize.unit == .count ? "\(product.servingSize.value)" : product.servingSize.description
+            serving = RegimenProductPages.servingText(product.servingSize)
             ingredients = product.ingredients.map { row in
                 row.nameOnLabel + (row.amount.map { " = " + $0.description } ?? "")
             }.joined(separator: "\n")
@@ -56,7 +56,7 @@ enum RegimenProductPages {
             guard method == .post else { throw WebError.methodNotAllowed }
             let draft = Draft(request.form)
             do {
-                _ = try regimen.editProduct(id, to: try product(from: draft))
+                _ = try regimen.editProduct(id, to: try product(from: draft, keeping: current.product))
                 return .redirect(to: "/regimen/products/\(id.rawValue)?added=1")
             } catch let error as CairnError {
                 return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
@@ -78,17 +78,12 @@ enum RegimenProductPages {
     }
 
     /// Builds the product from the form: a plain number of servings is a count of units, else an amount
-    /// like "5 g"; each non-empty ingredient line reads `Name = 25 mcg` (the amount may be left out).
-    static func product(from draft: Draft) throws -> Product {
+    /// like "5 g"; each non-empty ingredient line reads `Name = 25 mcg` (the amount may be left out). When
+    /// editing, a line naming a row of `earlier` keeps what the line cannot say: its form ("as ..."), its
+    /// catalogue entry, and its %DV while the amount is unchanged (a label read from a photo carries them).
+    static func product(from draft: Draft, keeping earlier: Product? = nil) throws -> Product {
         guard let form = ProductForm(rawValue: draft.form) else { throw FormProblem(userMessage: "Choose the product's form.") }
-        let servingText = draft.serving.trimmingCharacters(in: .whitespaces)
-        let serving: Amount
-        if let count = Decimal(string: servingText, locale: Locale(identifier: "en_US_POSIX")),
-           !servingText.isEmpty, servingText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
-            serving = try Amount(count, .count)
-        } else {
-            serving = try LabelUnitParser.amount(servingText)
-        }
+        let serving = try servingSize(draft.serving)
         let catalogue = try? Catalogue.bundled()
         let rows = try draft.ingredients.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.map { line -> ProductIngredient in
@@ -97,12 +92,32 @@ enum RegimenProductPages {
                 let amountText = parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
                 let amount = amountText.isEmpty ? nil : try LabelUnitParser.amount(amountText)
                 let match = catalogue?.lookup(name)
+                if let before = earlier?.ingredients.first(where: { $0.nameOnLabel == name }) {
+                    return try ProductIngredient(catalogueID: match?.ingredient.id ?? before.catalogueID, nameOnLabel: name,
+                                                 amount: amount, dailyValuePercent: amount == before.amount ? before.dailyValuePercent : nil,
+                                                 form: before.form ?? match?.form?.name)
+                }
                 return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount,
                                              form: match?.form?.name)
             }
         return try Product(name: draft.name.trimmingCharacters(in: .whitespaces),
                            brand: draft.brand.trimmingCharacters(in: .whitespaces), form: form,
                            servingSize: serving, ingredients: rows)
+    }
+
+    /// One serving as typed: a plain number is a count of units ("2"), anything else an amount ("5 g").
+    static func servingSize(_ text: String) throws -> Amount {
+        let servingText = text.trimmingCharacters(in: .whitespaces)
+        if let count = Decimal(string: servingText, locale: Locale(identifier: "en_US_POSIX")),
+           !servingText.isEmpty, servingText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            return try Amount(count, .count)
+        }
+        return try LabelUnitParser.amount(servingText)
+    }
+
+    /// One serving as the form shows it: a count as a plain number, else the amount ("5 g").
+    static func servingText(_ amount: Amount) -> String {
+        amount.unit == .count ? "\(amount.value)" : amount.description
     }
 
     static func serving(_ p: Product) -> String {
@@ -112,7 +127,7 @@ enum RegimenProductPages {
     static func list(_ products: [StoredProduct]) -> String {
         var body = RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
             + RegimenPages.subnav("/regimen/products")
-        body += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a></p>"
+        body += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
         if products.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
         } else {
@@ -143,6 +158,7 @@ enum RegimenProductPages {
         }
         let body = RegimenPages.intro(title, lead: lead)
             + RegimenPages.subnav("/regimen/products") + """
+        \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
         <form method="post" action="\(action)" class="card regimen-form">\(Layout.csrfField(csrfToken))
         \(RegimenPages.message(notice: nil, error: error))
         <div class="stack"><label for="product-name">Name</label>
@@ -173,8 +189,11 @@ enum RegimenProductPages {
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(HTML.escape(p.id.rawValue))/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
             let rows = rev.product.ingredients.map { row in
-                let known = row.catalogueID == nil ? " <span class=\"regimen-flag\">(not in Cairn's list: please check the name)</span>" : ""
-                return "<li>\(HTML.escape(row.nameOnLabel))\(row.amount.map { " — " + HTML.escape($0.description) } ?? "")\(known)</li>"
+                let known = row.catalogueID == nil
+                    ? " <span class=\"regimen-flag\"><strong>\(HTML.escape(LabelFlag.Kind.unknownIngredient.title)):</strong> not in Cairn's ingredient catalogue. Check the spelling, or keep it as written.</span>" : ""
+                let form = row.form.map { " (as " + HTML.escape($0) + ")" } ?? ""
+                let percent = row.dailyValuePercent.map { " · \($0)% DV" } ?? ""
+                return "<li>\(HTML.escape(row.nameOnLabel))\(form)\(row.amount.map { " — " + HTML.escape($0.description) } ?? "")\(percent)\(known)</li>"
             }.joined()
             return """
             <li class="card regimen-revision" id="revision-\(rev.revisionNumber)">

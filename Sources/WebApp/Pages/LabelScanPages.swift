@@ -1,0 +1,472 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+import TextRecognition
+
+/// Adding a product from a photo of its Supplement Facts label: `GET|POST /regimen/products/scan` (upload, then
+/// the review page) and `POST /regimen/products/scan/confirm` (check again, add a row, or save).
+///
+/// The photo is used in memory only: the upload is read and dropped with the request. The review page shows a
+/// smaller copy as a `data:` URL and carries it in a hidden field, so a page shown again (a refused save, a
+/// row added) still shows it; nothing is kept on the server between requests, and nothing is written. Nothing
+/// is saved until the person chooses "Save product", and a save whose edits raise a flag the person has not
+/// seen yet shows the page again instead.
+enum LabelScanPages {
+    /// The largest preview accepted back from the review form (a 1400 px JPEG is well under it).
+    static let maximumPreviewBytes = 4 * 1024 * 1024
+
+    static func route(method: HTTPMethod, parts: [String], request: Request, regimen: RegimenService,
+                      scanner: LabelScanService?, csrfToken: String) throws -> Response {
+        switch parts.count {
+        case 2:
+            if method == .get { return .html(upload(csrfToken: csrfToken, scannerAvailable: scanner != nil)) }
+            guard method == .post else { throw WebError.methodNotAllowed }
+            guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
+            guard let photo = request.formValue("photo"), !photo.isEmpty else {
+                return .html(upload(csrfToken: csrfToken, error: "Choose a photo of the label first."), status: 400)
+            }
+            let proposal: LabelProposal
+            let preview: Data
+            do {
+                proposal = try scanner.propose(imageData: photo)
+                preview = try scanner.preview(imageData: photo)
+            } catch let error as CairnError {
+                return .html(upload(csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+            }
+            let review = Review(proposal: proposal, preview: preview)
+            return .html(page(review, csrfToken: csrfToken))
+        case 3 where parts[2] == "confirm":
+            guard method == .post else { throw WebError.methodNotAllowed }
+            guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
+            var review = Review(form: request.form, scanner: scanner)
+            switch request.form["action"] ?? "save" {
+            case "add":
+                review.rows.append(Review.Row())
+                review.notice = "A new row was added at the end. Nothing is saved until you choose Save product."
+                return .html(page(review, csrfToken: csrfToken, focusLastRow: true))
+            case "check":
+                review.notice = "Checked again. Nothing is saved until you choose Save product."
+                return .html(page(review, csrfToken: csrfToken))
+            default:
+                return try save(review, regimen: regimen, scanner: scanner, csrfToken: csrfToken)
+            }
+        default:
+            throw WebError.notFound
+        }
+    }
+
+    /// Saves the reviewed product, or shows the page again with the person's edits and why nothing was saved.
+    private static func save(_ reviewed: Review, regimen: RegimenService, scanner: LabelScanService,
+                             csrfToken: String) throws -> Response {
+        var review = reviewed
+        guard !review.hasFieldErrors else {
+            review.error = "Some fields need a look; each is marked below. Nothing was saved."
+            return .html(page(review, csrfToken: csrfToken), status: 400)
+        }
+        if review.rows.contains(where: { !$0.unseenFlags.isEmpty }) {
+            review.error = "Your edits raised something to check, marked beside the row. Nothing was saved yet: look at it, then choose Save product again."
+            return .html(page(review, csrfToken: csrfToken), status: 400)
+        }
+        guard review.rows.contains(where: { $0.checked != nil }) else {
+            review.error = "There are no rows to save. Add the rows by hand, or try another photo. Nothing was saved."
+            return .html(page(review, csrfToken: csrfToken), status: 400)
+        }
+        do {
+            guard let form = review.productForm else { throw RegimenProductPages.FormProblem(userMessage: "Choose the product's form.") }
+            let product = try scanner.product(fromReviewed: review.rows.compactMap(\.checked), servingSize: review.servingSize,
+                                              name: review.name.trimmingCharacters(in: .whitespaces),
+                                              brand: review.brand.trimmingCharacters(in: .whitespaces), form: form)
+            let saved = try regimen.addProduct(product)
+            return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
+        } catch let error as CairnError {
+            review.error = error.userMessage + " Nothing was saved."
+            return .html(page(review, csrfToken: csrfToken), status: 400)
+        }
+    }
+
+    // MARK: the state of a review page
+
+    /// Everything on the review page: the product fields, the rows as the person left them, the photo.
+    struct Review {
+        /// One row: the fields as typed, what the row was read from, and its check.
+        struct Row {
+            var name = "", form = "", amount = "", unit = "", dailyValue = ""
+            var boxes: [TextBox] = []
+            var confidence: Double?
+            /// The fields as they were read (to tell an unchanged row from an edited one).
+            var asRead = ""
+            var marker: DailyValueMarker?
+            var isBlend = false
+            var blendName: String?
+            /// The flag kinds the page showed for this row when it was submitted.
+            var shown: Set<LabelFlag.Kind> = []
+            /// The row matched and flagged again; nil while a field cannot be read.
+            var checked: LabelProposalRow?
+            /// Why a field of the row cannot be read.
+            var error: String?
+
+            var fingerprint: String { [name, form, amount, unit, dailyValue].joined(separator: "\u{1F}") }
+            var isBlank: Bool { [name, form, amount, dailyValue].allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
+            var flags: [LabelFlag] { checked?.flags ?? [] }
+            /// Flags the page has not shown yet (a save waits for the person to see them).
+            var unseenFlags: [LabelFlag] { flags.filter { !shown.contains($0.kind) } }
+        }
+
+        var name = "", brand = "", form = "", serving = "1"
+        var servingOnLabel: String?
+        var rows: [Row] = []
+        var otherIngredients: [String] = []
+        var warnings: [String] = []
+        /// The outcome of reading, when the page comes straight from a photo.
+        var status: LabelProposal.Status = .proposed
+        var statusMessage: String?
+        var preview: Data?
+        var photoWidth = 0, photoHeight = 0
+        var notice: String?
+        var error: String?
+        var nameError: String?, formError: String?, servingError: String?
+        var servingSize: Amount?
+
+        var productForm: ProductForm? { ProductForm(rawValue: form) }
+        var hasFieldErrors: Bool {
+            nameError != nil || formError != nil || servingError != nil || rows.contains { $0.error != nil }
+        }
+
+        /// The page for a fresh proposal.
+        init(proposal: LabelProposal, preview: Data) {
+            status = proposal.status
+            statusMessage = proposal.message
+            warnings = proposal.warnings
+            otherIngredients = proposal.otherIngredients
+            servingOnLabel = proposal.servingSizeText
+            servingSize = proposal.servingSize
+            serving = proposal.servingSize.map(RegimenProductPages.servingText) ?? "1"
+            form = proposal.suggestedForm?.rawValue ?? ""
+            self.preview = preview
+            photoWidth = proposal.photoWidth ?? 0
+            photoHeight = proposal.photoHeight ?? 0
+            rows = proposal.rows.map { read in
+                var row = Row()
+                row.name = read.nameOnLabel
+                row.form = read.form ?? ""
+                row.amount = read.amount.map { "\($0.value)" } ?? ""
+                row.unit = read.amount?.unit.rawValue ?? ""
+                row.dailyValue = read.dailyValuePercent.map { "\($0)" } ?? ""
+                row.boxes = read.wordBoxes
+                row.confidence = read.confidence
+                row.asRead = row.fingerprint
+                row.marker = read.dailyValueMarker
+                row.isBlend = read.isBlend
+                row.blendName = read.blendName
+                row.checked = read
+                return row
+            }
+        }
+
+        /// The page as the person submitted it, every row matched and flagged again.
+        init(form fields: [String: String], scanner: LabelScanService) {
+            name = fields["name"] ?? ""
+            brand = fields["brand"] ?? ""
+            form = fields["form"] ?? ""
+            serving = fields["serving"] ?? ""
+            let other = fields["other-ingredients"] ?? ""
+            otherIngredients = other.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            photoWidth = Int(fields["photo-width"] ?? "") ?? 0
+            photoHeight = Int(fields["photo-height"] ?? "") ?? 0
+            preview = LabelScanPages.preview(fromField: fields["photo"])
+            if name.trimmingCharacters(in: .whitespaces).isEmpty { nameError = "Give the product a name." }
+            if productForm == nil { formError = "Choose the product's form." }
+            do { servingSize = try RegimenProductPages.servingSize(serving) } catch let error as CairnError {
+                servingError = error.userMessage + " Write a number of units, such as 2, or an amount such as 5 g."
+            } catch { servingError = "Write a number of units, such as 2, or an amount such as 5 g." }
+            let count = min(Int(fields["rows"] ?? "") ?? 0, 500)
+            for i in 0..<count {
+                func field(_ key: String) -> String { fields["row-\(i)-\(key)"] ?? "" }
+                guard field("remove").isEmpty else { continue }
+                var row = Row()
+                row.name = field("name")
+                row.form = field("form")
+                row.amount = field("amount")
+                row.unit = field("unit")
+                row.dailyValue = field("dv")
+                row.asRead = field("read")
+                row.confidence = Double(field("confidence")).flatMap { (0...1).contains($0) ? $0 : nil }
+                row.boxes = LabelScanPages.boxes(fromField: field("boxes"))
+                row.marker = DailyValueMarker(rawValue: field("marker"))
+                row.isBlend = field("blend-total") == "1"
+                row.blendName = field("blend").isEmpty ? nil : field("blend")
+                row.shown = Set(field("shown").split(separator: ",").compactMap { LabelFlag.Kind(rawValue: String($0)) })
+                // A row left empty (an added row never filled in) is dropped.
+                if row.isBlank && row.boxes.isEmpty { continue }
+                row.check(with: scanner)
+                rows.append(row)
+            }
+        }
+    }
+
+    // MARK: pages
+
+    static func upload(csrfToken: String, scannerAvailable: Bool = true, error: String? = nil) -> String {
+        let intro = RegimenPages.intro("Add a product from its label",
+                                       lead: "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved.")
+        guard scannerAvailable else {
+            return Layout.page(title: "Add a product from its label", section: .regimen, body: intro + RegimenPages.subnav("/regimen/products") + """
+            <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
+            <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
+            """)
+        }
+        let body = intro + RegimenPages.subnav("/regimen/products") + """
+        <form method="post" action="/regimen/products/scan" enctype="multipart/form-data" class="card regimen-form scan-upload" id="scan-upload">\(Layout.csrfField(csrfToken))
+        \(RegimenPages.message(notice: nil, error: error))
+        <div class="stack"><label for="scan-photo">Photo of the Supplement Facts panel</label>
+        <input type="file" id="scan-photo" name="photo" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" required aria-describedby="scan-photo-help">
+        <p class="help" id="scan-photo-help">JPEG, PNG, WebP or HEIC. The photo is read in memory and is not kept: it is not saved with the product.</p></div>
+        <div class="form-actions"><button type="submit" class="button" id="scan-read">Read the label</button>
+        <a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></div>
+        <p class="help scan-progress" id="scan-progress" role="status" aria-live="polite"></p>
+        </form>
+        <script src="/assets/label-scan.js" defer></script>
+        """
+        return Layout.page(title: "Add a product from its label", section: .regimen, body: body)
+    }
+
+    /// The review page: the photo with each row's box, and the editable fields with every flag.
+    static func page(_ review: Review, csrfToken: String, focusLastRow: Bool = false) -> String {
+        var messages = ""
+        if let message = review.statusMessage {
+            let cls = review.status == .proposed ? "notice" : "form-error"
+            messages += "<p class=\"\(cls)\" role=\"\(review.status == .proposed ? "status" : "alert")\" id=\"scan-message\">\(HTML.escape(message))</p>"
+            if review.status != .proposed {
+                messages += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/scan\" id=\"scan-retry\">Try another photo</a> <span class=\"regimen-meta\">or type the rows in below.</span></p>"
+            }
+        }
+        for (i, warning) in review.warnings.enumerated() {
+            messages += "<p class=\"notice scan-warning\" id=\"scan-warning-\(i)\">\(HTML.escape(warning))</p>"
+        }
+        messages += RegimenPages.message(notice: review.notice, error: review.error)
+        let photo = photoFigure(review)
+        let formOptions = ["<option value=\"\"\(review.form.isEmpty ? " selected" : "")>Choose…</option>"] + ProductForm.allCases.map { f in
+            "<option value=\"\(f.rawValue)\"\(f.rawValue == review.form ? " selected" : "")>\(f.rawValue)</option>"
+        }
+        let servingHelp = review.servingOnLabel.map { "The label says: \(HTML.escape($0)). " } ?? ""
+        let rows = review.rows.enumerated().map { i, row in
+            rowHTML(row, index: i, autofocus: focusLastRow && i == review.rows.count - 1)
+        }.joined(separator: "\n")
+        let empty = review.rows.isEmpty
+            ? "<p class=\"help\" id=\"scan-no-rows\">No rows were read. Try another photo, or add the rows by hand.</p>" : ""
+        let other = review.otherIngredients.isEmpty ? "" : """
+        <p class="help scan-other" id="scan-other"><strong>Other ingredients (not saved as rows):</strong> \(HTML.escape(review.otherIngredients.joined(separator: ", ")))</p>
+        """
+        let body = RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text)
+            + RegimenPages.subnav("/regimen/products") + messages + """
+        <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
+        <input type="hidden" name="photo" value="\(review.preview.map { $0.base64EncodedString() } ?? "")">
+        <input type="hidden" name="photo-width" value="\(review.photoWidth)">
+        <input type="hidden" name="photo-height" value="\(review.photoHeight)">
+        <input type="hidden" name="rows" value="\(review.rows.count)">
+        <input type="hidden" name="other-ingredients" value="\(HTML.escape(review.otherIngredients.joined(separator: "\n")))">
+        <div class="scan-layout">
+        \(photo)
+        <div class="scan-fields">
+        <fieldset class="card scan-product">
+        <legend>Product</legend>
+        \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true))
+        \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil))
+        <div class="stack"><label for="scan-form">Form</label>
+        <select id="scan-form" name="form"\(invalid(review.formError, "scan-form"))>\(formOptions.joined())</select>\(fieldError(review.formError, "scan-form"))</div>
+        \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
+                    help: servingHelp + "A number of units (2 for two capsules), or an amount such as 5 g."))
+        </fieldset>
+        <fieldset class="card scan-rows-set">
+        <legend>Ingredients, per serving</legend>
+        \(empty)
+        <ol class="scan-rows" id="scan-rows">
+        \(rows)
+        </ol>
+        \(other)
+        </fieldset>
+        <div class="form-actions scan-actions">
+        <button type="submit" class="button" name="action" value="save" id="scan-save">Save product</button>
+        <button type="submit" class="button button-quiet" name="action" value="check" id="scan-check">Check my edits</button>
+        <button type="submit" class="button button-quiet" name="action" value="add" id="scan-add">Add a row</button>
+        <a class="button-link" href="/regimen/products/scan" id="scan-again">Try another photo</a>
+        </div>
+        <p class="help">Nothing is saved until you choose Save product. Leaving this page discards the photo and the rows.</p>
+        </div>
+        </div>
+        </form>
+        <script src="/assets/label-scan.js" defer></script>
+        """
+        return Layout.page(title: "Check the label", section: .regimen, body: body)
+    }
+
+    /// The photo with one outlined, numbered box per row (an SVG in the photo's own pixel space, stretched over it).
+    static func photoFigure(_ review: Review) -> String {
+        guard let preview = review.preview, review.photoWidth > 0, review.photoHeight > 0 else {
+            return "<figure class=\"card scan-photo\"><p class=\"help\">The photo is not shown again after this page was sent back; the rows are kept.</p></figure>"
+        }
+        let w = review.photoWidth, h = review.photoHeight
+        let marks = review.rows.enumerated().compactMap { i, row -> String? in
+            // One outline per word: on a tilted photo the words follow the line, where one box around the row
+            // would also cover its neighbours.
+            guard let first = row.boxes.first, let all = union(row.boxes) else { return nil }
+            let pad = max(2, all.height / 8)
+            let words = row.boxes.map { box in
+                let x = max(0, box.x - pad), y = max(0, box.y - pad)
+                return "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(min(w - x, box.width + 2 * pad))\" height=\"\(min(h - y, box.height + 2 * pad))\" rx=\"\(pad)\" vector-effect=\"non-scaling-stroke\"/>"
+            }.joined()
+            let r = max(Double(first.height) * 0.6, Double(max(w, h)) / 80)
+            let cx = max(r, Double(first.x - pad) - r * 1.2), cy = Double(first.y) + Double(first.height) / 2
+            return """
+            <g class="scan-box" id="scan-box-\(i)" data-row="\(i)">\(words)\
+            <circle cx="\(fmt(cx))" cy="\(fmt(cy))" r="\(fmt(r))"/><text x="\(fmt(cx))" y="\(fmt(cy))" font-size="\(fmt(r * 1.25))" text-anchor="middle" dominant-baseline="central">\(i + 1)</text></g>
+            """
+        }.joined(separator: "\n")
+        return """
+        <figure class="card scan-photo" id="scan-photo">
+        <div class="scan-stage">
+        <img class="scan-image" id="scan-image" src="data:image/jpeg;base64,\(preview.base64EncodedString())" width="\(w)" height="\(h)" alt="The label photo, with a numbered box around each row that was read">
+        <svg class="scan-boxes" id="scan-boxes" viewBox="0 0 \(w) \(h)" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+        \(marks)
+        </svg>
+        </div>
+        <figcaption class="help">Each numbered box is where that row was read. The photo is not kept.</figcaption>
+        </figure>
+        """
+    }
+
+    static func rowHTML(_ row: Review.Row, index i: Int, autofocus: Bool) -> String {
+        let id = "row-\(i)"
+        let unitOptions = ["<option value=\"\"\(row.unit.isEmpty ? " selected" : "")>—</option>"] + DoseUnit.allCases.map { u in
+            "<option value=\"\(u.rawValue)\"\(u.rawValue == row.unit ? " selected" : "")>\(HTML.escape(u.symbol))</option>"
+        }
+        var about: [String] = []
+        if let match = row.checked?.catalogueName { about.append("Matched to \(HTML.escape(match))") }
+        if row.isBlend { about.append("blend total") }
+        if let blend = row.blendName { about.append("in \(HTML.escape(blend))") }
+        if row.boxes.isEmpty { about.append("added by hand") }
+        let flags = row.flags.map { flag in
+            "<li class=\"scan-flag scan-flag-\(flag.kind.rawValue)\"><strong>\(HTML.escape(flag.title)):</strong> \(HTML.escape(flag.reason))</li>"
+        }.joined()
+        let flagList = flags.isEmpty ? "" : "<ul class=\"scan-flags\" id=\"\(id)-flags\" aria-label=\"Flags for row \(i + 1)\">\(flags)</ul>"
+        let described = [flags.isEmpty ? nil : "\(id)-flags", row.error == nil ? nil : "\(id)-error"].compactMap { $0 }.joined(separator: " ")
+        let describedBy = described.isEmpty ? "" : " aria-describedby=\"\(described)\""
+        let rowError = row.error.map { "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.escape($0))</p>" } ?? ""
+        let hidden = [
+            ("boxes", row.boxes.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: " ")),
+            ("confidence", row.confidence.map { String($0) } ?? ""), ("read", row.asRead),
+            ("marker", row.marker?.rawValue ?? ""), ("blend-total", row.isBlend ? "1" : ""), ("blend", row.blendName ?? ""),
+            ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
+        ].map { "<input type=\"hidden\" name=\"\(id)-\($0.0)\" value=\"\(HTML.escape($0.1))\">" }.joined()
+        let flagged = row.flags.isEmpty ? "" : " is-flagged"
+        return """
+        <li class="scan-row\(flagged)" id="\(id)" data-row="\(i)">\(hidden)
+        <p class="scan-row-head"><span class="scan-number" aria-hidden="true">\(i + 1)</span> <span class="visually-hidden">Row \(i + 1)</span><span class="regimen-meta">\(about.joined(separator: " · "))</span></p>
+        <div class="scan-grid">
+        <div class="stack scan-name"><label for="\(id)-name">Name</label><input type="text" id="\(id)-name" name="\(id)-name" value="\(HTML.escape(row.name))" maxlength="200"\(describedBy)\(autofocus ? " autofocus" : "")></div>
+        <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><input type="text" id="\(id)-form" name="\(id)-form" value="\(HTML.escape(row.form))" maxlength="200"></div>
+        <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(HTML.escape(row.amount))" maxlength="20"\(row.error == nil ? "" : " aria-invalid=\"true\"")\(describedBy)></div>
+        <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions.joined())</select></div>
+        <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(HTML.escape(row.dailyValue))" maxlength="10"></div>
+        </div>
+        \(rowError)\(flagList)
+        <p class="scan-remove"><input type="checkbox" id="\(id)-remove" name="\(id)-remove" value="1"> <label for="\(id)-remove">Leave out this row</label></p>
+        </li>
+        """
+    }
+
+    // MARK: helpers
+
+    private static func textField(id: String, name: String, label: String, value: String, error: String?, required: Bool = false,
+                                  help: String? = nil) -> String {
+        let helpHTML = help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? ""
+        let describedBy = [help == nil ? nil : "\(id)-help", error == nil ? nil : "\(id)-error"].compactMap { $0 }.joined(separator: " ")
+        return """
+        <div class="stack"><label for="\(id)">\(label)</label>
+        <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="200"\(required ? " required" : "")\(describedBy.isEmpty ? "" : " aria-describedby=\"\(describedBy)\"")\(error == nil ? "" : " aria-invalid=\"true\"")>\(fieldError(error, id))\(helpHTML)</div>
+        """
+    }
+
+    private static func invalid(_ error: String?, _ id: String) -> String {
+        error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(id)-error\""
+    }
+
+    private static func fieldError(_ error: String?, _ id: String) -> String {
+        error.map { "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.escape($0))</p>" } ?? ""
+    }
+
+    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    /// The box around all of a row's word boxes; nil for none.
+    static func union(_ boxes: [TextBox]) -> TextBox? {
+        guard let first = boxes.first else { return nil }
+        var x0 = first.x, y0 = first.y, x1 = first.x + first.width, y1 = first.y + first.height
+        for b in boxes.dropFirst() {
+            x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height)
+        }
+        return TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Word boxes from a hidden field ("x,y,w,h x,y,w,h"); anything malformed is dropped.
+    static func boxes(fromField text: String) -> [TextBox] {
+        text.split(separator: " ").prefix(200).compactMap { part in
+            let n = part.split(separator: ",").compactMap { Int($0) }
+            guard n.count == 4, n.allSatisfy({ $0 >= 0 && $0 < 100_000 }) else { return nil }
+            return TextBox(x: n[0], y: n[1], width: n[2], height: n[3])
+        }
+    }
+
+    /// The preview carried by the review form: base64 of a JPEG, else nil (it is only ever shown as an image).
+    static func preview(fromField text: String?) -> Data? {
+        guard let text, !text.isEmpty, text.utf8.count <= maximumPreviewBytes * 4 / 3 + 4,
+              let data = Data(base64Encoded: text), data.count <= maximumPreviewBytes,
+              data.starts(with: [0xFF, 0xD8, 0xFF]) else { return nil }
+        return data
+    }
+}
+
+extension LabelScanPages.Review.Row {
+    /// Reads the typed fields and matches and flags the row through the scanner (the CLI's flags).
+    mutating func check(with scanner: LabelScanService) {
+        error = nil
+        checked = nil
+        let trimmedName = name.trimmingCharacters(in: .whitespaces)
+        var amountValue: Amount?
+        let amountText = amount.trimmingCharacters(in: .whitespaces)
+        if !amountText.isEmpty {
+            do {
+                guard let dose = DoseUnit(rawValue: unit) else {
+                    error = "Choose the unit of the amount."
+                    return
+                }
+                amountValue = try Amount(try LabelUnitParser.number(amountText), dose)
+            } catch let failure as CairnError {
+                error = failure.userMessage + " Write the amount as a number, such as 25 or 0.5."
+                return
+            } catch {
+                self.error = "Write the amount as a number, such as 25 or 0.5."
+                return
+            }
+        }
+        var percent: Decimal?
+        let dvText = dailyValue.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")
+            .trimmingCharacters(in: .whitespaces)
+        if !dvText.isEmpty {
+            guard let value = try? LabelUnitParser.number(dvText) else {
+                error = "Write the %DV as a number, such as 125, or leave it empty."
+                return
+            }
+            percent = value
+        }
+        guard !trimmedName.isEmpty else {
+            error = "Give this row a name, or leave it out."
+            return
+        }
+        let unchanged = fingerprint == asRead
+        checked = scanner.revalidate(EditedLabelRow(
+            nameOnLabel: trimmedName, form: form, amount: amountValue, dailyValuePercent: percent,
+            dailyValueMarker: unchanged ? marker : nil, isBlend: isBlend, blendName: blendName, wordBoxes: boxes,
+            readConfidence: unchanged ? confidence : nil))
+    }
+}
