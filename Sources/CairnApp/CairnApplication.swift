@@ -25,7 +25,9 @@ public final class CairnApplication: Sendable {
     /// Products, schedules, Today, the intake ledger, exposure and supply.
     public let regimen: RegimenService
     /// Regimen insights: exposure changes compared with outcome series.
+    /// Outcome series: metric definitions, manual entries, the outcome CSV import and the daily series.
     public let insights: InsightService
+    public let outcomes: OutcomeService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -55,5 +57,6 @@ public final class CairnApplication: Sendable {
         _ = try photoStore.sweep()
         regimen = RegimenService(database: database, clock: clock)
         insights = InsightService(database: database, regimen: regimen, clock: clock, series: outcomeSeries)
+        outcomes = OutcomeService(database: database, clock: clock)
     }
 }

@@ -15,8 +15,8 @@ import Storage
 ///   of the same dose (from any process) hits the constraint inside the same transaction and reports the
 ///   record already there.
 public final class RegimenService: @unchecked Sendable {
-    private let database: Database
-    private let clock: any Clock
+    let database: Database
+    let clock: any Clock
 
     /// A service over a migrated database.
     public init(database: Database, clock: any Clock) {
@@ -497,7 +497,7 @@ public final class RegimenService: @unchecked Sendable {
         return StoredProduct(product: product, revisionID: revisionID, revisionNumber: number, recordedAt: now)
     }
 
-    private func latestProduct(_ id: ProductID, _ db: Connection) throws -> StoredProduct? {
+    func latestProduct(_ id: ProductID, _ db: Connection) throws -> StoredProduct? {
         try db.queryFirst("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number DESC LIMIT 1",
                           id.rawValue).map { try productRevision(from: $0, db) }
     }
@@ -506,7 +506,7 @@ public final class RegimenService: @unchecked Sendable {
         try db.queryFirst("SELECT * FROM regimen_product_revisions WHERE id = ?", id.rawValue).map { try productRevision(from: $0, db) }
     }
 
-    private func productRevision(from row: Row, _ db: Connection) throws -> StoredProduct {
+    func productRevision(from row: Row, _ db: Connection) throws -> StoredProduct {
         let revisionID: String = try row.get("id")
         let ingredients = try db.query("SELECT * FROM regimen_product_ingredients WHERE revision_id = ? ORDER BY position",
                                        revisionID).map { r in
@@ -687,7 +687,7 @@ public final class RegimenService: @unchecked Sendable {
         LEFT JOIN regimen_intake s ON s.supersedes = i.id
         """
 
-    private func entry(_ id: IntakeRecordID, _ db: Connection) throws -> LedgerEntry? {
+    func entry(_ id: IntakeRecordID, _ db: Connection) throws -> LedgerEntry? {
         try db.queryFirst("\(Self.entrySelect) WHERE i.id = ?", id.rawValue).map(Self.entry(from:))
     }
 

@@ -126,14 +126,7 @@ extension LedgerEntry: Encodable {
             occurrence?.slot.description ?? "", "\(servings)", LedgerEntry.utcText(takenAt), timeZone.identifier,
             localDay.description, LedgerEntry.utcText(recordedAt), supersedes?.rawValue ?? "", supersededBy?.rawValue ?? "",
         ]
-        return fields.map(LedgerEntry.csvField).joined(separator: ",")
-    }
-
-    static func csvField(_ raw: String) -> String {
-        var text = raw
-        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return fields.map(CSV.field).joined(separator: ",")
     }
 }
 

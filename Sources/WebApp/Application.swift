@@ -12,6 +12,8 @@ public struct WebServices: Sendable {
     public var smile: SmileService? = nil
     /// The Regimen journal; while nil, `/regimen` shows the journal's placeholder page.
     public var regimen: RegimenService? = nil
+    /// Outcome series; while nil, `/regimen/outcomes` is not served.
+    public var outcomes: OutcomeService? = nil
     /// Reads Supplement Facts photos for `/regimen/products/scan`; while nil, that page says reading is unavailable.
     public var labelScanner: LabelScanService? = nil
     /// Regimen insights; while nil, `/regimen/insights` is not found.
@@ -133,6 +135,10 @@ public struct WebApplication: Sendable {
 
         if let insights = services.insights, path == "/regimen/insights" || path.hasPrefix("/regimen/insights/") {
             return try RegimenInsightsPage.route(method: method, request: request, insights: insights, csrfToken: csrf)
+        }
+
+        if let outcomes = services.outcomes, path == "/regimen/outcomes" || path.hasPrefix("/regimen/outcomes/") {
+            return try RegimenOutcomesPage.route(method: method, request: request, outcomes: outcomes, csrfToken: csrf)
         }
 
         if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {

@@ -117,6 +117,22 @@ import Testing
                 #"{"summary":"No clear difference","windowDays":14}"#, "2026-03-15T08:00:00.000Z", "2026-03-15T08:00:00.000Z")
             try db.execute("INSERT INTO insight_runs (id, as_of_day, computed_at) VALUES (1, ?, ?)", "2026-03-29", "2026-03-29T08:00:00.000Z")
         },
+        "2026-11-30.outcomes": { db in
+            try db.executeScript("""
+                INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)
+                    VALUES ('headache', 'Headache ✓', '1-5', 'mean', 1, 5, '2026-11-30T10:00:00.000Z');
+                INSERT INTO outcome_entries (id, metric_id, day, value, note, origin, import_key, recorded_at, supersedes)
+                    VALUES ('o-1', 'energy', '2026-11-29', 3, 'Ünïcode ✓ ''quoted'' "text"', 'manual', NULL, '2026-11-30T10:01:00.000Z', NULL),
+                           ('o-2', 'energy', '2026-11-29', 4, '', 'manual', NULL, '2026-11-30T10:02:00.000Z', 'o-1'),
+                           ('o-3', 'headache', '2026-11-28', 2.5, '', 'import', 'headache|2026-11-28|1', '2026-11-30T10:03:00.000Z', NULL),
+                           ('o-4', 'headache', '2026-11-28', 3, '', 'import', 'headache|2026-11-28|1', '2026-11-30T10:04:00.000Z', 'o-3');
+                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id, occurrence_day,
+                    occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
+                    VALUES ('i-4', 'extra', 'taken', 'p-1', 'pr-1', NULL, NULL, NULL, '1', '2026-11-20T07:30:00.000Z',
+                            'Europe/Berlin', '2026-11-20', '2026-11-30T10:05:00.000Z', NULL);
+                INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES ('i-4', 'p-1|2026-11-20T07:30:00.000Z|1');
+                """)
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }

@@ -62,3 +62,35 @@ import Testing
     #expect(second.components(separatedBy: "<tr class=\"regimen-row").count - 1 == 1)
     #expect(second.contains("rel=\"prev\"") && !second.contains("rel=\"next\""))
 }
+
+/// A multipart upload of an intake history file to the ledger, as the server's form parser hands it over.
+private func historyUpload(_ site: RegimenSite, _ text: String, csrf: String? = Fixture.csrf) -> Response {
+    var fields = ["file": Data(text.utf8)]
+    if let csrf { fields["csrf"] = Data(csrf.utf8) }
+    return site.app.handle(Request(method: .post, path: "/regimen/ledger/import",
+                                   headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                                             "Content-Type": "multipart/form-data; boundary=x"], formFields: fields))
+}
+
+@Test func theLedgerImportsPastDosesOnceAndListsEveryLine() throws {
+    let site = try RegimenSite()
+    try site.addProduct("Magnesium")
+    #expect(site.get("/regimen/ledger").bodyText.contains("action=\"/regimen/ledger/import\""))
+    let file = "date,time,time zone,product,amount,unit,status\n2026-01-05,08:00,Europe/Berlin,magnesium,1,capsule,taken\n"
+    #expect(historyUpload(site, file, csrf: nil).status == 403)
+    let done = historyUpload(site, file)
+    #expect(done.status == 200)
+    #expect(done.bodyText.contains("Read 1 line: 1 new, 0 replaced an earlier import, 0 already there."))
+    #expect(done.bodyText.contains("Line 2: Magnesium, taken, 2026-01-05 08:00: added"))
+    #expect(done.bodyText.contains("<td>Magnesium</td>"))
+    #expect(historyUpload(site, file).bodyText.contains("0 new, 0 replaced an earlier import, 1 already there."))
+    #expect(try site.allRecords().count == 1)
+    let bad = historyUpload(site, "date,time,time zone,product,amount,unit,status\n2026-01-05,08:00,Nowhere/Town,Secret,1,,taken\n")
+    #expect(bad.status == 400 && bad.bodyText.contains("Line 2: the time zone is not a zone name"))
+    #expect(!bad.bodyText.contains("Secret") && !bad.bodyText.contains("Nowhere"))
+    #expect(historyUpload(site, "").bodyText.contains("Choose a CSV file to import."))
+    #expect(historyUpload(site, "a,b\n1,2\n").bodyText.contains("does not have the right columns"))
+    #expect(try site.allRecords().count == 1)
+    #expect(site.get("/regimen/ledger/import").status == 405)
+    #expect(ProductWording.bannedWords(in: done.bodyText + bad.bodyText).isEmpty)
+}

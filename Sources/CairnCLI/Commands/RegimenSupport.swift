@@ -6,7 +6,7 @@ import Regimen
 /// The `cairn regimen` command tree.
 enum RegimenCommands {
     /// The group registered in `CairnCommandLine.commands`.
-    static var group: CommandGroup { CommandGroup(name: "regimen", abstract: "Supplements and medications: products, schedules, today's doses and the log.", children: [
+    static var group: CommandGroup { CommandGroup(name: "regimen", abstract: "Supplements and medications: products, schedules, today's doses, the log and outcome series.", children: [
         .group(CommandGroup(name: "products", abstract: "List, add, show and edit products.", children: [
             .command(RegimenProductsListCommand.self),
             .command(RegimenProductsAddCommand.self),
@@ -28,6 +28,7 @@ enum RegimenCommands {
         .command(RegimenCorrectCommand.self),
         .command(RegimenLedgerCommand.self),
         .command(RegimenExportCommand.self),
+        .command(RegimenImportCommand.self),
         .command(RegimenExposureCommand.self),
         .command(RegimenInsightsCommand.self),
         .command(LabelScanCommand.self),
@@ -35,6 +36,7 @@ enum RegimenCommands {
             .command(RegimenSupplySetCommand.self),
             .command(RegimenSupplyListCommand.self),
         ])),
+        .group(RegimenOutcomeCommands.group),
     ]) }
 
     /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from

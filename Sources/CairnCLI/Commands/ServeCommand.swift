@@ -36,6 +36,7 @@ struct ServeCommand: Command {
         var services = WebServices(settings: application.settings, skin: application.skin)
         services.smile = application.smile
         services.regimen = application.regimen
+        services.outcomes = application.outcomes
         // Without Tesseract the label page says so; the rest of the app works.
         services.labelScanner = try? LabelScanService.makeDefault()
         services.insights = application.insights

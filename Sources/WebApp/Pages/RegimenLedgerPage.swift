@@ -9,7 +9,8 @@ enum RegimenLedgerPage {
     /// Rows a page.
     static let pageSize = 50
 
-    static func render(request: Request, regimen: RegimenService) throws -> Response {
+    static func render(request: Request, regimen: RegimenService, csrfToken: String,
+                       importResult: (message: String, lines: [String], failed: Bool)? = nil) throws -> Response {
         let productText = (request.query["product"] ?? "").trimmingCharacters(in: .whitespaces)
         let fromText = (request.query["from"] ?? "").trimmingCharacters(in: .whitespaces)
         let toText = (request.query["to"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -55,7 +56,59 @@ enum RegimenLedgerPage {
         if !pager.isEmpty {
             body += "<nav class=\"regimen-pager\" aria-label=\"Ledger pages\"><p>Page \(pageNumber) \(pager.joined(separator: " "))</p></nav>"
         }
-        return .html(Layout.page(title: "Ledger", section: .regimen, body: body))
+        body += importCard(result: importResult, csrfToken: csrfToken)
+        return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: importResult?.failed == true ? 400 : 200)
+    }
+
+    /// `POST /regimen/ledger/import` (multipart, `file`): imports an intake history CSV through
+    /// `RegimenService.importIntakeHistory`, then shows the ledger with the result of every line, or every bad
+    /// line (400; nothing was saved).
+    static func importHistory(request: Request, regimen: RegimenService, csrfToken: String) throws -> Response {
+        let page = Request(method: .get, path: "/regimen/ledger", headers: request.headers)
+        guard let data = request.formValue("file"), !data.isEmpty else {
+            return try render(request: page, regimen: regimen, csrfToken: csrfToken,
+                              importResult: ("Choose a CSV file to import.", [], true))
+        }
+        do {
+            let report = try regimen.importIntakeHistory(data)
+            let lines = report.lines.map { line -> String in
+                let what = line.result == .added ? "added" : line.result == .unchanged ? "already there" : "added as a correction"
+                return "Line \(line.line): \(line.entry.productName), \(line.entry.status.rawValue), \(RegimenPages.time(line.entry.takenAt, in: line.entry.timeZone, withDay: true)): \(what)"
+            }
+            return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (report.summary, lines, false))
+        } catch let error as ImportLinesError {
+            return try render(request: page, regimen: regimen, csrfToken: csrfToken,
+                              importResult: (error.userMessage, error.problems.map(\.message), true))
+        } catch let error as CSVError {
+            return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (error.userMessage, [], true))
+        }
+    }
+
+    /// The form that imports past doses, with the result of the last import.
+    static func importCard(result: (message: String, lines: [String], failed: Bool)?, csrfToken: String) -> String {
+        var resultHTML = ""
+        if let result {
+            let items = result.lines.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            if result.failed {
+                resultHTML = "<div class=\"form-error\" role=\"alert\" id=\"ledger-import-error\"><p>\(HTML.escape(result.message))</p>"
+                    + (items.isEmpty ? "" : "<ul id=\"ledger-import-problems\">\(items)</ul>") + "</div>"
+            } else {
+                resultHTML = "<p class=\"notice\" role=\"status\" id=\"ledger-import-summary\">\(HTML.escape(result.message))</p>"
+                    + (items.isEmpty ? "" : "<details><summary>Every line</summary><ul id=\"ledger-import-lines\">\(items)</ul></details>")
+            }
+        }
+        return """
+        <section class="card regimen-form" aria-labelledby="ledger-import-title">
+        <h2 id="ledger-import-title">Import past doses</h2>
+        <p>From another app's export: a CSV file with a header row naming the columns <code>date</code>, <code>time</code>, <code>time zone</code>, <code>product</code>, <code>amount</code>, <code>unit</code> and <code>status</code> (taken or skipped). Products are matched by name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
+        \(resultHTML)
+        <form method="post" action="/regimen/ledger/import" enctype="multipart/form-data" id="ledger-import">\(Layout.csrfField(csrfToken))
+        <div class="stack"><label for="ledger-file">CSV file</label>
+        <input type="file" id="ledger-file" name="file" accept=".csv,text/csv" required></div>
+        <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
+        </form>
+        </section>
+        """
     }
 
     static func form(products: [StoredProduct], product: String, from: String, to: String) -> String {

@@ -8,7 +8,7 @@ import Regimen
 /// Routes (behind the session cookie; POSTs need the CSRF token, then redirect back):
 /// - `GET /regimen` Today; `POST /regimen/doses/DOSE/taken|skipped`; `POST /regimen/batch/taken` (`doses`: ids
 ///   separated by commas); `POST /regimen/as-needed/SCHEDULE` logs one as-needed dose now.
-/// - `GET /regimen/ledger?product=&from=&to=&page=` (see `RegimenLedgerPage`).
+/// - `GET /regimen/ledger?product=&from=&to=&page=`, `POST /regimen/ledger/import` (see `RegimenLedgerPage`).
 /// - `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID` (see `RegimenProductPages`).
 /// - `GET|POST /regimen/products/scan`, `POST /regimen/products/scan/confirm`: a product from a label photo
 ///   (see `LabelScanPages`).
@@ -53,7 +53,10 @@ enum RegimenPages {
             return try RegimenSchedulePages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
         case ("ledger", 1):
             try only(.get)
-            return try RegimenLedgerPage.render(request: request, regimen: regimen)
+            return try RegimenLedgerPage.render(request: request, regimen: regimen, csrfToken: csrfToken)
+        case ("ledger", 2) where parts[1] == "import":
+            try only(.post)
+            return try RegimenLedgerPage.importHistory(request: request, regimen: regimen, csrfToken: csrfToken)
         default:
             throw WebError.notFound
         }
@@ -92,7 +95,7 @@ enum RegimenPages {
     /// The sub-navigation of the journal; `current` is marked for assistive technology too.
     static func subnav(_ current: String) -> String {
         let links = [("/regimen", "Today"), ("/regimen/ledger", "Ledger"), ("/regimen/products", "Products"),
-                     ("/regimen/schedules", "Schedules"), ("/regimen/insights", "Insights")]
+                     ("/regimen/schedules", "Schedules"), ("/regimen/outcomes", "Outcomes"), ("/regimen/insights", "Insights")]
         let items = links.map { path, label in
             "<li><a href=\"\(path)\"\(path == current ? " aria-current=\"page\"" : "")>\(label)</a></li>"
         }.joined()

@@ -1,0 +1,30 @@
+import CairnCore
+import Outcomes
+
+/// What an import did with one line of its file.
+public enum ImportLineResult: String, Hashable, Sendable {
+    /// A new record was saved.
+    case added
+    /// The same line was imported before; nothing was saved.
+    case unchanged
+    /// An earlier import saved something else for this line's key; a new record supersedes it (both are kept).
+    case replaced
+}
+
+/// Why an import saved nothing although the file itself could be read as CSV: some lines are bad. Imports
+/// are all-or-nothing, so one bad line keeps the whole file out; every bad line is listed.
+public enum ImportLinesError: CairnError, Hashable, Sendable {
+    /// The bad lines, each with its line number and reason (never its content).
+    case badLines([LineProblem])
+
+    /// The bad lines.
+    public var problems: [LineProblem] {
+        switch self { case .badLines(let problems): problems }
+    }
+
+    /// "2 lines could not be read, so nothing was imported. ..."
+    public var userMessage: String {
+        let count = problems.count
+        return "\(count) line\(count == 1 ? "" : "s") could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
+    }
+}

@@ -1,0 +1,318 @@
+import CairnCore
+import Foundation
+import Outcomes
+import Regimen
+import Storage
+
+/// Outcome series: metric definitions (built-in and the person's own), manual entries, the outcome CSV
+/// import, and the daily series the insights read. The only way outcome data changes.
+///
+/// Decisions:
+/// - Entries are append-only. A correction is a new entry that supersedes the old one; both stay.
+/// - Manual entries and CSV lines are accepted for manual metrics only. Apple Health metrics come only from
+///   a Health export (`healthDailyValues`), so a day's steps are never counted from two places.
+/// - A CSV import is all-or-nothing: a file with any bad line imports nothing and reports every bad line.
+/// - A CSV import is idempotent. An imported line is identified by (metric, day, n), n counting the lines
+///   of that metric and day in the file. Importing the same file again adds nothing; a newer file adds its
+///   new lines; a line whose value differs from what an earlier import saved for its key supersedes it (a
+///   correction, both kept in the history).
+public final class OutcomeService: @unchecked Sendable {
+    private let database: Database
+    private let clock: any Clock
+    private let healthDailyValues: @Sendable () throws -> [String: [LocalDay: Double]]
+
+    /// A service over a migrated database. `healthDailyValues` gives the Apple Health daily values keyed by
+    /// built-in metric id (see `BuiltInMetrics`); `dailySeries()` merges them in.
+    public init(database: Database, clock: any Clock,
+                healthDailyValues: @escaping @Sendable () throws -> [String: [LocalDay: Double]] = { [:] }) {
+        self.database = database
+        self.clock = clock
+        self.healthDailyValues = healthDailyValues
+    }
+
+    /// The current local day in the person's current zone.
+    public func today() -> LocalDay { LocalDay(clock.now(), in: clock.timeZone) }
+
+    // MARK: definitions
+
+    /// Every metric: the built-in ones, then the person's own by name.
+    public func definitions() throws -> [MetricDefinition] {
+        try database.read { db in BuiltInMetrics.all + (try customMetrics(db)) }
+    }
+
+    /// The metric with this id, or nil.
+    public func definition(_ id: String) throws -> MetricDefinition? {
+        try definitions().first { $0.id == id }
+    }
+
+    /// Saves a metric the person defines (see `MetricDefinition.custom`). Throws `OutcomeError.metricIDTaken`
+    /// when the id is used.
+    @discardableResult
+    public func defineMetric(_ metric: MetricDefinition) throws -> MetricDefinition {
+        let checked = try MetricDefinition.custom(id: metric.id, name: metric.name, unit: metric.unit, range: metric.valueRange,
+                                                  aggregation: metric.aggregation)
+        let now = clock.now()
+        return try database.write { db in
+            do {
+                try db.execute("""
+                    INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, checked.id, checked.name, checked.unit, checked.aggregation.rawValue, checked.valueRange.lowerBound,
+                    checked.valueRange.upperBound, Timestamp.string(from: now))
+            } catch let error as DatabaseError where error.constraintKind == .unique {
+                throw OutcomeError.metricIDTaken
+            }
+            return checked
+        }
+    }
+
+    // MARK: entries
+
+    /// Saves one value of a manual metric for `day` (default today). Throws `OutcomeError` for an unknown or
+    /// Apple Health metric, a value outside the range, a day after today or a note over 500 characters.
+    @discardableResult
+    public func add(metricID: String, value: Double, on day: LocalDay? = nil, note: String = "") throws -> OutcomeEntry {
+        let now = clock.now()
+        let day = day ?? today()
+        let note = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try database.write { db in
+            let metric = try manualMetric(metricID, db)
+            try check(value, of: metric, day: day, note: note)
+            let id = OutcomeEntryID.random()
+            try insert(id: id, metric: metric.id, day: day, value: value, note: note, importKey: nil, supersedes: nil, at: now, db)
+            return try entry(id, db)!
+        }
+    }
+
+    /// Appends an entry that supersedes `id` with a new value (and note; default the old note). Throws
+    /// `OutcomeError.entryNotFound` or `.entryAlreadyCorrected`, and the checks of `add`.
+    @discardableResult
+    public func correct(_ id: OutcomeEntryID, value: Double, note: String? = nil) throws -> OutcomeEntry {
+        let now = clock.now()
+        return try database.write { db in
+            guard let old = try entry(id, db) else { throw OutcomeError.entryNotFound }
+            guard old.isCurrent else { throw OutcomeError.entryAlreadyCorrected }
+            let metric = try manualMetric(old.metricID, db)
+            let newNote = note?.trimmingCharacters(in: .whitespacesAndNewlines) ?? old.note
+            try check(value, of: metric, day: old.day, note: newNote)
+            let newID = OutcomeEntryID.random()
+            let key: String? = try db.scalar("SELECT import_key FROM outcome_entries WHERE id = ?", id.rawValue)
+            do {
+                try insert(id: newID, metric: metric.id, day: old.day, value: value, note: newNote, importKey: key,
+                           supersedes: id, at: now, db)
+            } catch let error as DatabaseError where error.constraintKind == .unique {
+                throw OutcomeError.entryAlreadyCorrected
+            }
+            return try entry(newID, db)!
+        }
+    }
+
+    /// The entries, newest day first (then newest recorded first), corrected ones included; optionally of one
+    /// metric and within a day range.
+    public func entries(metricID: String? = nil, from: LocalDay? = nil, to: LocalDay? = nil, limit: Int = 1000) throws -> [OutcomeEntry] {
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let metricID { conditions.append("e.metric_id = ?"); arguments.append(metricID) }
+        if let from { conditions.append("e.day >= ?"); arguments.append(from.description) }
+        if let to { conditions.append("e.day <= ?"); arguments.append(to.description) }
+        arguments.append(max(1, min(limit, 100_000)))
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try database.read { db in
+            try db.query("\(Self.entrySelect) \(filter) ORDER BY e.day DESC, e.recorded_at DESC, e.rowid DESC LIMIT ?",
+                         arguments: arguments).map(Self.entry(from:))
+        }
+    }
+
+    /// One entry, or nil.
+    public func entry(_ id: OutcomeEntryID) throws -> OutcomeEntry? {
+        try database.read { try entry(id, $0) }
+    }
+
+    // MARK: series
+
+    /// The daily series of one metric (empty values when it has no data). Throws `OutcomeError.unknownMetric`.
+    public func series(_ metricID: String) throws -> DailyOutcomeSeries {
+        guard let metric = try definition(metricID) else { throw OutcomeError.unknownMetric }
+        if metric.source == .appleHealth {
+            return DailyOutcomeSeries(metric: metric, values: try healthDailyValues()[metric.id] ?? [:])
+        }
+        let rows = try database.read { db in
+            try db.query("""
+                SELECT e.day, e.value FROM outcome_entries e
+                WHERE e.metric_id = ? AND NOT EXISTS (SELECT 1 FROM outcome_entries s WHERE s.supersedes = e.id)
+                ORDER BY e.recorded_at, e.rowid
+                """, metric.id).map { row in (try Self.day(row.get("day")), try row.get("value", as: Double.self)) }
+        }
+        return DailyOutcomeSeries(metric: metric, values: DailyAggregator.daily(rows.map { (day: $0.0, value: $0.1) },
+                                                                                by: metric.aggregation))
+    }
+
+    /// One series per metric with data: manual metrics from their entries, Apple Health metrics from
+    /// `healthDailyValues` (values outside a metric's range are left out). In `definitions()` order.
+    public func dailySeries() throws -> [DailyOutcomeSeries] {
+        let metrics = try definitions()
+        let health = try healthDailyValues()
+        var byMetric: [String: [(day: LocalDay, value: Double)]] = [:]
+        try database.read { db in
+            for row in try db.query("""
+                SELECT e.metric_id, e.day, e.value FROM outcome_entries e
+                WHERE NOT EXISTS (SELECT 1 FROM outcome_entries s WHERE s.supersedes = e.id)
+                ORDER BY e.recorded_at, e.rowid
+                """) {
+                byMetric[try row.get("metric_id"), default: []].append((try Self.day(row.get("day")), try row.get("value")))
+            }
+        }
+        return metrics.compactMap { metric in
+            let values: [LocalDay: Double]
+            switch metric.source {
+            case .manual: values = DailyAggregator.daily(byMetric[metric.id] ?? [], by: metric.aggregation)
+            case .appleHealth: values = (health[metric.id] ?? [:]).filter { metric.accepts($0.value) }
+            }
+            return values.isEmpty ? nil : DailyOutcomeSeries(metric: metric, values: values)
+        }
+    }
+
+    // MARK: CSV import
+
+    /// Imports an outcome CSV (see `OutcomeCSV` for the columns) in one transaction. Throws `CSVError` for a
+    /// file that is not CSV or has the wrong columns, and `ImportLinesError.badLines` (listing every bad
+    /// line) when any line cannot be read; then nothing is saved.
+    @discardableResult
+    public func importCSV(_ data: Data) throws -> OutcomeImportReport {
+        let now = clock.now()
+        let today = today()
+        return try database.write { db in
+            let metrics = BuiltInMetrics.all + (try customMetrics(db))
+            let parsed = try OutcomeCSV.parse(data, metrics: metrics, today: today)
+            guard parsed.problems.isEmpty else { throw ImportLinesError.badLines(parsed.problems) }
+            var ordinals: [String: Int] = [:]
+            var lines: [OutcomeImportReport.Line] = []
+            for row in parsed.rows {
+                let base = "\(row.metricID)|\(row.day)"
+                ordinals[base, default: 0] += 1
+                let key = "\(base)|\(ordinals[base]!)"
+                let result: OutcomeImportReport.Result
+                if let head = try importedHead(key, db) {
+                    if head.value == row.value && head.note == row.note {
+                        result = .unchanged
+                    } else {
+                        try insert(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
+                                   importKey: key, supersedes: head.id, at: now, db)
+                        result = .replaced
+                    }
+                } else {
+                    try insert(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
+                               importKey: key, supersedes: nil, at: now, db)
+                    result = .added
+                }
+                lines.append(.init(line: row.line, metricID: row.metricID, day: row.day, value: row.value, result: result))
+            }
+            return OutcomeImportReport(lines: lines)
+        }
+    }
+
+    // MARK: internals
+
+    private static let entrySelect = """
+        SELECT e.*, s.id AS superseded_by FROM outcome_entries e LEFT JOIN outcome_entries s ON s.supersedes = e.id
+        """
+
+    private func customMetrics(_ db: Connection) throws -> [MetricDefinition] {
+        try db.query("SELECT * FROM outcome_metrics ORDER BY name COLLATE NOCASE, id").map { row in
+            guard let aggregation = DailyAggregation(rawValue: try row.get("aggregation")) else {
+                throw DatabaseError.misuse("unknown stored aggregation")
+            }
+            return MetricDefinition(id: try row.get("id"), name: try row.get("name"), unit: try row.get("unit"),
+                                    aggregation: aggregation,
+                                    valueRange: try row.get("min_value", as: Double.self)...(try row.get("max_value", as: Double.self)),
+                                    source: .manual)
+        }
+    }
+
+    private func manualMetric(_ id: String, _ db: Connection) throws -> MetricDefinition {
+        guard let metric = (BuiltInMetrics.all + (try customMetrics(db))).first(where: { $0.id == id }) else {
+            throw OutcomeError.unknownMetric
+        }
+        guard metric.source == .manual else { throw OutcomeError.metricIsReadOnly }
+        return metric
+    }
+
+    private func check(_ value: Double, of metric: MetricDefinition, day: LocalDay, note: String) throws {
+        guard value.isFinite else { throw OutcomeError.notANumber }
+        guard metric.accepts(value) else { throw OutcomeError.outOfRange(range: metric.rangeText) }
+        guard day <= today() else { throw OutcomeError.dayInFuture }
+        guard note.count <= 500 else { throw OutcomeError.noteTooLong }
+    }
+
+    private func insert(id: OutcomeEntryID, metric: String, day: LocalDay, value: Double, note: String, importKey: String?,
+                        supersedes: OutcomeEntryID?, at now: Date, _ db: Connection) throws {
+        try db.execute("""
+            INSERT INTO outcome_entries (id, metric_id, day, value, note, origin, import_key, recorded_at, supersedes)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, id.rawValue, metric, day.description, value, note,
+            importKey == nil ? OutcomeOrigin.manual.rawValue : OutcomeOrigin.csvImport.rawValue, importKey,
+            Timestamp.string(from: now), supersedes?.rawValue)
+    }
+
+    /// The current entry of an import key: the end of the correction chain that starts at its original row.
+    private func importedHead(_ key: String, _ db: Connection) throws -> OutcomeEntry? {
+        guard let row = try db.queryFirst("""
+            \(Self.entrySelect) WHERE e.import_key = ? AND NOT EXISTS (SELECT 1 FROM outcome_entries s2 WHERE s2.supersedes = e.id)
+            ORDER BY e.recorded_at DESC, e.rowid DESC LIMIT 1
+            """, key) else { return nil }
+        return try Self.entry(from: row)
+    }
+
+    private func entry(_ id: OutcomeEntryID, _ db: Connection) throws -> OutcomeEntry? {
+        try db.queryFirst("\(Self.entrySelect) WHERE e.id = ?", id.rawValue).map(Self.entry(from:))
+    }
+
+    private static func entry(from row: Row) throws -> OutcomeEntry {
+        guard let origin = OutcomeOrigin(rawValue: try row.get("origin")) else { throw DatabaseError.misuse("unknown stored origin") }
+        return OutcomeEntry(id: OutcomeEntryID(try row.get("id")), metricID: try row.get("metric_id"), day: try day(row.get("day")),
+                            value: try row.get("value"), note: try row.get("note"), origin: origin,
+                            recordedAt: try RegimenService.instant(row.get("recorded_at")),
+                            supersedes: try row.optional("supersedes", as: String.self).map(OutcomeEntryID.init),
+                            supersededBy: try row.optional("superseded_by", as: String.self).map(OutcomeEntryID.init))
+    }
+
+    private static func day(_ text: String) throws -> LocalDay {
+        guard let day = LocalDay(parsing: text) else { throw DatabaseError.misuse("unreadable stored day") }
+        return day
+    }
+}
+
+/// What an outcome CSV import did, line by line.
+public struct OutcomeImportReport: Hashable, Sendable {
+    /// What happened to one line.
+    public typealias Result = ImportLineResult
+
+    /// One line of the file.
+    public struct Line: Hashable, Sendable {
+        /// The file line.
+        public let line: Int
+        /// The metric.
+        public let metricID: String
+        /// The day.
+        public let day: LocalDay
+        /// The value.
+        public let value: Double
+        /// What happened.
+        public let result: Result
+    }
+
+    /// Every data line, in file order.
+    public let lines: [Line]
+
+    /// Lines saved as new entries.
+    public var added: Int { lines.filter { $0.result == .added }.count }
+    /// Lines already imported before.
+    public var unchanged: Int { lines.filter { $0.result == .unchanged }.count }
+    /// Lines that superseded an earlier imported value.
+    public var replaced: Int { lines.filter { $0.result == .replaced }.count }
+
+    /// "Imported 12 values: 10 new, 2 replaced an earlier import, 0 already there."
+    public var summary: String {
+        "Read \(lines.count) line\(lines.count == 1 ? "" : "s"): \(added) new, \(replaced) replaced an earlier import, \(unchanged) already there."
+    }
+}

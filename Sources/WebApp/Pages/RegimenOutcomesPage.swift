@@ -1,0 +1,376 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Outcomes
+import Regimen
+
+/// The Outcomes page under `/regimen/outcomes`: one chart per metric with data, a form to log a value, a CSV
+/// import with a per-line result, and a form to define a metric of one's own. Every change goes through
+/// `OutcomeService`.
+///
+/// Routes (behind the session cookie; POSTs need the CSRF token):
+/// - `GET /regimen/outcomes` the page (`?saved=1`, `?defined=1` show a notice);
+/// - `POST /regimen/outcomes/entries` (`metric`, `date`, `value`, `note`) then redirect, or the page with the
+///   service's message (400);
+/// - `POST /regimen/outcomes/import` (multipart, `file`): the page with the result of every line, or every
+///   bad line (400);
+/// - `POST /regimen/outcomes/metrics` (`id`, `name`, `unit`, `min`, `max`, `aggregation`).
+enum RegimenOutcomesPage {
+    static func route(method: HTTPMethod, request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
+        let parts = Array(request.path.split(separator: "/").map(String.init).dropFirst(2))  // after "regimen/outcomes"
+        switch (parts.first ?? "", parts.count, method) {
+        case ("", 0, .get):
+            let notice = request.query["saved"] == "1" ? "Saved." : request.query["defined"] == "1" ? "The metric was added." : nil
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice))
+        case ("entries", 1, .post):
+            return try addEntry(request, outcomes: outcomes, csrfToken: csrfToken)
+        case ("import", 1, .post):
+            return try importFile(request, outcomes: outcomes, csrfToken: csrfToken)
+        case ("metrics", 1, .post):
+            return try defineMetric(request, outcomes: outcomes, csrfToken: csrfToken)
+        case ("entries", 3, .post) where parts[2] == "correct":
+            return try correctEntry(OutcomeEntryID(parts[1]), request, outcomes: outcomes, csrfToken: csrfToken)
+        case ("", 0, _), ("entries", 1, _), ("import", 1, _), ("metrics", 1, _):
+            throw WebError.methodNotAllowed
+        default:
+            throw WebError.notFound
+        }
+    }
+
+    // MARK: actions
+
+    private static func addEntry(_ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
+        let form = request.form
+        let typed = FormValues(metric: form["metric"] ?? "", date: form["date"] ?? "", value: form["value"] ?? "", note: form["note"] ?? "")
+        func refuse(_ message: String) throws -> Response {
+            .html(try render(outcomes: outcomes, csrfToken: csrfToken, entryError: message, typed: typed), status: 400)
+        }
+        guard let day = LocalDay(parsing: typed.date.trimmingCharacters(in: .whitespaces)) else {
+            return try refuse("Choose a date, written like 2026-01-31.")
+        }
+        guard let value = OutcomeCSV.number(typed.value.trimmingCharacters(in: .whitespaces)) else {
+            return try refuse("The value must be a number, like 3 or 3.5.")
+        }
+        do {
+            try outcomes.add(metricID: typed.metric, value: value, on: day, note: typed.note)
+        } catch let error as OutcomeError {
+            return try refuse(error.userMessage + " Nothing was saved.")
+        }
+        return .redirect(to: "/regimen/outcomes?saved=1")
+    }
+
+    private static func correctEntry(_ id: OutcomeEntryID, _ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
+        guard try outcomes.entry(id) != nil else { throw WebError.notFound }
+        guard let value = OutcomeCSV.number((request.form["value"] ?? "").trimmingCharacters(in: .whitespaces)) else {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, recentError: "The value must be a number, like 3 or 3.5. Nothing was saved."),
+                         status: 400)
+        }
+        do {
+            try outcomes.correct(id, value: value)
+        } catch let error as OutcomeError {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, recentError: error.userMessage + " Nothing was saved."), status: 400)
+        }
+        return .redirect(to: "/regimen/outcomes?saved=1")
+    }
+
+    private static func importFile(_ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
+        guard let data = request.formValue("file"), !data.isEmpty else {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused("Choose a CSV file to import.", [])),
+                         status: 400)
+        }
+        do {
+            let report = try outcomes.importCSV(data)
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .imported(report)))
+        } catch let error as ImportLinesError {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.problems)),
+                         status: 400)
+        } catch let error as CSVError {
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, [])), status: 400)
+        }
+    }
+
+    private static func defineMetric(_ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
+        let form = request.form
+        func refuse(_ message: String) throws -> Response {
+            .html(try render(outcomes: outcomes, csrfToken: csrfToken, metricError: message), status: 400)
+        }
+        let low = OutcomeCSV.number((form["min"] ?? "").trimmingCharacters(in: .whitespaces))
+        let high = OutcomeCSV.number((form["max"] ?? "").trimmingCharacters(in: .whitespaces))
+        guard let low, let high else { return try refuse("The lowest and highest values must be numbers.") }
+        guard low < high, let aggregation = DailyAggregation(rawValue: form["aggregation"] ?? "mean") else {
+            return try refuse(OutcomeError.invalidRange.userMessage)
+        }
+        do {
+            try outcomes.defineMetric(MetricDefinition.custom(id: (form["id"] ?? "").trimmingCharacters(in: .whitespaces),
+                                                              name: form["name"] ?? "", unit: form["unit"] ?? "",
+                                                              range: low...high, aggregation: aggregation))
+        } catch let error as OutcomeError {
+            return try refuse(error.userMessage + " Nothing was saved.")
+        }
+        return .redirect(to: "/regimen/outcomes?defined=1")
+    }
+
+    // MARK: page
+
+    struct FormValues {
+        var metric = "", date = "", value = "", note = ""
+    }
+
+    enum ImportResult {
+        case imported(OutcomeImportReport)
+        case refused(String, [LineProblem])
+    }
+
+    static func render(outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
+                       typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil,
+                       recentError: String? = nil) throws -> String {
+        let metrics = try outcomes.definitions()
+        let series = try outcomes.dailySeries()
+        let today = outcomes.today()
+        var body = RegimenPages.intro("Outcomes", lead: "Daily values you track, such as sleep quality or energy, shown over time. Cairn shows what you logged and never says whether a value is good or bad.")
+            + RegimenPages.subnav("/regimen/outcomes")
+            + RegimenPages.message(notice: notice, error: nil)
+        if series.isEmpty {
+            body += """
+            <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
+            <h2 id="outcomes-empty-title">No values yet</h2>
+            <p>Log a value below, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
+            </section>
+            """
+        } else {
+            body += "<div class=\"outcome-charts\">" + series.map(chartCard).joined(separator: "\n") + "</div>"
+        }
+        body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
+        body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
+        body += importForm(result: importResult, csrfToken: csrfToken)
+        body += metricForm(error: metricError, csrfToken: csrfToken)
+        return Layout.page(title: "Outcomes", section: .regimen, body: body)
+    }
+
+    static func entryForm(metrics: [MetricDefinition], today: LocalDay, typed: FormValues, error: String?, csrfToken: String) -> String {
+        let options = metrics.map { m in
+            "<option value=\"\(HTML.escape(m.id))\"\(m.id == typed.metric ? " selected" : "")>\(HTML.escape(m.name)) (\(HTML.escape(m.rangeText)))</option>"
+        }.joined()
+        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-entry-error\">\(HTML.escape($0))</p>" } ?? ""
+        let date = typed.date.isEmpty ? today.description : typed.date
+        return """
+        <section class="card regimen-form" aria-labelledby="outcome-entry-title">
+        <h2 id="outcome-entry-title">Log a value</h2>
+        \(errorHTML)
+        <form method="post" action="/regimen/outcomes/entries" class="outcome-entry" id="outcome-entry">\(Layout.csrfField(csrfToken))
+        <div class="stack"><label for="outcome-metric">Metric</label>
+        <select id="outcome-metric" name="metric" required>\(options)</select></div>
+        <div class="stack"><label for="outcome-date">Date</label>
+        <input type="date" id="outcome-date" name="date" value="\(HTML.escape(date))" max="\(today)" required></div>
+        <div class="stack"><label for="outcome-value">Value</label>
+        <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(HTML.escape(typed.value))" required aria-describedby="outcome-value-help"\(error == nil ? "" : " aria-invalid=\"true\"")>
+        <p class="help" id="outcome-value-help">A number inside the metric's range, shown beside its name. Several values on one day are combined.</p></div>
+        <div class="stack"><label for="outcome-note">Note (optional)</label>
+        <input type="text" id="outcome-note" name="note" maxlength="500" value="\(HTML.escape(typed.note))"></div>
+        <div class="form-actions"><button type="submit" class="button" id="outcome-save">Save</button></div>
+        </form>
+        </section>
+        """
+    }
+
+    /// How many entries the "Recent values" list shows.
+    static let recentCount = 20
+
+    /// The newest entries with their notes; a current entry can be corrected (a new entry replaces it, and
+    /// the replaced one stays listed, marked).
+    static func recentEntries(_ entries: [OutcomeEntry], metrics: [MetricDefinition], error: String?, csrfToken: String) -> String {
+        guard !entries.isEmpty || error != nil else { return "" }
+        let names = Dictionary(metrics.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let rows = entries.map { e -> String in
+            let id = HTML.escape(e.id.rawValue)
+            let value = HTML.escape(MetricDefinition.number(e.value))
+            var details = [e.origin == .manual ? "typed in" : "imported"]
+            if e.supersedes != nil { details.append("a correction") }
+            if !e.isCurrent { details.append("replaced by a correction") }
+            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(e.note))</span>"
+            let action = e.isCurrent ? """
+            <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
+            <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
+            <input type="text" inputmode="decimal" id="fix-\(id)" name="value" value="\(value)" size="4">
+            <button type="submit" class="button button-quiet">Correct</button>
+            </form>
+            """ : ""
+            return """
+            <li class="outcome-entry-row\(e.isCurrent ? "" : " regimen-replaced")" id="entry-\(id)">
+            <span class="regimen-time">\(e.day)</span> <span class="regimen-product">\(HTML.escape(names[e.metricID] ?? e.metricID))</span>: \
+            <span class="outcome-entry-value">\(e.isCurrent ? value : "<s>\(value)</s>")</span>
+            <span class="regimen-meta">(\(details.joined(separator: ", ")))</span>\(note)\(action)
+            </li>
+            """
+        }.joined(separator: "\n")
+        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-recent-error\">\(HTML.escape($0))</p>" } ?? ""
+        return """
+        <section class="card" aria-labelledby="outcome-recent-title">
+        <h2 id="outcome-recent-title">Recent values</h2>
+        <p class="help">The newest \(recentCount) entries. A correction adds a new entry; the one it replaces stays here, marked.</p>
+        \(errorHTML)
+        <ul class="outcome-recent" id="outcome-recent">
+        \(rows)
+        </ul>
+        </section>
+        """
+    }
+
+    static func importForm(result: ImportResult?, csrfToken: String) -> String {
+        var resultHTML = ""
+        switch result {
+        case .imported(let report):
+            let rows = report.lines.map { line in
+                let what: String
+                switch line.result {
+                case .added: what = "added"
+                case .unchanged: what = "already there"
+                case .replaced: what = "replaced the value imported before"
+                }
+                return "<li>Line \(line.line): \(HTML.escape(line.metricID)) on \(line.day), \(HTML.escape(MetricDefinition.number(line.value))): \(what)</li>"
+            }.joined()
+            resultHTML = """
+            <p class="notice" role="status" id="outcome-import-summary">\(HTML.escape(report.summary))</p>
+            \(report.lines.isEmpty ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>")
+            """
+        case .refused(let message, let problems):
+            let rows = problems.map { "<li>\(HTML.escape($0.message))</li>" }.joined()
+            resultHTML = """
+            <div class="form-error" role="alert" id="outcome-import-error"><p>\(HTML.escape(message))</p>\
+            \(problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>")</div>
+            """
+        case nil:
+            break
+        }
+        return """
+        <section class="card regimen-form" aria-labelledby="outcome-import-title">
+        <h2 id="outcome-import-title">Import a CSV file</h2>
+        <p>The file needs a header row with the columns <code>date</code>, <code>metric</code> and <code>value</code> (and, if you like, <code>note</code>). Dates are written 2026-01-31; a metric is its id or its name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
+        \(resultHTML)
+        <form method="post" action="/regimen/outcomes/import" enctype="multipart/form-data" id="outcome-import">\(Layout.csrfField(csrfToken))
+        <div class="stack"><label for="outcome-file">CSV file</label>
+        <input type="file" id="outcome-file" name="file" accept=".csv,text/csv" required></div>
+        <div class="form-actions"><button type="submit" class="button button-quiet" id="outcome-import-button">Import</button></div>
+        <progress id="outcome-import-progress" max="100" value="0" hidden>Sending</progress>
+        <p class="help" role="status" id="outcome-import-status" hidden></p>
+        </form>
+        <script src="/assets/outcomes.js" defer></script>
+        </section>
+        """
+    }
+
+    static func metricForm(error: String?, csrfToken: String) -> String {
+        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-metric-error\">\(HTML.escape($0))</p>" } ?? ""
+        return """
+        <section class="card regimen-form" aria-labelledby="outcome-metric-title">
+        <details\(error == nil ? "" : " open")><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
+        \(errorHTML)
+        <form method="post" action="/regimen/outcomes/metrics" id="outcome-define">\(Layout.csrfField(csrfToken))
+        <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="60" required></div>
+        <div class="stack"><label for="metric-id">Id</label><input type="text" id="metric-id" name="id" maxlength="40" pattern="[a-z][a-z0-9_]*" required aria-describedby="metric-id-help">
+        <p class="help" id="metric-id-help">Lower-case letters, digits and underscores, for example headache. Used in CSV files.</p></div>
+        <div class="stack"><label for="metric-unit">Unit</label><input type="text" id="metric-unit" name="unit" maxlength="20" value="1-5"></div>
+        <div class="stack"><label for="metric-min">Lowest value</label><input type="text" inputmode="decimal" id="metric-min" name="min" value="1" required></div>
+        <div class="stack"><label for="metric-max">Highest value</label><input type="text" inputmode="decimal" id="metric-max" name="max" value="5" required></div>
+        <div class="stack"><label for="metric-aggregation">Several values on one day</label>
+        <select id="metric-aggregation" name="aggregation"><option value="mean" selected>Average them</option><option value="sum">Add them up</option><option value="last">Keep the last one</option></select></div>
+        <div class="form-actions"><button type="submit" class="button button-quiet">Add the metric</button></div>
+        </form>
+        </details>
+        </section>
+        """
+    }
+
+    // MARK: charts
+
+    /// "mean per day", "total per day", "last value of the day".
+    static func aggregationWords(_ aggregation: DailyAggregation) -> String {
+        switch aggregation {
+        case .mean: "average per day"
+        case .sum: "total per day"
+        case .last: "last value of each day"
+        }
+    }
+
+    /// The most days one chart covers, counted back from the newest day with a value.
+    static let chartDays = 365
+
+    /// One metric's chart: a dot per day with a value, days next to each other joined by a line (a gap where
+    /// days are missing), the value axis labelled with numbers and the unit, the first and last dates below.
+    static func chartCard(_ series: DailyOutcomeSeries) -> String {
+        let metric = series.metric
+        let allDays = series.days
+        guard let newest = allDays.last else { return "" }
+        // A chart shows at most the last year, so ten years of daily values stay a page that loads quickly.
+        let days = allDays.filter { $0 > newest.adding(days: -chartDays) }
+        guard let first = days.first, let last = days.last else { return "" }
+        let values = days.map { series.values[$0]! }
+        let (low, high, tickValues) = yAxis(metric: metric, values: values)
+        let w = 400.0, h = 210.0, left = 44.0, right = 12.0, top = 26.0, bottom = 34.0
+        let span = max(1, first.days(to: last))
+        func x(_ day: LocalDay) -> Double { days.count == 1 ? (left + w - right) / 2 : left + Double(first.days(to: day)) / Double(span) * (w - left - right) }
+        func y(_ v: Double) -> Double { top + (high - v) / (high - low) * (h - top - bottom) }
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        var path = "", points = ""
+        var previous: LocalDay?
+        let radius = days.count > 120 ? 1.6 : 3
+        for (day, value) in zip(days, values) {
+            let px = f(x(day)), py = f(y(value))
+            path += (previous.map { $0.days(to: day) == 1 } ?? false ? "L" : "M") + "\(px) \(py) "
+            points += "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(radius)\" class=\"outcome-point\"><title>\(day): \(HTML.escape(MetricDefinition.number(value)))</title></circle>"
+            previous = day
+        }
+        let ticks = tickValues.map { v in
+            "<line x1=\"\(f(left))\" y1=\"\(f(y(v)))\" x2=\"\(f(w - right))\" y2=\"\(f(y(v)))\" class=\"outcome-grid\"/>"
+            + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(HTML.escape(MetricDefinition.number(v)))</text>"
+        }.joined()
+        let axis = """
+        <line x1="\(f(left))" y1="\(f(top))" x2="\(f(left))" y2="\(f(h - bottom))" class="outcome-axis"/>\
+        <line x1="\(f(left))" y1="\(f(h - bottom))" x2="\(f(w - right))" y2="\(f(h - bottom))" class="outcome-axis"/>\
+        <text x="\(f(left - 6))" y="14" text-anchor="end" class="outcome-axis-label outcome-unit">\(HTML.escape(metric.unit))</text>\
+        <text x="\(f(left))" y="\(f(h - 10))" class="outcome-axis-label">\(first)</text>\
+        \(days.count > 1 ? "<text x=\"\(f(w - right))\" y=\"\(f(h - 10))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(last)</text>" : "")
+        """
+        let id = HTML.escape(metric.id)
+        let name = HTML.escape(metric.name)
+        let minValue = values.min()!, maxValue = values.max()!
+        let label = "\(name), \(aggregationWords(metric.aggregation)), in \(HTML.escape(metric.unit)): \(days.count) day\(days.count == 1 ? "" : "s") from \(first) to \(last), values from \(HTML.escape(MetricDefinition.number(minValue))) to \(HTML.escape(MetricDefinition.number(maxValue)))"
+        let recent = zip(days, values).suffix(31).reversed().map { day, value in
+            "<tr><td>\(day)</td><td>\(HTML.escape(MetricDefinition.number(value)))</td></tr>"
+        }.joined()
+        let source = metric.source == .appleHealth ? " From your Apple Health export." : ""
+        return """
+        <section class="card outcome-card" aria-labelledby="chart-\(id)-title" id="chart-\(id)">
+        <h2 id="chart-\(id)-title">\(name)</h2>
+        <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : "").\(source)</p>
+        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)<path d="\(path)" class="outcome-line"/>\(points)</svg>
+        <details><summary>Values of the last \(min(31, days.count)) day\(min(31, days.count) == 1 ? "" : "s") with data</summary>
+        <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(HTML.escape(metric.unit)))</th></tr></thead><tbody>\(recent)</tbody></table>
+        </details>
+        </section>
+        """
+    }
+
+    /// The value axis and its labelled ticks: a manual metric's whole range (so a rating of 3 sits where a 3
+    /// belongs) with its ends and middle; for other metrics the data's own spread, widened to round steps of
+    /// 1, 2, 2.5 or 5 times a power of ten, since their ranges are wide.
+    static func yRange(metric: MetricDefinition, values: [Double]) -> (Double, Double) {
+        let axis = yAxis(metric: metric, values: values)
+        return (axis.low, axis.high)
+    }
+
+    static func yAxis(metric: MetricDefinition, values: [Double]) -> (low: Double, high: Double, ticks: [Double]) {
+        let range = metric.valueRange
+        if metric.source == .manual, range.upperBound - range.lowerBound <= 20 {
+            return (range.lowerBound, range.upperBound, [range.upperBound, (range.lowerBound + range.upperBound) / 2, range.lowerBound])
+        }
+        var low = values.min() ?? 0, high = values.max() ?? 1
+        if high - low < 1e-9 { low -= max(1, abs(low) * 0.05); high += max(1, abs(high) * 0.05) }
+        let rough = (high - low) / 3
+        let magnitude = pow(10, (log10(rough)).rounded(.down))
+        let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        let first = (low / step).rounded(.down) * step, last = (high / step).rounded(.up) * step
+        let ticks = stride(from: last, through: first - step / 2, by: -step).map { $0 }
+        return (first, last, ticks)
+    }
+}
