@@ -4,7 +4,8 @@ import Foundation
 /// Step 3 of the cascade: finds a mouth by colour alone, for close-ups where no face can be found.
 ///
 /// Works in CIE Lab on a small copy (blurry, low-resolution close-ups lose nothing at that size), against the
-/// photo's own skin: skin is estimated as the median of the warm pixels, with its spread (median absolute
+/// photo's own skin: skin is estimated as the median of the warm pixels (fewer than `minimumSkinShare` of
+/// them: no mouth is reported), with its spread (median absolute
 /// deviation). Three per-pixel cues, each in units of that spread and capped: teeth (brighter than the skin
 /// and less colourful), the dark mouth opening and lip shadow (darker than the skin), lips (redder, higher
 /// a*). A mouth is surrounded by skin, so cues count only where skin-coloured pixels make up most of a
@@ -45,9 +46,10 @@ public struct ColourMouthFinder: Sendable, Equatable {
         var chroma = [Float](repeating: 0, count: n)
         for i in 0..<n { chroma[i] = (lab[i * 3 + 1] * lab[i * 3 + 1] + lab[i * 3 + 2] * lab[i * 3 + 2]).squareRoot() }
 
-        // The skin: warm pixels (a* and b* positive, not black); all pixels if too few are warm.
-        var warm = (0..<n).filter { lab[$0 * 3 + 1] > 2 && lab[$0 * 3 + 2] > 4 && lab[$0 * 3] > 15 }
-        if warm.count * 10 < n { warm = Array(0..<n) }
+        // The skin: warm pixels (a* and b* positive, not black). A mouth close-up is mostly skin: with too
+        // few warm pixels there is nothing to measure lips and teeth against.
+        let warm = (0..<n).filter { lab[$0 * 3 + 1] > 2 && lab[$0 * 3 + 2] > 4 && lab[$0 * 3] > 15 }
+        guard Double(warm.count) >= minimumSkinShare * Double(n) else { return nil }
         let skinL = Self.median(warm.map { lab[$0 * 3] }), skinA = Self.median(warm.map { lab[$0 * 3 + 1] })
         let skinC = Self.median(warm.map { chroma[$0] })
         let spreadL = max(3, 1.48 * Self.median(warm.map { abs(lab[$0 * 3] - skinL) }))
