@@ -241,3 +241,18 @@ private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request 
     #expect(site.photoFiles.isEmpty)
     #expect(try site.cairn.smile.entries().isEmpty)
 }
+
+@Test func deletingAnEntryAsksFirstAndThenRemovesItsCrop() throws {
+    let site = try SmileSite()
+    let (_, entry) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let path = "/smile/delete/\(entry.id.rawValue)"
+    #expect(site.app.handle(Fixture.get("/smile")).bodyText.contains("href=\"\(path)\""))
+    let ask = site.app.handle(Fixture.get(path))
+    #expect(ask.status == 200)
+    #expect(ask.bodyText.contains("cannot be undone") && ask.bodyText.contains("action=\"\(path)\""))
+    #expect(try site.cairn.smile.entries().count == 1, "asking deletes nothing")
+    #expect(site.app.handle(Fixture.post(path, csrf: nil)).status == 403)
+    #expect(site.app.handle(Fixture.post(path)).status == 303)
+    #expect(try site.cairn.smile.entries().isEmpty)
+    #expect(site.photoFiles.isEmpty)
+}

@@ -12,7 +12,8 @@ import Smile
 ///   page, or shows the capture page again with the reason;
 /// - `GET /smile/crop/ID` crop page; `POST /smile/crop/ID` (x, y, side, note) saves; `POST /smile/crop/ID/discard`;
 /// - `GET /smile/photo/ENTRY` the stored crop; `GET /smile/compare?a=&b=` before/after slider;
-/// - `GET /smile/export/ENTRY` shows exactly the file; `POST /smile/export/ENTRY` downloads it (attachment).
+/// - `GET /smile/export/ENTRY` shows exactly the file; `POST /smile/export/ENTRY` downloads it (attachment);
+/// - `GET /smile/delete/ENTRY` asks for confirmation; `POST /smile/delete/ENTRY` deletes the entry and its crop.
 enum SmilePages {
     /// The page script (external: the CSP allows no inline scripts).
     static let script = "\n<script src=\"/assets/smile.js\" defer></script>"
@@ -56,6 +57,12 @@ enum SmilePages {
             return Response(status: 200, headers: [("Content-Type", "image/jpeg"),
                                                    ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\"")],
                             body: export.jpeg)
+        case ("delete", 2):
+            let entry = try smile.entry(matching: id)
+            if method == .get { return .html(confirmDelete(entry, csrfToken: csrfToken)) }
+            try only(.post)
+            try smile.delete(entry.id)
+            return .redirect(to: "/smile")
         default:
             throw WebError.notFound
         }
@@ -87,7 +94,7 @@ enum SmilePages {
             <p class="smile-date">\(HTML.escape(e.displayDate))</p>
             <p class="smile-meta">\(HTML.escape(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst()))</p>
             \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(e.note))</p>")
-            <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a></p>
+            <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a> <a href="/smile/delete/\(e.id.rawValue)">Delete…</a></p>
             </li>
             """
         }.joined(separator: "\n")
@@ -306,5 +313,24 @@ enum SmilePages {
         </section>
         """
         return Layout.page(title: "Export", section: .smile, body: body)
+    }
+
+    // MARK: delete
+
+    static func confirmDelete(_ e: SmileEntry, csrfToken: String) -> String {
+        let body = """
+        <section class="card smile-delete" aria-labelledby="delete-title">
+        <h1 id="delete-title">Delete this entry?</h1>
+        <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be deleted">
+        <p class="consequence" id="delete-consequence">The crop of \(HTML.escape(e.displayDate)) and its note are removed from Cairn. This cannot be undone.</p>
+        <form method="post" action="/smile/delete/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
+        <div class="form-actions">
+        <button type="submit" class="button button-danger" id="smile-delete-confirm">Delete</button>
+        <a class="button button-quiet" href="/smile">Keep it</a>
+        </div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Delete entry", section: .smile, body: body)
     }
 }
