@@ -115,6 +115,18 @@ public final class SmileService: @unchecked Sendable {
         return (analysis, try confirm(analysis, square: square, note: note))
     }
 
+    /// Deletes `id`'s entry and its stored crop in one transaction (the crop's file is removed after the
+    /// commit). Throws `SmileError.noSuchEntry` when there is no such entry.
+    public func delete(_ id: SmileEntryID) throws {
+        try database.write { db in
+            guard let row = try db.queryFirst("SELECT photo_id FROM smile_entries WHERE id = ?", id.rawValue) else {
+                throw SmileError.noSuchEntry
+            }
+            try db.execute("DELETE FROM smile_entries WHERE id = ?", id.rawValue)
+            try photoStore.delete(PhotoID(try row.get("photo_id")), in: db)
+        }
+    }
+
     // MARK: reading
 
     /// Every entry, oldest first (by capture date when known, else by the day it was added).

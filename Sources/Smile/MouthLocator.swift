@@ -23,8 +23,9 @@ public struct MouthLocator: Sendable {
         public var minimumMouthWidth = 24
         /// Crop side as a multiple of the outer-lip width.
         public var sideToMouthWidth = 1.6
-        /// Colour boxes miss the faded lip corners: their width is scaled by this before sizing the square.
-        public var colourWidthAllowance = 1.2
+        /// A colour box's width is scaled by this before sizing the square (1: the colour finder measures
+        /// the mouth from corner to corner; raise it if a finder misses faded lip corners).
+        public var colourWidthAllowance = 1.0
         /// The plausibility thresholds of step 2.
         public var lipCheck = LipGeometryCheck()
         /// The colour step's settings.

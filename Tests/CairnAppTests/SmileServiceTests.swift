@@ -252,3 +252,15 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "ab") }
     #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "zz'; DROP") }
 }
+
+@Test func deletingAnEntryRemovesItsRowAndItsCropAndLeavesTheOthers() throws {
+    let vault = try TestVault()
+    let (_, first) = try vault.app.smile.add(try face("fr_obama.jpg"))
+    let (_, second) = try vault.app.smile.add(try face("fr_biden.jpg"))
+    try vault.app.smile.delete(first.id)
+    #expect(try vault.app.smile.entries() == [second])
+    try vault.expectOnlyCrops(of: [second])
+    #expect(throws: SmileError.noSuchEntry) { try vault.app.smile.delete(first.id) }
+    try vault.app.smile.delete(second.id)
+    try vault.expectOnlyCrops(of: [])
+}

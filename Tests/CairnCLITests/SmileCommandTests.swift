@@ -134,3 +134,20 @@ private func photoFiles(_ vault: URL) -> [String] {
     for word in ["add", "list", "export", "compare"] { #expect(help.stdout.contains("  \(word) ")) }
     #expect(cairn("--help").stdout.contains("  smile "))
 }
+
+@Test func smileDeleteAsksForYesThenRemovesTheEntry() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        #expect(cairn("--data-dir", vault, "smile", "add", face("fr_obama.jpg")).status == 0)
+        let id = try #require(cairn("--data-dir", vault, "smile", "list").out.first.map { String($0.prefix(8)) })
+        let unconfirmed = cairn("--data-dir", vault, "smile", "delete", id)
+        #expect(unconfirmed.status == 2)
+        #expect(unconfirmed.err.first?.contains("Add --yes to confirm.") == true)
+        #expect(photoFiles(dir.appendingPathComponent("vault")).count == 1)
+        let done = cairn("--data-dir", vault, "smile", "delete", id, "--yes")
+        #expect(done.status == 0)
+        #expect(done.out.first?.hasPrefix("Deleted the smile entry") == true)
+        #expect(photoFiles(dir.appendingPathComponent("vault")).isEmpty)
+        #expect(cairn("--data-dir", vault, "smile", "delete", id, "--yes").status != 0)
+    }
+}

@@ -64,8 +64,10 @@ final class ScriptedDetector: FaceLandmarkDetecting {
 }
 
 /// A skin-toned image with a mouth painted at `mouth`: red lip ellipse `width` wide, a white teeth band.
-func paintedMouth(imageWidth: Int = 400, imageHeight: Int = 300, mouth: Point, width: Double, teeth: Bool = true) -> RGBImage {
-    var image = RGBImage(width: imageWidth, height: imageHeight, red: 224, green: 172, blue: 140)
+/// `skin` and `lips` are RGB triples.
+func paintedMouth(imageWidth: Int = 400, imageHeight: Int = 300, mouth: Point, width: Double, teeth: Bool = true,
+                  skin: (UInt8, UInt8, UInt8) = (224, 172, 140), lips: (UInt8, UInt8, UInt8) = (170, 60, 75)) -> RGBImage {
+    var image = RGBImage(width: imageWidth, height: imageHeight, red: skin.0, green: skin.1, blue: skin.2)
     let a = width / 2, b = width * 0.22
     for y in 0..<imageHeight {
         for x in 0..<imageWidth {
@@ -76,7 +78,7 @@ func paintedMouth(imageWidth: Int = 400, imageHeight: Int = 300, mouth: Point, w
             if teeth && abs(Double(y) - mouth.y) < b * 0.35 && abs(dx) < 0.7 {
                 image.pixels[o] = 245; image.pixels[o + 1] = 243; image.pixels[o + 2] = 236
             } else {
-                image.pixels[o] = 170; image.pixels[o + 1] = 60; image.pixels[o + 2] = 75
+                image.pixels[o] = lips.0; image.pixels[o + 1] = lips.1; image.pixels[o + 2] = lips.2
             }
         }
     }

@@ -205,3 +205,54 @@ private final class SmileSite {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
     }
 }
+
+/// A plain HTML form post (no script): the photo and the CSRF token as the server's form parser decodes them.
+private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request {
+    var fields = ["photo": photo]
+    if let csrf { fields["csrf"] = Data(csrf.utf8) }
+    return Request(method: .post, path: "/smile/upload", headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                                                                  "Content-Type": "multipart/form-data; boundary=x"],
+                   formFields: fields)
+}
+
+@Test func aPlainFormUploadWithoutScriptLeadsToTheCropPage() throws {
+    let site = try SmileSite()
+    let capture = site.app.handle(Fixture.get("/smile/add")).bodyText
+    #expect(capture.contains("action=\"/smile/upload\" enctype=\"multipart/form-data\""))
+    #expect(capture.contains("name=\"csrf\""))
+    let photo = try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg"))
+    #expect(site.app.handle(formUpload(photo, csrf: nil)).status == 403)
+    let answer = site.app.handle(formUpload(photo))
+    #expect(answer.status == 303)
+    let location = try #require(answer.headers.first { $0.0 == "Location" }?.1)
+    #expect(location.hasPrefix("/smile/crop/"))
+    #expect(site.app.handle(Fixture.get(location)).status == 200)
+    #expect(site.photoFiles.isEmpty, "nothing is stored before the crop is confirmed")
+}
+
+@Test func aPlainFormUploadOfNothingOrNotAnImageShowsTheReasonAndStoresNothing() throws {
+    let site = try SmileSite()
+    let empty = site.app.handle(formUpload(Data()))
+    #expect(empty.status == 400)
+    #expect(empty.bodyText.contains("No photo arrived"))
+    let text = site.app.handle(formUpload(try Data(contentsOf: faces.appendingPathComponent("training_with_face_landmarks.xml"))))
+    #expect(text.status == 422)
+    #expect(text.bodyText.contains("Nothing was stored.") && text.bodyText.contains("id=\"smile-file-form\""))
+    #expect(site.photoFiles.isEmpty)
+    #expect(try site.cairn.smile.entries().isEmpty)
+}
+
+@Test func deletingAnEntryAsksFirstAndThenRemovesItsCrop() throws {
+    let site = try SmileSite()
+    let (_, entry) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let path = "/smile/delete/\(entry.id.rawValue)"
+    #expect(site.app.handle(Fixture.get("/smile")).bodyText.contains("href=\"\(path)\""))
+    let ask = site.app.handle(Fixture.get(path))
+    #expect(ask.status == 200)
+    #expect(ask.bodyText.contains("cannot be undone") && ask.bodyText.contains("action=\"\(path)\""))
+    #expect(try site.cairn.smile.entries().count == 1, "asking deletes nothing")
+    #expect(site.app.handle(Fixture.post(path, csrf: nil)).status == 403)
+    #expect(site.app.handle(Fixture.post(path)).status == 303)
+    #expect(try site.cairn.smile.entries().isEmpty)
+    #expect(site.photoFiles.isEmpty)
+}

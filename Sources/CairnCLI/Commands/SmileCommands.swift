@@ -14,6 +14,7 @@ enum SmileCommands {
         .command(SmileListCommand.self),
         .command(SmileExportCommand.self),
         .command(SmileCompareCommand.self),
+        .command(SmileDeleteCommand.self),
     ]) }
 
     /// Writes `data` to `path` unless a file is there (and `force` is off); never through a partial file.
@@ -352,5 +353,29 @@ struct SmileCompareCommand: Command {
         try SmileCommands.write(jpeg, to: out, force: force)
         let width = 2 * SmileService.cropSide + SmileService.sideBySideGap
         context.console.print("Wrote \(out): \(width)x\(SmileService.cropSide) JPEG, \(jpeg.count) bytes (\(SmileCommands.size(jpeg.count))), no metadata (checked).")
+    }
+}
+
+/// `cairn smile delete ID --yes`
+struct SmileDeleteCommand: Command {
+    static let name = "delete"
+    static let abstract = "Delete one smile entry and its crop (asks for --yes)."
+    static let usage = "ID --yes"
+    static let flagOptions: Set<String> = ["--yes"]
+    let id: String, confirmed: Bool
+
+    init(arguments: Arguments) throws {
+        id = try arguments.positionals(exactly: ["ID"])[0]
+        confirmed = arguments.has("--yes")
+    }
+
+    func run(in context: CommandContext) throws {
+        let smile = try context.openApplication().smile
+        let entry = try smile.entry(matching: id)
+        guard confirmed else {
+            throw UsageError("This deletes the smile entry of \(entry.displayDate) and its crop; it cannot be undone. Add --yes to confirm.")
+        }
+        try smile.delete(entry.id)
+        context.console.print("Deleted the smile entry of \(entry.displayDate).")
     }
 }

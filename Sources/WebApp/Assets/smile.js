@@ -19,6 +19,8 @@
       }).catch(function () { say("The photo could not be sent to Cairn. Try again."); });
     };
     var file = document.getElementById("smile-file");
+    var fileSend = document.getElementById("smile-file-send");
+    if (fileSend) { fileSend.hidden = true; }  // with the script, choosing a file sends it
     file.addEventListener("change", function () { if (file.files && file.files[0]) { send(file.files[0]); } });
 
     var video = document.getElementById("smile-video");

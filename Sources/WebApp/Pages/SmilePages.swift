@@ -7,10 +7,13 @@ import Smile
 ///
 /// Routes (all behind the session cookie; POSTs need the CSRF token):
 /// - `GET /smile` timeline; `GET /smile/add` capture page (webcam or file); `POST /smile/upload` (raw image body,
-///   `X-CSRF-Token` header) holds the photo in memory and answers `{"next": "/smile/crop/ID"}`;
+///   `X-CSRF-Token` header) holds the photo in memory and answers `{"next": "/smile/crop/ID"}`; the same address
+///   takes a plain multipart form (field `photo`, token in the form, no script needed) and redirects to the crop
+///   page, or shows the capture page again with the reason;
 /// - `GET /smile/crop/ID` crop page; `POST /smile/crop/ID` (x, y, side, note) saves; `POST /smile/crop/ID/discard`;
 /// - `GET /smile/photo/ENTRY` the stored crop; `GET /smile/compare?a=&b=` before/after slider;
-/// - `GET /smile/export/ENTRY` shows exactly the file; `POST /smile/export/ENTRY` downloads it (attachment).
+/// - `GET /smile/export/ENTRY` shows exactly the file; `POST /smile/export/ENTRY` downloads it (attachment);
+/// - `GET /smile/delete/ENTRY` asks for confirmation; `POST /smile/delete/ENTRY` deletes the entry and its crop.
 enum SmilePages {
     /// The page script (external: the CSP allows no inline scripts).
     static let script = "\n<script src=\"/assets/smile.js\" defer></script>"
@@ -30,7 +33,7 @@ enum SmilePages {
             return .html(capture(csrfToken: csrfToken))
         case ("upload", 1):
             try only(.post)
-            return upload(request, smile: smile)
+            return upload(request, smile: smile, csrfToken: csrfToken)
         case ("crop", 2):
             if method == .post { return try saveCrop(id: id, request: request, smile: smile, csrfToken: csrfToken) }
             try only(.get)
@@ -54,6 +57,12 @@ enum SmilePages {
             return Response(status: 200, headers: [("Content-Type", "image/jpeg"),
                                                    ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\"")],
                             body: export.jpeg)
+        case ("delete", 2):
+            let entry = try smile.entry(matching: id)
+            if method == .get { return .html(confirmDelete(entry, csrfToken: csrfToken)) }
+            try only(.post)
+            try smile.delete(entry.id)
+            return .redirect(to: "/smile")
         default:
             throw WebError.notFound
         }
@@ -85,7 +94,7 @@ enum SmilePages {
             <p class="smile-date">\(HTML.escape(e.displayDate))</p>
             <p class="smile-meta">\(HTML.escape(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst()))</p>
             \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(e.note))</p>")
-            <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a></p>
+            <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a> <a href="/smile/delete/\(e.id.rawValue)">Delete…</a></p>
             </li>
             """
         }.joined(separator: "\n")
@@ -103,7 +112,8 @@ enum SmilePages {
 
     // MARK: capture
 
-    static func capture(csrfToken: String) -> String {
+    static func capture(csrfToken: String, error: String? = nil) -> String {
+        let problem = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>\n" } ?? ""
         let body = """
         <div class="page-intro">
         <h1>Add a smile photo</h1>
@@ -125,20 +135,34 @@ enum SmilePages {
         <section class="card" aria-labelledby="file-title">
         <h2 id="file-title">Choose a photo</h2>
         <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
-        <div class="stack">
+        \(problem)<form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
         <label for="smile-file">Photo</label>
-        <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp">
-        </div>
+        <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required>
+        <div class="form-actions"><button type="submit" class="button" id="smile-file-send">Send photo</button></div>
+        </form>
         </section>
         <p class="notice" id="smile-status" role="status" hidden></p>
-        <noscript><p class="notice">This page needs JavaScript to send the photo to Cairn (still only to this computer). You can also add photos with <span class="kbd">cairn smile add</span>.</p></noscript>
+        <noscript><p class="notice">The camera needs JavaScript. To add a photo without it, choose the file and press Send photo (it goes only to this computer), or use <span class="kbd">cairn smile add</span>.</p></noscript>
         </div>
         """
         return Layout.page(title: "Add a smile photo", section: .smile, body: body + script)
     }
 
-    /// `POST /smile/upload`: the body is the photo itself. Answers JSON for the page's script.
-    static func upload(_ request: Request, smile: SmileService) -> Response {
+    /// `POST /smile/upload`: the body is the photo itself (the page's script; answers JSON), or a multipart
+    /// form with the photo in field `photo` (no script; answers with a redirect or the capture page).
+    static func upload(_ request: Request, smile: SmileService, csrfToken: String) -> Response {
+        if request.formFields != nil {
+            guard let data = request.formValue("photo"), !data.isEmpty else {
+                return .html(capture(csrfToken: csrfToken, error: "No photo arrived. Choose a photo and try again."), status: 400)
+            }
+            do {
+                return .redirect(to: "/smile/crop/\(try smile.holdUpload(data).id)")
+            } catch let error as CairnError {
+                return .html(capture(csrfToken: csrfToken, error: error.userMessage + " Nothing was stored."), status: 422)
+            } catch {
+                return .html(capture(csrfToken: csrfToken, error: "The photo could not be read. Nothing was stored."), status: 422)
+            }
+        }
         func json(_ object: [String: String], status: Int) -> Response {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
             return Response(status: status, headers: [("Content-Type", "application/json")], body: data)
@@ -289,5 +313,24 @@ enum SmilePages {
         </section>
         """
         return Layout.page(title: "Export", section: .smile, body: body)
+    }
+
+    // MARK: delete
+
+    static func confirmDelete(_ e: SmileEntry, csrfToken: String) -> String {
+        let body = """
+        <section class="card smile-delete" aria-labelledby="delete-title">
+        <h1 id="delete-title">Delete this entry?</h1>
+        <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be deleted">
+        <p class="consequence" id="delete-consequence">The crop of \(HTML.escape(e.displayDate)) and its note are removed from Cairn. This cannot be undone.</p>
+        <form method="post" action="/smile/delete/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
+        <div class="form-actions">
+        <button type="submit" class="button button-danger" id="smile-delete-confirm">Delete</button>
+        <a class="button button-quiet" href="/smile">Keep it</a>
+        </div>
+        </form>
+        </section>
+        """
+        return Layout.page(title: "Delete entry", section: .smile, body: body)
     }
 }
