@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
         .target(name: "DlibShim",
                 cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
@@ -37,9 +39,10 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
+        .target(name: "HealthExport", dependencies: ["CairnCore", "Regimen", "CLibXML2", "CArchive"]),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition"]),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "HealthExport"]),
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD"], resources: [.copy("Assets")]),
@@ -61,6 +64,7 @@ let package = Package(
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging"]),
+        .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp"]),
     ],
     swiftLanguageModes: [.v6]
