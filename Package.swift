@@ -46,9 +46,9 @@ let package = Package(
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD"], resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen"]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen", "HealthExport"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo"]),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "HealthExport"]),
 
         // MARK: tests (mirror the sources)
         .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo"], path: "Tests/CairnTestSupport"),
@@ -60,10 +60,10 @@ let package = Package(
         .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
         .testTarget(name: "SmileTests", dependencies: ["Smile", "CairnCore"]),
         .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "HealthExport"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "CairnTestSupport"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp"]),
     ],

@@ -23,6 +23,8 @@ public final class CairnApplication: Sendable {
     public let smile: SmileService
     /// Products, schedules, Today, the intake ledger, exposure and supply.
     public let regimen: RegimenService
+    /// Apple Health data imported read-only from the Health app's export.
+    public let health: HealthService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -48,5 +50,6 @@ public final class CairnApplication: Sendable {
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
         regimen = RegimenService(database: database, clock: clock)
+        health = HealthService(database: database, clock: clock)
     }
 }
