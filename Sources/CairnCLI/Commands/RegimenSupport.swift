@@ -34,6 +34,7 @@ enum RegimenCommands {
             .command(RegimenSupplySetCommand.self),
             .command(RegimenSupplyListCommand.self),
         ])),
+        .group(CommandGroup(name: "outcomes", abstract: "Outcome series: Apple Health import.", children: HealthCommands.outcomesChildren)),
     ]) }
 
     /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from
