@@ -80,7 +80,7 @@ public final class HealthService: @unchecked Sendable {
                 try db.execute("""
                     INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
                         start_at, start_offset, end_at, end_offset, time_zone)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fingerprint) DO NOTHING
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_at, fingerprint) DO NOTHING
                     """, HealthFingerprint.of(record.identityBytes), importID, record.kind.rawValue, sourceID, record.unit,
                     record.value, record.creationDate?.utcSeconds, record.creationDate.map { Int64($0.offsetSeconds) },
                     record.startDate.utcSeconds, Int64(record.startDate.offsetSeconds), record.endDate.utcSeconds,

@@ -101,7 +101,7 @@ private final class ParseState {
     }
 
     func countSkipped(_ type: UnsafeBufferPointer<UInt8>) {
-        if skippedRunCount > 0, skippedRunType.elementsEqual(type) {
+        if skippedRunCount > 0, sameBytes(skippedRunType, type) {
             skippedRunCount += 1
             return
         }
@@ -237,11 +237,18 @@ private struct StringCache {
     private var value = ""
 
     mutating func string(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        if bytes.elementsEqual(raw) { return value }
+        if sameBytes(bytes, raw) { return value }
         bytes = Array(raw)
         value = String(decoding: raw, as: UTF8.self)
         return value
     }
+}
+
+/// Whether `stored` holds exactly the bytes of `raw` (memcmp: the generic `elementsEqual` showed up in profiles).
+private func sameBytes(_ stored: [UInt8], _ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard stored.count == raw.count else { return false }
+    guard raw.count > 0, let base = raw.baseAddress else { return true }
+    return stored.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, raw.count) == 0 }
 }
 
 /// The SAX2 attribute array: five pointers per attribute (local name, prefix, URI, value start, value end).

@@ -8,7 +8,9 @@ extension CairnSchema {
     ///   stored once.
     /// - `health_samples`: one row per kept record. Exports have no record UUID, so a record is identified by the
     ///   tuple of its fields; `fingerprint` is the first 16 bytes of the SHA-256 of that tuple (see
-    ///   `HealthFingerprint`) and is UNIQUE, so re-importing a newer export adds only records not seen before.
+    ///   `HealthFingerprint`), and (start_at, fingerprint) is UNIQUE, so re-importing a newer export adds only
+    ///   records not seen before. The start leads the index because an export lists each type in time order:
+    ///   inserts then sweep the index in order instead of landing on random pages.
     ///   Instants are UTC seconds with the `±HHMM` offset the export wrote (in seconds) and the record's
     ///   `HKTimeZone` metadata; `value` is as exported in `unit` ("" for sleep, whose value is the category number).
     static let health = Migration(id: "2026-11-30.health") { db in
@@ -32,7 +34,7 @@ extension CairnSchema {
             );
             CREATE TABLE health_samples (
                 id             INTEGER PRIMARY KEY,
-                fingerprint    BLOB NOT NULL UNIQUE CHECK (length(fingerprint) = 16),
+                fingerprint    BLOB NOT NULL CHECK (length(fingerprint) = 16),
                 import_id      INTEGER NOT NULL REFERENCES health_imports(id),
                 kind           TEXT NOT NULL CHECK (kind IN ('resting_heart_rate', 'hrv_sdnn', 'step_count', 'body_mass',
                                    'sleep_analysis')),
@@ -49,6 +51,7 @@ extension CairnSchema {
                 CHECK (end_at >= start_at),
                 CHECK ((created_at IS NULL) = (created_offset IS NULL))
             );
+            CREATE UNIQUE INDEX health_samples_identity ON health_samples (start_at, fingerprint);
             """)
     }
 }
