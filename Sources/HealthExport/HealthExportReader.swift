@@ -22,8 +22,41 @@ public struct HealthExportReader: Sendable {
     /// - Returns: counts of records read, skipped by type, and left out with a warning.
     /// - Throws: `HealthExportError` for a file that cannot be read or is not a well-formed export.
     /// - Complexity: O(file size) time, O(chunk size) memory.
+    ///
+    /// Reading and parsing run on a worker thread while `onRecord` and `progress` run on the calling thread
+    /// (records cross in batches through a small bounded queue), so parsing and storing use two cores.
     public func read(contentsOf url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
-                     onRecord: @escaping (HealthRecord) throws -> Void) throws -> HealthReadSummary {
+                     onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
+        let pipe = RecordPipe()
+        let reader = self
+        let worker = Thread {
+            do {
+                let summary = try reader.readSequentially(contentsOf: url, progress: { pipe.report($0, $1) }) { record in
+                    try pipe.add(record)
+                }
+                pipe.finish(summary)
+            } catch {
+                pipe.fail(error)
+            }
+        }
+        worker.stackSize = 1 << 20
+        worker.start()
+        defer { pipe.waitUntilWorkerEnds() }
+        while let (batch, position) = try pipe.next() {
+            for record in batch {
+                do { try onRecord(record) } catch {
+                    pipe.cancel()
+                    throw error
+                }
+            }
+            if let position { progress(position.0, position.1) }
+        }
+        return try pipe.result()
+    }
+
+    /// The same read on the calling thread, `onRecord` called from inside the parser.
+    func readSequentially(contentsOf url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void,
+                          onRecord: @escaping (HealthRecord) throws -> Void) throws -> HealthReadSummary {
         guard let file = fopen(url.path, "rb") else { throw HealthExportError.unreadable }
         var isZip = false
         var magic = [UInt8](repeating: 0, count: 4)
@@ -99,5 +132,105 @@ public struct HealthExportReader: Sendable {
     /// any `export.xml` (not `export_cda.xml`) in older or repacked ones.
     static func isExportXML(_ name: String) -> Bool {
         name == "export.xml" || name.hasSuffix("/export.xml")
+    }
+}
+
+/// Carries records from the parsing thread to the calling thread in batches, with back-pressure (at most
+/// `capacity` batches wait), so memory stays bounded whichever side is slower.
+private final class RecordPipe: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var batches: [[HealthRecord]] = []
+    private var filling: [HealthRecord] = []
+    private var position: (Int64, Int64)?
+    private var summary: HealthReadSummary?
+    private var failure: Error?
+    private var cancelled = false
+    private var workerEnded = false
+    private let batchSize = 1024
+    private let capacity = 8
+
+    /// Worker: queues a record; throws once the caller has stopped reading.
+    func add(_ record: HealthRecord) throws {
+        filling.append(record)
+        if filling.count >= batchSize { try flush() }
+    }
+
+    /// Worker: the latest position in the file.
+    func report(_ read: Int64, _ total: Int64) {
+        condition.lock()
+        position = (read, total)
+        condition.unlock()
+    }
+
+    private func flush() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { throw CancellationError() }
+        batches.append(filling)
+        filling = []
+        condition.broadcast()
+    }
+
+    /// Worker: the read ended well.
+    func finish(_ summary: HealthReadSummary) {
+        try? flush()
+        condition.lock()
+        self.summary = summary
+        workerEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Worker: the read failed.
+    func fail(_ error: Error) {
+        condition.lock()
+        failure = error
+        workerEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Caller: the next batch with the position reached so far, nil at the end; throws the worker's error.
+    func next() throws -> ([HealthRecord], (Int64, Int64)?)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !workerEnded { condition.wait() }
+        if !batches.isEmpty {
+            let batch = batches.removeFirst()
+            condition.broadcast()
+            return (batch, position)
+        }
+        if let failure { throw failure }
+        // One last, empty batch carries the final position.
+        guard let last = position else { return nil }
+        position = nil
+        return ([], last)
+    }
+
+    /// Caller: the summary once the worker has ended.
+    func result() throws -> HealthReadSummary {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        guard let summary else { throw HealthExportError.unreadable }
+        return summary
+    }
+
+    /// Caller: stop the worker (it throws at its next batch).
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Caller: blocks until the worker thread has finished, so no file stays open after `read` returns.
+    func waitUntilWorkerEnds() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        while !workerEnded { condition.wait() }
+        condition.unlock()
     }
 }

@@ -222,6 +222,35 @@ import Testing
         #expect(small == large)
     }
 
+    @Test func theThreadedReadMatchesTheSequentialOneAndStopsWhenTold() throws {
+        struct Stop: Error {}
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var body = ""
+        for i in 0..<12_000 {
+            body += HealthXML.record(i % 3 == 0 ? "HKQuantityTypeIdentifierHeartRate" : "HKQuantityTypeIdentifierStepCount",
+                                     value: "\(i)", start: "2024-03-01 08:\(String(format: "%02d", i % 60)):00 +0100")
+        }
+        let url = scratch.file("export.xml")
+        try HealthXML.write(HealthXML.document(body), to: url)
+        var threaded: [HealthRecord] = [], sequential: [HealthRecord] = []
+        let reader = HealthExportReader(chunkSize: 8192)
+        let summary = try reader.read(contentsOf: url) { threaded.append($0) }
+        let expected = try reader.readSequentially(contentsOf: url, progress: { _, _ in }) { sequential.append($0) }
+        #expect(threaded.count == 8000)
+        #expect(threaded == sequential)
+        #expect(summary == expected)
+        // Stopping midway (the parser is ahead, waiting on a full queue) ends the read without a hang.
+        var seen = 0
+        #expect(throws: Stop.self) {
+            _ = try reader.read(contentsOf: url) { _ in
+                seen += 1
+                if seen == 3000 { throw Stop() }
+            }
+        }
+        #expect(seen == 3000)
+    }
+
     @Test func recognisesTheExportMemberOfAnArchive() {
         #expect(HealthExportReader.isExportXML("apple_health_export/export.xml"))
         #expect(HealthExportReader.isExportXML("export.xml"))
