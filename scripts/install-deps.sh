@@ -14,6 +14,7 @@ packages=(
   libdlib-dev liblapack-dev libblas-dev  # face landmarks (Smile)
   libdlib-data                   # dlib's 68-point landmark model (optional at run time; see README)
   libtesseract-dev tesseract-ocr-eng  # label reading (OCR) and its English data
+  libxml2-dev libarchive-dev     # Apple Health import: streaming XML, export.zip without extracting
   libcairo2-dev libpango1.0-dev  # label renders (cairn-bench, tests); `swift build` compiles every target
 )
 # Tests and benchmarks only.
@@ -24,6 +25,7 @@ test_packages=(
   chromium chromium-driver       # the browser test
   fonts-dejavu-core
   fonts-liberation               # a second font family for the label benchmark's renders
+  zip                            # health import tests build an export.zip
 )
 
 want=("${packages[@]}")

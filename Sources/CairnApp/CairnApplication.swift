@@ -2,6 +2,7 @@ import CairnCore
 import Foundation
 import Imaging
 import Insights
+import Outcomes
 import Smile
 import Storage
 
@@ -24,10 +25,12 @@ public final class CairnApplication: Sendable {
     public let smile: SmileService
     /// Products, schedules, Today, the intake ledger, exposure and supply.
     public let regimen: RegimenService
-    /// Regimen insights: exposure changes compared with outcome series.
     /// Outcome series: metric definitions, manual entries, the outcome CSV import and the daily series.
-    public let insights: InsightService
     public let outcomes: OutcomeService
+    /// Apple Health data imported read-only from the Health app's export.
+    public let health: HealthService
+    /// Regimen insights: exposure changes compared with outcome series.
+    public let insights: InsightService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -35,15 +38,15 @@ public final class CairnApplication: Sendable {
     /// database.
     public static func open(dataDirectory: String?, environment: [String: String],
                             clock: any Clock = SystemClock(),
-                            outcomeSeries: @escaping InsightService.SeriesProvider = { [] }) throws -> CairnApplication {
+                            outcomeSeries: InsightService.SeriesProvider? = nil) throws -> CairnApplication {
         let vault = try Vault(dataDir: dataDirectory, environment: environment)
         return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries)
     }
 
-    /// Opens the given vault with every service. `outcomeSeries` supplies the outcome series insights use
-    /// (default: none).
+    /// Opens the given vault with every service. Insights read the outcome series (manual entries and Apple Health
+    /// daily values); `outcomeSeries` replaces them, for tests and demos.
     public init(vault: Vault, clock: any Clock = SystemClock(),
-                outcomeSeries: @escaping InsightService.SeriesProvider = { [] }) throws {
+                outcomeSeries: InsightService.SeriesProvider? = nil) throws {
         self.vault = vault
         self.clock = clock
         database = try vault.openDatabase(clock: clock)
@@ -56,7 +59,11 @@ public final class CairnApplication: Sendable {
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
         regimen = RegimenService(database: database, clock: clock)
-        insights = InsightService(database: database, regimen: regimen, clock: clock, series: outcomeSeries)
-        outcomes = OutcomeService(database: database, clock: clock)
+        let health = HealthService(database: database, clock: clock)
+        self.health = health
+        let outcomes = OutcomeService(database: database, clock: clock, healthDailyValues: { try health.dailyValues() })
+        self.outcomes = outcomes
+        insights = InsightService(database: database, regimen: regimen, clock: clock,
+                                  series: outcomeSeries ?? { try outcomes.dailySeries().map(MetricSeriesInput.init) })
     }
 }

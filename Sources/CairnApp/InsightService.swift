@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Insights
+import Outcomes
 import Regimen
 import Storage
 
@@ -134,5 +135,12 @@ public final class InsightService: @unchecked Sendable {
                   let at = Timestamp.date(from: try row.get("computed_at", as: String.self)) else { return nil }
             return InsightRun(asOf: day, computedAt: at)
         }
+    }
+}
+
+extension MetricSeriesInput {
+    /// The plain values insights read from one daily outcome series.
+    init(_ series: DailyOutcomeSeries) {
+        self.init(id: series.metric.id, name: series.metric.name, unit: series.metric.unit, values: series.values)
     }
 }

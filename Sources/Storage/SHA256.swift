@@ -22,3 +22,13 @@ enum SHA256 {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension SHA256 {
+    /// The 32-byte digest of `bytes`.
+    /// - Complexity: O(n).
+    static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        _ = crypto_hash_sha256(&digest, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        return digest
+    }
+}

@@ -20,6 +20,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "regimen") { try RegimenBenchmark.run(arguments: $0) },
     BenchSection(name: "labels") { try LabelBenchmark.run(arguments: $0) },
     BenchSection(name: "insights") { try InsightsBenchmark.run(arguments: $0) },
+    BenchSection(name: "health") { try HealthBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())

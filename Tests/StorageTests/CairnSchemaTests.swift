@@ -133,6 +133,25 @@ import Testing
                 INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES ('i-4', 'p-1|2026-11-20T07:30:00.000Z|1');
                 """)
         },
+        "2026-11-30.health": { db in
+            try db.executeScript("""
+                INSERT INTO health_imports (id, imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
+                    VALUES (1, '2026-11-30T11:00:00.000Z', 3790, 2, 2, 0, 6, 0);
+                INSERT INTO health_sources (id, name, version, device) VALUES
+                    (1, 'Alexandre''s Apple Watch ✓', '10.2', '<<HKDevice: 0x3012772a0>, name:Apple Watch, model:Watch>'),
+                    (2, 'Alexandre''s iPhone', '17.2.1', '');
+                """)
+            try db.execute("""
+                INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
+                    start_at, start_offset, end_at, end_offset, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, Data(repeating: 0xA1, count: 16), 1, "sleep_analysis", 1, "", 3.0, 1_704_095_184, 7200,
+                1_704_072_473, 7200, 1_704_073_223, 7200, "Europe/Amsterdam")
+            try db.execute("""
+                INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
+                    start_at, start_offset, end_at, end_offset, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, Data(repeating: 0x5B, count: 16), 1, "body_mass", 2, "lb", 150.5, nil as Int?, nil as Int?,
+                1_704_063_600, -18_000, 1_704_063_600, -18_000, nil as String?)
+        },
     ]
 
     static func fixtureURL(_ id: String) -> URL { fixturesDirectory.appendingPathComponent("\(id).sqlite") }

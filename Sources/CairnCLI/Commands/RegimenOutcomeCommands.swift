@@ -15,7 +15,7 @@ enum RegimenOutcomeCommands {
         .command(OutcomesListCommand.self),
         .command(OutcomesMetricsCommand.self),
         .command(OutcomesDefineCommand.self),
-    ]) }
+    ] + HealthCommands.outcomesChildren) }
 
     /// A value as typed on the command line: a plain decimal number.
     static func parseValue(_ text: String) throws -> Double {

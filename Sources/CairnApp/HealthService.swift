@@ -1,0 +1,172 @@
+import CairnCore
+import Foundation
+import HealthExport
+import Regimen
+import Storage
+
+/// What one Apple Health import did.
+public struct HealthImportSummary: Sendable, Equatable {
+    /// Records stored for the first time.
+    public let added: Int
+    /// Records already stored by an earlier import (or repeated in this export): not stored again.
+    public let alreadyPresent: Int
+    /// Records of types Cairn does not read, by their HealthKit type identifier.
+    public let skippedByType: [String: Int]
+    /// Records of kept types left out, by problem (impossible values, unreadable dates, ...).
+    public let warnings: [HealthRecordProblem: Int]
+    /// The size of the file read, in bytes.
+    public let fileBytes: Int64
+
+    /// A summary.
+    public init(added: Int, alreadyPresent: Int, skippedByType: [String: Int], warnings: [HealthRecordProblem: Int],
+                fileBytes: Int64) {
+        self.added = added
+        self.alreadyPresent = alreadyPresent
+        self.skippedByType = skippedByType
+        self.warnings = warnings
+        self.fileBytes = fileBytes
+    }
+
+    /// All records skipped for their type.
+    public var skippedCount: Int { skippedByType.values.reduce(0, +) }
+    /// All records left out with a warning.
+    public var warningCount: Int { warnings.values.reduce(0, +) }
+}
+
+/// Apple Health data, imported read-only from the Health app's export. The only way health samples enter the
+/// vault; Cairn never writes health data back anywhere.
+///
+/// An import runs in one write transaction: a failure midway (malformed XML, a truncated file, a full disk)
+/// rolls back everything it added, including its `health_imports` row. Re-importing a newer export adds only
+/// records not stored before (records are identified by the tuple of their fields, see `HealthRecord`).
+public final class HealthService: @unchecked Sendable {
+    private let database: Database
+    private let clock: any Clock
+    private let reader: HealthExportReader
+
+    /// A service over a migrated database.
+    public init(database: Database, clock: any Clock, reader: HealthExportReader = HealthExportReader()) {
+        self.database = database
+        self.clock = clock
+        self.reader = reader
+    }
+
+    /// Imports an `export.zip` or `export.xml`, streaming it (constant memory whatever its size).
+    ///
+    /// - Parameter progress: called as the file is read with (bytes read so far, file size).
+    /// - Throws: `HealthExportError` for a file that is not a readable, well-formed export (nothing is kept),
+    ///   `DatabaseError` when the vault cannot be written.
+    /// - Complexity: O(file size).
+    public func importExport(at url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
+        throws -> HealthImportSummary {
+        let importedAt = Timestamp.string(from: clock.now())
+        return try database.write { db in
+            try db.execute("""
+                INSERT INTO health_imports (imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
+                VALUES (?, 0, 0, 0, 0, 0, 0)
+                """, importedAt)
+            let importID = db.lastInsertRowID
+            var sources: [SourceKey: Int64] = [:]
+            var added = 0, present = 0
+            let read = try reader.read(contentsOf: url, progress: progress) { record in
+                let key = SourceKey(name: record.sourceName, version: record.sourceVersion, device: record.device)
+                let sourceID: Int64
+                if let known = sources[key] {
+                    sourceID = known
+                } else {
+                    sourceID = try Self.sourceID(key, db)
+                    sources[key] = sourceID
+                }
+                try db.execute("""
+                    INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
+                        start_at, start_offset, end_at, end_offset, time_zone)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_at, fingerprint) DO NOTHING
+                    """, HealthFingerprint.of(record.identityBytes), importID, record.kind.rawValue, sourceID, record.unit,
+                    record.value, record.creationDate?.utcSeconds, record.creationDate.map { Int64($0.offsetSeconds) },
+                    record.startDate.utcSeconds, Int64(record.startDate.offsetSeconds), record.endDate.utcSeconds,
+                    Int64(record.endDate.offsetSeconds), record.timeZoneIdentifier)
+                if db.changes == 1 { added += 1 } else { present += 1 }
+            }
+            try db.execute("""
+                UPDATE health_imports SET file_bytes = ?, records_read = ?, added = ?, already_present = ?, skipped = ?,
+                    warnings = ? WHERE id = ?
+                """, read.fileBytes, read.recordsRead, added, present, read.skippedCount, read.warningCount, importID)
+            return HealthImportSummary(added: added, alreadyPresent: present, skippedByType: read.skippedByType,
+                                       warnings: read.warnings, fileBytes: read.fileBytes)
+        }
+    }
+
+    /// Daily values of every stored sample, keyed by the pinned metric ids (`HealthMetric` raw values:
+    /// `resting_heart_rate`, `hrv_sdnn`, `steps`, `body_mass`, `sleep_asleep`, `sleep_in_bed`); a metric without
+    /// data is absent. Overlapping sources are merged by `HealthDailyValues`' rule, never counted twice.
+    /// - Complexity: O(n log n) in the stored samples; samples are read in pages.
+    public func dailyValues() throws -> [String: [LocalDay: Double]] {
+        try database.read { db in
+            var sources: [HealthSource] = []
+            var index: [Int64: Int] = [:]
+            for row in try db.query("SELECT id, name, device FROM health_sources ORDER BY id") {
+                index[try row.get("id", as: Int64.self)] = sources.count
+                sources.append(HealthSource(name: try row.get("name"), device: try row.get("device")))
+            }
+            var samples: [HealthSample] = []
+            var last: Int64 = 0
+            while true {
+                let page = try db.query("""
+                    SELECT id, kind, source_id, unit, value, start_at, start_offset, end_at, end_offset, time_zone
+                    FROM health_samples WHERE id > ? ORDER BY id LIMIT 20000
+                    """, last)
+                guard let final = page.last else { break }
+                last = try final.get("id", as: Int64.self)
+                for row in page {
+                    guard let kind = HealthRecordKind(rawValue: try row.get("kind")),
+                          let source = index[try row.get("source_id", as: Int64.self)],
+                          let start = HealthTimestamp(utcSeconds: try row.get("start_at"),
+                                                      offsetSeconds: Int32(try row.get("start_offset", as: Int64.self))),
+                          let end = HealthTimestamp(utcSeconds: try row.get("end_at"),
+                                                    offsetSeconds: Int32(try row.get("end_offset", as: Int64.self)))
+                    else { continue }
+                    var value: Double = try row.get("value")
+                    if kind == .bodyMass {
+                        guard let kilograms = BodyMassUnit.kilograms(value, unit: try row.get("unit")) else { continue }
+                        value = kilograms
+                    }
+                    samples.append(HealthSample(kind: kind, source: source, value: value, start: start, end: end,
+                                                timeZoneIdentifier: try row.optional("time_zone")))
+                }
+            }
+            return HealthDailyValues.compute(samples, sources: sources)
+        }
+    }
+
+    /// How many samples are stored, per kind.
+    public func sampleCounts() throws -> [HealthRecordKind: Int] {
+        try database.read { db in
+            var counts: [HealthRecordKind: Int] = [:]
+            for row in try db.query("SELECT kind, count(*) AS n FROM health_samples GROUP BY kind") {
+                if let kind = HealthRecordKind(rawValue: try row.get("kind")) { counts[kind] = try row.get("n") }
+            }
+            return counts
+        }
+    }
+
+    /// The number of imports recorded (failed imports leave none).
+    public func importCount() throws -> Int {
+        try database.read { try $0.scalar("SELECT count(*) FROM health_imports") ?? 0 }
+    }
+
+    private struct SourceKey: Hashable {
+        let name: String
+        let version: String
+        let device: String
+    }
+
+    private static func sourceID(_ key: SourceKey, _ db: Connection) throws -> Int64 {
+        try db.execute("INSERT INTO health_sources (name, version, device) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                       key.name, key.version, key.device)
+        guard let id: Int64 = try db.scalar("SELECT id FROM health_sources WHERE name = ? AND version = ? AND device = ?",
+                                            key.name, key.version, key.device) else {
+            throw DatabaseError.misuse("a health source row vanished inside its transaction")
+        }
+        return id
+    }
+}

@@ -1,0 +1,78 @@
+import CairnApp
+import CairnCore
+import Foundation
+import HealthExport
+
+/// The health import commands, registered under `cairn regimen outcomes`.
+enum HealthCommands {
+    /// The children to list in the `regimen outcomes` group.
+    static var outcomesChildren: [CommandEntry] { [.command(HealthImportCommand.self)] }
+}
+
+/// `cairn regimen outcomes import-health FILE`.
+struct HealthImportCommand: Command {
+    static let name = "import-health"
+    static let abstract = "Import an Apple Health export (export.zip or export.xml), read-only."
+    static let usage = "FILE [--json]"
+    static let discussion = """
+    FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
+    read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
+    Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
+    other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
+    left out and counted. Importing a newer export later adds only the records not already stored. An import
+    that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
+
+    Options:
+      --json   Print the summary as JSON.
+    """
+    static let flagOptions: Set<String> = ["--json"]
+    let path: String
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        let positionals = try arguments.positionals(exactly: ["FILE"])
+        path = positionals[0]
+        json = arguments.has("--json")
+    }
+
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let console = context.console
+        var lastShown = -1
+        let summary = try app.health.importExport(at: URL(fileURLWithPath: path)) { read, total in
+            guard total >= 32 << 20 else { return }
+            let percent = Int(read * 100 / max(total, 1))
+            guard percent / 5 != lastShown / 5 || lastShown < 0 else { return }
+            lastShown = percent
+            console.error("Reading the export: \(percent)% (\(read >> 20) of \(total >> 20) MiB)")
+        }
+        if json {
+            return try console.printJSON(HealthImportJSON(
+                added: summary.added, alreadyPresent: summary.alreadyPresent, skipped: summary.skippedCount,
+                skippedByType: summary.skippedByType, warnings: summary.warningCount,
+                warningsByKind: Dictionary(uniqueKeysWithValues: summary.warnings.map { ($0.key.rawValue, $0.value) }),
+                fileBytes: summary.fileBytes))
+        }
+        console.print("Imported \(summary.added) new health records; \(summary.alreadyPresent) were already in Cairn.")
+        if summary.skippedCount > 0 {
+            console.print("Skipped \(summary.skippedCount) records of \(summary.skippedByType.count) types Cairn does not read.")
+        }
+        if summary.warningCount > 0 {
+            console.print("Left out \(summary.warningCount) records:")
+            for (problem, count) in summary.warnings.sorted(by: { $0.key < $1.key }) {
+                console.print("  \(count) \(problem.summary)")
+            }
+        }
+    }
+}
+
+/// The `--json` summary of an import.
+struct HealthImportJSON: Encodable {
+    let added: Int
+    let alreadyPresent: Int
+    let skipped: Int
+    let skippedByType: [String: Int]
+    let warnings: Int
+    let warningsByKind: [String: Int]
+    let fileBytes: Int64
+}

@@ -1,0 +1,93 @@
+import CairnCore
+
+/// Why a record of a kept type was left out. Each is counted per kind in `HealthReadSummary.warnings`; the
+/// rest of the export is still read.
+public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
+    /// A required attribute (source name, start or end date, value) is missing.
+    case missingField = "missing-field"
+    /// A date is not in the export's `YYYY-MM-DD HH:MM:SS ±HHMM` form, or does not exist.
+    case unreadableDate = "unreadable-date"
+    /// The value is not a number (or, for sleep, not a known sleep value).
+    case unreadableValue = "unreadable-value"
+    /// The record ends before it starts.
+    case endBeforeStart = "end-before-start"
+    /// The unit is not one Cairn reads for that type (e.g. a heart rate not in count/min).
+    case unexpectedUnit = "unexpected-unit"
+    /// A step count below zero.
+    case negativeStepCount = "negative-step-count"
+    /// A resting heart rate of zero or less, or above 300 count/min.
+    case impossibleHeartRate = "impossible-heart-rate"
+    /// A heart rate variability (SDNN) of zero or less, or above 1000 ms.
+    case impossibleHeartRateVariability = "impossible-hrv"
+    /// A body mass of zero or less, or above 650 kg.
+    case impossibleBodyMass = "impossible-body-mass"
+    /// A sleep record longer than 48 hours.
+    case impossibleSleepLength = "impossible-sleep-length"
+
+    /// A plain description of the records counted under this kind, for a summary line.
+    public var summary: String {
+        switch self {
+        case .missingField: return "records missing a source, date or value"
+        case .unreadableDate: return "records with a date Cairn cannot read"
+        case .unreadableValue: return "records with a value Cairn cannot read"
+        case .endBeforeStart: return "records that end before they start"
+        case .unexpectedUnit: return "records in a unit Cairn does not read for that type"
+        case .negativeStepCount: return "step counts below zero"
+        case .impossibleHeartRate: return "resting heart rates of zero or less, or above 300"
+        case .impossibleHeartRateVariability: return "heart rate variability values of zero or less, or above 1000 ms"
+        case .impossibleBodyMass: return "body mass values of zero or less, or above 650 kg"
+        case .impossibleSleepLength: return "sleep records longer than 48 hours"
+        }
+    }
+
+    /// Orders by raw value, for stable listings.
+    public static func < (a: HealthRecordProblem, b: HealthRecordProblem) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What one pass over an export found, besides the records it handed on.
+public struct HealthReadSummary: Sendable, Equatable {
+    /// Records of a kept type that passed every check (handed to the caller).
+    public var recordsRead: Int = 0
+    /// Records of other types, by their `type` attribute: skipped, not stored.
+    public var skippedByType: [String: Int] = [:]
+    /// Records of a kept type left out, by problem.
+    public var warnings: [HealthRecordProblem: Int] = [:]
+    /// The export file's size in bytes.
+    public var fileBytes: Int64 = 0
+
+    /// An empty summary.
+    public init() {}
+
+    /// How many records were skipped for their type.
+    public var skippedCount: Int { skippedByType.values.reduce(0, +) }
+    /// How many records were left out with a warning.
+    public var warningCount: Int { warnings.values.reduce(0, +) }
+}
+
+/// Why an export could not be read. Nothing from a failed read is kept.
+public enum HealthExportError: CairnError, Equatable {
+    /// The file is missing or cannot be opened.
+    case unreadable
+    /// The file is a zip archive without an `export.xml` in it.
+    case noExportInArchive
+    /// The zip archive is damaged or uses a feature libarchive cannot read.
+    case damagedArchive
+    /// The XML is not well-formed (e.g. a truncated export); `line` is where the parser stopped.
+    case malformedXML(line: Int)
+    /// The file declares XML entities, which Cairn does not expand (a real export never declares any).
+    case declaresEntities
+    /// The XML is well-formed but its root element is not `HealthData`.
+    case notAHealthExport
+
+    public var userMessage: String {
+        switch self {
+        case .unreadable: return "The export could not be opened for reading."
+        case .noExportInArchive: return "The zip file has no export.xml in it. Choose the export.zip from Health's 'Export All Health Data'."
+        case .damagedArchive: return "The zip file is damaged or cannot be read."
+        case .malformedXML(let line):
+            return "The export is not well-formed XML (the problem is at line \(line)); it may be truncated or damaged. Nothing was imported."
+        case .declaresEntities: return "The export declares XML entities, which Cairn does not expand. Nothing was imported."
+        case .notAHealthExport: return "The file is XML, but not an Apple Health export (no HealthData element)."
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CairnTestSupport
+import Foundation
+import Testing
+
+@Suite struct HealthImportCommandTests {
+    @Test func importsTheSampleAndReportsWhatItDid() throws {
+        try withTemporaryDirectory { dir in
+            let vault = dir.appendingPathComponent("vault").path
+            let run = cairn("--data-dir", vault, "regimen", "outcomes", "import-health", HealthXML.sample.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.out == ["Imported 2 new health records; 0 were already in Cairn.",
+                                "Skipped 6 records of 4 types Cairn does not read."])
+            let again = cairn("--data-dir", vault, "regimen", "outcomes", "import-health", HealthXML.sample.path, "--json")
+            #expect(again.status == 0)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+            #expect(json["added"] as? Int == 0)
+            #expect(json["alreadyPresent"] as? Int == 2)
+            #expect((json["skippedByType"] as? [String: Int])?["HKQuantityTypeIdentifierHeartRate"] == 2)
+        }
+    }
+
+    @Test func listsLeftOutRecordsByProblem() throws {
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("export.xml")
+            try HealthXML.write(HealthXML.document(
+                HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "-3", start: "2024-01-01 08:00:00 +0000")
+                + HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "0", start: "2024-01-01 08:00:00 +0000")), to: file)
+            let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import-health", file.path)
+            #expect(run.status == 0)
+            #expect(run.out == ["Imported 0 new health records; 0 were already in Cairn.", "Left out 2 records:",
+                                "  1 resting heart rates of zero or less, or above 300", "  1 step counts below zero"])
+        }
+    }
+
+    @Test func aTruncatedExportFailsWithAPlainMessage() throws {
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("export.xml")
+            try HealthXML.write(String(HealthXML.document(HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "3",
+                                                                           start: "2024-01-01 08:00:00 +0000")).dropLast(40)), to: file)
+            let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import-health", file.path)
+            #expect(run.status == 1)
+            #expect(run.stderr.hasPrefix("cairn: The export is not well-formed XML"))
+            #expect(!run.stderr.contains(dir.path))
+        }
+    }
+
+    @Test func needsExactlyOneFile() {
+        #expect(cairn("regimen", "outcomes", "import-health").status == 2)
+        #expect(cairn("regimen", "outcomes", "import-health", "a.zip", "b.zip").status == 2)
+        let help = cairn("regimen", "outcomes", "import-health", "--help")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Export All Health Data"))
+    }
+}
