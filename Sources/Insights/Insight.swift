@@ -218,7 +218,9 @@ public struct InsightEngine: Sendable {
     }
 
     /// `changes` analysed against every series (changes whose day is after `asOf` are ignored; of series
-    /// sharing an id, only the first is used).
+    /// sharing an id, only the first is used). A series with no value at all in either window of a change says
+    /// nothing about it and gives no insight for that change (a metric logged once, or Health data from
+    /// another year), so the list is not filled with empty "not enough data" entries.
     public func insights(changes: [ExposureChange], series: [MetricSeriesInput], asOf: LocalDay) -> [Insight] {
         var seen = Set<String>()
         let prepared = series.filter { seen.insert($0.id).inserted }.map { s -> (MetricSeriesInput, DenseSeries, SeriesProfile) in
@@ -232,7 +234,8 @@ public struct InsightEngine: Sendable {
                 analysis.compare(dense: dense.values, firstDay: dense.firstDay, profile: profile, changeDay: change.day, asOf: asOf)
             }
             let adjusted = InsightStatistics.benjaminiHochberg(results.map { $0.enoughData ? $0.pValue : nil })
-            for ((metric, dense, _), (result, adjustedP)) in zip(prepared, zip(results, adjusted)) {
+            for ((metric, dense, _), (result, adjustedP)) in zip(prepared, zip(results, adjusted))
+                where result.beforeCount + result.afterCount > 0 {
                 let qualified = Self.qualifies(result, adjustedPValue: adjustedP)
                 let others = changes.filter { $0.id != change.id && $0.day >= result.before.lowerBound && $0.day <= result.after.upperBound }
                 all.append(Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit,

@@ -78,6 +78,15 @@ struct InsightTests {
         #expect(engine.insights(entries: [], schedules: [], series: [s], asOf: Fixture.day("2026-04-30")).isEmpty)
     }
 
+    @Test func aSeriesWithNoValueAroundAChangeGivesNoInsightForIt() {
+        let old = Fixture.series("2025-01-01", "2025-03-01", id: "steps", name: "Steps", unit: "steps") { _ in 8000 }
+        let sparse = MetricSeriesInput(id: "mood", name: "Mood", unit: "1-5", values: [Fixture.day("2026-03-05"): 4])
+        let insights = engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [old, sparse],
+                                       asOf: Fixture.day("2026-04-30"))
+        #expect(insights.map(\.metricID) == ["mood"])
+        #expect(insights.first?.enoughData == false)
+    }
+
     @Test func aRepeatedSeriesIdIsUsedOnce() {
         let s = Fixture.series("2026-01-01", "2026-04-30") { Double($0 % 4) }
         let insights = engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [s, s],

@@ -35,6 +35,12 @@ struct HealthImportCommand: Command {
         json = arguments.has("--json")
     }
 
+    /// The import of `path`, for `outcomes import` handed an export.
+    init(path: String, json: Bool) {
+        self.path = path
+        self.json = json
+    }
+
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let console = context.console

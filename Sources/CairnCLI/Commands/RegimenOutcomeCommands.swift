@@ -106,8 +106,8 @@ struct OutcomesCorrectCommand: Command {
 /// `cairn regimen outcomes import`.
 struct OutcomesImportCommand: Command {
     static let name = "import"
-    static let abstract = "Import outcome values from a CSV file (date, metric, value)."
-    static let usage = "FILE.csv [--json]"
+    static let abstract = "Import outcome values from a CSV file (date, metric, value), or an Apple Health export."
+    static let usage = "FILE.csv|export.zip|export.xml [--json]"
     static let discussion = """
     The file needs a header row naming the columns date, metric and value (any order, any case), and may
     have a note column. Dates are YYYY-MM-DD; metrics are ids or names from 'cairn regimen outcomes metrics';
@@ -119,7 +119,8 @@ struct OutcomesImportCommand: Command {
 
     A file with any bad line imports nothing: every bad line is listed with its line number. Importing
     the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
-    one imported before (both stay in the history). Apple Health metrics come only from a Health export.
+    one imported before (both stay in the history). Apple Health metrics come only from a Health export:
+    a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
 
     Options:
       --json   Print the result of every line as JSON.
@@ -134,6 +135,10 @@ struct OutcomesImportCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
+        let suffix = path.lowercased()
+        if suffix.hasSuffix(".zip") || suffix.hasSuffix(".xml") {
+            return try HealthImportCommand(path: path, json: json).run(in: context)
+        }
         let data = try InputFile.read(path, maximumBytes: 64 << 20)
         let service = try context.openApplication().outcomes
         let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importCSV(data) }
@@ -330,6 +335,10 @@ struct RegimenImportCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
+        let suffix = path.lowercased()
+        if suffix.hasSuffix(".zip") || suffix.hasSuffix(".xml") {
+            return try HealthImportCommand(path: path, json: json).run(in: context)
+        }
         let data = try InputFile.read(path, maximumBytes: 64 << 20)
         let service = try context.openApplication().regimen
         let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importIntakeHistory(data) }
