@@ -351,7 +351,15 @@ public enum InsightWording {
 
     static func signed(_ v: Double) -> String { (v > 0 ? "+" : (v < 0 ? "−" : "")) + number(abs(v)) }
 
-    static func unitText(_ unit: String) -> String { unit.isEmpty ? "" : " " + unit }
+    /// The unit after a figure: a rating scale such as "1-5" reads "points on the 1-5 scale", a plain count
+    /// needs no word, anything else is written as it is.
+    static func unitText(_ unit: String) -> String {
+        if unit.isEmpty || unit == "count" { return "" }
+        if unit.range(of: #"^\d+(\.\d+)?\s*[-–]\s*\d+(\.\d+)?$"#, options: .regularExpression) != nil {
+            return " points on the \(unit) scale"
+        }
+        return " " + unit
+    }
 
     static func capitalised(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
 }

@@ -29,6 +29,7 @@ struct InsightTests {
         #expect(insights[1].status == .ongoingObservation)
         #expect(insights[1].summary.hasPrefix("No clear difference in Steps around the time of starting Magnesium"))
         #expect(first.points.count == 56)
+        #expect(first.summary.contains(" points on the 1-5 scale, 95% interval"))
     }
 
     @Test func lowerValuesAreSaidAsLowerWithoutJudgement() throws {
