@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport"]),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes"], resources: [.copy("Assets")]),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport"], resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport"]),
@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
-        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "Outcomes", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),

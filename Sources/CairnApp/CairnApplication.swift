@@ -61,6 +61,8 @@ public final class CairnApplication: Sendable {
         regimen = RegimenService(database: database, clock: clock)
         let health = HealthService(database: database, clock: clock)
         self.health = health
+        // An upload left by an interrupted Apple Health import is removed on every open, like a photo write.
+        health.removeLeftoverUploads()
         let outcomes = OutcomeService(database: database, clock: clock, healthDailyValues: { try health.dailyValues() })
         self.outcomes = outcomes
         insights = InsightService(database: database, regimen: regimen, clock: clock,

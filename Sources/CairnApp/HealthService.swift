@@ -51,6 +51,41 @@ public final class HealthService: @unchecked Sendable {
         self.reader = reader
     }
 
+    /// Imports an export that arrived as bytes (an upload): they are written to a private temp file beside
+    /// the database (`.health-upload-*`, mode 0600), imported as a file, and the file is removed on every path.
+    /// `removeLeftoverUploads()` clears one left by a crash.
+    public func importExport(contents: Data, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
+        throws -> HealthImportSummary {
+        let url = scratchDirectory.appendingPathComponent("\(Self.uploadPrefix)\(UUID().uuidString.lowercased())")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw HealthExportError.unreadable }
+        defer { try? FileManager.default.removeItem(at: url) }
+        let written = contents.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        close(fd)
+        guard written else { throw HealthExportError.unreadable }
+        return try importExport(at: url, progress: progress)
+    }
+
+    /// Removes upload temp files left behind by an interrupted import; returns how many.
+    @discardableResult
+    public func removeLeftoverUploads() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: scratchDirectory.path)) ?? []
+        return names.filter { $0.hasPrefix(Self.uploadPrefix) }.reduce(0) { count, name in
+            (try? FileManager.default.removeItem(at: scratchDirectory.appendingPathComponent(name))) == nil ? count : count + 1
+        }
+    }
+
+    private static let uploadPrefix = ".health-upload-"
+    private var scratchDirectory: URL { URL(fileURLWithPath: database.path).deletingLastPathComponent() }
+
     /// Imports an `export.zip` or `export.xml`, streaming it (constant memory whatever its size).
     ///
     /// - Parameter progress: called as the file is read with (bytes read so far, file size).

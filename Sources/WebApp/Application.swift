@@ -12,6 +12,8 @@ public struct WebServices: Sendable {
     public var smile: SmileService? = nil
     /// The Regimen journal; while nil, `/regimen` shows the journal's placeholder page.
     public var regimen: RegimenService? = nil
+    /// The Apple Health import; while nil, `/regimen/outcomes/health` is not served.
+    public var health: HealthService? = nil
     /// Outcome series; while nil, `/regimen/outcomes` is not served.
     public var outcomes: OutcomeService? = nil
     /// Reads Supplement Facts photos for `/regimen/products/scan`; while nil, that page says reading is unavailable.
@@ -135,6 +137,10 @@ public struct WebApplication: Sendable {
 
         if let insights = services.insights, path == "/regimen/insights" || path.hasPrefix("/regimen/insights/") {
             return try RegimenInsightsPage.route(method: method, request: request, insights: insights, csrfToken: csrf)
+        }
+
+        if let health = services.health, path == "/regimen/outcomes/health" {
+            return try RegimenHealthImportPage.route(method: method, request: request, health: health, csrfToken: csrf)
         }
 
         if let outcomes = services.outcomes, path == "/regimen/outcomes" || path.hasPrefix("/regimen/outcomes/") {

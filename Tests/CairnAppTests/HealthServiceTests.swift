@@ -113,4 +113,22 @@ import Testing
         #expect(values["sleep_in_bed"].map { $0.keys.sorted() } == [day("2023-12-31")])
         #expect(abs((values["sleep_in_bed"]?[day("2023-12-31")] ?? 0) - 85.0 / 3600) < 1e-9)
     }
+
+    @Test func anUploadedExportIsImportedFromAPrivateTempFileThatIsRemovedOnEveryPath() throws {
+        let vault = try TestVault()
+        let before = try FileManager.default.contentsOfDirectory(atPath: vault.directory.path)
+        let export = Data(HealthXML.document(januaryBody).utf8)
+        #expect(try vault.app.health.importExport(contents: export).added > 0)
+        #expect(throws: HealthExportError.self) { try vault.app.health.importExport(contents: export.prefix(export.count / 2)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault.directory.path) == before)
+    }
+
+    @Test func anUploadLeftByACrashIsRemovedWhenTheVaultOpens() throws {
+        let vault = try TestVault()
+        let leftover = vault.directory.appendingPathComponent(".health-upload-crashed")
+        try Data("<HealthData>".utf8).write(to: leftover)
+        let reopened = try CairnApplication(vault: vault.app.vault)
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        #expect(reopened.health.removeLeftoverUploads() == 0)
+    }
 }

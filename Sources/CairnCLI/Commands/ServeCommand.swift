@@ -37,6 +37,7 @@ struct ServeCommand: Command {
         services.smile = application.smile
         services.regimen = application.regimen
         services.outcomes = application.outcomes
+        services.health = application.health
         // Without Tesseract the label page says so; the rest of the app works.
         services.labelScanner = try? LabelScanService.makeDefault()
         services.insights = application.insights

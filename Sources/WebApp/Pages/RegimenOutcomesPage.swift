@@ -143,6 +143,12 @@ enum RegimenOutcomesPage {
         body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
         body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
         body += importForm(result: importResult, csrfToken: csrfToken)
+        body += """
+        <section class="card" aria-labelledby="outcome-health-title">
+        <h2 id="outcome-health-title">Apple Health</h2>
+        <p>Resting heart rate, heart rate variability, steps, body mass and sleep come from the Health app's export. <a href="/regimen/outcomes/health">Import an Apple Health export</a></p>
+        </section>
+        """
         body += metricForm(error: metricError, csrfToken: csrfToken)
         return Layout.page(title: "Outcomes", section: .regimen, body: body)
     }
@@ -247,7 +253,7 @@ enum RegimenOutcomesPage {
         <h2 id="outcome-import-title">Import a CSV file</h2>
         <p>The file needs a header row with the columns <code>date</code>, <code>metric</code> and <code>value</code> (and, if you like, <code>note</code>). Dates are written 2026-01-31; a metric is its id or its name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
         \(resultHTML)
-        <form method="post" action="/regimen/outcomes/import" enctype="multipart/form-data" id="outcome-import">\(Layout.csrfField(csrfToken))
+        <form method="post" action="/regimen/outcomes/import" enctype="multipart/form-data" id="outcome-import" data-upload-progress>\(Layout.csrfField(csrfToken))
         <div class="stack"><label for="outcome-file">CSV file</label>
         <input type="file" id="outcome-file" name="file" accept=".csv,text/csv" required></div>
         <div class="form-actions"><button type="submit" class="button button-quiet" id="outcome-import-button">Import</button></div>

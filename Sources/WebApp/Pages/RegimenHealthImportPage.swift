@@ -1,0 +1,72 @@
+import CairnApp
+import CairnCore
+import Foundation
+import HealthExport
+
+/// `/regimen/outcomes/health`: import an Apple Health export (`export.zip` or `export.xml`) from the browser.
+///
+/// The upload arrives whole (the server's body limit applies, 64 MB by default: a zipped export of that size
+/// holds about a gigabyte of XML); `HealthService.importExport(contents:)` writes it to a private temp file in
+/// the vault, streams it into the vault in one transaction and removes the file on every path. The page shows
+/// how much has been sent (`outcomes.js`), then the summary. Larger exports: `cairn regimen outcomes import`.
+///
+/// Routes (behind the session cookie; the POST needs the CSRF token):
+/// - `GET /regimen/outcomes/health` the form;
+/// - `POST /regimen/outcomes/health` (multipart, `file`): the summary, or the reason nothing was imported (400).
+enum RegimenHealthImportPage {
+    static func route(method: HTTPMethod, request: Request, health: HealthService, csrfToken: String) throws -> Response {
+        switch method {
+        case .get:
+            return .html(render(csrfToken: csrfToken))
+        case .post:
+            guard let data = request.formValue("file"), !data.isEmpty else {
+                return .html(render(csrfToken: csrfToken, error: "Choose the export.zip (or export.xml) from the Health app."), status: 400)
+            }
+            do {
+                return .html(render(csrfToken: csrfToken, summary: try health.importExport(contents: data)))
+            } catch let error as HealthExportError {
+                return .html(render(csrfToken: csrfToken, error: error.userMessage + " Nothing was imported."), status: 400)
+            }
+        default:
+            throw WebError.methodNotAllowed
+        }
+    }
+
+    static func render(csrfToken: String, summary: HealthImportSummary? = nil, error: String? = nil) -> String {
+        var body = RegimenPages.intro("Apple Health import", lead: "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back.")
+            + RegimenPages.subnav("/regimen/outcomes")
+        if let error {
+            body += "<div class=\"form-error\" role=\"alert\" id=\"health-import-error\"><p>\(HTML.escape(error))</p></div>"
+        }
+        if let summary {
+            var lines = ["\(summary.added) new records imported; \(summary.alreadyPresent) were already in Cairn."]
+            if summary.skippedCount > 0 {
+                lines.append("\(summary.skippedCount) records of \(summary.skippedByType.count) types Cairn does not read were skipped.")
+            }
+            let warnings = summary.warnings.sorted { $0.key < $1.key }.map { "<li>\($0.value) \(HTML.escape($0.key.summary))</li>" }.joined()
+            body += """
+            <section class="card" aria-labelledby="health-import-result-title" id="health-import-result">
+            <h2 id="health-import-result-title">Imported</h2>
+            <p role="status">\(lines.map(HTML.escape).joined(separator: " "))</p>
+            \(warnings.isEmpty ? "" : "<p>Left out, with their reason:</p><ul>\(warnings)</ul>")
+            <p><a href="/regimen/outcomes">See the charts on the Outcomes page</a></p>
+            </section>
+            """
+        }
+        body += """
+        <section class="card regimen-form" aria-labelledby="health-import-title">
+        <h2 id="health-import-title">Choose the export</h2>
+        <p>On the iPhone: Health app, your picture, "Export All Health Data". Choose the <code>export.zip</code> it makes (or the <code>export.xml</code> inside it). Importing a newer export later adds only what is new. Files over 64 MB: use <code>cairn regimen outcomes import export.zip</code>.</p>
+        <form method="post" action="/regimen/outcomes/health" enctype="multipart/form-data" id="health-import" data-upload-progress>\(Layout.csrfField(csrfToken))
+        <div class="stack"><label for="health-file">Health export</label>
+        <input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required></div>
+        <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
+        <progress max="100" value="0" hidden>Sending</progress>
+        <p class="help" role="status" hidden></p>
+        </form>
+        <script src="/assets/outcomes.js" defer></script>
+        </section>
+        """
+        return Layout.page(title: "Apple Health import", section: .regimen, body: body)
+    }
+}

@@ -1,0 +1,80 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Testing
+@testable import WebApp
+
+/// The real Apple Health sample from ../shared/data/health.
+private let sampleExport: Data = {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return (try? Data(contentsOf: root.appendingPathComponent("../shared/data/health/export-sample.xml"))) ?? Data()
+}()
+
+private final class HealthSite {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-web-health-\(UUID().uuidString)")
+    let cairn: CairnApplication
+    let app: WebApplication
+
+    init() throws {
+        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
+                                          clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))
+        var services = WebServices(settings: SettingsDouble(onboarded: true))
+        services.regimen = cairn.regimen
+        services.outcomes = cairn.outcomes
+        services.health = cairn.health
+        app = buildApplication(configuration: try Fixture.configuration(), services: services)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func upload(_ data: Data, csrf: String? = Fixture.csrf) -> Response {
+        var fields = ["file": data]
+        if let csrf { fields["csrf"] = Data(csrf.utf8) }
+        return app.handle(Request(method: .post, path: "/regimen/outcomes/health",
+                                  headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                                            "Content-Type": "multipart/form-data; boundary=x"], formFields: fields))
+    }
+
+    /// Files in the vault folder (not in its subfolders).
+    var vaultFiles: Set<String> { Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []) }
+}
+
+@Test func theHealthImportPageOffersAnUploadFormLinkedFromOutcomes() throws {
+    let site = try HealthSite()
+    let page = site.app.handle(Fixture.get("/regimen/outcomes/health"))
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("action=\"/regimen/outcomes/health\" enctype=\"multipart/form-data\""))
+    #expect(page.bodyText.contains("data-upload-progress"))
+    #expect(site.app.handle(Fixture.get("/regimen/outcomes")).bodyText.contains("href=\"/regimen/outcomes/health\""))
+}
+
+@Test func anUploadedExportIsImportedOnceAndLeavesNoFileBehind() throws {
+    #expect(!sampleExport.isEmpty)
+    let site = try HealthSite()
+    let before = site.vaultFiles
+    let first = site.upload(sampleExport)
+    #expect(first.status == 200)
+    #expect(first.bodyText.contains("2 new records imported; 0 were already in Cairn."))
+    #expect(first.bodyText.contains("types Cairn does not read were skipped"))
+    let again = site.upload(sampleExport)
+    #expect(again.bodyText.contains("0 new records imported; 2 were already in Cairn."))
+    #expect(site.vaultFiles == before)
+    #expect(try site.cairn.health.dailyValues()["sleep_in_bed"]?.isEmpty == false)
+}
+
+@Test func aTruncatedExportImportsNothingAndSaysWhy() throws {
+    let site = try HealthSite()
+    let before = site.vaultFiles
+    let response = site.upload(sampleExport.prefix(sampleExport.count / 2))
+    #expect(response.status == 400)
+    #expect(response.bodyText.contains("id=\"health-import-error\""))
+    #expect(response.bodyText.contains("Nothing was imported."))
+    #expect(try site.cairn.health.dailyValues().values.allSatisfy { $0.isEmpty })
+    #expect(site.vaultFiles == before)
+    #expect(site.upload(Data()).status == 400)
+}
+
+@Test func theHealthImportNeedsTheFormToken() throws {
+    let site = try HealthSite()
+    #expect(site.upload(sampleExport, csrf: nil).status == 403)
+}
