@@ -28,3 +28,24 @@ public enum ImportLinesError: CairnError, Hashable, Sendable {
         return "\(count) line\(count == 1 ? "" : "s") could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
     }
 }
+
+/// A line-by-line import's report: how many lines were added, unchanged or replaced, and its one-line summary.
+public protocol LineImportReport {
+    /// What happened to each data line, in file order.
+    var lineResults: [ImportLineResult] { get }
+}
+
+extension LineImportReport {
+    /// Lines saved as new records.
+    public var added: Int { lineResults.filter { $0 == .added }.count }
+    /// Lines imported before, unchanged.
+    public var unchanged: Int { lineResults.filter { $0 == .unchanged }.count }
+    /// Lines whose correction superseded an earlier import.
+    public var replaced: Int { lineResults.filter { $0 == .replaced }.count }
+
+    /// "Read 3 lines: 2 new, 1 replaced an earlier import, 0 already there."
+    public var summary: String {
+        let count = lineResults.count
+        return "Read \(count) line\(count == 1 ? "" : "s"): \(added) new, \(replaced) replaced an earlier import, \(unchanged) already there."
+    }
+}

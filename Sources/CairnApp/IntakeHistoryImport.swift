@@ -200,7 +200,7 @@ extension RegimenService {
 }
 
 /// What an intake history import did, line by line.
-public struct IntakeImportReport: Hashable, Sendable {
+public struct IntakeImportReport: LineImportReport, Hashable, Sendable {
     /// One line of the file.
     public struct Line: Hashable, Sendable {
         /// The file line.
@@ -214,15 +214,6 @@ public struct IntakeImportReport: Hashable, Sendable {
     /// Every data line, in file order.
     public let lines: [Line]
 
-    /// Lines saved as new records.
-    public var added: Int { lines.filter { $0.result == .added }.count }
-    /// Lines imported before with the same status and servings.
-    public var unchanged: Int { lines.filter { $0.result == .unchanged }.count }
-    /// Lines whose correction superseded an earlier import.
-    public var replaced: Int { lines.filter { $0.result == .replaced }.count }
-
-    /// "Read 3 lines: 2 new, 1 replaced an earlier import, 0 already there."
-    public var summary: String {
-        "Read \(lines.count) line\(lines.count == 1 ? "" : "s"): \(added) new, \(replaced) replaced an earlier import, \(unchanged) already there."
-    }
+    /// What happened to each line.
+    public var lineResults: [ImportLineResult] { lines.map(\.result) }
 }

@@ -283,7 +283,7 @@ public final class OutcomeService: @unchecked Sendable {
 }
 
 /// What an outcome CSV import did, line by line.
-public struct OutcomeImportReport: Hashable, Sendable {
+public struct OutcomeImportReport: LineImportReport, Hashable, Sendable {
     /// What happened to one line.
     public typealias Result = ImportLineResult
 
@@ -304,15 +304,6 @@ public struct OutcomeImportReport: Hashable, Sendable {
     /// Every data line, in file order.
     public let lines: [Line]
 
-    /// Lines saved as new entries.
-    public var added: Int { lines.filter { $0.result == .added }.count }
-    /// Lines already imported before.
-    public var unchanged: Int { lines.filter { $0.result == .unchanged }.count }
-    /// Lines that superseded an earlier imported value.
-    public var replaced: Int { lines.filter { $0.result == .replaced }.count }
-
-    /// "Imported 12 values: 10 new, 2 replaced an earlier import, 0 already there."
-    public var summary: String {
-        "Read \(lines.count) line\(lines.count == 1 ? "" : "s"): \(added) new, \(replaced) replaced an earlier import, \(unchanged) already there."
-    }
+    /// What happened to each line.
+    public var lineResults: [ImportLineResult] { lines.map(\.result) }
 }

@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Regimen
 import Storage
@@ -167,7 +168,7 @@ enum SyntheticExport {
 
     static func write(to url: URL, bytes target: Int64) throws -> Stats {
         var writer = try Writer(url: url)
-        writer.put(header)
+        writer.put(HealthXML.header)
         let blocks = makeBlocks()
         // Bytes per day, measured on one generated day.
         var probe = Writer.probe()
@@ -267,37 +268,6 @@ enum SyntheticExport {
         ]
     }
 
-    private static let header = """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE HealthData [
-    <!-- HealthKit Export Version: 14 -->
-    <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|Audiogram|VisionPrescription)*)>
-    <!ATTLIST HealthData
-      locale CDATA #REQUIRED
-    >
-    <!ELEMENT Record ((MetadataEntry|HeartRateVariabilityMetadataList)*)>
-    <!ATTLIST Record
-      type          CDATA #REQUIRED
-      unit          CDATA #IMPLIED
-      value         CDATA #IMPLIED
-      sourceName    CDATA #REQUIRED
-      sourceVersion CDATA #IMPLIED
-      device        CDATA #IMPLIED
-      creationDate  CDATA #IMPLIED
-      startDate     CDATA #REQUIRED
-      endDate       CDATA #REQUIRED
-    >
-    <!ELEMENT MetadataEntry EMPTY>
-    <!ATTLIST MetadataEntry
-      key   CDATA #REQUIRED
-      value CDATA #REQUIRED
-    >
-    ]>
-    <HealthData locale="en_NL">
-     <ExportDate value="2026-11-30 08:10:05 +0100"/>
-     <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-20" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexNotSet"/>
-
-    """
 
     /// A buffered file writer (or a byte counter, for the probe).
     struct Writer {

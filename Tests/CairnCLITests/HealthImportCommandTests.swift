@@ -19,6 +19,14 @@ import Testing
         }
     }
 
+    @Test func outcomesImportHandsAnExportToTheHealthImport() throws {
+        try withTemporaryDirectory { dir in
+            let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import", HealthXML.sample.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.out.first == "Imported 2 new health records; 0 were already in Cairn.")
+        }
+    }
+
     @Test func listsLeftOutRecordsByProblem() throws {
         try withTemporaryDirectory { dir in
             let file = dir.appendingPathComponent("export.xml")

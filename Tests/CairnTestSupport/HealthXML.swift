@@ -27,39 +27,43 @@ public enum HealthXML {
         return children.isEmpty ? " <Record \(attributes)/>\n" : " <Record \(attributes)>\(children)\n </Record>\n"
     }
 
-    /// A whole export around `body`, with the internal DTD subset real exports carry.
-    public static func document(_ body: String) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE HealthData [
-        <!-- HealthKit Export Version: 14 -->
-        <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|Audiogram|VisionPrescription)*)>
-        <!ATTLIST HealthData
-          locale CDATA #REQUIRED
-        >
-        <!ELEMENT Record ((MetadataEntry|HeartRateVariabilityMetadataList)*)>
-        <!ATTLIST Record
-          type          CDATA #REQUIRED
-          unit          CDATA #IMPLIED
-          value         CDATA #IMPLIED
-          sourceName    CDATA #REQUIRED
-          sourceVersion CDATA #IMPLIED
-          device        CDATA #IMPLIED
-          creationDate  CDATA #IMPLIED
-          startDate     CDATA #REQUIRED
-          endDate       CDATA #REQUIRED
-        >
-        <!ELEMENT MetadataEntry EMPTY>
-        <!ATTLIST MetadataEntry
-          key   CDATA #REQUIRED
-          value CDATA #REQUIRED
-        >
-        ]>
-        <HealthData locale="en_GB">
-         <ExportDate value="2024-06-01 08:10:05 +0200"/>
-         <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-20"/>
+    /// The start of an export, up to and including `<Me>`: the XML declaration, the internal DTD subset real
+    /// exports carry, `<HealthData>` and `<ExportDate>`. Records follow; `</HealthData>` closes it.
+    public static let header = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE HealthData [
+    <!-- HealthKit Export Version: 14 -->
+    <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|Audiogram|VisionPrescription)*)>
+    <!ATTLIST HealthData
+      locale CDATA #REQUIRED
+    >
+    <!ELEMENT Record ((MetadataEntry|HeartRateVariabilityMetadataList)*)>
+    <!ATTLIST Record
+      type          CDATA #REQUIRED
+      unit          CDATA #IMPLIED
+      value         CDATA #IMPLIED
+      sourceName    CDATA #REQUIRED
+      sourceVersion CDATA #IMPLIED
+      device        CDATA #IMPLIED
+      creationDate  CDATA #IMPLIED
+      startDate     CDATA #REQUIRED
+      endDate       CDATA #REQUIRED
+    >
+    <!ELEMENT MetadataEntry EMPTY>
+    <!ATTLIST MetadataEntry
+      key   CDATA #REQUIRED
+      value CDATA #REQUIRED
+    >
+    ]>
+    <HealthData locale="en_GB">
+     <ExportDate value="2024-06-01 08:10:05 +0200"/>
+     <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-20"/>
 
-        """ + body + "</HealthData>\n"
+    """
+
+    /// A whole export around `body`.
+    public static func document(_ body: String) -> String {
+        header + body + "</HealthData>\n"
     }
 
     /// Writes `text` to `url`.

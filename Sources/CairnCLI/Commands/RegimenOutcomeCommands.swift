@@ -335,10 +335,6 @@ struct RegimenImportCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let suffix = path.lowercased()
-        if suffix.hasSuffix(".zip") || suffix.hasSuffix(".xml") {
-            return try HealthImportCommand(path: path, json: json).run(in: context)
-        }
         let data = try InputFile.read(path, maximumBytes: 64 << 20)
         let service = try context.openApplication().regimen
         let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importIntakeHistory(data) }
