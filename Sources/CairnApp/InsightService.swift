@@ -67,6 +67,16 @@ public final class InsightService: @unchecked Sendable {
         self.series = series
     }
 
+    /// Recomputes when insights were never computed or were computed for an earlier day, so a page opened on
+    /// a new day is current without a click (a same-day change still needs `recompute()`). Returns whether it ran.
+    @discardableResult
+    public func recomputeIfStale() throws -> Bool {
+        let today = LocalDay(clock.now(), in: clock.timeZone)
+        if let run = try lastRun(), run.asOf >= today { return false }
+        _ = try recompute()
+        return true
+    }
+
     /// Recomputes every insight as of today (the local day of now in the person's zone) and stores them.
     @discardableResult
     public func recompute() throws -> InsightRecomputation {

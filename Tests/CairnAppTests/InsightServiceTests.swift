@@ -85,6 +85,17 @@ private func logDaily(_ f: RegimenFixture, _ product: StoredProduct, from: Strin
     #expect(try service.list().map(\.metricID) == ["sleep_quality"])
 }
 
+@Test func insightsAreRecomputedOnceADayWhenStale() throws {
+    let f = try RegimenFixture(now: "2026-03-20T12:00:00Z")
+    defer { f.remove() }
+    let service = InsightService(database: f.database, regimen: f.service, clock: f.clock)
+    #expect(try service.recomputeIfStale())
+    #expect(try !service.recomputeIfStale())
+    f.clock.set("2026-03-21T12:00:00Z")
+    #expect(try service.recomputeIfStale())
+    #expect(try service.lastRun()?.asOf == day("2026-03-21"))
+}
+
 @Test func aFailingSeriesProviderWritesNothing() throws {
     struct Broken: Error {}
     let f = try RegimenFixture(now: "2026-03-20T12:00:00Z")

@@ -57,7 +57,8 @@ final class InsightSite {
     let page = site.get("/regimen/insights")
     #expect(page.status == 200)
     #expect(page.bodyText.contains("No insights yet"))
-    #expect(page.bodyText.contains("Look for insights"))
+    #expect(page.bodyText.contains("Computed for 2026"), "the first visit of a day computes them")
+    #expect(try site.cairn.insights.lastRun() != nil)
     #expect(page.bodyText.contains(HTML.escape(Disclaimer.insight.text)))
     #expect(page.bodyText.contains("href=\"/regimen/insights\" aria-current=\"page\""))
 }

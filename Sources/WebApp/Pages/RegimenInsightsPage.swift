@@ -5,13 +5,15 @@ import Insights
 import Regimen
 
 /// `GET /regimen/insights`: stored insights, qualified findings first, then ongoing observations, each with a
-/// small before/after chart, its window, counts, interval, limitations and the insight disclaimer.
+/// small before/after chart, its window, counts, interval, limitations and the insight disclaimer. The first
+/// visit of a day recomputes them (`InsightService.recomputeIfStale()`).
 /// `POST /regimen/insights/recompute` recomputes them (CSRF-checked) and redirects back.
 enum RegimenInsightsPage {
     static func route(method: HTTPMethod, request: Request, insights: InsightService, csrfToken: String) throws -> Response {
         switch request.path {
         case "/regimen/insights":
             guard method == .get else { throw WebError.methodNotAllowed }
+            try insights.recomputeIfStale()
             return .html(render(try insights.list(), run: try insights.lastRun(), csrfToken: csrfToken,
                                 notice: request.query["recomputed"] == "1" ? "Insights recomputed." : nil))
         case "/regimen/insights/recompute":
@@ -29,7 +31,7 @@ enum RegimenInsightsPage {
         let recompute = """
         <form method="post" action="/regimen/insights/recompute" class="insight-recompute">\(Layout.csrfField(csrfToken))
         <p>\(run.map { "Computed for \(HTML.escape($0.asOf.description))." } ?? "Not computed yet.")
-        <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute">\(run == nil ? "Look for insights" : "Recompute now")</button></p>
+        <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute">Recompute now</button></p>
         </form>
         """
         guard !insights.isEmpty else {
