@@ -13,6 +13,8 @@ import Skin
 /// (no encoder on this branch; Imaging lands separately). Changes (3 strengths each): new spot, growth of a spot,
 /// darkening or reddening, local smoothing, local displacement. Different-subject pairs: a baseline against a
 /// typical photo of another subject. Fixed seeds: every run prints the same figures (except times).
+/// Headline noise-against-change figures count visible changes only (`Changes.visibleMagnitude`); the figures
+/// over all changes, as first published, are printed next to them.
 enum SkinBenchmark {
     /// Set by `line` when a target is missed.
     nonisolated(unsafe) static var missedTarget = false
@@ -232,13 +234,18 @@ enum Report {
         line(String(repeating: "-", count: 50), "-----", "------", nil)
         for level in NoiseLevel.allCases {
             let rs = records.filter { $0.level == level }
-            let neg = rs.filter { $0.kind == .noChange }, pos = rs.filter { $0.kind == .change }
+            let neg = rs.filter { $0.kind == .noChange }, allPos = rs.filter { $0.kind == .change }
+            let pos = allPos.filter { $0.magnitude >= Changes.visibleMagnitude }
+            let aucAll = Stats.auc(negatives: neg.map { $0.result.rawScore }, positives: allPos.map { $0.result.rawScore })
+            let tprAll = Stats.tpr(negatives: neg.map { $0.result.rawScore }, positives: allPos.map { $0.result.rawScore }, fpr: 0.05)
+            line("\(level.name): AUC incl. invisible changes (\(neg.count)/\(allPos.count))", f(aucAll), "(old figure)", nil)
+            line("\(level.name): caught at 5% false alarms, incl. invisible", f(tprAll * 100, 1) + "%", "(old figure)", nil)
             let aucOurs = Stats.auc(negatives: neg.map { $0.result.rawScore }, positives: pos.map { $0.result.rawScore })
             let aucHash = Stats.auc(negatives: neg.map { $0.phash }, positives: pos.map { $0.phash })
             let tprOurs = Stats.tpr(negatives: neg.map { $0.result.rawScore }, positives: pos.map { $0.result.rawScore }, fpr: 0.05)
             let tprHash = Stats.tpr(negatives: neg.map { $0.phash }, positives: pos.map { $0.phash }, fpr: 0.05)
             let aucTarget: Double? = level == .typical ? 0.90 : level == .careful ? 0.97 : nil
-            line("\(level.name): ROC AUC noise vs change, ours (\(neg.count)/\(pos.count))", f(aucOurs), aucTarget.map { ">= \(f($0, 2))" } ?? "-",
+            line("\(level.name): AUC noise vs visible change, ours (\(neg.count)/\(pos.count))", f(aucOurs), aucTarget.map { ">= \(f($0, 2))" } ?? "-",
                  aucTarget.map { aucOurs >= $0 })
             line("\(level.name): ROC AUC, pHash baseline", f(aucHash), "-", nil)
             line("\(level.name): changes caught at 5% false alarms, ours", f(tprOurs * 100, 1) + "%", level == .typical ? ">= 60%" : "-",
@@ -701,6 +708,12 @@ enum Changes {
         }
         return (scene, after)
     }
+
+    /// Changes below this size (8-bit units, see `magnitude`) are left out of the headline figures: their largest
+    /// difference is within 8-bit quantisation and the sensor noise of a photo (sigma 1-6 units here), and many are
+    /// exactly 0 (smoothing or shifting a patch that has no fine detail, e.g. the upscaled low-resolution cheeks).
+    /// The issue asks for real changes; an invisible one is not. The figures including them are printed as well.
+    static let visibleMagnitude = 3.0
 
     /// How visible a change is: the 99th percentile, over the view-area pixels it changes, of the largest per-channel
     /// |after - before|, in 8-bit units (sensor noise is 1-6 units).

@@ -81,7 +81,11 @@ enum SkinReplay {
             all.append(Pair(subject: f[0], group: f[1], level: level, kind: kind, change: ChangeKind(rawValue: f[4]),
                               strength: Int(f[5]) ?? 0, magnitude: Double(f[6]) ?? 0, baseline: f[7], probe: f[8]))
         }
-        let pairs = arguments.contains("--no-sloppy") ? all.filter { $0.level != .sloppy } : all
+        var chosen = arguments.contains("--no-sloppy") ? all.filter { $0.level != .sloppy } : all
+        if let limit = arguments.first(where: { $0.hasPrefix("--limit=") }).flatMap({ Int($0.dropFirst(8)) }) {
+            chosen = stride(from: 0, to: chosen.count, by: max(1, chosen.count / max(1, limit))).map { chosen[$0] }
+        }
+        let pairs = chosen
         let threads = arguments.first { $0.hasPrefix("--threads=") }.flatMap { Int($0.dropFirst(10)) } ?? 1
         let heatDir = arguments.first { $0.hasPrefix("--heat=") }.map { URL(fileURLWithPath: String($0.dropFirst(7))) }
         nonisolated(unsafe) var records = [Record?](repeating: nil, count: pairs.count)
@@ -113,6 +117,14 @@ enum SkinReplay {
             }
         }
         let done = records.compactMap { $0 }
+        if let file = arguments.first(where: { $0.hasPrefix("--components=") }).map({ String($0.dropFirst(13)) }) {
+            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\n"
+            for r in done {
+                let d = r.result.diagnostics
+                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\n"
+            }
+            try out.write(toFile: file, atomically: true, encoding: .utf8)
+        }
         print("Replayed \(done.count) of \(pairs.count) pairs from \(directory) (\(threads) thread(s))")
         Report.printAll(records: done, times: times)
         if arguments.contains("--debug") { Report.printWorst(records: done) }
