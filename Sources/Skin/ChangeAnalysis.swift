@@ -238,7 +238,9 @@ enum ChangeAnalysis {
         var sq = l.data
         for k in sq.indices { let v = l.data[k] - lo.data[k]; sq[k] = v * v }
         var e = Plane(width: l.width, height: l.height, data: sq).boxBlurred(radius: 2)
-        for k in e.data.indices { e.data[k] = e.data[k].squareRoot() }
+        // The running-sum box mean can dip a hair below 0 on flat areas (a large uniform spot): clamp before the
+        // root, or NaN would reach the score.
+        for k in e.data.indices { e.data[k] = max(0, e.data[k]).squareRoot() }
         return e
     }
 
