@@ -367,6 +367,24 @@ public final class SkinService: @unchecked Sendable {
             Timestamp.string(from: clock.now()))
     }
 
+    /// Recomputes the stored comparisons of every area that has entries without a comparison of this build's
+    /// revision (after an upgrade to a new comparison revision, old rows are never shown or mixed, so these
+    /// entries read "Not compared yet" until then). Returns how many areas were brought up to date. Views never
+    /// call this; run it once after opening the application (it re-reads photos of outdated comparison data).
+    @discardableResult
+    public func recompareOutdatedAreas() throws -> Int {
+        let revision = ComparisonRevision.current.number
+        let outdated = try database.read { db in
+            try db.query("""
+                SELECT DISTINCT e.area_id FROM skin_entries e WHERE e.id <> (SELECT b.id FROM skin_entries b
+                WHERE b.area_id = e.area_id ORDER BY b.captured_at, b.created_at, b.id LIMIT 1) AND NOT EXISTS
+                (SELECT 1 FROM skin_comparisons c WHERE c.entry_id = e.id AND c.revision = ?)
+                """, revision).map { AreaID(try $0.get("area_id", as: String.self)) }
+        }
+        for area in outdated { try database.write { db in try reanchor(area, in: db) } }
+        return outdated.count
+    }
+
     /// Makes the stored comparisons of `area` match its current baseline and this build's revision: rows for
     /// other baselines or revisions are removed, missing rows computed from stored comparison data.
     func reanchor(_ area: AreaID, in db: Connection) throws {

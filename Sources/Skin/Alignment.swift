@@ -414,16 +414,23 @@ enum IntensityAlignment {
             let alpha = Float(spb / spp)
             if alpha <= 0.05 { break }
             let beta = Float(mb) - alpha * Float(mp)
+            // Huber weights beyond 2 robust sigmas: a new spot or a local change must not drag the global warp.
+            // (Robust sigma from the mean absolute residual, 1.25 * MAE for Gaussian noise: no sort needed.)
+            var sumAbs: Double = 0
+            for i in 0..<cnt { sumAbs += Double(abs(bs[i] - (alpha * ps[i] + beta))) }
+            let huber = max(2 * 1.25 * sumAbs / Double(cnt), 1e-5)
             var h = [Double](repeating: 0, count: 16), g = [Double](repeating: 0, count: 4)
             for i in 0..<cnt {
-                let e = Double(bs[i] - (alpha * ps[i] + beta))
+                let e0 = Double(bs[i] - (alpha * ps[i] + beta))
+                let wgt = abs(e0) <= huber ? 1 : huber / abs(e0)
+                let e = e0 * wgt
                 let ax = Double(alpha * gxs[i]), ay = Double(alpha * gys[i])
                 let xr = Double(xs[i]), yr = Double(ys[i])
                 let j0 = ax * xr + ay * yr, j1 = -ax * yr + ay * xr, j2 = ax, j3 = ay
                 g[0] += j0 * e; g[1] += j1 * e; g[2] += j2 * e; g[3] += j3 * e
-                h[0] += j0 * j0; h[1] += j0 * j1; h[2] += j0 * j2; h[3] += j0 * j3
-                h[5] += j1 * j1; h[6] += j1 * j2; h[7] += j1 * j3
-                h[10] += j2 * j2; h[11] += j2 * j3; h[15] += j3 * j3
+                h[0] += wgt * j0 * j0; h[1] += wgt * j0 * j1; h[2] += wgt * j0 * j2; h[3] += wgt * j0 * j3
+                h[5] += wgt * j1 * j1; h[6] += wgt * j1 * j2; h[7] += wgt * j1 * j3
+                h[10] += wgt * j2 * j2; h[11] += wgt * j2 * j3; h[15] += wgt * j3 * j3
             }
             for r in 0..<4 { for c in 0..<r { h[r * 4 + c] = h[c * 4 + r] } }
             // A touch of damping keeps the step sane on flat images.

@@ -1,35 +1,37 @@
 import Foundation
 
-/// Thresholds and the raw-score-to-similarity mapping of revision 1, calibrated on `cairn-bench skin`
+/// Thresholds and the raw-score-to-similarity mapping of revision 2, calibrated on `cairn-bench skin`
 /// (33 subjects: 19 real skin patches, 14 procedural; 320 px photos; fixed seeds; run of 2026-11-30).
 ///
 /// Raw score = 99.5th percentile of the 5x5-smoothed change map minus its median, plus the 99th-minus-50th
-/// percentile spread of the map averaged over 15x15 windows. Bench figures of that run:
-/// - no-change pairs, raw score p50 / p95 / p99: careful 0.137 / 0.274 / 0.325; typical 0.230 / 0.383 / 0.550;
-///   sloppy 0.381 / 1.380 / 2.365.
-/// - change pairs, raw score p50: careful 1.15, typical 0.99, sloppy 0.91.
+/// percentile spread of the map averaged over 15x15 windows, plus twice the local-displacement block term
+/// (`BlockTerms`). Bench figures of that run:
+/// - no-change pairs, raw score p50 / p95 / p99: careful 0.145 / 0.281 / 0.325; typical 0.248 / 0.446 / 0.745;
+///   sloppy 0.433 / 1.504 / 2.354.
+/// - change pairs, raw score p50: careful 1.27, typical 1.03, sloppy 1.05.
 /// - gate figures, same subject (careful + typical) p1 / p50 / p99 against different subjects p1 / p50 / p99:
-///   aligned band-pass correlation 0.241 / 0.967 / 0.997 against -0.020 / 0.025 / 0.127; median change
-///   0.052 / 0.088 / 0.235 against 0.181 / 0.448 / 1.729; grey-world histogram distance 0.000 / 0.001 / 0.027
-///   against 0.001 / 0.120 / 0.949.
+///   aligned band-pass correlation (clipped) 0.437 / 0.960 / 0.997 against -0.043 / 0.017 / 0.097; median
+///   change 0.052 / 0.087 / 0.232 against 0.031 / 0.448 / 1.562; grey-world histogram distance
+///   0.000 / 0.001 / 0.027 against 0.001 / 0.130 / 0.949. (Revision 1: correlation 0.241 / 0.967 / 0.997 against
+///   -0.020 / 0.025 / 0.127; the thresholds below are unchanged from it.)
 enum Calibration {
-    /// The noise floor: 95th percentile of the raw score on typical-capture no-change pairs (0.383, rounded).
-    /// "Within session noise" therefore shows at least 90%.
-    static let noiseFloor = 0.38
-    /// Raw score shown as 50%: the median raw score of typical-capture change pairs (0.99, rounded).
+    /// The noise floor: 95th percentile of the raw score on typical-capture no-change pairs (0.446, rounded).
+    /// "Within session noise" therefore shows at least 90% (for 95% of typical no-change pairs).
+    static let noiseFloor = 0.45
+    /// Raw score shown as 50%: the median raw score of typical-capture change pairs (1.03, rounded).
     static let halfPoint = 1.0
-    /// Raw change-map level drawn at full intensity in the heat map (a score there would show about 31%).
+    /// Raw change-map level drawn at full intensity in the heat map (a score there would show about 29%).
     static let displayCeiling = 1.5
     /// Below this aligned band-pass correlation the photos are "not comparable" (alignment failed): just under
-    /// the same-subject 1st percentile (0.241), above the different-subject 99th percentile (0.127).
+    /// the same-subject 1st percentile (0.437), above the different-subject 99th percentile (0.097).
     static let minimumCorrelation: Float = 0.2
-    /// Above this median change the photos differ everywhere (over 4x the same-subject 99th percentile).
+    /// Above this median change the photos differ everywhere (over 4x the same-subject 99th percentile, 0.232).
     static let maximumMedianChange = 1.0
     /// Above this grey-world histogram distance the colours do not match (over 10x the same-subject 99th percentile).
     static let maximumHistogramDistance = 0.35
 
     /// Monotone mapping of the raw score to a 0-100% visual similarity: 0 -> 100%, linear down to 90% at
-    /// `noiseFloor`, then exponential decay through 50% at `halfPoint` (about 31% at 1.5, 19% at 2.0, 8% at 3.0), tending to 0.
+    /// `noiseFloor`, then exponential decay through 50% at `halfPoint` (about 29% at 1.5, 17% at 2.0, 6% at 3.0), tending to 0.
     static func similarityPercent(rawScore s: Double) -> Double {
         if s <= noiseFloor { return 100 - 10 * max(0, s) / noiseFloor }
         let k = log(90.0 / 50.0) / (halfPoint - noiseFloor)

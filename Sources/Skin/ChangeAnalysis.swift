@@ -1,6 +1,6 @@
 import Foundation
 
-/// Alignment, colour fit and change map of one comparison (revision 1).
+/// Alignment, colour fit and change map of one comparison (revision 2).
 enum ChangeAnalysis {
     struct Aligned {
         var warp: Similarity
@@ -189,6 +189,10 @@ enum ChangeAnalysis {
             for k in 0..<count where valid[k] { wv.append(wide.data[k]) }
             raw += Tuning.wideWeight * (Double(Plane.quantile(wv, 0.99)) - Double(Plane.quantile(wv, 0.5)))
         }
+        let mapScore = raw
+        let displacement = BlockTerms.displacement(base: Plane(width: n, height: n, data: bLab[0]),
+                                                   probe: Plane(width: n, height: n, data: pLab[0]), valid: valid)
+        raw += Tuning.displacementWeight * displacement
         // Heat map at 64x64.
         let m = SkinComparator.changeMapSide
         let f = n / m
@@ -220,7 +224,8 @@ enum ChangeAnalysis {
                                 similarityPercent: reason == nil ? Calibration.similarityPercent(rawScore: raw) : nil,
                                 comparable: reason == nil, reasonNotComparable: reason,
                                 changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
-                                diagnostics: ComparisonDiagnostics(medianChange: median, histogramDistance: hist))
+                                diagnostics: ComparisonDiagnostics(medianChange: median, histogramDistance: hist, mapScore: mapScore,
+                                                                   displacement: displacement))
     }
 
     /// Texture-ratio contribution: symmetric (a one-sided "loss of texture only" variant scored lower:
@@ -233,7 +238,9 @@ enum ChangeAnalysis {
         var sq = l.data
         for k in sq.indices { let v = l.data[k] - lo.data[k]; sq[k] = v * v }
         var e = Plane(width: l.width, height: l.height, data: sq).boxBlurred(radius: 2)
-        for k in e.data.indices { e.data[k] = e.data[k].squareRoot() }
+        // The running-sum box mean can dip a hair below 0 on flat areas (a large uniform spot): clamp before the
+        // root, or NaN would reach the score.
+        for k in e.data.indices { e.data[k] = max(0, e.data[k]).squareRoot() }
         return e
     }
 
@@ -264,7 +271,7 @@ enum ChangeAnalysis {
         return out
     }
 
-    /// Internal weights of the change map (revision 1), chosen on `cairn-bench skin --quick` (typical and
+    /// Internal weights of the change map (revision 1, kept in revision 2), chosen on `cairn-bench skin --quick` (typical and
     /// careful AUC): texture-ratio weight 1 -> 0.5 and structure weight 1 -> 2 raised typical AUC 0.866 -> 0.896;
     /// subtracting the map's median and adding the wide-window term raised it to ~0.91 each.
     enum Tuning {
@@ -282,6 +289,9 @@ enum ChangeAnalysis {
         static let subtractMedian = 1.0
         /// Weight of the blob-sized term: 99th minus 50th percentile of the map averaged over 15x15 windows.
         static let wideWeight = 1.0
+        /// Weight of the local-displacement block term (revision 2): on the full bench (visible changes) 0 / 1 / 2 / 4
+        /// gave careful AUC 0.963 / 0.966 / 0.967 / 0.968 and typical 0.928 / 0.928 / 0.927 / 0.923.
+        static let displacementWeight = 2.0
         /// Percentile of the smoothed map used as the raw score.
         static let scorePercentile = 0.995
     }
@@ -379,5 +389,66 @@ enum ColorGate {
         var bc: Double = 0
         for i in hb.indices { bc += (hb[i] * hp[i]).squareRoot() }
         return max(0, 1 - bc)
+    }
+}
+
+/// Local displacement evidence on 16x16 blocks (stride 8) of the aligned, colour-fitted L crops: how much
+/// better each block's band-pass detail matches after its own shift of up to 3 grid pixels than in place,
+/// log((SSD in place + c) / (best SSD + c)). Session noise leaves a global level; the score is the 97th
+/// percentile minus the median over the crop, since change is local. (A fine-texture energy ratio measured on
+/// the same blocks was tried as a smoothing term and lowered AUC: on these crops it follows sensor noise.)
+enum BlockTerms {
+    static let block = 16
+    static let step = 8
+    static let reach = 3
+
+    static func displacement(base: Plane, probe: Plane, valid: [Bool]) -> Double {
+        let n = base.width
+        // Band-pass (sigma ~1.15 minus ~3.5): detail without shading, sensor noise smoothed away.
+        func band(_ x: Plane) -> Plane {
+            let s1 = x.boxBlurred(radius: 1)
+            let lo = s1.boxBlurred(radius: 3).boxBlurred(radius: 3)
+            var mid = s1
+            for i in mid.data.indices { mid.data[i] -= lo.data[i] }
+            return mid
+        }
+        let bm = band(base), pm = band(probe)
+        var disp: [Float] = []
+        let bs = block, r = reach
+        bm.data.withUnsafeBufferPointer { b in
+            pm.data.withUnsafeBufferPointer { p in
+                var y0 = r
+                while y0 + bs + r <= n {
+                    var x0 = r
+                    while x0 + bs + r <= n {
+                        var ok = true
+                        for y in stride(from: y0, to: y0 + bs, by: 3) { for x in stride(from: x0, to: x0 + bs, by: 3) where !valid[y * n + x] { ok = false } }
+                        if ok {
+                            var ssd0: Float = 0, best = Float.greatestFiniteMagnitude, eb: Float = 0
+                            for dy in -r...r {
+                                for dx in -r...r {
+                                    var acc: Float = 0
+                                    for y in stride(from: y0, to: y0 + bs, by: 2) {
+                                        let rb = y * n, rp = (y + dy) * n + dx
+                                        for x in stride(from: x0, to: x0 + bs, by: 2) { let d = b[rb + x] - p[rp + x]; acc += d * d }
+                                    }
+                                    if dx == 0 && dy == 0 { ssd0 = acc }
+                                    if acc < best { best = acc }
+                                }
+                            }
+                            for y in stride(from: y0, to: y0 + bs, by: 2) { for x in stride(from: x0, to: x0 + bs, by: 2) { eb += b[y * n + x] * b[y * n + x] } }
+                            // Noise constant: 0.25 L units squared per sample (every second row and column), plus 5% of
+                            // the block's own energy.
+                            let c: Float = 0.25 * Float(bs * bs / 4) + 0.05 * eb
+                            disp.append(logf((ssd0 + c) / (best + c)))
+                        }
+                        x0 += step
+                    }
+                    y0 += step
+                }
+            }
+        }
+        guard disp.count >= 8 else { return 0 }
+        return Double(max(0, Plane.quantile(disp, 0.97) - Plane.quantile(disp, 0.5)))
     }
 }

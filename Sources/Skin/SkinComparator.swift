@@ -7,9 +7,11 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     public let number: Int
     /// Makes a revision value (for decoding stored data).
     public init(_ number: Int) { self.number = number }
-    /// The revision this build computes: 1 (keypoint + intensity alignment, robust colour fit, Lab and
-    /// texture change map).
-    public static let current = ComparisonRevision(1)
+    /// The revision this build computes: 2. Revision 1: keypoint + intensity alignment, robust colour fit, Lab and
+    /// texture change map. Revision 2 adds robust alignment (Huber-weighted intensity refinement, clipped band-pass
+    /// correlation) and a local-displacement block term to the raw score, so its scores mean something else: stored
+    /// revision-1 comparisons are dropped and recomputed from the photos, never mixed.
+    public static let current = ComparisonRevision(2)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -104,6 +106,27 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public let medianChange: Double
     /// Grey-world chromaticity histogram distance, 0 (same) ... 1 (disjoint).
     public let histogramDistance: Double
+    /// The colour-and-structure part of the raw score (change map percentile terms).
+    public var mapScore: Double = 0
+    /// The local-displacement part before weighting: how much better small blocks match after a local shift.
+    public var displacement: Double = 0
+
+    /// Diagnostics from their figures.
+    public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0) {
+        self.medianChange = medianChange
+        self.histogramDistance = histogramDistance
+        self.mapScore = mapScore
+        self.displacement = displacement
+    }
+
+    /// Decodes stored diagnostics; figures added after revision 1 default to 0 when absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        medianChange = try c.decode(Double.self, forKey: .medianChange)
+        histogramDistance = try c.decode(Double.self, forKey: .histogramDistance)
+        mapScore = try c.decodeIfPresent(Double.self, forKey: .mapScore) ?? 0
+        displacement = try c.decodeIfPresent(Double.self, forKey: .displacement) ?? 0
+    }
 }
 
 /// Errors of the comparison engine.
@@ -175,10 +198,12 @@ public struct PreparedPhoto: Sendable {
 
 /// Compares skin photos of one area: align, crop the central 60% square, fit colour, map local change.
 ///
-/// Revision 1. Pipeline (all on a working copy whose shorter side is `workingSide` pixels):
+/// Revision 2. Pipeline (all on a working copy whose shorter side is `workingSide` pixels):
 /// 1. Align probe to baseline: FAST-9 corners + oriented 256-bit binary descriptors, Hamming matching with a
 ///    ratio test, RANSAC over a 4-DOF similarity; then coarse-to-fine Gauss-Newton intensity alignment
-///    (ECC-like, with gain/offset). With too few matches, a coarse grid search seeds the intensity alignment.
+///    (ECC-like, with gain/offset, Huber-weighted so a local change does not pull the warp). With too few
+///    matches, a coarse grid search seeds the intensity alignment. The "not comparable" correlation is taken on
+///    band-pass luma clipped at 3 robust sigmas, so one strong new spot cannot dominate it.
 /// 2. Sample the baseline's central 60% square and the warped probe on a `mapSide` grid.
 /// 3. Fit the probe's colour to the baseline per channel in linear light with a trimmed least-squares
 ///    model `(g0 + gx*x + gy*y) * probe + offset` (a gain that may vary linearly across the frame, which
@@ -186,6 +211,8 @@ public struct PreparedPhoto: Sendable {
 /// 4. Change map: CIELAB ΔE, taking the best match within one pixel (tolerates residual misalignment),
 ///    plus a texture term (local high-pass energy ratio relative to its median over the crop, which
 ///    separates local smoothing from global blur), smoothed over 5x5; raw score = a high percentile.
+/// 5. Local displacement: 16x16 blocks of band-pass L matched within +-3 grid pixels; how much better the best
+///    shift fits than none, 97th percentile minus median over the crop, is added to the raw score.
 public enum SkinComparator {
     /// Shorter side of the working copy, pixels.
     public static let workingSide = 224
@@ -244,6 +271,10 @@ public enum SkinComparator {
         let wide = gray.boxBlurred(radius: 3).boxBlurred(radius: 3).boxBlurred(radius: 3)
         var band = gray
         for i in band.data.indices { band.data[i] -= wide.data[i] }
+        // Clipped at 3 robust sigmas, so that one strong new feature (a dark spot) cannot dominate the
+        // alignment correlation and make a changed photo of the same subject look "not comparable".
+        let mad = Plane.quantile(stride(from: 0, to: band.data.count, by: 4).map { abs(band.data[$0]) }, 0.5) * 1.4826
+        if mad > 1e-6 { let lim = 3 * mad; for i in band.data.indices { band.data[i] = min(max(band.data[i], -lim), lim) } }
         return PreparedPhoto(revision: .current, color: color, gray: gray, band: band, pyramid: Pyramid(gray, count: 3),
                              keypoints: kps, lumaStdDev: Float(sd))
     }

@@ -118,3 +118,25 @@ import Testing
     let e = SkinComparisonError.revisionMismatch(ComparisonRevision(1), ComparisonRevision(2))
     #expect(e.userMessage.contains("r1") && e.userMessage.contains("r2"))
 }
+
+@Test func aLargeNewSpotDoesNotMakeTheSameAreaNotComparable() throws {
+    var scene = TestImages.scene(seed: 21)
+    let base = TestImages.photo(scene)
+    TestImages.disc(&scene, side: 360, cx: 185, cy: 170, r: 14, k: 0.4)
+    let probe = TestImages.photo(scene, shiftX: 0.03, shiftY: 0.02, rotation: 2, scale: 1.03, gain: 0.9)
+    let r = try SkinComparator.compare(baseline: base, probe: probe)
+    #expect(r.comparable)
+    #expect(abs(r.alignment.scale - 1.03) < 0.03 && abs(r.alignment.rotationDegrees + 2) < 1.5)
+    #expect(r.rawScore.isFinite && r.diagnostics.medianChange.isFinite)
+    #expect(try #require(r.similarityPercent) < 90)
+}
+
+@Test func diagnosticsStoredBeforeRevisionTwoStillDecode() throws {
+    let old = Data(#"{"medianChange":0.1,"histogramDistance":0.2}"#.utf8)
+    let d = try JSONDecoder().decode(ComparisonDiagnostics.self, from: old)
+    #expect(d == ComparisonDiagnostics(medianChange: 0.1, histogramDistance: 0.2))
+    #expect(d.displacement == 0 && d.mapScore == 0)
+    let now = ComparisonDiagnostics(medianChange: 0.3, histogramDistance: 0.01, mapScore: 0.5, displacement: 0.2)
+    #expect(try JSONDecoder().decode(ComparisonDiagnostics.self, from: JSONEncoder().encode(now)) == now)
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(ComparisonDiagnostics.self, from: Data("{}".utf8)) }
+}

@@ -1,0 +1,140 @@
+import CairnCore
+import Foundation
+import Skin
+
+/// `cairn-bench skin --dump=DIR` writes every rendered pair of the Skin benchmark (binary PPM files and an
+/// `index.tsv`); `cairn-bench skin --replay=DIR` compares those pairs again without rendering them, for fast
+/// iteration on the comparator. Both print the same report; the figures of a replay equal those of the run that
+/// dumped it when the comparator is unchanged.
+enum SkinReplay {
+    /// Writes pairs as they are made.
+    final class Dumper {
+        let directory: URL
+        var lines: [String] = []
+        var lastBaseline: RGBImage?
+        var baselineFile = ""
+        var count = 0
+
+        init(directory: String) {
+            self.directory = URL(fileURLWithPath: directory)
+            try? FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        }
+
+        deinit {
+            let header = "subject\tgroup\tlevel\tkind\tchange\tstrength\tmagnitude\tbaseline\tprobe\n"
+            try? (header + lines.joined(separator: "\n") + "\n").write(to: directory.appendingPathComponent("index.tsv"),
+                                                                        atomically: true, encoding: .utf8)
+        }
+
+        func add(baseline: RGBImage, probe: RGBImage, subject: Subject, level: NoiseLevel, kind: PairKind, change: ChangeKind?,
+                 strength: Int, magnitude: Double) throws {
+            if lastBaseline != baseline {
+                count += 1
+                baselineFile = "b\(count).ppm"
+                try SkinReplay.writePPM(baseline, to: directory.appendingPathComponent(baselineFile))
+                lastBaseline = baseline
+            }
+            count += 1
+            let probeFile = "p\(count).ppm"
+            try SkinReplay.writePPM(probe, to: directory.appendingPathComponent(probeFile))
+            let kindName = kind == .noChange ? "none" : kind == .change ? "change" : "different"
+            lines.append([subject.name, subject.group, level.name, kindName, change?.rawValue ?? "-", "\(strength)",
+                          String(format: "%.1f", magnitude), baselineFile, probeFile].joined(separator: "\t"))
+        }
+    }
+
+    static func writePPM(_ image: RGBImage, to url: URL) throws {
+        var data = Data("P6\n\(image.width) \(image.height)\n255\n".utf8)
+        data.append(contentsOf: image.pixels)
+        try data.write(to: url)
+    }
+
+    static func readPPM(_ url: URL) throws -> RGBImage {
+        let data = try Data(contentsOf: url)
+        var fields: [String] = []
+        var i = 0
+        var current = ""
+        while fields.count < 4 && i < data.count {
+            let c = Character(UnicodeScalar(data[i]))
+            if c.isWhitespace { if !current.isEmpty { fields.append(current); current = "" } } else { current.append(c) }
+            i += 1
+        }
+        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]), data.count - i == w * h * 3 else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return RGBImage(width: w, height: h, pixels: [UInt8](data[i...]))
+    }
+
+    struct Pair: Sendable {
+        var subject: String, group: String, level: NoiseLevel, kind: PairKind, change: ChangeKind?, strength: Int, magnitude: Double
+        var baseline: String, probe: String
+    }
+
+    static func run(directory: String, arguments: [String], t0: Date) throws -> Bool {
+        let dir = URL(fileURLWithPath: directory)
+        let text = try String(contentsOf: dir.appendingPathComponent("index.tsv"), encoding: .utf8)
+        var all: [Pair] = []
+        for line in text.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 9, let level = NoiseLevel.allCases.first(where: { $0.name == f[2] }) else { continue }
+            let kind: PairKind = f[3] == "none" ? .noChange : f[3] == "change" ? .change : .differentSubject
+            all.append(Pair(subject: f[0], group: f[1], level: level, kind: kind, change: ChangeKind(rawValue: f[4]),
+                              strength: Int(f[5]) ?? 0, magnitude: Double(f[6]) ?? 0, baseline: f[7], probe: f[8]))
+        }
+        var chosen = arguments.contains("--no-sloppy") ? all.filter { $0.level != .sloppy } : all
+        if let limit = arguments.first(where: { $0.hasPrefix("--limit=") }).flatMap({ Int($0.dropFirst(8)) }) {
+            chosen = stride(from: 0, to: chosen.count, by: max(1, chosen.count / max(1, limit))).map { chosen[$0] }
+        }
+        let pairs = chosen
+        let threads = arguments.first { $0.hasPrefix("--threads=") }.flatMap { Int($0.dropFirst(10)) } ?? 1
+        let heatDir = arguments.first { $0.hasPrefix("--heat=") }.map { URL(fileURLWithPath: String($0.dropFirst(7))) }
+        nonisolated(unsafe) var records = [Record?](repeating: nil, count: pairs.count)
+        nonisolated(unsafe) var times = [Double](repeating: 0, count: pairs.count)
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
+            var cache: (String, PreparedPhoto, UInt64)?
+            for idx in stride(from: worker, to: pairs.count, by: threads) {
+                let p = pairs[idx]
+                guard let probeImage = try? readPPM(dir.appendingPathComponent(p.probe)),
+                      let baseImage = try? readPPM(dir.appendingPathComponent(p.baseline)) else { continue }
+                if cache?.0 != p.baseline, let b = try? SkinComparator.prepare(baseImage) {
+                    cache = (p.baseline, b, PerceptualHash.hash(baseImage))
+                }
+                guard let (_, baseline, baseHash) = cache else { continue }
+                let start = SkinBenchmark.cpuMs()
+                guard let pp = try? SkinComparator.prepare(probeImage) else { continue }
+                let mid = SkinBenchmark.cpuMs()
+                guard let r = try? SkinComparator.compare(baseline: baseline, probe: pp) else { continue }
+                let end = SkinBenchmark.cpuMs()
+                let rec = Record(subject: p.subject, group: p.group, level: p.level, kind: p.kind, change: p.change, strength: p.strength,
+                                 result: r, phash: Double((baseHash ^ PerceptualHash.hash(probeImage)).nonzeroBitCount),
+                                 note: p.probe, magnitude: p.magnitude)
+                if let heatDir { try? writeHeat(r.changeMap, to: heatDir.appendingPathComponent("h-" + p.probe.replacingOccurrences(of: ".ppm", with: ".pgm"))) }
+                lock.lock()
+                records[idx] = rec
+                times[idx] = end - start + (mid - start)
+                lock.unlock()
+            }
+        }
+        let done = records.compactMap { $0 }
+        if let file = arguments.first(where: { $0.hasPrefix("--components=") }).map({ String($0.dropFirst(13)) }) {
+            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\n"
+            for r in done {
+                let d = r.result.diagnostics
+                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\n"
+            }
+            try out.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        print("Replayed \(done.count) of \(pairs.count) pairs from \(directory) (\(threads) thread(s))")
+        Report.printAll(records: done, times: times)
+        if arguments.contains("--debug") { Report.printWorst(records: done) }
+        print("Total replay time \(String(format: "%.1f", Date().timeIntervalSince(t0))) s")
+        return !SkinBenchmark.missedTarget
+    }
+
+    static func writeHeat(_ map: ChangeMap, to url: URL) throws {
+        var data = Data("P5\n\(map.width) \(map.height)\n255\n".utf8)
+        data.append(contentsOf: map.values.map { UInt8(min(max($0, 0), 1) * 255) })
+        try data.write(to: url)
+    }
+}

@@ -1,0 +1,40 @@
+import CairnCore
+import Foundation
+import Testing
+@testable import Skin
+
+/// A 128 x 128 plane of seeded band-limited texture (L units, 0...100 scale like the crops).
+private func texturePlane(seed: UInt64, side: Int = 128) -> Plane {
+    var rng = SeededGenerator(seed: seed)
+    var p = Plane(width: side, height: side, data: (0..<(side * side)).map { _ in Float(50 + 8 * (rng.unit() - 0.5)) })
+    p = p.boxBlurred(radius: 1)
+    return p
+}
+
+@Test func identicalCropsShowNoLocalDisplacement() {
+    let p = texturePlane(seed: 11)
+    let valid = [Bool](repeating: true, count: p.data.count)
+    #expect(BlockTerms.displacement(base: p, probe: p, valid: valid) == 0)
+}
+
+@Test func aLocallyShiftedRegionRaisesTheDisplacementTerm() {
+    let base = texturePlane(seed: 12)
+    var probe = base
+    // Shift a 40 x 40 region by 3 px to the right (its content comes from 3 px to the left).
+    for y in 44..<84 { for x in 44..<84 { probe.data[y * 128 + x] = base.data[y * 128 + x - 3] } }
+    let valid = [Bool](repeating: true, count: base.data.count)
+    let moved = BlockTerms.displacement(base: base, probe: probe, valid: valid)
+    #expect(moved > 0.3)
+    // The same shift everywhere is global (alignment's job), not local: far smaller.
+    var global = base
+    for y in 0..<128 { for x in 3..<128 { global.data[y * 128 + x] = base.data[y * 128 + x - 3] } }
+    #expect(BlockTerms.displacement(base: base, probe: global, valid: valid) < moved / 2)
+}
+
+@Test func cropsWithoutEnoughValidBlocksGiveNoDisplacement() {
+    let base = texturePlane(seed: 13)
+    let none = [Bool](repeating: false, count: base.data.count)
+    #expect(BlockTerms.displacement(base: base, probe: texturePlane(seed: 14), valid: none) == 0)
+    let tiny = texturePlane(seed: 15, side: 16)
+    #expect(BlockTerms.displacement(base: tiny, probe: tiny, valid: [Bool](repeating: true, count: 256)) == 0)
+}
