@@ -58,6 +58,9 @@ public final class CairnApplication: Sendable {
                              locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
+        // Comparisons stored by an older comparator revision are recomputed once, for the current revision
+        // (never mixed); a photo that cannot be read leaves its entry "not compared yet" rather than stop the app.
+        _ = try? skin.recompareOutdatedAreas()
         regimen = RegimenService(database: database, clock: clock)
         let health = HealthService(database: database, clock: clock)
         self.health = health
