@@ -2,6 +2,7 @@ import CairnCore
 import Foundation
 import Imaging
 import Skin
+import Storage
 
 /// Reproducible synthetic skin photos for demos and tests: a skin tone with soft shading and pores, and
 /// freckle-like speckles that drift gradually (and darken slightly) across the series. The same seed
@@ -65,6 +66,38 @@ public enum SkinDemo {
                                    note: "Demo photo \(index + 1) of \(count)", capturedAt: now.addingTimeInterval(-day),
                                    timeZone: TimeZone(identifier: "UTC"))
         }
+    }
+
+    /// Fills `area` with `count` entries (at least 2) quickly, for scale measurements: logs two demo photos
+    /// through the ordinary log path (so the second has a real stored comparison with the baseline), then
+    /// copies the second entry's stored rows, one an hour after it, each with its comparison row (a seeded
+    /// similarity of 40 to 99). The copies share the second entry's photo files and their identifiers differ
+    /// from it only in the last 12 digits. Returns the two logged entries.
+    @discardableResult
+    public static func generateStoredCopies(count: Int, seed: UInt64, into area: AreaID, service: SkinService,
+                                            database: Database, now: Date) throws -> [TrackingEntry] {
+        let entries = try generate(count: 2, seed: seed, into: area, service: service, now: now)
+        let copies = max(0, count - 2)
+        guard copies > 0 else { return entries }
+        try database.write { db in
+            try db.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
+                dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
+                SELECT substr(e.id, 1, 24) || printf('%012x', i), e.area_id,
+                strftime('%Y-%m-%dT%H:%M:%S.000Z', e.captured_at, '+' || i || ' hours'), e.time_zone, e.photo_id, e.thumbnail_id,
+                e.note, e.brightness, e.dark_clipped, e.bright_clipped, e.sharpness, e.fingerprint, e.fingerprint_revision, e.created_at
+                FROM skin_entries e, n WHERE e.id = ?
+                """, copies, entries[1].id.rawValue)
+            try db.execute("""
+                INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
+                change_map, details)
+                SELECT e.id, c.baseline_id, c.area_id, c.revision, 1, 40 + (e.rowid * ?3 % 60), c.raw_score, NULL, c.change_map, c.details
+                FROM skin_entries e JOIN skin_comparisons c ON c.entry_id = ?1
+                WHERE e.area_id = ?2 AND e.id <> ?1 AND substr(e.id, 1, 24) = substr(?1, 1, 24)
+                """, entries[1].id.rawValue, area.rawValue, Int(seed % 997) * 2 + 37)
+        }
+        return entries
     }
 
     static func byte(_ v: Double) -> UInt8 { UInt8(min(max(v, 0), 1) * 255 + 0.5) }

@@ -196,11 +196,11 @@ enum IngestBenchmark {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
     }
 
-    private static func milliseconds(_ d: Duration) -> Double {
+    static func milliseconds(_ d: Duration) -> Double {
         Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
     }
 
-    private static func percentile(_ values: [Double], _ p: Double) -> Double {
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
         let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded(.up)))

@@ -134,7 +134,7 @@ enum RegimenBenchmark {
         return (wall.sorted()[runs / 2], cpu.sorted()[runs / 2], wall.min()!)
     }
 
-    private static func threadCPUMilliseconds() -> Double {
+    static func threadCPUMilliseconds() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1e6

@@ -162,6 +162,31 @@ import Testing
         #expect(distance(first, SkinDemo.photo(index: 1, count: 8, seed: 11)) < distance(first, SkinDemo.photo(index: 7, count: 8, seed: 11)))
     }
 
+    @Test func storedCopiesFillAnAreaWithComparedEntriesAfterTheLoggedPair() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let arm = try skin.addArea(name: "Arm"), knee = try skin.addArea(name: "Knee")
+        let logged = try SkinDemo.generateStoredCopies(count: 6, seed: 3, into: arm.id, service: skin, database: vault.app.database,
+                                                       now: Self.start)
+        let items = try skin.timeline(of: arm.id).items
+        #expect(logged.count == 2 && items.map(\.entry.id).prefix(2) == logged.map(\.id).prefix(2))
+        #expect(items.count == 6 && Set(items.map(\.entry.id)).count == 6)
+        #expect(items.dropFirst().allSatisfy { $0.comparison?.revision == ComparisonRevision.current })
+        #expect(items.dropFirst(2).allSatisfy { ($0.comparison?.similarityPercent).map { (40...99).contains($0) } == true })
+        #expect(zip(items, items.dropFirst()).allSatisfy { $0.0.entry.capturedAt < $0.1.entry.capturedAt })
+        #expect(items.dropFirst(2).allSatisfy { $0.entry.photoID == logged[1].photoID })
+        // A second fill in the same vault, and the smallest counts: only the logged pair.
+        try SkinDemo.generateStoredCopies(count: 2, seed: 3, into: knee.id, service: skin, database: vault.app.database, now: Self.start)
+        #expect(try skin.timeline(of: knee.id).items.count == 2)
+        try SkinDemo.generateStoredCopies(count: 0, seed: 3, into: knee.id, service: skin, database: vault.app.database, now: Self.start)
+        #expect(try skin.timeline(of: knee.id).items.count == 4)
+        #expect(try skin.recompareOutdatedAreas() == 0)
+        #expect(throws: SkinJournalError.areaNotFound) {
+            try SkinDemo.generateStoredCopies(count: 4, seed: 3, into: AreaID("missing"), service: skin, database: vault.app.database,
+                                              now: Self.start)
+        }
+    }
+
     @Test func storedFingerprintsRoundTripAndRefuseDamage() throws {
         let fingerprint = try SkinComparator.prepare(SkinDemo.photo(index: 0, count: 1, seed: 1)).fingerprint
         #expect(try FingerprintCoding.decode(FingerprintCoding.encode(fingerprint)) == fingerprint)
