@@ -38,3 +38,38 @@ private func texturePlane(seed: UInt64, side: Int = 128) -> Plane {
     let tiny = texturePlane(seed: 15, side: 16)
     #expect(BlockTerms.displacement(base: tiny, probe: tiny, valid: [Bool](repeating: true, count: 256)) == 0)
 }
+
+@Test func aPhotoTurnedFifteenDegreesAndZoomedFifteenPercentStillLinesUp() throws {
+    let scene = TestImages.scene(seed: 31)
+    let base = TestImages.photo(scene)
+    // Blurred as a sloppy hand-held photo is: too soft for keypoints, beyond the normal +-8 degree, 0.92-1.08 grid.
+    let probe = TestImages.blurred(TestImages.photo(scene, shiftX: 0.02, shiftY: -0.02, rotation: 15, scale: 1.15, gain: 1.05), radius: 2)
+    let r = try SkinComparator.compare(baseline: base, probe: probe)
+    #expect(r.comparable)
+    #expect(r.reasonNotComparable == nil)
+    #expect(abs(r.alignment.rotationDegrees + 15) < 1.5)
+    #expect(abs(r.alignment.scale - 1.15) < 0.04)
+    #expect(r.alignment.correlation >= Double(Calibration.minimumCorrelation))
+}
+
+@Test func theWideSearchDoesNotMakeADifferentSubjectComparable() throws {
+    let base = TestImages.photo(TestImages.scene(seed: 31))
+    let other = TestImages.blurred(TestImages.photo(TestImages.scene(seed: 32), rotation: 15, scale: 1.15), radius: 2)
+    let r = try SkinComparator.compare(baseline: base, probe: other)
+    #expect(!r.comparable)
+    #expect(r.reasonNotComparable == .alignmentFailed)
+    #expect(r.similarityPercent == nil)
+}
+
+@Test func theWideCoarseSearchReturnsTheRequestedSeedsBestFirst() {
+    let base = TestImages.photo(TestImages.scene(seed: 33))
+    let plane = SkinComparator.prepare(color: ColorPlanes.resampled(base, shortSide: SkinComparator.workingSide)).pyramid.levels[2]
+    let c = Float(plane.width - 1) / 2
+    let grid = IntensityAlignment.wideGrid
+    let seeds = IntensityAlignment.coarseSearch(base: plane, probe: plane, cx: c, cy: c, probeCX: c, probeCY: c,
+                                                scales: grid.scales, degrees: grid.degrees, keep: 3)
+    #expect(seeds.count == 3)
+    // The same plane against itself: the best seed is the identity.
+    #expect(abs(seeds[0].scale - 1) < 0.01 && abs(seeds[0].rotationDegrees) < 0.5)
+    #expect(IntensityAlignment.coarseSearch(base: plane, probe: plane, cx: c, cy: c, probeCX: c, probeCY: c, keep: 0).count == 1)
+}
