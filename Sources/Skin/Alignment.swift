@@ -443,36 +443,53 @@ enum IntensityAlignment {
         return warp
     }
 
-    /// Coarse search at the coarsest level: all 15 rotation/scale pairs on a 4 px translation grid, then the
-    /// best one on a 2 px grid around its best translation (about 400 correlations instead of 1200).
-    static func coarseSearch(base: Plane, probe: Plane, cx: Float, cy: Float, probeCX: Float, probeCY: Float) -> Similarity {
-        var best = Similarity.identity(cx: cx, cy: cy, probeCX: probeCX, probeCY: probeCY)
-        var bestScore: Float = -2
+    /// Rotation/scale grid of the normal coarse search: 0.92...1.08 and +-8 degrees (15 pairs).
+    static let normalGrid = (scales: [Float(0.92), 1, 1.08], degrees: [Float(-8), -4, 0, 4, 8])
+    /// Rotation/scale grid of the wide fallback search, run only when the normal alignment fails the "not comparable"
+    /// gate: scale 0.8...1.25 in 7 log-spaced steps (about 7.7% apart) and +-20 degrees in 4-degree steps (77 pairs).
+    static let wideGrid = (scales: (0...6).map { Float(0.8 * pow(1.25 / 0.8, Double($0) / 6)) },
+                           degrees: stride(from: Float(-20), through: 20, by: 4).map { $0 })
+
+    /// Coarse search at the coarsest level: every rotation/scale pair of the grid on a 4 px translation grid, then
+    /// the best `keep` pairs (best first) each on a 1 px grid around their best translation. With the normal grid
+    /// that is about 400 correlations instead of 1200.
+    static func coarseSearch(base: Plane, probe: Plane, cx: Float, cy: Float, probeCX: Float, probeCY: Float,
+                             scales: [Float] = normalGrid.scales, degrees: [Float] = normalGrid.degrees,
+                             keep: Int = 1) -> [Similarity] {
         let reach = Int((Float(min(base.width, base.height)) * 0.14).rounded())
         func make(_ scale: Float, _ deg: Float, _ dx: Int, _ dy: Int) -> Similarity {
             let r = deg * .pi / 180
             return Similarity(a: scale * cosf(r), b: scale * sinf(r), tx: probeCX + Float(dx), ty: probeCY + Float(dy), cx: cx, cy: cy)
         }
-        var bestParams: (Float, Float, Int, Int) = (1, 0, 0, 0)
-        for scale in [Float(0.92), 1, 1.08] {
-            for deg in [Float(-8), -4, 0, 4, 8] {
+        // Best translation and score of each rotation/scale pair, in grid order.
+        var perPair: [(score: Float, scale: Float, deg: Float, dx: Int, dy: Int)] = []
+        for scale in scales {
+            for deg in degrees {
+                var best: (score: Float, scale: Float, deg: Float, dx: Int, dy: Int) = (-2, scale, deg, 0, 0)
                 for dy in stride(from: -reach, through: reach, by: 4) {
                     for dx in stride(from: -reach, through: reach, by: 4) {
-                        let s = make(scale, deg, dx, dy)
-                        let c = correlation(base: base, probe: probe, warp: s, fraction: 0.6, stride: 2)
-                        if c > bestScore { bestScore = c; best = s; bestParams = (scale, deg, dx, dy) }
+                        let c = correlation(base: base, probe: probe, warp: make(scale, deg, dx, dy), fraction: 0.6, stride: 2)
+                        if c > best.score { best = (c, scale, deg, dx, dy) }
                     }
                 }
+                perPair.append(best)
             }
         }
-        let (scale, deg, bx, by) = bestParams
-        for dy in stride(from: by - 3, through: by + 3, by: 1) {
-            for dx in stride(from: bx - 3, through: bx + 3, by: 1) where !(dx == bx && dy == by) {
-                let s = make(scale, deg, dx, dy)
-                let c = correlation(base: base, probe: probe, warp: s, fraction: 0.6, stride: 2)
-                if c > bestScore { bestScore = c; best = s }
+        // Stable order: equal scores keep grid order, as the single-best search always did.
+        let ranked = perPair.enumerated().sorted { $0.element.score > $1.element.score || ($0.element.score == $1.element.score && $0.offset < $1.offset) }
+        var out: [(Float, Similarity)] = []
+        for (_, p) in ranked.prefix(max(1, keep)) {
+            var bestScore = p.score
+            var best = make(p.scale, p.deg, p.dx, p.dy)
+            for dy in stride(from: p.dy - 3, through: p.dy + 3, by: 1) {
+                for dx in stride(from: p.dx - 3, through: p.dx + 3, by: 1) where !(dx == p.dx && dy == p.dy) {
+                    let s = make(p.scale, p.deg, dx, dy)
+                    let c = correlation(base: base, probe: probe, warp: s, fraction: 0.6, stride: 2)
+                    if c > bestScore { bestScore = c; best = s }
+                }
             }
+            out.append((bestScore, best))
         }
-        return best
+        return out.map { $0.1 }
     }
 }

@@ -24,6 +24,10 @@ enum Calibration {
     static let displayCeiling = 1.5
     /// Below this aligned band-pass correlation the photos are "not comparable" (alignment failed): just under
     /// the same-subject 1st percentile (0.437), above the different-subject 99th percentile (0.097).
+    /// The wide fallback alignment (run only below this threshold) must reach it too, on band-pass planes smoothed by
+    /// two 3x3 box passes. On the bench replay of 2026-11-30 that recovered 8 of 23 sloppy same-subject pairs
+    /// (3.3% -> 2.2% not comparable) while no different-subject pair reached it (their highest fallback score: 0.16
+    /// of 99; unsmoothed with a detrended coarse search, 2 of 99 passed, so that variant was dropped).
     static let minimumCorrelation: Float = 0.2
     /// Above this median change the photos differ everywhere (over 4x the same-subject 99th percentile, 0.232).
     static let maximumMedianChange = 1.0

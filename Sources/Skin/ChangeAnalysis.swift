@@ -2,6 +2,10 @@ import Foundation
 
 /// Alignment, colour fit and change map of one comparison (revision 2).
 enum ChangeAnalysis {
+    /// Rotation/scale pairs of the wide fallback search that are refined, best coarse scores first (on the sloppy
+    /// pairs that failed the gate, 6 recovered no more than 3).
+    static let wideSeeds = 3
+
     struct Aligned {
         var warp: Similarity
         var method: AlignmentMethod
@@ -45,17 +49,36 @@ enum ChangeAnalysis {
             best = Aligned(warp: refined >= raw ? w : c.0, method: .keypoints, matches: matches.count, inliers: inliers,
                            correlation: max(raw, refined))
         }
+        let top = min(base.pyramid.levels.count, probe.pyramid.levels.count) - 1
+        let s = Float(1 << top)
+        let b = base.pyramid.levels[top], p = probe.pyramid.levels[top]
+        func seeds(wide: Bool) -> [Similarity] {
+            let grid = wide ? IntensityAlignment.wideGrid : IntensityAlignment.normalGrid
+            return IntensityAlignment.coarseSearch(base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
+                                                   probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2,
+                                                   scales: grid.scales, degrees: grid.degrees, keep: wide ? wideSeeds : 1)
+        }
         // Intensity fallback when keypoints gave nothing or a poor fit.
         if best == nil || best!.correlation < 0.5 {
-            let top = min(base.pyramid.levels.count, probe.pyramid.levels.count) - 1
-            let s = Float(1 << top)
-            let b = base.pyramid.levels[top], p = probe.pyramid.levels[top]
-            let seed = IntensityAlignment.coarseSearch(base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
-                                                       probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2)
-            let w = refineAll(seed.fromLevel(scale: s), fromLevel: top)
+            let w = refineAll(seeds(wide: false)[0].fromLevel(scale: s), fromLevel: top)
             let c = score(w)
             if best == nil || c > best!.correlation {
                 best = Aligned(warp: w, method: .intensity, matches: matches.count, inliers: inliers, correlation: c)
+            }
+        }
+        // Wide fallback, only when everything above fails the gate (so the common path costs nothing): sloppy capture
+        // turns and zooms beyond the normal grid, and its blur and sensor noise drown the finest band-pass detail.
+        // The best `wideSeeds` pairs of the wide grid are refined and scored on the band-pass planes smoothed by two
+        // 3x3 box passes; a result is taken only when that correlation reaches the same threshold.
+        if best!.correlation < Calibration.minimumCorrelation {
+            let bb = base.band.boxBlurred(radius: 1).boxBlurred(radius: 1)
+            let pb = probe.band.boxBlurred(radius: 1).boxBlurred(radius: 1)
+            for seed in seeds(wide: true) {
+                let w = refineAll(seed.fromLevel(scale: s), fromLevel: top)
+                let c = IntensityAlignment.correlation(base: bb, probe: pb, warp: w, fraction: SkinComparator.cropFraction, stride: 2)
+                if c >= Calibration.minimumCorrelation && c > best!.correlation {
+                    best = Aligned(warp: w, method: .intensity, matches: matches.count, inliers: inliers, correlation: c)
+                }
             }
         }
         _ = pcx; _ = pcy

@@ -38,3 +38,44 @@ private func texturePlane(seed: UInt64, side: Int = 128) -> Plane {
     let tiny = texturePlane(seed: 15, side: 16)
     #expect(BlockTerms.displacement(base: tiny, probe: tiny, valid: [Bool](repeating: true, count: 256)) == 0)
 }
+
+@Test func aPhotoTurnedFifteenDegreesAndZoomedFifteenPercentStillLinesUp() throws {
+    let scene = TestImages.scene(seed: 31)
+    let base = TestImages.photo(scene)
+    // Blurred as a sloppy hand-held photo is. (On these clean test scenes keypoints or the normal path already line
+    // it up; the wide grid's own reach is checked by the coarse-search test below.)
+    let probe = TestImages.blurred(TestImages.photo(scene, shiftX: 0.02, shiftY: -0.02, rotation: 15, scale: 1.15, gain: 1.05), radius: 2)
+    let r = try SkinComparator.compare(baseline: base, probe: probe)
+    #expect(r.comparable)
+    #expect(r.reasonNotComparable == nil)
+    #expect(abs(r.alignment.rotationDegrees + 15) < 1.5)
+    #expect(abs(r.alignment.scale - 1.15) < 0.04)
+    #expect(r.alignment.correlation >= Double(Calibration.minimumCorrelation))
+}
+
+@Test func theWideSearchDoesNotMakeADifferentSubjectComparable() throws {
+    let base = TestImages.photo(TestImages.scene(seed: 31))
+    let other = TestImages.blurred(TestImages.photo(TestImages.scene(seed: 32), rotation: 15, scale: 1.15), radius: 2)
+    let r = try SkinComparator.compare(baseline: base, probe: other)
+    #expect(!r.comparable)
+    #expect(r.reasonNotComparable == .alignmentFailed)
+    #expect(r.similarityPercent == nil)
+}
+
+@Test func theWideCoarseSearchReachesATurnAndZoomTheNormalGridDoesNot() {
+    let scene = TestImages.scene(seed: 33)
+    func coarse(_ image: RGBImage) -> Plane {
+        SkinComparator.prepare(color: ColorPlanes.resampled(image, shortSide: SkinComparator.workingSide)).pyramid.levels[2]
+    }
+    let base = coarse(TestImages.photo(scene)), probe = coarse(TestImages.photo(scene, rotation: 17, scale: 1.2))
+    let c = Float(base.width - 1) / 2
+    let grid = IntensityAlignment.wideGrid
+    let wide = IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c,
+                                               scales: grid.scales, degrees: grid.degrees, keep: 3)
+    let normal = IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c)
+    #expect(wide.count == 3 && normal.count == 1)
+    // The best wide seed lies within half a grid step of the true turn (-17 degrees) and zoom (1.2).
+    #expect(abs(wide[0].rotationDegrees + 17) <= 2.5 && abs(wide[0].scale - 1.2) <= 0.05)
+    #expect(abs(normal[0].rotationDegrees + 17) > 2.5 || abs(normal[0].scale - 1.2) > 0.05)
+    #expect(IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c, keep: 0).count == 1)
+}
