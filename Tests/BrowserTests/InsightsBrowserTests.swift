@@ -6,18 +6,6 @@ import Regimen
 import Testing
 import WebApp
 
-/// Where screenshots go: `CAIRN_SCREENSHOTS` if set (kept, to look at), else a temp dir removed afterwards.
-private func insightShots() throws -> (URL, keep: Bool) {
-    if let dir = ProcessInfo.processInfo.environment["CAIRN_SCREENSHOTS"], !dir.isEmpty {
-        let url = URL(fileURLWithPath: dir)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return (url, true)
-    }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-insight-shots-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return (url, false)
-}
-
 /// Seven months of realistic records: sleep quality (1-5, some nights missing) one point higher from the
 /// Magnesium start, steps and HRV without a shift, Vitamin D3 started in April.
 private func realisticSeries() -> [MetricSeriesInput] {
@@ -60,7 +48,7 @@ private func realisticSeries() -> [MetricSeriesInput] {
         try server.start()
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
-        let (shots, keep) = try insightShots()
+        let (shots, keep) = try screenshotDirectory("insight")
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
 
         let browser = try await WebDriver.launch()

@@ -5,18 +5,6 @@ import Imaging
 import Testing
 import WebApp
 
-/// Where screenshots go: `CAIRN_SCREENSHOTS` if set (kept, to look at), else a temp dir removed afterwards.
-private func labelShots() throws -> (URL, keep: Bool) {
-    if let dir = ProcessInfo.processInfo.environment["CAIRN_SCREENSHOTS"], !dir.isEmpty {
-        let url = URL(fileURLWithPath: dir)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return (url, true)
-    }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-label-shots-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return (url, false)
-}
-
 @Suite(.serialized) struct LabelScanBrowserTests {
     static let panel = """
     <b><span size="x-large">Supplement Facts</span></b>
@@ -45,7 +33,7 @@ private func labelShots() throws -> (URL, keep: Bool) {
         try server.start()
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
-        let (shots, keep) = try labelShots()
+        let (shots, keep) = try screenshotDirectory("label")
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
         // A phone-like photo: the panel turned by 3 degrees (the boxes must follow the deskew back).
         let photo = shots.appendingPathComponent("label-photo.jpg")

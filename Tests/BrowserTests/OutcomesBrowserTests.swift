@@ -6,18 +6,6 @@ import Regimen
 import Testing
 import WebApp
 
-/// Where screenshots go: `CAIRN_SCREENSHOTS` if set (kept, to look at), else a temp dir removed afterwards.
-private func outcomeShots() throws -> (URL, keep: Bool) {
-    if let dir = ProcessInfo.processInfo.environment["CAIRN_SCREENSHOTS"], !dir.isEmpty {
-        let url = URL(fileURLWithPath: dir)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return (url, true)
-    }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-outcome-shots-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return (url, false)
-}
-
 @Suite(.serialized) struct OutcomesBrowserTests {
     @Test func theOutcomesPageChartsLogsAndImportsAtDesktopAndPhoneWidth() async throws {
         let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-outcomes-browser-\(UUID().uuidString)")
@@ -46,7 +34,7 @@ private func outcomeShots() throws -> (URL, keep: Bool) {
         try server.start()
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
-        let (shots, keep) = try outcomeShots()
+        let (shots, keep) = try screenshotDirectory("outcome")
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
         let csv = shots.appendingPathComponent("outcomes-import.csv")
         try Data("date,metric,value,note\n2026-03-01,mood,3,\n2026-03-02,mood,4,\"calm, rested\"\n2026-03-04,mood,2,\n".utf8).write(to: csv)

@@ -7,18 +7,6 @@ private let faces = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("shared/data/faces")
 
-/// Where screenshots go: `CAIRN_SCREENSHOTS` if set (kept, to look at), else a temp dir removed afterwards.
-private func smileShots() throws -> (URL, keep: Bool) {
-    if let dir = ProcessInfo.processInfo.environment["CAIRN_SCREENSHOTS"], !dir.isEmpty {
-        let url = URL(fileURLWithPath: dir)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return (url, true)
-    }
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-smile-shots-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return (url, false)
-}
-
 /// Uploads `name` on the capture page, waits for the crop page and saves the proposed square.
 private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots: URL?) async throws {
     try await browser.open("\(origin)/smile/add")
@@ -45,7 +33,7 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
         try server.start()
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
-        let (shots, keep) = try smileShots()
+        let (shots, keep) = try screenshotDirectory("smile")
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
 
         let browser = try await WebDriver.launch()

@@ -311,3 +311,16 @@ final class WebDriver {
         return UInt16(bigEndian: address.sin_port)
     }
 }
+
+/// Where a browser test's screenshots go: `CAIRN_SCREENSHOTS` if set (kept, to look at), else a temp folder
+/// named after `topic` that the test removes afterwards (`keep` false).
+func screenshotDirectory(_ topic: String) throws -> (URL, keep: Bool) {
+    if let dir = ProcessInfo.processInfo.environment["CAIRN_SCREENSHOTS"], !dir.isEmpty {
+        let url = URL(fileURLWithPath: dir)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return (url, true)
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-\(topic)-shots-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return (url, false)
+}
