@@ -57,20 +57,12 @@ public final class HealthService: @unchecked Sendable {
     public func importExport(contents: Data, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
         throws -> HealthImportSummary {
         let url = scratchDirectory.appendingPathComponent("\(Self.uploadPrefix)\(UUID().uuidString.lowercased())")
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HealthExportError.unreadable }
         defer { try? FileManager.default.removeItem(at: url) }
-        let written = contents.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
+        do {
+            try FileModes.writeNewFile(contents, atPath: url.path)
+        } catch {
+            throw HealthExportError.unreadable
         }
-        close(fd)
-        guard written else { throw HealthExportError.unreadable }
         return try importExport(at: url, progress: progress)
     }
 

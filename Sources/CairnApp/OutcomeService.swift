@@ -130,21 +130,11 @@ public final class OutcomeService: @unchecked Sendable {
 
     // MARK: series
 
-    /// The daily series of one metric (empty values when it has no data). Throws `OutcomeError.unknownMetric`.
+    /// The daily series of one metric, as `dailySeries()` gives it (empty values when it has no data). Throws
+    /// `OutcomeError.unknownMetric`.
     public func series(_ metricID: String) throws -> DailyOutcomeSeries {
         guard let metric = try definition(metricID) else { throw OutcomeError.unknownMetric }
-        if metric.source == .appleHealth {
-            return DailyOutcomeSeries(metric: metric, values: try healthDailyValues()[metric.id] ?? [:])
-        }
-        let rows = try database.read { db in
-            try db.query("""
-                SELECT e.day, e.value FROM outcome_entries e
-                WHERE e.metric_id = ? AND NOT EXISTS (SELECT 1 FROM outcome_entries s WHERE s.supersedes = e.id)
-                ORDER BY e.recorded_at, e.rowid
-                """, metric.id).map { row in (try Self.day(row.get("day")), try row.get("value", as: Double.self)) }
-        }
-        return DailyOutcomeSeries(metric: metric, values: DailyAggregator.daily(rows.map { (day: $0.0, value: $0.1) },
-                                                                                by: metric.aggregation))
+        return try dailySeries().first { $0.metric.id == metric.id } ?? DailyOutcomeSeries(metric: metric, values: [:])
     }
 
     /// One series per metric with data: manual metrics from their entries, Apple Health metrics from

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// POSIX file helpers for the vault: private modes (0700 directories, 0600 files) and durable writes.
-enum FileModes {
+public enum FileModes {
     static let privateFile: mode_t = 0o600
     static let privateDirectory: mode_t = 0o700
 
@@ -62,7 +62,7 @@ enum FileModes {
     }
 
     /// Writes `bytes` to a new 0600 file at `path` (which must not exist) and fsyncs it.
-    static func writeNewFile(_ bytes: Data, atPath path: String) throws {
+    public static func writeNewFile(_ bytes: Data, atPath path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, privateFile)
         try check(fd, "create photo file")
         defer { close(fd) }
