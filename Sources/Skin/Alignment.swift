@@ -390,9 +390,8 @@ enum IntensityAlignment {
                                 let (u, v) = warp.apply(Float(x), Float(y))
                                 if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
                                     bs.append(base[x, y])
-                                    ps.append(Plane.sample(p, probe.width, probe.height, u, v))
-                                    gxs.append(Plane.sample(gxp, probe.width, probe.height, u, v))
-                                    gys.append(Plane.sample(gyp, probe.width, probe.height, u, v))
+                                    let at = Bilinear(probe.width, probe.height, u, v)
+                                    ps.append(at.value(p)); gxs.append(at.value(gxp)); gys.append(at.value(gyp))
                                     xs.append(Float(x) - warp.cx); ys.append(Float(y) - warp.cy)
                                 }
                                 x += stride
