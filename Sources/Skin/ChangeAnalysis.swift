@@ -114,15 +114,18 @@ enum ChangeAnalysis {
         let bSigma = max(0, (step * step - 0.25)).squareRoot() * 0.5, pSigma = max(0, (downscale * downscale - 0.25)).squareRoot() * 0.5
         let bSrc = bSigma < 0.5 ? bp : bp.map { $0.gaussianBlurred(sigma: bSigma) }
         let pSrc = pSigma < 0.5 ? pp : pp.map { $0.gaussianBlurred(sigma: pSigma) }
-        for j in 0..<n {
-            for i in 0..<n {
-                let x = x0 + (Float(i) + 0.5) * step, y = y0 + (Float(j) + 0.5) * step
-                let (u, v) = al.warp.apply(x, y)
-                let k = j * n + i
-                if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { valid[k] = false }
-                for c in 0..<3 {
-                    B[c][k] = bSrc[c].sample(x, y)
-                    P[c][k] = pSrc[c].sample(u, v)
+        withPlanes(bSrc) { b0, b1, b2 in
+            withPlanes(pSrc) { p0, p1, p2 in
+                for j in 0..<n {
+                    for i in 0..<n {
+                        let x = x0 + (Float(i) + 0.5) * step, y = y0 + (Float(j) + 0.5) * step
+                        let (u, v) = al.warp.apply(x, y)
+                        let k = j * n + i
+                        if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { valid[k] = false }
+                        let bAt = Bilinear(bw, bh, x, y), pAt = Bilinear(pw, ph, u, v)
+                        B[0][k] = bAt.value(b0); B[1][k] = bAt.value(b1); B[2][k] = bAt.value(b2)
+                        P[0][k] = pAt.value(p0); P[1][k] = pAt.value(p1); P[2][k] = pAt.value(p2)
+                    }
                 }
             }
         }
@@ -156,21 +159,27 @@ enum ChangeAnalysis {
         let pB = Plane(width: n, height: n, data: pLab[2]).boxBlurred(radius: 1)
         // ΔE with the best match within one pixel.
         var dE = [Float](repeating: 0, count: count)
-        for j in 0..<n {
-            for i in 0..<n {
-                let k = j * n + i
-                var best = Float.greatestFiniteMagnitude
-                for dy in -1...1 {
-                    let jj = min(max(j + dy, 0), n - 1)
-                    for dx in -1...1 {
-                        let ii = min(max(i + dx, 0), n - 1)
-                        let q = jj * n + ii
-                        let l = bL.data[k] - pL.data[q], a = bA.data[k] - pA.data[q], b = bB.data[k] - pB.data[q]
-                        let d = l * l + a * a + b * b
-                        if d < best { best = d }
+        withPlanes([bL, bA, bB]) { bl, ba, bb in
+            withPlanes([pL, pA, pB]) { pl, pa, pb in
+                dE.withUnsafeMutableBufferPointer { out in
+                    for j in 0..<n {
+                        for i in 0..<n {
+                            let k = j * n + i
+                            var best = Float.greatestFiniteMagnitude
+                            for dy in -1...1 {
+                                let jj = min(max(j + dy, 0), n - 1)
+                                for dx in -1...1 {
+                                    let ii = min(max(i + dx, 0), n - 1)
+                                    let q = jj * n + ii
+                                    let l = bl[k] - pl[q], a = ba[k] - pa[q], b = bb[k] - pb[q]
+                                    let d = l * l + a * a + b * b
+                                    if d < best { best = d }
+                                }
+                            }
+                            out[k] = best.squareRoot()
+                        }
                     }
                 }
-                dE[k] = best.squareRoot()
             }
         }
         // Texture term: local high-pass energy ratio, relative to its median.
@@ -249,6 +258,13 @@ enum ChangeAnalysis {
                                 changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
                                 diagnostics: ComparisonDiagnostics(medianChange: median, histogramDistance: hist, mapScore: mapScore,
                                                                    displacement: displacement))
+    }
+
+    /// Calls `body` with read access to the data of three planes.
+    static func withPlanes<R>(_ planes: [Plane], _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> R) -> R {
+        planes[0].data.withUnsafeBufferPointer { a in
+            planes[1].data.withUnsafeBufferPointer { b in planes[2].data.withUnsafeBufferPointer { c in body(a, b, c) } }
+        }
     }
 
     /// Texture-ratio contribution: symmetric (a one-sided "loss of texture only" variant scored lower:
