@@ -16,7 +16,15 @@ enum ColorScience {
     }
 
     @inline(__always) static func labF(_ t: Float) -> Float {
-        t > 0.008856 ? cbrtf(t) : (7.787 * t + 16.0 / 116.0)
+        t > 0.008856 ? cubeRoot(t) : (7.787 * t + 16.0 / 116.0)
+    }
+
+    /// Cube root of a positive finite value: an exponent-thirding first guess refined by three Newton steps, within
+    /// about 1e-6 relative of `cbrtf` at a fraction of its cost (the Lab conversion takes six per crop pixel).
+    @inline(__always) static func cubeRoot(_ t: Float) -> Float {
+        var y = Float(bitPattern: t.bitPattern / 3 &+ 709_921_077)
+        for _ in 0..<3 { y -= (y * y * y - t) / (3 * y * y) }
+        return y
     }
 
     /// Linear-light RGB to CIELAB (D65 white).

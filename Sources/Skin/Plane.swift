@@ -68,13 +68,14 @@ struct Plane: Sendable {
                         t[row] = acc
                     }
                     if rows == 4 {
-                        let r0 = y * w, r1 = r0 + w, r2 = r1 + w, r3 = r2 + w
-                        var a0 = t[r0], a1 = t[r1], a2 = t[r2], a3 = t[r3]
+                        let t0 = t.baseAddress! + y * w, t1 = t0 + w, t2 = t1 + w, t3 = t2 + w
+                        let s0 = s.baseAddress! + y * w, s1 = s0 + w, s2 = s1 + w, s3 = s2 + w
+                        var a0 = t0[0], a1 = t1[0], a2 = t2[0], a3 = t3[0]
                         for x in 0..<w {
-                            let hi = min(x + r + 1, w - 1), lo = max(x - r, 0)
-                            t[r0 + x] = a0 * inv; t[r1 + x] = a1 * inv; t[r2 + x] = a2 * inv; t[r3 + x] = a3 * inv
-                            a0 += s[r0 + hi] - s[r0 + lo]; a1 += s[r1 + hi] - s[r1 + lo]
-                            a2 += s[r2 + hi] - s[r2 + lo]; a3 += s[r3 + hi] - s[r3 + lo]
+                            let hi = min(x &+ r &+ 1, w &- 1), lo = max(x &- r, 0)
+                            t0[x] = a0 * inv; t1[x] = a1 * inv; t2[x] = a2 * inv; t3[x] = a3 * inv
+                            a0 += s0[hi] - s0[lo]; a1 += s1[hi] - s1[lo]
+                            a2 += s2[hi] - s2[lo]; a3 += s3[hi] - s3[lo]
                         }
                     } else {
                         for q in 0..<rows {
@@ -99,12 +100,14 @@ struct Plane: Sendable {
                         let row = min(max(i, 0), h - 1) * w
                         for x in 0..<w { a[x] += t[row + x] }
                     }
+                    let ab = a.baseAddress!, tb = t.baseAddress!
                     for y in 0..<h {
-                        let row = y * w
-                        let add = min(y + r + 1, h - 1) * w, sub = max(y - r, 0) * w
+                        // Row pointers keep the inner loop free of index arithmetic, so it vectorises.
+                        let oRow = o.baseAddress! + y * w
+                        let tAdd = tb + min(y + r + 1, h - 1) * w, tSub = tb + max(y - r, 0) * w
                         for x in 0..<w {
-                            o[row + x] = a[x] * inv
-                            a[x] += t[add + x] - t[sub + x]
+                            oRow[x] = ab[x] * inv
+                            ab[x] += tAdd[x] - tSub[x]
                         }
                     }
                 }
