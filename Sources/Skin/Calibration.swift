@@ -1,26 +1,30 @@
 import Foundation
 
 /// Thresholds and the raw-score-to-similarity mapping of revision 2, calibrated on `cairn-bench skin`
-/// (33 subjects: 19 real skin patches, 14 procedural; 320 px photos; fixed seeds; run of 2026-11-30).
+/// (33 subjects: 19 real skin patches, 14 procedural; 320 px photos; fixed seeds; bench replay of 2026-11-30 with the
+/// noise-normalised raw score of issue 5).
 ///
-/// Raw score = 99.5th percentile of the 5x5-smoothed change map minus its median, plus the 99th-minus-50th
-/// percentile spread of the map averaged over 15x15 windows, plus twice the local-displacement block term
-/// (`BlockTerms`). Bench figures of that run:
-/// - no-change pairs, raw score p50 / p95 / p99: careful 0.145 / 0.281 / 0.325; typical 0.248 / 0.446 / 0.745;
-///   sloppy 0.433 / 1.504 / 2.354.
-/// - change pairs, raw score p50: careful 1.27, typical 1.03, sloppy 1.05.
+/// Raw score = (99.5th percentile of the 7x7-smoothed change map minus its median, plus twice the 99th-minus-50th
+/// percentile spread of the map averaged over 15x15 windows, plus 4/3 of the local-displacement block term
+/// (`BlockTerms`)) times `ChangeAnalysis.Tuning.noiseFactor`, which divides by the square root of the pair's own
+/// relative noise level. Bench figures of that run:
+/// - no-change pairs, raw score p50 / p95 / p99: careful 0.137 / 0.219 / 0.251; typical 0.190 / 0.301 / 0.470;
+///   sloppy 0.265 / 0.761 / 1.699 (before the noise normalisation: typical 0.248 / 0.446 / 0.745).
+/// - change pairs, raw score p50: careful 1.08, typical 0.85, sloppy 0.64.
 /// - gate figures, same subject (careful + typical) p1 / p50 / p99 against different subjects p1 / p50 / p99:
 ///   aligned band-pass correlation (clipped) 0.437 / 0.960 / 0.997 against -0.043 / 0.017 / 0.097; median
-///   change 0.052 / 0.087 / 0.232 against 0.031 / 0.448 / 1.562; grey-world histogram distance
+///   change 0.044 / 0.074 / 0.191 against 0.019 / 0.376 / 1.441 (5x5 map of the former weights: 0.052 / 0.087 / 0.232
+///   against 0.031 / 0.448 / 1.562); grey-world histogram distance
 ///   0.000 / 0.001 / 0.027 against 0.001 / 0.130 / 0.949. (Revision 1: correlation 0.241 / 0.967 / 0.997 against
 ///   -0.020 / 0.025 / 0.127; the thresholds below are unchanged from it.)
 enum Calibration {
-    /// The noise floor: 95th percentile of the raw score on typical-capture no-change pairs (0.446, rounded).
+    /// The noise floor: 95th percentile of the raw score on typical-capture no-change pairs (0.301, rounded).
     /// "Within session noise" therefore shows at least 90% (for 95% of typical no-change pairs).
-    static let noiseFloor = 0.45
-    /// Raw score shown as 50%: the median raw score of typical-capture change pairs (1.03, rounded).
-    static let halfPoint = 1.0
-    /// Raw change-map level drawn at full intensity in the heat map (a score there would show about 29%).
+    static let noiseFloor = 0.30
+    /// Raw score shown as 50%: the median raw score of typical-capture change pairs (0.849, rounded).
+    static let halfPoint = 0.85
+    /// Change-map level (7x7-smoothed map, before the noise normalisation) drawn at full intensity in the heat map
+    /// (a raw score of 1.5 would show about 25%).
     static let displayCeiling = 1.5
     /// Below this aligned band-pass correlation the photos are "not comparable" (alignment failed): just under
     /// the same-subject 1st percentile (0.437), above the different-subject 99th percentile (0.097).
@@ -29,13 +33,13 @@ enum Calibration {
     /// (3.3% -> 2.2% not comparable) while no different-subject pair reached it (their highest fallback score: 0.16
     /// of 99; unsmoothed with a detrended coarse search, 2 of 99 passed, so that variant was dropped).
     static let minimumCorrelation: Float = 0.2
-    /// Above this median change the photos differ everywhere (over 4x the same-subject 99th percentile, 0.232).
+    /// Above this median change the photos differ everywhere (over 5x the same-subject 99th percentile, 0.191).
     static let maximumMedianChange = 1.0
     /// Above this grey-world histogram distance the colours do not match (over 10x the same-subject 99th percentile).
     static let maximumHistogramDistance = 0.35
 
     /// Monotone mapping of the raw score to a 0-100% visual similarity: 0 -> 100%, linear down to 90% at
-    /// `noiseFloor`, then exponential decay through 50% at `halfPoint` (about 29% at 1.5, 17% at 2.0, 6% at 3.0), tending to 0.
+    /// `noiseFloor`, then exponential decay through 50% at `halfPoint` (about 25% at 1.5, 15% at 2.0, 5% at 3.0), tending to 0.
     static func similarityPercent(rawScore s: Double) -> Double {
         if s <= noiseFloor { return 100 - 10 * max(0, s) / noiseFloor }
         let k = log(90.0 / 50.0) / (halfPoint - noiseFloor)

@@ -106,7 +106,7 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public let medianChange: Double
     /// Grey-world chromaticity histogram distance, 0 (same) ... 1 (disjoint).
     public let histogramDistance: Double
-    /// The colour-and-structure part of the raw score (change map percentile terms).
+    /// The colour-and-structure part of the raw score (change map percentile terms, after the noise normalisation).
     public var mapScore: Double = 0
     /// The local-displacement part before weighting: how much better small blocks match after a local shift.
     public var displacement: Double = 0
@@ -212,9 +212,12 @@ public struct PreparedPhoto: Sendable {
 ///    absorbs uneven lighting), ignoring clipped pixels.
 /// 4. Change map: CIELAB ΔE, taking the best match within one pixel (tolerates residual misalignment),
 ///    plus a texture term (local high-pass energy ratio relative to its median over the crop, which
-///    separates local smoothing from global blur), smoothed over 5x5; raw score = a high percentile.
+///    separates local smoothing from global blur) and a structure term, smoothed over 7x7; raw score = a high
+///    percentile minus the median, plus the same spread over 15x15 windows.
 /// 5. Local displacement: 16x16 blocks of band-pass L matched within +-3 grid pixels; how much better the best
 ///    shift fits than none, 97th percentile minus median over the crop, is added to the raw score.
+/// 6. The raw score is divided by the square root of the pair's relative noise level (90th percentile minus median
+///    of the map), so that a change is weighed against the noise of these two photos.
 public enum SkinComparator {
     /// Shorter side of the working copy, pixels.
     public static let workingSide = 224

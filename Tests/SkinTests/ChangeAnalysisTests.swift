@@ -79,3 +79,22 @@ private func texturePlane(seed: UInt64, side: Int = 128) -> Plane {
     #expect(abs(normal[0].rotationDegrees + 17) > 2.5 || abs(normal[0].scale - 1.2) > 0.05)
     #expect(IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c, keep: 0).count == 1)
 }
+
+@Test func theRawScoreIsWeighedAgainstThePairsOwnNoise() {
+    let reference = ChangeAnalysis.Tuning.noiseReference
+    // A pair as noisy as the bench's typical no-change pair keeps its score.
+    #expect(abs(ChangeAnalysis.Tuning.noiseFactor(spread: reference) - 1) < 1e-12)
+    // Quieter pairs weigh a change more, noisier ones less, by the square root of the relative noise.
+    var last = Double.infinity
+    for i in 0...20 {
+        let f = ChangeAnalysis.Tuning.noiseFactor(spread: reference * Double(i) / 4)
+        #expect(f < last)
+        last = f
+    }
+    #expect(abs(ChangeAnalysis.Tuning.noiseFactor(spread: 4 * reference) / ChangeAnalysis.Tuning.noiseFactor(spread: 16 * reference)
+                - ((ChangeAnalysis.Tuning.noiseConstant + 16) / (ChangeAnalysis.Tuning.noiseConstant + 4)).squareRoot()) < 1e-9)
+    // A noiseless pair (an identical photo) is bounded, and a spread below 0 cannot occur in effect.
+    let quiet = ChangeAnalysis.Tuning.noiseFactor(spread: 0)
+    #expect(quiet.isFinite && quiet < 4)
+    #expect(ChangeAnalysis.Tuning.noiseFactor(spread: -1) == quiet)
+}
