@@ -1,6 +1,6 @@
 import Foundation
 
-/// Thresholds and the raw-score-to-similarity mapping of revision 2, calibrated on `cairn-bench skin`
+/// Thresholds and the raw-score-to-similarity mapping of revision 3, calibrated on `cairn-bench skin`
 /// (33 subjects: 19 real skin patches, 14 procedural; 320 px photos; fixed seeds; bench replay of 2026-11-30 with the
 /// noise-normalised raw score of issue 5).
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Alignment, colour fit and change map of one comparison (revision 2).
+/// Alignment, colour fit and change map of one comparison (revision 3).
 enum ChangeAnalysis {
     /// Rotation/scale pairs of the wide fallback search that are refined, best coarse scores first (on the sloppy
     /// pairs that failed the gate, 6 recovered no more than 3).

@@ -7,11 +7,13 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     public let number: Int
     /// Makes a revision value (for decoding stored data).
     public init(_ number: Int) { self.number = number }
-    /// The revision this build computes: 2. Revision 1: keypoint + intensity alignment, robust colour fit, Lab and
+    /// The revision this build computes: 3. Revision 1: keypoint + intensity alignment, robust colour fit, Lab and
     /// texture change map. Revision 2 adds robust alignment (Huber-weighted intensity refinement, clipped band-pass
-    /// correlation) and a local-displacement block term to the raw score, so its scores mean something else: stored
-    /// revision-1 comparisons are dropped and recomputed from the photos, never mixed.
-    public static let current = ComparisonRevision(2)
+    /// correlation) and a local-displacement block term to the raw score. Revision 3 weighs the raw score against the
+    /// pair's own noise, re-weights the map terms and re-fits the calibration (and the "not comparable" gate changed
+    /// too). Each revision's scores mean something else: stored comparisons of another revision are dropped and
+    /// recomputed from the photos when the vault opens, never mixed.
+    public static let current = ComparisonRevision(3)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -198,7 +200,7 @@ public struct PreparedPhoto: Sendable {
 
 /// Compares skin photos of one area: align, crop the central 60% square, fit colour, map local change.
 ///
-/// Revision 2. Pipeline (all on a working copy whose shorter side is `workingSide` pixels):
+/// Revision 3. Pipeline (all on a working copy whose shorter side is `workingSide` pixels):
 /// 1. Align probe to baseline: FAST-9 corners + oriented 256-bit binary descriptors, Hamming matching with a
 ///    ratio test, RANSAC over a 4-DOF similarity; then coarse-to-fine Gauss-Newton intensity alignment
 ///    (ECC-like, with gain/offset, Huber-weighted so a local change does not pull the warp). With too few
