@@ -41,9 +41,9 @@ enum Calibration {
     /// the alignment gate, which none of the 99 does (highest final correlation 0.12).
     static let sameContentCorrelation: Float = 0.4
     /// The wide fallback alignment is taken only when the correlation of each quadrant of the crop reaches this. On the
-    /// bench (with 6 seeds per pair, a superset of the final 3) the best fallback result of each different-subject pair
-    /// reached a whole-crop correlation up to 0.39 (4 of 99 above 0.2) but a lowest quadrant of at most 0.145; the
-    /// sloppy same-subject pairs it recovered had a lowest quadrant of 0.31 or more.
+    /// bench the 297 refined fallback seeds of the 99 different-subject pairs reached a whole-crop correlation up to
+    /// 0.42 (7 of them 0.2 or more) but a lowest quadrant of at most 0.149; the sloppy same-subject pairs the fallback
+    /// recovers had a lowest quadrant of 0.31 or more (measured with 6 seeds per pair, a superset of the final 3).
     static let minimumQuadrantCorrelation: Float = 0.25
     /// Above this grey-world histogram distance the colours do not match (over 10x the same-subject 99th percentile).
     static let maximumHistogramDistance = 0.35
