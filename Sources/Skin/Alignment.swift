@@ -445,9 +445,10 @@ enum IntensityAlignment {
     /// Rotation/scale grid of the normal coarse search: 0.92...1.08 and +-8 degrees (15 pairs).
     static let normalGrid = (scales: [Float(0.92), 1, 1.08], degrees: [Float(-8), -4, 0, 4, 8])
     /// Rotation/scale grid of the wide fallback search, run only when the normal alignment fails the "not comparable"
-    /// gate: scale 0.8...1.25 in 7 log-spaced steps (about 7.7% apart) and +-20 degrees in 4-degree steps (77 pairs).
-    static let wideGrid = (scales: (0...6).map { Float(0.8 * pow(1.25 / 0.8, Double($0) / 6)) },
-                           degrees: stride(from: Float(-20), through: 20, by: 4).map { $0 })
+    /// gate: scale 0.8...1.25 in 5 log-spaced steps (about 11.8% apart) and +-20 degrees in 5-degree steps (45 pairs;
+    /// at the coarsest level a half step moves the crop's corners by about one pixel, which the refinement absorbs).
+    static let wideGrid = (scales: (0...4).map { Float(0.8 * pow(1.25 / 0.8, Double($0) / 4)) },
+                           degrees: stride(from: Float(-20), through: 20, by: 5).map { $0 })
 
     /// Coarse search at the coarsest level: every rotation/scale pair of the grid on a 4 px translation grid, then
     /// the best `keep` pairs (best first) each on a 1 px grid around their best translation. With the normal grid

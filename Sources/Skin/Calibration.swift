@@ -12,9 +12,10 @@ import Foundation
 ///   sloppy 0.265 / 0.761 / 1.699 (before the noise normalisation: typical 0.248 / 0.446 / 0.745).
 /// - change pairs, raw score p50: careful 1.08, typical 0.85, sloppy 0.64.
 /// - gate figures, same subject (careful + typical) p1 / p50 / p99 against different subjects p1 / p50 / p99:
-///   aligned band-pass correlation (clipped) 0.437 / 0.960 / 0.997 against -0.043 / 0.017 / 0.097; median
-///   change 0.044 / 0.074 / 0.191 against 0.019 / 0.376 / 1.441 (5x5 map of the former weights: 0.052 / 0.087 / 0.232
-///   against 0.031 / 0.448 / 1.562); grey-world histogram distance
+///   aligned band-pass correlation (clipped) 0.437 / 0.960 / 0.997 (0.494 / 0.961 / 0.997 with the fallback of the
+///   gate change below) against -0.043 / 0.017 / 0.097; median change 0.044 / 0.074 / 0.191 against
+///   0.019 / 0.376 / 1.441 (5x5 map of the former weights: 0.052 / 0.087 / 0.232 against 0.031 / 0.448 / 1.562);
+///   grey-world histogram distance
 ///   0.000 / 0.001 / 0.027 against 0.001 / 0.130 / 0.949. (Revision 1: correlation 0.241 / 0.967 / 0.997 against
 ///   -0.020 / 0.025 / 0.127; the thresholds below are unchanged from it.)
 enum Calibration {
@@ -29,12 +30,25 @@ enum Calibration {
     /// Below this aligned band-pass correlation the photos are "not comparable" (alignment failed): just under
     /// the same-subject 1st percentile (0.437), above the different-subject 99th percentile (0.097).
     /// The wide fallback alignment (run only below this threshold) must reach it too, on band-pass planes smoothed by
-    /// two 3x3 box passes. On the bench replay of 2026-11-30 that recovered 8 of 23 sloppy same-subject pairs
-    /// (3.3% -> 2.2% not comparable) while no different-subject pair reached it (their highest fallback score: 0.16
-    /// of 99; unsmoothed with a detrended coarse search, 2 of 99 passed, so that variant was dropped).
+    /// two 3x3 box passes, and in each quadrant of the crop reach `minimumQuadrantCorrelation`. Bench replay of
+    /// 2026-11-30 (2,178 pairs), same-subject pairs "not comparable" before / after the detrended wide search, the
+    /// band-pass refinement, the quadrant check and `sameContentCorrelation`: careful 0.3% / 0.0%, typical 0.4% / 0.1%,
+    /// sloppy 2.2% / 0.4% (15 / 3 of 693); different subjects 100% / 100% (99 of 99).
     static let minimumCorrelation: Float = 0.2
-    /// Above this median change the photos differ everywhere (over 5x the same-subject 99th percentile, 0.191).
+    /// Above this median change the photos differ everywhere (over 5x the same-subject 99th percentile, 0.191), unless
+    /// they line up clearly (`sameContentCorrelation`).
     static let maximumMedianChange = 1.0
+    /// At or above this aligned correlation the photos show the same detail, so a large median change is not taken as
+    /// "different content": it comes from the capture (an over-exposed probe whose highlights are compressed, or a
+    /// large change). Twice `minimumCorrelation`. On the bench it keeps 4 sloppy same-subject pairs comparable
+    /// (correlation 0.41, 0.89, 0.90, 0.96 with median change 1.0-2.3); a different-subject pair would first have to pass
+    /// the alignment gate, which none of the 99 does (highest final correlation 0.12).
+    static let sameContentCorrelation: Float = 0.4
+    /// The wide fallback alignment is taken only when the correlation of each quadrant of the crop reaches this. On the
+    /// bench the 297 refined fallback seeds of the 99 different-subject pairs reached a whole-crop correlation up to
+    /// 0.42 (7 of them 0.2 or more) but a lowest quadrant of at most 0.149; the sloppy same-subject pairs the fallback
+    /// recovers had a lowest quadrant of 0.31 or more (measured with 6 seeds per pair, a superset of the final 3).
+    static let minimumQuadrantCorrelation: Float = 0.25
     /// Above this grey-world histogram distance the colours do not match (over 10x the same-subject 99th percentile).
     static let maximumHistogramDistance = 0.35
 

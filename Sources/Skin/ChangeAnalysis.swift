@@ -2,9 +2,9 @@ import Foundation
 
 /// Alignment, colour fit and change map of one comparison (revision 3).
 enum ChangeAnalysis {
-    /// Rotation/scale pairs of the wide fallback search that are refined, best coarse scores first (on the sloppy
-    /// pairs that failed the gate, 6 recovered no more than 3).
-    static let wideSeeds = 3
+    /// Rotation/scale pairs of the wide fallback search that are refined, best coarse scores first, after the normal
+    /// grid's best pair.
+    static let wideSeeds = 2
 
     struct Aligned {
         var warp: Similarity
@@ -52,33 +52,49 @@ enum ChangeAnalysis {
         let top = min(base.pyramid.levels.count, probe.pyramid.levels.count) - 1
         let s = Float(1 << top)
         let b = base.pyramid.levels[top], p = probe.pyramid.levels[top]
-        func seeds(wide: Bool) -> [Similarity] {
-            let grid = wide ? IntensityAlignment.wideGrid : IntensityAlignment.normalGrid
-            return IntensityAlignment.coarseSearch(base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
-                                                   probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2,
-                                                   scales: grid.scales, degrees: grid.degrees, keep: wide ? wideSeeds : 1)
-        }
         // Intensity fallback when keypoints gave nothing or a poor fit.
+        var normalSeed: Similarity?
         if best == nil || best!.correlation < 0.5 {
-            let w = refineAll(seeds(wide: false)[0].fromLevel(scale: s), fromLevel: top)
+            normalSeed = IntensityAlignment.coarseSearch(base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
+                                                         probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2)[0]
+            let w = refineAll(normalSeed!.fromLevel(scale: s), fromLevel: top)
             let c = score(w)
             if best == nil || c > best!.correlation {
                 best = Aligned(warp: w, method: .intensity, matches: matches.count, inliers: inliers, correlation: c)
             }
         }
-        // Wide fallback, only when everything above fails the gate (so the common path costs nothing): sloppy capture
-        // turns and zooms beyond the normal grid, and its blur and sensor noise drown the finest band-pass detail.
-        // The best `wideSeeds` pairs of the wide grid are refined and scored on the band-pass planes smoothed by two
-        // 3x3 box passes; a result is taken only when that correlation reaches the same threshold.
+        // Wide fallback, only when everything above fails the gate (so the common path costs nothing): sloppy captures
+        // are blurred and noisy (the finest band-pass detail is gone), unevenly lit (grey-level alignment follows the
+        // shading) and turned or zoomed beyond the normal grid. Seeds: the normal grid's best pair again, plus the best
+        // `wideSeeds` pairs of the wide grid searched on detrended coarse planes (shading removed). Each is refined on
+        // the band-pass planes smoothed by two 3x3 box passes and scored on them; a result is taken only when it reaches
+        // the correlation threshold and every quadrant of the crop agrees (`Calibration.minimumQuadrantCorrelation`):
+        // a search this wide lines up one strong edge of an unrelated photo, but not the detail of all four quadrants.
         if best!.correlation < Calibration.minimumCorrelation {
             let bb = base.band.boxBlurred(radius: 1).boxBlurred(radius: 1)
             let pb = probe.band.boxBlurred(radius: 1).boxBlurred(radius: 1)
-            for seed in seeds(wide: true) {
-                let w = refineAll(seed.fromLevel(scale: s), fromLevel: top)
-                let c = IntensityAlignment.correlation(base: bb, probe: pb, warp: w, fraction: SkinComparator.cropFraction, stride: 2)
-                if c >= Calibration.minimumCorrelation && c > best!.correlation {
-                    best = Aligned(warp: w, method: .intensity, matches: matches.count, inliers: inliers, correlation: c)
+            let grid = IntensityAlignment.wideGrid
+            let wide = IntensityAlignment.coarseSearch(base: Gate.detrended(b), probe: Gate.detrended(p),
+                                                       cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
+                                                       probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2,
+                                                       scales: grid.scales, degrees: grid.degrees, keep: wideSeeds)
+            let bandBase = Pyramid(bb, count: 3), bandProbe = Pyramid(pb, count: 3)
+            for seed in (normalSeed.map { [$0] } ?? []) + wide {
+                var w = seed.fromLevel(scale: s)
+                for level in stride(from: top, through: 0, by: -1) where level < bandBase.levels.count && level < bandProbe.levels.count {
+                    let ls = Float(1 << level)
+                    w = IntensityAlignment.refine(base: bandBase.levels[level], probe: bandProbe.levels[level],
+                                                  gx: bandProbe.gradX[level], gy: bandProbe.gradY[level], warp: w.atLevel(scale: ls),
+                                                  fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1,
+                                                  iterations: level == 0 ? 6 : 12).fromLevel(scale: ls)
                 }
+                let c = IntensityAlignment.correlation(base: bb, probe: pb, warp: w, fraction: SkinComparator.cropFraction, stride: 2)
+                guard c >= Calibration.minimumCorrelation, c > best!.correlation else { continue }
+                let quadrants = Gate.tileCorrelations(base: bb, probe: pb, warp: w, fraction: SkinComparator.cropFraction, stride: 2, parts: 2)
+                guard (quadrants.min() ?? -1) >= Calibration.minimumQuadrantCorrelation else { continue }
+                best = Aligned(warp: w, method: .intensity, matches: matches.count, inliers: inliers, correlation: c)
+                // A clear match: the remaining seeds cannot change the verdict.
+                if c >= 0.5 { break }
             }
         }
         _ = pcx; _ = pcy
@@ -238,14 +254,7 @@ enum ChangeAnalysis {
             }
         }
         let hist = ColorGate.greyWorldHistogramDistance(B, P, valid: valid)
-        var reason: NotComparableReason?
-        if al.correlation < Calibration.minimumCorrelation || validFraction < 0.5 {
-            reason = .alignmentFailed
-        } else if median > Calibration.maximumMedianChange {
-            reason = .differentContent
-        } else if hist > Calibration.maximumHistogramDistance {
-            reason = .colourMismatch
-        }
+        let reason = Gate.reason(correlation: al.correlation, validFraction: validFraction, medianChange: median, histogramDistance: hist)
         let minSide = Double(min(bw, bh))
         let (sx, sy) = al.warp.apply(Float(bw - 1) / 2, Float(bh - 1) / 2)
         let summary = AlignmentSummary(

@@ -206,8 +206,9 @@ public struct PreparedPhoto: Sendable {
 ///    (ECC-like, with gain/offset, Huber-weighted so a local change does not pull the warp). With too few
 ///    matches, a coarse grid search seeds the intensity alignment. The "not comparable" correlation is taken on
 ///    band-pass luma clipped at 3 robust sigmas, so one strong new spot cannot dominate it. Only when that fails
-///    the gate, a wide search (scale 0.8-1.25, +-20 degrees) seeds three more refinements, scored on the band-pass
-///    planes lightly smoothed (sloppy blur and noise) and taken only when they reach the same threshold.
+///    the gate, a wide search on detrended coarse planes (scale 0.8-1.25, +-20 degrees) and the normal seed start
+///    three refinements on the band-pass planes lightly smoothed (sloppy blur, noise and uneven light), taken only
+///    when they reach the same threshold over the crop and a lower one in each of its quadrants.
 /// 2. Sample the baseline's central 60% square and the warped probe on a `mapSide` grid.
 /// 3. Fit the probe's colour to the baseline per channel in linear light with a trimmed least-squares
 ///    model `(g0 + gx*x + gy*y) * probe + offset` (a gain that may vary linearly across the frame, which

@@ -6,7 +6,13 @@ import Skin
 /// `index.tsv`); `cairn-bench skin --replay=DIR` compares those pairs again without rendering them, for fast
 /// iteration on the comparator. Both print the same report; the figures of a replay equal those of the run that
 /// dumped it when the comparator is unchanged.
+///
+/// Replay options: `--only=WORD,...` keeps the pairs whose level (careful, typical, sloppy) or kind (none, change,
+/// different) is listed, e.g. `--only=sloppy,different` (every sloppy pair plus every different-subject pair);
+/// `--no-sloppy`, `--limit=N` (every k-th pair), `--threads=N`, `--debug`, `--components=FILE.tsv`, `--heat=DIR`.
 enum SkinReplay {
+    static func kindName(_ kind: PairKind) -> String { kind == .noChange ? "none" : kind == .change ? "change" : "different" }
+
     /// Writes pairs as they are made.
     final class Dumper {
         let directory: URL
@@ -82,6 +88,9 @@ enum SkinReplay {
                               strength: Int(f[5]) ?? 0, magnitude: Double(f[6]) ?? 0, baseline: f[7], probe: f[8]))
         }
         var chosen = arguments.contains("--no-sloppy") ? all.filter { $0.level != .sloppy } : all
+        if let only = arguments.first(where: { $0.hasPrefix("--only=") }).map({ Set($0.dropFirst(7).split(separator: ",").map(String.init)) }) {
+            chosen = chosen.filter { only.contains($0.level.name) || only.contains(kindName($0.kind)) }
+        }
         if let limit = arguments.first(where: { $0.hasPrefix("--limit=") }).flatMap({ Int($0.dropFirst(8)) }) {
             chosen = stride(from: 0, to: chosen.count, by: max(1, chosen.count / max(1, limit))).map { chosen[$0] }
         }
@@ -118,10 +127,12 @@ enum SkinReplay {
         }
         let done = records.compactMap { $0 }
         if let file = arguments.first(where: { $0.hasPrefix("--components=") }).map({ String($0.dropFirst(13)) }) {
-            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\n"
+            var msById: [String: Double] = [:]
+            for (i, r) in records.enumerated() { if let r { msById[r.note] = times[i] } }
+            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\tmedian\thistogram\treason\tms\n"
             for r in done {
                 let d = r.result.diagnostics
-                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\n"
+                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\t\(d.medianChange)\t\(d.histogramDistance)\t\(r.result.reasonNotComparable?.rawValue ?? "-")\t\(String(format: "%.1f", msById[r.note] ?? 0))\n"
             }
             try out.write(toFile: file, atomically: true, encoding: .utf8)
         }
