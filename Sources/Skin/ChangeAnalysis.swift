@@ -215,13 +215,21 @@ enum ChangeAnalysis {
         qValid.reserveCapacity(count)
         for k in 0..<count where valid[k] { qValid.append(q.data[k]) }
         let medQ = Plane.quantile(qValid, 0.5)
-        // Clipped pixels (either photo) carry no usable colour: they stay out of the map.
+        // A pixel at white in some channel (either photo) carries no usable colour: its ΔE stays out of the map, while
+        // the texture and structure terms (detail in L) still count. At white in every channel it carries no detail
+        // either and leaves the map. (Bright skin photographed a little brighter clips its red channel first.)
+        var colourValid = valid
+        var detailCount = 0, colourCount = 0
         for k in 0..<count where valid[k] {
-            for c in 0..<3 where B[c][k] >= 0.985 || P[c][k] >= 0.985 { valid[k] = false }
+            var clipped = 0
+            for c in 0..<3 where B[c][k] >= 0.985 || P[c][k] >= 0.985 { clipped += 1 }
+            if clipped > 0 { colourValid[k] = false } else { colourCount += 1 }
+            if clipped == 3 { valid[k] = false } else { detailCount += 1 }
         }
+        let unclippedFraction = Float(detailCount) / Float(count)
         var d = [Float](repeating: 0, count: count)
         for k in 0..<count where valid[k] {
-            d[k] = dE[k] / Tuning.deltaEUnit + Tuning.textureWeight * textureTerm(ratio[k] - medRatio)
+            d[k] = (colourValid[k] ? dE[k] / Tuning.deltaEUnit : 0) + Tuning.textureWeight * textureTerm(ratio[k] - medRatio)
                 + Tuning.structureWeight * max(0, q.data[k] - medQ)
         }
         let map = Plane(width: n, height: n, data: d).boxBlurred(radius: Tuning.mapRadius)
@@ -253,8 +261,9 @@ enum ChangeAnalysis {
                 heat[y * m + x] = min(1, s / Float(f * f) / Float(Calibration.displayCeiling))
             }
         }
-        let hist = ColorGate.greyWorldHistogramDistance(B, P, valid: valid)
-        let reason = Gate.reason(correlation: al.correlation, validFraction: validFraction, medianChange: median, histogramDistance: hist)
+        let hist = ColorGate.greyWorldHistogramDistance(B, P, valid: colourValid)
+        let reason = Gate.reason(correlation: al.correlation, validFraction: validFraction, unclippedFraction: unclippedFraction,
+                                 medianChange: median, histogramDistance: hist)
         let minSide = Double(min(bw, bh))
         let (sx, sy) = al.warp.apply(Float(bw - 1) / 2, Float(bh - 1) / 2)
         let summary = AlignmentSummary(
@@ -267,7 +276,8 @@ enum ChangeAnalysis {
                                 comparable: reason == nil, reasonNotComparable: reason,
                                 changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
                                 diagnostics: ComparisonDiagnostics(medianChange: median, histogramDistance: hist, mapScore: mapScore,
-                                                                   displacement: displacement))
+                                                                   displacement: displacement, unclippedFraction: Double(unclippedFraction),
+                                                                   colourFraction: Double(colourCount) / Double(count)))
     }
 
     /// Calls `body` with read access to the data of three planes.

@@ -2,13 +2,19 @@ import Foundation
 
 /// The "not comparable" gate and the figures behind it.
 enum Gate {
-    /// Why two aligned photos are not comparable, nil when they are: the alignment correlation below
-    /// `Calibration.minimumCorrelation` or under half the crop inside the probe (alignment failed); a median change
-    /// above `Calibration.maximumMedianChange` while the photos line up only weakly (different content); a grey-world
-    /// histogram distance above `Calibration.maximumHistogramDistance` (colour mismatch).
-    static func reason(correlation: Float, validFraction: Float, medianChange: Double, histogramDistance: Double) -> NotComparableReason? {
+    /// Why two aligned photos are not comparable, nil when they are, in this order: the alignment correlation below
+    /// `Calibration.minimumCorrelation` or under half the crop inside the probe (alignment failed); under
+    /// `Calibration.minimumUnclippedFraction` of the crop left once pixels at white are set aside (too bright); and,
+    /// only while the photos line up weakly (below `Calibration.sameContentCorrelation`), a median change above
+    /// `Calibration.maximumMedianChange` (different content) or a grey-world histogram distance above
+    /// `Calibration.maximumHistogramDistance` (colour mismatch). Once the detail lines up clearly the photos show the
+    /// same area, and a large colour difference is exposure or a real change: the figure shows it instead of hiding it.
+    static func reason(correlation: Float, validFraction: Float, unclippedFraction: Float = 1, medianChange: Double,
+                       histogramDistance: Double) -> NotComparableReason? {
         if correlation < Calibration.minimumCorrelation || validFraction < 0.5 { return .alignmentFailed }
-        if medianChange > Calibration.maximumMedianChange && correlation < Calibration.sameContentCorrelation { return .differentContent }
+        if unclippedFraction < Calibration.minimumUnclippedFraction { return .tooBright }
+        guard correlation < Calibration.sameContentCorrelation else { return nil }
+        if medianChange > Calibration.maximumMedianChange { return .differentContent }
         if histogramDistance > Calibration.maximumHistogramDistance { return .colourMismatch }
         return nil
     }

@@ -30,6 +30,8 @@ public enum NotComparableReason: String, Sendable, Codable, CaseIterable {
     case colourMismatch
     /// One photo is (nearly) uniform: there is no detail to line the photos up with.
     case tooLittleDetail
+    /// Too little of the lined-up crop is left once pixels at white (in either photo) are set aside.
+    case tooBright
 
     /// A plain sentence for the compare page.
     public var userMessage: String {
@@ -38,6 +40,7 @@ public enum NotComparableReason: String, Sendable, Codable, CaseIterable {
         case .differentContent: return "These photos look like different areas, so they are not compared."
         case .colourMismatch: return "The colours differ too much to compare these photos."
         case .tooLittleDetail: return "A photo has too little detail to line the two photos up."
+        case .tooBright: return "Too much of a photo is washed out to white to compare it. A photo in softer light can be compared."
         }
     }
 }
@@ -112,13 +115,22 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public var mapScore: Double = 0
     /// The local-displacement part before weighting: how much better small blocks match after a local shift.
     public var displacement: Double = 0
+    /// Share of the central crop inside both photos and not at white in every channel of either (revision 3), 0...1:
+    /// where the change map has detail to compare.
+    public var unclippedFraction: Double = 1
+    /// Share of the central crop inside both photos with no channel at white in either (revision 3), 0...1: where
+    /// colour (ΔE) is compared too.
+    public var colourFraction: Double = 1
 
     /// Diagnostics from their figures.
-    public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0) {
+    public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
+                unclippedFraction: Double = 1, colourFraction: Double = 1) {
         self.medianChange = medianChange
         self.histogramDistance = histogramDistance
         self.mapScore = mapScore
         self.displacement = displacement
+        self.unclippedFraction = unclippedFraction
+        self.colourFraction = colourFraction
     }
 
     /// Decodes stored diagnostics; figures added after revision 1 default to 0 when absent.
@@ -128,6 +140,8 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         histogramDistance = try c.decode(Double.self, forKey: .histogramDistance)
         mapScore = try c.decodeIfPresent(Double.self, forKey: .mapScore) ?? 0
         displacement = try c.decodeIfPresent(Double.self, forKey: .displacement) ?? 0
+        unclippedFraction = try c.decodeIfPresent(Double.self, forKey: .unclippedFraction) ?? 1
+        colourFraction = try c.decodeIfPresent(Double.self, forKey: .colourFraction) ?? 1
     }
 }
 

@@ -129,10 +129,10 @@ enum SkinReplay {
         if let file = arguments.first(where: { $0.hasPrefix("--components=") }).map({ String($0.dropFirst(13)) }) {
             var msById: [String: Double] = [:]
             for (i, r) in records.enumerated() { if let r { msById[r.note] = times[i] } }
-            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\tmedian\thistogram\treason\tms\n"
+            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\tmedian\thistogram\treason\tms\tunclipped\n"
             for r in done {
                 let d = r.result.diagnostics
-                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\t\(d.medianChange)\t\(d.histogramDistance)\t\(r.result.reasonNotComparable?.rawValue ?? "-")\t\(String(format: "%.1f", msById[r.note] ?? 0))\n"
+                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\t\(d.medianChange)\t\(d.histogramDistance)\t\(r.result.reasonNotComparable?.rawValue ?? "-")\t\(String(format: "%.1f", msById[r.note] ?? 0))\t\(d.unclippedFraction)\n"
             }
             try out.write(toFile: file, atomically: true, encoding: .utf8)
         }

@@ -19,8 +19,21 @@ private func identity(_ p: Plane) -> Similarity {
     #expect(Gate.reason(correlation: ok, validFraction: 1, medianChange: 0.1, histogramDistance: 0) == nil)
     #expect(Gate.reason(correlation: Calibration.minimumCorrelation - 0.01, validFraction: 1, medianChange: 0.1, histogramDistance: 0) == .alignmentFailed)
     #expect(Gate.reason(correlation: ok, validFraction: 0.4, medianChange: 0.1, histogramDistance: 0) == .alignmentFailed)
-    #expect(Gate.reason(correlation: ok, validFraction: 1, medianChange: 0.1,
+    let weak = (Calibration.minimumCorrelation + Calibration.sameContentCorrelation) / 2
+    #expect(Gate.reason(correlation: weak, validFraction: 1, medianChange: 0.1,
                         histogramDistance: Calibration.maximumHistogramDistance + 0.1) == .colourMismatch)
+    #expect(Gate.reason(correlation: ok, validFraction: 1, unclippedFraction: Calibration.minimumUnclippedFraction - 0.01,
+                        medianChange: 0.1, histogramDistance: 0) == .tooBright)
+}
+
+@Test func aColourDifferenceBetweenPhotosThatLineUpClearlyIsShownNotHidden() {
+    // Same detail, other colours: exposure, or a real change the figure should show.
+    #expect(Gate.reason(correlation: Calibration.sameContentCorrelation, validFraction: 1, medianChange: 0.1,
+                        histogramDistance: 1) == nil)
+    // Alignment and white come first.
+    #expect(Gate.reason(correlation: Calibration.minimumCorrelation - 0.01, validFraction: 1, unclippedFraction: 0,
+                        medianChange: 5, histogramDistance: 1) == .alignmentFailed)
+    #expect(Gate.reason(correlation: 0.9, validFraction: 1, unclippedFraction: 0, medianChange: 5, histogramDistance: 1) == .tooBright)
 }
 
 @Test func aLargeMedianChangeIsDifferentContentOnlyWhenThePhotosLineUpWeakly() {

@@ -140,3 +140,37 @@ import Testing
     #expect(try JSONDecoder().decode(ComparisonDiagnostics.self, from: JSONEncoder().encode(now)) == now)
     #expect(throws: DecodingError.self) { try JSONDecoder().decode(ComparisonDiagnostics.self, from: Data("{}".utf8)) }
 }
+
+/// `image` with its red channel multiplied by `gain` and clipped at white (bright skin a little over-exposed).
+private func redClipped(_ image: RGBImage, gain: Float) -> RGBImage {
+    var px = image.pixels
+    for i in stride(from: 0, to: px.count, by: 3) { px[i] = UInt8(min(255, (Float(px[i]) * gain).rounded())) }
+    return RGBImage(width: image.width, height: image.height, pixels: px)
+}
+
+@Test func aProbeWithItsRedChannelAtWhiteIsStillComparedByItsDetail() throws {
+    let scene = TestImages.scene(seed: 21)
+    let base = TestImages.photo(scene)
+    let probe = redClipped(TestImages.photo(scene, shiftX: 0.02, rotation: 2), gain: 3)
+    let redAtWhite = stride(from: 0, to: probe.pixels.count, by: 3).filter { probe.pixels[$0] == 255 }.count
+    #expect(redAtWhite * 2 > probe.width * probe.height)
+    let r = try SkinComparator.compare(baseline: base, probe: probe)
+    #expect(r.comparable)
+    #expect(r.similarityPercent != nil)
+    #expect(r.diagnostics.unclippedFraction > 0.9)
+    #expect(r.diagnostics.colourFraction < 0.5)
+}
+
+@Test func aProbeWashedOutToWhiteIsTooBrightToCompare() throws {
+    let base = TestImages.photo(TestImages.scene(seed: 22))
+    // Everything but the darkest tenth of the photo at white in every channel: the dark detail still lines up.
+    let greens = stride(from: 1, to: base.pixels.count, by: 3).map { base.pixels[$0] }.sorted()
+    let cut = greens[greens.count / 10]
+    var px = base.pixels
+    for i in stride(from: 0, to: px.count, by: 3) where px[i + 1] > cut { px[i] = 255; px[i + 1] = 255; px[i + 2] = 255 }
+    let r = try SkinComparator.compare(baseline: base, probe: RGBImage(width: base.width, height: base.height, pixels: px))
+    #expect(!r.comparable)
+    #expect(r.similarityPercent == nil)
+    #expect(r.reasonNotComparable == .tooBright)
+    #expect(r.diagnostics.unclippedFraction < Double(Calibration.minimumUnclippedFraction))
+}
