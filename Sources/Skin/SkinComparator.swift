@@ -122,6 +122,17 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     /// colour (ΔE) is compared too.
     public var colourFraction: Double = 1
 
+    /// Below this `colourFraction` a comparable result says that colour was compared on part of the area only.
+    public static let partialColourLimit = 0.5
+
+    /// A plain sentence when much of a photo is washed out to white in some channel, so that colour was compared on
+    /// under half of the area and the rest by its detail only; nil otherwise.
+    public var partialColourMessage: String? {
+        guard colourFraction < Self.partialColourLimit else { return nil }
+        let share = Int((colourFraction * 100).rounded(.down))
+        return "Part of a photo is washed out to white, so colour was compared on \(share)% of the area only; the rest is compared by its detail."
+    }
+
     /// Diagnostics from their figures.
     public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
                 unclippedFraction: Double = 1, colourFraction: Double = 1) {

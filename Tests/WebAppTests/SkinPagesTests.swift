@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Imaging
 import Skin
 import Storage
 import Testing
@@ -83,6 +84,28 @@ final class SkinWebVault {
         try v.app.settings.setFlag(SettingsPages.comparisonDetailsFlag, true)
         #expect(v.get(path).bodyText.contains("id=\"raw-score\""))
         #expect(v.get("/skin/areas/\(area.id.rawValue)").bodyText.contains("Raw score"))
+    }
+
+    @Test func aPhotoWithMuchOfItsRedChannelAtWhiteSaysColourWasComparedOnPartOfTheArea() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        let base = SkinDemo.photo(index: 0, count: 6, seed: 4)
+        var bright = base.pixels
+        for i in stride(from: 0, to: bright.count, by: 3) { bright[i] = UInt8(min(255, Int(bright[i]) * 3)) }
+        let pipeline = ImagePipeline()
+        try v.app.skin.log(photo: pipeline.encodeJPEG(base, quality: 92), in: area.id, capturedAt: Date(timeIntervalSince1970: 1_780_000_000))
+        let probe = try v.app.skin.log(photo: pipeline.encodeJPEG(RGBImage(width: base.width, height: base.height, pixels: bright), quality: 92),
+                                       in: area.id, capturedAt: Date(timeIntervalSince1970: 1_780_086_400))
+        let view = try v.app.skin.comparison(of: probe.id, in: area.id)
+        let diagnostics = try #require(view.details?.diagnostics)
+        #expect(diagnostics.colourFraction < ComparisonDiagnostics.partialColourLimit)
+        let page = v.get("/skin/areas/\(area.id.rawValue)/entries/\(probe.id.rawValue)").bodyText
+        #expect(page.contains("id=\"similarity\""))
+        #expect(page.contains("id=\"partial-colour\"") && page.contains("washed out to white"))
+        expectCalm(page)
+        // An ordinary pair says nothing of the kind.
+        let entries = try SkinDemo.generate(count: 2, seed: 4, into: v.app.skin.addArea(name: "Leg").id, service: v.app.skin, now: Date())
+        #expect(!v.get("/skin/areas/\(entries[1].areaID.rawValue)/entries/\(entries[1].id.rawValue)").bodyText.contains("partial-colour"))
     }
 
     @Test func anotherAreasEntryIsNotFoundUnderThisArea() throws {

@@ -235,6 +235,7 @@ struct SkinCompareCommand: Command {
         guard let c = view.comparison else { console.print("No comparison is stored for this photo."); return }
         if let s = c.similarityPercent {
             console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
+            if let partial = view.details?.diagnostics.partialColourMessage { console.print(partial) }
         } else {
             console.print("Not comparable: \(c.reasonNotComparable?.userMessage ?? NotComparableReason.alignmentFailed.userMessage)")
         }

@@ -154,6 +154,9 @@ enum SkinPages {
                 <p class="skin-verdict"><span class="skin-big" id="similarity">\(percent(s))</span> <span>visual similarity to the first photo</span></p>
                 \(disclaimer(.similarity))
                 """
+                if let partial = v.details?.diagnostics.partialColourMessage {
+                    figure += "<p class=\"skin-partial\" id=\"partial-colour\">\(HTML.escape(partial))</p>"
+                }
                 heat = """
                 <input type="checkbox" id="heat-toggle" class="skin-heat-toggle"><label for="heat-toggle" class="skin-heat-label">Show where the photos differ</label>
                 """
