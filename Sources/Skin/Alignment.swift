@@ -300,6 +300,55 @@ enum Keypoints {
 
 // MARK: - Intensity alignment (ECC-like Gauss-Newton with gain/offset, coarse-to-fine)
 
+/// Sums behind a normalised cross-correlation of the baseline's central square and the warped probe, per tile of a
+/// `parts` x `parts` grid over that square (one tile for the whole square).
+struct CorrelationSums {
+    var sb: Double = 0, sp: Double = 0, sbb: Double = 0, spp: Double = 0, sbp: Double = 0, count: Double = 0
+
+    /// The correlation of the collected samples; nil when either side is flat.
+    var correlation: Double? {
+        let cov = sbp / count - sb / count * sp / count
+        let vb = sbb / count - (sb / count) * (sb / count), vp = spp / count - (sp / count) * (sp / count)
+        guard vb > 1e-12, vp > 1e-12 else { return nil }
+        return cov / (vb * vp).squareRoot()
+    }
+
+    /// Samples every `stride` pixels of the central square (side `fraction` of the shorter side) whose warped point
+    /// lies inside the probe; returns the sums of each tile, row-major, and the sample count of a full tile.
+    static func collect(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int,
+                        parts: Int) -> (tiles: [CorrelationSums], perTile: Double) {
+        let side = Float(min(base.width, base.height)) * fraction
+        let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
+        let n = Int(side)
+        var tiles = [CorrelationSums](repeating: CorrelationSums(), count: parts * parts)
+        base.data.withUnsafeBufferPointer { b in
+            probe.data.withUnsafeBufferPointer { p in
+                tiles.withUnsafeMutableBufferPointer { tiles in
+                var y = y0
+                while y < y0 + n {
+                    let ty = parts == 1 ? 0 : min(parts - 1, (y - y0) * parts / n)
+                    var x = x0
+                    while x < x0 + n {
+                        let (u, v) = warp.apply(Float(x), Float(y))
+                        if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
+                            let t = parts == 1 ? 0 : ty * parts + min(parts - 1, (x - x0) * parts / n)
+                            let bv = Double(b[y * base.width + x])
+                            let pv = Double(Plane.sample(p, probe.width, probe.height, u, v))
+                            tiles[t].sb += bv; tiles[t].sp += pv; tiles[t].sbb += bv * bv; tiles[t].spp += pv * pv
+                            tiles[t].sbp += bv * pv; tiles[t].count += 1
+                        }
+                        x += stride
+                    }
+                    y += stride
+                }
+                }
+            }
+        }
+        let tileSide = n / parts
+        return (tiles, Double(((tileSide + stride - 1) / stride) * ((tileSide + stride - 1) / stride)))
+    }
+}
+
 struct Pyramid: Sendable {
     var levels: [Plane]
     var gradX: [Plane]
@@ -333,36 +382,14 @@ struct Pyramid: Sendable {
 
 enum IntensityAlignment {
     /// Normalised cross-correlation between the baseline region and the warped probe at one level;
-    /// `fraction` is the side of the central square used, relative to the shorter side.
+    /// `fraction` is the side of the central square used, relative to the shorter side. Scaled down when under 90% of
+    /// the samples fall inside the probe.
     static func correlation(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int) -> Float {
-        let side = Float(min(base.width, base.height)) * fraction
-        let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
-        let n = Int(side)
-        var sb: Double = 0, sp: Double = 0, sbb: Double = 0, spp: Double = 0, sbp: Double = 0, cnt: Double = 0
-        base.data.withUnsafeBufferPointer { b in
-            probe.data.withUnsafeBufferPointer { p in
-                var y = y0
-                while y < y0 + n {
-                    var x = x0
-                    while x < x0 + n {
-                        let (u, v) = warp.apply(Float(x), Float(y))
-                        if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
-                            let bv = Double(b[y * base.width + x])
-                            let pv = Double(Plane.sample(p, probe.width, probe.height, u, v))
-                            sb += bv; sp += pv; sbb += bv * bv; spp += pv * pv; sbp += bv * pv; cnt += 1
-                        }
-                        x += stride
-                    }
-                    y += stride
-                }
-            }
-        }
-        guard cnt > 16 else { return -1 }
-        let cov = sbp / cnt - sb / cnt * sp / cnt
-        let vb = sbb / cnt - (sb / cnt) * (sb / cnt), vp = spp / cnt - (sp / cnt) * (sp / cnt)
-        guard vb > 1e-12, vp > 1e-12 else { return 0 }
-        let coverage = cnt / Double(((n + stride - 1) / stride) * ((n + stride - 1) / stride))
-        return Float(cov / (vb * vp).squareRoot() * min(1, coverage / 0.9))
+        let (sums, perTile) = CorrelationSums.collect(base: base, probe: probe, warp: warp, fraction: fraction, stride: stride, parts: 1)
+        let s = sums[0]
+        guard s.count > 16 else { return -1 }
+        let coverage = s.count / perTile
+        return s.correlation.map { Float($0 * min(1, coverage / 0.9)) } ?? 0
     }
 
     /// Gauss-Newton refinement of `warp` at one pyramid level.

@@ -32,39 +32,10 @@ enum Gate {
     /// central crop (side `fraction` of the shorter side), sampled every `stride` pixels; tiles with too few
     /// samples inside the probe give -1.
     static func tileCorrelations(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int, parts: Int) -> [Float] {
-        let side = Float(min(base.width, base.height)) * fraction
-        let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
-        let n = Int(side)
-        let tiles = parts * parts
-        var sb = [Double](repeating: 0, count: tiles), sp = sb, sbb = sb, spp = sb, sbp = sb, cnt = sb
-        base.data.withUnsafeBufferPointer { b in
-            probe.data.withUnsafeBufferPointer { p in
-                var y = y0
-                while y < y0 + n {
-                    let ty = min(parts - 1, (y - y0) * parts / n)
-                    var x = x0
-                    while x < x0 + n {
-                        let (u, v) = warp.apply(Float(x), Float(y))
-                        if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
-                            let t = ty * parts + min(parts - 1, (x - x0) * parts / n)
-                            let bv = Double(b[y * base.width + x])
-                            let pv = Double(Plane.sample(p, probe.width, probe.height, u, v))
-                            sb[t] += bv; sp[t] += pv; sbb[t] += bv * bv; spp[t] += pv * pv; sbp[t] += bv * pv; cnt[t] += 1
-                        }
-                        x += stride
-                    }
-                    y += stride
-                }
-            }
-        }
-        let full = Double((n / parts + stride - 1) / stride * ((n / parts + stride - 1) / stride))
-        return (0..<tiles).map { t in
-            guard cnt[t] > 0.5 * full, cnt[t] > 16 else { return -1 }
-            let c = cnt[t]
-            let cov = sbp[t] / c - sb[t] / c * sp[t] / c
-            let vb = sbb[t] / c - (sb[t] / c) * (sb[t] / c), vp = spp[t] / c - (sp[t] / c) * (sp[t] / c)
-            guard vb > 1e-12, vp > 1e-12 else { return 0 }
-            return Float(cov / (vb * vp).squareRoot())
+        let (tiles, full) = CorrelationSums.collect(base: base, probe: probe, warp: warp, fraction: fraction, stride: stride, parts: parts)
+        return tiles.map { t in
+            guard t.count > 0.5 * full, t.count > 16 else { return -1 }
+            return t.correlation.map { Float($0) } ?? 0
         }
     }
 }
