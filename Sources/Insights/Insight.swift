@@ -57,32 +57,34 @@ public struct Insight: Hashable, Sendable, Codable {
     public let unit: String
     /// Qualified finding or ongoing observation.
     public let status: InsightStatus
+    /// The before/after comparison behind this insight.
+    public let result: BeforeAfterResult
     /// 14 or 28.
-    public let windowDays: Int
+    public var windowDays: Int { result.windowDays }
     /// The days before the change.
-    public let before: ClosedRange<LocalDay>
+    public var before: ClosedRange<LocalDay> { result.before }
     /// The days from the change on.
-    public let after: ClosedRange<LocalDay>
+    public var after: ClosedRange<LocalDay> { result.after }
     /// Days with a value before.
-    public let beforeCount: Int
+    public var beforeCount: Int { result.beforeCount }
     /// Days with a value from the change on.
-    public let afterCount: Int
+    public var afterCount: Int { result.afterCount }
     /// Values needed on each side.
-    public let minimumCount: Int
+    public var minimumCount: Int { BeforeAfterAnalysis.minimumValidDays(result.windowDays) }
     /// True when both sides have enough values.
-    public let enoughData: Bool
+    public var enoughData: Bool { result.enoughData }
     /// Plain mean before.
-    public let beforeMean: Double?
+    public var beforeMean: Double? { result.beforeMean }
     /// Plain mean after.
-    public let afterMean: Double?
+    public var afterMean: Double? { result.afterMean }
     /// After minus before (weekday pattern removed).
-    public let difference: Double?
+    public var difference: Double? { result.difference }
     /// The 95% interval of the difference.
-    public let interval: ClosedRange<Double>?
+    public var interval: ClosedRange<Double>? { result.interval }
     /// Hedges' g.
-    public let hedgesG: Double?
+    public var hedgesG: Double? { result.hedgesG }
     /// The p-value of the difference.
-    public let pValue: Double?
+    public var pValue: Double? { result.pValue }
     /// The Benjamini-Hochberg adjusted p-value across the metrics tested for this change.
     public let adjustedPValue: Double?
     /// One sentence in the allowed wording.
@@ -105,19 +107,7 @@ public struct Insight: Hashable, Sendable, Codable {
         self.metricName = metricName
         self.unit = unit
         self.status = status
-        windowDays = result.windowDays
-        before = result.before
-        after = result.after
-        beforeCount = result.beforeCount
-        afterCount = result.afterCount
-        minimumCount = BeforeAfterAnalysis.minimumValidDays(result.windowDays)
-        enoughData = result.enoughData
-        beforeMean = result.beforeMean
-        afterMean = result.afterMean
-        difference = result.difference
-        interval = result.interval
-        hedgesG = result.hedgesG
-        pValue = result.pValue
+        self.result = result
         self.adjustedPValue = adjustedPValue
         self.summary = summary
         self.limitations = limitations
@@ -170,24 +160,23 @@ public struct Insight: Hashable, Sendable, Codable {
         metricName = try c.decode(String.self, forKey: .metricName)
         unit = try c.decode(String.self, forKey: .unit)
         status = try c.decode(InsightStatus.self, forKey: .status)
-        windowDays = try c.decode(Int.self, forKey: .windowDays)
-        before = try LocalDay.decoded(c, .beforeFrom)...LocalDay.decoded(c, .beforeTo)
-        after = try LocalDay.decoded(c, .afterFrom)...LocalDay.decoded(c, .afterTo)
-        beforeCount = try c.decode(Int.self, forKey: .beforeCount)
-        afterCount = try c.decode(Int.self, forKey: .afterCount)
-        minimumCount = try c.decode(Int.self, forKey: .minimumCount)
-        enoughData = try c.decode(Bool.self, forKey: .enoughData)
-        beforeMean = try c.decodeIfPresent(Double.self, forKey: .beforeMean)
-        afterMean = try c.decodeIfPresent(Double.self, forKey: .afterMean)
-        difference = try c.decodeIfPresent(Double.self, forKey: .difference)
+        let interval: ClosedRange<Double>?
         if let low = try c.decodeIfPresent(Double.self, forKey: .intervalLow),
            let high = try c.decodeIfPresent(Double.self, forKey: .intervalHigh), low <= high {
             interval = low...high
         } else {
             interval = nil
         }
-        hedgesG = try c.decodeIfPresent(Double.self, forKey: .hedgesG)
-        pValue = try c.decodeIfPresent(Double.self, forKey: .pValue)
+        result = BeforeAfterResult(
+            windowDays: try c.decode(Int.self, forKey: .windowDays),
+            before: try LocalDay.decoded(c, .beforeFrom)...LocalDay.decoded(c, .beforeTo),
+            after: try LocalDay.decoded(c, .afterFrom)...LocalDay.decoded(c, .afterTo),
+            beforeCount: try c.decode(Int.self, forKey: .beforeCount), afterCount: try c.decode(Int.self, forKey: .afterCount),
+            enoughData: try c.decode(Bool.self, forKey: .enoughData),
+            beforeMean: try c.decodeIfPresent(Double.self, forKey: .beforeMean),
+            afterMean: try c.decodeIfPresent(Double.self, forKey: .afterMean),
+            difference: try c.decodeIfPresent(Double.self, forKey: .difference), interval: interval,
+            hedgesG: try c.decodeIfPresent(Double.self, forKey: .hedgesG), pValue: try c.decodeIfPresent(Double.self, forKey: .pValue))
         adjustedPValue = try c.decodeIfPresent(Double.self, forKey: .adjustedPValue)
         summary = try c.decode(String.self, forKey: .summary)
         limitations = try c.decode([String].self, forKey: .limitations)

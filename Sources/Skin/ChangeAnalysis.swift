@@ -199,8 +199,11 @@ enum ChangeAnalysis {
             }
         }
         // Texture term: local high-pass energy ratio, relative to its median.
-        let bHP = highPassEnergy(Plane(width: n, height: n, data: bLab[0]))
-        let pHP = highPassEnergy(Plane(width: n, height: n, data: pLab[0]))
+        // Band-pass L of both (sigma ~2.3 high-pass), shared by the texture and the structure terms.
+        let bBand = Plane(width: n, height: n, data: bLab[0]).highPassed(radius: 2, passes: 2)
+        let pBand = Plane(width: n, height: n, data: pLab[0]).highPassed(radius: 2, passes: 2)
+        let bHP = highPassEnergy(bBand)
+        let pHP = highPassEnergy(pBand)
         var ratio = [Float](repeating: 0, count: count)
         var ratioValid: [Float] = []
         ratioValid.reserveCapacity(count)
@@ -210,7 +213,7 @@ enum ChangeAnalysis {
         }
         let medRatio = Plane.quantile(ratioValid, 0.5)
         // Structure term: 1 - local correlation of band-pass L (7x7), relative to its median.
-        let q = structureDissimilarity(Plane(width: n, height: n, data: bLab[0]), Plane(width: n, height: n, data: pLab[0]))
+        let q = structureDissimilarity(bBand, pBand)
         var qValid: [Float] = []
         qValid.reserveCapacity(count)
         for k in 0..<count where valid[k] { qValid.append(q.data[k]) }
@@ -291,36 +294,29 @@ enum ChangeAnalysis {
     /// typical AUC 0.894 against 0.915 on the quick bench).
     @inline(__always) static func textureTerm(_ x: Float) -> Float { abs(x) }
 
-    /// sqrt of the local mean of (L - blur(L))^2 over a 5x5 window.
-    static func highPassEnergy(_ l: Plane) -> Plane {
-        let lo = l.boxBlurred(radius: 2).boxBlurred(radius: 2)
-        var sq = l.data
-        for k in sq.indices { let v = l.data[k] - lo.data[k]; sq[k] = v * v }
-        var e = Plane(width: l.width, height: l.height, data: sq).boxBlurred(radius: 2)
+    /// sqrt of the local mean of the squared band-pass L (`band`: L minus its blur) over a 5x5 window.
+    static func highPassEnergy(_ band: Plane) -> Plane {
+        var sq = band.data
+        for k in sq.indices { sq[k] = band.data[k] * band.data[k] }
+        var e = Plane(width: band.width, height: band.height, data: sq).boxBlurred(radius: 2)
         // The running-sum box mean can dip a hair below 0 on flat areas (a large uniform spot): clamp before the
         // root, or NaN would reach the score.
         for k in e.data.indices { e.data[k] = max(0, e.data[k]).squareRoot() }
         return e
     }
 
-    /// 1 - local correlation (7x7 window) of band-pass L; flat windows tend to 1 via the constant.
-    static func structureDissimilarity(_ b: Plane, _ p: Plane) -> Plane {
-        func band(_ x: Plane) -> Plane {
-            let lo = x.boxBlurred(radius: 2).boxBlurred(radius: 2)
-            var o = x
-            for i in o.data.indices { o.data[i] -= lo.data[i] }
-            return o
-        }
-        let bb = band(b), pb = band(p)
+    /// 1 - local correlation (7x7 window) of the band-pass L planes `bb` and `pb`; flat windows tend to 1 via the
+    /// constant.
+    static func structureDissimilarity(_ bb: Plane, _ pb: Plane) -> Plane {
         let n = bb.data.count
         var bp = [Float](repeating: 0, count: n), b2 = bp, p2 = bp
         for i in 0..<n { bp[i] = bb.data[i] * pb.data[i]; b2[i] = bb.data[i] * bb.data[i]; p2[i] = pb.data[i] * pb.data[i] }
         let r = 3
         let mb = bb.boxBlurred(radius: r), mp = pb.boxBlurred(radius: r)
-        let mbp = Plane(width: b.width, height: b.height, data: bp).boxBlurred(radius: r)
-        let mb2 = Plane(width: b.width, height: b.height, data: b2).boxBlurred(radius: r)
-        let mp2 = Plane(width: b.width, height: b.height, data: p2).boxBlurred(radius: r)
-        var out = Plane(width: b.width, height: b.height)
+        let mbp = Plane(width: bb.width, height: bb.height, data: bp).boxBlurred(radius: r)
+        let mb2 = Plane(width: bb.width, height: bb.height, data: b2).boxBlurred(radius: r)
+        let mp2 = Plane(width: bb.width, height: bb.height, data: p2).boxBlurred(radius: r)
+        var out = Plane(width: bb.width, height: bb.height)
         let c = Tuning.structureConstant
         for i in 0..<n {
             let vb = max(0, mb2.data[i] - mb.data[i] * mb.data[i]), vp = max(0, mp2.data[i] - mp.data[i] * mp.data[i])
@@ -496,13 +492,7 @@ enum BlockTerms {
     static func displacement(base: Plane, probe: Plane, valid: [Bool]) -> Double {
         let n = base.width
         // Band-pass (sigma ~1.15 minus ~3.5): detail without shading, sensor noise smoothed away.
-        func band(_ x: Plane) -> Plane {
-            let s1 = x.boxBlurred(radius: 1)
-            let lo = s1.boxBlurred(radius: 3).boxBlurred(radius: 3)
-            var mid = s1
-            for i in mid.data.indices { mid.data[i] -= lo.data[i] }
-            return mid
-        }
+        func band(_ x: Plane) -> Plane { x.boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
         let bm = band(base), pm = band(probe)
         var disp: [Float] = []
         let bs = block, r = reach

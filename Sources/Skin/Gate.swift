@@ -21,12 +21,7 @@ enum Gate {
 
     /// `x` minus its 3x3-box-smoothed-three-times self (sigma about 1.4 pixels): shading and colour-cast gradients
     /// removed, so that a coarse search follows detail rather than lighting.
-    static func detrended(_ x: Plane) -> Plane {
-        let lo = x.boxBlurred(radius: 1).boxBlurred(radius: 1).boxBlurred(radius: 1)
-        var o = x
-        for i in o.data.indices { o.data[i] -= lo.data[i] }
-        return o
-    }
+    static func detrended(_ x: Plane) -> Plane { x.highPassed(radius: 1, passes: 3) }
 
     /// Normalised cross-correlation of `base` and the warped `probe` in each of the `parts` x `parts` tiles of the
     /// central crop (side `fraction` of the shorter side), sampled every `stride` pixels; tiles with too few

@@ -116,6 +116,15 @@ struct Plane: Sendable {
         return Plane(width: w, height: h, data: out)
     }
 
+    /// The plane minus its box mean of radius `r` applied `passes` times: detail without shading.
+    func highPassed(radius r: Int, passes: Int) -> Plane {
+        var lo = self
+        for _ in 0..<passes { lo = lo.boxBlurred(radius: r) }
+        var out = self
+        for i in out.data.indices { out.data[i] -= lo.data[i] }
+        return out
+    }
+
     func convolvedSeparable(kernel: [Float]) -> Plane {
         let r = kernel.count / 2
         let w = width, h = height

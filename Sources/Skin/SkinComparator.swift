@@ -301,9 +301,7 @@ public enum SkinComparator {
         let smooth = norm.boxBlurred(radius: 1).boxBlurred(radius: 1)
         let kps = sd > 0.004 ? Keypoints.detect(gray: norm, smoothed: smooth) : []
         // Three box passes of radius 3 approximate a Gaussian of sigma 3.5.
-        let wide = gray.boxBlurred(radius: 3).boxBlurred(radius: 3).boxBlurred(radius: 3)
-        var band = gray
-        for i in band.data.indices { band.data[i] -= wide.data[i] }
+        var band = gray.highPassed(radius: 3, passes: 3)
         // Clipped at 3 robust sigmas, so that one strong new feature (a dark spot) cannot dominate the
         // alignment correlation and make a changed photo of the same subject look "not comparable".
         let mad = Plane.quantile(stride(from: 0, to: band.data.count, by: 4).map { abs(band.data[$0]) }, 0.5) * 1.4826

@@ -48,3 +48,12 @@ func boxBlurMatchesTheWindowMeanAtEveryPixelWhateverTheRowCount(w: Int, h: Int, 
     let single = Plane(width: 1, height: 1, data: [0.25])
     #expect(single.sample(3, -2) == 0.25)
 }
+
+@Test func highPassingRemovesTheBlurredPlaneAndLeavesNothingOfAFlatOne() {
+    let p = ramp(12, 9)
+    let high = p.highPassed(radius: 2, passes: 2)
+    let lo = p.boxBlurred(radius: 2).boxBlurred(radius: 2)
+    for i in high.data.indices { #expect(high.data[i] == p.data[i] - lo.data[i]) }
+    let flat = Plane(width: 7, height: 5, value: 0.4).highPassed(radius: 1, passes: 3)
+    #expect(flat.data.allSatisfy { abs($0) < 1e-6 })
+}
