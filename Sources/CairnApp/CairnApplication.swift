@@ -20,19 +20,21 @@ public final class CairnApplication: Sendable {
     /// The one way photos enter the vault.
     public let photoIntake: PhotoIntake
     /// The Skin journal: areas, photos and their stored comparisons.
-    public let skin: SkinService
+    public var skin: SkinService { built.skin.value }
     /// The Smile journal.
-    public let smile: SmileService
+    public var smile: SmileService { built.smile.value }
     /// Products, schedules, Today, the intake ledger, exposure and supply.
-    public let regimen: RegimenService
+    public var regimen: RegimenService { built.regimen.value }
     /// Outcome series: metric definitions, manual entries, the outcome CSV import and the daily series.
-    public let outcomes: OutcomeService
+    public var outcomes: OutcomeService { built.outcomes.value }
     /// Apple Health data imported read-only from the Health app's export.
-    public let health: HealthService
+    public var health: HealthService { built.health.value }
     /// Regimen insights: exposure changes compared with outcome series.
-    public let insights: InsightService
+    public var insights: InsightService { built.insights.value }
     /// The source of "now" for every service.
     public let clock: any Clock
+    /// The journals' services, each built on first use: a command pays only for the journals it touches.
+    private let built: Services
 
     /// Opens (creating on first use) the vault that `dataDirectory` or the environment names, and migrates its
     /// database.
@@ -53,22 +55,65 @@ public final class CairnApplication: Sendable {
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
-        skin = SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock)
-        smile = SmileService(database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
-                             locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
+        built = Services(database: database, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
+                         outcomeSeries: outcomeSeries)
         // Files left by an interrupted write (a crash, a power cut) are removed on every open.
         _ = try photoStore.sweep()
         // Comparisons stored by an older comparator revision are recomputed once, for the current revision
         // (never mixed); a photo that cannot be read leaves its entry "not compared yet" rather than stop the app.
         _ = try? skin.recompareOutdatedAreas()
-        regimen = RegimenService(database: database, clock: clock)
-        let health = HealthService(database: database, clock: clock)
-        self.health = health
         // An upload left by an interrupted Apple Health import is removed on every open, like a photo write.
         health.removeLeftoverUploads()
-        let outcomes = OutcomeService(database: database, clock: clock, healthDailyValues: { try health.dailyValues() })
-        self.outcomes = outcomes
-        insights = InsightService(database: database, regimen: regimen, clock: clock,
-                                  series: outcomeSeries ?? { try outcomes.dailySeries().map(MetricSeriesInput.init) })
+    }
+}
+
+extension CairnApplication {
+    /// Every journal's service, each made on first use by whichever thread asks first, then shared. Making one
+    /// is cheap and touches nothing: a service opens no file and runs no query until it is called.
+    private final class Services: Sendable {
+        let skin: Built<SkinService>
+        let smile: Built<SmileService>
+        let regimen: Built<RegimenService>
+        let health: Built<HealthService>
+        let outcomes: Built<OutcomeService>
+        let insights: Built<InsightService>
+
+        init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
+             outcomeSeries: InsightService.SeriesProvider?) {
+            skin = Built { SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock) }
+            smile = Built {
+                SmileService(database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
+                             locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
+            }
+            let regimen = Built { RegimenService(database: database, clock: clock) }
+            let health = Built { HealthService(database: database, clock: clock) }
+            let outcomes = Built { OutcomeService(database: database, clock: clock, healthDailyValues: { try health.value.dailyValues() }) }
+            insights = Built {
+                InsightService(database: database, regimen: regimen.value, clock: clock,
+                               series: outcomeSeries ?? { try outcomes.value.dailySeries().map(MetricSeriesInput.init) })
+            }
+            self.regimen = regimen
+            self.health = health
+            self.outcomes = outcomes
+        }
+    }
+
+    /// A value made once, on first use.
+    private final class Built<Value: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var made: Value?
+        private let make: @Sendable () -> Value
+
+        init(_ make: @escaping @Sendable () -> Value) { self.make = make }
+
+        /// The value, made now if this is the first use (under the lock: two threads never make two).
+        var value: Value {
+            lock.withLock {
+                if let made { return made }
+                let value = make()
+                made = value
+                return value
+            }
+        }
     }
 }

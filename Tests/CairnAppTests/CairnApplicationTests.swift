@@ -39,3 +39,17 @@ import Testing
     #expect(app.vault.directory.lastPathComponent == "explicit")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("env").path))
 }
+
+@Test func eachJournalsServiceIsMadeOnceAndSharedByEveryCaller() async throws {
+    let vault = try TestVault()
+    let app = vault.app
+    // Made on first use, from whichever thread asks first: every caller gets the same one (Smile holds uploads
+    // in memory between requests, so two would lose them).
+    let smiles = await withTaskGroup(of: ObjectIdentifier.self) { group in
+        for _ in 0..<8 { group.addTask { ObjectIdentifier(app.smile) } }
+        return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+    }
+    #expect(smiles.count == 1)
+    #expect(app.skin === app.skin && app.regimen === app.regimen && app.outcomes === app.outcomes)
+    #expect(app.health === app.health && app.insights === app.insights)
+}
