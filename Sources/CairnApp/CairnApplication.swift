@@ -31,6 +31,8 @@ public final class CairnApplication: Sendable {
     public let health: HealthService
     /// Regimen insights: exposure changes compared with outcome series.
     public let insights: InsightService
+    /// The PDF reports (Skin photo log, Smile progress sheet, Regimen summary): read only, stored nowhere.
+    public let reports: ReportService
     /// The source of "now" for every service.
     public let clock: any Clock
 
@@ -70,5 +72,7 @@ public final class CairnApplication: Sendable {
         self.outcomes = outcomes
         insights = InsightService(database: database, regimen: regimen, clock: clock,
                                   series: outcomeSeries ?? { try outcomes.dailySeries().map(MetricSeriesInput.init) })
+        reports = ReportService(skin: skin, smile: smile, regimen: regimen, outcomes: outcomes, insights: insights,
+                                photoStore: photoStore, clock: clock)
     }
 }

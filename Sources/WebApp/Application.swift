@@ -20,6 +20,8 @@ public struct WebServices: Sendable {
     public var labelScanner: LabelScanService? = nil
     /// Regimen insights; while nil, `/regimen/insights` is not found.
     public var insights: InsightService? = nil
+    /// The PDF reports; while nil, `/reports/...` is not found.
+    public var reports: ReportService? = nil
 
     /// Creates the bundle of services.
     public init(settings: any SettingsServicing, skin: SkinService? = nil) {
@@ -125,6 +127,11 @@ public struct WebApplication: Sendable {
             let name = String(path.dropFirst("/assets/".count))
             guard let asset = assets.asset(named: name) else { throw WebError.notFound }
             return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
+        }
+
+        if let reports = services.reports, path.hasPrefix("/reports/") {
+            return try ReportPages.route(method: method, request: request, reports: reports, skin: services.skin, regimen: services.regimen,
+                                         csrfToken: csrf)
         }
 
         if let skin = services.skin, path == "/skin" || path.hasPrefix("/skin/") {
