@@ -191,6 +191,8 @@ final class Canvas {
         cairo_set_source_rgb(cr, color.0, color.1, color.2)
         cairo_move_to(cr, x, y)
         pango_cairo_show_layout(cr, l)
+        // Showing a layout leaves a current point; clear it so the next arc does not start with a line from it.
+        cairo_new_path(cr)
     }
 
     func fill(_ x: Double, _ y: Double, _ w: Double, _ h: Double, _ color: (Double, Double, Double)) {
@@ -245,6 +247,7 @@ final class Canvas {
             (16.8, 13, 6.4, 3, -7, (0.659, 0.631, 0.584)), (15.8, 7.4, 4.4, 2.9, 9, Ink.teal),
         ]
         for (cx, cy, rx, ry, angle, color) in stones {
+            cairo_new_path(cr)
             cairo_save(cr)
             cairo_translate(cr, x + cx * s, y + cy * s)
             cairo_rotate(cr, angle * .pi / 180)
