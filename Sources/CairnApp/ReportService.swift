@@ -115,7 +115,7 @@ public final class ReportService: @unchecked Sendable {
         let area = timeline.area
         let dates = ReportDates()
         let items = timeline.items
-        var blocks: [ReportBlock] = [.title("Skin photo log"), .paragraph(area.name)]
+        var blocks: [ReportBlock] = [.title("Skin photo log"), .heading(area.name)]
         var facts: [(label: String, value: String)] = []
         if let location = area.bodyLocation, !location.isEmpty { facts.append(("Where", location)) }
         if let first = items.first?.entry, let last = items.last?.entry {
