@@ -15,11 +15,8 @@ final class ReportSite {
     init() throws {
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
                                           clock: FixedClock(ISO8601DateFormatter().date(from: "2026-04-30T20:00:00Z")!))
-        var services = WebServices(settings: SettingsDouble(onboarded: true), skin: cairn.skin)
-        services.smile = cairn.smile
-        services.regimen = cairn.regimen
-        services.insights = cairn.insights
-        services.reports = cairn.reports
+        var services = WebServices(cairn)
+        services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
         area = try cairn.skin.addArea(name: "Left forearm")
         try SkinDemo.generate(count: 2, seed: 2, into: area.id, service: cairn.skin, now: cairn.clock.now())

@@ -13,51 +13,58 @@ import Skin
 /// - `GET /reports/smile`, `POST /reports/smile` (the Smile progress sheet)
 /// - `GET /reports/regimen?from=&to=`, `POST /reports/regimen` (the Regimen summary of a period)
 enum ReportPages {
-    static func route(method: HTTPMethod, request: Request, reports: ReportService, skin: SkinService?, regimen: RegimenService?,
-                      csrfToken: String) throws -> Response {
-        let parts = request.path.split(separator: "/").map(String.init)
-        guard method == .get || method == .post else { throw WebError.methodNotAllowed }
-        let paper = PaperSize(parsing: request.form["paper"] ?? "") ?? .a4
-        switch (parts.count, parts.count > 1 ? parts[1] : "") {
-        case (3, "skin"):
-            guard let skin, SkinRoutes.isIdentifier(parts[2]) else { throw WebError.notFound }
-            let area = try skin.area(AreaID(parts[2]))
-            let report = try reports.skinPhotoLog(area: area.id, paper: paper)
-            if method == .post { return try download(report, reports: reports) }
-            return .html(preview(report, title: "PDF photo log", lead: "A PDF of every photo of \(area.name), to keep or to show someone. Cairn writes the file; where it goes is up to you.",
-                                 action: "/reports/skin/\(area.id.rawValue)", back: (SkinPages.areaPath(area.id), "Back to \(area.name)"),
-                                 section: .skin, csrfToken: csrfToken))
-        case (2, "smile"):
-            let report = try reports.smileProgressSheet(paper: paper)
-            if method == .post { return try download(report, reports: reports) }
-            return .html(preview(report, title: "PDF progress sheet", lead: "A PDF of your smile crops in date order. Only the anonymised crops go in it, nothing else.",
-                                 action: "/reports/smile", back: ("/smile", "Back to Smile"), section: .smile, csrfToken: csrfToken))
-        case (2, "regimen"):
-            guard let regimen else { throw WebError.notFound }
-            let source = method == .post ? request.form : request.query
-            let today = regimen.today()
-            let fromText = (source["from"] ?? "").trimmingCharacters(in: .whitespaces)
-            let toText = (source["to"] ?? "").trimmingCharacters(in: .whitespaces)
-            let to = toText.isEmpty ? today : LocalDay(parsing: toText)
-            let from = fromText.isEmpty ? (to ?? today).adding(days: -89) : LocalDay(parsing: fromText)
-            var problem: String?
-            if from == nil { problem = "The first day must be a date like 2026-01-31." }
-            else if to == nil { problem = "The last day must be a date like 2026-01-31." }
-            else if to! < from! { problem = "The last day comes before the first day." }
-            else if from!.days(to: to!) > 3660 { problem = ReportError.periodTooLong.userMessage }
-            let periodForm = regimenPeriodForm(from: from?.description ?? fromText, to: to?.description ?? toText, problem: problem)
-            guard problem == nil, let from, let to else {
-                let body = intro("PDF summary", lead: regimenLead) + periodForm
-                return .html(Layout.page(title: "PDF summary", section: .regimen, body: body), status: 400)
-            }
-            let report = try reports.regimenSummary(from: from, to: to, paper: paper)
-            if method == .post { return try download(report, reports: reports) }
-            return .html(preview(report, title: "PDF summary", lead: regimenLead, action: "/reports/regimen", back: ("/regimen/ledger", "Back to the ledger"),
-                                 section: .regimen, csrfToken: csrfToken, before: periodForm,
-                                 hidden: [("from", from.description), ("to", to.description)]))
-        default:
-            throw WebError.notFound
+    static func routes(_ reports: ReportService, skin: SkinService, regimen: RegimenService, csrfToken: String) -> [Route] {
+        func skinLog(_ r: RouteRequest) throws -> (TrackingArea, Report) {
+            let area = try skin.area(try SkinRoutes.area(r))
+            return (area, try reports.skinPhotoLog(area: area.id, paper: paper(r)))
         }
+        return [
+            route(.get, "/reports/skin/{area}") { r in
+                let (area, report) = try skinLog(r)
+                return .html(preview(report, title: "PDF photo log",
+                                     lead: "A PDF of every photo of \(area.name), to keep or to show someone. Cairn writes the file; where it goes is up to you.",
+                                     action: "/reports/skin/\(area.id.rawValue)", back: (SkinPages.areaPath(area.id), "Back to \(area.name)"),
+                                     section: .skin, csrfToken: csrfToken))
+            },
+            route(.post, "/reports/skin/{area}") { r in try download(try skinLog(r).1, reports: reports) },
+            route(.get, "/reports/smile") { r in
+                .html(preview(try reports.smileProgressSheet(paper: paper(r)), title: "PDF progress sheet",
+                              lead: "A PDF of your smile crops in date order. Only the anonymised crops go in it, nothing else.",
+                              action: "/reports/smile", back: ("/smile", "Back to Smile"), section: .smile, csrfToken: csrfToken))
+            },
+            route(.post, "/reports/smile") { r in try download(try reports.smileProgressSheet(paper: paper(r)), reports: reports) },
+            route(.get, "/reports/regimen") { r in try regimenSummary(r, source: r.query, reports: reports, regimen: regimen, csrfToken: csrfToken) },
+            route(.post, "/reports/regimen") { r in try regimenSummary(r, source: r.form, reports: reports, regimen: regimen, csrfToken: csrfToken) },
+        ]
+    }
+
+    /// The paper the download form chose (A4 unless "letter").
+    static func paper(_ r: RouteRequest) -> PaperSize { PaperSize(parsing: r.form["paper"] ?? r.query["paper"] ?? "") ?? .a4 }
+
+    /// The preview (GET) or the download (POST) of the summary of the period the form names (default: the last 90
+    /// days); a period that cannot be read is shown beside its fields.
+    static func regimenSummary(_ r: RouteRequest, source: [String: String], reports: ReportService, regimen: RegimenService,
+                               csrfToken: String) throws -> Response {
+        let today = regimen.today()
+        let fromText = (source["from"] ?? "").trimmingCharacters(in: .whitespaces)
+        let toText = (source["to"] ?? "").trimmingCharacters(in: .whitespaces)
+        let to = toText.isEmpty ? today : LocalDay(parsing: toText)
+        let from = fromText.isEmpty ? (to ?? today).adding(days: -89) : LocalDay(parsing: fromText)
+        var problem: String?
+        if from == nil { problem = "The first day must be a date like 2026-01-31." }
+        else if to == nil { problem = "The last day must be a date like 2026-01-31." }
+        else if to! < from! { problem = "The last day comes before the first day." }
+        else if from!.days(to: to!) > 3660 { problem = ReportError.periodTooLong.userMessage }
+        let periodForm = regimenPeriodForm(from: from?.description ?? fromText, to: to?.description ?? toText, problem: problem)
+        guard problem == nil, let from, let to else {
+            let body = intro("PDF summary", lead: regimenLead) + periodForm
+            return .html(Layout.page(title: "PDF summary", section: .regimen, body: body), status: 400)
+        }
+        let report = try reports.regimenSummary(from: from, to: to, paper: paper(r))
+        if r.request.method == .post { return try download(report, reports: reports) }
+        return .html(preview(report, title: "PDF summary", lead: regimenLead, action: "/reports/regimen", back: ("/regimen/ledger", "Back to the ledger"),
+                             section: .regimen, csrfToken: csrfToken, before: periodForm,
+                             hidden: [("from", from.description), ("to", to.description)]))
     }
 
     static let regimenLead = "A PDF of one period to take to an appointment: products, schedules, what was logged, ingredient totals, outcome series and insights."
