@@ -14,7 +14,7 @@ import Skin
 /// - `GET /reports/regimen?from=&to=`, `POST /reports/regimen` (the Regimen summary of a period)
 enum ReportPages {
     static func routes(_ reports: ReportService, skin: SkinService, regimen: RegimenService, csrfToken: String) -> [Route] {
-        func skinLog(_ r: RouteRequest) throws -> (TrackingArea, Report) {
+        @Sendable func skinLog(_ r: RouteRequest) throws -> (TrackingArea, Report) {
             let area = try skin.area(try SkinRoutes.area(r))
             return (area, try reports.skinPhotoLog(area: area.id, paper: paper(r)))
         }
