@@ -274,7 +274,7 @@ public final class ReportService: @unchecked Sendable {
         var ingredientNames: [String: String] = [:]
         for stored in products {
             let p = stored.product
-            blocks.append(.paragraph([p.name, p.brand].filter { !$0.isEmpty }.joined(separator: " · ")))
+            blocks.append(.strong([p.name, p.brand].filter { !$0.isEmpty }.joined(separator: " · ")))
             blocks.append(.small("Form: \(p.form.rawValue) · serving: \(Self.serving(p)) · label facts as saved (version \(stored.revisionNumber))"))
             for row in p.ingredients where ingredientNames[IngredientDose.key(for: row)] == nil {
                 ingredientNames[IngredientDose.key(for: row)] = row.nameOnLabel
@@ -345,7 +345,7 @@ public final class ReportService: @unchecked Sendable {
                 let unit = days[0].amount.unit.symbol
                 let median = values[values.count / 2]
                 return (name.lowercased() + unit, [name, unit, "\(days.count)", Self.number(values.first!), Self.number(median), Self.number(values.last!)])
-            }.sorted { $0.0 < $1.0 }.map(\.1)
+            }.sorted { $0.0.localizedStandardCompare($1.0) == .orderedAscending }.map(\.1)
             blocks.append(.table(ReportTable(columns: [.init("Ingredient", share: 4), .init("Unit", share: 1.3), .init("Days", share: 1, alignRight: true),
                                                        .init("Lowest day", share: 1.6, alignRight: true), .init("Middle day", share: 1.6, alignRight: true),
                                                        .init("Highest day", share: 1.6, alignRight: true)], rows: rows)))
@@ -371,10 +371,10 @@ public final class ReportService: @unchecked Sendable {
             for (s, values) in series {
                 let low = values.map(\.1).min()!, high = values.map(\.1).max()!
                 let range = high > low ? high - low : 1
-                let unit = s.metric.unit.isEmpty ? "" : " " + s.metric.unit
-                blocks.append(.paragraph("\(s.metric.name) (\(values.count) day\(values.count == 1 ? "" : "s") with a value)"))
+                let unit = s.metric.unit.isEmpty ? "" : ", " + s.metric.unit
+                blocks.append(.strong("\(s.metric.name)\(unit) (\(values.count) day\(values.count == 1 ? "" : "s") with a value)"))
                 blocks.append(.chart(ReportChart(points: values.map { (Double(from.days(to: $0.0)) / span, (high - $0.1) / range) },
-                                                 topLabel: Self.number(high) + unit, bottomLabel: Self.number(low) + unit,
+                                                 topLabel: Self.number(high), bottomLabel: Self.number(low),
                                                  startLabel: from.description, endLabel: to.description,
                                                  marks: changes.enumerated().map { ReportChart.Mark(x: Double(from.days(to: $0.element.1.effectiveFrom)) / span, label: "\($0.offset + 1)") },
                                                  height: 120)))
@@ -389,7 +389,7 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.paragraph("No insight about a change in this period."))
         }
         for insight in found {
-            blocks.append(.paragraph("\(insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
+            blocks.append(.strong("\(insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
             blocks.append(.small(insight.summary))
             blocks.append(.disclaimer(insight.disclaimer))
             var facts: [(label: String, value: String)] = [

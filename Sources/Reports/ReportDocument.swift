@@ -138,6 +138,8 @@ public enum ReportBlock: Sendable {
     case heading(String)
     /// A paragraph of body text.
     case paragraph(String)
+    /// A bold line of body text (a product's name, an insight's title) kept with what follows.
+    case strong(String)
     /// Small secondary text.
     case small(String)
     /// A disclaimer: set apart, in full.

@@ -59,6 +59,12 @@ struct Layout {
                 put(.text(s, .heading, x: left, y: y, width: width, color: Ink.text, alignRight: false))
                 y += h + 6
             case .paragraph(let s): text(s, .body, after: 6)
+            case .strong(let s):
+                let h = canvas.height(s, .bold, width: width)
+                if !pageIsEmpty { y += 4 }
+                ensure(h + min(70, followingHeight(blocks, after: index)))
+                put(.text(s, .bold, x: left, y: y, width: width, color: Ink.text, alignRight: false))
+                y += h + 4
             case .small(let s): text(s, .small, color: Ink.soft, after: 4)
             case .disclaimer(let s):
                 let h = canvas.height(s, .disclaimer, width: width - 16)
@@ -96,6 +102,10 @@ struct Layout {
 
     private mutating func facts(_ rows: [(label: String, value: String)]) {
         let labelWidth = min(150, width * 0.32)
+        // A short block of facts stays on one page.
+        let total = rows.map { max(canvas.height($0.label, .smallBold, width: labelWidth - 8), canvas.height($0.value, .body, width: width - labelWidth)) + 4 }
+            .reduce(0, +)
+        if total < canvas.textHeight / 3 { ensure(total) }
         for row in rows {
             let h = max(canvas.height(row.label, .smallBold, width: labelWidth - 8), canvas.height(row.value, .body, width: width - labelWidth))
             ensure(h + 4)
