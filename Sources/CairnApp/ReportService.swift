@@ -392,15 +392,7 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.strong("\(insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
             blocks.append(.small(insight.summary))
             blocks.append(.disclaimer(insight.disclaimer))
-            var facts: [(label: String, value: String)] = [
-                ("Window", "\(insight.windowDays) days each side: \(insight.before.lowerBound) to \(insight.before.upperBound), then \(insight.after.lowerBound) to \(insight.after.upperBound)"),
-                ("Days with a value", "\(insight.beforeCount) before, \(insight.afterCount) after (\(insight.minimumCount) needed on each side)"),
-            ]
-            if let d = insight.difference, let i = insight.interval {
-                let unit = insight.unit.isEmpty ? "" : " " + insight.unit
-                facts.append(("Difference", "\(Self.signed(d))\(unit), 95% interval \(Self.signed(i.lowerBound)) to \(Self.signed(i.upperBound))"))
-            }
-            if let g = insight.hedgesG, g.isFinite { facts.append(("Effect size", "g = \(Self.number(g))")) }
+            var facts = insight.facts
             if !insight.limitations.isEmpty { facts.append(("Limitations", insight.limitations.joined(separator: " "))) }
             blocks.append(.facts(facts))
         }
@@ -477,8 +469,6 @@ public final class ReportService: @unchecked Sendable {
         let text = String(format: "%.2f", v)
         return text.hasSuffix(".00") ? String(text.dropLast(3)) : text
     }
-
-    static func signed(_ v: Double) -> String { (v > 0 ? "+" : "") + number(v) }
 }
 
 /// Dates as reports print them: "3 Mar 2026" in the zone a photo was taken in.
