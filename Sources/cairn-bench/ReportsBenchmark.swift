@@ -127,7 +127,8 @@ enum ReportsBenchmark {
         return RGBImage(width: width, height: height, pixels: pixels)
     }
 
-    /// Runs `executable` under GNU time: wall seconds and the process's own peak RSS in MB.
+    /// Runs `executable` under GNU time: wall seconds and the process's own peak RSS in MB (a child's rusage seen
+    /// from here would count pages it shared with this process before exec). Shared with the ingest benchmark.
     static func timed(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, megabytes: Double) {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-time-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
