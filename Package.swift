@@ -42,13 +42,14 @@ let package = Package(
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
         .target(name: "HealthExport", dependencies: ["CairnCore", "Regimen", "CLibXML2", "CArchive"]),
+        .target(name: "Reports", dependencies: ["CPangoCairo"]),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport"]),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport"], resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport"]),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"], resources: [.copy("Assets")]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
 
@@ -69,6 +70,7 @@ let package = Package(
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "Outcomes", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -15,7 +15,9 @@ packages=(
   libdlib-data                   # dlib's 68-point landmark model (optional at run time; see README)
   libtesseract-dev tesseract-ocr-eng  # label reading (OCR) and its English data
   libxml2-dev libarchive-dev     # Apple Health import: streaming XML, export.zip without extracting
-  libcairo2-dev libpango1.0-dev  # label renders (cairn-bench, tests); `swift build` compiles every target
+  libcairo2-dev libpango1.0-dev  # PDF reports (Reports), label renders (cairn-bench, tests)
+  fonts-dejavu-core              # the reports' font (DejaVu Sans: Latin, Greek, Cyrillic, Hebrew, Arabic)
+  fonts-noto-color-emoji         # emoji in notes, embedded in reports (without it: pango's fallback glyph)
 )
 # Tests and benchmarks only.
 test_packages=(
@@ -23,9 +25,10 @@ test_packages=(
   libvips-tools                  # vipsthumbnail, the benchmark's process baseline
   time                           # GNU time: the peak RSS of the benchmark's tool processes
   chromium chromium-driver       # the browser test
-  fonts-dejavu-core
   fonts-liberation               # a second font family for the label benchmark's renders
   zip                            # health import tests build an export.zip
+  poppler-utils                  # pdfinfo, pdftotext, pdfimages, pdftoppm, pdffonts: the report tests read PDFs back
+  img2pdf                        # the reports benchmark's baseline (the same JPEGs in a bare PDF)
 )
 
 want=("${packages[@]}")

@@ -31,6 +31,8 @@ public final class CairnApplication: Sendable {
     public var health: HealthService { built.health.value }
     /// Regimen insights: exposure changes compared with outcome series.
     public var insights: InsightService { built.insights.value }
+    /// The PDF reports (Skin photo log, Smile progress sheet, Regimen summary): read only, stored nowhere.
+    public var reports: ReportService { built.reports.value }
     /// The source of "now" for every service.
     public let clock: any Clock
     /// The journals' services, each built on first use: a command pays only for the journals it touches.
@@ -77,21 +79,29 @@ extension CairnApplication {
         let health: Built<HealthService>
         let outcomes: Built<OutcomeService>
         let insights: Built<InsightService>
+        let reports: Built<ReportService>
 
         init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
              outcomeSeries: InsightService.SeriesProvider?) {
-            skin = Built { SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock) }
-            smile = Built {
+            let skin = Built { SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock) }
+            let smile = Built {
                 SmileService(database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
                              locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
             }
             let regimen = Built { RegimenService(database: database, clock: clock) }
             let health = Built { HealthService(database: database, clock: clock) }
             let outcomes = Built { OutcomeService(database: database, clock: clock, healthDailyValues: { try health.value.dailyValues() }) }
-            insights = Built {
+            let insights = Built {
                 InsightService(database: database, regimen: regimen.value, clock: clock,
                                series: outcomeSeries ?? { try outcomes.value.dailySeries().map(MetricSeriesInput.init) })
             }
+            reports = Built {
+                ReportService(skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
+                              insights: insights.value, photoStore: photoStore, clock: clock)
+            }
+            self.skin = skin
+            self.smile = smile
+            self.insights = insights
             self.regimen = regimen
             self.health = health
             self.outcomes = outcomes

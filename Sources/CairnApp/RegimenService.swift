@@ -168,6 +168,12 @@ public final class RegimenService: @unchecked Sendable {
         try database.read { db in try scheduledDoses(on: [day], zone: clock.timeZone, db).doses }
     }
 
+    /// The scheduled doses of every local day in `days`, each with its state, read in one transaction (reports).
+    public func doses(in days: ClosedRange<LocalDay>) throws -> [TodayDose] {
+        let list = (days.lowerBound.dayNumber...days.upperBound.dayNumber).map(LocalDay.init(dayNumber:))
+        return try database.read { db in try scheduledDoses(on: list, zone: clock.timeZone, db).doses }
+    }
+
     /// The Today view for the Clock's current instant and zone.
     public func todayView() throws -> TodayView {
         let now = clock.now()

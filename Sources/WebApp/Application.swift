@@ -21,6 +21,8 @@ public struct WebServices: Sendable {
     /// Reads Supplement Facts photos for `/regimen/products/scan`; nil when Tesseract cannot be loaded on this
     /// computer, and then that page says reading is unavailable (the rest of the app works).
     public var labelScanner: LabelScanService?
+    /// The PDF reports (made for a download, stored nowhere).
+    public var reports: ReportService
 
     /// The services of one opened vault (tests replace `settings` with a double).
     public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil) {
@@ -31,6 +33,7 @@ public struct WebServices: Sendable {
         health = application.health
         outcomes = application.outcomes
         insights = application.insights
+        reports = application.reports
         self.labelScanner = labelScanner
     }
 }
@@ -78,6 +81,7 @@ public struct WebApplication: Sendable {
             + RegimenOutcomesPage.routes(services.outcomes, csrfToken: csrfToken)
             + RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken)
             + RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken)
+            + ReportPages.routes(services.reports, skin: services.skin, regimen: services.regimen, csrfToken: csrfToken)
     }
 
     /// The address that logs a browser in: `http://127.0.0.1:PORT/?key=SECRET`.

@@ -167,21 +167,7 @@ enum IngestBenchmark {
     /// from here would count pages it shared with this process before exec.)
     @discardableResult
     private static func tool(_ name: String, _ arguments: [String]) throws -> Double {
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-time-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: report) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%M", "-o", report.path, "/usr/bin/\(name)"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError(message: "\(name) exited with status \(process.terminationStatus)")
-        }
-        let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
-        let kilobytes = text.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.last ?? 0
-        return kilobytes / 1024
+        try ReportsBenchmark.timed("/usr/bin/\(name)", arguments).megabytes
     }
 
     struct BenchError: Error, CustomStringConvertible { let message: String; var description: String { message } }

@@ -37,47 +37,8 @@ enum RegimenBenchmark {
         defer { database.close() }
         let service = RegimenService(database: database, clock: clock)
 
-        // Products and schedules through the service; one schedule gets a second revision half-way.
         let generationStart = ContinuousClock.now
-        let products = try sampleProducts().map { try service.addProduct($0) }
-        let times = [["08:00", "13:00", "21:00"], ["07:30", "12:30", "20:00"], ["08:00", "14:00", "19:00"],
-                     ["09:00", "15:00", "21:00"], ["06:45", "12:00", "18:30"]]
-        var schedules: [ScheduleHistory] = []
-        for (product, slots) in zip(products, times) {
-            let plan = try SchedulePlan(productID: product.product.id, times: slots.map { TimeSlot(parsing: $0)! }, recurrence: .daily,
-                                        startDay: firstDay)
-            let first = try service.addSchedule(plan)
-            if product.product.name.hasPrefix("Magnesium") {
-                try service.editSchedule(first.scheduleID, plan: SchedulePlan(productID: product.product.id,
-                    times: ["08:15", "13:15", "21:15"].map { TimeSlot(parsing: $0)! }, recurrence: .daily, startDay: firstDay),
-                    effectiveFrom: firstDay.adding(days: days / 2))
-            }
-            schedules.append(try service.scheduleHistory(first.scheduleID))
-        }
-        try service.setSupply(products[1].product.id, count: 1_000_000)
-
-        // Every dose of every day in ONE transaction (the batch check-in); 1 in 20 skipped.
-        var requests: [CheckInRequest] = []
-        requests.reserveCapacity(days * 15)
-        for offset in 0..<days {
-            let day = firstDay.adding(days: offset)
-            for history in schedules {
-                for occurrence in history.occurrences(on: day) {
-                    let minutes = Double((requests.count * 7) % 40 - 10)
-                    let at = WallClock.instant(of: day, at: occurrence.slot, in: zone).addingTimeInterval(minutes * 60)
-                    requests.append(CheckInRequest(doseID: occurrence.doseID, status: requests.count % 20 == 7 ? .skipped : .taken, at: at))
-                }
-            }
-        }
-        let results = try service.checkIn(requests)
-        // A few corrections and extra doses, each in its own transaction, as a person would make them.
-        for result in stride(from: 0, to: min(results.count, 2_000), by: 50).map({ results[$0] }) where result.entry.status == .taken {
-            try service.correct(result.entry.id, status: .skipped)
-        }
-        for offset in stride(from: 0, to: days, by: 30) {
-            try service.logExtra(products[0].product.id, at: WallClock.instant(of: firstDay.adding(days: offset),
-                                                                               at: TimeSlot(hour: 16, minute: 0)!, in: zone))
-        }
+        let products = try fill(service, days: days, firstDay: firstDay, zone: zone)
         let generation = ContinuousClock.now - generationStart
         let recordCount: Int = try database.read { try $0.scalar("SELECT count(*) FROM regimen_intake") ?? 0 }
         print("regimen: \(recordCount) intake records (\(products.count) products, 3 doses a day, \(days) days) "
@@ -119,6 +80,55 @@ enum RegimenBenchmark {
 
     /// Median wall-clock and CPU milliseconds of `body` over `runs` runs, after one warm-up run. The CPU time
     /// is this thread's, so it shows the work itself when other processes share the cores.
+
+    /// Ten years (or `days`) of a regimen through `service`: five products with three daily doses each (one schedule
+    /// revised half-way), every dose checked in at once (1 in 20 skipped), some corrections and extra doses.
+    /// Returns the products. Shared with the reports benchmark.
+    @discardableResult
+    static func fill(_ service: RegimenService, days: Int, firstDay: LocalDay, zone: TimeZone) throws -> [StoredProduct] {
+        // Products and schedules through the service; one schedule gets a second revision half-way.
+        let products = try sampleProducts().map { try service.addProduct($0) }
+        let times = [["08:00", "13:00", "21:00"], ["07:30", "12:30", "20:00"], ["08:00", "14:00", "19:00"],
+                     ["09:00", "15:00", "21:00"], ["06:45", "12:00", "18:30"]]
+        var schedules: [ScheduleHistory] = []
+        for (product, slots) in zip(products, times) {
+            let plan = try SchedulePlan(productID: product.product.id, times: slots.map { TimeSlot(parsing: $0)! }, recurrence: .daily,
+                                        startDay: firstDay)
+            let first = try service.addSchedule(plan)
+            if product.product.name.hasPrefix("Magnesium") {
+                try service.editSchedule(first.scheduleID, plan: SchedulePlan(productID: product.product.id,
+                    times: ["08:15", "13:15", "21:15"].map { TimeSlot(parsing: $0)! }, recurrence: .daily, startDay: firstDay),
+                    effectiveFrom: firstDay.adding(days: days / 2))
+            }
+            schedules.append(try service.scheduleHistory(first.scheduleID))
+        }
+        try service.setSupply(products[1].product.id, count: 1_000_000)
+
+        // Every dose of every day in ONE transaction (the batch check-in); 1 in 20 skipped.
+        var requests: [CheckInRequest] = []
+        requests.reserveCapacity(days * 15)
+        for offset in 0..<days {
+            let day = firstDay.adding(days: offset)
+            for history in schedules {
+                for occurrence in history.occurrences(on: day) {
+                    let minutes = Double((requests.count * 7) % 40 - 10)
+                    let at = WallClock.instant(of: day, at: occurrence.slot, in: zone).addingTimeInterval(minutes * 60)
+                    requests.append(CheckInRequest(doseID: occurrence.doseID, status: requests.count % 20 == 7 ? .skipped : .taken, at: at))
+                }
+            }
+        }
+        let results = try service.checkIn(requests)
+        // A few corrections and extra doses, each in its own transaction, as a person would make them.
+        for result in stride(from: 0, to: min(results.count, 2_000), by: 50).map({ results[$0] }) where result.entry.status == .taken {
+            try service.correct(result.entry.id, status: .skipped)
+        }
+        for offset in stride(from: 0, to: days, by: 30) {
+            try service.logExtra(products[0].product.id, at: WallClock.instant(of: firstDay.adding(days: offset),
+                                                                               at: TimeSlot(hour: 16, minute: 0)!, in: zone))
+        }
+        return products
+    }
+
     private static func median(_ runs: Int, _ body: () throws -> Void) throws -> (wall: Double, cpu: Double, fastest: Double) {
         try body()
         var wall: [Double] = []

@@ -33,6 +33,7 @@ enum RegimenCommands {
         .command(RegimenImportCommand.self),
         .command(RegimenExposureCommand.self),
         .command(RegimenInsightsCommand.self),
+        .command(RegimenReportCommand.self),
         .command(LabelScanCommand.self),
         .group(CommandGroup(name: "supply", abstract: "Counts on hand and when they run out.", children: [
             .command(RegimenSupplySetCommand.self),

@@ -11,7 +11,7 @@ enum SkinCommands {
             .command(SkinAreasCommand.self), .command(SkinAddAreaCommand.self), .command(SkinRenameAreaCommand.self),
             .command(SkinDeleteAreaCommand.self), .command(SkinLogCommand.self), .command(SkinTimelineCommand.self),
             .command(SkinCompareCommand.self), .command(SkinTrendCommand.self), .command(SkinDeleteEntryCommand.self),
-            .command(SkinCompareBatchCommand.self), .command(SkinGenerateCommand.self),
+            .command(SkinCompareBatchCommand.self), .command(SkinGenerateCommand.self), .command(SkinReportCommand.self),
         ])
     }
 

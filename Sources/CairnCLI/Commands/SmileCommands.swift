@@ -15,6 +15,7 @@ enum SmileCommands {
         .command(SmileExportCommand.self),
         .command(SmileCompareCommand.self),
         .command(SmileDeleteCommand.self),
+        .command(SmileReportCommand.self),
     ]) }
 
     /// Writes `data` to `path` unless a file is there (and `force` is off); never through a partial file.

@@ -65,16 +65,7 @@ enum RegimenInsightsPage {
     private static func card(_ insight: Insight, index: Int, prefix: String) -> String {
         let id = "\(prefix)-\(index)"
         let statusWord = insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"
-        var facts = [
-            ("Window", "\(insight.windowDays) days each side: \(insight.before.lowerBound) to \(insight.before.upperBound), then \(insight.after.lowerBound) to \(insight.after.upperBound)"),
-            ("Days with a value", "\(insight.beforeCount) before, \(insight.afterCount) after (\(insight.minimumCount) needed on each side)"),
-        ]
-        if let diff = insight.difference, let interval = insight.interval {
-            let unit = insight.unit.isEmpty ? "" : " " + insight.unit
-            facts.append(("Difference", "\(signed(diff))\(unit), 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound))"))
-        }
-        if let g = insight.hedgesG, g.isFinite { facts.append(("Effect size", "g = \(plain(g))")) }
-        let dl = facts.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined()
+        let dl = insight.facts.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined()
         let limits = insight.limitations.map { "<li>\(HTML.escape($0))</li>" }.joined()
         return """
         <li class="card insight insight-\(insight.status.rawValue)" aria-labelledby="\(id)-title">
@@ -139,10 +130,5 @@ enum RegimenInsightsPage {
         return svg
     }
 
-    private static func plain(_ v: Double) -> String {
-        let digits = abs(v) >= 100 ? 0 : (abs(v) >= 10 ? 1 : 2)
-        return String(format: "%.\(digits)f", v)
-    }
-
-    private static func signed(_ v: Double) -> String { (v < 0 ? "−" : (v > 0 ? "+" : "")) + plain(abs(v)) }
+    private static func plain(_ v: Double) -> String { InsightNumbers.plain(v) }
 }

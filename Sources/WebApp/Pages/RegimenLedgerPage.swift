@@ -42,6 +42,7 @@ enum RegimenLedgerPage {
         let page = try regimen.ledger(LedgerQuery(from: from, to: to, productID: productID, limit: pageSize,
                                                   offset: (pageNumber - 1) * pageSize))
         var body = head + filters
+            + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a></p>"
         if page.entries.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(from != nil || to != nil || productID != nil ? " for this choice" : " yet"). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
         } else {

@@ -110,6 +110,7 @@ enum SkinPages {
             : "<ol class=\"skin-timeline\" aria-label=\"Photos, oldest first\">\(items)</ol>\(disclaimer(.similarity))"
         let trendLink = "<a class=\"button\" href=\"\(areaPath(t.area.id))/capture\" id=\"capture-link\">Take a photo</a>"
             + (t.items.count > 1 ? "<a class=\"button button-quiet\" href=\"\(areaPath(t.area.id))/trend\" id=\"trend-link\">Trend</a>" : "")
+            + "<a class=\"button button-quiet\" href=\"/reports/skin/\(t.area.id.rawValue)\" id=\"report-link\">PDF photo log</a>"
         let body = """
         <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a></p><h1>\(HTML.escape(t.area.name))</h1>\(location)\(guidance)</div>
         \(noticeHTML)

@@ -93,7 +93,7 @@ enum SmilePages {
         let compareLink = entries.count >= 2
             ? "<a class=\"button button-quiet\" href=\"/smile/compare\" id=\"smile-compare\">Compare two</a>" : ""
         let body = intro + notice + """
-        <div class="smile-actions"><a class="button" href="/smile/add" id="smile-add">Add a photo</a>\(compareLink)</div>
+        <div class="smile-actions"><a class="button" href="/smile/add" id="smile-add">Add a photo</a>\(compareLink)<a class="button button-quiet" href="/reports/smile" id="report-link">PDF progress sheet</a></div>
         <h2 class="visually-hidden">Your smile crops, newest first</h2>
         <ol class="smile-timeline" aria-label="Smile crops, newest first" reversed>
         \(items)
