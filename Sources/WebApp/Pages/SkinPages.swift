@@ -237,7 +237,8 @@ enum SkinPages {
     // MARK: trend
 
     /// The chart is an image (role=img, no links inside: the strip below links every photo); its labels are
-    /// HTML around it, so they keep the page's type size at any width instead of shrinking with the drawing.
+    /// HTML around it, so they keep the page's type size at any width instead of shrinking with the drawing,
+    /// which stretches to the frame (strokes keep their width, dots stay round).
     static func trend(_ t: SkinTimeline) -> String {
         let dates = DateText()
         let w = 760.0, h = 260.0, left = 8.0, right = 8.0, top = 8.0, bottom = 8.0
@@ -255,7 +256,8 @@ enum SkinPages {
             if let m = magnitude {
                 let px = String(format: "%.1f", x(e.capturedAt.timeIntervalSince1970)), py = String(format: "%.1f", y(m))
                 path += (path.isEmpty ? "M" : "L") + "\(px) \(py) "
-                points += "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"5\" class=\"skin-point\"><title>\(date)</title></circle>"
+                // A dot is a zero-length stroke with round caps: it stays round however the chart is stretched.
+                points += "<path d=\"M\(px) \(py)h0\" class=\"skin-point\"><title>\(date)</title></path>"
             } else {
                 notComparable += 1
             }
@@ -278,7 +280,7 @@ enum SkinPages {
         <section class="card skin-trend">
         <div class="skin-chart-frame">
         <p class="skin-chart-y" aria-hidden="true"><span class="skin-axis-label">Similar</span><span class="skin-axis-label">Different</span></p>
-        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="skin-chart" role="img" aria-label="How much each photo differs from the first one, from \(firstDate) to \(lastDate): the higher a point, the more similar the photo is to the first one">\
+        <svg viewBox="0 0 \(Int(w)) \(Int(h))" preserveAspectRatio="none" class="skin-chart" role="img" aria-label="How much each photo differs from the first one, from \(firstDate) to \(lastDate): the higher a point, the more similar the photo is to the first one">\
         \(axis)<path d="\(path)" class="skin-line"/>\(points)</svg>
         <p class="skin-chart-x" aria-hidden="true"><span class="skin-axis-label">\(firstDate)</span><span class="skin-axis-label">\(lastDate)</span></p>
         </div>
@@ -346,7 +348,7 @@ enum SkinPages {
         let historyHTML = earlier.isEmpty ? "" : """
         <section class="card skin-note-history" aria-labelledby="history-title"><h2 id="history-title">Earlier notes</h2>
         <p class="help">A new note takes the place of the one before; the earlier ones stay recorded here.</p>
-        <ol id="note-history">\(earlier)</ol></section>
+        <ul id="note-history" aria-label="Earlier notes, newest first">\(earlier)</ul></section>
         """
         let heading = isNew ? "Photo added" : (entry.note.isEmpty ? "Add a note" : "Edit the note")
         let intro = isNew

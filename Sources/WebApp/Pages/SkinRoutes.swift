@@ -142,7 +142,7 @@ enum SkinRoutes {
         let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
         var json = "{\"light\":\"\(light)\",\"lightGood\":\(lightGood),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)"
         if let steady = scores.steadiness {
-            json += ",\"steady\":\"\(steady.isSteady ? "Holding still" : "Moving: hold still for a moment")\",\"steadyGood\":\(steady.isSteady)"
+            json += ",\"steady\":\"\(steady.isSteady ? "Holding still" : "Moving: hold still")\",\"steadyGood\":\(steady.isSteady)"
         }
         json += "}"
         return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
