@@ -21,9 +21,7 @@ import WebApp
             cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
             area = try cairn.skin.addArea(name: "Left forearm")
             _ = try SkinDemo.generate(count: 2, seed: 3, into: area.id, service: cairn.skin, now: Date())
-            var services = WebServices(settings: cairn.settings, skin: cairn.skin)
-            services.smile = cairn.smile
-            server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)
+            server = try WebServer(configuration: try WebConfiguration(port: 0), services: WebServices(cairn))
             try server.start()
         }
 
