@@ -263,11 +263,11 @@ struct SkinNoteCommand: Command {
     static let abstract = "Write, remove or list the note of one photo of an area."
     static let usage = "AREA ENTRY (TEXT | --clear | --history)"
     static let discussion = """
-    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough). TEXT becomes the
-    photo's note (at most \(SkinNote.maximumLength) characters; line breaks and tabs are kept, other control
-    characters are refused). A new note takes the place of the current one, which stays recorded: --history
-    lists every version, oldest first. --clear removes the note (recorded too). Put -- before a TEXT that
-    starts with a dash.
+    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    TEXT becomes the photo's note: at most \(SkinNote.maximumLength) characters; line breaks and tabs are kept,
+    other control characters are refused. Put -- before a TEXT that starts with a dash.
+    A new note takes the place of the current one, which stays recorded: --history lists every
+    version, oldest first. --clear removes the note (that is recorded too).
     """
     static let flagOptions: Set<String> = ["--clear", "--history"]
     enum Action: Equatable { case write(String), clear, history }
