@@ -271,19 +271,21 @@ struct SkinCompareCommand: Command {
 struct SkinNoteCommand: Command {
     static let name = "note"
     static let abstract = "Write, remove or list the note of one photo of an area."
-    static let usage = "AREA ENTRY (TEXT | --clear | --history)"
+    static let usage = "AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history"
     static let discussion = """
     ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
     TEXT becomes the photo's note: at most \(SkinNote.maximumLength) characters; line breaks and tabs are kept,
     other control characters are refused. Put -- before a TEXT that starts with a dash.
-    A new note takes the place of the current one, which stays recorded: --history lists every
-    version, oldest first. --clear removes the note (that is recorded too).
+    A new note takes the place of the current one, which stays recorded.
     """
-    static let flagOptions: Set<String> = ["--clear", "--history"]
+    static let clear = Option("--clear", help: "Remove the photo's note (the removal is recorded too).")
+    static let history = Option("--history", help: "List every version of the note, oldest first.")
+    static let options: [Option] = [clear, history]
+
     enum Action: Equatable { case write(String), clear, history }
     let area: String, entry: String, action: Action
     init(arguments: Arguments) throws {
-        let clear = arguments.has("--clear"), history = arguments.has("--history")
+        let clear = arguments.has(Self.clear), history = arguments.has(Self.history)
         if clear || history {
             guard !(clear && history) else { throw UsageError("Use either --clear or --history, not both.") }
             let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
