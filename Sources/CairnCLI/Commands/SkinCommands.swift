@@ -16,6 +16,9 @@ enum SkinCommands {
         ])
     }
 
+    /// What the help of a command taking ENTRY says about it.
+    static let entryHelp = "ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough)."
+
     /// The flag that reveals raw scores (the same one the web settings page sets).
     static let detailsFlag = "showComparisonDetails"
 
@@ -226,7 +229,7 @@ struct SkinCompareCommand: Command {
     static let abstract = "Show how similar one photo of an area is to the area's first photo."
     static let synopsis = "AREA ENTRY"
     static let discussion = """
-    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    \(SkinCommands.entryHelp)
     """
     static let options: [Option] = [.json]
 
@@ -273,7 +276,7 @@ struct SkinNoteCommand: Command {
     static let abstract = "Write, remove or list the note of one photo of an area."
     static let usage = "AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history"
     static let discussion = """
-    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    \(SkinCommands.entryHelp)
     TEXT becomes the photo's note: at most \(SkinNote.maximumLength) characters; line breaks and tabs are kept,
     other control characters are refused. Put -- before a TEXT that starts with a dash.
     A new note takes the place of the current one, which stays recorded.
