@@ -17,6 +17,10 @@ public enum SkinJournalError: CairnError, Equatable {
     case nameTaken
     /// The photo could not be read (not an image, corrupt, too large): the imaging layer's message.
     case unreadablePhoto(String)
+    /// A note holds a control character other than a line break or a tab.
+    case noteHasControlCharacters
+    /// A note is longer than `SkinNote.maximumLength` characters.
+    case noteTooLong
 
     /// Plain English.
     public var userMessage: String {
@@ -26,6 +30,8 @@ public enum SkinJournalError: CairnError, Equatable {
         case .emptyName: return "Give the area a name."
         case .nameTaken: return "Another area already has this name. Choose a different one."
         case .unreadablePhoto(let message): return message
+        case .noteHasControlCharacters: return "A note can hold text, line breaks and tabs, but no other control characters."
+        case .noteTooLong: return "A note can be at most \(SkinNote.maximumLength) characters long."
         }
     }
 }
@@ -36,8 +42,8 @@ public struct SkinAreaSummary: Sendable, Equatable {
     public let area: TrackingArea
     /// How many photos it holds.
     public let entryCount: Int
-    /// The newest photo's thumbnail, if any.
-    public let latestThumbnail: PhotoID?
+    /// The newest photo (by capture time), if any: its thumbnail is the card's picture.
+    public let latestEntry: EntryID?
     /// When the newest photo was taken.
     public let latestCapture: Date?
 }
@@ -130,12 +136,12 @@ public final class SkinService: @unchecked Sendable {
         try database.read { db in
             try db.query("""
                 SELECT a.*, (SELECT count(*) FROM skin_entries e WHERE e.area_id = a.id) AS entry_count,
-                (SELECT e.thumbnail_id FROM skin_entries e WHERE e.area_id = a.id ORDER BY e.captured_at DESC, e.created_at DESC, e.id DESC LIMIT 1) AS latest_thumb,
+                (SELECT e.id FROM skin_entries e WHERE e.area_id = a.id ORDER BY e.captured_at DESC, e.created_at DESC, e.id DESC LIMIT 1) AS latest_entry,
                 (SELECT max(e.captured_at) FROM skin_entries e WHERE e.area_id = a.id) AS latest_at
                 FROM skin_areas a ORDER BY a.name COLLATE NOCASE, a.id
                 """).map { row in
                 SkinAreaSummary(area: try Self.area(row), entryCount: try row.get("entry_count"),
-                                latestThumbnail: try row.optional("latest_thumb", as: String.self).map(PhotoID.init),
+                                latestEntry: try row.optional("latest_entry", as: String.self).map(EntryID.init),
                                 latestCapture: try row.optional("latest_at", as: String.self).flatMap(Timestamp.date(from:)))
             }
         }
@@ -204,6 +210,7 @@ public final class SkinService: @unchecked Sendable {
     public func log(photo data: Data, in area: AreaID, note: String = "", capturedAt: Date? = nil,
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
+        let note = try SkinNote.clean(note)
         let image: RGBImage
         do {
             image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
@@ -229,8 +236,9 @@ public final class SkinService: @unchecked Sendable {
             let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
             let entry = TrackingEntry(id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,
                                       photoID: photo.full.id, thumbnailID: photo.thumbnail.id,
-                                      note: note.trimmingCharacters(in: .whitespacesAndNewlines), quality: quality)
+                                      note: note, quality: quality)
             try insert(entry, fingerprint: fingerprint, in: db)
+            if !note.isEmpty { try Self.appendNote(note, to: entry.id, in: db, at: clock.now()) }
             try reanchor(area, in: db)
             return entry
         }
@@ -244,8 +252,7 @@ public final class SkinService: @unchecked Sendable {
             let baselineID = try db.queryFirst("SELECT id FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 1",
                                                areaID.rawValue)?.get("id", as: String.self)
             let rows = try db.query("""
-                SELECT e.id, e.area_id, e.captured_at, e.time_zone, e.photo_id, e.thumbnail_id, e.note, e.brightness, e.dark_clipped,
-                e.bright_clipped, e.sharpness, c.baseline_id, c.revision, c.comparable, c.similarity, c.raw_score, c.reason
+                SELECT \(Self.entryColumns), c.baseline_id, c.revision, c.comparable, c.similarity, c.raw_score, c.reason
                 FROM skin_entries e
                 LEFT JOIN skin_comparisons c ON c.entry_id = e.id AND c.baseline_id = ? AND c.revision = ?
                 WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id
@@ -261,14 +268,20 @@ public final class SkinService: @unchecked Sendable {
         }
     }
 
+    /// The entry `id` of `area`. Throws `entryNotFound` (also for another area's entry).
+    public func entry(_ id: EntryID, in areaID: AreaID) throws -> TrackingEntry {
+        try database.read { db in try Self.entry(id, in: areaID, db: db) }
+    }
+
     /// The comparison of `entry` with the baseline of `area`, as stored. There is no way to ask for a
     /// comparison across areas: the entry must belong to `area` (else `entryNotFound`).
     public func comparison(of entryID: EntryID, in areaID: AreaID) throws -> SkinComparisonView {
         try database.read { db in
             let area = try Self.area(areaID, in: db)
             let entry = try Self.entry(entryID, in: areaID, db: db)
-            guard let baselineRow = try db.queryFirst("SELECT * FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 1",
-                                                      areaID.rawValue) else { throw SkinJournalError.entryNotFound }
+            guard let baselineRow = try db.queryFirst("""
+                SELECT \(Self.entryColumns) FROM skin_entries e WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id LIMIT 1
+                """, areaID.rawValue) else { throw SkinJournalError.entryNotFound }
             let baseline = try Self.entry(baselineRow)
             guard baseline.id != entry.id else {
                 return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: nil, details: nil, changeMap: nil)
@@ -291,7 +304,9 @@ public final class SkinService: @unchecked Sendable {
     public func deletionConsequence(of entryID: EntryID, in areaID: AreaID) throws -> SkinDeletionConsequence {
         try database.read { db in
             _ = try Self.entry(entryID, in: areaID, db: db)
-            let ids = try db.query("SELECT * FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 2", areaID.rawValue)
+            let ids = try db.query("""
+                SELECT \(Self.entryColumns) FROM skin_entries e WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id LIMIT 2
+                """, areaID.rawValue)
             let isBaseline = try ids.first?.get("id", as: String.self) == entryID.rawValue
             guard isBaseline else { return SkinDeletionConsequence(isBaseline: false, nextBaseline: nil, recomparedCount: 0) }
             let count = try db.scalar("SELECT count(*) FROM skin_entries WHERE area_id = ?", areaID.rawValue, as: Int.self) ?? 1
@@ -328,16 +343,61 @@ public final class SkinService: @unchecked Sendable {
         return try pipeline.encodeJPEG(SkinChangeMapImage.render(map, width: thumb.width, height: thumb.height), quality: 85)
     }
 
+    // MARK: notes
+
+    /// Every version of an entry's note, oldest first (the last one is the current note; an empty text
+    /// means the note was removed then). Throws `entryNotFound`.
+    public func noteHistory(of entryID: EntryID, in areaID: AreaID) throws -> [SkinNoteVersion] {
+        try database.read { db in
+            _ = try Self.entry(entryID, in: areaID, db: db)
+            return try db.query("SELECT version, text, recorded_at FROM skin_entry_notes WHERE entry_id = ? ORDER BY version",
+                                entryID.rawValue).map { row in
+                SkinNoteVersion(version: try row.get("version"), text: try row.get("text"),
+                                recordedAt: Self.instant(try row.get("recorded_at")))
+            }
+        }
+    }
+
+    /// Records `text` as the entry's note: a new version that supersedes the current one, which stays in the
+    /// history. An empty text removes the note (recorded too, when there was one). Writing the current note
+    /// again records nothing. Returns whether a version was added. Throws `entryNotFound`,
+    /// `noteHasControlCharacters`, `noteTooLong`; nothing is written then.
+    @discardableResult
+    public func setNote(_ text: String, of entryID: EntryID, in areaID: AreaID) throws -> Bool {
+        let clean = try SkinNote.clean(text)
+        return try database.write { db in
+            let entry = try Self.entry(entryID, in: areaID, db: db)
+            guard entry.note != clean else { return false }
+            try Self.appendNote(clean, to: entryID, in: db, at: clock.now())
+            return true
+        }
+    }
+
+    static func appendNote(_ text: String, to entryID: EntryID, in db: Connection, at instant: Date) throws {
+        try db.execute("""
+            INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
+            SELECT ?1, coalesce(max(version), 0) + 1, ?2, ?3 FROM skin_entry_notes WHERE entry_id = ?1
+            """, entryID.rawValue, text, Timestamp.string(from: instant))
+    }
+
     /// Brightness and sharpness of one live camera frame (the guided capture page posts a small frame every
-    /// few hundred milliseconds), scored by the same analyzer as stored photos. Nothing is stored. Throws
-    /// `unreadablePhoto` for a frame that is not an image.
-    public func liveQuality(frame: Data) throws -> CaptureQuality {
+    /// few hundred milliseconds), scored by the same analyzer as stored photos, and, given the page's previous
+    /// frame, how much the camera moved between the two. Nothing is stored. Throws `unreadablePhoto` for a
+    /// frame that is not an image; a previous frame that cannot be read gives no steadiness.
+    public func liveScores(frame: Data, previous: Data? = nil) throws -> LiveFrameScores {
+        let image: RGBImage
         do {
-            return CaptureQualityAnalyzer.analyze(try pipeline.decodeRGB(frame, maxSide: 480))
+            image = try pipeline.decodeRGB(frame, maxSide: Self.liveSide)
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
+        let before = previous.flatMap { try? pipeline.decodeRGB($0, maxSide: Self.liveSide) }
+        return LiveFrameScores(quality: CaptureQualityAnalyzer.analyze(image),
+                               steadiness: before.map { CaptureQualityAnalyzer.steadiness(previous: $0, current: image) })
     }
+
+    /// Longest side live frames are decoded to.
+    static let liveSide = 480
 
     // MARK: comparing files (nothing stored)
 
@@ -362,7 +422,7 @@ public final class SkinService: @unchecked Sendable {
             INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness, dark_clipped,
             bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, entry.id.rawValue, entry.areaID.rawValue, Timestamp.string(from: entry.capturedAt), entry.timeZone,
-            entry.photoID.rawValue, entry.thumbnailID.rawValue, entry.note, q.meanLuminance, q.darkClippedFraction,
+            entry.photoID.rawValue, entry.thumbnailID.rawValue, "", q.meanLuminance, q.darkClippedFraction,
             q.brightClippedFraction, q.sharpness, FingerprintCoding.encode(fingerprint), fingerprint.revision.number,
             Timestamp.string(from: clock.now()))
     }
@@ -466,11 +526,19 @@ public final class SkinService: @unchecked Sendable {
     }
 
     static func entry(_ id: EntryID, in area: AreaID, db: Connection) throws -> TrackingEntry {
-        guard let row = try db.queryFirst("SELECT * FROM skin_entries WHERE id = ? AND area_id = ?", id.rawValue, area.rawValue) else {
+        guard let row = try db.queryFirst("SELECT \(entryColumns) FROM skin_entries e WHERE e.id = ? AND e.area_id = ?",
+                                          id.rawValue, area.rawValue) else {
             throw SkinJournalError.entryNotFound
         }
         return try entry(row)
     }
+
+    /// The columns `entry(_:)` reads, from `skin_entries e`; `note` is the entry's current note (its newest
+    /// version in `skin_entry_notes`, empty when it has none).
+    static let entryColumns = """
+        e.id, e.area_id, e.captured_at, e.time_zone, e.photo_id, e.thumbnail_id, e.brightness, e.dark_clipped, e.bright_clipped, \
+        e.sharpness, coalesce((SELECT n.text FROM skin_entry_notes n WHERE n.entry_id = e.id ORDER BY n.version DESC LIMIT 1), '') AS note
+        """
 
     static func entry(_ row: Row) throws -> TrackingEntry {
         let quality = CaptureQuality(meanLuminance: try row.get("brightness"), darkClippedFraction: try row.get("dark_clipped"),
@@ -512,6 +580,43 @@ public final class SkinService: @unchecked Sendable {
                          revision: ComparisonRevision(try row.get("revision")), comparable: try row.get("comparable"),
                          similarityPercent: try row.optional("similarity"), rawScore: try row.get("raw_score"),
                          reasonNotComparable: try row.optional("reason", as: String.self).flatMap(NotComparableReason.init(rawValue:)))
+    }
+}
+
+/// What the capture page's badges show for one live frame.
+public struct LiveFrameScores: Sendable, Equatable {
+    /// Light and focus.
+    public let quality: CaptureQuality
+    /// Movement since the page's previous frame; nil without one.
+    public let steadiness: FrameSteadiness?
+}
+
+/// One version of an entry's note.
+public struct SkinNoteVersion: Sendable, Equatable {
+    /// 1 for the first note, then one more for each later one.
+    public let version: Int
+    /// The note; empty when this version removed it.
+    public let text: String
+    /// When it was recorded.
+    public let recordedAt: Date
+}
+
+/// The one rule for a Skin note's text, wherever it is typed (capture, upload, note page, `cairn skin note`).
+public enum SkinNote {
+    /// The longest note, in characters (the web fields say the same).
+    public static let maximumLength = 500
+
+    /// The note as stored: `\r\n` line breaks (what browsers send) made `\n`, surrounding white space trimmed.
+    /// Throws `noteHasControlCharacters` for any control character but a line break or a tab (a lone `\r`
+    /// too: it can overwrite a terminal line), `noteTooLong`.
+    public static func clean(_ text: String) throws -> String {
+        let unified = text.replacingOccurrences(of: "\r\n", with: "\n")
+        let clean = unified.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !clean.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else {
+            throw SkinJournalError.noteHasControlCharacters
+        }
+        guard clean.count <= maximumLength else { throw SkinJournalError.noteTooLong }
+        return clean
     }
 }
 

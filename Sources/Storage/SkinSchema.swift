@@ -53,3 +53,27 @@ extension CairnSchema {
             """)
     }
 }
+
+extension CairnSchema {
+    /// Skin notes, append-only (issue 18): every version of an entry's note is a row `(entry_id, version)`,
+    /// version 1 first; the highest version is the current note and an empty text means the note was removed.
+    /// A later note supersedes an earlier one, which stays recorded; deleting the entry deletes its notes.
+    ///
+    /// Notes given before this migration move here as version 1, recorded at their entry's `created_at`. From
+    /// now on `skin_entries.note` is not written or read (a landed table keeps its columns).
+    static let skinNotes = Migration(id: "2026-12-01.skin-notes") { db in
+        try db.executeScript("""
+            CREATE TABLE skin_entry_notes (
+                entry_id    TEXT NOT NULL REFERENCES skin_entries(id) ON DELETE CASCADE,
+                version     INTEGER NOT NULL CHECK (version >= 1),
+                text        TEXT NOT NULL CHECK (version > 1 OR length(text) > 0),
+                recorded_at TEXT NOT NULL,
+                PRIMARY KEY (entry_id, version)
+            ) WITHOUT ROWID;
+            INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
+                SELECT id, 1, note, created_at FROM skin_entries WHERE length(trim(note)) > 0;
+            CREATE TRIGGER skin_entry_notes_are_append_only BEFORE UPDATE ON skin_entry_notes
+                BEGIN SELECT RAISE(ABORT, 'skin notes are append-only'); END;
+            """)
+    }
+}

@@ -30,8 +30,9 @@ final class WebDriver {
 
     /// Starts chromedriver on a free loopback port and opens a headless Chromium session with the
     /// performance (network) and browser (console) logs enabled. `fakeCamera` gives the page Chromium's
-    /// built-in test camera (a moving pattern) without a permission prompt.
-    static func launch(fakeCamera: Bool = false) async throws -> WebDriver {
+    /// built-in test camera (a moving pattern) without a permission prompt; `fakeVideo` (a .y4m file) makes that
+    /// camera play the file, looped, instead.
+    static func launch(fakeCamera: Bool = false, fakeVideo: URL? = nil) async throws -> WebDriver {
         func trace(_ s: String) { if ProcessInfo.processInfo.environment["CAIRN_TRACE"] != nil { FileHandle.standardError.write(Data("webdriver: \(s)\n".utf8)) } }
         trace("launch")
         let port = try freeLoopbackPort()
@@ -55,7 +56,8 @@ final class WebDriver {
                     "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
                              "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
                              "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-                        + (fakeCamera ? ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"] : []) + ["about:blank"],
+                        + (fakeCamera ? ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"] : [])
+                        + (fakeVideo.map { ["--use-file-for-fake-video-capture=\($0.path)"] } ?? []) + ["about:blank"],
                 ] as [String: Any],
                 "goog:loggingPrefs": ["performance": "ALL", "browser": "ALL"],
             ] as [String: Any]]]

@@ -236,6 +236,106 @@ import Testing
         }
         #expect(stale == 0)
     }
+
+    @Test func aNoteCanBeChangedLaterAndEveryEarlierVersionStaysRecorded() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let entry = try skin.log(photo: photo(0), in: area.id, note: "  after the walk ", capturedAt: Self.start)
+        #expect(try skin.entry(entry.id, in: area.id).note == "after the walk")
+        #expect(try skin.setNote("new cream\r\nsince Monday\t(evening)", of: entry.id, in: area.id))
+        #expect(try skin.timeline(of: area.id).items[0].entry.note == "new cream\nsince Monday\t(evening)")
+        #expect(try !skin.setNote("new cream\nsince Monday\t(evening)", of: entry.id, in: area.id), "the same note again adds nothing")
+        #expect(try skin.setNote("", of: entry.id, in: area.id))
+        #expect(try skin.comparison(of: entry.id, in: area.id).entry.note == "")
+        #expect(try !skin.setNote("  ", of: entry.id, in: area.id), "removing a removed note adds nothing")
+        #expect(try skin.noteHistory(of: entry.id, in: area.id).map(\.text) == ["after the walk", "new cream\nsince Monday\t(evening)", ""])
+        #expect(try skin.noteHistory(of: entry.id, in: area.id).map(\.version) == [1, 2, 3])
+        // The database refuses to rewrite a recorded note.
+        #expect(throws: (any Error).self) {
+            try vault.app.database.write { try $0.execute("UPDATE skin_entry_notes SET text = 'x'") }
+        }
+    }
+
+    @Test func aNoteWithControlCharactersOrTooLongIsRefusedAndNothingIsWritten() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let entry = try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start)
+        for bad in ["bell\u{07}", "escape \u{1B}[31m red", "nul\u{0}", "delete\u{7F}", "c1 \u{85} inside"] {
+            #expect(throws: SkinJournalError.noteHasControlCharacters) { try skin.setNote(bad, of: entry.id, in: area.id) }
+        }
+        #expect(throws: SkinJournalError.noteTooLong) {
+            try skin.setNote(String(repeating: "é", count: SkinNote.maximumLength + 1), of: entry.id, in: area.id)
+        }
+        #expect(throws: SkinJournalError.noteHasControlCharacters) { try skin.log(photo: photo(1), in: area.id, note: "x\u{1B}") }
+        #expect(try skin.timeline(of: area.id).items.count == 1, "a photo with a refused note is not logged")
+        #expect(try skin.noteHistory(of: entry.id, in: area.id).isEmpty)
+        #expect(try skin.setNote(String(repeating: "é", count: SkinNote.maximumLength), of: entry.id, in: area.id))
+        #expect(throws: SkinJournalError.entryNotFound) { try skin.setNote("x", of: EntryID.random(), in: area.id) }
+        let other = try skin.addArea(name: "Back")
+        #expect(throws: SkinJournalError.entryNotFound) { try skin.setNote("x", of: entry.id, in: other.id) }
+    }
+
+    @Test func deletingAnEntryDeletesItsNotes() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        let entry = try skin.log(photo: photo(0), in: area.id, note: "one", capturedAt: Self.start)
+        try skin.setNote("two", of: entry.id, in: area.id)
+        try skin.deleteEntry(entry.id, in: area.id)
+        #expect(try vault.app.database.read { try $0.scalar("SELECT count(*) FROM skin_entry_notes", as: Int.self) } == 0)
+    }
+
+    @Test func anAreaSummaryNamesItsNewestPhotoByCaptureTime() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let area = try skin.addArea(name: "Arm")
+        try skin.addArea(name: "Back")
+        let newest = try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start.addingTimeInterval(Self.day))
+        try skin.log(photo: photo(1), in: area.id, capturedAt: Self.start)  // logged later, taken earlier
+        let summaries = try skin.areas()
+        #expect(summaries.map(\.latestEntry) == [newest.id, nil])
+    }
+
+    /// Successive live frames cut from real skin photos (the shared set's 16 baselines) at the capture page's
+    /// 320 px and JPEG quality: the same view twice, or moved by a hand's tremor, reads steady; a deliberate
+    /// movement of 6% of the frame does not.
+    @Test func liveFramesOfRealSkinReadSteadyWhenStillAndMovingWhenMoved() throws {
+        let vault = try TestVault()
+        let pipeline = ImagePipeline()
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/skin-pairs/img")
+        let bases = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("b") }.sorted()
+        #expect(bases.count == 16)
+        var still: [Double] = [], tremor: [Double] = [], moved: [Double] = []
+        for name in bases {
+            let image = try pipeline.decodeRGB(try Data(contentsOf: folder.appendingPathComponent(name)), maxSide: 480)
+            let side = min(image.width, image.height) * 3 / 4
+            func view(dx: Double, quality: Int = 80) throws -> Data {
+                let x0 = (image.width - side) / 2 + Int(dx * Double(side)), y0 = (image.height - side) / 2
+                var px = [UInt8](repeating: 0, count: side * side * 3)
+                for y in 0..<side {
+                    for x in 0..<side {
+                        for c in 0..<3 { px[(y * side + x) * 3 + c] = image.pixels[((y0 + y) * image.width + x0 + x) * 3 + c] }
+                    }
+                }
+                return try pipeline.encodeJPEG(RGBImage(width: side, height: side, pixels: px), quality: quality)
+            }
+            let base = try view(dx: 0)
+            func displacement(_ other: Data) throws -> Double {
+                try #require(try vault.app.skin.liveScores(frame: other, previous: base).steadiness).displacement
+            }
+            still.append(try displacement(try view(dx: 0, quality: 70)))
+            tremor.append(try displacement(try view(dx: 0.005)))
+            moved.append(try displacement(try view(dx: 0.06)))
+        }
+        print("steadiness on real skin (displacement, share of the frame): still max \(still.max()!), tremor max \(tremor.max()!), moved min \(moved.min()!)")
+        #expect(still.allSatisfy { $0 <= CaptureQualityAnalyzer.steadyLimit })
+        #expect(tremor.allSatisfy { $0 <= CaptureQualityAnalyzer.steadyLimit })
+        #expect(moved.filter { $0 > CaptureQualityAnalyzer.steadyLimit }.count >= 15, "\(moved)")
+        #expect(try vault.app.skin.liveScores(frame: try photo(0)).steadiness == nil)
+        #expect(try vault.app.skin.liveScores(frame: try photo(0), previous: Data("junk".utf8)).steadiness == nil)
+    }
 }
 
 @Suite struct SkinStoredInstantTests {

@@ -541,6 +541,7 @@ private let expectedHelp: [String: String] = [
       log             Log a photo file of an area and compare it with the area's first photo.
       timeline        List an area's photos, oldest first, with their similarity to the first one.
       compare         Show how similar one photo of an area is to the area's first photo.
+      note            Write, remove or list the note of one photo of an area.
       trend           Show how much each photo of an area differs from the first one, over time.
       delete-entry    Delete one photo of an area (asks for --yes).
       compare-batch   Compare pairs of image files listed in a TSV file, storing nothing.
@@ -616,6 +617,20 @@ private let expectedHelp: [String: String] = [
     Options:
       --note TEXT   A note kept with the photo.
       --json        Print JSON.
+    """#,
+    "cairn skin note": #"""
+    Write, remove or list the note of one photo of an area.
+
+    Usage: cairn skin note AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history
+
+    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    TEXT becomes the photo's note: at most 500 characters; line breaks and tabs are kept,
+    other control characters are refused. Put -- before a TEXT that starts with a dash.
+    A new note takes the place of the current one, which stays recorded.
+
+    Options:
+      --clear     Remove the photo's note (the removal is recorded too).
+      --history   List every version of the note, oldest first.
     """#,
     "cairn skin rename-area": #"""
     Rename an area.

@@ -96,4 +96,64 @@ import Testing
             #expect(run.status == 1 && run.stderr.contains("not a photo Cairn can read") && !run.stderr.contains(bad.path))
         }
     }
+
+    @Test func noteWritesRemovesAndListsAPhotosNoteAndTheTimelineShowsTheCurrentOne() throws {
+        try withTemporaryDirectory { dir in
+            let d = ["--data-dir", dir.appendingPathComponent("vault").path]
+            let help = cairn(d + ["skin", "note", "--help"])
+            #expect(help.status == 0 && help.stdout.contains("Usage: cairn skin note AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history"))
+            #expect(cairn(d + ["skin", "--help"]).stdout.contains("note"))
+
+            #expect(cairn(d + ["skin", "generate", "--area", "Arm", "--count", "2", "--seed", "5"]).status == 0)
+            let json = try JSONSerialization.jsonObject(with: Data(cairn(d + ["skin", "timeline", "Arm", "--json"]).stdout.utf8)) as? [String: Any]
+            let id = try #require((json?["entries"] as? [[String: Any]])?[1]["entry"] as? String)
+            let short = String(id.prefix(8))
+
+            let written = cairn(d + ["skin", "note", "Arm", short, "new cream\nsince Monday"])
+            #expect(written.status == 0 && written.stdout == "Saved the note.")
+            #expect(cairn(d + ["skin", "note", "Arm", short, "new cream\nsince Monday"]).stdout == "The note is unchanged.")
+            let timeline = cairn(d + ["skin", "timeline", "Arm"])
+            #expect(timeline.out[1].hasPrefix(short) && timeline.out[1].hasSuffix("note: new cream / since Monday"))
+            #expect(timeline.out[0].hasSuffix("note: Demo photo 1 of 2"))
+            let after = try JSONSerialization.jsonObject(with: Data(cairn(d + ["skin", "timeline", "Arm", "--json"]).stdout.utf8)) as? [String: Any]
+            #expect((after?["entries"] as? [[String: Any]])?[1]["note"] as? String == "new cream\nsince Monday")
+
+            let cleared = cairn(d + ["skin", "note", "Arm", short, "--clear"])
+            #expect(cleared.status == 0 && cleared.stdout.contains("Removed the note"))
+            #expect(!cairn(d + ["skin", "timeline", "Arm"]).out[1].contains("note:"))
+            let history = cairn(d + ["skin", "note", "Arm", short, "--history"])
+            #expect(history.status == 0 && history.out.count == 3)
+            #expect(history.out[0].hasSuffix("Demo photo 2 of 2") && history.out[1].hasSuffix("new cream / since Monday"))
+            #expect(history.out[2].hasSuffix("(note removed)"))
+            // A note that starts with a dash goes after --.
+            #expect(cairn(d + ["skin", "note", "Arm", short, "--", "-2 days after"]).stdout == "Saved the note.")
+        }
+    }
+
+    @Test func noteRefusesABadIdAnEmptyNoteAndControlCharacters() throws {
+        try withTemporaryDirectory { dir in
+            let d = ["--data-dir", dir.appendingPathComponent("vault").path]
+            #expect(cairn(d + ["skin", "generate", "--area", "Arm", "--count", "1", "--seed", "5"]).status == 0)
+            let badID = cairn(d + ["skin", "note", "Arm", "zzzz", "hello"])
+            #expect(badID.status == 1 && badID.stderr.contains("There is no such photo in this area."))
+            let badArea = cairn(d + ["skin", "note", "Leg", "zzzz", "hello"])
+            #expect(badArea.status == 1 && badArea.stderr.contains("no such area"))
+
+            let json = try JSONSerialization.jsonObject(with: Data(cairn(d + ["skin", "timeline", "Arm", "--json"]).stdout.utf8)) as? [String: Any]
+            let id = try #require((json?["entries"] as? [[String: Any]])?[0]["entry"] as? String)
+            for empty in ["", "  \n "] {
+                let run = cairn(d + ["skin", "note", "Arm", id, empty])
+                #expect(run.status == 2 && run.stderr.contains("The note is empty. To remove a photo's note, use --clear."))
+            }
+            #expect(cairn(d + ["skin", "note", "Arm", id]).stderr.contains("Missing TEXT."))
+            #expect(cairn(d + ["skin", "note", "Arm", id, "--clear", "--history"]).status == 2)
+            for bad in ["red \u{1B}[31mtext", "bell\u{07}", "back\u{08}space", "cr\rhere"] {
+                let run = cairn(d + ["skin", "note", "Arm", id, bad])
+                #expect(run.status == 1 && run.stderr.contains("no other control characters"), "\(bad.debugDescription)")
+            }
+            #expect(cairn(d + ["skin", "note", "Arm", id, "tab\there\nand a line"]).status == 0, "newline and tab are kept")
+            let history = cairn(d + ["skin", "note", "Arm", id, "--history"])
+            #expect(history.out.count == 2 && history.out[1].hasSuffix("tab here / and a line"))
+        }
+    }
 }

@@ -40,3 +40,49 @@ import Testing
     #expect(q.sharpness == 0)
     #expect(q.darkClippedFraction == 1)
 }
+
+@Test func theSameViewTwiceReadsSteadyEvenWithAnExposureChange() {
+    let scene = TestImages.scene(seed: 30)
+    let a = TestImages.photo(scene, view: 320), b = TestImages.photo(scene, view: 320, gain: 0.8)
+    #expect(CaptureQualityAnalyzer.steadiness(previous: a, current: a).displacement < 1e-9)
+    let s = CaptureQualityAnalyzer.steadiness(previous: a, current: b)
+    print("steadiness, exposure change: \(s.displacement)")
+    #expect(s.isSteady, "\(s)")
+}
+
+@Test func aTremorReadsSteadyAndAMovementOfSomePercentOfTheFrameDoesNot() {
+    let scene = TestImages.scene(seed: 31)
+    let a = TestImages.photo(scene, view: 320)
+    let tremor = CaptureQualityAnalyzer.steadiness(previous: a, current: TestImages.photo(scene, view: 320, shiftX: 0.004))
+    let moved = CaptureQualityAnalyzer.steadiness(previous: a, current: TestImages.photo(scene, view: 320, shiftX: 0.05, shiftY: 0.02))
+    let turned = CaptureQualityAnalyzer.steadiness(previous: a, current: TestImages.photo(scene, view: 320, rotation: 4))
+    print("steadiness, procedural skin: tremor \(tremor.displacement), moved \(moved.displacement), turned \(turned.displacement)")
+    #expect(tremor.isSteady, "\(tremor)")
+    #expect(!moved.isSteady, "\(moved)")
+    #expect(!turned.isSteady, "\(turned)")
+    // A larger movement reads larger.
+    let far = CaptureQualityAnalyzer.steadiness(previous: a, current: TestImages.photo(scene, view: 320, shiftX: 0.02))
+    let near = CaptureQualityAnalyzer.steadiness(previous: a, current: TestImages.photo(scene, view: 320, shiftX: 0.01))
+    #expect(far.displacement > near.displacement && near.displacement > tremor.displacement)
+}
+
+@Test func anotherSceneOrAnotherFrameShapeIsNotSteady() {
+    let a = TestImages.photo(TestImages.scene(seed: 32), view: 320)
+    #expect(!CaptureQualityAnalyzer.steadiness(previous: a, current: TestImages.photo(TestImages.scene(seed: 33), view: 320)).isSteady)
+    let wide = RGBImage(width: 320, height: 180, red: 120, green: 100, blue: 90)
+    #expect(CaptureQualityAnalyzer.steadiness(previous: a, current: wide).displacement == .infinity)
+    let tiny = RGBImage(width: 4, height: 4, red: 0, green: 0, blue: 0)
+    #expect(!CaptureQualityAnalyzer.steadiness(previous: tiny, current: tiny).isSteady)
+}
+
+@Test func aFlatViewWithSensorNoiseReadsSteady() {
+    var rng = TestImages.Rng(state: 34)
+    func noisy() -> RGBImage {
+        var px = [UInt8](repeating: 0, count: 320 * 240 * 3)
+        for i in px.indices { px[i] = UInt8(150 + Int(rng.next() * 9) - 4) }
+        return RGBImage(width: 320, height: 240, pixels: px)
+    }
+    let s = CaptureQualityAnalyzer.steadiness(previous: noisy(), current: noisy())
+    print("steadiness, flat noise: \(s.displacement)")
+    #expect(s.isSteady, "\(s)")
+}

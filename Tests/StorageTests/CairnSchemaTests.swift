@@ -117,6 +117,15 @@ import Testing
                 #"{"summary":"No clear difference","windowDays":14}"#, "2026-03-15T08:00:00.000Z", "2026-03-15T08:00:00.000Z")
             try db.execute("INSERT INTO insight_runs (id, as_of_day, computed_at) VALUES (1, ?, ?)", "2026-03-29", "2026-03-29T08:00:00.000Z")
         },
+        "2026-12-01.skin-notes": { db in
+            // The fixture's two entries arrive with their notes as version 1; the second is edited, then removed.
+            try db.executeScript("""
+                INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at) VALUES
+                    ('a1000000-0000-4000-8000-000000000002', 2, 'Ünïcode ✓ ''edited''
+                second line', '2026-12-08T10:00:00.000Z'),
+                    ('a1000000-0000-4000-8000-000000000002', 3, '', '2026-12-09T10:00:00.000Z');
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript("""
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)

@@ -144,10 +144,11 @@ final class SkinWebVault {
 
     /// A multipart upload as the server hands it over: the fields its form parser decoded. `csrfInForm` puts the
     /// token in the form (a plain HTML form) instead of the header skin.js sends.
-    func upload(_ data: Data, to area: AreaID, csrf: String? = Fixture.csrf, csrfInForm: Bool = false) -> Request {
+    func upload(_ data: Data, to area: AreaID, csrf: String? = Fixture.csrf, csrfInForm: Bool = false, from: String? = nil) -> Request {
         var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
                        "Content-Type": "multipart/form-data; boundary=x"]
-        var fields = ["photo": data, "note": Data("after the weekend".utf8)]
+        var fields = ["photo": data]
+        if let from { fields["from"] = Data(from.utf8) }
         if let csrf {
             if csrfInForm { fields["csrf"] = Data(csrf.utf8) } else { headers["X-CSRF-Token"] = csrf }
         }
@@ -162,13 +163,102 @@ final class SkinWebVault {
         let done = v.web.handle(upload(photo, to: area.id))
         #expect(done.status == 303)
         let items = try v.app.skin.timeline(of: area.id).items
-        #expect(items.count == 1 && items[0].entry.note == "after the weekend")
+        #expect(items.count == 1 && items[0].entry.note.isEmpty)
+        // The optional note step follows the upload.
+        #expect(done.header("Location") == "/skin/areas/\(area.id.rawValue)/entries/\(items[0].entry.id.rawValue)/note?new=1")
         // A plain HTML form (no JavaScript) carries the token as a field; the server's form parser hands it over.
         #expect(v.web.handle(upload(photo, to: area.id, csrf: Fixture.csrf, csrfInForm: true)).status == 303)
         #expect(try v.app.skin.timeline(of: area.id).items.count == 2)
         let bad = v.web.handle(upload(Data("not a photo".utf8), to: area.id))
         #expect(bad.status == 400 && bad.bodyText.contains("not a photo Cairn can read"))
         #expect(try v.app.skin.timeline(of: area.id).items.count == 2)
+        expectErrorBesideThePhotoField(bad.bodyText)
+        #expect(!bad.bodyText.contains("id=\"note\""), "the note step follows the upload; the upload form has no note field")
+        // From the camera page, the error comes back on the camera page, beside its file field.
+        let fromCapture = v.web.handle(upload(Data(), to: area.id, from: "capture"))
+        #expect(fromCapture.status == 400 && fromCapture.bodyText.contains("Choose a photo to add.") && fromCapture.bodyText.contains("id=\"skin-capture\""))
+        expectErrorBesideThePhotoField(fromCapture.bodyText)
+    }
+
+    /// The upload error sits right after the file field, is tied to it and is announced (role=alert).
+    func expectErrorBesideThePhotoField(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let field = html.range(of: "<input type=\"file\" id=\"photo\"")
+        let error = html.range(of: "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">")
+        guard let field, let error else { Issue.record("no photo field or no error", sourceLocation: sourceLocation); return }
+        let between = html[field.upperBound..<error.lowerBound]
+        #expect(between.hasSuffix(">") && between.filter { $0 == "<" }.isEmpty, "the error follows the file input directly", sourceLocation: sourceLocation)
+        #expect(between.contains("aria-invalid=\"true\" aria-describedby=\"upload-error\""), sourceLocation: sourceLocation)
+    }
+
+    @Test func theNoteStepFollowsAPhotoAndANoteCanBeChangedLaterWithItsHistoryKept() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        let entries = try SkinDemo.generate(count: 2, seed: 3, into: area.id, service: v.app.skin, now: Date())
+        let entry = entries[1]
+        let notePath = "/skin/areas/\(area.id.rawValue)/entries/\(entry.id.rawValue)/note"
+        let comparePath = "/skin/areas/\(area.id.rawValue)/entries/\(entry.id.rawValue)"
+
+        let step = v.get(notePath + "?new=1")
+        #expect(step.status == 200)
+        let html = step.bodyText
+        #expect(html.contains("<h1>Photo added</h1>") && html.contains("Note (optional)"))
+        // A plain form (works without JavaScript) with the token as a field.
+        #expect(html.contains("<form method=\"post\" action=\"\(notePath)\"") && html.contains("name=\"csrf\""))
+        #expect(html.contains("<textarea id=\"note\" name=\"note\"") && html.contains(" autofocus>"))
+        #expect(html.contains("href=\"\(comparePath)\" id=\"skip-note\">Skip</a>"))
+        expectCalm(html)
+
+        #expect(v.web.handle(Fixture.post(notePath, form: ["note": "new cream"], csrf: nil)).status == 403)
+        let saved = v.web.handle(Fixture.post(notePath, form: ["note": "new cream\r\nsince Monday", "new": "1"]))
+        #expect(saved.status == 303 && saved.header("Location") == comparePath + "?noted=1")
+        let compare = v.get(comparePath + "?noted=1").bodyText
+        #expect(compare.contains("The note was saved.") && compare.contains("Note: new cream\nsince Monday"))
+        #expect(compare.contains("id=\"edit-note\">Edit the note</a>"))
+        // The text timeline shows the current note under its photo.
+        #expect(v.get("/skin/areas/\(area.id.rawValue)").bodyText.contains("<span class=\"skin-entry-note\">new cream\nsince Monday</span>"))
+
+        // Control characters are refused beside the field; what was typed stays in it; nothing is recorded.
+        let refused = v.web.handle(Fixture.post(notePath, form: ["note": "bell\u{07}"]))
+        #expect(refused.status == 400)
+        let error = refused.bodyText
+        #expect(error.contains("aria-invalid=\"true\"") && error.contains("aria-describedby=\"note-help note-error\""))
+        #expect(error.contains("</textarea><p class=\"field-error\" role=\"alert\" id=\"note-error\">A note can hold text, line breaks and tabs"))
+        #expect(try v.app.skin.noteHistory(of: entry.id, in: area.id).map(\.text) == ["Demo photo 2 of 2", "new cream\nsince Monday"])
+
+        // Saving the same note again records nothing; an empty note removes it; the history lists earlier notes.
+        #expect(v.web.handle(Fixture.post(notePath, form: ["note": "new cream\nsince Monday"])).header("Location") == comparePath)
+        #expect(v.web.handle(Fixture.post(notePath, form: ["note": ""])).status == 303)
+        #expect(v.get(comparePath).bodyText.contains("No note. <a href=\"\(notePath)\" id=\"edit-note\">Add a note</a>"))
+        let later = v.get(notePath).bodyText
+        #expect(later.contains("<h1>Add a note</h1>") && !later.contains("autofocus"))
+        #expect(later.contains("id=\"note-history\"") && later.contains("Demo photo 2 of 2") && later.contains("new cream\nsince Monday"))
+        #expect(v.get("/skin/areas/\(area.id.rawValue)/entries/\(EntryID.random().rawValue)/note").status == 404)
+    }
+
+    @Test func areaCardsShowTheNewestThumbnailAndTheOverlaySliderSaysWhichPhotoShows() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        try v.app.skin.addArea(name: "Back")
+        let entries = try SkinDemo.generate(count: 3, seed: 3, into: area.id, service: v.app.skin, now: Date())
+        let home = v.get("/skin").bodyText
+        #expect(home.contains("<img class=\"skin-area-thumb\" src=\"/skin/areas/\(area.id.rawValue)/entries/\(entries[2].id.rawValue)/thumbnail.jpg\" alt=\"\""))
+        #expect(home.components(separatedBy: "skin-area-thumb-empty").count == 2, "the empty area has a placeholder")
+        let compare = v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)").bodyText
+        #expect(compare.contains("id=\"overlay-slider\" min=\"0\" max=\"100\" value=\"50\" class=\"skin-slider\" aria-valuetext=\"Selected photo 50% over the first photo\""))
+        #expect(SkinPages.overlayText(0) == "First photo only" && SkinPages.overlayText(100) == "Selected photo only")
+    }
+
+    @Test func theTrendChartIsAnImageWithoutLinksAndItsLabelsAreTextOutsideTheDrawing() throws {
+        let v = try SkinWebVault()
+        let area = try v.app.skin.addArea(name: "Arm")
+        try SkinDemo.generate(count: 3, seed: 3, into: area.id, service: v.app.skin, now: Date())
+        let html = v.get("/skin/areas/\(area.id.rawValue)/trend").bodyText
+        let svgStart = try #require(html.range(of: "<svg viewBox=\"0 0 760"))
+        let svgEnd = try #require(html[svgStart.upperBound...].range(of: "</svg>"))
+        let svg = html[svgStart.lowerBound..<svgEnd.upperBound]
+        #expect(svg.contains("role=\"img\"") && !svg.contains("<a ") && !svg.contains("<text"))
+        #expect(html.contains("<span class=\"skin-axis-label\">Similar</span>"))
+        #expect(html.components(separatedBy: "<li id=\"p-").count == 4, "every photo is linked in the strip below")
     }
 
     @Test func theCapturePageAndItsLiveQualityEndpoint() throws {
@@ -184,18 +274,29 @@ final class SkinWebVault {
         try SkinDemo.generate(count: 1, seed: 2, into: area.id, service: v.app.skin, now: Date())
         #expect(v.get("/skin/areas/\(area.id.rawValue)/capture").bodyText.contains("id=\"ghost\""))
 
-        func frame(_ body: Data, csrf: String?) -> Response {
-            var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)", "Content-Type": "image/jpeg"]
+        #expect(page.bodyText.contains("<p class=\"skin-badges\" id=\"badges\" aria-live=\"polite\" hidden>"), "no badges until the camera runs (and none without JavaScript)")
+        #expect(page.bodyText.contains("id=\"badge-steady\""))
+
+        func frame(_ body: Data, previous: Data? = nil, csrf: String?) throws -> [String: Any]? {
+            var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)", "Content-Type": "multipart/form-data; boundary=x"]
             if let csrf { headers["X-CSRF-Token"] = csrf }
-            return v.web.handle(Request(method: .post, target: "/skin/areas/\(area.id.rawValue)/quality", headers: headers, body: body))
+            var fields = ["frame": body]
+            if let previous { fields["previous"] = previous }
+            let answer = v.web.handle(Request(method: .post, path: "/skin/areas/\(area.id.rawValue)/quality", headers: headers, formFields: fields))
+            guard answer.status == 200 else { return ["status": answer.status] }
+            #expect(answer.header("Content-Type") == "application/json")
+            return try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
         }
         let jpeg = try SkinDemo.jpeg(index: 0, count: 1, seed: 2)
-        #expect(frame(jpeg, csrf: nil).status == 403)
-        let answer = frame(jpeg, csrf: Fixture.csrf)
-        #expect(answer.status == 200 && answer.header("Content-Type") == "application/json")
-        let json = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
-        #expect(json["lightGood"] as? Bool == true && json["focus"] is String)
-        #expect(frame(Data("junk".utf8), csrf: Fixture.csrf).status == 400)
+        #expect(try frame(jpeg, csrf: nil)?["status"] as? Int == 403)
+        let first = try #require(try frame(jpeg, csrf: Fixture.csrf))
+        #expect(first["lightGood"] as? Bool == true && first["focus"] is String)
+        #expect(first["steady"] == nil, "the first frame has nothing to be compared with")
+        let still = try #require(try frame(jpeg, previous: jpeg, csrf: Fixture.csrf))
+        #expect(still["steady"] as? String == "Holding still" && still["steadyGood"] as? Bool == true)
+        let moved = try #require(try frame(try SkinDemo.jpeg(index: 0, count: 1, seed: 9), previous: jpeg, csrf: Fixture.csrf))
+        #expect(moved["steadyGood"] as? Bool == false && (moved["steady"] as? String)?.hasPrefix("Moving") == true)
+        #expect(try frame(Data("junk".utf8), csrf: Fixture.csrf)?["status"] as? Int == 400)
         #expect(try v.app.skin.timeline(of: area.id).items.count == 1)
     }
 

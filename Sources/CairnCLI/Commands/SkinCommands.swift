@@ -10,10 +10,14 @@ enum SkinCommands {
         CommandGroup(name: "skin", abstract: "The Skin journal: areas, photos and how much they differ from the first one.", children: [
             .command(SkinAreasCommand.self), .command(SkinAddAreaCommand.self), .command(SkinRenameAreaCommand.self),
             .command(SkinDeleteAreaCommand.self), .command(SkinLogCommand.self), .command(SkinTimelineCommand.self),
-            .command(SkinCompareCommand.self), .command(SkinTrendCommand.self), .command(SkinDeleteEntryCommand.self),
+            .command(SkinCompareCommand.self), .command(SkinNoteCommand.self), .command(SkinTrendCommand.self),
+            .command(SkinDeleteEntryCommand.self),
             .command(SkinCompareBatchCommand.self), .command(SkinGenerateCommand.self), .command(SkinReportCommand.self),
         ])
     }
+
+    /// What the help of a command taking ENTRY says about it.
+    static let entryHelp = "ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough)."
 
     /// The flag that reveals raw scores (the same one the web settings page sets).
     static let detailsFlag = "showComparisonDetails"
@@ -36,6 +40,18 @@ enum SkinCommands {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// A note on one terminal line: line breaks shown as " / ", tabs as spaces, and any other control
+    /// character (only notes written before notes were checked can hold one) as U+FFFD.
+    static func noteLine(_ note: String) -> String {
+        let lines = note.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            String(String.UnicodeScalarView(line.unicodeScalars.map { scalar -> Unicode.Scalar in
+                if scalar == "\t" { return " " }
+                return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
+            }))
+        }
+        return lines.joined(separator: " / ")
     }
 
     static func entryID(_ text: String, in timeline: SkinTimeline) throws -> EntryID {
@@ -201,7 +217,8 @@ struct SkinTimelineCommand: Command {
             } else if !item.isBaseline {
                 figure = "no comparison stored"
             }
-            context.console.print("\(item.entry.id.rawValue.prefix(8))  \(SkinCommands.date(item.entry.capturedAt, zone: item.entry.timeZone))  \(figure)")
+            let note = item.entry.note.isEmpty ? "" : "  note: \(SkinCommands.noteLine(item.entry.note))"
+            context.console.print("\(item.entry.id.rawValue.prefix(8))  \(SkinCommands.date(item.entry.capturedAt, zone: item.entry.timeZone))  \(figure)\(note)")
         }
         context.console.print(Disclaimer.similarity.text)
     }
@@ -212,7 +229,7 @@ struct SkinCompareCommand: Command {
     static let abstract = "Show how similar one photo of an area is to the area's first photo."
     static let synopsis = "AREA ENTRY"
     static let discussion = """
-    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    \(SkinCommands.entryHelp)
     """
     static let options: [Option] = [.json]
 
@@ -251,6 +268,59 @@ struct SkinCompareCommand: Command {
         }
         if details { console.print(String(format: "Raw score: %.3f (higher means more different)", c.rawScore)) }
         console.print(Disclaimer.similarity.text)
+    }
+}
+
+struct SkinNoteCommand: Command {
+    static let name = "note"
+    static let abstract = "Write, remove or list the note of one photo of an area."
+    static let usage = "AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history"
+    static let discussion = """
+    \(SkinCommands.entryHelp)
+    TEXT becomes the photo's note: at most \(SkinNote.maximumLength) characters; line breaks and tabs are kept,
+    other control characters are refused. Put -- before a TEXT that starts with a dash.
+    A new note takes the place of the current one, which stays recorded.
+    """
+    static let clear = Option("--clear", help: "Remove the photo's note (the removal is recorded too).")
+    static let history = Option("--history", help: "List every version of the note, oldest first.")
+    static let options: [Option] = [clear, history]
+
+    enum Action: Equatable { case write(String), clear, history }
+    let area: String, entry: String, action: Action
+    init(arguments: Arguments) throws {
+        let clear = arguments.has(Self.clear), history = arguments.has(Self.history)
+        if clear || history {
+            guard !(clear && history) else { throw UsageError("Use either --clear or --history, not both.") }
+            let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
+            area = p[0]; entry = p[1]; action = clear ? .clear : .history
+            return
+        }
+        let p = try arguments.positionals(exactly: ["AREA", "ENTRY", "TEXT"])
+        guard !p[2].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw UsageError("The note is empty. To remove a photo's note, use --clear.")
+        }
+        area = p[0]; entry = p[1]; action = .write(p[2])
+    }
+    func run(in context: CommandContext) throws {
+        let skin = try context.openApplication().skin
+        let found = try skin.area(named: area)
+        let id = try SkinCommands.entryID(entry, in: skin.timeline(of: found.id))
+        switch action {
+        case .history:
+            let versions = try skin.noteHistory(of: id, in: found.id)
+            if versions.isEmpty { context.console.print("This photo has no note."); return }
+            let zone = try skin.entry(id, in: found.id).timeZone
+            for v in versions {
+                let text = v.text.isEmpty ? "(note removed)" : SkinCommands.noteLine(v.text)
+                context.console.print("\(SkinCommands.date(v.recordedAt, zone: zone))  \(text)")
+            }
+        case .clear:
+            let changed = try skin.setNote("", of: id, in: found.id)
+            context.console.print(changed ? "Removed the note. Earlier notes stay in its history." : "This photo has no note.")
+        case .write(let text):
+            let changed = try skin.setNote(text, of: id, in: found.id)
+            context.console.print(changed ? "Saved the note." : "The note is unchanged.")
+        }
     }
 }
 

@@ -4,7 +4,13 @@
   var slider = document.getElementById("overlay-slider");
   var top = document.getElementById("overlay-top");
   if (slider && top) {
-    var apply = function () { top.style.opacity = String(Number(slider.value) / 100); };
+    // Says which photo shows, as SkinPages.overlayText does for the first render.
+    var apply = function () {
+      var v = Number(slider.value);
+      top.style.opacity = String(v / 100);
+      slider.setAttribute("aria-valuetext", v <= 0 ? "First photo only" : v >= 100 ? "Selected photo only"
+        : "Selected photo " + v + "% over the first photo");
+    };
     slider.addEventListener("input", apply);
     apply();
   }
@@ -29,7 +35,9 @@
   }
 })();
 
-// Guided capture: camera, ghost of the last photo, live light/focus badges from Cairn's analyzer, shutter.
+// Guided capture: camera, ghost of the last photo, live light, focus and steadiness badges from Cairn's
+// analyzer (each frame is posted with the one before it, whose change stands in for a gyroscope), shutter.
+// The badges inform and never block; the note step follows the shutter (the server redirects to it).
 (function () {
   "use strict";
   var section = document.getElementById("skin-capture");
@@ -42,13 +50,17 @@
   var ghostSlider = document.getElementById("ghost-opacity");
   var status = document.getElementById("camera-status");
   if (ghost && ghostSlider) {
-    var setGhost = function () { ghost.style.opacity = String(Number(ghostSlider.value) / 100); };
+    var setGhost = function () {
+      ghost.style.opacity = String(Number(ghostSlider.value) / 100);
+      ghostSlider.setAttribute("aria-valuetext", "Last photo " + ghostSlider.value + "% visible");
+    };
     ghostSlider.addEventListener("input", setGhost);
     setGhost();
   }
   function badge(id, label, text, good) {
     var el = document.getElementById(id);
-    if (!el) { return; }
+    // Only a change is written, so the live region speaks when a badge changes, not every 400 ms.
+    if (!el || el.textContent === label + ": " + text) { return; }
     el.textContent = label + ": " + text;
     el.classList.toggle("skin-badge-good", !!good);
     el.classList.toggle("skin-badge-check", !good);
@@ -62,15 +74,22 @@
     canvas.toBlob(done, "image/jpeg", quality);
   }
   var busy = false;
+  var previous = null;
   function measure() {
     if (busy || !video.videoWidth) { return; }
     busy = true;
     frame(320, 0.8, function (blob) {
+      var data = new FormData();
+      data.append("frame", blob, "frame.jpg");
+      if (previous) { data.append("previous", previous, "previous.jpg"); }
       fetch(section.getAttribute("data-quality"), {
-        method: "POST", body: blob, credentials: "same-origin",
-        headers: { "X-CSRF-Token": csrf, "Content-Type": "image/jpeg" }
+        method: "POST", body: data, credentials: "same-origin", headers: { "X-CSRF-Token": csrf }
       }).then(function (r) { return r.ok ? r.json() : null; }).then(function (q) {
-        if (q) { badge("badge-light", "Light", q.light, q.lightGood); badge("badge-focus", "Focus", q.focus, q.focusGood); }
+        if (!q) { return; }
+        previous = blob;
+        badge("badge-light", "Light", q.light, q.lightGood);
+        badge("badge-focus", "Focus", q.focus, q.focusGood);
+        if (q.steady) { badge("badge-steady", "Steadiness", q.steady, q.steadyGood); }
       }).catch(function () {}).then(function () { busy = false; });
     });
   }
@@ -84,6 +103,8 @@
       video.srcObject = stream;
       finder.hidden = false;
       shutter.hidden = false;
+      var shown = document.getElementById("badges");
+      if (shown) { shown.hidden = false; }
       var ghostControl = document.getElementById("ghost-control");
       if (ghostControl) { ghostControl.hidden = false; }
       if (status) { status.textContent = "Line the area up with the last photo. You can take the photo at any time."; }
@@ -93,7 +114,7 @@
         frame(video.videoWidth, 0.92, function (blob) {
           var data = new FormData();
           data.append("photo", blob, "camera.jpg");
-          data.append("note", document.getElementById("note").value || "");
+          data.append("from", "capture");
           fetch(section.getAttribute("data-upload"), {
             method: "POST", body: data, credentials: "same-origin", headers: { "X-CSRF-Token": csrf }
           }).then(function (response) {

@@ -13,16 +13,20 @@ enum SkinPages {
     final class DateText {
         private var formatters: [String: DateFormatter] = [:]
         func string(_ entry: TrackingEntry, time: Bool = false) -> String {
-            let key = entry.timeZone + (time ? "t" : "")
+            string(entry.capturedAt, zone: entry.timeZone, time: time)
+        }
+
+        func string(_ date: Date, zone: String, time: Bool) -> String {
+            let key = zone + (time ? "t" : "")
             let f: DateFormatter
             if let cached = formatters[key] { f = cached } else {
                 f = DateFormatter()
                 f.locale = Locale(identifier: "en_GB")
-                f.timeZone = TimeZone(identifier: entry.timeZone) ?? TimeZone(identifier: "UTC")
+                f.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
                 f.dateFormat = time ? "d MMM yyyy, HH:mm" : "d MMM yyyy"
                 formatters[key] = f
             }
-            return f.string(from: entry.capturedAt)
+            return f.string(from: date)
         }
     }
 
@@ -30,6 +34,22 @@ enum SkinPages {
 
     static func disclaimer(_ d: Disclaimer) -> String {
         "<p class=\"disclaimer\">\(HTML.escape(d.text))</p>"
+    }
+
+    /// The photo file input with its error right below it, tied to it for assistive technology.
+    static func photoField(label: String, required: Bool, error: String?) -> String {
+        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
+        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\""
+        return """
+        <label for="photo">\(label)</label>
+        <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp"\(required ? " required" : "")\(invalid)>\(errorHTML)
+        """
+    }
+
+    /// What the overlay slider says at `value` (0 = the first photo only, 100 = the selected photo only);
+    /// skin.js says the same as it moves.
+    static func overlayText(_ value: Int) -> String {
+        value <= 0 ? "First photo only" : value >= 100 ? "Selected photo only" : "Selected photo \(value)% over the first photo"
     }
 
     // MARK: home
@@ -42,8 +62,12 @@ enum SkinPages {
             let count = "\(a.entryCount) photo\(a.entryCount == 1 ? "" : "s")"
             let latest = a.latestCapture.map { ", latest \(dates.string(from: $0))" } ?? ""
             let location = a.area.bodyLocation.map { "<p class=\"help\">\(HTML.escape($0))</p>" } ?? ""
+            // The newest photo's thumbnail; decorative (the heading names the area, the text says when).
+            let thumb = a.latestEntry.map {
+                "<img class=\"skin-area-thumb\" src=\"\(areaPath(a.area.id))/entries/\($0.rawValue)/thumbnail.jpg\" alt=\"\" loading=\"lazy\" width=\"160\" height=\"120\">"
+            } ?? "<div class=\"skin-area-thumb skin-area-thumb-empty\" aria-hidden=\"true\"></div>"
             return """
-            <li class="card skin-area-card"><h2><a href="\(areaPath(a.area.id))">\(HTML.escape(a.area.name))</a></h2>\
+            <li class="card skin-area-card">\(thumb)<h2><a href="\(areaPath(a.area.id))">\(HTML.escape(a.area.name))</a></h2>\
             \(location)<p>\(count)\(HTML.escape(latest))</p></li>
             """
         }.joined(separator: "\n")
@@ -96,13 +120,13 @@ enum SkinPages {
                 figure = "<span class=\"skin-figure\">Not compared yet</span>"
             }
             let date = dates.string(e)
+            let note = e.note.isEmpty ? "" : "<span class=\"skin-entry-note\">\(HTML.escape(e.note))</span>"
             items += """
             <li class="skin-entry"><a href="\(entryPath(e))"><img src="\(entryPath(e))/thumbnail.jpg" alt="Photo of \(HTML.escape(date))" loading="lazy" width="160" height="120">\
-            <span class="skin-date">\(HTML.escape(date))</span></a>\(figure)</li>
+            <span class="skin-date">\(HTML.escape(date))</span></a>\(figure)\(note)</li>
             """
         }
         let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
-        let uploadErrorHTML = uploadError.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
         let location = t.area.bodyLocation.map { "<p class=\"help\">\(HTML.escape($0))</p>" } ?? ""
         let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
         let list = t.items.isEmpty
@@ -119,11 +143,7 @@ enum SkinPages {
         <section class="card skin-upload" aria-labelledby="upload-title">
         <h2 id="upload-title">Add a photo</h2>
         <form method="post" action="\(areaPath(t.area.id))/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">\(Layout.csrfField(csrfToken))
-        <label for="photo">Photo</label>
-        <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required>
-        <label for="note">Note (optional)</label>
-        <input type="text" id="note" name="note" maxlength="500">
-        \(uploadErrorHTML)
+        \(photoField(label: "Photo", required: true, error: uploadError))
         <div class="form-actions"><button type="submit" class="button" id="upload">Add photo</button></div>
         </form>
         </section>
@@ -141,7 +161,7 @@ enum SkinPages {
 
     // MARK: compare
 
-    static func compare(_ v: SkinComparisonView, details: Bool) -> String {
+    static func compare(_ v: SkinComparisonView, details: Bool, notice: String? = nil) -> String {
         let dates = DateText()
         let baseDate = HTML.escape(dates.string(v.baseline, time: true)), entryDate = HTML.escape(dates.string(v.entry, time: true))
         let base = "\(entryPath(v.baseline))/photo.jpg", probe = "\(entryPath(v.entry))/photo.jpg"
@@ -169,7 +189,11 @@ enum SkinPages {
             figure = "<p class=\"skin-verdict\">This photo has not been compared yet.</p>"
         }
         let heatImage = heat.isEmpty ? "" : "<img class=\"skin-heatmap\" src=\"\(entryPath(v.entry))/change-map.jpg\" alt=\"\">"
-        let note = v.entry.note.isEmpty ? "" : "<p class=\"skin-note\">Note: \(HTML.escape(v.entry.note))</p>"
+        let noteLink = "<a href=\"\(entryPath(v.entry))/note\" id=\"edit-note\">\(v.entry.note.isEmpty ? "Add a note" : "Edit the note")</a>"
+        let note = v.entry.note.isEmpty
+            ? "<p class=\"skin-note\" id=\"note\">No note. \(noteLink)</p>"
+            : "<p class=\"skin-note\" id=\"note\"><span class=\"skin-note-text\">Note: \(HTML.escape(v.entry.note))</span> \(noteLink)</p>"
+        let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
         let views = v.isBaseline ? """
         <figure class="skin-photo"><img src="\(base)" alt="First photo, \(baseDate)"><figcaption>\(baseDate)</figcaption></figure>
         """ : """
@@ -182,12 +206,13 @@ enum SkinPages {
         <h2 id="overlay-title">Overlay</h2>
         <div class="skin-overlay"><img src="\(base)" alt=""><img src="\(probe)" alt="" class="skin-overlay-top" id="overlay-top"></div>
         <label for="overlay-slider">First photo ⟷ selected photo</label>
-        <input type="range" id="overlay-slider" min="0" max="100" value="50" class="skin-slider">
+        <input type="range" id="overlay-slider" min="0" max="100" value="50" class="skin-slider" aria-valuetext="\(overlayText(50))">
         </section>
         """
         let body = """
         <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(v.area.id))">\(HTML.escape(v.area.name))</a></p>
         <h1>Compare</h1></div>
+        \(noticeHTML)
         \(figure)
         \(views)
         \(note)
@@ -212,9 +237,12 @@ enum SkinPages {
 
     // MARK: trend
 
+    /// The chart is an image (role=img, no links inside: the strip below links every photo); its labels are
+    /// HTML around it, so they keep the page's type size at any width instead of shrinking with the drawing,
+    /// which stretches to the frame (strokes keep their width, dots stay round).
     static func trend(_ t: SkinTimeline) -> String {
         let dates = DateText()
-        let w = 760.0, h = 240.0, left = 80.0, right = 16.0, top = 16.0, bottom = 28.0
+        let w = 760.0, h = 260.0, left = 8.0, right = 8.0, top = 8.0, bottom = 8.0
         let times = t.items.map(\.entry.capturedAt.timeIntervalSince1970)
         let t0 = times.min() ?? 0, t1 = max(times.max() ?? 1, t0 + 1)
         func x(_ time: Double) -> Double { left + (time - t0) / (t1 - t0) * (w - left - right) }
@@ -229,7 +257,8 @@ enum SkinPages {
             if let m = magnitude {
                 let px = String(format: "%.1f", x(e.capturedAt.timeIntervalSince1970)), py = String(format: "%.1f", y(m))
                 path += (path.isEmpty ? "M" : "L") + "\(px) \(py) "
-                points += "<a href=\"#\(anchor)\"><circle cx=\"\(px)\" cy=\"\(py)\" r=\"4\" class=\"skin-point\"><title>\(date)</title></circle></a>"
+                // A dot is a zero-length stroke with round caps: it stays round however the chart is stretched.
+                points += "<path d=\"M\(px) \(py)h0\" class=\"skin-point\"><title>\(date)</title></path>"
             } else {
                 notComparable += 1
             }
@@ -241,22 +270,21 @@ enum SkinPages {
         }
         let axis = """
         <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(h - bottom)" class="skin-axis"/>\
-        <line x1="\(left)" y1="\(h - bottom)" x2="\(w - right)" y2="\(h - bottom)" class="skin-axis"/>\
-        <text x="\(left - 8)" y="\(top + 4)" text-anchor="end" class="skin-axis-label">Similar</text>\
-        <text x="\(left - 8)" y="\(h - bottom)" text-anchor="end" class="skin-axis-label">Different</text>
+        <line x1="\(left)" y1="\(h - bottom)" x2="\(w - right)" y2="\(h - bottom)" class="skin-axis"/>
         """
         let firstDate = t.items.first.map { HTML.escape(dates.string($0.entry)) } ?? ""
         let lastDate = t.items.last.map { HTML.escape(dates.string($0.entry)) } ?? ""
-        let timeLabels = t.items.isEmpty ? "" : """
-        <text x="\(left)" y="\(h - 8)" class="skin-axis-label">\(firstDate)</text><text x="\(w - right)" y="\(h - 8)" text-anchor="end" class="skin-axis-label">\(lastDate)</text>
-        """
         let missing = notComparable == 0 ? "" : "<p class=\"help\">\(notComparable) photo\(notComparable == 1 ? " is" : "s are") not comparable and not on the chart.</p>"
         let body = """
         <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(t.area.id))">\(HTML.escape(t.area.name))</a></p>
         <h1>Trend</h1><p class="lead">How much each photo differs from the first one, over time.</p></div>
         <section class="card skin-trend">
-        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="skin-chart" role="img" aria-label="How much each photo differs from the first one, from \(firstDate) to \(lastDate)">\
-        \(axis)\(timeLabels)<path d="\(path)" class="skin-line"/>\(points)</svg>
+        <div class="skin-chart-frame">
+        <p class="skin-chart-y" aria-hidden="true"><span class="skin-axis-label">Similar</span><span class="skin-axis-label">Different</span></p>
+        <svg viewBox="0 0 \(Int(w)) \(Int(h))" preserveAspectRatio="none" class="skin-chart" role="img" aria-label="How much each photo differs from the first one, from \(firstDate) to \(lastDate): the higher a point, the more similar the photo is to the first one">\
+        \(axis)<path d="\(path)" class="skin-line"/>\(points)</svg>
+        <p class="skin-chart-x" aria-hidden="true"><span class="skin-axis-label">\(firstDate)</span><span class="skin-axis-label">\(lastDate)</span></p>
+        </div>
         \(disclaimer(.trend))
         \(missing)
         </section>
@@ -269,12 +297,13 @@ enum SkinPages {
     // MARK: guided capture
 
     /// The camera page: live view with the last photo as a ghost, a dashed box around the central 60%, live
-    /// light and focus badges from the Swift analyzer, a shutter that is never blocked, and a file picker.
-    static func capture(_ t: SkinTimeline, csrfToken: String) -> String {
+    /// light, focus and steadiness badges from the Swift analyzer (shown once the camera runs), a shutter that is
+    /// never blocked, and a file picker. The note step follows the shutter or the upload.
+    static func capture(_ t: SkinTimeline, csrfToken: String, uploadError: String? = nil) -> String {
         let ghost = t.items.last.map { "<img class=\"skin-ghost\" id=\"ghost\" src=\"\(entryPath($0.entry))/photo.jpg\" alt=\"\">" } ?? ""
         let ghostControl = ghost.isEmpty ? "" : """
         <div class="stack" id="ghost-control" hidden><label for="ghost-opacity">Last photo as a guide</label>
-        <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider"></div>
+        <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider" aria-valuetext="Last photo 35% visible"></div>
         """
         let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
         let base = areaPath(t.area.id)
@@ -285,14 +314,13 @@ enum SkinPages {
         <div class="skin-viewfinder" id="viewfinder" hidden>
         <video id="camera" autoplay playsinline muted></video>\(ghost)<div class="skin-frame" aria-hidden="true"></div>
         </div>
-        <p class="skin-badges" id="badges" aria-live="polite"><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span></p>
+        <p class="skin-badges" id="badges" aria-live="polite" hidden><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> \
+        <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span> <span class="skin-badge" id="badge-steady">Steadiness: waiting for the camera</span></p>
         <p class="help" id="camera-status">If there is no camera, or you prefer a photo you already have, choose a file below.</p>
         \(ghostControl)
-        <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">\(Layout.csrfField(csrfToken))
-        <label for="photo">Photo file</label>
-        <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp">
-        <label for="note">Note (optional)</label>
-        <input type="text" id="note" name="note" maxlength="500">
+        <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(HTML.escape(csrfToken))">\(Layout.csrfField(csrfToken))\
+        <input type="hidden" name="from" value="capture">
+        \(photoField(label: "Photo file", required: false, error: uploadError))
         <div class="form-actions"><button type="button" class="button" id="shutter" hidden>Take photo</button>
         <button type="submit" class="button button-quiet" id="upload">Add chosen file</button></div>
         </form>
@@ -300,6 +328,51 @@ enum SkinPages {
         <script src="/assets/skin.js" defer></script>
         """
         return Layout.page(title: "Take a photo", section: .skin, body: body)
+    }
+
+    // MARK: note
+
+    /// The note step, right after the shutter or an upload (`isNew`), and the same form to change a note later.
+    /// A plain form: it works without JavaScript. Earlier versions stay listed below (notes are append-only).
+    static func note(area: TrackingArea, entry: TrackingEntry, history: [SkinNoteVersion], isNew: Bool, csrfToken: String,
+                     typed: String? = nil, error: String? = nil) -> String {
+        let dates = DateText()
+        let date = HTML.escape(dates.string(entry, time: true))
+        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"note-error\">\(HTML.escape($0))</p>" } ?? ""
+        let described = "note-help" + (error == nil ? "" : " note-error")
+        let invalid = error == nil ? "" : " aria-invalid=\"true\""
+        let earlier = history.dropLast().reversed().map { v -> String in
+            let when = HTML.escape(dates.string(v.recordedAt, zone: entry.timeZone, time: true))
+            let text = v.text.isEmpty ? "<em>Note removed</em>" : HTML.escape(v.text)
+            return "<li><span class=\"skin-note-when\">\(when)</span> \(text)</li>"
+        }.joined()
+        let historyHTML = earlier.isEmpty ? "" : """
+        <section class="card skin-note-history" aria-labelledby="history-title"><h2 id="history-title">Earlier notes</h2>
+        <p class="help">A new note takes the place of the one before; the earlier ones stay recorded here.</p>
+        <ul id="note-history" aria-label="Earlier notes, newest first">\(earlier)</ul></section>
+        """
+        let heading = isNew ? "Photo added" : (entry.note.isEmpty ? "Add a note" : "Edit the note")
+        let intro = isNew
+            ? "<p class=\"lead\">Add a note if you like: the light, a new cream, anything you want to remember about this photo.</p>"
+            : ""
+        let leave = isNew ? "Skip" : "Cancel"
+        let body = """
+        <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(area.id))">\(HTML.escape(area.name))</a></p>
+        <h1>\(heading)</h1>\(intro)</div>
+        <section class="card skin-note-step" aria-labelledby="note-label">
+        <img class="skin-note-thumb" src="\(entryPath(entry))/thumbnail.jpg" alt="The photo of \(date)" width="160" height="120">
+        <form method="post" action="\(entryPath(entry))/note" class="stack" id="note-form">\(Layout.csrfField(csrfToken))\
+        \(isNew ? "<input type=\"hidden\" name=\"new\" value=\"1\">" : "")
+        <label for="note" id="note-label">Note\(isNew ? " (optional)" : "")</label>
+        <p class="help" id="note-help">Up to \(SkinNote.maximumLength) characters.\(isNew || entry.note.isEmpty ? "" : " Leave it empty to remove the note.")</p>
+        <textarea id="note" name="note" rows="3" maxlength="\(SkinNote.maximumLength)" aria-describedby="\(described)"\(invalid)\(isNew ? " autofocus" : "")>\(HTML.escape(typed ?? entry.note))</textarea>\(errorHTML)
+        <div class="form-actions"><button type="submit" class="button" id="save-note">Save note</button>
+        <a class="button button-quiet" href="\(entryPath(entry))" id="skip-note">\(leave)</a></div>
+        </form>
+        </section>
+        \(historyHTML)
+        """
+        return Layout.page(title: heading, section: .skin, body: body)
     }
 
     // MARK: confirmations

@@ -37,15 +37,8 @@ enum SkinRoutes {
                 return .html(SkinPages.capture(try skin.timeline(of: areaID), csrfToken: csrfToken))
             },
             route(.post, "/skin/areas/{area}/quality") { r in
-                let areaID = try area(r)
-                _ = try skin.area(areaID)
-                guard let q = try? skin.liveQuality(frame: r.request.body) else {
-                    return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
-                }
-                let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
-                let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
-                let json = "{\"light\":\"\(light)\",\"lightGood\":\(!(q.isTooDark || q.isTooBright || q.isClipped)),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)}"
-                return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
+                _ = try skin.area(try area(r))
+                return liveScores(r.request, skin: skin)
             },
             route(.post, "/skin/areas/{area}/rename") { r in
                 let areaID = try area(r)
@@ -63,7 +56,26 @@ enum SkinRoutes {
             },
             route(.get, "/skin/areas/{area}/entries/{entry}") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
-                return .html(SkinPages.compare(try skin.comparison(of: entryID, in: areaID), details: try details()))
+                return .html(SkinPages.compare(try skin.comparison(of: entryID, in: areaID), details: try details(),
+                                               notice: r.query["noted"] == "1" ? "The note was saved." : nil))
+            },
+            route(.get, "/skin/areas/{area}/entries/{entry}/note") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                return .html(SkinPages.note(area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
+                                            history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.query["new"] == "1",
+                                            csrfToken: csrfToken))
+            },
+            route(.post, "/skin/areas/{area}/entries/{entry}/note") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                let typed = r.form["note"] ?? ""
+                do {
+                    let changed = try skin.setNote(typed, of: entryID, in: areaID)
+                    return .redirect(to: "/skin/areas/\(areaID.rawValue)/entries/\(entryID.rawValue)" + (changed ? "?noted=1" : ""))
+                } catch let error as SkinJournalError where error == .noteHasControlCharacters || error == .noteTooLong {
+                    return .html(SkinPages.note(area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
+                                                history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.form["new"] == "1",
+                                                csrfToken: csrfToken, typed: typed, error: error.userMessage), status: 400)
+                }
             },
             route(.get, "/skin/areas/{area}/entries/{entry}/photo.jpg") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
@@ -104,21 +116,43 @@ enum SkinRoutes {
         return EntryID(request.parameter("entry"))
     }
 
-    /// Logs an uploaded photo (multipart form, sent by skin.js with the CSRF header).
+    /// Logs an uploaded photo (multipart form: a plain form, or skin.js with the CSRF header) and goes on to the
+    /// note step. A problem with the file is shown beside the file field of the page it came from (`from=capture`
+    /// for the camera page).
     static func logPhoto(_ request: Request, areaID: AreaID, skin: SkinService, details: Bool, csrfToken: String) throws -> Response {
-        guard let data = request.formValue("photo"), !data.isEmpty else {
-            return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: details, csrfToken: csrfToken,
-                                            uploadError: "Choose a photo to add."), status: 400)
+        func problem(_ message: String) throws -> Response {
+            let timeline = try skin.timeline(of: areaID)
+            let page = request.form["from"] == "capture"
+                ? SkinPages.capture(timeline, csrfToken: csrfToken, uploadError: message)
+                : SkinPages.timeline(timeline, details: details, csrfToken: csrfToken, uploadError: message)
+            return .html(page, status: 400)
         }
-        let note = request.form["note"] ?? ""
+        guard let data = request.formValue("photo"), !data.isEmpty else { return try problem("Choose a photo to add.") }
         do {
-            let entry = try skin.log(photo: data, in: areaID, note: note)
-            return .redirect(to: "/skin/areas/\(areaID.rawValue)/entries/\(entry.id.rawValue)")
+            let entry = try skin.log(photo: data, in: areaID)
+            return .redirect(to: SkinPages.entryPath(entry) + "/note?new=1")
         } catch let error as SkinJournalError {
             guard case .unreadablePhoto(let message) = error else { throw error }
-            return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: details, csrfToken: csrfToken,
-                                            uploadError: message), status: 400)
+            return try problem(message)
         }
+    }
+
+    /// Scores one live frame (multipart: `frame`, and the page's previous frame as `previous` for the steadiness
+    /// badge) and answers the badges' words as JSON. Nothing is stored.
+    static func liveScores(_ request: Request, skin: SkinService) -> Response {
+        guard let frame = request.formValue("frame"), let scores = try? skin.liveScores(frame: frame, previous: request.formValue("previous")) else {
+            return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
+        }
+        let q = scores.quality
+        let lightGood = !(q.isTooDark || q.isTooBright || q.isClipped)
+        let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
+        let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
+        var json = "{\"light\":\"\(light)\",\"lightGood\":\(lightGood),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)"
+        if let steady = scores.steadiness {
+            json += ",\"steady\":\"\(steady.isSteady ? "Holding still" : "Moving: hold still")\",\"steadyGood\":\(steady.isSteady)"
+        }
+        json += "}"
+        return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
     }
 
     static func jpeg(_ data: Data) -> Response {
