@@ -626,10 +626,10 @@ enum RingSupport {
         return (n > 0 ? sum / n : 0, weights)
     }
 
-    static func refine(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ start: Similarity, weights: [Float]) -> Similarity {
+    static func refine(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ start: Similarity, weights: [Float], levels: ClosedRange<Int>) -> Similarity {
         var w = start
         let tw = TileWeights(fraction: fraction, tiles: tiles, values: weights)
-        for level in stride(from: 1, through: 0, by: -1) where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
+        for level in stride(from: levels.upperBound, through: levels.lowerBound, by: -1) where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
             let s = Float(1 << level)
             w = IntensityAlignment.refine(base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
                                           gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: w.atLevel(scale: s),
@@ -644,14 +644,16 @@ enum RingSupport {
         var plain = found
         plain.a = 1; plain.b = 0
         let (_, weightsPlain) = ringAgreement(base, probe, plain)
-        var best = found, bestAgree = agreeFound
+        var best = found, bestAgree = agreeFound, bestWeights: [Float]?
         for (seed, wts) in [(found, weightsFound), (plain, weightsPlain)] {
             // Without agreeing ring tiles at the seed, every ring tile takes part.
             let use = wts.contains { $0 > 0 } ? wts : (0..<(tiles * tiles)).map { isRing($0) ? Float(1) : 0 }
-            let r = refine(base, probe, seed, weights: use)
+            // Candidates are refined on the half-resolution level; only the one that wins is polished at full resolution.
+            let r = refine(base, probe, seed, weights: use, levels: 1...1)
             let (agree, _) = ringAgreement(base, probe, r)
-            if agree > bestAgree + margin { best = r; bestAgree = agree }
+            if agree > bestAgree + margin { best = r; bestAgree = agree; bestWeights = use }
         }
+        if let bestWeights { best = refine(base, probe, best, weights: bestWeights, levels: 0...0) }
         return best
     }
 }

@@ -150,6 +150,14 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         return "Part of a photo is washed out to white, so colour was compared on \(share)% of the area only; the rest is compared by its detail."
     }
 
+    /// A plain sentence when part of the compared area was set aside because a photo shows something else there, at
+    /// the edge (a background or clothing that came into the frame); nil when under 2% of the area.
+    public var setAsideMessage: String? {
+        guard foreignFraction >= 0.02 else { return nil }
+        let share = max(2, Int((foreignFraction * 100).rounded()))
+        return "Part of a photo's edge shows something else, so about \(share)% of the area was not compared."
+    }
+
     /// Diagnostics from their figures.
     public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
                 unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0) {
