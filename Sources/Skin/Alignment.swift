@@ -394,19 +394,19 @@ enum IntensityAlignment {
 
     /// Gauss-Newton refinement of `warp` at one pyramid level.
     static func refine(base: Plane, probe: Plane, gx: Plane, gy: Plane, warp start: Similarity,
-                       fraction: Float, stride: Int, iterations: Int) -> Similarity {
+                       fraction: Float, stride: Int, iterations: Int, weights: TileWeights? = nil) -> Similarity {
         var warp = start
         let side = Float(min(base.width, base.height)) * fraction
         let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
         let n = Int(side)
-        var bs: [Float] = [], ps: [Float] = [], gxs: [Float] = [], gys: [Float] = [], xs: [Float] = [], ys: [Float] = []
+        var bs: [Float] = [], ps: [Float] = [], gxs: [Float] = [], gys: [Float] = [], xs: [Float] = [], ys: [Float] = [], ws: [Float] = []
         let cap = (n / stride + 1) * (n / stride + 1)
         bs.reserveCapacity(cap); ps.reserveCapacity(cap); gxs.reserveCapacity(cap); gys.reserveCapacity(cap)
         xs.reserveCapacity(cap); ys.reserveCapacity(cap)
         for _ in 0..<iterations {
             bs.removeAll(keepingCapacity: true); ps.removeAll(keepingCapacity: true)
             gxs.removeAll(keepingCapacity: true); gys.removeAll(keepingCapacity: true)
-            xs.removeAll(keepingCapacity: true); ys.removeAll(keepingCapacity: true)
+            xs.removeAll(keepingCapacity: true); ys.removeAll(keepingCapacity: true); ws.removeAll(keepingCapacity: true)
             probe.data.withUnsafeBufferPointer { p in
                 gx.data.withUnsafeBufferPointer { gxp in
                     gy.data.withUnsafeBufferPointer { gyp in
@@ -415,7 +415,9 @@ enum IntensityAlignment {
                             var x = x0
                             while x < x0 + n {
                                 let (u, v) = warp.apply(Float(x), Float(y))
-                                if u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
+                                let tw = weights?.weight(x: x, y: y, width: base.width, height: base.height) ?? 1
+                                if tw > 0 && u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
+                                    ws.append(tw)
                                     bs.append(base[x, y])
                                     let at = Bilinear(probe.width, probe.height, u, v)
                                     ps.append(at.value(p)); gxs.append(at.value(gxp)); gys.append(at.value(gyp))
@@ -448,7 +450,7 @@ enum IntensityAlignment {
             var h = [Double](repeating: 0, count: 16), g = [Double](repeating: 0, count: 4)
             for i in 0..<cnt {
                 let e0 = Double(bs[i] - (alpha * ps[i] + beta))
-                let wgt = abs(e0) <= huber ? 1 : huber / abs(e0)
+                let wgt = (abs(e0) <= huber ? 1 : huber / abs(e0)) * Double(ws[i])
                 let e = e0 * wgt
                 let ax = Double(alpha * gxs[i]), ay = Double(alpha * gys[i])
                 let xr = Double(xs[i]), yr = Double(ys[i])
@@ -518,5 +520,22 @@ enum IntensityAlignment {
             out.append((bestScore, best))
         }
         return out.map { $0.1 }
+    }
+}
+
+/// Weights of the intensity alignment per tile of a grid laid over the whole baseline (row-major, values 0...1):
+/// tiles where the photos do not agree (a change, a background at the frame's edge) are left out of the estimate.
+struct TileWeights {
+    /// Side of the tiled central square relative to the shorter side.
+    var fraction: Float
+    var tiles: Int
+    var values: [Float]
+
+    @inline(__always) func weight(x: Int, y: Int, width: Int, height: Int) -> Float {
+        let side = Float(min(width, height)) * fraction
+        let x0 = (Float(width) - side) / 2, y0 = (Float(height) - side) / 2
+        let tx = Int((Float(x) - x0) / side * Float(tiles)), ty = Int((Float(y) - y0) / side * Float(tiles))
+        guard tx >= 0, ty >= 0, tx < tiles, ty < tiles else { return 0 }
+        return values[ty * tiles + tx]
     }
 }

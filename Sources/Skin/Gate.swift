@@ -4,7 +4,8 @@ import Foundation
 enum Gate {
     /// Why two aligned photos are not comparable, nil when they are, in this order: the alignment correlation below
     /// `Calibration.minimumCorrelation` or under half the crop inside the probe (alignment failed); under
-    /// `Calibration.minimumUnclippedFraction` of the crop left once pixels at white are set aside (too bright); and,
+    /// `Calibration.minimumUnclippedFraction` of the crop left once pixels at white are set aside (too bright); a correlation
+    /// below `Calibration.minimumConfidentCorrelation` (weak alignment: no figure rather than a confident one); and,
     /// only while the photos line up weakly (below `Calibration.sameContentCorrelation`), a median change above
     /// `Calibration.maximumMedianChange` (different content) or a grey-world histogram distance above
     /// `Calibration.maximumHistogramDistance` (colour mismatch). Once the detail lines up clearly the photos show the
@@ -13,6 +14,7 @@ enum Gate {
                        histogramDistance: Double) -> NotComparableReason? {
         if correlation < Calibration.minimumCorrelation || validFraction < 0.5 { return .alignmentFailed }
         if unclippedFraction < Calibration.minimumUnclippedFraction { return .tooBright }
+        if correlation < Calibration.minimumConfidentCorrelation { return .weakAlignment }
         guard correlation < Calibration.sameContentCorrelation else { return nil }
         if medianChange > Calibration.maximumMedianChange { return .differentContent }
         if histogramDistance > Calibration.maximumHistogramDistance { return .colourMismatch }

@@ -7,13 +7,18 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     public let number: Int
     /// Makes a revision value (for decoding stored data).
     public init(_ number: Int) { self.number = number }
-    /// The revision this build computes: 3. Revision 1: keypoint + intensity alignment, robust colour fit, Lab and
+    /// The revision this build computes. Revision 1: keypoint + intensity alignment, robust colour fit, Lab and
     /// texture change map. Revision 2 adds robust alignment (Huber-weighted intensity refinement, clipped band-pass
     /// correlation) and a local-displacement block term to the raw score. Revision 3 weighs the raw score against the
     /// pair's own noise, re-weights the map terms and re-fits the calibration (and the "not comparable" gate changed
     /// too). Each revision's scores mean something else: stored comparisons of another revision are dropped and
     /// recomputed from the photos when the vault opens, never mixed.
-    public static let current = ComparisonRevision(3)
+    /// Revision 4 (issue 18, measured on photo pairs rendered from real photos): a tone curve per channel (gain field
+    /// and gamma in linear light), the transform checked against the ring of the frame around the crop so that a
+    /// change inside it is not explained away, something else at the crop's edge set aside, blob-sized colour and
+    /// texture terms, the raw score as the largest of four figures each in units of its own noise, a weakly aligned
+    /// pair "not comparable", and a mapping with a gentler tail.
+    public static let current = ComparisonRevision(4)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -32,6 +37,8 @@ public enum NotComparableReason: String, Sendable, Codable, CaseIterable {
     case tooLittleDetail
     /// Too little of the lined-up crop is left once pixels at white (in either photo) are set aside.
     case tooBright
+    /// The photos line up, but only weakly (revision 4): a figure would claim more than the alignment supports.
+    case weakAlignment
 
     /// A plain sentence for the compare page.
     public var userMessage: String {
@@ -41,6 +48,7 @@ public enum NotComparableReason: String, Sendable, Codable, CaseIterable {
         case .colourMismatch: return "The colours differ too much to compare these photos."
         case .tooLittleDetail: return "A photo has too little detail to line the two photos up."
         case .tooBright: return "Too much of a photo is washed out to white to compare it. A photo in softer light can be compared."
+        case .weakAlignment: return "These photos line up only loosely, so no figure is given. A photo framed more like the first one can be compared."
         }
     }
 }
@@ -122,6 +130,15 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     /// colour (ΔE) is compared too.
     public var colourFraction: Double = 1
 
+    /// Colour change over blob-sized regions (revision 4): 99th percentile minus median of the Gaussian-averaged
+    /// (sigma 6 grid pixels) signed Lab difference's magnitude, ΔE units.
+    public var colourBlob: Double = 0
+    /// Texture change over blob-sized regions (revision 4): 99th percentile of the absolute deviation from its median
+    /// of the Gaussian-averaged log band-pass energy ratio.
+    public var textureBlob: Double = 0
+    /// Share of the crop set aside because the probe shows something else there, at the crop's edge (revision 4).
+    public var foreignFraction: Double = 0
+
     /// Below this `colourFraction` a comparable result says that colour was compared on part of the area only.
     public static let partialColourLimit = 0.5
 
@@ -133,15 +150,26 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         return "Part of a photo is washed out to white, so colour was compared on \(share)% of the area only; the rest is compared by its detail."
     }
 
+    /// A plain sentence when part of the compared area was set aside because a photo shows something else there, at
+    /// the edge (a background or clothing that came into the frame); nil when under 2% of the area.
+    public var setAsideMessage: String? {
+        guard foreignFraction >= 0.02 else { return nil }
+        let share = max(2, Int((foreignFraction * 100).rounded()))
+        return "Part of a photo's edge shows something else, so about \(share)% of the area was not compared."
+    }
+
     /// Diagnostics from their figures.
     public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
-                unclippedFraction: Double = 1, colourFraction: Double = 1) {
+                unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0) {
         self.medianChange = medianChange
         self.histogramDistance = histogramDistance
         self.mapScore = mapScore
         self.displacement = displacement
         self.unclippedFraction = unclippedFraction
         self.colourFraction = colourFraction
+        self.colourBlob = colourBlob
+        self.textureBlob = textureBlob
+        self.foreignFraction = foreignFraction
     }
 
     /// Decodes stored diagnostics; figures added after revision 1 default to 0 when absent.
@@ -153,6 +181,9 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         displacement = try c.decodeIfPresent(Double.self, forKey: .displacement) ?? 0
         unclippedFraction = try c.decodeIfPresent(Double.self, forKey: .unclippedFraction) ?? 1
         colourFraction = try c.decodeIfPresent(Double.self, forKey: .colourFraction) ?? 1
+        colourBlob = try c.decodeIfPresent(Double.self, forKey: .colourBlob) ?? 0
+        textureBlob = try c.decodeIfPresent(Double.self, forKey: .textureBlob) ?? 0
+        foreignFraction = try c.decodeIfPresent(Double.self, forKey: .foreignFraction) ?? 0
     }
 }
 

@@ -26,6 +26,12 @@ enum SkinBenchmark {
         missedTarget = false
         let quick = arguments.contains("--quick")
         let dataDir = arguments.first { $0.hasPrefix("--data=") }.map { String($0.dropFirst(7)) } ?? defaultDataDir()
+        // First section: the shared set of pairs rendered from real photos (skipped by --no-pairs and in a replay).
+        if !arguments.contains("--no-pairs") && !arguments.contains(where: { $0.hasPrefix("--replay=") }) {
+            if !(try SkinPairsBenchmark.run(arguments: arguments, dataDir: dataDir)) { missedTarget = true }
+            if arguments.contains("--pairs-only") { return !missedTarget }
+            print("\n== Second section: the procedural benchmark ==")
+        }
         let t0 = Date()
         var subjects = try realSubjects(dataDir: dataDir)
         let procCount = quick ? 6 : 14

@@ -263,6 +263,7 @@ struct SkinCompareCommand: Command {
         if let s = c.similarityPercent {
             console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
             if let partial = view.details?.diagnostics.partialColourMessage { console.print(partial) }
+            if let setAside = view.details?.diagnostics.setAsideMessage { console.print(setAside) }
         } else {
             console.print("Not comparable: \(c.reasonNotComparable?.userMessage ?? NotComparableReason.alignmentFailed.userMessage)")
         }
