@@ -18,6 +18,8 @@ public enum SkinJournalError: CairnError, Equatable {
     /// The photo could not be read (not an image, corrupt, too large): the imaging layer's message.
     case unreadablePhoto(String)
 
+    public var namesNoRecord: Bool { self == .areaNotFound || self == .entryNotFound }
+
     /// Plain English.
     public var userMessage: String {
         switch self {

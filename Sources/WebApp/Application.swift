@@ -108,6 +108,8 @@ public struct WebApplication: Sendable {
             return try route(method: method == .head ? .get : method, request: request)
         } catch let error as WebError {
             return render(error)
+        } catch let error as CairnError where error.namesNoRecord {
+            return render(.noSuchRecord(error.userMessage))  // an unknown id answers 404, like an unknown address
         } catch let error as CairnError {
             return render(.serviceFailed(error.userMessage))
         } catch {

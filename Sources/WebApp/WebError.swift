@@ -18,13 +18,16 @@ public enum WebError: CairnError, Equatable {
     case badForm
     /// A service failed; the message is the service's own `userMessage` (never user content).
     case serviceFailed(String)
+    /// An identifier in the address names nothing (no such entry, area, product, held upload); the message is
+    /// the service's own `userMessage`.
+    case noSuchRecord(String)
 
     /// The HTTP status code this error is answered with.
     public var status: Int {
         switch self {
         case .missingSecret, .csrfRejected: return 403
         case .wrongHost: return 421
-        case .notFound: return 404
+        case .notFound, .noSuchRecord: return 404
         case .methodNotAllowed: return 405
         case .bodyTooLarge: return 413
         case .badForm: return 400
@@ -38,7 +41,7 @@ public enum WebError: CairnError, Equatable {
         case .missingSecret: return "Open Cairn from its address"
         case .wrongHost: return "Wrong address"
         case .csrfRejected: return "This form has expired"
-        case .notFound: return "Page not found"
+        case .notFound, .noSuchRecord: return "Page not found"
         case .methodNotAllowed: return "Not available"
         case .bodyTooLarge: return "Too large"
         case .badForm: return "Please check the form"
@@ -62,7 +65,7 @@ public enum WebError: CairnError, Equatable {
             return "The upload is larger than Cairn accepts."
         case .badForm:
             return "The form was incomplete. Go back and try again."
-        case .serviceFailed(let message):
+        case .serviceFailed(let message), .noSuchRecord(let message):
             return message
         }
     }
