@@ -16,12 +16,7 @@ import WebApp
     static func site(in scratch: Scratch) throws -> WebApplication {
         let cairn = try CairnApplication.open(dataDirectory: scratch.file("vault").path, environment: [:])
         try cairn.settings.completeOnboarding()
-        var services = WebServices(settings: cairn.settings, skin: cairn.skin)
-        services.smile = cairn.smile
-        services.regimen = cairn.regimen
-        services.outcomes = cairn.outcomes
-        services.insights = cairn.insights
-        services.health = cairn.health
+        let services = WebServices(cairn)
         let configuration = try WebConfiguration(port: 8737, secret: secret, csrfToken: csrf)
         return buildApplication(configuration: configuration, services: services)
     }
