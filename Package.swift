@@ -72,6 +72,7 @@ let package = Package(
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "CairnCLI", "Imaging", "PhotoMetadata", "Storage", "HealthExport", "Regimen", "Outcomes", "CairnTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -45,46 +45,56 @@ enum IntakeHistoryCSV {
     /// Zone names Foundation knows, plus UTC and GMT; abbreviations such as "EST" are refused.
     static let knownZones: Set<String> = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC", "GMT"])
 
-    static func parse(_ data: Data, products: [ProductID: [StoredProduct]], now: Date) throws -> (rows: [Row], problems: [LineProblem]) {
-        let records = try CSV.records(in: data)
-        guard let header = records.first else { throw CSVError.empty }
-        let positions = try CSVColumns(header: header.fields, columns: columns)
+    /// Reads the file one record at a time and calls `accept` with each good line, in file order; returns every
+    /// bad line. Once a line is bad, `accept` is no longer called (the import will save nothing), but every
+    /// later line is still checked so all problems are listed. Memory stays flat in the number of lines.
+    static func forEachRow(_ data: Data, products: [ProductID: [StoredProduct]], now: Date,
+                           accept: (Row) throws -> Void) throws -> [LineProblem] {
+        var header: CSV.Record?
+        var positions: CSVColumns?
         var byName: [String: [ProductID]] = [:]
         for (id, revisions) in products {
             byName[revisions.last!.product.name.trimmingCharacters(in: .whitespaces).lowercased(), default: []].append(id)
         }
-        var rows: [Row] = []
         var problems: [LineProblem] = []
         var zones: [String: TimeZone] = [:]
-        for record in records.dropFirst() {
+        try CSV.forEachRecord(in: data) { record in
+            guard let header, let positions else {
+                positions = try CSVColumns(header: record.fields, columns: columns)
+                header = record
+                return
+            }
             func fail(_ reason: LineProblemReason) { problems.append(LineProblem(line: record.line, reason: reason)) }
             guard record.fields.count == header.fields.count else {
-                fail(.wrongFieldCount(expected: header.fields.count, found: record.fields.count)); continue
+                fail(.wrongFieldCount(expected: header.fields.count, found: record.fields.count)); return
             }
             let field = { (name: String) -> String in
                 positions[name].map { record.fields[$0].trimmingCharacters(in: .whitespaces) } ?? ""
             }
-            guard let day = LocalDay(parsing: field("date")) else { fail(.badDate); continue }
-            guard let (slot, seconds) = time(field("time")) else { fail(.badTime); continue }
+            guard let day = LocalDay(parsing: field("date")) else { fail(.badDate); return }
+            guard let (slot, seconds) = time(field("time")) else { fail(.badTime); return }
             let zoneName = field("time zone")
-            guard knownZones.contains(zoneName), let zone = zones[zoneName] ?? TimeZone(identifier: zoneName) else { fail(.badTimeZone); continue }
+            guard knownZones.contains(zoneName), let zone = zones[zoneName] ?? TimeZone(identifier: zoneName) else { fail(.badTimeZone); return }
             zones[zoneName] = zone
             let takenAt = WallClock.instant(of: day, at: slot, in: zone).addingTimeInterval(Double(seconds))
-            guard takenAt <= now else { fail(.timeInFuture); continue }
-            guard let status = IntakeStatus(rawValue: field("status").lowercased()), status != .missed else { fail(.badStatus); continue }
+            guard takenAt <= now else { fail(.timeInFuture); return }
+            guard let status = IntakeStatus(rawValue: field("status").lowercased()), status != .missed else { fail(.badStatus); return }
             let reference = field("product")
             let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
-            guard let revisions = candidates.first else { fail(.unknownProduct); continue }
-            guard candidates.count == 1 else { fail(.ambiguousProduct); continue }
+            guard let revisions = candidates.first else { fail(.unknownProduct); return }
+            guard candidates.count == 1 else { fail(.ambiguousProduct); return }
             let inForce = revisions.last { $0.recordedAt <= takenAt } ?? revisions[0]
             let servings: Decimal
             switch self.servings(amount: field("amount"), unit: field("unit"), serving: inForce.product.servingSize) {
             case .success(let value): servings = value
-            case .failure(let box): fail(box.reason); continue
+            case .failure(let box): fail(box.reason); return
             }
-            rows.append(Row(line: record.line, product: inForce, takenAt: takenAt, timeZone: zone, status: status, servings: servings))
+            if problems.isEmpty {
+                try accept(Row(line: record.line, product: inForce, takenAt: takenAt, timeZone: zone, status: status, servings: servings))
+            }
         }
-        return (rows, problems)
+        guard header != nil else { throw CSVError.empty }
+        return problems
     }
 
     /// "08:05" or "08:05:30": the slot and extra seconds.
@@ -146,8 +156,11 @@ extension RegimenService {
     /// - All-or-nothing: a file with any bad line saves nothing and lists every bad line
     ///   (`ImportLinesError.badLines`); a file that is not CSV or has the wrong columns throws `CSVError`.
     /// - Past doses do not count down the supply on hand (the count set in Cairn is the count now).
+    /// - Memory stays flat in the size of the file: lines are read and saved one at a time (inside the one
+    ///   transaction). With `keepingLines` false the report holds only what happened to each line, not the
+    ///   saved records (for a caller that prints only the summary).
     @discardableResult
-    public func importIntakeHistory(_ data: Data) throws -> IntakeImportReport {
+    public func importIntakeHistory(_ data: Data, keepingLines: Bool = true) throws -> IntakeImportReport {
         let now = clock.now()
         return try database.write { db in
             var products: [ProductID: [StoredProduct]] = [:]
@@ -155,34 +168,41 @@ extension RegimenService {
                 products[id] = try db.query("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number",
                                             id.rawValue).map { try productRevision(from: $0, db) }
             }
-            let (rows, problems) = try IntakeHistoryCSV.parse(data, products: products, now: now)
-            guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
-            var ordinals: [String: Int] = [:]
+            // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
+            struct Moment: Hashable { let product: Int; let seconds: Int64 }
+            var productIndex: [ProductID: Int] = [:]
+            var ordinals: [Moment: Int32] = [:]
             var lines: [IntakeImportReport.Line] = []
-            for row in rows {
-                let base = "\(row.product.product.id.rawValue)|\(Timestamp.string(from: row.takenAt))"
-                ordinals[base, default: 0] += 1
-                let key = "\(base)|\(ordinals[base]!)"
+            var results: [ImportLineResult] = []
+            let problems = try IntakeHistoryCSV.forEachRow(data, products: products, now: now) { row in
+                let productID = row.product.product.id
+                let moment = Moment(product: productIndex[productID] ?? {
+                    productIndex[productID] = productIndex.count
+                    return productIndex.count - 1
+                }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
+                ordinals[moment, default: 0] += 1
+                let key = "\(productID.rawValue)|\(Timestamp.string(from: row.takenAt))|\(ordinals[moment]!)"
                 let result: ImportLineResult
-                let record: LedgerEntry
+                let record: IntakeRecordID
                 if let original: String = try db.scalar("SELECT intake_id FROM regimen_intake_imports WHERE import_key = ?", key) {
                     var headID = original
                     while let next: String = try db.scalar("SELECT id FROM regimen_intake WHERE supersedes = ?", headID) { headID = next }
                     let head = try entry(IntakeRecordID(headID), db)!
                     if head.status == row.status && head.servings == row.servings {
-                        (result, record) = (.unchanged, head)
+                        (result, record) = (.unchanged, head.id)
                     } else {
-                        let id = try insertImported(row, supersedes: head.id, at: now, db)
-                        (result, record) = (.replaced, try entry(id, db)!)
+                        (result, record) = (.replaced, try insertImported(row, supersedes: head.id, at: now, db))
                     }
                 } else {
                     let id = try insertImported(row, supersedes: nil, at: now, db)
                     try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", id.rawValue, key)
-                    (result, record) = (.added, try entry(id, db)!)
+                    (result, record) = (.added, id)
                 }
-                lines.append(IntakeImportReport.Line(line: row.line, entry: record, result: result))
+                results.append(result)
+                if keepingLines { lines.append(IntakeImportReport.Line(line: row.line, entry: try entry(record, db)!, result: result)) }
             }
-            return IntakeImportReport(lines: lines)
+            guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
+            return IntakeImportReport(lineResults: results, lines: lines)
         }
     }
 
@@ -211,9 +231,8 @@ public struct IntakeImportReport: LineImportReport, Hashable, Sendable {
         public let result: ImportLineResult
     }
 
-    /// Every data line, in file order.
+    /// What happened to each data line, in file order.
+    public let lineResults: [ImportLineResult]
+    /// Every data line with its record, in file order; empty when the import was asked not to keep them.
     public let lines: [Line]
-
-    /// What happened to each line.
-    public var lineResults: [ImportLineResult] { lines.map(\.result) }
 }

@@ -22,6 +22,8 @@ public enum SkinJournalError: CairnError, Equatable {
     /// A note is longer than `SkinNote.maximumLength` characters.
     case noteTooLong
 
+    public var namesNoRecord: Bool { self == .areaNotFound || self == .entryNotFound }
+
     /// Plain English.
     public var userMessage: String {
         switch self {

@@ -84,8 +84,20 @@ public struct SmileAnalysis: Sendable {
     public let captureDate: CaptureDate?
     /// What the cascade proposes.
     public let location: MouthLocation
-    /// The upright pixels (memory only).
+    /// The upright pixels (memory only): the whole photo, or for a photo above
+    /// `SmileService.analysisPixelLimit` a copy shrunk while loading.
     let image: RGBImage
+    /// Photo pixels per pixel of `image` (1 unless the photo was shrunk while loading).
+    var imageScale: Double = 1
+
+    /// `square` (in the photo's pixels) in `image`'s pixels, inside `image`.
+    func imageSquare(_ square: CropSquare) -> (x: Int, y: Int, side: Int) {
+        guard imageScale != 1 else { return (square.x, square.y, square.side) }
+        let side = max(1, min(Int((Double(square.side) / imageScale).rounded()), image.width, image.height))
+        let x = min(max(0, Int((Double(square.x) / imageScale).rounded())), image.width - side)
+        let y = min(max(0, Int((Double(square.y) / imageScale).rounded())), image.height - side)
+        return (x, y, side)
+    }
 
     /// The proposed square (the largest face's mouth when there are several), or nil when nothing was found.
     public var proposedSquare: CropSquare? { location.chosen?.square }
@@ -177,6 +189,9 @@ public enum SmileError: CairnError, Equatable {
     case uncertainProposal
     /// A produced JPEG carried metadata (it is never written).
     case outputNotClean
+
+    /// An entry id that matches nothing, or a held upload that is gone (expired, discarded, never made).
+    public var namesNoRecord: Bool { self == .noSuchEntry || self == .uploadExpired }
 
     /// Plain English for the person.
     public var userMessage: String {

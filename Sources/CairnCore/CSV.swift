@@ -28,35 +28,46 @@ public enum CSV {
     /// - Complexity: O(n) in the size of the file; works on the UTF-8 bytes (every character with a meaning
     ///   in CSV is ASCII), so memory stays near the size of the file.
     public static func records(in data: Data) throws -> [Record] {
-        guard String(validating: data, as: UTF8.self) != nil else { throw CSVError.notUTF8 }
-        return try data.withUnsafeBytes { raw in try parse(raw.bindMemory(to: UInt8.self)) }
+        var result: [Record] = []
+        try forEachRecord(in: data) { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each non-blank record of `data`, in order, holding one record at a time (an import
+    /// of a million lines needs no list of them). Throws `CSVError` at the first unreadable record (the
+    /// records before it have been passed on), or what `body` throws.
+    public static func forEachRecord(in data: Data, _ body: (Record) throws -> Void) throws {
+        try data.withUnsafeBytes { raw in try parse(raw.bindMemory(to: UInt8.self), body) }
     }
 
     /// Every non-blank record of `text`. Throws `CSVError`.
     public static func records(in text: String) throws -> [Record] {
         var copy = text
-        return try copy.withUTF8 { try parse($0) }
+        var result: [Record] = []
+        try copy.withUTF8 { try parse($0) { result.append($0) } }
+        return result
     }
 
     private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
     private static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
 
-    private static func parse(_ b: UnsafeBufferPointer<UInt8>) throws -> [Record] {
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ body: (Record) throws -> Void) throws {
         let n = b.count
         var i = 0
         if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
-        var result: [Record] = []
         var fields: [String] = []
         var field: [UInt8] = []
         var line = 1, recordLine = 1
 
-        func endField() {
-            fields.append(String(decoding: field, as: UTF8.self))
+        // Every byte outside a field is ASCII, so checking each field's UTF-8 checks the whole file.
+        func endField() throws {
+            guard let text = String(validating: field, as: UTF8.self) else { throw CSVError.notUTF8 }
+            fields.append(text)
             field.removeAll(keepingCapacity: true)
         }
-        func endRecord() {
-            endField()
-            if !(fields.count == 1 && fields[0].isEmpty) { result.append(Record(line: recordLine, fields: fields)) }
+        func endRecord() throws {
+            try endField()
+            if !(fields.count == 1 && fields[0].isEmpty) { try body(Record(line: recordLine, fields: fields)) }
             fields = []
         }
 
@@ -84,7 +95,7 @@ public enum CSV {
                 while i < n, b[i] == space || b[i] == tab { i += 1 }
                 if i == n { break }
                 if b[i] == comma {
-                    endField()
+                    try endField()
                     i += 1
                 } else if b[i] != cr && b[i] != lf {
                     throw CSVError.textAfterClosingQuote(line: line)
@@ -99,7 +110,7 @@ public enum CSV {
                     i += 1
                 }
                 if i < n, b[i] == comma {
-                    endField()
+                    try endField()
                     i += 1
                     continue
                 }
@@ -107,13 +118,12 @@ public enum CSV {
             if i < n, b[i] == cr || b[i] == lf {
                 if b[i] == cr, i + 1 < n, b[i + 1] == lf { i += 1 }
                 i += 1
-                endRecord()
+                try endRecord()
                 line += 1
                 recordLine = line
             }
         }
-        if !field.isEmpty || !fields.isEmpty { endRecord() }
-        return result
+        if !field.isEmpty || !fields.isEmpty { try endRecord() }
     }
 
     /// A header name reduced for tolerant matching: lower-cased, trimmed, with spaces, hyphens, underscores

@@ -5,8 +5,12 @@
 public protocol CairnError: Error, CustomStringConvertible {
     /// One or two plain sentences saying what went wrong and, where it helps, what to do.
     var userMessage: String { get }
+    /// True when the error says that an identifier names nothing (no such entry, area, product...): the web app
+    /// answers it with 404, like an address with no page. False unless the error says otherwise.
+    var namesNoRecord: Bool { get }
 }
 
 extension CairnError {
     public var description: String { userMessage }
+    public var namesNoRecord: Bool { false }
 }

@@ -4,7 +4,8 @@ import PhotoMetadata
 
 /// The image adapter: opens JPEG, PNG, HEIC and WebP (libvips 8.14 + libheif), applies the EXIF orientation,
 /// reads the capture date before anything is stripped, refuses oversized or damaged files before decoding,
-/// and writes JPEGs that carry no metadata. Upright JPEG sources are never re-encoded (see `IngestStrategy`).
+/// and writes JPEGs that carry no metadata. Every JPEG it writes is a new file made by libjpeg: nothing of the
+/// source's marker stream or entropy-coded bytes is copied (see `IngestStrategy`).
 /// Safe to use from several threads at once.
 public final class ImagePipeline: Sendable {
     /// The limits checked on every call before any pixel is decoded.
@@ -46,12 +47,12 @@ public final class ImagePipeline: Sendable {
             let format = try detectFormat(bytes)
             let image = try open(bytes, format: format, sequential: false)
             let info = try headerInfo(of: image, format: format)
-            if format == .jpeg, strategy == .automatic, info.orientation != 1,
+            if format == .jpeg, strategy == .automatic,
                let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide) {
                 return (planar.jpeg, info, planar.width, planar.height, .planarReencode, planar.thumbnail)
             }
             if format == .jpeg, strategy != .alwaysReencode,
-               info.orientation == 1 || strategy == .losslessWherePossible,
+               strategy == .losslessWherePossible,
                let lossless = losslessUpright(bytes, image: image, info: info) {
                 return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path, nil)
             }
@@ -211,7 +212,7 @@ public final class ImagePipeline: Sendable {
         let done = DispatchSemaphore(value: 0)
     }
 
-    /// The planar re-encode of a JPEG that must turn, with its thumbnail made at the same time on a second
+    /// The planar re-encode of a JPEG (turned upright when it must turn), with its thumbnail made at the same time on a second
     /// thread from the source; nil (the caller takes the libvips route) when the JPEG is not YCbCr or grey, has a
     /// non-sRGB profile, has a subsampling that cannot turn, or when libjpeg-turbo reports any error or warning.
     private func planarUpright(_ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
@@ -264,15 +265,13 @@ public final class ImagePipeline: Sendable {
         guard let header = LosslessJPEG.header(bytes), header.jfifColorspace else { return nil }
         // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by re-encoding.
         if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
-        // Upright already: copy the coding segments as they are (no decoding at all). Otherwise turn the DCT
-        // coefficients with libjpeg-turbo's transform, which drops every extra marker (COPYNONE).
-        let produced = info.orientation == 1
-            ? JPEGSegments.codingSegmentsOnly(bytes)
-            : LosslessJPEG.upright(bytes, orientation: info.orientation).jpeg
-        guard let jpeg = produced else { return nil }
+        // The DCT coefficients, turned when the orientation asks for it, are written by libjpeg into a new file:
+        // fresh markers, Huffman data coded again (so nothing hidden in the source's scan survives), every
+        // extra marker dropped (COPYNONE). The quantisation tables are the source's (see `IngestStrategy`).
+        guard let jpeg = LosslessJPEG.upright(bytes, orientation: info.orientation).jpeg else { return nil }
         let size: LosslessJPEG.Header? = jpeg.withUnsafeBytes { LosslessJPEG.header($0) }
         guard let size, size.width == info.width, size.height == info.height else { return nil }
-        return (jpeg, size.width, size.height, info.orientation == 1 ? .segmentCopy : .losslessTransform)
+        return (jpeg, size.width, size.height, .losslessTransform)
     }
 
     private func checkClean(_ jpeg: Data) throws {

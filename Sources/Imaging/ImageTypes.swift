@@ -36,15 +36,14 @@ public struct ImageInfo: Sendable, Equatable {
 
 /// How the full-size JPEG of an ingest was produced.
 public enum IngestPath: String, Sendable, Equatable {
-    /// JPEG source already upright: its coding segments copied byte for byte behind a fresh JFIF header,
-    /// every APPn/COM segment and trailing byte dropped. No decoding, no generation loss.
-    case segmentCopy
-    /// JPEG source turned upright losslessly: DCT coefficients rotated/flipped with libjpeg-turbo's
-    /// tjTransform (COPYNONE), so no generation loss.
+    /// JPEG source transcoded losslessly: its DCT coefficients (rotated/flipped when the orientation asks for
+    /// it) written into a new file by libjpeg-turbo's tjTransform (COPYNONE): fresh markers, Huffman data
+    /// coded again, the source's quantisation tables kept. No generation loss.
     case losslessTransform
-    /// JPEG source that must turn: decoded by libjpeg-turbo to Y/Cb/Cr planes (no colour conversion), each
-    /// plane turned upright, encoded again (quality 90) with no metadata; the thumbnail is made from the
-    /// source at the same time on a second thread (decoded at a reduced DCT scale).
+    /// YCbCr or grey JPEG source: decoded by libjpeg-turbo to Y/Cb/Cr planes (no colour conversion), each
+    /// plane turned upright when it must turn, encoded again (quality 90, libjpeg's own tables) with no
+    /// metadata; the thumbnail is made from the source at the same time on a second thread (decoded at a
+    /// reduced DCT scale).
     case planarReencode
     /// Decoded, turned upright, converted to sRGB and encoded again by libvips (quality 90), with no metadata.
     case reencode
@@ -52,12 +51,17 @@ public enum IngestPath: String, Sendable, Equatable {
 
 /// Which path `ImagePipeline.ingest` may take for a JPEG source (other formats are always re-encoded).
 public enum IngestStrategy: Sendable, Equatable {
-    /// The default, chosen by measurement (see the cairn-bench `ingest` section): segment copy when the photo
-    /// is already upright; the planar re-encode (`IngestPath.planarReencode`) when a YCbCr or grey JPEG
-    /// without a non-sRGB profile must turn; libvips re-encode for everything else (CMYK, other profiles, any
-    /// libjpeg-turbo warning). The lossless turn is not the default: at 12 MP it costs more CPU than a re-encode.
+    /// The default, chosen by measurement (see the cairn-bench `ingest` section): the planar re-encode
+    /// (`IngestPath.planarReencode`) for a YCbCr or grey JPEG without a non-sRGB profile, upright or not;
+    /// libvips re-encode for everything else (CMYK, other profiles, any libjpeg-turbo warning such as
+    /// bytes padded into the scan). Every stored photo is thereby a new libjpeg file with libjpeg's standard
+    /// quantisation tables at quality 90, so the tables no longer name the camera or the editing software
+    /// (exiftool -JPEGDigest on a Photoshop file said "Adobe Photoshop, Quality 9" when they were copied).
+    /// The cost, measured by `cairn-bench ingest`: an upright 12 MP photo now decodes and encodes again
+    /// (about the time of the turned case) where it used to copy segments; one generation of Q90 loss.
     case automatic
-    /// Lossless whenever the JPEG allows it, turns included: no generation loss, more memory and time.
+    /// Lossless whenever the JPEG allows it (`IngestPath.losslessTransform`): no generation loss, but the
+    /// source's quantisation tables stay, and with them what they say about the camera or editor.
     case losslessWherePossible
     /// Always decode and encode again with libvips (the `IngestPath.reencode` route).
     case alwaysReencode

@@ -1,7 +1,9 @@
 import Foundation
 
-/// A walk over a JPEG's marker segments: the pipeline's own check on what it produced, independent of the
-/// metadata inspector that `verify` brings. Allowed: a JFIF APP0 header and the image-coding segments.
+/// A walk over a JPEG's marker segments: the pipeline's own check on what libjpeg produced, independent of the
+/// metadata inspector that `verify` brings (which also decodes the scans to find padding in them). Allowed:
+/// a bare JFIF APP0 header and the segments libjpeg writes for a sequential Huffman JPEG (DQT, DHT, SOF0/1,
+/// DRI, SOS with its RSTn markers); anything else, DNL included, is refused.
 enum JPEGSegments {
     /// Describes the first thing in `data` that is not image coding or a JFIF APP0 header, or nil when clean.
     static func firstNonCodingSegment(in data: Data) -> String? {
@@ -33,65 +35,18 @@ enum JPEGSegments {
                 guard length >= 2, i + 2 + length <= n else { return "a segment cut short" }
                 switch marker {
                 case 0xE0:
-                    let isJFIF = length >= 7 && b[i + 4] == 0x4A && b[i + 5] == 0x46 && b[i + 6] == 0x49
+                    let isJFIF = length == 16 && b[i + 4] == 0x4A && b[i + 5] == 0x46 && b[i + 6] == 0x49
                         && b[i + 7] == 0x46 && b[i + 8] == 0x00
-                    if !isJFIF { return "an APP0 segment that is not JFIF" }
+                    if !isJFIF { return "an APP0 segment that is not a bare JFIF header" }
                 case 0xE1...0xEF: return "an APP\(marker - 0xE0) segment"
                 case 0xFE: return "a comment segment"
                 case 0xDA: inScan = true
-                default: break
+                case 0xDB, 0xC4, 0xC0, 0xC1, 0xDD: break
+                default: return "a segment with marker 0x" + String(marker, radix: 16, uppercase: true)
                 }
                 i += 2 + length
             }
             return "no end-of-image marker"
-        }
-    }
-
-    /// A standard JFIF 1.01 APP0 segment: no density, no thumbnail.
-    static let jfifHeader: [UInt8] = [0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01,
-                                      0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
-
-    /// The same JPEG with only its image-coding segments (tables, frame, scans, restart intervals) behind a
-    /// fresh JFIF header: every APPn, COM and any bytes after the end-of-image marker are dropped, the
-    /// entropy-coded data is copied byte for byte. Nil when the structure is broken (no EOI, a segment cut short).
-    static func codingSegmentsOnly(_ data: Data) -> Data? {
-        data.withUnsafeBytes { codingSegmentsOnly($0) }
-    }
-
-    static func codingSegmentsOnly(_ raw: UnsafeRawBufferPointer) -> Data? {
-        do {
-            let b = raw.bindMemory(to: UInt8.self)
-            let n = b.count
-            guard n >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
-            var out = Data(capacity: n)
-            out.append(contentsOf: [0xFF, 0xD8])
-            out.append(contentsOf: jfifHeader)
-            var i = 2
-            while i < n {
-                guard b[i] == 0xFF, i + 1 < n else { return nil }
-                let marker = b[i + 1]
-                if marker == 0xFF { i += 1; continue }
-                if marker == 0xD9 {
-                    out.append(contentsOf: [0xFF, 0xD9])
-                    return out
-                }
-                guard i + 3 < n else { return nil }
-                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-                guard length >= 2, i + 2 + length <= n else { return nil }
-                var end = i + 2 + length
-                if marker == 0xDA {
-                    // The scan's entropy-coded data runs to the next marker that is not stuffing or a restart.
-                    while end + 1 < n {
-                        if b[end] == 0xFF, b[end + 1] != 0x00, b[end + 1] != 0xFF, !(0xD0...0xD7).contains(b[end + 1]) { break }
-                        end += 1
-                    }
-                    guard end + 1 < n else { return nil }
-                }
-                let isMetadata = (0xE0...0xEF).contains(marker) || marker == 0xFE
-                if !isMetadata { out.append(UnsafeBufferPointer(rebasing: b[i..<end])) }
-                i = end
-            }
-            return nil
         }
     }
 

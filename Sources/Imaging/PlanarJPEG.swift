@@ -3,9 +3,12 @@ import Foundation
 internal import CTurboJPEG
 internal import VipsShim
 
-/// The fast re-encode for JPEG sources that must turn (EXIF orientation 2-8), through libjpeg-turbo's TurboJPEG
-/// API (2.1): decode to Y/Cb/Cr planes (no colour conversion, no chroma upsampling), turn each plane on its own
-/// (`cairn_orient_plane`, cache-blocked), encode the planes again. A 90-degree turn swaps the subsampling
+/// The fast re-encode for YCbCr and grey JPEG sources, through libjpeg-turbo's TurboJPEG API (2.1): decode to
+/// Y/Cb/Cr planes (no colour conversion, no chroma upsampling), turn each plane on its own when the EXIF
+/// orientation (2-8) asks for it (`cairn_orient_plane`, cache-blocked), encode the planes again with libjpeg's
+/// own quantisation tables at the pipeline's quality. Nothing of the source's coding survives: not its
+/// markers, not its entropy-coded bytes (padding, restart oddities), not its quantisation tables (which can
+/// name the camera or the editing software). A 90-degree turn swaps the subsampling
 /// (4:2:2 becomes 4:4:0 and back; 4:2:0, 4:4:4 and grey stay). The output carries a JFIF header and nothing else.
 ///
 /// With odd sizes the chroma planes are turned as pictures of their own (ceil(w/2) samples wide), so a flip
@@ -98,7 +101,12 @@ enum PlanarJPEG {
         var turned: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil]
         var turnedStrides: [Int32] = [0, 0, 0]
         defer { for plane in turned { plane?.deallocate() } }
-        for i in 0..<components {
+        if orientation == 1 {
+            // Upright already: the decoded planes are encoded as they are (the re-encode is what rebuilds the file).
+            swap(&turned, &source)
+            turnedStrides = sourceStrides
+        }
+        for i in 0..<components where orientation != 1 {
             // The samples that hold picture: the luma plane's padding column/row is not turned, it is rebuilt.
             let sw = i == 0 ? Int32(w) : tjPlaneWidth(Int32(i), Int32(w), sourceSS)
             let sh = i == 0 ? Int32(h) : tjPlaneHeight(Int32(i), Int32(h), sourceSS)

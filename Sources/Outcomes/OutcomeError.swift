@@ -31,6 +31,8 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
     case entryAlreadyCorrected
 
     /// The plain-English message.
+    public var namesNoRecord: Bool { self == .entryNotFound }
+
     public var userMessage: String {
         switch self {
         case .invalidMetricID: "A metric id is 1 to 40 lower-case letters, digits or underscores, starting with a letter (for example headache)."

@@ -16,14 +16,178 @@ enum JPEGInspector {
 
     static func items(_ view: ByteView) throws -> [MetadataItem] {
         var items: [MetadataItem] = []
-        let end = try JPEGWalker.walk(view) { segment in
+        var structure = CodingStructure()
+        let end = try JPEGWalker.walk(view, scan: { segment in
+            structure.scan(segment, in: view, into: &items)
+        }, stray: { offset, count in
+            items.append(MetadataItem(kind: .strayBytes, location: "between segments", byteCount: count))
+        }, standalone: { marker in
+            let name = marker == 0x01 ? "TEM" : "RST\(Int(marker) - 0xD0)"
+            if marker == 0x01 {
+                items.append(MetadataItem(kind: .unknownSegment, location: name, byteCount: 0))
+            } else {
+                items.append(MetadataItem(kind: .restartMarkers, location: name + " outside a scan", byteCount: 2))
+            }
+        }) { segment in
             classify(segment, into: &items)
+            structure.read(segment, into: &items)
             return true
         }
+        structure.addUnusedTables(into: &items)
         if let end, end < view.count {
             items.append(MetadataItem(kind: .trailingData, location: "after EOI", byteCount: view.count - end))
         }
         return items
+    }
+
+    /// The image-coding segments as the scans need them: tables, frame, restart interval; and what is in them
+    /// that no frame or scan uses.
+    struct CodingStructure {
+        enum FrameCoding { case huffmanSequential, progressive, lossless, hierarchical, arithmetic }
+        var frame: JPEGScanDecoder.Frame?
+        var coding = FrameCoding.huffmanSequential
+        var twelveBit = false
+        var restartInterval = 0
+        /// Huffman tables by class (0 DC, 1 AC) * 4 + id; a table whose counts are invalid is stored as nil.
+        var huffman: [Int: JPEGScanDecoder.HuffmanTable?] = [:]
+        /// Bytes each defined table took, and whether a frame or scan used it: DQT by id, DHT by class * 4 + id.
+        var quantisationBytes: [Int: Int] = [:], usedQuantisation: Set<Int> = []
+        var huffmanBytes: [Int: Int] = [:], usedHuffman: Set<Int> = []
+
+        mutating func read(_ segment: JPEGWalker.Segment, into items: inout [MetadataItem]) {
+            let p = segment.payload
+            func stray(_ name: String, _ count: Int) {
+                items.append(MetadataItem(kind: .strayBytes, location: name, byteCount: count))
+            }
+            switch segment.marker {
+            case 0xE0 where p.hasBytes(ascii("JFIF\0"), at: 0) && p.count > 14:
+                let thumbnail = (p.u8(12) ?? 0) > 0 && (p.u8(13) ?? 0) > 0
+                stray(thumbnail ? "APP0 JFIF thumbnail" : "APP0 JFIF past its header", p.count - 14)
+            case 0xDB:
+                var i = 0
+                while let pt = p.u8(i) {
+                    let size = pt >> 4 == 0 ? 64 : 128
+                    guard pt >> 4 <= 1, pt & 15 <= 3, p.contains(i + 1, length: size) else { break }
+                    quantisationBytes[Int(pt & 15), default: 0] += 1 + size
+                    i += 1 + size
+                }
+                if i < p.count { stray("DQT past its tables", p.count - i) }
+            case 0xC4:
+                var i = 0
+                while let tc = p.u8(i) {
+                    guard tc >> 4 <= 1, tc & 15 <= 3, p.contains(i + 1, length: 16) else { break }
+                    let counts = (0..<16).map { Int(p.u8(i + 1 + $0) ?? 0) }
+                    let total = counts.reduce(0, +)
+                    guard total <= 256, let values = p.slice(i + 17, length: total) else { break }
+                    let key = Int(tc >> 4) * 4 + Int(tc & 15)
+                    huffman[key] = JPEGScanDecoder.HuffmanTable(counts: counts, values: Array(values.raw))
+                    huffmanBytes[key, default: 0] += 17 + total
+                    i += 17 + total
+                }
+                if i < p.count { stray("DHT past its tables", p.count - i) }
+            case 0xDD:
+                restartInterval = p.u16(0) ?? 0
+                if p.count > 2 { stray("DRI past its interval", p.count - 2) }
+            case 0xC0...0xCF where segment.marker != 0xC4 && segment.marker != 0xC8 && segment.marker != 0xCC:
+                guard frame == nil else {
+                    items.append(MetadataItem(kind: .unknownSegment, location: "a second frame header", byteCount: p.count))
+                    return
+                }
+                switch segment.marker {
+                case 0xC0, 0xC1: coding = .huffmanSequential
+                case 0xC2: coding = .progressive
+                case 0xC3: coding = .lossless
+                case 0xC5...0xC7: coding = .hierarchical
+                default: coding = .arithmetic
+                }
+                twelveBit = p.u8(0) == 12
+                let count = Int(p.u8(5) ?? 0)
+                var components: [JPEGScanDecoder.Component] = []
+                for c in 0..<count {
+                    guard let id = p.u8(6 + 3 * c), let hv = p.u8(7 + 3 * c), let tq = p.u8(8 + 3 * c) else { break }
+                    components.append(.init(id: id, h: max(1, Int(hv >> 4)), v: max(1, Int(hv & 15))))
+                    usedQuantisation.insert(Int(tq & 15))
+                }
+                frame = JPEGScanDecoder.Frame(width: p.u16(3) ?? 0, height: p.u16(1) ?? 0, components: components)
+                if p.count > 6 + 3 * count { stray("frame header past its components", p.count - 6 - 3 * count) }
+            case 0xDA, 0xC4, 0xCC, 0xFE, 0xE0...0xEF:
+                break  // scans are read by `scan`; DAC belongs to arithmetic coding; APPn and COM are classified
+            case 0xC8, 0xF0...0xFD:
+                items.append(MetadataItem(kind: .unknownSegment, location: "JPG\(segment.marker == 0xC8 ? 0 : Int(segment.marker) - 0xF0)", byteCount: p.count))
+            case 0xDC:
+                items.append(MetadataItem(kind: .unknownSegment, location: "DNL", byteCount: p.count))
+            case 0xDE:
+                items.append(MetadataItem(kind: .unknownSegment, location: "DHP", byteCount: p.count))
+            case 0xDF:
+                items.append(MetadataItem(kind: .unknownSegment, location: "EXP", byteCount: p.count))
+            default:
+                items.append(MetadataItem(kind: .unknownSegment,
+                                          location: "marker 0x" + String(segment.marker, radix: 16, uppercase: true),
+                                          byteCount: p.count))
+            }
+        }
+
+        /// Reads a scan header and its entropy-coded data; returns where the data ends.
+        mutating func scan(_ segment: JPEGWalker.Segment, in view: ByteView, into items: inout [MetadataItem]) -> Int {
+            let p = segment.payload
+            let count = Int(p.u8(0) ?? 0)
+            func undecoded(_ why: String) -> Int {
+                items.append(MetadataItem(kind: .undecodedScan, location: "scan: " + why, byteCount: 0))
+                return (try? JPEGWalker.endOfScan(view, from: segment.end)) ?? view.count
+            }
+            if p.count > 4 + 2 * count {
+                items.append(MetadataItem(kind: .strayBytes, location: "scan header past its components",
+                                          byteCount: p.count - 4 - 2 * count))
+            }
+            var components: [JPEGScanDecoder.ScanComponent] = []
+            var tablesFound = true
+            for c in 0..<count {
+                guard let id = p.u8(1 + 2 * c), let tables = p.u8(2 + 2 * c) else { return undecoded("header cut short") }
+                let dcKey = Int(tables >> 4), acKey = 4 + Int(tables & 15)
+                usedHuffman.formUnion([dcKey, acKey])
+                guard let component = frame?.components.first(where: { $0.id == id }),
+                      let dcEntry = huffman[dcKey], let dc = dcEntry, let acEntry = huffman[acKey], let ac = acEntry else {
+                    tablesFound = false
+                    continue
+                }
+                components.append(.init(h: component.h, v: component.v, dc: dc, ac: ac))
+            }
+            guard let frame else { return undecoded("no frame header before it") }
+            switch coding {
+            case .huffmanSequential: break
+            case .progressive: return undecoded("progressive, not decoded")
+            case .lossless: return undecoded("lossless, not decoded")
+            case .hierarchical: return undecoded("hierarchical, not decoded")
+            case .arithmetic: return undecoded("arithmetic-coded, not decoded")
+            }
+            guard tablesFound, !components.isEmpty else { return undecoded("a component or Huffman table is missing") }
+            guard frame.height > 0, frame.width > 0 else { return undecoded("the frame's size is not in its header") }
+            guard p.u8(1 + 2 * count) == 0, p.u8(2 + 2 * count) == 63, p.u8(3 + 2 * count) == 0 else {
+                return undecoded("not a sequential scan")
+            }
+            let outcome = JPEGScanDecoder.decode(view.raw, from: segment.end, frame: frame, scan: components,
+                                                 restartInterval: restartInterval, twelveBit: twelveBit)
+            if let why = outcome.undecodable {
+                items.append(MetadataItem(kind: .undecodedScan, location: "scan: " + why, byteCount: 0))
+            }
+            if outcome.paddingBytes > 0 {
+                items.append(MetadataItem(kind: .scanPadding, location: "scan data no block uses",
+                                          byteCount: outcome.paddingBytes))
+            }
+            if outcome.restartProblems > 0 {
+                items.append(MetadataItem(kind: .restartMarkers, location: "restart markers that do not match the interval",
+                                          byteCount: 2 * outcome.restartProblems))
+            }
+            return outcome.end
+        }
+
+        /// Tables that no frame or scan used: they can hold any bytes.
+        func addUnusedTables(into items: inout [MetadataItem]) {
+            let dqt = quantisationBytes.filter { !usedQuantisation.contains($0.key) }.values.reduce(0, +)
+            if dqt > 0 { items.append(MetadataItem(kind: .strayBytes, location: "DQT table no frame uses", byteCount: dqt)) }
+            let dht = huffmanBytes.filter { !usedHuffman.contains($0.key) }.values.reduce(0, +)
+            if dht > 0 { items.append(MetadataItem(kind: .strayBytes, location: "DHT table no scan uses", byteCount: dht)) }
+        }
     }
 
     static func classify(_ segment: JPEGWalker.Segment, into items: inout [MetadataItem]) {

@@ -9,19 +9,34 @@ enum JPEGWalker {
         let marker: UInt8
         /// The segment's bytes after its two length bytes.
         let payload: ByteView
+        /// The offset just past the segment (for SOS: where its entropy-coded data starts).
+        let end: Int
     }
 
     /// Calls `visit` for each length-prefixed segment, in order; `visit` returns false to stop early.
     /// Returns the offset just past EOI (so the caller can measure trailing data), or nil when stopped early.
     /// With `stopAtFirstScan`, returns nil at the first SOS without reading the scan.
+    ///
+    /// `scan` finds where a scan's entropy-coded data ends (default: the next marker that is not stuffing or RSTn).
+    /// `stray` is told of bytes where a marker should start (offset, count); without it they throw `.malformed`.
+    /// `standalone` is told of RSTn and TEM markers found outside entropy-coded data.
     @discardableResult
     static func walk(_ view: ByteView, stopAtFirstScan: Bool = false,
+                     scan: ((Segment) -> Int)? = nil,
+                     stray: ((Int, Int) -> Void)? = nil,
+                     standalone: ((UInt8) -> Void)? = nil,
                      visit: (Segment) throws -> Bool) throws -> Int? {
         guard view.u8(0) == 0xFF, view.u8(1) == 0xD8 else { throw MetadataError.notAnImage }
         var position = 2
         while true {
             guard let first = view.u8(position) else { throw MetadataError.truncated("no end-of-image marker") }
-            guard first == 0xFF else { throw MetadataError.malformed("bytes between markers") }
+            guard first == 0xFF else {
+                guard let stray else { throw MetadataError.malformed("bytes between markers") }
+                let next = try endOfScan(view, from: position)
+                stray(position, next - position)
+                position = next
+                continue
+            }
             // Any number of 0xFF fill bytes may precede a marker.
             var markerIndex = position + 1
             while view.u8(markerIndex) == 0xFF { markerIndex += 1 }
@@ -30,6 +45,7 @@ enum JPEGWalker {
             case 0xD9:
                 return markerIndex + 1
             case 0xD0...0xD7, 0x01:
+                standalone?(marker)
                 position = markerIndex + 1 // standalone RSTn / TEM
                 continue
             case 0x00, 0xD8:
@@ -44,10 +60,12 @@ enum JPEGWalker {
                 throw MetadataError.truncated("segment runs past the end")
             }
             if marker == 0xDA && stopAtFirstScan { return nil }
-            guard try visit(Segment(marker: marker, payload: payload)) else { return nil }
-            position = payloadStart + length - 2
+            let segment = Segment(marker: marker, payload: payload, end: payloadStart + length - 2)
+            guard try visit(segment) else { return nil }
+            position = segment.end
             if marker == 0xDA {
-                position = try endOfScan(view, from: position)
+                position = try scan.map { $0(segment) } ?? endOfScan(view, from: position)
+                guard position < view.count else { throw MetadataError.truncated("no end-of-image marker") }
             }
         }
     }

@@ -54,6 +54,12 @@ public enum MetadataKind: String, Sendable, CaseIterable, Equatable {
     case text            // PNG tEXt / zTXt / iTXt (other than XMP)
     case timestamp       // PNG tIME
     case trailingData    // bytes after JPEG EOI or PNG IEND
+    case unknownSegment  // a JPEG segment the inspector does not understand or Cairn never writes (DNL, JPGn, ...)
+    case strayBytes      // bytes where none belong: between segments, past a segment's tables, a JFIF thumbnail
+    case scanPadding     // entropy-coded data that no coded block uses (before a restart marker or the next marker)
+    case restartMarkers  // restart markers out of sequence, unexpected or missing
+    case undecodedScan   // scan data the inspector cannot decode (progressive, arithmetic, lossless, damaged), so
+                         // bytes hidden in it cannot be ruled out
 }
 
 /// One item of metadata found in a file.
@@ -108,7 +114,12 @@ public enum MetadataInspector {
     /// `.truncated` when the file stops early, `.malformed` when its structure is broken.
     ///
     /// JPEG: every APPn and COM segment before and between scans, plus the parts of an EXIF block (GPS IFD,
-    /// MakerNote, IFD1 thumbnail) as items of their own, plus any bytes after EOI.
+    /// MakerNote, IFD1 thumbnail) as items of their own, plus any bytes after EOI. And every segment or byte the
+    /// image does not need: segments other than the coding ones (DNL, JPGn, reserved markers), bytes between
+    /// segments or past the tables a segment declares, quantisation or Huffman tables no frame or scan uses, a
+    /// JFIF thumbnail. Baseline and extended sequential scans are decoded (Huffman codes only) to find padding
+    /// in the entropy-coded data and restart markers that do not match the restart interval; other scans are
+    /// listed as `.undecodedScan`, since hidden bytes in them cannot be ruled out.
     /// PNG: tEXt, zTXt, iTXt, eXIf (and its parts), tIME, iCCP, any chunk type not known to be image data,
     /// plus any bytes after IEND. Chunks that only describe how to draw the pixels are not metadata and are
     /// not listed: IHDR, PLTE, IDAT, IEND, tRNS, gAMA, cHRM, sRGB, sBIT, bKGD, hIST, pHYs, sPLT, cICP, mDCv,

@@ -280,6 +280,10 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case rangeEndsBeforeStart
 
     /// Plain English; never contains user content.
+    public var namesNoRecord: Bool {
+        [.doseNotFound, .scheduleNotFound, .productNotFound, .recordNotFound].contains(self)
+    }
+
     public var userMessage: String {
         switch self {
         case .servingsNotPositive: "A dose needs more than zero servings."

@@ -21,13 +21,16 @@ public enum WebError: CairnError, Equatable {
     case badForm
     /// A service failed; the message is the service's own `userMessage` (never user content).
     case serviceFailed(String)
+    /// An identifier in the address names nothing (no such entry, area, product, held upload); the message is
+    /// the service's own `userMessage`.
+    case noSuchRecord(String)
 
     /// The HTTP status code this error is answered with.
     public var status: Int {
         switch self {
         case .missingSecret, .csrfRejected: return 403
         case .wrongHost: return 421
-        case .notFound: return 404
+        case .notFound, .noSuchRecord: return 404
         case .methodNotAllowed: return 405
         case .bodyTooLarge: return 413
         case .badForm: return 400
@@ -41,7 +44,7 @@ public enum WebError: CairnError, Equatable {
         case .missingSecret: return "Open Cairn from its address"
         case .wrongHost: return "Wrong address"
         case .csrfRejected: return "This form has expired"
-        case .notFound: return "Page not found"
+        case .notFound, .noSuchRecord: return "Page not found"
         case .methodNotAllowed: return "Not available"
         case .bodyTooLarge: return "Too large"
         case .badForm: return "Please check the form"
@@ -65,7 +68,7 @@ public enum WebError: CairnError, Equatable {
             return "The upload is larger than Cairn accepts."
         case .badForm:
             return "The form was incomplete. Go back and try again."
-        case .serviceFailed(let message):
+        case .serviceFailed(let message), .noSuchRecord(let message):
             return message
         }
     }
@@ -85,6 +88,7 @@ extension WebError: HTTPResponseError {
     init(answering error: any Error) {
         switch error {
         case let error as WebError: self = error
+        case let error as any CairnError where error.namesNoRecord: self = .noSuchRecord(error.userMessage)
         case let error as any HTTPResponseError where error.status == 404: self = .notFound
         case let error as any CairnError: self = .serviceFailed(error.userMessage)
         default: self = .serviceFailed("Cairn could not complete this action. Nothing else was changed.")

@@ -264,3 +264,35 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     try vault.app.smile.delete(second.id)
     try vault.expectOnlyCrops(of: [])
 }
+
+/// A photo above `SmileService.analysisPixelLimit` is analysed on a copy shrunk while loading, and the mouth is
+/// found at the same place in the photo's own pixels as in the photo at its normal size.
+@Test func aPhotoAboveThePixelLimitIsShrunkWhileLoadingAndItsSquareIsInThePhotosPixels() throws {
+    let vault = try TestVault()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let small = try face("fr_obama.jpg")
+    let smallInfo = try ImagePipeline().probe(small)
+    let factor = ((Double(SmileService.analysisPixelLimit) * 1.5) / Double(smallInfo.width * smallInfo.height)).squareRoot()
+    let big = scratch.file("big.jpg")
+    try Tools.run(tool: "vips", ["resize", SharedData.faces.appendingPathComponent("fr_obama.jpg").path,
+                                 big.path + "[Q=90,strip]", String(format: "%.4f", factor)])
+    let bigData = try Data(contentsOf: big)
+    let bigInfo = try ImagePipeline().probe(bigData)
+    #expect(bigInfo.width * bigInfo.height > SmileService.analysisPixelLimit)
+
+    let reference = try vault.app.smile.analyse(small)
+    let (analysis, entry) = try vault.app.smile.add(bigData)
+
+    #expect(analysis.sourceWidth == bigInfo.width && analysis.sourceHeight == bigInfo.height)
+    let square = try #require(analysis.proposedSquare)
+    let expected = try #require(reference.proposedSquare)
+    #expect(square.fits(width: bigInfo.width, height: bigInfo.height))
+    let scale = Double(bigInfo.width) / Double(smallInfo.width)
+    // Within 3% of the photo's width of where the normal-size photo puts it, once scaled.
+    let tolerance = 0.03 * Double(bigInfo.width)
+    #expect(abs(Double(square.x) - Double(expected.x) * scale) < tolerance)
+    #expect(abs(Double(square.y) - Double(expected.y) * scale) < tolerance)
+    #expect(abs(Double(square.side) - Double(expected.side) * scale) < tolerance)
+    #expect(entry.photo.width == SmileService.cropSide && entry.square == square)
+}

@@ -116,12 +116,20 @@ private func noCheck(_: Data) {}
 
 // MARK: - ingest
 
-@Test func ingestOfAnUprightJPEGCopiesItsCodingSegmentsAndKeepsEveryPixel() throws {
+@Test func ingestOfAnUprightJPEGRebuildsItWithLibjpegsOwnTablesAndKeepsThePicture() throws {
     let source = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 80)
     let photo = try pipeline.ingest(source, verify: noCheck)
-    #expect(photo.path == .segmentCopy)
+    #expect(photo.path == .planarReencode)
     #expect(photo.sourceFormat == .jpeg)
     #expect(photo.width == 320 && photo.height == 240)
+    #expect(photo.jpeg != source)
+    #expect(Fixtures.meanDifference(try pipeline.decodeRGB(photo.jpeg), try pipeline.decodeRGB(source)) < 3)
+}
+
+@Test func losslessIngestOfAnUprightJPEGKeepsEveryPixelInANewFile() throws {
+    let source = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 80)
+    let photo = try pipeline.ingest(source, strategy: .losslessWherePossible, verify: noCheck)
+    #expect(photo.path == .losslessTransform)
     #expect(try pipeline.decodeRGB(photo.jpeg) == (try pipeline.decodeRGB(source)))
 }
 
@@ -147,7 +155,7 @@ private func noCheck(_: Data) {}
     #expect(before.contains("XMP-dc"))
     #expect(before.contains(where: { $0.hasPrefix("ICC") }))
     let photo = try pipeline.ingest(tagged, verify: noCheck)
-    #expect(photo.path == .segmentCopy)
+    #expect(photo.path == .planarReencode)
     #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [])
     #expect(try Fixtures.metadataGroups(photo.thumbnail, in: dir) == [])
     #expect(photo.jpeg.prefix(11) == Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]))

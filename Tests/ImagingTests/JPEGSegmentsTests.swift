@@ -38,20 +38,14 @@ private let scan: [UInt8] = [0xFF, 0xDA, 0x00, 0x04, 0x01, 0x00, 0x12, 0xFF, 0x0
     #expect(!JPEGSegments.isSRGBProfile(Data([1, 2, 3])))
 }
 
-@Test func codingSegmentsOnlyDropsMetadataAndTrailingBytesAndKeepsTheScan() throws {
-    let exif: [UInt8] = [0xFF, 0xE1, 0x00, 0x08] + Array("Exif".utf8) + [0, 0]
-    let comment: [UInt8] = [0xFF, 0xFE, 0x00, 0x04, 0x68, 0x69]
-    let tables: [UInt8] = [0xFF, 0xDB, 0x00, 0x04, 0x00, 0x01]
-    let oldJFIF: [UInt8] = [0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 1, 2, 1, 0, 72, 0, 72, 0, 0]
-    let source = Data([0xFF, 0xD8] + oldJFIF + exif + tables + comment + scan + [0xFF, 0xD9] + Array("trailer".utf8))
-    let kept = try #require(JPEGSegments.codingSegmentsOnly(source))
-    #expect(kept == Data([0xFF, 0xD8] + JPEGSegments.jfifHeader + tables + scan + [0xFF, 0xD9]))
-    #expect(JPEGSegments.firstNonCodingSegment(in: kept) == nil)
-}
-
-@Test func codingSegmentsOnlyRefusesABrokenStructure() {
-    #expect(JPEGSegments.codingSegmentsOnly(Data([0xFF, 0xD8] + jfif + scan)) == nil)
-    #expect(JPEGSegments.codingSegmentsOnly(Data([0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x40, 0x00])) == nil)
-    #expect(JPEGSegments.codingSegmentsOnly(Data("not a jpeg".utf8)) == nil)
-    #expect(JPEGSegments.codingSegmentsOnly(Data()) == nil)
+@Test func segmentWalkRefusesADNLSegmentAndAnyMarkerLibjpegDoesNotWrite() {
+    let dnl: [UInt8] = [0xFF, 0xDC, 0x00, 0x04, 0x00, 0x10]
+    #expect(JPEGSegments.firstNonCodingSegment(in: Data([0xFF, 0xD8] + jfif + scan + dnl + [0xFF, 0xD9]))
+        == "a segment with marker 0xDC")
+    #expect(JPEGSegments.firstNonCodingSegment(in: Data([0xFF, 0xD8] + jfif + dnl + scan + [0xFF, 0xD9]))
+        == "a segment with marker 0xDC")
+    let jfifWithThumbnail: [UInt8] = [0xFF, 0xE0, 0x00, 0x13, 0x4A, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 1, 1,
+                                      0x10, 0x20, 0x30]
+    #expect(JPEGSegments.firstNonCodingSegment(in: Data([0xFF, 0xD8] + jfifWithThumbnail + scan + [0xFF, 0xD9]))
+        == "an APP0 segment that is not a bare JFIF header")
 }

@@ -9,7 +9,9 @@ struct InspectCommand: Command {
     static let abstract = "List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries."
     static let synopsis = "FILE"
     static let discussion = """
-    Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it.
+    Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it,
+    and for a JPEG every segment and byte its picture does not need (unknown segments such as DNL, bytes
+    between segments, padding in the image data, restart markers out of place, unused tables, trailers).
     Nothing is stored. Every photo Cairn writes is checked the same way and carries only a JFIF header.
     """
 
@@ -41,7 +43,7 @@ struct InspectCommand: Command {
             let location = item.location.padding(toLength: 24, withPad: " ", startingAt: 0)
             context.console.print("  \(kind)\(location)\(item.byteCount) bytes")
         }
-        context.console.print(clean ? "Carries nothing beyond a JFIF header." : "Carries metadata beyond a JFIF header.")
+        context.console.print(clean ? "Carries nothing beyond a JFIF header." : "Carries metadata or other bytes beyond a JFIF header.")
     }
 }
 

@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Storage
 import Regimen
 
 /// `cairn regimen today`.
@@ -284,7 +285,9 @@ struct RegimenExportCommand: Command {
             context.console.print(text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text)
             return
         }
-        guard FileManager.default.createFile(atPath: out, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        do {
+            try FileModes.writePrivateFile(Data(text.utf8), atPath: out, replacing: true)
+        } catch {
             throw ExportError.cannotWrite
         }
         context.console.print("Wrote the log to the file.")

@@ -18,16 +18,15 @@ enum SmileCommands {
         .command(SmileReportCommand.self),
     ]) }
 
-    /// Writes `data` to `path` unless a file is there (and `force` is off); never through a partial file.
+    /// Writes `data` to `path` as a 0600 file unless a file is there (and `force` is off); never through a
+    /// partial file.
     static func write(_ data: Data, to path: String, force: Bool) throws {
-        let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw SmileOutputError.isDirectory }
-            if !force { throw SmileOutputError.exists }
-        }
         do {
-            try data.write(to: url, options: .atomic)
+            try FileModes.writePrivateFile(data, atPath: path, replacing: force)
+        } catch FileModes.OutputFileError.exists {
+            throw SmileOutputError.exists
+        } catch FileModes.OutputFileError.isDirectory {
+            throw SmileOutputError.isDirectory
         } catch {
             throw SmileOutputError.unwritable
         }

@@ -45,7 +45,7 @@ enum RegimenPages {
             return .redirect(to: already ? "/regimen?logged=already" : "/regimen?logged=1")
         } catch let error as CairnError {
             return .html(today(try regimen.todayView(), csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."),
-                         status: 400)
+                         status: error.namesNoRecord ? 404 : 400)
         }
     }
 

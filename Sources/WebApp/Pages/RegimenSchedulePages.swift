@@ -60,7 +60,7 @@ enum RegimenSchedulePages {
                     }
                     return .redirect(to: "/regimen/schedules?saved=1")
                 } catch let error as CairnError {
-                    return .html(try page(error: error.userMessage + " Nothing was saved."), status: 400)
+                    return .html(try page(error: error.userMessage + " Nothing was saved."), status: error.namesNoRecord ? 404 : 400)
                 }
             }
         }

@@ -16,11 +16,17 @@ enum JPEGBuilder {
         [0xFF, marker] + Bytes.be16(payload.count + 2) + payload
     }
     static let jfif = segment(0xE0, Bytes.ascii("JFIF") + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0])
-    static let frame = segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
-        + segment(0xC0, [8, 0, 16, 0, 16, 1, 1, 0x11, 0])
-    static let scanHeader = segment(0xDA, [1, 1, 0, 0, 63, 0])
-    /// Entropy-coded bytes with a stuffed 0xFF00 and a restart marker inside.
-    static let entropy: [UInt8] = [0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD3, 0x56, 0xFF, 0x00, 0x78]
+    /// Two-code Huffman tables: DC '0' = size 0, '1' = size 1; AC '0' = end of block, '1' = run 0 size 1.
+    static let huffmanTables = segment(0xC4, [0x00, 2] + [UInt8](repeating: 0, count: 15) + [0, 1]
+                                             + [0x10, 2] + [UInt8](repeating: 0, count: 15) + [0x00, 0x01])
+    /// A 16 x 16 grey frame (four blocks, one per MCU) with its tables and a restart after every block.
+    static let frame = segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + huffmanTables
+        + segment(0xC0, [8, 0, 16, 0, 16, 1, 1, 0x11, 0]) + segment(0xDD, [0, 1])
+    static let scanHeader = segment(0xDA, [1, 1, 0x00, 0, 63, 0])
+    /// Four blocks: the first with every coefficient (128 one-bits: sixteen stuffed 0xFF00), the others with a
+    /// zero DC and an end of block (two zero-bits, padded with ones: 0x3F), RST0-RST2 between them.
+    static let entropy: [UInt8] = [UInt8]((0..<16).flatMap { _ in [UInt8(0xFF), 0x00] })
+        + [0xFF, 0xD0, 0x3F, 0xFF, 0xD1, 0x3F, 0xFF, 0xD2, 0x3F]
 
     /// SOI, JFIF, `segments`, one scan, EOI, then `trailer`.
     static func jpeg(_ segments: [[UInt8]] = [], trailer: [UInt8] = []) -> Data {
