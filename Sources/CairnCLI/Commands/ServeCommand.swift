@@ -33,6 +33,9 @@ struct ServeCommand: Command {
 
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
+        // While it runs, only this process changes the vault; other commands refuse to (and say why).
+        try application.claimVaultForServing()
+        defer { application.releaseVault() }
         var services = WebServices(settings: application.settings, skin: application.skin)
         services.smile = application.smile
         services.regimen = application.regimen

@@ -53,7 +53,7 @@ enum SkinRoutes {
                     let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
                     let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
                     let json = "{\"light\":\"\(light)\",\"lightGood\":\(!(q.isTooDark || q.isTooBright || q.isClipped)),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)}"
-                    return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
+                    return Response(status: 200, headers: [("Content-Type", "application/json")], body: Data(json.utf8))
                 case "rename":
                     guard post else { throw WebError.methodNotAllowed }
                     try skin.renameArea(areaID, to: request.form["name"] ?? "")
@@ -115,7 +115,7 @@ enum SkinRoutes {
     }
 
     static func jpeg(_ data: Data) -> Response {
-        Response(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "private, max-age=3600")], body: data)
+        Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: data)
     }
 
     /// Identifiers are lower-case UUID strings: anything else is not looked up.
