@@ -160,7 +160,9 @@ public final class SkinService: @unchecked Sendable {
     @discardableResult
     public func addArea(name: String, bodyLocation: String? = nil, guidance: String = "") throws -> TrackingArea {
         let clean = try Self.cleanName(name)
-        let location = bodyLocation?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let location = try bodyLocation.map { try TextInput.name($0, field: "body location") }?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let guidance = try TextInput.note(guidance, field: "guidance")
         let area = TrackingArea(id: .random(), name: clean, bodyLocation: (location?.isEmpty ?? true) ? nil : location,
                                 guidance: guidance.trimmingCharacters(in: .whitespacesAndNewlines), createdAt: clock.now())
         try database.write { db in
@@ -204,6 +206,7 @@ public final class SkinService: @unchecked Sendable {
     public func log(photo data: Data, in area: AreaID, note: String = "", capturedAt: Date? = nil,
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
+        let note = try TextInput.note(note, field: "note")
         let image: RGBImage
         do {
             image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
@@ -441,7 +444,7 @@ public final class SkinService: @unchecked Sendable {
     // MARK: rows
 
     static func cleanName(_ name: String) throws -> String {
-        let clean = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let clean = try TextInput.name(name, field: "area name").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !clean.isEmpty else { throw SkinJournalError.emptyName }
         return clean
     }

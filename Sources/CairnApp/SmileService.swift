@@ -85,7 +85,7 @@ public final class SmileService: @unchecked Sendable {
             if case .notFound(let reason) = analysis.location { throw SmileError.needsManualCrop(reason) }
             throw SmileError.needsManualCrop(.nothingFound)
         }
-        let trimmedNote = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmedNote = try TextInput.note(note, field: "note").trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmedNote.count <= Self.maximumNoteLength else { throw SmileError.noteTooLong(limit: Self.maximumNoteLength) }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }

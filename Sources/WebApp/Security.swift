@@ -94,7 +94,7 @@ public struct SecurityPolicy: Sendable {
     }
 
     /// The largest text form accepted by a route that takes no file (notes are at most a few thousand characters).
-    static let maximumFormBytes = 256 * 1024
+    static let maximumFormBytes = 1024 * 1024
 
     /// The largest body `path` accepts: the routes that take a file (a photo, a Health export, a CSV) accept the
     /// configured maximum, every other route `maximumFormBytes` (or the configured maximum, if smaller).
