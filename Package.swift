@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "Outcomes", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "CairnCLI", "Imaging", "PhotoMetadata", "Storage", "HealthExport", "Regimen", "Outcomes", "CairnTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -80,12 +80,12 @@ public final class SmileService: @unchecked Sendable {
     /// Throws `SmileError.needsManualCrop` when nothing was found and no square was given.
     @discardableResult
     public func confirm(_ analysis: SmileAnalysis, square: CropSquare? = nil, note: String = "") throws -> SmileEntry {
+        let trimmedNote = try TextInput.note(note, field: "note").trimmingCharacters(in: .whitespacesAndNewlines)
         if square == nil, analysis.proposalIsUncertain { throw SmileError.uncertainProposal }
         guard let square = square ?? analysis.proposedSquare else {
             if case .notFound(let reason) = analysis.location { throw SmileError.needsManualCrop(reason) }
             throw SmileError.needsManualCrop(.nothingFound)
         }
-        let trimmedNote = try TextInput.note(note, field: "note").trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmedNote.count <= Self.maximumNoteLength else { throw SmileError.noteTooLong(limit: Self.maximumNoteLength) }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }

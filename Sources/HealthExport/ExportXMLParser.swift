@@ -193,7 +193,8 @@ private enum RecordCheck {
             guard s.unit == "count" else { return .failure(.unexpectedUnit) }
             guard number >= 0 else { return .failure(.negativeStepCount) }
             let seconds = Double(end.utcSeconds - start.utcSeconds)
-            guard number <= max(HealthRecordLimits.stepsPerRecord, HealthRecordLimits.stepsPerSecond * seconds) else {
+            guard number <= (seconds == 0 ? HealthRecordLimits.stepsPerRecord
+                             : HealthRecordLimits.stepsPerSecond * seconds + HealthRecordLimits.stepsSlack) else {
                 return .failure(.impossibleStepCount)
             }
             value = number

@@ -15,8 +15,9 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
     case unexpectedUnit = "unexpected-unit"
     /// A step count below zero.
     case negativeStepCount = "negative-step-count"
-    /// A step count no body can walk: more than `HealthRecordLimits.stepsPerSecond` per second of the record's
-    /// length, beyond the `HealthRecordLimits.stepsPerRecord` any record may hold (1e308 steps in an hour).
+    /// A step count no body can walk (1e308 steps in an hour): more than `HealthRecordLimits.stepsPerSecond` per
+    /// second of the record's length (plus `stepsSlack`), or, for a record without length, more than
+    /// `HealthRecordLimits.stepsPerRecord`.
     case impossibleStepCount = "impossible-step-count"
     /// A resting heart rate of zero or less, or above 300 count/min.
     case impossibleHeartRate = "impossible-heart-rate"
@@ -36,7 +37,7 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
         case .endBeforeStart: return "records that end before they start"
         case .unexpectedUnit: return "records in a unit Cairn does not read for that type"
         case .negativeStepCount: return "step counts below zero"
-        case .impossibleStepCount: return "step counts faster than anyone walks (over 10 steps a second)"
+        case .impossibleStepCount: return "step counts faster than anyone walks (over 10 steps a second, or 100,000 at one instant)"
         case .impossibleHeartRate: return "resting heart rates of zero or less, or above 300"
         case .impossibleHeartRateVariability: return "heart rate variability values of zero or less, or above 1000 ms"
         case .impossibleBodyMass: return "body mass values of zero or less, or above 650 kg"
@@ -52,8 +53,10 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
 public enum HealthRecordLimits {
     /// Steps per second of a record's length: well above a sprint (about 4.5 a second).
     public static let stepsPerSecond = 10.0
-    /// Steps any one record may hold whatever its length (a day's total entered by hand at one instant).
+    /// Steps a record without length may hold (a day's total entered by hand at one instant).
     public static let stepsPerRecord = 100_000.0
+    /// Steps allowed beyond the rate in a record with a length (rounding in very short records).
+    public static let stepsSlack = 100.0
 }
 
 /// What one pass over an export found, besides the records it handed on.

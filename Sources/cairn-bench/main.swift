@@ -22,6 +22,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "insights") { try InsightsBenchmark.run(arguments: $0) },
     BenchSection(name: "health") { try HealthBenchmark.run(arguments: $0) },
     BenchSection(name: "skin-scale") { try SkinScaleBenchmark.run(arguments: $0) },
+    BenchSection(name: "reliability") { try ReliabilityBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())
