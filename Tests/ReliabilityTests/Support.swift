@@ -26,12 +26,7 @@ final class ServedVault: @unchecked Sendable {
         app = try CairnApplication.open(dataDirectory: scratch.file("vault").path, environment: [:])
         guard serve else { return }
         try app.claimVaultForServing()
-        var services = WebServices(settings: app.settings, skin: app.skin)
-        services.smile = app.smile
-        services.regimen = app.regimen
-        services.outcomes = app.outcomes
-        services.health = app.health
-        services.insights = app.insights
+        let services = WebServices(app)
         let configuration = try WebConfiguration(port: 0, secret: Keys.secret, csrfToken: Keys.csrf,
                                                  maximumBodyBytes: maximumBodyBytes)
         let server = try WebServer(configuration: configuration, services: services)

@@ -8,7 +8,6 @@ import Regimen
 struct RegimenInsightsCommand: Command {
     static let name = "insights"
     static let abstract = "Compare outcome series before and after changes in what you took."
-    static let usage = "[--json]"
     static let discussion = """
     Recomputes insights as of today, stores them, and lists every one: qualified findings first, then
     ongoing observations. A change is found only in doses logged as taken (a start, a pause of 3 or
@@ -18,17 +17,15 @@ struct RegimenInsightsCommand: Command {
     A qualified finding needs at least 10 of 14 (20 of 28) days with a value on each side, a 95% interval
     of the difference that excludes zero (allowing for day-to-day carry-over and the weekly rhythm), an
     effect size |g| of at least 0.5, and a pass after adjusting for the number of series compared.
-
-    Options:
-      --json   Print the insights as JSON, each with its change, metric, window, counts, interval, effect
-               size, status, limitations and disclaimer.
     """
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the insights as JSON, each with its change, metric, window, counts, interval, effect\nsize, status, limitations and disclaimer.")
+    static let options: [Option] = [json]
+
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {
