@@ -133,15 +133,19 @@ public final class Database: @unchecked Sendable {
             do {
                 try connection.execute("COMMIT")
             } catch {
-                if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
-                for action in connection.rollbackActions.reversed() { action() }
+                Self.rollBack(connection)
                 throw error
             }
             for action in connection.commitActions { action() }
         } else {
-            if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
-            for action in connection.rollbackActions.reversed() { action() }
+            Self.rollBack(connection)
         }
+    }
+
+    /// Rolls back the open transaction, if SQLite has not already, and runs its rollback actions.
+    private static func rollBack(_ connection: Connection) {
+        if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
+        for action in connection.rollbackActions.reversed() { action() }
     }
 
     // MARK: internals
@@ -183,8 +187,7 @@ public final class Database: @unchecked Sendable {
             result = try body(connection)
             try connection.execute("COMMIT")
         } catch {
-            if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
-            for action in connection.rollbackActions.reversed() { action() }
+            Self.rollBack(connection)
             throw error
         }
         for action in connection.commitActions { action() }

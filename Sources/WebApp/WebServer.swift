@@ -12,7 +12,9 @@ import Glibc
 /// Connections are served one thread each, so a slow page (an import, a comparison) never blocks another, and
 /// a client that trickles its headers holds only its own thread.
 ///
-/// Limits (decisions; all clients of a loopback server share 127.0.0.1, so the per-client cap is also the total):
+/// Limits (decisions; all clients of a loopback server share 127.0.0.1, so the cap per client is the total cap:
+/// `MHD_OPTION_PER_IP_CONNECTION_LIMIT` is not set, because libmicrohttpd closes a connection over the per-address
+/// cap at once, while one over the total cap waits in the listen queue):
 /// - a client has `headerTimeoutSeconds` of silence to finish its headers, then `bodyTimeoutSeconds` of silence
 ///   between body bytes; none while the application works on the request;
 /// - at most `maximumConnections` at once, from one client as from all; beyond that, new connections wait in
@@ -76,7 +78,6 @@ public final class WebServer: @unchecked Sendable {
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, Self.headerTimeoutSeconds,
             MHD_OPTION.CONNECTION_LIMIT.rawValue, Self.maximumConnections,
-            MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, Self.maximumConnections,
             MHD_OPTION.END.rawValue,
         ]
         let started = withVaList(options) { va in
