@@ -59,13 +59,36 @@ public final class CairnApplication: Sendable {
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
         built = Services(database: database, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
                          outcomeSeries: outcomeSeries)
-        // Files left by an interrupted write (a crash, a power cut) are removed on every open.
-        _ = try photoStore.sweep()
-        // Comparisons stored by an older comparator revision are recomputed once, for the current revision
-        // (never mixed); a photo that cannot be read leaves its entry "not compared yet" rather than stop the app.
-        _ = try? skin.recompareOutdatedAreas()
-        // An upload left by an interrupted Apple Health import is removed on every open, like a photo write.
+        Self.tidy(database: database, photoStore: photoStore, skin: skin, health: health)
+        settings.onDeleteAll { [built] in built.smile.value.discardAllPendingUploads() }
+    }
+
+    /// Makes this process the vault's only writer for as long as it runs (`cairn serve`): commands in other
+    /// processes then refuse to change data, naming this process (`VaultLock`). Throws `VaultError` when a
+    /// server already runs on the vault or other commands are writing.
+    public func claimVaultForServing() throws {
+        try database.vaultLock?.claimExclusive()
+    }
+
+    /// Lets go of the vault (a server that stops).
+    public func releaseVault() { database.vaultLock?.release() }
+
+    /// Clears what an interrupted write left (photo files without a row, a half-done Apple Health import or its
+    /// upload) and recomputes comparisons stored by an older comparator revision (once, never mixed).
+    ///
+    /// Only a process that may write right now does it, and without waiting: while `cairn serve` owns the vault
+    /// in another process, or another process holds SQLite's write lock, opening only reads (the next opener that
+    /// can write tidies up), so a reading command never waits for or takes the write lock (`owner.lock` is taken
+    /// shared, as by any writer). A failure here never stops the open: a photo that cannot be read leaves its
+    /// entry "not compared yet".
+    private static func tidy(database: Database, photoStore: PhotoFileStore, skin: SkinService, health: HealthService) {
+        guard (try? database.vaultLock?.ensureWriter()) != nil else { return }
+        // Sweeping runs inside a write transaction (a writer's file and its row appear together); try it at once.
+        guard (try? database.write(waitingAtMost: .zero, { _ in })) != nil else { return }
+        _ = try? photoStore.sweep()
+        _ = try? health.removeInterruptedImports()
         health.removeLeftoverUploads()
+        _ = try? skin.recompareOutdatedAreas()
     }
 }
 

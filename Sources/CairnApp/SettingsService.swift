@@ -1,4 +1,5 @@
 import CairnCore
+import Foundation
 import Storage
 
 /// Vault-wide settings kept in the `settings` table, and deleting everything.
@@ -6,6 +7,8 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     private let vault: Vault
     private let database: Database
     private let clock: any Clock
+    private let lock = NSLock()
+    private var deleteActions: [@Sendable () -> Void] = []
 
     private static let onboardingKey = "onboarding.completed"
     private static func flagKey(_ name: String) -> String { "flag." + name }
@@ -40,8 +43,17 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
         }
     }
 
+    /// Removes everything on disk (`Vault.deleteAllData`: the database is reopened empty, in place, so every
+    /// service of this process reads the empty vault at once), then runs the `onDeleteAll` actions that forget
+    /// what services hold in memory (Smile uploads waiting for a crop).
     public func deleteAllData() throws {
         try vault.deleteAllData(database: database, clock: clock)
+        for action in lock.withLock({ deleteActions }) { action() }
+    }
+
+    /// Registers work to run after all data was deleted: forgetting what a service holds in memory.
+    public func onDeleteAll(_ action: @escaping @Sendable () -> Void) {
+        lock.withLock { deleteActions.append(action) }
     }
 
     private func value(for key: String) throws -> String? {

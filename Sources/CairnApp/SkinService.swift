@@ -168,7 +168,9 @@ public final class SkinService: @unchecked Sendable {
     @discardableResult
     public func addArea(name: String, bodyLocation: String? = nil, guidance: String = "") throws -> TrackingArea {
         let clean = try Self.cleanName(name)
-        let location = bodyLocation?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let location = try bodyLocation.map { try TextInput.name($0, field: "body location") }?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let guidance = try TextInput.note(guidance, field: "guidance")
         let area = TrackingArea(id: .random(), name: clean, bodyLocation: (location?.isEmpty ?? true) ? nil : location,
                                 guidance: guidance.trimmingCharacters(in: .whitespacesAndNewlines), createdAt: clock.now())
         try database.write { db in
@@ -503,7 +505,7 @@ public final class SkinService: @unchecked Sendable {
     // MARK: rows
 
     static func cleanName(_ name: String) throws -> String {
-        let clean = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let clean = try TextInput.name(name, field: "area name").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !clean.isEmpty else { throw SkinJournalError.emptyName }
         return clean
     }

@@ -51,6 +51,8 @@ public final class SmileService: @unchecked Sendable {
     private var pending: [String: SmilePendingUpload] = [:]
     /// Waiting upload ids, oldest first (the cap drops from the front).
     private var pendingOrder: [String] = []
+    /// Bumped by `discardAllPendingUploads`, so an analysis that was running then is not held afterwards.
+    private var generation = 0
 
     /// A service over an opened vault's database and photo store.
     public init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, pipeline: ImagePipeline,
@@ -96,12 +98,12 @@ public final class SmileService: @unchecked Sendable {
     /// Throws `SmileError.needsManualCrop` when nothing was found and no square was given.
     @discardableResult
     public func confirm(_ analysis: SmileAnalysis, square: CropSquare? = nil, note: String = "") throws -> SmileEntry {
+        let trimmedNote = try TextInput.note(note, field: "note").trimmingCharacters(in: .whitespacesAndNewlines)
         if square == nil, analysis.proposalIsUncertain { throw SmileError.uncertainProposal }
         guard let square = square ?? analysis.proposedSquare else {
             if case .notFound(let reason) = analysis.location { throw SmileError.needsManualCrop(reason) }
             throw SmileError.needsManualCrop(.nothingFound)
         }
-        let trimmedNote = note.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmedNote.count <= Self.maximumNoteLength else { throw SmileError.noteTooLong(limit: Self.maximumNoteLength) }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }
@@ -212,10 +214,13 @@ public final class SmileService: @unchecked Sendable {
     /// Analyses `data` and holds the result in memory for the crop page. Nothing touches the disk. When
     /// `maximumPendingUploads` are already waiting, the oldest is dropped.
     public func holdUpload(_ data: Data) throws -> SmilePendingUpload {
+        let started = lock.withLock { generation }
         let analysis = try analyse(data)
         let upload = SmilePendingUpload(id: Self.randomKey(), analysis: analysis,
                                         expiresAt: clock.now().addingTimeInterval(Self.pendingLifetime))
-        lock.withLock {
+        try lock.withLock {
+            // All data was deleted while this photo was being analysed: it is not kept either.
+            guard generation == started else { throw SmileError.uploadExpired }
             dropExpired()
             while pending.count >= Self.maximumPendingUploads, !pendingOrder.isEmpty {
                 pending[pendingOrder.removeFirst()] = nil
@@ -249,6 +254,16 @@ public final class SmileService: @unchecked Sendable {
         lock.withLock {
             pending[id] = nil
             pendingOrder.removeAll { $0 == id }
+        }
+    }
+
+    /// Forgets every waiting upload, and any upload still being analysed (after "Delete all data": nothing
+    /// uploaded before can be saved afterwards).
+    public func discardAllPendingUploads() {
+        lock.withLock {
+            pending = [:]
+            pendingOrder = []
+            generation += 1
         }
     }
 

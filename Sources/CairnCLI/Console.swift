@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// Where a command writes: standard output for results, standard error for problems.
@@ -21,10 +22,32 @@ public final class Console: @unchecked Sendable {
         })
     }
 
-    /// Writes one line of result to standard output.
-    public func print(_ line: String = "") { writeOut(line) }
-    /// Writes one line to standard error.
-    public func error(_ line: String) { writeErr(line) }
+    /// Writes one line of result to standard output (control characters escaped, see `escaped`).
+    public func print(_ line: String = "") { writeOut(Self.escaped(line)) }
+    /// Writes one line to standard error (control characters escaped, see `escaped`).
+    public func error(_ line: String) { writeErr(Self.escaped(line)) }
+
+    /// `text` with every control character but newline, tab and a carriage return ending a line (CSV's CR LF) shown
+    /// as `\u{1B}`-style text, so what a note or a name holds (stored before such input was refused, or read from
+    /// a file) can never drive the terminal: no escape code clears the screen or sets the window title. The one
+    /// place the CLI's output is neutralised.
+    public static func escaped(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        func passes(_ i: Int) -> Bool {
+            let s = scalars[i]
+            return !TextInput.isControl(s) || s == "\n" || s == "\t" || (s == "\r" && i + 1 < scalars.count && scalars[i + 1] == "\n")
+        }
+        guard !scalars.indices.allSatisfy(passes) else { return text }
+        var result = String.UnicodeScalarView()
+        for i in scalars.indices {
+            if passes(i) {
+                result.append(scalars[i])
+            } else {
+                result.append(contentsOf: "\\u{\(String(scalars[i].value, radix: 16, uppercase: true))}".unicodeScalars)
+            }
+        }
+        return String(result)
+    }
 
     /// Writes `value` as pretty, key-sorted JSON on standard output.
     public func printJSON<T: Encodable>(_ value: T) throws {

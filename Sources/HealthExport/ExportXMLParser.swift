@@ -192,6 +192,11 @@ private enum RecordCheck {
             guard let number = Double(valueText), number.isFinite else { return .failure(.unreadableValue) }
             guard s.unit == "count" else { return .failure(.unexpectedUnit) }
             guard number >= 0 else { return .failure(.negativeStepCount) }
+            let seconds = Double(end.utcSeconds - start.utcSeconds)
+            guard number <= (seconds == 0 ? HealthRecordLimits.stepsPerRecord
+                             : HealthRecordLimits.stepsPerSecond * seconds + HealthRecordLimits.stepsSlack) else {
+                return .failure(.impossibleStepCount)
+            }
             value = number
         case .restingHeartRate:
             guard let number = Double(valueText), number.isFinite else { return .failure(.unreadableValue) }

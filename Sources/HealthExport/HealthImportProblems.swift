@@ -15,6 +15,10 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
     case unexpectedUnit = "unexpected-unit"
     /// A step count below zero.
     case negativeStepCount = "negative-step-count"
+    /// A step count no body can walk (1e308 steps in an hour): more than `HealthRecordLimits.stepsPerSecond` per
+    /// second of the record's length (plus `stepsSlack`), or, for a record without length, more than
+    /// `HealthRecordLimits.stepsPerRecord`.
+    case impossibleStepCount = "impossible-step-count"
     /// A resting heart rate of zero or less, or above 300 count/min.
     case impossibleHeartRate = "impossible-heart-rate"
     /// A heart rate variability (SDNN) of zero or less, or above 1000 ms.
@@ -33,6 +37,7 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
         case .endBeforeStart: return "records that end before they start"
         case .unexpectedUnit: return "records in a unit Cairn does not read for that type"
         case .negativeStepCount: return "step counts below zero"
+        case .impossibleStepCount: return "step counts faster than anyone walks (over 10 steps a second, or 100,000 at one instant)"
         case .impossibleHeartRate: return "resting heart rates of zero or less, or above 300"
         case .impossibleHeartRateVariability: return "heart rate variability values of zero or less, or above 1000 ms"
         case .impossibleBodyMass: return "body mass values of zero or less, or above 650 kg"
@@ -42,6 +47,16 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
 
     /// Orders by raw value, for stable listings.
     public static func < (a: HealthRecordProblem, b: HealthRecordProblem) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The bounds past which a health value is impossible rather than unusual.
+public enum HealthRecordLimits {
+    /// Steps per second of a record's length: well above a sprint (about 4.5 a second).
+    public static let stepsPerSecond = 10.0
+    /// Steps a record without length may hold (a day's total entered by hand at one instant).
+    public static let stepsPerRecord = 100_000.0
+    /// Steps allowed beyond the rate in a record with a length (rounding in very short records).
+    public static let stepsSlack = 100.0
 }
 
 /// What one pass over an export found, besides the records it handed on.

@@ -87,7 +87,9 @@ public enum OutcomeCSV {
                 problems.append(LineProblem(line: record.line, reason: .outOfRange(range: metric.rangeText)))
                 continue
             }
-            let note = field("note")
+            guard let note = try? TextInput.note(field("note"), field: "note") else {
+                problems.append(LineProblem(line: record.line, reason: .controlCharacterInNote)); continue
+            }
             guard note.count <= 500 else { problems.append(LineProblem(line: record.line, reason: .noteTooLong)); continue }
             rows.append(Row(line: record.line, metricID: metric.id, day: day, value: value, note: note))
         }
@@ -146,6 +148,8 @@ public enum LineProblemReason: Hashable, Sendable {
     case outOfRange(range: String)
     /// The note is longer than 500 characters.
     case noteTooLong
+    /// The note holds a control character (an escape code, a NUL byte; `TextInput`).
+    case controlCharacterInNote
     /// The time is not HH:MM or HH:MM:SS.
     case badTime
     /// The time zone is not an IANA name such as Europe/Berlin.
@@ -176,6 +180,7 @@ public enum LineProblemReason: Hashable, Sendable {
         case .notANumber: "the value is not a number (write decimals with a dot, like 3.5)."
         case .outOfRange(let range): "the value is outside the metric's range (\(range))."
         case .noteTooLong: "the note is longer than 500 characters."
+        case .controlCharacterInNote: "the note contains a control character (such as an escape code or a NUL byte)."
         case .badTime: "the time is not written HH:MM or HH:MM:SS."
         case .badTimeZone: "the time zone is not a zone name such as Europe/Berlin or UTC."
         case .timeInFuture: "the time is after now."

@@ -69,6 +69,8 @@ public struct ProductIngredient: Hashable, Sendable, Codable {
         guard !nameOnLabel.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw RegimenError.emptyIngredientName
         }
+        try TextInput.name(nameOnLabel, field: "ingredient name")
+        if let form { try TextInput.name(form, field: "ingredient form") }
         if let p = dailyValuePercent, p.isNaN || p < 0 { throw RegimenError.negativeDailyValuePercent }
         self.catalogueID = catalogueID
         self.nameOnLabel = nameOnLabel
@@ -125,6 +127,8 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
     public init(id: ProductID = .random(), name: String, brand: String = "", form: ProductForm,
                 servingSize: Amount, ingredients: [ProductIngredient]) throws {
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw RegimenError.emptyProductName }
+        try TextInput.name(name, field: "product name")
+        try TextInput.name(brand, field: "brand")
         guard !servingSize.isZero, [.count, .mass, .volume].contains(servingSize.unit.dimension) else {
             throw RegimenError.invalidServingSize
         }

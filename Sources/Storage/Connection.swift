@@ -197,7 +197,9 @@ public final class Connection {
         case .integer(let i): rc = sqlite3_bind_int64(stmt, index, i)
         case .real(let d): rc = sqlite3_bind_double(stmt, index, d)
         case .text(let s):
-            // Pass the UTF-8 length explicitly so text with an interior NUL is stored whole.
+            // A NUL byte is never stored (the services refuse it with a message naming the field, `TextInput`;
+            // this is the last guard): SQLite's own functions would cut the text at it.
+            guard !s.utf8.contains(0) else { throw DatabaseError.misuse("text with a NUL byte is never stored [in: \(sql)]") }
             rc = s.withCString { sqlite3_bind_text64(stmt, index, $0, sqlite3_uint64(s.utf8.count), sqliteTransient,
                                                      UInt8(SQLITE_UTF8)) }
         case .blob(let data):

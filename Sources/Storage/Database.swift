@@ -9,15 +9,19 @@ public final class Database: @unchecked Sendable {
     public let path: String
     /// How long a call waits for another process's lock before failing with `DatabaseError.busy`.
     public let busyTimeout: Duration
+    /// Who may write the vault this database belongs to; every write transaction asks it first (nil for a
+    /// database outside a vault).
+    public let vaultLock: VaultLock?
     private let lock = NSRecursiveLock()
     private var connection: Connection?
     private var inTransaction = false
 
     /// Opens (creating if needed) the database at `path`. A new file is created with mode 0600, and so are
     /// its `-wal` and `-shm` files. Does not run migrations (see `Migrator`, `Vault.openDatabase`).
-    public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+    public init(path: String, busyTimeout: Duration = .seconds(5), vaultLock: VaultLock? = nil) throws {
         self.path = path
         self.busyTimeout = busyTimeout
+        self.vaultLock = vaultLock
         connection = try Self.open(path: path, busyTimeout: busyTimeout)
     }
 
@@ -34,6 +38,33 @@ public final class Database: @unchecked Sendable {
         try transaction(.write, body)
     }
 
+    /// Like `write`, but waits at most `patience` for another process's write lock (`.zero`: only tries), so
+    /// housekeeping can give way to a busy vault. Throws `DatabaseError.busy` when it could not start.
+    public func write<T>(waitingAtMost patience: Duration, _ body: (Connection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let connection = try openConnection()
+        Self.setBusyTimeout(patience, on: connection)
+        defer { Self.setBusyTimeout(busyTimeout, on: connection) }
+        return try transaction(.write, body)
+    }
+
+    /// Runs a long write as a series of short transactions, so readers and other writers (threads of this
+    /// process and other processes) wait at most about `interval` for it. `body` gets a `BatchedWrite` and makes
+    /// each change through `BatchedWrite.write`; a batch commits once it is `interval` old. When `body` throws,
+    /// the open batch rolls back and the error is rethrown: batches already committed stay, so the caller must
+    /// record what they belong to and remove it (see `HealthService`).
+    public func writeInBatches<T>(interval: Duration = .milliseconds(100), _ body: (BatchedWrite) throws -> T) throws -> T {
+        let batch = BatchedWrite(database: self, interval: interval)
+        do {
+            let result = try body(batch)
+            try batch.commit()
+            return result
+        } catch {
+            batch.rollBack()
+            throw error
+        }
+    }
     /// Runs `body` with the connection outside any transaction (for statements SQLite refuses inside one,
     /// such as `VACUUM` or some pragmas). Prefer `read`/`write`.
     public func withoutTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
@@ -66,7 +97,66 @@ public final class Database: @unchecked Sendable {
         connection = try Self.open(path: path, busyTimeout: busyTimeout)
     }
 
+    // MARK: batches (see `writeInBatches`)
+
+    /// Starts a batch: takes the lock (held until `endBatch`) and begins a write transaction.
+    fileprivate func beginBatch() throws -> Connection {
+        lock.lock()
+        do {
+            guard !inTransaction else {
+                throw DatabaseError.misuse("nested transaction: a batched write inside another transaction")
+            }
+            try vaultLock?.ensureWriter()
+            let connection = try openConnection()
+            try connection.execute("BEGIN IMMEDIATE")
+            inTransaction = true
+            connection.transaction = .write
+            connection.commitActions = []
+            connection.rollbackActions = []
+            return connection
+        } catch {
+            lock.unlock()
+            throw error
+        }
+    }
+
+    /// Ends a batch with COMMIT (or ROLLBACK when `commit` is false or the commit fails) and lets go of the lock.
+    fileprivate func endBatch(_ connection: Connection, commit: Bool) throws {
+        defer {
+            inTransaction = false
+            connection.transaction = .none
+            connection.commitActions = []
+            connection.rollbackActions = []
+            lock.unlock()
+        }
+        if commit {
+            do {
+                try connection.execute("COMMIT")
+            } catch {
+                Self.rollBack(connection)
+                throw error
+            }
+            for action in connection.commitActions { action() }
+        } else {
+            Self.rollBack(connection)
+        }
+    }
+
+    /// Rolls back the open transaction, if SQLite has not already, and runs its rollback actions.
+    private static func rollBack(_ connection: Connection) {
+        if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
+        for action in connection.rollbackActions.reversed() { action() }
+    }
+
     // MARK: internals
+
+    private static func setBusyTimeout(_ timeout: Duration, on connection: Connection) {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        // SQLite's own busy_timeout backs off to 100 ms sleeps, so a waiting process keeps losing the lock to
+        // one that writes in a loop. Polling every millisecond shares the lock far more evenly.
+        sqlite3_busy_handler(connection.handle, pollingBusyHandler, UnsafeMutableRawPointer(bitPattern: Int(milliseconds)))
+    }
 
     private func openConnection() throws -> Connection {
         guard let connection else { throw DatabaseError.misuse("the database is closed") }
@@ -80,6 +170,7 @@ public final class Database: @unchecked Sendable {
             throw DatabaseError.misuse("nested transaction: pass the Connection you already have instead")
         }
         let connection = try openConnection()
+        if kind == .write { try vaultLock?.ensureWriter() }
         inTransaction = true
         defer { inTransaction = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
@@ -96,8 +187,7 @@ public final class Database: @unchecked Sendable {
             result = try body(connection)
             try connection.execute("COMMIT")
         } catch {
-            if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
-            for action in connection.rollbackActions.reversed() { action() }
+            Self.rollBack(connection)
             throw error
         }
         for action in connection.commitActions { action() }
@@ -122,11 +212,7 @@ public final class Database: @unchecked Sendable {
         sqlite3_extended_result_codes(handle, 1)
         let connection = Connection(handle: handle)
         do {
-            let (seconds, attoseconds) = busyTimeout.components
-            let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-            // SQLite's own busy_timeout backs off to 100 ms sleeps, so a waiting process keeps losing the lock to
-            // one that writes in a loop. Polling every millisecond shares the lock far more evenly.
-            sqlite3_busy_handler(handle, pollingBusyHandler, UnsafeMutableRawPointer(bitPattern: Int(max(1, milliseconds))))
+            Self.setBusyTimeout(max(busyTimeout, .milliseconds(1)), on: connection)
             // WAL lets readers and one writer work at once, across processes. Checked, not assumed.
             let mode: String? = try connection.scalar("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -147,9 +233,57 @@ public final class Database: @unchecked Sendable {
 
 /// Waits 1 ms per call until `context` (the timeout in milliseconds, stored as the pointer's bit pattern) calls
 /// have been made; returning 0 makes SQLite fail with SQLITE_BUSY. A C callback, so it captures nothing.
+/// (A nil context, a timeout of zero, fails at once.)
 private let pollingBusyHandler: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, calls in
     let limit = Int(bitPattern: context)
     guard Int(calls) < limit else { return 0 }
     usleep(1000)
     return 1
+}
+
+/// A long write cut into short transactions (`Database.writeInBatches`). Used by one thread at a time.
+public final class BatchedWrite {
+    private let database: Database
+    private let interval: Duration
+    private var connection: Connection?
+    private var started = ContinuousClock.now
+    /// How many batches have begun so far; a caller caching row ids across batches compares it.
+    public private(set) var batchesStarted = 0
+
+    fileprivate init(database: Database, interval: Duration) {
+        self.database = database
+        self.interval = interval
+    }
+
+    /// Runs `body` inside the current batch (beginning one when none is open); when the batch is `interval` old
+    /// afterwards, it commits and lets others in. A throw rolls back the open batch only.
+    public func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        let db: Connection
+        if let connection {
+            db = connection
+        } else {
+            db = try database.beginBatch()
+            connection = db
+            started = ContinuousClock.now
+            batchesStarted += 1
+        }
+        let result = try body(db)
+        if ContinuousClock.now - started >= interval { try commit() }
+        return result
+    }
+
+    /// Commits the open batch, if any.
+    public func commit() throws {
+        guard let open = connection else { return }
+        connection = nil
+        try database.endBatch(open, commit: true)
+        // A moment with the lock free, so another process polling for it gets its turn.
+        usleep(1000)
+    }
+
+    fileprivate func rollBack() {
+        guard let open = connection else { return }
+        connection = nil
+        try? database.endBatch(open, commit: false)
+    }
 }

@@ -95,8 +95,15 @@ public struct Migrator: Sendable {
             }
             wanted = Array(migrations[...index])
         }
-        try database.write { db in
-            try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        // Only a database that needs it is written: a vault already at today's schema opens with reads alone
+        // (a reading command never waits for, or takes, the write lock).
+        let hasTable: Int64? = try database.read { db in
+            try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        }
+        if hasTable != 1 {
+            try database.write { db in
+                try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            }
         }
         let applied = try appliedIDs(in: database)
         let unknown = applied.filter { !seen.contains($0) }

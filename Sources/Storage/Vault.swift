@@ -9,6 +9,10 @@ public enum VaultError: CairnError, Equatable {
     case directoryUnusable(String)
     /// A file in the vault could not be written, read or removed.
     case fileOperationFailed(String)
+    /// `cairn serve` in another process owns the vault, so this process may not change it (`VaultLock`).
+    case servedElsewhere(pid: Int32?)
+    /// Other Cairn commands are changing the vault, so it cannot be taken over now.
+    case busyElsewhere
 
     /// Plain English for the person.
     public var userMessage: String {
@@ -19,6 +23,11 @@ public enum VaultError: CairnError, Equatable {
             return "Cairn cannot use its data folder. Check that it is a folder you own and can write to."
         case .fileOperationFailed:
             return "Cairn could not read or write a file in its data folder. Nothing was changed."
+        case .servedElsewhere(let pid):
+            let who = pid.map { "cairn serve (process \($0))" } ?? "cairn serve"
+            return "\(who) is using this vault, and while it runs only it may change the data. Make the change in its web page, or stop it (Ctrl+C in its window) and try again. Nothing was changed."
+        case .busyElsewhere:
+            return "Another cairn command is changing this vault. Wait for it to finish and try again. Nothing was changed."
         }
     }
 
@@ -28,6 +37,8 @@ public enum VaultError: CairnError, Equatable {
         case .noHomeDirectory: return "VaultError.noHomeDirectory"
         case .directoryUnusable(let why): return "VaultError.directoryUnusable: \(why)"
         case .fileOperationFailed(let why): return "VaultError.fileOperationFailed: \(why)"
+        case .servedElsewhere(let pid): return "VaultError.servedElsewhere(pid: \(pid.map(String.init) ?? "unknown"))"
+        case .busyElsewhere: return "VaultError.busyElsewhere"
         }
     }
 }
@@ -82,9 +93,10 @@ public struct Vault: Sendable, Equatable {
     }
 
     /// Opens the database and brings it to today's schema (`migrations`, default `CairnSchema.migrations`).
+    /// The database's writes go through the vault's `VaultLock` (`owner.lock` in the directory).
     public func openDatabase(migrations: [Migration] = CairnSchema.migrations,
                              clock: any Clock = SystemClock()) throws -> Database {
-        let database = try Database(path: databaseURL.path)
+        let database = try Database(path: databaseURL.path, vaultLock: try VaultLock(directory: directory))
         try Migrator(migrations, clock: clock).migrate(database)
         return database
     }
@@ -93,13 +105,16 @@ public struct Vault: Sendable, Equatable {
     /// `-wal`/`-shm` files and everything under `photos/`, then reopens `database` on a new, empty file
     /// migrated to `migrations`. `database` stays usable afterwards.
     ///
-    /// Another process that has the same database open keeps writing to the removed file; quit other
-    /// Cairn windows and commands first.
+    /// The process first becomes the vault's only writer (`VaultLock.claimExclusive`): while `cairn serve` runs
+    /// elsewhere, or other commands keep writing, it refuses (`VaultError.servedElsewhere`, `.busyElsewhere`)
+    /// and removes nothing, so no other process is left holding a database that was deleted under it. A
+    /// command that only reads may still have the old file open; it sees the deleted data until it exits.
     public func deleteAllData(database: Database, migrations: [Migration] = CairnSchema.migrations,
                               clock: any Clock = SystemClock()) throws {
         guard database.path == databaseURL.path else {
             throw DatabaseError.misuse("deleteAllData was given a database outside this vault")
         }
+        try database.vaultLock?.claimExclusive()
         do {
             try database.reopen {
                 for suffix in ["", "-wal", "-shm", "-journal"] {

@@ -98,17 +98,14 @@ public struct WebApplication: Sendable {
     }
 
     private func respond(to request: Request) -> Response {
-        // 1. DNS rebinding: the Host header must name this server before anything else is looked at.
-        guard policy.isAcceptedHost(request.header("host")) else { return render(.wrongHost) }
-        // 2. Login: `/?key=SECRET` trades the secret for the session cookie and a clean address.
-        if request.path == "/", let key = request.query["key"] {
-            guard request.method == .get || request.method == .head, policy.isSecret(key) else { return render(.missingSecret) }
+        // 1-3. Host, the key (login address or session cookie) and Origin: the checks made on the headers alone.
+        if let refusal = policy.refusal(forHeadersOf: request) { return render(refusal) }
+        // Login: `/?key=SECRET` trades the secret for the session cookie and a clean address.
+        if request.path == "/", request.query["key"] != nil {
             var response = Response.redirect(to: "/")
             response.headers.append(("Set-Cookie", policy.sessionCookie))
             return response
         }
-        // 3. Every other request needs the session cookie.
-        guard policy.hasSession(request) else { return render(.missingSecret) }
         // 4. State-changing requests need the CSRF token (and our Origin, if one is named).
         if let method = request.method, method.isStateChanging, !policy.passesCSRF(request) { return render(.csrfRejected) }
         // 5. The route table answers, or says 404, or 405 with the methods it has for this path.

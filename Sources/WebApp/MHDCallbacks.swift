@@ -4,13 +4,17 @@ import Foundation
 // The libmicrohttpd callbacks. They live outside any `main.swift` (top-level code there is @MainActor and
 // trapped when libmicrohttpd called it from its own threads; PLATFORM.md).
 
-/// What a daemon's callbacks need: the application and the body limit. Immutable, shared across threads.
+/// What a daemon's callbacks need: the application, the body limit and the timeouts. Immutable, shared across
+/// threads.
 final class ServerContext: Sendable {
     let application: WebApplication
     let maximumBodyBytes: Int
-    init(application: WebApplication, maximumBodyBytes: Int) {
+    /// The inactivity timeout once the headers are in (the daemon's own, shorter timeout covers the headers).
+    let bodyTimeoutSeconds: UInt32
+    init(application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32) {
         self.application = application
         self.maximumBodyBytes = maximumBodyBytes
+        self.bodyTimeoutSeconds = bodyTimeoutSeconds
     }
 }
 
@@ -23,10 +27,22 @@ final class RequestState {
     var fields: [String: Data] = [:]
     /// Bytes received so far, raw or through the post processor.
     var received = 0
+    /// The largest body this request's route accepts.
+    var maximumBodyBytes = 0
     var tooLarge = false
     var malformed = false
+    /// Set when the request was answered on its headers: any body that still arrives is dropped unread.
+    var answered = false
     /// libmicrohttpd's form parser, when the body is a form.
     var postProcessor: OpaquePointer?
+
+    /// Appends one piece of form field `name`. The value is taken out of the dictionary while it grows, so the
+    /// append happens in place: a copy per piece made a 60 MB upload cost 35 s of CPU (quadratic).
+    func appendField(_ name: String, _ bytes: UnsafeRawPointer, count: Int) {
+        var value = fields.removeValue(forKey: name) ?? Data()
+        value.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+        fields[name] = value
+    }
 }
 
 /// Receives form fields, possibly in several pieces, from libmicrohttpd's post processor.
@@ -37,11 +53,11 @@ private func collectFormField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_Value
     guard let cls, let key else { return .YES }
     let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
     let name = String(cString: key)
-    var value = state.fields[name] ?? Data()
     if let data, size > 0 {
-        value.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size)
+        state.appendField(name, UnsafeRawPointer(data), count: size)
+    } else if state.fields[name] == nil {
+        state.fields[name] = Data()
     }
-    state.fields[name] = value
     return .YES
 }
 
@@ -83,7 +99,18 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [Strin
     return collector.values
 }
 
-/// The access handler: called once when headers arrive, then for each body chunk, then once more to answer.
+/// The request line and headers, without a body.
+private func head(of connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
+    Request(method: method.flatMap { HTTPMethod(rawValue: String(cString: $0)) },
+            path: url.map { String(cString: $0) } ?? "/",
+            query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+            headers: values(of: connection, kind: .HEADER_KIND))
+}
+
+/// The access handler: called once when the headers arrive, then for each body chunk, then once more to answer.
+///
+/// The first call makes every check the headers allow (Host, key, Origin, declared length against the
+/// route's limit) and answers a refused request at once, before any body byte is read.
 func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
                       _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
                       _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
@@ -92,16 +119,24 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let statePointer = reqCls.pointee else {
         let state = RequestState()
-        state.postProcessor = makePostProcessor(for: connection, method: method, state: state)
         reqCls.pointee = Unmanaged.passRetained(state).toOpaque()
+        let request = head(of: connection, url: url, method: method)
+        state.maximumBodyBytes = SecurityPolicy.maximumBodyBytes(forPath: request.path, configured: context.maximumBodyBytes)
+        if let refusal = context.application.refusalBeforeBody(request, maximumBodyBytes: state.maximumBodyBytes) {
+            state.answered = true
+            return queue(refusal, on: connection)
+        }
+        // The headers are in: the body may take longer between bytes than the headers were given.
+        _ = cairn_mhd_set_connection_timeout(connection, context.bodyTimeoutSeconds)
+        state.postProcessor = makePostProcessor(for: connection, method: method, state: state)
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
     if let uploadDataSize, uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
-        if !state.tooLarge, !state.malformed {
+        if !state.answered, !state.tooLarge, !state.malformed {
             state.received += size
-            if state.received > context.maximumBodyBytes {
+            if state.received > state.maximumBodyBytes {
                 state.tooLarge = true
                 state.body = Data()
                 state.fields = [:]
@@ -116,6 +151,7 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
         uploadDataSize.pointee = 0
         return .YES
     }
+    guard !state.answered else { return .YES }
 
     let response: Response
     if state.tooLarge {
@@ -123,13 +159,17 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
     } else if state.malformed {
         response = context.application.errorResponse(.badForm)
     } else {
-        let request = Request(method: method.flatMap { HTTPMethod(rawValue: String(cString: $0)) },
-                              path: url.map { String(cString: $0) } ?? "/",
-                              query: values(of: connection, kind: .GET_ARGUMENT_KIND),
-                              headers: values(of: connection, kind: .HEADER_KIND),
-                              body: state.body, formFields: state.postProcessor == nil ? nil : state.fields)
+        var request = head(of: connection, url: url, method: method)
+        request.body = state.body
+        request.formFields = state.postProcessor == nil ? nil : state.fields
+        // While the application works (an import may take a minute) the client is not expected to send anything.
+        _ = cairn_mhd_set_connection_timeout(connection, 0)
         response = context.application.handle(request)
+        state.body = Data()
+        state.fields = [:]
+        _ = cairn_mhd_set_connection_timeout(connection, context.bodyTimeoutSeconds)
     }
+    state.answered = true
     return queue(response, on: connection)
 }
 

@@ -45,12 +45,37 @@ public struct SecurityPolicy: Sendable {
     /// Whether the request carries the session cookie.
     func hasSession(_ request: Request) -> Bool { isSecret(request.cookies[SecurityPolicy.cookieName]) }
 
+    /// The checks that need nothing but the request line and headers, made before a single body byte is read
+    /// (the server adapter answers with the error at once; `WebApplication.handle` makes the same checks):
+    /// 1. DNS rebinding: Host must name this server, before anything else is looked at (421).
+    /// 2. The login address `/?key=SECRET` must carry the secret and be a GET/HEAD (403).
+    /// 3. Every other request needs the session cookie (403).
+    /// 4. A state-changing request naming an `Origin` must name ours, and an `X-CSRF-Token` header, when
+    ///    sent, must be ours (403). A form's hidden `csrf` field is in the body, so it is checked after the body,
+    ///    but only for a request that already proved it holds the key.
+    func refusal(forHeadersOf request: Request) -> WebError? {
+        guard isAcceptedHost(request.header("host")) else { return .wrongHost }
+        if request.path == "/", let key = request.query["key"] {
+            return (request.method == .get || request.method == .head) && isSecret(key) ? nil : .missingSecret
+        }
+        guard hasSession(request) else { return .missingSecret }
+        if let method = request.method, method.isStateChanging {
+            guard passesOrigin(request) else { return .csrfRejected }
+            if let token = request.header(SecurityPolicy.csrfHeader),
+               !SecurityPolicy.constantTimeEquals(token, csrfToken) { return .csrfRejected }
+        }
+        return nil
+    }
+
+    /// Whether the request names no `Origin`, or ours.
+    private func passesOrigin(_ request: Request) -> Bool {
+        guard let origin = request.header("origin") else { return true }
+        return acceptedHosts.map { "http://\($0)" }.contains(origin.lowercased())
+    }
+
     /// Whether a state-changing request carries our CSRF token and, if it names an origin, ours.
     func passesCSRF(_ request: Request) -> Bool {
-        if let origin = request.header("origin") {
-            let ours = acceptedHosts.map { "http://\($0)" }
-            guard ours.contains(origin.lowercased()) else { return false }
-        }
+        guard passesOrigin(request) else { return false }
         let token = request.header(SecurityPolicy.csrfHeader) ?? request.form[SecurityPolicy.csrfField]
         guard let token else { return false }
         return SecurityPolicy.constantTimeEquals(token, csrfToken)
@@ -68,7 +93,26 @@ public struct SecurityPolicy: Sendable {
         return diff == 0
     }
 
-    /// Adds the headers every response carries (CSP, nosniff, same-origin referrer, no-store, DENY framing).
+    /// The largest text form accepted by a route that takes no file (notes are at most a few thousand characters).
+    static let maximumFormBytes = 1024 * 1024
+
+    /// The largest body `path` accepts: the routes that take a file (a photo, a Health export, a CSV) accept the
+    /// configured maximum, every other route `maximumFormBytes` (or the configured maximum, if smaller).
+    static func maximumBodyBytes(forPath path: String, configured: Int) -> Int {
+        let parts = path.split(separator: "/").map(String.init)
+        let takesFile: Bool
+        switch parts.count {
+        case 2: takesFile = parts == ["smile", "upload"]
+        case 3: takesFile = parts == ["regimen", "outcomes", "import"] || parts == ["regimen", "outcomes", "health"]
+            || parts == ["regimen", "ledger", "import"] || parts == ["regimen", "products", "scan"]
+        case 4: takesFile = parts[0] == "skin" && parts[1] == "areas" && (parts[3] == "photos" || parts[3] == "quality")
+        default: takesFile = false
+        }
+        return takesFile ? configured : min(configured, maximumFormBytes)
+    }
+
+    /// Adds the headers every response carries (CSP, nosniff, same-origin referrer, DENY framing) and makes
+    /// `Cache-Control: no-store` the only caching header.
     static func secure(_ response: Response) -> Response {
         var r = response
         let fixed: [(String, String)] = [
@@ -80,9 +124,26 @@ public struct SecurityPolicy: Sendable {
             ("X-Frame-Options", "DENY"),
             ("Cross-Origin-Opener-Policy", "same-origin"),
             ("Cross-Origin-Resource-Policy", "same-origin"),
-            ("Cache-Control", "no-store"),
         ]
         for (name, value) in fixed where r.header(name) == nil { r.headers.append((name, value)) }
+        // Never a copy outside the vault: photos included, whatever a route asked for (Delete all data must
+        // leave nothing readable, and a browser cache is outside Cairn's reach).
+        r.headers.removeAll { $0.name.lowercased() == "cache-control" }
+        r.headers.append(("Cache-Control", "no-store"))
         return r
+    }
+}
+
+extension WebApplication {
+    /// The answer to a request refused on its request line and headers alone (wrong Host, no key, another
+    /// Origin, a declared body over the route's limit), or nil to go on and read its body. The server adapter
+    /// calls it before any body byte is read.
+    func refusalBeforeBody(_ request: Request, maximumBodyBytes: Int) -> Response? {
+        if let refusal = policy.refusal(forHeadersOf: request) { return errorResponse(refusal) }
+        if let declared = request.header("content-length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+           declared > maximumBodyBytes {
+            return errorResponse(.bodyTooLarge)
+        }
+        return nil
     }
 }

@@ -9,8 +9,26 @@ import Glibc
 /// Decision: the server opens its own listening socket bound to 127.0.0.1 and hands it to libmicrohttpd
 /// (`MHD_OPTION_LISTEN_SOCKET`). That makes the loopback bind explicit and lets `port` report the real port
 /// when 0 was asked for (`MHD_get_daemon_info` is variadic and not callable from Swift).
-/// Connections are served one thread each, so a slow page never blocks another.
+/// Connections are served one thread each, so a slow page (an import, a comparison) never blocks another, and
+/// a client that trickles its headers holds only its own thread.
+///
+/// Limits (decisions; all clients of a loopback server share 127.0.0.1, so the cap per client is the total cap:
+/// `MHD_OPTION_PER_IP_CONNECTION_LIMIT` is not set, because libmicrohttpd closes a connection over the per-address
+/// cap at once, while one over the total cap waits in the listen queue):
+/// - a client has `headerTimeoutSeconds` of silence to finish its headers, then `bodyTimeoutSeconds` of silence
+///   between body bytes; none while the application works on the request;
+/// - at most `maximumConnections` at once, from one client as from all; beyond that, new connections wait in
+///   the kernel's listen queue (`listenBacklog`) rather than being reset.
 public final class WebServer: @unchecked Sendable {
+    /// Seconds of silence allowed before the headers are complete (also between keep-alive requests).
+    public static let headerTimeoutSeconds: UInt32 = 5
+    /// Seconds of silence allowed between body bytes, and while a response is being read.
+    public static let bodyTimeoutSeconds: UInt32 = 30
+    /// Connections served at once (one thread each).
+    public static let maximumConnections: UInt32 = 256
+    /// Connections the kernel queues while `maximumConnections` are being served.
+    public static let listenBacklog: Int32 = 4096
+
     /// The configuration the server was created with.
     public let configuration: WebConfiguration
     private let services: WebServices
@@ -50,15 +68,16 @@ public final class WebServer: @unchecked Sendable {
         let (fd, port) = try WebServer.listenOnLoopback(port: configuration.port)
         let application = buildApplication(configuration: configuration, services: services, port: port)
         let context = Unmanaged.passRetained(ServerContext(application: application,
-                                                           maximumBodyBytes: configuration.maximumBodyBytes))
+                                                           maximumBodyBytes: configuration.maximumBodyBytes,
+                                                           bodyTimeoutSeconds: Self.bodyTimeoutSeconds))
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_POLL.rawValue | MHD_USE_ERROR_LOG.rawValue
         let completed: MHD_RequestCompletedCallback = webRequestCompleted
         let options: [CVarArg] = [
             MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
-            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(60),
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(64),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, Self.headerTimeoutSeconds,
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, Self.maximumConnections,
             MHD_OPTION.END.rawValue,
         ]
         let started = withVaList(options) { va in
@@ -99,7 +118,7 @@ public final class WebServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0, listen(fd, 128) == 0 else {
+        guard bound == 0, listen(fd, listenBacklog) == 0 else {
             close(fd)
             throw WebConfigurationError.cannotListen(port: port)
         }

@@ -15,14 +15,14 @@ private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
     try withDatabase { database throws in
         let blob = Data([0, 1, 2, 255])
         try database.write { db throws in
-            try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", Int64.max, 2.5, "héllo\u{0}wörld", blob, true)
+            try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", Int64.max, 2.5, "héllo\twörld", blob, true)
             try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", nil, nil, "", Data(), false)
         }
         let rows = try database.read { try $0.query("SELECT * FROM t ORDER BY rowid") }
         #expect(rows.count == 2)
         #expect(try rows[0].get("i", as: Int64.self) == Int64.max)
         #expect(try rows[0].get("r", as: Double.self) == 2.5)
-        #expect(try rows[0].get("s", as: String.self) == "héllo\u{0}wörld")
+        #expect(try rows[0].get("s", as: String.self) == "héllo\twörld")
         #expect(try rows[0].get("b", as: Data.self) == blob)
         #expect(try rows[0].get("f", as: Bool.self) == true)
         #expect(try rows[1].optional("i", as: Int.self) == nil)
@@ -30,6 +30,15 @@ private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         #expect(try rows[1].get("b", as: Data.self) == Data())
         #expect(try rows[1].get(at: 4, as: Bool.self) == false)
         #expect(rows[0]["missing"] == nil)
+    }
+}
+
+@Test func textWithANulByteIsNeverStored() throws {
+    try withDatabase { database throws in
+        #expect(throws: DatabaseError.self) {
+            try database.write { try $0.execute("INSERT INTO t (s) VALUES (?)", "héllo\u{0}wörld") }
+        }
+        #expect(try database.read { try $0.scalar("SELECT count(*) FROM t", as: Int.self) } == 0)
     }
 }
 

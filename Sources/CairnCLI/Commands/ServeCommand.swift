@@ -31,6 +31,9 @@ struct ServeCommand: Command {
 
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
+        // While it runs, only this process changes the vault; other commands refuse to (and say why).
+        try application.claimVaultForServing()
+        defer { application.releaseVault() }
         // Without Tesseract the label page says so; the rest of the app works.
         let services = WebServices(application, labelScanner: try? LabelScanService.makeDefault())
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)

@@ -156,7 +156,7 @@ enum SkinRoutes {
     }
 
     static func jpeg(_ data: Data) -> Response {
-        Response(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "private, max-age=3600")], body: data)
+        Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: data)
     }
 
     /// Identifiers are lower-case UUID strings: anything else is not looked up.

@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A bare HTTP/1.1 client over loopback sockets, for tests and benchmarks that must control every byte (slow
+// clients, bodies refused mid-send). Only 127.0.0.1 is ever dialled.
+
+/// One HTTP response read off a socket.
+public struct RawResponse {
+    public let status: Int
+    public let head: String
+    public let body: Data
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Every value of header `name` (case-insensitive).
+    public func headers(_ name: String) -> [String] {
+        head.split(separator: "\r\n").compactMap { line in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == name.lowercased() else { return nil }
+            return parts[1].trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+public struct SocketFailure: Error, CustomStringConvertible {
+    public let step: String
+    public init(step: String) { self.step = step }
+    public var description: String { "socket \(step) failed: \(String(cString: strerror(errno)))" }
+}
+
+/// A TCP connection to 127.0.0.1 with send and receive timeouts (no test waits unboundedly).
+public final class LoopbackSocket: @unchecked Sendable {
+    public let fd: Int32
+
+    public init(port: UInt16, timeoutSeconds: Int = 10) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketFailure(step: "socket") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw SocketFailure(step: "connect")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends every byte; false when the peer closed or reset the connection (no SIGPIPE).
+    @discardableResult
+    public func send(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent <= 0 { return false }
+                offset += sent
+            }
+            return true
+        }
+    }
+
+    /// Reads until the peer closes (requests are sent with `Connection: close`) and parses the response.
+    public func receive() throws -> RawResponse {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n > 0 { data.append(contentsOf: buffer[0..<n]) } else { break }
+        }
+        guard let split = data.range(of: Data("\r\n\r\n".utf8)) else { throw SocketFailure(step: "read response") }
+        let head = String(decoding: data[..<split.lowerBound], as: UTF8.self)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return RawResponse(status: status, head: head, body: Data(data[split.upperBound...]))
+    }
+}
+
+/// CPU use of processes, read from /proc.
+public enum ProcessCPU {
+    /// CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
+    public static func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return .nan }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3; utime and stime are fields 14 and 15 (1-based overall).
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// HTTP requests as bytes, for `LoopbackSocket`.
+public enum LoopbackHTTP {
+    /// A request to 127.0.0.1:`port` with `Connection: close`, the session cookie when `session` is given, and a
+    /// `Content-Length` for a body (always for POST).
+    public static func raw(_ method: String, _ target: String, port: UInt16, session: String?, headers: [String] = [],
+                           body: Data = Data()) -> Data {
+        var lines = ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"]
+        if let session { lines.append("Cookie: cairn_session=\(session)") }
+        lines += headers
+        if !body.isEmpty || method == "POST" { lines.append("Content-Length: \(body.count)") }
+        var raw = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        raw.append(body)
+        return raw
+    }
+
+    /// A multipart form body as a browser sends a file input: the `csrf` field, then field `file` holding
+    /// `size` bytes. Returns the Content-Type header line and the body.
+    public static func multipart(csrf: String, fileBytes size: Int, boundary: String = "cairnBoundary42") -> (header: String, body: Data) {
+        var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n".utf8)
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"export.zip\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
+        body.append(Data(repeating: 0x41, count: size))
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return ("Content-Type: multipart/form-data; boundary=\(boundary)", body)
+    }
+}

@@ -1,0 +1,63 @@
+import CairnTestSupport
+import Foundation
+import Testing
+import WebApp
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finding 3: 64 connections trickling header bytes blocked every other request, and connections beyond 64 were
+/// reset instead of queued.
+@Suite(.serialized) struct SlowClientTests {
+    @Test func sixtyFourSlowClientsDoNotStallANormalOne() throws {
+        let served = try ServedVault()
+        let port = served.port
+        let slow = try (0..<64).map { _ in
+            let socket = try LoopbackSocket(port: port)
+            socket.send(Data("GET / HTTP/1.1\r\nHo".utf8))
+            return socket
+        }
+        // They keep trickling (one byte each, every 200 ms) while normal requests are made.
+        let stop = DispatchSemaphore(value: 0)
+        let trickler = Thread {
+            for _ in 0..<20 {
+                for socket in slow { socket.send(Data("s".utf8)) }
+                if stop.wait(timeout: .now() + 0.2) == .success { return }
+            }
+        }
+        trickler.start()
+        defer { stop.signal() }
+        for _ in 0..<5 {
+            let started = ContinuousClock.now
+            let response = try HTTP.request("GET", "/settings", port: port)
+            let elapsed = ContinuousClock.now - started
+            #expect(response.status == 200)
+            #expect(elapsed < .seconds(1), "a normal request took \(elapsed) beside 64 slow clients")
+        }
+    }
+
+    @Test func aClientThatGoesSilentInItsHeadersIsCutOffAfterTheHeaderTimeout() throws {
+        let served = try ServedVault()
+        let socket = try LoopbackSocket(port: served.port, timeoutSeconds: Int(WebServer.headerTimeoutSeconds) + 5)
+        socket.send(Data("GET / HTTP/1.1\r\nHost: 127.0".utf8))
+        let started = ContinuousClock.now
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = recv(socket.fd, &buffer, buffer.count, 0)
+        let elapsed = ContinuousClock.now - started
+        #expect(n <= 0)
+        #expect(elapsed < .seconds(Int(WebServer.headerTimeoutSeconds) + 3), "closed after \(elapsed)")
+    }
+
+    @Test func aBurstOfConnectionsIsQueuedNotReset() throws {
+        let served = try ServedVault()
+        let port = served.port
+        // More connections at once than the server serves at once: the rest wait in the listen queue.
+        let count = Int(WebServer.maximumConnections) + 64
+        var open: [LoopbackSocket] = []
+        for _ in 0..<count { open.append(try LoopbackSocket(port: port, timeoutSeconds: 20)) }
+        for socket in open { socket.send(HTTP.raw("GET", "/assets/cairn.css", port: port)) }
+        var answered = 0
+        for socket in open { if (try? socket.receive())?.status == 200 { answered += 1 } }
+        #expect(answered == count)
+    }
+}
