@@ -182,6 +182,7 @@ extension RegimenService {
                 }
                 lines.append(IntakeImportReport.Line(line: row.line, entry: record, result: result))
             }
+            if lines.contains(where: { $0.result != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
             return IntakeImportReport(lines: lines)
         }
     }

@@ -144,7 +144,7 @@ public struct WebApplication: Sendable {
         }
 
         if let outcomes = services.outcomes, path == "/regimen/outcomes" || path.hasPrefix("/regimen/outcomes/") {
-            return try RegimenOutcomesPage.route(method: method, request: request, outcomes: outcomes, csrfToken: csrf)
+            return try RegimenOutcomesPage.route(method: method, request: request, outcomes: outcomes, insights: services.insights, csrfToken: csrf)
         }
 
         if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {

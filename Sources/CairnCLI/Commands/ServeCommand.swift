@@ -41,6 +41,7 @@ struct ServeCommand: Command {
         // Without Tesseract the label page says so; the rest of the app works.
         services.labelScanner = try? LabelScanService.makeDefault()
         services.insights = application.insights
+        application.insights.recomputesInBackground = true
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)
