@@ -292,7 +292,8 @@ public final class InsightService: @unchecked Sendable {
             let changeTouched = full || !previousIDs.contains(change.id) || open
             let results: [BeforeAfterResult] = prepared.indices.map { i in
                 let key = change.id + "#" + inputs[i].id
-                if !changeTouched, states[inputs[i].id]?.fingerprint == prints[i], !ledgerRead || previousIDs.contains(change.id) {
+                let sameCalibration = states[inputs[i].id]?.placebo?.varianceFactor == placebos[i]?.varianceFactor
+                if !changeTouched, sameCalibration, states[inputs[i].id]?.fingerprint == prints[i], !ledgerRead || previousIDs.contains(change.id) {
                     if let payload = stored[key], let old = try? decoder.decode(Insight.self, from: Data(payload.utf8)) { return old.result }
                     if stored[key] == nil {
                         // No insight last time: the series had no value in either window, and nothing changed since.
@@ -300,7 +301,7 @@ public final class InsightService: @unchecked Sendable {
                     }
                 }
                 compared += 1
-                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf)
+                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor ?? 1)
             }
             insights += engine.assemble(change: change, series: inputs, results: results, placebos: placebos,
                                         allChanges: changes, dense: prepared.map(\.dense))

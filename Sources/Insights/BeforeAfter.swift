@@ -40,7 +40,9 @@ public struct SeriesProfile: Hashable, Sendable {
     public static let autocorrelationBlockDays = 28
     /// How many standard errors are added to the estimated autocorrelation (calibrated in `cairn-bench
     /// insights`: an underestimated φ narrows the interval more than an overestimated one widens it).
-    public static let cautionStandardErrors = 0.5
+    public static let cautionStandardErrors = 0.25
+    /// Blocks with fewer values than this are left out of the autocorrelation and variance.
+    public static let minimumValuesPerBlock = 7
     /// The largest autocorrelation used (keeps the variance factor finite).
     public static let maximumAutocorrelation = 0.95
 
@@ -93,7 +95,9 @@ public struct SeriesProfile: Hashable, Sendable {
             blockStart = range.upperBound
             var z: [Double] = range.map { i in values[i].isNaN ? .nan : values[i] - effect[Self.weekdayIndex(firstDay + i)] }
             let valid = z.filter { !$0.isNaN }
-            guard valid.count >= 2 else { continue }
+            // A block of a few values (cut short by a masked change window or the series' end) says little and
+            // costs a whole mean: left out.
+            guard valid.count >= Self.minimumValuesPerBlock else { continue }
             let blockMean = valid.reduce(0, +) / Double(valid.count)
             for k in z.indices where !z[k].isNaN { z[k] -= blockMean }
             blocks += 1
@@ -161,11 +165,15 @@ public struct BeforeAfterResult: Hashable, Sendable {
     public let pValue: Double?
     /// Days from the change to the start of the compared after-window (0 = from the change day on).
     public let onsetDays: Int
+    /// `difference` divided by its standard error (nil without figures).
+    public let tStatistic: Double?
+    /// The degrees of freedom of `tStatistic` (nil without figures).
+    public let degreesOfFreedom: Double?
 
     /// A result.
     public init(windowDays: Int, before: ClosedRange<LocalDay>, after: ClosedRange<LocalDay>, beforeCount: Int, afterCount: Int,
                 enoughData: Bool, beforeMean: Double?, afterMean: Double?, difference: Double?, interval: ClosedRange<Double>?,
-                hedgesG: Double?, pValue: Double?, onsetDays: Int = 0) {
+                hedgesG: Double?, pValue: Double?, onsetDays: Int = 0, tStatistic: Double? = nil, degreesOfFreedom: Double? = nil) {
         self.windowDays = windowDays
         self.before = before
         self.after = after
@@ -179,6 +187,8 @@ public struct BeforeAfterResult: Hashable, Sendable {
         self.hedgesG = hedgesG
         self.pValue = pValue
         self.onsetDays = onsetDays
+        self.tStatistic = tStatistic
+        self.degreesOfFreedom = degreesOfFreedom
     }
 }
 
@@ -225,9 +235,11 @@ public struct BeforeAfterAnalysis: Sendable {
     }
 
     /// Compares `windowDays` days before `changeDay` with `windowDays` days from `onsetDays` after it on (the
-    /// days between the change and the onset are left out); no day after `asOf` is used.
+    /// days between the change and the onset are left out); no day after `asOf` is used. `varianceFactor` (≥ 1)
+    /// widens the standard error by its square root: the calibration of the method on the person's own records
+    /// (`InsightEngine.placebo`).
     public func compare(dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
-                        asOf: LocalDay, windowDays w: Int, onsetDays: Int) -> BeforeAfterResult {
+                        asOf: LocalDay, windowDays w: Int, onsetDays: Int, varianceFactor: Double = 1) -> BeforeAfterResult {
         let c = changeDay.dayNumber
         let onset = c + onsetDays
         let lastAfter = min(onset + w - 1, asOf.dayNumber)
@@ -245,7 +257,7 @@ public struct BeforeAfterAnalysis: Sendable {
         let minimum = Self.minimumValidDays(w)
         let enough = b.count >= minimum && a.count >= minimum
         let rawMean: ([Day]) -> Double? = { $0.isEmpty ? nil : $0.map(\.raw).reduce(0, +) / Double($0.count) }
-        var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?
+        var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?, t: Double?, dfOut: Double?
         if b.count >= 2 && a.count >= 2 {
             let phi = profile.autocorrelation
             let fit = Self.prewhitenedStep(b.map { (day: $0.day, value: $0.adjusted) } + a.map { (day: $0.day, value: $0.adjusted) },
@@ -257,7 +269,7 @@ public struct BeforeAfterAnalysis: Sendable {
             let localDF = nA + nB - 2
             let weight = profile.variance == nil ? 0 : profile.varianceWeight
             let gamma0 = (fit.residualSquares + weight * (profile.variance ?? 0)) / max(localDF + weight, 1e-9)
-            let se = (gamma0 * fit.stepVarianceFactor).squareRoot()
+            let se = (gamma0 * fit.stepVarianceFactor * max(1, varianceFactor)).squareRoot()
             let df = max(2, (localDF + weight) * (1 - phi * phi) / (1 + phi * phi))
             let diff = fit.step
             difference = diff
@@ -265,6 +277,8 @@ public struct BeforeAfterAnalysis: Sendable {
                 let q = InsightStatistics.tQuantile(1 - (1 - Self.confidence) / 2, df: df)
                 interval = (diff - q * se)...(diff + q * se)
                 p = InsightStatistics.twoSidedP(t: diff / se, df: df)
+                t = diff / se
+                dfOut = df
             } else {
                 interval = diff...diff
                 p = diff == 0 ? 1 : 0
@@ -280,7 +294,8 @@ public struct BeforeAfterAnalysis: Sendable {
         return BeforeAfterResult(windowDays: w, before: LocalDay(dayNumber: c - w)...LocalDay(dayNumber: c - 1),
                                  after: LocalDay(dayNumber: onset)...LocalDay(dayNumber: onset + w - 1), beforeCount: b.count,
                                  afterCount: a.count, enoughData: enough, beforeMean: rawMean(b), afterMean: rawMean(a),
-                                 difference: difference, interval: interval, hedgesG: g, pValue: p, onsetDays: onsetDays)
+                                 difference: difference, interval: interval, hedgesG: g, pValue: p, onsetDays: onsetDays,
+                                 tStatistic: t, degreesOfFreedom: dfOut)
     }
 
     /// The GLS fit of a level and a step (0 before `firstAfter`, 1 from it on) to AR(1) values with gaps.

@@ -138,7 +138,7 @@ public struct Insight: Hashable, Sendable, Codable {
         case id, change, metricID, metricName, unit, status, windowDays, beforeFrom, beforeTo, afterFrom, afterTo, beforeCount,
              afterCount, minimumCount, enoughData, beforeMean, afterMean, difference, intervalLow, intervalHigh, hedgesG, pValue,
              adjustedPValue, summary, limitations, disclaimer, points, lookAlpha, seriesCompared, onsetsSearched, onsetDays,
-             lookPValue, verdict, conditions, placebo
+             lookPValue, verdict, conditions, placebo, tStatistic, degreesOfFreedom
     }
 
     /// JSON with days as "2026-03-01" and the disclaimer included.
@@ -166,6 +166,8 @@ public struct Insight: Hashable, Sendable, Codable {
         try c.encodeIfPresent(interval?.upperBound, forKey: .intervalHigh)
         try c.encodeIfPresent(hedgesG.flatMap { $0.isFinite ? $0 : nil }, forKey: .hedgesG)
         try c.encodeIfPresent(pValue, forKey: .pValue)
+        try c.encodeIfPresent(result.tStatistic, forKey: .tStatistic)
+        try c.encodeIfPresent(result.degreesOfFreedom, forKey: .degreesOfFreedom)
         try c.encodeIfPresent(adjustedPValue, forKey: .adjustedPValue)
         try c.encode(lookAlpha, forKey: .lookAlpha)
         try c.encode(seriesCompared, forKey: .seriesCompared)
@@ -211,7 +213,9 @@ public struct Insight: Hashable, Sendable, Codable {
             afterMean: try c.decodeIfPresent(Double.self, forKey: .afterMean),
             difference: try c.decodeIfPresent(Double.self, forKey: .difference), interval: interval,
             hedgesG: try c.decodeIfPresent(Double.self, forKey: .hedgesG), pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
-            onsetDays: try c.decode(Int.self, forKey: .onsetDays))
+            onsetDays: try c.decode(Int.self, forKey: .onsetDays),
+            tStatistic: try c.decodeIfPresent(Double.self, forKey: .tStatistic),
+            degreesOfFreedom: try c.decodeIfPresent(Double.self, forKey: .degreesOfFreedom))
         adjustedPValue = try c.decodeIfPresent(Double.self, forKey: .adjustedPValue)
         summary = try c.decode(String.self, forKey: .summary)
         limitations = try c.decode([String].self, forKey: .limitations)
@@ -255,17 +259,34 @@ public struct InsightCondition: Hashable, Sendable, Codable {
     public let text: String
 }
 
-/// The method run at dates of one series where nothing changed: how often it would have called a finding.
+/// The method run at dates of one series where nothing changed: how often it would have called a finding, and
+/// the calibration those dates give the method on this series.
 public struct PlaceboCheck: Hashable, Sendable, Codable {
     /// Dates tried (no change of any product within their windows, enough values on both sides).
     public let dates: Int
-    /// Of which the method would have called a qualified finding.
+    /// Of which the calibrated method would have called a qualified finding (each date judged with the
+    /// calibration of the OTHER dates, so a date does not excuse itself).
     public let flagged: Int
+    /// How much wider than the model says the differences at these dates actually spread (the mean squared
+    /// t-statistic, shrunk toward 1 with `InsightEngine.calibrationPriorDates` dates' weight, at least 1): the
+    /// variance of every comparison of this series is multiplied by it.
+    public let varianceFactor: Double
 
     /// A check.
-    public init(dates: Int, flagged: Int) {
+    public init(dates: Int, flagged: Int, varianceFactor: Double = 1) {
         self.dates = dates
         self.flagged = flagged
+        self.varianceFactor = varianceFactor
+    }
+
+    private enum CodingKeys: String, CodingKey { case dates, flagged, varianceFactor }
+
+    /// Reads what `encode(to:)` wrote (a check stored before calibration existed has factor 1).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        dates = try c.decode(Int.self, forKey: .dates)
+        flagged = try c.decode(Int.self, forKey: .flagged)
+        varianceFactor = try c.decodeIfPresent(Double.self, forKey: .varianceFactor) ?? 1
     }
 }
 
@@ -312,13 +333,15 @@ public struct InsightEngine: Sendable {
     /// The error rate both looks share.
     public static let falseDiscoveryRate = 0.05
     /// The share of `falseDiscoveryRate` each look may spend (14 days, then 28 days).
-    public static func lookAlpha(windowDays: Int) -> Double { windowDays >= BeforeAfterAnalysis.longWindowDays ? 0.03 : 0.03 }
+    public static func lookAlpha(windowDays: Int) -> Double { windowDays >= BeforeAfterAnalysis.longWindowDays ? 0.02 : 0.035 }
     /// Onsets tried for a metric with onset search: the after-window starts 0 to 7 days after the change.
     public static let onsetSearchDays = 0...7
     /// Placebo dates tried per series, at most.
     public static let maximumPlaceboDates = 40
-    /// Fewer dates where nothing changed than this and no placebo figure is given.
+    /// Fewer dates where nothing changed than this and no placebo figure is given (the calibration still uses them).
     public static let minimumPlaceboDates = 10
+    /// The weight, in dates, of the prior "the model is right" (factor 1) in the calibration.
+    public static let calibrationPriorDates = 10.0
 
     /// An engine.
     public init() {}
@@ -351,22 +374,35 @@ public struct InsightEngine: Sendable {
             self.dense = dense
             profile = SeriesProfile(dense: dense.values, firstDay: dense.firstDay)
         }
+
+        /// The profile fitted without the days `changeDay ..< changeDay + 28`, so a true shift after a change
+        /// does not raise the carry-over and variance it is judged by (both looks use the same profile).
+        public func profile(around changeDay: LocalDay) -> SeriesProfile {
+            var masked = dense.values
+            let start = changeDay.dayNumber - dense.firstDay
+            for i in max(0, start)..<min(masked.count, max(0, start + BeforeAfterAnalysis.longWindowDays)) { masked[i] = .nan }
+            return SeriesProfile(dense: masked, firstDay: dense.firstDay)
+        }
     }
 
     /// The result for one (change, series) pair before the adjustment across series: the comparison at the
     /// look in force (at the best onset when the metric searches onsets).
-    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay) -> BeforeAfterResult {
-        analyse(series, changeDay: changeDay, asOf: asOf, windowDays: BeforeAfterAnalysis.windowDays(changeDay: changeDay, asOf: asOf))
+    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, varianceFactor: Double = 1) -> BeforeAfterResult {
+        analyse(series, changeDay: changeDay, asOf: asOf, windowDays: BeforeAfterAnalysis.windowDays(changeDay: changeDay, asOf: asOf),
+                varianceFactor: varianceFactor)
     }
 
-    /// As `analyse(_:changeDay:asOf:)` at a given window.
-    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int) -> BeforeAfterResult {
+    /// As `analyse(_:changeDay:asOf:)` at a given window (`searchOnset: false` tries the change day only).
+    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int, varianceFactor: Double = 1,
+                        searchOnset: Bool = true) -> BeforeAfterResult {
         let analysis = BeforeAfterAnalysis()
-        let onsets = series.input.searchesOnset ? Self.onsetSearchDays : 0...0
+        let onsets = series.input.searchesOnset && searchOnset ? Self.onsetSearchDays : 0...0
+        let profile = series.profile(around: changeDay)
         var best: BeforeAfterResult?
         for onset in onsets {
-            let r = analysis.compare(dense: series.dense.values, firstDay: series.dense.firstDay, profile: series.profile,
-                                     changeDay: changeDay, asOf: asOf, windowDays: windowDays, onsetDays: onset)
+            let r = analysis.compare(dense: series.dense.values, firstDay: series.dense.firstDay, profile: profile,
+                                     changeDay: changeDay, asOf: asOf, windowDays: windowDays, onsetDays: onset,
+                                     varianceFactor: varianceFactor)
             guard let current = best else { best = r; continue }
             // The smallest p among onsets with enough data (an onset without enough data never wins).
             let key = { (x: BeforeAfterResult) in (x.enoughData ? 0 : 1, x.pValue ?? 2) }
@@ -375,9 +411,12 @@ public struct InsightEngine: Sendable {
         return best!
     }
 
-    /// The placebo check of a series: the same analysis (14-day look, onset search if any, one series) at up
-    /// to `maximumPlaceboDates` dates spread over the history, each with no change of any product within 28
-    /// days either side and enough values in both windows.
+    /// The placebo check of a series: the same analysis (14-day look, one series) at up to `maximumPlaceboDates`
+    /// dates spread over the history, each with no change of any product within 28 days either side and enough
+    /// values in both windows. Their t-statistics (change day as onset) give the calibration: if differences
+    /// where nothing changed spread wider than the model says (carry-over that outlasts a day, rounding, drift),
+    /// every comparison of the series is widened by that much. Each date is then judged by the full method
+    /// (onset search included) with the calibration of the other dates. Nil without any such date.
     public func placebo(_ series: PreparedSeries, changeDays: [LocalDay], asOf: LocalDay) -> PlaceboCheck? {
         let w = BeforeAfterAnalysis.shortWindowDays, guardDays = BeforeAfterAnalysis.longWindowDays
         let first = series.dense.firstDay + w, last = min(series.dense.firstDay + series.dense.values.count, asOf.dayNumber + 1) - w
@@ -386,25 +425,32 @@ public struct InsightEngine: Sendable {
         var candidates: [Int] = []
         var day = first
         while day <= last {
-            let clear = !changes.contains { abs($0 - day) <= guardDays }
-            if clear { candidates.append(day) }
+            if !changes.contains(where: { abs($0 - day) <= guardDays }) { candidates.append(day) }
             day += 7
         }
         let step = max(1, Double(candidates.count) / Double(Self.maximumPlaceboDates))
-        var dates = 0, flagged = 0
+        var dates: [LocalDay] = [], squares: [Double] = []
         var index = 0.0
-        let alpha = Self.lookAlpha(windowDays: w)
-        while Int(index) < candidates.count, dates < Self.maximumPlaceboDates {
+        while Int(index) < candidates.count, dates.count < Self.maximumPlaceboDates {
             let d = LocalDay(dayNumber: candidates[Int(index)])
             index += step
-            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w)
-            guard r.enoughData else { continue }
-            dates += 1
-            let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
+            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, searchOnset: false)
+            guard r.enoughData, let t = r.tStatistic else { continue }
+            dates.append(d)
+            squares.append(t * t)
+        }
+        guard !dates.isEmpty else { return nil }
+        let prior = Self.calibrationPriorDates, total = squares.reduce(0, +), n = Double(dates.count)
+        func factor(_ sum: Double, _ count: Double) -> Double { max(1, (sum + prior) / (count + prior)) }
+        let alpha = Self.lookAlpha(windowDays: w)
+        let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
+        var flagged = 0
+        for (d, square) in zip(dates, squares) {
+            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, varianceFactor: factor(total - square, n - 1))
             let p = r.pValue.map { min(1, $0 * Double(onsets)) }
             if InsightVerdict(r, lookPValue: p, adjustedPValue: p, lookAlpha: alpha) == .qualified { flagged += 1 }
         }
-        return dates >= Self.minimumPlaceboDates ? PlaceboCheck(dates: dates, flagged: flagged) : nil
+        return PlaceboCheck(dates: dates.count, flagged: flagged, varianceFactor: factor(total, n))
     }
 
     /// `changes` analysed against every series (changes whose day is after `asOf` are ignored; of series
@@ -417,7 +463,9 @@ public struct InsightEngine: Sendable {
         let placebos = prepared.map { placebo($0, changeDays: changes.map(\.day), asOf: asOf) }
         var all: [Insight] = []
         for change in changes where change.day <= asOf {
-            let results = prepared.map { analyse($0, changeDay: change.day, asOf: asOf) }
+            let results = prepared.indices.map { i in
+                analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor ?? 1)
+            }
             all += assemble(change: change, series: prepared.map(\.input), results: results, placebos: placebos,
                             allChanges: changes, dense: prepared.map(\.dense))
         }
@@ -633,9 +681,12 @@ public struct InsightsOverview: Sendable {
 
     /// "On your own records, this method flagged 1 of 40 dates where nothing changed."
     public static func placeboText(_ insight: Insight) -> String {
-        guard let p = insight.placebo else {
+        guard let p = insight.placebo, p.dates >= InsightEngine.minimumPlaceboDates else {
             return "Too few stretches of \(insight.metricName) without any change yet to check this method on your own records (\(InsightEngine.minimumPlaceboDates) dates needed)."
         }
-        return "On your own records, this method flagged \(p.flagged) of \(p.dates) dates of \(insight.metricName) where nothing changed."
+        let widened = p.varianceFactor > 1.005
+            ? String(format: " Differences there spread wider than the model expects, so every comparison of this series is widened by %.2f times.", p.varianceFactor.squareRoot())
+            : ""
+        return "On your own records, this method flagged \(p.flagged) of \(p.dates) dates of \(insight.metricName) where nothing changed.\(widened)"
     }
 }

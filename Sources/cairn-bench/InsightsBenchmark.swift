@@ -10,6 +10,7 @@ import Regimen
 /// 0.7} scaled to a marginal SD of 1, plus a weekly rhythm (weekends +0.6 SD, mid-week −0.2 SD), with 10% of
 /// days missing at random: 120 days of history before a change, then 28 days. From the change day on, a shift
 /// of 0, 1 or 1.5 SD is added (and, as a check of the onset search, a shift reached gradually over 7 days).
+/// Cairn's comparison is calibrated on the series' own placebo dates before the change, as in the app.
 /// Two looks, as the person sees them: the 14-day look uses the series up to day 13 after the change (profile
 /// fitted on that), the 28-day look the whole series. A finding of Cairn is a qualified finding (one metric, so
 /// the adjustment across series changes nothing). Side by side in the same run, on the same values:
@@ -45,6 +46,7 @@ enum InsightsBenchmark {
         if let i = arguments.firstIndex(of: "--runs"), i + 1 < arguments.count, let n = Int(arguments[i + 1]) { runs = max(10, n) }
         if let i = arguments.firstIndex(of: "--seed"), i + 1 < arguments.count, let n = UInt64(arguments[i + 1]) { seed = n }
         print("insights: \(runs) simulated series per cell (seed \(seed)); AR(1), weekly rhythm, \(Int(missingShare * 100))% missing days, \(historyDays) days of history, looks at 14 and 28 days")
+        print("  Cairn: prewhitened step, carry-over and variance from the history, calibrated on the series' own placebo dates")
         print("  per look, Cairn spends \(InsightEngine.lookAlpha(windowDays: 14)) at 14 days and \(InsightEngine.lookAlpha(windowDays: 28)) at 28 days; known φ and Welch use 0.05 at each look")
         var met = true
         var generator = SeededGenerator(seed: seed)
@@ -127,7 +129,7 @@ enum InsightsBenchmark {
             var x = normal(&generator)
             var slow = normal(&generator), walk = 0.0
             for i in 0..<length {
-                if i > 0 { x = phi * x + innovationSD * normal(&generator) }
+                if i > 0, kind == .ar1 { x = phi * x + innovationSD * normal(&generator) }
                 switch kind {
                 case .ar1: break
                 case .slowPlusNoise:
@@ -157,7 +159,9 @@ enum InsightsBenchmark {
                 let visible = Array(values[0..<upTo])
                 let series = MetricSeriesInput(id: "m", name: "M", unit: "", values: [:])
                 let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible))
-                let r = engine.analyse(prepared, changeDay: changeDay, asOf: LocalDay(dayNumber: firstDay + upTo - 1), windowDays: w)
+                let asOf = LocalDay(dayNumber: firstDay + upTo - 1)
+                let calibration = engine.placebo(prepared, changeDays: [changeDay], asOf: asOf)?.varianceFactor ?? 1
+                let r = engine.analyse(prepared, changeDay: changeDay, asOf: asOf, windowDays: w, varianceFactor: calibration)
                 found[look] = InsightEngine.qualifies(r, adjustedPValue: r.pValue)
                 knownFound[look] = knownPhiP(adjusted, change: changeIndex, window: w, phi: phi) < 0.05
                 let before = values[(changeIndex - w)..<changeIndex].filter { !$0.isNaN }

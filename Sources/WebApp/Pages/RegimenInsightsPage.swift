@@ -70,7 +70,7 @@ enum RegimenInsightsPage {
         <section class="card insight-overview" aria-labelledby="insights-overview-title">
         <h2 id="insights-overview-title">Summary</h2>
         <p id="insights-summary">\(HTML.escape(overview.summary))</p>
-        <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14)))) at its look before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
+        <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14)))) at 14 days or \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 28)))) at 28 days before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
         <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
         \(recompute)
         </section>
