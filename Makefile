@@ -1,8 +1,6 @@
 # Cairn: the two set-up commands are `make run` and `make test` (see README.md).
 # The toolchain: `swift` on the PATH, else the usual install location on this platform.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-# Tesseract's OpenMP must be limited before the process starts (PLATFORM.md).
-export OMP_THREAD_LIMIT := 1
 PORT ?= 8737
 
 .PHONY: run test bench build release deps test-deps clean

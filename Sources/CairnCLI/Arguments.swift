@@ -5,17 +5,22 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The words after a command's name, split into options, flags and positional arguments.
+/// The words after a command's name, split into the command's declared options and positional arguments.
 ///
-/// Options take a value (`--port 8737` or `--port=8737`); flags do not (`--json`). A lone `--` ends option
-/// parsing, so a file named `--odd` can still be passed. Unknown options are a usage error, never ignored.
+/// Options with a value name take a value (`--port 8737` or `--port=8737`); flags do not (`--json`). A lone `--`
+/// ends option parsing, so a file named `--odd` can still be passed. Unknown options are a usage error, never
+/// ignored.
 public struct Arguments: Sendable {
     public private(set) var positionals: [String] = []
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
+    private let declared: Set<Option>
 
-    /// Parses `tokens` knowing which options take values and which are flags.
-    public init(_ tokens: [String], valueOptions: Set<String>, flagOptions: Set<String>) throws {
+    /// Parses `tokens` against the command's `options`.
+    public init(_ tokens: [String], options: [Option]) throws {
+        declared = Set(options)
+        let valueOptions = Set(options.filter(\.takesValue).map(\.name))
+        let flagOptions = Set(options.filter { !$0.takesValue }.map(\.name))
         var index = 0
         var optionsEnded = false
         while index < tokens.count {
@@ -50,15 +55,22 @@ public struct Arguments: Sendable {
     }
 
     /// The value given for `option`, if any.
-    public func value(_ option: String) -> String? { values[option] }
-    /// Whether `flag` was given.
-    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+    public func value(_ option: Option) -> String? {
+        precondition(declared.contains(option) && option.takesValue, "\(option.name) is not one of the command's options with a value")
+        return values[option.name]
+    }
+
+    /// Whether the flag `option` was given.
+    public func has(_ option: Option) -> Bool {
+        precondition(declared.contains(option) && !option.takesValue, "\(option.name) is not one of the command's flags")
+        return flags.contains(option.name)
+    }
 
     /// The value of `option` as a whole number in `range`, or `defaultValue` when absent.
-    public func integer(_ option: String, in range: ClosedRange<Int>, default defaultValue: Int) throws -> Int {
+    public func integer(_ option: Option, in range: ClosedRange<Int>, default defaultValue: Int) throws -> Int {
         guard let text = value(option) else { return defaultValue }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound).")
+            throw UsageError("\(option.name) takes a whole number from \(range.lowerBound) to \(range.upperBound).")
         }
         return number
     }

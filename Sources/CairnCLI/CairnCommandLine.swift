@@ -78,7 +78,7 @@ public enum CairnCommandLine {
         }
         let command: any Command
         do {
-            let arguments = try Arguments(words, valueOptions: type.valueOptions, flagOptions: type.flagOptions)
+            let arguments = try Arguments(words, options: type.options)
             command = try type.init(arguments: arguments)
         } catch let usage as UsageError {
             return usageFailure(usage, path: path, console: console)
@@ -169,6 +169,8 @@ public enum CairnCommandLine {
         let command = (["cairn"] + path).joined(separator: " ")
         var text = "\(type.abstract)\n\nUsage: \(command)\(type.usage.isEmpty ? "" : " " + type.usage)"
         if !type.discussion.isEmpty { text += "\n\n" + type.discussion }
+        let options = Option.helpSection(of: type.options)
+        if !options.isEmpty { text += "\n\n" + options }
         return text
     }
 

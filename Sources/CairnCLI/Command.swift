@@ -4,19 +4,23 @@ import Foundation
 
 /// One `cairn` subcommand: its help, its validation (in `init`) and its work (in `run`), kept apart so that
 /// validation never touches the vault.
+///
+/// Its options are declared once, as `Option`s in `options`; the parsing, the usage line and the "Options:"
+/// section of `--help` all come from that list (see docs/ARCHITECTURE.md, "How to add a command").
 public protocol Command {
     /// The word that selects it, e.g. "serve".
     static var name: String { get }
     /// One line for the command list.
     static var abstract: String { get }
-    /// The arguments after the command path, e.g. "[--port N] [--host 127.0.0.1]".
+    /// The positional arguments for the usage line, e.g. "AREA PHOTO"; empty when there are none.
+    static var synopsis: String { get }
+    /// Every option the command takes, in the order the usage and the help list them. `--data-dir` is global.
+    static var options: [Option] { get }
+    /// The arguments after the command path: by default the synopsis, then the options (`[--port N] [--json]`).
+    /// Declare it only when the command has alternative forms (`DOSE-ID | --extra PRODUCT`).
     static var usage: String { get }
-    /// Options and details, shown by `--help`; may be empty.
+    /// What the help says between the usage line and the options; may be empty.
     static var discussion: String { get }
-    /// Options that take a value. `--data-dir` is global and need not be listed.
-    static var valueOptions: Set<String> { get }
-    /// Options that take no value, such as `--json`.
-    static var flagOptions: Set<String> { get }
     /// Validates the arguments; throws `UsageError` for a malformed call.
     init(arguments: Arguments) throws
     /// Does the work. Throws a `CairnError` for a problem the person can fix.
@@ -24,9 +28,12 @@ public protocol Command {
 }
 
 extension Command {
+    public static var synopsis: String { "" }
+    public static var options: [Option] { [] }
     public static var discussion: String { "" }
-    public static var valueOptions: Set<String> { [] }
-    public static var flagOptions: Set<String> { [] }
+    public static var usage: String {
+        [synopsis, Option.usage(of: options)].filter { !$0.isEmpty }.joined(separator: " ")
+    }
 }
 
 /// A word that groups subcommands, e.g. `cairn settings delete-all-data`.

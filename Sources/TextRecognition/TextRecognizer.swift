@@ -107,19 +107,14 @@ public struct TextRecognitionError: CairnError, Hashable {
 
 /// Reads text with Tesseract through its C API (English, LSTM engine), after `OCRPreprocessing`.
 ///
-/// Tesseract's OpenMP must be limited before the process starts (`OMP_THREAD_LIMIT=1`, PLATFORM.md): without
-/// it, reading takes 4-8 times longer on two cores. `isThreadLimitSet` tells whether it is; the `cairn` CLI
-/// re-executes itself with it set (`OCREnvironment`). One recogniser serves one call at a time (a lock).
+/// Tesseract's OpenMP would spread each recognition over every core, for 3-4 times the CPU on two cores: each
+/// recognition runs its parallel regions on the calling thread alone (`OpenMP`), so no environment variable and
+/// no re-executed process are needed. One recogniser serves one call at a time (a lock).
 public final class TextRecognizer: @unchecked Sendable {
     private let handle: OpaquePointer
     private let lock = NSLock()
     /// The page segmentation mode: one column of text lines of varying sizes suits Supplement Facts panels.
     public static let pageSegmentationMode = PSM_SINGLE_COLUMN
-
-    /// True when `OMP_THREAD_LIMIT` is set in `environment` (it only takes effect when set at process start).
-    public static func isThreadLimitSet(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        environment["OMP_THREAD_LIMIT"] != nil
-    }
 
     /// Tesseract's version ("5.3.0").
     public static var version: String { String(cString: TessVersion()) }
@@ -174,6 +169,7 @@ public final class TextRecognizer: @unchecked Sendable {
         }
         TessBaseAPISetSourceResolution(handle, 300)
         defer { TessBaseAPIClear(handle) }
+        OpenMP.runParallelRegionsOnThisThread()
         guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
         var words: [RecognizedWord] = []
         var lines: [[Int]] = []

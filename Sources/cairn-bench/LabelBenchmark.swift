@@ -49,9 +49,6 @@ enum LabelBenchmark {
             i += 1
         }
         print("labels: Supplement Facts reading (render -> OCR -> parse -> catalogue) over the DSLD corpus")
-        if ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] == nil {
-            print("  note: OMP_THREAD_LIMIT is not set; Tesseract will be slower (run through make bench)")
-        }
         let catalogue = try Catalogue.bundled()
         let service = try LabelScanService.makeDefault()
         let normaliser = LabelNormaliser(catalogue: catalogue)

@@ -4,9 +4,6 @@
 import CairnApp
 import Foundation
 
-// Tesseract's OpenMP reads OMP_THREAD_LIMIT only at process start: re-exec once with it set if missing.
-ThreadLimit.ensureThreadLimit(programs: ["cairn-bench"])
-
 /// A benchmark section: runs with its own arguments and says whether every target was met.
 struct BenchSection {
     let name: String

@@ -8,7 +8,7 @@ import Testing
 @Test func insightsHelpIsListedAndClean() {
     let help = cairn("regimen", "insights", "--help")
     #expect(help.status == 0)
-    #expect(help.stdout.contains("Usage: cairn regimen insights [--json] [--full] [--search-onset METRIC | --no-search-onset METRIC]"))
+    #expect(help.stdout.contains("Usage: cairn regimen insights [--json] [--full] [--search-onset METRIC] [--no-search-onset METRIC]"))
     #expect(ProductWording.bannedWords(in: help.stdout).isEmpty)
     #expect(cairn("regimen", "--help").stdout.contains("\n  insights "))
     #expect(cairn("regimen", "insights", "extra").status == 2)

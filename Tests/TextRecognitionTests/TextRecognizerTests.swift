@@ -113,4 +113,26 @@ import Testing
         let page = try recognizer.recognise(prepared)
         #expect(page.words.map(\.text).contains("Zinc"))
     }
+
+    @Test func aRecognitionKeepsTesseractsParallelRegionsOnTheThreadThatAsked() throws {
+        typealias GetInt = @convention(c) () -> Int32
+        let levels = unsafeBitCast(try #require(dlsym(nil, "omp_get_max_active_levels"), "libgomp is loaded with Tesseract"),
+                                   to: GetInt.self)
+        let jpeg = try ImagePipeline().encodeJPEG(TextRenderer.render(Self.panel), quality: 92)
+        final class Seen: @unchecked Sendable { var before: Int32 = -1, after: Int32 = -1, words = 0 }
+        let seen = Seen(), done = DispatchSemaphore(value: 0)
+        // A fresh thread starts with OpenMP's defaults (parallel regions active); the recognition itself sets its
+        // thread's limit, whatever the environment said when the process started.
+        let thread = Thread { [recognizer] in
+            seen.before = levels()
+            seen.words = (try? recognizer.recognise(imageData: jpeg))?.words.count ?? 0
+            seen.after = levels()
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(seen.before > 0)
+        #expect(seen.after == 0)
+        #expect(seen.words > 10)
+    }
 }

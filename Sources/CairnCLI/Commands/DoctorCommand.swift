@@ -6,20 +6,18 @@ import WebApp
 struct DoctorCommand: Command {
     static let name = "doctor"
     static let abstract = "Report which native libraries and models are present, and where the vault is."
-    static let usage = "[--json]"
     static let discussion = """
     Checks each library Cairn links and each model file it can use, without changing anything.
-
-    Options:
-      --json   Print the report as JSON.
     """
-    static let flagOptions: Set<String> = ["--json"]
+
+    static let json = Option("--json", help: "Print the report as JSON.")
+    static let options: [Option] = [json]
 
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {

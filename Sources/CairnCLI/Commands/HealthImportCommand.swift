@@ -13,7 +13,7 @@ enum HealthCommands {
 struct HealthImportCommand: Command {
     static let name = "import-health"
     static let abstract = "Import an Apple Health export (export.zip or export.xml), read-only."
-    static let usage = "FILE [--json]"
+    static let synopsis = "FILE"
     static let discussion = """
     FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
     read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
@@ -21,18 +21,17 @@ struct HealthImportCommand: Command {
     other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
     left out and counted. Importing a newer export later adds only the records not already stored. An import
     that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
-
-    Options:
-      --json   Print the summary as JSON.
     """
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the summary as JSON.")
+    static let options: [Option] = [json]
+
     let path: String
     let json: Bool
 
     init(arguments: Arguments) throws {
         let positionals = try arguments.positionals(exactly: ["FILE"])
         path = positionals[0]
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     /// The import of `path`, for `outcomes import` handed an export.

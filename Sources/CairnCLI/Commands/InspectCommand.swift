@@ -7,22 +7,21 @@ import PhotoMetadata
 struct InspectCommand: Command {
     static let name = "inspect"
     static let abstract = "List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries."
-    static let usage = "FILE [--json]"
+    static let synopsis = "FILE"
     static let discussion = """
     Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it.
     Nothing is stored. Every photo Cairn writes is checked the same way and carries only a JFIF header.
-
-    Options:
-      --json   Print the report as JSON.
     """
-    static let flagOptions: Set<String> = ["--json"]
+
+    static let json = Option("--json", help: "Print the report as JSON.")
+    static let options: [Option] = [json]
 
     let path: String
     let json: Bool
 
     init(arguments: Arguments) throws {
         path = try arguments.positionals(exactly: ["FILE"])[0]
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {

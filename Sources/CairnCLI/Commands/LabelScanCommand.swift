@@ -13,31 +13,28 @@ struct LabelScanCommand: Command {
     Reads the label with Tesseract on this machine and proposes each row: name, catalogue match, amount, unit,
     %DV, form, blend membership, the word boxes it was read from, and flags with their reasons. The photo is
     used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
-
-    Options:
-      --json          Print the proposal as JSON (the default).
-      --confirm       Save the proposal as a product, once you have checked every row. Needs --name and --form.
-      --name NAME     The product's name.
-      --form FORM     capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
-                      packet or other.
-      --brand TEXT    The brand, if any.
     """
-    static let flagOptions: Set<String> = ["--json", "--confirm"]
-    static let valueOptions: Set<String> = ["--name", "--form", "--brand"]
+
+    static let json = Option("--json", help: "Print the proposal as JSON (the default).")
+    static let confirm = Option("--confirm", help: "Save the proposal as a product, once you have checked every row. Needs --name and --form.")
+    static let nameOption = Option("--name", "NAME", help: "The product's name.")
+    static let form = RegimenCommands.formOption
+    static let brand = Option("--brand", "TEXT", help: "The brand, if any.")
+    static let options: [Option] = [json, confirm, nameOption, form, brand]
 
     let path: String
     let confirmation: (name: String, form: ProductForm, brand: String)?
 
     init(arguments: Arguments) throws {
         path = try arguments.positionals(exactly: ["LABEL.jpg"])[0]
-        if arguments.has("--confirm") {
-            guard let name = arguments.value("--name"), !name.isEmpty else { throw UsageError("--confirm needs --name.") }
-            guard let form = try RegimenCommands.parseForm(arguments.value("--form")) else {
+        if arguments.has(Self.confirm) {
+            guard let name = arguments.value(Self.nameOption), !name.isEmpty else { throw UsageError("--confirm needs --name.") }
+            guard let form = try RegimenCommands.parseForm(arguments.value(Self.form)) else {
                 throw UsageError("--confirm needs --form.")
             }
-            confirmation = (name, form, arguments.value("--brand") ?? "")
+            confirmation = (name, form, arguments.value(Self.brand) ?? "")
         } else {
-            guard arguments.value("--name") == nil, arguments.value("--form") == nil, arguments.value("--brand") == nil else {
+            guard arguments.value(Self.nameOption) == nil, arguments.value(Self.form) == nil, arguments.value(Self.brand) == nil else {
                 throw UsageError("--name, --form and --brand go with --confirm.")
             }
             confirmation = nil

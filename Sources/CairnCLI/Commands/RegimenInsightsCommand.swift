@@ -8,7 +8,6 @@ import Regimen
 struct RegimenInsightsCommand: Command {
     static let name = "insights"
     static let abstract = "Compare outcome series before and after changes in what you took."
-    static let usage = "[--json] [--full] [--search-onset METRIC | --no-search-onset METRIC]"
     static let discussion = """
     Recomputes insights as of today (only what changed since the last run), stores them, and lists them
     grouped by change: changes with a qualified finding first, then by strength. A change is found only in
@@ -24,26 +23,22 @@ struct RegimenInsightsCommand: Command {
     also checked at dates of its own where nothing changed: if differences there spread wider than the
     model expects, its comparisons are widened to match. Each insight lists which conditions held, and
     how often the method flagged those dates.
-
-    Options:
-      --json                    Print the insights as JSON, each with its change, metric, window,
-                                counts, interval, effect size, conditions, status, placebo check,
-                                limitations and disclaimer.
-      --full                    Recompute everything, not only what changed.
-      --search-onset METRIC     Also search a later onset (0-7 days after a change) for this series;
-                                the search is counted in its p-value. --no-search-onset turns it off.
     """
-    static let flagOptions: Set<String> = ["--json", "--full"]
-    static let valueOptions: Set<String> = ["--search-onset", "--no-search-onset"]
+    static let json = Option("--json", help: "Print the insights as JSON, each with its change, metric, window, counts, interval, effect\nsize, conditions, status, placebo check, limitations and disclaimer.")
+    static let full = Option("--full", help: "Recompute everything, not only what changed since the last run.")
+    static let searchOnset = Option("--search-onset", "METRIC", help: "Also search a later onset (0-7 days after a change) for this series;\nthe search is counted in its p-value.")
+    static let noSearchOnset = Option("--no-search-onset", "METRIC", help: "Use only the change day as the onset for this series again.")
+    static let options: [Option] = [json, full, searchOnset, noSearchOnset]
+
     let json: Bool
     let full: Bool
     let onset: (metric: String, on: Bool)?
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
-        full = arguments.has("--full")
-        switch (arguments.value("--search-onset"), arguments.value("--no-search-onset")) {
+        json = arguments.has(Self.json)
+        full = arguments.has(Self.full)
+        switch (arguments.value(Self.searchOnset), arguments.value(Self.noSearchOnset)) {
         case (let on?, nil): onset = (on, true)
         case (nil, let off?): onset = (off, false)
         case (nil, nil): onset = nil

@@ -7,7 +7,6 @@ import Regimen
 struct RegimenTodayCommand: Command {
     static let name = "today"
     static let abstract = "Show today's doses: the batch due now, what comes next, and what is logged."
-    static let usage = "[--json]"
     static let discussion = """
     Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
     08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
@@ -15,16 +14,15 @@ struct RegimenTodayCommand: Command {
     the first minute after it; a time that happens twice is due the first time.
 
     Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
-
-    Options:
-      --json   Print the view as JSON.
     """
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the view as JSON.")
+    static let options: [Option] = [json]
+
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -91,32 +89,30 @@ struct RegimenTakeCommand: Command {
     static let discussion = """
     DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
     another window) changes nothing and says so.
-
-    Options:
-      --at TIME             When it was taken: HH:MM on the dose's day, or an ISO 8601 time
-                            (2026-03-10T08:05:00Z). Default: now.
-      --extra PRODUCT       Log an unscheduled dose of a product (id or exact name).
-      --servings N          Servings of an extra dose (default 1).
-      --as-needed SCHEDULE  Log a dose of an as-needed schedule.
     """
-    static let valueOptions: Set<String> = ["--at", "--extra", "--servings", "--as-needed"]
+
+    static let at = Option("--at", "TIME", help: "When it was taken: HH:MM on the dose's day, or an ISO 8601 time\n(2026-03-10T08:05:00Z). Default: now.")
+    static let extra = Option("--extra", "PRODUCT", help: "Log an unscheduled dose of a product (id or exact name).")
+    static let servings = Option("--servings", "N", help: "Servings of an extra dose (default 1).")
+    static let asNeeded = Option("--as-needed", "SCHEDULE", help: "Log a dose of an as-needed schedule.")
+    static let options: [Option] = [at, extra, servings, asNeeded]
 
     enum Target { case dose(String), extra(String, Decimal), asNeeded(ScheduleID) }
     let target: Target
     let at: String?
 
     init(arguments: Arguments) throws {
-        at = arguments.value("--at")
-        let extra = arguments.value("--extra"), asNeeded = arguments.value("--as-needed")
+        at = arguments.value(Self.at)
+        let extra = arguments.value(Self.extra), asNeeded = arguments.value(Self.asNeeded)
         switch (extra, asNeeded) {
         case (let product?, nil):
             _ = try arguments.positionals(exactly: [])
-            target = .extra(product, try RegimenCommands.parseDecimal(arguments.value("--servings"), option: "--servings") ?? 1)
+            target = .extra(product, try RegimenCommands.parseDecimal(arguments.value(Self.servings), option: Self.servings.name) ?? 1)
         case (nil, let schedule?):
             _ = try arguments.positionals(exactly: [])
             target = .asNeeded(ScheduleID(schedule))
         case (nil, nil):
-            guard arguments.value("--servings") == nil else { throw UsageError("--servings goes with --extra.") }
+            guard arguments.value(Self.servings) == nil else { throw UsageError("--servings goes with --extra.") }
             target = .dose(try arguments.positionals(exactly: ["DOSE-ID"])[0])
         default:
             throw UsageError("Give either --extra or --as-needed, not both.")
@@ -147,15 +143,16 @@ struct RegimenTakeCommand: Command {
 struct RegimenSkipCommand: Command {
     static let name = "skip"
     static let abstract = "Log a scheduled dose as skipped (it never counts as taken)."
-    static let usage = "DOSE-ID [--at TIME]"
-    static let discussion = "Options:\n  --at TIME   HH:MM on the dose's day, or an ISO 8601 time. Default: now."
-    static let valueOptions: Set<String> = ["--at"]
+    static let synopsis = "DOSE-ID"
+    static let at = Option("--at", "TIME", help: "HH:MM on the dose's day, or an ISO 8601 time. Default: now.")
+    static let options: [Option] = [at]
+
     let id: String
     let at: String?
 
     init(arguments: Arguments) throws {
         id = try arguments.positionals(exactly: ["DOSE-ID"])[0]
-        at = arguments.value("--at")
+        at = arguments.value(Self.at)
     }
 
     func run(in context: CommandContext) throws {
@@ -180,26 +177,23 @@ private func report(_ result: CheckInResult, _ console: Console) {
 struct RegimenCorrectCommand: Command {
     static let name = "correct"
     static let abstract = "Correct a log entry: a new entry replaces it, and the history keeps both."
-    static let usage = "RECORD-ID --status taken|skipped [--at TIME]"
-    static let discussion = """
-    RECORD-ID comes from 'cairn regimen ledger'.
+    static let synopsis = "RECORD-ID"
+    static let discussion = "RECORD-ID comes from 'cairn regimen ledger'."
+    static let status = Option("--status", "taken|skipped", help: "What really happened.", required: true)
+    static let at = Option("--at", "TIME", help: "When: HH:MM on the entry's day, or an ISO 8601 time. Default: the entry's time.")
+    static let options: [Option] = [status, at]
 
-    Options:
-      --status taken|skipped   What really happened.
-      --at TIME                When: HH:MM on the entry's day, or an ISO 8601 time. Default: the entry's time.
-    """
-    static let valueOptions: Set<String> = ["--status", "--at"]
     let id: IntakeRecordID
     let status: IntakeStatus
     let at: String?
 
     init(arguments: Arguments) throws {
         id = IntakeRecordID(try arguments.positionals(exactly: ["RECORD-ID"])[0])
-        guard let text = arguments.value("--status"), let status = IntakeStatus(rawValue: text), status != .missed else {
+        guard let text = arguments.value(Self.status), let status = IntakeStatus(rawValue: text), status != .missed else {
             throw UsageError("--status takes taken or skipped.")
         }
         self.status = status
-        at = arguments.value("--at")
+        at = arguments.value(Self.at)
     }
 
     func run(in context: CommandContext) throws {
@@ -215,17 +209,14 @@ struct RegimenCorrectCommand: Command {
 struct RegimenLedgerCommand: Command {
     static let name = "ledger"
     static let abstract = "List log entries, newest first, corrected entries included."
-    static let usage = "[--from DATE] [--to DATE] [--product PRODUCT] [--limit N] [--offset N] [--json]"
-    static let discussion = """
-    Options:
-      --from DATE, --to DATE   Only entries whose local date is in this range.
-      --product PRODUCT        Only this product (id or exact name).
-      --limit N                Entries per page, 1-1000 (default 50).
-      --offset N               Entries to skip (default 0).
-      --json                   Print the page as JSON.
-    """
-    static let valueOptions: Set<String> = ["--from", "--to", "--product", "--limit", "--offset"]
-    static let flagOptions: Set<String> = ["--json"]
+    static let from = Option("--from", "DATE", help: "Only entries whose local date is in this range.")
+    static let to = Option("--to", "DATE", help: "Only entries whose local date is in this range.")
+    static let product = Option("--product", "PRODUCT", help: "Only this product (id or exact name).")
+    static let limit = Option("--limit", "N", help: "Entries per page, 1-1000 (default 50).")
+    static let offset = Option("--offset", "N", help: "Entries to skip (default 0).")
+    static let json = Option("--json", help: "Print the page as JSON.")
+    static let options: [Option] = [from, to, product, limit, offset, json]
+
     let from: LocalDay?
     let to: LocalDay?
     let product: String?
@@ -235,12 +226,12 @@ struct RegimenLedgerCommand: Command {
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
-        to = try RegimenCommands.parseDay(arguments.value("--to"), option: "--to")
-        product = arguments.value("--product")
-        limit = try arguments.integer("--limit", in: 1...1000, default: 50)
-        offset = try arguments.integer("--offset", in: 0...Int(Int32.max), default: 0)
-        json = arguments.has("--json")
+        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
+        to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name)
+        product = arguments.value(Self.product)
+        limit = try arguments.integer(Self.limit, in: 1...1000, default: 50)
+        offset = try arguments.integer(Self.offset, in: 0...Int(Int32.max), default: 0)
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -268,25 +259,23 @@ private struct LedgerPageJSON: Encodable {
 struct RegimenExportCommand: Command {
     static let name = "export"
     static let abstract = "Export the whole log as CSV or JSON."
-    static let usage = "--format csv|json [--out FILE]"
     static let discussion = """
     Every entry, oldest first, corrected ones included, with UTC times and the zone each was logged in.
-
-    Options:
-      --format csv|json   The format.
-      --out FILE          Write to FILE (created with owner-only access) instead of standard output.
     """
-    static let valueOptions: Set<String> = ["--format", "--out"]
+    static let format = Option("--format", "csv|json", help: "The format.", required: true)
+    static let out = Option("--out", "FILE", help: "Write to FILE (created with owner-only access) instead of standard output.")
+    static let options: [Option] = [format, out]
+
     let format: LedgerExportFormat
     let out: String?
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        guard let text = arguments.value("--format"), let format = LedgerExportFormat(rawValue: text) else {
+        guard let text = arguments.value(Self.format), let format = LedgerExportFormat(rawValue: text) else {
             throw UsageError("--format takes csv or json.")
         }
         self.format = format
-        out = arguments.value("--out")
+        out = arguments.value(Self.out)
     }
 
     func run(in context: CommandContext) throws {
@@ -312,22 +301,23 @@ enum ExportError: CairnError {
 struct RegimenExposureCommand: Command {
     static let name = "exposure"
     static let abstract = "Sum what was taken per product and per ingredient, per day."
-    static let usage = "[--from DATE] [--to DATE] [--json]"
     static let discussion = """
     Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
     other units stay on their own line. Default range: the last 7 days up to today.
     """
-    static let valueOptions: Set<String> = ["--from", "--to"]
-    static let flagOptions: Set<String> = ["--json"]
+    static let from = Option("--from", "DATE", help: "Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).")
+    static let to = Option("--to", "DATE", help: "Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).")
+    static let options: [Option] = [from, to, .json]
+
     let from: LocalDay?
     let to: LocalDay?
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
-        to = try RegimenCommands.parseDay(arguments.value("--to"), option: "--to")
-        json = arguments.has("--json")
+        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
+        to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name)
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -375,7 +365,7 @@ private struct ExposureJSON: Encodable {
 struct RegimenSupplySetCommand: Command {
     static let name = "set"
     static let abstract = "Set how many units (or servings) of a product are on hand."
-    static let usage = "PRODUCT COUNT"
+    static let synopsis = "PRODUCT COUNT"
     static let discussion = """
     COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
     logged as taken counts it down.
@@ -404,7 +394,6 @@ struct RegimenSupplySetCommand: Command {
 struct RegimenSupplyListCommand: Command {
     static let name = "list"
     static let abstract = "List counts on hand and when each runs out."
-    static let usage = ""
 
     init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []) }
 

@@ -38,18 +38,16 @@ enum RegimenOutcomeCommands {
 struct OutcomesAddCommand: Command {
     static let name = "add"
     static let abstract = "Log one value of a metric for a day (today by default)."
-    static let usage = "METRIC VALUE [--date YYYY-MM-DD] [--note TEXT] [--json]"
+    static let synopsis = "METRIC VALUE"
     static let discussion = """
     METRIC is a metric id from 'cairn regimen outcomes metrics' (sleep_quality, energy, skin, mood, or one
     of your own). Several values on one day are combined by the metric's daily rule (mean, sum or last).
-
-    Options:
-      --date YYYY-MM-DD   The day the value belongs to (default: today).
-      --note TEXT         A note kept with the value.
-      --json              Print the saved entry as JSON.
     """
-    static let valueOptions: Set<String> = ["--date", "--note"]
-    static let flagOptions: Set<String> = ["--json"]
+    static let date = Option("--date", "YYYY-MM-DD", help: "The day the value belongs to (default: today).")
+    static let note = Option("--note", "TEXT", help: "A note kept with the value.")
+    static let json = Option("--json", help: "Print the saved entry as JSON.")
+    static let options: [Option] = [date, note, json]
+
     let metric: String
     let value: Double
     let day: LocalDay?
@@ -60,9 +58,9 @@ struct OutcomesAddCommand: Command {
         let values = try arguments.positionals(exactly: ["METRIC", "VALUE"])
         metric = values[0]
         value = try RegimenOutcomeCommands.parseValue(values[1])
-        day = try RegimenCommands.parseDay(arguments.value("--date"), option: "--date")
-        note = arguments.value("--note") ?? ""
-        json = arguments.has("--json")
+        day = try RegimenCommands.parseDay(arguments.value(Self.date), option: Self.date.name)
+        note = arguments.value(Self.note) ?? ""
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -78,14 +76,11 @@ struct OutcomesAddCommand: Command {
 struct OutcomesCorrectCommand: Command {
     static let name = "correct"
     static let abstract = "Correct a logged value: a new entry replaces it, and the history keeps both."
-    static let usage = "ENTRY-ID VALUE [--note TEXT]"
-    static let discussion = """
-    ENTRY-ID comes from 'cairn regimen outcomes list'.
+    static let synopsis = "ENTRY-ID VALUE"
+    static let discussion = "ENTRY-ID comes from 'cairn regimen outcomes list'."
+    static let note = Option("--note", "TEXT", help: "A new note (default: the old entry's note).")
+    static let options: [Option] = [note]
 
-    Options:
-      --note TEXT   A new note (default: the old entry's note).
-    """
-    static let valueOptions: Set<String> = ["--note"]
     let id: OutcomeEntryID
     let value: Double
     let note: String?
@@ -94,7 +89,7 @@ struct OutcomesCorrectCommand: Command {
         let values = try arguments.positionals(exactly: ["ENTRY-ID", "VALUE"])
         id = OutcomeEntryID(values[0])
         value = try RegimenOutcomeCommands.parseValue(values[1])
-        note = arguments.value("--note")
+        note = arguments.value(Self.note)
     }
 
     func run(in context: CommandContext) throws {
@@ -107,7 +102,7 @@ struct OutcomesCorrectCommand: Command {
 struct OutcomesImportCommand: Command {
     static let name = "import"
     static let abstract = "Import outcome values from a CSV file (date, metric, value), or an Apple Health export."
-    static let usage = "FILE.csv|export.zip|export.xml [--json]"
+    static let synopsis = "FILE.csv|export.zip|export.xml"
     static let discussion = """
     The file needs a header row naming the columns date, metric and value (any order, any case), and may
     have a note column. Dates are YYYY-MM-DD; metrics are ids or names from 'cairn regimen outcomes metrics';
@@ -121,17 +116,16 @@ struct OutcomesImportCommand: Command {
     the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
     one imported before (both stay in the history). Apple Health metrics come only from a Health export:
     a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
-
-    Options:
-      --json   Print the result of every line as JSON.
     """
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the result of every line as JSON.")
+    static let options: [Option] = [json]
+
     let path: String
     let json: Bool
 
     init(arguments: Arguments) throws {
         path = try arguments.positionals(exactly: ["FILE.csv"])[0]
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -162,17 +156,12 @@ struct OutcomesImportCommand: Command {
 struct OutcomesListCommand: Command {
     static let name = "list"
     static let abstract = "List logged values, newest day first, or one value per day with --daily."
-    static let usage = "[--metric METRIC] [--from DATE] [--to DATE] [--daily] [--json]"
-    static let discussion = """
-    Options:
-      --metric METRIC          Only this metric (its id).
-      --from DATE, --to DATE   Only days in this range (YYYY-MM-DD).
-      --daily                  One value per metric and day, combined by the metric's daily rule
-                               (Apple Health metrics included once a Health export is imported).
-      --json                   Print JSON.
-    """
-    static let valueOptions: Set<String> = ["--metric", "--from", "--to"]
-    static let flagOptions: Set<String> = ["--daily", "--json"]
+    static let metric = Option("--metric", "METRIC", help: "Only this metric (its id).")
+    static let from = Option("--from", "DATE", help: "Only days in this range (YYYY-MM-DD).")
+    static let to = Option("--to", "DATE", help: "Only days in this range (YYYY-MM-DD).")
+    static let daily = Option("--daily", help: "One value per metric and day, combined by the metric's daily rule\n(Apple Health metrics included once a Health export is imported).")
+    static let options: [Option] = [metric, from, to, daily, .json]
+
     let metric: String?
     let from: LocalDay?
     let to: LocalDay?
@@ -181,11 +170,11 @@ struct OutcomesListCommand: Command {
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        metric = arguments.value("--metric")
-        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
-        to = try RegimenCommands.parseDay(arguments.value("--to"), option: "--to")
-        daily = arguments.has("--daily")
-        json = arguments.has("--json")
+        metric = arguments.value(Self.metric)
+        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
+        to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name)
+        daily = arguments.has(Self.daily)
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -226,14 +215,14 @@ struct OutcomesListCommand: Command {
 struct OutcomesMetricsCommand: Command {
     static let name = "metrics"
     static let abstract = "List the metrics: built-in ratings, Apple Health metrics and your own."
-    static let usage = "[--json]"
-    static let discussion = "Options:\n  --json   Print the definitions as JSON."
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the definitions as JSON.")
+    static let options: [Option] = [json]
+
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -252,17 +241,17 @@ struct OutcomesMetricsCommand: Command {
 struct OutcomesDefineCommand: Command {
     static let name = "define"
     static let abstract = "Add a metric of your own (for example a 1-5 headache rating)."
-    static let usage = "ID NAME [--unit UNIT] [--min N] [--max N] [--daily mean|sum|last]"
+    static let synopsis = "ID NAME"
     static let discussion = """
     ID is 1 to 40 lower-case letters, digits or underscores, starting with a letter. A metric cannot be
     changed once defined.
-
-    Options:
-      --unit UNIT             The unit shown with values (default 1-5).
-      --min N, --max N        The values accepted (default 1 and 5).
-      --daily mean|sum|last   How several values on one day combine (default mean).
     """
-    static let valueOptions: Set<String> = ["--unit", "--min", "--max", "--daily"]
+    static let unit = Option("--unit", "UNIT", help: "The unit shown with values (default 1-5).")
+    static let min = Option("--min", "N", help: "The values accepted (default 1 and 5).")
+    static let max = Option("--max", "N", help: "The values accepted (default 1 and 5).")
+    static let daily = Option("--daily", "mean|sum|last", help: "How several values on one day combine (default mean).")
+    static let options: [Option] = [unit, min, max, daily]
+
     let id: String
     let name: String
     let unit: String
@@ -273,18 +262,18 @@ struct OutcomesDefineCommand: Command {
         let values = try arguments.positionals(exactly: ["ID", "NAME"])
         id = values[0]
         name = values[1]
-        unit = arguments.value("--unit") ?? "1-5"
-        let low = try arguments.value("--min").map { text -> Double in
+        unit = arguments.value(Self.unit) ?? "1-5"
+        let low = try arguments.value(Self.min).map { text -> Double in
             guard let v = OutcomeCSV.number(text) else { throw UsageError("--min takes a number.") }
             return v
         } ?? 1
-        let high = try arguments.value("--max").map { text -> Double in
+        let high = try arguments.value(Self.max).map { text -> Double in
             guard let v = OutcomeCSV.number(text) else { throw UsageError("--max takes a number.") }
             return v
         } ?? 5
         guard low < high else { throw UsageError("--min must be below --max.") }
         range = low...high
-        aggregation = try arguments.value("--daily").map { text in
+        aggregation = try arguments.value(Self.daily).map { text in
             guard let parsed = DailyAggregation(rawValue: text) else { throw UsageError("--daily takes mean, sum or last.") }
             return parsed
         } ?? .mean
@@ -301,7 +290,7 @@ struct OutcomesDefineCommand: Command {
 struct RegimenImportCommand: Command {
     static let name = "import"
     static let abstract = "Import past doses from a CSV file (another app's history)."
-    static let usage = "FILE.csv [--json]"
+    static let synopsis = "FILE.csv"
     static let discussion = """
     The file needs a header row naming the columns date, time, time zone, product, amount, unit
     (optional) and status, in any order and any case. Example:
@@ -321,17 +310,16 @@ struct RegimenImportCommand: Command {
     the count on hand are not changed. A file with any bad line imports nothing: every bad line is listed
     with its line number. Importing the same file again adds nothing; a newer export adds only its new
     lines, and a line whose status or amount changed is added as a correction (the history keeps both).
-
-    Options:
-      --json   Print the result of every line as JSON.
     """
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the result of every line as JSON.")
+    static let options: [Option] = [json]
+
     let path: String
     let json: Bool
 
     init(arguments: Arguments) throws {
         path = try arguments.positionals(exactly: ["FILE.csv"])[0]
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     func run(in context: CommandContext) throws {

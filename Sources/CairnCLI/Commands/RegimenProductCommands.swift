@@ -13,13 +13,13 @@ private let ingredientHelp = """
 struct RegimenProductsListCommand: Command {
     static let name = "list"
     static let abstract = "List every product."
-    static let usage = "[--json]"
-    static let flagOptions: Set<String> = ["--json"]
+    static let options: [Option] = [.json]
+
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -38,19 +38,17 @@ struct RegimenProductsListCommand: Command {
 struct RegimenProductsAddCommand: Command {
     static let name = "add"
     static let abstract = "Add a product with its label rows."
-    static let usage = "NAME --form FORM [--serving AMOUNT] [--brand TEXT] [INGREDIENT ...] [--json]"
+    static let synopsis = "NAME [INGREDIENT ...]"
     static let discussion = """
-    Options:
-      --form FORM       capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
-                        packet or other.
-      --serving AMOUNT  One serving: a count ("2" capsules, the default is 1), a mass ("5 g") or a volume ("1 mL").
-      --brand TEXT      The brand, if any.
     \(ingredientHelp)
     Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
     refused and nothing is saved.
     """
-    static let valueOptions: Set<String> = ["--form", "--serving", "--brand"]
-    static let flagOptions: Set<String> = ["--json"]
+
+    static let form = RegimenCommands.formOption.required
+    static let serving = Option("--serving", "AMOUNT", help: "One serving: a count (\"2\" capsules, the default is 1), a mass (\"5 g\") or a volume (\"1 mL\").")
+    static let brand = Option("--brand", "TEXT", help: "The brand, if any.")
+    static let options: [Option] = [form, serving, brand, .json]
 
     let name: String
     let form: ProductForm
@@ -63,11 +61,11 @@ struct RegimenProductsAddCommand: Command {
         guard let first = arguments.positionals.first else { throw UsageError("Missing NAME.") }
         name = first
         ingredients = Array(arguments.positionals.dropFirst())
-        guard let form = try RegimenCommands.parseForm(arguments.value("--form")) else { throw UsageError("--form is required.") }
+        guard let form = try RegimenCommands.parseForm(arguments.value(Self.form)) else { throw UsageError("--form is required.") }
         self.form = form
-        serving = arguments.value("--serving") ?? "1"
-        brand = arguments.value("--brand") ?? ""
-        json = arguments.has("--json")
+        serving = arguments.value(Self.serving) ?? "1"
+        brand = arguments.value(Self.brand) ?? ""
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -84,15 +82,16 @@ struct RegimenProductsAddCommand: Command {
 struct RegimenProductsShowCommand: Command {
     static let name = "show"
     static let abstract = "Show a product's label rows and how many revisions it has."
-    static let usage = "PRODUCT [--json]"
+    static let synopsis = "PRODUCT"
     static let discussion = "PRODUCT is a product id or its exact name."
-    static let flagOptions: Set<String> = ["--json"]
+    static let options: [Option] = [.json]
+
     let reference: String
     let json: Bool
 
     init(arguments: Arguments) throws {
         reference = try arguments.positionals(exactly: ["PRODUCT"])[0]
-        json = arguments.has("--json")
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -110,13 +109,17 @@ struct RegimenProductsShowCommand: Command {
 struct RegimenProductsEditCommand: Command {
     static let name = "edit"
     static let abstract = "Save a new revision of a product's label (earlier log entries keep the old one)."
-    static let usage = "PRODUCT [--name TEXT] [--form FORM] [--serving AMOUNT] [--brand TEXT] [INGREDIENT ...] [--json]"
+    static let synopsis = "PRODUCT [INGREDIENT ...]"
     static let discussion = """
     Options not given keep their current value. INGREDIENT rows, when given, replace all rows.
     \(ingredientHelp)
     """
-    static let valueOptions: Set<String> = ["--name", "--form", "--serving", "--brand"]
-    static let flagOptions: Set<String> = ["--json"]
+
+    static let nameOption = Option("--name", "TEXT", help: "The new name.")
+    static let form = RegimenCommands.formOption
+    static let serving = Option("--serving", "AMOUNT", help: "One serving: a count (\"2\" capsules), a mass (\"5 g\") or a volume (\"1 mL\").")
+    static let brand = Option("--brand", "TEXT", help: "The brand.")
+    static let options: [Option] = [nameOption, form, serving, brand, .json]
 
     let reference: String
     let name: String?
@@ -130,11 +133,11 @@ struct RegimenProductsEditCommand: Command {
         guard let first = arguments.positionals.first else { throw UsageError("Missing PRODUCT.") }
         reference = first
         ingredients = Array(arguments.positionals.dropFirst())
-        name = arguments.value("--name")
-        form = try RegimenCommands.parseForm(arguments.value("--form"))
-        serving = arguments.value("--serving")
-        brand = arguments.value("--brand")
-        json = arguments.has("--json")
+        name = arguments.value(Self.nameOption)
+        form = try RegimenCommands.parseForm(arguments.value(Self.form))
+        serving = arguments.value(Self.serving)
+        brand = arguments.value(Self.brand)
+        json = arguments.has(.json)
         if name == nil, form == nil, serving == nil, brand == nil, ingredients.isEmpty {
             throw UsageError("Nothing to change: give --name, --form, --serving, --brand or INGREDIENT rows.")
         }

@@ -3,25 +3,24 @@ import CairnCore
 import Foundation
 import Regimen
 
-private let planHelp = """
-  --times LIST      Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
-                    08:00 wherever you are.
-  --days DAYS       daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
-                    or as-needed (no times; log each dose with 'take --as-needed').
-  --servings N      Servings per dose (default 1; 0.5 is allowed).
-"""
+/// The options that describe a plan, shared by `schedules add` and `schedules edit`.
+private enum PlanOptions {
+    static let times = Option("--times", "LIST", help: "Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means\n08:00 wherever you are.")
+    static let days = Option("--days", "DAYS", help: "daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),\nor as-needed (no times; log each dose with 'take --as-needed').")
+    static let servings = Option("--servings", "N", help: "Servings per dose (default 1; 0.5 is allowed).")
+}
 
 /// `cairn regimen schedules list`.
 struct RegimenSchedulesListCommand: Command {
     static let name = "list"
     static let abstract = "List every schedule with its newest revision."
-    static let usage = "[--json]"
-    static let flagOptions: Set<String> = ["--json"]
+    static let options: [Option] = [.json]
+
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -38,17 +37,15 @@ struct RegimenSchedulesListCommand: Command {
 struct RegimenSchedulesAddCommand: Command {
     static let name = "add"
     static let abstract = "Add a schedule for a product."
-    static let usage = "PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--json]"
-    static let discussion = """
-    PRODUCT is a product id or its exact name.
+    static let synopsis = "PRODUCT"
+    static let discussion = "PRODUCT is a product id or its exact name."
 
-    Options:
-    \(planHelp)
-      --start DATE      First day, YYYY-MM-DD (default today).
-      --end DATE        Last day, if any.
-    """
-    static let valueOptions: Set<String> = ["--times", "--days", "--servings", "--start", "--end"]
-    static let flagOptions: Set<String> = ["--json"]
+    static let times = PlanOptions.times
+    static let days = PlanOptions.days
+    static let servings = PlanOptions.servings
+    static let start = Option("--start", "DATE", help: "First day, YYYY-MM-DD (default today).")
+    static let end = Option("--end", "DATE", help: "Last day, if any.")
+    static let options: [Option] = [times, days, servings, start, end, .json]
 
     let reference: String
     let times: [TimeSlot]
@@ -60,12 +57,12 @@ struct RegimenSchedulesAddCommand: Command {
 
     init(arguments: Arguments) throws {
         reference = try arguments.positionals(exactly: ["PRODUCT"])[0]
-        times = try RegimenCommands.parseTimes(arguments.value("--times")) ?? []
-        days = try RegimenCommands.parseDays(arguments.value("--days")) ?? .daily
-        servings = try RegimenCommands.parseDecimal(arguments.value("--servings"), option: "--servings") ?? 1
-        start = try RegimenCommands.parseDay(arguments.value("--start"), option: "--start")
-        end = try RegimenCommands.parseDay(arguments.value("--end"), option: "--end")
-        json = arguments.has("--json")
+        times = try RegimenCommands.parseTimes(arguments.value(Self.times)) ?? []
+        days = try RegimenCommands.parseDays(arguments.value(Self.days)) ?? .daily
+        servings = try RegimenCommands.parseDecimal(arguments.value(Self.servings), option: Self.servings.name) ?? 1
+        start = try RegimenCommands.parseDay(arguments.value(Self.start), option: Self.start.name)
+        end = try RegimenCommands.parseDay(arguments.value(Self.end), option: Self.end.name)
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
@@ -83,18 +80,15 @@ struct RegimenSchedulesAddCommand: Command {
 struct RegimenSchedulesEditCommand: Command {
     static let name = "edit"
     static let abstract = "Change a schedule from a given day; earlier days keep what was in force."
-    static let usage = "SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--from DATE] [--json]"
-    static let discussion = """
-    Saves a new revision. Options not given keep their current value.
+    static let synopsis = "SCHEDULE"
+    static let discussion = "Saves a new revision. Options not given keep their current value."
 
-    Options:
-    \(planHelp)
-      --end DATE        New last day, or none.
-      --from DATE       The first day the change is in force (default today). It must be after the day the
-                        previous change started, and after any day with logged doses.
-    """
-    static let valueOptions: Set<String> = ["--times", "--days", "--servings", "--end", "--from"]
-    static let flagOptions: Set<String> = ["--json"]
+    static let times = PlanOptions.times
+    static let days = PlanOptions.days
+    static let servings = PlanOptions.servings
+    static let end = Option("--end", "DATE|none", help: "New last day, or none.")
+    static let from = Option("--from", "DATE", help: "The first day the change is in force (default today). It must be after the day the\nprevious change started, and after any day with logged doses.")
+    static let options: [Option] = [times, days, servings, end, from, .json]
 
     let id: ScheduleID
     let times: [TimeSlot]?
@@ -106,16 +100,16 @@ struct RegimenSchedulesEditCommand: Command {
 
     init(arguments: Arguments) throws {
         id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
-        times = try RegimenCommands.parseTimes(arguments.value("--times"))
-        days = try RegimenCommands.parseDays(arguments.value("--days"))
-        servings = try RegimenCommands.parseDecimal(arguments.value("--servings"), option: "--servings")
-        if let text = arguments.value("--end") {
-            end = text == "none" ? .some(nil) : .some(try RegimenCommands.parseDay(text, option: "--end"))
+        times = try RegimenCommands.parseTimes(arguments.value(Self.times))
+        days = try RegimenCommands.parseDays(arguments.value(Self.days))
+        servings = try RegimenCommands.parseDecimal(arguments.value(Self.servings), option: Self.servings.name)
+        if let text = arguments.value(Self.end) {
+            end = text == "none" ? .some(nil) : .some(try RegimenCommands.parseDay(text, option: Self.end.name))
         } else {
             end = nil
         }
-        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
-        json = arguments.has("--json")
+        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
+        json = arguments.has(.json)
         if times == nil, days == nil, servings == nil, end == nil {
             throw UsageError("Nothing to change: give --times, --days, --servings or --end.")
         }
@@ -163,16 +157,16 @@ enum StopAction: ScheduleStateAction {
 struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
     static var name: String { Action.name }
     static var abstract: String { Action.abstract }
-    static var usage: String { "SCHEDULE [--from DATE]" }
-    static var discussion: String { "Options:\n  --from DATE   The first day of the change, YYYY-MM-DD (default today)." }
-    static var valueOptions: Set<String> { ["--from"] }
+    static var synopsis: String { "SCHEDULE" }
+    static var options: [Option] { [from] }
+    static var from: Option { Option("--from", "DATE", help: "The first day of the change, YYYY-MM-DD (default today).") }
 
     let id: ScheduleID
     let from: LocalDay?
 
     init(arguments: Arguments) throws {
         id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
-        from = try RegimenCommands.parseDay(arguments.value("--from"), option: "--from")
+        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
     }
 
     func run(in context: CommandContext) throws {
@@ -185,14 +179,15 @@ struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
 struct RegimenSchedulesHistoryCommand: Command {
     static let name = "history"
     static let abstract = "Show every revision of a schedule."
-    static let usage = "SCHEDULE [--json]"
-    static let flagOptions: Set<String> = ["--json"]
+    static let synopsis = "SCHEDULE"
+    static let options: [Option] = [.json]
+
     let id: ScheduleID
     let json: Bool
 
     init(arguments: Arguments) throws {
         id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
-        json = arguments.has("--json")
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {

@@ -5,6 +5,8 @@ import Regimen
 
 /// The `cairn regimen` command tree.
 enum RegimenCommands {
+    /// `--form FORM`, for the commands that add or change a product.
+    static let formOption = Option("--form", "FORM", help: "capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,\npacket or other.")
     /// The group registered in `CairnCommandLine.commands`.
     static var group: CommandGroup { CommandGroup(name: "regimen", abstract: "Supplements and medications: products, schedules, today's doses, the log and outcome series.", children: [
         .group(CommandGroup(name: "products", abstract: "List, add, show and edit products.", children: [

@@ -8,24 +8,22 @@ import WebApp
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Start the local web app on this computer (127.0.0.1 only) and print its address."
-    static let usage = "[--port N] [--host 127.0.0.1]"
     static let discussion = """
-    Options:
-      --port N     The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).
-      --host HOST  127.0.0.1 or localhost. Cairn never listens on any other address.
-
     The printed address carries a secret for this launch: open it in a browser on this computer.
     Stop with Ctrl+C.
     """
-    static let valueOptions: Set<String> = ["--port", "--host"]
+
+    static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
+    static let host = Option("--host", "HOST", help: "127.0.0.1 or localhost. Cairn never listens on any other address.")
+    static let options: [Option] = [port, host]
 
     let port: UInt16
     let host: String
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        port = UInt16(try arguments.integer("--port", in: 0...65535, default: Int(WebConfiguration.defaultPort)))
-        host = arguments.value("--host") ?? "127.0.0.1"
+        port = UInt16(try arguments.integer(Self.port, in: 0...65535, default: Int(WebConfiguration.defaultPort)))
+        host = arguments.value(Self.host) ?? "127.0.0.1"
         guard WebConfiguration.isAcceptedHost(host) else {
             throw UsageError("Cairn only serves to this computer: --host must be 127.0.0.1 or localhost.")
         }
@@ -33,14 +31,8 @@ struct ServeCommand: Command {
 
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
-        var services = WebServices(settings: application.settings, skin: application.skin)
-        services.smile = application.smile
-        services.regimen = application.regimen
-        services.outcomes = application.outcomes
-        services.health = application.health
         // Without Tesseract the label page says so; the rest of the app works.
-        services.labelScanner = try? LabelScanService.makeDefault()
-        services.insights = application.insights
+        let services = WebServices(application, labelScanner: try? LabelScanService.makeDefault())
         application.insights.recomputesInBackground = true
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()

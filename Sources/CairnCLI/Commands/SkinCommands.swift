@@ -71,10 +71,10 @@ struct SkinFigureJSON: Encodable {
 struct SkinAreasCommand: Command {
     static let name = "areas"
     static let abstract = "List the areas."
-    static let usage = "[--json]"
-    static let flagOptions: Set<String> = ["--json"]
+    static let options: [Option] = [.json]
+
     let json: Bool
-    init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []); json = arguments.has("--json") }
+    init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []); json = arguments.has(.json) }
 
     func run(in context: CommandContext) throws {
         let areas = try context.openApplication().skin.areas()
@@ -93,13 +93,16 @@ struct SkinAreasCommand: Command {
 struct SkinAddAreaCommand: Command {
     static let name = "add-area"
     static let abstract = "Add an area to photograph."
-    static let usage = "NAME [--location TEXT] [--guidance TEXT]"
-    static let valueOptions: Set<String> = ["--location", "--guidance"]
+    static let synopsis = "NAME"
+    static let location = Option("--location", "TEXT", help: "Where on the body the area is, in your words.")
+    static let guidance = Option("--guidance", "TEXT", help: "A note on how to take its photos (light, distance), shown when you capture one.")
+    static let options: [Option] = [location, guidance]
+
     let name: String, location: String?, guidance: String
     init(arguments: Arguments) throws {
         name = try arguments.positionals(exactly: ["NAME"])[0]
-        location = arguments.value("--location")
-        guidance = arguments.value("--guidance") ?? ""
+        location = arguments.value(Self.location)
+        guidance = arguments.value(Self.guidance) ?? ""
     }
     func run(in context: CommandContext) throws {
         let area = try context.openApplication().skin.addArea(name: name, bodyLocation: location, guidance: guidance)
@@ -110,7 +113,7 @@ struct SkinAddAreaCommand: Command {
 struct SkinRenameAreaCommand: Command {
     static let name = "rename-area"
     static let abstract = "Rename an area."
-    static let usage = "AREA NEW_NAME"
+    static let synopsis = "AREA NEW_NAME"
     let area: String, newName: String
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "NEW_NAME"])
@@ -126,10 +129,12 @@ struct SkinRenameAreaCommand: Command {
 struct SkinDeleteAreaCommand: Command {
     static let name = "delete-area"
     static let abstract = "Delete an area and every photo of it (asks for --yes)."
-    static let usage = "AREA --yes"
-    static let flagOptions: Set<String> = ["--yes"]
+    static let synopsis = "AREA"
+    static let yes = Option("--yes", help: "Confirm that the area and its photos are to be deleted.", required: true)
+    static let options: [Option] = [yes]
+
     let area: String, confirmed: Bool
-    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; confirmed = arguments.has("--yes") }
+    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; confirmed = arguments.has(Self.yes) }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
         let found = try skin.area(named: area)
@@ -144,13 +149,14 @@ struct SkinDeleteAreaCommand: Command {
 struct SkinLogCommand: Command {
     static let name = "log"
     static let abstract = "Log a photo file of an area and compare it with the area's first photo."
-    static let usage = "AREA PHOTO [--note TEXT] [--json]"
-    static let valueOptions: Set<String> = ["--note"]
-    static let flagOptions: Set<String> = ["--json"]
+    static let synopsis = "AREA PHOTO"
+    static let note = Option("--note", "TEXT", help: "A note kept with the photo.")
+    static let options: [Option] = [note, .json]
+
     let area: String, path: String, note: String, json: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "PHOTO"])
-        area = p[0]; path = p[1]; note = arguments.value("--note") ?? ""; json = arguments.has("--json")
+        area = p[0]; path = p[1]; note = arguments.value(Self.note) ?? ""; json = arguments.has(.json)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
@@ -164,10 +170,11 @@ struct SkinLogCommand: Command {
 struct SkinTimelineCommand: Command {
     static let name = "timeline"
     static let abstract = "List an area's photos, oldest first, with their similarity to the first one."
-    static let usage = "AREA [--json]"
-    static let flagOptions: Set<String> = ["--json"]
+    static let synopsis = "AREA"
+    static let options: [Option] = [.json]
+
     let area: String, json: Bool
-    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has("--json") }
+    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has(.json) }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
@@ -203,13 +210,16 @@ struct SkinTimelineCommand: Command {
 struct SkinCompareCommand: Command {
     static let name = "compare"
     static let abstract = "Show how similar one photo of an area is to the area's first photo."
-    static let usage = "AREA ENTRY [--json]"
-    static let discussion = "ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough)."
-    static let flagOptions: Set<String> = ["--json"]
+    static let synopsis = "AREA ENTRY"
+    static let discussion = """
+    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    """
+    static let options: [Option] = [.json]
+
     let area: String, entry: String, json: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
-        area = p[0]; entry = p[1]; json = arguments.has("--json")
+        area = p[0]; entry = p[1]; json = arguments.has(.json)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
@@ -247,10 +257,11 @@ struct SkinCompareCommand: Command {
 struct SkinTrendCommand: Command {
     static let name = "trend"
     static let abstract = "Show how much each photo of an area differs from the first one, over time."
-    static let usage = "AREA [--json]"
-    static let flagOptions: Set<String> = ["--json"]
+    static let synopsis = "AREA"
+    static let options: [Option] = [.json]
+
     let area: String, json: Bool
-    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has("--json") }
+    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has(.json) }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
@@ -280,12 +291,14 @@ struct SkinTrendCommand: Command {
 struct SkinDeleteEntryCommand: Command {
     static let name = "delete-entry"
     static let abstract = "Delete one photo of an area (asks for --yes)."
-    static let usage = "AREA ENTRY --yes"
-    static let flagOptions: Set<String> = ["--yes"]
+    static let synopsis = "AREA ENTRY"
+    static let yes = Option("--yes", help: "Confirm that the photo is to be deleted.", required: true)
+    static let options: [Option] = [yes]
+
     let area: String, entry: String, confirmed: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
-        area = p[0]; entry = p[1]; confirmed = arguments.has("--yes")
+        area = p[0]; entry = p[1]; confirmed = arguments.has(Self.yes)
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
@@ -302,7 +315,7 @@ struct SkinDeleteEntryCommand: Command {
 struct SkinCompareBatchCommand: Command {
     static let name = "compare-batch"
     static let abstract = "Compare pairs of image files listed in a TSV file, storing nothing."
-    static let usage = "PAIRS.tsv"
+    static let synopsis = "PAIRS.tsv"
     static let discussion = """
     Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
     per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
@@ -352,16 +365,19 @@ struct SkinCompareBatchCommand: Command {
 struct SkinGenerateCommand: Command {
     static let name = "generate"
     static let abstract = "Add a reproducible series of synthetic demo photos to an area (created if missing)."
-    static let usage = "--area NAME --count N --seed S"
-    static let valueOptions: Set<String> = ["--area", "--count", "--seed"]
+    static let area = Option("--area", "NAME", help: "The area to add the photos to (created if missing).", required: true)
+    static let count = Option("--count", "N", help: "How many photos to add.", required: true)
+    static let seed = Option("--seed", "S", help: "The seed: the same seed gives the same photos.", required: true)
+    static let options: [Option] = [area, count, seed]
+
     let area: String, count: Int, seed: UInt64
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        guard let area = arguments.value("--area"), !area.isEmpty else { throw UsageError("--area needs a name.") }
+        guard let area = arguments.value(Self.area), !area.isEmpty else { throw UsageError("--area needs a name.") }
         self.area = area
-        guard arguments.value("--count") != nil else { throw UsageError("--count is required.") }
-        count = try arguments.integer("--count", in: 1...2000, default: 1)
-        seed = UInt64(try arguments.integer("--seed", in: 0...Int(Int32.max), default: 1))
+        guard arguments.value(Self.count) != nil else { throw UsageError("--count is required.") }
+        count = try arguments.integer(Self.count, in: 1...2000, default: 1)
+        seed = UInt64(try arguments.integer(Self.seed, in: 0...Int(Int32.max), default: 1))
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()

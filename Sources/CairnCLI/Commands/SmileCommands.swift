@@ -61,7 +61,7 @@ struct SmileAddIncomplete: CairnError {
 struct SmileAddCommand: Command {
     static let name = "add"
     static let abstract = "Add photos of your smile: each is cropped to the mouth and only the crop is kept."
-    static let usage = "FILE|FOLDER... [--note TEXT] [--square X,Y,SIDE] [--json]"
+    static let synopsis = "FILE|FOLDER..."
     static let discussion = """
     Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a \(SmileService.cropSide)x\(SmileService.cropSide) \
     square crop is stored, with the capture date from the photo and which method found the mouth. The photo
@@ -69,16 +69,12 @@ struct SmileAddCommand: Command {
 
     Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
     web page to place the square), or not an image.
-
-    Options:
-      --note TEXT          A note for every entry added.
-      --square X,Y,SIDE    Place the crop square yourself (one file only): its top-left corner and side, in the
-                           photo's pixels as it is meant to be seen (after rotation).
-      --json               Print one result per file as JSON: outcome, detector, the crop square in the
-                           photo's pixels, the photo's size, and the other faces when there were several.
     """
-    static let valueOptions: Set<String> = ["--note", "--square"]
-    static let flagOptions: Set<String> = ["--json"]
+
+    static let note = Option("--note", "TEXT", help: "A note for every entry added.")
+    static let square = Option("--square", "X,Y,SIDE", help: "Place the crop square yourself (one file only): its top-left corner and side, in the\nphoto's pixels as it is meant to be seen (after rotation).")
+    static let json = Option("--json", help: "Print one result per file as JSON: outcome, detector, the crop square in the\nphoto's pixels, the photo's size, and the other faces when there were several.")
+    static let options: [Option] = [note, square, json]
 
     let inputs: [String]
     let note: String
@@ -88,9 +84,9 @@ struct SmileAddCommand: Command {
     init(arguments: Arguments) throws {
         inputs = arguments.positionals
         guard !inputs.isEmpty else { throw UsageError("Missing FILE.") }
-        note = arguments.value("--note") ?? ""
-        json = arguments.has("--json")
-        if let text = arguments.value("--square") {
+        note = arguments.value(Self.note) ?? ""
+        json = arguments.has(Self.json)
+        if let text = arguments.value(Self.square) {
             let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 3, let x = parts[0], let y = parts[1], let side = parts[2], x >= 0, y >= 0, side > 0 else {
                 throw UsageError("--square takes X,Y,SIDE: three whole numbers, e.g. --square 820,1410,600.")
@@ -251,17 +247,14 @@ struct SmileAddResult: Encodable {
 struct SmileListCommand: Command {
     static let name = "list"
     static let abstract = "List your smile entries, oldest first."
-    static let usage = "[--json]"
-    static let discussion = """
-    Options:
-      --json   Print the entries as JSON (with the full IDs and crop squares).
-    """
-    static let flagOptions: Set<String> = ["--json"]
+    static let json = Option("--json", help: "Print the entries as JSON (with the full IDs and crop squares).")
+    static let options: [Option] = [json]
+
     let json: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        json = arguments.has("--json")
+        json = arguments.has(Self.json)
     }
 
     struct Item: Encodable {
@@ -295,23 +288,21 @@ struct SmileListCommand: Command {
 struct SmileExportCommand: Command {
     static let name = "export"
     static let abstract = "Write one smile crop to a file, exactly as stored."
-    static let usage = "ID --out PATH [--force]"
+    static let synopsis = "ID"
     static let discussion = """
     Writes the stored crop's bytes unchanged (no re-encoding); it carries no metadata (checked before writing).
-
-    Options:
-      --out PATH   The file to write.
-      --force      Replace a file already at PATH.
     """
-    static let valueOptions: Set<String> = ["--out"]
-    static let flagOptions: Set<String> = ["--force"]
+    static let out = Option("--out", "PATH", help: "The file to write.", required: true)
+    static let force = Option("--force", help: "Replace a file already at PATH.")
+    static let options: [Option] = [out, force]
+
     let id: String, out: String, force: Bool
 
     init(arguments: Arguments) throws {
         id = try arguments.positionals(exactly: ["ID"])[0]
-        guard let out = arguments.value("--out"), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
+        guard let out = arguments.value(Self.out), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
         self.out = out
-        force = arguments.has("--force")
+        force = arguments.has(Self.force)
     }
 
     func run(in context: CommandContext) throws {
@@ -327,24 +318,22 @@ struct SmileExportCommand: Command {
 struct SmileCompareCommand: Command {
     static let name = "compare"
     static let abstract = "Write two smile crops side by side into a new JPEG (not stored in Cairn)."
-    static let usage = "A B --out PATH [--force]"
+    static let synopsis = "A B"
     static let discussion = """
     A goes on the left, B on the right. The new picture carries no metadata (checked before writing).
-
-    Options:
-      --out PATH   The file to write, e.g. side-by-side.jpg.
-      --force      Replace a file already at PATH.
     """
-    static let valueOptions: Set<String> = ["--out"]
-    static let flagOptions: Set<String> = ["--force"]
+    static let out = Option("--out", "PATH", help: "The file to write, e.g. side-by-side.jpg.", required: true)
+    static let force = Option("--force", help: "Replace a file already at PATH.")
+    static let options: [Option] = [out, force]
+
     let a: String, b: String, out: String, force: Bool
 
     init(arguments: Arguments) throws {
         let ids = try arguments.positionals(exactly: ["A", "B"])
         a = ids[0]; b = ids[1]
-        guard let out = arguments.value("--out"), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
+        guard let out = arguments.value(Self.out), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
         self.out = out
-        force = arguments.has("--force")
+        force = arguments.has(Self.force)
     }
 
     func run(in context: CommandContext) throws {
@@ -360,13 +349,15 @@ struct SmileCompareCommand: Command {
 struct SmileDeleteCommand: Command {
     static let name = "delete"
     static let abstract = "Delete one smile entry and its crop (asks for --yes)."
-    static let usage = "ID --yes"
-    static let flagOptions: Set<String> = ["--yes"]
+    static let synopsis = "ID"
+    static let yes = Option("--yes", help: "Confirm that the entry and its crop are to be deleted.", required: true)
+    static let options: [Option] = [yes]
+
     let id: String, confirmed: Bool
 
     init(arguments: Arguments) throws {
         id = try arguments.positionals(exactly: ["ID"])[0]
-        confirmed = arguments.has("--yes")
+        confirmed = arguments.has(Self.yes)
     }
 
     func run(in context: CommandContext) throws {

@@ -12,24 +12,20 @@ import Regimen
 /// while it runs the page says where it is, and a plain reload shows the new state.
 /// `POST /regimen/insights/recompute` recomputes everything (CSRF-checked) and redirects back.
 enum RegimenInsightsPage {
-    static func route(method: HTTPMethod, request: Request, insights: InsightService, csrfToken: String) throws -> Response {
-        switch request.path {
-        case "/regimen/insights":
-            guard method == .get else { throw WebError.methodNotAllowed }
-            try insights.recomputeInBackgroundIfNeeded()
-            return .html(render(try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
-                                changes: try insights.changes(), csrfToken: csrfToken,
-                                notice: request.query["recomputed"] == "1" ? "Insights recomputed." : nil))
-        case "/regimen/insights/recompute":
-            guard method == .post else { throw WebError.methodNotAllowed }
-            if case .running = insights.backgroundState {
-                return .redirect(to: "/regimen/insights")
-            }
-            try insights.recompute(full: true)
-            return .redirect(to: "/regimen/insights?recomputed=1")
-        default:
-            throw WebError.notFound
-        }
+    static func routes(_ insights: InsightService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen/insights") { r in
+                try insights.recomputeInBackgroundIfNeeded()
+                return .html(render(try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
+                                    changes: try insights.changes(), csrfToken: csrfToken,
+                                    notice: r.query["recomputed"] == "1" ? "Insights recomputed." : nil))
+            },
+            route(.post, "/regimen/insights/recompute") { _ in
+                if case .running = insights.backgroundState { return .redirect(to: "/regimen/insights") }
+                try insights.recompute(full: true)
+                return .redirect(to: "/regimen/insights?recomputed=1")
+            },
+        ]
     }
 
     static func render(_ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],

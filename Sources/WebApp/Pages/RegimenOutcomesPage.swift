@@ -17,35 +17,24 @@ import Regimen
 ///   bad line (400);
 /// - `POST /regimen/outcomes/metrics` (`id`, `name`, `unit`, `min`, `max`, `aggregation`).
 enum RegimenOutcomesPage {
-    static func route(method: HTTPMethod, request: Request, outcomes: OutcomeService, insights: InsightService? = nil,
-                      csrfToken: String) throws -> Response {
-        let response = try respond(method: method, request: request, outcomes: outcomes, insights: insights, csrfToken: csrfToken)
+    static func routes(_ outcomes: OutcomeService, insights: InsightService? = nil, csrfToken: String) -> [Route] {
         // After an import or an edit, insights catch up on their own (in the background in the web app).
-        if method == .post { _ = try? insights?.recomputeInBackgroundIfNeeded() }
-        return response
-    }
-
-    private static func respond(method: HTTPMethod, request: Request, outcomes: OutcomeService, insights: InsightService?,
-                                csrfToken: String) throws -> Response {
-        let changes = (try? insights?.changes()) ?? []
-        let parts = Array(request.path.split(separator: "/").map(String.init).dropFirst(2))  // after "regimen/outcomes"
-        switch (parts.first ?? "", parts.count, method) {
-        case ("", 0, .get):
-            let notice = request.query["saved"] == "1" ? "Saved." : request.query["defined"] == "1" ? "The metric was added." : nil
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice, changes: changes))
-        case ("entries", 1, .post):
-            return try addEntry(request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("import", 1, .post):
-            return try importFile(request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("metrics", 1, .post):
-            return try defineMetric(request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("entries", 3, .post) where parts[2] == "correct":
-            return try correctEntry(OutcomeEntryID(parts[1]), request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("", 0, _), ("entries", 1, _), ("import", 1, _), ("metrics", 1, _):
-            throw WebError.methodNotAllowed
-        default:
-            throw WebError.notFound
+        @Sendable func thenInsights(_ response: Response) -> Response {
+            _ = try? insights?.recomputeInBackgroundIfNeeded()
+            return response
         }
+        return [
+            route(.get, "/regimen/outcomes") { r in
+                let notice = r.query["saved"] == "1" ? "Saved." : r.query["defined"] == "1" ? "The metric was added." : nil
+                return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice, changes: (try? insights?.changes()) ?? []))
+            },
+            route(.post, "/regimen/outcomes/entries") { r in thenInsights(try addEntry(r.request, outcomes: outcomes, csrfToken: csrfToken)) },
+            route(.post, "/regimen/outcomes/import") { r in thenInsights(try importFile(r.request, outcomes: outcomes, csrfToken: csrfToken)) },
+            route(.post, "/regimen/outcomes/metrics") { r in try defineMetric(r.request, outcomes: outcomes, csrfToken: csrfToken) },
+            route(.post, "/regimen/outcomes/entries/{entry}/correct") { r in
+                thenInsights(try correctEntry(OutcomeEntryID(r.parameter("entry")), r.request, outcomes: outcomes, csrfToken: csrfToken))
+            },
+        ]
     }
 
     // MARK: actions

@@ -1,0 +1,746 @@
+@testable import CairnCLI
+import Testing
+
+/// Every `--help`, verbatim: the top level, each group and each command. The usage line and the "Options:" section
+/// come from each command's `Option` declarations, so a changed declaration shows here. A new command adds its
+/// entry (run `cairn PATH --help`, read it as a newcomer would, paste it).
+private let expectedHelp: [String: String] = [
+    "cairn": #"""
+    Cairn: a private health journal. Everything stays on this computer.
+
+    Usage: cairn [--data-dir DIR] <command> [options]
+
+    Commands:
+      serve      Start the local web app on this computer (127.0.0.1 only) and print its address.
+      doctor     Report which native libraries and models are present, and where the vault is.
+      inspect    List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries.
+      skin       The Skin journal: areas, photos and how much they differ from the first one.
+      smile      Smile journal: mouth crops of your smile, to compare over time.
+      regimen    Supplements and medications: products, schedules, today's doses, the log and outcome series.
+      settings   Vault-wide settings and deleting all data.
+
+    Global options:
+      --data-dir DIR   Use DIR as the vault. Default: $CAIRN_HOME if set, else
+                       $XDG_DATA_HOME/cairn, else ~/.local/share/cairn.
+      -h, --help       Show help; 'cairn <command> --help' for one command.
+      --version        Show the version.
+
+    Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
+    """#,
+    "cairn doctor": #"""
+    Report which native libraries and models are present, and where the vault is.
+
+    Usage: cairn doctor [--json]
+
+    Checks each library Cairn links and each model file it can use, without changing anything.
+
+    Options:
+      --json   Print the report as JSON.
+    """#,
+    "cairn inspect": #"""
+    List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries.
+
+    Usage: cairn inspect FILE [--json]
+
+    Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it.
+    Nothing is stored. Every photo Cairn writes is checked the same way and carries only a JFIF header.
+
+    Options:
+      --json   Print the report as JSON.
+    """#,
+    "cairn regimen": #"""
+    Supplements and medications: products, schedules, today's doses, the log and outcome series.
+
+    Usage: cairn regimen <command> [options]
+
+    Commands:
+      products    List, add, show and edit products.
+      schedules   List, add and change schedules (every change is a dated revision).
+      today       Show today's doses: the batch due now, what comes next, and what is logged.
+      take        Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose.
+      skip        Log a scheduled dose as skipped (it never counts as taken).
+      correct     Correct a log entry: a new entry replaces it, and the history keeps both.
+      ledger      List log entries, newest first, corrected entries included.
+      export      Export the whole log as CSV or JSON.
+      import      Import past doses from a CSV file (another app's history).
+      exposure    Sum what was taken per product and per ingredient, per day.
+      insights    Compare outcome series before and after changes in what you took.
+      scan        Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
+      supply      Counts on hand and when they run out.
+      outcomes    Outcome series: daily ratings and other values you track.
+    """#,
+    "cairn regimen correct": #"""
+    Correct a log entry: a new entry replaces it, and the history keeps both.
+
+    Usage: cairn regimen correct RECORD-ID --status taken|skipped [--at TIME]
+
+    RECORD-ID comes from 'cairn regimen ledger'.
+
+    Options:
+      --status taken|skipped   What really happened.
+      --at TIME                When: HH:MM on the entry's day, or an ISO 8601 time. Default: the entry's time.
+    """#,
+    "cairn regimen export": #"""
+    Export the whole log as CSV or JSON.
+
+    Usage: cairn regimen export --format csv|json [--out FILE]
+
+    Every entry, oldest first, corrected ones included, with UTC times and the zone each was logged in.
+
+    Options:
+      --format csv|json   The format.
+      --out FILE          Write to FILE (created with owner-only access) instead of standard output.
+    """#,
+    "cairn regimen exposure": #"""
+    Sum what was taken per product and per ingredient, per day.
+
+    Usage: cairn regimen exposure [--from DATE] [--to DATE] [--json]
+
+    Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
+    other units stay on their own line. Default range: the last 7 days up to today.
+
+    Options:
+      --from DATE, --to DATE   Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).
+      --json                   Print JSON.
+    """#,
+    "cairn regimen import": #"""
+    Import past doses from a CSV file (another app's history).
+
+    Usage: cairn regimen import FILE.csv [--json]
+
+    The file needs a header row naming the columns date, time, time zone, product, amount, unit
+    (optional) and status, in any order and any case. Example:
+
+      date,time,time zone,product,amount,unit,status
+      2026-03-01,08:00,Europe/Berlin,Vitamin D3,1,softgel,taken
+      2026-03-01,21:30,Europe/Berlin,Magnesium,2,capsules,skipped
+
+    time is HH:MM or HH:MM:SS on the wall clock of the time zone (an IANA name such as Europe/Berlin, or
+    UTC). product is a product's name (ignoring case) or its id. status is taken or skipped.
+    Amount and unit become servings of the product's label in force on that day: no unit or "servings"
+    counts servings; capsules, tablets and other counts are divided by the units per serving; g, mg, mL
+    and other masses or volumes are converted to the serving's unit and divided by it. An empty amount is
+    one serving.
+
+    Doses are added to the log as unscheduled entries with their own time and zone; schedules, Today and
+    the count on hand are not changed. A file with any bad line imports nothing: every bad line is listed
+    with its line number. Importing the same file again adds nothing; a newer export adds only its new
+    lines, and a line whose status or amount changed is added as a correction (the history keeps both).
+
+    Options:
+      --json   Print the result of every line as JSON.
+    """#,
+    "cairn regimen insights": #"""
+    Compare outcome series before and after changes in what you took.
+
+    Usage: cairn regimen insights [--json] [--full] [--search-onset METRIC] [--no-search-onset METRIC]
+
+    Recomputes insights as of today (only what changed since the last run), stores them, and lists them
+    grouped by change: changes with a qualified finding first, then by strength. A change is found only in
+    doses logged as taken (a start with doses on at least 4 of its first 14 days, a pause of 3 or more
+    scheduled days, stopping, a new dose, a new frequency or a new time of day); a single as-needed dose is
+    not a change. For each change and each outcome series, the 14 days before and after are compared (28
+    once 28 days have passed).
+
+    A qualified finding needs at least 10 of 14 (20 of 28) days with a value on each side, a 95% interval
+    that excludes zero (allowing for day-to-day carry-over and the weekly rhythm), an effect size |g| of
+    at least 0.5, and p at most 0.035 at the 14-day look and 0.02 at the 28-day look, before and after
+    adjusting for the number of series compared (the two looks share one 5% error rate). Each series is
+    also checked at dates of its own where nothing changed: if differences there spread wider than the
+    model expects, its comparisons are widened to match. Each insight lists which conditions held, and
+    how often the method flagged those dates.
+
+    Options:
+      --json                     Print the insights as JSON, each with its change, metric, window, counts, interval, effect
+                                 size, conditions, status, placebo check, limitations and disclaimer.
+      --full                     Recompute everything, not only what changed since the last run.
+      --search-onset METRIC      Also search a later onset (0-7 days after a change) for this series;
+                                 the search is counted in its p-value.
+      --no-search-onset METRIC   Use only the change day as the onset for this series again.
+    """#,
+    "cairn regimen ledger": #"""
+    List log entries, newest first, corrected entries included.
+
+    Usage: cairn regimen ledger [--from DATE] [--to DATE] [--product PRODUCT] [--limit N] [--offset N] [--json]
+
+    Options:
+      --from DATE, --to DATE   Only entries whose local date is in this range.
+      --product PRODUCT        Only this product (id or exact name).
+      --limit N                Entries per page, 1-1000 (default 50).
+      --offset N               Entries to skip (default 0).
+      --json                   Print the page as JSON.
+    """#,
+    "cairn regimen outcomes": #"""
+    Outcome series: daily ratings and other values you track.
+
+    Usage: cairn regimen outcomes <command> [options]
+
+    Commands:
+      add             Log one value of a metric for a day (today by default).
+      correct         Correct a logged value: a new entry replaces it, and the history keeps both.
+      import          Import outcome values from a CSV file (date, metric, value), or an Apple Health export.
+      list            List logged values, newest day first, or one value per day with --daily.
+      metrics         List the metrics: built-in ratings, Apple Health metrics and your own.
+      define          Add a metric of your own (for example a 1-5 headache rating).
+      import-health   Import an Apple Health export (export.zip or export.xml), read-only.
+    """#,
+    "cairn regimen outcomes add": #"""
+    Log one value of a metric for a day (today by default).
+
+    Usage: cairn regimen outcomes add METRIC VALUE [--date YYYY-MM-DD] [--note TEXT] [--json]
+
+    METRIC is a metric id from 'cairn regimen outcomes metrics' (sleep_quality, energy, skin, mood, or one
+    of your own). Several values on one day are combined by the metric's daily rule (mean, sum or last).
+
+    Options:
+      --date YYYY-MM-DD   The day the value belongs to (default: today).
+      --note TEXT         A note kept with the value.
+      --json              Print the saved entry as JSON.
+    """#,
+    "cairn regimen outcomes correct": #"""
+    Correct a logged value: a new entry replaces it, and the history keeps both.
+
+    Usage: cairn regimen outcomes correct ENTRY-ID VALUE [--note TEXT]
+
+    ENTRY-ID comes from 'cairn regimen outcomes list'.
+
+    Options:
+      --note TEXT   A new note (default: the old entry's note).
+    """#,
+    "cairn regimen outcomes define": #"""
+    Add a metric of your own (for example a 1-5 headache rating).
+
+    Usage: cairn regimen outcomes define ID NAME [--unit UNIT] [--min N] [--max N] [--daily mean|sum|last]
+
+    ID is 1 to 40 lower-case letters, digits or underscores, starting with a letter. A metric cannot be
+    changed once defined.
+
+    Options:
+      --unit UNIT             The unit shown with values (default 1-5).
+      --min N, --max N        The values accepted (default 1 and 5).
+      --daily mean|sum|last   How several values on one day combine (default mean).
+    """#,
+    "cairn regimen outcomes import": #"""
+    Import outcome values from a CSV file (date, metric, value), or an Apple Health export.
+
+    Usage: cairn regimen outcomes import FILE.csv|export.zip|export.xml [--json]
+
+    The file needs a header row naming the columns date, metric and value (any order, any case), and may
+    have a note column. Dates are YYYY-MM-DD; metrics are ids or names from 'cairn regimen outcomes metrics';
+    values use a dot for decimals. Example:
+
+      date,metric,value,note
+      2026-03-01,sleep_quality,4,
+      2026-03-01,energy,3.5,after a long walk
+
+    A file with any bad line imports nothing: every bad line is listed with its line number. Importing
+    the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
+    one imported before (both stay in the history). Apple Health metrics come only from a Health export:
+    a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
+
+    Options:
+      --json   Print the result of every line as JSON.
+    """#,
+    "cairn regimen outcomes import-health": #"""
+    Import an Apple Health export (export.zip or export.xml), read-only.
+
+    Usage: cairn regimen outcomes import-health FILE [--json]
+
+    FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
+    read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
+    Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
+    other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
+    left out and counted. Importing a newer export later adds only the records not already stored. An import
+    that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
+
+    Options:
+      --json   Print the summary as JSON.
+    """#,
+    "cairn regimen outcomes list": #"""
+    List logged values, newest day first, or one value per day with --daily.
+
+    Usage: cairn regimen outcomes list [--metric METRIC] [--from DATE] [--to DATE] [--daily] [--json]
+
+    Options:
+      --metric METRIC          Only this metric (its id).
+      --from DATE, --to DATE   Only days in this range (YYYY-MM-DD).
+      --daily                  One value per metric and day, combined by the metric's daily rule
+                               (Apple Health metrics included once a Health export is imported).
+      --json                   Print JSON.
+    """#,
+    "cairn regimen outcomes metrics": #"""
+    List the metrics: built-in ratings, Apple Health metrics and your own.
+
+    Usage: cairn regimen outcomes metrics [--json]
+
+    Options:
+      --json   Print the definitions as JSON.
+    """#,
+    "cairn regimen products": #"""
+    List, add, show and edit products.
+
+    Usage: cairn regimen products <command> [options]
+
+    Commands:
+      list   List every product.
+      add    Add a product with its label rows.
+      show   Show a product's label rows and how many revisions it has.
+      edit   Save a new revision of a product's label (earlier log entries keep the old one).
+    """#,
+    "cairn regimen products add": #"""
+    Add a product with its label rows.
+
+    Usage: cairn regimen products add NAME [INGREDIENT ...] --form FORM [--serving AMOUNT] [--brand TEXT] [--json]
+
+      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
+                        (or a NAME alone for a row without an amount). Names are matched against Cairn's
+                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+    Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
+    refused and nothing is saved.
+
+    Options:
+      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                         packet or other.
+      --serving AMOUNT   One serving: a count ("2" capsules, the default is 1), a mass ("5 g") or a volume ("1 mL").
+      --brand TEXT       The brand, if any.
+      --json             Print JSON.
+    """#,
+    "cairn regimen products edit": #"""
+    Save a new revision of a product's label (earlier log entries keep the old one).
+
+    Usage: cairn regimen products edit PRODUCT [INGREDIENT ...] [--name TEXT] [--form FORM] [--serving AMOUNT] [--brand TEXT] [--json]
+
+    Options not given keep their current value. INGREDIENT rows, when given, replace all rows.
+      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
+                        (or a NAME alone for a row without an amount). Names are matched against Cairn's
+                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+
+    Options:
+      --name TEXT        The new name.
+      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                         packet or other.
+      --serving AMOUNT   One serving: a count ("2" capsules), a mass ("5 g") or a volume ("1 mL").
+      --brand TEXT       The brand.
+      --json             Print JSON.
+    """#,
+    "cairn regimen products list": #"""
+    List every product.
+
+    Usage: cairn regimen products list [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen products show": #"""
+    Show a product's label rows and how many revisions it has.
+
+    Usage: cairn regimen products show PRODUCT [--json]
+
+    PRODUCT is a product id or its exact name.
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen scan": #"""
+    Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
+
+    Usage: cairn regimen scan LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT]]
+
+    Reads the label with Tesseract on this machine and proposes each row: name, catalogue match, amount, unit,
+    %DV, form, blend membership, the word boxes it was read from, and flags with their reasons. The photo is
+    used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
+
+    Options:
+      --json         Print the proposal as JSON (the default).
+      --confirm      Save the proposal as a product, once you have checked every row. Needs --name and --form.
+      --name NAME    The product's name.
+      --form FORM    capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                     packet or other.
+      --brand TEXT   The brand, if any.
+    """#,
+    "cairn regimen schedules": #"""
+    List, add and change schedules (every change is a dated revision).
+
+    Usage: cairn regimen schedules <command> [options]
+
+    Commands:
+      list      List every schedule with its newest revision.
+      add       Add a schedule for a product.
+      edit      Change a schedule from a given day; earlier days keep what was in force.
+      pause     Pause a schedule from a day (a revision with no doses).
+      resume    Resume a paused schedule from a day.
+      stop      Stop a schedule from a day, for good (its history stays).
+      history   Show every revision of a schedule.
+    """#,
+    "cairn regimen schedules add": #"""
+    Add a schedule for a product.
+
+    Usage: cairn regimen schedules add PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--json]
+
+    PRODUCT is a product id or its exact name.
+
+    Options:
+      --times LIST   Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                     08:00 wherever you are.
+      --days DAYS    daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                     or as-needed (no times; log each dose with 'take --as-needed').
+      --servings N   Servings per dose (default 1; 0.5 is allowed).
+      --start DATE   First day, YYYY-MM-DD (default today).
+      --end DATE     Last day, if any.
+      --json         Print JSON.
+    """#,
+    "cairn regimen schedules edit": #"""
+    Change a schedule from a given day; earlier days keep what was in force.
+
+    Usage: cairn regimen schedules edit SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--from DATE] [--json]
+
+    Saves a new revision. Options not given keep their current value.
+
+    Options:
+      --times LIST      Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                        08:00 wherever you are.
+      --days DAYS       daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                        or as-needed (no times; log each dose with 'take --as-needed').
+      --servings N      Servings per dose (default 1; 0.5 is allowed).
+      --end DATE|none   New last day, or none.
+      --from DATE       The first day the change is in force (default today). It must be after the day the
+                        previous change started, and after any day with logged doses.
+      --json            Print JSON.
+    """#,
+    "cairn regimen schedules history": #"""
+    Show every revision of a schedule.
+
+    Usage: cairn regimen schedules history SCHEDULE [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen schedules list": #"""
+    List every schedule with its newest revision.
+
+    Usage: cairn regimen schedules list [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen schedules pause": #"""
+    Pause a schedule from a day (a revision with no doses).
+
+    Usage: cairn regimen schedules pause SCHEDULE [--from DATE]
+
+    Options:
+      --from DATE   The first day of the change, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen schedules resume": #"""
+    Resume a paused schedule from a day.
+
+    Usage: cairn regimen schedules resume SCHEDULE [--from DATE]
+
+    Options:
+      --from DATE   The first day of the change, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen schedules stop": #"""
+    Stop a schedule from a day, for good (its history stays).
+
+    Usage: cairn regimen schedules stop SCHEDULE [--from DATE]
+
+    Options:
+      --from DATE   The first day of the change, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen skip": #"""
+    Log a scheduled dose as skipped (it never counts as taken).
+
+    Usage: cairn regimen skip DOSE-ID [--at TIME]
+
+    Options:
+      --at TIME   HH:MM on the dose's day, or an ISO 8601 time. Default: now.
+    """#,
+    "cairn regimen supply": #"""
+    Counts on hand and when they run out.
+
+    Usage: cairn regimen supply <command> [options]
+
+    Commands:
+      set    Set how many units (or servings) of a product are on hand.
+      list   List counts on hand and when each runs out.
+    """#,
+    "cairn regimen supply list": #"""
+    List counts on hand and when each runs out.
+
+    Usage: cairn regimen supply list
+    """#,
+    "cairn regimen supply set": #"""
+    Set how many units (or servings) of a product are on hand.
+
+    Usage: cairn regimen supply set PRODUCT COUNT
+
+    COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
+    logged as taken counts it down.
+    """#,
+    "cairn regimen take": #"""
+    Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose.
+
+    Usage: cairn regimen take DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]
+
+    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
+    another window) changes nothing and says so.
+
+    Options:
+      --at TIME              When it was taken: HH:MM on the dose's day, or an ISO 8601 time
+                             (2026-03-10T08:05:00Z). Default: now.
+      --extra PRODUCT        Log an unscheduled dose of a product (id or exact name).
+      --servings N           Servings of an extra dose (default 1).
+      --as-needed SCHEDULE   Log a dose of an as-needed schedule.
+    """#,
+    "cairn regimen today": #"""
+    Show today's doses: the batch due now, what comes next, and what is logged.
+
+    Usage: cairn regimen today [--json]
+
+    Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
+    08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
+    daylight-saving changes never add or drop one. A time skipped by a daylight-saving change is due at
+    the first minute after it; a time that happens twice is due the first time.
+
+    Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
+
+    Options:
+      --json   Print the view as JSON.
+    """#,
+    "cairn serve": #"""
+    Start the local web app on this computer (127.0.0.1 only) and print its address.
+
+    Usage: cairn serve [--port N] [--host HOST]
+
+    The printed address carries a secret for this launch: open it in a browser on this computer.
+    Stop with Ctrl+C.
+
+    Options:
+      --port N      The port to listen on (default 8737; 0 picks a free one).
+      --host HOST   127.0.0.1 or localhost. Cairn never listens on any other address.
+    """#,
+    "cairn settings": #"""
+    Vault-wide settings and deleting all data.
+
+    Usage: cairn settings <command> [options]
+
+    Commands:
+      delete-all-data   Remove every record and photo in the vault. Cannot be undone.
+    """#,
+    "cairn settings delete-all-data": #"""
+    Remove every record and photo in the vault. Cannot be undone.
+
+    Usage: cairn settings delete-all-data --yes
+
+    Removes every area, photo, product, schedule and log entry that Cairn keeps on this computer, and
+    leaves an empty vault. There is no undo and no copy elsewhere. --yes confirms that you mean it.
+
+    Options:
+      --yes   Confirm that everything is to be deleted.
+    """#,
+    "cairn skin": #"""
+    The Skin journal: areas, photos and how much they differ from the first one.
+
+    Usage: cairn skin <command> [options]
+
+    Commands:
+      areas           List the areas.
+      add-area        Add an area to photograph.
+      rename-area     Rename an area.
+      delete-area     Delete an area and every photo of it (asks for --yes).
+      log             Log a photo file of an area and compare it with the area's first photo.
+      timeline        List an area's photos, oldest first, with their similarity to the first one.
+      compare         Show how similar one photo of an area is to the area's first photo.
+      trend           Show how much each photo of an area differs from the first one, over time.
+      delete-entry    Delete one photo of an area (asks for --yes).
+      compare-batch   Compare pairs of image files listed in a TSV file, storing nothing.
+      generate        Add a reproducible series of synthetic demo photos to an area (created if missing).
+    """#,
+    "cairn skin add-area": #"""
+    Add an area to photograph.
+
+    Usage: cairn skin add-area NAME [--location TEXT] [--guidance TEXT]
+
+    Options:
+      --location TEXT   Where on the body the area is, in your words.
+      --guidance TEXT   A note on how to take its photos (light, distance), shown when you capture one.
+    """#,
+    "cairn skin areas": #"""
+    List the areas.
+
+    Usage: cairn skin areas [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin compare": #"""
+    Show how similar one photo of an area is to the area's first photo.
+
+    Usage: cairn skin compare AREA ENTRY [--json]
+
+    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin compare-batch": #"""
+    Compare pairs of image files listed in a TSV file, storing nothing.
+
+    Usage: cairn skin compare-batch PAIRS.tsv
+
+    Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
+    per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
+    comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
+    """#,
+    "cairn skin delete-area": #"""
+    Delete an area and every photo of it (asks for --yes).
+
+    Usage: cairn skin delete-area AREA --yes
+
+    Options:
+      --yes   Confirm that the area and its photos are to be deleted.
+    """#,
+    "cairn skin delete-entry": #"""
+    Delete one photo of an area (asks for --yes).
+
+    Usage: cairn skin delete-entry AREA ENTRY --yes
+
+    Options:
+      --yes   Confirm that the photo is to be deleted.
+    """#,
+    "cairn skin generate": #"""
+    Add a reproducible series of synthetic demo photos to an area (created if missing).
+
+    Usage: cairn skin generate --area NAME --count N --seed S
+
+    Options:
+      --area NAME   The area to add the photos to (created if missing).
+      --count N     How many photos to add.
+      --seed S      The seed: the same seed gives the same photos.
+    """#,
+    "cairn skin log": #"""
+    Log a photo file of an area and compare it with the area's first photo.
+
+    Usage: cairn skin log AREA PHOTO [--note TEXT] [--json]
+
+    Options:
+      --note TEXT   A note kept with the photo.
+      --json        Print JSON.
+    """#,
+    "cairn skin rename-area": #"""
+    Rename an area.
+
+    Usage: cairn skin rename-area AREA NEW_NAME
+    """#,
+    "cairn skin timeline": #"""
+    List an area's photos, oldest first, with their similarity to the first one.
+
+    Usage: cairn skin timeline AREA [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin trend": #"""
+    Show how much each photo of an area differs from the first one, over time.
+
+    Usage: cairn skin trend AREA [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn smile": #"""
+    Smile journal: mouth crops of your smile, to compare over time.
+
+    Usage: cairn smile <command> [options]
+
+    Commands:
+      add       Add photos of your smile: each is cropped to the mouth and only the crop is kept.
+      list      List your smile entries, oldest first.
+      export    Write one smile crop to a file, exactly as stored.
+      compare   Write two smile crops side by side into a new JPEG (not stored in Cairn).
+      delete    Delete one smile entry and its crop (asks for --yes).
+    """#,
+    "cairn smile add": #"""
+    Add photos of your smile: each is cropped to the mouth and only the crop is kept.
+
+    Usage: cairn smile add FILE|FOLDER... [--note TEXT] [--square X,Y,SIDE] [--json]
+
+    Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a 768x768 square crop is stored, with the capture date from the photo and which method found the mouth. The photo
+    itself is never stored. A folder adds the images directly inside it, in name order.
+
+    Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
+    web page to place the square), or not an image.
+
+    Options:
+      --note TEXT         A note for every entry added.
+      --square X,Y,SIDE   Place the crop square yourself (one file only): its top-left corner and side, in the
+                          photo's pixels as it is meant to be seen (after rotation).
+      --json              Print one result per file as JSON: outcome, detector, the crop square in the
+                          photo's pixels, the photo's size, and the other faces when there were several.
+    """#,
+    "cairn smile compare": #"""
+    Write two smile crops side by side into a new JPEG (not stored in Cairn).
+
+    Usage: cairn smile compare A B --out PATH [--force]
+
+    A goes on the left, B on the right. The new picture carries no metadata (checked before writing).
+
+    Options:
+      --out PATH   The file to write, e.g. side-by-side.jpg.
+      --force      Replace a file already at PATH.
+    """#,
+    "cairn smile delete": #"""
+    Delete one smile entry and its crop (asks for --yes).
+
+    Usage: cairn smile delete ID --yes
+
+    Options:
+      --yes   Confirm that the entry and its crop are to be deleted.
+    """#,
+    "cairn smile export": #"""
+    Write one smile crop to a file, exactly as stored.
+
+    Usage: cairn smile export ID --out PATH [--force]
+
+    Writes the stored crop's bytes unchanged (no re-encoding); it carries no metadata (checked before writing).
+
+    Options:
+      --out PATH   The file to write.
+      --force      Replace a file already at PATH.
+    """#,
+    "cairn smile list": #"""
+    List your smile entries, oldest first.
+
+    Usage: cairn smile list [--json]
+
+    Options:
+      --json   Print the entries as JSON (with the full IDs and crop squares).
+    """#,
+]
+
+/// Every command path of the tree, groups included (`[]` is the top level).
+private func paths(_ entries: [CommandEntry], under prefix: [String] = []) -> [[String]] {
+    entries.flatMap { entry -> [[String]] in
+        switch entry {
+        case .command: return [prefix + [entry.name]]
+        case .group(let group): return [prefix + [group.name]] + paths(group.children, under: prefix + [group.name])
+        }
+    }
+}
+
+@Test func everyHelpTextIsExactlyAsWritten() {
+    let all = [[]] + paths(CairnCommandLine.commands)
+    for path in all {
+        let key = (["cairn"] + path).joined(separator: " ")
+        let run = cairn(path + ["--help"])
+        #expect(run.status == 0, "\(key) --help exits 0")
+        #expect(run.err.isEmpty)
+        guard let expected = expectedHelp[key] else {
+            Issue.record("\(key) has no expected help text here")
+            continue
+        }
+        #expect(run.stdout == expected, "\(key) --help")
+    }
+    let keys = Set(all.map { (["cairn"] + $0).joined(separator: " ") })
+    #expect(Set(expectedHelp.keys).subtracting(keys).isEmpty, "help texts of commands that no longer exist")
+}
