@@ -201,6 +201,7 @@ public final class HealthService: @unchecked Sendable {
                     UPDATE health_imports SET file_bytes = ?, records_read = ?, added = ?, already_present = ?, skipped = ?,
                         warnings = ? WHERE id = ?
                     """, max(read.fileBytes, 1), read.recordsRead, added, present, read.skippedCount, read.warningCount, importID)
+                if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
             }
             return HealthImportSummary(added: added, alreadyPresent: present, skippedByType: read.skippedByType,
                                        warnings: read.warnings, fileBytes: read.fileBytes)

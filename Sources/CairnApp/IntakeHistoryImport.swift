@@ -202,6 +202,7 @@ extension RegimenService {
                 if keepingLines { lines.append(IntakeImportReport.Line(line: row.line, entry: try entry(record, db)!, result: result)) }
             }
             guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
+            if lines.contains(where: { $0.result != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
             return IntakeImportReport(lineResults: results, lines: lines)
         }
     }

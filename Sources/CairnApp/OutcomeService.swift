@@ -80,6 +80,7 @@ public final class OutcomeService: @unchecked Sendable {
             try check(value, of: metric, day: day, note: note)
             let id = OutcomeEntryID.random()
             try insert(id: id, metric: metric.id, day: day, value: value, note: note, importKey: nil, supersedes: nil, at: now, db)
+            try InsightInputs.seriesChanged(db, metricIDs: [metric.id], at: now)
             return try entry(id, db)!
         }
     }
@@ -103,6 +104,7 @@ public final class OutcomeService: @unchecked Sendable {
             } catch let error as DatabaseError where error.constraintKind == .unique {
                 throw OutcomeError.entryAlreadyCorrected
             }
+            try InsightInputs.seriesChanged(db, metricIDs: [metric.id], at: now)
             return try entry(newID, db)!
         }
     }
@@ -197,6 +199,7 @@ public final class OutcomeService: @unchecked Sendable {
                 }
                 lines.append(.init(line: row.line, metricID: row.metricID, day: row.day, value: row.value, result: result))
             }
+            try InsightInputs.seriesChanged(db, metricIDs: lines.filter { $0.result != .unchanged }.map(\.metricID), at: now)
             return OutcomeImportReport(lines: lines)
         }
     }

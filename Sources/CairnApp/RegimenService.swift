@@ -98,6 +98,7 @@ public final class RegimenService: @unchecked Sendable {
         let now = clock.now()
         let scheduleID = ScheduleID.random()
         return try database.write { db in
+            try InsightInputs.ledgerChanged(db, at: now)
             guard try latestProduct(plan.productID, db) != nil else { throw ScheduleError.productNotFound }
             try db.execute("INSERT INTO regimen_schedules (id, product_id, created_at) VALUES (?, ?, ?)",
                            scheduleID.rawValue, plan.productID.rawValue, Timestamp.string(from: now))
@@ -262,6 +263,7 @@ public final class RegimenService: @unchecked Sendable {
             parsed.append((occurrence, request))
         }
         return try database.write { db in
+            try InsightInputs.ledgerChanged(db, at: now)
             var histories: [ScheduleRevisionID: ScheduleHistory] = [:]
             var products: [ProductID: StoredProduct] = [:]
             var tracked: [ProductID: Bool] = [:]
@@ -329,6 +331,7 @@ public final class RegimenService: @unchecked Sendable {
         guard status != .missed else { throw ScheduleError.statusNotLoggable }
         let now = clock.now()
         return try database.write { db in
+            try InsightInputs.ledgerChanged(db, at: now)
             guard let old = try entry(recordID, db) else { throw ScheduleError.recordNotFound }
             guard old.isCurrent else { throw ScheduleError.recordAlreadyCorrected }
             let takenAt = at ?? old.takenAt
@@ -537,6 +540,7 @@ public final class RegimenService: @unchecked Sendable {
                                 _ make: (ScheduleRevision) throws -> (ScheduleState, SchedulePlan)) throws -> ScheduleRevision {
         let now = clock.now()
         return try database.write { db in
+            try InsightInputs.ledgerChanged(db, at: now)
             let history = try history(of: id, db)
             let latest = history.latest!
             guard latest.state != .stopped else { throw ScheduleError.scheduleStopped }
@@ -624,6 +628,7 @@ public final class RegimenService: @unchecked Sendable {
         let zone = clock.timeZone
         let takenAt = at ?? now
         return try database.write { db in
+            try InsightInputs.ledgerChanged(db, at: now)
             guard let product = try latestProduct(productID, db) else { throw ScheduleError.productNotFound }
             let id = IntakeRecordID.random()
             try db.execute("""

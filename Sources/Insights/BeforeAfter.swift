@@ -11,18 +11,23 @@ public struct MetricSeriesInput: Sendable {
     public let unit: String
     /// One value per local day that has one.
     public let values: [LocalDay: Double]
+    /// Whether a later onset (0-7 days after a change) is searched for this metric; the search is counted in
+    /// the p-value (`InsightEngine.onsetSearchDays`), never a free pick of the best onset.
+    public let searchesOnset: Bool
 
     /// A series.
-    public init(id: String, name: String, unit: String, values: [LocalDay: Double]) {
+    public init(id: String, name: String, unit: String, values: [LocalDay: Double], searchesOnset: Bool = false) {
         self.id = id
         self.name = name
         self.unit = unit
         self.values = values
+        self.searchesOnset = searchesOnset
     }
 }
 
-/// What a whole series says about its own rhythm, fitted once per metric and reused for every change:
-/// the weekday pattern and the day-to-day (lag-1) autocorrelation.
+/// What a whole series says about its own rhythm, fitted once per metric and reused for every change (and every
+/// placebo date): the weekday pattern, the day-to-day (lag-1) autocorrelation and the variance of the
+/// weekday-adjusted values, each from the person's whole history rather than from the ~28 values of one window.
 public struct SeriesProfile: Hashable, Sendable {
     /// Fewer valid days than this and the weekday pattern is not removed (too few values per weekday).
     public static let minimumDaysForWeekdayPattern = 28
@@ -33,8 +38,11 @@ public struct SeriesProfile: Hashable, Sendable {
     public static let shortSeriesAutocorrelation = 0.5
     /// The autocorrelation is estimated within blocks of this many days, each demeaned on its own.
     public static let autocorrelationBlockDays = 28
-    /// How many standard errors are added to the estimated autocorrelation.
-    public static let cautionStandardErrors = 1.0
+    /// How many standard errors are added to the estimated autocorrelation (calibrated in `cairn-bench
+    /// insights`: an underestimated φ narrows the interval more than an overestimated one widens it).
+    public static let cautionStandardErrors = 0.25
+    /// Blocks with fewer values than this are left out of the autocorrelation and variance.
+    public static let minimumValuesPerBlock = 7
     /// The largest autocorrelation used (keeps the variance factor finite).
     public static let maximumAutocorrelation = 0.95
 
@@ -42,21 +50,28 @@ public struct SeriesProfile: Hashable, Sendable {
     public let weekdayEffect: [Double]
     /// The lag-1 autocorrelation of the weekday-adjusted series, bias-corrected, in 0...0.95.
     public let autocorrelation: Double
+    /// The variance of the weekday-adjusted values around their local level (nil when not estimated).
+    public let variance: Double?
+    /// How many values' worth of information `variance` carries (its effective count, 0 when nil).
+    public let varianceWeight: Double
 
-    /// A profile with given values (tests, simulations).
-    public init(weekdayEffect: [Double], autocorrelation: Double) {
+    /// A profile with given values (tests, simulations); without a variance, each window's own is used.
+    public init(weekdayEffect: [Double], autocorrelation: Double, variance: Double? = nil, varianceWeight: Double = 0) {
         precondition(weekdayEffect.count == 7)
         self.weekdayEffect = weekdayEffect
         self.autocorrelation = autocorrelation
+        self.variance = variance
+        self.varianceWeight = variance == nil ? 0 : varianceWeight
     }
 
     /// Fits a profile to a dense series (`values[i]` is day `firstDay + i`, NaN when missing).
     ///
     /// The weekday pattern is the mean per weekday minus the overall mean. The autocorrelation is the lag-1
     /// correlation of adjacent valid days after removing it, each block of `autocorrelationBlockDays` days
-    /// demeaned on its own (so true level shifts barely raise it), corrected for the bias of demeaning
-    /// (E[r] ≈ φ − (1 + 3φ)/n for n values a block), plus `cautionStandardErrors` standard errors
-    /// √((1 − r²)/pairs), clipped to 0...0.95.
+    /// demeaned on its own (so true level shifts and slow drift barely raise it), corrected for the bias of
+    /// demeaning (E[r] ≈ φ − (1 + 3φ)/n for n values a block), plus `cautionStandardErrors` standard errors
+    /// √((1 − r²)/pairs), clipped to 0...0.95. The variance is the within-block sum of squares divided by its
+    /// expectation under that autocorrelation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on autocorrelated data).
     public init(dense values: [Double], firstDay: Int) {
         var sum = 0.0, count = 0
         var weekdaySum = [Double](repeating: 0, count: 7), weekdayCount = [Int](repeating: 0, count: 7)
@@ -73,17 +88,21 @@ public struct SeriesProfile: Hashable, Sendable {
         // Lag-1 products of values demeaned within blocks of `autocorrelationBlockDays`: a level shift (a true
         // change) then only touches the block it falls in instead of raising the whole estimate.
         var num = 0.0, den = 0.0, pairs = 0, blocks = 0, valuesInBlocks = 0
+        var blockDays: [[Int]] = []
         var blockStart = 0
         while blockStart < values.count {
             let range = blockStart..<min(values.count, blockStart + Self.autocorrelationBlockDays)
             blockStart = range.upperBound
             var z: [Double] = range.map { i in values[i].isNaN ? .nan : values[i] - effect[Self.weekdayIndex(firstDay + i)] }
             let valid = z.filter { !$0.isNaN }
-            guard valid.count >= 2 else { continue }
+            // A block of a few values (cut short by a masked change window or the series' end) says little and
+            // costs a whole mean: left out.
+            guard valid.count >= Self.minimumValuesPerBlock else { continue }
             let blockMean = valid.reduce(0, +) / Double(valid.count)
             for k in z.indices where !z[k].isNaN { z[k] -= blockMean }
             blocks += 1
             valuesInBlocks += valid.count
+            blockDays.append(z.indices.filter { !z[$0].isNaN })
             for k in z.indices where !z[k].isNaN {
                 den += z[k] * z[k]
                 if k > 0, !z[k - 1].isNaN { num += z[k - 1] * z[k]; pairs += 1 }
@@ -94,13 +113,23 @@ public struct SeriesProfile: Hashable, Sendable {
             // Demeaning within a block of n values biases r by about −(1 + 3φ)/n (Kendall); solved for φ.
             let n = Double(valuesInBlocks) / Double(max(blocks, 1))
             r = n > 3 ? (r * n + 1) / (n - 3) : r
-            // One standard error up: an underestimated φ narrows the interval far more than an overestimated one
-            // widens it, so the cautious side is taken.
             r += Self.cautionStandardErrors * (max(0, 1 - r * r) / Double(pairs)).squareRoot()
         }
         if pairs < Self.minimumPairsForAutocorrelation { r = max(r, Self.shortSeriesAutocorrelation) }
+        let phi = min(Self.maximumAutocorrelation, max(0, r))
+        // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b), with ρ(k) = φ^|k| over the days present.
+        var powers = [Double](repeating: 1, count: Self.autocorrelationBlockDays)
+        for k in 1..<powers.count { powers[k] = powers[k - 1] * phi }
+        var weight = 0.0
+        for days in blockDays {
+            var s = 0.0
+            for i in days { for j in days { s += powers[abs(i - j)] } }
+            weight += Double(days.count) - s / Double(days.count)
+        }
         weekdayEffect = effect
-        autocorrelation = min(Self.maximumAutocorrelation, max(0, r))
+        autocorrelation = phi
+        variance = weight >= 2 && den > 0 ? den / weight : nil
+        varianceWeight = variance == nil ? 0 : weight
     }
 
     /// 0 = Monday ... 6 = Sunday for a day number (days since 1970-01-01, a Thursday).
@@ -125,38 +154,74 @@ public struct BeforeAfterResult: Hashable, Sendable {
     public let beforeMean: Double?
     /// The plain mean after.
     public let afterMean: Double?
-    /// After minus before, with the weekday pattern removed (nil when a side has fewer than 2 values).
+    /// The shift in level from before to after (weekday pattern removed, day-to-day carry-over allowed for;
+    /// nil when a side has fewer than 2 values).
     public let difference: Double?
-    /// The 95% interval of `difference`, allowing for day-to-day autocorrelation.
+    /// The 95% interval of `difference`.
     public let interval: ClosedRange<Double>?
     /// Hedges' g of the weekday-adjusted values.
     public let hedgesG: Double?
     /// The two-sided p-value of `difference` (same model as the interval).
     public let pValue: Double?
+    /// Days from the change to the start of the compared after-window (0 = from the change day on).
+    public let onsetDays: Int
+    /// `difference` divided by its standard error (nil without figures).
+    public let tStatistic: Double?
+    /// The degrees of freedom of `tStatistic` (nil without figures).
+    public let degreesOfFreedom: Double?
+
+    /// A result.
+    public init(windowDays: Int, before: ClosedRange<LocalDay>, after: ClosedRange<LocalDay>, beforeCount: Int, afterCount: Int,
+                enoughData: Bool, beforeMean: Double?, afterMean: Double?, difference: Double?, interval: ClosedRange<Double>?,
+                hedgesG: Double?, pValue: Double?, onsetDays: Int = 0, tStatistic: Double? = nil, degreesOfFreedom: Double? = nil) {
+        self.windowDays = windowDays
+        self.before = before
+        self.after = after
+        self.beforeCount = beforeCount
+        self.afterCount = afterCount
+        self.enoughData = enoughData
+        self.beforeMean = beforeMean
+        self.afterMean = afterMean
+        self.difference = difference
+        self.interval = interval
+        self.hedgesG = hedgesG
+        self.pValue = pValue
+        self.onsetDays = onsetDays
+        self.tStatistic = tStatistic
+        self.degreesOfFreedom = degreesOfFreedom
+    }
 }
 
 /// The before/after analysis of a metric around a change day.
 ///
 /// Method (chosen because it holds the false-finding rate at or below 5% in the simulation of `cairn-bench
 /// insights` with day-to-day autocorrelation up to 0.7, a weekly rhythm and missing days, where a Welch test
-/// does not):
+/// does not, while finding most of what a test that knew the true autocorrelation would):
 /// 1. The weekday pattern of the whole series is removed (`SeriesProfile`).
-/// 2. The values are treated as an AR(1) process with the autocorrelation φ of the whole series. The
-///    variance of the difference of the two window means is computed exactly for the days that have values:
-///    Var = γ₀ · (ΣΣ_A ρ/n_A² + ΣΣ_B ρ/n_B² − 2 ΣΣ_AB ρ/(n_A n_B)) with ρ(k) = φ^|k|.
-/// 3. γ₀ comes from the within-window sums of squares, corrected for autocorrelation
-///    (E[SS] = γ₀ (n − ΣΣ ρ / n)), so it is not understated on autocorrelated data.
-/// 4. The interval uses Student's t with the effective degrees of freedom (k_A + k_B)(1 − φ)/(1 + φ).
+/// 2. The values are an AR(1) process with the autocorrelation φ of the whole series. The level shift at the
+///    change is estimated by generalised least squares on the prewhitened window values (a "prewhitened
+///    contrast"): each present day after the first becomes z_t − φ^k z_{t−k} (k days since the previous present
+///    day), divided by √(1 − φ^2k), regressed on a level and a step. With φ = 0 this is the plain difference of
+///    means; with carry-over it weighs the days where the level changes most and is far tighter than a
+///    difference of means (at φ = 0.7, 14-day windows: a standard error 0.79 times as large).
+/// 3. The variance γ₀ pools the window's own residuals with the variance of the whole history
+///    (`SeriesProfile.variance`, weighted by its effective count), so the ~28 values of a window do not carry
+///    it alone; Student's t with the pooled effective degrees of freedom.
 public struct BeforeAfterAnalysis: Sendable {
     /// The first window, in days on each side.
     public static let shortWindowDays = 14
     /// The matured window, in days on each side, used once that many days have passed since the change.
     public static let longWindowDays = 28
-    /// The confidence of the interval.
+    /// The confidence of the interval shown.
     public static let confidence = 0.95
 
     /// Values needed on each side: 10 of 14, 20 of 28 (five sevenths).
     public static func minimumValidDays(_ windowDays: Int) -> Int { (windowDays * 5 + 6) / 7 }
+
+    /// The window in force as of `asOf` for a change on `changeDay`: 28 once 28 days have passed, else 14.
+    public static func windowDays(changeDay: LocalDay, asOf: LocalDay) -> Int {
+        asOf.dayNumber >= changeDay.dayNumber + longWindowDays - 1 ? longWindowDays : shortWindowDays
+    }
 
     /// An analysis.
     public init() {}
@@ -165,10 +230,21 @@ public struct BeforeAfterAnalysis: Sendable {
     /// missing); the window is 28 days once `asOf` is 27 days past the change, else 14.
     public func compare(dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
                         asOf: LocalDay) -> BeforeAfterResult {
+        compare(dense: values, firstDay: firstDay, profile: profile, changeDay: changeDay, asOf: asOf,
+                windowDays: Self.windowDays(changeDay: changeDay, asOf: asOf), onsetDays: 0)
+    }
+
+    /// Compares `windowDays` days before `changeDay` with `windowDays` days from `onsetDays` after it on (the
+    /// days between the change and the onset are left out); no day after `asOf` is used. `varianceFactor` (≥ 1)
+    /// widens the standard error by its square root: the calibration of the method on the person's own records
+    /// (`InsightEngine.placebo`).
+    public func compare(dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
+                        asOf: LocalDay, windowDays w: Int, onsetDays: Int, varianceFactor: Double = 1) -> BeforeAfterResult {
         let c = changeDay.dayNumber
-        let w = asOf.dayNumber >= c + Self.longWindowDays - 1 ? Self.longWindowDays : Self.shortWindowDays
-        let lastAfter = min(c + w - 1, asOf.dayNumber)
-        func present(_ range: ClosedRange<Int>) -> [(day: Int, raw: Double, adjusted: Double)] {
+        let onset = c + onsetDays
+        let lastAfter = min(onset + w - 1, asOf.dayNumber)
+        typealias Day = (day: Int, raw: Double, adjusted: Double)
+        func present(_ range: ClosedRange<Int>) -> [Day] {
             guard range.lowerBound <= range.upperBound else { return [] }
             return range.compactMap { d in
                 let i = d - firstDay
@@ -177,51 +253,81 @@ public struct BeforeAfterAnalysis: Sendable {
             }
         }
         let b = present((c - w)...(c - 1))
-        let a = lastAfter >= c ? present(c...lastAfter) : []
+        let a = lastAfter >= onset ? present(onset...lastAfter) : []
         let minimum = Self.minimumValidDays(w)
         let enough = b.count >= minimum && a.count >= minimum
-        let rawMean: ([(day: Int, raw: Double, adjusted: Double)]) -> Double? = { $0.isEmpty ? nil : $0.map(\.raw).reduce(0, +) / Double($0.count) }
-        var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?
+        let rawMean: ([Day]) -> Double? = { $0.isEmpty ? nil : $0.map(\.raw).reduce(0, +) / Double($0.count) }
+        var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?, t: Double?, dfOut: Double?
         if b.count >= 2 && a.count >= 2 {
             let phi = profile.autocorrelation
-            var powers = [Double](repeating: 1, count: 2 * w + 1)
-            for k in 1..<powers.count { powers[k] = powers[k - 1] * phi }
-            func rhoSum(_ x: [(day: Int, raw: Double, adjusted: Double)], _ y: [(day: Int, raw: Double, adjusted: Double)]) -> Double {
-                var s = 0.0
-                for i in x { for j in y { s += powers[abs(i.day - j.day)] } }
-                return s
-            }
+            let fit = Self.prewhitenedStep(b.map { (day: $0.day, value: $0.adjusted) } + a.map { (day: $0.day, value: $0.adjusted) },
+                                          firstAfter: onset, phi: phi)
             let nB = Double(b.count), nA = Double(a.count)
             let mB = b.map(\.adjusted).reduce(0, +) / nB, mA = a.map(\.adjusted).reduce(0, +) / nA
             let ssB = b.reduce(0) { $0 + ($1.adjusted - mB) * ($1.adjusted - mB) }
             let ssA = a.reduce(0) { $0 + ($1.adjusted - mA) * ($1.adjusted - mA) }
-            let sBB = rhoSum(b, b), sAA = rhoSum(a, a), sAB = rhoSum(a, b)
-            let kB = nB - sBB / nB, kA = nA - sAA / nA
-            let gamma0 = (ssA + ssB) / max(kA + kB, 1e-9)
-            let v = sBB / (nB * nB) + sAA / (nA * nA) - 2 * sAB / (nA * nB)
-            let se = (gamma0 * max(v, 0)).squareRoot()
-            let df = max(2, (kA + kB) * (1 - phi) / (1 + phi))
-            let diff = mA - mB
+            let localDF = nA + nB - 2
+            let weight = profile.variance == nil ? 0 : profile.varianceWeight
+            let gamma0 = (fit.residualSquares + weight * (profile.variance ?? 0)) / max(localDF + weight, 1e-9)
+            let se = (gamma0 * fit.stepVarianceFactor * max(1, varianceFactor)).squareRoot()
+            let df = max(2, (localDF + weight) * (1 - phi * phi) / (1 + phi * phi))
+            let diff = fit.step
             difference = diff
-            if se > 0 {
+            if se > 0 && se.isFinite {
                 let q = InsightStatistics.tQuantile(1 - (1 - Self.confidence) / 2, df: df)
                 interval = (diff - q * se)...(diff + q * se)
                 p = InsightStatistics.twoSidedP(t: diff / se, df: df)
+                t = diff / se
+                dfOut = df
             } else {
                 interval = diff...diff
                 p = diff == 0 ? 1 : 0
             }
             let pooled = ((ssA + ssB) / max(nA + nB - 2, 1)).squareRoot()
+            let meanDiff = mA - mB
             if pooled > 0 {
-                g = diff / pooled * (1 - 3 / (4 * (nA + nB) - 9))
+                g = meanDiff / pooled * (1 - 3 / (4 * (nA + nB) - 9))
             } else {
-                g = diff == 0 ? 0 : (diff > 0 ? .infinity : -.infinity)
+                g = meanDiff == 0 ? 0 : (meanDiff > 0 ? .infinity : -.infinity)
             }
         }
         return BeforeAfterResult(windowDays: w, before: LocalDay(dayNumber: c - w)...LocalDay(dayNumber: c - 1),
-                                 after: changeDay...LocalDay(dayNumber: c + w - 1), beforeCount: b.count, afterCount: a.count,
-                                 enoughData: enough, beforeMean: rawMean(b), afterMean: rawMean(a), difference: difference,
-                                 interval: interval, hedgesG: g, pValue: p)
+                                 after: LocalDay(dayNumber: onset)...LocalDay(dayNumber: onset + w - 1), beforeCount: b.count,
+                                 afterCount: a.count, enoughData: enough, beforeMean: rawMean(b), afterMean: rawMean(a),
+                                 difference: difference, interval: interval, hedgesG: g, pValue: p, onsetDays: onsetDays,
+                                 tStatistic: t, degreesOfFreedom: dfOut)
+    }
+
+    /// The GLS fit of a level and a step (0 before `firstAfter`, 1 from it on) to AR(1) values with gaps.
+    struct StepFit {
+        /// The estimated step.
+        let step: Double
+        /// Var(step) / γ₀.
+        let stepVarianceFactor: Double
+        /// The prewhitened residual sum of squares (in units of γ₀: its expectation is (n − 2) γ₀).
+        let residualSquares: Double
+    }
+
+    /// Prewhitens `points` (sorted by day) with `phi`, gaps included, and solves the 2×2 normal equations.
+    static func prewhitenedStep(_ points: [(day: Int, value: Double)], firstAfter: Int, phi: Double) -> StepFit {
+        var s11 = 0.0, s12 = 0.0, s22 = 0.0, s1y = 0.0, s2y = 0.0, syy = 0.0
+        var previous: (day: Int, value: Double, step: Double)?
+        for point in points {
+            let step = point.day >= firstAfter ? 1.0 : 0.0
+            var x1 = 1.0, x2 = step, y = point.value
+            if let p = previous {
+                let a = pow(phi, Double(point.day - p.day))
+                let scale = 1 / max(1 - a * a, 1e-12).squareRoot()
+                x1 = (1 - a) * scale; x2 = (step - a * p.step) * scale; y = (point.value - a * p.value) * scale
+            }
+            s11 += x1 * x1; s12 += x1 * x2; s22 += x2 * x2; s1y += x1 * y; s2y += x2 * y; syy += y * y
+            previous = (point.day, point.value, step)
+        }
+        let det = s11 * s22 - s12 * s12
+        guard det > 1e-12 else { return StepFit(step: 0, stepVarianceFactor: .infinity, residualSquares: 0) }
+        let b1 = (s22 * s1y - s12 * s2y) / det, b2 = (s11 * s2y - s12 * s1y) / det
+        let rss = max(0, syy - b1 * s1y - b2 * s2y)
+        return StepFit(step: b2, stepVarianceFactor: s11 / det, residualSquares: rss)
     }
 }
 

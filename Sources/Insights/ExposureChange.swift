@@ -96,11 +96,14 @@ extension LocalDay {
 ///
 /// Per product, the days with a taken dose are summarised (servings, dose count, usual time-of-day bucket,
 /// UTC offset), then candidates are found and filtered. Thresholds, each a documented constant:
-/// - start: the first taken day, and the first taken day after `restartGapDays` or more days without any;
+/// - start: the first taken day, and the first taken day after `restartGapDays` or more days without any, when
+///   doses follow on at least `minimumEstablishedDoseDays` of its first `comparisonDays` days (a single
+///   as-needed dose is not a start; a new start is recognised once its fourth dose day is logged);
 /// - interruption: `interruptionScheduledDays` or more scheduled days in a row (counting only days with a
 ///   scheduled dose of that product) without a taken dose;
 /// - deactivation: `deactivationGapDays` or more days without a taken dose and without an interruption,
-///   dated the day after the last taken dose;
+///   dated the day after the last taken dose; an interruption or deactivation needs `minimumEstablishedDoseDays`
+///   dose days among the `comparisonDays` before it (occasional use that ends is not a stop);
 /// - dose change: the mean servings per dose day over the `comparisonDays` before and after a day differ
 ///   by at least `minimumDoseChange` (relative), so small drift (0.9 vs 1 serving) is suppressed;
 /// - frequency change: dose days among the `comparisonDays` before and after a day differ by at least
@@ -130,6 +133,9 @@ public struct ExposureChangeDetector: Sendable {
     public static let collapseDays = 3
     /// A transition of the same kind this close (in days) to a kept one is a duplicate.
     public static let duplicateDays = 7
+    /// Dose days a start needs among its first `comparisonDays` days, and a pause or stop among the
+    /// `comparisonDays` before it: a single as-needed dose is neither a start nor, 14 days later, a stop.
+    public static let minimumEstablishedDoseDays = 4
 
     /// A detector.
     public init() {}
@@ -213,6 +219,16 @@ public struct ExposureChangeDetector: Sendable {
             i = j
         }
         candidates += windowCandidates(days: days, blocked: blocked, first: first, name: name)
+        let w = Self.comparisonDays
+        func doseDays(_ range: Range<Int>) -> Int { range.clamped(to: 0..<span).filter { days[$0] != nil }.count }
+        candidates = candidates.filter { c in
+            let i = c.day - first
+            switch c.kind {
+            case .start: return doseDays(i..<(i + w)) >= Self.minimumEstablishedDoseDays
+            case .interruption, .deactivation: return doseDays((i - w)..<i) >= Self.minimumEstablishedDoseDays
+            default: return true
+            }
+        }
         return filtered(candidates, product: product, name: name)
     }
 

@@ -85,8 +85,20 @@ public struct Insight: Hashable, Sendable, Codable {
     public var hedgesG: Double? { result.hedgesG }
     /// The p-value of the difference.
     public var pValue: Double? { result.pValue }
-    /// The Benjamini-Hochberg adjusted p-value across the metrics tested for this change.
+    /// The Benjamini-Hochberg adjusted p-value across the metrics tested for this change (of `lookPValue`).
     public let adjustedPValue: Double?
+    /// The bar this look's p-values must clear (`InsightEngine.lookAlpha`: the 14- and 28-day looks share 5%).
+    public let lookAlpha: Double
+    /// How many series were compared for this change (the count the adjustment is over).
+    public let seriesCompared: Int
+    /// How many onsets were searched (1, or 8 for a metric with onset search: 0-7 days).
+    public let onsetsSearched: Int
+    /// The p-value with the onset search counted (`pValue` × `onsetsSearched`, at most 1).
+    public var lookPValue: Double? { pValue.map { min(1, $0 * Double(onsetsSearched)) } }
+    /// Which bar decided the status.
+    public let verdict: InsightVerdict
+    /// The same method run on this series at dates where nothing changed (nil when there were too few).
+    public let placebo: PlaceboCheck?
     /// One sentence in the allowed wording.
     public let summary: String
     /// What limits this insight: other changes in the windows, missing days, seasonality.
@@ -100,15 +112,23 @@ public struct Insight: Hashable, Sendable, Codable {
     public var texts: [String] { [change.description, summary] + limitations + [disclaimer] }
 
     /// An insight (normally made by `InsightEngine`).
-    public init(change: ExposureChange, metricID: String, metricName: String, unit: String, status: InsightStatus,
-                result: BeforeAfterResult, adjustedPValue: Double?, summary: String, limitations: [String], points: [InsightPoint]) {
+    public init(change: ExposureChange, metricID: String, metricName: String, unit: String, result: BeforeAfterResult,
+                adjustedPValue: Double?, lookAlpha: Double, seriesCompared: Int, onsetsSearched: Int, placebo: PlaceboCheck?,
+                summary: String, limitations: [String], points: [InsightPoint]) {
         self.change = change
         self.metricID = metricID
         self.metricName = metricName
         self.unit = unit
-        self.status = status
         self.result = result
         self.adjustedPValue = adjustedPValue
+        self.lookAlpha = lookAlpha
+        self.seriesCompared = seriesCompared
+        self.onsetsSearched = onsetsSearched
+        self.placebo = placebo
+        let verdict = InsightVerdict(result, lookPValue: result.pValue.map { min(1, $0 * Double(onsetsSearched)) },
+                                     adjustedPValue: adjustedPValue, lookAlpha: lookAlpha)
+        self.verdict = verdict
+        self.status = verdict == .qualified ? .qualifiedFinding : .ongoingObservation
         self.summary = summary
         self.limitations = limitations
         self.points = points
@@ -117,7 +137,8 @@ public struct Insight: Hashable, Sendable, Codable {
     private enum CodingKeys: String, CodingKey {
         case id, change, metricID, metricName, unit, status, windowDays, beforeFrom, beforeTo, afterFrom, afterTo, beforeCount,
              afterCount, minimumCount, enoughData, beforeMean, afterMean, difference, intervalLow, intervalHigh, hedgesG, pValue,
-             adjustedPValue, summary, limitations, disclaimer, points
+             adjustedPValue, summary, limitations, disclaimer, points, lookAlpha, seriesCompared, onsetsSearched, onsetDays,
+             lookPValue, verdict, conditions, placebo, tStatistic, degreesOfFreedom
     }
 
     /// JSON with days as "2026-03-01" and the disclaimer included.
@@ -145,7 +166,17 @@ public struct Insight: Hashable, Sendable, Codable {
         try c.encodeIfPresent(interval?.upperBound, forKey: .intervalHigh)
         try c.encodeIfPresent(hedgesG.flatMap { $0.isFinite ? $0 : nil }, forKey: .hedgesG)
         try c.encodeIfPresent(pValue, forKey: .pValue)
+        try c.encodeIfPresent(result.tStatistic, forKey: .tStatistic)
+        try c.encodeIfPresent(result.degreesOfFreedom, forKey: .degreesOfFreedom)
         try c.encodeIfPresent(adjustedPValue, forKey: .adjustedPValue)
+        try c.encode(lookAlpha, forKey: .lookAlpha)
+        try c.encode(seriesCompared, forKey: .seriesCompared)
+        try c.encode(onsetsSearched, forKey: .onsetsSearched)
+        try c.encode(result.onsetDays, forKey: .onsetDays)
+        try c.encodeIfPresent(lookPValue, forKey: .lookPValue)
+        try c.encode(verdict, forKey: .verdict)
+        try c.encode(conditions, forKey: .conditions)
+        try c.encodeIfPresent(placebo, forKey: .placebo)
         try c.encode(summary, forKey: .summary)
         try c.encode(limitations, forKey: .limitations)
         try c.encode(disclaimer, forKey: .disclaimer)
@@ -160,6 +191,11 @@ public struct Insight: Hashable, Sendable, Codable {
         metricName = try c.decode(String.self, forKey: .metricName)
         unit = try c.decode(String.self, forKey: .unit)
         status = try c.decode(InsightStatus.self, forKey: .status)
+        lookAlpha = try c.decode(Double.self, forKey: .lookAlpha)
+        seriesCompared = try c.decode(Int.self, forKey: .seriesCompared)
+        onsetsSearched = try c.decode(Int.self, forKey: .onsetsSearched)
+        verdict = try c.decode(InsightVerdict.self, forKey: .verdict)
+        placebo = try c.decodeIfPresent(PlaceboCheck.self, forKey: .placebo)
         let interval: ClosedRange<Double>?
         if let low = try c.decodeIfPresent(Double.self, forKey: .intervalLow),
            let high = try c.decodeIfPresent(Double.self, forKey: .intervalHigh), low <= high {
@@ -176,7 +212,10 @@ public struct Insight: Hashable, Sendable, Codable {
             beforeMean: try c.decodeIfPresent(Double.self, forKey: .beforeMean),
             afterMean: try c.decodeIfPresent(Double.self, forKey: .afterMean),
             difference: try c.decodeIfPresent(Double.self, forKey: .difference), interval: interval,
-            hedgesG: try c.decodeIfPresent(Double.self, forKey: .hedgesG), pValue: try c.decodeIfPresent(Double.self, forKey: .pValue))
+            hedgesG: try c.decodeIfPresent(Double.self, forKey: .hedgesG), pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
+            onsetDays: try c.decode(Int.self, forKey: .onsetDays),
+            tStatistic: try c.decodeIfPresent(Double.self, forKey: .tStatistic),
+            degreesOfFreedom: try c.decodeIfPresent(Double.self, forKey: .degreesOfFreedom))
         adjustedPValue = try c.decodeIfPresent(Double.self, forKey: .adjustedPValue)
         summary = try c.decode(String.self, forKey: .summary)
         limitations = try c.decode([String].self, forKey: .limitations)
@@ -184,26 +223,234 @@ public struct Insight: Hashable, Sendable, Codable {
     }
 }
 
+/// Which bar decided an insight's status: the first that did not hold, or `qualified` when all held.
+public enum InsightVerdict: String, Hashable, Codable, Sendable {
+    /// Too few days with a value on a side.
+    case notEnoughData = "not-enough-data"
+    /// The 95% interval includes zero.
+    case noClearDifference = "no-clear-difference"
+    /// The interval excludes zero but |g| is below `InsightEngine.minimumEffectSize`.
+    case smallEffect = "small-effect"
+    /// The interval excludes zero but the p-value (with any onset search counted) is above this look's share of 5%.
+    case notStrongEnoughForThisLook = "not-strong-enough-for-this-look"
+    /// Everything held except the Benjamini-Hochberg step across the series compared for the change.
+    case didNotHoldUpAcrossSeries = "did-not-hold-up-across-series"
+    /// Every bar held.
+    case qualified
+
+    /// The verdict of `result` with its look p-value (onset search counted) and its adjusted p-value.
+    public init(_ result: BeforeAfterResult, lookPValue: Double?, adjustedPValue: Double?, lookAlpha: Double) {
+        guard result.enoughData, let interval = result.interval else { self = .notEnoughData; return }
+        if interval.contains(0) && (lookPValue ?? 1) > lookAlpha { self = .noClearDifference; return }
+        if (lookPValue ?? 1) > lookAlpha { self = .notStrongEnoughForThisLook; return }
+        if abs(result.hedgesG ?? 0) < InsightEngine.minimumEffectSize { self = .smallEffect; return }
+        if (adjustedPValue ?? 1) > lookAlpha { self = .didNotHoldUpAcrossSeries; return }
+        self = .qualified
+    }
+}
+
+/// One bar of a qualified finding, and whether it held.
+public struct InsightCondition: Hashable, Sendable, Codable {
+    /// "days", "interval", "effect-size", "look", "correction".
+    public let id: String
+    /// Whether it held.
+    public let held: Bool
+    /// What was needed and what there was, in plain words.
+    public let text: String
+}
+
+/// The method run at dates of one series where nothing changed: how often it would have called a finding, and
+/// the calibration those dates give the method on this series.
+public struct PlaceboCheck: Hashable, Sendable, Codable {
+    /// Dates tried (no change of any product within their windows, enough values on both sides).
+    public let dates: Int
+    /// Of which the calibrated method would have called a qualified finding (each date judged with the
+    /// calibration of the OTHER dates, so a date does not excuse itself).
+    public let flagged: Int
+    /// How much wider than the model says the differences at these dates actually spread (the mean squared
+    /// t-statistic, shrunk toward 1 with `InsightEngine.calibrationPriorDates` dates' weight, at least 1): the
+    /// variance of every comparison of this series is multiplied by it.
+    public let varianceFactor: Double
+
+    /// A check.
+    public init(dates: Int, flagged: Int, varianceFactor: Double = 1) {
+        self.dates = dates
+        self.flagged = flagged
+        self.varianceFactor = varianceFactor
+    }
+
+    private enum CodingKeys: String, CodingKey { case dates, flagged, varianceFactor }
+
+    /// Reads what `encode(to:)` wrote (a check stored before calibration existed has factor 1).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        dates = try c.decode(Int.self, forKey: .dates)
+        flagged = try c.decode(Int.self, forKey: .flagged)
+        varianceFactor = try c.decodeIfPresent(Double.self, forKey: .varianceFactor) ?? 1
+    }
+}
+
+extension Insight {
+    /// Every bar of a qualified finding with whether it held, in the order they are checked.
+    public var conditions: [InsightCondition] {
+        let w = windowDays, needed = minimumCount
+        var list = [InsightCondition(id: "days", held: enoughData,
+                                     text: "Days with a value: \(beforeCount) of \(w) before and \(afterCount) of \(w) after (\(needed) needed on each side)")]
+        guard let interval, let difference else { return list }
+        list.append(InsightCondition(id: "interval", held: !interval.contains(0),
+                                     text: "95% interval \(InsightWording.signed(interval.lowerBound)) to \(InsightWording.signed(interval.upperBound))\(InsightWording.unitText(unit)) around \(InsightWording.signed(difference)): \(interval.contains(0) ? "includes" : "excludes") zero"))
+        let g = hedgesG ?? 0
+        list.append(InsightCondition(id: "effect-size", held: abs(g) >= InsightEngine.minimumEffectSize,
+                                     text: "Effect size g = \(InsightWording.number(g)) (at least \(InsightWording.number(InsightEngine.minimumEffectSize)) either way needed)"))
+        let p = lookPValue ?? 1
+        let search = onsetsSearched > 1 ? ", counting the search over \(onsetsSearched) onsets (0-\(onsetsSearched - 1) days)" : ""
+        list.append(InsightCondition(id: "look", held: p <= lookAlpha,
+                                     text: "p = \(InsightWording.pText(p))\(search); at most \(InsightWording.pText(lookAlpha)) needed at the \(w)-day look (the 14- and 28-day looks share one 5% error rate)"))
+        if let adjusted = adjustedPValue {
+            list.append(InsightCondition(id: "correction", held: adjusted <= lookAlpha,
+                                         text: "Adjusted across the \(seriesCompared) series compared for this change (Benjamini-Hochberg): p = \(InsightWording.pText(adjusted)), at most \(InsightWording.pText(lookAlpha)) needed"))
+        }
+        return list
+    }
+
+    /// How strong the insight is, for ordering: the smaller its adjusted p-value, the stronger.
+    var strength: Double { -(adjustedPValue ?? lookPValue ?? 1) }
+}
+
 /// Turns confirmed intake and outcome series into insights.
 ///
 /// Bars for a qualified finding (all must hold): both windows have enough values (10 of 14, 20 of 28), the
-/// 95% interval excludes zero, |Hedges' g| ≥ `minimumEffectSize`, and the Benjamini-Hochberg adjusted
-/// p-value across the metrics tested for the change (those with enough data) is ≤ `falseDiscoveryRate`.
+/// 95% interval excludes zero, |Hedges' g| ≥ `minimumEffectSize`, the p-value (times the number of onsets
+/// searched, for a metric with onset search) is at most this look's `lookAlpha`, and so is the
+/// Benjamini-Hochberg adjusted p-value across the metrics tested for the change (those with enough data).
+///
+/// Two looks, one error rate: the person sees the 14-day version of an insight and later the 28-day one, two
+/// looks at one question; each look gets `lookAlpha` (Pocock-like equal split, calibrated in `cairn-bench
+/// insights` so that a false qualified finding at EITHER look stays at or below 5%).
 public struct InsightEngine: Sendable {
     /// The smallest |Hedges' g| reported as a finding: a "medium" difference, half a standard deviation.
     public static let minimumEffectSize = 0.5
-    /// The Benjamini-Hochberg false discovery rate across the metrics of one change.
+    /// The error rate both looks share.
     public static let falseDiscoveryRate = 0.05
+    /// The share of `falseDiscoveryRate` each look may spend (14 days, then 28 days).
+    public static func lookAlpha(windowDays: Int) -> Double { windowDays >= BeforeAfterAnalysis.longWindowDays ? 0.02 : 0.035 }
+    /// Onsets tried for a metric with onset search: the after-window starts 0 to 7 days after the change.
+    public static let onsetSearchDays = 0...7
+    /// Placebo dates tried per series, at most.
+    public static let maximumPlaceboDates = 40
+    /// Fewer dates where nothing changed than this and no placebo figure is given (the calibration still uses them).
+    public static let minimumPlaceboDates = 10
+    /// The weight, in dates, of the prior "the model is right" (factor 1) in the calibration.
+    public static let calibrationPriorDates = 10.0
 
     /// An engine.
     public init() {}
 
-    /// Changes found in `entries` and analysed against every series, as of `asOf`, ordered: qualified
-    /// findings first, then ongoing observations; newest change first; then by metric name.
+    /// Changes found in `entries` and analysed against every series, as of `asOf`, ordered by
+    /// `InsightEngine.ordered`.
     public func insights(entries: [LedgerEntry], schedules: [ScheduleHistory], series: [MetricSeriesInput],
                          asOf: LocalDay) -> [Insight] {
         let changes = ExposureChangeDetector().changes(in: entries, schedules: schedules, asOf: asOf)
         return insights(changes: changes, series: series, asOf: asOf)
+    }
+
+    /// One series ready for analysis: its dense values and profile, fitted once.
+    public struct PreparedSeries: Sendable {
+        /// The series.
+        public let input: MetricSeriesInput
+        /// Its dense values.
+        public let dense: DenseSeries
+        /// Its profile.
+        public let profile: SeriesProfile
+
+        /// Packs and profiles `input`.
+        public init(_ input: MetricSeriesInput) {
+            self.init(input, dense: DenseSeries(input.values))
+        }
+
+        /// Profiles `dense` as the values of `input` (simulations pass the dense values directly).
+        public init(_ input: MetricSeriesInput, dense: DenseSeries) {
+            self.input = input
+            self.dense = dense
+            profile = SeriesProfile(dense: dense.values, firstDay: dense.firstDay)
+        }
+
+        /// The profile fitted without the days `changeDay ..< changeDay + 28`, so a true shift after a change
+        /// does not raise the carry-over and variance it is judged by (both looks use the same profile).
+        public func profile(around changeDay: LocalDay) -> SeriesProfile {
+            var masked = dense.values
+            let start = changeDay.dayNumber - dense.firstDay
+            for i in max(0, start)..<min(masked.count, max(0, start + BeforeAfterAnalysis.longWindowDays)) { masked[i] = .nan }
+            return SeriesProfile(dense: masked, firstDay: dense.firstDay)
+        }
+    }
+
+    /// The result for one (change, series) pair before the adjustment across series: the comparison at the
+    /// look in force (at the best onset when the metric searches onsets).
+    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, varianceFactor: Double = 1) -> BeforeAfterResult {
+        analyse(series, changeDay: changeDay, asOf: asOf, windowDays: BeforeAfterAnalysis.windowDays(changeDay: changeDay, asOf: asOf),
+                varianceFactor: varianceFactor)
+    }
+
+    /// As `analyse(_:changeDay:asOf:)` at a given window (`searchOnset: false` tries the change day only).
+    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int, varianceFactor: Double = 1,
+                        searchOnset: Bool = true) -> BeforeAfterResult {
+        let analysis = BeforeAfterAnalysis()
+        let onsets = series.input.searchesOnset && searchOnset ? Self.onsetSearchDays : 0...0
+        let profile = series.profile(around: changeDay)
+        var best: BeforeAfterResult?
+        for onset in onsets {
+            let r = analysis.compare(dense: series.dense.values, firstDay: series.dense.firstDay, profile: profile,
+                                     changeDay: changeDay, asOf: asOf, windowDays: windowDays, onsetDays: onset,
+                                     varianceFactor: varianceFactor)
+            guard let current = best else { best = r; continue }
+            // The smallest p among onsets with enough data (an onset without enough data never wins).
+            let key = { (x: BeforeAfterResult) in (x.enoughData ? 0 : 1, x.pValue ?? 2) }
+            if key(r) < key(current) { best = r }
+        }
+        return best!
+    }
+
+    /// The placebo check of a series: the same analysis (14-day look, one series) at up to `maximumPlaceboDates`
+    /// dates spread over the history, each with no change of any product within 28 days either side and enough
+    /// values in both windows. Their t-statistics (change day as onset) give the calibration: if differences
+    /// where nothing changed spread wider than the model says (carry-over that outlasts a day, rounding, drift),
+    /// every comparison of the series is widened by that much. Each date is then judged by the full method
+    /// (onset search included) with the calibration of the other dates. Nil without any such date.
+    public func placebo(_ series: PreparedSeries, changeDays: [LocalDay], asOf: LocalDay) -> PlaceboCheck? {
+        let w = BeforeAfterAnalysis.shortWindowDays, guardDays = BeforeAfterAnalysis.longWindowDays
+        let first = series.dense.firstDay + w, last = min(series.dense.firstDay + series.dense.values.count, asOf.dayNumber + 1) - w
+        guard last > first else { return nil }
+        let changes = changeDays.map(\.dayNumber).sorted()
+        var candidates: [Int] = []
+        var day = first
+        while day <= last {
+            if !changes.contains(where: { abs($0 - day) <= guardDays }) { candidates.append(day) }
+            day += 7
+        }
+        let step = max(1, Double(candidates.count) / Double(Self.maximumPlaceboDates))
+        var dates: [LocalDay] = [], squares: [Double] = []
+        var index = 0.0
+        while Int(index) < candidates.count, dates.count < Self.maximumPlaceboDates {
+            let d = LocalDay(dayNumber: candidates[Int(index)])
+            index += step
+            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, searchOnset: false)
+            guard r.enoughData, let t = r.tStatistic else { continue }
+            dates.append(d)
+            squares.append(t * t)
+        }
+        guard !dates.isEmpty else { return nil }
+        let prior = Self.calibrationPriorDates, total = squares.reduce(0, +), n = Double(dates.count)
+        func factor(_ sum: Double, _ count: Double) -> Double { max(1, (sum + prior) / (count + prior)) }
+        let alpha = Self.lookAlpha(windowDays: w)
+        let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
+        var flagged = 0
+        for (d, square) in zip(dates, squares) {
+            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, varianceFactor: factor(total - square, n - 1))
+            let p = r.pValue.map { min(1, $0 * Double(onsets)) }
+            if InsightVerdict(r, lookPValue: p, adjustedPValue: p, lookAlpha: alpha) == .qualified { flagged += 1 }
+        }
+        return PlaceboCheck(dates: dates.count, flagged: flagged, varianceFactor: factor(total, n))
     }
 
     /// `changes` analysed against every series (changes whose day is after `asOf` are ignored; of series
@@ -212,49 +459,73 @@ public struct InsightEngine: Sendable {
     /// another year), so the list is not filled with empty "not enough data" entries.
     public func insights(changes: [ExposureChange], series: [MetricSeriesInput], asOf: LocalDay) -> [Insight] {
         var seen = Set<String>()
-        let prepared = series.filter { seen.insert($0.id).inserted }.map { s -> (MetricSeriesInput, DenseSeries, SeriesProfile) in
-            let dense = DenseSeries(s.values)
-            return (s, dense, SeriesProfile(dense: dense.values, firstDay: dense.firstDay))
-        }
-        let analysis = BeforeAfterAnalysis()
+        let prepared = series.filter { seen.insert($0.id).inserted }.map(PreparedSeries.init)
+        let placebos = prepared.map { placebo($0, changeDays: changes.map(\.day), asOf: asOf) }
         var all: [Insight] = []
         for change in changes where change.day <= asOf {
-            let results = prepared.map { _, dense, profile in
-                analysis.compare(dense: dense.values, firstDay: dense.firstDay, profile: profile, changeDay: change.day, asOf: asOf)
+            let results = prepared.indices.map { i in
+                analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor ?? 1)
             }
-            let adjusted = InsightStatistics.benjaminiHochberg(results.map { $0.enoughData ? $0.pValue : nil })
-            for ((metric, dense, _), (result, adjustedP)) in zip(prepared, zip(results, adjusted))
-                where result.beforeCount + result.afterCount > 0 {
-                let qualified = Self.qualifies(result, adjustedPValue: adjustedP)
-                let others = changes.filter { $0.id != change.id && $0.day >= result.before.lowerBound && $0.day <= result.after.upperBound }
-                all.append(Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit,
-                                   status: qualified ? .qualifiedFinding : .ongoingObservation, result: result,
-                                   adjustedPValue: adjustedP,
-                                   summary: InsightWording.summary(change: change, metricName: metric.name, unit: metric.unit,
-                                                                   result: result, qualified: qualified),
-                                   limitations: InsightWording.limitations(result: result, otherChanges: others),
-                                   points: Self.points(dense, result)))
-            }
+            all += assemble(change: change, series: prepared.map(\.input), results: results, placebos: placebos,
+                            allChanges: changes, dense: prepared.map(\.dense))
         }
         return Self.ordered(all)
     }
 
-    /// The bar for a qualified finding: enough values on both sides, an interval that excludes zero, |g| at
-    /// least `minimumEffectSize`, and an adjusted p-value at most `falseDiscoveryRate`.
-    public static func qualifies(_ result: BeforeAfterResult, adjustedPValue: Double?) -> Bool {
-        result.enoughData && (result.interval.map { !$0.contains(0) } ?? false)
-            && abs(result.hedgesG ?? 0) >= minimumEffectSize && (adjustedPValue ?? 1) <= falseDiscoveryRate
+    /// The insights of one change from its per-series results: the adjustment across the series with enough
+    /// data, then the verdict, wording and chart points of each.
+    public func assemble(change: ExposureChange, series: [MetricSeriesInput], results: [BeforeAfterResult], placebos: [PlaceboCheck?],
+                         allChanges: [ExposureChange], dense: [DenseSeries]) -> [Insight] {
+        let onsets = series.map { $0.searchesOnset ? Self.onsetSearchDays.count : 1 }
+        let lookP = zip(results, onsets).map { r, n in r.enoughData ? r.pValue.map { min(1, $0 * Double(n)) } : nil }
+        let adjusted = InsightStatistics.benjaminiHochberg(lookP)
+        let compared = lookP.compactMap { $0 }.count
+        var out: [Insight] = []
+        for i in series.indices where results[i].beforeCount + results[i].afterCount > 0 {
+            let result = results[i], metric = series[i]
+            let others = allChanges.filter { $0.id != change.id && $0.day >= result.before.lowerBound && $0.day <= result.after.upperBound }
+            let draft = Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit, result: result,
+                                adjustedPValue: adjusted[i], lookAlpha: Self.lookAlpha(windowDays: result.windowDays),
+                                seriesCompared: compared, onsetsSearched: onsets[i], placebo: placebos[i], summary: "", limitations: [],
+                                points: [])
+            out.append(Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit, result: result,
+                               adjustedPValue: adjusted[i], lookAlpha: draft.lookAlpha, seriesCompared: compared,
+                               onsetsSearched: onsets[i], placebo: placebos[i], summary: InsightWording.summary(draft),
+                               limitations: InsightWording.limitations(result: result, otherChanges: others),
+                               points: Self.points(dense[i], result)))
+        }
+        return out
     }
 
-    /// Qualified findings first, then ongoing observations; newest change first; then metric name, then id.
+    /// The bar for a qualified finding of one series alone (no other series compared, no onset search): every
+    /// condition of `InsightVerdict` at the look's `lookAlpha`.
+    public static func qualifies(_ result: BeforeAfterResult, adjustedPValue: Double?) -> Bool {
+        InsightVerdict(result, lookPValue: result.pValue, adjustedPValue: adjustedPValue,
+                       lookAlpha: lookAlpha(windowDays: result.windowDays)) == .qualified
+    }
+
+    /// Grouped by change: changes with a qualified finding first, then by their strongest insight, then newest
+    /// first; within a change, qualified findings first, then by strength, then metric name.
     public static func ordered(_ insights: [Insight]) -> [Insight] {
-        insights.sorted {
-            ($0.status == .qualifiedFinding ? 0 : 1, -$0.change.day.dayNumber, $0.metricName.lowercased(), $0.id)
-                < ($1.status == .qualifiedFinding ? 0 : 1, -$1.change.day.dayNumber, $1.metricName.lowercased(), $1.id)
+        var best: [String: (Int, Double)] = [:]
+        for i in insights {
+            let key = (i.status == .qualifiedFinding ? 0 : 1, -i.strength)
+            if let current = best[i.change.id], current <= key { continue }
+            best[i.change.id] = key
+        }
+        return insights.sorted { a, b in
+            let ga = best[a.change.id]!, gb = best[b.change.id]!
+            if a.change.id != b.change.id {
+                if ga != gb { return ga < gb }
+                if a.change.day != b.change.day { return a.change.day > b.change.day }
+                return a.change.id < b.change.id
+            }
+            return (a.status == .qualifiedFinding ? 0 : 1, -a.strength, a.metricName.lowercased(), a.id)
+                < (b.status == .qualifiedFinding ? 0 : 1, -b.strength, b.metricName.lowercased(), b.id)
         }
     }
 
-    private static func points(_ dense: DenseSeries, _ result: BeforeAfterResult) -> [InsightPoint] {
+    static func points(_ dense: DenseSeries, _ result: BeforeAfterResult) -> [InsightPoint] {
         (result.before.lowerBound.dayNumber...result.after.upperBound.dayNumber).compactMap { d in
             let i = d - dense.firstDay
             guard i >= 0, i < dense.values.count, !dense.values[i].isNaN else { return nil }
@@ -280,21 +551,34 @@ public enum InsightWording {
         return found
     }
 
-    /// The one-sentence summary.
-    static func summary(change: ExposureChange, metricName: String, unit: String, result: BeforeAfterResult, qualified: Bool) -> String {
+    /// The one-sentence summary: what the figures show and, when it is not a finding, which bar did not hold.
+    static func summary(_ insight: Insight) -> String {
+        let result = insight.result, change = insight.change, metricName = insight.metricName
         let w = result.windowDays
-        let what = change.description
-        let on = "\(what) on \(change.day)"
+        let on = "\(change.description) on \(change.day)"
         guard result.enoughData, let diff = result.difference, let interval = result.interval else {
             return "Not enough data yet to compare \(metricName) around the time of \(on): \(result.beforeCount) of \(w) days before and \(result.afterCount) of \(w) days after have a value (\(BeforeAfterAnalysis.minimumValidDays(w)) needed on each side)."
         }
-        let figures = "mean \(number(result.beforeMean!)) in the \(w) days before, \(number(result.afterMean!)) in the \(w) days after; difference \(signed(diff))\(unitText(unit)), 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)), effect size g = \(number(result.hedgesG ?? 0))"
-        if qualified {
-            let direction = diff > 0 ? "higher" : "lower"
+        let onset = result.onsetDays > 0 ? " from \(result.onsetDays) day\(result.onsetDays == 1 ? "" : "s") after it on" : ""
+        let figures = "mean \(number(result.beforeMean!)) in the \(w) days before, \(number(result.afterMean!)) in the \(w) days after\(onset); difference \(signed(diff))\(unitText(insight.unit)), 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)), effect size g = \(number(result.hedgesG ?? 0))"
+        let direction = diff > 0 ? "higher" : "lower"
+        switch insight.verdict {
+        case .qualified:
             return "\(capitalised(on)) was associated with \(direction) \(metricName) values (\(figures))."
+        case .didNotHoldUpAcrossSeries:
+            return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference that did not hold up once \(insight.seriesCompared) series were compared (adjusted p = \(pText(insight.adjustedPValue ?? 1)), at most \(pText(insight.lookAlpha)) needed; \(figures))."
+        case .notStrongEnoughForThisLook:
+            let search = insight.onsetsSearched > 1 ? " with the search over \(insight.onsetsSearched) onsets counted" : ""
+            return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference not yet strong enough for the \(w)-day look (p = \(pText(insight.lookPValue ?? 1))\(search), at most \(pText(insight.lookAlpha)) needed; \(figures))."
+        case .smallEffect:
+            return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference smaller than the effect size a finding needs (g = \(number(result.hedgesG ?? 0)), at least \(number(InsightEngine.minimumEffectSize)) needed; \(figures))."
+        case .noClearDifference, .notEnoughData:
+            return "No clear difference in \(metricName) around the time of \(on) so far (\(figures))."
         }
-        return "No clear difference in \(metricName) around the time of \(on) so far (\(figures))."
     }
+
+    /// A p-value as text: three decimals, "< 0.001" below that.
+    public static func pText(_ p: Double) -> String { p < 0.001 ? "< 0.001" : String(format: "%.3f", p) }
 
     /// The limitations: other changes in the windows, missing days, seasonality.
     static func limitations(result: BeforeAfterResult, otherChanges: [ExposureChange]) -> [String] {
@@ -351,4 +635,58 @@ public enum InsightWording {
     }
 
     static func capitalised(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+}
+
+/// The sentences above and around a list of insights, the same on the page and in the CLI.
+public struct InsightsOverview: Sendable {
+    /// The insights, in `InsightEngine.ordered` order.
+    public let insights: [Insight]
+
+    /// An overview of `insights`.
+    public init(_ insights: [Insight]) { self.insights = insights }
+
+    /// The changes, in the order of the insights (each once).
+    public var changes: [ExposureChange] {
+        var seen = Set<String>()
+        return insights.map(\.change).filter { seen.insert($0.id).inserted }
+    }
+
+    /// "3 changes compared with 6 series: 1 qualified finding, 2 differences that did not hold up once the
+    /// series were compared, 10 with no clear difference, 5 waiting for more days."
+    public var summary: String {
+        let counts = Dictionary(grouping: insights, by: \.verdict).mapValues(\.count)
+        func n(_ v: InsightVerdict) -> Int { counts[v] ?? 0 }
+        let changeCount = changes.count
+        let seriesCount = Set(insights.map(\.metricID)).count
+        var parts = ["\(n(.qualified)) qualified finding\(n(.qualified) == 1 ? "" : "s")"]
+        if n(.didNotHoldUpAcrossSeries) > 0 {
+            parts.append("\(n(.didNotHoldUpAcrossSeries)) difference\(n(.didNotHoldUpAcrossSeries) == 1 ? "" : "s") that did not hold up once the series were compared")
+        }
+        if n(.notStrongEnoughForThisLook) > 0 {
+            parts.append("\(n(.notStrongEnoughForThisLook)) difference\(n(.notStrongEnoughForThisLook) == 1 ? "" : "s") not yet strong enough for their look")
+        }
+        if n(.smallEffect) > 0 { parts.append("\(n(.smallEffect)) smaller than the effect size a finding needs") }
+        if n(.noClearDifference) > 0 { parts.append("\(n(.noClearDifference)) with no clear difference") }
+        if n(.notEnoughData) > 0 { parts.append("\(n(.notEnoughData)) waiting for more days with a value") }
+        return "\(changeCount) change\(changeCount == 1 ? "" : "s") compared with \(seriesCount) series: " + parts.joined(separator: ", ") + "."
+    }
+
+    /// Why there is no insight at all: no change found yet, or no series with values around the changes.
+    public static func emptyReason(changes: [ExposureChange]) -> String {
+        guard let latest = changes.last else {
+            return "No change in what you logged as taken has been found yet. A change is a start (doses on at least 4 of its first 14 days), a pause of 3 or more scheduled days, stopping, a new dose, a new frequency or a new time of day; a single as-needed dose is not one."
+        }
+        return "\(changes.count) change\(changes.count == 1 ? "" : "s") found (the latest: \(latest.description) on \(latest.day)), but no outcome series has a value in the 14 days before or after \(changes.count == 1 ? "it" : "any of them"). A comparison needs at least 10 days with a value on each side."
+    }
+
+    /// "On your own records, this method flagged 1 of 40 dates where nothing changed."
+    public static func placeboText(_ insight: Insight) -> String {
+        guard let p = insight.placebo, p.dates >= InsightEngine.minimumPlaceboDates else {
+            return "Too few stretches of \(insight.metricName) without any change yet to check this method on your own records (\(InsightEngine.minimumPlaceboDates) dates needed)."
+        }
+        let widened = p.varianceFactor > 1.005
+            ? String(format: " Differences there spread wider than the model expects, so every comparison of this series is widened by %.2f times.", p.varianceFactor.squareRoot())
+            : ""
+        return "On your own records, this method flagged \(p.flagged) of \(p.dates) dates of \(insight.metricName) where nothing changed.\(widened)"
+    }
 }

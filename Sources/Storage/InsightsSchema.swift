@@ -36,3 +36,37 @@ extension CairnSchema {
             """)
     }
 }
+
+extension CairnSchema {
+    /// Incremental, automatic insight recomputation.
+    ///
+    /// - `insight_pending`: what changed since the last recomputation, written by the services in the same
+    ///   transaction as the change ("series" with a metric id, "ledger" with a product id or "*"); a recomputation
+    ///   removes the rows it has read, so a change made while it runs is picked up by the next one.
+    /// - `insight_series_state`: per metric, a fingerprint of the daily values (and options) the stored insights
+    ///   were computed from, and the placebo check of that series (JSON, NULL when there were too few dates).
+    /// - `insight_metric_options`: per metric, whether a later onset (0-7 days) is searched.
+    /// - `insight_runs.inputs`: the ledger fingerprint and the exposure changes of the last run (JSON), so a run
+    ///   with an unchanged ledger on the same day does not re-read every intake record.
+    static let insightInputs = Migration(id: "2026-12-01.insight-inputs") { db in
+        try db.executeScript("""
+            CREATE TABLE insight_pending (
+                kind       TEXT NOT NULL CHECK (kind IN ('series', 'ledger')),
+                key        TEXT NOT NULL CHECK (length(key) > 0),
+                changed_at TEXT NOT NULL,
+                PRIMARY KEY (kind, key)
+            );
+            CREATE TABLE insight_series_state (
+                metric_id   TEXT PRIMARY KEY CHECK (length(metric_id) > 0),
+                fingerprint TEXT NOT NULL,
+                placebo     TEXT CHECK (placebo IS NULL OR json_valid(placebo))
+            );
+            CREATE TABLE insight_metric_options (
+                metric_id      TEXT PRIMARY KEY CHECK (length(metric_id) > 0),
+                searches_onset INTEGER NOT NULL CHECK (searches_onset IN (0, 1)),
+                updated_at     TEXT NOT NULL
+            );
+            ALTER TABLE insight_runs ADD COLUMN inputs TEXT CHECK (inputs IS NULL OR json_valid(inputs));
+            """)
+    }
+}

@@ -78,7 +78,7 @@ public struct WebApplication: Sendable {
             + LabelScanPages.routes(services.regimen, scanner: services.labelScanner, csrfToken: csrfToken)
             + RegimenSchedulePages.routes(services.regimen, csrfToken: csrfToken)
             + RegimenLedgerPage.routes(services.regimen, csrfToken: csrfToken)
-            + RegimenOutcomesPage.routes(services.outcomes, csrfToken: csrfToken)
+            + RegimenOutcomesPage.routes(services.outcomes, insights: services.insights, csrfToken: csrfToken)
             + RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken)
             + RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken)
             + ReportPages.routes(services.reports, skin: services.skin, regimen: services.regimen, csrfToken: csrfToken)

@@ -3,79 +3,193 @@ import Foundation
 import Insights
 import Regimen
 
-/// `cairn-bench insights [--runs N]`: validates the before/after analysis on simulated daily series and times
-/// a ten-year analysis.
+/// `cairn-bench insights [--runs N] [--seed S]`: validates the before/after analysis on simulated daily series
+/// and times a ten-year analysis.
 ///
-/// Simulation: each series is AR(1) with φ in {0, 0.3, 0.5, 0.7} scaled to a marginal SD of 1, plus a weekly
-/// rhythm (weekends +0.6 SD, mid-week −0.2 SD), with 10% of days missing at random. It starts 120 days before
-/// the change and ends when the window in question is complete (14 or 28 days after). From the change day on,
-/// a shift of 0, 0.5, 1 or 1.5 SD is added. A "finding" of Cairn is a qualified finding (interval excludes
-/// zero, |g| ≥ 0.5, enough values; one metric, so BH changes nothing); a finding of the naive comparison is a
-/// Welch t-test at p < 0.05 on the same raw window values, computed in the same run.
-/// Targets: a false-finding rate of at most 5% at every φ (no shift, both windows); ten years of data with
-/// 20 products and 10 metrics analysed in at most 1 s.
+/// Simulation (its own generator and seeds, never the tests'): each series is AR(1) with φ in {0, 0.3, 0.5,
+/// 0.7} scaled to a marginal SD of 1, plus a weekly rhythm (weekends +0.6 SD, mid-week −0.2 SD), with 10% of
+/// days missing at random: 120 days of history before a change, then 28 days. From the change day on, a shift
+/// of 0, 1 or 1.5 SD is added (and, as a check of the onset search, a shift reached gradually over 7 days).
+/// Cairn's comparison is calibrated on the series' own placebo dates before the change, as in the app.
+/// Two looks, as the person sees them: the 14-day look uses the series up to day 13 after the change (profile
+/// fitted on that), the 28-day look the whole series. A finding of Cairn is a qualified finding (one metric, so
+/// the adjustment across series changes nothing). Side by side in the same run, on the same values:
+/// - "known φ": a z-test of the difference of the window means that knows the true φ, the true rhythm and the
+///   true variance (the reachable ceiling of a before/after comparison of means), at 5% per look;
+/// - "Welch": Welch's t-test at p < 0.05 on the raw window values.
+/// Targets: false qualified findings ≤ 5% at every φ at 14 days, at 28 days and at either look; detection at
+/// the 14-day look ≥ 85% of the known-φ test's at every φ (1 and 1.5 SD); ten years of data with 5 products
+/// and 6 metrics analysed in ≤ 1 s.
 enum InsightsBenchmark {
     static let falseFindingTarget = 0.05
+    static let detectionShareTarget = 0.85
     static let speedTargetSeconds = 1.0
     static let phis = [0.0, 0.3, 0.5, 0.7]
-    static let shifts = [0.0, 0.5, 1.0, 1.5]
-    static let windows = [14, 28]
+    static let shifts = [1.0, 1.5]
     static let historyDays = 120
     static let missingShare = 0.1
 
+    /// Counts of one cell.
+    struct Cell {
+        var runs = 0
+        var cairn14 = 0, cairn28 = 0, cairnEither = 0, known14 = 0, known28 = 0, knownEither = 0, welch14 = 0, welch28 = 0
+        mutating func add(_ o: Cell) {
+            runs += o.runs; cairn14 += o.cairn14; cairn28 += o.cairn28; cairnEither += o.cairnEither
+            known14 += o.known14; known28 += o.known28; knownEither += o.knownEither; welch14 += o.welch14; welch28 += o.welch28
+        }
+        func rate(_ n: Int) -> Double { runs == 0 ? 0 : Double(n) / Double(runs) }
+    }
+
     static func run(arguments: [String]) throws -> Bool {
         var runs = 2_000
+        var seed: UInt64 = 20261201
         if let i = arguments.firstIndex(of: "--runs"), i + 1 < arguments.count, let n = Int(arguments[i + 1]) { runs = max(10, n) }
-        print("insights: \(runs) simulated series per cell; AR(1), weekly rhythm, \(Int(missingShare * 100))% missing days, \(historyDays) days of history")
-        print("  rate of findings (Cairn qualified finding | naive Welch p<0.05)")
-        print("  phi   shift  window  cairn    welch")
+        if let i = arguments.firstIndex(of: "--seed"), i + 1 < arguments.count, let n = UInt64(arguments[i + 1]) { seed = n }
+        print("insights: \(runs) simulated series per cell (seed \(seed)); AR(1), weekly rhythm, \(Int(missingShare * 100))% missing days, \(historyDays) days of history, looks at 14 and 28 days")
+        print("  Cairn: prewhitened step, carry-over and variance from the history, calibrated on the series' own placebo dates")
+        print("  per look, Cairn spends \(InsightEngine.lookAlpha(windowDays: 14)) at 14 days and \(InsightEngine.lookAlpha(windowDays: 28)) at 28 days; known φ and Welch use 0.05 at each look")
         var met = true
-        var generator = SeededGenerator(seed: 20261130)
+        var generator = SeededGenerator(seed: seed)
+        print("  FALSE FINDINGS (no shift)       Cairn: 14 d   28 d  either | known φ: 14 d  either | Welch: 14 d   28 d")
+        var nullTotal = Cell()
         for phi in phis {
-            for shift in shifts {
-                for window in windows {
-                    let (cairn, welch) = simulate(phi: phi, shift: shift, window: window, runs: runs, generator: &generator)
-                    let flag = shift == 0 ? (cairn <= falseFindingTarget ? "  (false findings, target <= 5%: met)" : "  (false findings, target <= 5%: NOT met)") : ""
-                    if shift == 0 && cairn > falseFindingTarget { met = false }
-                    print(String(format: "  %.1f   %.1f    %2d      %5.1f%%   %5.1f%%", phi, shift, window, cairn * 100, welch * 100) + flag)
+            let c = simulate(phi: phi, shift: 0, ramp: false, runs: runs, generator: &generator)
+            nullTotal.add(c)
+            let ok = [c.cairn14, c.cairn28, c.cairnEither].allSatisfy { c.rate($0) <= falseFindingTarget }
+            if !ok { met = false }
+            print(String(format: "  phi %.1f                          %5.1f%%  %5.1f%%  %5.1f%% |        %5.1f%%  %5.1f%% |     %5.1f%%  %5.1f%%  %@",
+                         phi, c.rate(c.cairn14) * 100, c.rate(c.cairn28) * 100, c.rate(c.cairnEither) * 100, c.rate(c.known14) * 100,
+                         c.rate(c.knownEither) * 100, c.rate(c.welch14) * 100, c.rate(c.welch28) * 100, ok ? "(<= 5%: met)" : "(<= 5%: NOT met)"))
+        }
+        let n = nullTotal
+        print(String(format: "  overall                          %5.1f%%  %5.1f%%  %5.1f%% |        %5.1f%%  %5.1f%% |     %5.1f%%  %5.1f%%",
+                     n.rate(n.cairn14) * 100, n.rate(n.cairn28) * 100, n.rate(n.cairnEither) * 100, n.rate(n.known14) * 100,
+                     n.rate(n.knownEither) * 100, n.rate(n.welch14) * 100, n.rate(n.welch28) * 100))
+        print("  DETECTION (shift from the change day on)  Cairn: 14 d  28 d  either | known φ: 14 d  28 d | Cairn/known at 14 d | Welch 14 d")
+        var totals: [Double: Cell] = [:]
+        for shift in shifts + [-1] {
+            for phi in phis {
+                let ramp = shift < 0
+                let size = ramp ? 1.0 : shift
+                let c = simulate(phi: phi, shift: size, ramp: ramp, runs: runs / 2, generator: &generator)
+                var t = totals[shift] ?? Cell(); t.add(c); totals[shift] = t
+                let share = c.known14 == 0 ? 1 : Double(c.cairn14) / Double(c.known14)
+                var flag = ""
+                if !ramp {
+                    flag = share >= detectionShareTarget ? "(>= 85%: met)" : "(>= 85%: NOT met)"
+                    if share < detectionShareTarget { met = false }
                 }
+                print(String(format: "  phi %.1f, %@                %5.1f%% %5.1f%% %5.1f%% |        %5.1f%% %5.1f%% |        %5.0f%%       |   %5.1f%%  %@",
+                             phi, ramp ? "1.0 SD over 7 days" : String(format: "%.1f SD            ", size), c.rate(c.cairn14) * 100,
+                             c.rate(c.cairn28) * 100, c.rate(c.cairnEither) * 100, c.rate(c.known14) * 100, c.rate(c.known28) * 100,
+                             share * 100, c.rate(c.welch14) * 100, flag))
             }
+        }
+        for shift in shifts {
+            let t = totals[shift]!
+            print(String(format: "  overall, %.1f SD                          %5.1f%% %5.1f%% %5.1f%% |        %5.1f%% %5.1f%% |        %5.0f%%       |   %5.1f%%",
+                         shift, t.rate(t.cairn14) * 100, t.rate(t.cairn28) * 100, t.rate(t.cairnEither) * 100, t.rate(t.known14) * 100,
+                         t.rate(t.known28) * 100, Double(t.cairn14) / Double(max(t.known14, 1)) * 100, t.rate(t.welch14) * 100))
+        }
+        print("  ROBUSTNESS (no shift; kinds of series the AR(1) model does not describe)  Cairn: 14 d  28 d  either | Welch 14 d")
+        for kind in Kind.allCases where kind != .ar1 {
+            let c = simulate(phi: 0, shift: 0, ramp: false, runs: runs, kind: kind, generator: &generator)
+            print("  " + kind.rawValue.padding(toLength: 50, withPad: " ", startingAt: 0) + String(format: "%5.1f%% %5.1f%% %5.1f%% |   %5.1f%%",
+                         c.rate(c.cairn14) * 100, c.rate(c.cairn28) * 100, c.rate(c.cairnEither) * 100, c.rate(c.welch14) * 100))
         }
         let seconds = try timeTenYears()
         let speedMet = seconds <= speedTargetSeconds
         if !speedMet { met = false }
-        print(String(format: "  10 years, 20 products, 10 metrics: %.3f s (target <= %.1f s: %@)", seconds, speedTargetSeconds, speedMet ? "met" : "NOT met"))
+        print(String(format: "  10 years, 5 products, 6 metrics (changes, comparisons, placebo checks): %.3f s (target <= %.1f s: %@)", seconds, speedTargetSeconds, speedMet ? "met" : "NOT met"))
         return met
     }
 
-    /// The share of runs with a Cairn finding and with a Welch finding.
-    static func simulate(phi: Double, shift: Double, window: Int, runs: Int, generator: inout SeededGenerator) -> (Double, Double) {
+    /// One cell: `runs` series, each analysed at both looks by Cairn, the known-φ test and Welch.
+    /// Kinds of series beyond the AR(1) the method assumes, to see how it holds up when that model is wrong.
+    enum Kind: String, CaseIterable {
+        case ar1 = "AR(1)"
+        case slowPlusNoise = "slow AR(1) (phi 0.9) plus day noise"
+        case drift = "AR(1) phi 0.5 plus slow drift"
+        case heavyTails = "AR(1) phi 0.5, heavy-tailed days (t, 3 df)"
+        case rounded = "AR(1) phi 0.4 as a 1-5 rating"
+    }
+
+    static func simulate(phi: Double, shift: Double, ramp: Bool, runs: Int, kind: Kind = .ar1, generator: inout SeededGenerator) -> Cell {
         let changeIndex = historyDays
-        let length = historyDays + window
+        let length = historyDays + 28
         let firstDay = LocalDay(year: 2026, month: 1, day: 5)!.dayNumber
         let changeDay = LocalDay(dayNumber: firstDay + changeIndex)
-        let asOf = LocalDay(dayNumber: firstDay + length - 1)
         let innovationSD = (1 - phi * phi).squareRoot()
         let rhythm = [-0.2, -0.2, -0.2, -0.2, 0.2, 0.6, 0.6] // Monday ... Sunday; weekend higher
-        let analysis = BeforeAfterAnalysis()
-        var cairn = 0, welch = 0
+        let engine = InsightEngine()
+        var cell = Cell()
         var values = [Double](repeating: .nan, count: length)
+        var adjusted = [Double](repeating: .nan, count: length)
         for _ in 0..<runs {
             var x = normal(&generator)
+            var slow = normal(&generator), walk = 0.0
             for i in 0..<length {
-                if i > 0 { x = phi * x + innovationSD * normal(&generator) }
+                if i > 0, kind == .ar1 { x = phi * x + innovationSD * normal(&generator) }
+                switch kind {
+                case .ar1: break
+                case .slowPlusNoise:
+                    if i > 0 { slow = 0.9 * slow + (1 - 0.81).squareRoot() * normal(&generator) }
+                    x = 0.7 * slow + 0.71 * normal(&generator)
+                case .drift:
+                    walk += 0.03 * normal(&generator)
+                    if i > 0 { x = 0.5 * x + 0.75.squareRoot() * normal(&generator) }
+                case .heavyTails:
+                    if i > 0 { x = 0.5 * x + 0.75.squareRoot() * studentT3(&generator) }
+                case .rounded:
+                    if i > 0 { x = 0.4 * x + 0.84.squareRoot() * normal(&generator) }
+                }
+                let level = kind == .drift ? x + walk : x
                 let weekday = ((firstDay + i) % 7 + 7 + 3) % 7
-                let value = 5 + x + rhythm[weekday] + (i >= changeIndex ? shift : 0)
-                values[i] = generator.unit() < missingShare ? .nan : value
+                let k = i - changeIndex
+                let effect = k < 0 ? 0 : (ramp ? shift * min(1, Double(k + 1) / 7) : shift)
+                let missing = generator.unit() < missingShare
+                values[i] = missing ? .nan : 5 + level + rhythm[weekday] + effect
+                if kind == .rounded, !missing { values[i] = min(5, max(1, (3 + 0.8 * level + rhythm[weekday] + effect).rounded())) }
+                adjusted[i] = missing ? .nan : level + effect
             }
-            let profile = SeriesProfile(dense: values, firstDay: firstDay)
-            let result = analysis.compare(dense: values, firstDay: firstDay, profile: profile, changeDay: changeDay, asOf: asOf)
-            if InsightEngine.qualifies(result, adjustedPValue: result.pValue) { cairn += 1 }
-            let before = values[(changeIndex - window)..<changeIndex].filter { !$0.isNaN }
-            let after = values[changeIndex..<(changeIndex + window)].filter { !$0.isNaN }
-            if welchP(before, after) < 0.05 { welch += 1 }
+            cell.runs += 1
+            var found = [false, false], knownFound = [false, false]
+            for (look, w) in [14, 28].enumerated() {
+                let upTo = changeIndex + w
+                let visible = Array(values[0..<upTo])
+                let series = MetricSeriesInput(id: "m", name: "M", unit: "", values: [:])
+                let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible))
+                let asOf = LocalDay(dayNumber: firstDay + upTo - 1)
+                let calibration = engine.placebo(prepared, changeDays: [changeDay], asOf: asOf)?.varianceFactor ?? 1
+                let r = engine.analyse(prepared, changeDay: changeDay, asOf: asOf, windowDays: w, varianceFactor: calibration)
+                found[look] = InsightEngine.qualifies(r, adjustedPValue: r.pValue)
+                knownFound[look] = knownPhiP(adjusted, change: changeIndex, window: w, phi: phi) < 0.05
+                let before = values[(changeIndex - w)..<changeIndex].filter { !$0.isNaN }
+                let after = values[changeIndex..<(changeIndex + w)].filter { !$0.isNaN }
+                if welchP(before, after) < 0.05 { if look == 0 { cell.welch14 += 1 } else { cell.welch28 += 1 } }
+            }
+            if found[0] { cell.cairn14 += 1 }
+            if found[1] { cell.cairn28 += 1 }
+            if found[0] || found[1] { cell.cairnEither += 1 }
+            if knownFound[0] { cell.known14 += 1 }
+            if knownFound[1] { cell.known28 += 1 }
+            if knownFound[0] || knownFound[1] { cell.knownEither += 1 }
         }
-        return (Double(cairn) / Double(runs), Double(welch) / Double(runs))
+        return cell
+    }
+
+    /// The two-sided p of a z-test of the difference of window means of `adjusted` (rhythm already removed),
+    /// with the exact variance of that difference for the present days under AR(1) with the true φ, σ = 1.
+    static func knownPhiP(_ adjusted: [Double], change: Int, window w: Int, phi: Double) -> Double {
+        let b = ((change - w)..<change).filter { !adjusted[$0].isNaN }
+        let a = (change..<(change + w)).filter { !adjusted[$0].isNaN }
+        guard !a.isEmpty, !b.isEmpty else { return 1 }
+        func rho(_ x: [Int], _ y: [Int]) -> Double { var s = 0.0; for i in x { for j in y { s += pow(phi, Double(abs(i - j))) } }; return s }
+        let nA = Double(a.count), nB = Double(b.count)
+        let v = rho(a, a) / (nA * nA) + rho(b, b) / (nB * nB) - 2 * rho(a, b) / (nA * nB)
+        let diff = a.map { adjusted[$0] }.reduce(0, +) / nA - b.map { adjusted[$0] }.reduce(0, +) / nB
+        let z = abs(diff) / v.squareRoot()
+        return erfc(z / 2.0.squareRoot())
     }
 
     /// The two-sided p-value of Welch's unequal-variance t-test.
@@ -93,13 +207,20 @@ enum InsightsBenchmark {
         return InsightStatistics.twoSidedP(t: t, df: df)
     }
 
+    /// Student's t with 3 degrees of freedom, scaled to unit variance.
+    static func studentT3(_ g: inout SeededGenerator) -> Double {
+        let z = normal(&g)
+        let chi = (0..<3).reduce(0.0) { s, _ in let n = normal(&g); return s + n * n }
+        return z / (chi / 3).squareRoot() / 3.0.squareRoot()
+    }
+
     static func normal(_ g: inout SeededGenerator) -> Double {
         let u1 = max(g.unit(), 1e-300), u2 = g.unit()
         return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 
-    /// Seconds to find the changes and analyse them: ten years, 20 products (each with a dose change, a
-    /// timing change, a pause and a restart), 10 metrics with 5% missing days. The median of 3 runs.
+    /// Seconds to find the changes and analyse them (placebo checks included): ten years, 5 products (each with a
+    /// dose change, a timing change, a pause and a restart), 6 metrics with 5% missing days. The median of 3 runs.
     static func timeTenYears() throws -> Double {
         var g = SeededGenerator(seed: 42)
         let zone = TimeZone(identifier: "Europe/Berlin")!
@@ -107,7 +228,7 @@ enum InsightsBenchmark {
         let first = last.adding(days: -3_649)
         var entries: [LedgerEntry] = []
         var schedules: [ScheduleHistory] = []
-        for p in 0..<20 {
+        for p in 0..<5 {
             let product = ProductID("product-\(p)")
             let start = first.adding(days: Int(g.unit() * 300))
             let doseChange = start.adding(days: 400 + Int(g.unit() * 1_000))
@@ -137,7 +258,7 @@ enum InsightsBenchmark {
             }
         }
         var series: [MetricSeriesInput] = []
-        for m in 0..<10 {
+        for m in 0..<6 {
             var values: [LocalDay: Double] = [:]
             var x = 0.0
             for d in 0..<3_650 {
@@ -157,7 +278,7 @@ enum InsightsBenchmark {
         let changes = ExposureChangeDetector().changes(in: entries, schedules: schedules, asOf: last)
         let kinds = ExposureChangeKind.allCases.map { kind in "\(kind.rawValue) \(changes.filter { $0.kind == kind }.count)" }
         print("  ten-year run: \(entries.count) intake records, \(changes.count) changes (\(kinds.joined(separator: ", "))), \(count) insights")
-        print("    planted per product: a start, a dose change, a timing change, a 30-day pause and a restart (100 in all)")
+        print("    planted per product: a start, a dose change, a timing change, a 30-day pause and a restart (25 in all)")
         return times.sorted()[1]
     }
 }

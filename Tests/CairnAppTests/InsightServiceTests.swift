@@ -118,3 +118,79 @@ private func logDaily(_ f: RegimenFixture, _ product: StoredProduct, from: Strin
     #expect(throws: InsightServiceError.unreadableRecord) { try service.list() }
     #expect(!InsightServiceError.unreadableRecord.userMessage.isEmpty)
 }
+
+@Test func aRecomputationRunsOnlyTheComparisonsWhoseInputsChanged() throws {
+    let f = try RegimenFixture(now: "2026-04-30T12:00:00Z")
+    defer { f.remove() }
+    let box = SeriesBox()
+    box.series = outcomeSeries()
+    let service = InsightService(database: f.database, regimen: f.service, clock: f.clock, series: { box.series })
+    try logDaily(f, try f.magnesium(), from: "2026-03-01", to: "2026-04-30")
+    let first = try service.recompute()
+    #expect(first.compared == 2 && first.ledgerRead)
+    let before = try service.list()
+
+    let again = try service.recompute()
+    #expect(again.compared == 0 && !again.ledgerRead && again.updated == 0)
+    #expect(try service.list() == before)
+
+    // One series changes: only its comparison runs again; the other is kept.
+    var steps = box.series[1].values
+    steps[day("2026-03-03")] = 12_000
+    box.series[1] = MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps)
+    let one = try service.recompute()
+    #expect(one.compared == 1 && !one.ledgerRead)
+    #expect(try service.list().first { $0.metricID == "sleep_quality" } == before.first { $0.metricID == "sleep_quality" })
+
+    // The full recomputation gives the same figures as the incremental ones.
+    let incremental = try service.list()
+    try service.recompute(full: true)
+    #expect(try service.list() == incremental)
+}
+
+@Test func servicesMarkInsightsOutOfDateAndTheNextViewCatchesUp() throws {
+    let f = try RegimenFixture(now: "2026-04-30T12:00:00Z")
+    defer { f.remove() }
+    let service = InsightService(database: f.database, regimen: f.service, clock: f.clock, series: { outcomeSeries() })
+    let magnesium = try f.magnesium()
+    try logDaily(f, magnesium, from: "2026-03-01", to: "2026-04-29")
+    #expect(try service.needsRecompute())
+    #expect(try service.recomputeInBackgroundIfNeeded())
+    #expect(try !service.needsRecompute())
+    #expect(try !service.recomputeInBackgroundIfNeeded())
+    _ = try f.service.logExtra(magnesium.product.id)
+    #expect(try service.needsRecompute(), "a new dose marks the ledger changed")
+    #expect(try f.database.read { try $0.scalar("SELECT count(*) FROM insight_pending WHERE kind = 'ledger'", as: Int.self) } == 1)
+    try service.recompute()
+    #expect(try f.database.read { try $0.scalar("SELECT count(*) FROM insight_pending", as: Int.self) } == 0)
+    #expect(try service.changes().map(\.kind) == [.start])
+}
+
+@Test func inTheBackgroundTheStateSaysWhereItIsAndEndsIdle() throws {
+    let f = try RegimenFixture(now: "2026-04-30T12:00:00Z")
+    defer { f.remove() }
+    let service = InsightService(database: f.database, regimen: f.service, clock: f.clock, series: { outcomeSeries() })
+    service.recomputesInBackground = true
+    try logDaily(f, try f.magnesium(), from: "2026-03-01", to: "2026-04-29")
+    #expect(try service.recomputeInBackgroundIfNeeded())
+    let deadline = Date().addingTimeInterval(30)
+    while service.backgroundState != .idle && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    #expect(service.backgroundState == .idle)
+    #expect(try service.list().count == 2)
+    #expect(try !service.needsRecompute())
+}
+
+@Test func onsetSearchIsAPerMetricOption() throws {
+    let f = try RegimenFixture(now: "2026-04-30T12:00:00Z")
+    defer { f.remove() }
+    let service = InsightService(database: f.database, regimen: f.service, clock: f.clock, series: { outcomeSeries() })
+    try logDaily(f, try f.magnesium(), from: "2026-03-01", to: "2026-04-29")
+    try service.recompute()
+    #expect(try service.list().allSatisfy { $0.onsetsSearched == 1 })
+    try service.setSearchesOnset(true, metricID: "steps")
+    #expect(try service.metricsSearchingOnset() == ["steps"])
+    let run = try service.recompute()
+    #expect(run.compared == 1)
+    #expect(try service.list().first { $0.metricID == "steps" }?.onsetsSearched == 8)
+    #expect(throws: InsightServiceError.unknownMetric("nope")) { try service.setSearchesOnset(true, metricID: "nope") }
+}

@@ -133,20 +133,30 @@ private let expectedHelp: [String: String] = [
     "cairn regimen insights": #"""
     Compare outcome series before and after changes in what you took.
 
-    Usage: cairn regimen insights [--json]
+    Usage: cairn regimen insights [--json] [--full] [--search-onset METRIC] [--no-search-onset METRIC]
 
-    Recomputes insights as of today, stores them, and lists every one: qualified findings first, then
-    ongoing observations. A change is found only in doses logged as taken (a start, a pause of 3 or
-    more scheduled days, stopping, a new dose, a new frequency or a new time of day). For each change
-    and each outcome series, the 14 days before and after are compared (28 once 28 days have passed).
+    Recomputes insights as of today (only what changed since the last run), stores them, and lists them
+    grouped by change: changes with a qualified finding first, then by strength. A change is found only in
+    doses logged as taken (a start with doses on at least 4 of its first 14 days, a pause of 3 or more
+    scheduled days, stopping, a new dose, a new frequency or a new time of day); a single as-needed dose is
+    not a change. For each change and each outcome series, the 14 days before and after are compared (28
+    once 28 days have passed).
 
     A qualified finding needs at least 10 of 14 (20 of 28) days with a value on each side, a 95% interval
-    of the difference that excludes zero (allowing for day-to-day carry-over and the weekly rhythm), an
-    effect size |g| of at least 0.5, and a pass after adjusting for the number of series compared.
+    that excludes zero (allowing for day-to-day carry-over and the weekly rhythm), an effect size |g| of
+    at least 0.5, and p at most 0.035 at the 14-day look and 0.02 at the 28-day look, before and after
+    adjusting for the number of series compared (the two looks share one 5% error rate). Each series is
+    also checked at dates of its own where nothing changed: if differences there spread wider than the
+    model expects, its comparisons are widened to match. Each insight lists which conditions held, and
+    how often the method flagged those dates.
 
     Options:
-      --json   Print the insights as JSON, each with its change, metric, window, counts, interval, effect
-               size, status, limitations and disclaimer.
+      --json                     Print the insights as JSON, each with its change, metric, window, counts, interval, effect
+                                 size, conditions, status, placebo check, limitations and disclaimer.
+      --full                     Recompute everything, not only what changed since the last run.
+      --search-onset METRIC      Also search a later onset (0-7 days after a change) for this series;
+                                 the search is counted in its p-value.
+      --no-search-onset METRIC   Use only the change day as the onset for this series again.
     """#,
     "cairn regimen ledger": #"""
     List log entries, newest first, corrected entries included.

@@ -83,6 +83,25 @@ struct BeforeAfterTests {
         #expect(abs(profile.autocorrelation - 0.6) < 0.12)
     }
 
+    @Test func withoutCarryOverTheStepIsTheDifferenceOfMeans() throws {
+        var g = SeededGenerator(seed: 5)
+        let s = Fixture.series("2026-01-01", "2026-04-30", skip: [40, 50, 66]) { _ in 3 + Fixture.normal(&g) }
+        let d = dense(s)
+        let r = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: flat,
+                                              changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
+        let diff = try #require(r.difference)
+        #expect(abs(diff - (try #require(r.afterMean) - (try #require(r.beforeMean)))) < 1e-9)
+    }
+
+    @Test func theProfileCarriesTheVarianceOfTheWholeHistory() throws {
+        var g = SeededGenerator(seed: 6)
+        let s = Fixture.series("2025-01-01", "2025-12-31") { _ in 10 + 2 * Fixture.normal(&g) }
+        let d = dense(s)
+        let profile = SeriesProfile(dense: d.values, firstDay: d.firstDay)
+        #expect(abs(try #require(profile.variance) - 4) < 0.8)
+        #expect(profile.varianceWeight > 300)
+    }
+
     @Test func aShortSeriesGetsACautiousAutocorrelation() {
         let s = Fixture.series("2026-03-01", "2026-03-20") { Double($0 % 2) }
         let d = dense(s)

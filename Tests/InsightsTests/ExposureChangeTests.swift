@@ -120,4 +120,20 @@ struct ExposureChangeTests {
         #expect(String(decoding: data, as: UTF8.self).contains("\"day\":\"2026-03-01\""))
         #expect(try JSONDecoder().decode(ExposureChange.self, from: data) == change)
     }
+
+    @Test func aSingleAsNeededDoseIsNotAStartNorItsEndAStop() {
+        let one = [Fixture.entry(Fixture.day("2026-03-05"), name: "Ibuprofen")]
+        #expect(detector.changes(in: one, schedules: [], asOf: Fixture.day("2026-04-30")).isEmpty)
+        let scattered = [Fixture.entry(Fixture.day("2026-03-05")), Fixture.entry(Fixture.day("2026-03-12")),
+                         Fixture.entry(Fixture.day("2026-04-20"))]
+        #expect(detector.changes(in: scattered, schedules: [], asOf: Fixture.day("2026-05-30")).isEmpty)
+    }
+
+    @Test func aStartIsRecognisedOnceItsFourthDoseDayIsLogged() {
+        let three = Fixture.daily("2026-03-01", "2026-03-03")
+        #expect(detector.changes(in: three, schedules: [], asOf: Fixture.day("2026-03-03")).isEmpty)
+        let four = Fixture.daily("2026-03-01", "2026-03-04")
+        #expect(detector.changes(in: four, schedules: [], asOf: Fixture.day("2026-03-04")).map(\.kind) == [.start])
+    }
 }
+

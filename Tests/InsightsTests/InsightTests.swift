@@ -139,4 +139,99 @@ struct InsightTests {
         #expect(text.contains("\"status\":\"qualified-finding\""))
         #expect(try JSONDecoder().decode(Insight.self, from: data) == insight)
     }
+
+    @Test func aDifferenceThatFailsOnlyTheAdjustmentIsNeverCalledNoClearDifference() throws {
+        // One real shift among many flat series: raw p passes, the adjustment across 12 series does not.
+        var g = SeededGenerator(seed: 21)
+        var series = [Fixture.series("2026-01-01", "2026-03-14") { $0 >= 59 ? 3.75 + 0.5 * Fixture.normal(&g) : 3 + 0.5 * Fixture.normal(&g) }]
+        for k in 0..<11 {
+            series.append(Fixture.series("2026-01-01", "2026-03-14", id: "flat\(k)", name: "Flat \(k)", unit: "") { _ in 5 + Fixture.normal(&g) })
+        }
+        var found: Insight?
+        for seed in 1...40 as ClosedRange<UInt64> {
+            var h = SeededGenerator(seed: seed)
+            series[0] = Fixture.series("2026-01-01", "2026-03-14") { $0 >= 59 ? 3.6 + 0.5 * Fixture.normal(&h) : 3 + 0.5 * Fixture.normal(&h) }
+            let all = engine.insights(entries: Fixture.daily("2026-03-01", "2026-03-14"), schedules: [], series: series,
+                                      asOf: Fixture.day("2026-03-14"))
+            if let hit = all.first(where: { $0.verdict == .didNotHoldUpAcrossSeries }) { found = hit; break }
+        }
+        let insight = try #require(found)
+        #expect(insight.status == .ongoingObservation)
+        #expect(insight.seriesCompared == 12)
+        #expect(insight.summary.contains("a difference that did not hold up once 12 series were compared"))
+        #expect(!insight.summary.contains("No clear difference"))
+        let correction = try #require(insight.conditions.first { $0.id == "correction" })
+        #expect(!correction.held && correction.text.contains("12 series"))
+        #expect(insight.conditions.first { $0.id == "interval" }?.held == true)
+    }
+
+    @Test func everyCardSaysWhichConditionsHeld() throws {
+        let sleep = try #require(scenario(asOf: "2026-04-30").first { $0.metricID == "sleep_quality" })
+        #expect(sleep.conditions.map(\.id) == ["days", "interval", "effect-size", "look", "correction"])
+        #expect(sleep.conditions.allSatisfy { $0.held })
+        let young = try #require(scenario(asOf: "2026-03-05").first { $0.metricID == "sleep_quality" })
+        #expect(young.conditions.first?.held == false)
+        #expect(young.conditions.first?.text.contains("10 needed on each side") == true)
+    }
+
+    @Test func bothLooksShareOneErrorRate() {
+        #expect(InsightEngine.lookAlpha(windowDays: 14) < InsightEngine.falseDiscoveryRate)
+        #expect(InsightEngine.lookAlpha(windowDays: 28) < InsightEngine.falseDiscoveryRate)
+        #expect(InsightEngine.lookAlpha(windowDays: 14) + InsightEngine.lookAlpha(windowDays: 28) > InsightEngine.falseDiscoveryRate,
+                "the looks are correlated, so a split below Bonferroni's keeps the combined rate at 5% (see cairn-bench insights)")
+    }
+
+    @Test func aLaterOnsetIsFoundOnlyWhenSearchedAndTheSearchIsCounted() throws {
+        var g = SeededGenerator(seed: 8)
+        var values: [LocalDay: Double] = [:]
+        for d in 0..<120 { values[Fixture.day("2026-01-01").adding(days: d)] = (d >= 59 + 5 ? 4.2 : 3) + 0.4 * Fixture.normal(&g) }
+        let plain = MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: values)
+        let searched = MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: values, searchesOnset: true)
+        let entries = Fixture.daily("2026-03-01", "2026-04-30")
+        let a = try #require(engine.insights(entries: entries, schedules: [], series: [plain], asOf: Fixture.day("2026-03-20")).first)
+        let b = try #require(engine.insights(entries: entries, schedules: [], series: [searched], asOf: Fixture.day("2026-03-20")).first)
+        #expect(a.onsetsSearched == 1 && a.result.onsetDays == 0)
+        #expect(b.onsetsSearched == 8)
+        #expect(b.result.onsetDays >= 3 && b.result.onsetDays <= 7)
+        let p = try #require(b.pValue), look = try #require(b.lookPValue)
+        #expect(abs(look - min(1, 8 * p)) < 1e-12)
+        #expect(b.conditions.first { $0.id == "look" }?.text.contains("8 onsets") == true)
+    }
+
+    @Test func thePlaceboCheckRunsTheMethodWhereNothingChanged() throws {
+        var g = SeededGenerator(seed: 12)
+        var x = 0.0
+        let long = Fixture.series("2024-01-01", "2026-04-30") { _ in x = 0.5 * x + Fixture.normal(&g); return 5 + x }
+        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [long],
+                                                   asOf: Fixture.day("2026-04-30")).first)
+        let placebo = try #require(insight.placebo)
+        #expect(placebo.dates == InsightEngine.maximumPlaceboDates)
+        #expect(placebo.flagged <= 5)
+        #expect(InsightsOverview.placeboText(insight) == "On your own records, this method flagged \(placebo.flagged) of 40 dates of Sleep quality where nothing changed.")
+        let short = try #require(scenario(asOf: "2026-03-20").first)
+        #expect(short.placebo == nil)
+        #expect(InsightsOverview.placeboText(short).hasPrefix("Too few stretches of"))
+    }
+
+    @Test func insightsAreGroupedByChangeWithQualifiedChangesFirst() {
+        var g = SeededGenerator(seed: 30)
+        let sleep = Fixture.series("2025-12-01", "2026-06-30") { d in (d >= 150 ? 4.2 : 3) + 0.3 * Fixture.normal(&g) }
+        let steps = Fixture.series("2025-12-01", "2026-06-30", id: "steps", name: "Steps", unit: "steps") { _ in 8000 + 500 * Fixture.normal(&g) }
+        // Magnesium from 2026-01-15 (nothing shifts), Vitamin D from 2026-04-30 (sleep shifts): D's group first.
+        let entries = Fixture.daily("2026-01-15", "2026-06-30")
+            + Fixture.daily("2026-04-30", "2026-06-30", product: ProductID("p-d"), name: "Vitamin D")
+        let insights = engine.insights(entries: entries, schedules: [], series: [sleep, steps], asOf: Fixture.day("2026-06-30"))
+        #expect(insights.map(\.change.productName) == ["Vitamin D", "Vitamin D", "Magnesium", "Magnesium"])
+        #expect(insights.first?.status == .qualifiedFinding)
+        #expect(InsightsOverview(insights).changes.count == 2)
+        #expect(InsightsOverview(insights).summary.hasPrefix("2 changes compared with 2 series: 1 qualified finding"))
+    }
+
+    @Test func theEmptyStateSaysWhy() {
+        #expect(InsightsOverview.emptyReason(changes: []).contains("single as-needed dose is not one"))
+        let change = ExposureChange(productID: Fixture.product, productName: "Magnesium", kind: .start, kinds: [.start],
+                                    day: Fixture.day("2026-03-01"), description: "starting Magnesium")
+        #expect(InsightsOverview.emptyReason(changes: [change]).contains("no outcome series has a value in the 14 days before or after it"))
+    }
 }
+

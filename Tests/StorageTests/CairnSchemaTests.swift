@@ -126,6 +126,16 @@ import Testing
                     ('a1000000-0000-4000-8000-000000000002', 3, '', '2026-12-09T10:00:00.000Z');
                 """)
         },
+        "2026-12-01.insight-inputs": { db in
+            try db.execute("INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)", "series", "sleep_quality", "2026-03-30T08:00:00.000Z")
+            try db.execute("INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)", "ledger", "*", "2026-03-30T08:00:00.000Z")
+            try db.execute("INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)", "sleep_quality",
+                           "9f2c", #"{"dates":40,"flagged":1}"#)
+            try db.execute("INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)", "steps", "41aa", nil as String?)
+            try db.execute("INSERT INTO insight_metric_options (metric_id, searches_onset, updated_at) VALUES (?, ?, ?)", "steps", 1,
+                           "2026-03-30T08:00:00.000Z")
+            try db.execute("UPDATE insight_runs SET inputs = ? WHERE id = 1", #"{"ledger":"3:3|0:0|1:1","changes":[]}"#)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript("""
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)

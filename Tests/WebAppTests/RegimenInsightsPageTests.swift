@@ -73,15 +73,19 @@ final class InsightSite {
     #expect(!stored.isEmpty)
     let html = site.get("/regimen/insights?recomputed=1").bodyText
     #expect(html.contains("Insights recomputed."))
-    let qualified = try #require(html.range(of: "id=\"insights-qualified\""))
-    let ongoing = try #require(html.range(of: "id=\"insights-ongoing\""))
+    let qualified = try #require(html.range(of: "class=\"card insight insight-qualified-finding\""))
+    let ongoing = try #require(html.range(of: "class=\"card insight insight-ongoing-observation\""))
     #expect(qualified.lowerBound < ongoing.lowerBound)
-    #expect(html.contains("Sleep quality around starting Magnesium (2026-03-01)"))
+    #expect(html.contains("Around starting Magnesium <span class=\"insight-day\">(2026-03-01)</span>"))
+    #expect(html.contains("<h3 id=\"change-") && html.contains(">Sleep quality</h3>"))
+    #expect(html.contains("id=\"insights-summary\""), "a short summary at the top")
+    #expect(html.components(separatedBy: "<details class=\"insight-details\">").count - 1 == stored.count, "details are folded")
+    #expect(html.contains("Conditions for a qualified finding"))
     #expect(html.components(separatedBy: "<svg class=\"insight-chart\"").count - 1 == stored.count)
     #expect(html.components(separatedBy: "role=\"img\" aria-labelledby=").count - 1 >= stored.count)
     #expect(html.components(separatedBy: "<desc id=").count - 1 == stored.count)
     #expect(html.components(separatedBy: "class=\"change\"").count - 1 == stored.count, "the change is marked on every chart")
-    #expect(html.components(separatedBy: HTML.escape(Disclaimer.insight.text)).count - 1 == stored.count)
+    #expect(html.components(separatedBy: HTML.escape(Disclaimer.insight.text)).count - 1 == stored.count + 1, "every card, and the summary")
     #expect(html.contains("Limitations"))
     #expect(html.contains("95% interval"))
     #expect(site.get("/regimen/insights/recompute").status == 405)
@@ -102,3 +106,24 @@ final class InsightSite {
     let site = try InsightSite(withData: false)
     #expect(site.get("/regimen").bodyText.contains("<a href=\"/regimen/insights\">Insights</a>"))
 }
+
+@Test func cardsAreGroupedUnderTheirChangeAndSayWhichConditionsHeld() throws {
+    let site = try InsightSite()
+    let html = site.get("/regimen/insights").bodyText
+    let stored = try site.cairn.insights.list()
+    let groups = html.components(separatedBy: "<section class=\"insight-section insight-group\"").count - 1
+    #expect(groups == Set(stored.map(\.change.id)).count)
+    #expect(html.contains("condition-held") && html.contains("condition-not-met"))
+    #expect(html.contains("Adjusted across the 3 series compared for this change"))
+    #expect(!html.contains("<a") || html.range(of: #"<svg[^>]*role="img"[^>]*>(?:(?!</svg>).)*<a "#, options: .regularExpression) == nil,
+            "no link inside a role=img")
+}
+
+@Test func whileARecomputationRunsThePageSaysSoAndTheButtonWaits() {
+    let html = RegimenInsightsPage.render([], run: nil, state: .running(InsightProgress(phase: "Comparing", done: 3, total: 12)),
+                                          csrfToken: "t")
+    #expect(html.contains("Recomputing insights in the background (comparing: 3 of 12 changes)"))
+    #expect(html.contains("disabled"))
+    #expect(html.contains("role=\"status\""))
+}
+

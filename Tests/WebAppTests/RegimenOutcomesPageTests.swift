@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Insights
 import Outcomes
 import Regimen
 import Testing
@@ -223,3 +224,21 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     #expect(site.post("/regimen/outcomes/entries/\(current.id.rawValue)/correct", form: ["value": "3"], csrf: nil).status == 403)
     #expect(try site.outcomes.entries().count == 2)
 }
+
+@Test func everyChangeInWhatWasTakenIsMarkedOnTheOutcomeChart() throws {
+    var values: [LocalDay: Double] = [:]
+    for d in 0..<90 { values[day("2026-01-01").adding(days: d)] = Double(1 + d % 5) }
+    let changes = [ExposureChange(productID: ProductID("p1"), productName: "Magnesium", kind: .start, kinds: [.start],
+                                  day: day("2026-02-01"), description: "starting Magnesium"),
+                   ExposureChange(productID: ProductID("p1"), productName: "Magnesium", kind: .deactivation, kinds: [.deactivation],
+                                  day: day("2026-03-10"), description: "stopping Magnesium"),
+                   ExposureChange(productID: ProductID("p2"), productName: "Zinc", kind: .start, kinds: [.start],
+                                  day: day("2025-06-01"), description: "starting Zinc")]
+    let html = RegimenOutcomesPage.chartCard(DailyOutcomeSeries(metric: BuiltInMetrics.mood, values: values), changes: changes)
+    #expect(html.components(separatedBy: "class=\"change-mark\"").count - 1 == 2, "only the changes within the chart's days")
+    #expect(html.contains("Dashed lines: starting Magnesium on 2026-02-01; stopping Magnesium on 2026-03-10."))
+    #expect(html.contains("dashed lines mark 2 changes"))
+    let svg = try #require(html.range(of: "<svg")).lowerBound..<(try #require(html.range(of: "</svg>")).upperBound)
+    #expect(!html[svg].contains("<a "), "no link inside the role=img chart")
+}
+

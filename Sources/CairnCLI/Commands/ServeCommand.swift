@@ -36,6 +36,7 @@ struct ServeCommand: Command {
         defer { application.releaseVault() }
         // Without Tesseract the label page says so; the rest of the app works.
         let services = WebServices(application, labelScanner: try? LabelScanService.makeDefault())
+        application.insights.recomputesInBackground = true
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)

@@ -4,78 +4,121 @@ import Foundation
 import Insights
 import Regimen
 
-/// `GET /regimen/insights`: stored insights, qualified findings first, then ongoing observations, each with a
-/// small before/after chart, its window, counts, interval, limitations and the insight disclaimer. The first
-/// visit of a day recomputes them (`InsightService.recomputeIfStale()`).
-/// `POST /regimen/insights/recompute` recomputes them (CSRF-checked) and redirects back.
+/// `GET /regimen/insights`: a short summary, then the stored insights grouped under their change (changes with
+/// a qualified finding first, then by strength), each card with its summary sentence and, folded in a
+/// `<details>` (works without JavaScript), its chart, the conditions that held and did not, the placebo check,
+/// the limitations; the insight disclaimer on every card. Opening the page starts a recomputation when inputs
+/// changed or the day did (`InsightService.recomputeInBackgroundIfNeeded()`, in the background in the web app);
+/// while it runs the page says where it is, and a plain reload shows the new state.
+/// `POST /regimen/insights/recompute` recomputes everything (CSRF-checked) and redirects back.
 enum RegimenInsightsPage {
     static func routes(_ insights: InsightService, csrfToken: String) -> [Route] {
         [
             route(.get, "/regimen/insights") { r in
-                try insights.recomputeIfStale()
-                return .html(render(try insights.list(), run: try insights.lastRun(), csrfToken: csrfToken,
+                try insights.recomputeInBackgroundIfNeeded()
+                return .html(render(try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
+                                    changes: try insights.changes(), csrfToken: csrfToken,
                                     notice: r.query["recomputed"] == "1" ? "Insights recomputed." : nil))
             },
             route(.post, "/regimen/insights/recompute") { _ in
-                try insights.recompute()
+                if case .running = insights.backgroundState { return .redirect(to: "/regimen/insights") }
+                try insights.recompute(full: true)
                 return .redirect(to: "/regimen/insights?recomputed=1")
             },
         ]
     }
 
-    static func render(_ insights: [Insight], run: InsightRun?, csrfToken: String, notice: String? = nil) -> String {
+    static func render(_ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
+                       csrfToken: String, notice: String? = nil) -> String {
+        var messages = RegimenPages.message(notice: notice, error: nil)
+        var running = false
+        switch state {
+        case .idle: break
+        case .running(let progress):
+            running = true
+            let step = progress.total > 0 ? ": \(progress.done) of \(progress.total) changes" : ""
+            messages += "<p class=\"notice\" role=\"status\" id=\"insights-progress\">Recomputing insights in the background (\(HTML.escape(progress.phase.lowercased()))\(step)). What you see below is from the last run; reload the page to see the new state.</p>"
+        case .failed(let message):
+            messages += "<p class=\"form-error\" role=\"alert\">\(HTML.escape(message))</p>"
+        }
         let head = RegimenPages.intro("Insights", lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
-            + RegimenPages.subnav("/regimen/insights") + RegimenPages.message(notice: notice, error: nil)
+            + RegimenPages.subnav("/regimen/insights") + messages
+        let computed = run.map { "Computed for \(HTML.escape($0.asOf.description)), updated by itself after imports and edits." } ?? "Not computed yet."
         let recompute = """
         <form method="post" action="/regimen/insights/recompute" class="insight-recompute">\(Layout.csrfField(csrfToken))
-        <p>\(run.map { "Computed for \(HTML.escape($0.asOf.description))." } ?? "Not computed yet.")
-        <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute">Recompute now</button></p>
+        <p>\(computed)
+        <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute"\(running ? " disabled aria-disabled=\"true\"" : "")>\(running ? "Recomputing…" : "Recompute everything")</button></p>
         </form>
         """
         guard !insights.isEmpty else {
             return Layout.page(title: "Insights", section: .regimen, body: head + """
             <section class="card empty-state" aria-labelledby="insights-empty-title">
             <h2 id="insights-empty-title">No insights yet</h2>
-            <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need doses logged as taken and at least 10 days with a value on each side of a change.</p>
+            <p>\(HTML.escape(running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)))</p>
+            <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
             \(recompute)
             </section>
             <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
             """)
         }
-        let qualified = insights.filter { $0.status == .qualifiedFinding }
-        let ongoing = insights.filter { $0.status == .ongoingObservation }
-        var body = head + recompute
-        body += section(id: "insights-qualified", title: "Qualified findings", items: qualified,
-                        empty: "None yet: no difference has cleared every bar (enough days, an interval that excludes zero, an effect size of at least 0.5).")
-        body += section(id: "insights-ongoing", title: "Ongoing observations", items: ongoing, empty: "None.")
+        let overview = InsightsOverview(insights)
+        var body = head + """
+        <section class="card insight-overview" aria-labelledby="insights-overview-title">
+        <h2 id="insights-overview-title">Summary</h2>
+        <p id="insights-summary">\(HTML.escape(overview.summary))</p>
+        <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14)))) at 14 days or \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 28)))) at 28 days before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
+        <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
+        \(recompute)
+        </section>
+        """
+        for (n, change) in overview.changes.enumerated() {
+            body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
+        }
         return Layout.page(title: "Insights", section: .regimen, body: body)
     }
 
-    private static func section(id: String, title: String, items: [Insight], empty: String) -> String {
-        let content = items.isEmpty ? "<p class=\"regimen-meta\">\(HTML.escape(empty))</p>"
-            : "<ol class=\"insight-list\">\n" + items.enumerated().map { card($0.element, index: $0.offset, prefix: id) }.joined(separator: "\n") + "\n</ol>"
+    /// One change and its insights, qualified findings first.
+    private static func group(_ change: ExposureChange, items: [Insight], index: Int, allChanges: [ExposureChange]) -> String {
+        let id = "change-\(index)"
+        let qualified = items.filter { $0.status == .qualifiedFinding }.count
+        let count = qualified > 0 ? "\(qualified) qualified finding\(qualified == 1 ? "" : "s") of \(items.count) series"
+            : "\(items.count) series, no qualified finding"
         return """
-        <section class="insight-section" aria-labelledby="\(id)-title" id="\(id)">
-        <h2 id="\(id)-title">\(HTML.escape(title)) (\(items.count))</h2>
-        \(content)
+        <section class="insight-section insight-group" aria-labelledby="\(id)-title" id="\(id)">
+        <h2 id="\(id)-title">Around \(HTML.escape(change.description)) <span class="insight-day">(\(HTML.escape(change.day.description)))</span></h2>
+        <p class="regimen-meta">\(HTML.escape(count))</p>
+        <ol class="insight-list">
+        \(items.enumerated().map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }.joined(separator: "\n"))
+        </ol>
         </section>
         """
     }
 
-    private static func card(_ insight: Insight, index: Int, prefix: String) -> String {
-        let id = "\(prefix)-\(index)"
+    private static func card(_ insight: Insight, id: String, allChanges: [ExposureChange]) -> String {
         let statusWord = insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"
-        let dl = insight.facts.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined()
+        var facts = insight.facts
+        if let p = insight.adjustedPValue { facts.append(("Adjusted p", "\(InsightWording.pText(p)) across \(insight.seriesCompared) series")) }
+        let dl = facts.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined()
+        let conditions = insight.conditions.map { c in
+            "<li class=\"condition condition-\(c.held ? "held" : "not-met")\"><span class=\"condition-mark\" aria-hidden=\"true\">\(c.held ? "✓" : "✗")</span> <span class=\"visually-hidden\">\(c.held ? "Held:" : "Not met:")</span> \(HTML.escape(c.text))</li>"
+        }.joined()
         let limits = insight.limitations.map { "<li>\(HTML.escape($0))</li>" }.joined()
+        let others = allChanges.filter { $0.id != insight.change.id && $0.day >= insight.before.lowerBound && $0.day <= insight.after.upperBound }
         return """
         <li class="card insight insight-\(insight.status.rawValue)" aria-labelledby="\(id)-title">
         <p class="insight-status"><span class="insight-badge">\(statusWord)</span></p>
-        <h3 id="\(id)-title">\(HTML.escape(insight.metricName)) around \(HTML.escape(insight.change.description)) (\(HTML.escape(insight.change.day.description)))</h3>
+        <h3 id="\(id)-title">\(HTML.escape(insight.metricName))</h3>
         <p class="insight-summary">\(HTML.escape(insight.summary))</p>
-        \(chart(insight, id: id))
+        <details class="insight-details">
+        <summary>Chart, conditions and limitations</summary>
+        \(chart(insight, id: id, otherChanges: others))
+        <h4>Conditions for a qualified finding</h4>
+        <ul class="insight-conditions">\(conditions)</ul>
+        <p class="insight-placebo">\(HTML.escape(InsightsOverview.placeboText(insight)))</p>
         <dl class="insight-facts">\(dl)</dl>
         <h4>Limitations</h4>
         <ul class="insight-limitations">\(limits)</ul>
+        </details>
         <p class="insight-disclaimer">\(HTML.escape(insight.disclaimer))</p>
         </li>
         """
@@ -84,7 +127,7 @@ enum RegimenInsightsPage {
     /// A small SVG of the daily values: hollow stone circles before the change, filled teal circles from it
     /// on, each side's mean as a line, and the change day as a labelled vertical line. Scales to its box
     /// (viewBox), readable at 390 px.
-    static func chart(_ insight: Insight, id: String) -> String {
+    static func chart(_ insight: Insight, id: String, otherChanges: [ExposureChange] = []) -> String {
         let width = 360.0, height = 160.0
         let left = 40.0, right = 8.0, top = 18.0, bottom = 24.0
         let firstDay = insight.before.lowerBound.dayNumber, lastDay = insight.after.upperBound.dayNumber
@@ -93,6 +136,8 @@ enum RegimenInsightsPage {
             + (insight.beforeMean.map { "Mean \(plain($0)) before" } ?? "No values before")
             + (insight.afterMean.map { " and \(plain($0)) from the change on" } ?? " and none from the change on")
             + " (\(insight.change.day))."
+            + (otherChanges.isEmpty ? "" : " Other changes in these windows, marked with thin lines: "
+               + otherChanges.map { "\($0.description) on \($0.day)" }.joined(separator: "; ") + ".")
         guard let minValue = values.min(), let maxValue = values.max() else {
             return "<p class=\"regimen-meta\">No values in these windows yet.</p>"
         }
@@ -116,6 +161,10 @@ enum RegimenInsightsPage {
         <text class="change-label" x="\(f(x(change) + 3))" y="\(f(top - 8))">change</text>
 
         """
+        for other in otherChanges {
+            let d = other.day.dayNumber
+            svg += "<line class=\"other-change\" x1=\"\(f(x(d) - 0.5))\" y1=\"\(f(top))\" x2=\"\(f(x(d) - 0.5))\" y2=\"\(f(height - bottom))\"/>\n"
+        }
         if let m = insight.beforeMean {
             svg += "<line class=\"mean mean-before\" x1=\"\(f(x(firstDay)))\" y1=\"\(f(y(m)))\" x2=\"\(f(x(change - 1)))\" y2=\"\(f(y(m)))\"/>\n"
         }

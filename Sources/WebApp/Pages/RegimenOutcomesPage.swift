@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Insights
 import Outcomes
 import Regimen
 
@@ -16,17 +17,22 @@ import Regimen
 ///   bad line (400);
 /// - `POST /regimen/outcomes/metrics` (`id`, `name`, `unit`, `min`, `max`, `aggregation`).
 enum RegimenOutcomesPage {
-    static func routes(_ outcomes: OutcomeService, csrfToken: String) -> [Route] {
-        [
+    static func routes(_ outcomes: OutcomeService, insights: InsightService? = nil, csrfToken: String) -> [Route] {
+        // After an import or an edit, insights catch up on their own (in the background in the web app).
+        @Sendable func thenInsights(_ response: Response) -> Response {
+            _ = try? insights?.recomputeInBackgroundIfNeeded()
+            return response
+        }
+        return [
             route(.get, "/regimen/outcomes") { r in
                 let notice = r.query["saved"] == "1" ? "Saved." : r.query["defined"] == "1" ? "The metric was added." : nil
-                return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice))
+                return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice, changes: (try? insights?.changes()) ?? []))
             },
-            route(.post, "/regimen/outcomes/entries") { r in try addEntry(r.request, outcomes: outcomes, csrfToken: csrfToken) },
-            route(.post, "/regimen/outcomes/import") { r in try importFile(r.request, outcomes: outcomes, csrfToken: csrfToken) },
+            route(.post, "/regimen/outcomes/entries") { r in thenInsights(try addEntry(r.request, outcomes: outcomes, csrfToken: csrfToken)) },
+            route(.post, "/regimen/outcomes/import") { r in thenInsights(try importFile(r.request, outcomes: outcomes, csrfToken: csrfToken)) },
             route(.post, "/regimen/outcomes/metrics") { r in try defineMetric(r.request, outcomes: outcomes, csrfToken: csrfToken) },
             route(.post, "/regimen/outcomes/entries/{entry}/correct") { r in
-                try correctEntry(OutcomeEntryID(r.parameter("entry")), r.request, outcomes: outcomes, csrfToken: csrfToken)
+                thenInsights(try correctEntry(OutcomeEntryID(r.parameter("entry")), r.request, outcomes: outcomes, csrfToken: csrfToken))
             },
         ]
     }
@@ -117,7 +123,7 @@ enum RegimenOutcomesPage {
 
     static func render(outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
                        typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil,
-                       recentError: String? = nil) throws -> String {
+                       recentError: String? = nil, changes: [ExposureChange] = []) throws -> String {
         let metrics = try outcomes.definitions()
         let series = try outcomes.dailySeries()
         let today = outcomes.today()
@@ -132,7 +138,7 @@ enum RegimenOutcomesPage {
             </section>
             """
         } else {
-            body += "<div class=\"outcome-charts\">" + series.map(chartCard).joined(separator: "\n") + "</div>"
+            body += "<div class=\"outcome-charts\">" + series.map { chartCard($0, changes: changes) }.joined(separator: "\n") + "</div>"
         }
         body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
         body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
@@ -297,7 +303,7 @@ enum RegimenOutcomesPage {
 
     /// One metric's chart: a dot per day with a value, days next to each other joined by a line (a gap where
     /// days are missing), the value axis labelled with numbers and the unit, the first and last dates below.
-    static func chartCard(_ series: DailyOutcomeSeries) -> String {
+    static func chartCard(_ series: DailyOutcomeSeries, changes: [ExposureChange] = []) -> String {
         let metric = series.metric
         let allDays = series.days
         guard let newest = allDays.last else { return "" }
@@ -320,6 +326,11 @@ enum RegimenOutcomesPage {
             points += "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(radius)\" class=\"outcome-point\"><title>\(day): \(HTML.escape(MetricDefinition.number(value)))</title></circle>"
             previous = day
         }
+        // Every change in what was taken within the chart's days, as a dashed vertical line (listed below the chart).
+        let shown = changes.filter { $0.day >= first && $0.day <= last }
+        let marks = shown.map { c in
+            "<line x1=\"\(f(x(c.day)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(c.day)))\" y2=\"\(f(h - bottom))\" class=\"change-mark\"/>"
+        }.joined()
         let ticks = tickValues.map { v in
             "<line x1=\"\(f(left))\" y1=\"\(f(y(v)))\" x2=\"\(f(w - right))\" y2=\"\(f(y(v)))\" class=\"outcome-grid\"/>"
             + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(HTML.escape(MetricDefinition.number(v)))</text>"
@@ -335,6 +346,10 @@ enum RegimenOutcomesPage {
         let name = HTML.escape(metric.name)
         let minValue = values.min()!, maxValue = values.max()!
         let label = "\(name), \(aggregationWords(metric.aggregation)), in \(HTML.escape(metric.unit)): \(days.count) day\(days.count == 1 ? "" : "s") from \(first) to \(last), values from \(HTML.escape(MetricDefinition.number(minValue))) to \(HTML.escape(MetricDefinition.number(maxValue)))"
+            + (shown.isEmpty ? "" : "; dashed lines mark \(shown.count) change\(shown.count == 1 ? "" : "s") in what you took, listed below the chart")
+        let changeList = shown.isEmpty ? "" : "<p class=\"help outcome-changes\">Dashed lines: " + shown.map {
+            "\(HTML.escape($0.description)) on \($0.day)"
+        }.joined(separator: "; ") + ". <a href=\"/regimen/insights\">Insights around these changes</a></p>"
         let recent = zip(days, values).suffix(31).reversed().map { day, value in
             "<tr><td>\(day)</td><td>\(HTML.escape(MetricDefinition.number(value)))</td></tr>"
         }.joined()
@@ -343,7 +358,8 @@ enum RegimenOutcomesPage {
         <section class="card outcome-card" aria-labelledby="chart-\(id)-title" id="chart-\(id)">
         <h2 id="chart-\(id)-title">\(name)</h2>
         <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : "").\(source)</p>
-        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)<path d="\(path)" class="outcome-line"/>\(points)</svg>
+        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)\(marks)<path d="\(path)" class="outcome-line"/>\(points)</svg>
+        \(changeList)
         <details><summary>Values of the last \(min(31, days.count)) day\(min(31, days.count) == 1 ? "" : "s") with data</summary>
         <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(HTML.escape(metric.unit)))</th></tr></thead><tbody>\(recent)</tbody></table>
         </details>
