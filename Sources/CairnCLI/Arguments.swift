@@ -11,7 +11,7 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 /// parsing, so a file named `--odd` can still be passed. Unknown options are a usage error, never ignored.
 public struct Arguments: Sendable {
     public private(set) var positionals: [String] = []
-    private var values: [String: String] = [:]
+    private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     /// Parses `tokens` knowing which options take values and which are flags.
@@ -34,9 +34,9 @@ public struct Arguments: Sendable {
             }
             if valueOptions.contains(name) {
                 if let inlineValue {
-                    values[name] = inlineValue
+                    values[name, default: []].append(inlineValue)
                 } else if index < tokens.count {
-                    values[name] = tokens[index]
+                    values[name, default: []].append(tokens[index])
                     index += 1
                 } else {
                     throw UsageError("\(name) needs a value.")
@@ -49,8 +49,10 @@ public struct Arguments: Sendable {
         }
     }
 
-    /// The value given for `option`, if any.
-    public func value(_ option: String) -> String? { values[option] }
+    /// The value given for `option`, if any (the last one when it was given more than once).
+    public func value(_ option: String) -> String? { values[option]?.last }
+    /// Every value given for `option`, in order (`--accept 2 --accept 5`).
+    public func values(_ option: String) -> [String] { values[option] ?? [] }
     /// Whether `flag` was given.
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
