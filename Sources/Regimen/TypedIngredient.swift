@@ -24,7 +24,9 @@ public enum TypedIngredient {
 
     /// The line that reads back as `row` (its catalogue entry aside).
     public static func line(_ row: ProductIngredient) -> String {
-        var text = row.nameOnLabel + (row.form.map { " (as \($0))" } ?? "")
+        // A form the name already says ("Vitamin D3", "Magnesium glycinate") is not written twice.
+        let form = row.form.flatMap { CatalogueText.normalised($0) == CatalogueText.normalised(row.nameOnLabel) ? nil : $0 }
+        var text = row.nameOnLabel + (form.map { " (as \($0))" } ?? "")
         if let amount = row.amount {
             text += " = \(amount)"
             if let dv = row.dailyValuePercent { text += ", \(dv)% DV" }

@@ -13,7 +13,7 @@ import Testing
     Serving Size 1 Capsule
     Zinc (as zinc gluconate)                   15 mg         136%
     Zorbexin Complex                            50 mg             †
-    Melatonin                                          3 mg             †
+    Vitamin C (as ascorbic acid)        200 mg        222%
     KEEP OUT OF REACH OF CHILDREN. Consult your physician.
     """
 
@@ -108,10 +108,10 @@ import Testing
             #expect(accepted.status == 0, "\(accepted.stderr)")
             // An edit that keeps the accepted row passes; a changed flagged row needs its own --accept.
             #expect(scene.run("products", "edit", "D3", "--name", "D3 high").status == 0)
-            let changed = scene.run("products", "edit", "D3", "Vitamin D3=2,000,000 IU", "Zinc=15 mg")
+            let changed = scene.run("products", "edit", "D3 high", "Vitamin D3=2,000,000 IU", "Zinc=15 mg")
             #expect(changed.status == 1)
             #expect(changed.stderr.contains("Row 1 is flagged"))
-            #expect(scene.run("products", "edit", "D3", "Vitamin D3=2,000,000 IU", "Zinc=15 mg", "--accept", "1").status == 0)
+            #expect(scene.run("products", "edit", "D3 high", "Vitamin D3=2,000,000 IU", "Zinc=15 mg", "--accept", "1").status == 0)
         }
     }
 }

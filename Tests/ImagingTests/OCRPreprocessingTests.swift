@@ -24,8 +24,8 @@ import Testing
         #expect(out[10 * 400 + 10] >= 200, "the surround is paper now")
         #expect(out[150 * 400 + 10] >= 200)
         // Text inside the panel is untouched.
-        let inside = (0..<400).filter { pixels[60 * 400 + $0] == 20 }
-        #expect(!inside.isEmpty && inside.allSatisfy { out[60 * 400 + $0] == 20 })
+        let inside = (0..<400).filter { pixels[55 * 400 + $0] == 20 }
+        #expect(!inside.isEmpty && inside.allSatisfy { out[55 * 400 + $0] == 20 })
     }
 
     @Test func aPanelFillingTheFrameIsLeftAsItIs() {
