@@ -6,25 +6,32 @@ import Foundation
 public struct WebServices: Sendable {
     /// Vault-wide settings, onboarding state and "delete all data".
     public var settings: any SettingsServicing
-    /// The Skin journal; without it `/skin` shows the journal's placeholder page.
-    public var skin: SkinService?
-    /// The Smile journal; while nil, `/smile` shows the journal's placeholder page.
-    public var smile: SmileService? = nil
-    /// The Regimen journal; while nil, `/regimen` shows the journal's placeholder page.
-    public var regimen: RegimenService? = nil
-    /// The Apple Health import; while nil, `/regimen/outcomes/health` is not served.
-    public var health: HealthService? = nil
-    /// Outcome series; while nil, `/regimen/outcomes` is not served.
-    public var outcomes: OutcomeService? = nil
-    /// Reads Supplement Facts photos for `/regimen/products/scan`; while nil, that page says reading is unavailable.
-    public var labelScanner: LabelScanService? = nil
-    /// Regimen insights; while nil, `/regimen/insights` is not found.
-    public var insights: InsightService? = nil
+    /// The Skin journal.
+    public var skin: SkinService
+    /// The Smile journal.
+    public var smile: SmileService
+    /// The Regimen journal.
+    public var regimen: RegimenService
+    /// The Apple Health import.
+    public var health: HealthService
+    /// Outcome series.
+    public var outcomes: OutcomeService
+    /// Regimen insights.
+    public var insights: InsightService
+    /// Reads Supplement Facts photos for `/regimen/products/scan`; nil when Tesseract cannot be loaded on this
+    /// computer, and then that page says reading is unavailable (the rest of the app works).
+    public var labelScanner: LabelScanService?
 
-    /// Creates the bundle of services.
-    public init(settings: any SettingsServicing, skin: SkinService? = nil) {
-        self.settings = settings
-        self.skin = skin
+    /// The services of one opened vault (tests replace `settings` with a double).
+    public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil) {
+        settings = application.settings
+        skin = application.skin
+        smile = application.smile
+        regimen = application.regimen
+        health = application.health
+        outcomes = application.outcomes
+        insights = application.insights
+        self.labelScanner = labelScanner
     }
 }
 
@@ -45,14 +52,32 @@ public struct WebApplication: Sendable {
     /// The port that Host and Origin headers must name.
     public let port: UInt16
     let policy: SecurityPolicy
-    let assets: AssetStore
+    let router: Router
 
     init(configuration: WebConfiguration, services: WebServices, port: UInt16, assets: AssetStore) {
         self.configuration = configuration
         self.services = services
         self.port = port
         self.policy = SecurityPolicy(secret: configuration.secret, csrfToken: configuration.csrfToken, port: port)
-        self.assets = assets
+        self.router = Router(Self.routes(services, csrfToken: configuration.csrfToken, assets: assets))
+    }
+
+    /// Every page group's routes: the whole route table.
+    static func routes(_ services: WebServices, csrfToken: String, assets: AssetStore) -> [Route] {
+        assets.routes()
+            + HomePage.routes(services)
+            + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
+            + SettingsPages.routes(services.settings, csrfToken: csrfToken)
+            + SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken)
+            + SmilePages.routes(services.smile, csrfToken: csrfToken)
+            + RegimenPages.routes(services.regimen, csrfToken: csrfToken)
+            + RegimenProductPages.routes(services.regimen, csrfToken: csrfToken)
+            + LabelScanPages.routes(services.regimen, scanner: services.labelScanner, csrfToken: csrfToken)
+            + RegimenSchedulePages.routes(services.regimen, csrfToken: csrfToken)
+            + RegimenLedgerPage.routes(services.regimen, csrfToken: csrfToken)
+            + RegimenOutcomesPage.routes(services.outcomes, csrfToken: csrfToken)
+            + RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken)
+            + RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken)
     }
 
     /// The address that logs a browser in: `http://127.0.0.1:PORT/?key=SECRET`.
@@ -64,27 +89,6 @@ public struct WebApplication: Sendable {
     }
 
     /// The response for an error, with the security headers (used by the server adapter, e.g. for 413).
-    /// A short count for each journal that holds something, for the home page's cards.
-    private func journalSummaries() throws -> [Journal: String] {
-        var summaries: [Journal: String] = [:]
-        if let skin = services.skin {
-            let areas = try skin.areas()
-            if !areas.isEmpty {
-                summaries[.skin] = HomePage.count(areas.count, "area") + ", "
-                    + HomePage.count(areas.reduce(0) { $0 + $1.entryCount }, "photo")
-            }
-        }
-        if let smile = services.smile {
-            let entries = try smile.entries().count
-            if entries > 0 { summaries[.smile] = HomePage.count(entries, "photo") }
-        }
-        if let regimen = services.regimen {
-            let products = try regimen.products().count
-            if products > 0 { summaries[.regimen] = HomePage.count(products, "product") }
-        }
-        return summaries
-    }
-
     public func errorResponse(_ error: WebError) -> Response {
         SecurityPolicy.secure(render(error))
     }
@@ -101,98 +105,22 @@ public struct WebApplication: Sendable {
         }
         // 3. Every other request needs the session cookie.
         guard policy.hasSession(request) else { return render(.missingSecret) }
-        guard let method = request.method else { return render(.methodNotAllowed) }
         // 4. State-changing requests need the CSRF token (and our Origin, if one is named).
-        if method.isStateChanging, !policy.passesCSRF(request) { return render(.csrfRejected) }
-        do {
-            return try route(method: method == .head ? .get : method, request: request)
-        } catch let error as WebError {
-            return render(error)
-        } catch let error as CairnError {
-            return render(.serviceFailed(error.userMessage))
-        } catch {
-            return render(.serviceFailed("Cairn could not complete this action. Nothing else was changed."))
-        }
-    }
-
-    private func route(method: HTTPMethod, request: Request) throws -> Response {
-        let path = request.path
-        let csrf = configuration.csrfToken
-        let settings = services.settings
-
-        if path.hasPrefix("/assets/") {
-            guard method == .get else { throw WebError.methodNotAllowed }
-            let name = String(path.dropFirst("/assets/".count))
-            guard let asset = assets.asset(named: name) else { throw WebError.notFound }
-            return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
-        }
-
-        if let skin = services.skin, path == "/skin" || path.hasPrefix("/skin/") {
-            return try SkinRoutes.route(method: method, request: request, skin: skin, settings: settings, csrfToken: csrf)
-        }
-
-        if let smile = services.smile, path == "/smile" || path.hasPrefix("/smile/") {
-            return try SmilePages.route(method: method, request: request, smile: smile, csrfToken: csrf)
-        }
-
-        if let insights = services.insights, path == "/regimen/insights" || path.hasPrefix("/regimen/insights/") {
-            return try RegimenInsightsPage.route(method: method, request: request, insights: insights, csrfToken: csrf)
-        }
-
-        if let health = services.health, path == "/regimen/outcomes/health" {
-            return try RegimenHealthImportPage.route(method: method, request: request, health: health, csrfToken: csrf)
-        }
-
-        if let outcomes = services.outcomes, path == "/regimen/outcomes" || path.hasPrefix("/regimen/outcomes/") {
-            return try RegimenOutcomesPage.route(method: method, request: request, outcomes: outcomes, csrfToken: csrf)
-        }
-
-        if let regimen = services.regimen, path == "/regimen" || path.hasPrefix("/regimen/") {
-            return try RegimenPages.route(method: method, request: request, regimen: regimen, csrfToken: csrf,
-                                          labelScanner: services.labelScanner)
-        }
-        switch path {
-        case "/":
-            guard method == .get else { throw WebError.methodNotAllowed }
-            if try !settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
-            return .html(HomePage.render(summaries: try journalSummaries()))
-        case "/welcome/1", "/welcome/2", "/welcome/3":
-            guard method == .get else { throw WebError.methodNotAllowed }
-            let step = Int(path.dropFirst("/welcome/".count))!
-            return .html(OnboardingPages.render(step: step, csrfToken: csrf))
-        case "/welcome/finish":
-            guard method == .post else { throw WebError.methodNotAllowed }
-            try settings.completeOnboarding()
-            return .redirect(to: "/")
-        case "/skin", "/smile", "/regimen":
-            guard method == .get, let journal = Journal(rawValue: String(path.dropFirst())) else { throw WebError.methodNotAllowed }
-            return .html(HomePage.journal(journal))
-        case "/settings":
-            guard method == .get else { throw WebError.methodNotAllowed }
-            let saved = request.query["saved"] == "1" ? "Saved." : nil
-            return .html(SettingsPages.render(showComparisonDetails: try settings.flag(SettingsPages.comparisonDetailsFlag),
-                                              csrfToken: csrf, notice: saved))
-        case "/settings/comparison-details":
-            guard method == .post else { throw WebError.methodNotAllowed }
-            let value: Bool
-            switch request.form["value"] {
-            case "on": value = true
-            case "off": value = false
-            default: throw WebError.badForm
+        if let method = request.method, method.isStateChanging, !policy.passesCSRF(request) { return render(.csrfRejected) }
+        // 5. The route table answers, or says 404, or 405 with the methods it has for this path.
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            do {
+                return try route.handler(RouteRequest(request: request, parameters: parameters))
+            } catch {
+                return render(WebError(answering: error))
             }
-            try settings.setFlag(SettingsPages.comparisonDetailsFlag, value)
-            return .redirect(to: "/settings?saved=1")
-        case "/settings/delete":
-            if method == .get { return .html(SettingsPages.confirmDelete(csrfToken: csrf)) }
-            guard method == .post else { throw WebError.methodNotAllowed }
-            let typed = request.form["confirm"]?.trimmingCharacters(in: .whitespaces)
-            guard typed == SettingsPages.confirmationWord else {
-                return .html(SettingsPages.confirmDelete(csrfToken: csrf, mistyped: true), status: 400)
-            }
-            try settings.deleteAllData()
-            return .html(SettingsPages.deleted())
-        default:
-            throw WebError.notFound
+        case .methodNotAllowed(let allowed):
+            var response = render(.methodNotAllowed)
+            response.headers.append(("Allow", allowed.map(\.rawValue).joined(separator: ", ")))
+            return response
+        case .notFound:
+            return render(request.method == nil ? .methodNotAllowed : .notFound)
         }
     }
 

@@ -37,4 +37,12 @@ struct AssetStore: Sendable {
 
     /// The asset named `name` (a bare file name; paths with `/` or `..` never match).
     func asset(named name: String) -> Asset? { assets[name] }
+
+    /// `GET /assets/NAME`.
+    func routes() -> [Route] {
+        [route(.get, "/assets/{name}") { r in
+            guard let asset = asset(named: r.parameter("name")) else { throw WebError.notFound }
+            return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
+        }]
+    }
 }

@@ -1,4 +1,7 @@
+import CairnApp
 import CairnCore
+import Outcomes
+import Regimen
 
 /// What can go wrong while answering a request; each case knows its HTTP status and its plain message.
 public enum WebError: CairnError, Equatable {
@@ -66,4 +69,46 @@ public enum WebError: CairnError, Equatable {
             return message
         }
     }
+}
+
+/// An error that carries the HTTP status it is answered with (as Hummingbird's `HTTPResponseError` does), so the
+/// router answers it without a catch site in any page: the "not found" kinds of every journal answer 404, every
+/// other refusal a page did not handle itself answers 500 with its own message, as before.
+protocol HTTPResponseError: CairnError {
+    /// The status code of the answer.
+    var status: Int { get }
+}
+
+extension WebError: HTTPResponseError {
+    /// The page answered for an error a handler threw: a `WebError` as it is, a "not found" of a journal as the
+    /// "Page not found" page, anything else as "Something went wrong" with the service's own message.
+    init(answering error: any Error) {
+        switch error {
+        case let error as WebError: self = error
+        case let error as any HTTPResponseError where error.status == 404: self = .notFound
+        case let error as any CairnError: self = .serviceFailed(error.userMessage)
+        default: self = .serviceFailed("Cairn could not complete this action. Nothing else was changed.")
+        }
+    }
+}
+
+extension SkinJournalError: HTTPResponseError {
+    var status: Int { self == .areaNotFound || self == .entryNotFound ? 404 : 500 }
+}
+
+extension SmileError: HTTPResponseError {
+    var status: Int { self == .noSuchEntry ? 404 : 500 }
+}
+
+extension ScheduleError: HTTPResponseError {
+    var status: Int {
+        switch self {
+        case .doseNotFound, .scheduleNotFound, .productNotFound, .recordNotFound: return 404
+        default: return 500
+        }
+    }
+}
+
+extension OutcomeError: HTTPResponseError {
+    var status: Int { self == .entryNotFound ? 404 : 500 }
 }

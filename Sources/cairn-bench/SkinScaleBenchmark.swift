@@ -41,7 +41,7 @@ enum SkinScaleBenchmark {
 
         let configuration = try WebConfiguration(port: WebConfiguration.defaultPort, secret: WebConfiguration.randomToken(),
                                                  csrfToken: WebConfiguration.randomToken())
-        let web = buildApplication(configuration: configuration, services: WebServices(settings: app.settings, skin: app.skin))
+        let web = buildApplication(configuration: configuration, services: WebServices(app))
         let headers = ["Host": "127.0.0.1:\(web.port)", "Cookie": "\(SecurityPolicy.cookieName)=\(configuration.secret)"]
         let areaPath = "/skin/areas/\(area.id.rawValue)"
 

@@ -42,9 +42,7 @@ private func realisticSeries() -> [MetricSeriesInput] {
             }
         }
         try cairn.insights.recompute()
-        var services = WebServices(settings: cairn.settings)
-        services.regimen = cairn.regimen
-        services.insights = cairn.insights
+        var services = WebServices(cairn)
         let server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)
         try server.start()
         defer { server.stop() }

@@ -26,8 +26,7 @@ import WebApp
         let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-label-browser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: vault) }
         let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
-        var services = WebServices(settings: cairn.settings)
-        services.regimen = cairn.regimen
+        var services = WebServices(cairn)
         services.labelScanner = try LabelScanService.makeDefault()
         let server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)
         try server.start()

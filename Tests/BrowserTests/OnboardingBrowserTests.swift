@@ -124,7 +124,11 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
 
 @Suite(.serialized) struct OnboardingBrowserTests {
     @Test func aRealBrowserGoesThroughOnboardingToTheHomePageWithoutLeavingLoopback() async throws {
-        let server = try WebServer(configuration: try WebConfiguration(port: 0), services: WebServices(settings: InMemorySettings()))
+        let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-onboarding-browser-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: vault) }
+        var services = WebServices(try CairnApplication.open(dataDirectory: vault.path, environment: [:]))
+        services.settings = InMemorySettings()
+        let server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)
         try server.start()
         defer { server.stop() }
         let (shots, keep) = try screenshotDirectory()

@@ -26,8 +26,7 @@ import WebApp
             try outcomes.add(metricID: "energy", value: Double(1 + Int(generator.uniform(0, 5))), on: today.adding(days: -offset))
             try outcomes.add(metricID: "sleep_quality", value: Double(2 + Int(generator.uniform(0, 4))), on: today.adding(days: -offset))
         }
-        var services = WebServices(settings: cairn.settings)
-        services.regimen = cairn.regimen
+        var services = WebServices(cairn)
         services.outcomes = outcomes
         try cairn.settings.completeOnboarding()
         let server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)

@@ -12,8 +12,7 @@ import WebApp
         let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
         let area = try cairn.skin.addArea(name: "Left forearm")
         _ = try SkinDemo.generate(count: 2, seed: 3, into: area.id, service: cairn.skin, now: Date())
-        var services = WebServices(settings: cairn.settings, skin: cairn.skin)
-        services.smile = cairn.smile
+        let services = WebServices(cairn)
         let server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)
         try server.start()
         defer { server.stop() }

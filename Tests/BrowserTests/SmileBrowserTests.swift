@@ -27,8 +27,7 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
         let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-smile-browser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: vault) }
         let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
-        var services = WebServices(settings: cairn.settings)
-        services.smile = cairn.smile
+        var services = WebServices(cairn)
         let server = try WebServer(configuration: try WebConfiguration(port: 0), services: services)
         try server.start()
         defer { server.stop() }

@@ -45,12 +45,12 @@ import Testing
     #expect(app.handle(Fixture.get("/welcome/finish")).status == 405)
 }
 
-@Test func eachJournalHasAnHonestEmptyPage() throws {
+@Test func eachJournalOpensOnItsOwnPageWithNoPlaceholderLeft() throws {
     let app = try Fixture.app(SettingsDouble(allowed: []))
     for journal in ["skin", "smile", "regimen"] {
         let r = app.handle(Fixture.get("/\(journal)"))
         #expect(r.status == 200)
-        #expect(r.bodyText.contains("Coming in this journal"))
+        #expect(!r.bodyText.contains("Coming in this journal"))
         #expect(r.bodyText.contains("href=\"/\(journal)\" aria-current=\"page\""))
     }
 }

@@ -18,10 +18,8 @@ private final class HealthSite {
     init() throws {
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
                                           clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))
-        var services = WebServices(settings: SettingsDouble(onboarded: true))
-        services.regimen = cairn.regimen
-        services.outcomes = cairn.outcomes
-        services.health = cairn.health
+        var services = WebServices(cairn)
+        services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
     }
 

@@ -17,9 +17,8 @@ final class InsightSite {
         let clock = FixedClock(ISO8601DateFormatter().date(from: "2026-04-30T20:00:00Z")!)
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:], clock: clock,
                                           outcomeSeries: { withData ? InsightSite.series() : [] })
-        var services = WebServices(settings: SettingsDouble(onboarded: true))
-        services.regimen = cairn.regimen
-        services.insights = cairn.insights
+        var services = WebServices(cairn)
+        services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
         guard withData else { return }
         for (name, from) in [("Magnesium", "2026-03-01"), ("Vitamin D3", "2026-04-10")] {

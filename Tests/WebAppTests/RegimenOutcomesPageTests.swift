@@ -15,9 +15,8 @@ final class OutcomesSite {
     init() throws {
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
                                           clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))  // 2026-03-10 12:00 UTC
-        var services = WebServices(settings: SettingsDouble(onboarded: true))
-        services.regimen = cairn.regimen
-        services.outcomes = cairn.outcomes
+        var services = WebServices(cairn)
+        services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
     }
 

@@ -13,8 +13,8 @@ final class RegimenSite {
 
     init(labelScanner: LabelScanService? = nil) throws {
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
-        var services = WebServices(settings: SettingsDouble(onboarded: true))
-        services.regimen = cairn.regimen
+        var services = WebServices(cairn)
+        services.settings = SettingsDouble(onboarded: true)
         services.labelScanner = labelScanner
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
     }

@@ -16,7 +16,7 @@ final class SkinWebVault {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-skin-web-\(UUID().uuidString)")
         app = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
-        web = buildApplication(configuration: try Fixture.configuration(), services: WebServices(settings: app.settings, skin: app.skin))
+        web = buildApplication(configuration: try Fixture.configuration(), services: WebServices(app))
     }
 
     deinit {

@@ -18,8 +18,8 @@ private final class SmileSite {
 
     init() throws {
         cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
-        var services = WebServices(settings: SettingsDouble(onboarded: true))
-        services.smile = cairn.smile
+        var services = WebServices(cairn)
+        services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
     }
 
@@ -179,7 +179,7 @@ private final class SmileSite {
 @Test func unknownSmileAddressesAndMethodsAreRefused() throws {
     let site = try SmileSite()
     #expect(site.app.handle(Fixture.get("/smile/nowhere")).status == 404)
-    #expect(site.app.handle(Fixture.get("/smile/export/ffffffff")).status == 500)
+    #expect(site.app.handle(Fixture.get("/smile/export/ffffffff")).status == 404, "SmileError.noSuchEntry carries its 404")
     #expect(site.app.handle(Fixture.get("/smile/upload")).status == 405)
     #expect(site.app.handle(Fixture.post("/smile")).status == 405)
     #expect(site.app.handle(Fixture.get("/smile/crop/0123456789abcdef0123456789abcdef")).bodyText.contains("no longer held"))

@@ -58,7 +58,22 @@ enum Fixture {
     }
 
     static func app(_ settings: SettingsDouble) throws -> WebApplication {
-        buildApplication(configuration: try configuration(), services: WebServices(settings: settings))
+        buildApplication(configuration: try configuration(), services: services(settings))
+    }
+
+    /// The journals of one empty vault, opened once for the tests that only need the settings double (their pages
+    /// read no journal rows, or empty ones, and write none); the folder is removed when the test process ends.
+    static let journals: CairnApplication = {
+        atexit { try? FileManager.default.removeItem(at: Fixture.journalsDirectory) }
+        return try! CairnApplication.open(dataDirectory: journalsDirectory.path, environment: [:])
+    }()
+    private static let journalsDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-web-fixture-\(getpid())")
+
+    /// The services of `journals` with `settings` in place of the vault's own.
+    static func services(_ settings: any SettingsServicing) -> WebServices {
+        var services = WebServices(journals)
+        services.settings = settings
+        return services
     }
 
     /// A request from a logged-in browser on this computer.

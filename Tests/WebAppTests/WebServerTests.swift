@@ -62,7 +62,7 @@ private func request(_ method: String, _ target: String, port: UInt16, host: Str
 
 private func startServer(_ settings: SettingsDouble, maximumBodyBytes: Int = 1 << 20) throws -> WebServer {
     let server = try WebServer(configuration: try Fixture.configuration(maximumBodyBytes: maximumBodyBytes, port: 0),
-                               services: WebServices(settings: settings))
+                               services: Fixture.services(settings))
     try server.start()
     return server
 }
@@ -142,7 +142,7 @@ private func multipart(_ fields: [(String, String)], boundary: String = "cairnBo
     let first = try startServer(SettingsDouble(allowed: []))
     defer { first.stop() }
     let second = try WebServer(configuration: try Fixture.configuration(port: first.port),
-                               services: WebServices(settings: SettingsDouble(allowed: [])))
+                               services: Fixture.services(SettingsDouble(allowed: [])))
     #expect(throws: WebConfigurationError.cannotListen(port: first.port)) { try second.start() }
 }
 
@@ -153,7 +153,7 @@ private func multipart(_ fields: [(String, String)], boundary: String = "cairnBo
     server.stop()
     #expect(throws: (any Error).self) { try request("GET", "/", port: port) }
     // The port is free again: a new server can take it.
-    let again = try WebServer(configuration: try Fixture.configuration(port: port), services: WebServices(settings: SettingsDouble(allowed: [])))
+    let again = try WebServer(configuration: try Fixture.configuration(port: port), services: Fixture.services(SettingsDouble(allowed: [])))
     try again.start()
     again.stop()
 }

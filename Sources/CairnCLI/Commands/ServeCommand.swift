@@ -33,14 +33,8 @@ struct ServeCommand: Command {
 
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
-        var services = WebServices(settings: application.settings, skin: application.skin)
-        services.smile = application.smile
-        services.regimen = application.regimen
-        services.outcomes = application.outcomes
-        services.health = application.health
         // Without Tesseract the label page says so; the rest of the app works.
-        services.labelScanner = try? LabelScanService.makeDefault()
-        services.insights = application.insights
+        let services = WebServices(application, labelScanner: try? LabelScanService.makeDefault())
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)

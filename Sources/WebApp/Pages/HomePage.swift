@@ -30,22 +30,12 @@ enum Journal: String, CaseIterable {
         }
     }
 
-    /// The one next step offered by the empty state (opening the journal: its pages are not built yet, so the
-    /// label promises nothing more).
+    /// The one next step offered by the home page's card: opening the journal.
     var nextStep: String {
         switch self {
         case .skin: return "Open Skin"
         case .smile: return "Open Smile"
         case .regimen: return "Open Regimen"
-        }
-    }
-
-    /// What the journal page will hold once it lands (shown on its placeholder page).
-    var comingSoon: String {
-        switch self {
-        case .skin: return "Areas you photograph, each with its photos in order, and a side-by-side view of any two."
-        case .smile: return "Your smile photos in order, lined up so they are easy to compare."
-        case .regimen: return "Your products and schedules, today's doses to tick off, and the log of what you took."
         }
     }
 }
@@ -75,25 +65,31 @@ enum HomePage {
         """
         return Layout.page(title: "Your journals", section: .home, body: body)
     }
-
-    static func journal(_ j: Journal) -> String {
-        let body = """
-        <div class="page-intro">
-        <h1>\(HTML.escape(j.title))</h1>
-        <p class="lead">\(HTML.escape(j.purpose))</p>
-        </div>
-        <section class="card empty-state" aria-labelledby="empty-title">
-        <h2 id="empty-title">Coming in this journal</h2>
-        <p>This journal is not ready yet in this version of Cairn. When it is, this page will hold:</p>
-        <p>\(HTML.escape(j.comingSoon))</p>
-        <p class="card-action"><a class="button button-quiet" href="/">Back to your journals</a></p>
-        </section>
-        """
-        return Layout.page(title: j.title, section: j.section, body: body)
-    }
 }
 
 extension HomePage {
+    /// `GET /`: the journals, or the introduction on the first visit.
+    static func routes(_ services: WebServices) -> [Route] {
+        [route(.get, "/") { _ in
+            if try !services.settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
+            return .html(render(summaries: try summaries(services)))
+        }]
+    }
+
+    /// A short count for each journal that holds something, for the home page's cards.
+    static func summaries(_ services: WebServices) throws -> [Journal: String] {
+        var summaries: [Journal: String] = [:]
+        let areas = try services.skin.areas()
+        if !areas.isEmpty {
+            summaries[.skin] = count(areas.count, "area") + ", " + count(areas.reduce(0) { $0 + $1.entryCount }, "photo")
+        }
+        let entries = try services.smile.entries().count
+        if entries > 0 { summaries[.smile] = count(entries, "photo") }
+        let products = try services.regimen.products().count
+        if products > 0 { summaries[.regimen] = count(products, "product") }
+        return summaries
+    }
+
     /// "1 photo", "3 photos".
     static func count(_ number: Int, _ noun: String) -> String {
         "\(number) \(noun)\(number == 1 ? "" : "s")"

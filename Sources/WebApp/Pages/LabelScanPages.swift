@@ -16,44 +16,40 @@ enum LabelScanPages {
     /// The largest preview accepted back from the review form (a 1400 px JPEG is well under it).
     static let maximumPreviewBytes = 4 * 1024 * 1024
 
-    static func route(method: HTTPMethod, parts: [String], request: Request, regimen: RegimenService,
-                      scanner: LabelScanService?, csrfToken: String) throws -> Response {
-        switch parts.count {
-        case 2:
-            if method == .get { return .html(upload(csrfToken: csrfToken, scannerAvailable: scanner != nil)) }
-            guard method == .post else { throw WebError.methodNotAllowed }
-            guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
-            guard let photo = request.formValue("photo"), !photo.isEmpty else {
-                return .html(upload(csrfToken: csrfToken, error: "Choose a photo of the label first."), status: 400)
-            }
-            let proposal: LabelProposal
-            let preview: Data
-            do {
-                proposal = try scanner.propose(imageData: photo)
-                preview = try scanner.preview(imageData: photo)
-            } catch let error as CairnError {
-                return .html(upload(csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
-            }
-            let review = Review(proposal: proposal, preview: preview)
-            return .html(page(review, csrfToken: csrfToken))
-        case 3 where parts[2] == "confirm":
-            guard method == .post else { throw WebError.methodNotAllowed }
-            guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
-            var review = Review(form: request.form, scanner: scanner)
-            switch request.form["action"] ?? "save" {
-            case "add":
-                review.rows.append(Review.Row())
-                review.notice = "A new row was added at the end. Nothing is saved until you choose Save product."
-                return .html(page(review, csrfToken: csrfToken, focusLastRow: true))
-            case "check":
-                review.notice = "Checked again. Nothing is saved until you choose Save product."
-                return .html(page(review, csrfToken: csrfToken))
-            default:
-                return try save(review, regimen: regimen, scanner: scanner, csrfToken: csrfToken)
-            }
-        default:
-            throw WebError.notFound
-        }
+    static func routes(_ regimen: RegimenService, scanner: LabelScanService?, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen/products/scan") { _ in .html(upload(csrfToken: csrfToken, scannerAvailable: scanner != nil)) },
+            route(.post, "/regimen/products/scan") { r in
+                guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
+                guard let photo = r.request.formValue("photo"), !photo.isEmpty else {
+                    return .html(upload(csrfToken: csrfToken, error: "Choose a photo of the label first."), status: 400)
+                }
+                let proposal: LabelProposal
+                let preview: Data
+                do {
+                    proposal = try scanner.propose(imageData: photo)
+                    preview = try scanner.preview(imageData: photo)
+                } catch let error as CairnError {
+                    return .html(upload(csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+                }
+                return .html(page(Review(proposal: proposal, preview: preview), csrfToken: csrfToken))
+            },
+            route(.post, "/regimen/products/scan/confirm") { r in
+                guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
+                var review = Review(form: r.form, scanner: scanner)
+                switch r.form["action"] ?? "save" {
+                case "add":
+                    review.rows.append(Review.Row())
+                    review.notice = "A new row was added at the end. Nothing is saved until you choose Save product."
+                    return .html(page(review, csrfToken: csrfToken, focusLastRow: true))
+                case "check":
+                    review.notice = "Checked again. Nothing is saved until you choose Save product."
+                    return .html(page(review, csrfToken: csrfToken))
+                default:
+                    return try save(review, regimen: regimen, scanner: scanner, csrfToken: csrfToken)
+                }
+            },
+        ]
     }
 
     /// Saves the reviewed product, or shows the page again with the person's edits and why nothing was saved.

@@ -1,8 +1,21 @@
+import CairnApp
 import CairnCore
 
 /// The three-page introduction shown on the first visit until it is finished or skipped.
 enum OnboardingPages {
     static let count = 3
+
+    /// `GET /welcome/1` to `/welcome/3`; `POST /welcome/finish` (finish or skip) completes onboarding.
+    static func routes(_ settings: any SettingsServicing, csrfToken: String) -> [Route] {
+        (1...count).map { step in
+            route(.get, "/welcome/\(step)") { _ in .html(render(step: step, csrfToken: csrfToken)) }
+        } + [
+            route(.post, "/welcome/finish") { _ in
+                try settings.completeOnboarding()
+                return .redirect(to: "/")
+            },
+        ]
+    }
 
     struct Step {
         let heading: String

@@ -14,22 +14,20 @@ import HealthExport
 /// - `GET /regimen/outcomes/health` the form;
 /// - `POST /regimen/outcomes/health` (multipart, `file`): the summary, or the reason nothing was imported (400).
 enum RegimenHealthImportPage {
-    static func route(method: HTTPMethod, request: Request, health: HealthService, csrfToken: String) throws -> Response {
-        switch method {
-        case .get:
-            return .html(render(csrfToken: csrfToken))
-        case .post:
-            guard let data = request.formValue("file"), !data.isEmpty else {
-                return .html(render(csrfToken: csrfToken, error: "Choose the export.zip (or export.xml) from the Health app."), status: 400)
-            }
-            do {
-                return .html(render(csrfToken: csrfToken, summary: try health.importExport(contents: data)))
-            } catch let error as HealthExportError {
-                return .html(render(csrfToken: csrfToken, error: error.userMessage + " Nothing was imported."), status: 400)
-            }
-        default:
-            throw WebError.methodNotAllowed
-        }
+    static func routes(_ health: HealthService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen/outcomes/health") { _ in .html(render(csrfToken: csrfToken)) },
+            route(.post, "/regimen/outcomes/health") { r in
+                guard let data = r.request.formValue("file"), !data.isEmpty else {
+                    return .html(render(csrfToken: csrfToken, error: "Choose the export.zip (or export.xml) from the Health app."), status: 400)
+                }
+                do {
+                    return .html(render(csrfToken: csrfToken, summary: try health.importExport(contents: data)))
+                } catch let error as HealthExportError {
+                    return .html(render(csrfToken: csrfToken, error: error.userMessage + " Nothing was imported."), status: 400)
+                }
+            },
+        ]
     }
 
     static func render(csrfToken: String, summary: HealthImportSummary? = nil, error: String? = nil) -> String {

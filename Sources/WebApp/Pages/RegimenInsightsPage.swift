@@ -9,20 +9,18 @@ import Regimen
 /// visit of a day recomputes them (`InsightService.recomputeIfStale()`).
 /// `POST /regimen/insights/recompute` recomputes them (CSRF-checked) and redirects back.
 enum RegimenInsightsPage {
-    static func route(method: HTTPMethod, request: Request, insights: InsightService, csrfToken: String) throws -> Response {
-        switch request.path {
-        case "/regimen/insights":
-            guard method == .get else { throw WebError.methodNotAllowed }
-            try insights.recomputeIfStale()
-            return .html(render(try insights.list(), run: try insights.lastRun(), csrfToken: csrfToken,
-                                notice: request.query["recomputed"] == "1" ? "Insights recomputed." : nil))
-        case "/regimen/insights/recompute":
-            guard method == .post else { throw WebError.methodNotAllowed }
-            try insights.recompute()
-            return .redirect(to: "/regimen/insights?recomputed=1")
-        default:
-            throw WebError.notFound
-        }
+    static func routes(_ insights: InsightService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen/insights") { r in
+                try insights.recomputeIfStale()
+                return .html(render(try insights.list(), run: try insights.lastRun(), csrfToken: csrfToken,
+                                    notice: r.query["recomputed"] == "1" ? "Insights recomputed." : nil))
+            },
+            route(.post, "/regimen/insights/recompute") { _ in
+                try insights.recompute()
+                return .redirect(to: "/regimen/insights?recomputed=1")
+            },
+        ]
     }
 
     static func render(_ insights: [Insight], run: InsightRun?, csrfToken: String, notice: String? = nil) -> String {

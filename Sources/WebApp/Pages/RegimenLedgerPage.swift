@@ -9,6 +9,13 @@ enum RegimenLedgerPage {
     /// Rows a page.
     static let pageSize = 50
 
+    static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen/ledger") { r in try render(request: r.request, regimen: regimen, csrfToken: csrfToken) },
+            route(.post, "/regimen/ledger/import") { r in try importHistory(request: r.request, regimen: regimen, csrfToken: csrfToken) },
+        ]
+    }
+
     static func render(request: Request, regimen: RegimenService, csrfToken: String,
                        importResult: (message: String, lines: [String], failed: Bool)? = nil) throws -> Response {
         let productText = (request.query["product"] ?? "").trimmingCharacters(in: .whitespaces)

@@ -16,25 +16,19 @@ import Regimen
 ///   bad line (400);
 /// - `POST /regimen/outcomes/metrics` (`id`, `name`, `unit`, `min`, `max`, `aggregation`).
 enum RegimenOutcomesPage {
-    static func route(method: HTTPMethod, request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
-        let parts = Array(request.path.split(separator: "/").map(String.init).dropFirst(2))  // after "regimen/outcomes"
-        switch (parts.first ?? "", parts.count, method) {
-        case ("", 0, .get):
-            let notice = request.query["saved"] == "1" ? "Saved." : request.query["defined"] == "1" ? "The metric was added." : nil
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice))
-        case ("entries", 1, .post):
-            return try addEntry(request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("import", 1, .post):
-            return try importFile(request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("metrics", 1, .post):
-            return try defineMetric(request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("entries", 3, .post) where parts[2] == "correct":
-            return try correctEntry(OutcomeEntryID(parts[1]), request, outcomes: outcomes, csrfToken: csrfToken)
-        case ("", 0, _), ("entries", 1, _), ("import", 1, _), ("metrics", 1, _):
-            throw WebError.methodNotAllowed
-        default:
-            throw WebError.notFound
-        }
+    static func routes(_ outcomes: OutcomeService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen/outcomes") { r in
+                let notice = r.query["saved"] == "1" ? "Saved." : r.query["defined"] == "1" ? "The metric was added." : nil
+                return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice))
+            },
+            route(.post, "/regimen/outcomes/entries") { r in try addEntry(r.request, outcomes: outcomes, csrfToken: csrfToken) },
+            route(.post, "/regimen/outcomes/import") { r in try importFile(r.request, outcomes: outcomes, csrfToken: csrfToken) },
+            route(.post, "/regimen/outcomes/metrics") { r in try defineMetric(r.request, outcomes: outcomes, csrfToken: csrfToken) },
+            route(.post, "/regimen/outcomes/entries/{entry}/correct") { r in
+                try correctEntry(OutcomeEntryID(r.parameter("entry")), r.request, outcomes: outcomes, csrfToken: csrfToken)
+            },
+        ]
     }
 
     // MARK: actions

@@ -5,60 +5,36 @@ import Regimen
 
 /// The Regimen journal's pages under `/regimen`. Every change goes through `RegimenService`.
 ///
-/// Routes (behind the session cookie; POSTs need the CSRF token, then redirect back):
-/// - `GET /regimen` Today; `POST /regimen/doses/DOSE/taken|skipped`; `POST /regimen/batch/taken` (`doses`: ids
-///   separated by commas); `POST /regimen/as-needed/SCHEDULE` logs one as-needed dose now.
-/// - `GET /regimen/ledger?product=&from=&to=&page=`, `POST /regimen/ledger/import` (see `RegimenLedgerPage`).
-/// - `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID` (see `RegimenProductPages`).
-/// - `GET|POST /regimen/products/scan`, `POST /regimen/products/scan/confirm`: a product from a label photo
-///   (see `LabelScanPages`).
-/// - `GET /regimen/schedules`, `POST /regimen/schedules/new`, `POST /regimen/schedules/ID/pause|resume|stop`.
+/// Today's routes are here: `GET /regimen`; `POST /regimen/doses/DOSE/taken|skipped`; `POST /regimen/batch/taken`
+/// (`doses`: ids separated by commas); `POST /regimen/as-needed/SCHEDULE` logs one as-needed dose now. The ledger,
+/// products, label scan, schedules, outcomes and insights pages declare their own (POSTs need the CSRF token,
+/// then redirect back).
 enum RegimenPages {
-    static func route(method: HTTPMethod, request: Request, regimen: RegimenService, csrfToken: String,
-                      labelScanner: LabelScanService? = nil) throws -> Response {
-        let parts = Array(request.path.split(separator: "/").map(String.init).dropFirst())  // after "regimen"
-        func only(_ allowed: HTTPMethod) throws {
-            guard method == allowed else { throw WebError.methodNotAllowed }
-        }
-        switch (parts.first ?? "", parts.count) {
-        case ("", 0):
-            try only(.get)
-            return .html(today(try regimen.todayView(), csrfToken: csrfToken, notice: notice(request.query["logged"])))
-        case ("doses", 3):
-            try only(.post)
-            guard let status = IntakeStatus(rawValue: parts[2]), status != .missed else { throw WebError.notFound }
-            return try logged(regimen: regimen, csrfToken: csrfToken) {
-                try regimen.checkIn(parts[1], status: status).alreadyLogged
+    static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/regimen") { r in
+                .html(today(try regimen.todayView(), csrfToken: csrfToken, notice: notice(r.query["logged"])))
+            },
+            route(.post, "/regimen/batch/taken") { r in
+                let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty }
+                guard !ids.isEmpty else { throw WebError.badForm }
+                return try logged(regimen: regimen, csrfToken: csrfToken) {
+                    try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) }).allSatisfy(\.alreadyLogged)
+                }
+            },
+            route(.post, "/regimen/as-needed/{schedule}") { r in
+                try logged(regimen: regimen, csrfToken: csrfToken) {
+                    _ = try regimen.logAsNeeded(ScheduleID(r.parameter("schedule")))
+                    return false
+                }
+            },
+        ] + [IntakeStatus.taken, .skipped].map { status in
+            route(.post, "/regimen/doses/{dose}/\(status.rawValue)") { r in
+                try logged(regimen: regimen, csrfToken: csrfToken) {
+                    try regimen.checkIn(r.parameter("dose"), status: status).alreadyLogged
+                }
             }
-        case ("batch", 2) where parts[1] == "taken":
-            try only(.post)
-            let ids = (request.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
-            guard !ids.isEmpty else { throw WebError.badForm }
-            return try logged(regimen: regimen, csrfToken: csrfToken) {
-                try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) }).allSatisfy(\.alreadyLogged)
-            }
-        case ("as-needed", 2):
-            try only(.post)
-            return try logged(regimen: regimen, csrfToken: csrfToken) {
-                _ = try regimen.logAsNeeded(ScheduleID(parts[1]))
-                return false
-            }
-        case ("products", _) where parts.count >= 2 && parts[1] == "scan":
-            return try LabelScanPages.route(method: method, parts: parts, request: request, regimen: regimen,
-                                            scanner: labelScanner, csrfToken: csrfToken)
-        case ("products", _):
-            return try RegimenProductPages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
-        case ("schedules", _):
-            return try RegimenSchedulePages.route(method: method, parts: parts, request: request, regimen: regimen, csrfToken: csrfToken)
-        case ("ledger", 1):
-            try only(.get)
-            return try RegimenLedgerPage.render(request: request, regimen: regimen, csrfToken: csrfToken)
-        case ("ledger", 2) where parts[1] == "import":
-            try only(.post)
-            return try RegimenLedgerPage.importHistory(request: request, regimen: regimen, csrfToken: csrfToken)
-        default:
-            throw WebError.notFound
         }
     }
 

@@ -45,50 +45,55 @@ enum RegimenProductPages {
         }
     }
 
-    static func route(method: HTTPMethod, parts: [String], request: Request, regimen: RegimenService,
-                      csrfToken: String) throws -> Response {
-        switch parts.count {
-        case 1:
-            guard method == .get else { throw WebError.methodNotAllowed }
-            return .html(list(try regimen.products()))
-        case 2 where parts[1] == "new":
-            if method == .get { return .html(productForm(Draft(), editing: nil, csrfToken: csrfToken)) }
-            guard method == .post else { throw WebError.methodNotAllowed }
-            let draft = Draft(request.form)
-            do {
-                let saved = try regimen.addProduct(try product(from: draft), decisions: draft.decisions)
-                return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
-            } catch let refusal as FlaggedRowsUndecided {
-                return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: refusal.userMessage, flagged: refusal.rows), status: 400)
-            } catch let error as CairnError {
-                return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
-            }
-        case 3 where parts[2] == "edit":
-            let id = ProductID(parts[1])
+    static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
+        /// The newest revision of the address's product; a product that is not there answers 404.
+        @Sendable func current(_ r: RouteRequest) throws -> (id: ProductID, product: Product) {
+            let id = ProductID(r.parameter("product"))
             guard let current = try regimen.productHistory(id).max(by: { $0.revisionNumber < $1.revisionNumber }) else {
                 throw WebError.notFound
             }
-            if method == .get { return .html(productForm(Draft(current.product), editing: current.product, csrfToken: csrfToken)) }
-            guard method == .post else { throw WebError.methodNotAllowed }
-            let draft = Draft(request.form)
-            do {
-                _ = try regimen.editProduct(id, to: try product(from: draft, keeping: current.product), decisions: draft.decisions)
-                return .redirect(to: "/regimen/products/\(id.rawValue)?added=1")
-            } catch let refusal as FlaggedRowsUndecided {
-                return .html(productForm(draft, editing: current.product, csrfToken: csrfToken, error: refusal.userMessage,
-                                         flagged: refusal.rows), status: 400)
-            } catch let error as CairnError {
-                return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
-                                         error: error.userMessage + " Nothing was saved."), status: 400)
-            }
-        case 2:
-            guard method == .get else { throw WebError.methodNotAllowed }
-            let history = try regimen.productHistory(ProductID(parts[1]))
-            guard !history.isEmpty else { throw WebError.notFound }
-            return .html(detail(history, added: request.query["added"] == "1"))
-        default:
-            throw WebError.notFound
+            return (id, current.product)
         }
+        return [
+            route(.get, "/regimen/products") { _ in .html(list(try regimen.products())) },
+            route(.get, "/regimen/products/new") { _ in .html(productForm(Draft(), editing: nil, csrfToken: csrfToken)) },
+            route(.post, "/regimen/products/new") { r in
+                let draft = Draft(r.form)
+                do {
+                    let saved = try regimen.addProduct(try product(from: draft), decisions: draft.decisions)
+                    return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
+                } catch let refusal as FlaggedRowsUndecided {
+                    return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: refusal.userMessage,
+                                             flagged: refusal.rows), status: 400)
+                } catch let error as CairnError {
+                    return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+                }
+            },
+            route(.get, "/regimen/products/{product}") { r in
+                let history = try regimen.productHistory(ProductID(r.parameter("product")))
+                guard !history.isEmpty else { throw WebError.notFound }
+                return .html(detail(history, added: r.query["added"] == "1"))
+            },
+            route(.get, "/regimen/products/{product}/edit") { r in
+                let current = try current(r)
+                return .html(productForm(Draft(current.product), editing: current.product, csrfToken: csrfToken))
+            },
+            route(.post, "/regimen/products/{product}/edit") { r in
+                let current = try current(r)
+                let draft = Draft(r.form)
+                do {
+                    _ = try regimen.editProduct(current.id, to: try product(from: draft, keeping: current.product),
+                                                decisions: draft.decisions)
+                    return .redirect(to: "/regimen/products/\(current.id.rawValue)?added=1")
+                } catch let refusal as FlaggedRowsUndecided {
+                    return .html(productForm(draft, editing: current.product, csrfToken: csrfToken, error: refusal.userMessage,
+                                             flagged: refusal.rows), status: 400)
+                } catch let error as CairnError {
+                    return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
+                                             error: error.userMessage + " Nothing was saved."), status: 400)
+                }
+            },
+        ]
     }
 
     /// A refusal of the form's own fields (the service's refusals come as its own errors).

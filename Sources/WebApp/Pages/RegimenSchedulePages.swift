@@ -22,49 +22,47 @@ enum RegimenSchedulePages {
         }
     }
 
-    static func route(method: HTTPMethod, parts: [String], request: Request, regimen: RegimenService,
-                      csrfToken: String) throws -> Response {
-        func page(_ draft: Draft? = nil, notice: String? = nil, error: String? = nil) throws -> String {
+    /// What a revision button does, from the day given (today when empty).
+    private enum Change: String, CaseIterable { case pause, resume, stop }
+
+    static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
+        @Sendable func page(_ draft: Draft? = nil, notice: String? = nil, error: String? = nil) throws -> String {
             try render(regimen: regimen, draft: draft ?? Draft(start: regimen.today().description), csrfToken: csrfToken,
                        notice: notice, error: error)
         }
-        switch parts.count {
-        case 1:
-            guard method == .get else { throw WebError.methodNotAllowed }
-            return .html(try page(notice: request.query["saved"] == "1" ? "Saved." : nil))
-        case 2 where parts[1] == "new":
-            guard method == .post else { throw WebError.methodNotAllowed }
-            let draft = Draft(request.form)
-            do {
-                _ = try regimen.addSchedule(try plan(from: draft))
-                return .redirect(to: "/regimen/schedules?saved=1")
-            } catch let error as CairnError {
-                return .html(try page(draft, error: error.userMessage + " Nothing was saved."), status: 400)
-            }
-        case 3:
-            guard method == .post else { throw WebError.methodNotAllowed }
-            let id = ScheduleID(parts[1])
-            guard ["pause", "resume", "stop"].contains(parts[2]) else { throw WebError.notFound }
-            do {
-                let fromText = (request.form["from"] ?? "").trimmingCharacters(in: .whitespaces)
-                var day: LocalDay? = nil
-                if !fromText.isEmpty {
-                    guard let parsed = LocalDay(parsing: fromText) else {
-                        throw FormProblem(userMessage: "The day must be a date like 2026-01-31.")
+        return [
+            route(.get, "/regimen/schedules") { r in .html(try page(notice: r.query["saved"] == "1" ? "Saved." : nil)) },
+            route(.post, "/regimen/schedules/new") { r in
+                let draft = Draft(r.form)
+                do {
+                    _ = try regimen.addSchedule(try plan(from: draft))
+                    return .redirect(to: "/regimen/schedules?saved=1")
+                } catch let error as CairnError {
+                    return .html(try page(draft, error: error.userMessage + " Nothing was saved."), status: 400)
+                }
+            },
+        ] + Change.allCases.map { change in
+            route(.post, "/regimen/schedules/{schedule}/\(change.rawValue)") { r in
+                let id = ScheduleID(r.parameter("schedule"))
+                do {
+                    let fromText = (r.form["from"] ?? "").trimmingCharacters(in: .whitespaces)
+                    var day: LocalDay? = nil
+                    if !fromText.isEmpty {
+                        guard let parsed = LocalDay(parsing: fromText) else {
+                            throw FormProblem(userMessage: "The day must be a date like 2026-01-31.")
+                        }
+                        day = parsed
                     }
-                    day = parsed
+                    switch change {
+                    case .pause: _ = try regimen.pauseSchedule(id, from: day)
+                    case .resume: _ = try regimen.resumeSchedule(id, from: day)
+                    case .stop: _ = try regimen.stopSchedule(id, from: day)
+                    }
+                    return .redirect(to: "/regimen/schedules?saved=1")
+                } catch let error as CairnError {
+                    return .html(try page(error: error.userMessage + " Nothing was saved."), status: 400)
                 }
-                switch parts[2] {
-                case "pause": _ = try regimen.pauseSchedule(id, from: day)
-                case "resume": _ = try regimen.resumeSchedule(id, from: day)
-                default: _ = try regimen.stopSchedule(id, from: day)
-                }
-                return .redirect(to: "/regimen/schedules?saved=1")
-            } catch let error as CairnError {
-                return .html(try page(error: error.userMessage + " Nothing was saved."), status: 400)
             }
-        default:
-            throw WebError.notFound
         }
     }
 

@@ -1,3 +1,6 @@
+import CairnApp
+import Foundation
+
 /// Settings: the comparison-details preference and "Delete all data" behind a typed confirmation.
 enum SettingsPages {
     /// The flag that shows the details behind each comparison figure.
@@ -6,6 +9,35 @@ enum SettingsPages {
     static let confirmationWord = "DELETE"
     /// The consequence, named exactly on the confirmation page.
     static let deleteConsequence = "Every area, photo, product, schedule and log entry on this computer will be removed. This cannot be undone."
+
+    /// `GET /settings`, `POST /settings/comparison-details` (`value`: on or off), `GET|POST /settings/delete`
+    /// (the POST needs the confirmation word typed).
+    static func routes(_ settings: any SettingsServicing, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/settings") { r in
+                let saved = r.query["saved"] == "1" ? "Saved." : nil
+                return .html(render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: saved))
+            },
+            route(.post, "/settings/comparison-details") { r in
+                let value: Bool
+                switch r.form["value"] {
+                case "on": value = true
+                case "off": value = false
+                default: throw WebError.badForm
+                }
+                try settings.setFlag(comparisonDetailsFlag, value)
+                return .redirect(to: "/settings?saved=1")
+            },
+            route(.get, "/settings/delete") { _ in .html(confirmDelete(csrfToken: csrfToken)) },
+            route(.post, "/settings/delete") { r in
+                guard r.form["confirm"]?.trimmingCharacters(in: .whitespaces) == confirmationWord else {
+                    return .html(confirmDelete(csrfToken: csrfToken, mistyped: true), status: 400)
+                }
+                try settings.deleteAllData()
+                return .html(deleted())
+            },
+        ]
+    }
 
     static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil) -> String {
         let state = showComparisonDetails ? "On" : "Off"

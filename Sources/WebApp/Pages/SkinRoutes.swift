@@ -3,98 +3,105 @@ import CairnCore
 import Foundation
 import Skin
 
-/// The Skin journal's routes under `/skin`. Views only read stored rows through `SkinService`.
+/// The Skin journal's routes under `/skin`. Views only read stored rows through `SkinService`; an area or a photo
+/// that is not there answers 404 (`SkinJournalError` carries its status).
 enum SkinRoutes {
-    static func route(method: HTTPMethod, request: Request, skin: SkinService, settings: any SettingsServicing,
-                      csrfToken: String) throws -> Response {
-        let parts = request.path.split(separator: "/").map(String.init)  // ["skin", "areas", ID, ...]
-        let get = method == .get, post = method == .post
-        if parts == ["skin"] {
-            guard get else { throw WebError.methodNotAllowed }
-            return .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken))
-        }
-        if parts == ["skin", "areas"] {
-            guard post else { throw WebError.methodNotAllowed }
-            let form = request.form
-            do {
-                let area = try skin.addArea(name: form["name"] ?? "", bodyLocation: form["location"], guidance: form["guidance"] ?? "")
-                return .redirect(to: "/skin/areas/\(area.id.rawValue)")
-            } catch let error as SkinJournalError {
-                return .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken, error: error.userMessage), status: 400)
-            }
-        }
-        guard parts.count >= 3, parts[1] == "areas", Self.isIdentifier(parts[2]) else { throw WebError.notFound }
-        let areaID = AreaID(parts[2])
-        let rest = Array(parts.dropFirst(3))
-        let details = try settings.flag(SettingsPages.comparisonDetailsFlag)
-        do {
-            switch rest.count {
-            case 0:
-                guard get else { throw WebError.methodNotAllowed }
-                return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: details, csrfToken: csrfToken,
-                                                notice: request.query["deleted"] == "1" ? "The photo was removed." : nil))
-            case 1:
-                switch rest[0] {
-                case "trend":
-                    guard get else { throw WebError.methodNotAllowed }
-                    return .html(SkinPages.trend(try skin.timeline(of: areaID)))
-                case "photos":
-                    guard post else { throw WebError.methodNotAllowed }
-                    return try logPhoto(request, areaID: areaID, skin: skin, details: details, csrfToken: csrfToken)
-                case "capture":
-                    guard get else { throw WebError.methodNotAllowed }
-                    return .html(SkinPages.capture(try skin.timeline(of: areaID), csrfToken: csrfToken))
-                case "quality":
-                    guard post else { throw WebError.methodNotAllowed }
-                    _ = try skin.area(areaID)
-                    guard let q = try? skin.liveQuality(frame: request.body) else {
-                        return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
-                    }
-                    let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
-                    let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
-                    let json = "{\"light\":\"\(light)\",\"lightGood\":\(!(q.isTooDark || q.isTooBright || q.isClipped)),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)}"
-                    return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
-                case "rename":
-                    guard post else { throw WebError.methodNotAllowed }
-                    try skin.renameArea(areaID, to: request.form["name"] ?? "")
-                    return .redirect(to: "/skin/areas/\(areaID.rawValue)")
-                case "delete":
-                    let timeline = try skin.timeline(of: areaID)
-                    if get { return .html(SkinPages.confirmDeleteArea(timeline, csrfToken: csrfToken)) }
-                    guard post else { throw WebError.methodNotAllowed }
-                    try skin.deleteArea(areaID)
-                    return .redirect(to: "/skin")
-                default: throw WebError.notFound
+    static func routes(_ skin: SkinService, settings: any SettingsServicing, csrfToken: String) -> [Route] {
+        @Sendable func details() throws -> Bool { try settings.flag(SettingsPages.comparisonDetailsFlag) }
+        return [
+            route(.get, "/skin") { _ in .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken)) },
+            route(.post, "/skin/areas") { r in
+                let form = r.form
+                do {
+                    let area = try skin.addArea(name: form["name"] ?? "", bodyLocation: form["location"], guidance: form["guidance"] ?? "")
+                    return .redirect(to: "/skin/areas/\(area.id.rawValue)")
+                } catch let error as SkinJournalError {
+                    return .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken, error: error.userMessage), status: 400)
                 }
-            default:
-                guard rest[0] == "entries", Self.isIdentifier(rest[1]) else { throw WebError.notFound }
-                let entryID = EntryID(rest[1])
-                switch rest.count == 2 ? "" : rest[2] {
-                case "" where rest.count == 2:
-                    guard get else { throw WebError.methodNotAllowed }
-                    return .html(SkinPages.compare(try skin.comparison(of: entryID, in: areaID), details: details))
-                case "photo.jpg", "thumbnail.jpg":
-                    guard get else { throw WebError.methodNotAllowed }
-                    return jpeg(try skin.photoData(of: entryID, in: areaID, thumbnail: rest[2] == "thumbnail.jpg"))
-                case "change-map.jpg":
-                    guard get else { throw WebError.methodNotAllowed }
-                    guard let data = try skin.changeMapJPEG(of: entryID, in: areaID) else { throw WebError.notFound }
-                    return jpeg(data)
-                case "delete":
-                    if get {
-                        let view = try skin.comparison(of: entryID, in: areaID)
-                        return .html(SkinPages.confirmDeleteEntry(view, consequence: try skin.deletionConsequence(of: entryID, in: areaID),
-                                                                  csrfToken: csrfToken))
-                    }
-                    guard post else { throw WebError.methodNotAllowed }
-                    try skin.deleteEntry(entryID, in: areaID)
-                    return .redirect(to: "/skin/areas/\(areaID.rawValue)?deleted=1")
-                default: throw WebError.notFound
+            },
+            route(.get, "/skin/areas/{area}") { r in
+                let areaID = try area(r)
+                return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
+                                                notice: r.query["deleted"] == "1" ? "The photo was removed." : nil))
+            },
+            route(.get, "/skin/areas/{area}/trend") { r in
+                let areaID = try area(r)
+                return .html(SkinPages.trend(try skin.timeline(of: areaID)))
+            },
+            route(.post, "/skin/areas/{area}/photos") { r in
+                let areaID = try area(r)
+                return try logPhoto(r.request, areaID: areaID, skin: skin, details: try details(), csrfToken: csrfToken)
+            },
+            route(.get, "/skin/areas/{area}/capture") { r in
+                let areaID = try area(r)
+                return .html(SkinPages.capture(try skin.timeline(of: areaID), csrfToken: csrfToken))
+            },
+            route(.post, "/skin/areas/{area}/quality") { r in
+                let areaID = try area(r)
+                _ = try skin.area(areaID)
+                guard let q = try? skin.liveQuality(frame: r.request.body) else {
+                    return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
                 }
-            }
-        } catch SkinJournalError.areaNotFound, SkinJournalError.entryNotFound {
-            throw WebError.notFound
-        }
+                let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
+                let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
+                let json = "{\"light\":\"\(light)\",\"lightGood\":\(!(q.isTooDark || q.isTooBright || q.isClipped)),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)}"
+                return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
+            },
+            route(.post, "/skin/areas/{area}/rename") { r in
+                let areaID = try area(r)
+                try skin.renameArea(areaID, to: r.form["name"] ?? "")
+                return .redirect(to: "/skin/areas/\(areaID.rawValue)")
+            },
+            route(.get, "/skin/areas/{area}/delete") { r in
+                let areaID = try area(r)
+                return .html(SkinPages.confirmDeleteArea(try skin.timeline(of: areaID), csrfToken: csrfToken))
+            },
+            route(.post, "/skin/areas/{area}/delete") { r in
+                let areaID = try area(r)
+                try skin.deleteArea(areaID)
+                return .redirect(to: "/skin")
+            },
+            route(.get, "/skin/areas/{area}/entries/{entry}") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                return .html(SkinPages.compare(try skin.comparison(of: entryID, in: areaID), details: try details()))
+            },
+            route(.get, "/skin/areas/{area}/entries/{entry}/photo.jpg") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                return jpeg(try skin.photoData(of: entryID, in: areaID, thumbnail: false))
+            },
+            route(.get, "/skin/areas/{area}/entries/{entry}/thumbnail.jpg") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                return jpeg(try skin.photoData(of: entryID, in: areaID, thumbnail: true))
+            },
+            route(.get, "/skin/areas/{area}/entries/{entry}/change-map.jpg") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                guard let data = try skin.changeMapJPEG(of: entryID, in: areaID) else { throw WebError.notFound }
+                return jpeg(data)
+            },
+            route(.get, "/skin/areas/{area}/entries/{entry}/delete") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                let view = try skin.comparison(of: entryID, in: areaID)
+                return .html(SkinPages.confirmDeleteEntry(view, consequence: try skin.deletionConsequence(of: entryID, in: areaID),
+                                                          csrfToken: csrfToken))
+            },
+            route(.post, "/skin/areas/{area}/entries/{entry}/delete") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                try skin.deleteEntry(entryID, in: areaID)
+                return .redirect(to: "/skin/areas/\(areaID.rawValue)?deleted=1")
+            },
+        ]
+    }
+
+    /// The `{area}` of the address; anything but an identifier is not looked up (404).
+    static func area(_ request: RouteRequest) throws -> AreaID {
+        guard isIdentifier(request.parameter("area")) else { throw WebError.notFound }
+        return AreaID(request.parameter("area"))
+    }
+
+    /// The `{entry}` of the address; anything but an identifier is not looked up (404).
+    static func entry(_ request: RouteRequest) throws -> EntryID {
+        guard isIdentifier(request.parameter("entry")) else { throw WebError.notFound }
+        return EntryID(request.parameter("entry"))
     }
 
     /// Logs an uploaded photo (multipart form, sent by skin.js with the CSRF header).

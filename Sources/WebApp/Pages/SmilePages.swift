@@ -18,54 +18,46 @@ enum SmilePages {
     /// The page script (external: the CSP allows no inline scripts).
     static let script = "\n<script src=\"/assets/smile.js\" defer></script>"
 
-    static func route(method: HTTPMethod, request: Request, smile: SmileService, csrfToken: String) throws -> Response {
-        let rest = Array(request.path.split(separator: "/").map(String.init).dropFirst())  // after "smile"
-        let head = rest.first ?? "", id = rest.count > 1 ? rest[1] : ""
-        func only(_ allowed: HTTPMethod) throws {
-            guard method == allowed else { throw WebError.methodNotAllowed }
-        }
-        switch (head, rest.count) {
-        case ("", 0):
-            try only(.get)
-            return .html(timeline(try smile.entries(), added: request.query["added"]))
-        case ("add", 1):
-            try only(.get)
-            return .html(capture(csrfToken: csrfToken))
-        case ("upload", 1):
-            try only(.post)
-            return upload(request, smile: smile, csrfToken: csrfToken)
-        case ("crop", 2):
-            if method == .post { return try saveCrop(id: id, request: request, smile: smile, csrfToken: csrfToken) }
-            try only(.get)
-            return .html(try crop(try smile.pendingUpload(id), smile: smile, csrfToken: csrfToken))
-        case ("crop", 3) where rest[2] == "discard":
-            try only(.post)
-            smile.discardUpload(id)
-            return .redirect(to: "/smile")
-        case ("photo", 2):
-            try only(.get)
-            let entry = try smile.entry(matching: id)
-            return Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: try smile.cropJPEG(entry))
-        case ("compare", 1):
-            try only(.get)
-            return .html(try compare(entries: try smile.entries(), a: request.query["a"], b: request.query["b"]))
-        case ("export", 2):
-            let export = try smile.export(try smile.entry(matching: id))
-            if method == .get { return .html(exportPage(export, csrfToken: csrfToken)) }
-            try only(.post)
-            guard export.containsNoMetadata else { throw SmileError.outputNotClean }
-            return Response(status: 200, headers: [("Content-Type", "image/jpeg"),
-                                                   ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\"")],
-                            body: export.jpeg)
-        case ("delete", 2):
-            let entry = try smile.entry(matching: id)
-            if method == .get { return .html(confirmDelete(entry, csrfToken: csrfToken)) }
-            try only(.post)
-            try smile.delete(entry.id)
-            return .redirect(to: "/smile")
-        default:
-            throw WebError.notFound
-        }
+    static func routes(_ smile: SmileService, csrfToken: String) -> [Route] {
+        [
+            route(.get, "/smile") { r in .html(timeline(try smile.entries(), added: r.query["added"])) },
+            route(.get, "/smile/add") { _ in .html(capture(csrfToken: csrfToken)) },
+            route(.post, "/smile/upload") { r in upload(r.request, smile: smile, csrfToken: csrfToken) },
+            route(.get, "/smile/crop/{upload}") { r in
+                .html(try crop(try smile.pendingUpload(r.parameter("upload")), smile: smile, csrfToken: csrfToken))
+            },
+            route(.post, "/smile/crop/{upload}") { r in
+                try saveCrop(id: r.parameter("upload"), request: r.request, smile: smile, csrfToken: csrfToken)
+            },
+            route(.post, "/smile/crop/{upload}/discard") { r in
+                smile.discardUpload(r.parameter("upload"))
+                return .redirect(to: "/smile")
+            },
+            route(.get, "/smile/photo/{entry}") { r in
+                let entry = try smile.entry(matching: r.parameter("entry"))
+                return Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: try smile.cropJPEG(entry))
+            },
+            route(.get, "/smile/compare") { r in
+                .html(try compare(entries: try smile.entries(), a: r.query["a"], b: r.query["b"]))
+            },
+            route(.get, "/smile/export/{entry}") { r in
+                .html(exportPage(try smile.export(try smile.entry(matching: r.parameter("entry"))), csrfToken: csrfToken))
+            },
+            route(.post, "/smile/export/{entry}") { r in
+                let export = try smile.export(try smile.entry(matching: r.parameter("entry")))
+                guard export.containsNoMetadata else { throw SmileError.outputNotClean }
+                return Response(status: 200, headers: [("Content-Type", "image/jpeg"),
+                                                       ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\"")],
+                                body: export.jpeg)
+            },
+            route(.get, "/smile/delete/{entry}") { r in
+                .html(confirmDelete(try smile.entry(matching: r.parameter("entry")), csrfToken: csrfToken))
+            },
+            route(.post, "/smile/delete/{entry}") { r in
+                try smile.delete(try smile.entry(matching: r.parameter("entry")).id)
+                return .redirect(to: "/smile")
+            },
+        ]
     }
 
     // MARK: timeline
