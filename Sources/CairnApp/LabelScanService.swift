@@ -108,6 +108,8 @@ public struct LabelProposalRow: Encodable, Sendable {
     public let confidence: Double?
     /// What to check, each with its reason.
     public let flags: [LabelFlag]
+    /// True when the row is saved only once the person accepts it (a flag that needs a decision, `LabelGate`).
+    public var needsDecision: Bool { flags.contains { $0.kind.needsDecision } }
 }
 
 /// One row as the person left it on a review page, to be matched and flagged again before saving.
@@ -294,9 +296,9 @@ public final class LabelScanService: Sendable {
             proposed.number = index + 1
             return proposed
         }
-        let flagged = rows.filter { !$0.flags.isEmpty }.count
+        let flagged = rows.filter(\.needsDecision).count
         let message = rows.isEmpty ? "The panel was found but no ingredient rows could be read. Try a sharper photo." :
-            (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged for checking." : nil)
+            (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged: each is saved only once you accept it, change it or leave it out." : nil)
         return LabelProposal(status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
                              servingSize: label.servingSize, servingSizeText: label.servingSizeText,
                              servingsPerContainer: label.servingsPerContainer, rows: rows,

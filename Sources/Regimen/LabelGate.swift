@@ -95,6 +95,7 @@ public struct LabelGate: Sendable {
             if earlier?.ingredients.contains(row) == true, decisions.readFlags[number] == nil { return nil }
             var flags = decisions.readFlags[number] ?? []
             for flag in self.flags(of: row) where !flags.contains(where: { $0.kind == flag.kind }) { flags.append(flag) }
+            flags = flags.filter(\.kind.needsDecision)
             return flags.isEmpty ? nil : FlaggedRow(number: number, flags: flags)
         }
     }

@@ -280,9 +280,9 @@ enum LabelBenchmark {
         defer {
             for (j, row) in proposal.rows.enumerated() where !aligned.contains(j) {
                 totals.junkRows += 1
-                if row.flags.isEmpty { totals.unflaggedJunkRows += 1 }
+                if !row.needsDecision { totals.unflaggedJunkRows += 1 }
                 if totals.extras.count < 8 {
-                    totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")\(row.flags.isEmpty ? " (unflagged)" : "")")
+                    totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")\(row.needsDecision ? "" : " (unflagged)")")
                 }
             }
         }

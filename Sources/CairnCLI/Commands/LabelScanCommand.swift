@@ -112,8 +112,8 @@ struct ScanReview {
             console.error("Left out, not ingredients: " + proposal.notIngredients.map(TerminalText.quoted).joined(separator: "; "))
         }
         for row in proposal.rows where !leftOut.contains(row.number) {
-            if row.flags.isEmpty || accepted.contains(row.number) {
-                kept.append(Kept(number: row.number, row: row, accepted: !row.flags.isEmpty, edited: false))
+            if !row.needsDecision || accepted.contains(row.number) {
+                kept.append(Kept(number: row.number, row: row, accepted: row.needsDecision, edited: false))
                 continue
             }
             guard console.canAsk else { undecided.append(row); continue }
@@ -148,7 +148,7 @@ struct ScanReview {
             case "e", "edit":
                 row = edit(row)
                 edited = true
-                if row.flags.isEmpty {
+                if !row.needsDecision {
                     console.error("Row \(read.number) is now: \(ScanReview.describe(row))")
                     return Kept(number: read.number, row: row, accepted: false, edited: true)
                 }

@@ -65,7 +65,7 @@ enum LabelScanPages {
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         // The gate: a flagged row is saved only when the person ticked that they checked it (or left it out).
-        let undecided = review.rows.enumerated().filter { !$0.element.flags.isEmpty && !$0.element.accepted }.map { $0.offset + 1 }
+        let undecided = review.rows.enumerated().filter { $0.element.needsDecision && !$0.element.accepted }.map { $0.offset + 1 }
         if !undecided.isEmpty {
             let numbers = FlaggedRowsUndecided.join(undecided.map(String.init))
             review.error = "\(undecided.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged. Check each against the label, then tick \"I checked this row\" to save it as it is, change it, or leave it out. Nothing was saved."
@@ -111,7 +111,9 @@ enum LabelScanPages {
             /// The person ticked "I checked this row against the label" for the flags shown.
             var ticked = false
             /// Accepted as it is: ticked, and every flag it carries was shown when it was ticked.
-            var accepted: Bool { ticked && !flags.isEmpty && unseenFlags.isEmpty }
+            var accepted: Bool { ticked && needsDecision && unseenFlags.isEmpty }
+            /// True when the row is saved only once accepted (`LabelGate`).
+            var needsDecision: Bool { checked?.needsDecision ?? false }
             /// The row matched and flagged again; nil while a field cannot be read.
             var checked: LabelProposalRow?
             /// Why a field of the row cannot be read.
@@ -381,7 +383,7 @@ enum LabelScanPages {
             ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
         ].map { "<input type=\"hidden\" name=\"\(id)-\($0.0)\" value=\"\(HTML.escape($0.1))\">" }.joined()
         let flagged = row.flags.isEmpty ? "" : " is-flagged"
-        let acceptBox = row.flags.isEmpty ? "" : """
+        let acceptBox = !row.needsDecision ? "" : """
         <p class="scan-accept"><input type="checkbox" id="\(id)-accept" name="\(id)-accept" value="1"\(row.accepted ? " checked" : "")> <label for="\(id)-accept">I checked this row against the label: save it as it is</label></p>
         """
         return """
