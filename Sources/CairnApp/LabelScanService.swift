@@ -153,8 +153,14 @@ public struct EditedLabelRow: Hashable, Sendable {
 /// memory for the call: nothing is stored, and nothing is saved until the person confirms an edited proposal
 /// through the product service.
 public final class LabelScanService: Sendable {
-    private let recognizerStart: RecognizerStart?
-    private let normaliser: LabelNormaliser
+    private let recognizerStart: Pending<TextRecognizer>?
+    private let normaliserStart: Pending<LabelNormaliser>
+    /// The catalogue matcher. Only `startDefault()` loads it on another thread, and `propose(imageData:)` waits
+    /// for it (and reports a catalogue that cannot be read) before anything else uses it.
+    private var normaliser: LabelNormaliser {
+        guard let normaliser = try? normaliserStart.get() else { preconditionFailure("the catalogue was not loaded") }
+        return normaliser
+    }
 
     /// Below this mean confidence, a photo with no panel heading is also read turned by 180 degrees.
     public static let upsideDownRetryConfidence = 0.8
@@ -164,13 +170,13 @@ public final class LabelScanService: Sendable {
 
     /// A service reading with `recognizer` (nil: text only) and matching against `catalogue`.
     public init(catalogue: Catalogue, recognizer: TextRecognizer?) {
-        self.recognizerStart = recognizer.map { r in RecognizerStart { r } }
-        self.normaliser = LabelNormaliser(catalogue: catalogue)
+        self.recognizerStart = recognizer.map { .ready($0) }
+        self.normaliserStart = .ready(LabelNormaliser(catalogue: catalogue))
     }
 
-    private init(catalogue: Catalogue, starting: RecognizerStart) {
-        self.recognizerStart = starting
-        self.normaliser = LabelNormaliser(catalogue: catalogue)
+    private init(starting recognizer: Pending<TextRecognizer>, normaliser: Pending<LabelNormaliser>) {
+        self.recognizerStart = recognizer
+        self.normaliserStart = normaliser
     }
 
     /// The bundled catalogue and a Tesseract recogniser. Throws `RegimenError.catalogueUnreadable` or
@@ -179,11 +185,12 @@ public final class LabelScanService: Sendable {
         LabelScanService(catalogue: try Catalogue.bundled(), recognizer: try TextRecognizer())
     }
 
-    /// The bundled catalogue and a Tesseract recogniser that starts on another thread, so loading its English
-    /// data overlaps decoding and preparing the photo (a one-photo command: `cairn regimen scan`). A missing
-    /// Tesseract is reported by `propose(imageData:)`.
-    public static func startDefault() throws -> LabelScanService {
-        LabelScanService(catalogue: try Catalogue.bundled(), starting: RecognizerStart { try TextRecognizer() })
+    /// The bundled catalogue and a Tesseract recogniser, each loaded on its own thread, so loading Tesseract's
+    /// English data and the catalogue overlaps decoding and preparing the photo (a one-photo command:
+    /// `cairn regimen scan`). A missing Tesseract or an unreadable catalogue is reported by `propose(imageData:)`.
+    public static func startDefault() -> LabelScanService {
+        LabelScanService(starting: Pending { try TextRecognizer() },
+                         normaliser: Pending { LabelNormaliser(catalogue: try Catalogue.bundled()) })
     }
 
     /// Reads the photo (in memory only) and proposes rows. Throws `TextRecognitionError` for bytes that are not
@@ -194,6 +201,7 @@ public final class LabelScanService: Sendable {
         let prepared = try TextRecognizer.prepare(imageData)
         let recognizer = try recognizerStart.get()
         var page = try recognizer.recognise(prepared)
+        _ = try normaliserStart.get()
         var parsed = parse(page)
         if parsed.label.panelKind == .unknown, !page.words.isEmpty, page.meanConfidence < Self.upsideDownRetryConfidence {
             let turned = try recognizer.recognise(imageData: imageData, turnHalf: true)
@@ -357,12 +365,13 @@ extension LabelScanService {
     }
 }
 
-/// A recogniser being started on its own thread; `get()` waits for it once and then returns it (or its error).
-final class RecognizerStart: @unchecked Sendable {
+/// A value being made on its own thread (or made already); `get()` waits for it once and then returns it, or
+/// throws what making it threw.
+final class Pending<Value>: @unchecked Sendable {
     private let lock = NSCondition()
-    private var result: Result<TextRecognizer, Error>?
+    private var result: Result<Value, Error>?
 
-    init(_ make: @escaping @Sendable () throws -> TextRecognizer) {
+    init(_ make: @escaping @Sendable () throws -> Value) {
         let thread = Thread { [self] in
             let made = Result { try make() }
             lock.lock()
@@ -373,7 +382,11 @@ final class RecognizerStart: @unchecked Sendable {
         thread.start()
     }
 
-    func get() throws -> TextRecognizer {
+    private init(result: Result<Value, Error>) { self.result = result }
+
+    static func ready(_ value: Value) -> Pending { Pending(result: .success(value)) }
+
+    func get() throws -> Value {
         lock.lock()
         defer { lock.unlock() }
         while result == nil { lock.wait() }

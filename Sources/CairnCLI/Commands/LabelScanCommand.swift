@@ -62,7 +62,7 @@ struct LabelScanCommand: Command {
 
     func run(in context: CommandContext) throws {
         let data = try InputFile.read(path)
-        let scanner = try LabelScanService.startDefault()
+        let scanner = LabelScanService.startDefault()
         let proposal = try scanner.propose(imageData: data)
         guard let confirmation else {
             try context.console.printJSON(proposal)
