@@ -23,6 +23,7 @@ packages=(
 test_packages=(
   libimage-exiftool-perl         # reference metadata reader the inspector is checked against
   libvips-tools                  # vipsthumbnail, the benchmark's process baseline
+  tesseract-ocr                  # the tesseract command, the label benchmark's process baseline
   time                           # GNU time: the peak RSS of the benchmark's tool processes
   chromium chromium-driver       # the browser test
   fonts-liberation               # a second font family for the label benchmark's renders

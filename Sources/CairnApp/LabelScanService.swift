@@ -34,8 +34,17 @@ public struct LabelProposal: Encodable, Sendable {
     public let rows: [LabelProposalRow]
     /// The "Other ingredients" list.
     public let otherIngredients: [String]
-    /// Remarks about the whole label (e.g. it was read turned the right way up).
+    /// Lines read that are not ingredients (warnings, directions, addresses, text below the panel): left out,
+    /// never rows.
+    public let notIngredients: [String]
+    /// Lines of the panel that were seen but could not be read as a row, a heading or a footnote.
+    public let unreadLines: [String]
+    /// Remarks about the whole label (e.g. it was read turned the right way up, lines were not read, the panel
+    /// may be cut off).
     public let warnings: [String]
+    /// True when a warning says rows may be missing (lines not read or left out as illegible, the panel cut off
+    /// or its end not read, no heading, much of the text hard to read).
+    public let mayBeIncomplete: Bool
     /// Tesseract's mean word confidence, 0...1.
     public let meanConfidence: Double
     /// True when the photo was read turned by 180 degrees.
@@ -66,6 +75,9 @@ public struct LabelProposal: Encodable, Sendable {
 
 /// One proposed row.
 public struct LabelProposalRow: Encodable, Sendable {
+    /// The row's number in the proposal, from 1 (what `--accept N` and `--leave-out N` name); 0 for a row
+    /// checked on its own.
+    public var number: Int = 0
     /// The name as printed.
     public let nameOnLabel: String
     /// The matched catalogue entry's id, nil when unknown.
@@ -96,6 +108,8 @@ public struct LabelProposalRow: Encodable, Sendable {
     public let confidence: Double?
     /// What to check, each with its reason.
     public let flags: [LabelFlag]
+    /// True when the row is saved only once the person accepts it (a flag that needs a decision, `LabelGate`).
+    public var needsDecision: Bool { flags.contains { $0.kind.needsDecision } }
 }
 
 /// One row as the person left it on a review page, to be matched and flagged again before saving.
@@ -139,8 +153,14 @@ public struct EditedLabelRow: Hashable, Sendable {
 /// memory for the call: nothing is stored, and nothing is saved until the person confirms an edited proposal
 /// through the product service.
 public final class LabelScanService: Sendable {
-    private let recognizer: TextRecognizer?
-    private let normaliser: LabelNormaliser
+    private let recognizerStart: Pending<TextRecognizer>?
+    private let normaliserStart: Pending<LabelNormaliser>
+    /// The catalogue matcher. Only `startDefault()` loads it on another thread, and `propose(imageData:)` waits
+    /// for it (and reports a catalogue that cannot be read) before anything else uses it.
+    private var normaliser: LabelNormaliser {
+        guard let normaliser = try? normaliserStart.get() else { preconditionFailure("the catalogue was not loaded") }
+        return normaliser
+    }
 
     /// Below this mean confidence, a photo with no panel heading is also read turned by 180 degrees.
     public static let upsideDownRetryConfidence = 0.8
@@ -150,8 +170,13 @@ public final class LabelScanService: Sendable {
 
     /// A service reading with `recognizer` (nil: text only) and matching against `catalogue`.
     public init(catalogue: Catalogue, recognizer: TextRecognizer?) {
-        self.recognizer = recognizer
-        self.normaliser = LabelNormaliser(catalogue: catalogue)
+        self.recognizerStart = recognizer.map { .ready($0) }
+        self.normaliserStart = .ready(LabelNormaliser(catalogue: catalogue))
+    }
+
+    private init(starting recognizer: Pending<TextRecognizer>, normaliser: Pending<LabelNormaliser>) {
+        self.recognizerStart = recognizer
+        self.normaliserStart = normaliser
     }
 
     /// The bundled catalogue and a Tesseract recogniser. Throws `RegimenError.catalogueUnreadable` or
@@ -160,12 +185,23 @@ public final class LabelScanService: Sendable {
         LabelScanService(catalogue: try Catalogue.bundled(), recognizer: try TextRecognizer())
     }
 
+    /// The bundled catalogue and a Tesseract recogniser, each loaded on its own thread, so loading Tesseract's
+    /// English data and the catalogue overlaps decoding and preparing the photo (a one-photo command:
+    /// `cairn regimen scan`). A missing Tesseract or an unreadable catalogue is reported by `propose(imageData:)`.
+    public static func startDefault() -> LabelScanService {
+        LabelScanService(starting: Pending { try TextRecognizer() },
+                         normaliser: Pending { LabelNormaliser(catalogue: try Catalogue.bundled()) })
+    }
+
     /// Reads the photo (in memory only) and proposes rows. Throws `TextRecognitionError` for bytes that are not
     /// a readable image; every other problem (no label, food panel, other language) is a proposal with a message
     /// and no rows.
     public func propose(imageData: Data) throws -> LabelProposal {
-        guard let recognizer else { throw TextRecognitionError(kind: .engineUnavailable) }
-        var page = try recognizer.recognise(imageData: imageData)
+        guard let recognizerStart else { throw TextRecognitionError(kind: .engineUnavailable) }
+        let prepared = try TextRecognizer.prepare(imageData)
+        let recognizer = try recognizerStart.get()
+        var page = try recognizer.recognise(prepared)
+        _ = try normaliserStart.get()
         var parsed = parse(page)
         if parsed.label.panelKind == .unknown, !page.words.isEmpty, page.meanConfidence < Self.upsideDownRetryConfidence {
             let turned = try recognizer.recognise(imageData: imageData, turnHalf: true)
@@ -205,7 +241,8 @@ public final class LabelScanService: Sendable {
         if turned { warnings.append("The photo was upside down; it was read turned the right way up.") }
         func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
             LabelProposal(status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
-                          servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], warnings: warnings,
+                          servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], notIngredients: [],
+                          unreadLines: [], warnings: warnings, mayBeIncomplete: true,
                           meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
                           photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
         }
@@ -222,7 +259,9 @@ public final class LabelScanService: Sendable {
             row.match == nil && row.parsed.amount == nil && row.parsed.unreadableAmountText == nil && !row.parsed.isBlend
                 && (confidence(row.parsed) ?? 1) < Self.noiseConfidence
         }
+        var incomplete = false
         if !noise.isEmpty {
+            incomplete = true
             normalised.removeAll { row in noise.contains(row) }
             warnings.append("\(noise.count) barely legible line\(noise.count == 1 ? " was" : "s were") left out. Compare the rows with the label.")
         }
@@ -234,24 +273,62 @@ public final class LabelScanService: Sendable {
             return empty(.noLabel, "No Supplement Facts panel was found in this photo. Photograph the panel straight on, filling the frame.")
         }
         if label.panelKind == .unknown {
+            incomplete = true
             warnings.append("No \"Supplement Facts\" heading was read. Check that the whole panel is in the photo and that every row is here.")
         }
         if let page, page.meanConfidence < 0.75 {
+            incomplete = true
             warnings.append("Much of the text was hard to read. Compare every row with the label, or take a sharper photo.")
         }
-        let rows = normalised.map { row -> LabelProposalRow in
-            let boxes = row.parsed.lineIndices.flatMap { lines[$0].wordIndices }.compactMap { $0 < words.count ? words[$0].box : nil }
-            return Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed))
+        // Nothing silent: lines of the panel seen but not read, and a panel that runs off the photo.
+        let unread = label.unusedLines.filter { line in
+            line.split(whereSeparator: { !$0.isLetter }).contains { $0.count >= 3 && Set($0.lowercased()).count > 1 }
         }
-        let flagged = rows.filter { !$0.flags.isEmpty }.count
+        if !unread.isEmpty {
+            incomplete = true
+            warnings.append("\(unread.count) line\(unread.count == 1 ? " of the panel was" : "s of the panel were") not read as a row. Compare the rows with the label; add any missing row by hand.")
+        }
+        if let page, let edge = Self.cutOffEdge(page) {
+            incomplete = true
+            warnings.append("Text touches the \(edge) edge of the photo: part of the panel may be cut off. Check that every row is here, or take the photo again with a margin around the panel.")
+        } else if page != nil, !label.panelEndFound, label.otherIngredients.isEmpty {
+            incomplete = true
+            warnings.append("The end of the panel (its footnote) was not read: rows below the last one shown may be missing. Check them against the label.")
+        }
+        if !label.notIngredients.isEmpty {
+            warnings.append("\(label.notIngredients.count) line\(label.notIngredients.count == 1 ? " that is" : "s that are") not an ingredient (directions, warnings, an address, text below the panel) \(label.notIngredients.count == 1 ? "was" : "were") left out.")
+        }
+        let rows = normalised.enumerated().map { index, row -> LabelProposalRow in
+            let boxes = row.parsed.lineIndices.flatMap { lines[$0].wordIndices }.compactMap { $0 < words.count ? words[$0].box : nil }
+            var proposed = Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed))
+            proposed.number = index + 1
+            return proposed
+        }
+        let flagged = rows.filter(\.needsDecision).count
         let message = rows.isEmpty ? "The panel was found but no ingredient rows could be read. Try a sharper photo." :
-            (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged for checking." : nil)
+            (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged: each is saved only once you accept it, change it or leave it out." : nil)
         return LabelProposal(status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
                              servingSize: label.servingSize, servingSizeText: label.servingSizeText,
                              servingsPerContainer: label.servingsPerContainer, rows: rows,
-                             otherIngredients: label.otherIngredients, warnings: warnings,
+                             otherIngredients: label.otherIngredients, notIngredients: label.notIngredients,
+                             unreadLines: unread, warnings: warnings, mayBeIncomplete: incomplete,
                              meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
                              photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+    }
+
+    /// The side of the preprocessed image text touches ("bottom", "top", "left", "right"), nil when every word
+    /// keeps a margin: a panel photographed too tight, or cut off by the frame.
+    static func cutOffEdge(_ page: RecognizedPage) -> String? {
+        let w = page.image.sourceWidth, h = page.image.sourceHeight
+        // Only words that hold letters or digits: a border's edge read as "|" is no text.
+        let boxes = page.words.filter { $0.text.contains { $0.isLetter || $0.isNumber } && $0.confidence > 0.3 }.map(\.box)
+        guard w > 0, h > 0, !boxes.isEmpty else { return nil }
+        let margin = max(1, min(w, h) / 400)
+        if boxes.contains(where: { $0.y + $0.height >= h - margin }) { return "bottom" }
+        if boxes.contains(where: { $0.y <= margin }) { return "top" }
+        if boxes.contains(where: { $0.x + $0.width >= w - margin }) { return "right" }
+        if boxes.contains(where: { $0.x <= margin }) { return "left" }
+        return nil
     }
 
     private static func proposalRow(_ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?) -> LabelProposalRow {
@@ -268,14 +345,16 @@ extension LabelScanService {
     /// Matches and flags a row the person edited or typed, exactly as rows read from a photo are (the same
     /// catalogue, the same flags): an unchanged row keeps its low-confidence flag, a name the catalogue does not
     /// know is kept with an "unknown ingredient" flag.
-    public func revalidate(_ row: EditedLabelRow) -> LabelProposalRow {
+    public func revalidate(_ row: EditedLabelRow, number: Int = 0) -> LabelProposalRow {
         let trimmedForm = row.form?.trimmingCharacters(in: .whitespaces)
         let parsed = ParsedLabelRow(nameOnLabel: row.nameOnLabel.trimmingCharacters(in: .whitespaces),
                                     form: trimmedForm?.isEmpty == false ? trimmedForm : nil, amount: row.amount,
                                     dailyValuePercent: row.dailyValuePercent, dailyValueMarker: row.dailyValueMarker,
                                     isBlend: row.isBlend, blendName: row.blendName)
-        return Self.proposalRow(normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
-                                confidence: row.readConfidence)
+        var checked = Self.proposalRow(normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
+                                       confidence: row.readConfidence)
+        checked.number = number
+        return checked
     }
 
     /// A smaller JPEG of the upright photo (longer side at most `maxSide`), to show beside the rows. Made in
@@ -283,6 +362,35 @@ extension LabelScanService {
     public func preview(imageData: Data, maxSide: Int = 1400) throws -> Data {
         let pipeline = ImagePipeline()
         return try pipeline.encodeJPEG(try pipeline.decodeRGB(imageData, maxSide: maxSide), quality: 82)
+    }
+}
+
+/// A value being made on its own thread (or made already); `get()` waits for it once and then returns it, or
+/// throws what making it threw.
+final class Pending<Value>: @unchecked Sendable {
+    private let lock = NSCondition()
+    private var result: Result<Value, Error>?
+
+    init(_ make: @escaping @Sendable () throws -> Value) {
+        let thread = Thread { [self] in
+            let made = Result { try make() }
+            lock.lock()
+            result = made
+            lock.broadcast()
+            lock.unlock()
+        }
+        thread.start()
+    }
+
+    private init(result: Result<Value, Error>) { self.result = result }
+
+    static func ready(_ value: Value) -> Pending { Pending(result: .success(value)) }
+
+    func get() throws -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        while result == nil { lock.wait() }
+        return try result!.get()
     }
 }
 

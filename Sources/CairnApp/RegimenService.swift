@@ -30,10 +30,14 @@ public final class RegimenService: @unchecked Sendable {
     // MARK: products
 
     /// Saves a new product (its first revision and its ingredient rows, in one transaction). Throws
-    /// `RegimenError` when a catalogue row is unknown or an amount is implausible for its ingredient.
+    /// `FlaggedRowsUndecided` while a flagged row is not accepted in `decisions` (`LabelGate`: the same checks
+    /// as a scanned row, on every path), and `RegimenError` when a catalogue row is unknown or an amount is
+    /// implausible for its ingredient.
     @discardableResult
-    public func addProduct(_ product: Product) throws -> StoredProduct {
-        try (try? Catalogue.bundled())?.checkPlausibility(of: product)
+    public func addProduct(_ product: Product, decisions: RowDecisions = RowDecisions()) throws -> StoredProduct {
+        let catalogue = try Catalogue.bundled()
+        try catalogue.checkPlausibility(of: product)
+        try LabelGate(catalogue: catalogue).check(product, decisions: decisions)
         let now = clock.now()
         return try database.write { db in
             try db.execute("INSERT INTO regimen_products (id, created_at) VALUES (?, ?)", product.id.rawValue,
@@ -43,12 +47,17 @@ public final class RegimenService: @unchecked Sendable {
     }
 
     /// Saves a new label revision of product `id`; earlier revisions and the records that use them stay as
-    /// they were. `product.id` is ignored (the revision belongs to `id`).
+    /// they were. `product.id` is ignored (the revision belongs to `id`). Rows unchanged from the current
+    /// revision keep the decision made when it was saved; a changed or new flagged row must be accepted in
+    /// `decisions` (else `FlaggedRowsUndecided`).
     @discardableResult
-    public func editProduct(_ id: ProductID, to product: Product) throws -> StoredProduct {
+    public func editProduct(_ id: ProductID, to product: Product, decisions: RowDecisions = RowDecisions()) throws -> StoredProduct {
         let revised = try Product(id: id, name: product.name, brand: product.brand, form: product.form,
                                   servingSize: product.servingSize, ingredients: product.ingredients)
-        try (try? Catalogue.bundled())?.checkPlausibility(of: revised)
+        let catalogue = try Catalogue.bundled()
+        guard let current = try self.product(id) else { throw ScheduleError.productNotFound }
+        try catalogue.checkPlausibility(of: revised)
+        try LabelGate(catalogue: catalogue).check(revised, decisions: decisions, earlier: current.product)
         let now = clock.now()
         return try database.write { db in
             guard let last: Int = try db.scalar("SELECT max(number) FROM regimen_product_revisions WHERE product_id = ?",

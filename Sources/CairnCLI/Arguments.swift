@@ -12,7 +12,7 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 /// ignored.
 public struct Arguments: Sendable {
     public private(set) var positionals: [String] = []
-    private var values: [String: String] = [:]
+    private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
     private let declared: Set<Option>
 
@@ -39,9 +39,9 @@ public struct Arguments: Sendable {
             }
             if valueOptions.contains(name) {
                 if let inlineValue {
-                    values[name] = inlineValue
+                    values[name, default: []].append(inlineValue)
                 } else if index < tokens.count {
-                    values[name] = tokens[index]
+                    values[name, default: []].append(tokens[index])
                     index += 1
                 } else {
                     throw UsageError("\(name) needs a value.")
@@ -54,10 +54,16 @@ public struct Arguments: Sendable {
         }
     }
 
-    /// The value given for `option`, if any.
+    /// The value given for `option`, if any (the last one when it was given more than once).
     public func value(_ option: Option) -> String? {
         precondition(declared.contains(option) && option.takesValue, "\(option.name) is not one of the command's options with a value")
-        return values[option.name]
+        return values[option.name]?.last
+    }
+
+    /// Every value given for `option`, in order (`--accept 2 --accept 5`).
+    public func values(_ option: Option) -> [String] {
+        precondition(declared.contains(option) && option.takesValue, "\(option.name) is not one of the command's options with a value")
+        return values[option.name] ?? []
     }
 
     /// Whether the flag `option` was given.

@@ -6,11 +6,24 @@ import Foundation
 public final class Console: @unchecked Sendable {
     private let writeOut: (String) -> Void
     private let writeErr: (String) -> Void
+    private let readAnswer: (() -> String?)?
 
-    /// A console that sends each line to the given closures.
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
+    /// A console that sends each line to the given closures. `input` reads one answer typed by the person (nil
+    /// when nobody can answer, e.g. standard input is not a terminal).
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: (() -> String?)? = nil) {
         writeOut = out
         writeErr = err
+        readAnswer = input
+    }
+
+    /// True when a person can answer questions (standard input is a terminal).
+    public var canAsk: Bool { readAnswer != nil }
+
+    /// Writes `question` to standard error and reads one answer line; nil when nobody can answer or input ended.
+    public func ask(_ question: String) -> String? {
+        guard let readAnswer else { return nil }
+        writeErr(question)
+        return readAnswer()
     }
 
     /// The process's stdout and stderr, flushed after each line so a reader sees lines as they come.
@@ -19,7 +32,7 @@ public final class Console: @unchecked Sendable {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }, err: { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
-        })
+        }, input: isatty(STDIN_FILENO) == 1 ? { Swift.readLine(strippingNewline: true) } : nil)
     }
 
     /// Writes one line of result to standard output (control characters escaped, see `escaped`).

@@ -43,6 +43,11 @@ public struct LabelFlag: Hashable, Sendable, Codable {
 }
 
 extension LabelFlag.Kind {
+    /// True when a row with this flag is saved only once the person accepts it (`LabelGate`). Only
+    /// `undisclosedBlendAmount` is a note: it describes the label (a blend member printed without an amount), not
+    /// a doubt about what was read or typed, and a member the catalogue does not know is flagged `unknownIngredient`.
+    public var needsDecision: Bool { self != .undisclosedBlendAmount }
+
     /// A short name for the kind of doubt, shown beside a row with the flag's reason.
     public var title: String {
         switch self {

@@ -42,11 +42,15 @@ public struct LabelNormaliser: Sendable {
 
     /// Matches and flags one row.
     public func normalise(_ row: ParsedLabelRow, confidence: Double? = nil) -> NormalisedLabelRow {
+        normalise(row, confidence: confidence, match: self.match(row))
+    }
+
+    /// Flags one row already matched to `match` (nil: the catalogue does not know it).
+    public func normalise(_ row: ParsedLabelRow, confidence: Double?, match: CatalogueMatch?) -> NormalisedLabelRow {
         var flags: [LabelFlag] = []
         if let confidence, confidence < confidenceThreshold {
             flags.append(LabelFlag(.lowConfidence, "Some words on this row were read with low confidence (\(Int((confidence * 100).rounded()))%). Compare the row with the label."))
         }
-        let match = self.match(row)
         if let match, match.kind == .fuzzy {
             flags.append(LabelFlag(.uncertainMatch, "The name was matched to \(match.ingredient.name) by similarity (\(Int((match.score * 100).rounded()))%), not exactly. Check the name."))
         }

@@ -77,6 +77,13 @@ public struct ParsedLabel: Hashable, Sendable {
     public var otherIngredients: [String]
     /// The number of lines that were neither headings, rows, footnotes nor other ingredients.
     public var unusedLineCount: Int
+    /// The text of those lines (seen but not read as anything), in order.
+    public var unusedLines: [String] = []
+    /// Lines read that are not ingredients (below the panel's end, or statements such as warnings and
+    /// addresses): never rows, listed so the person sees what was left out.
+    public var notIngredients: [String] = []
+    /// True when the panel's end (its footnote, or a section such as "Suggested use" after it) was read.
+    public var panelEndFound = false
 }
 
 /// Reads the text of a Supplement Facts panel (typed, or lines from OCR). Pure: no OCR, no catalogue.
@@ -90,9 +97,15 @@ public enum LabelParser {
     public static func parse(_ lines: [LabelLine]) -> ParsedLabel {
         var label = ParsedLabel(panelKind: .unknown, servingSize: nil, servingSizeText: nil, servingsPerContainer: nil,
                                 rows: [], otherIngredients: [], unusedLineCount: 0)
-        var rowLines: [(row: ParsedLabelRow, line: LabelLine)] = []
+        var rowLines: [(row: ParsedLabelRow, line: LabelLine, text: String)] = []
         var inOtherIngredients = false
         var otherText = ""
+        /// The blend whose members are listed in running text ("Ashwagandha, Rhodiola, ..."), while the list goes on.
+        var listedBlend: (name: String, open: Bool)?
+        func unused(_ text: String) {
+            label.unusedLineCount += 1
+            label.unusedLines.append(text)
+        }
         for (index, line) in lines.enumerated() {
             let text = cleanLine(line.text)
             let key = CatalogueText.normalised(text)
@@ -112,6 +125,16 @@ public enum LabelParser {
                 otherText += " " + rest
                 continue
             }
+            // Below the panel's end (its footnote, or a section such as "Suggested use"), nothing is a row.
+            if isSectionStart(key) || (label.panelEndFound && !rowLines.isEmpty) {
+                label.panelEndFound = true
+                label.notIngredients.append(text)
+                continue
+            }
+            if !rowLines.isEmpty, isPanelFootnote(key, raw: text) {
+                label.panelEndFound = true
+                continue
+            }
             if let rest = after(prefixes: ["serving size"], in: text) {
                 label.servingSizeText = rest.trimmingCharacters(in: CharacterSet(charactersIn: " :"))
                 label.servingSize = servingAmount(label.servingSizeText ?? "")
@@ -123,8 +146,64 @@ public enum LabelParser {
                 continue
             }
             if isColumnHeadingOrFootnote(key, raw: text) { continue }
-            guard var row = parseRow(text) else { label.unusedLineCount += 1; continue }
+            // A row OCR split in two: the first part left a parenthesis open ("Vitamin D3 (as").
+            if let last = rowLines.last, last.row.amount == nil, last.row.unreadableAmountText == nil,
+               isOpen(last.text), var joined = parseRow(last.text + " " + text) {
+                joined.lineIndices = last.row.lineIndices + [index]
+                joined.blendName = last.row.blendName
+                rowLines[rowLines.count - 1] = (joined, last.line, last.text + " " + text)
+                continue
+            }
+            // A standardisation on its own line belongs to the row above ("standardized to 20% bacosides").
+            if let last = rowLines.last, let form = standardisation(text) {
+                rowLines[rowLines.count - 1].row.form = [last.row.form, form].compactMap { $0 }.joined(separator: ", ")
+                rowLines[rowLines.count - 1].row.lineIndices.append(index)
+                continue
+            }
+            // Blend members listed in running text after the blend's row, one comma-separated list over lines.
+            if let blend = listedBlend, blend.open || text.contains(","), parseRow(text)?.amount == nil {
+                let names = splitIngredientList(text)
+                for name in names {
+                    let (head, form) = splitForm(name)
+                    guard head.contains(where: \.isLetter) else { continue }
+                    rowLines.append((ParsedLabelRow(nameOnLabel: head, form: form, blendName: blend.name, lineIndices: [index]), line, name))
+                }
+                listedBlend = (blend.name, text.hasSuffix(",") || text.hasSuffix(" and"))
+                continue
+            }
+            listedBlend = nil
+            // "Proprietary Blend 500 mg: Ashwagandha, Rhodiola": the blend's row, then its members.
+            if let colon = text.firstIndex(of: ":"), CatalogueText.normalised(String(text[..<colon])).contains("blend"),
+               var blendRow = parseRow(String(text[..<colon])) {
+                blendRow.isBlend = true
+                blendRow.lineIndices = [index]
+                rowLines.append((blendRow, line, String(text[..<colon])))
+                for name in splitIngredientList(String(text[text.index(after: colon)...])) {
+                    let (head, form) = splitForm(name)
+                    guard head.contains(where: \.isLetter) else { continue }
+                    rowLines.append((ParsedLabelRow(nameOnLabel: head, form: form, blendName: blendRow.nameOnLabel, lineIndices: [index]), line, name))
+                }
+                listedBlend = (blendRow.nameOnLabel, text.hasSuffix(","))
+                continue
+            }
+            guard var row = parseRow(text) else { unused(text); continue }
             row.lineIndices = [index]
+            // Words that are not an ingredient at all (a warning, an address, directions) are never a row.
+            if row.amount == nil, row.unreadableAmountText == nil, isStatement(text) {
+                label.notIngredients.append(text)
+                continue
+            }
+            // A percentage without an amount under a row is the row's standardisation, not a %DV
+            // ("Phosphatidylserine 20%" under "Sunflower Lecithin 100 mg").
+            if row.amount == nil, row.unreadableAmountText == nil, let percent = row.dailyValuePercent,
+               let last = rowLines.last, last.row.amount != nil,
+               line.leftEdge > last.line.leftEdge + 0.8 * min(line.height, last.line.height)
+                || ["extract", "lecithin", "standardi"].contains(where: { CatalogueText.normalised(last.row.nameOnLabel).contains($0) }) {
+                let standard = "standardized to \(percent)% \(row.nameOnLabel)".trimmingCharacters(in: .whitespaces)
+                rowLines[rowLines.count - 1].row.form = [last.row.form, standard].compactMap { $0 }.joined(separator: ", ")
+                rowLines[rowLines.count - 1].row.lineIndices.append(index)
+                continue
+            }
             // An amount-only line completes the row above it (OCR sometimes splits a row into two lines).
             if row.nameOnLabel.isEmpty {
                 if let last = rowLines.last, last.row.amount == nil, last.row.unreadableAmountText == nil {
@@ -136,14 +215,15 @@ public enum LabelParser {
                     merged.lineIndices.append(index)
                     rowLines[rowLines.count - 1].row = merged
                 } else {
-                    label.unusedLineCount += 1
+                    unused(text)
                 }
                 continue
             }
-            rowLines.append((row, line))
+            rowLines.append((row, line, text))
+            if CatalogueText.normalised(row.nameOnLabel).contains("blend") { listedBlend = (row.nameOnLabel, false) }
         }
         label.otherIngredients = splitIngredientList(otherText)
-        label.rows = assignBlends(rowLines)
+        label.rows = assignBlends(rowLines.map { ($0.row, $0.line) })
         return label
     }
 
@@ -165,7 +245,55 @@ public enum LabelParser {
 
     private static func isSectionStart(_ key: String) -> Bool {
         ["suggested use", "directions", "warning", "caution", "contains", "keep out of reach", "store ", "distributed",
-         "manufactured", "these statements"].contains { key.hasPrefix($0) }
+         "manufactured", "these statements", "this product is not intended", "recommended use", "suggested dose",
+         "allergen", "do not ", "if you are pregnant", "consult "].contains { key.hasPrefix($0) }
+    }
+
+    /// The footnote that closes the panel: "† Daily Value not established", "* Percent Daily Values are based
+    /// on a 2,000 calorie diet" (with its OCR misreadings), not the "% Daily Value" column heading.
+    private static func isPanelFootnote(_ key: String, raw: String) -> Bool {
+        if key.hasPrefix("percent daily value") { return true }
+        guard isColumnHeadingOrFootnote(key, raw: raw), !key.hasPrefix("amount per"), !key.hasPrefix("each") else { return false }
+        let words = key.split(separator: " ").map(String.init)
+        let fuzzy = { (target: String) in words.contains { CatalogueText.similarity($0, target) >= 0.6 } }
+        return fuzzy("established") || fuzzy("based") || key.contains("calorie")
+    }
+
+    /// True when the words are a statement rather than an ingredient: a warning, directions, an address, a
+    /// web or phone contact, or a sentence (six words or more without an amount and without parentheses).
+    static func isStatement(_ text: String) -> Bool {
+        let key = CatalogueText.normalised(text)
+        let words = key.split(separator: " ").map(String.init)
+        let statementWords: Set<String> = ["children", "child", "physician", "doctor", "pregnant", "nursing", "consult",
+                                           "reach", "keep", "store", "take", "taking", "daily", "serving", "servings",
+                                           "capsules", "tablets", "softgels", "meal", "meals", "water", "dry", "cool",
+                                           "place", "sealed", "missing", "evaluated", "fda", "intended", "diagnose",
+                                           "prevent", "cure", "treat", "disease", "inc", "llc", "ltd", "street", "st",
+                                           "ave", "avenue", "road", "rd", "suite", "blvd", "usa", "made", "www", "com",
+                                           "distributed", "manufactured", "questions", "call", "visit", "allergy",
+                                           "contains", "warning",
+                                           "caution", "directions", "adults", "use", "medication", "medical", "condition"]
+        let hits = words.filter { statementWords.contains($0) }.count
+        if text.contains("@") || key.contains("www ") || words.contains("com") { return true }
+        // A US address: a five-digit ZIP code, or a phone number.
+        if text.range(of: #"\b\d{5}(-\d{4})?\b"#, options: .regularExpression) != nil && hits >= 1 { return true }
+        if text.range(of: #"\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}"#, options: .regularExpression) != nil { return true }
+        if hits >= 2 { return true }
+        return words.count >= 6 && !text.contains("(") && hits >= 1
+    }
+
+    /// True when the text leaves a parenthesis open ("Vitamin D3 (as").
+    private static func isOpen(_ text: String) -> Bool {
+        text.filter { $0 == "(" || $0 == "[" }.count > text.filter { $0 == ")" || $0 == "]" }.count
+    }
+
+    /// "standardized to 20% bacosides", "(Standardised to contain 95% curcuminoids)": the standardisation as a
+    /// form; nil for any other line.
+    private static func standardisation(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "() "))
+        let lower = trimmed.lowercased()
+        guard ["standardized", "standardised", "std. to", "std to"].contains(where: { lower.hasPrefix($0) }) else { return nil }
+        return trimmed
     }
 
     private static func isColumnHeadingOrFootnote(_ key: String, raw: String) -> Bool {
@@ -214,7 +342,12 @@ public enum LabelParser {
     /// Removes OCR noise at the ends of a line (bars, pipes, underscores).
     static func cleanLine(_ text: String) -> String {
         let noise = CharacterSet(charactersIn: "|_=~—–-»«“”\"'`")
-        return text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: noise.union(.whitespaces))
+        var cleaned = text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: noise.union(.whitespaces))
+        // OCR reads ")" as "]" and drops the space before the amount: "(as magnesium glycinate]20mg".
+        if cleaned.contains("("), cleaned.contains("]"), !cleaned.contains("[") {
+            cleaned = cleaned.replacingOccurrences(of: "]", with: ")")
+        }
+        return cleaned.replacingOccurrences(of: #"\)(?=[0-9])"#, with: ") ", options: .regularExpression)
     }
 
     /// One row from one line; nil when the line holds nothing that looks like a row.
@@ -382,20 +515,24 @@ public enum LabelParser {
     /// name a form ("Ginger (Zingiber officinale)") stay in the name.
     static func splitForm(_ name: String) -> (String, String?) {
         let lower = name.lowercased()
-        for opener in ["(as ", "(form: as ", "(form:", "(from ", "(as:"] {
+        for opener in ["(as ", "(form: as ", "(form:", "(from ", "(as:", "(standardized ", "(standardised ", "(std. ", "[as "] {
             guard let r = lower.range(of: opener) else { continue }
             let startOffset = lower.distance(from: lower.startIndex, to: r.lowerBound)
             let innerStart = name.index(name.startIndex, offsetBy: lower.distance(from: lower.startIndex, to: r.upperBound))
             let head = String(name.prefix(startOffset)).trimmingCharacters(in: .whitespaces)
             var inner = String(name[innerStart...])
             var tail = ""
-            if let close = inner.firstIndex(of: ")") {
+            if let close = inner.firstIndex(where: { $0 == ")" || $0 == "]" }) {
                 tail = String(inner[inner.index(after: close)...])
                 inner = String(inner[..<close])
             }
             inner = inner.trimmingCharacters(in: .whitespaces)
             for prefix in ["as ", "100% ", "100 % "] where inner.lowercased().hasPrefix(prefix) {
                 inner = String(inner.dropFirst(prefix.count))
+            }
+            if opener.hasPrefix("(standard") || opener.hasPrefix("(std") {
+                inner = String(name[name.index(after: name.index(name.startIndex, offsetBy: startOffset))...])
+                    .prefix { $0 != ")" }.trimmingCharacters(in: .whitespaces)
             }
             let fullHead = (head + " " + tail).trimmingCharacters(in: CharacterSet(charactersIn: " ,"))
             return (fullHead, inner.isEmpty ? nil : inner.trimmingCharacters(in: .whitespaces))

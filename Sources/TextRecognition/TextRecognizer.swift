@@ -148,11 +148,15 @@ public final class TextRecognizer: @unchecked Sendable {
 
     /// Reads encoded image bytes (upright as stored; `turnHalf` reads them turned by 180 degrees).
     public func recognise(imageData: Data, turnHalf: Bool = false) throws -> RecognizedPage {
-        let prepared: OCRImage
-        do { prepared = try OCRPreprocessing.prepare(imageData, turnHalf: turnHalf) } catch let error as CairnError {
+        try recognise(try TextRecognizer.prepare(imageData, turnHalf: turnHalf))
+    }
+
+    /// Encoded image bytes prepared for reading (`OCRPreprocessing`), without a recogniser: a caller can prepare
+    /// the photo while Tesseract is still starting. Throws `TextRecognitionError(.unreadableImage)`.
+    public static func prepare(_ imageData: Data, turnHalf: Bool = false) throws -> OCRImage {
+        do { return try OCRPreprocessing.prepare(imageData, turnHalf: turnHalf) } catch let error as CairnError {
             throw TextRecognitionError(kind: .unreadableImage(error.userMessage))
         }
-        return try recognise(prepared)
     }
 
     /// Reads a preprocessed image.

@@ -23,6 +23,12 @@ enum LabelBenchmark {
 
     struct Totals {
         var truthRows = 0, proposedRows = 0, alignedRows = 0, exactRows = 0
+        /// Aligned rows whose amount and unit are right (whatever the name).
+        var amountRows = 0
+        /// Proposed rows that match no row of the label, and those of them without a flag (a save would not stop them).
+        var junkRows = 0, unflaggedJunkRows = 0
+        /// Label rows missing from a proposal that does not warn that rows may be missing.
+        var silentMisses = 0
         var seconds: [Double] = []
         var wallSeconds: [Double] = []
         var flags: [LabelFlag.Kind: Int] = [:]
@@ -55,6 +61,8 @@ enum LabelBenchmark {
         let labels = try loadCorpus().prefix(limit)
         let pipeline = ImagePipeline()
         var clean = Totals(), degraded = Totals()
+        var photos = [Totals](repeating: Totals(), count: LabelPhotoDegradation.all.count)
+        var speedSamples: [Data] = []
         var excludedCalorieRows = 0
         let started = Date()
         for (index, label) in labels.enumerated() where only?.contains(index) ?? true {
@@ -84,16 +92,34 @@ enum LabelBenchmark {
             }
             score(try timed(service, cleanJPEG), truth: truth, label: index, into: &clean)
             score(try timed(service, degradedJPEG), truth: truth, label: index, into: &degraded)
+            for (k, degradation) in LabelPhotoDegradation.all.enumerated() {
+                var photoRNG = SeededGenerator(seed: UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(k + 2))
+                let jpeg = try degradation.make(image, &photoRNG, pipeline)
+                if let saveDirectory {
+                    try jpeg.write(to: URL(fileURLWithPath: "\(saveDirectory)/label-\(index)-\(degradation.name.replacingOccurrences(of: " ", with: "-")).jpg"))
+                }
+                score(try timed(service, jpeg), truth: truth, label: index, into: &photos[k])
+            }
+            if speedSamples.count < 3 { speedSamples.append(cleanJPEG) }
         }
         let total = Date().timeIntervalSince(started)
         print("  corpus: \(labels.count) labels, \(clean.truthRows) ingredient rows (\(excludedCalorieRows) calorie rows left out: no dose unit); styles cycle \(PanelStyle.fonts.count) fonts x \(PanelStyle.sizes.count) sizes x \(PanelStyle.Layout.allCases.count) layouts")
         let cleanMet = report("clean", clean, target: targetCleanExact)
         let degradedMet = report("degraded", degraded, target: targetDegradedExact)
+        var photoTotals = Totals()
+        for (k, degradation) in LabelPhotoDegradation.all.enumerated() {
+            _ = report(degradation.name, photos[k], target: targetDegradedExact, brief: true)
+            photoTotals.add(photos[k])
+        }
+        let photosMet = report("bottle photos, all", photoTotals, target: targetDegradedExact, brief: true)
+        let gateMet = [clean, degraded, photoTotals].allSatisfy { $0.unflaggedJunkRows == 0 && $0.silentMisses == 0 }
+        print("  gate: junk rows without a flag \([clean, degraded, photoTotals].map(\.unflaggedJunkRows).reduce(0, +)), rows missed without a warning \([clean, degraded, photoTotals].map(\.silentMisses).reduce(0, +)) (targets 0; a flagged row is never saved before the person accepts it)")
+        let speedMet = try compareProcesses(speedSamples)
         var load = [Double](repeating: 0, count: 3)
         let loadRead = getloadavg(&load, 3) == 3
         print(String(format: "  total bench time %.1f s (rendering and degrading included); load average %@", total,
                      loadRead ? String(format: "%.2f", load[0]) : "unknown"))
-        return cleanMet && degradedMet
+        return cleanMet && degradedMet && photosMet && gateMet && speedMet
     }
 
     // MARK: corpus
@@ -249,8 +275,12 @@ enum LabelBenchmark {
         var next = 0
         var aligned = Set<Int>()
         defer {
-            for (j, row) in proposal.rows.enumerated() where !aligned.contains(j) && totals.extras.count < 8 {
-                totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")")
+            for (j, row) in proposal.rows.enumerated() where !aligned.contains(j) {
+                totals.junkRows += 1
+                if !row.needsDecision { totals.unflaggedJunkRows += 1 }
+                if totals.extras.count < 8 {
+                    totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")\(row.needsDecision ? "" : " (unflagged)")")
+                }
             }
         }
         for t in truth {
@@ -265,13 +295,15 @@ enum LabelBenchmark {
                 }
             }
             guard let j = found else {
-                if totals.misses.count < 12 { totals.misses.append("label \(label): missing \(t.name)") }
+                if !proposal.mayBeIncomplete { totals.silentMisses += 1 }
+                if totals.misses.count < 12 { totals.misses.append("label \(label): missing \(t.name)\(proposal.mayBeIncomplete ? "" : " (no warning)")") }
                 continue
             }
             next = j + 1
             aligned.insert(j)
             totals.alignedRows += 1
             let p = proposal.rows[j]
+            if p.amount == t.amount { totals.amountRows += 1 }
             let nameRight = t.expectedCatalogueID != nil ? p.catalogueID == t.expectedCatalogueID
                 : (p.catalogueID == nil && CatalogueText.normalised(p.nameOnLabel) == tName)
             if nameRight && p.amount == t.amount {
@@ -280,6 +312,20 @@ enum LabelBenchmark {
                 totals.misses.append("label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-")")
             }
         }
+    }
+
+    /// A one-line report (`brief`) or the full one.
+    private static func report(_ name: String, _ t: Totals, target: Double, brief: Bool) -> Bool {
+        guard brief else { return report(name, t, target: target) }
+        let exact = t.truthRows == 0 ? 0 : Double(t.exactRows) / Double(t.truthRows)
+        let amount = t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows)
+        let mean = t.seconds.isEmpty ? 0 : t.seconds.reduce(0, +) / Double(t.seconds.count)
+        let met = exact >= target
+        print(String(format: "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  CPU s/label %.3f",
+                     name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString, exact * 100, t.exactRows, t.truthRows,
+                     met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, mean))
+        for miss in (t.misses + t.extras).prefix(4) { print("      e.g. " + miss) }
+        return met
     }
 
     private static func report(_ name: String, _ t: Totals, target: Double) -> Bool {
@@ -293,12 +339,91 @@ enum LabelBenchmark {
         print("  \(name):")
         print(String(format: "    rows exactly right  %.1f%% (%d of %d)   target >= %.0f%%   %@", exact * 100, t.exactRows, t.truthRows, target * 100, exactMet ? "met" : "NOT met"))
         print(String(format: "    row precision %.1f%%  recall %.1f%%  (%d rows proposed)", precision * 100, recall * 100, t.proposedRows))
+        print(String(format: "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d",
+                     t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows) * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses))
         let wallMean = t.wallSeconds.isEmpty ? 0 : t.wallSeconds.reduce(0, +) / Double(t.wallSeconds.count)
         print(String(format: "    s/label (CPU) mean %.3f  p95 %.3f   target <= %.1f   %@   (wall mean %.3f)", mean, p95, targetSecondsPerLabel, speedMet ? "met" : "NOT met", wallMean))
         print("    outcomes: " + t.statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("    flags raised: " + LabelFlag.Kind.allCases.compactMap { k in t.flags[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         for miss in t.misses + t.extras { print("      e.g. " + miss) }
         return exactMet && speedMet
+    }
+}
+
+extension LabelBenchmark.Totals {
+    mutating func add(_ other: LabelBenchmark.Totals) {
+        truthRows += other.truthRows; proposedRows += other.proposedRows; alignedRows += other.alignedRows
+        exactRows += other.exactRows; amountRows += other.amountRows; junkRows += other.junkRows
+        unflaggedJunkRows += other.unflaggedJunkRows; silentMisses += other.silentMisses
+        seconds += other.seconds; wallSeconds += other.wallSeconds
+    }
+}
+
+extension LabelBenchmark {
+    static let targetProcessRatio = 1.1
+
+    /// `cairn regimen scan IMAGE` against `tesseract IMAGE -`, both as processes on the same images, alternating,
+    /// five rounds; the medians of wall time (what the person waits) and of CPU time, and their ratio.
+    static func compareProcesses(_ images: [Data]) throws -> Bool {
+        let cairn = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cairn")
+        guard FileManager.default.isExecutableFile(atPath: cairn.path), FileManager.default.isExecutableFile(atPath: "/usr/bin/tesseract"),
+              !images.isEmpty else {
+            print("  process speed: skipped (needs the cairn product built beside cairn-bench, and /usr/bin/tesseract: scripts/install-deps.sh)")
+            return false
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-labels-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var paths: [String] = []
+        for (i, image) in images.enumerated() {
+            let url = dir.appendingPathComponent("label-\(i).jpg")
+            try image.write(to: url)
+            paths.append(url.path)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["OMP_THREAD_LIMIT"] = "1"
+        func run(_ executable: String, _ arguments: [String]) throws -> (wall: Double, cpu: Double) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let cpuStart = childCPU(), start = DispatchTime.now().uptimeNanoseconds
+            try process.run()
+            process.waitUntilExit()
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            guard process.terminationStatus == 0 else {
+                throw BenchArgumentError(message: "\(executable) exited with status \(process.terminationStatus)")
+            }
+            return (wall, childCPU() - cpuStart)
+        }
+        var tesseract: [(Double, Double)] = [], scan: [(Double, Double)] = []
+        for round in 0...5 {
+            for path in paths {
+                let t = try run("/usr/bin/tesseract", [path, "-"])
+                let c = try run(cairn.path, ["--data-dir", dir.appendingPathComponent("vault").path, "regimen", "scan", path])
+                if round > 0 { tesseract.append(t); scan.append(c) }
+            }
+        }
+        func median(_ values: [Double]) -> Double { let v = values.sorted(); return v.isEmpty ? 0 : v[v.count / 2] }
+        let tWall = median(tesseract.map(\.0)), sWall = median(scan.map(\.0))
+        let tCPU = median(tesseract.map(\.1)), sCPU = median(scan.map(\.1))
+        var load = [Double](repeating: 0, count: 3)
+        _ = getloadavg(&load, 3)
+        let ratio = tWall > 0 ? sWall / tWall : 0
+        let met = ratio <= targetProcessRatio
+        print(String(format: "  process speed (%d images x 5 rounds, alternating; load average %.2f):", paths.count, load[0]))
+        print(String(format: "    tesseract IMAGE -          wall median %.3f s  CPU %.3f s", tWall, tCPU))
+        print(String(format: "    cairn regimen scan IMAGE   wall median %.3f s  CPU %.3f s   ratio %.2fx (CPU %.2fx)   target <= %.1fx   %@",
+                     sWall, sCPU, ratio, tCPU > 0 ? sCPU / tCPU : 0, targetProcessRatio, met ? "met" : "NOT met"))
+        return met
+    }
+
+    private static func childCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }
 

@@ -87,7 +87,7 @@ enum RegimenBenchmark {
     @discardableResult
     static func fill(_ service: RegimenService, days: Int, firstDay: LocalDay, zone: TimeZone) throws -> [StoredProduct] {
         // Products and schedules through the service; one schedule gets a second revision half-way.
-        let products = try sampleProducts().map { try service.addProduct($0) }
+        let products = try sampleProducts().map { try service.addProduct($0, decisions: .acceptingEveryRow(of: $0)) }
         let times = [["08:00", "13:00", "21:00"], ["07:30", "12:30", "20:00"], ["08:00", "14:00", "19:00"],
                      ["09:00", "15:00", "21:00"], ["06:45", "12:00", "18:30"]]
         var schedules: [ScheduleHistory] = []

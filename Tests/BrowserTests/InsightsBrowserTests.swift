@@ -34,8 +34,9 @@ private func realisticSeries() -> [MetricSeriesInput] {
         let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:], clock: clock, outcomeSeries: { realisticSeries() })
         try cairn.settings.completeOnboarding()
         for (name, from) in [("Magnesium", "2026-03-01"), ("Vitamin D3", "2026-04-10")] {
-            let product = try cairn.regimen.addProduct(try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
-                ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(100, .mg))]))
+            let typed = try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
+                ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(100, .mg))])
+            let product = try cairn.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
             for d in LocalDay(parsing: from)!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
                 _ = try cairn.regimen.logExtra(product.product.id, at: Date(timeIntervalSince1970: Double(d) * 86_400 + 8 * 3_600))
             }

@@ -111,7 +111,7 @@ private let header = "date,time,time zone,product,amount,unit,status"
     defer { f.remove() }
     try f.service.addProduct(Product(name: "Creatine", form: .powder, servingSize: amount("5", .g), ingredients: [
         ProductIngredient(catalogueID: nil, nameOnLabel: "Creatine monohydrate", amount: amount("5", .g)),
-    ]))
+    ]), decisions: RowDecisions(accepted: [1]))
     let report = try f.service.importIntakeHistory(csv("Date,Time,TimeZone,Product,Amount,Status",
                                                        "2026-03-01,08:00,UTC,Creatine,10 g,taken",
                                                        "2026-03-02,08:00,UTC,Creatine,2500mg,taken",

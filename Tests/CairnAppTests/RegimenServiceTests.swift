@@ -12,7 +12,7 @@ import Testing
     defer { f.remove() }
     let saved = try f.service.addProduct(Product(name: "Fish oil", form: .softgel, servingSize: amount("2", .count), ingredients: [
         ProductIngredient(catalogueID: nil, nameOnLabel: "EPA", amount: amount("0.1", .g), dailyValuePercent: Decimal(string: "0.5")),
-    ]))
+    ]), decisions: RowDecisions(accepted: [1]))
     let read = try #require(try f.service.product(saved.product.id))
     #expect(read == saved)
     #expect(read.product.ingredients[0].amount?.description == "0.1 g")
@@ -494,4 +494,25 @@ final class Results: @unchecked Sendable {
     let afterwards = try f.service.todayView()
     #expect(!afterwards.isBatchDue)
     #expect(afterwards.batchHeading == "Coming up at 21:00", "a 21:00 dose is not 'due now' at 09:00")
+}
+
+@Test func everyDoorIntoTheServiceStopsAFlaggedRowUntilItIsAccepted() throws {
+    let f = try RegimenFixture()
+    defer { f.remove() }
+    let typed = try Product(name: "D3", form: .softgel, servingSize: amount("1", .count), ingredients: [
+        ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: amount("1000000", .iu)),
+    ])
+    let refusal = try #require(throws: FlaggedRowsUndecided.self) { try f.service.addProduct(typed) }
+    #expect(refusal.rows.first?.flags.contains { $0.kind == .aboveUpperLimit } == true)
+    #expect(try f.service.products().isEmpty, "nothing saved")
+    let saved = try f.service.addProduct(typed, decisions: RowDecisions(accepted: [1]))
+
+    // An edit: the accepted row kept as it was passes; a new flagged row is stopped, and nothing is written.
+    let renamed = try Product(name: "D3 high", form: .softgel, servingSize: amount("1", .count), ingredients: typed.ingredients)
+    #expect(try f.service.editProduct(saved.product.id, to: renamed).revisionNumber == 2)
+    let junk = try Product(name: "D3 high", form: .softgel, servingSize: amount("1", .count), ingredients: typed.ingredients + [
+        ProductIngredient(catalogueID: nil, nameOnLabel: "KEEP OUT OF REACH OF CHILDREN", amount: nil),
+    ])
+    #expect(throws: FlaggedRowsUndecided.self) { try f.service.editProduct(saved.product.id, to: junk) }
+    #expect(try f.service.productHistory(saved.product.id).count == 2)
 }

@@ -66,10 +66,12 @@ final class RegimenFixture {
 
     /// Magnesium capsules: two capsules per serving, 200 mg magnesium and an ingredient the catalogue lacks.
     func magnesium() throws -> StoredProduct {
-        try service.addProduct(Product(name: "Magnesium", form: .capsule, servingSize: amount("2", .count), ingredients: [
+        let product = try Product(name: "Magnesium", form: .capsule, servingSize: amount("2", .count), ingredients: [
             ProductIngredient(catalogueID: "magnesium", nameOnLabel: "Magnesium", amount: amount("200", .mg)),
             ProductIngredient(catalogueID: nil, nameOnLabel: "Zeolite blend", amount: amount("5", .count)),
-        ]))
+        ])
+        // The second row is flagged (not in the catalogue): accepted, as the person would after checking it.
+        return try service.addProduct(product, decisions: RowDecisions(accepted: [2]))
     }
 
     func daily(_ product: StoredProduct, _ times: String..., start: String = "2026-03-01", end: String? = nil,

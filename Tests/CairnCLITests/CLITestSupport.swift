@@ -33,3 +33,17 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) rethrows -> T {
     defer { try? FileManager.default.removeItem(at: url) }
     return try body(url)
 }
+
+/// Runs `cairn` in process as on a terminal: each question the command asks takes the next of `answers` (nil
+/// once they run out, as when input ends).
+func cairn(_ words: [String], environment: [String: String] = [:], answers: [String]) -> (CLIRun, questions: [String]) {
+    let capture = Capture()
+    var remaining = answers
+    var questions: [String] = []
+    let console = Console(out: { capture.out.append($0) }, err: { capture.err.append($0) }, input: {
+        questions.append(capture.err.last ?? "")
+        return remaining.isEmpty ? nil : remaining.removeFirst()
+    })
+    let status = CairnCommandLine.run(words, console: console, environment: environment)
+    return (CLIRun(status: status, out: capture.out, err: capture.err), questions)
+}

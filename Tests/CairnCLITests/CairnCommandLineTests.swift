@@ -87,5 +87,5 @@ import Testing
     #expect(noName.err.first == "cairn regimen scan: --confirm needs --name.")
     let stray = cairn("regimen", "scan", "label.jpg", "--name", "X")
     #expect(stray.status == 2)
-    #expect(stray.err.first == "cairn regimen scan: --name, --form and --brand go with --confirm.")
+    #expect(stray.err.first == "cairn regimen scan: --name, --form, --brand, --accept and --leave-out go with --confirm.")
 }

@@ -108,8 +108,8 @@ extension RegimenCLI {
 @Test func productsAreAddedShownListedAndEditedAsRevisions() throws {
     try withTemporaryDirectory { dir throws in
         let cli = RegimenCLI(dir)
-        let added = cli.run("products", "add", "Magnesium", "--form", "capsule", "--serving", "2", "Magnesium glycinate=200 mg", "Zeolite")
-        #expect(added.status == 0)
+        let added = cli.run("products", "add", "Magnesium", "--form", "capsule", "--serving", "2", "Magnesium glycinate=200 mg", "Zeolite", "--accept", "2")
+        #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("Zeolite  (not in catalogue: check the name)"))
         let product = try #require(try cli.json("products", "show", "magnesium") as? [String: Any])
         let rows = product["ingredients"] as? [[String: Any]]

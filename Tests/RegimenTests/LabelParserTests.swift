@@ -175,3 +175,111 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         #expect(noise.rows.isEmpty)
     }
 }
+
+@Suite struct LabelPanelStructureTests {
+    @Test func theFootnoteEndsThePanelAndNothingBelowItBecomesARow() {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Serving Size 1 Capsule
+            Zinc (as zinc gluconate) 15 mg 136%
+            Melatonin 3 mg †
+            † Daily Value not established.
+            Suggested use: Take 2 capsules daily with a meal.
+            KEEP OUT OF REACH OF CHILDREN
+            Distributed by Example Inc., 100 Main Street, Springfield, IL 62701
+            Other ingredients: Rice flour, gelatin.
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Zinc", "Melatonin"])
+        #expect(label.panelEndFound)
+        #expect(label.notIngredients.count == 3)
+        #expect(label.otherIngredients == ["Rice flour", "gelatin"])
+    }
+
+    @Test func statementsInsideThePanelAreLeftOutNotRows() {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Zinc 15 mg 136%
+            Keep out of reach of children. Consult your physician if pregnant.
+            Questions? Call 1-800-555-0100 or visit www.example.com
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Zinc"])
+        #expect(label.notIngredients.count == 2)
+    }
+
+    @Test func aRowSplitAfterAnOpenParenthesisIsJoined() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Vitamin D3 (as
+            cholecalciferol) 25 mcg 125%
+            """)
+        #expect(label.rows.count == 1)
+        #expect(label.rows[0].nameOnLabel == "Vitamin D3")
+        #expect(label.rows[0].form == "cholecalciferol")
+        #expect(label.rows[0].amount == (try Amount(25, .mcg)))
+    }
+
+    @Test func aClosingBracketMisreadBeforeTheAmountStillSplitsFormAndAmount() throws {
+        let row = try #require(LabelParser.parseRow(LabelParser.cleanLine("Magnesium (as magnesium glycinate]20mg 5%")))
+        #expect(row.form == "magnesium glycinate")
+        #expect(row.amount == (try Amount(20, .mg)))
+    }
+
+    @Test func aStandardisationIsAFormNotADailyValue() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Sunflower Lecithin 100 mg †
+              Phosphatidylserine 20%
+            Bacopa monnieri extract 300 mg †
+            standardized to 20% bacosides
+            Turmeric root extract (standardized to 95% curcuminoids) 500 mg †
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Sunflower Lecithin", "Bacopa monnieri extract", "Turmeric root extract"])
+        #expect(label.rows.allSatisfy { $0.dailyValuePercent == nil })
+        #expect(label.rows[0].form == "standardized to 20% Phosphatidylserine")
+        #expect(label.rows[1].form == "standardized to 20% bacosides")
+        #expect(label.rows[2].form == "standardized to 95% curcuminoids")
+        #expect(label.rows[2].amount == (try Amount(500, .mg)))
+    }
+
+    @Test func aRowWithOnlyADailyValueUnderAnotherIsStillARow() {
+        let label = LabelParser.parse(text: "Supplement Facts\nVitamin C 60 mg 67%\nVitamin A 100%")
+        #expect(label.rows.map(\.nameOnLabel) == ["Vitamin C", "Vitamin A"])
+        #expect(label.rows[1].dailyValuePercent == 100)
+    }
+
+    @Test func blendMembersListedInRunningTextAreRowsOfTheBlendInOrder() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Vitamin C 60 mg 67%
+            Calm Blend 500 mg †
+            Ashwagandha root, Rhodiola rosea, L-Theanine,
+            Lemon Balm leaf, Passionflower, Chamomile,
+            Valerian root, Hops
+            † Daily Value not established.
+            """)
+        let members = label.rows.filter { $0.blendName == "Calm Blend" }
+        #expect(members.map(\.nameOnLabel) == ["Ashwagandha root", "Rhodiola rosea", "L-Theanine", "Lemon Balm leaf",
+                                                "Passionflower", "Chamomile", "Valerian root", "Hops"])
+        #expect(label.rows.first { $0.nameOnLabel == "Calm Blend" }?.isBlend == true)
+        #expect(label.rows.first { $0.nameOnLabel == "Calm Blend" }?.amount == (try Amount(500, .mg)))
+    }
+
+    @Test func aBlendWithItsMembersAfterAColonOnOneLine() {
+        let label = LabelParser.parse(text: "Supplement Facts\nProprietary Blend 250 mg: Ginger root, Peppermint leaf")
+        #expect(label.rows.map(\.nameOnLabel) == ["Proprietary Blend", "Ginger root", "Peppermint leaf"])
+        #expect(label.rows.dropFirst().allSatisfy { $0.blendName == "Proprietary Blend" })
+    }
+
+    @Test func internationalUnitAmountsAreRead() throws {
+        for (line, value) in [("Vitamin D3 800 IU 200%", 800), ("Vitamin E 30IU 100%", 30), ("Vitamin A 5,000 I.U. 100%", 5000),
+                              ("Vitamin D 1000 1U 250%", 1000)] {
+            let row = try #require(LabelParser.parseRow(line), "\(line)")
+            #expect(row.amount == (try Amount(Decimal(value), .iu)), "\(line)")
+        }
+    }
+
+    @Test func linesSeenButNotReadAreKept() {
+        let label = LabelParser.parse(text: "Supplement Facts\nZinc 15 mg 136%\n12 34\nMelatonin 3 mg †")
+        #expect(label.unusedLines == ["12 34"])
+    }
+}

@@ -136,3 +136,38 @@ import Testing
         #expect(seen.words > 10)
     }
 }
+
+@Suite(.serialized) struct TextRecognizerSurroundTests {
+    let recognizer = try! TextRecognizer()
+
+    /// `image` centred on a surround of `colour`, `pad` pixels each side.
+    static func framed(_ image: RGBImage, colour: (UInt8, UInt8, UInt8), pad: Int) -> RGBImage {
+        let w = image.width + 2 * pad, h = image.height + 2 * pad
+        var pixels = [UInt8](repeating: 0, count: w * h * 3)
+        for y in 0..<h {
+            for x in 0..<w {
+                let o = (y * w + x) * 3
+                let ix = x - pad, iy = y - pad
+                if ix >= 0, iy >= 0, ix < image.width, iy < image.height {
+                    let i = (iy * image.width + ix) * 3
+                    pixels[o] = image.pixels[i]; pixels[o + 1] = image.pixels[i + 1]; pixels[o + 2] = image.pixels[i + 2]
+                } else {
+                    pixels[o] = colour.0; pixels[o + 1] = colour.1; pixels[o + 2] = colour.2
+                }
+            }
+        }
+        return RGBImage(width: w, height: h, pixels: pixels)
+    }
+
+    @Test func aDarkOrColouredSurroundIsReadLikeAWhiteOne() throws {
+        let image = TextRenderer.render(TextRecognizerTests.panel)
+        let white = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(image, quality: 92))
+        let rows = white.lines.map(\.text).filter { $0.contains("mg") }
+        #expect(rows.count == 3)
+        for colour in [(UInt8(15), UInt8(15), UInt8(18)), (UInt8(22), UInt8(58), UInt8(140)), (UInt8(130), UInt8(62), UInt8(12))] {
+            let jpeg = try ImagePipeline().encodeJPEG(Self.framed(image, colour: colour, pad: 120), quality: 92)
+            let page = try recognizer.recognise(imageData: jpeg)
+            #expect(page.lines.map(\.text).filter { $0.contains("mg") } == rows, "surround \(colour)")
+        }
+    }
+}

@@ -53,6 +53,10 @@ import TextRecognition
             if attributes.contains("type=\"file\"") { continue }
             fields[name] = unescape(value)
         }
+        let textarea = try! Regex(#"<textarea [^>]*name="([^"]+)"[^>]*>(.*?)</textarea>"#).dotMatchesNewlines()
+        for match in html.matches(of: textarea) {
+            fields[String(match.output[1].substring ?? "")] = unescape(String(match.output[2].substring ?? ""))
+        }
         let select = try! Regex(#"<select [^>]*name="([^"]+)"[^>]*>(.*?)</select>"#)
         for match in html.matches(of: select) {
             let name = String(match.output[1].substring ?? "")
@@ -109,7 +113,7 @@ import TextRecognition
         #expect(html.contains(Disclaimer.labelReading.text))
         #expect(html.contains("src=\"data:image/jpeg;base64,"))
         #expect(html.contains("id=\"scan-box-0\"") && html.contains("id=\"scan-box-2\""), "a box per row")
-        #expect(html.contains("value=\"Vitamin D3\"") && html.contains("value=\"Zinc\"") && html.contains("value=\"Melatonin\""))
+        #expect(html.contains(">Vitamin D3</textarea>") && html.contains(">Zinc</textarea>") && html.contains(">Melatonin</textarea>"))
         #expect(html.contains("<option value=\"lozenge\" selected>"), "the form comes from the serving size")
         #expect(html.contains("Other ingredients"))
         #expect(!html.contains("<script>") && !html.contains("style=") && !html.contains("<style"), "CSP: no inline script or style")
@@ -122,6 +126,13 @@ import TextRecognition
         #expect(fields["row-0-unit"] == "mcg" && fields["row-0-amount"] == "25" && fields["row-0-dv"] == "125")
         fields["name"] = "Night lozenge"
         fields["action"] = "save"
+        // A row read with low confidence (the "†" often is) is saved only once the person ticks that they checked it.
+        let flagged = (0..<3).filter { html.contains("id=\"row-\($0)-accept\"") }
+        if !flagged.isEmpty {
+            let refused = site.post("/regimen/products/scan/confirm", form: fields)
+            #expect(refused.status == 400 && refused.bodyText.contains("flagged"))
+            for i in flagged { fields["row-\(i)-accept"] = "1" }
+        }
         let saved = site.post("/regimen/products/scan/confirm", form: fields)
         #expect(saved.status == 303)
         let product = try #require(try site.regimen.products().first).product
@@ -154,7 +165,7 @@ import TextRecognition
         fields["action"] = "add"
         let added = site.post("/regimen/products/scan/confirm", form: fields)
         #expect(added.status == 200)
-        #expect(added.bodyText.contains("id=\"row-2-name\"") && !added.bodyText.contains("value=\"Melatonin\""))
+        #expect(added.bodyText.contains("id=\"row-2-name\"") && !added.bodyText.contains(">Melatonin</textarea>"))
         #expect(try site.regimen.products().isEmpty)
 
         fields = Self.formFields(added.bodyText)
@@ -168,10 +179,18 @@ import TextRecognition
         #expect(gated.status == 400)
         #expect(gated.bodyText.contains("Your edits raised something to check"))
         #expect(gated.bodyText.contains("<strong>Unknown ingredient:</strong>"))
-        #expect(gated.bodyText.contains("value=\"Mystery root\""))
+        #expect(gated.bodyText.contains(">Mystery root</textarea>"))
         #expect(try site.regimen.products().isEmpty)
 
+        // Seen is not accepted: the flagged row is saved only once the person ticks that they checked it.
         fields = Self.formFields(gated.bodyText)
+        fields["action"] = "save"
+        let unticked = site.post("/regimen/products/scan/confirm", form: fields)
+        #expect(unticked.status == 400)
+        #expect(unticked.bodyText.contains("Row 3 is flagged"))
+        #expect(try site.regimen.products().isEmpty)
+        fields = Self.formFields(unticked.bodyText)
+        fields["row-2-accept"] = "1"
         fields["action"] = "save"
         let saved = site.post("/regimen/products/scan/confirm", form: fields)
         #expect(saved.status == 303)
@@ -185,16 +204,17 @@ import TextRecognition
                 "the flag stays visible on the product page")
         #expect(page.contains("Vitamin D3 (as cholecalciferol) — 25 mcg · 125% DV"))
 
-        // Editing the saved product on its text form keeps what the label gave: forms, and %DV where the amount stays.
+        // The Edit page offers every field the review had: name, form, amount and unit, %DV.
         let edit = site.get("/regimen/products/\(product.id.rawValue)/edit").bodyText
         let lines = try #require(Self.formFields(edit)["name"] == "Edited" ? edit : nil)
-        #expect(lines.contains("Zinc = 10 mg"))
+        #expect(lines.contains("Zinc (as zinc gluconate) = 10 mg, 91% DV"), "\(lines)")
+        #expect(lines.contains("Vitamin D3 (as cholecalciferol) = 25 mcg, 125% DV"))
         let edited = site.post("/regimen/products/\(product.id.rawValue)/edit", form: [
             "name": "Edited", "form": "lozenge", "serving": "1",
-            "ingredients": "Vitamin D3 = 25 mcg\nZinc = 12 mg\nMystery root = 40 mg"])
-        #expect(edited.status == 303)
+            "ingredients": "Vitamin D3 (as cholecalciferol) = 25 mcg, 125% DV\nZinc (as zinc picolinate) = 12 mg\nMystery root = 40 mg"])
+        #expect(edited.status == 303, "\(edited.bodyText)")
         let second = try #require(try site.regimen.products().first).product
-        #expect(second.ingredients.map(\.form) == ["cholecalciferol", "zinc gluconate", nil])
+        #expect(second.ingredients.map(\.form) == ["cholecalciferol", "zinc picolinate", nil])
         #expect(second.ingredients.map(\.dailyValuePercent) == [125, nil, nil])
         #expect(second.ingredients.map(\.catalogueID) == ["vitamin-d", "zinc", nil])
     }
@@ -240,6 +260,23 @@ import TextRecognition
         #expect(try site.regimen.products().isEmpty)
     }
 
+    @Test func linesThatAreNotIngredientsAreLeftOutAndListedAndNeverSaved() throws {
+        let site = try RegimenSite(labelScanner: Self.scanner)
+        let panel = Self.panel.replacingOccurrences(of: "Other ingredients: Sorbitol, Citric Acid.",
+                                                    with: "Suggested use: Take 1 lozenge daily.\nKEEP OUT OF REACH OF CHILDREN.")
+        let html = site.app.handle(Self.upload(try Self.jpeg(TextRenderer.render(panel)))).bodyText
+        #expect(html.contains("id=\"scan-not-ingredients\""))
+        #expect(html.contains("KEEP OUT OF REACH"))
+        var fields = Self.formFields(html)
+        #expect(fields["rows"] == "3")
+        fields["name"] = "Night"
+        fields["action"] = "save"
+        for i in 0..<3 where html.contains("id=\"row-\(i)-accept\"") { fields["row-\(i)-accept"] = "1" }
+        #expect(site.post("/regimen/products/scan/confirm", form: fields).status == 303)
+        let product = try #require(try site.regimen.products().first).product
+        #expect(product.ingredients.map(\.nameOnLabel) == ["Vitamin D3", "Zinc", "Melatonin"])
+    }
+
     @Test func checkingAgainShowsTheFlagsOfTheEditedRows() throws {
         let site = try RegimenSite(labelScanner: Self.scanner)
         let html = site.app.handle(Self.upload(try Self.jpeg(TextRenderer.render(Self.panel)))).bodyText
@@ -270,7 +307,7 @@ import TextRecognition
         }
         let upsideDown = site.app.handle(Self.upload(try Self.jpeg(try ImageDegradation.turnedHalf(TextRenderer.render(Self.panel)))))
         #expect(upsideDown.bodyText.contains("upside down"))
-        #expect(upsideDown.bodyText.contains("value=\"Vitamin D3\""))
+        #expect(upsideDown.bodyText.contains(">Vitamin D3</textarea>"))
 
         let notAPhoto = site.app.handle(Self.upload(Data("plain text".utf8)))
         #expect(notAPhoto.status == 400 && notAPhoto.bodyText.contains("id=\"regimen-error\""))

@@ -26,9 +26,11 @@ final class RegimenSite {
     /// A capsule product with one label row.
     @discardableResult
     func addProduct(_ name: String = "Vitamin D3") throws -> StoredProduct {
-        try regimen.addProduct(try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
-                                           ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3",
-                                                                               amount: try Amount(25, .mcg))]))
+        let product = try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
+                                  ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3",
+                                                                      amount: try Amount(25, .mcg))])
+        // The row names no catalogue entry (flagged): accepted, as the person would after checking it.
+        return try regimen.addProduct(product, decisions: .acceptingEveryRow(of: product))
     }
 
     /// A daily schedule at midnight (so its dose is due whenever the test runs), plus `extra` later slots.

@@ -25,8 +25,19 @@ import Testing
 
 @Test func aProductFromTheFormIsSavedWithItsLabelRows() throws {
     let site = try RegimenSite()
-    let answer = site.post("/regimen/products/new", form: ["name": "Daily D3", "brand": "Acme", "form": "softgel", "serving": "2",
-                                                           "ingredients": "Vitamin D3 = 25 mcg\n\nMystery root = 10 mg\n"])
+    var form = ["name": "Daily D3", "brand": "Acme", "form": "softgel", "serving": "2",
+                "ingredients": "Vitamin D3 = 25 mcg\n\nMystery root = 10 mg\n"]
+    // A row the catalogue does not know is flagged as a scanned one is: shown with a box to accept it, nothing saved.
+    let gated = site.post("/regimen/products/new", form: form)
+    #expect(gated.status == 400)
+    #expect(gated.bodyText.contains("id=\"product-flagged-2\"") && gated.bodyText.contains("<strong>Unknown ingredient:</strong>"))
+    #expect(gated.bodyText.contains("name=\"accept-2\" value=\"Mystery root = 10 mg\""))
+    #expect(try site.regimen.products().isEmpty)
+    // A tick given for another text of the row does not count.
+    form["accept-2"] = "Mystery root = 12 mg"
+    #expect(site.post("/regimen/products/new", form: form).status == 400)
+    form["accept-2"] = "Mystery root = 10 mg"
+    let answer = site.post("/regimen/products/new", form: form)
     #expect(answer.status == 303)
     let saved = try #require(try site.regimen.products().first)
     #expect(saved.product.servingSize == (try Amount(2, .count)))
@@ -36,6 +47,14 @@ import Testing
     #expect(page.contains("<h1>Daily D3</h1>") && page.contains("Version 1 (current)"))
     #expect(page.contains("Mystery root — 10 mg <span class=\"regimen-flag\">"))
     #expect(site.get("/regimen/products").bodyText.contains("Daily D3"))
+}
+
+@Test func aTypedAmountAboveTheUpperLimitIsFlaggedBeforeSaving() throws {
+    let site = try RegimenSite()
+    let gated = site.post("/regimen/products/new", form: ["name": "D3", "form": "softgel", "serving": "1",
+                                                          "ingredients": "Vitamin D3 = 1,000,000 IU"])
+    #expect(gated.status == 400 && gated.bodyText.contains("<strong>Above the upper limit:</strong>"))
+    #expect(try site.regimen.products().isEmpty)
 }
 
 @Test func aRefusedProductKeepsTheFormShowsWhyAndSavesNothing() throws {
@@ -76,7 +95,7 @@ import Testing
     let form = site.get("/regimen/products/\(id)/edit").bodyText
     #expect(form.contains("action=\"/regimen/products/\(id)/edit\""))
     #expect(form.contains("value=\"Daily D3\""))
-    #expect(form.contains("Vitamin D3 = 25 mcg"), "the form starts from the current label rows")
+    #expect(form.contains(">Vitamin D3 = 25 mcg</textarea>"), "the form starts from the current label rows")
 
     #expect(site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
                                                              "ingredients": "Vitamin D3 = 50 mcg"], csrf: nil).status == 403)

@@ -4,29 +4,46 @@ import CairnCore
 import Foundation
 
 /// `cairn regimen scan LABEL.jpg`: reads a Supplement Facts photo on this machine and prints the proposed rows
-/// as JSON. Nothing is stored: the photo stays in memory for the call.
+/// as JSON. Nothing is stored: the photo stays in memory for the call. With `--confirm` the product is saved, but
+/// only once every flagged row is decided: accepted, edited or left out (on a terminal the command asks row by
+/// row; in a script `--accept N` / `--leave-out N` decide, and an undecided flagged row refuses the save).
 struct LabelScanCommand: Command {
     static let name = "scan"
     static let abstract = "Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved)."
-    static let usage = "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT]]"
+    static let usage = "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]...]"
     static let discussion = """
-    Reads the label with Tesseract on this machine and proposes each row: name, catalogue match, amount, unit,
-    %DV, form, blend membership, the word boxes it was read from, and flags with their reasons. The photo is
-    used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
+    Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
+    amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
+    Lines that are not ingredients (directions, warnings, an address, text below the panel) are left out and
+    listed; lines seen but not read, and a panel that runs off the photo, are reported in "warnings". The
+    photo is used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
     """
 
     static let json = Option("--json", help: "Print the proposal as JSON (the default).")
-    static let confirm = Option("--confirm", help: "Save the proposal as a product, once you have checked every row. Needs --name and --form.")
+    static let confirm = Option("--confirm", help: """
+        Save the proposal as a product. Needs --name and --form. A flagged row is saved only once
+        you decide it: on a terminal, scan asks for each flagged row (accept, edit, leave out);
+        otherwise give --accept N or --leave-out N for each, or nothing is saved.
+        """)
+    static let accept = Option("--accept", "N", help: "Save flagged row N as read, after checking it against the label (repeat per row; \"2,5\" works).")
+    static let leaveOut = Option("--leave-out", "N", help: "Do not save row N (repeat per row).")
     static let nameOption = Option("--name", "NAME", help: "The product's name.")
     static let form = RegimenCommands.formOption
     static let brand = Option("--brand", "TEXT", help: "The brand, if any.")
-    static let options: [Option] = [json, confirm, nameOption, form, brand]
+    static let options: [Option] = [json, confirm, accept, leaveOut, nameOption, form, brand]
 
     let path: String
     let confirmation: (name: String, form: ProductForm, brand: String)?
+    let accepted: Set<Int>
+    let leftOut: Set<Int>
 
     init(arguments: Arguments) throws {
         path = try arguments.positionals(exactly: ["LABEL.jpg"])[0]
+        accepted = try RegimenCommands.rowNumbers(arguments.values(Self.accept), option: Self.accept.name)
+        leftOut = try RegimenCommands.rowNumbers(arguments.values(Self.leaveOut), option: Self.leaveOut.name)
+        if let both = accepted.intersection(leftOut).min() {
+            throw UsageError("Row \(both) is given to both --accept and --leave-out; choose one.")
+        }
         if arguments.has(Self.confirm) {
             guard let name = arguments.value(Self.nameOption), !name.isEmpty else { throw UsageError("--confirm needs --name.") }
             guard let form = try RegimenCommands.parseForm(arguments.value(Self.form)) else {
@@ -34,8 +51,9 @@ struct LabelScanCommand: Command {
             }
             confirmation = (name, form, arguments.value(Self.brand) ?? "")
         } else {
-            guard arguments.value(Self.nameOption) == nil, arguments.value(Self.form) == nil, arguments.value(Self.brand) == nil else {
-                throw UsageError("--name, --form and --brand go with --confirm.")
+            guard arguments.value(Self.nameOption) == nil, arguments.value(Self.form) == nil, arguments.value(Self.brand) == nil,
+                  accepted.isEmpty, leftOut.isEmpty else {
+                throw UsageError("--name, --form, --brand, --accept and --leave-out go with --confirm.")
             }
             confirmation = nil
         }
@@ -43,21 +61,167 @@ struct LabelScanCommand: Command {
 
     func run(in context: CommandContext) throws {
         let data = try InputFile.read(path)
-        let scanner = try LabelScanService.makeDefault()
+        let scanner = LabelScanService.startDefault()
         let proposal = try scanner.propose(imageData: data)
         guard let confirmation else {
             try context.console.printJSON(proposal)
             return
         }
-        let product = try scanner.product(from: proposal, name: confirmation.name, brand: confirmation.brand,
-                                          form: confirmation.form)
-        let saved = try context.openApplication().regimen.addProduct(product)
-        try context.console.printJSON(ConfirmedScan(proposal: proposal, savedProductID: saved.product.id.rawValue))
+        guard proposal.status == .proposed else { throw LabelSaveError.nothingToSave }
+        if let unknown = accepted.union(leftOut).first(where: { $0 > proposal.rows.count }) {
+            throw UsageError("There is no row \(unknown): the label gave \(proposal.rows.count) rows.")
+        }
+        let review = ScanReview(proposal: proposal, accepted: accepted, leftOut: leftOut, scanner: scanner,
+                                console: context.console)
+        let kept = try review.decide()
+        let product = try scanner.product(fromReviewed: kept.map(\.row), servingSize: proposal.servingSize,
+                                          name: confirmation.name, brand: confirmation.brand, form: confirmation.form)
+        let decisions = RowDecisions(
+            accepted: Set(kept.enumerated().filter { $0.element.accepted }.map { $0.offset + 1 }),
+            readFlags: Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.offset + 1, $0.element.row.flags) }))
+        let saved = try context.openApplication().regimen.addProduct(product, decisions: decisions)
+        try context.console.printJSON(ConfirmedScan(
+            proposal: proposal, savedProductID: saved.product.id.rawValue,
+            acceptedRows: kept.filter(\.accepted).map(\.number), editedRows: kept.filter(\.edited).map(\.number),
+            leftOutRows: review.leftOutNumbers(kept)))
     }
 }
 
-/// What `scan --confirm` prints: the proposal that was saved and the new product's id.
+/// The person's decisions on a scan's flagged rows: from `--accept` / `--leave-out`, else asked on a terminal.
+struct ScanReview {
+    /// A row to save, with the decision that lets it through.
+    struct Kept {
+        let number: Int
+        var row: LabelProposalRow
+        var accepted: Bool
+        var edited: Bool
+    }
+
+    let proposal: LabelProposal
+    let accepted: Set<Int>
+    let leftOut: Set<Int>
+    let scanner: LabelScanService
+    let console: Console
+
+    /// The rows to save. Throws `ScanRowsUndecided` while a flagged row is undecided and nobody can be asked.
+    func decide() throws -> [Kept] {
+        var kept: [Kept] = []
+        var undecided: [LabelProposalRow] = []
+        if !proposal.notIngredients.isEmpty {
+            console.error("Left out, not ingredients: " + proposal.notIngredients.map(TerminalText.quoted).joined(separator: "; "))
+        }
+        for row in proposal.rows where !leftOut.contains(row.number) {
+            if !row.needsDecision || accepted.contains(row.number) {
+                kept.append(Kept(number: row.number, row: row, accepted: row.needsDecision, edited: false))
+                continue
+            }
+            guard console.canAsk else { undecided.append(row); continue }
+            if let decided = ask(about: row) { kept.append(decided) }
+        }
+        guard undecided.isEmpty else { throw ScanRowsUndecided(rows: undecided) }
+        return kept
+    }
+
+    func leftOutNumbers(_ kept: [Kept]) -> [Int] {
+        let keptNumbers = Set(kept.map(\.number))
+        return proposal.rows.map(\.number).filter { !keptNumbers.contains($0) }
+    }
+
+    /// Asks about one flagged row until it is accepted, edited into a row without flags (or accepted), or left out.
+    /// Nil when left out; a row whose question got no answer (input ended) stops the save.
+    private func ask(about read: LabelProposalRow) -> Kept? {
+        var row = read
+        var edited = false
+        while true {
+            console.error("")
+            console.error("Row \(read.number): \(ScanReview.describe(row))")
+            for flag in row.flags { console.error("  \(flag.title): \(flag.reason)") }
+            guard let answer = console.ask("Accept this row as it is, edit it, or leave it out? [a/e/l]")?
+                .trimmingCharacters(in: .whitespaces).lowercased() else {
+                console.error("No answer: nothing was saved.")
+                return Kept(number: read.number, row: row, accepted: false, edited: edited)
+            }
+            switch answer {
+            case "a", "accept": return Kept(number: read.number, row: row, accepted: true, edited: edited)
+            case "l", "leave", "leave out", "o": return nil
+            case "e", "edit":
+                row = edit(row)
+                edited = true
+                if !row.needsDecision {
+                    console.error("Row \(read.number) is now: \(ScanReview.describe(row))")
+                    return Kept(number: read.number, row: row, accepted: false, edited: true)
+                }
+            default: console.error("Answer a (accept), e (edit) or l (leave out).")
+            }
+        }
+    }
+
+    /// The row with the fields the person retyped (an empty answer keeps a field; "-" clears it), checked again.
+    private func edit(_ row: LabelProposalRow) -> LabelProposalRow {
+        func field(_ label: String, _ current: String) -> String {
+            let answer = console.ask("\(label) [\(TerminalText.escaped(current))]:")?.trimmingCharacters(in: .whitespaces) ?? ""
+            return answer.isEmpty ? current : (answer == "-" ? "" : answer)
+        }
+        let name = field("Name", row.nameOnLabel)
+        let form = field("Form (as ...)", row.form ?? "")
+        var amount = row.amount
+        while true {
+            let text = field("Amount per serving (e.g. 25 mcg)", row.amount?.description ?? "")
+            if text.isEmpty { amount = nil; break }
+            if let parsed = try? LabelUnitParser.amount(text) { amount = parsed; break }
+            console.error("That is not an amount Cairn can read; write a number and a unit, such as 25 mcg.")
+        }
+        let dv = field("%DV", row.dailyValuePercent.map { "\($0)" } ?? "").replacingOccurrences(of: "%", with: "")
+        return scanner.revalidate(EditedLabelRow(
+            nameOnLabel: name.isEmpty ? row.nameOnLabel : name, form: form.isEmpty ? nil : form, amount: amount,
+            dailyValuePercent: try? LabelUnitParser.number(dv), isBlend: row.isBlend, blendName: row.blendName,
+            wordBoxes: row.wordBoxes), number: row.number)
+    }
+
+    static func describe(_ row: LabelProposalRow) -> String {
+        var text = TerminalText.quoted(row.nameOnLabel)
+        if let form = row.form { text += " (as \(TerminalText.escaped(form)))" }
+        text += row.amount.map { " \($0)" } ?? " (no amount)"
+        if let dv = row.dailyValuePercent { text += ", \(dv)% DV" }
+        if let blend = row.blendName { text += ", in \(TerminalText.quoted(blend))" }
+        return text
+    }
+}
+
+/// Why `scan --confirm` saved nothing: flagged rows nobody decided on (no terminal to ask, no `--accept N` or
+/// `--leave-out N` for them).
+struct ScanRowsUndecided: CairnError {
+    let rows: [LabelProposalRow]
+
+    var userMessage: String {
+        let list = rows.map { "  row \($0.number): \($0.flags.map(\.title).joined(separator: ", "))" }
+        let numbers = FlaggedRowsUndecided.join(rows.map { "\($0.number)" })
+        return """
+        \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged and not decided (numbers as in the proposal's "number"):
+        \(list.joined(separator: "\n"))
+        Check each against the label, then give --accept N (save it as read) or --leave-out N for each, or run scan on a terminal to decide row by row. Nothing was saved.
+        """
+    }
+}
+
+/// What `scan --confirm` prints: the proposal, the new product's id and what was decided per row.
 private struct ConfirmedScan: Encodable {
     let proposal: LabelProposal
     let savedProductID: String
+    let acceptedRows: [Int]
+    let editedRows: [Int]
+    let leftOutRows: [Int]
+}
+
+/// Label text shown on a terminal, with control characters written out instead of sent to the terminal.
+// MARK: call site for the server engineer's CairnCore text validator (issue 13.5): once it lands, escape with it
+// here and delete this enum.
+enum TerminalText {
+    static func escaped(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
+            scalar.properties.generalCategory == .control ? Array("\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) : [scalar]
+        }))
+    }
+
+    static func quoted(_ text: String) -> String { "\"" + escaped(text) + "\"" }
 }

@@ -5,8 +5,11 @@ import Regimen
 
 private let ingredientHelp = """
   INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
-                    (or a NAME alone for a row without an amount). Names are matched against Cairn's
+                    (or a NAME alone for a row without an amount); a form and the %DV may follow:
+                    "Magnesium (as magnesium glycinate)=200 mg, 48% DV". Names are matched against Cairn's
                     ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+Rows are checked as scanned ones are (catalogue, unit, usual range, upper limit, %DV, a missing amount); a
+flagged row is saved only with --accept N, after you have checked it. Without it nothing is saved.
 """
 
 /// `cairn regimen products list`.
@@ -48,7 +51,8 @@ struct RegimenProductsAddCommand: Command {
     static let form = RegimenCommands.formOption.required
     static let serving = Option("--serving", "AMOUNT", help: "One serving: a count (\"2\" capsules, the default is 1), a mass (\"5 g\") or a volume (\"1 mL\").")
     static let brand = Option("--brand", "TEXT", help: "The brand, if any.")
-    static let options: [Option] = [form, serving, brand, .json]
+    static let accept = Option("--accept", "N", help: "Save flagged INGREDIENT row N (its number, from 1) as typed; repeat per row, or \"2,5\".")
+    static let options: [Option] = [form, serving, brand, accept, .json]
 
     let name: String
     let form: ProductForm
@@ -66,12 +70,17 @@ struct RegimenProductsAddCommand: Command {
         serving = arguments.value(Self.serving) ?? "1"
         brand = arguments.value(Self.brand) ?? ""
         json = arguments.has(.json)
+        accepted = try RegimenCommands.rowNumbers(arguments.values(Self.accept), option: Self.accept.name)
     }
+
+    let accepted: Set<Int>
 
     func run(in context: CommandContext) throws {
         let product = try Product(name: name, brand: brand, form: form, servingSize: try parseServing(serving),
                                   ingredients: try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) })
-        let saved = try context.openApplication().regimen.addProduct(product)
+        let saved = try typedRowsGate {
+            try context.openApplication().regimen.addProduct(product, decisions: RowDecisions(accepted: accepted))
+        }
         if json { return try context.console.printJSON(ProductJSON(saved)) }
         context.console.print("Added product \(saved.product.id)")
         printRows(saved, context.console)
@@ -111,7 +120,8 @@ struct RegimenProductsEditCommand: Command {
     static let abstract = "Save a new revision of a product's label (earlier log entries keep the old one)."
     static let synopsis = "PRODUCT [INGREDIENT ...]"
     static let discussion = """
-    Options not given keep their current value. INGREDIENT rows, when given, replace all rows.
+    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row left
+    exactly as it was keeps the decision made when it was saved.
     \(ingredientHelp)
     """
 
@@ -119,7 +129,8 @@ struct RegimenProductsEditCommand: Command {
     static let form = RegimenCommands.formOption
     static let serving = Option("--serving", "AMOUNT", help: "One serving: a count (\"2\" capsules), a mass (\"5 g\") or a volume (\"1 mL\").")
     static let brand = Option("--brand", "TEXT", help: "The brand.")
-    static let options: [Option] = [nameOption, form, serving, brand, .json]
+    static let accept = Option("--accept", "N", help: "Save flagged INGREDIENT row N (its number, from 1) as typed; repeat per row, or \"2,5\".")
+    static let options: [Option] = [nameOption, form, serving, brand, accept, .json]
 
     let reference: String
     let name: String?
@@ -128,6 +139,7 @@ struct RegimenProductsEditCommand: Command {
     let brand: String?
     let ingredients: [String]
     let json: Bool
+    let accepted: Set<Int>
 
     init(arguments: Arguments) throws {
         guard let first = arguments.positionals.first else { throw UsageError("Missing PRODUCT.") }
@@ -138,6 +150,7 @@ struct RegimenProductsEditCommand: Command {
         serving = arguments.value(Self.serving)
         brand = arguments.value(Self.brand)
         json = arguments.has(.json)
+        accepted = try RegimenCommands.rowNumbers(arguments.values(Self.accept), option: Self.accept.name)
         if name == nil, form == nil, serving == nil, brand == nil, ingredients.isEmpty {
             throw UsageError("Nothing to change: give --name, --form, --serving, --brand or INGREDIENT rows.")
         }
@@ -150,10 +163,37 @@ struct RegimenProductsEditCommand: Command {
             : try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) }
         let edited = try Product(id: current.id, name: name ?? current.name, brand: brand ?? current.brand, form: form ?? current.form,
                                  servingSize: try serving.map(parseServing) ?? current.servingSize, ingredients: rows)
-        let saved = try service.editProduct(current.id, to: edited)
+        let saved = try typedRowsGate {
+            try service.editProduct(current.id, to: edited, decisions: RowDecisions(accepted: accepted))
+        }
         if json { return try context.console.printJSON(ProductJSON(saved)) }
         context.console.print("Saved revision \(saved.revisionNumber) of product \(saved.product.id)")
         printRows(saved, context.console)
+    }
+}
+
+/// Runs a save of typed rows, turning the gate's refusal into one that says what is wrong with each row and how
+/// to accept it (by number: messages never repeat what was typed).
+private func typedRowsGate<T>(_ save: () throws -> T) throws -> T {
+    do { return try save() } catch let refusal as FlaggedRowsUndecided {
+        throw TypedRowsUndecided(rows: refusal.rows)
+    }
+}
+
+/// Why `products add` or `products edit` saved nothing: flagged rows without `--accept N`.
+struct TypedRowsUndecided: CairnError {
+    let rows: [FlaggedRow]
+
+    var userMessage: String {
+        let list = rows.map { row in
+            "  row \(row.number):\n" + row.flags.map { "    \($0.title): \($0.reason)" }.joined(separator: "\n")
+        }
+        let numbers = FlaggedRowsUndecided.join(rows.map { "\($0.number)" })
+        return """
+        \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged (rows count from 1, in the order given):
+        \(list.joined(separator: "\n"))
+        Nothing was saved. Check each against the label; to save it as written, add --accept \(rows.map { "\($0.number)" }.joined(separator: ",")).
+        """
     }
 }
 

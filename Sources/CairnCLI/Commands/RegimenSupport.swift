@@ -121,11 +121,19 @@ enum RegimenCommands {
     /// "Vitamin D3=25 mcg" (or a name alone) matched against the catalogue; unknown names are kept as
     /// label-only rows. Throws `RegimenError` for an unknown unit or a bad amount.
     static func parseIngredient(_ text: String, catalogue: Catalogue?) throws -> ProductIngredient {
-        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let name = parts[0].trimmingCharacters(in: .whitespaces)
-        let amount = try parts.count == 2 ? LabelUnitParser.amount(parts[1].trimmingCharacters(in: .whitespaces)) : nil
-        let match = catalogue?.lookup(name)
-        return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount, form: match?.form?.name)
+        try TypedIngredient.parse(text, catalogue: catalogue)
+    }
+
+    /// Row numbers from `--accept 2 --accept 5` or `--accept 2,5`; a usage error for anything but numbers from 1.
+    static func rowNumbers(_ values: [String], option: String) throws -> Set<Int> {
+        var numbers: Set<Int> = []
+        for part in values.flatMap({ $0.split(separator: ",") }) {
+            guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 1 else {
+                throw UsageError("\(option) takes a row number (1 for the first row).")
+            }
+            numbers.insert(n)
+        }
+        return numbers
     }
 
     static func describe(_ servings: Decimal) -> String {

@@ -64,16 +64,27 @@ enum LabelScanPages {
             review.error = "Your edits raised something to check, marked beside the row. Nothing was saved yet: look at it, then choose Save product again."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
+        // The gate: a flagged row is saved only when the person ticked that they checked it (or left it out).
+        let undecided = review.rows.enumerated().filter { $0.element.needsDecision && !$0.element.accepted }.map { $0.offset + 1 }
+        if !undecided.isEmpty {
+            let numbers = FlaggedRowsUndecided.join(undecided.map(String.init))
+            review.error = "\(undecided.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged. Check each against the label, then tick \"I checked this row\" to save it as it is, change it, or leave it out. Nothing was saved."
+            return .html(page(review, csrfToken: csrfToken), status: 400)
+        }
         guard review.rows.contains(where: { $0.checked != nil }) else {
             review.error = "There are no rows to save. Add the rows by hand, or try another photo. Nothing was saved."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         do {
             guard let form = review.productForm else { throw RegimenProductPages.FormProblem(userMessage: "Choose the product's form.") }
-            let product = try scanner.product(fromReviewed: review.rows.compactMap(\.checked), servingSize: review.servingSize,
+            let kept = review.rows.compactMap(\.checked)
+            let product = try scanner.product(fromReviewed: kept, servingSize: review.servingSize,
                                               name: review.name.trimmingCharacters(in: .whitespaces),
                                               brand: review.brand.trimmingCharacters(in: .whitespaces), form: form)
-            let saved = try regimen.addProduct(product)
+            let decisions = RowDecisions(
+                accepted: Set(review.rows.enumerated().filter { $0.element.accepted }.map { $0.offset + 1 }),
+                readFlags: Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.offset + 1, $0.element.flags) }))
+            let saved = try regimen.addProduct(product, decisions: decisions)
             return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
         } catch let error as CairnError {
             review.error = error.userMessage + " Nothing was saved."
@@ -97,6 +108,12 @@ enum LabelScanPages {
             var blendName: String?
             /// The flag kinds the page showed for this row when it was submitted.
             var shown: Set<LabelFlag.Kind> = []
+            /// The person ticked "I checked this row against the label" for the flags shown.
+            var ticked = false
+            /// Accepted as it is: ticked, and every flag it carries was shown when it was ticked.
+            var accepted: Bool { ticked && needsDecision && unseenFlags.isEmpty }
+            /// True when the row is saved only once accepted (`LabelGate`).
+            var needsDecision: Bool { checked?.needsDecision ?? false }
             /// The row matched and flagged again; nil while a field cannot be read.
             var checked: LabelProposalRow?
             /// Why a field of the row cannot be read.
@@ -113,6 +130,7 @@ enum LabelScanPages {
         var servingOnLabel: String?
         var rows: [Row] = []
         var otherIngredients: [String] = []
+        var notIngredients: [String] = []
         var warnings: [String] = []
         /// The outcome of reading, when the page comes straight from a photo.
         var status: LabelProposal.Status = .proposed
@@ -135,6 +153,7 @@ enum LabelScanPages {
             statusMessage = proposal.message
             warnings = proposal.warnings
             otherIngredients = proposal.otherIngredients
+            notIngredients = proposal.notIngredients
             servingOnLabel = proposal.servingSizeText
             servingSize = proposal.servingSize
             serving = proposal.servingSize.map(RegimenProductPages.servingText) ?? "1"
@@ -168,6 +187,7 @@ enum LabelScanPages {
             serving = fields["serving"] ?? ""
             let other = fields["other-ingredients"] ?? ""
             otherIngredients = other.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            notIngredients = (fields["not-ingredients"] ?? "").split(separator: "\n").map(String.init).filter { !$0.isEmpty }
             photoWidth = Int(fields["photo-width"] ?? "") ?? 0
             photoHeight = Int(fields["photo-height"] ?? "") ?? 0
             preview = LabelScanPages.preview(fromField: fields["photo"])
@@ -181,8 +201,9 @@ enum LabelScanPages {
                 func field(_ key: String) -> String { fields["row-\(i)-\(key)"] ?? "" }
                 guard field("remove").isEmpty else { continue }
                 var row = Row()
-                row.name = field("name")
-                row.form = field("form")
+                // Name and form are wrapping text areas: a line break typed in one is a space.
+                row.name = field("name").split(whereSeparator: \.isNewline).joined(separator: " ")
+                row.form = field("form").split(whereSeparator: \.isNewline).joined(separator: " ")
                 row.amount = field("amount")
                 row.unit = field("unit")
                 row.dailyValue = field("dv")
@@ -193,6 +214,7 @@ enum LabelScanPages {
                 row.isBlend = field("blend-total") == "1"
                 row.blendName = field("blend").isEmpty ? nil : field("blend")
                 row.shown = Set(field("shown").split(separator: ",").compactMap { LabelFlag.Kind(rawValue: String($0)) })
+                row.ticked = field("accept") == "1"
                 // A row left empty (an added row never filled in) is dropped.
                 if row.isBlank && row.boxes.isEmpty { continue }
                 row.check(with: scanner)
@@ -251,9 +273,13 @@ enum LabelScanPages {
         }.joined(separator: "\n")
         let empty = review.rows.isEmpty
             ? "<p class=\"help\" id=\"scan-no-rows\">No rows were read. Try another photo, or add the rows by hand.</p>" : ""
-        let other = review.otherIngredients.isEmpty ? "" : """
+        var other = review.otherIngredients.isEmpty ? "" : """
         <p class="help scan-other" id="scan-other"><strong>Other ingredients (not saved as rows):</strong> \(HTML.escape(review.otherIngredients.joined(separator: ", ")))</p>
         """
+        if !review.notIngredients.isEmpty {
+            let items = review.notIngredients.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            other += "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
+        }
         let body = RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text)
             + RegimenPages.subnav("/regimen/products") + messages + """
         <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
@@ -262,6 +288,7 @@ enum LabelScanPages {
         <input type="hidden" name="photo-height" value="\(review.photoHeight)">
         <input type="hidden" name="rows" value="\(review.rows.count)">
         <input type="hidden" name="other-ingredients" value="\(HTML.escape(review.otherIngredients.joined(separator: "\n")))">
+        <input type="hidden" name="not-ingredients" value="\(HTML.escape(review.notIngredients.joined(separator: "\n")))">
         <div class="scan-layout">
         \(photo)
         <div class="scan-fields">
@@ -356,17 +383,20 @@ enum LabelScanPages {
             ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
         ].map { "<input type=\"hidden\" name=\"\(id)-\($0.0)\" value=\"\(HTML.escape($0.1))\">" }.joined()
         let flagged = row.flags.isEmpty ? "" : " is-flagged"
+        let acceptBox = !row.needsDecision ? "" : """
+        <p class="scan-accept"><input type="checkbox" id="\(id)-accept" name="\(id)-accept" value="1"\(row.accepted ? " checked" : "")> <label for="\(id)-accept">I checked this row against the label: save it as it is</label></p>
+        """
         return """
         <li class="scan-row\(flagged)" id="\(id)" data-row="\(i)">\(hidden)
         <p class="scan-row-head"><span class="scan-number" aria-hidden="true">\(i + 1)</span> <span class="visually-hidden">Row \(i + 1)</span><span class="regimen-meta">\(about.joined(separator: " · "))</span></p>
         <div class="scan-grid">
-        <div class="stack scan-name"><label for="\(id)-name">Name</label><input type="text" id="\(id)-name" name="\(id)-name" value="\(HTML.escape(row.name))" maxlength="200"\(describedBy)\(autofocus ? " autofocus" : "")></div>
-        <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><input type="text" id="\(id)-form" name="\(id)-form" value="\(HTML.escape(row.form))" maxlength="200"></div>
+        <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="200"\(describedBy)\(autofocus ? " autofocus" : "")>\(HTML.escape(row.name))</textarea></div>
+        <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="200">\(HTML.escape(row.form))</textarea></div>
         <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(HTML.escape(row.amount))" maxlength="20"\(row.error == nil ? "" : " aria-invalid=\"true\"")\(describedBy)></div>
         <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions.joined())</select></div>
         <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(HTML.escape(row.dailyValue))" maxlength="10"></div>
         </div>
-        \(rowError)\(flagList)
+        \(rowError)\(flagList)\(acceptBox)
         <p class="scan-remove"><input type="checkbox" id="\(id)-remove" name="\(id)-remove" value="1"> <label for="\(id)-remove">Leave out this row</label></p>
         </li>
         """
@@ -393,6 +423,9 @@ enum LabelScanPages {
     }
 
     private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    /// Enough text lines to show `value` whole in a narrow field (it wraps; nothing is clipped).
+    private static func lines(_ value: String) -> Int { max(1, min(6, (value.count + 21) / 22)) }
 
     /// The box around all of a row's word boxes; nil for none.
     static func union(_ boxes: [TextBox]) -> TextBox? {

@@ -9,6 +9,8 @@ enum RegimenProductPages {
     /// The fields of the new-product form, kept when the form is shown again after a refusal.
     struct Draft: Equatable {
         var name = "", brand = "", form = "", serving = "1", ingredients = ""
+        /// The ticked "I checked this row" boxes: row number (from 1) to the line as it was when ticked.
+        var ticked: [Int: String] = [:]
 
         init() {}
         init(_ fields: [String: String]) {
@@ -17,6 +19,20 @@ enum RegimenProductPages {
             form = fields["form"] ?? ""
             serving = fields["serving"] ?? ""
             ingredients = fields["ingredients"] ?? ""
+            for (key, value) in fields where key.hasPrefix("accept-") {
+                if let n = Int(key.dropFirst("accept-".count)) { ticked[n] = value }
+            }
+        }
+
+        /// The non-empty ingredient lines, as typed.
+        var lines: [String] {
+            ingredients.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+
+        /// The rows the person accepted: ticked while the line read as it does now.
+        var decisions: RowDecisions {
+            let lines = self.lines
+            return RowDecisions(accepted: Set(ticked.filter { $0.key >= 1 && $0.key <= lines.count && lines[$0.key - 1] == $0.value }.map(\.key)))
         }
 
         /// The form filled with a product as it stands, for editing.
@@ -25,9 +41,7 @@ enum RegimenProductPages {
             brand = product.brand
             form = product.form.rawValue
             serving = RegimenProductPages.servingText(product.servingSize)
-            ingredients = product.ingredients.map { row in
-                row.nameOnLabel + (row.amount.map { " = " + $0.description } ?? "")
-            }.joined(separator: "\n")
+            ingredients = product.ingredients.map(TypedIngredient.line).joined(separator: "\n")
         }
     }
 
@@ -46,8 +60,11 @@ enum RegimenProductPages {
             route(.post, "/regimen/products/new") { r in
                 let draft = Draft(r.form)
                 do {
-                    let saved = try regimen.addProduct(try product(from: draft))
+                    let saved = try regimen.addProduct(try product(from: draft), decisions: draft.decisions)
                     return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
+                } catch let refusal as FlaggedRowsUndecided {
+                    return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: refusal.userMessage,
+                                             flagged: refusal.rows), status: 400)
                 } catch let error as CairnError {
                     return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
                 }
@@ -65,8 +82,12 @@ enum RegimenProductPages {
                 let current = try current(r)
                 let draft = Draft(r.form)
                 do {
-                    _ = try regimen.editProduct(current.id, to: try product(from: draft, keeping: current.product))
+                    _ = try regimen.editProduct(current.id, to: try product(from: draft, keeping: current.product),
+                                                decisions: draft.decisions)
                     return .redirect(to: "/regimen/products/\(current.id.rawValue)?added=1")
+                } catch let refusal as FlaggedRowsUndecided {
+                    return .html(productForm(draft, editing: current.product, csrfToken: csrfToken, error: refusal.userMessage,
+                                             flagged: refusal.rows), status: 400)
                 } catch let error as CairnError {
                     return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
                                              error: error.userMessage + " Nothing was saved."), status: 400)
@@ -81,28 +102,21 @@ enum RegimenProductPages {
     }
 
     /// Builds the product from the form: a plain number of servings is a count of units, else an amount
-    /// like "5 g"; each non-empty ingredient line reads `Name = 25 mcg` (the amount may be left out). When
-    /// editing, a line naming a row of `earlier` keeps what the line cannot say: its form ("as ..."), its
-    /// catalogue entry, and its %DV while the amount is unchanged (a label read from a photo carries them).
+    /// like "5 g"; each non-empty ingredient line is a `TypedIngredient` ("Magnesium (as magnesium glycinate) =
+    /// 200 mg, 48% DV"; the amount may be left out). When editing, a line naming a row of `earlier` the catalogue
+    /// cannot match keeps that row's catalogue entry (a label read from a photo may carry a fuzzy match).
     static func product(from draft: Draft, keeping earlier: Product? = nil) throws -> Product {
         guard let form = ProductForm(rawValue: draft.form) else { throw FormProblem(userMessage: "Choose the product's form.") }
         let serving = try servingSize(draft.serving)
         let catalogue = try? Catalogue.bundled()
-        let rows = try draft.ingredients.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.map { line -> ProductIngredient in
-                let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = parts[0].trimmingCharacters(in: .whitespaces)
-                let amountText = parts.count == 2 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-                let amount = amountText.isEmpty ? nil : try LabelUnitParser.amount(amountText)
-                let match = catalogue?.lookup(name)
-                if let before = earlier?.ingredients.first(where: { $0.nameOnLabel == name }) {
-                    return try ProductIngredient(catalogueID: match?.ingredient.id ?? before.catalogueID, nameOnLabel: name,
-                                                 amount: amount, dailyValuePercent: amount == before.amount ? before.dailyValuePercent : nil,
-                                                 form: before.form ?? match?.form?.name)
-                }
-                return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount,
-                                             form: match?.form?.name)
+        let rows = try draft.lines.map { line -> ProductIngredient in
+            let typed = try TypedIngredient.parse(line, catalogue: catalogue)
+            if typed.catalogueID == nil, let before = earlier?.ingredients.first(where: { $0.nameOnLabel == typed.nameOnLabel }) {
+                return try ProductIngredient(catalogueID: before.catalogueID, nameOnLabel: typed.nameOnLabel, amount: typed.amount,
+                                             dailyValuePercent: typed.dailyValuePercent, form: typed.form)
             }
+            return typed
+        }
         return try Product(name: draft.name.trimmingCharacters(in: .whitespaces),
                            brand: draft.brand.trimmingCharacters(in: .whitespaces), form: form,
                            servingSize: serving, ingredients: rows)
@@ -149,7 +163,21 @@ enum RegimenProductPages {
     }
 
     /// The add form, or with `editing` the edit form of that product (saving adds a version).
-    static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, error: String? = nil) -> String {
+    static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, error: String? = nil,
+                            flagged: [FlaggedRow] = []) -> String {
+        let lines = draft.lines
+        let flaggedHTML = flagged.isEmpty ? "" : """
+        <fieldset class="stack regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
+        <ul class="regimen-list">\(flagged.map { row in
+            let line = row.number <= lines.count ? lines[row.number - 1] : ""
+            let flags = row.flags.map { "<li class=\"scan-flag\"><strong>\(HTML.escape($0.title)):</strong> \(HTML.escape($0.reason))</li>" }.joined()
+            return """
+            <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(HTML.escape(line))</p><ul class="scan-flags">\(flags)</ul>
+            <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
+            """
+        }.joined())</ul>
+        <p class="help">Or change the row in the list below; a changed row is checked again.</p></fieldset>
+        """
         let title = editing.map { "Edit " + $0.name } ?? "Add a product"
         let action = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))/edit" } ?? "/regimen/products/new"
         let lead = editing == nil
@@ -164,6 +192,7 @@ enum RegimenProductPages {
         \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
         <form method="post" action="\(action)" class="card regimen-form">\(Layout.csrfField(csrfToken))
         \(RegimenPages.message(notice: nil, error: error))
+        \(flaggedHTML)
         <div class="stack"><label for="product-name">Name</label>
         <input type="text" id="product-name" name="name" required maxlength="200" value="\(HTML.escape(draft.name))"></div>
         <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
@@ -175,7 +204,7 @@ enum RegimenProductPages {
         <p class="help" id="serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
         <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
         <textarea id="product-ingredients" name="ingredients" rows="6" aria-describedby="ingredients-help">\(HTML.escape(draft.ingredients))</textarea>
-        <p class="help" id="ingredients-help">Write each as on the label, for example: Vitamin D3 = 25 mcg. Names Cairn's list does not know are kept and marked for you to check.</p></div>
+        <p class="help" id="ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
         <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
         <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
         </form>
