@@ -90,7 +90,7 @@ private final class SmileSite {
     let photo = site.app.handle(Fixture.get("/smile/photo/\(entry.id.rawValue)"))
     #expect(photo.header("Content-Type") == "image/jpeg")
     #expect(photo.body == (try site.cairn.smile.cropJPEG(entry)))
-    #expect(site.app.handle(Fixture.get(crop)).status == 500, "the upload is forgotten once saved")
+    #expect(site.app.handle(Fixture.get(crop)).status == 404, "the upload is forgotten once saved")
 }
 
 @Test func anUploadWithoutTheCSRFTokenOrNotAnImageIsRefusedAndNothingIsHeld() throws {
