@@ -94,7 +94,10 @@ public struct LabelGate: Sendable {
             if decisions.accepted.contains(number) { return nil }
             if earlier?.ingredients.contains(row) == true, decisions.readFlags[number] == nil { return nil }
             var flags = decisions.readFlags[number] ?? []
-            for flag in self.flags(of: row) where !flags.contains(where: { $0.kind == flag.kind }) { flags.append(flag) }
+            // Reading found the row a blend member printed without an amount: its missing amount is the label's.
+            let blendMember = flags.contains { $0.kind == .undisclosedBlendAmount }
+            for flag in self.flags(of: row) where !flags.contains(where: { $0.kind == flag.kind })
+                && !(blendMember && flag.kind == .missingAmount) { flags.append(flag) }
             flags = flags.filter(\.kind.needsDecision)
             return flags.isEmpty ? nil : FlaggedRow(number: number, flags: flags)
         }

@@ -38,6 +38,13 @@ import Testing
         #expect(Self.gate.undecided(in: product, decisions: read).first?.flags.map(\.kind) == [.lowConfidence])
     }
 
+    @Test func aBlendMemberReadWithoutAnAmountIsANoteNotADecision() throws {
+        let product = try Self.product(["Magnesium"])
+        #expect(Self.gate.undecided(in: product).first?.flags.map(\.kind) == [.missingAmount], "typed: no amount, decide")
+        let read = RowDecisions(readFlags: [1: [LabelFlag(.undisclosedBlendAmount, "only the blend's total")]])
+        #expect(Self.gate.undecided(in: product, decisions: read).isEmpty)
+    }
+
     @Test func theRefusalNamesRowsByNumberWithoutRepeatingTheirText() throws {
         let product = try Self.product(["Zinc=15 mg", "Made up thing=5 mg", "Vitamin D3=1,000,000 IU"])
         let error = try #require(throws: FlaggedRowsUndecided.self) { try Self.gate.check(product) }
