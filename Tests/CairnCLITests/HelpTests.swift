@@ -27,6 +27,18 @@ private let expectedHelp: [String: String] = [
 
     Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
     """#,
+    "cairn serve": #"""
+    Start the local web app on this computer (127.0.0.1 only) and print its address.
+
+    Usage: cairn serve [--port N] [--host HOST]
+
+    The printed address carries a secret for this launch: open it in a browser on this computer.
+    Stop with Ctrl+C.
+
+    Options:
+      --port N      The port to listen on (default 8737; 0 picks a free one).
+      --host HOST   127.0.0.1 or localhost. Cairn never listens on any other address.
+    """#,
     "cairn doctor": #"""
     Report which native libraries and models are present, and where the vault is.
 
@@ -42,11 +54,232 @@ private let expectedHelp: [String: String] = [
 
     Usage: cairn inspect FILE [--json]
 
-    Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it.
+    Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it,
+    and for a JPEG every segment and byte its picture does not need (unknown segments such as DNL, bytes
+    between segments, padding in the image data, restart markers out of place, unused tables, trailers).
     Nothing is stored. Every photo Cairn writes is checked the same way and carries only a JFIF header.
 
     Options:
       --json   Print the report as JSON.
+    """#,
+    "cairn skin": #"""
+    The Skin journal: areas, photos and how much they differ from the first one.
+
+    Usage: cairn skin <command> [options]
+
+    Commands:
+      areas           List the areas.
+      add-area        Add an area to photograph.
+      rename-area     Rename an area.
+      delete-area     Delete an area and every photo of it (asks for --yes).
+      log             Log a photo file of an area and compare it with the area's first photo.
+      timeline        List an area's photos, oldest first, with their similarity to the first one.
+      compare         Show how similar one photo of an area is to the area's first photo.
+      note            Write, remove or list the note of one photo of an area.
+      trend           Show how much each photo of an area differs from the first one, over time.
+      delete-entry    Delete one photo of an area (asks for --yes).
+      compare-batch   Compare pairs of image files listed in a TSV file, storing nothing.
+      generate        Add a reproducible series of synthetic demo photos to an area (created if missing).
+      report          Write a PDF photo log of one area: every photo with its date, note and similarity, and the trend.
+    """#,
+    "cairn skin areas": #"""
+    List the areas.
+
+    Usage: cairn skin areas [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin add-area": #"""
+    Add an area to photograph.
+
+    Usage: cairn skin add-area NAME [--location TEXT] [--guidance TEXT]
+
+    Options:
+      --location TEXT   Where on the body the area is, in your words.
+      --guidance TEXT   A note on how to take its photos (light, distance), shown when you capture one.
+    """#,
+    "cairn skin rename-area": #"""
+    Rename an area.
+
+    Usage: cairn skin rename-area AREA NEW_NAME
+    """#,
+    "cairn skin delete-area": #"""
+    Delete an area and every photo of it (asks for --yes).
+
+    Usage: cairn skin delete-area AREA --yes
+
+    Options:
+      --yes   Confirm that the area and its photos are to be deleted.
+    """#,
+    "cairn skin log": #"""
+    Log a photo file of an area and compare it with the area's first photo.
+
+    Usage: cairn skin log AREA PHOTO [--note TEXT] [--json]
+
+    Options:
+      --note TEXT   A note kept with the photo.
+      --json        Print JSON.
+    """#,
+    "cairn skin timeline": #"""
+    List an area's photos, oldest first, with their similarity to the first one.
+
+    Usage: cairn skin timeline AREA [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin compare": #"""
+    Show how similar one photo of an area is to the area's first photo.
+
+    Usage: cairn skin compare AREA ENTRY [--json]
+
+    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin note": #"""
+    Write, remove or list the note of one photo of an area.
+
+    Usage: cairn skin note AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history
+
+    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
+    TEXT becomes the photo's note: at most 500 characters; line breaks and tabs are kept,
+    other control characters are refused. Put -- before a TEXT that starts with a dash.
+    A new note takes the place of the current one, which stays recorded.
+
+    Options:
+      --clear     Remove the photo's note (the removal is recorded too).
+      --history   List every version of the note, oldest first.
+    """#,
+    "cairn skin trend": #"""
+    Show how much each photo of an area differs from the first one, over time.
+
+    Usage: cairn skin trend AREA [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn skin delete-entry": #"""
+    Delete one photo of an area (asks for --yes).
+
+    Usage: cairn skin delete-entry AREA ENTRY --yes
+
+    Options:
+      --yes   Confirm that the photo is to be deleted.
+    """#,
+    "cairn skin compare-batch": #"""
+    Compare pairs of image files listed in a TSV file, storing nothing.
+
+    Usage: cairn skin compare-batch PAIRS.tsv
+
+    Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
+    per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
+    comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
+    """#,
+    "cairn skin generate": #"""
+    Add a reproducible series of synthetic demo photos to an area (created if missing).
+
+    Usage: cairn skin generate --area NAME --count N --seed S
+
+    Options:
+      --area NAME   The area to add the photos to (created if missing).
+      --count N     How many photos to add.
+      --seed S      The seed: the same seed gives the same photos.
+    """#,
+    "cairn skin report": #"""
+    Write a PDF photo log of one area: every photo with its date, note and similarity, and the trend.
+
+    Usage: cairn skin report AREA --out FILE [--paper a4|letter] [--force]
+
+    The file is written on this computer and sent nowhere; where it goes next is up to you.
+
+    Options:
+      --out FILE          The PDF to write (owner-only access, mode 0600). Nothing half-written is left if it fails.
+      --paper a4|letter   Paper size (default a4).
+      --force             Replace a file already at FILE (otherwise it is left alone and nothing is written).
+    """#,
+    "cairn smile": #"""
+    Smile journal: mouth crops of your smile, to compare over time.
+
+    Usage: cairn smile <command> [options]
+
+    Commands:
+      add       Add photos of your smile: each is cropped to the mouth and only the crop is kept.
+      list      List your smile entries, oldest first.
+      export    Write one smile crop to a file, exactly as stored.
+      compare   Write two smile crops side by side into a new JPEG (not stored in Cairn).
+      delete    Delete one smile entry and its crop (asks for --yes).
+      report    Write a PDF progress sheet of the mouth crops in date order (only the anonymised crops).
+    """#,
+    "cairn smile add": #"""
+    Add photos of your smile: each is cropped to the mouth and only the crop is kept.
+
+    Usage: cairn smile add FILE|FOLDER... [--note TEXT] [--square X,Y,SIDE] [--json]
+
+    Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a 768x768 square crop is stored, with the capture date from the photo and which method found the mouth. The photo
+    itself is never stored. A folder adds the images directly inside it, in name order.
+
+    Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
+    web page to place the square), or not an image.
+
+    Options:
+      --note TEXT         A note for every entry added.
+      --square X,Y,SIDE   Place the crop square yourself (one file only): its top-left corner and side, in the
+                          photo's pixels as it is meant to be seen (after rotation).
+      --json              Print one result per file as JSON: outcome, detector, the crop square in the
+                          photo's pixels, the photo's size, and the other faces when there were several.
+    """#,
+    "cairn smile list": #"""
+    List your smile entries, oldest first.
+
+    Usage: cairn smile list [--json]
+
+    Options:
+      --json   Print the entries as JSON (with the full IDs and crop squares).
+    """#,
+    "cairn smile export": #"""
+    Write one smile crop to a file, exactly as stored.
+
+    Usage: cairn smile export ID --out PATH [--force]
+
+    Writes the stored crop's bytes unchanged (no re-encoding); it carries no metadata (checked before writing).
+
+    Options:
+      --out PATH   The file to write.
+      --force      Replace a file already at PATH.
+    """#,
+    "cairn smile compare": #"""
+    Write two smile crops side by side into a new JPEG (not stored in Cairn).
+
+    Usage: cairn smile compare A B --out PATH [--force]
+
+    A goes on the left, B on the right. The new picture carries no metadata (checked before writing).
+
+    Options:
+      --out PATH   The file to write, e.g. side-by-side.jpg.
+      --force      Replace a file already at PATH.
+    """#,
+    "cairn smile delete": #"""
+    Delete one smile entry and its crop (asks for --yes).
+
+    Usage: cairn smile delete ID --yes
+
+    Options:
+      --yes   Confirm that the entry and its crop are to be deleted.
+    """#,
+    "cairn smile report": #"""
+    Write a PDF progress sheet of the mouth crops in date order (only the anonymised crops).
+
+    Usage: cairn smile report --out FILE [--paper a4|letter] [--force]
+
+    The file is written on this computer and sent nowhere; where it goes next is up to you.
+
+    Options:
+      --out FILE          The PDF to write (owner-only access, mode 0600). Nothing half-written is left if it fails.
+      --paper a4|letter   Paper size (default a4).
+      --force             Replace a file already at FILE (otherwise it is left alone and nothing is written).
     """#,
     "cairn regimen": #"""
     Supplements and medications: products, schedules, today's doses, the log and outcome series.
@@ -65,9 +298,211 @@ private let expectedHelp: [String: String] = [
       import      Import past doses from a CSV file (another app's history).
       exposure    Sum what was taken per product and per ingredient, per day.
       insights    Compare outcome series before and after changes in what you took.
+      report      Write a PDF summary of a period: products, schedules, logged doses, ingredient totals, outcomes, insights.
       scan        Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
       supply      Counts on hand and when they run out.
       outcomes    Outcome series: daily ratings and other values you track.
+    """#,
+    "cairn regimen products": #"""
+    List, add, show and edit products.
+
+    Usage: cairn regimen products <command> [options]
+
+    Commands:
+      list   List every product.
+      add    Add a product with its label rows.
+      show   Show a product's label rows and how many revisions it has.
+      edit   Save a new revision of a product's label (earlier log entries keep the old one).
+    """#,
+    "cairn regimen products list": #"""
+    List every product.
+
+    Usage: cairn regimen products list [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen products add": #"""
+    Add a product with its label rows.
+
+    Usage: cairn regimen products add NAME [INGREDIENT ...] --form FORM [--serving AMOUNT] [--brand TEXT] [--accept N] [--json]
+
+      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
+                        (or a NAME alone for a row without an amount); a form and the %DV may follow:
+                        "Magnesium (as magnesium glycinate)=200 mg, 48% DV". Names are matched against Cairn's
+                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+    Rows are checked as scanned ones are (catalogue, unit, usual range, upper limit, %DV, a missing amount); a
+    flagged row is saved only with --accept N, after you have checked it. Without it nothing is saved.
+    Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
+    refused and nothing is saved.
+
+    Options:
+      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                         packet or other.
+      --serving AMOUNT   One serving: a count ("2" capsules, the default is 1), a mass ("5 g") or a volume ("1 mL").
+      --brand TEXT       The brand, if any.
+      --accept N         Save flagged INGREDIENT row N (its number, from 1) as typed; repeat per row, or "2,5".
+      --json             Print JSON.
+    """#,
+    "cairn regimen products show": #"""
+    Show a product's label rows and how many revisions it has.
+
+    Usage: cairn regimen products show PRODUCT [--json]
+
+    PRODUCT is a product id or its exact name.
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen products edit": #"""
+    Save a new revision of a product's label (earlier log entries keep the old one).
+
+    Usage: cairn regimen products edit PRODUCT [INGREDIENT ...] [--name TEXT] [--form FORM] [--serving AMOUNT] [--brand TEXT] [--accept N] [--json]
+
+    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row left
+    exactly as it was keeps the decision made when it was saved.
+      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
+                        (or a NAME alone for a row without an amount); a form and the %DV may follow:
+                        "Magnesium (as magnesium glycinate)=200 mg, 48% DV". Names are matched against Cairn's
+                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+    Rows are checked as scanned ones are (catalogue, unit, usual range, upper limit, %DV, a missing amount); a
+    flagged row is saved only with --accept N, after you have checked it. Without it nothing is saved.
+
+    Options:
+      --name TEXT        The new name.
+      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                         packet or other.
+      --serving AMOUNT   One serving: a count ("2" capsules), a mass ("5 g") or a volume ("1 mL").
+      --brand TEXT       The brand.
+      --accept N         Save flagged INGREDIENT row N (its number, from 1) as typed; repeat per row, or "2,5".
+      --json             Print JSON.
+    """#,
+    "cairn regimen schedules": #"""
+    List, add and change schedules (every change is a dated revision).
+
+    Usage: cairn regimen schedules <command> [options]
+
+    Commands:
+      list      List every schedule with its newest revision.
+      add       Add a schedule for a product.
+      edit      Change a schedule from a given day; earlier days keep what was in force.
+      pause     Pause a schedule from a day (a revision with no doses).
+      resume    Resume a paused schedule from a day.
+      stop      Stop a schedule from a day, for good (its history stays).
+      history   Show every revision of a schedule.
+    """#,
+    "cairn regimen schedules list": #"""
+    List every schedule with its newest revision.
+
+    Usage: cairn regimen schedules list [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen schedules add": #"""
+    Add a schedule for a product.
+
+    Usage: cairn regimen schedules add PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--json]
+
+    PRODUCT is a product id or its exact name.
+
+    Options:
+      --times LIST   Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                     08:00 wherever you are.
+      --days DAYS    daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                     or as-needed (no times; log each dose with 'take --as-needed').
+      --servings N   Servings per dose (default 1; 0.5 is allowed).
+      --start DATE   First day, YYYY-MM-DD (default today).
+      --end DATE     Last day, if any.
+      --json         Print JSON.
+    """#,
+    "cairn regimen schedules edit": #"""
+    Change a schedule from a given day; earlier days keep what was in force.
+
+    Usage: cairn regimen schedules edit SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--from DATE] [--json]
+
+    Saves a new revision. Options not given keep their current value.
+
+    Options:
+      --times LIST      Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                        08:00 wherever you are.
+      --days DAYS       daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                        or as-needed (no times; log each dose with 'take --as-needed').
+      --servings N      Servings per dose (default 1; 0.5 is allowed).
+      --end DATE|none   New last day, or none.
+      --from DATE       The first day the change is in force (default today). It must be after the day the
+                        previous change started, and after any day with logged doses.
+      --json            Print JSON.
+    """#,
+    "cairn regimen schedules pause": #"""
+    Pause a schedule from a day (a revision with no doses).
+
+    Usage: cairn regimen schedules pause SCHEDULE [--from DATE]
+
+    Options:
+      --from DATE   The first day of the change, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen schedules resume": #"""
+    Resume a paused schedule from a day.
+
+    Usage: cairn regimen schedules resume SCHEDULE [--from DATE]
+
+    Options:
+      --from DATE   The first day of the change, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen schedules stop": #"""
+    Stop a schedule from a day, for good (its history stays).
+
+    Usage: cairn regimen schedules stop SCHEDULE [--from DATE]
+
+    Options:
+      --from DATE   The first day of the change, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen schedules history": #"""
+    Show every revision of a schedule.
+
+    Usage: cairn regimen schedules history SCHEDULE [--json]
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen today": #"""
+    Show today's doses: the batch due now, what comes next, and what is logged.
+
+    Usage: cairn regimen today [--json]
+
+    Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
+    08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
+    daylight-saving changes never add or drop one. A time skipped by a daylight-saving change is due at
+    the first minute after it; a time that happens twice is due the first time.
+
+    Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
+
+    Options:
+      --json   Print the view as JSON.
+    """#,
+    "cairn regimen take": #"""
+    Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose.
+
+    Usage: cairn regimen take DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]
+
+    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
+    another window) changes nothing and says so.
+
+    Options:
+      --at TIME              When it was taken: HH:MM on the dose's day, or an ISO 8601 time
+                             (2026-03-10T08:05:00Z). Default: now.
+      --extra PRODUCT        Log an unscheduled dose of a product (id or exact name).
+      --servings N           Servings of an extra dose (default 1).
+      --as-needed SCHEDULE   Log a dose of an as-needed schedule.
+    """#,
+    "cairn regimen skip": #"""
+    Log a scheduled dose as skipped (it never counts as taken).
+
+    Usage: cairn regimen skip DOSE-ID [--at TIME]
+
+    Options:
+      --at TIME   HH:MM on the dose's day, or an ISO 8601 time. Default: now.
     """#,
     "cairn regimen correct": #"""
     Correct a log entry: a new entry replaces it, and the history keeps both.
@@ -80,6 +515,18 @@ private let expectedHelp: [String: String] = [
       --status taken|skipped   What really happened.
       --at TIME                When: HH:MM on the entry's day, or an ISO 8601 time. Default: the entry's time.
     """#,
+    "cairn regimen ledger": #"""
+    List log entries, newest first, corrected entries included.
+
+    Usage: cairn regimen ledger [--from DATE] [--to DATE] [--product PRODUCT] [--limit N] [--offset N] [--json]
+
+    Options:
+      --from DATE, --to DATE   Only entries whose local date is in this range.
+      --product PRODUCT        Only this product (id or exact name).
+      --limit N                Entries per page, 1-1000 (default 50).
+      --offset N               Entries to skip (default 0).
+      --json                   Print the page as JSON.
+    """#,
     "cairn regimen export": #"""
     Export the whole log as CSV or JSON.
 
@@ -90,18 +537,6 @@ private let expectedHelp: [String: String] = [
     Options:
       --format csv|json   The format.
       --out FILE          Write to FILE (created with owner-only access) instead of standard output.
-    """#,
-    "cairn regimen exposure": #"""
-    Sum what was taken per product and per ingredient, per day.
-
-    Usage: cairn regimen exposure [--from DATE] [--to DATE] [--json]
-
-    Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
-    other units stay on their own line. Default range: the last 7 days up to today.
-
-    Options:
-      --from DATE, --to DATE   Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).
-      --json                   Print JSON.
     """#,
     "cairn regimen import": #"""
     Import past doses from a CSV file (another app's history).
@@ -129,6 +564,18 @@ private let expectedHelp: [String: String] = [
 
     Options:
       --json   Print the result of every line as JSON.
+    """#,
+    "cairn regimen exposure": #"""
+    Sum what was taken per product and per ingredient, per day.
+
+    Usage: cairn regimen exposure [--from DATE] [--to DATE] [--json]
+
+    Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
+    other units stay on their own line. Default range: the last 7 days up to today.
+
+    Options:
+      --from DATE, --to DATE   Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).
+      --json                   Print JSON.
     """#,
     "cairn regimen insights": #"""
     Compare outcome series before and after changes in what you took.
@@ -158,17 +605,63 @@ private let expectedHelp: [String: String] = [
                                  the search is counted in its p-value.
       --no-search-onset METRIC   Use only the change day as the onset for this series again.
     """#,
-    "cairn regimen ledger": #"""
-    List log entries, newest first, corrected entries included.
+    "cairn regimen report": #"""
+    Write a PDF summary of a period: products, schedules, logged doses, ingredient totals, outcomes, insights.
 
-    Usage: cairn regimen ledger [--from DATE] [--to DATE] [--product PRODUCT] [--limit N] [--offset N] [--json]
+    Usage: cairn regimen report --from YYYY-MM-DD --to YYYY-MM-DD --out FILE [--paper a4|letter] [--force]
+
+    The file is written on this computer and sent nowhere; where it goes next is up to you.
 
     Options:
-      --from DATE, --to DATE   Only entries whose local date is in this range.
-      --product PRODUCT        Only this product (id or exact name).
-      --limit N                Entries per page, 1-1000 (default 50).
-      --offset N               Entries to skip (default 0).
-      --json                   Print the page as JSON.
+      --from YYYY-MM-DD, --to YYYY-MM-DD   The first and last day of the period (local days, inclusive).
+      --out FILE                           The PDF to write (owner-only access, mode 0600). Nothing half-written is left if it fails.
+      --paper a4|letter                    Paper size (default a4).
+      --force                              Replace a file already at FILE (otherwise it is left alone and nothing is written).
+    """#,
+    "cairn regimen scan": #"""
+    Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
+
+    Usage: cairn regimen scan LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]...]
+
+    Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
+    amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
+    Lines that are not ingredients (directions, warnings, an address, text below the panel) are left out and
+    listed; lines seen but not read, and a panel that runs off the photo, are reported in "warnings". The
+    photo is used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
+
+    Options:
+      --json          Print the proposal as JSON (the default).
+      --confirm       Save the proposal as a product. Needs --name and --form. A flagged row is saved only once
+                      you decide it: on a terminal, scan asks for each flagged row (accept, edit, leave out);
+                      otherwise give --accept N or --leave-out N for each, or nothing is saved.
+      --accept N      Save flagged row N as read, after checking it against the label (repeat per row; "2,5" works).
+      --leave-out N   Do not save row N (repeat per row).
+      --name NAME     The product's name.
+      --form FORM     capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                      packet or other.
+      --brand TEXT    The brand, if any.
+    """#,
+    "cairn regimen supply": #"""
+    Counts on hand and when they run out.
+
+    Usage: cairn regimen supply <command> [options]
+
+    Commands:
+      set    Set how many units (or servings) of a product are on hand.
+      list   List counts on hand and when each runs out.
+    """#,
+    "cairn regimen supply set": #"""
+    Set how many units (or servings) of a product are on hand.
+
+    Usage: cairn regimen supply set PRODUCT COUNT
+
+    COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
+    logged as taken counts it down.
+    """#,
+    "cairn regimen supply list": #"""
+    List counts on hand and when each runs out.
+
+    Usage: cairn regimen supply list
     """#,
     "cairn regimen outcomes": #"""
     Outcome series: daily ratings and other values you track.
@@ -207,19 +700,6 @@ private let expectedHelp: [String: String] = [
     Options:
       --note TEXT   A new note (default: the old entry's note).
     """#,
-    "cairn regimen outcomes define": #"""
-    Add a metric of your own (for example a 1-5 headache rating).
-
-    Usage: cairn regimen outcomes define ID NAME [--unit UNIT] [--min N] [--max N] [--daily mean|sum|last]
-
-    ID is 1 to 40 lower-case letters, digits or underscores, starting with a letter. A metric cannot be
-    changed once defined.
-
-    Options:
-      --unit UNIT             The unit shown with values (default 1-5).
-      --min N, --max N        The values accepted (default 1 and 5).
-      --daily mean|sum|last   How several values on one day combine (default mean).
-    """#,
     "cairn regimen outcomes import": #"""
     Import outcome values from a CSV file (date, metric, value), or an Apple Health export.
 
@@ -241,21 +721,6 @@ private let expectedHelp: [String: String] = [
     Options:
       --json   Print the result of every line as JSON.
     """#,
-    "cairn regimen outcomes import-health": #"""
-    Import an Apple Health export (export.zip or export.xml), read-only.
-
-    Usage: cairn regimen outcomes import-health FILE [--json]
-
-    FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
-    read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
-    Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
-    other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
-    left out and counted. Importing a newer export later adds only the records not already stored. An import
-    that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
-
-    Options:
-      --json   Print the summary as JSON.
-    """#,
     "cairn regimen outcomes list": #"""
     List logged values, newest day first, or one value per day with --daily.
 
@@ -276,248 +741,33 @@ private let expectedHelp: [String: String] = [
     Options:
       --json   Print the definitions as JSON.
     """#,
-    "cairn regimen products": #"""
-    List, add, show and edit products.
+    "cairn regimen outcomes define": #"""
+    Add a metric of your own (for example a 1-5 headache rating).
 
-    Usage: cairn regimen products <command> [options]
+    Usage: cairn regimen outcomes define ID NAME [--unit UNIT] [--min N] [--max N] [--daily mean|sum|last]
 
-    Commands:
-      list   List every product.
-      add    Add a product with its label rows.
-      show   Show a product's label rows and how many revisions it has.
-      edit   Save a new revision of a product's label (earlier log entries keep the old one).
-    """#,
-    "cairn regimen products add": #"""
-    Add a product with its label rows.
-
-    Usage: cairn regimen products add NAME [INGREDIENT ...] --form FORM [--serving AMOUNT] [--brand TEXT] [--json]
-
-      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
-                        (or a NAME alone for a row without an amount). Names are matched against Cairn's
-                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
-    Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
-    refused and nothing is saved.
+    ID is 1 to 40 lower-case letters, digits or underscores, starting with a letter. A metric cannot be
+    changed once defined.
 
     Options:
-      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
-                         packet or other.
-      --serving AMOUNT   One serving: a count ("2" capsules, the default is 1), a mass ("5 g") or a volume ("1 mL").
-      --brand TEXT       The brand, if any.
-      --json             Print JSON.
+      --unit UNIT             The unit shown with values (default 1-5).
+      --min N, --max N        The values accepted (default 1 and 5).
+      --daily mean|sum|last   How several values on one day combine (default mean).
     """#,
-    "cairn regimen products edit": #"""
-    Save a new revision of a product's label (earlier log entries keep the old one).
+    "cairn regimen outcomes import-health": #"""
+    Import an Apple Health export (export.zip or export.xml), read-only.
 
-    Usage: cairn regimen products edit PRODUCT [INGREDIENT ...] [--name TEXT] [--form FORM] [--serving AMOUNT] [--brand TEXT] [--json]
+    Usage: cairn regimen outcomes import-health FILE [--json]
 
-    Options not given keep their current value. INGREDIENT rows, when given, replace all rows.
-      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
-                        (or a NAME alone for a row without an amount). Names are matched against Cairn's
-                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+    FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
+    read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
+    Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
+    other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
+    left out and counted. Importing a newer export later adds only the records not already stored. An import
+    that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
 
     Options:
-      --name TEXT        The new name.
-      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
-                         packet or other.
-      --serving AMOUNT   One serving: a count ("2" capsules), a mass ("5 g") or a volume ("1 mL").
-      --brand TEXT       The brand.
-      --json             Print JSON.
-    """#,
-    "cairn regimen products list": #"""
-    List every product.
-
-    Usage: cairn regimen products list [--json]
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn regimen products show": #"""
-    Show a product's label rows and how many revisions it has.
-
-    Usage: cairn regimen products show PRODUCT [--json]
-
-    PRODUCT is a product id or its exact name.
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn regimen scan": #"""
-    Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
-
-    Usage: cairn regimen scan LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT]]
-
-    Reads the label with Tesseract on this machine and proposes each row: name, catalogue match, amount, unit,
-    %DV, form, blend membership, the word boxes it was read from, and flags with their reasons. The photo is
-    used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
-
-    Options:
-      --json         Print the proposal as JSON (the default).
-      --confirm      Save the proposal as a product, once you have checked every row. Needs --name and --form.
-      --name NAME    The product's name.
-      --form FORM    capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
-                     packet or other.
-      --brand TEXT   The brand, if any.
-    """#,
-    "cairn regimen schedules": #"""
-    List, add and change schedules (every change is a dated revision).
-
-    Usage: cairn regimen schedules <command> [options]
-
-    Commands:
-      list      List every schedule with its newest revision.
-      add       Add a schedule for a product.
-      edit      Change a schedule from a given day; earlier days keep what was in force.
-      pause     Pause a schedule from a day (a revision with no doses).
-      resume    Resume a paused schedule from a day.
-      stop      Stop a schedule from a day, for good (its history stays).
-      history   Show every revision of a schedule.
-    """#,
-    "cairn regimen schedules add": #"""
-    Add a schedule for a product.
-
-    Usage: cairn regimen schedules add PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--json]
-
-    PRODUCT is a product id or its exact name.
-
-    Options:
-      --times LIST   Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
-                     08:00 wherever you are.
-      --days DAYS    daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
-                     or as-needed (no times; log each dose with 'take --as-needed').
-      --servings N   Servings per dose (default 1; 0.5 is allowed).
-      --start DATE   First day, YYYY-MM-DD (default today).
-      --end DATE     Last day, if any.
-      --json         Print JSON.
-    """#,
-    "cairn regimen schedules edit": #"""
-    Change a schedule from a given day; earlier days keep what was in force.
-
-    Usage: cairn regimen schedules edit SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--from DATE] [--json]
-
-    Saves a new revision. Options not given keep their current value.
-
-    Options:
-      --times LIST      Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
-                        08:00 wherever you are.
-      --days DAYS       daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
-                        or as-needed (no times; log each dose with 'take --as-needed').
-      --servings N      Servings per dose (default 1; 0.5 is allowed).
-      --end DATE|none   New last day, or none.
-      --from DATE       The first day the change is in force (default today). It must be after the day the
-                        previous change started, and after any day with logged doses.
-      --json            Print JSON.
-    """#,
-    "cairn regimen schedules history": #"""
-    Show every revision of a schedule.
-
-    Usage: cairn regimen schedules history SCHEDULE [--json]
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn regimen schedules list": #"""
-    List every schedule with its newest revision.
-
-    Usage: cairn regimen schedules list [--json]
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn regimen schedules pause": #"""
-    Pause a schedule from a day (a revision with no doses).
-
-    Usage: cairn regimen schedules pause SCHEDULE [--from DATE]
-
-    Options:
-      --from DATE   The first day of the change, YYYY-MM-DD (default today).
-    """#,
-    "cairn regimen schedules resume": #"""
-    Resume a paused schedule from a day.
-
-    Usage: cairn regimen schedules resume SCHEDULE [--from DATE]
-
-    Options:
-      --from DATE   The first day of the change, YYYY-MM-DD (default today).
-    """#,
-    "cairn regimen schedules stop": #"""
-    Stop a schedule from a day, for good (its history stays).
-
-    Usage: cairn regimen schedules stop SCHEDULE [--from DATE]
-
-    Options:
-      --from DATE   The first day of the change, YYYY-MM-DD (default today).
-    """#,
-    "cairn regimen skip": #"""
-    Log a scheduled dose as skipped (it never counts as taken).
-
-    Usage: cairn regimen skip DOSE-ID [--at TIME]
-
-    Options:
-      --at TIME   HH:MM on the dose's day, or an ISO 8601 time. Default: now.
-    """#,
-    "cairn regimen supply": #"""
-    Counts on hand and when they run out.
-
-    Usage: cairn regimen supply <command> [options]
-
-    Commands:
-      set    Set how many units (or servings) of a product are on hand.
-      list   List counts on hand and when each runs out.
-    """#,
-    "cairn regimen supply list": #"""
-    List counts on hand and when each runs out.
-
-    Usage: cairn regimen supply list
-    """#,
-    "cairn regimen supply set": #"""
-    Set how many units (or servings) of a product are on hand.
-
-    Usage: cairn regimen supply set PRODUCT COUNT
-
-    COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
-    logged as taken counts it down.
-    """#,
-    "cairn regimen take": #"""
-    Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose.
-
-    Usage: cairn regimen take DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]
-
-    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
-    another window) changes nothing and says so.
-
-    Options:
-      --at TIME              When it was taken: HH:MM on the dose's day, or an ISO 8601 time
-                             (2026-03-10T08:05:00Z). Default: now.
-      --extra PRODUCT        Log an unscheduled dose of a product (id or exact name).
-      --servings N           Servings of an extra dose (default 1).
-      --as-needed SCHEDULE   Log a dose of an as-needed schedule.
-    """#,
-    "cairn regimen today": #"""
-    Show today's doses: the batch due now, what comes next, and what is logged.
-
-    Usage: cairn regimen today [--json]
-
-    Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
-    08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
-    daylight-saving changes never add or drop one. A time skipped by a daylight-saving change is due at
-    the first minute after it; a time that happens twice is due the first time.
-
-    Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
-
-    Options:
-      --json   Print the view as JSON.
-    """#,
-    "cairn serve": #"""
-    Start the local web app on this computer (127.0.0.1 only) and print its address.
-
-    Usage: cairn serve [--port N] [--host HOST]
-
-    The printed address carries a secret for this launch: open it in a browser on this computer.
-    Stop with Ctrl+C.
-
-    Options:
-      --port N      The port to listen on (default 8737; 0 picks a free one).
-      --host HOST   127.0.0.1 or localhost. Cairn never listens on any other address.
+      --json   Print the summary as JSON.
     """#,
     "cairn settings": #"""
     Vault-wide settings and deleting all data.
@@ -537,199 +787,6 @@ private let expectedHelp: [String: String] = [
 
     Options:
       --yes   Confirm that everything is to be deleted.
-    """#,
-    "cairn skin": #"""
-    The Skin journal: areas, photos and how much they differ from the first one.
-
-    Usage: cairn skin <command> [options]
-
-    Commands:
-      areas           List the areas.
-      add-area        Add an area to photograph.
-      rename-area     Rename an area.
-      delete-area     Delete an area and every photo of it (asks for --yes).
-      log             Log a photo file of an area and compare it with the area's first photo.
-      timeline        List an area's photos, oldest first, with their similarity to the first one.
-      compare         Show how similar one photo of an area is to the area's first photo.
-      note            Write, remove or list the note of one photo of an area.
-      trend           Show how much each photo of an area differs from the first one, over time.
-      delete-entry    Delete one photo of an area (asks for --yes).
-      compare-batch   Compare pairs of image files listed in a TSV file, storing nothing.
-      generate        Add a reproducible series of synthetic demo photos to an area (created if missing).
-    """#,
-    "cairn skin add-area": #"""
-    Add an area to photograph.
-
-    Usage: cairn skin add-area NAME [--location TEXT] [--guidance TEXT]
-
-    Options:
-      --location TEXT   Where on the body the area is, in your words.
-      --guidance TEXT   A note on how to take its photos (light, distance), shown when you capture one.
-    """#,
-    "cairn skin areas": #"""
-    List the areas.
-
-    Usage: cairn skin areas [--json]
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn skin compare": #"""
-    Show how similar one photo of an area is to the area's first photo.
-
-    Usage: cairn skin compare AREA ENTRY [--json]
-
-    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn skin compare-batch": #"""
-    Compare pairs of image files listed in a TSV file, storing nothing.
-
-    Usage: cairn skin compare-batch PAIRS.tsv
-
-    Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
-    per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
-    comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
-    """#,
-    "cairn skin delete-area": #"""
-    Delete an area and every photo of it (asks for --yes).
-
-    Usage: cairn skin delete-area AREA --yes
-
-    Options:
-      --yes   Confirm that the area and its photos are to be deleted.
-    """#,
-    "cairn skin delete-entry": #"""
-    Delete one photo of an area (asks for --yes).
-
-    Usage: cairn skin delete-entry AREA ENTRY --yes
-
-    Options:
-      --yes   Confirm that the photo is to be deleted.
-    """#,
-    "cairn skin generate": #"""
-    Add a reproducible series of synthetic demo photos to an area (created if missing).
-
-    Usage: cairn skin generate --area NAME --count N --seed S
-
-    Options:
-      --area NAME   The area to add the photos to (created if missing).
-      --count N     How many photos to add.
-      --seed S      The seed: the same seed gives the same photos.
-    """#,
-    "cairn skin log": #"""
-    Log a photo file of an area and compare it with the area's first photo.
-
-    Usage: cairn skin log AREA PHOTO [--note TEXT] [--json]
-
-    Options:
-      --note TEXT   A note kept with the photo.
-      --json        Print JSON.
-    """#,
-    "cairn skin note": #"""
-    Write, remove or list the note of one photo of an area.
-
-    Usage: cairn skin note AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history
-
-    ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough).
-    TEXT becomes the photo's note: at most 500 characters; line breaks and tabs are kept,
-    other control characters are refused. Put -- before a TEXT that starts with a dash.
-    A new note takes the place of the current one, which stays recorded.
-
-    Options:
-      --clear     Remove the photo's note (the removal is recorded too).
-      --history   List every version of the note, oldest first.
-    """#,
-    "cairn skin rename-area": #"""
-    Rename an area.
-
-    Usage: cairn skin rename-area AREA NEW_NAME
-    """#,
-    "cairn skin timeline": #"""
-    List an area's photos, oldest first, with their similarity to the first one.
-
-    Usage: cairn skin timeline AREA [--json]
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn skin trend": #"""
-    Show how much each photo of an area differs from the first one, over time.
-
-    Usage: cairn skin trend AREA [--json]
-
-    Options:
-      --json   Print JSON.
-    """#,
-    "cairn smile": #"""
-    Smile journal: mouth crops of your smile, to compare over time.
-
-    Usage: cairn smile <command> [options]
-
-    Commands:
-      add       Add photos of your smile: each is cropped to the mouth and only the crop is kept.
-      list      List your smile entries, oldest first.
-      export    Write one smile crop to a file, exactly as stored.
-      compare   Write two smile crops side by side into a new JPEG (not stored in Cairn).
-      delete    Delete one smile entry and its crop (asks for --yes).
-    """#,
-    "cairn smile add": #"""
-    Add photos of your smile: each is cropped to the mouth and only the crop is kept.
-
-    Usage: cairn smile add FILE|FOLDER... [--note TEXT] [--square X,Y,SIDE] [--json]
-
-    Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a 768x768 square crop is stored, with the capture date from the photo and which method found the mouth. The photo
-    itself is never stored. A folder adds the images directly inside it, in name order.
-
-    Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
-    web page to place the square), or not an image.
-
-    Options:
-      --note TEXT         A note for every entry added.
-      --square X,Y,SIDE   Place the crop square yourself (one file only): its top-left corner and side, in the
-                          photo's pixels as it is meant to be seen (after rotation).
-      --json              Print one result per file as JSON: outcome, detector, the crop square in the
-                          photo's pixels, the photo's size, and the other faces when there were several.
-    """#,
-    "cairn smile compare": #"""
-    Write two smile crops side by side into a new JPEG (not stored in Cairn).
-
-    Usage: cairn smile compare A B --out PATH [--force]
-
-    A goes on the left, B on the right. The new picture carries no metadata (checked before writing).
-
-    Options:
-      --out PATH   The file to write, e.g. side-by-side.jpg.
-      --force      Replace a file already at PATH.
-    """#,
-    "cairn smile delete": #"""
-    Delete one smile entry and its crop (asks for --yes).
-
-    Usage: cairn smile delete ID --yes
-
-    Options:
-      --yes   Confirm that the entry and its crop are to be deleted.
-    """#,
-    "cairn smile export": #"""
-    Write one smile crop to a file, exactly as stored.
-
-    Usage: cairn smile export ID --out PATH [--force]
-
-    Writes the stored crop's bytes unchanged (no re-encoding); it carries no metadata (checked before writing).
-
-    Options:
-      --out PATH   The file to write.
-      --force      Replace a file already at PATH.
-    """#,
-    "cairn smile list": #"""
-    List your smile entries, oldest first.
-
-    Usage: cairn smile list [--json]
-
-    Options:
-      --json   Print the entries as JSON (with the full IDs and crop squares).
     """#,
 ]
 
