@@ -380,7 +380,8 @@ public struct InsightEngine: Sendable {
         public func profile(around changeDay: LocalDay) -> SeriesProfile {
             var masked = dense.values
             let start = changeDay.dayNumber - dense.firstDay
-            for i in max(0, start)..<min(masked.count, max(0, start + BeforeAfterAnalysis.longWindowDays)) { masked[i] = .nan }
+            let from = min(max(0, start), masked.count), to = min(max(from, start + BeforeAfterAnalysis.longWindowDays), masked.count)
+            for i in from..<to { masked[i] = .nan }
             return SeriesProfile(dense: masked, firstDay: dense.firstDay)
         }
     }
