@@ -380,8 +380,12 @@ public final class InsightService: @unchecked Sendable {
         return InsightRun(asOf: day, computedAt: at)
     }
 
-    /// What the last run read: the ledger fingerprint and the changes it found.
+    /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
+    static let methodRevision = 2
+
+    /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {
+        var method = InsightService.methodRevision
         let ledger: String
         let changes: [ExposureChange]
     }
@@ -389,8 +393,10 @@ public final class InsightService: @unchecked Sendable {
     private func storedInputs() throws -> StoredInputs? { try database.read { db in try storedInputs(db) } }
 
     private func storedInputs(_ db: Connection) throws -> StoredInputs? {
-        guard let text = try db.scalar("SELECT inputs FROM insight_runs WHERE id = 1", as: String.self) else { return nil }
-        return try? JSONDecoder().decode(StoredInputs.self, from: Data(text.utf8))
+        guard let text = try db.scalar("SELECT inputs FROM insight_runs WHERE id = 1", as: String.self),
+              let inputs = try? JSONDecoder().decode(StoredInputs.self, from: Data(text.utf8)),
+              inputs.method == Self.methodRevision else { return nil }
+        return inputs
     }
 
     /// Row counts and last row ids of the intake, schedule-revision and product-revision records: every change to
