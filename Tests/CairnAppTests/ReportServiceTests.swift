@@ -158,8 +158,9 @@ struct ReportServiceTests {
         let ingredients = try (1...40).map { i in
             try ProductIngredient(catalogueID: nil, nameOnLabel: "Botanical extract \(i)", amount: try Amount("\(i * 5)", .mg))
         }
-        let blend = try app.regimen.addProduct(try Product(name: "Forty-part blend", form: .capsule, servingSize: try Amount("1", .count),
-                                                       ingredients: ingredients))
+        let forty = try Product(name: "Forty-part blend", form: .capsule, servingSize: try Amount("1", .count), ingredients: ingredients)
+        // Rows the catalogue does not know are flagged; the test accepts them, as a person would after checking.
+        let blend = try app.regimen.addProduct(forty, decisions: .acceptingEveryRow(of: forty))
         let schedule = try app.regimen.addSchedule(SchedulePlan(productID: blend.product.id, times: [TimeSlot(parsing: "08:00")!],
                                                                 recurrence: .daily, startDay: day("2026-03-01")))
         var g = SeededGenerator(seed: 4)

@@ -92,8 +92,10 @@ private func answer(_ method: HTTPMethod?, _ path: String) throws -> String {
     let photo = app.handle(Fixture.get("/smile/photo/\(UUID().uuidString.lowercased())"))
     #expect(photo.status == 404)
     #expect(photo.bodyText.contains("Page not found"))
-    #expect(WebError(answering: SkinJournalError.areaNotFound) == .notFound)
-    #expect(WebError(answering: ScheduleError.scheduleNotFound) == .notFound)
-    #expect(WebError(answering: OutcomeError.entryNotFound) == .notFound)
+    // A record that is not there answers 404 with the journal's own sentence.
+    #expect(WebError(answering: SkinJournalError.areaNotFound) == .noSuchRecord(SkinJournalError.areaNotFound.userMessage))
+    #expect(WebError(answering: ScheduleError.scheduleNotFound) == .noSuchRecord(ScheduleError.scheduleNotFound.userMessage))
+    #expect(WebError(answering: OutcomeError.entryNotFound) == .noSuchRecord(OutcomeError.entryNotFound.userMessage))
+    #expect(WebError(answering: SkinJournalError.areaNotFound).status == 404)
     #expect(WebError(answering: SkinJournalError.nameTaken) == .serviceFailed(SkinJournalError.nameTaken.userMessage))
 }
