@@ -79,6 +79,11 @@ import WebApp
             try await browser.screenshot(to: shots.appendingPathComponent("label-review-bottom-1280.png"))
 
             try await browser.type("Daily D3 + K2", into: "#scan-name")
+            // A flagged row is saved only once the person ticks "I checked this row" (the label gate).
+            _ = try await browser.evaluate("""
+                document.querySelectorAll('.scan-accept input[type=checkbox]').forEach(function (c) { c.checked = true; });
+                return 0
+                """)
             try await browser.click("#scan-save")
             #expect(try await browser.waitFor("#regimen-notice", seconds: 20))
             try await browser.screenshot(to: shots.appendingPathComponent("label-saved-1280.png"))
