@@ -34,14 +34,14 @@ let package = Package(
         .target(name: "Skin", dependencies: ["CairnCore"]),
         .target(name: "Smile", dependencies: ["CairnCore"]),
         .target(name: "Insights", dependencies: ["CairnCore", "Regimen"]),
-        .target(name: "Outcomes", dependencies: ["CairnCore", "Regimen"]),
+        .target(name: "Outcomes", dependencies: ["CairnCore"]),
 
         // MARK: adapters
         .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "CSodium"]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
-        .target(name: "HealthExport", dependencies: ["CairnCore", "Regimen", "CLibXML2", "CArchive"]),
+        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive"]),
         .target(name: "Reports", dependencies: ["CPangoCairo"]),
 
         // MARK: application services (the only way data changes)

@@ -372,12 +372,12 @@ public final class RegimenService: @unchecked Sendable {
     public func ledger(_ query: LedgerQuery = LedgerQuery()) throws -> LedgerPage {
         guard (1...1000).contains(query.limit), query.offset >= 0 else { throw ScheduleError.pageOutOfRange }
         if let from = query.from, let to = query.to, to < from { throw ScheduleError.rangeEndsBeforeStart }
-        var conditions: [String] = []
+        var conditions: [String] = [Self.isRead("i")]
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let productID = query.productID { conditions.append("i.product_id = ?"); arguments.append(productID.rawValue) }
         if let from = query.from { conditions.append("i.local_day >= ?"); arguments.append(from.description) }
         if let to = query.to { conditions.append("i.local_day <= ?"); arguments.append(to.description) }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let filter = "WHERE " + conditions.joined(separator: " AND ")
         arguments.append(query.limit + 1)
         arguments.append(query.offset)
         // The page's rowids come from the index alone; only those rows are joined and decoded.
@@ -427,8 +427,8 @@ public final class RegimenService: @unchecked Sendable {
             var perServing: [String: [IngredientDose]] = [:]
             let rows = try db.query("""
                 SELECT i.product_revision_id, i.servings, i.taken_at, i.time_zone FROM regimen_intake i
-                WHERE i.local_day >= ? AND i.local_day <= ? AND i.status = 'taken'
-                  AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id)
+                WHERE i.local_day >= ? AND i.local_day <= ? AND i.status = 'taken' AND \(Self.isRead("i"))
+                  AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id AND \(Self.isRead("s")))
                 ORDER BY i.local_day
                 """, days.lowerBound.description, days.upperBound.description)
             // Rows of one product revision and serving count share one doses array (read once, scaled once).
@@ -701,14 +701,28 @@ public final class RegimenService: @unchecked Sendable {
                             onHand: onHand, dailyUse: daily > 0 ? daily : nil, runsOutAround: runsOut)
     }
 
-    private static let entrySelect = """
-        SELECT i.*, p.name AS product_name, s.id AS superseded_by FROM regimen_intake i
-        JOIN regimen_product_revisions p ON p.id = i.product_revision_id
-        LEFT JOIN regimen_intake s ON s.supersedes = i.id
-        """
+    /// Whether the intake record `alias` is read: records of an intake import run that has not finished are
+    /// not (see `importIntakeHistory`).
+    static func isRead(_ alias: String) -> String {
+        "(\(alias).import_run IS NULL OR \(alias).import_run NOT IN (SELECT id FROM regimen_intake_import_runs WHERE finished_at IS NULL))"
+    }
 
-    func entry(_ id: IntakeRecordID, _ db: Connection) throws -> LedgerEntry? {
-        try db.queryFirst("\(Self.entrySelect) WHERE i.id = ?", id.rawValue).map(Self.entry(from:))
+    private static let entrySelect = entrySelect(includingUnfinishedImports: false)
+
+    private static func entrySelect(includingUnfinishedImports all: Bool) -> String {
+        """
+        SELECT i.*, p.name AS product_name, s.id AS superseded_by FROM regimen_intake i
+        JOIN regimen_product_revisions p ON p.id = i.product_revision_id\(all ? "" : " AND " + isRead("i"))
+        LEFT JOIN regimen_intake s ON s.supersedes = i.id\(all ? "" : " AND " + isRead("s"))
+        """
+    }
+
+    private static let entryByID = "\(entrySelect) WHERE i.id = ?"
+    private static let entryByIDIncludingUnfinished = "\(entrySelect(includingUnfinishedImports: true)) WHERE i.id = ?"
+
+    /// One record; `includingUnfinishedImports` for the import that writes it.
+    func entry(_ id: IntakeRecordID, _ db: Connection, includingUnfinishedImports: Bool = false) throws -> LedgerEntry? {
+        try db.queryFirst(includingUnfinishedImports ? Self.entryByIDIncludingUnfinished : Self.entryByID, id.rawValue).map(Self.entry(from:))
     }
 
     /// The current record (head of its correction chain) of each scheduled dose on `days`.
@@ -771,24 +785,8 @@ public final class RegimenService: @unchecked Sendable {
         return day
     }
 
-    /// Reads the stored `YYYY-MM-DDTHH:MM:SS.mmmZ` text with integer arithmetic (a formatter per row costs
-    /// more than the whole query); anything else goes through `Timestamp.date(from:)`.
+    /// Reads a stored instant (`Timestamp.date(from:)`, integer arithmetic for the stored format).
     static func instant(_ text: String) throws -> Date {
-        let b = Array(text.utf8)
-        func n(_ from: Int, _ count: Int) -> Int? {
-            var value = 0
-            for i in from..<(from + count) {
-                guard b[i] >= 48, b[i] <= 57 else { return nil }
-                value = value * 10 + Int(b[i] - 48)
-            }
-            return value
-        }
-        if b.count == 24, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 46, b[23] == 90,
-           let y = n(0, 4), let mo = n(5, 2), let d = n(8, 2), let h = n(11, 2), let mi = n(14, 2), let s = n(17, 2),
-           let ms = n(20, 3), let day = LocalDay(year: y, month: mo, day: d) {
-            let seconds = day.dayNumber * 86_400 + h * 3_600 + mi * 60 + s
-            return Date(timeIntervalSince1970: Double(seconds) + Double(ms) / 1000)
-        }
         guard let date = Timestamp.date(from: text) else { throw DatabaseError.misuse("unreadable stored instant") }
         return date
     }

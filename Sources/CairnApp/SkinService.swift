@@ -17,10 +17,6 @@ public enum SkinJournalError: CairnError, Equatable {
     case nameTaken
     /// The photo could not be read (not an image, corrupt, too large): the imaging layer's message.
     case unreadablePhoto(String)
-    /// A note holds a control character other than a line break or a tab.
-    case noteHasControlCharacters
-    /// A note is longer than `SkinNote.maximumLength` characters.
-    case noteTooLong
 
     public var namesNoRecord: Bool { self == .areaNotFound || self == .entryNotFound }
 
@@ -32,8 +28,6 @@ public enum SkinJournalError: CairnError, Equatable {
         case .emptyName: return "Give the area a name."
         case .nameTaken: return "Another area already has this name. Choose a different one."
         case .unreadablePhoto(let message): return message
-        case .noteHasControlCharacters: return "A note can hold text, line breaks and tabs, but no other control characters."
-        case .noteTooLong: return "A note can be at most \(SkinNote.maximumLength) characters long."
         }
     }
 }
@@ -172,7 +166,7 @@ public final class SkinService: @unchecked Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let guidance = try TextInput.note(guidance, field: "guidance")
         let area = TrackingArea(id: .random(), name: clean, bodyLocation: (location?.isEmpty ?? true) ? nil : location,
-                                guidance: guidance.trimmingCharacters(in: .whitespacesAndNewlines), createdAt: clock.now())
+                                guidance: guidance, createdAt: clock.now())
         try database.write { db in
             try Self.checkNameFree(clean, except: nil, in: db)
             try db.execute("INSERT INTO skin_areas (id, name, body_location, guidance, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -214,7 +208,7 @@ public final class SkinService: @unchecked Sendable {
     public func log(photo data: Data, in area: AreaID, note: String = "", capturedAt: Date? = nil,
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
-        let note = try SkinNote.clean(note)
+        let note = try TextInput.note(note, field: "note")
         let image: RGBImage
         do {
             image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
@@ -364,11 +358,11 @@ public final class SkinService: @unchecked Sendable {
 
     /// Records `text` as the entry's note: a new version that supersedes the current one, which stays in the
     /// history. An empty text removes the note (recorded too, when there was one). Writing the current note
-    /// again records nothing. Returns whether a version was added. Throws `entryNotFound`,
-    /// `noteHasControlCharacters`, `noteTooLong`; nothing is written then.
+    /// again records nothing. Returns whether a version was added. Throws `entryNotFound`, `TextInputError` (see
+    /// `TextInput.note`); nothing is written then.
     @discardableResult
     public func setNote(_ text: String, of entryID: EntryID, in areaID: AreaID) throws -> Bool {
-        let clean = try SkinNote.clean(text)
+        let clean = try TextInput.note(text, field: "note")
         return try database.write { db in
             let entry = try Self.entry(entryID, in: areaID, db: db)
             guard entry.note != clean else { return false }
@@ -556,27 +550,10 @@ public final class SkinService: @unchecked Sendable {
     /// `instant(_:)`, for tests.
     public static func instantForTesting(_ text: String) -> Date { instant(text) }
 
-    /// Parses the stored `yyyy-MM-ddTHH:mm:ss.SSSZ` text without a formatter (timelines read a thousand of them).
+    /// Reads a stored instant (`Timestamp.date(from:)`, integer arithmetic for the stored format); the epoch
+    /// for unreadable text.
     static func instant(_ text: String) -> Date {
-        let u = Array(text.utf8)
-        func n(_ from: Int, _ count: Int) -> Int? {
-            var v = 0
-            for i in from..<(from + count) {
-                guard i < u.count, u[i] >= 48, u[i] <= 57 else { return nil }
-                v = v * 10 + Int(u[i] - 48)
-            }
-            return v
-        }
-        guard u.count == 24, let y = n(0, 4), let mo = n(5, 2), let d = n(8, 2), let h = n(11, 2), let mi = n(14, 2),
-              let s = n(17, 2), let ms = n(20, 3) else { return Timestamp.date(from: text) ?? Date(timeIntervalSince1970: 0) }
-        // Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant's days_from_civil).
-        let yy = mo <= 2 ? y - 1 : y
-        let era = (yy >= 0 ? yy : yy - 399) / 400
-        let yoe = yy - era * 400
-        let doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return Date(timeIntervalSince1970: Double(days * 86_400 + h * 3600 + mi * 60 + s) + Double(ms) / 1000)
+        Timestamp.date(from: text) ?? Date(timeIntervalSince1970: 0)
     }
 
     static func comparison(_ row: Row, entryID: EntryID) throws -> StoredComparison {
@@ -603,25 +580,6 @@ public struct SkinNoteVersion: Sendable, Equatable {
     public let text: String
     /// When it was recorded.
     public let recordedAt: Date
-}
-
-/// The one rule for a Skin note's text, wherever it is typed (capture, upload, note page, `cairn skin note`).
-public enum SkinNote {
-    /// The longest note, in characters (the web fields say the same).
-    public static let maximumLength = 500
-
-    /// The note as stored: `\r\n` line breaks (what browsers send) made `\n`, surrounding white space trimmed.
-    /// Throws `noteHasControlCharacters` for any control character but a line break or a tab (a lone `\r`
-    /// too: it can overwrite a terminal line), `noteTooLong`.
-    public static func clean(_ text: String) throws -> String {
-        let unified = text.replacingOccurrences(of: "\r\n", with: "\n")
-        let clean = unified.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !clean.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else {
-            throw SkinJournalError.noteHasControlCharacters
-        }
-        guard clean.count <= maximumLength else { throw SkinJournalError.noteTooLong }
-        return clean
-    }
 }
 
 /// Draws a change map as a picture for the compare page's overlay.

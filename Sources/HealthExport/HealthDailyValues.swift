@@ -1,5 +1,5 @@
 import Foundation
-import Regimen
+import CairnCore
 
 /// The outcome metrics an Apple Health import feeds, by their pinned ids.
 public enum HealthMetric: String, Sendable, Hashable, CaseIterable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import Regimen
+import CairnCore
 
 /// The Apple Health record types Cairn reads. Every other `Record` type in an export is skipped and counted.
 public enum HealthRecordKind: String, Sendable, Hashable, CaseIterable, Codable {

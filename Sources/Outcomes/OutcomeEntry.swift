@@ -1,6 +1,5 @@
 import CairnCore
 import Foundation
-import Regimen
 
 /// Tag for outcome entries.
 public enum OutcomeEntryTag {}

@@ -36,51 +36,11 @@ public enum Weekday: Int, Hashable, Codable, Sendable, CaseIterable, Comparable 
 }
 
 extension LocalDay {
-    /// Days since 1970-01-01 (negative before it), by the proleptic Gregorian calendar. Pure integer
-    /// arithmetic, independent of any time zone.
-    public var dayNumber: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The day `dayNumber` days after 1970-01-01.
-    public init(dayNumber: Int) {
-        let z = dayNumber + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let d = dayOfYear - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        self.init(unchecked: yearOfEra + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
-    /// The day `count` days later (earlier for a negative count).
-    public func adding(days count: Int) -> LocalDay { LocalDay(dayNumber: dayNumber + count) }
-
-    /// Days from `self` to `other` (positive when `other` is later).
-    public func days(to other: LocalDay) -> Int { other.dayNumber - dayNumber }
-
     /// The day of the week.
     public var weekday: Weekday {
         // 1970-01-01 was a Thursday (ISO 4).
         let offset = ((dayNumber % 7) + 7) % 7
         return Weekday(rawValue: (offset + 3) % 7 + 1)!
-    }
-
-    /// Parses "2026-03-01" (ISO 8601 calendar date, four-digit year); nil for anything else or a date that
-    /// does not exist.
-    public init?(parsing text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
-        self.init(year: y, month: m, day: d)
     }
 }
 

@@ -1,53 +1,5 @@
 import Foundation
 
-/// A calendar day as the person lived it: year, month and day in the time zone a record was made in.
-public struct LocalDay: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    /// The year.
-    public let year: Int
-    /// The month, 1-12.
-    public let month: Int
-    /// The day of the month, 1-31.
-    public let day: Int
-
-    /// A day; nil when the date does not exist (e.g. February 30) or the year is outside 1...9999.
-    public init?(year: Int, month: Int, day: Int) {
-        guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= LocalDay.daysInMonth(year: year, month: month) else { return nil }
-        self.init(unchecked: year, month, day)
-    }
-
-    /// A day already known to exist.
-    init(unchecked year: Int, _ month: Int, _ day: Int) {
-        self.year = year
-        self.month = month
-        self.day = day
-    }
-
-    /// The number of days of a month in the (proleptic) Gregorian calendar.
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// The local day of `instant` in `timeZone`: the instant shifted by the zone's offset at that instant,
-    /// counted in whole days (integer arithmetic; a calendar per record costs more than a year's exposure).
-    public init(_ instant: Date, in timeZone: TimeZone) {
-        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
-        self.init(dayNumber: Int((local / 86_400).rounded(.down)))
-    }
-
-    /// Chronological order.
-    public static func < (a: LocalDay, b: LocalDay) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
-
-    /// "2026-03-01".
-    public var description: String {
-        "\(year)-" + (month < 10 ? "0" : "") + "\(month)-" + (day < 10 ? "0" : "") + "\(day)"
-    }
-}
-
 /// A part of the local day, used to describe when a product is usually taken.
 public enum TimeOfDayBucket: String, Hashable, Codable, Sendable, CaseIterable {
     /// 05:00 to 11:59.

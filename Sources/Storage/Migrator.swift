@@ -144,24 +144,3 @@ public struct Migrator: Sendable {
         return try db.query("SELECT id FROM schema_migrations ORDER BY rowid").map { try $0.get("id") }
     }
 }
-
-/// The one text format for instants in the database: UTC ISO 8601 with milliseconds, e.g.
-/// `2026-11-30T11:34:17.000Z`. Text order is time order.
-public enum Timestamp {
-    /// The stored text for an instant.
-    public static func string(from date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
-        let millis = min(999, Int((Double(c.nanosecond ?? 0) / 1_000_000).rounded()))
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-                      c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!, millis)
-    }
-
-    /// The instant for stored text, or nil when the text is not in the stored format.
-    public static func date(from text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
-}
