@@ -73,8 +73,8 @@ public final class CairnApplication: Sendable {
     /// Lets go of the vault (a server that stops).
     public func releaseVault() { database.vaultLock?.release() }
 
-    /// Clears what an interrupted write left (photo files without a row, a half-done Apple Health import or its
-    /// upload) and recomputes comparisons stored by an older comparator revision (once, never mixed).
+    /// Clears what an interrupted write left (photo files without a row, a half-done Apple Health or intake import,
+    /// an upload) and recomputes comparisons stored by an older comparator revision (once, never mixed).
     ///
     /// Only a process that may write right now does it, and without waiting: while `cairn serve` owns the vault
     /// in another process, or another process holds SQLite's write lock, opening only reads (the next opener that
@@ -87,6 +87,7 @@ public final class CairnApplication: Sendable {
         guard (try? database.write(waitingAtMost: .zero, { _ in })) != nil else { return }
         _ = try? photoStore.sweep()
         _ = try? health.removeInterruptedImports()
+        _ = try? RegimenService.removeInterruptedIntakeImports(database)
         health.removeLeftoverUploads()
         _ = try? skin.recompareOutdatedAreas()
     }

@@ -36,16 +36,14 @@ public struct HealthImportSummary: Sendable, Equatable {
 /// Apple Health data, imported read-only from the Health app's export. The only way health samples enter the
 /// vault; Cairn never writes health data back anywhere.
 ///
-/// An import commits in batches (`Database.writeInBatches`, about 0.1 s each), so a long one never holds the
-/// vault: other commands and pages read and write between its batches. Its samples are recorded under one
+/// An import commits in batches (`BatchedImport`, about 0.1 s each), so a long one never holds the vault:
+/// other commands and pages read and write between its batches. Its samples are recorded under one
 /// `health_imports` row, which counts as finished only once its totals are written (`file_bytes` > 0 — a real
 /// export is never empty); until then nothing reads them. A failure midway (malformed XML, a truncated file, a
 /// full disk) removes the import's row and every sample recorded under it in one transaction, and an import
 /// cut off by a crash or `kill -9` is removed the same way the next time a process that may write opens the
-/// vault (`removeInterruptedImports`). A running import holds a lock on its marker file
-/// (`.health-import-<token>.lock`, holding the import id), so no other process mistakes it for an interrupted one.
-/// Re-importing a newer export adds only records not stored before (records are identified by the tuple of
-/// their fields, see `HealthRecord`).
+/// vault (`removeInterruptedImports`). Re-importing a newer export adds only records not stored before
+/// (records are identified by the tuple of their fields, see `HealthRecord`).
 public final class HealthService: @unchecked Sendable {
     private let database: Database
     private let clock: any Clock
@@ -90,47 +88,30 @@ public final class HealthService: @unchecked Sendable {
     /// nothing else uses and its row, in one transaction per import. Returns how many imports were removed.
     @discardableResult
     public func removeInterruptedImports() throws -> Int {
-        var removed = 0
-        for marker in leftovers(prefix: Self.markerPrefix) {
-            let fields = marker.lock.read().split(separator: " ").compactMap { Int64($0) }
-            if fields.count == 3 { try rollBack(ImportMarkerFields(id: fields[0], firstSample: fields[1], firstSource: fields[2])) }
-            try? FileManager.default.removeItem(atPath: marker.path)
-            removed += fields.count == 3 ? 1 : 0
-        }
-        return removed
+        try batchedImport.removeInterrupted(fieldCount: 3)
     }
 
     private static let uploadPrefix = ".health-upload-"
-    private static let markerPrefix = ".health-import-"
     private var scratchDirectory: URL { URL(fileURLWithPath: database.path).deletingLastPathComponent() }
 
     /// The files beside the database named `prefix…` whose lock nobody holds (each returned locked by us).
     private func leftovers(prefix: String) -> [(path: String, lock: FileLock)] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: scratchDirectory.path)) ?? []
-        return names.filter { $0.hasPrefix(prefix) }.compactMap { name in
-            let path = scratchDirectory.appendingPathComponent(name).path
-            guard let lock = try? FileLock(path: path), lock.tryLock(exclusive: true) else { return nil }
-            return (path, lock)
-        }
+        BatchedImport.leftovers(in: scratchDirectory, prefix: prefix)
     }
 
-    /// What a running import's marker file holds: its row id and the first sample and source ids it could use.
-    private struct ImportMarkerFields {
-        let id: Int64
-        let firstSample: Int64
-        let firstSource: Int64
-        var text: String { "\(id) \(firstSample) \(firstSource)" }
-    }
-
-    /// Removes one import and everything recorded under it, in one transaction.
-    private func rollBack(_ marker: ImportMarkerFields) throws {
-        try database.write { db in
-            try db.execute("DELETE FROM health_samples WHERE id >= ? AND import_id = ?", marker.firstSample, marker.id)
-            try db.execute("DELETE FROM health_imports WHERE id = ? AND file_bytes = 0", marker.id)
+    /// How an import writes: in batches under one `health_imports` row. The marker holds the row's id and the
+    /// first sample and source ids it could use; a rollback removes the samples recorded under the id, the row
+    /// if unfinished, and the sources from that id on that no sample uses.
+    private var batchedImport: BatchedImport {
+        BatchedImport(database: database, kind: "health") { marker, db in
+            let (id, firstSample, firstSource) = (marker[0], marker[1], marker[2])
+            try db.execute("DELETE FROM health_samples WHERE id >= ? AND import_id = ? AND import_id IN (SELECT id FROM health_imports WHERE file_bytes = 0)",
+                           firstSample, id)
+            try db.execute("DELETE FROM health_imports WHERE id = ? AND file_bytes = 0", id)
             try db.execute("""
                 DELETE FROM health_sources WHERE id >= ? AND NOT EXISTS
                 (SELECT 1 FROM health_samples s WHERE s.id >= ? AND s.source_id = health_sources.id)
-                """, marker.firstSource, marker.firstSample)
+                """, firstSource, firstSample)
         }
     }
 
@@ -143,74 +124,52 @@ public final class HealthService: @unchecked Sendable {
     public func importExport(at url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
         throws -> HealthImportSummary {
         let importedAt = Timestamp.string(from: clock.now())
-        let markerPath = scratchDirectory.appendingPathComponent("\(Self.markerPrefix)\(UUID().uuidString.lowercased()).lock").path
-        let marker: FileLock
-        do {
-            marker = try FileLock(path: markerPath)
-        } catch {
-            throw VaultError.fileOperationFailed("create import marker")
-        }
-        _ = marker.tryLock(exclusive: true)
-        defer { try? FileManager.default.removeItem(atPath: markerPath) }
-        // The row and the marker's content are made in one transaction: a crash before COMMIT leaves neither
-        // a row nor a marker with an id; a crash after leaves both, and the next open removes them.
-        let fields = try database.write { db in
+        var added = 0, present = 0
+        return try batchedImport.run(begin: { db in
             let firstSample = (try db.scalar("SELECT max(id) FROM health_samples", as: Int64.self) ?? 0) + 1
             let firstSource = (try db.scalar("SELECT max(id) FROM health_sources", as: Int64.self) ?? 0) + 1
             try db.execute("""
                 INSERT INTO health_imports (imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
                 VALUES (?, 0, 0, 0, 0, 0, 0)
                 """, importedAt)
-            let fields = ImportMarkerFields(id: db.lastInsertRowID, firstSample: firstSample, firstSource: firstSource)
-            marker.write(fields.text)
-            return fields
-        }
-        let importID = fields.id
-        do {
-            var added = 0, present = 0
-            let read = try database.writeInBatches { batch in
-                var sources: [SourceKey: Int64] = [:]
-                var sourcesBatch = 0
-                return try reader.read(contentsOf: url, progress: progress) { record in
-                    try batch.write { db in
-                        // Source ids are looked up again in each batch (another import's clean-up may remove one
-                        // between batches).
-                        if sourcesBatch != batch.batchesStarted { sources = [:]; sourcesBatch = batch.batchesStarted }
-                        let key = SourceKey(name: record.sourceName, version: record.sourceVersion, device: record.device)
-                        let sourceID: Int64
-                        if let known = sources[key] {
-                            sourceID = known
-                        } else {
-                            sourceID = try Self.sourceID(key, db)
-                            sources[key] = sourceID
-                        }
-                        try db.execute("""
-                            INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
-                                start_at, start_offset, end_at, end_offset, time_zone)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_at, fingerprint) DO NOTHING
-                            """, HealthFingerprint.of(record.identityBytes), importID, record.kind.rawValue, sourceID, record.unit,
-                            record.value, record.creationDate?.utcSeconds, record.creationDate.map { Int64($0.offsetSeconds) },
-                            record.startDate.utcSeconds, Int64(record.startDate.offsetSeconds), record.endDate.utcSeconds,
-                            Int64(record.endDate.offsetSeconds), record.timeZoneIdentifier)
-                        if db.changes == 1 { added += 1 } else { present += 1 }
+            return [db.lastInsertRowID, firstSample, firstSource]
+        }, body: { marker, batch in
+            let importID = marker[0]
+            var sources: [SourceKey: Int64] = [:]
+            var sourcesBatch = 0
+            return try reader.read(contentsOf: url, progress: progress) { record in
+                try batch.write { db in
+                    // Source ids are looked up again in each batch (another import's clean-up may remove one
+                    // between batches).
+                    if sourcesBatch != batch.batchesStarted { sources = [:]; sourcesBatch = batch.batchesStarted }
+                    let key = SourceKey(name: record.sourceName, version: record.sourceVersion, device: record.device)
+                    let sourceID: Int64
+                    if let known = sources[key] {
+                        sourceID = known
+                    } else {
+                        sourceID = try Self.sourceID(key, db)
+                        sources[key] = sourceID
                     }
+                    try db.execute("""
+                        INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
+                            start_at, start_offset, end_at, end_offset, time_zone)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_at, fingerprint) DO NOTHING
+                        """, HealthFingerprint.of(record.identityBytes), importID, record.kind.rawValue, sourceID, record.unit,
+                        record.value, record.creationDate?.utcSeconds, record.creationDate.map { Int64($0.offsetSeconds) },
+                        record.startDate.utcSeconds, Int64(record.startDate.offsetSeconds), record.endDate.utcSeconds,
+                        Int64(record.endDate.offsetSeconds), record.timeZoneIdentifier)
+                    if db.changes == 1 { added += 1 } else { present += 1 }
                 }
             }
-            try database.write { db in
-                try db.execute("""
-                    UPDATE health_imports SET file_bytes = ?, records_read = ?, added = ?, already_present = ?, skipped = ?,
-                        warnings = ? WHERE id = ?
-                    """, max(read.fileBytes, 1), read.recordsRead, added, present, read.skippedCount, read.warningCount, importID)
-                if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
-            }
+        }, finish: { marker, read, db in
+            try db.execute("""
+                UPDATE health_imports SET file_bytes = ?, records_read = ?, added = ?, already_present = ?, skipped = ?,
+                    warnings = ? WHERE id = ?
+                """, max(read.fileBytes, 1), read.recordsRead, added, present, read.skippedCount, read.warningCount, marker[0])
+            if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
             return HealthImportSummary(added: added, alreadyPresent: present, skippedByType: read.skippedByType,
                                        warnings: read.warnings, fileBytes: read.fileBytes)
-        } catch {
-            // Nothing of a failed import stays. If even this fails (the disk is gone), the marker stays unlocked
-            // once this process ends, and the next open removes the import.
-            if (try? rollBack(fields)) != nil { try? FileManager.default.removeItem(atPath: markerPath) }
-            throw error
-        }
+        })
     }
 
     /// Daily values of every stored sample, keyed by the pinned metric ids (`HealthMetric` raw values:

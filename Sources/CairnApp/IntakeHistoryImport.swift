@@ -57,10 +57,17 @@ enum IntakeHistoryCSV {
             byName[revisions.last!.product.name.trimmingCharacters(in: .whitespaces).lowercased(), default: []].append(id)
         }
         var problems: [LineProblem] = []
+        // Per file, not per line: the zone of each zone name, the product of each reference, the servings of
+        // each (amount, unit, serving size).
         var zones: [String: TimeZone] = [:]
+        var references: [String: Result<[StoredProduct], LineProblemReasonBox>] = [:]
+        var servingsOf: [ServingsKey: Result<Decimal, LineProblemReasonBox>] = [:]
+        var at: [Int?] = []
         try CSV.forEachRecord(in: data) { record in
             guard let header, let positions else {
-                positions = try CSVColumns(header: record.fields, columns: columns)
+                let found = try CSVColumns(header: record.fields, columns: columns)
+                positions = found
+                at = columns.map { found[$0.name] }
                 header = record
                 return
             }
@@ -68,24 +75,44 @@ enum IntakeHistoryCSV {
             guard record.fields.count == header.fields.count else {
                 fail(.wrongFieldCount(expected: header.fields.count, found: record.fields.count)); return
             }
-            let field = { (name: String) -> String in
-                positions[name].map { record.fields[$0].trimmingCharacters(in: .whitespaces) } ?? ""
+            // Columns by their place in `columns`: date, time, time zone, product, amount, unit, status.
+            func field(_ column: Int) -> String { at[column].map { trimmed(record.fields[$0]) } ?? "" }
+            guard let day = LocalDay(parsing: field(0)) else { fail(.badDate); return }
+            guard let (slot, seconds) = time(field(1)) else { fail(.badTime); return }
+            let zoneName = field(2)
+            let zone: TimeZone
+            if let known = zones[zoneName] {
+                zone = known
+            } else {
+                guard knownZones.contains(zoneName), let found = TimeZone(identifier: zoneName) else { fail(.badTimeZone); return }
+                zones[zoneName] = found
+                zone = found
             }
-            guard let day = LocalDay(parsing: field("date")) else { fail(.badDate); return }
-            guard let (slot, seconds) = time(field("time")) else { fail(.badTime); return }
-            let zoneName = field("time zone")
-            guard knownZones.contains(zoneName), let zone = zones[zoneName] ?? TimeZone(identifier: zoneName) else { fail(.badTimeZone); return }
-            zones[zoneName] = zone
             let takenAt = WallClock.instant(of: day, at: slot, in: zone).addingTimeInterval(Double(seconds))
             guard takenAt <= now else { fail(.timeInFuture); return }
-            guard let status = IntakeStatus(rawValue: field("status").lowercased()), status != .missed else { fail(.badStatus); return }
-            let reference = field("product")
-            let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
-            guard let revisions = candidates.first else { fail(.unknownProduct); return }
-            guard candidates.count == 1 else { fail(.ambiguousProduct); return }
+            guard let status = IntakeStatus(rawValue: field(6).lowercased()), status != .missed else { fail(.badStatus); return }
+            let reference = field(3)
+            let resolved = references[reference] ?? {
+                let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
+                let result: Result<[StoredProduct], LineProblemReasonBox> = candidates.isEmpty ? .failure(.init(.unknownProduct))
+                    : candidates.count > 1 ? .failure(.init(.ambiguousProduct)) : .success(candidates[0])
+                references[reference] = result
+                return result
+            }()
+            let revisions: [StoredProduct]
+            switch resolved {
+            case .success(let found): revisions = found
+            case .failure(let box): fail(box.reason); return
+            }
             let inForce = revisions.last { $0.recordedAt <= takenAt } ?? revisions[0]
             let servings: Decimal
-            switch self.servings(amount: field("amount"), unit: field("unit"), serving: inForce.product.servingSize) {
+            let servingsKey = ServingsKey(amount: field(4), unit: field(5), serving: inForce.product.servingSize)
+            let counted = servingsOf[servingsKey] ?? {
+                let result = self.servings(amount: servingsKey.amount, unit: servingsKey.unit, serving: servingsKey.serving)
+                servingsOf[servingsKey] = result
+                return result
+            }()
+            switch counted {
             case .success(let value): servings = value
             case .failure(let box): fail(box.reason); return
             }
@@ -95,6 +122,22 @@ enum IntakeHistoryCSV {
         }
         guard header != nil else { throw CSVError.empty }
         return problems
+    }
+
+    /// What the servings of a line depend on.
+    struct ServingsKey: Hashable {
+        let amount: String
+        let unit: String
+        let serving: Amount
+    }
+
+    /// `text` without the spaces and tabs around it (most fields have none: then `text` itself, no copy).
+    static func trimmed(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last else { return text }
+        func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        if !isBlank(first) && !isBlank(last) && first < 0x80 && last < 0x80 { return text }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 
     /// "08:05" or "08:05:30": the slot and extra seconds.
@@ -145,7 +188,8 @@ struct LineProblemReasonBox: Error {
 }
 
 extension RegimenService {
-    /// Imports an intake history CSV (see `IntakeHistoryCSV`) through the ledger's rules, in one transaction:
+    /// Imports an intake history CSV (see `IntakeHistoryCSV`) through the ledger's rules, in batches
+    /// (`BatchedImport`: other commands and pages read and write between them):
     ///
     /// - Records are appended as unscheduled ("extra") records with their own instant and zone; the other
     ///   app's schedule is not known, and Cairn's schedules and Today are not touched.
@@ -154,26 +198,44 @@ extension RegimenService {
     ///   lines; a line whose status or servings differ from what an earlier import saved appends a correction
     ///   that supersedes it (both stay in the history).
     /// - All-or-nothing: a file with any bad line saves nothing and lists every bad line
-    ///   (`ImportLinesError.badLines`); a file that is not CSV or has the wrong columns throws `CSVError`.
+    ///   (`ImportLinesError.badLines`); a file that is not CSV or has the wrong columns throws `CSVError`. The
+    ///   import's records belong to its run, which the ledger reads only once it is finished; a failed run is
+    ///   removed, and one cut off by a crash is removed the next time a process that may write opens the vault.
     /// - Past doses do not count down the supply on hand (the count set in Cairn is the count now).
-    /// - Memory stays flat in the size of the file: lines are read and saved one at a time (inside the one
-    ///   transaction). With `keepingLines` false the report holds only what happened to each line, not the
-    ///   saved records (for a caller that prints only the summary).
+    /// - Memory stays flat in the size of the file: lines are read and saved one at a time. With
+    ///   `keepingLines` false the report holds only what happened to each line, not the saved records (for a
+    ///   caller that prints only the summary).
     @discardableResult
     public func importIntakeHistory(_ data: Data, keepingLines: Bool = true) throws -> IntakeImportReport {
         let now = clock.now()
-        return try database.write { db in
+        let recordedAt = Timestamp.string(from: now)
+        let products: [ProductID: [StoredProduct]] = try database.read { db in
             var products: [ProductID: [StoredProduct]] = [:]
             for id in try db.query("SELECT id FROM regimen_products").map({ ProductID(try $0.get("id", as: String.self)) }) {
                 products[id] = try db.query("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number",
                                             id.rawValue).map { try productRevision(from: $0, db) }
             }
-            // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
-            struct Moment: Hashable { let product: Int; let seconds: Int64 }
-            var productIndex: [ProductID: Int] = [:]
-            var ordinals: [Moment: Int32] = [:]
-            var lines: [IntakeImportReport.Line] = []
-            var results: [ImportLineResult] = []
+            return products
+        }
+        // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
+        struct Moment: Hashable { let product: Int; let seconds: Int64 }
+        var productIndex: [ProductID: Int] = [:]
+        var ordinals: [Moment: Int32] = [:]
+        var lines: [IntakeImportReport.Line] = []
+        var results: [ImportLineResult] = []
+        // The import's records get identifiers in increasing order (`Identifier.ordered`), so its inserts append
+        // to the id indexes instead of touching a random page each: every batch then rewrites few pages.
+        let seed = UInt64.random(in: 0..<(1 << 61))
+        var made = 0
+        func nextID() -> IntakeRecordID {
+            made += 1
+            return .ordered(start: now, seed: seed, index: made)
+        }
+        return try Self.intakeImport(database).run(begin: { db in
+            try db.execute("INSERT INTO regimen_intake_import_runs (started_at) VALUES (?)", recordedAt)
+            return [db.lastInsertRowID]
+        }, body: { marker, batch in
+            let run = marker[0]
             let problems = try IntakeHistoryCSV.forEachRow(data, products: products, now: now) { row in
                 let productID = row.product.product.id
                 let moment = Moment(product: productIndex[productID] ?? {
@@ -181,41 +243,66 @@ extension RegimenService {
                     return productIndex.count - 1
                 }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
                 ordinals[moment, default: 0] += 1
-                let key = "\(productID.rawValue)|\(Timestamp.string(from: row.takenAt))|\(ordinals[moment]!)"
-                let result: ImportLineResult
-                let record: IntakeRecordID
-                if let original: String = try db.scalar("SELECT intake_id FROM regimen_intake_imports WHERE import_key = ?", key) {
-                    var headID = original
-                    while let next: String = try db.scalar("SELECT id FROM regimen_intake WHERE supersedes = ?", headID) { headID = next }
-                    let head = try entry(IntakeRecordID(headID), db)!
-                    if head.status == row.status && head.servings == row.servings {
-                        (result, record) = (.unchanged, head.id)
+                let takenAt = Timestamp.string(from: row.takenAt)
+                let key = "\(productID.rawValue)|\(takenAt)|\(ordinals[moment]!)"
+                try batch.write { db in
+                    let result: ImportLineResult
+                    let record: IntakeRecordID
+                    if let original: String = try db.scalar("SELECT intake_id FROM regimen_intake_imports WHERE import_key = ?", key) {
+                        var headID = original
+                        while let next: String = try db.scalar("SELECT id FROM regimen_intake WHERE supersedes = ?", headID) { headID = next }
+                        let head = try entry(IntakeRecordID(headID), db, includingUnfinishedImports: true)!
+                        if head.status == row.status && head.servings == row.servings {
+                            (result, record) = (.unchanged, head.id)
+                        } else {
+                            (result, record) = (.replaced, try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: head.id,
+                                                                              run: run, recordedAt: recordedAt, db))
+                        }
                     } else {
-                        (result, record) = (.replaced, try insertImported(row, supersedes: head.id, at: now, db))
+                        let id = try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: nil, run: run, recordedAt: recordedAt, db)
+                        try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", id.rawValue, key)
+                        (result, record) = (.added, id)
                     }
-                } else {
-                    let id = try insertImported(row, supersedes: nil, at: now, db)
-                    try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", id.rawValue, key)
-                    (result, record) = (.added, id)
+                    results.append(result)
+                    if keepingLines { lines.append(IntakeImportReport.Line(line: row.line, entry: try entry(record, db, includingUnfinishedImports: true)!, result: result)) }
                 }
-                results.append(result)
-                if keepingLines { lines.append(IntakeImportReport.Line(line: row.line, entry: try entry(record, db)!, result: result)) }
             }
             guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
-            if lines.contains(where: { $0.result != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
+        }, finish: { marker, _, db in
+            try db.execute("UPDATE regimen_intake_import_runs SET finished_at = ? WHERE id = ?", Timestamp.string(from: clock.now()), marker[0])
+            if results.contains(where: { $0 != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
             return IntakeImportReport(lineResults: results, lines: lines)
+        })
+    }
+
+    /// How an intake import writes: in batches under one `regimen_intake_import_runs` row (the marker holds its
+    /// id). A rollback removes an unfinished run's records, their import keys and the run.
+    static func intakeImport(_ database: Database) -> BatchedImport {
+        BatchedImport(database: database, kind: "intake") { marker, db in
+            let unfinished = "SELECT id FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL"
+            try db.execute("""
+                DELETE FROM regimen_intake_imports WHERE intake_id IN (SELECT id FROM regimen_intake WHERE import_run IN (\(unfinished)))
+                """, marker[0])
+            try db.execute("DELETE FROM regimen_intake WHERE import_run IN (\(unfinished))", marker[0])
+            try db.execute("DELETE FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL", marker[0])
         }
     }
 
-    private func insertImported(_ row: IntakeHistoryCSV.Row, supersedes: IntakeRecordID?, at now: Date, _ db: Connection) throws -> IntakeRecordID {
-        let id = IntakeRecordID.random()
+    /// Removes every intake import cut off by a crash (see `BatchedImport`); returns how many.
+    @discardableResult
+    static func removeInterruptedIntakeImports(_ database: Database) throws -> Int {
+        try intakeImport(database).removeInterrupted(fieldCount: 1)
+    }
+
+    private func insertImported(_ row: IntakeHistoryCSV.Row, id: IntakeRecordID, takenAt: String, supersedes: IntakeRecordID?,
+                                run: Int64, recordedAt: String, _ db: Connection) throws -> IntakeRecordID {
         try db.execute("""
             INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?)
+                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, import_run)
+            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?)
             """, id.rawValue, row.status.rawValue, row.product.product.id.rawValue, row.product.revisionID.rawValue,
-            "\(row.servings)", Timestamp.string(from: row.takenAt), row.timeZone.identifier,
-            LocalDay(row.takenAt, in: row.timeZone).description, Timestamp.string(from: now), supersedes?.rawValue)
+            "\(row.servings)", takenAt, row.timeZone.identifier, LocalDay(row.takenAt, in: row.timeZone).description, recordedAt,
+            supersedes?.rawValue, run)
         return id
     }
 }

@@ -74,7 +74,7 @@ public final class OutcomeService: @unchecked Sendable {
     public func add(metricID: String, value: Double, on day: LocalDay? = nil, note: String = "") throws -> OutcomeEntry {
         let now = clock.now()
         let day = day ?? today()
-        let note = try TextInput.note(note, field: "note").trimmingCharacters(in: .whitespacesAndNewlines)
+        let note = try TextInput.note(note, field: "note")
         return try database.write { db in
             let metric = try manualMetric(metricID, db)
             try check(value, of: metric, day: day, note: note)
@@ -94,7 +94,7 @@ public final class OutcomeService: @unchecked Sendable {
             guard let old = try entry(id, db) else { throw OutcomeError.entryNotFound }
             guard old.isCurrent else { throw OutcomeError.entryAlreadyCorrected }
             let metric = try manualMetric(old.metricID, db)
-            let newNote = try note.map { try TextInput.note($0, field: "note") }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? old.note
+            let newNote = try note.map { try TextInput.note($0, field: "note") } ?? old.note
             try check(value, of: metric, day: old.day, note: newNote)
             let newID = OutcomeEntryID.random()
             let key: String? = try db.scalar("SELECT import_key FROM outcome_entries WHERE id = ?", id.rawValue)
@@ -234,8 +234,6 @@ public final class OutcomeService: @unchecked Sendable {
         guard value.isFinite else { throw OutcomeError.notANumber }
         guard metric.accepts(value) else { throw OutcomeError.outOfRange(range: metric.rangeText) }
         guard day <= today() else { throw OutcomeError.dayInFuture }
-        guard note.count <= 500 else { throw OutcomeError.noteTooLong }
-        try TextInput.note(note, field: "note")
     }
 
     private func insert(id: OutcomeEntryID, metric: String, day: LocalDay, value: Double, note: String, importKey: String?,

@@ -29,8 +29,6 @@ public final class SmileService: @unchecked Sendable {
     public static let purpose = "smile"
     /// The smallest square accepted (original pixels): 1.6 x the cascade's smallest useful mouth (24 px).
     public static let minimumSquareSide = 38
-    /// The longest note accepted, in characters.
-    public static let maximumNoteLength = 2000
     /// How many uploads may wait for a crop at once (each holds decoded pixels in memory).
     public static let maximumPendingUploads = 4
     /// How long an upload waits for its crop.
@@ -98,13 +96,12 @@ public final class SmileService: @unchecked Sendable {
     /// Throws `SmileError.needsManualCrop` when nothing was found and no square was given.
     @discardableResult
     public func confirm(_ analysis: SmileAnalysis, square: CropSquare? = nil, note: String = "") throws -> SmileEntry {
-        let trimmedNote = try TextInput.note(note, field: "note").trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmedNote = try TextInput.note(note, field: "note")
         if square == nil, analysis.proposalIsUncertain { throw SmileError.uncertainProposal }
         guard let square = square ?? analysis.proposedSquare else {
             if case .notFound(let reason) = analysis.location { throw SmileError.needsManualCrop(reason) }
             throw SmileError.needsManualCrop(.nothingFound)
         }
-        guard trimmedNote.count <= Self.maximumNoteLength else { throw SmileError.noteTooLong(limit: Self.maximumNoteLength) }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }
         let inImage = analysis.imageSquare(square)

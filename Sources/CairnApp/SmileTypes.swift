@@ -181,8 +181,6 @@ public enum SmileError: CairnError, Equatable {
     case noSuchEntry
     /// The identifier prefix matches several entries.
     case ambiguousID
-    /// The note is longer than the limit.
-    case noteTooLong(limit: Int)
     /// The uploaded photo is no longer held (it expired, was saved, or was discarded).
     case uploadExpired
     /// No face was found and the colour step's square is uncertain: the person must check or place it.
@@ -201,7 +199,6 @@ public enum SmileError: CairnError, Equatable {
         case .squareTooSmall(let minimum): return "The square must be at least \(minimum) pixels wide. Nothing was saved."
         case .noSuchEntry: return "There is no smile entry with that ID. Run 'cairn smile list' to see the IDs."
         case .ambiguousID: return "More than one smile entry starts with that ID. Give more of it."
-        case .noteTooLong(let limit): return "The note is longer than \(limit) characters. Nothing was saved."
         case .uploadExpired: return "That photo is no longer held (photos waiting for a crop are kept in memory for a short while only). Please add it again."
         case .uncertainProposal:
             return "No face was found in this photo. Lip colour suggests a square, but it may not be your mouth: check it, or place the square yourself."

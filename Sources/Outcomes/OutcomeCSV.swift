@@ -1,6 +1,5 @@
 import CairnCore
 import Foundation
-import Regimen
 
 /// Reads an outcome CSV: a header row, then one value per line.
 ///
@@ -87,10 +86,14 @@ public enum OutcomeCSV {
                 problems.append(LineProblem(line: record.line, reason: .outOfRange(range: metric.rangeText)))
                 continue
             }
-            guard let note = try? TextInput.note(field("note"), field: "note") else {
+            let note: String
+            do {
+                note = try TextInput.note(field("note"), field: "note")
+            } catch TextInputError.tooLong {
+                problems.append(LineProblem(line: record.line, reason: .noteTooLong)); continue
+            } catch {
                 problems.append(LineProblem(line: record.line, reason: .controlCharacterInNote)); continue
             }
-            guard note.count <= 500 else { problems.append(LineProblem(line: record.line, reason: .noteTooLong)); continue }
             rows.append(Row(line: record.line, metricID: metric.id, day: day, value: value, note: note))
         }
         return Parsed(rows: rows, problems: problems)

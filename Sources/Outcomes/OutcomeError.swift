@@ -23,8 +23,6 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
     case outOfRange(range: String)
     /// A value for a day after today.
     case dayInFuture
-    /// A note longer than 500 characters.
-    case noteTooLong
     /// No entry has this id.
     case entryNotFound
     /// The entry was corrected already; correct the newest one.
@@ -45,7 +43,6 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
         case .notANumber: "The value is not a number. Write it with a dot for decimals, like 3.5."
         case .outOfRange(let range): "The value is outside this metric's range (\(range))."
         case .dayInFuture: "The date is after today."
-        case .noteTooLong: "A note can be at most 500 characters."
         case .entryNotFound: "There is no outcome entry with this id."
         case .entryAlreadyCorrected: "This entry has been corrected already. Correct the newest entry instead."
         }

@@ -279,11 +279,12 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     /// A range whose end is before its start.
     case rangeEndsBeforeStart
 
-    /// Plain English; never contains user content.
+    /// The "not found" kinds (answered 404 on the web).
     public var namesNoRecord: Bool {
         [.doseNotFound, .scheduleNotFound, .productNotFound, .recordNotFound].contains(self)
     }
 
+    /// Plain English; never contains user content.
     public var userMessage: String {
         switch self {
         case .servingsNotPositive: "A dose needs more than zero servings."

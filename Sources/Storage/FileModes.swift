@@ -81,41 +81,6 @@ public enum FileModes {
         try check(fsync(fd), "sync photo file")
     }
 
-    /// Why `writePrivateFile` wrote nothing.
-    public enum OutputFileError: Error, Equatable {
-        /// A file is already at the path and `replacing` was false.
-        case exists
-        /// The path names a directory.
-        case isDirectory
-        /// The folder is missing or not writable, or the disk is full (the `errno` is kept for diagnostics).
-        case unwritable(Int32)
-    }
-
-    /// Writes a file the person asked for (an export, a crop, a side-by-side) as 0600 whatever the umask: the
-    /// bytes go to a new 0600 temp file beside `path`, are fsynced, then renamed onto `path` (replacing a file
-    /// there only when `replacing`), so no partial file and no readable-by-others moment is left behind.
-    public static func writePrivateFile(_ bytes: Data, atPath path: String, replacing: Bool) throws {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            if (info.st_mode & S_IFMT) == S_IFDIR { throw OutputFileError.isDirectory }
-            if !replacing { throw OutputFileError.exists }
-        }
-        let folder = (path as NSString).deletingLastPathComponent
-        let temp = (folder.isEmpty ? "." : folder) + "/.cairn-\(UUID().uuidString.lowercased()).tmp"
-        do {
-            try writeNewFile(bytes, atPath: temp)
-        } catch let failure as SystemCallFailure {
-            unlink(temp)
-            throw OutputFileError.unwritable(failure.code)
-        }
-        // Without `replacing`, link() refuses an existing target atomically (a file that appeared meanwhile).
-        let placed = replacing ? rename(temp, path) : link(temp, path)
-        let code = errno
-        if !replacing || placed != 0 { unlink(temp) }
-        if placed != 0 { throw code == EEXIST ? OutputFileError.exists : OutputFileError.unwritable(code) }
-        try? syncDirectory(atPath: folder.isEmpty ? "." : folder)
-    }
-
     /// Reads a whole file.
     static func readFile(atPath path: String) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -45,3 +45,20 @@ extension CairnSchema {
             """)
     }
 }
+
+extension CairnSchema {
+    /// Intake history imports in batches (issue 13): each import is a run; every intake record it writes (an
+    /// original or a correction) names its run in `import_run`. The ledger reads a run's records only once the
+    /// run is finished (`finished_at` set); an unfinished run (a failed or interrupted import) is removed with
+    /// its records and their import keys. Records from before this migration have no run and count as always.
+    static let intakeImportRuns = Migration(id: "2026-12-01.intake-import-runs") { db in
+        try db.executeScript("""
+            CREATE TABLE regimen_intake_import_runs (
+                id          INTEGER PRIMARY KEY,
+                started_at  TEXT NOT NULL,
+                finished_at TEXT
+            );
+            ALTER TABLE regimen_intake ADD COLUMN import_run INTEGER REFERENCES regimen_intake_import_runs(id);
+            """)
+    }
+}

@@ -74,45 +74,17 @@ public enum WebError: CairnError, Equatable {
     }
 }
 
-/// An error that carries the HTTP status it is answered with (as Hummingbird's `HTTPResponseError` does), so the
-/// router answers it without a catch site in any page: the "not found" kinds of every journal answer 404, every
-/// other refusal a page did not handle itself answers 500 with its own message, as before.
-protocol HTTPResponseError: CairnError {
-    /// The status code of the answer.
-    var status: Int { get }
-}
-
-extension WebError: HTTPResponseError {
-    /// The page answered for an error a handler threw: a `WebError` as it is, a "not found" of a journal as the
-    /// "Page not found" page, anything else as "Something went wrong" with the service's own message.
+extension WebError {
+    /// The page answered for an error a handler threw: a `WebError` as it is, a journal's "not found" (an error
+    /// whose `namesNoRecord` is true, decided once on the error's own type) as the "Page not found" page with
+    /// status 404 and the journal's own sentence, anything else as "Something went wrong" with the service's own
+    /// message. The one error-to-status mapping: no page catches "not found" itself.
     init(answering error: any Error) {
         switch error {
         case let error as WebError: self = error
         case let error as any CairnError where error.namesNoRecord: self = .noSuchRecord(error.userMessage)
-        case let error as any HTTPResponseError where error.status == 404: self = .notFound
         case let error as any CairnError: self = .serviceFailed(error.userMessage)
         default: self = .serviceFailed("Cairn could not complete this action. Nothing else was changed.")
         }
     }
-}
-
-extension SkinJournalError: HTTPResponseError {
-    var status: Int { self == .areaNotFound || self == .entryNotFound ? 404 : 500 }
-}
-
-extension SmileError: HTTPResponseError {
-    var status: Int { self == .noSuchEntry ? 404 : 500 }
-}
-
-extension ScheduleError: HTTPResponseError {
-    var status: Int {
-        switch self {
-        case .doseNotFound, .scheduleNotFound, .productNotFound, .recordNotFound: return 404
-        default: return 500
-        }
-    }
-}
-
-extension OutcomeError: HTTPResponseError {
-    var status: Int { self == .entryNotFound ? 404 : 500 }
 }

@@ -3,6 +3,7 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Imaging
+import Regimen
 import Storage
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ import Glibc
 ///    a burst of 320 connections (all answered, none reset).
 /// 3. The longest read and write of another process during a long Apple Health import (target < 1 s), beside
 ///    the import's time alone (baseline) and with them.
-/// 4. kill -9 loops, N kills per path (skin log, smile add, Health import) at a random moment: after each, the
+/// 4. kill -9 loops, N kills per path (skin log, smile add, Health import, intake import) at a random moment: after each, the
 ///    next open must find the database intact, no photo file without its row (or row without its file), no
 ///    half-done import, and every entry a killed command had reported saved.
 enum ReliabilityBenchmark {
@@ -229,10 +230,16 @@ enum ReliabilityBenchmark {
         try ImagePipeline().encodeJPEG(image).write(to: photo)
         let export = scratch.appendingPathComponent("kill-export.xml")
         _ = try SyntheticExport.write(to: export, bytes: 24 << 20)
+        for n in 1...ImportBenchmark.products {
+            _ = try app.regimen.addProduct(Product(name: "Product \(n)", form: .capsule, servingSize: Amount("1", .count), ingredients: []))
+        }
+        let history = scratch.appendingPathComponent("kill-history.csv")
+        try ImportBenchmark.writeCSV(lines: 54_780, products: ImportBenchmark.products, to: history)
         let paths = [
             KillPath(name: "skin log") { _ in ["skin", "log", area.id.rawValue, photo.path] },
             KillPath(name: "smile add") { _ in ["smile", "add", photo.path, "--square", "500,400,400"] },
             KillPath(name: "Health import") { _ in ["regimen", "outcomes", "import-health", export.path] },
+            KillPath(name: "intake import") { _ in ["regimen", "import", history.path] },
         ]
         var met = true
         var generator = SystemRandomNumberGenerator()
@@ -292,11 +299,15 @@ enum ReliabilityBenchmark {
             }.map { "photos/" + $0 })
             let orphans = files.symmetricDifference(rows).count
             let unfinished = (try db.scalar("SELECT count(*) FROM health_imports WHERE file_bytes = 0", as: Int.self) ?? 0)
-                + ((try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []).filter { $0.hasPrefix(".health-") }.count
+                + (try db.scalar("SELECT count(*) FROM regimen_intake_import_runs WHERE finished_at IS NULL", as: Int.self) ?? 0)
+                + ((try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []).filter {
+                    $0.hasPrefix(".health-") || $0.hasPrefix(".intake-")
+                }.count
             let saved: Int
             switch path {
             case "skin log": saved = try db.scalar("SELECT count(*) FROM skin_entries") ?? 0
             case "smile add": saved = try db.scalar("SELECT count(*) FROM smile_entries") ?? 0
+            case "intake import": saved = try db.scalar("SELECT count(*) FROM regimen_intake_import_runs") ?? 0
             default: saved = try db.scalar("SELECT count(*) FROM health_imports") ?? 0
             }
             return (integrity == "ok", orphans, unfinished, saved)

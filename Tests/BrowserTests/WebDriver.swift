@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -193,72 +194,17 @@ final class WebDriver {
         return value
     }
 
-    /// One HTTP/1.1 exchange over a loopback socket (`Connection: close`, read to end of stream).
+    /// One HTTP/1.1 exchange over a loopback socket (chromedriver keeps the connection open despite
+    /// `Connection: close`: the response ends at its Content-Length).
     private static func exchange(port: UInt16, _ request: Data) throws -> (Int, Data) {
-        let fd = try connectedSocket(port: port)
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 180, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        try request.withUnsafeBytes { buffer in
-            var sent = 0
-            while sent < buffer.count {
-                let n = send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-                guard n > 0 else { throw Failure(description: "send failed") }
-                sent += n
-            }
+        do {
+            let response = try LoopbackSocket.exchange(port: port, request, timeoutSeconds: 180)
+            return (response.status, response.body)
+        } catch let failure as SocketFailure where failure.step == "read response" {
+            return (0, Data())
+        } catch {
+            throw Failure(description: "cannot talk to 127.0.0.1:\(port): \(error)")
         }
-        // chromedriver keeps the connection open despite `Connection: close`: stop at Content-Length.
-        var received = Data()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let separator = Data("\r\n\r\n".utf8)
-        while true {
-            if let split = received.firstRange(of: separator) {
-                let head = String(decoding: received[..<split.lowerBound], as: UTF8.self)
-                let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-                let lines = head.lowercased().split(separator: "\r\n")
-                let length = lines.first { $0.hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
-                let body = received[split.upperBound...]
-                if let length, body.count >= length { return (status, Data(body.prefix(length))) }
-                let chunked = lines.contains { $0.hasPrefix("transfer-encoding:") && $0.contains("chunked") }
-                if chunked, body.firstRange(of: Data("\r\n0\r\n".utf8)) != nil || body.starts(with: Data("0\r\n".utf8)) {
-                    return (status, dechunk(Data(body)))
-                }
-            }
-            let n = recv(fd, &chunk, chunk.count, 0)
-            if n <= 0 { break }
-            received.append(contentsOf: chunk[0..<n])
-        }
-        guard let split = received.firstRange(of: separator) else { return (0, Data()) }
-        let head = String(decoding: received[..<split.lowerBound], as: UTF8.self)
-        return (Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0, Data(received[split.upperBound...]))
-    }
-
-    private static func dechunk(_ data: Data) -> Data {
-        var out = Data()
-        var index = data.startIndex
-        while let lineEnd = data[index...].firstRange(of: Data("\r\n".utf8)) {
-            let size = Int(String(decoding: data[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) ?? 0
-            if size == 0 { break }
-            let start = lineEnd.upperBound
-            out.append(data[start..<min(start + size, data.endIndex)])
-            index = min(start + size + 2, data.endIndex)
-        }
-        return out
-    }
-
-    private static func connectedSocket(port: UInt16) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(fd); throw Failure(description: "cannot connect to 127.0.0.1:\(port)") }
-        return fd
     }
 
     /// Waits until chromedriver reports ready.
@@ -296,22 +242,8 @@ final class WebDriver {
         }
     }
 
-    /// A port nothing listens on right now (bind to 0, read it, close).
-    static func freeLoopbackPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { throw Failure(description: "bind failed") }
-        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        guard named == 0 else { throw Failure(description: "getsockname failed") }
-        return UInt16(bigEndian: address.sin_port)
-    }
+    /// A port nothing listens on right now.
+    static func freeLoopbackPort() throws -> UInt16 { try LoopbackSocket.freePort() }
 }
 
 /// Where a browser test's screenshots go: `CAIRN_SCREENSHOTS` if set (kept, to look at), else a temp folder

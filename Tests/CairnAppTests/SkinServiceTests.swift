@@ -262,16 +262,16 @@ import Testing
         let skin = vault.app.skin
         let area = try skin.addArea(name: "Arm")
         let entry = try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start)
-        for bad in ["bell\u{07}", "escape \u{1B}[31m red", "nul\u{0}", "delete\u{7F}", "c1 \u{85} inside"] {
-            #expect(throws: SkinJournalError.noteHasControlCharacters) { try skin.setNote(bad, of: entry.id, in: area.id) }
+        for bad in ["bell\u{07}", "escape \u{1B}[31m red", "nul\u{0}", "delete\u{7F}", "c1 \u{85} inside", "line\rover"] {
+            #expect(throws: TextInputError.controlCharacter(field: "note")) { try skin.setNote(bad, of: entry.id, in: area.id) }
         }
-        #expect(throws: SkinJournalError.noteTooLong) {
-            try skin.setNote(String(repeating: "é", count: SkinNote.maximumLength + 1), of: entry.id, in: area.id)
+        #expect(throws: TextInputError.tooLong(field: "note", maximum: 500)) {
+            try skin.setNote(String(repeating: "é", count: TextInput.maximumNoteLength + 1), of: entry.id, in: area.id)
         }
-        #expect(throws: SkinJournalError.noteHasControlCharacters) { try skin.log(photo: photo(1), in: area.id, note: "x\u{1B}") }
+        #expect(throws: TextInputError.controlCharacter(field: "note")) { try skin.log(photo: photo(1), in: area.id, note: "x\u{1B}") }
         #expect(try skin.timeline(of: area.id).items.count == 1, "a photo with a refused note is not logged")
         #expect(try skin.noteHistory(of: entry.id, in: area.id).isEmpty)
-        #expect(try skin.setNote(String(repeating: "é", count: SkinNote.maximumLength), of: entry.id, in: area.id))
+        #expect(try skin.setNote(String(repeating: "é", count: TextInput.maximumNoteLength), of: entry.id, in: area.id))
         #expect(throws: SkinJournalError.entryNotFound) { try skin.setNote("x", of: EntryID.random(), in: area.id) }
         let other = try skin.addArea(name: "Back")
         #expect(throws: SkinJournalError.entryNotFound) { try skin.setNote("x", of: entry.id, in: other.id) }

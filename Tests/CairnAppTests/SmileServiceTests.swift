@@ -157,8 +157,8 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     #expect(throws: SmileError.squareTooSmall(minimum: SmileService.minimumSquareSide)) {
         try vault.app.smile.confirm(analysis, square: CropSquare(x: 0, y: 0, side: 10))
     }
-    #expect(throws: SmileError.noteTooLong(limit: SmileService.maximumNoteLength)) {
-        try vault.app.smile.confirm(analysis, note: String(repeating: "x", count: SmileService.maximumNoteLength + 1))
+    #expect(throws: TextInputError.tooLong(field: "note", maximum: TextInput.maximumNoteLength)) {
+        try vault.app.smile.confirm(analysis, note: String(repeating: "x", count: TextInput.maximumNoteLength + 1))
     }
     try vault.expectOnlyCrops(of: [])
 }

@@ -68,18 +68,71 @@ public final class LoopbackSocket: @unchecked Sendable {
         }
     }
 
-    /// Reads until the peer closes (requests are sent with `Connection: close`) and parses the response.
+    /// Reads one response and parses it: up to its `Content-Length`, or the end of a chunked body (dechunked), or
+    /// else until the peer closes (requests are sent with `Connection: close`; some servers, chromedriver among
+    /// them, keep the connection open anyway).
     public func receive() throws -> RawResponse {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let separator = Data("\r\n\r\n".utf8)
+        func parsed(_ split: Range<Data.Index>, body: Data) -> RawResponse {
+            let head = String(decoding: data[..<split.lowerBound], as: UTF8.self)
+            return RawResponse(status: Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0, head: head, body: body)
+        }
         while true {
+            if let split = data.firstRange(of: separator) {
+                let lines = String(decoding: data[..<split.lowerBound], as: UTF8.self).lowercased().split(separator: "\r\n")
+                let length = lines.first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                let body = data[split.upperBound...]
+                if let length, body.count >= length { return parsed(split, body: Data(body.prefix(length))) }
+                if lines.contains(where: { $0.hasPrefix("transfer-encoding:") && $0.contains("chunked") }),
+                   body.firstRange(of: Data("\r\n0\r\n".utf8)) != nil || body.starts(with: Data("0\r\n".utf8)) {
+                    return parsed(split, body: Self.dechunk(Data(body)))
+                }
+            }
             let n = recv(fd, &buffer, buffer.count, 0)
             if n > 0 { data.append(contentsOf: buffer[0..<n]) } else { break }
         }
-        guard let split = data.range(of: Data("\r\n\r\n".utf8)) else { throw SocketFailure(step: "read response") }
-        let head = String(decoding: data[..<split.lowerBound], as: UTF8.self)
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        return RawResponse(status: status, head: head, body: Data(data[split.upperBound...]))
+        guard let split = data.firstRange(of: separator) else { throw SocketFailure(step: "read response") }
+        return parsed(split, body: Data(data[split.upperBound...]))
+    }
+
+    /// Sends `request` on a new connection to `port` and reads the response.
+    public static func exchange(port: UInt16, _ request: Data, timeoutSeconds: Int = 10) throws -> RawResponse {
+        let socket = try LoopbackSocket(port: port, timeoutSeconds: timeoutSeconds)
+        guard socket.send(request) else { throw SocketFailure(step: "send") }
+        return try socket.receive()
+    }
+
+    /// A port nothing listens on right now on 127.0.0.1 (bind to 0, read it, close).
+    public static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketFailure(step: "socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0 else { throw SocketFailure(step: "bind") }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        guard named == 0 else { throw SocketFailure(step: "getsockname") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var out = Data()
+        var index = data.startIndex
+        while let lineEnd = data[index...].firstRange(of: Data("\r\n".utf8)) {
+            let size = Int(String(decoding: data[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) ?? 0
+            if size == 0 { break }
+            let start = lineEnd.upperBound
+            out.append(data[start..<min(start + size, data.endIndex)])
+            index = min(start + size + 2, data.endIndex)
+        }
+        return out
     }
 }
 

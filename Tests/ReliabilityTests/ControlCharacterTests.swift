@@ -16,10 +16,13 @@ import Testing
         for text in Self.hostile {
             #expect(throws: TextInputError.controlCharacter(field: "area name")) { try TextInput.name(text, field: "area name") }
         }
-        for text in Self.hostile where text != "line\rover" {
+        // Notes refuse them too, a lone CR included (it can overwrite a terminal line); CR LF becomes LF.
+        for text in Self.hostile {
             #expect(throws: TextInputError.controlCharacter(field: "note")) { try TextInput.note(text, field: "note") }
         }
-        #expect(try TextInput.note("first\r\nsecond\tthird\rfourth", field: "note") == "first\nsecond\tthird\nfourth")
+        #expect(try TextInput.note(" first\r\nsecond\tthird\n", field: "note") == "first\nsecond\tthird")
+        #expect(try TextInput.note(String(repeating: "é", count: 500), field: "note").count == 500)
+        #expect(throws: TextInputError.tooLong(field: "note", maximum: 500)) { try TextInput.note(String(repeating: "é", count: 501), field: "note") }
         #expect(throws: TextInputError.self) { try TextInput.name("tab\there", field: "product name") }
         #expect(try TextInput.name("Vitamin D3 — 1000 IU (Ünïcode)", field: "product name") == "Vitamin D3 — 1000 IU (Ünïcode)")
         #expect(TextInputError.controlCharacter(field: "note").userMessage.contains("The note contains a control character"))
@@ -35,8 +38,7 @@ import Testing
             #expect(throws: TextInputError.controlCharacter(field: "area name")) { try app.skin.renameArea(area.id, to: bad) }
             #expect(throws: TextInputError.controlCharacter(field: "body location")) { try app.skin.addArea(name: "Knee", bodyLocation: bad) }
             #expect(throws: TextInputError.controlCharacter(field: "guidance")) { try app.skin.addArea(name: "Knee", guidance: bad) }
-            // The Skin note keeps its own, stricter rule for now (SkinNote.clean also refuses a lone CR); to fold into TextInput.
-            #expect(throws: SkinJournalError.noteHasControlCharacters) { try app.skin.log(photo: photo, in: area.id, note: bad) }
+            #expect(throws: TextInputError.controlCharacter(field: "note")) { try app.skin.log(photo: photo, in: area.id, note: bad) }
             #expect(throws: TextInputError.controlCharacter(field: "note")) { _ = try app.smile.add(photo, note: bad) }
             #expect(throws: TextInputError.controlCharacter(field: "product name")) {
                 try Product(name: bad, form: .capsule, servingSize: Amount(1, .count), ingredients: [])

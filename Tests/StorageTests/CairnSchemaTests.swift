@@ -136,6 +136,12 @@ import Testing
                            "2026-03-30T08:00:00.000Z")
             try db.execute("UPDATE insight_runs SET inputs = ? WHERE id = 1", #"{"ledger":"3:3|0:0|1:1","changes":[]}"#)
         },
+        "2026-12-01.intake-import-runs": { db in
+            // The outcomes fixture's imported record came from a finished run.
+            try db.execute("INSERT INTO regimen_intake_import_runs (id, started_at, finished_at) VALUES (1, ?, ?)",
+                           "2026-11-30T10:05:00.000Z", "2026-11-30T10:05:01.000Z")
+            try db.execute("UPDATE regimen_intake SET import_run = 1 WHERE id = 'i-4'")
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript("""
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)

@@ -222,7 +222,7 @@ final class SkinWebVault {
         #expect(refused.status == 400)
         let error = refused.bodyText
         #expect(error.contains("aria-invalid=\"true\"") && error.contains("aria-describedby=\"note-help note-error\""))
-        #expect(error.contains("</textarea><p class=\"field-error\" role=\"alert\" id=\"note-error\">A note can hold text, line breaks and tabs"))
+        #expect(error.contains("</textarea><p class=\"field-error\" role=\"alert\" id=\"note-error\">The note contains a control character"))
         #expect(try v.app.skin.noteHistory(of: entry.id, in: area.id).map(\.text) == ["Demo photo 2 of 2", "new cream\nsince Monday"])
 
         // Saving the same note again records nothing; an empty note removes it; the history lists earlier notes.

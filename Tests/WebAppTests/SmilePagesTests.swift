@@ -200,7 +200,7 @@ private final class SmileSite {
         #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
         #expect(!html.contains("https://") && !html.contains("http://"))
     }
-    for error in [SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID, .noteTooLong(limit: 2000),
+    for error in [SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID,
                   .uploadExpired, .outputNotClean, .uncertainProposal, .needsManualCrop(.nothingFound)] {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
     }

@@ -1,53 +1,10 @@
+import CairnTestSupport
 import Foundation
 import Testing
 @testable import WebApp
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A raw HTTP/1.1 exchange over a loopback socket, so the test controls every header (Host included).
-private struct RawResponse {
-    let status: Int
-    let head: String
-    let body: String
-}
-
-private func exchange(port: UInt16, _ raw: Data) throws -> RawResponse {
-    struct SocketFailure: Error {}
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw SocketFailure() }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw SocketFailure() }
-    try raw.withUnsafeBytes { buffer in
-        var sent = 0
-        while sent < buffer.count {
-            let n = send(fd, buffer.baseAddress! + sent, buffer.count - sent, 0)
-            guard n > 0 else { throw SocketFailure() }
-            sent += n
-        }
-    }
-    var received = Data()
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = recv(fd, &chunk, chunk.count, 0)
-        if n <= 0 { break }
-        received.append(contentsOf: chunk[0..<n])
-    }
-    let text = String(decoding: received, as: UTF8.self)
-    let parts = text.components(separatedBy: "\r\n\r\n")
-    let head = parts.first ?? ""
-    let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-    return RawResponse(status: status, head: head, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
-}
 
 private func request(_ method: String, _ target: String, port: UInt16, host: String? = nil, cookie: Bool = true,
                      headers: [String] = [], body: Data = Data()) throws -> RawResponse {
@@ -57,7 +14,7 @@ private func request(_ method: String, _ target: String, port: UInt16, host: Str
     if !body.isEmpty || method == "POST" { lines.append("Content-Length: \(body.count)") }
     var raw = Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     raw.append(body)
-    return try exchange(port: port, raw)
+    return try LoopbackSocket.exchange(port: port, raw)
 }
 
 private func startServer(_ settings: SettingsDouble, maximumBodyBytes: Int = 1 << 20) throws -> WebServer {
@@ -75,7 +32,7 @@ private func startServer(_ settings: SettingsDouble, maximumBodyBytes: Int = 1 <
     #expect(server.startupLine == "Cairn is running at http://127.0.0.1:\(server.port)/?key=\(Fixture.secret)")
     let home = try request("GET", "/", port: server.port)
     #expect(home.status == 200)
-    #expect(home.body.contains("Your journals"))
+    #expect(home.text.contains("Your journals"))
     #expect(home.head.contains("Content-Security-Policy: default-src 'self'"))
 }
 

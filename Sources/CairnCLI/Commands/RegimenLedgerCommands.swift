@@ -286,7 +286,7 @@ struct RegimenExportCommand: Command {
             return
         }
         do {
-            try FileModes.writePrivateFile(Data(text.utf8), atPath: out, replacing: true)
+            try OutputFile.write(Data(text.utf8), to: out, replace: true)
         } catch {
             throw ExportError.cannotWrite
         }

@@ -278,7 +278,7 @@ struct SkinNoteCommand: Command {
     static let usage = "AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history"
     static let discussion = """
     \(SkinCommands.entryHelp)
-    TEXT becomes the photo's note: at most \(SkinNote.maximumLength) characters; line breaks and tabs are kept,
+    TEXT becomes the photo's note: at most \(TextInput.maximumNoteLength) characters; line breaks and tabs are kept,
     other control characters are refused. Put -- before a TEXT that starts with a dash.
     A new note takes the place of the current one, which stays recorded.
     """

@@ -19,17 +19,9 @@ enum SmileCommands {
     ]) }
 
     /// Writes `data` to `path` as a 0600 file unless a file is there (and `force` is off); never through a
-    /// partial file.
+    /// partial file (`OutputFile`).
     static func write(_ data: Data, to path: String, force: Bool) throws {
-        do {
-            try FileModes.writePrivateFile(data, atPath: path, replacing: force)
-        } catch FileModes.OutputFileError.exists {
-            throw SmileOutputError.exists
-        } catch FileModes.OutputFileError.isDirectory {
-            throw SmileOutputError.isDirectory
-        } catch {
-            throw SmileOutputError.unwritable
-        }
+        try OutputFile.write(data, to: path, replace: force)
     }
 
     /// "1.2 MB" / "85 KB".
@@ -39,17 +31,6 @@ enum SmileCommands {
 }
 
 /// Why an output file was not written.
-enum SmileOutputError: CairnError, Equatable {
-    case exists, isDirectory, unwritable
-    var userMessage: String {
-        switch self {
-        case .exists: return "A file is already there. Nothing was written; add --force to replace it."
-        case .isDirectory: return "--out names a folder; give a file name."
-        case .unwritable: return "The file could not be written there (check the folder exists and its permissions)."
-        }
-    }
-}
-
 /// Some files of `smile add` were not stored (their results were printed).
 struct SmileAddIncomplete: CairnError {
     let notStored: Int

@@ -55,6 +55,8 @@ enum RegimenOutcomesPage {
             try outcomes.add(metricID: typed.metric, value: value, on: day, note: typed.note)
         } catch let error as OutcomeError {
             return try refuse(error.userMessage + " Nothing was saved.")
+        } catch let error as TextInputError {
+            return try refuse(error.userMessage)
         }
         return .redirect(to: "/regimen/outcomes?saved=1")
     }

@@ -364,8 +364,8 @@ enum SkinPages {
         <form method="post" action="\(entryPath(entry))/note" class="stack" id="note-form">\(Layout.csrfField(csrfToken))\
         \(isNew ? "<input type=\"hidden\" name=\"new\" value=\"1\">" : "")
         <label for="note" id="note-label">Note\(isNew ? " (optional)" : "")</label>
-        <p class="help" id="note-help">Up to \(SkinNote.maximumLength) characters.\(isNew || entry.note.isEmpty ? "" : " Leave it empty to remove the note.")</p>
-        <textarea id="note" name="note" rows="3" maxlength="\(SkinNote.maximumLength)" aria-describedby="\(described)"\(invalid)\(isNew ? " autofocus" : "")>\(HTML.escape(typed ?? entry.note))</textarea>\(errorHTML)
+        <p class="help" id="note-help">Up to \(TextInput.maximumNoteLength) characters.\(isNew || entry.note.isEmpty ? "" : " Leave it empty to remove the note.")</p>
+        <textarea id="note" name="note" rows="3" maxlength="\(TextInput.maximumNoteLength)" aria-describedby="\(described)"\(invalid)\(isNew ? " autofocus" : "")>\(HTML.escape(typed ?? entry.note))</textarea>\(errorHTML)
         <div class="form-actions"><button type="submit" class="button" id="save-note">Save note</button>
         <a class="button button-quiet" href="\(entryPath(entry))" id="skip-note">\(leave)</a></div>
         </form>

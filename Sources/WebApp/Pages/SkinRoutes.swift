@@ -17,6 +17,8 @@ enum SkinRoutes {
                     return .redirect(to: "/skin/areas/\(area.id.rawValue)")
                 } catch let error as SkinJournalError {
                     return .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken, error: error.userMessage), status: 400)
+                } catch let error as TextInputError {
+                    return .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken, error: error.userMessage), status: 400)
                 }
             },
             route(.get, "/skin/areas/{area}") { r in
@@ -71,7 +73,7 @@ enum SkinRoutes {
                 do {
                     let changed = try skin.setNote(typed, of: entryID, in: areaID)
                     return .redirect(to: "/skin/areas/\(areaID.rawValue)/entries/\(entryID.rawValue)" + (changed ? "?noted=1" : ""))
-                } catch let error as SkinJournalError where error == .noteHasControlCharacters || error == .noteTooLong {
+                } catch let error as TextInputError {
                     return .html(SkinPages.note(area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
                                                 history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.form["new"] == "1",
                                                 csrfToken: csrfToken, typed: typed, error: error.userMessage), status: 400)

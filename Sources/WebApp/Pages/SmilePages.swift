@@ -206,7 +206,7 @@ enum SmilePages {
         </fieldset>
         <div class="stack">
         <label for="smile-note-field">Note (optional)</label>
-        <input type="text" id="smile-note-field" name="note" maxlength="\(SmileService.maximumNoteLength)" value="\(HTML.escape(note))">
+        <input type="text" id="smile-note-field" name="note" maxlength="\(TextInput.maximumNoteLength)" value="\(HTML.escape(note))">
         </div>
         <div class="form-actions">
         <button type="submit" class="button" id="smile-save">Save this crop</button>
@@ -231,6 +231,8 @@ enum SmilePages {
             let entry = try smile.confirmUpload(id, square: square, note: note)
             return .redirect(to: "/smile?added=\(entry.shortID)")
         } catch let error as SmileError where error != .uploadExpired {
+            return .html(try crop(upload, smile: smile, csrfToken: csrfToken, error: error.userMessage, square: square, note: note), status: 400)
+        } catch let error as TextInputError {
             return .html(try crop(upload, smile: smile, csrfToken: csrfToken, error: error.userMessage, square: square, note: note), status: 400)
         }
     }
