@@ -20,7 +20,7 @@ import Testing
         let fraction = millis - seconds * 1000
         let whole = formatter.string(from: Date(timeIntervalSince1970: Double(seconds)))
         let text = Timestamp.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
-        #expect(text == whole.dropLast() + "." + String(format: "%03d", fraction) + "Z", "\(millis)")
+        #expect(text == String(whole.dropLast()) + "." + String(format: "%03d", fraction) + "Z", "\(millis)")
         let read = Timestamp.date(from: text).map { ($0.timeIntervalSince1970 * 1000).rounded() }
         #expect(read == Double(millis), "\(text)")
     }

@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Outcomes
 import Regimen
 import Storage
 import Testing
@@ -66,7 +67,7 @@ import Glibc
     @Test func anImportKilledMidwayIsRemovedOnTheNextOpenAndRunningItAgainFinishesIt() throws {
         let vault = try ServedVault(serve: false)
         try Self.addProduct(vault.app)
-        let lines = 300_000
+        let lines = 100_000
         let file = vault.scratch.file("history.csv")
         try Self.history(lines: lines).write(to: file)
         let (process, _, _) = try CairnProcess.start(["--data-dir", vault.directory, "regimen", "import", file.path])
