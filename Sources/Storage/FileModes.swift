@@ -20,9 +20,17 @@ public enum FileModes {
     }
 
     /// Creates `path` as an empty 0600 file if it does not exist, and tightens an existing file to 0600.
+    ///
+    /// An existing file is never opened here: closing any descriptor of a file drops every POSIX lock this
+    /// process holds on it, SQLite's among them, and another process could then take a live database for unused
+    /// and checkpoint and remove its WAL (a "malformed" database for the connection still using it).
     static func createPrivateFile(atPath path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, privateFile)
-        try check(fd, "create database file")
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, privateFile)
+        guard fd >= 0 else {
+            guard errno == EEXIST else { throw SystemCallFailure(step: "create database file", code: errno) }
+            try check(chmod(path, privateFile), "set database file mode")
+            return
+        }
         defer { close(fd) }
         try check(fchmod(fd, privateFile), "set database file mode")
     }

@@ -23,6 +23,11 @@ struct ChildProcessTests {
             while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("go").path) { usleep(100) }
             let database = try Vault(directory: directory.appendingPathComponent("vault")).openDatabase()
             database.close()
+        case "open-close":
+            // Opens the shared database, reads, closes: the last connection to close removes the WAL.
+            let database = try Database(path: directory.appendingPathComponent("shared.sqlite").path)
+            _ = try database.read { try $0.scalar("SELECT count(*) FROM t", as: Int.self) }
+            database.close()
         case "crash":
             // Writes a photo and stops for good at the named step; the parent kills this process there.
             let stage = try #require(PhotoWriteStage(rawValue: environment["CAIRN_CRASH_STAGE"] ?? ""))

@@ -168,3 +168,25 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
     #expect(child.terminationStatus == 0)
     #expect(try Migrator(CairnSchema.migrations).appliedIDs(in: database) == CairnSchema.migrations.map(\.id))
 }
+
+/// A second connection opened in a process must not drop the POSIX locks the first one holds (closing any
+/// descriptor of a file drops all of a process's locks on it): else another process closing its connection takes
+/// itself for the last one and checkpoints and removes the WAL under the live connection, which then reads a
+/// "malformed" database (seen in `cairn-bench reliability`'s kill loops).
+@Test func openingASecondConnectionKeepsTheFirstOnesLocksSoAnotherProcessLeavesTheWALAlone() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.url.appendingPathComponent("shared.sqlite").path
+    let first = try Database(path: path)
+    try first.write { try $0.execute("CREATE TABLE t (x INTEGER)") }
+    try first.write { try $0.execute("INSERT INTO t VALUES (1)") }
+    let second = try Database(path: path)
+    second.close()
+    let child = try ChildProcess.launch(role: "open-close", directory: dir.url)
+    child.waitUntilExit()
+    #expect(child.terminationStatus == 0)
+    #expect(FileManager.default.fileExists(atPath: path + "-wal"), "another process removed the WAL while this one had it open")
+    try first.write { try $0.execute("INSERT INTO t VALUES (2)") }
+    #expect(try first.read { try $0.scalar("SELECT count(*) FROM t", as: Int.self) } == 2)
+    #expect(try first.read { try $0.scalar("PRAGMA integrity_check", as: String.self) } == "ok")
+}
