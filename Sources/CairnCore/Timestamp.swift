@@ -32,15 +32,22 @@ public enum Timestamp {
     /// text with fractional seconds; nil when the text is neither.
     public static func date(from text: String) -> Date? {
         var text = text
-        if let fast = text.withUTF8({ parseStored($0) }) { return fast }
+        let (stored, fast) = text.withUTF8 { (isStoredLayout($0), parseStored($0)) }
+        // Text in the stored layout is read only by the stored rules (no February 30, no 24:00).
+        if stored { return fast }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text)
     }
 
+    /// Whether `b` has the stored layout `????-??-??T??:??:??.???Z`.
+    private static func isStoredLayout(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        b.count == 24 && b[4] == 45 && b[7] == 45 && b[10] == 84 && b[13] == 58 && b[16] == 58 && b[19] == 46 && b[23] == 90
+    }
+
     /// The stored format only.
     private static func parseStored(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard b.count == 24, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 46, b[23] == 90 else { return nil }
+        guard isStoredLayout(b) else { return nil }
         func n(_ from: Int, _ count: Int) -> Int? {
             var value = 0
             for i in from..<(from + count) {
