@@ -217,15 +217,15 @@ public final class SkinService: @unchecked Sendable {
         let note = try SkinNote.clean(note)
         // The photo is decoded once: the intake's reduced decode (made for the thumbnail) also gives the picture
         // the analysis reads, and all of it happens before the write transaction.
-        let photo: IngestedPhoto
+        let processed: IngestedPhoto
         do {
-            photo = try intake.process(data, analysisSide: Self.analysisSide)
+            processed = try intake.process(data, analysisSide: Self.analysisSide)
         } catch let error as ImagingError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
         let image: RGBImage
         do {
-            image = try photo.analysis ?? pipeline.decodeRGB(data, maxSide: Self.analysisSide)
+            image = try processed.analysis ?? pipeline.decodeRGB(data, maxSide: Self.analysisSide)
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
@@ -238,7 +238,7 @@ public final class SkinService: @unchecked Sendable {
         }
         return try database.write { db in
             _ = try Self.area(area, in: db)
-            let photo = try intake.store(photo, purpose: Self.photoPurpose, in: db)
+            let photo = try intake.store(processed, purpose: Self.photoPurpose, in: db)
             let instant = capturedAt ?? photo.captureDate?.instant ?? clock.now()
             let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
             let entry = TrackingEntry(id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,

@@ -128,7 +128,13 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
             }
             return directory.appendingPathComponent(Self.cacheFileName).path
         }
-        guard let opened = cairn_landmarker_open(modelPath, cachePath, &usedCache, &err, err.count) else {
+        let count = err.count
+        let loaded = if let cachePath {
+            cairn_landmarker_open(modelPath, cachePath, &usedCache, &err, count)
+        } else {
+            cairn_landmarker_open(modelPath, nil, &usedCache, &err, count)
+        }
+        guard let opened = loaded else {
             loadError = .modelUnreadable
             throw LandmarkError.modelUnreadable
         }
