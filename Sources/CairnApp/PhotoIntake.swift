@@ -34,7 +34,7 @@ public struct PhotoIntake: Sendable {
     /// commit or roll back together. `purpose` names the journal use ("skin", "smile"); the thumbnail gets
     /// `purpose + ".thumbnail"`.
     public func ingest(_ data: Data, purpose: String, in db: Connection) throws -> IntakePhoto {
-        try store(try process(data), purpose: purpose, in: db)
+        try save(try process(data), purpose: purpose, in: db)
     }
 
     /// The first half of `ingest`, in memory only (the vault is not touched): orients, strips, encodes and
@@ -47,7 +47,7 @@ public struct PhotoIntake: Sendable {
 
     /// The second half of `ingest`: stores a processed photo and its thumbnail inside the caller's write
     /// transaction (each file fsynced, read back and verified before its row is written).
-    public func store(_ photo: IngestedPhoto, purpose: String, in db: Connection) throws -> IntakePhoto {
+    public func save(_ photo: IngestedPhoto, purpose: String, in db: Connection) throws -> IntakePhoto {
         let full = try store.write(photo.jpeg, purpose: purpose, mediaType: .jpeg, width: photo.width,
                                    height: photo.height, in: db, verify: Self.verify)
         let thumbnail = try store.write(photo.thumbnail, purpose: purpose + ".thumbnail", mediaType: .jpeg,

@@ -238,7 +238,7 @@ public final class SkinService: @unchecked Sendable {
         }
         return try database.write { db in
             _ = try Self.area(area, in: db)
-            let photo = try intake.store(processed, purpose: Self.photoPurpose, in: db)
+            let photo = try intake.save(processed, purpose: Self.photoPurpose, in: db)
             let instant = capturedAt ?? photo.captureDate?.instant ?? clock.now()
             let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
             let entry = TrackingEntry(id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,
