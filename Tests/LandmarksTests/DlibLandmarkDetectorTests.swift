@@ -86,8 +86,8 @@ let sharedDetector = DlibLandmarkDetector()
         #expect(!first.loadedFromCache)
         let cache = dir.appendingPathComponent(DlibLandmarkDetector.cacheFileName).path
         let attributes = try FileManager.default.attributesOfItem(atPath: cache)
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        #expect((try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? Int) == 0o700)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? NSNumber)?.intValue == 0o700)
 
         let second = DlibLandmarkDetector(cacheDirectory: dir)
         let fromCache = try second.faces(in: photo, upsampling: 0)
