@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import PhotoMetadata
 
