@@ -30,6 +30,7 @@ test_packages=(
   zip                            # health import tests build an export.zip
   poppler-utils                  # pdfinfo, pdftotext, pdfimages, pdftoppm, pdffonts: the report tests read PDFs back
   img2pdf                        # the reports benchmark's baseline (the same JPEGs in a bare PDF)
+  sqlite3 wrk                    # the process benchmark's anchors: a bare read of the vault, HTTP load
 )
 
 want=("${packages[@]}")

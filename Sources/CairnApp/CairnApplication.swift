@@ -38,19 +38,28 @@ public final class CairnApplication: Sendable {
     /// The journals' services, each built on first use: a command pays only for the journals it touches.
     private let built: Services
 
+    /// What opening a vault does besides migrating it (see `tidyUp()`).
+    public enum Housekeeping: Sendable {
+        /// Tidies up before `open` returns (a command that changes data).
+        case now
+        /// Leaves it: a command that only reads, or a server that calls `tidyUp()` once it answers.
+        case none
+    }
+
     /// Opens (creating on first use) the vault that `dataDirectory` or the environment names, and migrates its
     /// database.
     public static func open(dataDirectory: String?, environment: [String: String],
                             clock: any Clock = SystemClock(),
-                            outcomeSeries: InsightService.SeriesProvider? = nil) throws -> CairnApplication {
+                            outcomeSeries: InsightService.SeriesProvider? = nil,
+                            housekeeping: Housekeeping = .now) throws -> CairnApplication {
         let vault = try Vault(dataDir: dataDirectory, environment: environment)
-        return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries)
+        return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries, housekeeping: housekeeping)
     }
 
     /// Opens the given vault with every service. Insights read the outcome series (manual entries and Apple Health
     /// daily values); `outcomeSeries` replaces them, for tests and demos.
     public init(vault: Vault, clock: any Clock = SystemClock(),
-                outcomeSeries: InsightService.SeriesProvider? = nil) throws {
+                outcomeSeries: InsightService.SeriesProvider? = nil, housekeeping: Housekeeping = .now) throws {
         self.vault = vault
         self.clock = clock
         database = try vault.openDatabase(clock: clock)
@@ -59,7 +68,7 @@ public final class CairnApplication: Sendable {
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
         built = Services(database: database, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
                          outcomeSeries: outcomeSeries)
-        Self.tidy(database: database, photoStore: photoStore, skin: skin, health: health)
+        if housekeeping == .now { tidyUp() }
         settings.onDeleteAll { [built] in built.smile.value.discardAllPendingUploads() }
     }
 
@@ -81,7 +90,9 @@ public final class CairnApplication: Sendable {
     /// can write tidies up), so a reading command never waits for or takes the write lock (`owner.lock` is taken
     /// shared, as by any writer). A failure here never stops the open: a photo that cannot be read leaves its
     /// entry "not compared yet".
-    private static func tidy(database: Database, photoStore: PhotoFileStore, skin: SkinService, health: HealthService) {
+    ///
+    /// Called by `open` (`Housekeeping.now`), or by a server on a background thread once it answers.
+    public func tidyUp() {
         guard (try? database.vaultLock?.ensureWriter()) != nil else { return }
         // Sweeping runs inside a write transaction (a writer's file and its row appear together); try it at once.
         guard (try? database.write(waitingAtMost: .zero, { _ in })) != nil else { return }

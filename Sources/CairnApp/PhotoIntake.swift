@@ -34,7 +34,20 @@ public struct PhotoIntake: Sendable {
     /// commit or roll back together. `purpose` names the journal use ("skin", "smile"); the thumbnail gets
     /// `purpose + ".thumbnail"`.
     public func ingest(_ data: Data, purpose: String, in db: Connection) throws -> IntakePhoto {
-        let photo = try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, verify: Self.verify)
+        try save(try process(data), purpose: purpose, in: db)
+    }
+
+    /// The first half of `ingest`, in memory only (the vault is not touched): orients, strips, encodes and
+    /// verifies `data`. With `analysisSide`, the result may carry the upright picture at that size, made from
+    /// the same decode (`IngestedPhoto.analysis`), for a caller that analyses the photo before it writes.
+    /// Throws `ImagingError` or `MetadataError`.
+    public func process(_ data: Data, analysisSide: Int? = nil) throws -> IngestedPhoto {
+        try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, analysisSide: analysisSide, verify: Self.verify)
+    }
+
+    /// The second half of `ingest`: stores a processed photo and its thumbnail inside the caller's write
+    /// transaction (each file fsynced, read back and verified before its row is written).
+    public func save(_ photo: IngestedPhoto, purpose: String, in db: Connection) throws -> IntakePhoto {
         let full = try store.write(photo.jpeg, purpose: purpose, mediaType: .jpeg, width: photo.width,
                                    height: photo.height, in: db, verify: Self.verify)
         let thumbnail = try store.write(photo.thumbnail, purpose: purpose + ".thumbnail", mediaType: .jpeg,

@@ -209,9 +209,17 @@ public final class SkinService: @unchecked Sendable {
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try TextInput.note(note, field: "note")
+        // The photo is decoded once: the intake's reduced decode (made for the thumbnail) also gives the picture
+        // the analysis reads, and all of it happens before the write transaction.
+        let processed: IngestedPhoto
+        do {
+            processed = try intake.process(data, analysisSide: Self.analysisSide)
+        } catch let error as ImagingError {
+            throw SkinJournalError.unreadablePhoto(error.userMessage)
+        }
         let image: RGBImage
         do {
-            image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
+            image = try processed.analysis ?? pipeline.decodeRGB(data, maxSide: Self.analysisSide)
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
@@ -224,12 +232,7 @@ public final class SkinService: @unchecked Sendable {
         }
         return try database.write { db in
             _ = try Self.area(area, in: db)
-            let photo: IntakePhoto
-            do {
-                photo = try intake.ingest(data, purpose: Self.photoPurpose, in: db)
-            } catch let error as ImagingError {
-                throw SkinJournalError.unreadablePhoto(error.userMessage)
-            }
+            let photo = try intake.save(processed, purpose: Self.photoPurpose, in: db)
             let instant = capturedAt ?? photo.captureDate?.instant ?? clock.now()
             let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
             let entry = TrackingEntry(id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,

@@ -87,7 +87,7 @@ public enum CairnCommandLine {
         }
         do {
             try command.run(in: CommandContext(console: console, environment: environment,
-                                               dataDirectory: dataDirectory))
+                                               dataDirectory: dataDirectory, readsOnly: type.readsOnly))
             return 0
         } catch let usage as UsageError {
             return usageFailure(usage, path: path, console: console)

@@ -21,6 +21,9 @@ public protocol Command {
     static var usage: String { get }
     /// What the help says between the usage line and the options; may be empty.
     static var discussion: String { get }
+    /// True for a command that only reads the vault: it opens without housekeeping (no sweep, no recomputed
+    /// comparisons, no write lock), so it answers in the time a read takes. Default false.
+    static var readsOnly: Bool { get }
     /// Validates the arguments; throws `UsageError` for a malformed call.
     init(arguments: Arguments) throws
     /// Does the work. Throws a `CairnError` for a problem the person can fix.
@@ -31,6 +34,7 @@ extension Command {
     public static var synopsis: String { "" }
     public static var options: [Option] { [] }
     public static var discussion: String { "" }
+    public static var readsOnly: Bool { false }
     public static var usage: String {
         [synopsis, Option.usage(of: options)].filter { !$0.isEmpty }.joined(separator: " ")
     }
@@ -74,10 +78,14 @@ public struct CommandContext {
     public let environment: [String: String]
     /// The `--data-dir` given on the command line, if any.
     public let dataDirectory: String?
+    /// Whether the running command only reads (`Command.readsOnly`).
+    public var readsOnly = false
 
-    /// Opens the vault (creating it on first use) with every service wired, on `clock`.
+    /// Opens the vault (creating it on first use) with every service wired, on `clock`. A command that only
+    /// reads opens it without housekeeping (`CairnApplication.Housekeeping`).
     public func openApplication() throws -> CairnApplication {
-        try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock)
+        try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
+                                  housekeeping: readsOnly ? .none : .now)
     }
 
     /// The clock every command runs on: the system time in `TZ`'s zone (else the machine's), or the fixed

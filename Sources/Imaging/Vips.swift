@@ -79,14 +79,17 @@ final class VipsImageRef {
         return Vips.takeBuffer(buffer, count: count)
     }
 
-    /// The pixels, packed.
+    /// The pixels, packed (8-bit images: one byte per sample). libvips computes them straight into the array: no
+    /// second copy, and no zero-filled buffer that is written over at once.
     func memory() throws -> [UInt8] {
-        var count = 0
-        guard let buffer = cairn_image_write_to_memory(pointer, &count) else {
-            throw ImagingError(.corrupt, libraryDetail: Vips.takeError())
+        let count = Int(cairn_image_byte_count(pointer))
+        var failed = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            failed = cairn_image_write_into(pointer, buffer.baseAddress, count) != 0
+            initialized = failed ? 0 : count
         }
-        defer { cairn_free(buffer) }
-        return Array(UnsafeRawBufferPointer(start: buffer, count: count))
+        if failed { throw ImagingError(.corrupt, libraryDetail: Vips.takeError()) }
+        return pixels
     }
 
     static func fromRGB(_ image: RGBImage) throws -> VipsImageRef {

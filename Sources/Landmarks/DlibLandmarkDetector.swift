@@ -27,7 +27,11 @@ public enum LandmarkError: CairnError, Equatable {
 
 /// Finds faces and their 68 landmark points with dlib (HOG frontal face detector + shape predictor).
 ///
-/// The model is loaded once, lazily, on the first search (about 1 s, ~100 MB); later searches reuse it.
+/// The model is loaded once, lazily, on the first search; later searches reuse it. dlib's own loading costs about
+/// 1.3 s of CPU (the detector's built-in model is decompressed, the 95 MB predictor read float by float), so the
+/// first load also writes a cache of both in `cacheDirectory` (`dlib-landmarks.cache`, mode 0600, checked
+/// against what dlib loaded before it is kept), which later processes read in tens of milliseconds. A cache made
+/// from another model file (size or modification time), or damaged, is ignored and rewritten.
 /// Safe to share between threads: loading and searching are serialised. The 68-point model was trained on
 /// iBUG 300-W data whose terms exclude commercial use; it stays optional.
 public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Sendable {
@@ -38,14 +42,38 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
     public let modelPath: String
     /// Only the largest this-many faces get landmarks (about 4 ms each on an idle core); the rest are dropped.
     public let maximumFaces: Int
+    /// Where the loaded model is cached (nil: no cache).
+    public let cacheDirectory: URL?
+    /// The cache file's name inside `cacheDirectory`.
+    public static let cacheFileName = "dlib-landmarks.cache"
     private let lock = NSLock()
     private var handle: OpaquePointer?
     private var loadError: LandmarkError?
+    private var readCache = false
 
-    /// A detector over the model at `modelPath`; nothing is read until the first search.
-    public init(modelPath: String = DlibLandmarkDetector.defaultModelPath, maximumFaces: Int = 10) {
+    /// A detector over the model at `modelPath`, cached in `cacheDirectory`; nothing is read until the first search.
+    public init(modelPath: String = DlibLandmarkDetector.defaultModelPath, maximumFaces: Int = 10,
+                cacheDirectory: URL? = DlibLandmarkDetector.defaultCacheDirectory()) {
         self.modelPath = modelPath
         self.maximumFaces = max(1, maximumFaces)
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// The user's cache folder for Cairn: `$XDG_CACHE_HOME/cairn` (when absolute), else `$HOME/.cache/cairn`; nil
+    /// when neither is set. It holds only what Cairn can rebuild from installed files, never vault data.
+    public static func defaultCacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("cairn")
+        }
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/cairn")
+    }
+
+    /// Whether the loaded model came from the cache (false before the first load).
+    public var loadedFromCache: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return readCache
     }
 
     deinit {
@@ -89,11 +117,29 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
             throw LandmarkError.modelMissing
         }
         var err = [CChar](repeating: 0, count: 256)
-        guard let opened = cairn_landmarker_open(modelPath, &err, err.count) else {
+        var usedCache: Int32 = 0
+        let cachePath = cacheDirectory.flatMap { directory -> String? in
+            // A private folder (0700); without one, the model loads the slow way.
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                return nil
+            }
+            return directory.appendingPathComponent(Self.cacheFileName).path
+        }
+        let count = err.count
+        let loaded = if let cachePath {
+            cairn_landmarker_open(modelPath, cachePath, &usedCache, &err, count)
+        } else {
+            cairn_landmarker_open(modelPath, nil, &usedCache, &err, count)
+        }
+        guard let opened = loaded else {
             loadError = .modelUnreadable
             throw LandmarkError.modelUnreadable
         }
         handle = opened
+        readCache = usedCache != 0
         return opened
     }
 

@@ -1,9 +1,15 @@
 internal import CSQLite
 import Foundation
 
-/// The one façade over a SQLite file: a single connection in WAL mode with foreign keys on and a busy
-/// timeout, used only through `read { }` and `write { }` transactions. Safe to share between threads (calls
-/// are serialised by a lock) and between processes (WAL + busy timeout + `BEGIN IMMEDIATE` for writes).
+/// The one façade over a SQLite file in WAL mode with foreign keys on and a busy timeout, used only through
+/// `read { }` and `write { }` transactions. Safe to share between threads and between processes (WAL + busy
+/// timeout + `BEGIN IMMEDIATE` for writes).
+///
+/// Decision (concurrency): one writer connection, its transactions serialised by a lock, and a small pool of
+/// reader connections (`maximumReaders`, opened on demand, `query_only`), so page reads on the server's threads
+/// run side by side instead of queueing behind each other or behind a write: WAL gives each read transaction a
+/// consistent snapshot of the last commit. Transactions never nest on one thread, whatever their kind: a read
+/// inside a write would see the snapshot before the write, so it is refused as before.
 public final class Database: @unchecked Sendable {
     /// Where the database file is.
     public let path: String
@@ -12,9 +18,20 @@ public final class Database: @unchecked Sendable {
     /// Who may write the vault this database belongs to; every write transaction asks it first (nil for a
     /// database outside a vault).
     public let vaultLock: VaultLock?
+    /// Read transactions that may run at once (each on its own connection); more wait for a free one.
+    public static let maximumReaders = 4
     private let lock = NSRecursiveLock()
     private var connection: Connection?
     private var inTransaction = false
+    /// Guards the reader pool and `closed`/`reopening`.
+    private let pool = NSCondition()
+    private var idleReaders: [Connection] = []
+    private var openReaders = 0
+    private var busyReaders = 0
+    private var closed = false
+    private var reopening = false
+    /// The key under which a thread records that it is inside one of this database's transactions.
+    private let threadKey = "cairn.database.transaction.\(UUID().uuidString)"
 
     /// Opens (creating if needed) the database at `path`. A new file is created with mode 0600, and so are
     /// its `-wal` and `-shm` files. Does not run migrations (see `Migrator`, `Vault.openDatabase`).
@@ -29,7 +46,29 @@ public final class Database: @unchecked Sendable {
 
     /// Runs `body` in a read transaction (a consistent snapshot; other processes may write meanwhile).
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try transaction(.read, body)
+        try enterTransaction()
+        defer { leaveTransaction() }
+        let reader = try checkOutReader()
+        var healthy = true
+        defer { checkIn(reader, healthy: healthy) }
+        do {
+            try reader.execute("BEGIN DEFERRED")
+        } catch {
+            healthy = false
+            throw error
+        }
+        reader.transaction = .read
+        defer { reader.transaction = .none }
+        let result: T
+        do {
+            result = try body(reader)
+            try reader.execute("COMMIT")
+        } catch {
+            if sqlite3_get_autocommit(reader.handle) == 0 { try? reader.execute("ROLLBACK") }
+            healthy = sqlite3_get_autocommit(reader.handle) != 0
+            throw error
+        }
+        return result
     }
 
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (waiting up to the busy timeout for other
@@ -70,7 +109,9 @@ public final class Database: @unchecked Sendable {
     public func withoutTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard !inTransaction else { throw DatabaseError.misuse("withoutTransaction called inside a transaction") }
+        guard !inTransaction, !isInTransactionOnThisThread else {
+            throw DatabaseError.misuse("withoutTransaction called inside a transaction")
+        }
         inTransaction = true
         defer { inTransaction = false }
         return try body(try openConnection())
@@ -80,6 +121,10 @@ public final class Database: @unchecked Sendable {
     public func close() {
         lock.lock()
         defer { lock.unlock() }
+        pool.lock()
+        closed = true
+        pool.unlock()
+        closeReaders()
         if let connection {
             connection.finalizeStatements()
             sqlite3_close_v2(connection.handle)
@@ -91,10 +136,100 @@ public final class Database: @unchecked Sendable {
     func reopen(after body: () throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
-        guard !inTransaction else { throw DatabaseError.misuse("cannot reopen inside a transaction") }
+        guard !inTransaction, !isInTransactionOnThisThread else { throw DatabaseError.misuse("cannot reopen inside a transaction") }
+        // New reads wait, and reads under way finish on the old file, before it is closed and removed.
+        pool.lock()
+        reopening = true
+        pool.unlock()
+        defer {
+            pool.lock()
+            reopening = false
+            pool.broadcast()
+            pool.unlock()
+        }
         close()
         try body()
         connection = try Self.open(path: path, busyTimeout: busyTimeout)
+        pool.lock()
+        closed = false
+        pool.unlock()
+    }
+
+    // MARK: readers
+
+    /// Whether this thread is inside one of this database's transactions.
+    private var isInTransactionOnThisThread: Bool { Thread.current.threadDictionary[threadKey] != nil }
+
+    /// Marks this thread as inside a transaction; refuses a nested one.
+    private func enterTransaction() throws {
+        guard !isInTransactionOnThisThread else {
+            throw DatabaseError.misuse("nested transaction: pass the Connection you already have instead")
+        }
+        Thread.current.threadDictionary[threadKey] = true
+    }
+
+    private func leaveTransaction() { Thread.current.threadDictionary.removeObject(forKey: threadKey) }
+
+    /// An idle reader, a new one while fewer than `maximumReaders` are open, else waits for one.
+    private func checkOutReader() throws -> Connection {
+        pool.lock()
+        defer { pool.unlock() }
+        while true {
+            if reopening {
+                pool.wait()
+                continue
+            }
+            if closed { throw DatabaseError.misuse("the database is closed") }
+            if let reader = idleReaders.popLast() {
+                busyReaders += 1
+                return reader
+            }
+            if openReaders < Self.maximumReaders {
+                openReaders += 1
+                busyReaders += 1
+                pool.unlock()
+                let opened = Result { try Self.openReader(path: path, busyTimeout: busyTimeout) }
+                pool.lock()
+                switch opened {
+                case .success(let reader): return reader
+                case .failure(let error):
+                    openReaders -= 1
+                    busyReaders -= 1
+                    pool.broadcast()
+                    throw error
+                }
+            }
+            pool.wait()
+        }
+    }
+
+    /// Gives a reader back (closing it when it is unhealthy or the database closed meanwhile).
+    private func checkIn(_ reader: Connection, healthy: Bool) {
+        pool.lock()
+        defer { pool.unlock() }
+        busyReaders -= 1
+        if healthy, !closed {
+            idleReaders.append(reader)
+        } else {
+            reader.finalizeStatements()
+            sqlite3_close_v2(reader.handle)
+            openReaders -= 1
+        }
+        pool.broadcast()
+    }
+
+    /// Waits for reads under way to finish, then closes every reader.
+    private func closeReaders() {
+        pool.lock()
+        while busyReaders > 0 { pool.wait() }
+        let readers = idleReaders
+        idleReaders = []
+        openReaders = 0
+        pool.unlock()
+        for reader in readers {
+            reader.finalizeStatements()
+            sqlite3_close_v2(reader.handle)
+        }
     }
 
     // MARK: batches (see `writeInBatches`)
@@ -103,13 +238,14 @@ public final class Database: @unchecked Sendable {
     fileprivate func beginBatch() throws -> Connection {
         lock.lock()
         do {
-            guard !inTransaction else {
+            guard !inTransaction, !isInTransactionOnThisThread else {
                 throw DatabaseError.misuse("nested transaction: a batched write inside another transaction")
             }
             try vaultLock?.ensureWriter()
             let connection = try openConnection()
             try connection.execute("BEGIN IMMEDIATE")
             inTransaction = true
+            Thread.current.threadDictionary[threadKey] = true
             connection.transaction = .write
             connection.commitActions = []
             connection.rollbackActions = []
@@ -124,6 +260,7 @@ public final class Database: @unchecked Sendable {
     fileprivate func endBatch(_ connection: Connection, commit: Bool) throws {
         defer {
             inTransaction = false
+            leaveTransaction()
             connection.transaction = .none
             connection.commitActions = []
             connection.rollbackActions = []
@@ -164,6 +301,8 @@ public final class Database: @unchecked Sendable {
     }
 
     private func transaction<T>(_ kind: TransactionKind, _ body: (Connection) throws -> T) throws -> T {
+        try enterTransaction()
+        defer { leaveTransaction() }
         lock.lock()
         defer { lock.unlock() }
         guard !inTransaction else {
@@ -194,15 +333,18 @@ public final class Database: @unchecked Sendable {
         return result
     }
 
-    private static func open(path: String, busyTimeout: Duration) throws -> Connection {
-        do {
-            try FileModes.createPrivateFile(atPath: path)
-        } catch let failure as FileModes.SystemCallFailure {
-            throw DatabaseError.sqlite(SQLiteFailure(code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
-                                                     message: failure.description, sql: nil))
+    /// A reader: the same file, `query_only` (SQLite refuses any write on it), no file created.
+    private static func openReader(path: String, busyTimeout: Duration) throws -> Connection {
+        try connect(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busyTimeout: busyTimeout) { connection in
+            try connection.execute("PRAGMA foreign_keys = ON")
+            try connection.execute("PRAGMA query_only = ON")
         }
+    }
+
+    /// Opens a connection with `flags` and the busy handler, then runs `configure`; closes it if anything fails.
+    private static func connect(path: String, flags: Int32, busyTimeout: Duration,
+                                configure: (Connection) throws -> Void) throws -> Connection {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let error = DatabaseError.from(code: rc, db: handle, sql: nil)
@@ -213,6 +355,24 @@ public final class Database: @unchecked Sendable {
         let connection = Connection(handle: handle)
         do {
             Self.setBusyTimeout(max(busyTimeout, .milliseconds(1)), on: connection)
+            try configure(connection)
+        } catch {
+            connection.finalizeStatements()
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        return connection
+    }
+
+    private static func open(path: String, busyTimeout: Duration) throws -> Connection {
+        do {
+            try FileModes.createPrivateFile(atPath: path)
+        } catch let failure as FileModes.SystemCallFailure {
+            throw DatabaseError.sqlite(SQLiteFailure(code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
+                                                     message: failure.description, sql: nil))
+        }
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        return try connect(path: path, flags: flags, busyTimeout: busyTimeout) { connection in
             // WAL lets readers and one writer work at once, across processes. Checked, not assumed.
             let mode: String? = try connection.scalar("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -222,12 +382,7 @@ public final class Database: @unchecked Sendable {
             // FULL: a commit that returned is on disk even after a power cut, not only after a crash.
             try connection.execute("PRAGMA synchronous = FULL")
             try FileModes.restrictSidecars(ofDatabaseAt: path)
-        } catch {
-            connection.finalizeStatements()
-            sqlite3_close_v2(handle)
-            throw error
         }
-        return connection
     }
 }
 

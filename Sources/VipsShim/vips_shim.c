@@ -124,6 +124,21 @@ void *cairn_image_write_to_memory(CairnImage *in, size_t *len) {
     return vips_image_write_to_memory(in, len);
 }
 
+int cairn_image_write_into(CairnImage *in, void *buf, size_t len) {
+    size_t need = VIPS_IMAGE_SIZEOF_LINE(in) * (size_t)vips_image_get_height(in);
+    if (len != need) return -1;
+    VipsImage *out = vips_image_new_from_memory(buf, len, vips_image_get_width(in), vips_image_get_height(in),
+                                                vips_image_get_bands(in), vips_image_get_format(in));
+    if (!out) return -1;
+    int rc = vips_image_write(in, out);
+    g_object_unref(out);
+    return rc == 0 ? 0 : -1;
+}
+
+size_t cairn_image_byte_count(CairnImage *in) {
+    return VIPS_IMAGE_SIZEOF_LINE(in) * (size_t)vips_image_get_height(in);
+}
+
 int cairn_heif_top_level_image_count(const void *buf, size_t len) {
     struct heif_context *ctx = heif_context_alloc();
     if (!ctx) return -2;

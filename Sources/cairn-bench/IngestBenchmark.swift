@@ -95,11 +95,11 @@ enum IngestBenchmark {
     }
 
     /// Builds the test JPEG: a real photo cropped to 4:3, upscaled to 4032x3024, grain added (so it compresses
-    /// like a camera file), then tagged with exiftool: orientation 6, GPS, capture date.
-    private static func makeSource(at url: URL, pipeline: ImagePipeline) throws {
+    /// like a camera file), then tagged with exiftool: `orientation` (6 unless told), GPS, capture date.
+    static func makeSource(at url: URL, pipeline: ImagePipeline, photo name: String = sourcePhoto, orientation: Int = 6) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let photo = root.deletingLastPathComponent().appendingPathComponent("shared/data/faces/\(sourcePhoto)")
+        let photo = root.deletingLastPathComponent().appendingPathComponent("shared/data/faces/\(name)")
         let decoded = try pipeline.decodeRGB(try Data(contentsOf: photo))
         let cropHeight = min(decoded.height, decoded.width * 3 / 4)
         guard let fourThree = pipeline.crop(decoded, x: 0, y: (decoded.height - cropHeight) / 2,
@@ -114,7 +114,7 @@ enum IngestBenchmark {
         }
         let jpeg = try pipeline.encodeJPEG(RGBImage(width: width, height: height, pixels: pixels), quality: 92)
         try jpeg.write(to: url)
-        try tool("exiftool", ["-q", "-overwrite_original", "-n", "-Orientation=6", "-Make=Cairn", "-Model=Bench",
+        try tool("exiftool", ["-q", "-overwrite_original", "-n", "-Orientation=\(orientation)", "-Make=Cairn", "-Model=Bench",
                               "-GPSLatitude=48.8566", "-GPSLatitudeRef=N", "-GPSLongitude=2.3522", "-GPSLongitudeRef=E",
                               "-DateTimeOriginal=2024:05:06 07:08:09", "-OffsetTimeOriginal=+02:00", url.path])
     }

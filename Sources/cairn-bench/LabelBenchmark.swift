@@ -124,7 +124,7 @@ enum LabelBenchmark {
 
     // MARK: corpus
 
-    private struct CorpusLabel: Decodable {
+    struct CorpusLabel: Decodable {
         struct Serving: Decodable { let minQuantity: Double?; let unit: String? }
         struct Ingredient: Decodable {
             let order: Int
@@ -143,7 +143,7 @@ enum LabelBenchmark {
         let otherIngredients: [String]?
     }
 
-    private static func loadCorpus() throws -> [CorpusLabel] {
+    static func loadCorpus() throws -> [CorpusLabel] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let url = root.deletingLastPathComponent().appendingPathComponent("shared/data/labels/dsld-labels.json")
         return try JSONDecoder().decode([CorpusLabel].self, from: Data(contentsOf: url))
@@ -172,7 +172,7 @@ enum LabelBenchmark {
     }
 
     /// The panel to draw and the rows expected back.
-    private static func panel(for label: CorpusLabel, index: Int, normaliser: LabelNormaliser) -> (PanelContent, [TruthRow], Int) {
+    static func panel(for label: CorpusLabel, index: Int, normaliser: LabelNormaliser) -> (PanelContent, [TruthRow], Int) {
         let marker = ["†", "*", "**"][index % 3]
         var rows: [PanelRow] = [], truth: [TruthRow] = []
         var excluded = 0

@@ -23,6 +23,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "memory") { try InputMemoryBenchmark.run(arguments: $0) },
     BenchSection(name: "reliability") { try ReliabilityBenchmark.run(arguments: $0) },
     BenchSection(name: "import") { try ImportBenchmark.run(arguments: $0) },
+    BenchSection(name: "process") { try ProcessBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())

@@ -89,3 +89,19 @@ import Testing
     #expect(stray.status == 2)
     #expect(stray.err.first == "cairn regimen scan: --name, --form, --brand, --accept and --leave-out go with --confirm.")
 }
+
+@Test func aReadingCommandLeavesHousekeepingToTheNextCommandThatWrites() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        #expect(cairn("--data-dir", vault, "skin", "areas").status == 0)
+        // What an interrupted write leaves: a temp file in photos/.
+        let leftover = dir.appendingPathComponent("vault/photos/.tmp-crashed")
+        try Data([0xFF, 0xD8, 0xFF]).write(to: leftover)
+        for words in [["skin", "areas"], ["regimen", "today"], ["regimen", "ledger"]] {
+            #expect(cairn(["--data-dir", vault] + words).status == 0)
+            #expect(FileManager.default.fileExists(atPath: leftover.path), "\(words.joined(separator: " ")) swept")
+        }
+        #expect(cairn("--data-dir", vault, "skin", "add-area", "Left forearm").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+    }
+}

@@ -77,6 +77,49 @@ let sharedDetector = DlibLandmarkDetector()
         #expect(throws: LandmarkError.modelUnreadable) { try detector.faces(in: RGBImage(width: 8, height: 8, red: 1, green: 2, blue: 3)) }
     }
 
+    @Test func theFirstLoadWritesAPrivateCacheThatLaterLoadsReadAndFindTheSamePoints() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-landmark-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try TestPhotos.load("fr_two_people.jpg")
+        let first = DlibLandmarkDetector(cacheDirectory: dir)
+        let fromModel = try first.faces(in: photo, upsampling: 0)
+        #expect(!first.loadedFromCache)
+        let cache = dir.appendingPathComponent(DlibLandmarkDetector.cacheFileName).path
+        let attributes = try FileManager.default.attributesOfItem(atPath: cache)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+
+        let second = DlibLandmarkDetector(cacheDirectory: dir)
+        let fromCache = try second.faces(in: photo, upsampling: 0)
+        #expect(second.loadedFromCache)
+        #expect(fromCache == fromModel)
+        #expect(try sharedDetector.faces(in: photo, upsampling: 0) == fromModel)
+    }
+
+    @Test func aDamagedOrCutCacheIsIgnoredAndRewritten() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-landmark-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try TestPhotos.load("fr_obama.jpg")
+        let expected = try DlibLandmarkDetector(cacheDirectory: dir).faces(in: photo, upsampling: 0)
+        let cache = dir.appendingPathComponent(DlibLandmarkDetector.cacheFileName)
+        let whole = try Data(contentsOf: cache)
+        var flipped = whole
+        flipped[flipped.count / 2] ^= 0x10  // a leaf value changes: the layout still reads, so only the checksum tells
+        for damaged in [flipped, whole.prefix(whole.count / 3), Data("CAIRNLM1 and nothing else".utf8)] {
+            try Data(damaged).write(to: cache)
+            let detector = DlibLandmarkDetector(cacheDirectory: dir)
+            #expect(try detector.faces(in: photo, upsampling: 0) == expected)
+            #expect(!detector.loadedFromCache)
+            #expect(try Data(contentsOf: cache) == whole)  // rewritten from the model
+        }
+    }
+
+    @Test func theCacheFolderFollowsXDGThenHome() {
+        #expect(DlibLandmarkDetector.defaultCacheDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/a"])?.path == "/x/cache/cairn")
+        #expect(DlibLandmarkDetector.defaultCacheDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/a"])?.path == "/home/a/.cache/cairn")
+        #expect(DlibLandmarkDetector.defaultCacheDirectory(environment: [:]) == nil)
+    }
+
     @Test func theInstalledModelIsAvailable() {
         #expect(DlibLandmarkDetector.isModelAvailable())
     }

@@ -190,3 +190,69 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
     #expect(try first.read { try $0.scalar("SELECT count(*) FROM t", as: Int.self) } == 2)
     #expect(try first.read { try $0.scalar("PRAGMA integrity_check", as: String.self) } == "ok")
 }
+
+@Test func aReadRunsOnItsOwnConnectionWhileThisProcessHoldsAWriteAndSeesTheLastCommit() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let database = try Database(path: dir.url.appendingPathComponent("d.sqlite").path)
+    try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
+    let inside = DispatchSemaphore(value: 0), readDone = DispatchSemaphore(value: 0)
+    let writer = Thread {
+        try? database.write { db in
+            try db.execute("INSERT INTO x VALUES ('uncommitted')")
+            inside.signal()
+            _ = readDone.wait(timeout: .now() + 10)
+        }
+    }
+    writer.start()
+    #expect(inside.wait(timeout: .now() + 10) == .success)
+    let started = ContinuousClock.now
+    let seen = try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) }
+    #expect(ContinuousClock.now - started < .seconds(2))  // it did not wait for the write to end
+    readDone.signal()
+    #expect(seen == 0)
+    while writer.isExecuting { usleep(1000) }
+    #expect(try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 1)
+}
+
+@Test func readsOnSeveralThreadsRunSideBySide() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let database = try Database(path: dir.url.appendingPathComponent("d.sqlite").path)
+    try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
+    // Each read waits inside its transaction for the other to be inside its own: only readers on their own
+    // connections, not queued behind one lock, can both get there.
+    let a = DispatchSemaphore(value: 0), b = DispatchSemaphore(value: 0)
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var met: Set<Int> = []
+        func record(_ index: Int) { lock.withLock { _ = met.insert(index) } }
+        var both: Bool { lock.withLock { met == [0, 1] } }
+    }
+    let outcome = Outcome()
+    let group = DispatchGroup()
+    for (index, (mine, other)) in [(a, b), (b, a)].enumerated() {
+        group.enter()
+        Thread {
+            _ = try? database.read { db -> Void in
+                _ = try db.scalar("SELECT count(*) FROM x", as: Int.self)
+                mine.signal()
+                if other.wait(timeout: .now() + 5) == .success { outcome.record(index) }
+            }
+            group.leave()
+        }.start()
+    }
+    #expect(group.wait(timeout: .now() + 20) == .success)
+    #expect(outcome.both)
+}
+
+@Test func aReadTransactionCannotWrite() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let database = try Database(path: dir.url.appendingPathComponent("d.sqlite").path)
+    try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
+    #expect(throws: DatabaseError.self) { try database.read { try $0.execute("INSERT INTO x VALUES ('r')") } }
+    #expect(try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 0)
+    try database.write { try $0.execute("INSERT INTO x VALUES ('w')") }
+    #expect(try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 1)
+}

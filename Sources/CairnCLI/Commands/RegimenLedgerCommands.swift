@@ -7,6 +7,7 @@ import Regimen
 /// `cairn regimen today`.
 struct RegimenTodayCommand: Command {
     static let name = "today"
+    static let readsOnly = true
     static let abstract = "Show today's doses: the batch due now, what comes next, and what is logged."
     static let discussion = """
     Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
@@ -209,6 +210,7 @@ struct RegimenCorrectCommand: Command {
 /// `cairn regimen ledger`.
 struct RegimenLedgerCommand: Command {
     static let name = "ledger"
+    static let readsOnly = true
     static let abstract = "List log entries, newest first, corrected entries included."
     static let from = Option("--from", "DATE", help: "Only entries whose local date is in this range.")
     static let to = Option("--to", "DATE", help: "Only entries whose local date is in this range.")
@@ -259,6 +261,7 @@ private struct LedgerPageJSON: Encodable {
 /// `cairn regimen export`.
 struct RegimenExportCommand: Command {
     static let name = "export"
+    static let readsOnly = true
     static let abstract = "Export the whole log as CSV or JSON."
     static let discussion = """
     Every entry, oldest first, corrected ones included, with UTC times and the zone each was logged in.
@@ -303,6 +306,7 @@ enum ExportError: CairnError {
 /// `cairn regimen exposure`.
 struct RegimenExposureCommand: Command {
     static let name = "exposure"
+    static let readsOnly = true
     static let abstract = "Sum what was taken per product and per ingredient, per day."
     static let discussion = """
     Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
@@ -396,6 +400,7 @@ struct RegimenSupplySetCommand: Command {
 /// `cairn regimen supply list`.
 struct RegimenSupplyListCommand: Command {
     static let name = "list"
+    static let readsOnly = true
     static let abstract = "List counts on hand and when each runs out."
 
     init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []) }

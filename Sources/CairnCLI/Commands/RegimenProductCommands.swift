@@ -15,6 +15,7 @@ flagged row is saved only with --accept N, after you have checked it. Without it
 /// `cairn regimen products list`.
 struct RegimenProductsListCommand: Command {
     static let name = "list"
+    static let readsOnly = true
     static let abstract = "List every product."
     static let options: [Option] = [.json]
 
@@ -90,6 +91,7 @@ struct RegimenProductsAddCommand: Command {
 /// `cairn regimen products show`.
 struct RegimenProductsShowCommand: Command {
     static let name = "show"
+    static let readsOnly = true
     static let abstract = "Show a product's label rows and how many revisions it has."
     static let synopsis = "PRODUCT"
     static let discussion = "PRODUCT is a product id or its exact name."

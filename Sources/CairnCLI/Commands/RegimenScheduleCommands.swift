@@ -13,6 +13,7 @@ private enum PlanOptions {
 /// `cairn regimen schedules list`.
 struct RegimenSchedulesListCommand: Command {
     static let name = "list"
+    static let readsOnly = true
     static let abstract = "List every schedule with its newest revision."
     static let options: [Option] = [.json]
 
@@ -178,6 +179,7 @@ struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
 /// `cairn regimen schedules history`.
 struct RegimenSchedulesHistoryCommand: Command {
     static let name = "history"
+    static let readsOnly = true
     static let abstract = "Show every revision of a schedule."
     static let synopsis = "SCHEDULE"
     static let options: [Option] = [.json]

@@ -30,17 +30,21 @@ struct ServeCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let application = try context.openApplication()
+        // Nothing slow stands before the first answer: housekeeping (the orphan sweep, re-comparisons) runs on a
+        // background thread once the server listens, Tesseract and the catalogue load on their own threads (a scan
+        // waits for them; without Tesseract it says so), and dlib's model loads on the first Smile photo.
+        let application = try CairnApplication.open(dataDirectory: context.dataDirectory, environment: context.environment,
+                                                    clock: context.clock, housekeeping: .none)
         // While it runs, only this process changes the vault; other commands refuse to (and say why).
         try application.claimVaultForServing()
         defer { application.releaseVault() }
-        // Without Tesseract the label page says so; the rest of the app works.
-        let services = WebServices(application, labelScanner: try? LabelScanService.makeDefault())
+        let services = WebServices(application, labelScanner: LabelScanService.startDefault())
         application.insights.recomputesInBackground = true
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
         try server.start()
         context.console.print(server.startupLine)
         context.console.print("Open that address in a browser on this computer. Press Ctrl+C to stop.")
+        Thread.detachNewThread { application.tidyUp() }
         waitForTerminationSignal()
         server.stop()
         context.console.print("Cairn stopped.")

@@ -86,6 +86,7 @@ struct SkinFigureJSON: Encodable {
 
 struct SkinAreasCommand: Command {
     static let name = "areas"
+    static let readsOnly = true
     static let abstract = "List the areas."
     static let options: [Option] = [.json]
 
@@ -185,6 +186,7 @@ struct SkinLogCommand: Command {
 
 struct SkinTimelineCommand: Command {
     static let name = "timeline"
+    static let readsOnly = true
     static let abstract = "List an area's photos, oldest first, with their similarity to the first one."
     static let synopsis = "AREA"
     static let options: [Option] = [.json]
@@ -327,6 +329,7 @@ struct SkinNoteCommand: Command {
 
 struct SkinTrendCommand: Command {
     static let name = "trend"
+    static let readsOnly = true
     static let abstract = "Show how much each photo of an area differs from the first one, over time."
     static let synopsis = "AREA"
     static let options: [Option] = [.json]

@@ -22,8 +22,12 @@ typedef struct cairn_face {
 /** An opaque detector: the face detector plus the loaded shape predictor. */
 typedef struct cairn_landmarker cairn_landmarker;
 
-/** Loads the shape predictor model at `model_path`. Returns NULL on failure with a message in `err`. */
-cairn_landmarker *cairn_landmarker_open(const char *model_path, char *err, size_t errlen);
+/** Loads the face detector and the shape predictor model at `model_path`. With `cache_path` (may be NULL), reads
+    both from that cache file when it was made from this model file (its size and modification time), else loads
+    them the slow way and writes the cache (best effort: a cache that cannot be written is not an error).
+    `*used_cache` (may be NULL) says whether the cache was read. Returns NULL on failure with a message in `err`. */
+cairn_landmarker *cairn_landmarker_open(const char *model_path, const char *cache_path, int *used_cache,
+                                        char *err, size_t errlen);
 
 /** Finds faces in a row-major RGB buffer (3 bytes per pixel, `width * height * 3` bytes).
     `upsample` (0-2) doubles the image that many times before detection, to find smaller faces.

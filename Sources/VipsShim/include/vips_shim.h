@@ -51,6 +51,11 @@ CairnImage *cairn_resize_exact(CairnImage *in, int width, int height);
 int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len);
 /* Computes the pixels and returns them packed (row-major, band-interleaved); release with cairn_free. */
 void *cairn_image_write_to_memory(CairnImage *in, size_t *len);
+/* Computes the pixels of `in` straight into `buf` (`len` bytes: width x height x bands x the sample size), without
+   the intermediate copy `cairn_image_write_to_memory` makes. 0 on success, -1 on a size mismatch or an error. */
+int cairn_image_write_into(CairnImage *in, void *buf, size_t len);
+/* The bytes the packed pixels of `in` take. */
+size_t cairn_image_byte_count(CairnImage *in);
 
 /* HEIF container check through libheif: the number of top-level images (>= 0), or
  * -1 when the container holds no image item (no meta/pitm/iinf/iloc/...), -2 when it is otherwise unreadable. */
