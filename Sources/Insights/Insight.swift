@@ -342,6 +342,16 @@ extension Insight {
         return needed.isFinite ? Int(needed.rounded(.up)) : nil
     }
 
+    /// The card's label, the same on the page, in the CLI and in the PDF: "Qualified finding", "Too little data
+    /// to tell" (the data could not have shown a difference that counts), or "Ongoing observation".
+    public var label: String {
+        switch verdict {
+        case .qualified: "Qualified finding"
+        case .tooLittleDataToTell: "Too little data to tell"
+        default: "Ongoing observation"
+        }
+    }
+
     /// How strong the insight is, for ordering: the smaller its adjusted p-value, the stronger.
     var strength: Double { -(adjustedPValue ?? lookPValue ?? 1) }
 }
@@ -685,7 +695,7 @@ public enum InsightWording {
 
     /// The unit after a figure: a rating scale such as "1-5" reads "points on the 1-5 scale", a plain count
     /// needs no word, anything else is written as it is.
-    static func unitText(_ unit: String) -> String {
+    public static func unitText(_ unit: String) -> String {
         if unit.isEmpty || unit == "count" { return "" }
         if unit.range(of: #"^\d+(\.\d+)?\s*[-–]\s*\d+(\.\d+)?$"#, options: .regularExpression) != nil {
             return " points on the \(unit) scale"

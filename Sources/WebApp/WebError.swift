@@ -116,3 +116,10 @@ extension ScheduleError: HTTPResponseError {
 extension OutcomeError: HTTPResponseError {
     var status: Int { self == .entryNotFound ? 404 : 500 }
 }
+
+extension InsightServiceError: HTTPResponseError {
+    var status: Int {
+        if case .unknownMetric = self { return 404 }
+        return 500
+    }
+}
