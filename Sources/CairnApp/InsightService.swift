@@ -74,6 +74,12 @@ public enum InsightServiceError: CairnError, Hashable, Sendable {
         case .unknownMetric(let id): "No outcome series is called \"\(id)\". 'cairn regimen outcomes metrics' lists them."
         }
     }
+
+    /// An unknown series is a missing record: the page answers 404 with this sentence.
+    public var namesNoRecord: Bool {
+        if case .unknownMetric = self { return true }
+        return false
+    }
 }
 
 /// The one call the services make, inside their own write transaction, when something insights read has changed:
@@ -381,7 +387,7 @@ public final class InsightService: @unchecked Sendable {
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
-    static let methodRevision = 2
+    static let methodRevision = 3
 
     /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {

@@ -389,7 +389,7 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.paragraph("No insight about a change in this period."))
         }
         for insight in found {
-            blocks.append(.strong("\(insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
+            blocks.append(.strong("\(insight.label): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
             blocks.append(.small(insight.summary))
             blocks.append(.disclaimer(insight.disclaimer))
             var facts = insight.facts

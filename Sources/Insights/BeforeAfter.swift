@@ -46,32 +46,48 @@ public struct SeriesProfile: Hashable, Sendable {
     /// The largest autocorrelation used (keeps the variance factor finite).
     public static let maximumAutocorrelation = 0.95
 
+    /// Lags of the autocorrelation used to fit the carry-over (a day to a week).
+    public static let fittedLags = 7
+
     /// Per ISO weekday (index 0 = Monday): the mean of that weekday minus the overall mean.
     public let weekdayEffect: [Double]
-    /// The lag-1 autocorrelation of the weekday-adjusted series, bias-corrected, in 0...0.95.
+    /// φ: how much of the carried-over part of a day's value is left the next day, in 0...0.95.
     public let autocorrelation: Double
+    /// c: the share of the variance that carries over from day to day (the rest is noise of the day alone), in
+    /// 0...1. The correlation of days k ≥ 1 apart is c·φ^k: with c = 1 a plain AR(1), with c < 1 a slow
+    /// carry-over under day-to-day noise (an ARMA(1,1)), whose correlation a plain AR(1) fitted at lag 1 misses.
+    public let carryOverShare: Double
     /// The variance of the weekday-adjusted values around their local level (nil when not estimated).
     public let variance: Double?
     /// How many values' worth of information `variance` carries (its effective count, 0 when nil).
     public let varianceWeight: Double
 
     /// A profile with given values (tests, simulations); without a variance, each window's own is used.
-    public init(weekdayEffect: [Double], autocorrelation: Double, variance: Double? = nil, varianceWeight: Double = 0) {
+    public init(weekdayEffect: [Double], autocorrelation: Double, carryOverShare: Double = 1, variance: Double? = nil,
+                varianceWeight: Double = 0) {
         precondition(weekdayEffect.count == 7)
         self.weekdayEffect = weekdayEffect
         self.autocorrelation = autocorrelation
+        self.carryOverShare = carryOverShare
         self.variance = variance
         self.varianceWeight = variance == nil ? 0 : varianceWeight
     }
 
+    /// The correlation of two days `lag` days apart.
+    public func correlation(lag: Int) -> Double {
+        lag == 0 ? 1 : carryOverShare * pow(autocorrelation, Double(abs(lag)))
+    }
+
     /// Fits a profile to a dense series (`values[i]` is day `firstDay + i`, NaN when missing).
     ///
-    /// The weekday pattern is the mean per weekday minus the overall mean. The autocorrelation is the lag-1
-    /// correlation of adjacent valid days after removing it, each block of `autocorrelationBlockDays` days
+    /// The weekday pattern is the mean per weekday minus the overall mean. The correlation of days k apart
+    /// (k = 1...`fittedLags`) is measured after removing it, each block of `autocorrelationBlockDays` days
     /// demeaned on its own (so true level shifts and slow drift barely raise it), corrected for the bias of
-    /// demeaning (E[r] ≈ φ − (1 + 3φ)/n for n values a block), plus `cautionStandardErrors` standard errors
-    /// √((1 − r²)/pairs), clipped to 0...0.95. The variance is the within-block sum of squares divided by its
-    /// expectation under that autocorrelation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on autocorrelated data).
+    /// demeaning (a block mean takes away the variance of the mean, (1 + 2Σ(1 − j/n)ρ_j)/n of γ₀, from every
+    /// lag), and c·φ^k is fitted to it by least squares; then `cautionStandardErrors` standard errors
+    /// √((1 − r²)/pairs) are added to φ, clipped to 0...0.95. The variance is the within-block sum of squares
+    /// divided by its expectation under that correlation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on
+    /// autocorrelated data).
     public init(dense values: [Double], firstDay: Int) {
         var sum = 0.0, count = 0
         var weekdaySum = [Double](repeating: 0, count: 7), weekdayCount = [Int](repeating: 0, count: 7)
@@ -85,9 +101,11 @@ public struct SeriesProfile: Hashable, Sendable {
         if count >= Self.minimumDaysForWeekdayPattern {
             for w in 0..<7 where weekdayCount[w] > 0 { effect[w] = weekdaySum[w] / Double(weekdayCount[w]) - mean }
         }
-        // Lag-1 products of values demeaned within blocks of `autocorrelationBlockDays`: a level shift (a true
+        // Lagged products of values demeaned within blocks of `autocorrelationBlockDays`: a level shift (a true
         // change) then only touches the block it falls in instead of raising the whole estimate.
-        var num = 0.0, den = 0.0, pairs = 0, blocks = 0, valuesInBlocks = 0
+        let lags = Self.fittedLags
+        var num = [Double](repeating: 0, count: lags + 1), pairCount = [Int](repeating: 0, count: lags + 1)
+        var den = 0.0, blocks = 0, valuesInBlocks = 0
         var blockDays: [[Int]] = []
         var blockStart = 0
         while blockStart < values.count {
@@ -105,29 +123,61 @@ public struct SeriesProfile: Hashable, Sendable {
             blockDays.append(z.indices.filter { !z[$0].isNaN })
             for k in z.indices where !z[k].isNaN {
                 den += z[k] * z[k]
-                if k > 0, !z[k - 1].isNaN { num += z[k - 1] * z[k]; pairs += 1 }
+                for lag in 1...lags where k >= lag && !z[k - lag].isNaN {
+                    num[lag] += z[k - lag] * z[k]; pairCount[lag] += 1
+                }
             }
         }
-        var r = den > 0 ? num / den : 0
-        if pairs > 0 {
-            // Demeaning within a block of n values biases r by about −(1 + 3φ)/n (Kendall); solved for φ.
-            let n = Double(valuesInBlocks) / Double(max(blocks, 1))
-            r = n > 3 ? (r * n + 1) / (n - 3) : r
-            r += Self.cautionStandardErrors * (max(0, 1 - r * r) / Double(pairs)).squareRoot()
+        let pairs = pairCount[1]
+        let n = Double(valuesInBlocks) / Double(max(blocks, 1))
+        // Sample correlations per lag (normalised by the lag-0 sum, scaled for the pairs present).
+        let r: [Double] = (0...lags).map { k in
+            k == 0 ? 1 : (den > 0 && pairCount[k] > 0 ? (num[k] / Double(pairCount[k])) / (den / Double(valuesInBlocks)) : 0)
         }
-        if pairs < Self.minimumPairsForAutocorrelation { r = max(r, Self.shortSeriesAutocorrelation) }
-        let phi = min(Self.maximumAutocorrelation, max(0, r))
-        // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b), with ρ(k) = φ^|k| over the days present.
-        var powers = [Double](repeating: 1, count: Self.autocorrelationBlockDays)
-        for k in 1..<powers.count { powers[k] = powers[k - 1] * phi }
+        var phi = 0.0, c = 1.0
+        if pairs > 0, den > 0, n > 3 {
+            // Fit c·φ^k to the demeaning-corrected correlations, correcting again with each fit (3 rounds).
+            var fitted = (phi: max(0, r[1]), c: 1.0)
+            for _ in 0..<3 {
+                var v = 1.0
+                for j in 1..<max(2, Int(n)) { v += 2 * (1 - Double(j) / n) * fitted.c * pow(fitted.phi, Double(j)) }
+                v = min(0.9, v / n)
+                let corrected = r.map { $0 * (1 - v) + v }
+                var best = (sse: Double.infinity, phi: 0.0, c: 1.0)
+                for step in 0...95 {
+                    let f = Double(step) / 100
+                    var sxy = 0.0, sxx = 0.0
+                    for k in 1...lags where pairCount[k] > 0 { let x = pow(f, Double(k)); sxy += x * corrected[k]; sxx += x * x }
+                    let share = sxx > 0 ? min(1, max(0, sxy / sxx)) : 0
+                    var sse = 0.0
+                    for k in 1...lags where pairCount[k] > 0 { let e = corrected[k] - share * pow(f, Double(k)); sse += e * e }
+                    if sse < best.sse - 1e-12 { best = (sse, f, share) }
+                }
+                fitted = (best.phi, best.c)
+            }
+            phi = fitted.phi
+            c = fitted.c
+            if c * phi <= 1e-9 { phi = 0; c = 1 }
+            phi += Self.cautionStandardErrors * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot()
+        }
+        if pairs < Self.minimumPairsForAutocorrelation {
+            // Too few pairs to tell a slow carry-over from noise: a plain AR(1) with at least the cautious floor.
+            phi = max(c * phi, Self.shortSeriesAutocorrelation); c = 1
+        }
+        phi = min(Self.maximumAutocorrelation, max(0, phi))
+        let profile = SeriesProfile(weekdayEffect: effect, autocorrelation: phi, carryOverShare: c)
+        // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b) over the days present.
+        var correlations = [Double](repeating: 1, count: Self.autocorrelationBlockDays)
+        for k in 1..<correlations.count { correlations[k] = profile.correlation(lag: k) }
         var weight = 0.0
         for days in blockDays {
             var s = 0.0
-            for i in days { for j in days { s += powers[abs(i - j)] } }
+            for i in days { for j in days { s += correlations[abs(i - j)] } }
             weight += Double(days.count) - s / Double(days.count)
         }
         weekdayEffect = effect
         autocorrelation = phi
+        carryOverShare = c
         variance = weight >= 2 && den > 0 ? den / weight : nil
         varianceWeight = variance == nil ? 0 : weight
     }
@@ -169,11 +219,17 @@ public struct BeforeAfterResult: Hashable, Sendable {
     public let tStatistic: Double?
     /// The degrees of freedom of `tStatistic` (nil without figures).
     public let degreesOfFreedom: Double?
+    /// The standard error of `difference` (nil without figures).
+    public let standardError: Double?
+    /// The smallest difference that counts: `InsightEngine.minimumEffectSize` standard deviations of the
+    /// weekday-adjusted daily values (the same bar as the effect size of a finding); nil without figures.
+    public let meaningfulDifference: Double?
 
     /// A result.
     public init(windowDays: Int, before: ClosedRange<LocalDay>, after: ClosedRange<LocalDay>, beforeCount: Int, afterCount: Int,
                 enoughData: Bool, beforeMean: Double?, afterMean: Double?, difference: Double?, interval: ClosedRange<Double>?,
-                hedgesG: Double?, pValue: Double?, onsetDays: Int = 0, tStatistic: Double? = nil, degreesOfFreedom: Double? = nil) {
+                hedgesG: Double?, pValue: Double?, onsetDays: Int = 0, tStatistic: Double? = nil, degreesOfFreedom: Double? = nil,
+                standardError: Double? = nil, meaningfulDifference: Double? = nil) {
         self.windowDays = windowDays
         self.before = before
         self.after = after
@@ -189,6 +245,8 @@ public struct BeforeAfterResult: Hashable, Sendable {
         self.onsetDays = onsetDays
         self.tStatistic = tStatistic
         self.degreesOfFreedom = degreesOfFreedom
+        self.standardError = standardError
+        self.meaningfulDifference = meaningfulDifference
     }
 }
 
@@ -258,10 +316,12 @@ public struct BeforeAfterAnalysis: Sendable {
         let enough = b.count >= minimum && a.count >= minimum
         let rawMean: ([Day]) -> Double? = { $0.isEmpty ? nil : $0.map(\.raw).reduce(0, +) / Double($0.count) }
         var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?, t: Double?, dfOut: Double?
+        var seOut: Double?, meaningful: Double?
         if b.count >= 2 && a.count >= 2 {
             let phi = profile.autocorrelation
-            let fit = Self.prewhitenedStep(b.map { (day: $0.day, value: $0.adjusted) } + a.map { (day: $0.day, value: $0.adjusted) },
-                                          firstAfter: onset, phi: phi)
+            let points = b.map { (day: $0.day, value: $0.adjusted) } + a.map { (day: $0.day, value: $0.adjusted) }
+            let fit = profile.carryOverShare >= 0.999 ? Self.prewhitenedStep(points, firstAfter: onset, phi: phi)
+                : Self.generalisedStep(points, firstAfter: onset, profile: profile)
             let nB = Double(b.count), nA = Double(a.count)
             let mB = b.map(\.adjusted).reduce(0, +) / nB, mA = a.map(\.adjusted).reduce(0, +) / nA
             let ssB = b.reduce(0) { $0 + ($1.adjusted - mB) * ($1.adjusted - mB) }
@@ -270,15 +330,20 @@ public struct BeforeAfterAnalysis: Sendable {
             let weight = profile.variance == nil ? 0 : profile.varianceWeight
             let gamma0 = (fit.residualSquares + weight * (profile.variance ?? 0)) / max(localDF + weight, 1e-9)
             let se = (gamma0 * fit.stepVarianceFactor * max(1, varianceFactor)).squareRoot()
-            let df = max(2, (localDF + weight) * (1 - phi * phi) / (1 + phi * phi))
+            // Effective degrees of freedom: 1 / (1 + 2Σρ_k²) of the values ((1 − φ²)/(1 + φ²) for an AR(1)).
+            var squares = 0.0
+            for k in 1..<200 { let rho = profile.correlation(lag: k); squares += rho * rho; if rho * rho < 1e-9 { break } }
+            let df = max(2, (localDF + weight) / (1 + 2 * squares))
             let diff = fit.step
             difference = diff
+            meaningful = InsightEngine.minimumEffectSize * gamma0.squareRoot()
             if se > 0 && se.isFinite {
                 let q = InsightStatistics.tQuantile(1 - (1 - Self.confidence) / 2, df: df)
                 interval = (diff - q * se)...(diff + q * se)
                 p = InsightStatistics.twoSidedP(t: diff / se, df: df)
                 t = diff / se
                 dfOut = df
+                seOut = se
             } else {
                 interval = diff...diff
                 p = diff == 0 ? 1 : 0
@@ -295,7 +360,7 @@ public struct BeforeAfterAnalysis: Sendable {
                                  after: LocalDay(dayNumber: onset)...LocalDay(dayNumber: onset + w - 1), beforeCount: b.count,
                                  afterCount: a.count, enoughData: enough, beforeMean: rawMean(b), afterMean: rawMean(a),
                                  difference: difference, interval: interval, hedgesG: g, pValue: p, onsetDays: onsetDays,
-                                 tStatistic: t, degreesOfFreedom: dfOut)
+                                 tStatistic: t, degreesOfFreedom: dfOut, standardError: seOut, meaningfulDifference: meaningful)
     }
 
     /// The GLS fit of a level and a step (0 before `firstAfter`, 1 from it on) to AR(1) values with gaps.
@@ -306,6 +371,41 @@ public struct BeforeAfterAnalysis: Sendable {
         let stepVarianceFactor: Double
         /// The prewhitened residual sum of squares (in units of γ₀: its expectation is (n − 2) γ₀).
         let residualSquares: Double
+    }
+
+    /// The GLS fit of a level and a step under the correlation c·φ^k of `profile` (an AR(1) under day noise):
+    /// the Cholesky factor of the points' correlation matrix whitens them, gaps included.
+    static func generalisedStep(_ points: [(day: Int, value: Double)], firstAfter: Int, profile: SeriesProfile) -> StepFit {
+        let n = points.count
+        var l = [Double](repeating: 0, count: n * n)
+        for i in 0..<n {
+            for j in 0...i {
+                var v = profile.correlation(lag: points[i].day - points[j].day)
+                for k in 0..<j { v -= l[i * n + k] * l[j * n + k] }
+                if i == j {
+                    l[i * n + i] = max(v, 1e-12).squareRoot()
+                } else {
+                    l[i * n + j] = v / l[j * n + j]
+                }
+            }
+        }
+        // Forward substitution of the three columns (level, step, values).
+        var x1 = [Double](repeating: 0, count: n), x2 = x1, y = x1
+        for i in 0..<n {
+            var a = 1.0, b = points[i].day >= firstAfter ? 1.0 : 0.0, c = points[i].value
+            for k in 0..<i { let f = l[i * n + k]; a -= f * x1[k]; b -= f * x2[k]; c -= f * y[k] }
+            let d = l[i * n + i]
+            x1[i] = a / d; x2[i] = b / d; y[i] = c / d
+        }
+        var s11 = 0.0, s12 = 0.0, s22 = 0.0, s1y = 0.0, s2y = 0.0, syy = 0.0
+        for i in 0..<n {
+            s11 += x1[i] * x1[i]; s12 += x1[i] * x2[i]; s22 += x2[i] * x2[i]
+            s1y += x1[i] * y[i]; s2y += x2[i] * y[i]; syy += y[i] * y[i]
+        }
+        let det = s11 * s22 - s12 * s12
+        guard det > 1e-12 else { return StepFit(step: 0, stepVarianceFactor: .infinity, residualSquares: 0) }
+        let b1 = (s22 * s1y - s12 * s2y) / det, b2 = (s11 * s2y - s12 * s1y) / det
+        return StepFit(step: b2, stepVarianceFactor: s11 / det, residualSquares: max(0, syy - b1 * s1y - b2 * s2y))
     }
 
     /// Prewhitens `points` (sorted by day) with `phi`, gaps included, and solves the 2×2 normal equations.

@@ -138,7 +138,7 @@ public struct Insight: Hashable, Sendable, Codable {
         case id, change, metricID, metricName, unit, status, windowDays, beforeFrom, beforeTo, afterFrom, afterTo, beforeCount,
              afterCount, minimumCount, enoughData, beforeMean, afterMean, difference, intervalLow, intervalHigh, hedgesG, pValue,
              adjustedPValue, summary, limitations, disclaimer, points, lookAlpha, seriesCompared, onsetsSearched, onsetDays,
-             lookPValue, verdict, conditions, placebo, tStatistic, degreesOfFreedom
+             lookPValue, verdict, conditions, placebo, tStatistic, degreesOfFreedom, standardError, meaningfulDifference, daysNeeded
     }
 
     /// JSON with days as "2026-03-01" and the disclaimer included.
@@ -168,6 +168,9 @@ public struct Insight: Hashable, Sendable, Codable {
         try c.encodeIfPresent(pValue, forKey: .pValue)
         try c.encodeIfPresent(result.tStatistic, forKey: .tStatistic)
         try c.encodeIfPresent(result.degreesOfFreedom, forKey: .degreesOfFreedom)
+        try c.encodeIfPresent(result.standardError, forKey: .standardError)
+        try c.encodeIfPresent(result.meaningfulDifference, forKey: .meaningfulDifference)
+        try c.encodeIfPresent(daysNeeded, forKey: .daysNeeded)
         try c.encodeIfPresent(adjustedPValue, forKey: .adjustedPValue)
         try c.encode(lookAlpha, forKey: .lookAlpha)
         try c.encode(seriesCompared, forKey: .seriesCompared)
@@ -215,7 +218,9 @@ public struct Insight: Hashable, Sendable, Codable {
             hedgesG: try c.decodeIfPresent(Double.self, forKey: .hedgesG), pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
             onsetDays: try c.decode(Int.self, forKey: .onsetDays),
             tStatistic: try c.decodeIfPresent(Double.self, forKey: .tStatistic),
-            degreesOfFreedom: try c.decodeIfPresent(Double.self, forKey: .degreesOfFreedom))
+            degreesOfFreedom: try c.decodeIfPresent(Double.self, forKey: .degreesOfFreedom),
+            standardError: try c.decodeIfPresent(Double.self, forKey: .standardError),
+            meaningfulDifference: try c.decodeIfPresent(Double.self, forKey: .meaningfulDifference))
         adjustedPValue = try c.decodeIfPresent(Double.self, forKey: .adjustedPValue)
         summary = try c.decode(String.self, forKey: .summary)
         limitations = try c.decode([String].self, forKey: .limitations)
@@ -227,8 +232,12 @@ public struct Insight: Hashable, Sendable, Codable {
 public enum InsightVerdict: String, Hashable, Codable, Sendable {
     /// Too few days with a value on a side.
     case notEnoughData = "not-enough-data"
-    /// The 95% interval includes zero.
+    /// The 95% interval includes zero and lies within ± the smallest difference that counts
+    /// (`InsightEngine.minimumEffectSize` standard deviations): a difference of that size is ruled out.
     case noClearDifference = "no-clear-difference"
+    /// The 95% interval includes zero but still reaches a difference that would count: the data cannot tell
+    /// yet, and the card says how many days would be needed.
+    case tooLittleDataToTell = "too-little-data-to-tell"
     /// The interval excludes zero but |g| is below `InsightEngine.minimumEffectSize`.
     case smallEffect = "small-effect"
     /// The interval excludes zero but the p-value (with any onset search counted) is above this look's share of 5%.
@@ -241,7 +250,16 @@ public enum InsightVerdict: String, Hashable, Codable, Sendable {
     /// The verdict of `result` with its look p-value (onset search counted) and its adjusted p-value.
     public init(_ result: BeforeAfterResult, lookPValue: Double?, adjustedPValue: Double?, lookAlpha: Double) {
         guard result.enoughData, let interval = result.interval else { self = .notEnoughData; return }
-        if interval.contains(0) && (lookPValue ?? 1) > lookAlpha { self = .noClearDifference; return }
+        if interval.contains(0) && (lookPValue ?? 1) > lookAlpha {
+            // "No clear difference" only when the interval rules out a difference that would count; an interval
+            // wide enough to hold one says the data cannot tell (a real effect must never read as reassurance).
+            if let m = result.meaningfulDifference, interval.lowerBound > -m, interval.upperBound < m {
+                self = .noClearDifference
+            } else {
+                self = .tooLittleDataToTell
+            }
+            return
+        }
         if (lookPValue ?? 1) > lookAlpha { self = .notStrongEnoughForThisLook; return }
         if abs(result.hedgesG ?? 0) < InsightEngine.minimumEffectSize { self = .smallEffect; return }
         if (adjustedPValue ?? 1) > lookAlpha { self = .didNotHoldUpAcrossSeries; return }
@@ -313,6 +331,27 @@ extension Insight {
         return list
     }
 
+    /// Days with a value on each side at which a difference of `meaningfulDifference` would be found 80% of the
+    /// time at this look's bar (the standard error shrinks with the square root of the days); nil without figures.
+    public var daysNeeded: Int? {
+        guard let se = result.standardError, let m = result.meaningfulDifference, m > 0, se.isFinite,
+              let df = result.degreesOfFreedom else { return nil }
+        let z = InsightStatistics.tQuantile(1 - lookAlpha / 2, df: df) + 0.8416 // 80% power
+        let now = Double(min(beforeCount, afterCount))
+        let needed = now * (z * se / m) * (z * se / m)
+        return needed.isFinite ? Int(needed.rounded(.up)) : nil
+    }
+
+    /// The card's label, the same on the page, in the CLI and in the PDF: "Qualified finding", "Too little data
+    /// to tell" (the data could not have shown a difference that counts), or "Ongoing observation".
+    public var label: String {
+        switch verdict {
+        case .qualified: "Qualified finding"
+        case .tooLittleDataToTell: "Too little data to tell"
+        default: "Ongoing observation"
+        }
+    }
+
     /// How strong the insight is, for ordering: the smaller its adjusted p-value, the stronger.
     var strength: Double { -(adjustedPValue ?? lookPValue ?? 1) }
 }
@@ -340,8 +379,12 @@ public struct InsightEngine: Sendable {
     public static let maximumPlaceboDates = 40
     /// Fewer dates where nothing changed than this and no placebo figure is given (the calibration still uses them).
     public static let minimumPlaceboDates = 10
-    /// The weight, in dates, of the prior "the model is right" (factor 1) in the calibration.
+    /// The weight, in independent dates, of the prior "the model is right" (factor 1) in the calibration.
     public static let calibrationPriorDates = 10.0
+    /// The largest t² (relative to its expectation) one placebo date adds to the calibration: the 99% point of χ²₁.
+    static let calibrationCap = 6.63
+    /// Placebo dates one week apart per independent date (their 14-day windows overlap; t correlations 0.25, −0.5, −0.25).
+    static let overlapFactor = 1.75
 
     /// An engine.
     public init() {}
@@ -426,23 +469,31 @@ public struct InsightEngine: Sendable {
         var candidates: [Int] = []
         var day = first
         while day <= last {
-            if !changes.contains(where: { abs($0 - day) <= guardDays }) { candidates.append(day) }
+            // The placebo windows (day − 14 ... day + 13) end before every change, or start at least 28 days after
+            // it, so a real change's own effect (even one that builds up over weeks) never spreads them.
+            if changes.allSatisfy({ day + w <= $0 || day - w >= $0 + guardDays }) { candidates.append(day) }
             day += 7
         }
         let step = max(1, Double(candidates.count) / Double(Self.maximumPlaceboDates))
-        var dates: [LocalDay] = [], squares: [Double] = []
+        var dates: [LocalDay] = [], squares: [Double] = [] // squares: t² relative to its expectation under the model
         var index = 0.0
         while Int(index) < candidates.count, dates.count < Self.maximumPlaceboDates {
             let d = LocalDay(dayNumber: candidates[Int(index)])
             index += step
             let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, searchOnset: false)
-            guard r.enoughData, let t = r.tStatistic else { continue }
+            guard r.enoughData, let t = r.tStatistic, let df = r.degreesOfFreedom else { continue }
             dates.append(d)
-            squares.append(t * t)
+            // Under the model t² averages df/(df − 2), not 1; one wild date (an illness, a night shift) counts at
+            // most as much as a 1-in-100 date (winsorised at the 99% point of χ²₁, whose mean is then 0.981).
+            let expected = df > 2.5 ? df / (df - 2) : 5
+            squares.append(min(t * t / expected, Self.calibrationCap) / 0.981)
         }
         guard !dates.isEmpty else { return nil }
+        // Dates a week apart share three quarters of their windows: 1.75 of them carry one date's information.
         let prior = Self.calibrationPriorDates, total = squares.reduce(0, +), n = Double(dates.count)
-        func factor(_ sum: Double, _ count: Double) -> Double { max(1, (sum + prior) / (count + prior)) }
+        func factor(_ sum: Double, _ count: Double) -> Double {
+            max(1, (sum / Self.overlapFactor + prior) / (count / Self.overlapFactor + prior))
+        }
         let alpha = Self.lookAlpha(windowDays: w)
         let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
         var flagged = 0
@@ -558,7 +609,13 @@ public enum InsightWording {
         let w = result.windowDays
         let on = "\(change.description) on \(change.day)"
         guard result.enoughData, let diff = result.difference, let interval = result.interval else {
-            return "Not enough data yet to compare \(metricName) around the time of \(on): \(result.beforeCount) of \(w) days before and \(result.afterCount) of \(w) days after have a value (\(BeforeAfterAnalysis.minimumValidDays(w)) needed on each side)."
+            let needed = BeforeAfterAnalysis.minimumValidDays(w)
+            let counts = "\(result.beforeCount) of \(w) days before and \(result.afterCount) of \(w) days after have a value (\(needed) needed on each side)"
+            // The days before a change are all in the past: only logging earlier days can fill them.
+            if result.beforeCount < needed {
+                return "Too little data to compare \(metricName) around the time of \(on): \(counts). The days before it are past, so this stays so unless values for them are added."
+            }
+            return "Not enough data yet to compare \(metricName) around the time of \(on): \(counts)."
         }
         let onset = result.onsetDays > 0 ? " from \(result.onsetDays) day\(result.onsetDays == 1 ? "" : "s") after it on" : ""
         let figures = "mean \(number(result.beforeMean!)) in the \(w) days before, \(number(result.afterMean!)) in the \(w) days after\(onset); difference \(signed(diff))\(unitText(insight.unit)), 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)), effect size g = \(number(result.hedgesG ?? 0))"
@@ -573,8 +630,19 @@ public enum InsightWording {
             return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference not yet strong enough for the \(w)-day look (p = \(pText(insight.lookPValue ?? 1))\(search), at most \(pText(insight.lookAlpha)) needed; \(figures))."
         case .smallEffect:
             return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference smaller than the effect size a finding needs (g = \(number(result.hedgesG ?? 0)), at least \(number(InsightEngine.minimumEffectSize)) needed; \(figures))."
-        case .noClearDifference, .notEnoughData:
-            return "No clear difference in \(metricName) around the time of \(on) so far (\(figures))."
+        case .noClearDifference:
+            let m = result.meaningfulDifference ?? 0
+            return "No clear difference in \(metricName) around the time of \(on): the 95% interval rules out a shift of \(number(m))\(unitText(insight.unit)) or more either way (half the usual day-to-day spread, the smallest difference that counts here; \(figures))."
+        case .tooLittleDataToTell, .notEnoughData:
+            let m = result.meaningfulDifference ?? 0
+            var days = ""
+            if let needed = insight.daysNeeded, needed > min(result.beforeCount, result.afterCount) {
+                let cap = needed > BeforeAfterAnalysis.longWindowDays
+                    ? "; these comparisons use at most \(BeforeAfterAnalysis.longWindowDays) days on each side, so a shift of that size may stay out of reach for this series"
+                    : (w < BeforeAfterAnalysis.longWindowDays ? "; the comparison grows to \(BeforeAfterAnalysis.longWindowDays) days on each side once they have passed" : "")
+                days = " To tell a shift of that size, about \(needed) days with a value on each side would be needed (there are \(result.beforeCount) and \(result.afterCount))\(cap)."
+            }
+            return "Too little data to tell whether \(metricName) differed around the time of \(on): the 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)) still includes shifts of \(number(m))\(unitText(insight.unit)) or more (half the usual day-to-day spread, the smallest difference that counts here), so this is not a sign of no difference (\(figures)).\(days)"
         }
     }
 
@@ -620,14 +688,14 @@ public enum InsightWording {
         guard v.isFinite else { return v > 0 ? "very large" : "very small" }
         let magnitude = abs(v)
         let digits = magnitude >= 100 ? 0 : (magnitude >= 10 ? 1 : 2)
-        return String(format: "%.\(digits)f", v)
+        return (v < 0 ? "−" : "") + String(format: "%.\(digits)f", magnitude)
     }
 
     static func signed(_ v: Double) -> String { (v > 0 ? "+" : (v < 0 ? "−" : "")) + number(abs(v)) }
 
     /// The unit after a figure: a rating scale such as "1-5" reads "points on the 1-5 scale", a plain count
     /// needs no word, anything else is written as it is.
-    static func unitText(_ unit: String) -> String {
+    public static func unitText(_ unit: String) -> String {
         if unit.isEmpty || unit == "count" { return "" }
         if unit.range(of: #"^\d+(\.\d+)?\s*[-–]\s*\d+(\.\d+)?$"#, options: .regularExpression) != nil {
             return " points on the \(unit) scale"
@@ -668,7 +736,13 @@ public struct InsightsOverview: Sendable {
         }
         if n(.smallEffect) > 0 { parts.append("\(n(.smallEffect)) smaller than the effect size a finding needs") }
         if n(.noClearDifference) > 0 { parts.append("\(n(.noClearDifference)) with no clear difference") }
-        if n(.notEnoughData) > 0 { parts.append("\(n(.notEnoughData)) waiting for more days with a value") }
+        if n(.tooLittleDataToTell) > 0 {
+            parts.append("\(n(.tooLittleDataToTell)) where the data cannot tell yet (too little data to rule a difference in or out)")
+        }
+        // Days before a change are past: a comparison short of them is not waiting for anything.
+        let shortBefore = insights.filter { $0.verdict == .notEnoughData && $0.beforeCount < $0.minimumCount }.count
+        if n(.notEnoughData) - shortBefore > 0 { parts.append("\(n(.notEnoughData) - shortBefore) waiting for more days with a value") }
+        if shortBefore > 0 { parts.append("\(shortBefore) with too few days with a value before the change to compare") }
         return "\(changeCount) change\(changeCount == 1 ? "" : "s") compared with \(seriesCount) series: " + parts.joined(separator: ", ") + "."
     }
 

@@ -21,7 +21,7 @@ extension Insight {
             ("Days with a value", "\(beforeCount) before, \(afterCount) after (\(minimumCount) needed on each side)"),
         ]
         if let difference, let interval {
-            let unit = self.unit.isEmpty ? "" : " " + self.unit
+            let unit = InsightWording.unitText(self.unit)
             facts.append(("Difference", "\(InsightNumbers.signed(difference))\(unit), 95% interval \(InsightNumbers.signed(interval.lowerBound)) to \(InsightNumbers.signed(interval.upperBound))"))
         }
         if let hedgesG, hedgesG.isFinite { facts.append(("Effect size", "g = \(InsightNumbers.plain(hedgesG))")) }

@@ -45,6 +45,12 @@ enum InsightsBenchmark {
         var seed: UInt64 = 20261201
         if let i = arguments.firstIndex(of: "--runs"), i + 1 < arguments.count, let n = Int(arguments[i + 1]) { runs = max(10, n) }
         if let i = arguments.firstIndex(of: "--seed"), i + 1 < arguments.count, let n = UInt64(arguments[i + 1]) { seed = n }
+        if let i = arguments.firstIndex(of: "--write-diary"), i + 1 < arguments.count {
+            // The realistic material of the tests: one diary with a planted +0.7 shift, as the CSV files a person imports.
+            try SleepDiary(seed: seed, effect: realisticEffect).write(to: URL(fileURLWithPath: arguments[i + 1]))
+            print("wrote sleep.csv and doses.csv (seed \(seed), +\(realisticEffect) from \(SleepDiary.firstDay.adding(days: SleepDiary.changeIndex)))")
+            return true
+        }
         print("insights: \(runs) simulated series per cell (seed \(seed)); AR(1), weekly rhythm, \(Int(missingShare * 100))% missing days, \(historyDays) days of history, looks at 14 and 28 days")
         print("  Cairn: prewhitened step, carry-over and variance from the history, calibrated on the series' own placebo dates")
         print("  per look, Cairn spends \(InsightEngine.lookAlpha(windowDays: 14)) at 14 days and \(InsightEngine.lookAlpha(windowDays: 28)) at 28 days; known φ and Welch use 0.05 at each look")
@@ -97,10 +103,67 @@ enum InsightsBenchmark {
             print("  " + kind.rawValue.padding(toLength: 50, withPad: " ", startingAt: 0) + String(format: "%5.1f%% %5.1f%% %5.1f%% |   %5.1f%%",
                          c.rate(c.cairn14) * 100, c.rate(c.cairn28) * 100, c.rate(c.cairnEither) * 100, c.rate(c.welch14) * 100))
         }
+        if !realistic(runs: max(10, runs / 4), seed: seed) { met = false }
         let seconds = try timeTenYears()
         let speedMet = seconds <= speedTargetSeconds
         if !speedMet { met = false }
         print(String(format: "  10 years, 5 products, 6 metrics (changes, comparisons, placebo checks): %.3f s (target <= %.1f s: %@)", seconds, speedTargetSeconds, speedMet ? "met" : "NOT met"))
+        return met
+    }
+
+    /// The planted shift of the realistic diaries, in points of the 1-5 rating.
+    static let realisticEffect = 0.7
+    /// The largest share of planted shifts a card may call "no clear difference".
+    static let missedAsNoDifferenceTarget = 0.025
+
+    /// Realistic sleep diaries (`SleepDiary`: not the model's AR(1)), each analysed as the app does, with every
+    /// change the app would find (the Vitamin D3 start on day 0, the Magnesium start on day 120), at both looks.
+    static func realistic(runs: Int, seed: UInt64) -> Bool {
+        print("  REALISTIC SLEEP DIARIES (\(runs) per row; 1-5 ratings, stressed spells, bad nights, a trip, 6% gaps; SleepDiary)")
+        print("                                  Cairn qualified: 14 d  28 d  either | no clear difference | too little to tell | Welch 14 d  28 d")
+        let engine = InsightEngine()
+        let vitaminD = ExposureChange(productID: ProductID("d3"), productName: "Vitamin D3", kind: .start, kinds: [.start],
+                                      day: SleepDiary.firstDay, description: "starting Vitamin D3")
+        let magnesium = ExposureChange(productID: ProductID("mg"), productName: "Magnesium glycinate", kind: .start, kinds: [.start],
+                                       day: SleepDiary.firstDay.adding(days: SleepDiary.changeIndex), description: "starting Magnesium glycinate")
+        var met = true
+        for effect in [0, realisticEffect] {
+            var qualified = [0, 0], either = 0, noDifference = 0, tooLittle = 0, welch = [0, 0], looks = 0
+            for run in 0..<runs {
+                let diary = SleepDiary(seed: seed &+ 7_919 &* UInt64(run + 1), effect: effect)
+                var found = false
+                for (look, w) in [14, 28].enumerated() {
+                    let last = SleepDiary.changeIndex + w - 1
+                    let series = MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: diary.values(through: last))
+                    let insights = engine.insights(changes: [vitaminD, magnesium], series: [series], asOf: SleepDiary.firstDay.adding(days: last))
+                    guard let insight = insights.first(where: { $0.change.id == magnesium.id }) else { continue }
+                    looks += 1
+                    if insight.status == .qualifiedFinding { qualified[look] += 1; found = true }
+                    if insight.verdict == .noClearDifference { noDifference += 1 }
+                    if insight.verdict == .tooLittleDataToTell { tooLittle += 1 }
+                    let c = SleepDiary.changeIndex
+                    let before = diary.ratings[(c - w)..<c].compactMap { $0 }, after = diary.ratings[c..<(c + w)].compactMap { $0 }
+                    if welchP(before, after) < 0.05 { welch[look] += 1 }
+                }
+                if found { either += 1 }
+            }
+            let rate = { (n: Int) in Double(n) / Double(max(runs, 1)) * 100 }
+            let lookRate = { (n: Int) in Double(n) / Double(max(looks, 1)) * 100 }
+            var verdict: String
+            if effect == 0 {
+                let ok = [qualified[0], qualified[1], either].allSatisfy { Double($0) / Double(runs) <= falseFindingTarget }
+                if !ok { met = false }
+                verdict = ok ? "(false findings <= 5%: met)" : "(false findings <= 5%: NOT met)"
+            } else {
+                let ok = Double(noDifference) / Double(max(looks, 1)) <= missedAsNoDifferenceTarget
+                if !ok { met = false }
+                verdict = String(format: "(planted shift read as no clear difference <= %.1f%% of looks: %@)", missedAsNoDifferenceTarget * 100, ok ? "met" : "NOT met")
+            }
+            print(String(format: "  %@   %5.1f%% %5.1f%% %5.1f%% |        %5.1f%%       |       %5.1f%%      |    %5.1f%% %5.1f%%  %@",
+                         (effect == 0 ? "no shift                    " : String(format: "+%.1f points from the change", effect)) as NSString,
+                         rate(qualified[0]), rate(qualified[1]), rate(either), lookRate(noDifference), lookRate(tooLittle),
+                         rate(welch[0]), rate(welch[1]), verdict))
+        }
         return met
     }
 

@@ -595,7 +595,9 @@ private let expectedHelp: [String: String] = [
     adjusting for the number of series compared (the two looks share one 5% error rate). Each series is
     also checked at dates of its own where nothing changed: if differences there spread wider than the
     model expects, its comparisons are widened to match. Each insight lists which conditions held, and
-    how often the method flagged those dates.
+    how often the method flagged those dates. "No clear difference" is said only when the interval rules
+    out a shift of half the usual day-to-day spread; otherwise it reads "too little data to tell", with
+    the days a shift of that size would need.
 
     Options:
       --json                     Print the insights as JSON, each with its change, metric, window, counts, interval, effect

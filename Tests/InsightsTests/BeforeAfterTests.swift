@@ -124,7 +124,11 @@ struct CalibrationTests {
                 let weekend = LocalDay(dayNumber: first + i).weekday.rawValue >= 6
                 values[i] = g.unit() < 0.1 ? .nan : x + (weekend ? 0.6 : -0.2) + (i >= change ? shift : 0)
             }
-            let r = BeforeAfterAnalysis().compare(dense: values, firstDay: first, profile: SeriesProfile(dense: values, firstDay: first),
+            // As the app does: the profile is fitted with the change's own 28 days masked (`profile(around:)`), so
+            // the shift does not pass for carry-over.
+            let prepared = InsightEngine.PreparedSeries(MetricSeriesInput(id: "m", name: "M", unit: "", values: [:]),
+                                                        dense: DenseSeries(firstDay: first, values: values))
+            let r = BeforeAfterAnalysis().compare(dense: values, firstDay: first, profile: prepared.profile(around: LocalDay(dayNumber: first + change)),
                                                   changeDay: LocalDay(dayNumber: first + change), asOf: LocalDay(dayNumber: first + length - 1))
             if InsightEngine.qualifies(r, adjustedPValue: r.pValue) { findings += 1 }
         }

@@ -27,7 +27,11 @@ struct InsightTests {
         #expect(first.disclaimer == Disclaimer.insight.text)
         #expect(insights[1].metricID == "steps")
         #expect(insights[1].status == .ongoingObservation)
-        #expect(insights[1].summary.hasPrefix("No clear difference in Steps around the time of starting Magnesium"))
+        // 28 days of steps cannot rule out a shift of half their day-to-day spread: never read as reassurance.
+        #expect(insights[1].verdict == .tooLittleDataToTell)
+        #expect(insights[1].label == "Too little data to tell")
+        #expect(insights[1].summary.hasPrefix("Too little data to tell whether Steps differed around the time of starting Magnesium"))
+        #expect(insights[1].summary.contains("so this is not a sign of no difference"))
         #expect(first.points.count == 56)
         #expect(first.summary.contains(" points on the 1-5 scale, 95% interval"))
     }
@@ -196,6 +200,53 @@ struct InsightTests {
         let p = try #require(b.pValue), look = try #require(b.lookPValue)
         #expect(abs(look - min(1, 8 * p)) < 1e-12)
         #expect(b.conditions.first { $0.id == "look" }?.text.contains("8 onsets") == true)
+    }
+
+    @Test func noClearDifferenceOnlyWhenTheIntervalRulesOutAShiftThatCounts() throws {
+        func result(_ interval: ClosedRange<Double>, meaningful: Double) -> BeforeAfterResult {
+            BeforeAfterResult(windowDays: 28, before: Fixture.day("2026-02-01")...Fixture.day("2026-02-28"),
+                              after: Fixture.day("2026-03-01")...Fixture.day("2026-03-28"), beforeCount: 26, afterCount: 25, enoughData: true,
+                              beforeMean: 3, afterMean: 3.1, difference: (interval.lowerBound + interval.upperBound) / 2, interval: interval,
+                              hedgesG: 0.1, pValue: 0.5, tStatistic: 0.7, degreesOfFreedom: 40,
+                              standardError: (interval.upperBound - interval.lowerBound) / 4, meaningfulDifference: meaningful)
+        }
+        #expect(InsightVerdict(result(-0.2...0.3, meaningful: 0.45), lookPValue: 0.5, adjustedPValue: 0.5, lookAlpha: 0.02) == .noClearDifference)
+        #expect(InsightVerdict(result(-0.2...0.9, meaningful: 0.45), lookPValue: 0.5, adjustedPValue: 0.5, lookAlpha: 0.02) == .tooLittleDataToTell)
+        #expect(InsightVerdict(result(-0.6...0.3, meaningful: 0.45), lookPValue: 0.5, adjustedPValue: 0.5, lookAlpha: 0.02) == .tooLittleDataToTell)
+        let change = ExposureChange(productID: ProductID("p"), productName: "Magnesium", kind: .start, kinds: [.start],
+                                    day: Fixture.day("2026-03-01"), description: "starting Magnesium")
+        let wide = engine.assemble(change: change, series: [MetricSeriesInput(id: "s", name: "Sleep quality", unit: "1-5", values: [:])],
+                                   results: [result(-0.2...0.9, meaningful: 0.45)], placebos: [nil], allChanges: [change],
+                                   dense: [DenseSeries([:])])[0]
+        #expect(wide.summary.hasPrefix("Too little data to tell whether Sleep quality differed around the time of starting Magnesium on 2026-03-01: the 95% interval −0.20 to +0.90 still includes shifts of 0.45 points on the 1-5 scale or more"))
+        let needed = try #require(wide.daysNeeded)
+        #expect(needed > 25)
+        #expect(wide.summary.contains("about \(needed) days with a value on each side would be needed (there are 26 and 25)"))
+        let narrow = engine.assemble(change: change, series: [MetricSeriesInput(id: "s", name: "Sleep quality", unit: "1-5", values: [:])],
+                                     results: [result(-0.2...0.3, meaningful: 0.45)], placebos: [nil], allChanges: [change],
+                                     dense: [DenseSeries([:])])[0]
+        #expect(narrow.summary.hasPrefix("No clear difference in Sleep quality around the time of starting Magnesium on 2026-03-01: the 95% interval rules out a shift of 0.45 points on the 1-5 scale or more either way"))
+    }
+
+    @Test func daysBeforeAChangeThatWereNeverLoggedAreNotSaidToBeComing() throws {
+        var g = SeededGenerator(seed: 3)
+        let late = Fixture.series("2026-02-25", "2026-04-30") { _ in 3 + 0.5 * Fixture.normal(&g) }
+        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [late],
+                                                   asOf: Fixture.day("2026-04-30")).first)
+        #expect(insight.verdict == .notEnoughData)
+        #expect(insight.summary.hasPrefix("Too little data to compare Sleep quality around the time of starting Magnesium on 2026-03-01"))
+        #expect(insight.summary.contains("The days before it are past"))
+    }
+
+    @Test func aSlowCarryOverUnderDayNoiseIsFittedAsSuch() {
+        // A slow component (φ 0.9) carrying half the variance, under day-to-day noise: lag-1 alone sees ~0.45.
+        var g = SeededGenerator(seed: 21)
+        var slow = 0.0
+        let values: [Double] = (0..<720).map { _ in slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g); return 0.71 * slow + 0.71 * Fixture.normal(&g) }
+        let profile = SeriesProfile(dense: values, firstDay: 0)
+        // A plain AR(1) fitted at lag 1 would put the correlation a week apart at ~0.45^7 ≈ 0.004 (true: 0.24).
+        #expect(profile.carryOverShare < 1)
+        #expect(profile.correlation(lag: 7) > pow(profile.correlation(lag: 1), 7) + 0.05)
     }
 
     @Test func thePlaceboCheckRunsTheMethodWhereNothingChanged() throws {

@@ -128,3 +128,21 @@ final class InsightSite {
     #expect(html.contains("role=\"status\""))
 }
 
+
+@Test func theOnsetSearchIsChosenPerSeriesWithAFormThatWorksWithoutJavaScript() throws {
+    let site = try InsightSite()
+    try site.cairn.insights.recompute()
+    let html = site.get("/regimen/insights").bodyText
+    #expect(html.contains("Later onsets (0-7 days after a change)"))
+    #expect(html.contains("action=\"/regimen/insights/onset\""))
+    #expect(html.contains("<input type=\"hidden\" name=\"metric\" value=\"sleep_quality\"><input type=\"hidden\" name=\"search\" value=\"on\">"))
+    #expect(site.app.handle(Fixture.post("/regimen/insights/onset", form: ["metric": "sleep_quality", "search": "on"], csrf: nil)).status == 403)
+    let saved = site.app.handle(Fixture.post("/regimen/insights/onset", form: ["metric": "sleep_quality", "search": "on"], csrf: Fixture.csrf))
+    #expect(saved.status == 303)
+    #expect(saved.header("Location") == "/regimen/insights?onset=1")
+    #expect(try site.cairn.insights.metricsSearchingOnset() == ["sleep_quality"])
+    let after = site.get("/regimen/insights?onset=1").bodyText
+    #expect(after.contains("Onset search saved"))
+    #expect(after.contains("<input type=\"hidden\" name=\"metric\" value=\"sleep_quality\"><input type=\"hidden\" name=\"search\" value=\"off\">"))
+    #expect(site.app.handle(Fixture.post("/regimen/insights/onset", form: ["metric": "nope", "search": "on"], csrf: Fixture.csrf)).status == 404)
+}

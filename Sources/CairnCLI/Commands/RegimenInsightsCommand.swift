@@ -22,7 +22,9 @@ struct RegimenInsightsCommand: Command {
     adjusting for the number of series compared (the two looks share one 5% error rate). Each series is
     also checked at dates of its own where nothing changed: if differences there spread wider than the
     model expects, its comparisons are widened to match. Each insight lists which conditions held, and
-    how often the method flagged those dates.
+    how often the method flagged those dates. "No clear difference" is said only when the interval rules
+    out a shift of half the usual day-to-day spread; otherwise it reads "too little data to tell", with
+    the days a shift of that size would need.
     """
     static let json = Option("--json", help: "Print the insights as JSON, each with its change, metric, window, counts, interval, effect\nsize, conditions, status, placebo check, limitations and disclaimer.")
     static let full = Option("--full", help: "Recompute everything, not only what changed since the last run.")
@@ -100,12 +102,12 @@ enum InsightsReport {
 
     /// The lines of one insight.
     static func lines(_ insight: Insight) -> [String] {
-        var lines = ["\(insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"): \(insight.metricName), \(insight.change.kind.plainName) of \(insight.change.productName) on \(insight.change.day)",
+        var lines = ["\(insight.label): \(insight.metricName), \(insight.change.kind.plainName) of \(insight.change.productName) on \(insight.change.day)",
                      "  " + insight.summary,
                      "  Window: \(insight.windowDays) days each side, \(insight.before.lowerBound) to \(insight.before.upperBound) and \(insight.after.lowerBound) to \(insight.after.upperBound)",
                      "  Days with a value: \(insight.beforeCount) before, \(insight.afterCount) after (\(insight.minimumCount) needed on each side)"]
         if let diff = insight.difference, let interval = insight.interval {
-            var figures = "  Difference: \(format(diff, signed: true))\(insight.unit.isEmpty ? "" : " " + insight.unit), 95% interval \(format(interval.lowerBound, signed: true)) to \(format(interval.upperBound, signed: true))"
+            var figures = "  Difference: \(format(diff, signed: true))\(InsightWording.unitText(insight.unit)), 95% interval \(format(interval.lowerBound, signed: true)) to \(format(interval.upperBound, signed: true))"
             if let g = insight.hedgesG, g.isFinite { figures += "; effect size g = \(format(g, signed: false))" }
             if let p = insight.adjustedPValue { figures += "; adjusted p = \(String(format: "%.3f", p))" }
             lines.append(figures)

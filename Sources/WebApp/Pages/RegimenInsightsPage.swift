@@ -16,9 +16,15 @@ enum RegimenInsightsPage {
         [
             route(.get, "/regimen/insights") { r in
                 try insights.recomputeInBackgroundIfNeeded()
+                let notice = r.query["recomputed"] == "1" ? "Insights recomputed."
+                    : (r.query["onset"] == "1" ? "Onset search saved; the insights of that series are recomputed." : nil)
                 return .html(render(try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
-                                    changes: try insights.changes(), csrfToken: csrfToken,
-                                    notice: r.query["recomputed"] == "1" ? "Insights recomputed." : nil))
+                                    changes: try insights.changes(), csrfToken: csrfToken, notice: notice,
+                                    searching: try insights.metricsSearchingOnset()))
+            },
+            route(.post, "/regimen/insights/onset") { r in
+                try insights.setSearchesOnset(r.form["search"] == "on", metricID: r.form["metric"] ?? "")
+                return .redirect(to: "/regimen/insights?onset=1")
             },
             route(.post, "/regimen/insights/recompute") { _ in
                 if case .running = insights.backgroundState { return .redirect(to: "/regimen/insights") }
@@ -29,7 +35,7 @@ enum RegimenInsightsPage {
     }
 
     static func render(_ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
-                       csrfToken: String, notice: String? = nil) -> String {
+                       csrfToken: String, notice: String? = nil, searching: Set<String> = []) -> String {
         var messages = RegimenPages.message(notice: notice, error: nil)
         var running = false
         switch state {
@@ -71,10 +77,39 @@ enum RegimenInsightsPage {
         \(recompute)
         </section>
         """
+        body += onsetForms(insights, searching: searching, csrfToken: csrfToken)
         for (n, change) in overview.changes.enumerated() {
             body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
         }
         return Layout.page(title: "Insights", section: .regimen, body: body)
+    }
+
+    /// Per series, a form that turns the search for a later onset (0-7 days after a change) on or off; the
+    /// search is counted in that series' p-values, so it is a choice made before looking, not a free pick.
+    private static func onsetForms(_ insights: [Insight], searching: Set<String>, csrfToken: String) -> String {
+        var seen = Set<String>()
+        let metrics = insights.filter { seen.insert($0.metricID).inserted }.map { ($0.metricID, $0.metricName) }
+            .sorted { $0.1.lowercased() < $1.1.lowercased() }
+        guard !metrics.isEmpty else { return "" }
+        let rows = metrics.map { id, name in
+            let on = searching.contains(id)
+            return """
+            <li><form method="post" action="/regimen/insights/onset" class="insight-onset-form">\(Layout.csrfField(csrfToken))
+            <input type="hidden" name="metric" value="\(HTML.escape(id))"><input type="hidden" name="search" value="\(on ? "off" : "on")">
+            <span>\(HTML.escape(name)): \(on ? "onsets 0-7 days after a change are searched" : "compared from the change day only")</span>
+            <button type="submit" class="button button-quiet">\(on ? "Use the change day only" : "Also search a later onset")</button>
+            </form></li>
+            """
+        }.joined(separator: "\n")
+        return """
+        <section class="card insight-onset" aria-labelledby="insights-onset-title">
+        <details>
+        <summary id="insights-onset-title">Later onsets (0-7 days after a change)</summary>
+        <p class="regimen-meta">Some series may shift only days after a change. Searching onsets 0 to 7 days after it makes 8 comparisons, and the search is counted in the p-value (it is multiplied by 8), so a finding then needs stronger evidence. Choose this per series before looking at its results.</p>
+        <ul class="insight-onset-list">\(rows)</ul>
+        </details>
+        </section>
+        """
     }
 
     /// One change and its insights, qualified findings first.
@@ -95,7 +130,7 @@ enum RegimenInsightsPage {
     }
 
     private static func card(_ insight: Insight, id: String, allChanges: [ExposureChange]) -> String {
-        let statusWord = insight.status == .qualifiedFinding ? "Qualified finding" : "Ongoing observation"
+        let statusWord = insight.label
         var facts = insight.facts
         if let p = insight.adjustedPValue { facts.append(("Adjusted p", "\(InsightWording.pText(p)) across \(insight.seriesCompared) series")) }
         let dl = facts.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined()
