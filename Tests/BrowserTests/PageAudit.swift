@@ -111,9 +111,10 @@ enum PageAudit {
         return out;
         """
 
-    /// Audits the page the browser shows now, at each width, then puts the viewport back.
+    /// Audits the page the browser shows now, at each width, then puts the viewport back; records a failure per
+    /// width with every finding.
     static func audit(_ browser: WebDriver, state: String, viewport restore: WebDriver.Viewport) async throws {
-        guard case .success(let source) = axeSource else {
+        guard case .success = axeSource else {
             if case .failure(let failure) = axeSource { Issue.record(Comment(rawValue: failure.description)) }
             return
         }
@@ -121,32 +122,43 @@ enum PageAudit {
         guard key.hasPrefix("text/html "), browser.auditedStates.insert(key).inserted else { return }
         let address = try await browser.evaluate("return location.pathname + location.search") as? String ?? "?"
         let page = state.isEmpty ? address : "\(address) (\(state))"
+        for (width, found) in try await findings(browser, restore: restore) {
+            browser.auditLog.append(contentsOf: found.isEmpty ? ["\(page) @\(width): clean"] : found.map { "\(page) @\(width): \($0)" })
+            if !found.isEmpty {
+                Issue.record(Comment(rawValue: "\(page) at \(width) px:\n  " + found.joined(separator: "\n  ")))
+            }
+        }
+    }
+
+    /// What the checks find on the page as it is, per width (axe's serious and critical violations, and at the
+    /// narrow width overflow, overlapping and tiny text).
+    static func findings(_ browser: WebDriver, restore: WebDriver.Viewport) async throws -> [(width: Int, findings: [String])] {
+        let source = try axeSource.get()
         if try await browser.evaluate("return typeof window.axe") as? String != "object" {
             _ = try await browser.evaluate(source + "\nreturn 0")
         }
+        var out: [(Int, [String])] = []
         for width in widths {
             try await browser.setViewport(.init(width: width, height: width == narrow ? 844 : 900, mobile: width == narrow))
             // Two frames: the layout has settled at the new width before anything is measured.
             _ = try await browser.evaluate("return new Promise(function (k) { requestAnimationFrame(function () { requestAnimationFrame(function () { k(0); }); }); })")
             let violations = try await browser.evaluate(runAxe) as? [[String: Any]] ?? []
-            var findings = violations.map { v in
+            var found = violations.map { v in
                 let targets = (v["targets"] as? [String] ?? []).joined(separator: " | ")
                 return "axe \(v["id"] ?? "?") (\(v["impact"] ?? "?")): \(v["help"] ?? "") [\(v["count"] ?? 0)]: \(targets)"
             }
             if width == narrow {
                 let result = try await browser.evaluate(layout, arguments: [minimumTextHeight]) as? [String: Any] ?? [:]
                 if let overflow = result["overflow"] as? Int, overflow > 0 {
-                    findings.append("scrolls sideways: the page is \(overflow) px wider than the \(width) px viewport")
+                    found.append("scrolls sideways: the page is \(overflow) px wider than the \(width) px viewport")
                 }
-                findings += (result["overlaps"] as? [String] ?? []).map { "text boxes overlap: \($0)" }
-                findings += (result["tiny"] as? [String] ?? []).map { "text too small to read: \($0)" }
+                found += (result["overlaps"] as? [String] ?? []).map { "text boxes overlap: \($0)" }
+                found += (result["tiny"] as? [String] ?? []).map { "text too small to read: \($0)" }
             }
-            browser.auditLog.append(contentsOf: findings.isEmpty ? ["\(page) @\(width): clean"] : findings.map { "\(page) @\(width): \($0)" })
-            if !findings.isEmpty {
-                Issue.record(Comment(rawValue: "\(page) at \(width) px:\n  " + findings.joined(separator: "\n  ")))
-            }
+            out.append((width, found))
         }
         try await browser.setViewport(restore)
+        return out
     }
 
     /// Appends this session's findings to `CAIRN_AUDIT_LOG` when set (to read what a run found, page by page).
