@@ -31,6 +31,7 @@ test_packages=(
   poppler-utils                  # pdfinfo, pdftotext, pdfimages, pdftoppm, pdffonts: the report tests read PDFs back
   img2pdf                        # the reports benchmark's baseline (the same JPEGs in a bare PDF)
   sqlite3 wrk                    # the process benchmark's anchors: a bare read of the vault, HTTP load
+  python3-pip                    # fetches the axe-core wheel below
 )
 
 want=("${packages[@]}")
@@ -41,13 +42,31 @@ for p in "${want[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = "installed" ] || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "Installing missing Debian packages: ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "Installing missing Debian packages: ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Test tools from PyPI: axe-core (the browser tests' accessibility audit) is the axe.min.js shipped in the
+# axe-playwright-python wheel. Downloaded once, checked against its hash, and unpacked to the path the browser
+# tests read (Tests/BrowserTests/PageAudit.swift); nothing is installed into Python.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  axe_dir="$root/.build/test-tools"
+  axe_wheel="axe_playwright_python-0.1.8-py3-none-any.whl"      # axe-core 4.12.1
+  axe_sha256="fdd263c998388f1a8e67cad02677e612d946248bd44d163be5e8650ea31f95f8"
+  if [ ! -s "$axe_dir/axe.min.js" ]; then
+    echo "Fetching axe-core for the browser tests ($axe_wheel from PyPI)"
+    mkdir -p "$axe_dir"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$axe_dir" "axe-playwright-python==0.1.8"
+    echo "$axe_sha256  $axe_dir/$axe_wheel" | sha256sum --check --quiet
+    python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("axe_playwright_python/axe.min.js"))' \
+      "$axe_dir/$axe_wheel" "$axe_dir/axe.min.js.part"
+    mv "$axe_dir/axe.min.js.part" "$axe_dir/axe.min.js"
+    rm -f "$axe_dir/$axe_wheel"
+  fi
+fi

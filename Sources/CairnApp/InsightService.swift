@@ -71,7 +71,7 @@ public enum InsightServiceError: CairnError, Hashable, Sendable {
     public var userMessage: String {
         switch self {
         case .unreadableRecord: "A stored insight could not be read. Recompute insights to rebuild them."
-        case .unknownMetric(let id): "No outcome series is called \"\(id)\". 'cairn regimen outcomes metrics' lists them."
+        case .unknownMetric(let id): "No outcome series is called \"\(id)\". The Outcomes page lists the series (so does 'cairn regimen outcomes metrics')."
         }
     }
 

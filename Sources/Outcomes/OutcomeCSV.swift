@@ -178,7 +178,7 @@ public enum LineProblemReason: Hashable, Sendable {
         case .wrongFieldCount(let expected, let found): "it has \(found) field\(found == 1 ? "" : "s"); the header has \(expected)."
         case .badDate: "the date is not a real date written YYYY-MM-DD."
         case .dayInFuture: "the date is after today."
-        case .unknownMetric: "the metric is not one Cairn knows ('cairn regimen outcomes metrics' lists them)."
+        case .unknownMetric: "the metric is not one Cairn knows (write a metric's id or name as the Outcomes page or 'cairn regimen outcomes metrics' lists them)."
         case .readOnlyMetric: "this metric comes only from an Apple Health export and cannot be imported from CSV."
         case .notANumber: "the value is not a number (write decimals with a dot, like 3.5)."
         case .outOfRange(let range): "the value is outside the metric's range (\(range))."

@@ -38,7 +38,7 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
         case .emptyMetricName: "A metric needs a name of at most 60 characters."
         case .unitTooLong: "A unit can be at most 20 characters."
         case .invalidRange: "The lowest value must be a number below the highest value."
-        case .unknownMetric: "There is no metric with this id. 'cairn regimen outcomes metrics' lists them."
+        case .unknownMetric: "There is no metric with this id. Use a metric the Outcomes page lists (or 'cairn regimen outcomes metrics')."
         case .metricIsReadOnly: "This metric is read from an Apple Health export and cannot be entered by hand."
         case .notANumber: "The value is not a number. Write it with a dot for decimals, like 3.5."
         case .outOfRange(let range): "The value is outside this metric's range (\(range))."

@@ -22,6 +22,17 @@ final class WebDriver {
     private let profile: URL
     private var quitted = false
 
+    /// An emulated viewport in CSS pixels.
+    struct Viewport: Equatable { var width: Int, height: Int, mobile: Bool }
+    /// The viewport pages are laid out in now (the window's 1280 x 900 until a test emulates another).
+    private(set) var viewport = Viewport(width: 1280, height: 900, mobile: false)
+    /// Whether `open` audits every page it loads (`PageAudit`); on unless a test turns it off.
+    var auditing = true
+    /// The states audited in this session (address and markup hash), so none is audited twice.
+    var auditedStates: Set<String> = []
+    /// Every finding of this session's audits, written to `CAIRN_AUDIT_LOG` on quit.
+    var auditLog: [String] = []
+
     private init(driver: Process, base: String, session: String, profile: URL) {
         self.driver = driver
         self.base = base
@@ -77,13 +88,24 @@ final class WebDriver {
     func quit() async {
         guard !quitted else { return }
         quitted = true
+        PageAudit.writeLog(auditLog)
         _ = try? await command("DELETE", "")
         WebDriver.terminate(driver, profile: profile)
     }
 
     // MARK: commands
 
-    func open(_ url: String) async throws { _ = try await command("POST", "/url", ["url": url]) }
+    /// Loads `url`, then audits the page it shows (`PageAudit`) unless auditing is off.
+    func open(_ url: String) async throws {
+        _ = try await command("POST", "/url", ["url": url])
+        if auditing { try await audit() }
+    }
+
+    /// Audits the page as it is now, at 1280 and 390 px (axe, sideways overflow, overlapping and tiny text), under
+    /// the name `state` (e.g. "after an empty upload"); a state already audited in this session is skipped.
+    func audit(_ state: String = "") async throws {
+        try await PageAudit.audit(self, state: state, viewport: viewport)
+    }
 
     func refresh() async throws { _ = try await command("POST", "/refresh", [:]) }
 
@@ -113,10 +135,14 @@ final class WebDriver {
     }
 
     /// Waits up to `seconds` for an element matching `css` (a click may return before its navigation ends).
+    /// The state it waited for is audited (`PageAudit`), as a page `open` loads is.
     @discardableResult
     func waitFor(_ css: String, seconds: Int = 15) async throws -> Bool {
         for _ in 0..<(seconds * 10) {
-            if try await count(css) > 0 { return true }
+            if try await count(css) > 0 {
+                if auditing { try await audit() }
+                return true
+            }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         return false
@@ -128,8 +154,8 @@ final class WebDriver {
     }
 
     /// Runs a script in the page (WebDriver evaluates it outside the page's CSP) and returns its result.
-    func evaluate(_ script: String) async throws -> Any? {
-        try await command("POST", "/execute/sync", ["script": script, "args": [Any]()])
+    func evaluate(_ script: String, arguments: [Any] = []) async throws -> Any? {
+        try await command("POST", "/execute/sync", ["script": script, "args": arguments])
     }
 
     /// Presses and releases each key in turn (e.g. "\u{E004}" is Tab).
@@ -144,8 +170,13 @@ final class WebDriver {
 
     /// Emulates a viewport `width` CSS pixels wide (e.g. 390 for a phone) through the DevTools protocol.
     func emulateViewport(width: Int, height: Int, mobile: Bool) async throws {
+        try await setViewport(Viewport(width: width, height: height, mobile: mobile))
+    }
+
+    func setViewport(_ wanted: Viewport) async throws {
         _ = try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
-            "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile] as [String: Any]])
+            "params": ["width": wanted.width, "height": wanted.height, "deviceScaleFactor": 1, "mobile": wanted.mobile] as [String: Any]])
+        viewport = wanted
     }
 
     func screenshot(to file: URL) async throws {

@@ -53,7 +53,7 @@ private final class HealthSite {
     let first = site.upload(sampleExport)
     #expect(first.status == 200)
     #expect(first.bodyText.contains("2 new records imported; 0 were already in Cairn."))
-    #expect(first.bodyText.contains("types Cairn does not read were skipped"))
+    #expect(first.bodyText.contains(/records? of (a type|[0-9,]+ types) Cairn does not read (was|were) skipped/))
     let again = site.upload(sampleExport)
     #expect(again.bodyText.contains("0 new records imported; 2 were already in Cairn."))
     #expect(site.vaultFiles == before)
@@ -67,6 +67,8 @@ private final class HealthSite {
     #expect(response.status == 400)
     #expect(response.bodyText.contains("id=\"health-import-error\""))
     #expect(response.bodyText.contains("Nothing was imported."))
+    #expect(!response.bodyText.contains("Nothing was imported. Nothing was imported."), "said once")
+    #expect(response.bodyText.contains("aria-describedby=\"health-import-error\""), "the error belongs to the file field")
     #expect(try site.cairn.health.dailyValues().values.allSatisfy { $0.isEmpty })
     #expect(site.vaultFiles == before)
     #expect(site.upload(Data()).status == 400)
@@ -75,4 +77,11 @@ private final class HealthSite {
 @Test func theHealthImportNeedsTheFormToken() throws {
     let site = try HealthSite()
     #expect(site.upload(sampleExport, csrf: nil).status == 403)
+}
+
+@Test func theRefusalSaysNothingWasImportedExactlyOnce() {
+    #expect(RegimenHealthImportPage.nothingImported("The zip file is damaged or cannot be read.")
+            == "The zip file is damaged or cannot be read. Nothing was imported.")
+    let already = "The export declares XML entities, which Cairn does not expand. Nothing was imported."
+    #expect(RegimenHealthImportPage.nothingImported(already) == already)
 }

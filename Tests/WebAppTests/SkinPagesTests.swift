@@ -319,3 +319,12 @@ final class SkinWebVault {
         #expect(try comparisons() == before)
     }
 }
+
+@Test func anAreaNameThatIsRefusedShowsItsErrorBelowTheNameField() throws {
+    let page = SkinPages.home([], csrfToken: "t", error: "Give the area a name.")
+    let field = try #require(page.range(of: "id=\"area-name\""))
+    let error = try #require(page.range(of: "id=\"area-name-error\""))
+    let location = try #require(page.range(of: "id=\"area-location\""))
+    #expect(field.lowerBound < error.lowerBound && error.lowerBound < location.lowerBound, "between the name and the next field")
+    #expect(page.contains("aria-invalid=\"true\" aria-describedby=\"area-name-error\" autofocus"))
+}

@@ -156,7 +156,7 @@ private final class SmileSite {
     let (_, entry) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
     let stored = try site.cairn.smile.cropJPEG(entry)
     let page = site.app.handle(Fixture.get("/smile/export/\(entry.id.rawValue)")).bodyText
-    #expect(page.contains("<dd id=\"export-size\">\(stored.count) bytes ("))
+    #expect(page.contains("<dd id=\"export-size\">\(Layout.grouped(stored.count)) bytes ("), "the size with its thousands grouped")
     #expect(page.contains("<dd id=\"export-dimensions\">768 × 768 JPEG</dd>"))
     #expect(page.contains("Contains no metadata (checked)"))
     #expect(page.contains("id=\"export-confirm\""))
@@ -255,4 +255,45 @@ private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request 
     #expect(site.app.handle(Fixture.post(path)).status == 303)
     #expect(try site.cairn.smile.entries().isEmpty)
     #expect(site.photoFiles.isEmpty)
+}
+
+@Test func deletingAnEntrySaysSoOnTheTimeline() throws {
+    let site = try SmileSite()
+    let (_, entry) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let deleted = site.app.handle(Fixture.post("/smile/delete/\(entry.id.rawValue)"))
+    #expect(deleted.header("Location") == "/smile?deleted=1")
+    let timeline = site.app.handle(Fixture.get("/smile?deleted=1")).bodyText
+    #expect(timeline.contains("id=\"smile-deleted\"") && timeline.contains("Deleted."))
+    #expect(!site.app.handle(Fixture.get("/smile")).bodyText.contains("smile-deleted"))
+}
+
+@Test func theTimelineSaysWhetherADateIsWhenThePhotoWasTakenOrWhenItWasAdded() throws {
+    let site = try SmileSite()
+    let (_, dated) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let page = site.app.handle(Fixture.get("/smile")).bodyText
+    if dated.captureDate != nil { #expect(page.contains("Taken \(dated.displayDate)")) }
+    else { #expect(page.contains("(the photo had no date)")) }
+    #expect(page.contains("id=\"smile-order\""), "the order is explained")
+}
+
+@Test func theCompareSliderSaysWhichCropShowsWhere() throws {
+    let site = try SmileSite()
+    let (_, a) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let (_, b) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_biden.jpg")))
+    let page = site.app.handle(Fixture.get("/smile/compare?a=\(a.id.rawValue)&b=\(b.id.rawValue)")).bodyText
+    #expect(page.contains("aria-valuetext=\"Before (\(a.displayDate)) on the left 50%, after (\(b.displayDate)) on the right 50%\""))
+    #expect(SmilePages.sliderText(0, before: a, after: b) == "After only (\(b.displayDate))")
+    #expect(SmilePages.sliderText(100, before: a, after: b) == "Before only (\(a.displayDate))")
+    // Without the script the two crops stand side by side: the slider row is hidden and no figure is laid over the other.
+    #expect(page.contains("<div class=\"smile-slider\" id=\"smile-slider-row\" hidden>"))
+    #expect(!page.contains("is-slider"))
+}
+
+@Test func aRefusedUploadShowsItsErrorBelowThePhotoFieldAndTheCameraNeedsTheScript() throws {
+    let page = SmilePages.capture(csrfToken: Fixture.csrf, error: "This is not a photo.")
+    let field = try #require(page.range(of: "id=\"smile-file\""))
+    let error = try #require(page.range(of: "id=\"upload-error\""))
+    #expect(field.lowerBound < error.lowerBound && page[field.upperBound..<error.lowerBound].count < 300, "the error follows the field")
+    #expect(page.contains("aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"))
+    #expect(page.contains("id=\"smile-camera-card\" hidden"), "the camera card is shown by smile.js only")
 }

@@ -8,17 +8,28 @@
   if (capture) {
     var csrf = capture.getAttribute("data-csrf");
     var status = document.getElementById("smile-status");
-    var say = function (text) { status.hidden = false; status.textContent = text; };
+    var fileError = document.getElementById("smile-file-error");
+    var file = document.getElementById("smile-file");
+    var say = function (text) { status.hidden = !text; status.textContent = text; };
+    // A refusal is an error beside the photo field (announced: role=alert), not a status note.
+    var refuse = function (text) {
+      say("");
+      var served = document.getElementById("upload-error");
+      if (served) { served.hidden = true; }
+      fileError.textContent = text; fileError.hidden = false;
+      file.setAttribute("aria-invalid", "true"); file.setAttribute("aria-describedby", "smile-file-error");
+    };
     var send = function (blob) {
+      fileError.hidden = true; file.removeAttribute("aria-invalid");
       say("Looking for your smile…");
       fetch("/smile/upload", {
         method: "POST", credentials: "same-origin",
         headers: { "X-CSRF-Token": csrf, "Content-Type": "application/octet-stream" }, body: blob
       }).then(function (r) { return r.json(); }).then(function (answer) {
-        if (answer.next) { window.location.assign(answer.next); } else { say(answer.error || "The photo could not be read."); }
-      }).catch(function () { say("The photo could not be sent to Cairn. Try again."); });
+        if (answer.next) { window.location.assign(answer.next); } else { refuse(answer.error || "The photo could not be read."); }
+      }).catch(function () { refuse("The photo could not be sent to Cairn. Try again."); });
     };
-    var file = document.getElementById("smile-file");
+    document.getElementById("smile-camera-card").hidden = false;  // the camera needs this script
     var fileSend = document.getElementById("smile-file-send");
     if (fileSend) { fileSend.hidden = true; }  // with the script, choosing a file sends it
     file.addEventListener("change", function () { if (file.files && file.files[0]) { send(file.files[0]); } });
@@ -60,7 +71,25 @@
     var set = function (x, y, s) {
       s = Math.round(clamp(s, minSide, Math.min(W, H)));
       x = Math.round(clamp(x, 0, W - s)); y = Math.round(clamp(y, 0, H - s));
-      fx.value = x; fy.value = y; fs.value = s; draw();
+      fx.value = x; fy.value = y; fs.value = s; draw(); tell();
+    };
+    var status = document.getElementById("smile-square-status");
+    var edge = function (st) {
+      var at = [];
+      if (st.x <= 0) { at.push("left"); } if (st.y <= 0) { at.push("top"); }
+      if (st.x + st.s >= W) { at.push("right"); } if (st.y + st.s >= H) { at.push("bottom"); }
+      return at.length ? " It touches the " + at.join(" and ") + " edge of the photo." : "";
+    };
+    // Said after each move or resize (polite, and only once the square has stopped for a moment).
+    var timer = null;
+    var tell = function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(function () {
+        var st = state();
+        status.hidden = false;
+        status.textContent = "Square: " + st.s + " × " + st.s + " pixels, " + st.x + " from the left and " + st.y +
+          " from the top of the " + W + " × " + H + " photo (" + Math.round(st.s / Math.min(W, H) * 100) + "% of its shorter side)." + edge(st);
+      }, 250);
     };
     var draw = function () {
       var st = state();
@@ -72,7 +101,7 @@
     square.hidden = false;
     stage.classList.add("is-interactive");
     draw();
-    [fx, fy, fs].forEach(function (f) { f.addEventListener("input", draw); });
+    [fx, fy, fs].forEach(function (f) { f.addEventListener("input", function () { draw(); tell(); }); });
 
     var drag = null;
     var scale = function () { return W / img.getBoundingClientRect().width; };
@@ -111,13 +140,20 @@
 
   // ---- Compare page: the after crop laid over the before one, revealed by a slider --------------
   var compare = document.getElementById("smile-compare");
-  if (compare) {
+  var slider = document.getElementById("smile-slider");
+  if (compare && slider) {
     var after = document.getElementById("smile-after");
     var row = document.getElementById("smile-slider-row");
-    var slider = document.getElementById("smile-slider");
     compare.classList.add("is-slider");
     row.hidden = false;
-    var apply = function () { after.style.clipPath = "inset(0 0 0 " + slider.value + "%)"; };
+    var a = slider.getAttribute("data-before"), b = slider.getAttribute("data-after");
+    // Says which photo shows where, as SmilePages.sliderText does for the first render.
+    var apply = function () {
+      var v = Number(slider.value);
+      after.style.clipPath = "inset(0 0 0 " + v + "%)";
+      slider.setAttribute("aria-valuetext", v <= 0 ? "After only (" + b + ")" : v >= 100 ? "Before only (" + a + ")"
+        : "Before (" + a + ") on the left " + v + "%, after (" + b + ") on the right " + (100 - v) + "%");
+    };
     slider.addEventListener("input", apply);
     apply();
   }

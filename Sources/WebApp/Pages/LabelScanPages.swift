@@ -347,7 +347,7 @@ enum LabelScanPages {
             """
         }.joined(separator: "\n")
         return """
-        <figure class="card scan-photo" id="scan-photo">
+        <figure class="card scan-photo" id="scan-photo" tabindex="0">
         <div class="scan-stage">
         <img class="scan-image" id="scan-image" src="data:image/jpeg;base64,\(preview.base64EncodedString())" width="\(w)" height="\(h)" alt="The label photo, with a numbered box around each row that was read">
         <svg class="scan-boxes" id="scan-boxes" viewBox="0 0 \(w) \(h)" preserveAspectRatio="none" aria-hidden="true" focusable="false">

@@ -24,24 +24,27 @@ enum RegimenHealthImportPage {
                 do {
                     return .html(render(csrfToken: csrfToken, summary: try health.importExport(contents: data)))
                 } catch let error as HealthExportError {
-                    return .html(render(csrfToken: csrfToken, error: error.userMessage + " Nothing was imported."), status: 400)
+                    return .html(render(csrfToken: csrfToken, error: nothingImported(error.userMessage)), status: 400)
                 }
             },
         ]
     }
 
+    /// The refusal, ending with "Nothing was imported." once (some messages say it already).
+    static func nothingImported(_ message: String) -> String {
+        message.hasSuffix("Nothing was imported.") ? message : message + " Nothing was imported."
+    }
+
     static func render(csrfToken: String, summary: HealthImportSummary? = nil, error: String? = nil) -> String {
         var body = RegimenPages.intro("Apple Health import", lead: "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back.")
             + RegimenPages.subnav("/regimen/outcomes")
-        if let error {
-            body += "<div class=\"form-error\" role=\"alert\" id=\"health-import-error\"><p>\(HTML.escape(error))</p></div>"
-        }
         if let summary {
-            var lines = ["\(summary.added) new records imported; \(summary.alreadyPresent) were already in Cairn."]
+            var lines = ["\(Layout.counted(summary.added, "new record")) imported; \(Layout.grouped(summary.alreadyPresent)) \(summary.alreadyPresent == 1 ? "was" : "were") already in Cairn."]
             if summary.skippedCount > 0 {
-                lines.append("\(summary.skippedCount) records of \(summary.skippedByType.count) types Cairn does not read were skipped.")
+                let kinds = summary.skippedByType.count
+                lines.append("\(Layout.counted(summary.skippedCount, "record")) of \(kinds == 1 ? "a type" : "\(Layout.grouped(kinds)) types") Cairn does not read \(summary.skippedCount == 1 ? "was" : "were") skipped.")
             }
-            let warnings = summary.warnings.sorted { $0.key < $1.key }.map { "<li>\($0.value) \(HTML.escape($0.key.summary))</li>" }.joined()
+            let warnings = summary.warnings.sorted { $0.key < $1.key }.map { "<li>\(Layout.grouped($0.value)) \(HTML.escape($0.key.summary))</li>" }.joined()
             body += """
             <section class="card" aria-labelledby="health-import-result-title" id="health-import-result">
             <h2 id="health-import-result-title">Imported</h2>
@@ -57,7 +60,7 @@ enum RegimenHealthImportPage {
         <p>On the iPhone: Health app, your picture, "Export All Health Data". Choose the <code>export.zip</code> it makes (or the <code>export.xml</code> inside it). Importing a newer export later adds only what is new. Files over 64 MB: use <code>cairn regimen outcomes import export.zip</code>.</p>
         <form method="post" action="/regimen/outcomes/health" enctype="multipart/form-data" id="health-import" data-upload-progress>\(Layout.csrfField(csrfToken))
         <div class="stack"><label for="health-file">Health export</label>
-        <input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required></div>
+        <input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required\(error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"health-import-error\" autofocus")>\(error.map { "<p class=\"field-error\" role=\"alert\" id=\"health-import-error\">\(HTML.escape($0))</p>" } ?? "")</div>
         <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
         <progress max="100" value="0" hidden>Sending</progress>
         <p class="help" role="status" hidden></p>

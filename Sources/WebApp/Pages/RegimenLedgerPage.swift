@@ -129,9 +129,9 @@ enum RegimenLedgerPage {
         <div class="stack"><label for="ledger-product">Product</label>
         <select id="ledger-product" name="product">\(options.joined())</select></div>
         <div class="stack"><label for="ledger-from">From</label>
-        <input type="date" id="ledger-from" name="from" value="\(HTML.escape(from))"></div>
+        <input \(Layout.dateField) id="ledger-from" name="from" value="\(HTML.escape(from))"></div>
         <div class="stack"><label for="ledger-to">To</label>
-        <input type="date" id="ledger-to" name="to" value="\(HTML.escape(to))"></div>
+        <input \(Layout.dateField) id="ledger-to" name="to" value="\(HTML.escape(to))"></div>
         <div class="form-actions"><button type="submit" class="button button-quiet">Show</button></div>
         </form>
         """

@@ -169,7 +169,7 @@ enum RegimenOutcomesPage {
         <div class="stack"><label for="outcome-metric">Metric</label>
         <select id="outcome-metric" name="metric" required>\(options)</select></div>
         <div class="stack"><label for="outcome-date">Date</label>
-        <input type="date" id="outcome-date" name="date" value="\(HTML.escape(date))" max="\(today)" required></div>
+        <input \(Layout.dateField) id="outcome-date" name="date" value="\(HTML.escape(date))" max="\(today)" required></div>
         <div class="stack"><label for="outcome-value">Value</label>
         <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(HTML.escape(typed.value))" required aria-describedby="outcome-value-help"\(error == nil ? "" : " aria-invalid=\"true\"")>
         <p class="help" id="outcome-value-help">A number inside the metric's range, shown beside its name. Several values on one day are combined.</p></div>

@@ -149,7 +149,7 @@ enum RegimenSchedulePages {
                     """
                     <form method="post" action="/regimen/schedules/\(id)/\(verb)" class="regimen-inline-form">\(Layout.csrfField(csrfToken))\
                     <label for="\(verb)-\(id)">\(label)</label> \
-                    <input type="date" id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"> \
+                    <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"> \
                     <button type="submit" class="button button-quiet">\(label.components(separatedBy: " ").first ?? label)<span class="visually-hidden">: \(HTML.escape(s.productName))</span></button></form>
                     """
                 }
@@ -198,7 +198,7 @@ enum RegimenSchedulePages {
             <div class="stack"><label for="schedule-weekdays">Weekdays <span class="help">(some weekdays only, like mon, wed, fri)</span></label>
             <input type="text" id="schedule-weekdays" name="weekdays" value="\(HTML.escape(draft.weekdays))"></div>
             <div class="stack"><label for="schedule-start">First day</label>
-            <input type="date" id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"></div>
+            <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"></div>
             <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
             </form>
             """

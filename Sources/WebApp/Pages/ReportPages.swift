@@ -85,8 +85,8 @@ enum ReportPages {
         <form method="get" action="/reports/regimen" class="card report-period" aria-labelledby="period-title">
         <h2 id="period-title">Period</h2>
         <div class="report-period-fields">
-        <div class="stack"><label for="report-from">First day</label><input type="date" id="report-from" name="from" value="\(HTML.escape(from))" required></div>
-        <div class="stack"><label for="report-to">Last day</label><input type="date" id="report-to" name="to" value="\(HTML.escape(to))" required></div>
+        <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(HTML.escape(from))" required></div>
+        <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(HTML.escape(to))" required></div>
         </div>
         \(error)
         <div class="form-actions"><button type="submit" class="button button-quiet" id="report-period-show">Show what it will hold</button></div>

@@ -67,9 +67,9 @@ enum SettingsPages {
 
     static func confirmDelete(csrfToken: String, mistyped: Bool = false) -> String {
         let error = mistyped
-            ? "<p class=\"field-error\" id=\"confirm-error\">Type DELETE in capital letters to confirm.</p>" : ""
+            ? "<p class=\"field-error\" role=\"alert\" id=\"confirm-error\">Type DELETE in capital letters to confirm.</p>" : ""
         let describedBy = mistyped ? "confirm-help confirm-error" : "confirm-help"
-        let invalid = mistyped ? " aria-invalid=\"true\"" : ""
+        let invalid = mistyped ? " aria-invalid=\"true\" autofocus" : ""
         let body = """
         <section class="card confirm" aria-labelledby="confirm-title">
         <h1 id="confirm-title">Delete all data?</h1>

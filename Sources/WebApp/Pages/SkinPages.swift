@@ -39,7 +39,7 @@ enum SkinPages {
     /// The photo file input with its error right below it, tied to it for assistive technology.
     static func photoField(label: String, required: Bool, error: String?) -> String {
         let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
-        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\""
+        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"
         return """
         <label for="photo">\(label)</label>
         <input type="file" id="photo" name="photo" accept="image/jpeg,image/png,image/heic,image/webp"\(required ? " required" : "")\(invalid)>\(errorHTML)
@@ -74,7 +74,9 @@ enum SkinPages {
         let list = areas.isEmpty
             ? "<section class=\"card empty-state\"><h2>No areas yet</h2><p>Add the first patch of skin you want to photograph over time.</p></section>"
             : "<ul class=\"skin-area-grid\" aria-label=\"Areas\">\(cards)</ul>"
-        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
+        // The refusals of "Add area" are about its name: the error sits below the name field.
+        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"area-name-error\">\(HTML.escape($0))</p>" } ?? ""
+        let nameInvalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"area-name-error\" autofocus"
         let body = """
         <div class="page-intro"><h1>Skin</h1>
         <p class="lead">\(HTML.escape(Journal.skin.purpose))</p></div>
@@ -83,13 +85,12 @@ enum SkinPages {
         <h2 id="add-title">Add an area</h2>
         <form method="post" action="/skin/areas" class="stack">\(Layout.csrfField(csrfToken))
         <label for="area-name">Name</label>
-        <input type="text" id="area-name" name="name" required maxlength="80">
+        <input type="text" id="area-name" name="name" required maxlength="80"\(nameInvalid)>\(errorHTML)
         <label for="area-location">Where on the body (optional)</label>
         <input type="text" id="area-location" name="location" maxlength="80">
         <label for="area-guidance">How to take its photos (optional)</label>
         <p class="help" id="guidance-help">For example: arm flat on the desk, daylight from the window, phone a hand's width away.</p>
         <textarea id="area-guidance" name="guidance" rows="2" aria-describedby="guidance-help"></textarea>
-        \(errorHTML)
         <div class="form-actions"><button type="submit" class="button" id="add-area">Add area</button></div>
         </form>
         </section>

@@ -20,7 +20,7 @@ enum SmilePages {
 
     static func routes(_ smile: SmileService, csrfToken: String) -> [Route] {
         [
-            route(.get, "/smile") { r in .html(timeline(try smile.entries(), added: r.query["added"])) },
+            route(.get, "/smile") { r in .html(timeline(try smile.entries(), added: r.query["added"], deleted: r.query["deleted"] == "1")) },
             route(.get, "/smile/add") { _ in .html(capture(csrfToken: csrfToken)) },
             route(.post, "/smile/upload") { r in upload(r.request, smile: smile, csrfToken: csrfToken) },
             route(.get, "/smile/crop/{upload}") { r in
@@ -55,21 +55,28 @@ enum SmilePages {
             },
             route(.post, "/smile/delete/{entry}") { r in
                 try smile.delete(try smile.entry(matching: r.parameter("entry")).id)
-                return .redirect(to: "/smile")
+                return .redirect(to: "/smile?deleted=1")
             },
         ]
     }
 
     // MARK: timeline
 
-    static func timeline(_ entries: [SmileEntry], added: String?) -> String {
+    /// What an entry's date is: when the photo was taken, or (a photo without a date) when it was added; the
+    /// timeline sorts by the same date.
+    static func dateText(_ e: SmileEntry) -> String {
+        e.captureDate == nil ? "Added " + e.displayDate.dropFirst("added ".count) + " (the photo had no date)" : "Taken " + e.displayDate
+    }
+
+    static func timeline(_ entries: [SmileEntry], added: String?, deleted: Bool = false) -> String {
         let intro = """
         <div class="page-intro">
         <h1>Smile</h1>
         <p class="lead">\(HTML.escape(Journal.smile.purpose))</p>
         </div>
         """
-        let notice = added.map { _ in "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>" } ?? ""
+        let notice = (added.map { _ in "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>" } ?? "")
+            + (deleted ? "<p class=\"notice\" role=\"status\" id=\"smile-deleted\">Deleted. The crop and its note are no longer in Cairn.</p>" : "")
         guard !entries.isEmpty else {
             return Layout.page(title: "Smile", section: .smile, body: intro + notice + """
             <section class="card empty-state" aria-labelledby="empty-title">
@@ -83,7 +90,7 @@ enum SmilePages {
             """
             <li class="card smile-entry">
             <img class="smile-crop" src="/smile/photo/\(e.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Smile crop, \(HTML.escape(e.displayDate))">
-            <p class="smile-date">\(HTML.escape(e.displayDate))</p>
+            <p class="smile-date">\(HTML.escape(dateText(e)))</p>
             <p class="smile-meta">\(HTML.escape(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst()))</p>
             \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(e.note))</p>")
             <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a> <a href="/smile/delete/\(e.id.rawValue)">Delete…</a></p>
@@ -91,11 +98,12 @@ enum SmilePages {
             """
         }.joined(separator: "\n")
         let compareLink = entries.count >= 2
-            ? "<a class=\"button button-quiet\" href=\"/smile/compare\" id=\"smile-compare\">Compare two</a>" : ""
+            ? "<a class=\"button button-quiet\" href=\"/smile/compare\" id=\"smile-compare-link\">Compare two</a>" : ""
         let body = intro + notice + """
         <div class="smile-actions"><a class="button" href="/smile/add" id="smile-add">Add a photo</a>\(compareLink)<a class="button button-quiet" href="/reports/smile" id="report-link">PDF progress sheet</a></div>
         <h2 class="visually-hidden">Your smile crops, newest first</h2>
-        <ol class="smile-timeline" aria-label="Smile crops, newest first" reversed>
+        <p class="help" id="smile-order">Newest first, by the day each photo was taken (a photo without a date: the day it was added).</p>
+        <ol class="smile-timeline" aria-label="Smile crops, newest first" aria-describedby="smile-order" reversed>
         \(items)
         </ol>
         """
@@ -105,14 +113,15 @@ enum SmilePages {
     // MARK: capture
 
     static func capture(csrfToken: String, error: String? = nil) -> String {
-        let problem = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>\n" } ?? ""
+        let problem = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
+        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"
         let body = """
         <div class="page-intro">
         <h1>Add a smile photo</h1>
         <p class="lead">Use your camera or choose a photo. Cairn finds your mouth and shows you the square it will keep. Nothing is saved until you confirm the crop.</p>
         </div>
         <div class="smile-capture" id="smile-capture" data-csrf="\(HTML.escape(csrfToken))">
-        <section class="card" aria-labelledby="camera-title">
+        <section class="card" aria-labelledby="camera-title" id="smile-camera-card" hidden>
         <h2 id="camera-title">Camera</h2>
         <p class="help">Line your smile up inside the box. The camera picture stays in this browser until you take the photo.</p>
         <div class="smile-camera">
@@ -127,9 +136,10 @@ enum SmilePages {
         <section class="card" aria-labelledby="file-title">
         <h2 id="file-title">Choose a photo</h2>
         <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
-        \(problem)<form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
+        <form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
         <label for="smile-file">Photo</label>
-        <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required>
+        <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required\(invalid)>\(problem)
+        <p class="field-error" role="alert" id="smile-file-error" hidden></p>
         <div class="form-actions"><button type="submit" class="button" id="smile-file-send">Send photo</button></div>
         </form>
         </section>
@@ -193,8 +203,9 @@ enum SmilePages {
         <form method="post" action="/smile/crop/\(upload.id)" class="smile-crop-form">\(Layout.csrfField(csrfToken))
         <div class="smile-stage" id="smile-stage" data-width="\(a.sourceWidth)" data-height="\(a.sourceHeight)" data-min="\(SmileService.minimumSquareSide)">
         <img class="smile-preview" id="smile-preview" src="data:image/jpeg;base64,\(preview.jpeg.base64EncodedString())" width="\(preview.width)" height="\(preview.height)" alt="Your photo, with the square that will be kept">
-        <div class="smile-square" id="smile-square" tabindex="0" role="group" aria-label="Crop square: drag it, or use the arrow keys; plus and minus change its size" hidden><span class="smile-handle" id="smile-handle"></span></div>
+        <div class="smile-square" id="smile-square" tabindex="0" role="group" aria-label="Crop square: drag it, or use the arrow keys; plus and minus change its size" aria-describedby="smile-square-status" hidden><span class="smile-handle" id="smile-handle"></span></div>
         </div>
+        <p class="help smile-square-status" id="smile-square-status" aria-live="polite" hidden></p>
         \(a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : "")
         <fieldset class="smile-fields">
         <legend>Square, in the photo's pixels (\(a.sourceWidth) × \(a.sourceHeight))</legend>
@@ -273,10 +284,17 @@ enum SmilePages {
         </div>
         <div class="smile-slider" id="smile-slider-row" hidden>
         <label for="smile-slider">Before ↔ after</label>
-        <input type="range" id="smile-slider" min="0" max="100" value="50">
+        <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: before, after: after)))" data-before="\(HTML.escape(before.displayDate))" data-after="\(HTML.escape(after.displayDate))">
         </div>
         """
         return Layout.page(title: "Compare", section: .smile, body: body + script)
+    }
+
+    /// What the before/after slider says at `value` (the after crop covers the part right of `value`%); smile.js
+    /// says the same as it moves.
+    static func sliderText(_ value: Int, before: SmileEntry, after: SmileEntry) -> String {
+        value <= 0 ? "After only (\(after.displayDate))" : value >= 100 ? "Before only (\(before.displayDate))"
+            : "Before (\(before.displayDate)) on the left \(value)%, after (\(after.displayDate)) on the right \(100 - value)%"
     }
 
     // MARK: export
@@ -294,7 +312,7 @@ enum SmilePages {
         <dl class="smile-facts">
         <dt>File</dt><dd id="export-name">\(HTML.escape(export.suggestedFileName))</dd>
         <dt>Picture</dt><dd id="export-dimensions">\(e.photo.width) × \(e.photo.height) JPEG</dd>
-        <dt>Size</dt><dd id="export-size">\(export.jpeg.count) bytes (\((export.jpeg.count + 500) / 1000) KB)</dd>
+        <dt>Size</dt><dd id="export-size">\(Layout.grouped(export.jpeg.count)) bytes (\(Layout.grouped((export.jpeg.count + 500) / 1000)) KB)</dd>
         <dt>Date</dt><dd>\(HTML.escape(e.displayDate))</dd>
         </dl>
         <p class="consequence" id="export-check">\(HTML.escape(check))</p>
