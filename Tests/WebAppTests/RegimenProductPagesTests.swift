@@ -88,12 +88,16 @@ import Testing
     #expect(try site.regimen.products().isEmpty)
 }
 
+/// "Daily D3" added through the form with `ingredients`, and its id.
+private func addDailyD3(_ site: RegimenSite, _ ingredients: String) throws -> (StoredProduct, String) {
+    _ = site.post("/regimen/products/new", form: ["name": "Daily D3", "form": "softgel", "serving": "1", "ingredients": ingredients])
+    let saved = try #require(try site.regimen.products().first)
+    return (saved, saved.product.id.rawValue)
+}
+
 @Test func savingAProductWithNoChangeSavesNoNewVersion() throws {
     let site = try RegimenSite()
-    _ = site.post("/regimen/products/new", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
-                                                  "ingredients": "Vitamin D3 = 25 mcg, 125% DV\nZinc (as zinc picolinate) = 10 mg"])
-    let saved = try #require(try site.regimen.products().first)
-    let id = saved.product.id.rawValue
+    let (saved, id) = try addDailyD3(site, "Vitamin D3 = 25 mcg, 125% DV\nZinc (as zinc picolinate) = 10 mg")
     let form = LabelScanPagesTests.formFields(site.get("/regimen/products/\(id)/edit").bodyText)
     let same = site.post("/regimen/products/\(id)/edit", form: form)
     #expect(same.status == 303 && same.header("Location") == "/regimen/products/\(id)?unchanged=1")
@@ -116,10 +120,7 @@ import Testing
 
 @Test func editingAProductFromItsPageSavesANewVersionAndKeepsTheOldOne() throws {
     let site = try RegimenSite()
-    _ = site.post("/regimen/products/new", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
-                                                  "ingredients": "Vitamin D3 = 25 mcg"])
-    let saved = try #require(try site.regimen.products().first)
-    let id = saved.product.id.rawValue
+    let (saved, id) = try addDailyD3(site, "Vitamin D3 = 25 mcg")
     #expect(site.get("/regimen/products/\(id)").bodyText.contains("href=\"/regimen/products/\(id)/edit\""))
 
     let form = site.get("/regimen/products/\(id)/edit").bodyText
