@@ -66,6 +66,48 @@ public final class RegimenService: @unchecked Sendable {
         }
     }
 
+    /// Saves a new product from what the person typed (`ProductInput`: one parser for every door). Throws
+    /// `FieldProblems<ProductField>` with every refusal of the fields, an implausible amount among them (beside
+    /// the ingredients), and `FlaggedRowsUndecided` like `addProduct(_:decisions:)`.
+    @discardableResult
+    public func addProduct(_ input: ProductInput, decisions: RowDecisions = RowDecisions()) throws -> StoredProduct {
+        let catalogue = try Catalogue.bundled()
+        let product = try input.product(catalogue: catalogue)
+        try Self.plausibility(of: product, catalogue)
+        return try addProduct(product, decisions: decisions)
+    }
+
+    /// What an edit did: saved a new revision, or found nothing changed and saved nothing.
+    public enum ProductEditOutcome: Sendable {
+        case saved(StoredProduct)
+        case unchanged(StoredProduct)
+
+        /// The product as it now stands.
+        public var product: StoredProduct {
+            switch self { case .saved(let p), .unchanged(let p): p }
+        }
+    }
+
+    /// Changes product `id` as the person typed it: fields not given keep their value, and each typed row keeps
+    /// what typing it left out of the current row of that name (`ProductIngredient.keeping`), so both doors merge
+    /// alike. A change that leaves the product as it is saves no revision (`.unchanged`). Throws like
+    /// `addProduct(_:decisions:)` with an input, and `ScheduleError.productNotFound`.
+    public func editProduct(_ id: ProductID, _ input: ProductInput, decisions: RowDecisions = RowDecisions()) throws -> ProductEditOutcome {
+        let catalogue = try Catalogue.bundled()
+        guard let current = try product(id) else { throw ScheduleError.productNotFound }
+        let revised = try input.product(revising: current.product, catalogue: catalogue)
+        if revised == current.product { return .unchanged(current) }
+        try Self.plausibility(of: revised, catalogue)
+        return .saved(try editProduct(id, to: revised, decisions: decisions))
+    }
+
+    /// The catalogue's plausibility refusal as a problem of the ingredients field.
+    private static func plausibility(of product: Product, _ catalogue: Catalogue) throws {
+        do { try catalogue.checkPlausibility(of: product) } catch let error as RegimenError {
+            throw FieldProblems<ProductField>([.init(.ingredients, error)])
+        }
+    }
+
     /// Every product at its newest revision, by name.
     public func products() throws -> [StoredProduct] {
         try database.read { db in

@@ -19,10 +19,11 @@ public final class Console: @unchecked Sendable {
     /// True when a person can answer questions (standard input is a terminal).
     public var canAsk: Bool { readAnswer != nil }
 
-    /// Writes `question` to standard error and reads one answer line; nil when nobody can answer or input ended.
+    /// Writes `question` to standard error (control characters escaped, see `escaped`) and reads one answer line;
+    /// nil when nobody can answer or input ended.
     public func ask(_ question: String) -> String? {
         guard let readAnswer else { return nil }
-        writeErr(question)
+        writeErr(Self.escaped(question))
         return readAnswer()
     }
 

@@ -33,6 +33,18 @@ public enum Weekday: Int, Hashable, Codable, Sendable, CaseIterable, Comparable 
 
     /// Monday first.
     public static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
+
+    /// The weekdays of a list such as "mon,wed,fri" or "Mon Wed" (commas or spaces between). Throws
+    /// `ScheduleError.unreadableWeekday` for a word that is no weekday and `.noWeekdays` for an empty list.
+    public static func set(parsing text: String) throws -> Set<Weekday> {
+        var days = Set<Weekday>()
+        for part in text.split(whereSeparator: { $0 == "," || $0.isWhitespace }) {
+            guard let day = Weekday(parsing: String(part)) else { throw ScheduleError.unreadableWeekday }
+            days.insert(day)
+        }
+        guard !days.isEmpty else { throw ScheduleError.noWeekdays }
+        return days
+    }
 }
 
 extension LocalDay {
@@ -69,6 +81,15 @@ public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringCon
               (digits.0 + digits.1).allSatisfy({ $0.isASCII && $0.isNumber }),
               let h = Int(digits.0), let m = Int(digits.1) else { return nil }
         self.init(hour: h, minute: m)
+    }
+
+    /// The times of a list such as "08:00, 20:30" or "08:00 20:30" (commas or spaces between), in the order
+    /// written; an empty list is no times (as needed). Throws `ScheduleError.unreadableTime`.
+    public static func list(parsing text: String) throws -> [TimeSlot] {
+        try text.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map {
+            guard let slot = TimeSlot(parsing: String($0)) else { throw ScheduleError.unreadableTime }
+            return slot
+        }
     }
 
     /// The hour, 0-23.

@@ -75,8 +75,16 @@ public struct IngredientDose: Hashable, Sendable {
 
     /// The grouping key of a product row: its catalogue id, else "label:" and its normalised label name.
     public static func key(for row: ProductIngredient) -> String {
-        row.catalogueID ?? "label:" + CatalogueText.normalised(row.nameOnLabel)
+        row.catalogueID ?? labelKeyPrefix + CatalogueText.normalised(row.nameOnLabel)
     }
+
+    /// The name a grouping key stands for: the catalogue's name of its entry, else the (normalised) label name it
+    /// holds; a catalogue id `catalogue` does not know is shown as it is.
+    public static func name(ofKey key: String, catalogue: Catalogue?) -> String {
+        key.hasPrefix(labelKeyPrefix) ? String(key.dropFirst(labelKeyPrefix.count)) : catalogue?.ingredient(id: key)?.name ?? key
+    }
+
+    private static let labelKeyPrefix = "label:"
 }
 
 /// One logged intake of a product, as plain values.

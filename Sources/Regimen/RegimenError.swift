@@ -81,6 +81,12 @@ public enum RegimenError: CairnError, Hashable, Sendable {
     case unknownCatalogueIngredient
     /// The bundled catalogue is missing or cannot be read.
     case catalogueUnreadable(String)
+    /// No product form chosen.
+    case noProductForm
+    /// A product form Cairn does not know.
+    case unknownProductForm
+    /// A serving that is neither a number of units nor an amount.
+    case unreadableServing
 
     /// The plain-English message; it never contains user content.
     public var userMessage: String {
@@ -99,6 +105,9 @@ public enum RegimenError: CairnError, Hashable, Sendable {
         case .implausibleForIngredient(let ingredient, let limit): "This amount of \(ingredient) is far beyond any product sold (the limit is \(limit)). Check the number and the unit."
         case .unknownCatalogueIngredient: "An ingredient row refers to a catalogue entry that does not exist."
         case .catalogueUnreadable(let why): "The bundled ingredient catalogue cannot be read: \(why)."
+        case .noProductForm: "Choose the product's form."
+        case .unknownProductForm: "A product's form is one of: \(ProductForm.allCases.map(\.rawValue).joined(separator: ", "))."
+        case .unreadableServing: "Write one serving as a number of units, such as 2, or an amount such as 5 g."
         }
     }
 }

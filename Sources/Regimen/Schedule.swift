@@ -45,6 +45,59 @@ public enum Recurrence: Hashable, Sendable {
         }
     }
 
+    /// The kinds of recurrence a person chooses from, named as the command line and the web form name them.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case daily
+        /// Every N days from the start.
+        case every
+        /// On some weekdays.
+        case weekdays
+        /// No set times.
+        case asNeeded = "as-needed"
+    }
+
+    /// The recurrence of `kind` (a `Kind` raw value): `interval` is read for `every` (a whole number of days,
+    /// 1 to 366), `weekdays` for `weekdays` (see `Weekday.set(parsing:)`); the other text is ignored. Throws
+    /// `ScheduleError.unknownRecurrence`, `.intervalOutOfRange`, `.unreadableWeekday` or `.noWeekdays`.
+    public init(kind: String, interval: String, weekdays: String) throws {
+        switch Kind(rawValue: kind.trimmingCharacters(in: .whitespaces).lowercased()) {
+        case .daily: self = .daily
+        case .asNeeded: self = .asNeeded
+        case .every:
+            let text = interval.trimmingCharacters(in: .whitespaces)
+            guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(text),
+                  (1...SchedulePlan.maximumIntervalDays).contains(n) else { throw ScheduleError.intervalOutOfRange }
+            self = .everyNDays(n)
+        case .weekdays: self = .weekdays(try Weekday.set(parsing: weekdays))
+        case nil: throw ScheduleError.unknownRecurrence
+        }
+    }
+
+    /// The recurrence written in one word, as the command line takes it: "daily", "as-needed", "every:N", or
+    /// weekdays such as "mon,wed,fri". Throws like `init(kind:interval:weekdays:)`.
+    public init(parsing text: String) throws {
+        let key = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if key.hasPrefix("every:") {
+            try self.init(kind: Kind.every.rawValue, interval: String(key.dropFirst("every:".count)), weekdays: "")
+        } else if Kind(rawValue: key) == .daily || Kind(rawValue: key) == .asNeeded {
+            try self.init(kind: key, interval: "", weekdays: "")
+        } else if !key.isEmpty, key.split(whereSeparator: { $0 == "," || $0.isWhitespace }).allSatisfy({ Weekday(parsing: String($0)) != nil }) {
+            try self.init(kind: Kind.weekdays.rawValue, interval: "", weekdays: key)
+        } else {
+            throw ScheduleError.unknownRecurrence
+        }
+    }
+
+    /// Which kind this is.
+    public var kind: Kind {
+        switch self {
+        case .daily: .daily
+        case .everyNDays: .every
+        case .weekdays: .weekdays
+        case .asNeeded: .asNeeded
+        }
+    }
+
     /// "daily", "mon,wed,fri", "every 2 days", "as needed".
     public var summary: String {
         switch self {
@@ -86,6 +139,17 @@ public struct SchedulePlan: Hashable, Sendable {
     public let startDay: LocalDay
     /// The last day, if any (inclusive).
     public let endDay: LocalDay?
+
+    /// Servings per dose as typed ("1", "0.5"); throws `ScheduleError.unreadableServings` for anything but a plain
+    /// decimal number. (Zero and too many are refused by `init`.)
+    public static func servings(parsing text: String) throws -> Decimal {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw ScheduleError.unreadableServings
+        }
+        return value
+    }
 
     /// A plan. Throws `ScheduleError` for servings of zero or above `maximumServings`, no times (unless as
     /// needed), the same time twice, no weekdays, an interval outside 1...366, or an end before the start.
@@ -220,6 +284,27 @@ public struct DoseOccurrence: Hashable, Sendable, Comparable {
     }
 }
 
+/// The parts of a schedule a person types or chooses, to put each refusal beside its own field.
+public enum ScheduleField: Hashable, Sendable, CaseIterable {
+    case product, servings, recurrence, times, interval, weekdays, start, end
+}
+
+extension ScheduleError {
+    /// The field a refusal of a plan or of its parsers is about, nil for refusals about something else.
+    public var field: ScheduleField? {
+        switch self {
+        case .servingsNotPositive, .tooManyServings, .unreadableServings: .servings
+        case .noTimes, .asNeededHasNoTimes, .repeatedTime, .unreadableTime: .times
+        case .noWeekdays, .unreadableWeekday: .weekdays
+        case .intervalOutOfRange: .interval
+        case .unknownRecurrence: .recurrence
+        case .endsBeforeStart: .end
+        case .productNotFound, .noProductChosen: .product
+        default: nil
+        }
+    }
+}
+
 /// Why a schedule, a check-in or a correction was refused. Messages never repeat what was typed.
 public enum ScheduleError: CairnError, Hashable, Sendable {
     /// Servings of zero or less.
@@ -252,6 +337,10 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case unreadableDay
     /// A weekday name that is not known.
     case unreadableWeekday
+    /// A recurrence that is none of daily, every N days, some weekdays or as needed.
+    case unknownRecurrence
+    /// Servings per dose that are not a number.
+    case unreadableServings
     /// A dose id that names no scheduled dose.
     case doseNotFound
     /// A check-in for a dose on a day after today.
@@ -260,6 +349,8 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case scheduleNotFound
     /// A product reference that names no product.
     case productNotFound
+    /// No product chosen for a schedule.
+    case noProductChosen
     /// A product name shared by several products: use the id.
     case productNameAmbiguous
     /// A ledger record id that names no record.
@@ -293,7 +384,7 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .asNeededHasNoTimes: "An as-needed schedule has no times of day."
         case .repeatedTime: "The same time of day is listed twice."
         case .noWeekdays: "Choose at least one weekday."
-        case .intervalOutOfRange: "Every N days takes a number of days from 1 to 366."
+        case .intervalOutOfRange: "Every N days takes a whole number of days, from 1 to 366."
         case .endsBeforeStart: "The schedule ends before it starts. Check the start and end dates."
         case .overlappingRevision: "A change must start after the day the previous change started, so revisions do not overlap."
         case .revisionBeforeLoggedDoses: "A change cannot start on or before a day that already has logged doses. Choose a later day."
@@ -302,10 +393,13 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .unreadableTime: "A time of day must be written as HH:MM, for example 08:00."
         case .unreadableDay: "A date must be written as YYYY-MM-DD, for example 2026-03-01."
         case .unreadableWeekday: "Weekdays are written mon, tue, wed, thu, fri, sat, sun."
+        case .unknownRecurrence: "Choose how often: daily, every N days (every:N), some weekdays (such as mon,wed,fri) or as needed (as-needed)."
+        case .unreadableServings: "Servings must be a number, like 1 or 0.5."
         case .doseNotFound: "There is no scheduled dose with that id. Run 'cairn regimen today' to see today's doses."
         case .doseNotDueYet: "That dose is on a later day and cannot be logged yet."
         case .scheduleNotFound: "There is no schedule with that id."
         case .productNotFound: "There is no product with that id or name."
+        case .noProductChosen: "Choose a product."
         case .productNameAmbiguous: "Several products have that name. Use the product id instead."
         case .recordNotFound: "There is no log entry with that id."
         case .recordAlreadyCorrected: "That log entry was already corrected. Correct the newest entry instead."

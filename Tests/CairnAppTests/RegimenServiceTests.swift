@@ -516,3 +516,20 @@ final class Results: @unchecked Sendable {
     #expect(throws: FlaggedRowsUndecided.self) { try f.service.editProduct(saved.product.id, to: junk) }
     #expect(try f.service.productHistory(saved.product.id).count == 2)
 }
+
+@Test func aTypedEditMergesWithTheCurrentRowsAndAnEditThatChangesNothingSavesNoRevision() throws {
+    let f = try RegimenFixture(now: "2026-03-10T09:00:00Z")
+    defer { f.remove() }
+    let added = try f.service.addProduct(ProductInput(name: "Daily D3", form: "softgel", ingredients: ["Vitamin D3 = 25 mcg, 125% DV"]))
+    let unchanged = try f.service.editProduct(added.product.id, ProductInput(ingredients: ["Vitamin D3 = 25 mcg"]))
+    guard case .unchanged(let kept) = unchanged else { Issue.record("an edit to the same rows saved a revision"); return }
+    #expect(kept.revisionNumber == 1)
+    #expect(try f.service.productHistory(added.product.id).count == 1)
+    let saved = try f.service.editProduct(added.product.id, ProductInput(brand: "Acme"))
+    #expect(saved.product.revisionNumber == 2 && saved.product.product.ingredients.first?.dailyValuePercent == 125)
+    let implausible = try #require(throws: FieldProblems<ProductField>.self) {
+        try f.service.editProduct(added.product.id, ProductInput(ingredients: ["Vitamin D3 = 500 mg"]))
+    }
+    #expect(implausible.messages(for: .ingredients).first?.contains("far beyond any product sold") == true)
+    #expect(throws: ScheduleError.productNotFound) { try f.service.editProduct("nope", ProductInput(name: "X")) }
+}

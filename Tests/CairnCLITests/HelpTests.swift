@@ -359,8 +359,9 @@ private let expectedHelp: [String: String] = [
 
     Usage: cairn regimen products edit PRODUCT [INGREDIENT ...] [--name TEXT] [--form FORM] [--serving AMOUNT] [--brand TEXT] [--accept N] [--json]
 
-    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row left
-    exactly as it was keeps the decision made when it was saved.
+    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row named as
+    before keeps its form and catalogue entry unless you write them, and its %DV while the amount is unchanged.
+    A row left as it was keeps the decision made when it was saved; an edit that changes nothing saves nothing.
       INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
                         (or a NAME alone for a row without an amount); a form and the %DV may follow:
                         "Magnesium (as magnesium glycinate)=200 mg, 48% DV". Names are matched against Cairn's

@@ -60,9 +60,11 @@ private func doseIDs(_ list: Any?) -> [String] { (list as? [[String: Any]] ?? []
         let cli = RegimenCLI(dir)
         let cases: [([String], String)] = [
             (["products", "add", "X"], "--form is required."),
-            (["products", "add", "X", "--form", "pill"], "--form takes one of"),
-            (["schedules", "add", "X", "--times", "25:00"], "--times takes times of day"),
-            (["schedules", "add", "X", "--days", "someday"], "--days takes daily"),
+            (["products", "add", "X", "--form", "pill"], "--form: A product's form is one of: capsule, softgel,"),
+            (["schedules", "add", "X", "--times", "25:00"], "--times: A time of day must be written as HH:MM"),
+            (["schedules", "add", "X", "--days", "someday"], "--days: Choose how often: daily, every N days (every:N)"),
+            (["schedules", "add", "X", "--days", "every:0"], "--days: Every N days takes a whole number of days, from 1 to 366."),
+            (["schedules", "add", "X", "--servings", "two"], "--servings: Servings must be a number, like 1 or 0.5."),
             (["schedules", "add", "X", "--start", "March"], "--start takes a date"),
             (["take"], "Missing DOSE-ID."),
             (["take", "--extra", "X", "--as-needed", "Y"], "not both"),
@@ -241,5 +243,31 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         let logged = ((ledger["entries"] as? [[String: Any]]) ?? []).compactMap { $0["doseID"] as? String }
         #expect(logged.count == doses.count)
         #expect(Set(logged) == Set(doses), "exactly one record for each dose")
+    }
+}
+
+@Test func anEditKeepsTheFormAndDailyValueOfARowTypedWithoutThemAndSavesNothingWhenNothingChanged() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)
+        #expect(cli.run("products", "add", "Night", "--form", "capsule", "Magnesium (as magnesium glycinate)=200 mg, 48% DV").status == 0)
+        let same = cli.run("products", "edit", "Night", "Magnesium=200 mg")
+        #expect(same.status == 0 && same.stdout.contains("Nothing changed: product"), "\(same.stdout)\(same.stderr)")
+        let zinc = cli.run("products", "edit", "Night", "Magnesium=200 mg", "Zinc=10 mg")
+        #expect(zinc.status == 0 && zinc.stdout.contains("Saved revision 2"), "\(zinc.stderr)")
+        let rows = (try cli.json("products", "show", "Night") as? [String: Any])?["ingredients"] as? [[String: Any]]
+        #expect(rows?.first?["form"] as? String == "magnesium glycinate")
+        let shown = cli.run("products", "show", "Night")
+        #expect(shown.stdout.contains("Revision 2 of 2"))
+    }
+}
+
+@Test func aTypedProductWithSeveralMistakesNamesEveryOne() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)
+        let run = cli.run("products", "add", " ", "--form", "capsule", "--serving", "two", "Zinc=5 zorks")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("  NAME: A product needs a name."), "\(run.stderr)")
+        #expect(run.stderr.contains("  --serving: Write one serving as a number of units"))
+        #expect(run.stderr.contains("  INGREDIENT row 1: The unit is not one Cairn knows."))
     }
 }

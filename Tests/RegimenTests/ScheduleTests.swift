@@ -90,9 +90,54 @@ private let product = ProductID("p")
                                 .scheduleStopped, .alreadyInThatState, .unreadableTime, .unreadableDay, .unreadableWeekday,
                                 .doseNotFound, .doseNotDueYet, .scheduleNotFound, .productNotFound, .productNameAmbiguous,
                                 .recordNotFound, .recordAlreadyCorrected, .notAnAsNeededSchedule, .statusNotLoggable,
-                                .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange]
+                                .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange,
+                                .unknownRecurrence, .unreadableServings, .noProductChosen]
     for error in all {
         #expect(!error.userMessage.isEmpty)
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty, "\(error)")
     }
+}
+
+@Test func aRecurrenceIsReadFromOneWordOrFromTheFormsChoiceAndFields() throws {
+    #expect(try Recurrence(parsing: "daily") == .daily)
+    #expect(try Recurrence(parsing: " As-Needed ") == .asNeeded)
+    #expect(try Recurrence(parsing: "every:3") == .everyNDays(3))
+    #expect(try Recurrence(parsing: "mon,wed, fri") == .weekdays([.monday, .wednesday, .friday]))
+    #expect(try Recurrence(parsing: "Tue Thu") == .weekdays([.tuesday, .thursday]))
+    #expect(try Recurrence(kind: "every", interval: " 2 ", weekdays: "ignored") == .everyNDays(2))
+    #expect(try Recurrence(kind: "weekdays", interval: "x", weekdays: "sat, sun") == .weekdays([.saturday, .sunday]))
+    #expect(try Recurrence(kind: "as-needed", interval: "", weekdays: "") == .asNeeded)
+    for kind in Recurrence.Kind.allCases where kind != .every && kind != .weekdays {
+        #expect(try Recurrence(kind: kind.rawValue, interval: "", weekdays: "").kind == kind)
+    }
+    let refusals: [(ScheduleError, () throws -> Recurrence)] = [
+        (.unknownRecurrence, { try Recurrence(parsing: "someday") }),
+        (.unknownRecurrence, { try Recurrence(parsing: "") }),
+        (.unknownRecurrence, { try Recurrence(kind: "weekly", interval: "", weekdays: "") }),
+        (.intervalOutOfRange, { try Recurrence(parsing: "every:0") }),
+        (.intervalOutOfRange, { try Recurrence(parsing: "every:367") }),
+        (.intervalOutOfRange, { try Recurrence(parsing: "every:two") }),
+        (.intervalOutOfRange, { try Recurrence(kind: "every", interval: "1.5", weekdays: "") }),
+        (.noWeekdays, { try Recurrence(kind: "weekdays", interval: "", weekdays: " , ") }),
+        (.unreadableWeekday, { try Recurrence(kind: "weekdays", interval: "", weekdays: "mon, someday") }),
+    ]
+    for (expected, parse) in refusals { #expect(throws: expected) { try parse() } }
+}
+
+@Test func servingsPerDoseArePlainDecimalNumbers() throws {
+    #expect(try SchedulePlan.servings(parsing: " 0.5 ") == Decimal(string: "0.5"))
+    #expect(try SchedulePlan.servings(parsing: "2") == 2)
+    for bad in ["", "two", "1,5", "-1", "1e3"] {
+        #expect(throws: ScheduleError.unreadableServings) { try SchedulePlan.servings(parsing: bad) }
+    }
+}
+
+@Test func everyRefusalOfAPlanNamesTheFieldItIsAbout() {
+    #expect(ScheduleError.tooManyServings.field == .servings)
+    #expect(ScheduleError.repeatedTime.field == .times)
+    #expect(ScheduleError.intervalOutOfRange.field == .interval)
+    #expect(ScheduleError.noWeekdays.field == .weekdays)
+    #expect(ScheduleError.unknownRecurrence.field == .recurrence)
+    #expect(ScheduleError.endsBeforeStart.field == .end)
+    #expect(ScheduleError.scheduleStopped.field == nil)
 }

@@ -228,7 +228,7 @@ import TextRecognition
         fields["action"] = "save"
         let refused = site.post("/regimen/products/scan/confirm", form: fields)
         #expect(refused.status == 400)
-        #expect(refused.bodyText.contains("Give the product a name."))
+        #expect(refused.bodyText.contains("A product needs a name."))
         #expect(refused.bodyText.contains("id=\"row-0-error\""))
         #expect(refused.bodyText.contains("value=\"lots\""), "the typed amount stays on the page")
         #expect(refused.bodyText.contains("src=\"data:image/jpeg;base64,"), "the photo is still shown")

@@ -65,10 +65,44 @@ import Testing
     #expect(noForm.bodyText.contains("value=\"&lt;b&gt;D3&lt;/b&gt;\""))
     let badAmount = site.post("/regimen/products/new", form: ["name": "D3", "form": "capsule", "serving": "1",
                                                               "ingredients": "Vitamin D3 = lots"])
-    #expect(badAmount.status == 400 && badAmount.bodyText.contains("id=\"regimen-error\""))
+    #expect(badAmount.status == 400 && badAmount.bodyText.contains("<p class=\"field-error\" id=\"product-ingredients-error\">Row 1: "))
     let noName = site.post("/regimen/products/new", form: ["name": " ", "form": "capsule", "serving": "1"])
     #expect(noName.status == 400)
     #expect(try site.regimen.products().isEmpty)
+}
+
+@Test func anEmptyProductFormShowsEveryErrorBesideItsFieldAndFocusesTheFirst() throws {
+    let site = try RegimenSite()
+    let page = site.post("/regimen/products/new", form: ["name": "", "form": "", "serving": "", "ingredients": "D3 = 5 zorks\nZinc = lots"]).bodyText
+    for (id, message) in [("product-name", "A product needs a name."), ("product-form", "Choose the product&#39;s form."),
+                          ("product-serving", "Write one serving as a number of units, such as 2, or an amount such as 5 g.")] {
+        #expect(page.contains("id=\"\(id)-error\">\(message)</p>"), "\(id)")
+        #expect(page.contains("id=\"\(id)\""))
+    }
+    #expect(page.contains("id=\"product-ingredients-error\">Row 1: The unit is not one Cairn knows."))
+    #expect(page.contains("<br>Row 2: The amount does not start with a number Cairn can read."))
+    #expect(page.contains("aria-describedby=\"product-name-error\" aria-invalid=\"true\" autofocus"), "the first refused field takes the focus")
+    #expect(page.components(separatedBy: "autofocus").count == 2, "only one field is focused")
+    #expect(page.contains("aria-describedby=\"product-serving-help product-serving-error\" aria-invalid=\"true\">"))
+    #expect(page.contains("role=\"alert\" id=\"form-problems\">Nothing was saved. 4 fields need a change: <a href=\"#product-name\">Name</a>"))
+    #expect(try site.regimen.products().isEmpty)
+}
+
+/// "Daily D3" added through the form with `ingredients`, and its id.
+private func addDailyD3(_ site: RegimenSite, _ ingredients: String) throws -> (StoredProduct, String) {
+    _ = site.post("/regimen/products/new", form: ["name": "Daily D3", "form": "softgel", "serving": "1", "ingredients": ingredients])
+    let saved = try #require(try site.regimen.products().first)
+    return (saved, saved.product.id.rawValue)
+}
+
+@Test func savingAProductWithNoChangeSavesNoNewVersion() throws {
+    let site = try RegimenSite()
+    let (saved, id) = try addDailyD3(site, "Vitamin D3 = 25 mcg, 125% DV\nZinc (as zinc picolinate) = 10 mg")
+    let form = LabelScanPagesTests.formFields(site.get("/regimen/products/\(id)/edit").bodyText)
+    let same = site.post("/regimen/products/\(id)/edit", form: form)
+    #expect(same.status == 303 && same.header("Location") == "/regimen/products/\(id)?unchanged=1")
+    #expect(try site.regimen.productHistory(saved.product.id).count == 1)
+    #expect(site.get("/regimen/products/\(id)?unchanged=1").bodyText.contains("Nothing changed, so no new version was saved."))
 }
 
 @Test func aProductPageShowsEveryVersionNewestFirst() throws {
@@ -86,10 +120,7 @@ import Testing
 
 @Test func editingAProductFromItsPageSavesANewVersionAndKeepsTheOldOne() throws {
     let site = try RegimenSite()
-    _ = site.post("/regimen/products/new", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
-                                                  "ingredients": "Vitamin D3 = 25 mcg"])
-    let saved = try #require(try site.regimen.products().first)
-    let id = saved.product.id.rawValue
+    let (saved, id) = try addDailyD3(site, "Vitamin D3 = 25 mcg")
     #expect(site.get("/regimen/products/\(id)").bodyText.contains("href=\"/regimen/products/\(id)/edit\""))
 
     let form = site.get("/regimen/products/\(id)/edit").bodyText

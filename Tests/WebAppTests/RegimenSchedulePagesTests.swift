@@ -42,9 +42,35 @@ import Testing
                  ["product": "", "servings": "1", "repeats": "daily", "times": "08:00", "start": today]] {
         let answer = site.post("/regimen/schedules/new", form: form)
         #expect(answer.status == 400)
-        #expect(answer.bodyText.contains("id=\"regimen-error\""))
+        #expect(answer.bodyText.contains("class=\"field-error\"") && answer.bodyText.contains("aria-invalid=\"true\" autofocus"))
     }
     #expect(try site.regimen.schedules().isEmpty)
+}
+
+@Test func aScheduleFormShowsEveryErrorBesideItsField() throws {
+    let site = try RegimenSite()
+    _ = try site.addProduct()
+    let page = site.post("/regimen/schedules/new", form: ["product": "", "servings": "x", "repeats": "every", "every": "0",
+                                                           "times": "8 o'clock", "start": "soon"]).bodyText
+    for (id, message) in [("schedule-product", "Choose a product."), ("schedule-servings", "Servings must be a number, like 1 or 0.5."),
+                          ("schedule-every", "Every N days takes a whole number of days, from 1 to 366."),
+                          ("schedule-times", "A time of day must be written as HH:MM, for example 08:00."),
+                          ("schedule-start", "A date must be written as YYYY-MM-DD, for example 2026-03-01.")] {
+        #expect(page.contains("<p class=\"field-error\" id=\"\(id)-error\">\(message)</p>"), "\(id)")
+    }
+    #expect(page.contains("5 fields need a change"))
+    #expect(page.contains("id=\"repeats-every\" value=\"every\" checked"), "the choice is kept")
+}
+
+@Test func theScheduleFormLabelsTheFieldsOfEachKindOfRecurrenceSoTheyCanBeHidden() throws {
+    let site = try RegimenSite()
+    _ = try site.addProduct()
+    let page = site.get("/regimen/schedules").bodyText
+    for kind in Recurrence.Kind.allCases { #expect(page.contains("type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\"")) }
+    #expect(page.contains("schedule-when schedule-when-every\"><label for=\"schedule-every\">Every how many days <span class=\"help\">(only for every few days)</span>"))
+    #expect(page.contains("schedule-when schedule-when-weekdays\"><label for=\"schedule-weekdays\">Weekdays <span class=\"help\">(only for some weekdays)</span>"))
+    let css = try #require(String(data: AssetStore.bundled().asset(named: "cairn.css")?.data ?? Data(), encoding: .utf8))
+    #expect(css.contains(".schedule-form:has(input[name=\"repeats\"]:checked):not(:has(#repeats-every:checked)) .schedule-when-every"))
 }
 
 @Test func pauseResumeAndStopAddRevisionsThatStayInTheHistory() throws {
@@ -57,7 +83,8 @@ import Testing
             "the form offers the first day the service accepts")
     #expect(site.post("/regimen/schedules/\(id)/pause", form: day(1), csrf: nil).status == 403)
     let sameDay = site.post("/regimen/schedules/\(id)/pause", form: day(0))
-    #expect(sameDay.status == 400 && sameDay.bodyText.contains("id=\"regimen-error\""))
+    #expect(sameDay.status == 400 && sameDay.bodyText.contains("<p class=\"field-error\" id=\"pause-\(id)-error\">"),
+            "the refusal sits beside the day of that schedule's pause")
     #expect(site.post("/regimen/schedules/\(id)/pause", form: ["from": "soon"]).status == 400)
     #expect(site.post("/regimen/schedules/\(id)/pause", form: day(1)).status == 303)
     var page = site.get("/regimen/schedules").bodyText

@@ -108,7 +108,7 @@ struct ScanReview {
         var kept: [Kept] = []
         var undecided: [LabelProposalRow] = []
         if !proposal.notIngredients.isEmpty {
-            console.error("Left out, not ingredients: " + proposal.notIngredients.map(TerminalText.quoted).joined(separator: "; "))
+            console.error("Left out, not ingredients: " + proposal.notIngredients.map(ScanReview.quoted).joined(separator: "; "))
         }
         for row in proposal.rows where !leftOut.contains(row.number) {
             if !row.needsDecision || accepted.contains(row.number) {
@@ -159,7 +159,7 @@ struct ScanReview {
     /// The row with the fields the person retyped (an empty answer keeps a field; "-" clears it), checked again.
     private func edit(_ row: LabelProposalRow) -> LabelProposalRow {
         func field(_ label: String, _ current: String) -> String {
-            let answer = console.ask("\(label) [\(TerminalText.escaped(current))]:")?.trimmingCharacters(in: .whitespaces) ?? ""
+            let answer = console.ask("\(label) [\(current)]:")?.trimmingCharacters(in: .whitespaces) ?? ""
             return answer.isEmpty ? current : (answer == "-" ? "" : answer)
         }
         let name = field("Name", row.nameOnLabel)
@@ -178,12 +178,15 @@ struct ScanReview {
             wordBoxes: row.wordBoxes), number: row.number)
     }
 
+    /// Label text in quotes. (Every line the console writes has its control characters escaped, `Console.escaped`.)
+    static func quoted(_ text: String) -> String { "\"" + text + "\"" }
+
     static func describe(_ row: LabelProposalRow) -> String {
-        var text = TerminalText.quoted(row.nameOnLabel)
-        if let form = row.form { text += " (as \(TerminalText.escaped(form)))" }
+        var text = quoted(row.nameOnLabel)
+        if let form = row.form { text += " (as \(form))" }
         text += row.amount.map { " \($0)" } ?? " (no amount)"
         if let dv = row.dailyValuePercent { text += ", \(dv)% DV" }
-        if let blend = row.blendName { text += ", in \(TerminalText.quoted(blend))" }
+        if let blend = row.blendName { text += ", in \(quoted(blend))" }
         return text
     }
 }
@@ -211,17 +214,4 @@ private struct ConfirmedScan: Encodable {
     let acceptedRows: [Int]
     let editedRows: [Int]
     let leftOutRows: [Int]
-}
-
-/// Label text shown on a terminal, with control characters written out instead of sent to the terminal.
-// MARK: call site for the server engineer's CairnCore text validator (issue 13.5): once it lands, escape with it
-// here and delete this enum.
-enum TerminalText {
-    static func escaped(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
-            scalar.properties.generalCategory == .control ? Array("\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) : [scalar]
-        }))
-    }
-
-    static func quoted(_ text: String) -> String { "\"" + escaped(text) + "\"" }
 }

@@ -109,7 +109,7 @@ struct RegimenTakeCommand: Command {
         switch (extra, asNeeded) {
         case (let product?, nil):
             _ = try arguments.positionals(exactly: [])
-            target = .extra(product, try RegimenCommands.parseDecimal(arguments.value(Self.servings), option: Self.servings.name) ?? 1)
+            target = .extra(product, try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name) ?? 1)
         case (nil, let schedule?):
             _ = try arguments.positionals(exactly: [])
             target = .asNeeded(ScheduleID(schedule))
@@ -336,7 +336,7 @@ struct RegimenExposureCommand: Command {
         let names = Dictionary(try service.products().map { ($0.product.id, $0.product.name) }, uniquingKeysWith: { a, _ in a })
         let catalogue = try? Catalogue.bundled()
         func ingredientName(_ key: String) -> String {
-            key.hasPrefix("label:") ? String(key.dropFirst(6)) : catalogue?.ingredient(id: key)?.name ?? key
+            IngredientDose.name(ofKey: key, catalogue: catalogue)
         }
         if json {
             return try context.console.printJSON(ExposureJSON(

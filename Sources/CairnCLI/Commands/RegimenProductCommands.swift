@@ -77,10 +77,9 @@ struct RegimenProductsAddCommand: Command {
     let accepted: Set<Int>
 
     func run(in context: CommandContext) throws {
-        let product = try Product(name: name, brand: brand, form: form, servingSize: try parseServing(serving),
-                                  ingredients: try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) })
+        let input = ProductInput(name: name, brand: brand, form: form.rawValue, serving: serving, ingredients: ingredients)
         let saved = try typedRowsGate {
-            try context.openApplication().regimen.addProduct(product, decisions: RowDecisions(accepted: accepted))
+            try context.openApplication().regimen.addProduct(input, decisions: RowDecisions(accepted: accepted))
         }
         if json { return try context.console.printJSON(ProductJSON(saved)) }
         context.console.print("Added product \(saved.product.id)")
@@ -122,8 +121,9 @@ struct RegimenProductsEditCommand: Command {
     static let abstract = "Save a new revision of a product's label (earlier log entries keep the old one)."
     static let synopsis = "PRODUCT [INGREDIENT ...]"
     static let discussion = """
-    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row left
-    exactly as it was keeps the decision made when it was saved.
+    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row named as
+    before keeps its form and catalogue entry unless you write them, and its %DV while the amount is unchanged.
+    A row left as it was keeps the decision made when it was saved; an edit that changes nothing saves nothing.
     \(ingredientHelp)
     """
 
@@ -161,16 +161,17 @@ struct RegimenProductsEditCommand: Command {
     func run(in context: CommandContext) throws {
         let service = try context.openApplication().regimen
         let current = try service.findProduct(reference).product
-        let rows = ingredients.isEmpty ? current.ingredients
-            : try ingredients.map { try RegimenCommands.parseIngredient($0, catalogue: try? Catalogue.bundled()) }
-        let edited = try Product(id: current.id, name: name ?? current.name, brand: brand ?? current.brand, form: form ?? current.form,
-                                 servingSize: try serving.map(parseServing) ?? current.servingSize, ingredients: rows)
-        let saved = try typedRowsGate {
-            try service.editProduct(current.id, to: edited, decisions: RowDecisions(accepted: accepted))
+        let input = ProductInput(name: name, brand: brand, form: form?.rawValue, serving: serving,
+                                 ingredients: ingredients.isEmpty ? nil : ingredients)
+        let outcome = try typedRowsGate {
+            try service.editProduct(current.id, input, decisions: RowDecisions(accepted: accepted))
         }
-        if json { return try context.console.printJSON(ProductJSON(saved)) }
-        context.console.print("Saved revision \(saved.revisionNumber) of product \(saved.product.id)")
-        printRows(saved, context.console)
+        if json { return try context.console.printJSON(ProductJSON(outcome.product)) }
+        switch outcome {
+        case .saved(let saved): context.console.print("Saved revision \(saved.revisionNumber) of product \(saved.product.id)")
+        case .unchanged(let kept): context.console.print("Nothing changed: product \(kept.product.id) stays at revision \(kept.revisionNumber).")
+        }
+        printRows(outcome.product, context.console)
     }
 }
 
@@ -179,6 +180,27 @@ struct RegimenProductsEditCommand: Command {
 private func typedRowsGate<T>(_ save: () throws -> T) throws -> T {
     do { return try save() } catch let refusal as FlaggedRowsUndecided {
         throw TypedRowsUndecided(rows: refusal.rows)
+    } catch let refusal as FieldProblems<ProductField> {
+        throw TypedProductRefused(problems: refusal)
+    }
+}
+
+/// Every refusal of a typed product at once, one a line, each naming what it is about.
+struct TypedProductRefused: CairnError {
+    let problems: FieldProblems<ProductField>
+
+    var userMessage: String {
+        let lines = problems.problems.map { p -> String in
+            let what: String = switch p.field {
+            case .name: "NAME"
+            case .brand: "--brand"
+            case .form: "--form"
+            case .serving: "--serving"
+            case .ingredients: p.row.map { "INGREDIENT row \($0)" } ?? "INGREDIENT rows"
+            }
+            return "  \(what): \(p.message)"
+        }
+        return "Nothing was saved:\n" + lines.joined(separator: "\n")
     }
 }
 
@@ -197,15 +219,6 @@ struct TypedRowsUndecided: CairnError {
         Nothing was saved. Check each against the label; to save it as written, add --accept \(rows.map { "\($0.number)" }.joined(separator: ",")).
         """
     }
-}
-
-/// "2" (a count), "5 g", "1 mL".
-private func parseServing(_ text: String) throws -> Amount {
-    if let count = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-       text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
-        return try Amount(count, .count)
-    }
-    return try LabelUnitParser.amount(text)
 }
 
 private func printRows(_ stored: StoredProduct, _ console: Console) {

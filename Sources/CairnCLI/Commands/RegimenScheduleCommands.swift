@@ -60,7 +60,7 @@ struct RegimenSchedulesAddCommand: Command {
         reference = try arguments.positionals(exactly: ["PRODUCT"])[0]
         times = try RegimenCommands.parseTimes(arguments.value(Self.times)) ?? []
         days = try RegimenCommands.parseDays(arguments.value(Self.days)) ?? .daily
-        servings = try RegimenCommands.parseDecimal(arguments.value(Self.servings), option: Self.servings.name) ?? 1
+        servings = try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name) ?? 1
         start = try RegimenCommands.parseDay(arguments.value(Self.start), option: Self.start.name)
         end = try RegimenCommands.parseDay(arguments.value(Self.end), option: Self.end.name)
         json = arguments.has(.json)
@@ -103,7 +103,7 @@ struct RegimenSchedulesEditCommand: Command {
         id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
         times = try RegimenCommands.parseTimes(arguments.value(Self.times))
         days = try RegimenCommands.parseDays(arguments.value(Self.days))
-        servings = try RegimenCommands.parseDecimal(arguments.value(Self.servings), option: Self.servings.name)
+        servings = try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name)
         if let text = arguments.value(Self.end) {
             end = text == "none" ? .some(nil) : .some(try RegimenCommands.parseDay(text, option: Self.end.name))
         } else {

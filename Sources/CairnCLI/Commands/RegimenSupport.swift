@@ -70,6 +70,12 @@ enum RegimenCommands {
         return day
     }
 
+    /// `--servings`: servings per dose (`SchedulePlan.servings(parsing:)`).
+    static func parseServings(_ text: String?, option: String) throws -> Decimal? {
+        try text.map { text in try usage(option) { try SchedulePlan.servings(parsing: text) } }
+    }
+
+    /// A count such as `COUNT` of `supply set`: a plain decimal number.
     static func parseDecimal(_ text: String?, option: String) throws -> Decimal? {
         guard let text else { return nil }
         guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), !text.isEmpty,
@@ -79,49 +85,24 @@ enum RegimenCommands {
         return value
     }
 
+    /// `--times`: times of day (`TimeSlot.list(parsing:)`); an empty text is no times.
     static func parseTimes(_ text: String?) throws -> [TimeSlot]? {
-        guard let text else { return nil }
-        if text.isEmpty { return [] }
-        return try text.split(separator: ",", omittingEmptySubsequences: false).map {
-            guard let slot = TimeSlot(parsing: $0.trimmingCharacters(in: .whitespaces)) else {
-                throw UsageError("--times takes times of day written HH:MM, separated by commas (08:00,21:00).")
-            }
-            return slot
-        }
+        try text.map { text in try usage("--times") { try TimeSlot.list(parsing: text) } }
     }
 
-    /// `--days`: daily, as-needed, every:N, or weekday names separated by commas.
+    /// `--days`: daily, as-needed, every:N, or weekday names (`Recurrence(parsing:)`).
     static func parseDays(_ text: String?) throws -> Recurrence? {
-        guard let text else { return nil }
-        let key = text.lowercased()
-        if key == "daily" { return .daily }
-        if key == "as-needed" { return .asNeeded }
-        if key.hasPrefix("every:") {
-            guard let n = Int(key.dropFirst("every:".count)) else { throw UsageError("--days every:N takes a whole number of days.") }
-            return .everyNDays(n)
-        }
-        var days = Set<Weekday>()
-        for part in key.split(separator: ",") {
-            guard let day = Weekday(parsing: part.trimmingCharacters(in: .whitespaces)) else {
-                throw UsageError("--days takes daily, as-needed, every:N, or weekdays such as mon,wed,fri.")
-            }
-            days.insert(day)
-        }
-        return .weekdays(days)
+        try text.map { text in try usage("--days") { try Recurrence(parsing: text) } }
     }
 
+    /// `--form` (`ProductForm(parsing:)`).
     static func parseForm(_ text: String?) throws -> ProductForm? {
-        guard let text else { return nil }
-        guard let form = ProductForm(rawValue: text.lowercased()) else {
-            throw UsageError("--form takes one of: \(ProductForm.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
-        return form
+        try text.map { text in try usage("--form") { try ProductForm(parsing: text) } }
     }
 
-    /// "Vitamin D3=25 mcg" (or a name alone) matched against the catalogue; unknown names are kept as
-    /// label-only rows. Throws `RegimenError` for an unknown unit or a bad amount.
-    static func parseIngredient(_ text: String, catalogue: Catalogue?) throws -> ProductIngredient {
-        try TypedIngredient.parse(text, catalogue: catalogue)
+    /// The domain parser's refusal of an option's value as a usage error naming the option.
+    private static func usage<T>(_ option: String, _ parse: () throws -> T) throws -> T {
+        do { return try parse() } catch let refusal as any CairnError { throw UsageError("\(option): \(refusal.userMessage)") }
     }
 
     /// Row numbers from `--accept 2 --accept 5` or `--accept 2,5`; a usage error for anything but numbers from 1.

@@ -76,7 +76,7 @@ enum LabelScanPages {
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         do {
-            guard let form = review.productForm else { throw RegimenProductPages.FormProblem(userMessage: "Choose the product's form.") }
+            guard let form = review.productForm else { throw RegimenError.noProductForm }
             let kept = review.rows.compactMap(\.checked)
             let product = try scanner.product(fromReviewed: kept, servingSize: review.servingSize,
                                               name: review.name.trimmingCharacters(in: .whitespaces),
@@ -142,7 +142,7 @@ enum LabelScanPages {
         var nameError: String?, formError: String?, servingError: String?
         var servingSize: Amount?
 
-        var productForm: ProductForm? { ProductForm(rawValue: form) }
+        var productForm: ProductForm? { try? ProductForm(parsing: form) }
         var hasFieldErrors: Bool {
             nameError != nil || formError != nil || servingError != nil || rows.contains { $0.error != nil }
         }
@@ -156,7 +156,7 @@ enum LabelScanPages {
             notIngredients = proposal.notIngredients
             servingOnLabel = proposal.servingSizeText
             servingSize = proposal.servingSize
-            serving = proposal.servingSize.map(RegimenProductPages.servingText) ?? "1"
+            serving = proposal.servingSize?.servingText ?? "1"
             form = proposal.suggestedForm?.rawValue ?? ""
             self.preview = preview
             photoWidth = proposal.photoWidth ?? 0
@@ -191,11 +191,11 @@ enum LabelScanPages {
             photoWidth = Int(fields["photo-width"] ?? "") ?? 0
             photoHeight = Int(fields["photo-height"] ?? "") ?? 0
             preview = LabelScanPages.preview(fromField: fields["photo"])
-            if name.trimmingCharacters(in: .whitespaces).isEmpty { nameError = "Give the product a name." }
-            if productForm == nil { formError = "Choose the product's form." }
-            do { servingSize = try RegimenProductPages.servingSize(serving) } catch let error as CairnError {
-                servingError = error.userMessage + " Write a number of units, such as 2, or an amount such as 5 g."
-            } catch { servingError = "Write a number of units, such as 2, or an amount such as 5 g." }
+            if name.trimmingCharacters(in: .whitespaces).isEmpty { nameError = RegimenError.emptyProductName.userMessage }
+            do { _ = try ProductForm(parsing: form) } catch { formError = (error as? CairnError)?.userMessage }
+            do { servingSize = try Amount(serving: serving) } catch let error as CairnError {
+                servingError = error.userMessage
+            } catch { servingError = RegimenError.unreadableServing.userMessage }
             let count = min(Int(fields["rows"] ?? "") ?? 0, 500)
             for i in 0..<count {
                 func field(_ key: String) -> String { fields["row-\(i)-\(key)"] ?? "" }
@@ -297,7 +297,7 @@ enum LabelScanPages {
         \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true))
         \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil))
         <div class="stack"><label for="scan-form">Form</label>
-        <select id="scan-form" name="form"\(invalid(review.formError, "scan-form"))>\(formOptions.joined())</select>\(fieldError(review.formError, "scan-form"))</div>
+        <select id="scan-form" name="form"\(FormField.attributes("scan-form", errors: review.formError.map { [$0] } ?? []))>\(formOptions.joined())</select>\(FormField.errors(review.formError.map { [$0] } ?? [], "scan-form"))</div>
         \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
                     help: servingHelp + "A number of units (2 for two capsules), or an amount such as 5 g."))
         </fieldset>
@@ -407,19 +407,11 @@ enum LabelScanPages {
     private static func textField(id: String, name: String, label: String, value: String, error: String?, required: Bool = false,
                                   help: String? = nil) -> String {
         let helpHTML = help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? ""
-        let describedBy = [help == nil ? nil : "\(id)-help", error == nil ? nil : "\(id)-error"].compactMap { $0 }.joined(separator: " ")
+        let errors = error.map { [$0] } ?? []
         return """
         <div class="stack"><label for="\(id)">\(label)</label>
-        <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="200"\(required ? " required" : "")\(describedBy.isEmpty ? "" : " aria-describedby=\"\(describedBy)\"")\(error == nil ? "" : " aria-invalid=\"true\"")>\(fieldError(error, id))\(helpHTML)</div>
+        <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="200"\(required ? " required" : "")\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
         """
-    }
-
-    private static func invalid(_ error: String?, _ id: String) -> String {
-        error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(id)-error\""
-    }
-
-    private static func fieldError(_ error: String?, _ id: String) -> String {
-        error.map { "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.escape($0))</p>" } ?? ""
     }
 
     private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }

@@ -6,7 +6,7 @@ import Regimen
 /// The products pages: `GET /regimen/products`, `GET|POST /regimen/products/new`, `GET /regimen/products/ID`,
 /// `GET|POST /regimen/products/ID/edit` (an edit saves a new version; earlier ones stay).
 enum RegimenProductPages {
-    /// The fields of the new-product form, kept when the form is shown again after a refusal.
+    /// The fields of the product form, kept when the form is shown again after a refusal.
     struct Draft: Equatable {
         var name = "", brand = "", form = "", serving = "1", ingredients = ""
         /// The ticked "I checked this row" boxes: row number (from 1) to the line as it was when ticked.
@@ -24,10 +24,14 @@ enum RegimenProductPages {
             }
         }
 
-        /// The non-empty ingredient lines, as typed.
-        var lines: [String] {
-            ingredients.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        /// What the person typed, for the domain's one parser (every field is given: the form shows them all).
+        var input: ProductInput {
+            ProductInput(name: name, brand: brand, form: form, serving: serving,
+                         ingredients: ingredients.split(whereSeparator: \.isNewline).map(String.init))
         }
+
+        /// The ingredient lines that are rows, as the parser numbers them.
+        var lines: [String] { input.rowLines ?? [] }
 
         /// The rows the person accepted: ticked while the line read as it does now.
         var decisions: RowDecisions {
@@ -40,8 +44,23 @@ enum RegimenProductPages {
             name = product.name
             brand = product.brand
             form = product.form.rawValue
-            serving = RegimenProductPages.servingText(product.servingSize)
+            serving = product.servingSize.servingText
             ingredients = product.ingredients.map(TypedIngredient.line).joined(separator: "\n")
+        }
+    }
+
+    /// Why the form was shown again: its fields' refusals, the flagged rows, or another refusal.
+    struct Refusal {
+        var fields = FieldProblems<ProductField>([])
+        var flagged: [FlaggedRow] = []
+        var other: String?
+
+        init(_ error: any CairnError) {
+            switch error {
+            case let problems as FieldProblems<ProductField>: fields = problems
+            case let undecided as FlaggedRowsUndecided: flagged = undecided.rows
+            default: other = error.userMessage + " Nothing was saved."
+            }
         }
     }
 
@@ -49,9 +68,7 @@ enum RegimenProductPages {
         /// The newest revision of the address's product; a product that is not there answers 404.
         @Sendable func current(_ r: RouteRequest) throws -> (id: ProductID, product: Product) {
             let id = ProductID(r.parameter("product"))
-            guard let current = try regimen.productHistory(id).max(by: { $0.revisionNumber < $1.revisionNumber }) else {
-                throw WebError.notFound
-            }
+            guard let current = try regimen.product(id) else { throw WebError.notFound }
             return (id, current.product)
         }
         return [
@@ -60,19 +77,17 @@ enum RegimenProductPages {
             route(.post, "/regimen/products/new") { r in
                 let draft = Draft(r.form)
                 do {
-                    let saved = try regimen.addProduct(try product(from: draft), decisions: draft.decisions)
+                    let saved = try regimen.addProduct(draft.input, decisions: draft.decisions)
                     return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
-                } catch let refusal as FlaggedRowsUndecided {
-                    return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: refusal.userMessage,
-                                             flagged: refusal.rows), status: 400)
                 } catch let error as CairnError {
-                    return .html(productForm(draft, editing: nil, csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+                    return .html(productForm(draft, editing: nil, csrfToken: csrfToken, refusal: Refusal(error)), status: 400)
                 }
             },
             route(.get, "/regimen/products/{product}") { r in
                 let history = try regimen.productHistory(ProductID(r.parameter("product")))
                 guard !history.isEmpty else { throw WebError.notFound }
-                return .html(detail(history, added: r.query["added"] == "1"))
+                let notice = r.query["added"] == "1" ? "Saved." : r.query["unchanged"] == "1" ? "Nothing changed, so no new version was saved." : nil
+                return .html(detail(history, notice: notice))
             },
             route(.get, "/regimen/products/{product}/edit") { r in
                 let current = try current(r)
@@ -82,59 +97,15 @@ enum RegimenProductPages {
                 let current = try current(r)
                 let draft = Draft(r.form)
                 do {
-                    _ = try regimen.editProduct(current.id, to: try product(from: draft, keeping: current.product),
-                                                decisions: draft.decisions)
-                    return .redirect(to: "/regimen/products/\(current.id.rawValue)?added=1")
-                } catch let refusal as FlaggedRowsUndecided {
-                    return .html(productForm(draft, editing: current.product, csrfToken: csrfToken, error: refusal.userMessage,
-                                             flagged: refusal.rows), status: 400)
-                } catch let error as CairnError {
-                    return .html(productForm(draft, editing: current.product, csrfToken: csrfToken,
-                                             error: error.userMessage + " Nothing was saved."), status: 400)
+                    switch try regimen.editProduct(current.id, draft.input, decisions: draft.decisions) {
+                    case .saved: return .redirect(to: "/regimen/products/\(current.id.rawValue)?added=1")
+                    case .unchanged: return .redirect(to: "/regimen/products/\(current.id.rawValue)?unchanged=1")
+                    }
+                } catch let error as CairnError where !error.namesNoRecord {
+                    return .html(productForm(draft, editing: current.product, csrfToken: csrfToken, refusal: Refusal(error)), status: 400)
                 }
             },
         ]
-    }
-
-    /// A refusal of the form's own fields (the service's refusals come as its own errors).
-    struct FormProblem: CairnError {
-        let userMessage: String
-    }
-
-    /// Builds the product from the form: a plain number of servings is a count of units, else an amount
-    /// like "5 g"; each non-empty ingredient line is a `TypedIngredient` ("Magnesium (as magnesium glycinate) =
-    /// 200 mg, 48% DV"; the amount may be left out). When editing, a line naming a row of `earlier` the catalogue
-    /// cannot match keeps that row's catalogue entry (a label read from a photo may carry a fuzzy match).
-    static func product(from draft: Draft, keeping earlier: Product? = nil) throws -> Product {
-        guard let form = ProductForm(rawValue: draft.form) else { throw FormProblem(userMessage: "Choose the product's form.") }
-        let serving = try servingSize(draft.serving)
-        let catalogue = try? Catalogue.bundled()
-        let rows = try draft.lines.map { line -> ProductIngredient in
-            let typed = try TypedIngredient.parse(line, catalogue: catalogue)
-            if typed.catalogueID == nil, let before = earlier?.ingredients.first(where: { $0.nameOnLabel == typed.nameOnLabel }) {
-                return try ProductIngredient(catalogueID: before.catalogueID, nameOnLabel: typed.nameOnLabel, amount: typed.amount,
-                                             dailyValuePercent: typed.dailyValuePercent, form: typed.form)
-            }
-            return typed
-        }
-        return try Product(name: draft.name.trimmingCharacters(in: .whitespaces),
-                           brand: draft.brand.trimmingCharacters(in: .whitespaces), form: form,
-                           servingSize: serving, ingredients: rows)
-    }
-
-    /// One serving as typed: a plain number is a count of units ("2"), anything else an amount ("5 g").
-    static func servingSize(_ text: String) throws -> Amount {
-        let servingText = text.trimmingCharacters(in: .whitespaces)
-        if let count = Decimal(string: servingText, locale: Locale(identifier: "en_US_POSIX")),
-           !servingText.isEmpty, servingText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
-            return try Amount(count, .count)
-        }
-        return try LabelUnitParser.amount(servingText)
-    }
-
-    /// One serving as the form shows it: a count as a plain number, else the amount ("5 g").
-    static func servingText(_ amount: Amount) -> String {
-        amount.unit == .count ? "\(amount.value)" : amount.description
     }
 
     static func serving(_ p: Product) -> String {
@@ -162,22 +133,36 @@ enum RegimenProductPages {
         return Layout.page(title: "Products", section: .regimen, body: body)
     }
 
-    /// The add form, or with `editing` the edit form of that product (saving adds a version).
-    static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, error: String? = nil,
-                            flagged: [FlaggedRow] = []) -> String {
+    /// The add form, or with `editing` the edit form of that product (saving adds a version). A refusal shows
+    /// each message beside its field (the flagged rows beside the ingredients), all at once.
+    static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, refusal: Refusal? = nil) -> String {
         let lines = draft.lines
+        let flagged = refusal?.flagged ?? []
         let flaggedHTML = flagged.isEmpty ? "" : """
         <fieldset class="stack regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
+        <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
         <ul class="regimen-list">\(flagged.map { row in
             let line = row.number <= lines.count ? lines[row.number - 1] : ""
             let flags = row.flags.map { "<li class=\"scan-flag\"><strong>\(HTML.escape($0.title)):</strong> \(HTML.escape($0.reason))</li>" }.joined()
             return """
             <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(HTML.escape(line))</p><ul class="scan-flags">\(flags)</ul>
-            <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
+            <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"\(row.number == flagged[0].number ? " autofocus" : "")> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
             """
         }.joined())</ul>
-        <p class="help">Or change the row in the list below; a changed row is checked again.</p></fieldset>
+        <p class="help">A changed row is checked again.</p></fieldset>
         """
+        let problems = refusal?.fields ?? FieldProblems([])
+        let ids: [ProductField: (id: String, label: String)] = [
+            .name: ("product-name", "Name"), .brand: ("product-brand", "Brand"), .form: ("product-form", "Form"),
+            .serving: ("product-serving", "One serving"), .ingredients: ("product-ingredients", "Ingredients"),
+        ]
+        let refused = ProductField.allCases.filter { !problems.messages(for: $0).isEmpty }
+        var summary = refused.compactMap { ids[$0] }
+        if !flagged.isEmpty { summary.append(("accept-\(flagged[0].number)", "Rows to check")) }
+        func attributes(_ field: ProductField, help: Bool = false) -> String {
+            FormField.attributes(ids[field]!.id, errors: problems.messages(for: field), help: help, first: refused.first == field)
+        }
+        func errors(_ field: ProductField) -> String { FormField.errors(problems.messages(for: field), ids[field]!.id) }
         let title = editing.map { "Edit " + $0.name } ?? "Add a product"
         let action = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))/edit" } ?? "/regimen/products/new"
         let lead = editing == nil
@@ -190,21 +175,21 @@ enum RegimenProductPages {
         let body = RegimenPages.intro(title, lead: lead)
             + RegimenPages.subnav("/regimen/products") + """
         \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
-        <form method="post" action="\(action)" class="card regimen-form">\(Layout.csrfField(csrfToken))
-        \(RegimenPages.message(notice: nil, error: error))
-        \(flaggedHTML)
+        <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
+        \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other))
         <div class="stack"><label for="product-name">Name</label>
-        <input type="text" id="product-name" name="name" required maxlength="200" value="\(HTML.escape(draft.name))"></div>
+        <input type="text" id="product-name" name="name" required maxlength="200" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
         <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
-        <input type="text" id="product-brand" name="brand" maxlength="200" value="\(HTML.escape(draft.brand))"></div>
+        <input type="text" id="product-brand" name="brand" maxlength="200" value="\(HTML.escape(draft.brand))"\(attributes(.brand))>\(errors(.brand))</div>
         <div class="stack"><label for="product-form">Form</label>
-        <select id="product-form" name="form" required>\(options.joined())</select></div>
+        <select id="product-form" name="form" required\(attributes(.form))>\(options.joined())</select>\(errors(.form))</div>
         <div class="stack"><label for="product-serving">One serving</label>
-        <input type="text" id="product-serving" name="serving" required value="\(HTML.escape(draft.serving))" aria-describedby="serving-help">
-        <p class="help" id="serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
+        <input type="text" id="product-serving" name="serving" required value="\(HTML.escape(draft.serving))"\(attributes(.serving, help: true))>\(errors(.serving))
+        <p class="help" id="product-serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
         <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
-        <textarea id="product-ingredients" name="ingredients" rows="6" aria-describedby="ingredients-help">\(HTML.escape(draft.ingredients))</textarea>
-        <p class="help" id="ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
+        <textarea id="product-ingredients" name="ingredients" rows="6"\(attributes(.ingredients, help: true))>\(HTML.escape(draft.ingredients))</textarea>\(errors(.ingredients))
+        <p class="help" id="product-ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
+        \(flaggedHTML)
         <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
         <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
         </form>
@@ -212,12 +197,12 @@ enum RegimenProductPages {
         return Layout.page(title: title, section: .regimen, body: body)
     }
 
-    static func detail(_ history: [StoredProduct], added: Bool) -> String {
+    static func detail(_ history: [StoredProduct], notice: String?) -> String {
         let current = history.max { $0.revisionNumber < $1.revisionNumber }!
         let p = current.product
         var body = RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
             + RegimenPages.subnav("/regimen/products")
-            + RegimenPages.message(notice: added ? "Saved." : nil, error: nil)
+            + RegimenPages.message(notice: notice, error: nil)
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(HTML.escape(p.id.rawValue))/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
             let rows = rev.product.ingredients.map { row in

@@ -22,13 +22,21 @@ enum RegimenSchedulePages {
         }
     }
 
+    /// A refused change of one schedule (pause, resume or stop), shown beside that schedule's day field.
+    struct ChangeRefusal {
+        let schedule: ScheduleID
+        let verb: String
+        let message: String
+    }
+
     /// What a revision button does, from the day given (today when empty).
     private enum Change: String, CaseIterable { case pause, resume, stop }
 
     static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
-        @Sendable func page(_ draft: Draft? = nil, notice: String? = nil, error: String? = nil) throws -> String {
+        @Sendable func page(_ draft: Draft? = nil, notice: String? = nil, problems: FieldProblems<ScheduleField> = FieldProblems([]),
+                            change: ChangeRefusal? = nil) throws -> String {
             try render(regimen: regimen, draft: draft ?? Draft(start: regimen.today().description), csrfToken: csrfToken,
-                       notice: notice, error: error)
+                       notice: notice, problems: problems, change: change)
         }
         return [
             route(.get, "/regimen/schedules") { r in .html(try page(notice: r.query["saved"] == "1" ? "Saved." : nil)) },
@@ -37,8 +45,11 @@ enum RegimenSchedulePages {
                 do {
                     _ = try regimen.addSchedule(try plan(from: draft))
                     return .redirect(to: "/regimen/schedules?saved=1")
+                } catch let problems as FieldProblems<ScheduleField> {
+                    return .html(try page(draft, problems: problems), status: 400)
                 } catch let error as CairnError {
-                    return .html(try page(draft, error: error.userMessage + " Nothing was saved."), status: 400)
+                    let field = (error as? ScheduleError)?.field ?? .product
+                    return .html(try page(draft, problems: FieldProblems([.init(field, error)])), status: 400)
                 }
             },
         ] + Change.allCases.map { change in
@@ -48,9 +59,7 @@ enum RegimenSchedulePages {
                     let fromText = (r.form["from"] ?? "").trimmingCharacters(in: .whitespaces)
                     var day: LocalDay? = nil
                     if !fromText.isEmpty {
-                        guard let parsed = LocalDay(parsing: fromText) else {
-                            throw FormProblem(userMessage: "The day must be a date like 2026-01-31.")
-                        }
+                        guard let parsed = LocalDay(parsing: fromText) else { throw ScheduleError.unreadableDay }
                         day = parsed
                     }
                     switch change {
@@ -60,58 +69,35 @@ enum RegimenSchedulePages {
                     }
                     return .redirect(to: "/regimen/schedules?saved=1")
                 } catch let error as CairnError {
-                    return .html(try page(error: error.userMessage + " Nothing was saved."), status: error.namesNoRecord ? 404 : 400)
+                    let refusal = ChangeRefusal(schedule: id, verb: change.rawValue, message: error.userMessage + " Nothing was saved.")
+                    return .html(try page(change: refusal), status: error.namesNoRecord ? 404 : 400)
                 }
             }
         }
     }
 
-    /// A refusal of the form's own fields.
-    struct FormProblem: CairnError {
-        let userMessage: String
-    }
-
+    /// The plan the form describes, each field read by its domain parser. Throws `FieldProblems<ScheduleField>`
+    /// with every refusal at once, each with its field.
     static func plan(from d: Draft) throws -> SchedulePlan {
-        guard !d.product.isEmpty else { throw FormProblem(userMessage: "Choose a product.") }
-        let servingsText = d.servings.trimmingCharacters(in: .whitespaces)
-        guard let servings = Decimal(string: servingsText, locale: Locale(identifier: "en_US_POSIX")),
-              servingsText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), !servingsText.isEmpty else {
-            throw FormProblem(userMessage: "Servings must be a number, like 1 or 0.5.")
+        var problems = FieldProblems<ScheduleField>.Collector()
+        if d.product.isEmpty { problems.add(.product, ScheduleError.noProductChosen) }
+        let servings = problems.field(.servings) { try SchedulePlan.servings(parsing: d.servings) }
+        let start = problems.field(.start) { () throws -> LocalDay in
+            guard let day = LocalDay(parsing: d.start.trimmingCharacters(in: .whitespaces)) else { throw ScheduleError.unreadableDay }
+            return day
         }
-        guard let start = LocalDay(parsing: d.start.trimmingCharacters(in: .whitespaces)) else {
-            throw FormProblem(userMessage: "The first day must be a date like 2026-01-31.")
+        var recurrence: Recurrence?
+        do { recurrence = try Recurrence(kind: d.repeats, interval: d.every, weekdays: d.weekdays) } catch let error as ScheduleError {
+            problems.add(error.field ?? .recurrence, error)
         }
-        let recurrence: Recurrence
-        switch d.repeats {
-        case "daily": recurrence = .daily
-        case "every":
-            guard let n = Int(d.every.trimmingCharacters(in: .whitespaces)), n > 0 else {
-                throw FormProblem(userMessage: "Every how many days must be a whole number, 1 or more.")
-            }
-            recurrence = .everyNDays(n)
-        case "weekdays":
-            var days = Set<Weekday>()
-            for part in d.weekdays.split(whereSeparator: { $0 == "," || $0 == " " }) {
-                guard let day = Weekday(parsing: String(part)) else {
-                    throw FormProblem(userMessage: "Write weekdays as mon, tue, wed, thu, fri, sat, sun.")
-                }
-                days.insert(day)
-            }
-            recurrence = .weekdays(days)
-        case "as-needed": recurrence = .asNeeded
-        default: throw FormProblem(userMessage: "Choose how often.")
+        let times = recurrence == .asNeeded ? [] : problems.field(.times) { try TimeSlot.list(parsing: d.times) }
+        try problems.check()
+        do {
+            return try SchedulePlan(productID: ProductID(d.product), servings: servings!, times: times!, recurrence: recurrence!,
+                                    startDay: start!)
+        } catch let error as ScheduleError {
+            throw FieldProblems<ScheduleField>([.init(error.field ?? .product, error)])
         }
-        var times: [TimeSlot] = []
-        if recurrence != .asNeeded {
-            for part in d.times.split(whereSeparator: { $0 == "," || $0 == " " }) {
-                guard let slot = TimeSlot(parsing: String(part)) else {
-                    throw FormProblem(userMessage: "Write times as hours and minutes, like 08:00, 20:30.")
-                }
-                times.append(slot)
-            }
-        }
-        return try SchedulePlan(productID: ProductID(d.product), servings: servings, times: times, recurrence: recurrence,
-                                startDay: start)
     }
 
     static func describe(_ plan: SchedulePlan) -> String {
@@ -129,11 +115,15 @@ enum RegimenSchedulePages {
         }
     }
 
-    static func render(regimen: RegimenService, draft: Draft, csrfToken: String, notice: String?, error: String?) throws -> String {
+    static func render(regimen: RegimenService, draft: Draft, csrfToken: String, notice: String?,
+                       problems: FieldProblems<ScheduleField>, change: ChangeRefusal?) throws -> String {
         let products = try regimen.products()
         let summaries = try regimen.schedules()
         var body = RegimenPages.intro("Schedules", lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
-            + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: error)
+            + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil)
+        if let change, !summaries.contains(where: { $0.scheduleID == change.schedule }) {
+            body += RegimenPages.message(notice: nil, error: change.message)
+        }
         if summaries.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-schedules-empty\">No schedules yet.</p>"
         } else {
@@ -146,11 +136,13 @@ enum RegimenSchedulePages {
                 // A change takes effect on a day after the newest revision's first day (the service refuses others).
                 let firstAllowed = max(regimen.today(), s.latest.effectiveFrom.adding(days: 1)).description
                 func action(_ verb: String, _ label: String) -> String {
-                    """
+                    let errors = change.map { $0.schedule == s.scheduleID && $0.verb == verb ? [$0.message] : [] } ?? []
+                    return """
                     <form method="post" action="/regimen/schedules/\(id)/\(verb)" class="regimen-inline-form">\(Layout.csrfField(csrfToken))\
                     <label for="\(verb)-\(id)">\(label)</label> \
-                    <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"> \
-                    <button type="submit" class="button button-quiet">\(label.components(separatedBy: " ").first ?? label)<span class="visually-hidden">: \(HTML.escape(s.productName))</span></button></form>
+                    <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"\(FormField.attributes("\(verb)-\(id)", errors: errors, first: true))> \
+                    <button type="submit" class="button button-quiet">\(label.components(separatedBy: " ").first ?? label)<span class="visually-hidden">: \(HTML.escape(s.productName))</span></button>\
+                    \(FormField.errors(errors, "\(verb)-\(id)"))</form>
                     """
                 }
                 switch s.latest.state {
@@ -177,28 +169,45 @@ enum RegimenSchedulePages {
                 let pid = p.product.id.rawValue
                 return "<option value=\"\(HTML.escape(pid))\"\(pid == draft.product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
             }
-            let repeatOptions = [("daily", "Every day"), ("every", "Every few days"), ("weekdays", "On some weekdays"),
-                                 ("as-needed", "As needed (no set times)")].map { value, label in
-                "<option value=\"\(value)\"\(value == draft.repeats ? " selected" : "")>\(label)</option>"
+            let ids: [ScheduleField: (id: String, label: String)] = [
+                .product: ("schedule-product", "Product"), .servings: ("schedule-servings", "Servings each time"),
+                .recurrence: ("repeats-daily", "How often"), .times: ("schedule-times", "Times of day"),
+                .interval: ("schedule-every", "Every how many days"), .weekdays: ("schedule-weekdays", "Weekdays"),
+                .start: ("schedule-start", "First day"), .end: ("schedule-start", "First day"),
+            ]
+            let refused = ScheduleField.allCases.filter { !problems.messages(for: $0).isEmpty }
+            func attributes(_ field: ScheduleField, help: Bool = false) -> String {
+                FormField.attributes(ids[field]!.id, errors: problems.messages(for: field), help: help, first: refused.first == field)
+            }
+            func errors(_ field: ScheduleField) -> String { FormField.errors(problems.messages(for: field), ids[field]!.id) }
+            let kinds: [(Recurrence.Kind, String)] = [(.daily, "Every day"), (.every, "Every few days"), (.weekdays, "On some weekdays"),
+                                                      (.asNeeded, "As needed (no set times)")]
+            let chosen = Recurrence.Kind(rawValue: draft.repeats) ?? .daily
+            let repeatOptions = kinds.map { kind, label in
+                let first = kind == .daily && refused.first == .recurrence ? " autofocus" : ""
+                return "<p class=\"schedule-repeat\"><input type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\" value=\"\(kind.rawValue)\"\(kind == chosen ? " checked" : "")\(first)> <label for=\"repeats-\(kind.rawValue)\">\(label)</label></p>"
             }
             body += """
-            <form method="post" action="/regimen/schedules/new" class="card regimen-form" aria-labelledby="add-schedule-title">\(Layout.csrfField(csrfToken))
+            <form method="post" action="/regimen/schedules/new" class="card regimen-form schedule-form" aria-labelledby="add-schedule-title" novalidate>\(Layout.csrfField(csrfToken))
             <h2 id="add-schedule-title">Add a schedule</h2>
+            \(FormField.summary(refused.compactMap { ids[$0] }))
             <div class="stack"><label for="schedule-product">Product</label>
-            <select id="schedule-product" name="product" required>\(productOptions.joined())</select></div>
+            <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions.joined())</select>\(errors(.product))</div>
             <div class="stack"><label for="schedule-servings">Servings each time</label>
-            <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(HTML.escape(draft.servings))"></div>
-            <div class="stack"><label for="schedule-repeats">How often</label>
-            <select id="schedule-repeats" name="repeats">\(repeatOptions.joined())</select></div>
-            <div class="stack"><label for="schedule-times">Times of day</label>
-            <input type="text" id="schedule-times" name="times" value="\(HTML.escape(draft.times))" aria-describedby="times-help">
-            <p class="help" id="times-help">Separated by commas, like 08:00, 20:00. Leave empty for as needed.</p></div>
-            <div class="stack"><label for="schedule-every">Every how many days <span class="help">(every few days only)</span></label>
-            <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(HTML.escape(draft.every))"></div>
-            <div class="stack"><label for="schedule-weekdays">Weekdays <span class="help">(some weekdays only, like mon, wed, fri)</span></label>
-            <input type="text" id="schedule-weekdays" name="weekdays" value="\(HTML.escape(draft.weekdays))"></div>
+            <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(HTML.escape(draft.servings))"\(attributes(.servings))>\(errors(.servings))</div>
+            <fieldset class="stack schedule-repeats"\(problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\"")><legend>How often</legend>
+            \(repeatOptions.joined(separator: "\n"))\(errors(.recurrence))</fieldset>
+            <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
+            <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(HTML.escape(draft.every))"\(attributes(.interval, help: true))>\(errors(.interval))
+            <p class="help" id="schedule-every-help">Counted from the first day: 2 is every other day.</p></div>
+            <div class="stack schedule-when schedule-when-weekdays"><label for="schedule-weekdays">Weekdays <span class="help">(only for some weekdays)</span></label>
+            <input type="text" id="schedule-weekdays" name="weekdays" value="\(HTML.escape(draft.weekdays))"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
+            <p class="help" id="schedule-weekdays-help">Like mon, wed, fri.</p></div>
+            <div class="stack schedule-when schedule-when-times"><label for="schedule-times">Times of day <span class="help">(not for as needed)</span></label>
+            <input type="text" id="schedule-times" name="times" value="\(HTML.escape(draft.times))"\(attributes(.times, help: true))>\(errors(.times))
+            <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
             <div class="stack"><label for="schedule-start">First day</label>
-            <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"></div>
+            <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"\(attributes(.start))>\(errors(.start))</div>
             <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
             </form>
             """
