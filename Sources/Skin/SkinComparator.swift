@@ -18,9 +18,8 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// change inside it is not explained away, something else at the crop's edge set aside, blob-sized colour and
     /// texture terms, the raw score as the largest of four figures each in units of its own noise, a weakly aligned
     /// pair "not comparable", and a mapping with a gentler tail.
-    /// Revision 5: a slanted phone's perspective followed (a homography's perspective part fitted to the ring of the
-    /// frame, `Perspective`), the ring check's candidates refined at half resolution, and the colour and texture term
-    /// scales re-measured with it.
+    /// Revision 5: a slanted phone's perspective followed (a homography fitted to the ring of the frame where it
+    /// supports one, `Perspective`), and the ring check's candidates refined at half resolution.
     public static let current = ComparisonRevision(5)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
