@@ -163,7 +163,7 @@ public final class ReportService: @unchecked Sendable {
             } else {
                 caption.append("Not compared yet.")
             }
-            caption.append("Capture: " + Self.captureNotes(e.quality))
+            caption.append("Capture: " + e.quality.summary)
             if !e.note.isEmpty { caption.append("Note: " + e.note) }
             let stored = try photoStore.photo(e.photoID)
             blocks.append(.photo(ReportPhoto(width: stored?.width ?? 4, height: stored?.height ?? 3, caption: caption, load: jpeg(e.photoID)),
@@ -185,16 +185,6 @@ public final class ReportService: @unchecked Sendable {
         contents.append("The similarity disclaimer in the footer of every page, and page numbers.")
         contents.append(Self.metadataSentence)
         return Report(document: document, fileName: "cairn-skin-photo-log.pdf", contents: contents, photoCount: items.count)
-    }
-
-    /// The capture-quality flags of a stored photo in words ("light looks even, looks sharp").
-    static func captureNotes(_ q: CaptureQuality) -> String {
-        var notes: [String] = []
-        if q.isTooDark { notes.append("too dark") } else if q.isTooBright { notes.append("too bright") }
-        if q.isClipped { notes.append("some parts too dark or bright") }
-        if notes.isEmpty { notes.append("light looks even") }
-        notes.append(q.isSoft ? "looks soft" : "looks sharp")
-        return notes.joined(separator: ", ")
     }
 
     // MARK: Smile progress sheet

@@ -1,39 +1,55 @@
 import CairnCore
 import Foundation
 
-/// A 4-degree-of-freedom similarity transform from baseline working coordinates to probe working
-/// coordinates, centred on the baseline's centre `(cx, cy)` for good conditioning:
-/// `x' = a(x-cx) - b(y-cy) + tx`, `y' = b(x-cx) + a(y-cy) + ty`.
-struct Similarity: Sendable {
+/// A transform from baseline working coordinates to probe working coordinates, centred on the baseline's centre
+/// `(cx, cy)` for good conditioning. A similarity (`a`, `b`, `tx`, `ty`: scale, turn, shift) by default:
+/// `x' = a(x-cx) - b(y-cy) + tx`, `y' = b(x-cx) + a(y-cy) + ty`. With `e`, `f` (an affine stretch and shear) and `g`, `h`
+/// (perspective, per pixel) it is a full 8-parameter homography, written so that the centre still maps to `(tx, ty)`:
+/// with `xr = x-cx`, `yr = y-cy` and `d = 1 + g xr + h yr`,
+/// `x' = tx + ((a+e) xr + (f-b) yr) / d`, `y' = ty + ((b+f) xr + (a-e) yr) / d`.
+struct Warp: Sendable {
     var a: Float
     var b: Float
     var tx: Float
     var ty: Float
     var cx: Float
     var cy: Float
+    var e: Float = 0
+    var f: Float = 0
+    var g: Float = 0
+    var h: Float = 0
 
-    static func identity(cx: Float, cy: Float, probeCX: Float, probeCY: Float) -> Similarity {
-        Similarity(a: 1, b: 0, tx: probeCX, ty: probeCY, cx: cx, cy: cy)
+    static func identity(cx: Float, cy: Float, probeCX: Float, probeCY: Float) -> Warp {
+        Warp(a: 1, b: 0, tx: probeCX, ty: probeCY, cx: cx, cy: cy)
     }
+
+    /// True when the transform is a similarity (no stretch, shear or perspective).
+    var isSimilarity: Bool { e == 0 && f == 0 && g == 0 && h == 0 }
 
     @inline(__always) func apply(_ x: Float, _ y: Float) -> (Float, Float) {
         let xr = x - cx, yr = y - cy
-        return (a * xr - b * yr + tx, b * xr + a * yr + ty)
+        if g == 0 && h == 0 && e == 0 && f == 0 { return (a * xr - b * yr + tx, b * xr + a * yr + ty) }
+        let d = 1 / max(0.2, 1 + g * xr + h * yr)
+        return (tx + ((a + e) * xr + (f - b) * yr) * d, ty + ((b + f) * xr + (a - e) * yr) * d)
     }
 
     var scale: Float { (a * a + b * b).squareRoot() }
     var rotationDegrees: Float { atan2f(b, a) * 180 / .pi }
 
+    /// The largest relative change of magnification the perspective part makes at a distance `radius` from the centre
+    /// (the keystone of a slanted camera), 0 for a similarity.
+    func keystone(radius: Float) -> Float { (g * g + h * h).squareRoot() * radius }
+
     /// The same transform expressed at a pyramid level whose pixels are `s` times larger.
-    func atLevel(scale s: Float) -> Similarity {
-        Similarity(a: a, b: b, tx: (tx + 0.5) / s - 0.5, ty: (ty + 0.5) / s - 0.5,
-                   cx: (cx + 0.5) / s - 0.5, cy: (cy + 0.5) / s - 0.5)
+    func atLevel(scale s: Float) -> Warp {
+        Warp(a: a, b: b, tx: (tx + 0.5) / s - 0.5, ty: (ty + 0.5) / s - 0.5,
+             cx: (cx + 0.5) / s - 0.5, cy: (cy + 0.5) / s - 0.5, e: e, f: f, g: g * s, h: h * s)
     }
 
     /// Inverse of `atLevel`.
-    func fromLevel(scale s: Float) -> Similarity {
-        Similarity(a: a, b: b, tx: (tx + 0.5) * s - 0.5, ty: (ty + 0.5) * s - 0.5,
-                   cx: (cx + 0.5) * s - 0.5, cy: (cy + 0.5) * s - 0.5)
+    func fromLevel(scale s: Float) -> Warp {
+        Warp(a: a, b: b, tx: (tx + 0.5) * s - 0.5, ty: (ty + 0.5) * s - 0.5,
+             cx: (cx + 0.5) * s - 0.5, cy: (cy + 0.5) * s - 0.5, e: e, f: f, g: g / s, h: h / s)
     }
 }
 
@@ -237,11 +253,11 @@ enum Keypoints {
 
     /// RANSAC over 2-point similarity hypotheses, then a least-squares refit on the inliers.
     static func ransacSimilarity(_ m: [(Float, Float, Float, Float)], cx: Float, cy: Float,
-                                 threshold: Float = 2.5, iterations: Int = 400) -> (Similarity, Int)? {
+                                 threshold: Float = 2.5, iterations: Int = 400) -> (Warp, Int)? {
         guard m.count >= 3 else { return nil }
         var rng = SeededGenerator(seed: 0xA11C_0FFE)
         var bestInliers = 0
-        var best: Similarity?
+        var best: Warp?
         let t2 = threshold * threshold
         for _ in 0..<iterations {
             let i = Int(rng.next() % UInt64(m.count))
@@ -271,17 +287,17 @@ enum Keypoints {
         return (s, bestInliers)
     }
 
-    static func fromTwo(_ p: (Float, Float, Float, Float), _ q: (Float, Float, Float, Float), cx: Float, cy: Float) -> Similarity? {
+    static func fromTwo(_ p: (Float, Float, Float, Float), _ q: (Float, Float, Float, Float), cx: Float, cy: Float) -> Warp? {
         let ux = q.0 - p.0, uy = q.1 - p.1, vx = q.2 - p.2, vy = q.3 - p.3
         let d = ux * ux + uy * uy
         if d < 16 { return nil }
         let a = (ux * vx + uy * vy) / d
         let b = (ux * vy - uy * vx) / d
         let xr = p.0 - cx, yr = p.1 - cy
-        return Similarity(a: a, b: b, tx: p.2 - (a * xr - b * yr), ty: p.3 - (b * xr + a * yr), cx: cx, cy: cy)
+        return Warp(a: a, b: b, tx: p.2 - (a * xr - b * yr), ty: p.3 - (b * xr + a * yr), cx: cx, cy: cy)
     }
 
-    static func leastSquares(_ m: [(Float, Float, Float, Float)], cx: Float, cy: Float) -> Similarity? {
+    static func leastSquares(_ m: [(Float, Float, Float, Float)], cx: Float, cy: Float) -> Warp? {
         var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
         for p in m {
             let xr = Double(p.0 - cx), yr = Double(p.1 - cy)
@@ -294,7 +310,7 @@ enum Keypoints {
         }
         for i in 0..<4 { for j in 0..<i { ata[i * 4 + j] = ata[j * 4 + i] } }
         guard let x = solveLinear(ata, atb, n: 4) else { return nil }
-        return Similarity(a: Float(x[0]), b: Float(x[1]), tx: Float(x[2]), ty: Float(x[3]), cx: cx, cy: cy)
+        return Warp(a: Float(x[0]), b: Float(x[1]), tx: Float(x[2]), ty: Float(x[3]), cx: cx, cy: cy)
     }
 }
 
@@ -315,7 +331,7 @@ struct CorrelationSums {
 
     /// Samples every `stride` pixels of the central square (side `fraction` of the shorter side) whose warped point
     /// lies inside the probe; returns the sums of each tile, row-major, and the sample count of a full tile.
-    static func collect(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int,
+    static func collect(base: Plane, probe: Plane, warp: Warp, fraction: Float, stride: Int,
                         parts: Int) -> (tiles: [CorrelationSums], perTile: Double) {
         let side = Float(min(base.width, base.height)) * fraction
         let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
@@ -384,7 +400,7 @@ enum IntensityAlignment {
     /// Normalised cross-correlation between the baseline region and the warped probe at one level;
     /// `fraction` is the side of the central square used, relative to the shorter side. Scaled down when under 90% of
     /// the samples fall inside the probe.
-    static func correlation(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int) -> Float {
+    static func correlation(base: Plane, probe: Plane, warp: Warp, fraction: Float, stride: Int) -> Float {
         let (sums, perTile) = CorrelationSums.collect(base: base, probe: probe, warp: warp, fraction: fraction, stride: stride, parts: 1)
         let s = sums[0]
         guard s.count > 16 else { return -1 }
@@ -392,45 +408,67 @@ enum IntensityAlignment {
         return s.correlation.map { Float($0 * min(1, coverage / 0.9)) } ?? 0
     }
 
-    /// Gauss-Newton refinement of `warp` at one pyramid level.
-    static func refine(base: Plane, probe: Plane, gx: Plane, gy: Plane, warp start: Similarity,
-                       fraction: Float, stride: Int, iterations: Int, weights: TileWeights? = nil) -> Similarity {
+    /// How the 8-parameter (perspective) refinement is held back: a Gaussian prior centred on "no stretch, no
+    /// perspective" with these standard deviations, the stretch and shear as fractions, the perspective as the relative
+    /// magnification change at `radius` pixels from the centre. The prior weighs against the data as `samplesPerDatum`
+    /// neighbouring samples of one residual would (neighbouring pixels are not independent evidence).
+    struct PerspectivePrior {
+        var affineSD: Float
+        var perspectiveSD: Float
+        var radius: Float
+        var samplesPerDatum: Float = 4
+    }
+
+    /// Gauss-Newton refinement of `warp` at one pyramid level: the similarity's four parameters, or with `perspective`
+    /// all eight of a homography (the four beyond the similarity pulled towards zero by the prior).
+    static func refine(base: Plane, probe: Plane, gx: Plane, gy: Plane, warp start: Warp,
+                       fraction: Float, stride: Int, iterations: Int, weights: TileWeights? = nil,
+                       perspective: PerspectivePrior? = nil) -> Warp {
         var warp = start
         let side = Float(min(base.width, base.height)) * fraction
         let x0 = Int((Float(base.width) - side) / 2), y0 = Int((Float(base.height) - side) / 2)
         let n = Int(side)
-        var bs: [Float] = [], ps: [Float] = [], gxs: [Float] = [], gys: [Float] = [], xs: [Float] = [], ys: [Float] = [], ws: [Float] = []
-        let cap = (n / stride + 1) * (n / stride + 1)
-        bs.reserveCapacity(cap); ps.reserveCapacity(cap); gxs.reserveCapacity(cap); gys.reserveCapacity(cap)
-        xs.reserveCapacity(cap); ys.reserveCapacity(cap)
+        // The grid points and their tile weights do not change between iterations: collected once. Samples are written
+        // into buffers of the largest size (no appends in the loop).
+        var gridX: [Int32] = [], gridY: [Int32] = [], gridW: [Float] = []
+        do {
+            var y = y0
+            while y < y0 + n {
+                var x = x0
+                while x < x0 + n {
+                    let tw = weights?.weight(x: x, y: y, width: base.width, height: base.height) ?? 1
+                    if tw > 0 { gridX.append(Int32(x)); gridY.append(Int32(y)); gridW.append(tw) }
+                    x += stride
+                }
+                y += stride
+            }
+        }
+        let cap = gridX.count
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 7 * max(cap, 1))
+        defer { buffer.deallocate() }
+        let bs = buffer, ps = buffer + cap, gxs = ps + cap, gys = gxs + cap, xs = gys + cap, ys = xs + cap, ws = ys + cap
+        let pw = probe.width, ph = probe.height, maxU = Float(pw - 1), maxV = Float(ph - 1)
         for _ in 0..<iterations {
-            bs.removeAll(keepingCapacity: true); ps.removeAll(keepingCapacity: true)
-            gxs.removeAll(keepingCapacity: true); gys.removeAll(keepingCapacity: true)
-            xs.removeAll(keepingCapacity: true); ys.removeAll(keepingCapacity: true); ws.removeAll(keepingCapacity: true)
+            var cnt = 0
             probe.data.withUnsafeBufferPointer { p in
                 gx.data.withUnsafeBufferPointer { gxp in
                     gy.data.withUnsafeBufferPointer { gyp in
-                        var y = y0
-                        while y < y0 + n {
-                            var x = x0
-                            while x < x0 + n {
+                        base.data.withUnsafeBufferPointer { b in
+                            for k in 0..<cap {
+                                let x = Int(gridX[k]), y = Int(gridY[k])
                                 let (u, v) = warp.apply(Float(x), Float(y))
-                                let tw = weights?.weight(x: x, y: y, width: base.width, height: base.height) ?? 1
-                                if tw > 0 && u >= 0 && v >= 0 && u <= Float(probe.width - 1) && v <= Float(probe.height - 1) {
-                                    ws.append(tw)
-                                    bs.append(base[x, y])
-                                    let at = Bilinear(probe.width, probe.height, u, v)
-                                    ps.append(at.value(p)); gxs.append(at.value(gxp)); gys.append(at.value(gyp))
-                                    xs.append(Float(x) - warp.cx); ys.append(Float(y) - warp.cy)
-                                }
-                                x += stride
+                                guard u >= 0 && v >= 0 && u <= maxU && v <= maxV else { continue }
+                                ws[cnt] = gridW[k]
+                                bs[cnt] = b[y * base.width + x]
+                                let at = Bilinear(pw, ph, u, v)
+                                ps[cnt] = at.value(p); gxs[cnt] = at.value(gxp); gys[cnt] = at.value(gyp)
+                                xs[cnt] = Float(x) - warp.cx; ys[cnt] = Float(y) - warp.cy
+                                cnt += 1
                             }
-                            y += stride
                         }
                     }
                 }
             }
-            let cnt = bs.count
             if cnt < 16 { break }
             // Photometric gain/offset: base ~ alpha * probe + beta.
             var mp: Double = 0, mb: Double = 0
@@ -447,6 +485,15 @@ enum IntensityAlignment {
             var sumAbs: Double = 0
             for i in 0..<cnt { sumAbs += Double(abs(bs[i] - (alpha * ps[i] + beta))) }
             let huber = max(2 * 1.25 * sumAbs / Double(cnt), 1e-5)
+            if let prior = perspective {
+                guard let next = projectiveStep(warp, prior: prior, count: cnt, bs: bs, ps: ps, gxs: gxs, gys: gys, xs: xs, ys: ys,
+                                                ws: ws, alpha: alpha, beta: beta, huber: huber) else { break }
+                let moved = max(abs(next.tx - warp.tx), abs(next.ty - warp.ty))
+                warp = next
+                if warp.scale < 0.5 || warp.scale > 2 || warp.keystone(radius: prior.radius) > 0.3 { warp = start; break }
+                if moved < 0.005 { break }
+                continue
+            }
             var h = [Double](repeating: 0, count: 16), g = [Double](repeating: 0, count: 4)
             for i in 0..<cnt {
                 let e0 = Double(bs[i] - (alpha * ps[i] + beta))
@@ -471,6 +518,57 @@ enum IntensityAlignment {
         return warp
     }
 
+    /// One Gauss-Newton step of all eight parameters of `warp` (see `Warp`) on the collected samples, with the prior
+    /// on the stretch, shear and perspective parameters; nil when the system is singular.
+    static func projectiveStep(_ warp: Warp, prior: PerspectivePrior, count cnt: Int, bs: UnsafeMutablePointer<Float>, ps: UnsafeMutablePointer<Float>,
+                               gxs: UnsafeMutablePointer<Float>, gys: UnsafeMutablePointer<Float>, xs: UnsafeMutablePointer<Float>,
+                               ys: UnsafeMutablePointer<Float>, ws: UnsafeMutablePointer<Float>, alpha: Float, beta: Float, huber: Double) -> Warp? {
+        let n = 8, r = Double(prior.radius)
+        var hm = [Double](repeating: 0, count: n * n), gv = [Double](repeating: 0, count: n)
+        var j = [Double](repeating: 0, count: n)
+        var sumW: Double = 0, sumWE2: Double = 0
+        let A = Double(warp.a + warp.e), B = Double(warp.f - warp.b), C = Double(warp.b + warp.f), D = Double(warp.a - warp.e)
+        for i in 0..<cnt {
+            let e0 = Double(bs[i] - (alpha * ps[i] + beta))
+            let wgt = (abs(e0) <= huber ? 1 : huber / abs(e0)) * Double(ws[i])
+            let ax = Double(alpha * gxs[i]), ay = Double(alpha * gys[i])
+            let xr = Double(xs[i]), yr = Double(ys[i])
+            let id = 1 / max(0.2, 1 + Double(warp.g) * xr + Double(warp.h) * yr)
+            let u = (A * xr + B * yr) * id, v = (C * xr + D * yr) * id
+            // d(x', y') / d(a, b, tx, ty, e, f, g*r, h*r), each dotted with the probe's gradient.
+            j[0] = (ax * xr + ay * yr) * id
+            j[1] = (-ax * yr + ay * xr) * id
+            j[2] = ax
+            j[3] = ay
+            j[4] = (ax * xr - ay * yr) * id
+            j[5] = (ax * yr + ay * xr) * id
+            j[6] = -(ax * u + ay * v) * xr * id / r
+            j[7] = -(ax * u + ay * v) * yr * id / r
+            let e = e0 * wgt
+            for p in 0..<n {
+                gv[p] += j[p] * e
+                for q in p..<n { hm[p * n + q] += wgt * j[p] * j[q] }
+            }
+            sumW += Double(ws[i]); sumWE2 += Double(ws[i]) * min(e0 * e0, huber * huber)
+        }
+        for p in 0..<n { for q in 0..<p { hm[p * n + q] = hm[q * n + p] } }
+        // Prior: residual variance over the parameter's variance, counted once per `samplesPerDatum` samples.
+        let noise = max(sumWE2 / max(sumW, 1e-9), 1e-10) * Double(prior.samplesPerDatum)
+        let theta = [Double(warp.e), Double(warp.f), Double(warp.g) * r, Double(warp.h) * r]
+        let sds = [prior.affineSD, prior.affineSD, prior.perspectiveSD, prior.perspectiveSD].map(Double.init)
+        for k in 0..<4 {
+            let lambda = noise / (sds[k] * sds[k])
+            hm[(k + 4) * n + k + 4] += lambda
+            gv[k + 4] -= lambda * theta[k]
+        }
+        for p in 0..<n { hm[p * n + p] *= 1.0001; hm[p * n + p] += 1e-9 }
+        guard let d = solveLinear(hm, gv, n: n) else { return nil }
+        var w = warp
+        w.a += Float(d[0]); w.b += Float(d[1]); w.tx += Float(d[2]); w.ty += Float(d[3])
+        w.e += Float(d[4]); w.f += Float(d[5]); w.g += Float(d[6] / r); w.h += Float(d[7] / r)
+        return w
+    }
+
     /// Rotation/scale grid of the normal coarse search: 0.92...1.08 and +-8 degrees (15 pairs).
     static let normalGrid = (scales: [Float(0.92), 1, 1.08], degrees: [Float(-8), -4, 0, 4, 8])
     /// Rotation/scale grid of the wide fallback search, run only when the normal alignment fails the "not comparable"
@@ -484,11 +582,11 @@ enum IntensityAlignment {
     /// that is about 400 correlations instead of 1200.
     static func coarseSearch(base: Plane, probe: Plane, cx: Float, cy: Float, probeCX: Float, probeCY: Float,
                              scales: [Float] = normalGrid.scales, degrees: [Float] = normalGrid.degrees,
-                             keep: Int = 1) -> [Similarity] {
+                             keep: Int = 1) -> [Warp] {
         let reach = Int((Float(min(base.width, base.height)) * 0.14).rounded())
-        func make(_ scale: Float, _ deg: Float, _ dx: Int, _ dy: Int) -> Similarity {
+        func make(_ scale: Float, _ deg: Float, _ dx: Int, _ dy: Int) -> Warp {
             let r = deg * .pi / 180
-            return Similarity(a: scale * cosf(r), b: scale * sinf(r), tx: probeCX + Float(dx), ty: probeCY + Float(dy), cx: cx, cy: cy)
+            return Warp(a: scale * cosf(r), b: scale * sinf(r), tx: probeCX + Float(dx), ty: probeCY + Float(dy), cx: cx, cy: cy)
         }
         // Best translation and score of each rotation/scale pair, in grid order.
         var perPair: [(score: Float, scale: Float, deg: Float, dx: Int, dy: Int)] = []
@@ -506,7 +604,7 @@ enum IntensityAlignment {
         }
         // Stable order: equal scores keep grid order, as the single-best search always did.
         let ranked = perPair.enumerated().sorted { $0.element.score > $1.element.score || ($0.element.score == $1.element.score && $0.offset < $1.offset) }
-        var out: [(Float, Similarity)] = []
+        var out: [(Float, Warp)] = []
         for (_, p) in ranked.prefix(max(1, keep)) {
             var bestScore = p.score
             var best = make(p.scale, p.deg, p.dx, p.dy)

@@ -21,6 +21,22 @@ public struct CaptureQuality: Sendable, Equatable, Codable {
     public let isSoft: Bool
     /// True when no flag is raised.
     public var isGood: Bool { !isTooDark && !isTooBright && !isClipped && !isSoft }
+
+    /// True when the light raises no flag (not too dark, too bright or clipped).
+    public var isLightGood: Bool { !isTooDark && !isTooBright && !isClipped }
+    /// The light in words, the one wording of the live badge and the photo log: "Too dark", "Too bright", "Some parts
+    /// too dark or bright" or "Light looks even".
+    public var lightWords: String {
+        isTooDark ? "Too dark" : isTooBright ? "Too bright" : isClipped ? "Some parts too dark or bright" : "Light looks even"
+    }
+    /// The focus in words: "Looks soft" or "Looks sharp".
+    public var focusWords: String { isSoft ? "Looks soft" : "Looks sharp" }
+    /// What the live badge suggests for a soft frame, after `focusWords`.
+    public static let softAdvice = "hold still or move back a little"
+    /// Both in one line, as the photo log prints them: "light looks even, looks sharp".
+    public var summary: String {
+        [lightWords, focusWords].map { $0.prefix(1).lowercased() + $0.dropFirst() }.joined(separator: ", ")
+    }
 }
 
 /// Scores capture quality of stored photos and live frames alike (same working size, same thresholds).
@@ -85,6 +101,8 @@ public struct FrameSteadiness: Sendable, Equatable, Codable {
     public let displacement: Double
     /// Displacement at or below `CaptureQualityAnalyzer.steadyLimit`.
     public var isSteady: Bool { displacement <= CaptureQualityAnalyzer.steadyLimit }
+    /// The steadiness badge's words: "Holding still" or "Moving: hold still".
+    public var words: String { isSteady ? "Holding still" : "Moving: hold still" }
 }
 
 extension CaptureQualityAnalyzer {

@@ -28,7 +28,7 @@ enum Gate {
     /// Normalised cross-correlation of `base` and the warped `probe` in each of the `parts` x `parts` tiles of the
     /// central crop (side `fraction` of the shorter side), sampled every `stride` pixels; tiles with too few
     /// samples inside the probe give -1.
-    static func tileCorrelations(base: Plane, probe: Plane, warp: Similarity, fraction: Float, stride: Int, parts: Int) -> [Float] {
+    static func tileCorrelations(base: Plane, probe: Plane, warp: Warp, fraction: Float, stride: Int, parts: Int) -> [Float] {
         let (tiles, full) = CorrelationSums.collect(base: base, probe: probe, warp: warp, fraction: fraction, stride: stride, parts: parts)
         return tiles.map { t in
             guard t.count > 0.5 * full, t.count > 16 else { return -1 }

@@ -18,7 +18,9 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// change inside it is not explained away, something else at the crop's edge set aside, blob-sized colour and
     /// texture terms, the raw score as the largest of four figures each in units of its own noise, a weakly aligned
     /// pair "not comparable", and a mapping with a gentler tail.
-    public static let current = ComparisonRevision(4)
+    /// Revision 5: a slanted phone's perspective followed (a homography fitted to the ring of the frame where it
+    /// supports one, `Perspective`), and the ring check's candidates refined at half resolution.
+    public static let current = ComparisonRevision(5)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -81,6 +83,44 @@ public struct AlignmentSummary: Sendable, Equatable, Codable {
     public let shiftY: Double
     /// Normalised correlation of the aligned central crops (grey, lightly smoothed), -1...1.
     public let correlation: Double
+    /// The perspective the alignment followed (revision 5): the relative change of magnification across half the
+    /// frame, as when the phone was held slanted; 0 when the transform is a similarity (no perspective fitted or
+    /// supported by the ring of the frame).
+    public var keystone: Double = 0
+
+    /// A plain sentence when the alignment followed a perspective of 1% or more (a photo taken at a slant); nil otherwise.
+    public var perspectiveMessage: String? {
+        guard keystone >= 0.01 else { return nil }
+        return "A photo was taken at a slant, so its perspective was followed (about \(Int((keystone * 100).rounded()))% across half the frame) before comparing."
+    }
+
+    /// A summary from its figures.
+    public init(method: AlignmentMethod, keypointMatches: Int, keypointInliers: Int, scale: Double, rotationDegrees: Double,
+                shiftX: Double, shiftY: Double, correlation: Double, keystone: Double = 0) {
+        self.method = method
+        self.keypointMatches = keypointMatches
+        self.keypointInliers = keypointInliers
+        self.scale = scale
+        self.rotationDegrees = rotationDegrees
+        self.shiftX = shiftX
+        self.shiftY = shiftY
+        self.correlation = correlation
+        self.keystone = keystone
+    }
+
+    /// Decodes a stored summary; `keystone` (added in revision 5) defaults to 0 when absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        method = try c.decode(AlignmentMethod.self, forKey: .method)
+        keypointMatches = try c.decode(Int.self, forKey: .keypointMatches)
+        keypointInliers = try c.decode(Int.self, forKey: .keypointInliers)
+        scale = try c.decode(Double.self, forKey: .scale)
+        rotationDegrees = try c.decode(Double.self, forKey: .rotationDegrees)
+        shiftX = try c.decode(Double.self, forKey: .shiftX)
+        shiftY = try c.decode(Double.self, forKey: .shiftY)
+        correlation = try c.decode(Double.self, forKey: .correlation)
+        keystone = try c.decodeIfPresent(Double.self, forKey: .keystone) ?? 0
+    }
 }
 
 /// A small grey heat map of local change over the baseline's central crop, row-major, values 0...1.
@@ -256,7 +296,7 @@ public struct PreparedPhoto: Sendable {
 
 /// Compares skin photos of one area: align, crop the central 60% square, fit colour, map local change.
 ///
-/// Revision 3. Pipeline (all on a working copy whose shorter side is `workingSide` pixels):
+/// Pipeline of revision 3 (revisions 4 and 5 in `ChangeAnalysis`; all on a working copy whose shorter side is `workingSide` pixels):
 /// 1. Align probe to baseline: FAST-9 corners + oriented 256-bit binary descriptors, Hamming matching with a
 ///    ratio test, RANSAC over a 4-DOF similarity; then coarse-to-fine Gauss-Newton intensity alignment
 ///    (ECC-like, with gain/offset, Huber-weighted so a local change does not pull the warp). With too few

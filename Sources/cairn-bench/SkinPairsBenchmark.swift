@@ -77,9 +77,9 @@ enum SkinPairsBenchmark {
             hashes.append("{\"id\":\"\(p[0])\",\"score\":\(o.phash)}")
             if let r = o.result {
                 let d = r.diagnostics, a = r.alignment
-                components.append(String(format: "{\"id\":\"%@\",\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"median\":%.5f,\"hist\":%.5f,\"corr\":%.4f,\"scale\":%.4f,\"rot\":%.3f,\"method\":\"%@\",\"cblob\":%.5f,\"tblob\":%.5f,\"foreign\":%.4f,\"comparable\":%@}",
+                components.append(String(format: "{\"id\":\"%@\",\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"median\":%.5f,\"hist\":%.5f,\"corr\":%.4f,\"scale\":%.4f,\"rot\":%.3f,\"method\":\"%@\",\"cblob\":%.5f,\"tblob\":%.5f,\"foreign\":%.4f,\"keystone\":%.4f,\"comparable\":%@}",
                                          p[0], r.rawScore, d.mapScore, d.displacement, d.medianChange, d.histogramDistance,
-                                         a.correlation, a.scale, a.rotationDegrees, a.method.rawValue, d.colourBlob, d.textureBlob, d.foreignFraction, r.comparable ? "true" : "false"))
+                                         a.correlation, a.scale, a.rotationDegrees, a.method.rawValue, d.colourBlob, d.textureBlob, d.foreignFraction, a.keystone, r.comparable ? "true" : "false"))
             }
         }
         let oursURL = out.appendingPathComponent("out.jsonl"), hashURL = out.appendingPathComponent("phash.jsonl")
@@ -89,9 +89,12 @@ enum SkinPairsBenchmark {
 
         print("Shared photo pairs (\(dir)): \(chosen.count) pairs from \(Set(chosen.map { $0[1] }).count) baselines; decoded in \(String(format: "%.1f", decoded.timeIntervalSince(t0))) s, compared in \(String(format: "%.1f", compared.timeIntervalSince(decoded))) s on \(threads) threads")
         print("\n== score.py, this build (revision \(ComparisonRevision.current.number)) ==")
-        let scoreOK = score(folder: folder, results: oursURL, extra: [])
+        let oursMetrics = out.appendingPathComponent("metrics.json"), hashMetrics = out.appendingPathComponent("phash-metrics.json")
+        let scoreOK = score(folder: folder, results: oursURL, extra: [], metrics: oursMetrics)
         print("\n== score.py, pHash baseline (64-bit DCT hash, Hamming distance; no similarity, always comparable) ==")
-        _ = score(folder: folder, results: hashURL, extra: ["--similarity-field", "none", "--comparable-field", "none"], summaryOnly: true)
+        _ = score(folder: folder, results: hashURL, extra: ["--similarity-field", "none", "--comparable-field", "none"], summaryOnly: true,
+                  metrics: hashMetrics)
+        printTargets(ours: oursMetrics, baseline: hashMetrics)
 
         var byID: [String: (Truth, Outcome)] = [:]
         for (i, p) in chosen.enumerated() { if let t = truth[p[0]] { byID[p[0]] = (t, outcomes[i]) } }
@@ -176,12 +179,13 @@ enum SkinPairsBenchmark {
     }
 
     /// Runs the set's `score.py` on `results` and prints its report (only its headline lines with `summaryOnly`).
-    static func score(folder: URL, results: URL, extra: [String], summaryOnly: Bool = false) -> Bool {
+    static func score(folder: URL, results: URL, extra: [String], summaryOnly: Bool = false, metrics: URL? = nil) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", folder.appendingPathComponent("score.py").path, "--truth", folder.appendingPathComponent("truth.csv").path,
                              "--results", results.path, "--id-field", "id", "--score-field", "score"]
             + (extra.isEmpty ? ["--similarity-field", "similarity", "--comparable-field", "comparable"] : extra)
+            + (metrics.map { ["--json", $0.path] } ?? [])
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -197,6 +201,60 @@ enum SkinPairsBenchmark {
             print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
         }
         return process.terminationStatus == 0
+    }
+
+    /// Issue 18's accuracy targets beside this build's figures and the pHash baseline's, from the metrics score.py wrote
+    /// (`--json`), each marked met or not met.
+    static func printTargets(ours: URL, baseline: URL) {
+        func load(_ url: URL) -> [String: Any] {
+            (try? Data(contentsOf: url)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+        }
+        let m = load(ours), b = load(baseline)
+        func value(_ d: [String: Any], _ path: [String]) -> Double? {
+            var node: Any? = d
+            for key in path { node = (node as? [String: Any])?[key] }
+            if let list = node as? [Any], let first = list.first as? NSNumber { return first.doubleValue }
+            return (node as? NSNumber)?.doubleValue
+        }
+        func p5(_ d: [String: Any], _ group: String) -> Double? {
+            ((d["similarity"] as? [String: Any])?[group] as? [NSNumber]).flatMap { $0.count > 1 ? $0[1].doubleValue : nil }
+        }
+        func worstSingle(_ d: [String: Any]) -> Double? {
+            guard let single = d["single_fa_at_L2thr"] as? [String: Any] else { return nil }
+            return single.values.compactMap { ($0 as? [NSNumber]).flatMap { $0.count > 1 ? $0[1].doubleValue : nil } }.max()
+        }
+        typealias Row = (name: String, ours: Double?, baseline: Double?, target: Double, atLeast: Bool)
+        var rows: [Row] = [
+            ("typical AUC", value(m, ["auc_L2"]), value(b, ["auc_L2"]), 0.90, true),
+            ("typical caught at 5% false alarms", value(m, ["tpr5_L2"]), value(b, ["tpr5_L2"]), 0.60, true),
+        ]
+        for (type, target) in [("spot", 0.95), ("grow", 0.80), ("warp", 0.55), ("red", 0.50), ("brown", 0.50), ("smooth", 0.50)] {
+            rows.append(("  typical caught: \(type)", value(m, ["per_type_L2", type, "rate"]), value(b, ["per_type_L2", type, "rate"]), target, true))
+        }
+        rows += [
+            ("careful AUC", value(m, ["auc_L1"]), value(b, ["auc_L1"]), 0.97, true),
+            ("careful caught at 5% false alarms", value(m, ["tpr5_L1"]), value(b, ["tpr5_L1"]), 0.85, true),
+            ("worst single nuisance (typical sweep) above the threshold", worstSingle(m), worstSingle(b), 0.10, false),
+            ("different subjects not comparable", value(m, ["not_comparable", "different subject"]), nil, 0.97, true),
+            ("same subject not comparable", value(m, ["not_comparable", "same subject (all)"]), nil, 0.01, false),
+            ("unchanged typical similarity median", value(m, ["similarity", "no-change L2"]), nil, 95, true),
+            ("unchanged typical similarity p5", p5(m, "no-change L2"), nil, 90, true),
+            ("unchanged careful similarity p5", p5(m, "no-change L1"), nil, 95, true),
+        ]
+        func show(_ v: Double?, _ target: Double) -> String {
+            guard let v else { return "-" }
+            return target > 1 ? String(format: "%.1f", v) : String(format: "%.3f", v)
+        }
+        print("\nTargets (issue 18) on the shared set, this build beside the pHash baseline of the same run:")
+        print("  " + "figure".padding(toLength: 60, withPad: " ", startingAt: 0) + "  this build   pHash   target     ")
+        for r in rows {
+            let met = r.ours.map { r.atLeast ? $0 >= r.target : $0 <= r.target } ?? false
+            print("  " + r.name.padding(toLength: 60, withPad: " ", startingAt: 0)
+                  + "  " + show(r.ours, r.target).padding(toLength: 11, withPad: " ", startingAt: 0)
+                  + show(r.baseline, r.target).padding(toLength: 8, withPad: " ", startingAt: 0)
+                  + ((r.atLeast ? ">= " : "<= ") + show(r.target, r.target)).padding(toLength: 11, withPad: " ", startingAt: 0)
+                  + (met ? "met" : "NOT met"))
+        }
     }
 
     /// Leave-bases-out: the bases sorted by name and dealt into 4 folds; for each fold, the four term scales of the raw

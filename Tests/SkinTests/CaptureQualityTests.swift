@@ -86,3 +86,14 @@ import Testing
     print("steadiness, flat noise: \(s.displacement)")
     #expect(s.isSteady, "\(s)")
 }
+
+@Test func theFlagsReadInOneWordingForTheBadgeAndThePhotoLog() {
+    let good = CaptureQualityAnalyzer.analyze(TestImages.photo(TestImages.scene(seed: 20), view: 256))
+    #expect(good.lightWords == "Light looks even" && good.focusWords == "Looks sharp" && good.isLightGood)
+    #expect(good.summary == "light looks even, looks sharp")
+    let dark = CaptureQualityAnalyzer.analyze(TestImages.photo(TestImages.scene(seed: 21), view: 256, gain: 0.15))
+    #expect(dark.lightWords == "Too dark" && !dark.isLightGood)
+    #expect(dark.summary.hasPrefix("too dark, "))
+    #expect(FrameSteadiness(displacement: 0).words == "Holding still")
+    #expect(FrameSteadiness(displacement: 0.2).words == "Moving: hold still")
+}

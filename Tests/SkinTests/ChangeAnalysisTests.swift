@@ -132,3 +132,66 @@ private func sloppy(_ image: RGBImage, gain: Float) -> RGBImage {
         #expect(r.reasonNotComparable == .alignmentFailed)
     }
 }
+
+/// A `view` x `view` photo of the scene from a slanted camera: the magnification changes by `keystone` from the
+/// centre to the top and bottom edges (the far edge smaller), as a phone tilted about its horizontal axis sees it.
+private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, keystone: Double) -> RGBImage {
+    var out = [UInt8](repeating: 0, count: view * view * 3)
+    let c = Double(view - 1) / 2, sc = Double(side - 1) / 2
+    for y in 0..<view {
+        for x in 0..<view {
+            let xr = Double(x) - c, yr = Double(y) - c
+            let d = 1 - keystone * yr / c
+            let u = xr / d + sc, v = yr / d + sc
+            let x0 = min(max(Int(u), 0), side - 2), y0 = min(max(Int(v), 0), side - 2)
+            let tx = Float(min(max(u - Double(x0), 0), 1)), ty = Float(min(max(v - Double(y0), 0), 1))
+            for ch in 0..<3 {
+                let p00 = scene[(y0 * side + x0) * 3 + ch], p01 = scene[(y0 * side + x0 + 1) * 3 + ch]
+                let p10 = scene[((y0 + 1) * side + x0) * 3 + ch], p11 = scene[((y0 + 1) * side + x0 + 1) * 3 + ch]
+                let value = (p00 * (1 - tx) + p01 * tx) * (1 - ty) + (p10 * (1 - tx) + p11 * tx) * ty
+                out[(y * view + x) * 3 + ch] = UInt8(min(max(value * 255, 0), 255).rounded())
+            }
+        }
+    }
+    return RGBImage(width: view, height: view, pixels: out)
+}
+
+@Test func aSlantedPhoneIsFollowedByAPerspectiveAndNotReadAsAChange() throws {
+    let scene = TestImages.scene(seed: 41)
+    let baseline = TestImages.photo(scene)
+    let slanted = try SkinComparator.compare(baseline: baseline, probe: slantedPhoto(scene, keystone: 0.05))
+    #expect(slanted.comparable)
+    #expect(slanted.alignment.keystone > 0.02, "keystone \(slanted.alignment.keystone)")
+    #expect((slanted.similarityPercent ?? 0) >= 90, "\(slanted.similarityPercent ?? -1)%")
+    // A photo from straight on is left a similarity.
+    let straight = try SkinComparator.compare(baseline: baseline, probe: TestImages.photo(scene, shiftX: 0.02))
+    #expect(straight.alignment.keystone < 0.01, "keystone \(straight.alignment.keystone)")
+}
+
+@Test func aNewSpotIsNotAlignedAwayByThePerspective() throws {
+    var scene = TestImages.scene(seed: 42)
+    let baseline = TestImages.photo(scene)
+    TestImages.disc(&scene, side: 360, cx: 185, cy: 175, r: 12, k: 0.45)
+    let spotted = try SkinComparator.compare(baseline: baseline, probe: slantedPhoto(scene, keystone: 0.05))
+    #expect(spotted.comparable)
+    #expect((spotted.similarityPercent ?? 100) < 70, "\(spotted.similarityPercent ?? -1)%")
+}
+
+@Test func theHomographyMapsTheCentreToItsShiftAndMatchesTheSimilarityWithoutPerspective() {
+    var w = Warp(a: 1.02, b: 0.03, tx: 50, ty: 60, cx: 40, cy: 40)
+    let (x, y) = w.apply(45, 33)
+    w.g = 1e-9
+    let (xp, yp) = w.apply(45, 33)
+    #expect(abs(x - xp) < 1e-3 && abs(y - yp) < 1e-3)
+    w.g = 0.001; w.h = -0.0005
+    let (cx, cy) = w.apply(40, 40)
+    #expect(cx == 50 && cy == 60)
+    // Expressing it at a coarser level and back is the same map.
+    let back = w.atLevel(scale: 2).fromLevel(scale: 2)
+    let (u1, v1) = w.apply(70, 10), (u2, v2) = back.apply(70, 10)
+    #expect(abs(u1 - u2) < 1e-3 && abs(v1 - v2) < 1e-3)
+    // At the coarser level a point maps to the coarse image of its image.
+    let coarse = w.atLevel(scale: 2)
+    let (uc, vc) = coarse.apply((70 + 0.5) / 2 - 0.5, (10 + 0.5) / 2 - 0.5)
+    #expect(abs(uc - ((u1 + 0.5) / 2 - 0.5)) < 1e-3 && abs(vc - ((v1 + 0.5) / 2 - 0.5)) < 1e-3)
+}

@@ -9,9 +9,9 @@ private func texture(seed: UInt64, side: Int = 96) -> Plane {
     return Plane(width: side, height: side, data: (0..<(side * side)).map { _ in Float(rng.unit() - 0.5) }).boxBlurred(radius: 1)
 }
 
-private func identity(_ p: Plane) -> Similarity {
+private func identity(_ p: Plane) -> Warp {
     let c = Float(p.width - 1) / 2
-    return Similarity.identity(cx: c, cy: c, probeCX: c, probeCY: c)
+    return Warp.identity(cx: c, cy: c, probeCX: c, probeCY: c)
 }
 
 @Test func theGatePassesAlignedPhotosAndNamesEachReason() {

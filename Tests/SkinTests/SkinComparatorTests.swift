@@ -141,6 +141,16 @@ import Testing
     #expect(throws: DecodingError.self) { try JSONDecoder().decode(ComparisonDiagnostics.self, from: Data("{}".utf8)) }
 }
 
+@Test func alignmentSummariesStoredBeforeRevisionFiveDecodeWithoutPerspective() throws {
+    let old = Data(#"{"method":"keypoints","keypointMatches":40,"keypointInliers":30,"scale":1.01,"rotationDegrees":2,"shiftX":0.01,"shiftY":0,"correlation":0.9}"#.utf8)
+    let a = try JSONDecoder().decode(AlignmentSummary.self, from: old)
+    #expect(a.keystone == 0 && a.perspectiveMessage == nil && a.keypointInliers == 30)
+    let slanted = AlignmentSummary(method: .keypoints, keypointMatches: 40, keypointInliers: 30, scale: 1, rotationDegrees: 0,
+                                   shiftX: 0, shiftY: 0, correlation: 0.9, keystone: 0.04)
+    #expect(try JSONDecoder().decode(AlignmentSummary.self, from: JSONEncoder().encode(slanted)) == slanted)
+    #expect(slanted.perspectiveMessage?.contains("4%") == true)
+}
+
 /// `image` with its red channel multiplied by `gain` and clipped at white (bright skin a little over-exposed).
 private func redClipped(_ image: RGBImage, gain: Float) -> RGBImage {
     var px = image.pixels

@@ -266,6 +266,7 @@ struct SkinCompareCommand: Command {
             console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
             if let partial = view.details?.diagnostics.partialColourMessage { console.print(partial) }
             if let setAside = view.details?.diagnostics.setAsideMessage { console.print(setAside) }
+            if let slant = view.details?.alignment.perspectiveMessage { console.print(slant) }
         } else {
             console.print("Not comparable: \(c.reasonNotComparable?.userMessage ?? NotComparableReason.alignmentFailed.userMessage)")
         }

@@ -230,6 +230,7 @@ enum SkinPages {
         if let d {
             rows += "<dt>Alignment</dt><dd>\(HTML.escape(d.alignment.method.rawValue)), \(d.alignment.keypointInliers) of \(d.alignment.keypointMatches) matches, correlation \(String(format: "%.2f", d.alignment.correlation))</dd>"
             rows += "<dt>Scale, rotation</dt><dd>\(String(format: "%.3f", d.alignment.scale)), \(String(format: "%.1f", d.alignment.rotationDegrees))°</dd>"
+            rows += "<dt>Perspective</dt><dd>\(d.alignment.perspectiveMessage.map(HTML.escape) ?? "None followed")</dd>"
             rows += "<dt>Median change</dt><dd>\(String(format: "%.3f", d.diagnostics.medianChange))</dd>"
             rows += "<dt>Colour distance</dt><dd>\(String(format: "%.3f", d.diagnostics.histogramDistance))</dd>"
         }

@@ -146,12 +146,10 @@ enum SkinRoutes {
             return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
         }
         let q = scores.quality
-        let lightGood = !(q.isTooDark || q.isTooBright || q.isClipped)
-        let light = q.isTooDark ? "Too dark" : q.isTooBright ? "Too bright" : q.isClipped ? "Some parts too dark or bright" : "Light looks even"
-        let focus = q.isSoft ? "Looks soft: hold still or move back a little" : "Looks sharp"
-        var json = "{\"light\":\"\(light)\",\"lightGood\":\(lightGood),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)"
+        let focus = q.isSoft ? "\(q.focusWords): \(CaptureQuality.softAdvice)" : q.focusWords
+        var json = "{\"light\":\"\(q.lightWords)\",\"lightGood\":\(q.isLightGood),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)"
         if let steady = scores.steadiness {
-            json += ",\"steady\":\"\(steady.isSteady ? "Holding still" : "Moving: hold still")\",\"steadyGood\":\(steady.isSteady)"
+            json += ",\"steady\":\"\(steady.words)\",\"steadyGood\":\(steady.isSteady)"
         }
         json += "}"
         return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
