@@ -47,7 +47,7 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
 
 @Test func aNewProductTakesTheDefaultsOfFieldsNotGiven() throws {
     let product = try ProductInput(name: "Daily D3", form: "softgel", ingredients: ["Vitamin D3 = 25 mcg, 125% DV"]).product(catalogue: catalogue)
-    #expect(product.brand == "" && product.servingSize == (try Amount(1, .count)))
+    #expect(try product.brand == "" && product.servingSize == Amount(1, .count))
     #expect(product.ingredients.first?.catalogueID == "vitamin-d")
     #expect(product.ingredients.first?.dailyValuePercent == 125)
 }
