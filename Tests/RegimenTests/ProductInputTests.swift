@@ -56,9 +56,9 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
     let current = try Product(name: "Night", form: .capsule, servingSize: Amount(1, .count), ingredients: [
         ProductIngredient(catalogueID: "magnesium", nameOnLabel: "Magnesium", amount: Amount(200, .mg), dailyValuePercent: 48,
                           form: "magnesium glycinate"),
-        ProductIngredient(catalogueID: "ashwagandha", nameOnLabel: "KSM-66 root", amount: Amount(300, .mg)),
+        ProductIngredient(catalogueID: "ashwagandha", nameOnLabel: "Mystery root", amount: Amount(300, .mg)),
     ])
-    let sameAmount = try ProductInput(ingredients: ["Magnesium = 200 mg", "KSM-66 root = 300 mg"]).product(revising: current, catalogue: catalogue)
+    let sameAmount = try ProductInput(ingredients: ["Magnesium = 200 mg", "Mystery root = 300 mg"]).product(revising: current, catalogue: catalogue)
     #expect(sameAmount == current, "the same rows typed without form and %DV are the same product")
     #expect(sameAmount.id == current.id)
     let newAmount = try ProductInput(ingredients: ["Magnesium = 100 mg"]).product(revising: current, catalogue: catalogue)

@@ -107,6 +107,15 @@ enum RegimenSchedulePages {
         return text
     }
 
+    /// The changes a schedule in `state` offers, in the order shown.
+    static func offered(_ state: ScheduleState) -> [String] {
+        switch state {
+        case .active: ["pause", "stop"]
+        case .paused: ["resume", "stop"]
+        case .stopped: []
+        }
+    }
+
     static func stateWords(_ state: ScheduleState) -> String {
         switch state {
         case .active: return "active"
@@ -121,7 +130,9 @@ enum RegimenSchedulePages {
         let summaries = try regimen.schedules()
         var body = RegimenPages.intro("Schedules", lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
             + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil)
-        if let change, !summaries.contains(where: { $0.scheduleID == change.schedule }) {
+        // A refused change shows beside its day field; when the schedule no longer offers that change (stopped,
+        // or already in that state), at the top.
+        if let change, !summaries.contains(where: { $0.scheduleID == change.schedule && offered($0.latest.state).contains(change.verb) }) {
             body += RegimenPages.message(notice: nil, error: change.message)
         }
         if summaries.isEmpty {
@@ -132,7 +143,7 @@ enum RegimenSchedulePages {
                 let history = try regimen.scheduleHistory(s.scheduleID).revisions.reversed().map { rev in
                     "<li>Version \(rev.number), from \(HTML.escape(rev.effectiveFrom.description)): \(stateWords(rev.state)); \(HTML.escape(describe(rev.plan)))</li>"
                 }.joined()
-                var actions: [String] = []
+                let actions: [String]
                 // A change takes effect on a day after the newest revision's first day (the service refuses others).
                 let firstAllowed = max(regimen.today(), s.latest.effectiveFrom.adding(days: 1)).description
                 func action(_ verb: String, _ label: String) -> String {
@@ -145,11 +156,8 @@ enum RegimenSchedulePages {
                     \(FormField.errors(errors, "\(verb)-\(id)"))</form>
                     """
                 }
-                switch s.latest.state {
-                case .active: actions = [action("pause", "Pause from"), action("stop", "Stop from")]
-                case .paused: actions = [action("resume", "Resume from"), action("stop", "Stop from")]
-                case .stopped: actions = []
-                }
+                let labels = ["pause": "Pause from", "resume": "Resume from", "stop": "Stop from"]
+                actions = offered(s.latest.state).map { action($0, labels[$0]!) }
                 return """
                 <li class="card regimen-schedule" id="schedule-\(id)">
                 <h2>\(HTML.escape(s.productName))</h2>
