@@ -22,6 +22,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "reports") { try ReportsBenchmark.run(arguments: $0) },
     BenchSection(name: "memory") { try InputMemoryBenchmark.run(arguments: $0) },
     BenchSection(name: "reliability") { try ReliabilityBenchmark.run(arguments: $0) },
+    BenchSection(name: "backup") { try BackupBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())
