@@ -165,13 +165,14 @@ public enum VaultBackup {
         }
     }
 
-    /// Whether `path` is one a backup may hold: `cairn.sqlite`, or `photos/<2 chars>/<name>` in `a-z 0-9 . - _`.
+    /// Whether `path` is one a backup may hold: `cairn.sqlite`, or `photos/<2 hex>/<name>` in `a-z 0-9 . - _`.
     static func isValidPath(_ path: String) -> Bool {
         if path == databaseName { return true }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
-        guard parts.count == 3, parts[0] == "photos", parts[1].count == 2, !parts[2].isEmpty,
-              !parts[2].hasPrefix("."), parts[1...].allSatisfy({ $0.allSatisfy(allowed.contains) }) else { return false }
+        guard parts.count == 3, parts[0] == "photos", parts[1].count == 2, parts[1].allSatisfy(\.isHexDigit),
+              parts[1] == parts[1].lowercased(), !parts[2].isEmpty, !parts[2].hasPrefix("."),
+              parts[2].allSatisfy(allowed.contains) else { return false }
         return true
     }
 

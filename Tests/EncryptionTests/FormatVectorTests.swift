@@ -12,7 +12,8 @@ private struct Vectors {
         var values: [String: String] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("- ") && line.contains(": `") {
             let parts = line.dropFirst(2).split(separator: ":", maxSplits: 1)
-            values[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            // The value is what stands between the first two backticks.
+            values[String(parts[0])] = parts[1].split(separator: "`", omittingEmptySubsequences: false).dropFirst().first.map(String.init)
         }
         self.values = values
         let block = try #require(text.components(separatedBy: "```file-bytes\n").last?.components(separatedBy: "```").first)
