@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "Outcomes", dependencies: ["CairnCore"]),
 
         // MARK: adapters
-        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "CSodium"]),
+        // Encryption is the one module over libsodium: keys, Argon2id, key wrapping, secretstream files, SHA-256.
+        .target(name: "Encryption", dependencies: ["CairnCore", "CSodium"]),
+        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "Encryption"]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
@@ -45,19 +47,20 @@ let package = Package(
         .target(name: "Reports", dependencies: ["CPangoCairo"]),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"], resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports"]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
 
         // MARK: tests (mirror the sources)
         .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata", "CairnCore", "CairnTestSupport"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "CairnCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EncryptionTests", dependencies: ["Encryption", "CairnCore"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Encryption", "CairnCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "PhotoMetadata", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "RegimenTests", dependencies: ["Regimen", "CairnCore"]),
         .testTarget(name: "SkinTests", dependencies: ["Skin", "CairnCore"]),
@@ -65,14 +68,14 @@ let package = Package(
         .testTarget(name: "InsightsTests", dependencies: ["Insights", "Regimen", "CairnCore"]),
         .testTarget(name: "OutcomesTests", dependencies: ["Outcomes", "Regimen", "CairnCore"]),
         .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "Smile", "CairnCore", "Imaging", "CairnTestSupport"]),
-        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
+        .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Encryption", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Imaging", "Outcomes", "CairnTestSupport"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "CairnCLI", "Imaging", "PhotoMetadata", "Storage", "HealthExport", "Regimen", "Outcomes", "CairnTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["CairnCore", "CairnApp", "Encryption", "WebApp", "CairnCLI", "Imaging", "PhotoMetadata", "Storage", "HealthExport", "Regimen", "Outcomes", "CairnTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,8 @@ public final class CairnApplication: Sendable {
     public let settings: SettingsService
     /// The vault's photo files.
     public let photoStore: PhotoFileStore
+    /// Encrypted backups of the vault.
+    public let backups: BackupService
     /// The one way photos enter the vault.
     public let photoIntake: PhotoIntake
     /// The Skin journal: areas, photos and their stored comparisons.
@@ -65,6 +67,7 @@ public final class CairnApplication: Sendable {
         database = try vault.openDatabase(clock: clock)
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
+        backups = BackupService(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
         built = Services(database: database, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
                          outcomeSeries: outcomeSeries)

@@ -10,6 +10,22 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     private let lock = NSLock()
     private var deleteActions: [@Sendable () -> Void] = []
 
+    /// What "Delete all data" removes, one item per kind of record, as both doors list it. Kept in step with the
+    /// schema by `SettingsServiceTests` (every table must belong to an item).
+    public static let whatDeleteAllRemoves = [
+        "every skin area, photo, comparison and note",
+        "every smile photo",
+        "every product (with its label details), schedule, and dose taken, skipped or imported",
+        "every supply change",
+        "every outcome series and its entries",
+        "all Apple Health data you imported",
+        "every insight",
+        "your settings",
+        "the database's journal and WAL files, and any temporary files Cairn left in the vault",
+    ]
+    /// What it does not remove, said right after the list.
+    public static let whatDeleteAllKeeps = "Backups, reports and exports you saved elsewhere are not touched."
+
     private static let onboardingKey = "onboarding.completed"
     private static func flagKey(_ name: String) -> String { "flag." + name }
 

@@ -12,6 +12,7 @@ public enum CairnCommandLine {
         .group(SkinCommands.group),
         .group(SmileCommands.group),
         .group(RegimenCommands.group),
+        .group(BackupCommands.group),
         .group(CommandGroup(name: "settings", abstract: "Vault-wide settings and deleting all data.", children: [
             .command(DeleteAllDataCommand.self),
         ])),

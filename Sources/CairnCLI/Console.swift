@@ -7,13 +7,27 @@ public final class Console: @unchecked Sendable {
     private let writeOut: (String) -> Void
     private let writeErr: (String) -> Void
     private let readAnswer: (() -> String?)?
+    private let readSecret: (() -> String?)?
 
     /// A console that sends each line to the given closures. `input` reads one answer typed by the person (nil
-    /// when nobody can answer, e.g. standard input is not a terminal).
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: (() -> String?)? = nil) {
+    /// when nobody can answer, e.g. standard input is not a terminal); `secret` reads one without showing it
+    /// (a passphrase).
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: (() -> String?)? = nil,
+                secret: (() -> String?)? = nil) {
         writeOut = out
         writeErr = err
         readAnswer = input
+        readSecret = secret
+    }
+
+    /// True when a person can type a passphrase (standard input is a terminal).
+    public var canAskSecret: Bool { readSecret != nil }
+
+    /// Writes `prompt` to standard error and reads one line without echoing it; nil when nobody can answer.
+    public func askSecret(_ prompt: String) -> String? {
+        guard let readSecret else { return nil }
+        writeErr(prompt)
+        return readSecret()
     }
 
     /// True when a person can answer questions (standard input is a terminal).
@@ -33,7 +47,22 @@ public final class Console: @unchecked Sendable {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }, err: { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
-        }, input: isatty(STDIN_FILENO) == 1 ? { Swift.readLine(strippingNewline: true) } : nil)
+        }, input: isatty(STDIN_FILENO) == 1 ? { Swift.readLine(strippingNewline: true) } : nil,
+           secret: isatty(STDIN_FILENO) == 1 ? { Console.readWithoutEcho() } : nil)
+    }
+
+    /// One line from the terminal with echo turned off (and back on, however the read ends).
+    private static func readWithoutEcho() -> String? {
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return Swift.readLine(strippingNewline: true) }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return Swift.readLine(strippingNewline: true)
     }
 
     /// Writes one line of result to standard output (control characters escaped, see `escaped`).

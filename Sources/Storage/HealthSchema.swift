@@ -1,3 +1,4 @@
+import Encryption
 import Foundation
 
 extension CairnSchema {

@@ -1,4 +1,5 @@
 import CairnCore
+import Encryption
 import Foundation
 
 /// The image formats the vault keeps, stored as their media type.

@@ -1,5 +1,9 @@
 import CairnCore
+import Encryption
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why the vault could not be used. Messages never contain the path.
 public enum VaultError: CairnError, Equatable {
@@ -92,6 +96,35 @@ public struct Vault: Sendable, Equatable {
         try self.init(directory: Self.resolveDirectory(dataDir: dataDir, environment: environment))
     }
 
+    /// The file holding the vault's identifier, `<directory>/vault.id`.
+    public static let identifierFileName = "vault.id"
+
+    /// The vault's identifier: 16 random bytes made the first time they are asked for and kept in `vault.id`
+    /// (32 hex digits), so a backup can say which vault it is of and `--keep` never removes another vault's
+    /// backups. A restored vault keeps the identifier of the vault it was backed up from. Deleting all data
+    /// keeps it: it names the folder and says nothing about the person.
+    public func identifier() throws -> [UInt8] {
+        let path = directory.appendingPathComponent(Self.identifierFileName).path
+        func stored() -> [UInt8]? {
+            guard let data = try? FileModes.readFile(atPath: path),
+                  let bytes = Hex.decode(String(decoding: data, as: UTF8.self)), bytes.count == 16 else { return nil }
+            return bytes
+        }
+        if let existing = stored() { return existing }
+        let fresh = SecretKey.randomBytes(16)
+        let temp = path + ".\(UUID().uuidString.lowercased()).tmp"
+        do {
+            try FileModes.writeNewFile(Data((Hex.encode(fresh) + "\n").utf8), atPath: temp)
+            // link() refuses an existing name: when two processes race, the first one's identifier stays.
+            _ = link(temp, path)
+            try FileModes.removeFile(atPath: temp)
+        } catch let failure as FileModes.SystemCallFailure {
+            throw VaultError.fileOperationFailed(failure.description)
+        }
+        guard let kept = stored() else { throw VaultError.fileOperationFailed("read vault identifier") }
+        return kept
+    }
+
     /// Opens the database and brings it to today's schema (`migrations`, default `CairnSchema.migrations`).
     /// The database's writes go through the vault's `VaultLock` (`owner.lock` in the directory).
     public func openDatabase(migrations: [Migration] = CairnSchema.migrations,
@@ -102,7 +135,8 @@ public struct Vault: Sendable, Equatable {
     }
 
     /// Deletes every record and every photo file: closes `database`, removes the database file with its
-    /// `-wal`/`-shm` files and everything under `photos/`, then reopens `database` on a new, empty file
+    /// `-wal`/`-shm`/`-journal` files, everything under `photos/` and every temporary file (a name starting with a
+    /// dot) in the vault folder, then reopens `database` on a new, empty file
     /// migrated to `migrations`. `database` stays usable afterwards.
     ///
     /// The process first becomes the vault's only writer (`VaultLock.claimExclusive`): while `cairn serve` runs
@@ -122,6 +156,11 @@ public struct Vault: Sendable, Equatable {
                 }
                 try removeTree(photosDirectory)
                 try FileModes.ensurePrivateDirectory(atPath: photosDirectory.path)
+                // Cairn's temporary files in the vault all have names starting with a dot (an Apple Health upload,
+                // an import marker, a backup's database snapshot): none may outlive the data.
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(".") {
+                    try removeTree(directory.appendingPathComponent(name))
+                }
                 try FileModes.syncDirectory(atPath: directory.path)
             }
         } catch let failure as FileModes.SystemCallFailure {

@@ -200,11 +200,11 @@ enum IngestBenchmark {
     }
 
     /// Resets the kernel's peak-RSS counter (VmHWM) so each section reports its own peak.
-    private static func resetPeakRSS() {
+    static func resetPeakRSS() {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .ascii)
     }
 
-    private static func peakRSSMB() -> Double {
+    static func peakRSSMB() -> Double {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
            let kb = Double(line.split(separator: " ").dropFirst().first ?? "") {

@@ -17,6 +17,7 @@ private let expectedHelp: [String: String] = [
       skin       The Skin journal: areas, photos and how much they differ from the first one.
       smile      Smile journal: mouth crops of your smile, to compare over time.
       regimen    Supplements and medications: products, schedules, today's doses, the log and outcome series.
+      backup     Encrypted backups of the vault, checked before they count.
       settings   Vault-wide settings and deleting all data.
 
     Global options:
@@ -785,11 +786,67 @@ private let expectedHelp: [String: String] = [
 
     Usage: cairn settings delete-all-data --yes
 
-    Removes every area, photo, product, schedule and log entry that Cairn keeps on this computer, and
-    leaves an empty vault. There is no undo and no copy elsewhere. --yes confirms that you mean it.
+    Removes everything Cairn keeps in this vault and leaves an empty vault:
+      - every skin area, photo, comparison and note
+      - every smile photo
+      - every product (with its label details), schedule, and dose taken, skipped or imported
+      - every supply change
+      - every outcome series and its entries
+      - all Apple Health data you imported
+      - every insight
+      - your settings
+      - the database's journal and WAL files, and any temporary files Cairn left in the vault
+    There is no undo. Backups, reports and exports you saved elsewhere are not touched. --yes confirms that you mean it.
 
     Options:
       --yes   Confirm that everything is to be deleted.
+    """#,
+    "cairn backup": #"""
+    Encrypted backups of the vault, checked before they count.
+
+    Usage: cairn backup <command> [options]
+
+    Commands:
+      create    Write an encrypted backup of the whole vault and check that it restores.
+      verify    Decrypt a backup completely and check every file against its manifest.
+      restore   Restore a backup into a new, empty vault folder.
+    """#,
+    "cairn backup create": #"""
+    Write an encrypted backup of the whole vault and check that it restores.
+
+    Usage: cairn backup create FILE|FOLDER [--keep N] [--passphrase-file FILE] [--passphrase-fd N]
+
+    Writes the database (a consistent snapshot, also while cairn serve runs) and every photo into one file,
+    encrypted with a backup passphrase, owner-only. Before it says done, it decrypts the whole file again and
+    compares every SHA-256 with the backup's manifest. With a FOLDER, the file is named by the date.
+    If you forget the passphrase, the backup cannot be opened: nobody can recover it.
+
+    Options:
+      --keep N                 With a FOLDER: keep this vault's newest N backups there, remove older ones.
+      --passphrase-file FILE   Read the passphrase from the first line of FILE.
+      --passphrase-fd N        Read the passphrase from the first line of file descriptor N.
+    """#,
+    "cairn backup verify": #"""
+    Decrypt a backup completely and check every file against its manifest.
+
+    Usage: cairn backup verify FILE [--passphrase-file FILE] [--passphrase-fd N]
+
+    Options:
+      --passphrase-file FILE   Read the passphrase from the first line of FILE.
+      --passphrase-fd N        Read the passphrase from the first line of file descriptor N.
+    """#,
+    "cairn backup restore": #"""
+    Restore a backup into a new, empty vault folder.
+
+    Usage: cairn backup restore FILE --data-dir DIR [--passphrase-file FILE] [--passphrase-fd N]
+
+    DIR (the global --data-dir, required here) must be missing or empty: a restore never replaces a vault.
+    Everything is written beside it, checked (every SHA-256, then the database's integrity), and only then
+    moved into place; if anything fails, DIR is left as it was.
+
+    Options:
+      --passphrase-file FILE   Read the passphrase from the first line of FILE.
+      --passphrase-fd N        Read the passphrase from the first line of file descriptor N.
     """#,
 ]
 

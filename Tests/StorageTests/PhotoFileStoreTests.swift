@@ -2,6 +2,7 @@ import CairnCore
 import Foundation
 import Testing
 @testable import Storage
+import Encryption
 
 /// A vault in a temp directory with its database open; `close()` removes everything.
 struct TestVault {

@@ -76,6 +76,20 @@ import Testing
     #expect(FileModes.permissions(atPath: vault.directory.path) == 0o700)
 }
 
+@Test func deleteAllDataRemovesTheTemporaryFilesTooButKeepsTheVaultsOwnFiles() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try Vault(directory: dir.url.appendingPathComponent("v"))
+    let database = try vault.openDatabase()
+    let id = try vault.identifier()
+    for name in [".health-upload-1234", ".health-import-abcd.lock", ".backup-5678.sqlite"] {
+        try Data("private".utf8).write(to: vault.directory.appendingPathComponent(name))
+    }
+    try vault.deleteAllData(database: database)
+    #expect(Set(filesUnder(vault.directory)).isSubset(of: ["cairn.sqlite", "cairn.sqlite-wal", "cairn.sqlite-shm", "owner.lock", "vault.id"]))
+    #expect(try vault.identifier() == id)
+}
+
 @Test func deleteAllDataRefusesADatabaseFromAnotherVault() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }

@@ -2,6 +2,7 @@ import CairnCore
 import Foundation
 import Testing
 @testable import WebApp
+import CairnApp
 
 @Test func theFirstVisitShowsOnboardingUntilItIsFinished() throws {
     let settings = SettingsDouble()
@@ -79,7 +80,10 @@ import Testing
     let settings = SettingsDouble(allowed: [.deleteAllData])
     let app = try Fixture.app(settings)
     let confirm = app.handle(Fixture.get("/settings/delete")).bodyText
-    #expect(confirm.contains("Every area, photo, product, schedule and log entry on this computer will be removed. This cannot be undone."))
+    #expect(confirm.contains("This removes, from this computer, and cannot be undone:"))
+    for item in SettingsService.whatDeleteAllRemoves { #expect(confirm.contains("<li>\(HTML.escape(item))</li>"), "\(item)") }
+    #expect(confirm.contains("all Apple Health data you imported"))
+    #expect(confirm.contains("Backups, reports and exports you saved elsewhere are not touched."))
     #expect(confirm.contains("name=\"confirm\""))
 
     for typed in ["", "delete", "DELET", "yes"] {

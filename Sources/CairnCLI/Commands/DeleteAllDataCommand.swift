@@ -6,8 +6,9 @@ struct DeleteAllDataCommand: Command {
     static let name = "delete-all-data"
     static let abstract = "Remove every record and photo in the vault. Cannot be undone."
     static let discussion = """
-    Removes every area, photo, product, schedule and log entry that Cairn keeps on this computer, and
-    leaves an empty vault. There is no undo and no copy elsewhere. --yes confirms that you mean it.
+    Removes everything Cairn keeps in this vault and leaves an empty vault:
+    \(SettingsService.whatDeleteAllRemoves.map { "  - " + $0 }.joined(separator: "\n"))
+    There is no undo. \(SettingsService.whatDeleteAllKeeps) --yes confirms that you mean it.
     """
     static let yes = Option("--yes", help: "Confirm that everything is to be deleted.", required: true)
     static let options: [Option] = [yes]

@@ -7,8 +7,12 @@ enum SettingsPages {
     static let comparisonDetailsFlag = "showComparisonDetails"
     /// The word the person types to confirm deleting everything.
     static let confirmationWord = "DELETE"
-    /// The consequence, named exactly on the confirmation page.
-    static let deleteConsequence = "Every area, photo, product, schedule and log entry on this computer will be removed. This cannot be undone."
+    /// The consequence, named exactly on the confirmation page: everything it removes, then what it keeps.
+    static var deleteConsequence: String {
+        "<p class=\"consequence\"><strong>This removes, from this computer, and cannot be undone:</strong></p>\n<ul class=\"consequence-list\">"
+            + SettingsService.whatDeleteAllRemoves.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            + "</ul>\n<p>\(HTML.escape(SettingsService.whatDeleteAllKeeps))</p>"
+    }
 
     /// `GET /settings`, `POST /settings/comparison-details` (`value`: on or off), `GET|POST /settings/delete`
     /// (the POST needs the confirmation word typed).
@@ -56,9 +60,15 @@ enum SettingsPages {
         <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
         </form>
         </section>
+        <section class="card setting" aria-labelledby="backup-title">
+        <h2 id="backup-title">Backups and privacy</h2>
+        <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>
+        <p>The folder itself is not encrypted yet: use your system's disk encryption if others can reach this computer. Backups are encrypted: make one with <code>cairn backup create FOLDER</code>. It asks for a passphrase; if you forget it, nobody can open that backup.</p>
+        <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
+        </section>
         <section class="card setting danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete all data</h2>
-        <p>Remove everything Cairn keeps on this computer. You will be asked to confirm first.</p>
+        <p>Remove everything Cairn keeps on this computer. The next page lists exactly what goes, and asks you to confirm.</p>
         <p class="card-action"><a class="button button-quiet" href="/settings/delete" id="delete-start">Delete all data…</a></p>
         </section>
         """
@@ -73,7 +83,7 @@ enum SettingsPages {
         let body = """
         <section class="card confirm" aria-labelledby="confirm-title">
         <h1 id="confirm-title">Delete all data?</h1>
-        <p class="consequence"><strong>\(HTML.escape(deleteConsequence))</strong></p>
+        \(deleteConsequence)
         <form method="post" action="/settings/delete" class="stack">\(Layout.csrfField(csrfToken))
         <label for="confirm">Type <span class="kbd">\(confirmationWord)</span> to confirm</label>
         <p class="help" id="confirm-help">This is to make sure nothing is deleted by accident.</p>
@@ -93,7 +103,7 @@ enum SettingsPages {
         let body = """
         <section class="card confirm" aria-labelledby="deleted-title">
         <h1 id="deleted-title">All data deleted</h1>
-        <p role="status">Every area, photo, product, schedule and log entry that Cairn kept on this computer has been removed.</p>
+        <p role="status">Everything Cairn kept in this vault has been removed: photos, records, imported Health data, insights, settings and the database's journal and temporary files. The vault is empty.</p>
         <p class="card-action"><a class="button" href="/">Back to your journals</a></p>
         </section>
         """

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Storage
+import Encryption
 
 @Test func hashesTheFIPSExamplesAndPaddingBoundaries() {
     #expect(SHA256.hexDigest(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
@@ -10,7 +10,8 @@ import Testing
 }
 
 @Test func matchesTheSystemSha256sumOnARealPhoto() throws {
-    let url = sharedPhotoURL
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../../shared/data/faces/2008_001322.jpg").standardizedFileURL
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
     process.arguments = [url.path]
@@ -23,7 +24,7 @@ import Testing
 }
 
 @Test func hashesEveryLengthAroundTheBlockBoundaryLikeSha256sum() throws {
-    let dir = try TemporaryDirectory()
+    let dir = try TemporaryFolder()
     defer { dir.remove() }
     for length in [55, 56, 63, 64, 65, 119, 120, 128, 1000] {
         let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
@@ -39,4 +40,17 @@ import Testing
         process.waitUntilExit()
         #expect(SHA256.hexDigest(bytes) == String(output.prefix(64)), "length \(length)")
     }
+}
+
+@Test func hashesPiecesLikeTheWhole() {
+    let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    var hasher = SHA256Hasher()
+    var offset = 0
+    for size in [0, 1, 63, 64, 65, 4096, 100_000] where offset < bytes.count {
+        let end = min(bytes.count, offset + size)
+        bytes[offset..<end].withUnsafeBytes { hasher.update($0) }
+        offset = end
+    }
+    bytes[offset...].withUnsafeBytes { hasher.update($0) }
+    #expect(hasher.finalizeHex() == SHA256.hexDigest(bytes))
 }

@@ -1,0 +1,133 @@
+import CairnCore
+import Encryption
+import Foundation
+import Storage
+
+/// What `BackupService.create` did.
+public struct BackupResult: Sendable, Equatable {
+    /// Where the backup was written.
+    public let path: String
+    /// What it holds, read back from the file itself (every digest checked).
+    public let summary: BackupSummary
+    /// Older backups of this vault that `keep` removed, oldest first.
+    public let removed: [String]
+}
+
+/// Why a backup request was refused before anything was written.
+public enum BackupRequestError: CairnError, Equatable {
+    /// `keep` was given for a file rather than a folder.
+    case keepNeedsFolder
+    /// The new backup passphrase is shorter than `BackupService.minimumPassphraseLength`.
+    case passphraseTooShort
+
+    public var userMessage: String {
+        switch self {
+        case .keepNeedsFolder: return "--keep works with a folder: give a folder, and Cairn names each backup by its date."
+        case .passphraseTooShort:
+            return "Choose a backup passphrase of at least \(BackupService.minimumPassphraseLength) characters; a few words are easier to remember than symbols."
+        }
+    }
+}
+
+/// Encrypted backups of the vault: writing one (and proving it restores), checking one, restoring one.
+public final class BackupService: Sendable {
+    /// What a backup file is called inside a folder: `cairn-backup-YYYYMMDD-HHMMSS.cairnbackup`.
+    public static let fileExtension = "cairnbackup"
+    /// The shortest passphrase a new backup accepts.
+    public static let minimumPassphraseLength = 8
+    private static let namePrefix = "cairn-backup-"
+
+    private let vault: Vault
+    private let database: Database
+    private let clock: any Clock
+
+    /// A service over an opened vault and its database.
+    public init(vault: Vault, database: Database, clock: any Clock) {
+        self.vault = vault
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Writes a backup to `path` (a new file; or, when `path` is a folder, a file named by the date inside it),
+    /// owner-only (0600), through a temporary name. Before it returns, it reads the whole file back, deriving the
+    /// key again from `passphrase`, and checks every digest; a backup that fails is removed and the error thrown.
+    /// With `keep` (folders only), the backups of this vault in the folder beyond the newest `keep` are removed
+    /// afterwards; backups of other vaults and other files are never touched.
+    public func create(at path: String, passphrase: Passphrase, keep: Int? = nil,
+                       keyDerivation: KeyDerivation = .standard()) throws -> BackupResult {
+        guard passphrase.characterCount >= Self.minimumPassphraseLength else { throw BackupRequestError.passphraseTooShort }
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        let folderGiven = exists && isFolder.boolValue
+        if keep != nil, !folderGiven { throw BackupRequestError.keepNeedsFolder }
+        let target = folderGiven ? (path as NSString).appendingPathComponent(fileName(at: clock.now())) : path
+
+        let file = try OutputFile(path: target, replace: false)
+        do {
+            _ = try VaultBackup.write(vault: vault, database: database, passphrase: passphrase, createdAt: clock.now(),
+                                      keyDerivation: keyDerivation) { bytes in
+                guard file.write(bytes) else { throw OutputFileError.unwritable }
+            }
+        } catch {
+            file.discard()
+            throw error
+        }
+        try file.commit()
+        let summary: BackupSummary
+        do {
+            summary = try VaultBackup.verify(fileAt: target, passphrase: passphrase)
+        } catch {
+            unlink(target)
+            throw error
+        }
+        let removed = try keep.map { try prune(folder: path, keeping: $0) } ?? []
+        return BackupResult(path: target, summary: summary, removed: removed)
+    }
+
+    /// Reads the header of the file at `path` (no passphrase): throws unless it is a Cairn backup this Cairn reads,
+    /// so a command can refuse a wrong file before it asks for a passphrase.
+    public static func checkHeader(ofBackupAt path: String) throws {
+        _ = try VaultBackup.header(ofFileAt: path)
+    }
+
+    /// Throws `BackupError.restoreTargetNotEmpty` unless `directory` is missing or an empty folder.
+    public static func checkRestoreTarget(_ directory: URL) throws {
+        try VaultBackup.checkRestoreTarget(directory)
+    }
+
+    /// Decrypts the whole backup at `path` and checks every file's SHA-256 against its manifest.
+    public static func verify(at path: String, passphrase: Passphrase) throws -> BackupSummary {
+        try VaultBackup.verify(fileAt: path, passphrase: passphrase)
+    }
+
+    /// Restores the backup at `path` into `directory` (missing or empty), verified before it is moved into place.
+    public static func restore(from path: String, into directory: URL, passphrase: Passphrase) throws -> BackupSummary {
+        try VaultBackup.restore(fileAt: path, passphrase: passphrase, into: directory)
+    }
+
+    private func fileName(at date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = clock.timeZone
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return Self.namePrefix + formatter.string(from: date) + "." + Self.fileExtension
+    }
+
+    /// Removes this vault's backups in `folder` beyond the newest `keep` (by the date in their names).
+    private func prune(folder: String, keeping keep: Int) throws -> [String] {
+        let ours = try vault.identifier()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasPrefix(Self.namePrefix) && $0.hasSuffix("." + Self.fileExtension) }
+            .sorted()
+            .filter { name in
+                (try? VaultBackup.header(ofFileAt: (folder as NSString).appendingPathComponent(name)).vaultID) == ours
+            }
+        let doomed = names.dropLast(max(0, keep))
+        var removed: [String] = []
+        for name in doomed {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if unlink(path) == 0 { removed.append(path) }
+        }
+        return removed
+    }
+}

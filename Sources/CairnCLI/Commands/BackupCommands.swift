@@ -1,0 +1,177 @@
+import CairnApp
+import CairnCore
+import Encryption
+import Foundation
+import Storage
+
+/// `cairn backup create|verify|restore`: encrypted backups of the vault.
+enum BackupCommands {
+    static var group: CommandGroup { CommandGroup(name: "backup", abstract: "Encrypted backups of the vault, checked before they count.", children: [
+        .command(BackupCreateCommand.self),
+        .command(BackupVerifyCommand.self),
+        .command(BackupRestoreCommand.self),
+    ]) }
+}
+
+/// Where a passphrase comes from: a terminal (typed, not shown), `--passphrase-file FILE` or `--passphrase-fd N`.
+/// Never an argument or an environment variable, which other users and programs can read. The one parser of a
+/// passphrase for every command.
+struct PassphraseInput {
+    static let file = Option("--passphrase-file", "FILE", help: "Read the passphrase from the first line of FILE.")
+    static let descriptor = Option("--passphrase-fd", "N", help: "Read the passphrase from the first line of file descriptor N.")
+    static let options = [file, descriptor]
+
+    /// Why no passphrase could be had.
+    enum Failure: CairnError, Equatable {
+        case none, unreadable, mismatch
+        var userMessage: String {
+            switch self {
+            case .none:
+                return "A passphrase is needed: type it at a terminal, or pass --passphrase-file FILE or --passphrase-fd N."
+            case .unreadable: return "The passphrase could not be read from that file or descriptor."
+            case .mismatch: return "The two passphrases differ. Nothing was written."
+            }
+        }
+    }
+
+    private enum Source { case terminal, file(String), descriptor(Int32) }
+    private let source: Source
+
+    init(arguments: Arguments) throws {
+        let path = arguments.value(Self.file)
+        let fd = try arguments.value(Self.descriptor).map { text -> Int32 in
+            guard let n = Int32(text), n >= 0 else { throw UsageError("--passphrase-fd needs a file descriptor number.") }
+            return n
+        }
+        switch (path, fd) {
+        case (let path?, nil): source = .file(path)
+        case (nil, let fd?): source = .descriptor(fd)
+        case (nil, nil): source = .terminal
+        default: throw UsageError("Give --passphrase-file or --passphrase-fd, not both.")
+        }
+    }
+
+    /// The passphrase. At a terminal, `confirming` asks twice (a new backup's passphrase) after `warning`.
+    func read(console: Console, prompt: String, confirming: Bool = false, warning: String? = nil) throws -> Passphrase {
+        switch source {
+        case .file(let path):
+            let data = try InputFile.read(path, maximumBytes: 64 << 10)
+            return try firstLine(data)
+        case .descriptor(let fd):
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+            guard let data = try? handle.read(upToCount: 64 << 10) else { throw Failure.unreadable }
+            return try firstLine(data)
+        case .terminal:
+            guard console.canAskSecret else { throw Failure.none }
+            if let warning { console.error(warning) }
+            guard let typed = console.askSecret(prompt), !typed.isEmpty else { throw Failure.none }
+            let passphrase = try Passphrase(typed)
+            if confirming {
+                guard let again = console.askSecret("Type it again: "), passphrase.matches(try Passphrase(again)) else {
+                    throw Failure.mismatch
+                }
+            }
+            return passphrase
+        }
+    }
+
+    private func firstLine(_ data: Data) throws -> Passphrase {
+        var line = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if line.hasSuffix("\r") { line.removeLast() }
+        guard !line.isEmpty else { throw Failure.unreadable }
+        return try Passphrase(line)
+    }
+}
+
+/// `cairn backup create FILE|FOLDER`.
+struct BackupCreateCommand: Command {
+    static let name = "create"
+    static let abstract = "Write an encrypted backup of the whole vault and check that it restores."
+    static let synopsis = "FILE|FOLDER"
+    static let discussion = """
+    Writes the database (a consistent snapshot, also while cairn serve runs) and every photo into one file,
+    encrypted with a backup passphrase, owner-only. Before it says done, it decrypts the whole file again and
+    compares every SHA-256 with the backup's manifest. With a FOLDER, the file is named by the date.
+    If you forget the passphrase, the backup cannot be opened: nobody can recover it.
+    """
+    static let keep = Option("--keep", "N", help: "With a FOLDER: keep this vault's newest N backups there, remove older ones.")
+    static let options: [Option] = [keep] + PassphraseInput.options
+
+    let path: String, keepCount: Int?, passphrase: PassphraseInput
+
+    init(arguments: Arguments) throws {
+        path = try arguments.positionals(exactly: ["FILE|FOLDER"])[0]
+        keepCount = arguments.has(Self.keep) ? try arguments.integer(Self.keep, in: 1...1000, default: 1) : nil
+        passphrase = try PassphraseInput(arguments: arguments)
+    }
+
+    func run(in context: CommandContext) throws {
+        let application = try context.openApplication()
+        let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ", confirming: true, warning: """
+            Choose a passphrase for this backup (at least \(BackupService.minimumPassphraseLength) characters). \
+            If you forget it, the backup cannot be opened: nobody can recover it.
+            """)
+        context.console.error("Writing the backup, then reading it all back to check it…")
+        let result = try application.backups.create(at: path, passphrase: secret, keep: keepCount)
+        context.console.print("Backup written and verified: \(result.summary.photoCount) photos and the database, every SHA-256 checked.")
+        context.console.print("File: \(result.path)")
+        for old in result.removed { context.console.print("Removed an older backup: \(old)") }
+    }
+}
+
+/// `cairn backup verify FILE`.
+struct BackupVerifyCommand: Command {
+    static let name = "verify"
+    static let abstract = "Decrypt a backup completely and check every file against its manifest."
+    static let synopsis = "FILE"
+    static let options: [Option] = PassphraseInput.options
+
+    let path: String, passphrase: PassphraseInput
+
+    init(arguments: Arguments) throws {
+        path = try arguments.positionals(exactly: ["FILE"])[0]
+        passphrase = try PassphraseInput(arguments: arguments)
+    }
+
+    func run(in context: CommandContext) throws {
+        try BackupService.checkHeader(ofBackupAt: path)
+        let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ")
+        let summary = try BackupService.verify(at: path, passphrase: secret)
+        context.console.print("The backup is complete and intact: \(summary.photoCount) photos and the database, every SHA-256 checked.")
+        context.console.print("Made \(summary.createdAt) of the vault \(summary.vaultID).")
+    }
+}
+
+/// `cairn backup restore FILE --data-dir DIR`.
+struct BackupRestoreCommand: Command {
+    static let name = "restore"
+    static let abstract = "Restore a backup into a new, empty vault folder."
+    static let synopsis = "FILE"
+    static let usage = "FILE --data-dir DIR [--passphrase-file FILE] [--passphrase-fd N]"
+    static let discussion = """
+    DIR (the global --data-dir, required here) must be missing or empty: a restore never replaces a vault.
+    Everything is written beside it, checked (every SHA-256, then the database's integrity), and only then
+    moved into place; if anything fails, DIR is left as it was.
+    """
+    static let options: [Option] = PassphraseInput.options
+
+    let path: String, passphrase: PassphraseInput
+
+    init(arguments: Arguments) throws {
+        path = try arguments.positionals(exactly: ["FILE"])[0]
+        passphrase = try PassphraseInput(arguments: arguments)
+    }
+
+    func run(in context: CommandContext) throws {
+        guard let dataDirectory = context.dataDirectory else {
+            throw UsageError("Name the folder to restore into with --data-dir DIR (a new or empty folder).")
+        }
+        let target = try Vault.resolveDirectory(dataDir: dataDirectory, environment: context.environment)
+        try BackupService.checkHeader(ofBackupAt: path)
+        try BackupService.checkRestoreTarget(target)
+        let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ")
+        let summary = try BackupService.restore(from: path, into: target, passphrase: secret)
+        context.console.print("Restored and verified: \(summary.photoCount) photos and the database, made \(summary.createdAt).")
+        context.console.print("Vault: \(target.path)")
+    }
+}

@@ -1,0 +1,354 @@
+import CairnCore
+import Encryption
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a backup could not be made, checked or restored. Messages name no path and no content.
+public enum BackupError: CairnError, Equatable {
+    /// The file is a Cairn encrypted file, but not a backup.
+    case notABackup
+    /// The stream is authentic, but what it holds is not a backup Cairn can read.
+    case malformed
+    /// A file's size or SHA-256 differs from its manifest entry, or a file is missing or extra.
+    case digestMismatch
+    /// The folder to restore into exists and holds something.
+    case restoreTargetNotEmpty
+    /// The restored database failed SQLite's integrity check.
+    case databaseDamaged
+    /// A photo the database names is missing from the data folder, or changed while it was read.
+    case photoUnavailable
+    /// A file step (create, write, sync, rename) failed.
+    case fileOperationFailed(String)
+
+    public var userMessage: String {
+        switch self {
+        case .notABackup: return "This Cairn file is not a backup."
+        case .malformed: return "The backup's contents are not in a form Cairn can read, so nothing was restored."
+        case .digestMismatch:
+            return "The backup does not match its own list of contents (a file's SHA-256 differs), so it cannot be trusted. Nothing was changed."
+        case .restoreTargetNotEmpty:
+            return "The folder to restore into is not empty. Restore into a new or empty folder; nothing was changed."
+        case .databaseDamaged: return "The database in the backup failed SQLite's integrity check, so nothing was restored."
+        case .photoUnavailable:
+            return "A photo the journal names is missing from the data folder or changed while it was read, so no backup was written. Try again; if it happens again, run cairn doctor."
+        case .fileOperationFailed: return "A file could not be read or written. Nothing was changed."
+        }
+    }
+
+    public var description: String {
+        if case .fileOperationFailed(let why) = self { return "BackupError.fileOperationFailed: \(why)" }
+        return "BackupError: \(userMessage)"
+    }
+}
+
+/// What a backup holds, as its manifest says (after every digest was checked).
+public struct BackupSummary: Sendable, Equatable {
+    /// The vault the backup was made of, in hex.
+    public let vaultID: String
+    /// When it was made (ISO 8601, as written).
+    public let createdAt: String
+    /// How many photo files it holds.
+    public let photoCount: Int
+    /// The bytes of every file in it (the database and the photos), before encryption.
+    public let contentBytes: Int64
+}
+
+/// A whole vault as one encrypted file (docs/ENCRYPTION.md, "Backup content"): a consistent snapshot of the
+/// database and every photo file it names, with a manifest of SHA-256 digests, in Cairn's encrypted-file format.
+/// Written and read in one pass, in constant memory.
+public enum VaultBackup {
+    static let magic: [UInt8] = Array("CAIRNBAK".utf8)
+    static let version: UInt8 = 1
+    static let databaseName = "cairn.sqlite"
+    static let manifestName = "manifest.json"
+    private static let fileEntry: UInt8 = 1
+    private static let manifestEntry: UInt8 = 2
+    /// A manifest larger than this is not one Cairn wrote (a million photos take about 150 MB... far more than
+    /// any journal); the cap keeps a crafted backup from exhausting memory.
+    private static let manifestLimit: UInt64 = 256 << 20
+
+    struct Manifest: Codable, Equatable {
+        struct File: Codable, Equatable {
+            let path: String
+            let bytes: UInt64
+            let sha256: String
+        }
+        let format: Int
+        let vault: String
+        let created: String
+        let files: [File]
+    }
+
+    // MARK: writing
+
+    /// Writes a backup of `vault` to `sink`: snapshots the database (consistent while other processes use it),
+    /// then streams it and every photo the snapshot names. Throws `photoUnavailable` when a named photo is
+    /// missing; the snapshot file is removed whatever happens.
+    public static func write(vault: Vault, database: Database, passphrase: Passphrase, createdAt: Date,
+                             keyDerivation: KeyDerivation = .standard(), to sink: @escaping ByteSink) throws -> BackupSummary {
+        let vaultID = try vault.identifier()
+        let snapshotPath = vault.directory.appendingPathComponent(".backup-\(UUID().uuidString.lowercased()).sqlite").path
+        removeStaleSnapshots(in: vault)
+        let photoPaths: [String] = try database.snapshot(to: snapshotPath) { db in
+            try db.query("SELECT relative_path FROM photos ORDER BY relative_path").map { try $0.get("relative_path", as: String.self) }
+        }
+        // Keep the snapshot open and unlink it at once: a kill -9 from here on leaves no copy of the data behind.
+        let snapshot = open(snapshotPath, O_RDONLY | O_CLOEXEC)
+        unlink(snapshotPath)
+        guard snapshot >= 0 else { throw BackupError.fileOperationFailed("open snapshot: errno \(errno)") }
+        defer { close(snapshot) }
+
+        let writer = try EncryptingWriter(passphrase: passphrase, kind: .vaultBackup, vaultID: vaultID,
+                                          keyDerivation: keyDerivation, sink: sink)
+        try (magic + [version]).withUnsafeBytes { try writer.write($0) }
+        var files: [Manifest.File] = []
+        files.append(try writeEntry(path: databaseName, descriptor: snapshot, to: writer))
+        for path in photoPaths {
+            guard isValidPath(path) else { throw BackupError.photoUnavailable }
+            let fd = open(vault.directory.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw BackupError.photoUnavailable }
+            defer { close(fd) }
+            files.append(try writeEntry(path: path, descriptor: fd, to: writer))
+        }
+        let manifest = Manifest(format: 1, vault: Hex.encode(vaultID), created: Timestamp.string(from: createdAt), files: files)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = try encoder.encode(manifest)
+        try (entryHeader(kind: manifestEntry, path: manifestName, size: UInt64(json.count))).withUnsafeBytes { try writer.write($0) }
+        try writer.write(json)
+        try writer.finish()
+        return summary(of: manifest)
+    }
+
+    private static func writeEntry(path: String, descriptor fd: Int32, to writer: EncryptingWriter) throws -> Manifest.File {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw BackupError.fileOperationFailed("stat: errno \(errno)") }
+        let size = UInt64(info.st_size)
+        try entryHeader(kind: fileEntry, path: path, size: size).withUnsafeBytes { try writer.write($0) }
+        var hasher = SHA256Hasher()
+        var buffer = [UInt8](repeating: 0, count: encryptedChunkByteCount)
+        var total: UInt64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw BackupError.fileOperationFailed("read: errno \(errno)")
+            }
+            if n == 0 { break }
+            total += UInt64(n)
+            guard total <= size else { throw BackupError.photoUnavailable }
+            try buffer.withUnsafeBytes { raw in
+                let piece = UnsafeRawBufferPointer(rebasing: raw[0..<n])
+                hasher.update(piece)
+                try writer.write(piece)
+            }
+        }
+        guard total == size else { throw BackupError.photoUnavailable }
+        return Manifest.File(path: path, bytes: size, sha256: hasher.finalizeHex())
+    }
+
+    private static func entryHeader(kind: UInt8, path: String, size: UInt64) -> [UInt8] {
+        let name = Array(path.utf8)
+        return [kind, UInt8(name.count >> 8), UInt8(name.count & 0xff)] + name + withUnsafeBytes(of: size.bigEndian, Array.init)
+    }
+
+    /// Removes database snapshots an interrupted backup left in the vault (older than an hour, so a backup
+    /// running in another process keeps its own).
+    private static func removeStaleSnapshots(in vault: Vault) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: vault.directory.path)) ?? []
+        for name in names where name.hasPrefix(".backup-") && name.contains(".sqlite") {
+            let path = vault.directory.appendingPathComponent(name).path
+            var info = stat()
+            if stat(path, &info) == 0, time(nil) - info.st_mtim.tv_sec > 3600 { unlink(path) }
+        }
+    }
+
+    /// Whether `path` is one a backup may hold: `cairn.sqlite`, or `photos/<2 hex>/<name>` in `a-z 0-9 . - _`.
+    static func isValidPath(_ path: String) -> Bool {
+        if path == databaseName { return true }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
+        guard parts.count == 3, parts[0] == "photos", parts[1].count == 2, parts[1].allSatisfy(\.isHexDigit),
+              parts[1] == parts[1].lowercased(), !parts[2].isEmpty, !parts[2].hasPrefix("."),
+              parts[2].allSatisfy(allowed.contains) else { return false }
+        return true
+    }
+
+    // MARK: reading
+
+    /// Reads the header of the backup at `path` without a passphrase (what it is and whose). Throws
+    /// `EncryptionError` for a file that is not Cairn's and `notABackup` for another kind of Cairn file.
+    public static func header(ofFileAt path: String) throws -> EncryptedFileHeader {
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        let header = try DecryptingReader.readHeader(from: source(fd))
+        guard header.kind == EncryptedFileHeader.Kind.vaultBackup.rawValue else { throw BackupError.notABackup }
+        return header
+    }
+
+    /// Decrypts the whole backup at `path` and checks every file against the manifest. Throws `EncryptionError`
+    /// (wrong passphrase, damaged, truncated...) or `BackupError`.
+    public static func verify(fileAt path: String, passphrase: Passphrase) throws -> BackupSummary {
+        try read(fileAt: path, passphrase: passphrase) { _ in nil }
+    }
+
+    /// Restores the backup at `path` into `directory`, which must be missing or empty: everything is written to a
+    /// new folder beside it, checked (every digest, then SQLite's integrity check), and only then renamed into
+    /// place. On any failure the new folder is removed and `directory` is as it was.
+    public static func restore(fileAt path: String, passphrase: Passphrase, into directory: URL) throws -> BackupSummary {
+        try checkRestoreTarget(directory)
+        let target = directory.standardizedFileURL.path
+        let parent = (target as NSString).deletingLastPathComponent
+        let staging = (parent as NSString).appendingPathComponent(".cairn-restore-\(UUID().uuidString.lowercased())")
+        do {
+            try FileModes.ensurePrivateDirectory(atPath: parent)
+            try FileModes.ensurePrivateDirectory(atPath: staging + "/photos")
+        } catch let failure as FileModes.SystemCallFailure {
+            throw BackupError.fileOperationFailed(failure.description)
+        }
+        do {
+            var open: Int32 = -1
+            defer { if open >= 0 { close(open) } }
+            let summary = try read(fileAt: path, passphrase: passphrase) { relative in
+                if open >= 0 { close(open); open = -1 }
+                let file = (staging as NSString).appendingPathComponent(relative)
+                try FileModes.ensurePrivateDirectory(atPath: (file as NSString).deletingLastPathComponent)
+                open = Glibc.open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FileModes.privateFile)
+                try FileModes.check(open, "create restored file")
+                let fd = open
+                return { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            throw FileModes.SystemCallFailure(step: "write restored file", code: errno)
+                        }
+                        offset += n
+                    }
+                }
+            } finishFile: {
+                try FileModes.check(fsync(open), "sync restored file")
+                close(open)
+                open = -1
+            }
+            try FileModes.writeNewFile(Data((summary.vaultID + "\n").utf8),
+                                       atPath: (staging as NSString).appendingPathComponent(Vault.identifierFileName))
+            guard integrityCheckPasses(databaseAt: (staging as NSString).appendingPathComponent(databaseName)) else {
+                throw BackupError.databaseDamaged
+            }
+            try FileModes.syncDirectory(atPath: staging)
+            if FileManager.default.fileExists(atPath: target) { try FileModes.check(rmdir(target), "remove empty target") }
+            try FileModes.check(rename(staging, target), "move restored folder into place")
+            try FileModes.syncDirectory(atPath: parent)
+            return summary
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            if let failure = error as? FileModes.SystemCallFailure { throw BackupError.fileOperationFailed(failure.description) }
+            throw error
+        }
+    }
+
+    /// Throws `restoreTargetNotEmpty` unless `directory` is missing or an empty folder.
+    public static func checkRestoreTarget(_ directory: URL) throws {
+        let target = directory.standardizedFileURL.path
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: target) {
+            guard entries.isEmpty else { throw BackupError.restoreTargetNotEmpty }
+        } else if FileManager.default.fileExists(atPath: target) {
+            throw BackupError.restoreTargetNotEmpty
+        }
+    }
+
+    /// The one reader: decrypts the backup at `path`, hands each file's bytes to the sink `fileSink` returns for
+    /// its path (nil: only hash them), calls `finishFile` after each file it had a sink for, and checks every size
+    /// and digest against the manifest, which must come last and list exactly the files read, in order.
+    private static func read(fileAt path: String, passphrase: Passphrase,
+                             fileSink: (String) throws -> ByteSink?,
+                             finishFile: () throws -> Void = {}) throws -> BackupSummary {
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        let input = source(fd)
+        let header = try DecryptingReader.readHeader(from: input)
+        guard header.kind == EncryptedFileHeader.Kind.vaultBackup.rawValue else { throw BackupError.notABackup }
+        let reader = try DecryptingReader(header: header, passphrase: passphrase, source: input)
+        guard try reader.read(count: magic.count + 1) == magic + [version] else { throw BackupError.malformed }
+        var seen: [Manifest.File] = []
+        var buffer = [UInt8](repeating: 0, count: encryptedChunkByteCount)
+        while true {
+            guard let head = try reader.read(count: 3) else { throw BackupError.malformed }
+            let length = Int(head[1]) << 8 | Int(head[2])
+            guard let nameBytes = try reader.read(count: length), let sizeBytes = try reader.read(count: 8) else {
+                throw BackupError.malformed
+            }
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            let size = sizeBytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if head[0] == manifestEntry {
+                guard name == manifestName, size <= manifestLimit, let json = try reader.read(count: Int(size)),
+                      try reader.isAtEnd(),
+                      let manifest = try? JSONDecoder().decode(Manifest.self, from: Data(json)) else {
+                    throw BackupError.malformed
+                }
+                guard manifest.format == 1, manifest.vault == Hex.encode(header.vaultID) else { throw BackupError.malformed }
+                guard manifest.files == seen else { throw BackupError.digestMismatch }
+                return summary(of: manifest)
+            }
+            guard head[0] == fileEntry, isValidPath(name), !seen.contains(where: { $0.path == name }),
+                  seen.isEmpty == (name == databaseName) else { throw BackupError.malformed }
+            let sink = try fileSink(name)
+            var hasher = SHA256Hasher()
+            var remaining = size
+            while remaining > 0 {
+                let want = Int(min(UInt64(buffer.count), remaining))
+                let got = try buffer.withUnsafeMutableBytes { try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want])) }
+                guard got == want else { throw BackupError.malformed }
+                try buffer.withUnsafeBytes { raw in
+                    let piece = UnsafeRawBufferPointer(rebasing: raw[0..<got])
+                    hasher.update(piece)
+                    try sink?(piece)
+                }
+                remaining -= UInt64(got)
+            }
+            if sink != nil { try finishFile() }
+            seen.append(Manifest.File(path: name, bytes: size, sha256: hasher.finalizeHex()))
+        }
+    }
+
+    private static func summary(of manifest: Manifest) -> BackupSummary {
+        BackupSummary(vaultID: manifest.vault, createdAt: manifest.created,
+                      photoCount: manifest.files.count - 1,
+                      contentBytes: manifest.files.reduce(0) { $0 + Int64($1.bytes) })
+    }
+
+    private static func integrityCheckPasses(databaseAt path: String) -> Bool {
+        guard let database = try? Database(path: path) else { return false }
+        defer {
+            database.close()
+            for suffix in ["-wal", "-shm"] { try? FileModes.removeFile(atPath: path + suffix) }
+        }
+        let result: String? = try? database.read { try $0.scalar("PRAGMA integrity_check") }
+        return result == "ok"
+    }
+
+    private static func openForReading(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BackupError.fileOperationFailed("open backup: errno \(errno)") }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw BackupError.fileOperationFailed("open backup: is a directory")
+        }
+        return fd
+    }
+
+    private static func source(_ fd: Int32) -> ByteSource {
+        { buffer in
+            while true {
+                let n = Glibc.read(fd, buffer.baseAddress!, buffer.count)
+                if n >= 0 { return n }
+                if errno != EINTR { throw BackupError.fileOperationFailed("read backup: errno \(errno)") }
+            }
+        }
+    }
+}
