@@ -101,7 +101,7 @@ struct BackupCreateCommand: Command {
 
     init(arguments: Arguments) throws {
         path = try arguments.positionals(exactly: ["FILE|FOLDER"])[0]
-        keepCount = arguments.has(Self.keep) ? try arguments.integer(Self.keep, in: 1...1000, default: 1) : nil
+        keepCount = arguments.value(Self.keep) == nil ? nil : try arguments.integer(Self.keep, in: 1...1000, default: 1)
         passphrase = try PassphraseInput(arguments: arguments)
     }
 
