@@ -209,17 +209,18 @@ public final class SkinService: @unchecked Sendable {
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try TextInput.note(note, field: "note")
-        // The photo is decoded once: the intake's reduced decode (made for the thumbnail) also gives the picture
-        // the analysis reads, and all of it happens before the write transaction.
+        // All of it happens before the write transaction. The analysis reads the same picture a later
+        // re-comparison and the benchmark read (`decodeRGB` at `analysisSide`): the intake's reduced decode
+        // differs from it (a mean 5 levels on a textured test image), so it is not used for the figure.
         let processed: IngestedPhoto
         do {
-            processed = try intake.process(data, analysisSide: Self.analysisSide)
+            processed = try intake.process(data)
         } catch let error as ImagingError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
         let image: RGBImage
         do {
-            image = try processed.analysis ?? pipeline.decodeRGB(data, maxSide: Self.analysisSide)
+            image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }

@@ -57,7 +57,8 @@ enum PageAudit {
     /// does not count; hidden, visually hidden and transparent text is skipped.
     static let layout = """
         var minimum = arguments[0];
-        var out = { overflow: document.scrollingElement.scrollWidth - window.innerWidth, overlaps: [], tiny: [] };
+        // Against the layout viewport: under mobile emulation a page that overflows widens innerWidth to fit it.
+        var out = { overflow: document.scrollingElement.scrollWidth - Math.min(window.innerWidth, document.documentElement.clientWidth), overlaps: [], tiny: [] };
         function describe(el) {
           var s = el.tagName.toLowerCase();
           if (el.id) { s += '#' + el.id; } else if (el.classList.length) { s += '.' + Array.prototype.join.call(el.classList, '.'); }

@@ -42,7 +42,7 @@ private let itemOfTable: [String: Int] = [
     "skin_areas": 0, "skin_entries": 0, "skin_comparisons": 0, "skin_entry_notes": 0, "photos": 0,
     "smile_entries": 1,
     "regimen_products": 2, "regimen_product_revisions": 2, "regimen_product_ingredients": 2, "regimen_schedules": 2,
-    "regimen_schedule_revisions": 2, "regimen_intake": 2, "regimen_intake_imports": 2,
+    "regimen_schedule_revisions": 2, "regimen_intake": 2, "regimen_intake_imports": 2, "regimen_intake_import_runs": 2,
     "regimen_supply_changes": 3,
     "outcome_metrics": 4, "outcome_entries": 4,
     "health_imports": 5, "health_sources": 5, "health_samples": 5,
