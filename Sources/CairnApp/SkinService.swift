@@ -215,18 +215,18 @@ public final class SkinService: @unchecked Sendable {
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try SkinNote.clean(note)
-        // The photo is decoded once: the intake's reduced decode (made for the thumbnail) also gives the picture
-        // the analysis reads, and all of it happens before the write transaction.
-        let processed: IngestedPhoto
-        do {
-            processed = try intake.process(data, analysisSide: Self.analysisSide)
-        } catch let error as ImagingError {
-            throw SkinJournalError.unreadablePhoto(error.userMessage)
-        }
+        // The analysis copy keeps libvips' shrink-on-load, which the comparator was calibrated on; the intake's
+        // encoding happens before the write transaction, which then only stores the files and rows.
         let image: RGBImage
         do {
-            image = try processed.analysis ?? pipeline.decodeRGB(data, maxSide: Self.analysisSide)
+            image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
         } catch let error as CairnError {
+            throw SkinJournalError.unreadablePhoto(error.userMessage)
+        }
+        let processed: IngestedPhoto
+        do {
+            processed = try intake.process(data)
+        } catch let error as ImagingError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
         let quality = CaptureQualityAnalyzer.analyze(image)
