@@ -38,11 +38,9 @@ public struct PhotoIntake: Sendable {
     }
 
     /// The first half of `ingest`, in memory only (the vault is not touched): orients, strips, encodes and
-    /// verifies `data`. With `analysisSide`, the result may carry the upright picture at that size, made from
-    /// the same decode (`IngestedPhoto.analysis`), for a caller that analyses the photo before it writes.
-    /// Throws `ImagingError` or `MetadataError`.
-    public func process(_ data: Data, analysisSide: Int? = nil) throws -> IngestedPhoto {
-        try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, analysisSide: analysisSide, verify: Self.verify)
+    /// verifies `data`, so a caller can do it before its write transaction. Throws `ImagingError` or `MetadataError`.
+    public func process(_ data: Data) throws -> IngestedPhoto {
+        try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, verify: Self.verify)
     }
 
     /// The second half of `ingest`: stores a processed photo and its thumbnail inside the caller's write

@@ -209,19 +209,18 @@ public final class SkinService: @unchecked Sendable {
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try TextInput.note(note, field: "note")
-        // All of it happens before the write transaction. The analysis reads the same picture a later
-        // re-comparison and the benchmark read (`decodeRGB` at `analysisSide`): the intake's reduced decode
-        // differs from it (a mean 5 levels on a textured test image), so it is not used for the figure.
-        let processed: IngestedPhoto
-        do {
-            processed = try intake.process(data)
-        } catch let error as ImagingError {
-            throw SkinJournalError.unreadablePhoto(error.userMessage)
-        }
+        // The analysis copy keeps libvips' shrink-on-load, which the comparator was calibrated on; the intake's
+        // encoding happens before the write transaction, which then only stores the files and rows.
         let image: RGBImage
         do {
             image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
         } catch let error as CairnError {
+            throw SkinJournalError.unreadablePhoto(error.userMessage)
+        }
+        let processed: IngestedPhoto
+        do {
+            processed = try intake.process(data)
+        } catch let error as ImagingError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
         let quality = CaptureQualityAnalyzer.analyze(image)

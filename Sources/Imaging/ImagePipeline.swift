@@ -37,13 +37,10 @@ public final class ImagePipeline: Sendable {
 
     /// Produces the upright, metadata-free full-size JPEG and a thumbnail whose longer side is at most
     /// `thumbnailSide`. `verify` is called on each produced JPEG (pass the metadata inspector); its error
-    /// propagates. Nothing is written to disk. With `analysisSide`, the JPEG path also returns the upright
-    /// picture at that size (`IngestedPhoto.analysis`), made from the reduced decode the thumbnail is made from,
-    /// so a caller that analyses the photo does not decode it again.
-    public func ingest(_ data: Data, thumbnailSide: Int = 512, analysisSide: Int? = nil, strategy: IngestStrategy = .automatic,
+    /// propagates. Nothing is written to disk.
+    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic,
                        verify: (Data) throws -> Void) throws -> IngestedPhoto {
         precondition(thumbnailSide > 0, "thumbnailSide must be positive")
-        if let analysisSide { precondition(analysisSide > 0, "analysisSide must be positive") }
         try checkBytes(data)
         let (full, info, width, height, path, madeThumbnail) = try data.withUnsafeBytes {
             (bytes: UnsafeRawBufferPointer) throws -> (Data, ImageInfo, Int, Int, IngestPath, Thumbnail?) in
@@ -51,8 +48,7 @@ public final class ImagePipeline: Sendable {
             let image = try open(bytes, format: format, sequential: false)
             let info = try headerInfo(of: image, format: format)
             if format == .jpeg, strategy == .automatic,
-               let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide,
-                                          analysisSide: analysisSide) {
+               let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide) {
                 return (planar.jpeg, info, planar.width, planar.height, .planarReencode, planar.thumbnail)
             }
             if format == .jpeg, strategy != .alwaysReencode,
@@ -77,16 +73,14 @@ public final class ImagePipeline: Sendable {
                 try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: thumbnailSide, height: thumbnailSide),
                                       orThrow: .writeFailed).srgb8()
             }
-            thumbnail = Thumbnail(jpeg: try small.jpeg(quality: thumbnailQuality), width: small.width, height: small.height,
-                                  analysis: nil)
+            thumbnail = Thumbnail(jpeg: try small.jpeg(quality: thumbnailQuality), width: small.width, height: small.height)
         }
         try checkClean(thumbnail.jpeg)
         try verify(thumbnail.jpeg)
 
         return IngestedPhoto(jpeg: full, thumbnail: thumbnail.jpeg, width: width, height: height,
                              thumbnailWidth: thumbnail.width, thumbnailHeight: thumbnail.height,
-                             captureDate: info.captureDate, sourceFormat: info.format, path: path,
-                             analysis: thumbnail.analysis)
+                             captureDate: info.captureDate, sourceFormat: info.format, path: path)
     }
 
     /// Decodes to upright 8-bit sRGB pixels (alpha flattened on white). With `maxSide`, the picture is
@@ -205,12 +199,11 @@ public final class ImagePipeline: Sendable {
         return ImageInfo(format: format, width: width, height: height, orientation: orientation, captureDate: captureDate)
     }
 
-    /// A finished thumbnail JPEG and its size, with the analysis picture made from the same decode (if asked).
+    /// A finished thumbnail JPEG and its size.
     private struct Thumbnail: Sendable {
         let jpeg: Data
         let width: Int
         let height: Int
-        let analysis: RGBImage?
     }
 
     /// Carries the thumbnail thread's result back (written once before `done` is signalled, read after).
@@ -223,7 +216,7 @@ public final class ImagePipeline: Sendable {
     /// thread from the source; nil (the caller takes the libvips route) when the JPEG is not YCbCr or grey, has a
     /// non-sRGB profile, has a subsampling that cannot turn, or when libjpeg-turbo reports any error or warning.
     private func planarUpright(_ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
-                               thumbnailSide: Int, analysisSide: Int?) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
+                               thumbnailSide: Int) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
         guard let header = PlanarJPEG.header(bytes), PlanarJPEG.canTurn(header, orientation: info.orientation) else {
             return nil
         }
@@ -240,11 +233,9 @@ public final class ImagePipeline: Sendable {
                 Vips.threadFinished()
                 result.done.signal()
             }
-            let side = max(thumbnailSide, analysisSide ?? 0)
-            let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: side) }
+            let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: thumbnailSide) }
             guard let upright = rgb.image else { return }
-            result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality,
-                                                        analysisSide: analysisSide)
+            result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality)
         }
         worker.start()
         let full = PlanarJPEG.upright(bytes, orientation: info.orientation, quality: fullSizeQuality)
@@ -256,26 +247,16 @@ public final class ImagePipeline: Sendable {
 
     /// `image` shrunk with libvips (lanczos3, as `resize`) so its longer side is at most `side` (never enlarged),
     /// encoded as a metadata-free JPEG.
-    /// With `analysisSide`, also `image` shrunk the same way to that side, as pixels.
-    private static func thumbnail(of image: RGBImage, fittingIn side: Int, quality: Int,
-                                  analysisSide: Int? = nil) throws -> Thumbnail {
-        let source = try VipsImageRef.fromRGB(image)
-        func shrunk(to side: Int) throws -> (image: VipsImageRef, width: Int, height: Int) {
-            let longer = max(image.width, image.height)
-            let scale = longer > side ? Double(side) / Double(longer) : 1
-            let width = max(1, Int((Double(image.width) * scale).rounded()))
-            let height = max(1, Int((Double(image.height) * scale).rounded()))
-            guard width != image.width || height != image.height else { return (source, width, height) }
-            return (try source.resized(width: width, height: height).srgb8(), width, height)
+    private static func thumbnail(of image: RGBImage, fittingIn side: Int, quality: Int) throws -> Thumbnail {
+        let longer = max(image.width, image.height)
+        let scale = longer > side ? Double(side) / Double(longer) : 1
+        let width = max(1, Int((Double(image.width) * scale).rounded()))
+        let height = max(1, Int((Double(image.height) * scale).rounded()))
+        var small = try VipsImageRef.fromRGB(image)
+        if width != image.width || height != image.height {
+            small = try small.resized(width: width, height: height).srgb8()
         }
-        let small = try shrunk(to: side)
-        var analysis: RGBImage?
-        if let analysisSide {
-            let picture = try shrunk(to: analysisSide)
-            analysis = RGBImage(checkingWidth: picture.width, height: picture.height, pixels: try picture.image.memory())
-        }
-        return Thumbnail(jpeg: try small.image.jpeg(quality: quality), width: small.width, height: small.height,
-                         analysis: analysis)
+        return Thumbnail(jpeg: try small.jpeg(quality: quality), width: width, height: height)
     }
 
     /// The lossless result, or nil when the source needs the re-encode path.

@@ -1,4 +1,3 @@
-import CairnCore
 import Foundation
 import PhotoMetadata
 
@@ -88,8 +87,5 @@ public struct IngestedPhoto: Sendable, Equatable {
     public let sourceFormat: ImageFormat
     /// How `jpeg` was produced.
     public let path: IngestPath
-    /// The upright picture shrunk so its longer side is `analysisSide` (never enlarged), when `ingest` was asked
-    /// for one and made it from the decode it did anyway; nil otherwise (`decodeRGB(_:maxSide:)` makes it then).
-    public let analysis: RGBImage?
 }
 
