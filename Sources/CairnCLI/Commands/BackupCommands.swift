@@ -113,7 +113,7 @@ struct BackupCreateCommand: Command {
             """)
         context.console.error("Writing the backup, then reading it all back to check it…")
         let result = try application.backups.create(at: path, passphrase: secret, keep: keepCount)
-        context.console.print("Backup written and verified: \(result.summary.photoCount) photos and the database, every SHA-256 checked.")
+        context.console.print("Backup written and verified: \(photoCount(result.summary.photoCount)) and the database, every SHA-256 checked.")
         context.console.print("File: \(result.path)")
         for old in result.removed { context.console.print("Removed an older backup: \(old)") }
     }
@@ -137,7 +137,7 @@ struct BackupVerifyCommand: Command {
         try BackupService.checkHeader(ofBackupAt: path)
         let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ")
         let summary = try BackupService.verify(at: path, passphrase: secret)
-        context.console.print("The backup is complete and intact: \(summary.photoCount) photos and the database, every SHA-256 checked.")
+        context.console.print("The backup is complete and intact: \(photoCount(summary.photoCount)) and the database, every SHA-256 checked.")
         context.console.print("Made \(summary.createdAt) of the vault \(summary.vaultID).")
     }
 }
@@ -171,7 +171,10 @@ struct BackupRestoreCommand: Command {
         try BackupService.checkRestoreTarget(target)
         let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ")
         let summary = try BackupService.restore(from: path, into: target, passphrase: secret)
-        context.console.print("Restored and verified: \(summary.photoCount) photos and the database, made \(summary.createdAt).")
+        context.console.print("Restored and verified: \(photoCount(summary.photoCount)) and the database, made \(summary.createdAt).")
         context.console.print("Vault: \(target.path)")
     }
 }
+
+/// "1 photo", "2 photos": the count the backup commands print.
+private func photoCount(_ count: Int) -> String { count == 1 ? "1 photo" : "\(count) photos" }
