@@ -41,27 +41,35 @@ struct ServeCommand: Command {
         let services = WebServices(application, labelScanner: LabelScanService.startDefault())
         application.insights.recomputesInBackground = true
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
+        // Ctrl+C and SIGTERM are caught before the address is printed: one sent the moment it appears is not lost.
+        let termination = TerminationSignal()
         try server.start()
         context.console.print(server.startupLine)
         context.console.print("Open that address in a browser on this computer. Press Ctrl+C to stop.")
         Thread.detachNewThread { application.tidyUp() }
-        waitForTerminationSignal()
+        termination.wait()
         server.stop()
         context.console.print("Cairn stopped.")
     }
 }
 
-/// Blocks until SIGINT or SIGTERM arrives.
-private func waitForTerminationSignal() {
-    let stop = DispatchSemaphore(value: 0)
-    var sources: [DispatchSourceSignal] = []
-    for signalNumber in [SIGINT, SIGTERM] {
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-        source.setEventHandler { stop.signal() }
-        source.resume()
-        sources.append(source)
+/// SIGINT and SIGTERM, caught from its creation on; `wait()` blocks until one has arrived.
+private final class TerminationSignal {
+    private let stop = DispatchSemaphore(value: 0)
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [stop] in stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
     }
-    stop.wait()
-    sources.forEach { $0.cancel() }
+
+    func wait() {
+        stop.wait()
+        sources.forEach { $0.cancel() }
+    }
 }
