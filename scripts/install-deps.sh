@@ -18,6 +18,7 @@ packages=(
   libcairo2-dev libpango1.0-dev  # PDF reports (Reports), label renders (cairn-bench, tests)
   fonts-dejavu-core              # the reports' font (DejaVu Sans: Latin, Greek, Cyrillic, Hebrew, Arabic)
   fonts-noto-color-emoji         # emoji in notes, embedded in reports (without it: pango's fallback glyph)
+  libnotify-dev                  # reminders: freedesktop notifications over D-Bus (Notifications)
 )
 # Tests and benchmarks only.
 test_packages=(
@@ -30,6 +31,7 @@ test_packages=(
   zip                            # health import tests build an export.zip
   poppler-utils                  # pdfinfo, pdftotext, pdfimages, pdftoppm, pdffonts: the report tests read PDFs back
   img2pdf                        # the reports benchmark's baseline (the same JPEGs in a bare PDF)
+  dbus python3-dbusmock          # reminders: a private session bus with a mock notification daemon
 )
 
 want=("${packages[@]}")

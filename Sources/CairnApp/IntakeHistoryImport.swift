@@ -78,7 +78,7 @@ enum IntakeHistoryCSV {
             zones[zoneName] = zone
             let takenAt = WallClock.instant(of: day, at: slot, in: zone).addingTimeInterval(Double(seconds))
             guard takenAt <= now else { fail(.timeInFuture); return }
-            guard let status = IntakeStatus(rawValue: field("status").lowercased()), status != .missed else { fail(.badStatus); return }
+            guard let status = IntakeStatus(rawValue: field("status").lowercased()), status.isLoggable else { fail(.badStatus); return }
             let reference = field("product")
             let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
             guard let revisions = candidates.first else { fail(.unknownProduct); return }
@@ -159,8 +159,11 @@ extension RegimenService {
     /// - Memory stays flat in the size of the file: lines are read and saved one at a time (inside the one
     ///   transaction). With `keepingLines` false the report holds only what happened to each line, not the
     ///   saved records (for a caller that prints only the summary).
+    /// `sourceName` is the file's name ("history.csv"), kept with each record so the ledger reads "imported from
+    /// history.csv".
     @discardableResult
-    public func importIntakeHistory(_ data: Data, keepingLines: Bool = true) throws -> IntakeImportReport {
+    public func importIntakeHistory(_ data: Data, sourceName: String = "", keepingLines: Bool = true) throws -> IntakeImportReport {
+        let source = String(sourceName.split(separator: "/").last ?? "").filter { !$0.isNewline }
         let now = clock.now()
         return try database.write { db in
             var products: [ProductID: [StoredProduct]] = [:]
@@ -191,10 +194,10 @@ extension RegimenService {
                     if head.status == row.status && head.servings == row.servings {
                         (result, record) = (.unchanged, head.id)
                     } else {
-                        (result, record) = (.replaced, try insertImported(row, supersedes: head.id, at: now, db))
+                        (result, record) = (.replaced, try insertImported(row, supersedes: head.id, source: source, at: now, db))
                     }
                 } else {
-                    let id = try insertImported(row, supersedes: nil, at: now, db)
+                    let id = try insertImported(row, supersedes: nil, source: source, at: now, db)
                     try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", id.rawValue, key)
                     (result, record) = (.added, id)
                 }
@@ -207,15 +210,16 @@ extension RegimenService {
         }
     }
 
-    private func insertImported(_ row: IntakeHistoryCSV.Row, supersedes: IntakeRecordID?, at now: Date, _ db: Connection) throws -> IntakeRecordID {
+    private func insertImported(_ row: IntakeHistoryCSV.Row, supersedes: IntakeRecordID?, source: String, at now: Date,
+                                _ db: Connection) throws -> IntakeRecordID {
         let id = IntakeRecordID.random()
         try db.execute("""
             INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?)
+                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from)
+            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?)
             """, id.rawValue, row.status.rawValue, row.product.product.id.rawValue, row.product.revisionID.rawValue,
             "\(row.servings)", Timestamp.string(from: row.takenAt), row.timeZone.identifier,
-            LocalDay(row.takenAt, in: row.timeZone).description, Timestamp.string(from: now), supersedes?.rawValue)
+            LocalDay(row.takenAt, in: row.timeZone).description, Timestamp.string(from: now), supersedes?.rawValue, source)
         return id
     }
 }

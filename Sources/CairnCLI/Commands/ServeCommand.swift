@@ -2,6 +2,7 @@ import CairnApp
 import CairnCore
 import Dispatch
 import Foundation
+import Notifications
 import WebApp
 
 /// `cairn serve`: the local web app, on 127.0.0.1 only, until Ctrl+C.
@@ -41,10 +42,33 @@ struct ServeCommand: Command {
         try server.start()
         context.console.print(server.startupLine)
         context.console.print("Open that address in a browser on this computer. Press Ctrl+C to stop.")
+        let reminders = startReminders(application, environment: context.environment, console: context.console)
         waitForTerminationSignal()
+        reminders?.raise()
         server.stop()
         context.console.print("Cairn stopped.")
     }
+}
+
+/// Runs the reminder loop (`cairn remind`) on its own thread, so the person running the app gets reminders with
+/// nothing else to start; nil (and a line saying so) without a desktop notification service.
+private func startReminders(_ application: CairnApplication, environment: [String: String], console: Console) -> StopFlag? {
+    let stop = StopFlag()
+    let reminders = application.reminders
+    let started = DispatchSemaphore(value: 0)
+    let available = StopFlag()  // raised when the notification service is there
+    let thread = Thread {
+        // libnotify is used from this thread only (its button presses arrive through GLib's default context).
+        guard let notifier = try? DesktopNotifier(environment: environment) else { started.signal(); return }
+        available.raise()
+        started.signal()
+        ReminderLoop(reminders: reminders, notifier: notifier) { console.error($0) }.run(shouldStop: { stop.isSet })
+    }
+    thread.name = "cairn-reminders"
+    thread.start()
+    started.wait()
+    console.print(available.isSet ? "Dose reminders are on while this runs." : "Dose reminders are off: no desktop notification service answered.")
+    return available.isSet ? stop : nil
 }
 
 /// Blocks until SIGINT or SIGTERM arrives.

@@ -56,6 +56,11 @@ enum SettingsPages {
         <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
         </form>
         </section>
+        <section class="card setting" aria-labelledby="reminders-title">
+        <h2 id="reminders-title">Reminders</h2>
+        <p>Quiet hours, product names in notifications, repeats, the morning summary and refill warnings.</p>
+        <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
+        </section>
         <section class="card setting danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete all data</h2>
         <p>Remove everything Cairn keeps on this computer. You will be asked to confirm first.</p>
