@@ -70,6 +70,11 @@ public final class ReminderService: @unchecked Sendable {
         let zone = clock.timeZone
         let today = LocalDay(now, in: zone)
         let open = try regimen.doses(on: today).filter { $0.state == .notLogged }.map(Self.openDose)
+        // Read before the write transaction (the services' reads must not nest inside it).
+        let yesterday = try regimen.doses(on: today.adding(days: -1)).filter { $0.state == .notLogged }.map(Self.openDose)
+        let low = try regimen.supplies().compactMap { s -> (name: String, daysLeft: Int)? in
+            s.runsOutAround.map { (s.productName, today.days(to: $0)) }
+        }
         let planner = ReminderPlanner()
         return try database.write { db in
             let preferences = try preferences(on: today, db)
@@ -83,7 +88,6 @@ public final class ReminderService: @unchecked Sendable {
             if wall >= Self.morningTime, !preferences.isQuiet(at: wall) {
                 let summaryKey = "summary:\(today)"
                 if try !sent(summaryKey, db) {
-                    let yesterday = try regimen.doses(on: today.adding(days: -1)).filter { $0.state == .notLogged }.map(Self.openDose)
                     let off = try remindersOff(on: today.adding(days: -1), db)
                     if let summary = planner.morningSummary(unloggedYesterday: yesterday.filter { !off.contains($0.scheduleID) },
                                                             preferences: preferences) {
@@ -93,9 +97,6 @@ public final class ReminderService: @unchecked Sendable {
                 }
                 let refillKey = "refill:\(today)"
                 if try !sent(refillKey, db) {
-                    let low = try regimen.supplies().compactMap { s -> (name: String, daysLeft: Int)? in
-                        s.runsOutAround.map { (s.productName, today.days(to: $0)) }
-                    }
                     if let warning = planner.refillWarning(products: low, preferences: preferences) { notices.append(warning) }
                     try record(refillKey, kind: "refill", at: now, db)
                 }

@@ -5,11 +5,13 @@ import Regimen
 
 /// `cairn regimen reminders ...`: the reminder preferences (effective-dated, like plans).
 enum RegimenReminderCommands {
-    static let group = CommandGroup(name: "reminders", abstract: "Reminder preferences: quiet hours, names, repeats, summaries, per schedule.", children: [
-        .command(RegimenRemindersShowCommand.self),
-        .command(RegimenRemindersSetCommand.self),
-        .command(RegimenRemindersScheduleCommand.self),
-    ])
+    static var group: CommandGroup {
+        CommandGroup(name: "reminders", abstract: "Reminder preferences: quiet hours, names, repeats, summaries, per schedule.", children: [
+            .command(RegimenRemindersShowCommand.self),
+            .command(RegimenRemindersSetCommand.self),
+            .command(RegimenRemindersScheduleCommand.self),
+        ])
+    }
 
     static let from = Option("--from", "DATE", help: "The first day the change is in force, YYYY-MM-DD (default today).")
 
