@@ -39,7 +39,6 @@ import WebApp
             #expect(try await browser.waitFor("#regimen-notice"))
             #expect(try await browser.evaluate("return document.activeElement.id") as? String == "take-\(morning)",
                     "focus is on the next dose's Taken button, not the top of the page")
-            #expect(try await browser.currentURL().hasSuffix("#dose-\(morning)"))
 
             // Taken at 08:05 for the morning dose.
             try await browser.click("#dose-\(morning) summary")
@@ -63,7 +62,10 @@ import WebApp
             #expect(try cairn.regimen.todayView().doses.first { $0.doseID == noon }?.state == .notLogged)
             let entries = try cairn.regimen.ledger().entries
             #expect(entries.filter { $0.isUndo }.count == 1 && entries.count == 3, "taken, undone, taken at 08:05")
-            #expect(try await browser.logs("browser").filter { ($0["level"] as? String) == "SEVERE" }.isEmpty, "no console errors")
+            // The refused time answers 400, which Chromium logs; nothing else may be logged as an error.
+            let errors = try await browser.logs("browser").filter { ($0["level"] as? String) == "SEVERE" }
+                .compactMap { $0["message"] as? String }.filter { !$0.contains("status of 400") }
+            #expect(errors.isEmpty, "no console errors: \(errors)")
         } catch {
             await browser.quit()
             throw error

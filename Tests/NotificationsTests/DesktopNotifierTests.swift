@@ -108,7 +108,7 @@ private struct Setup {
                                 ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3", amount: try Amount(25, .mcg))])
         let product = try app.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
         try app.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: [TimeSlot(parsing: "08:00")!],
-                                                     recurrence: .daily, startDay: LocalDay(parsing: "2026-06-01")!))
+                                                     recurrence: .daily, startDay: LocalDay(parsing: "2026-06-10")!))
         notifier = try DesktopNotifier(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         loop = ReminderLoop(reminders: app.reminders, notifier: notifier)
     }

@@ -89,14 +89,14 @@ final class RegimenSite {
     let dose = try #require(try site.regimen.todayView().currentBatch.first)
     let first = site.post("/regimen/doses/\(dose.doseID)/taken")
     #expect(first.status == 303)
-    #expect(first.header("Location") == "/regimen?logged=1#regimen-notice")
+    #expect(first.header("Location") == "/regimen?logged=1")
     #expect(try site.allRecords().count == 1)
 
     let second = site.post("/regimen/doses/\(dose.doseID)/taken")
-    #expect(second.header("Location") == "/regimen?logged=already#regimen-notice")
+    #expect(second.header("Location") == "/regimen?logged=already")
     #expect(try site.allRecords().count == 1)
     let skipAfter = site.post("/regimen/doses/\(dose.doseID)/skipped")
-    #expect(skipAfter.header("Location") == "/regimen?logged=already#regimen-notice")
+    #expect(skipAfter.header("Location") == "/regimen?logged=already")
     let records = try site.allRecords()
     #expect(records.count == 1 && records.first?.status == .taken)
 
@@ -128,8 +128,8 @@ final class RegimenSite {
     let page = site.get("/regimen").bodyText
     #expect(page.contains("id=\"regimen-take-all\""))
     let ids = batch.map(\.doseID).joined(separator: ",")
-    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=1#regimen-notice")
-    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=already#regimen-notice")
+    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=1")
+    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=already")
     let records = try site.allRecords()
     #expect(records.count == 2 && records.allSatisfy { $0.status == .taken })
 }
@@ -213,7 +213,7 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     let record = try #require(try site.allRecords().first)
     #expect(record.takenAt == ISO8601DateFormatter().date(from: "2026-03-10T07:05:00Z")!)
     let next = try #require(try site.regimen.todayView().nextToLog)
-    #expect(saved.header("Location") == "/regimen?logged=1&focus=\(next.doseID)#dose-\(next.doseID)", "focus moves to the next dose")
+    #expect(saved.header("Location") == "/regimen?logged=1&focus=\(next.doseID)", "focus moves to the next dose")
     let page = site.get("/regimen?logged=1&focus=\(next.doseID)").bodyText
     #expect(page.contains("id=\"take-\(next.doseID)\" autofocus"))
     #expect(page.contains("taken at 08:05"))
@@ -231,7 +231,7 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     #expect(page.contains("action=\"/regimen/records/\(record.id.rawValue)/undo\""))
     #expect(!page.contains(">record "), "no record ids in the text")
     let undone = site.post("/regimen/records/\(record.id.rawValue)/undo")
-    #expect(undone.header("Location") == "/regimen?logged=undone&focus=\(dose.doseID)#dose-\(dose.doseID)")
+    #expect(undone.header("Location") == "/regimen?logged=undone&focus=\(dose.doseID)")
     #expect(try site.regimen.todayView().doses[0].state == .notLogged)
     #expect(try site.allRecords().count == 2)
     #expect(site.post("/regimen/records/\(record.id.rawValue)/undo").header("Location")?.hasPrefix("/regimen?logged=undone-already") == true)

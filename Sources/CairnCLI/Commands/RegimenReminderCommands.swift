@@ -71,7 +71,11 @@ struct RegimenRemindersSetCommand: Command {
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        quiet = try arguments.value(Self.quiet).map { try ReminderPreferences.quietHours(parsing: $0) }
+        do {
+            quiet = try arguments.value(Self.quiet).map { try ReminderPreferences.quietHours(parsing: $0) }
+        } catch let error as ReminderError {
+            throw UsageError(error.userMessage)
+        }
         names = try RegimenReminderCommands.onOff(arguments.value(Self.names), option: Self.names)
         summary = try RegimenReminderCommands.onOff(arguments.value(Self.summary), option: Self.summary)
         repeatMinutes = try arguments.value(Self.repeatEvery) == nil ? nil : arguments.integer(Self.repeatEvery, in: 0...720, default: 0)

@@ -100,7 +100,7 @@ extension HomePage {
         func names(_ doses: [TodayDose]) -> String { doses.map(\.productName).joined(separator: ", ") }
         var lines: [String] = []
         if let first = view.currentBatch.first {
-            let link = "<a href=\"/regimen?focus=\(HTML.escape(first.doseID))#dose-\(HTML.escape(first.doseID))\">"
+            let link = "<a href=\"/regimen?focus=\(HTML.escape(first.doseID))\">"
             if view.isBatchDue {
                 lines.append("<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(first.occurrence.slot)):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
             } else {

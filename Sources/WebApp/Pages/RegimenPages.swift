@@ -47,17 +47,17 @@ enum RegimenPages {
         }
     }
 
-    /// Runs an action of Today; redirects to Today with focus on the next dose to log (the `focus` query for
-    /// `autofocus`, the fragment for the scroll position and the keyboard's starting point without JavaScript),
+    /// Runs an action of Today; redirects to Today with focus on the next dose to log (the `focus` query renders
+    /// `autofocus` on its Taken button: HTML, so it works without JavaScript),
     /// or shows Today with the service's message (status 400), beside the "Taken at" field of `field` if given.
     private static func logged(regimen: RegimenService, csrfToken: String, field: String? = nil,
                                _ action: () throws -> String) throws -> Response {
         do {
             let notice = try action()
             let view = try regimen.todayView()
-            guard let next = view.nextToLog else { return .redirect(to: "/regimen?logged=\(notice)#regimen-notice") }
-            let id = next.doseID
-            return .redirect(to: "/regimen?logged=\(notice)&focus=\(id)#dose-\(id)")
+            // No fragment: a page whose address names a fragment target skips `autofocus` (HTML's rule).
+            guard let next = view.nextToLog else { return .redirect(to: "/regimen?logged=\(notice)") }
+            return .redirect(to: "/regimen?logged=\(notice)&focus=\(next.doseID)")
         } catch let error as CairnError {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
