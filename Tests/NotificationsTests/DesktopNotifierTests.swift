@@ -23,7 +23,12 @@ final class MockNotificationBus: @unchecked Sendable {
         daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
         let out = Pipe()
         daemon.standardOutput = out
+        // Neither process may hold the test runner's output open, or it waits for them after the tests end.
+        daemon.standardError = FileHandle.nullDevice
+        daemon.standardInput = FileHandle.nullDevice
         try daemon.run()
+        busProcesses.append(daemon.processIdentifier)
+        atexit { for pid in busProcesses { kill(pid, SIGTERM) } }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = out.fileHandleForReading.availableData
@@ -39,7 +44,9 @@ final class MockNotificationBus: @unchecked Sendable {
         mock.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
         mock.standardOutput = FileHandle.nullDevice
         mock.standardError = FileHandle.nullDevice
+        mock.standardInput = FileHandle.nullDevice
         try mock.run()
+        busProcesses.append(mock.processIdentifier)
         self.daemon = daemon
         self.mock = mock
         // Wait until the mock owns org.freedesktop.Notifications.
@@ -82,6 +89,9 @@ final class MockNotificationBus: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// The bus's processes, ended when the test process exits.
+nonisolated(unsafe) private var busProcesses: [pid_t] = []
 
 /// A clock the test sets.
 final class SetClock: Clock, @unchecked Sendable {
