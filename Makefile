@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8737
 
-.PHONY: run test bench build release deps test-deps clean
+.PHONY: run test bench build release deps test-deps install uninstall clean
 
 deps:
 	@scripts/install-deps.sh
@@ -20,6 +20,21 @@ release: deps
 ## Install what is missing, build, and start Cairn on its default data directory; prints the URL to open.
 run: release
 	.build/release/cairn serve --port $(PORT)
+
+## Install Cairn for this user: the binary in ~/.local/bin, a desktop entry that opens the app, and the reminder
+## service (a systemd user service running `cairn remind`). `make uninstall` removes all three (never the vault).
+PREFIX ?= $(HOME)/.local
+APPLICATIONS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/applications
+install: release
+	install -d "$(PREFIX)/bin" "$(APPLICATIONS)"
+	install -m 0755 .build/release/cairn "$(PREFIX)/bin/cairn"
+	scripts/desktop-entry.sh "$(PREFIX)/bin/cairn" > "$(APPLICATIONS)/cairn.desktop"
+	"$(PREFIX)/bin/cairn" remind --install
+	@echo "Installed $(PREFIX)/bin/cairn and $(APPLICATIONS)/cairn.desktop."
+
+uninstall:
+	-"$(PREFIX)/bin/cairn" remind --uninstall
+	rm -f "$(PREFIX)/bin/cairn" "$(APPLICATIONS)/cairn.desktop"
 
 ## Install what is missing (including test tools), build, and run every test.
 test: test-deps

@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
         .target(name: "DlibShim",
                 cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
@@ -45,13 +46,14 @@ let package = Package(
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
         .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive"]),
         .target(name: "Reports", dependencies: ["CPangoCairo"]),
+        .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify"]),
 
         // MARK: application services (the only way data changes)
         .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"], resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports"]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Storage", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
 
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "CairnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
+        .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "CairnApp", "CairnCore", "Regimen", "Storage"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["CairnCore", "CairnApp", "Encryption", "WebApp", "CairnCLI", "Imaging", "PhotoMetadata", "Storage", "HealthExport", "Regimen", "Outcomes", "CairnTestSupport"]),
     ],

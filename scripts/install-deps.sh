@@ -18,6 +18,7 @@ packages=(
   libcairo2-dev libpango1.0-dev  # PDF reports (Reports), label renders (cairn-bench, tests)
   fonts-dejavu-core              # the reports' font (DejaVu Sans: Latin, Greek, Cyrillic, Hebrew, Arabic)
   fonts-noto-color-emoji         # emoji in notes, embedded in reports (without it: pango's fallback glyph)
+  libnotify-dev                  # reminders: freedesktop notifications over D-Bus (Notifications)
 )
 # Tests and benchmarks only.
 test_packages=(
@@ -32,6 +33,7 @@ test_packages=(
   img2pdf                        # the reports benchmark's baseline (the same JPEGs in a bare PDF)
   sqlite3 wrk                    # the process benchmark's anchors: a bare read of the vault, HTTP load
   python3-pip                    # fetches the axe-core wheel below
+  dbus python3-dbusmock          # reminders: a private session bus with a mock notification daemon
 )
 
 want=("${packages[@]}")

@@ -35,6 +35,8 @@ public final class CairnApplication: Sendable {
     public var insights: InsightService { built.insights.value }
     /// The PDF reports (Skin photo log, Smile progress sheet, Regimen summary): read only, stored nowhere.
     public var reports: ReportService { built.reports.value }
+    /// Reminders: preferences, what to notify now, and the actions of a notification.
+    public var reminders: ReminderService { built.reminders.value }
     /// The source of "now" for every service.
     public let clock: any Clock
     /// The journals' services, each built on first use: a command pays only for the journals it touches.
@@ -118,6 +120,7 @@ extension CairnApplication {
         let outcomes: Built<OutcomeService>
         let insights: Built<InsightService>
         let reports: Built<ReportService>
+        let reminders: Built<ReminderService>
 
         init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
              outcomeSeries: InsightService.SeriesProvider?) {
@@ -137,6 +140,7 @@ extension CairnApplication {
                 ReportService(skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
                               insights: insights.value, photoStore: photoStore, clock: clock)
             }
+            reminders = Built { ReminderService(database: database, regimen: regimen.value, clock: clock) }
             self.skin = skin
             self.smile = smile
             self.insights = insights

@@ -31,6 +31,22 @@ public struct HealthImportSummary: Sendable, Equatable {
     public var skippedCount: Int { skippedByType.values.reduce(0, +) }
     /// All records left out with a warning.
     public var warningCount: Int { warnings.values.reduce(0, +) }
+
+    /// What the import did, in sentences, as the page and the CLI say it: "12,400 new health records imported; 3 were
+    /// already in Cairn." then, when some were skipped, "80 records of 2 types Cairn does not read were skipped."
+    public var sentences: [String] {
+        var lines = ["\(CountText.counted(added, "new health record")) imported; \(CountText.grouped(alreadyPresent)) \(alreadyPresent == 1 ? "was" : "were") already in Cairn."]
+        if skippedCount > 0 {
+            let kinds = skippedByType.count
+            lines.append("\(CountText.counted(skippedCount, "record")) of \(kinds == 1 ? "a type" : "\(CountText.grouped(kinds)) types") Cairn does not read \(skippedCount == 1 ? "was" : "were") skipped.")
+        }
+        return lines
+    }
+
+    /// The records left out, one line per reason, in a stable order: "4 with an impossible value".
+    public var warningLines: [String] {
+        warnings.sorted { $0.key < $1.key }.map { "\(CountText.grouped($0.value)) \($0.key.summary)" }
+    }
 }
 
 /// Apple Health data, imported read-only from the Health app's export. The only way health samples enter the

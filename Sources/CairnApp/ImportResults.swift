@@ -25,7 +25,7 @@ public enum ImportLinesError: CairnError, Hashable, Sendable {
     /// "2 lines could not be read, so nothing was imported. ..."
     public var userMessage: String {
         let count = problems.count
-        return "\(count) line\(count == 1 ? "" : "s") could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
+        return "\(CountText.counted(count, "line")) could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
     }
 }
 
@@ -46,6 +46,6 @@ extension LineImportReport {
     /// "Read 3 lines: 2 new, 1 replaced an earlier import, 0 already there."
     public var summary: String {
         let count = lineResults.count
-        return "Read \(count) line\(count == 1 ? "" : "s"): \(added) new, \(replaced) replaced an earlier import, \(unchanged) already there."
+        return "Read \(CountText.counted(count, "line")): \(CountText.grouped(added)) new, \(CountText.grouped(replaced)) replaced an earlier import, \(CountText.grouped(unchanged)) already there."
     }
 }

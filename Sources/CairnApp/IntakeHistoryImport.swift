@@ -90,7 +90,7 @@ enum IntakeHistoryCSV {
             }
             let takenAt = WallClock.instant(of: day, at: slot, in: zone).addingTimeInterval(Double(seconds))
             guard takenAt <= now else { fail(.timeInFuture); return }
-            guard let status = IntakeStatus(rawValue: field(6).lowercased()), status != .missed else { fail(.badStatus); return }
+            guard let status = IntakeStatus(rawValue: field(6).lowercased()), status.isLoggable else { fail(.badStatus); return }
             let reference = field(3)
             let resolved = references[reference] ?? {
                 let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
@@ -205,8 +205,11 @@ extension RegimenService {
     /// - Memory stays flat in the size of the file: lines are read and saved one at a time. With
     ///   `keepingLines` false the report holds only what happened to each line, not the saved records (for a
     ///   caller that prints only the summary).
+    /// `sourceName` is the file's name ("history.csv"), kept with each record so the ledger reads "imported from
+    /// history.csv".
     @discardableResult
-    public func importIntakeHistory(_ data: Data, keepingLines: Bool = true) throws -> IntakeImportReport {
+    public func importIntakeHistory(_ data: Data, sourceName: String = "", keepingLines: Bool = true) throws -> IntakeImportReport {
+        let source = String(sourceName.split(separator: "/").last ?? "").filter { !$0.isNewline }
         let now = clock.now()
         let recordedAt = Timestamp.string(from: now)
         let products: [ProductID: [StoredProduct]] = try database.read { db in
@@ -256,10 +259,10 @@ extension RegimenService {
                             (result, record) = (.unchanged, head.id)
                         } else {
                             (result, record) = (.replaced, try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: head.id,
-                                                                              run: run, recordedAt: recordedAt, db))
+                                                                              source: source, run: run, recordedAt: recordedAt, db))
                         }
                     } else {
-                        let id = try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: nil, run: run, recordedAt: recordedAt, db)
+                        let id = try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: nil, source: source, run: run, recordedAt: recordedAt, db)
                         try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", id.rawValue, key)
                         (result, record) = (.added, id)
                     }
@@ -295,14 +298,14 @@ extension RegimenService {
     }
 
     private func insertImported(_ row: IntakeHistoryCSV.Row, id: IntakeRecordID, takenAt: String, supersedes: IntakeRecordID?,
-                                run: Int64, recordedAt: String, _ db: Connection) throws -> IntakeRecordID {
+                                source: String, run: Int64, recordedAt: String, _ db: Connection) throws -> IntakeRecordID {
         try db.execute("""
             INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, import_run)
-            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?)
+                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from, import_run)
+            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
             """, id.rawValue, row.status.rawValue, row.product.product.id.rawValue, row.product.revisionID.rawValue,
             "\(row.servings)", takenAt, row.timeZone.identifier, LocalDay(row.takenAt, in: row.timeZone).description, recordedAt,
-            supersedes?.rawValue, run)
+            supersedes?.rawValue, source, run)
         return id
     }
 }

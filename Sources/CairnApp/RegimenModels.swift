@@ -68,6 +68,43 @@ public struct TodayView: Hashable, Sendable {
     public let next: [TodayDose]
     /// As-needed schedules in force today, which can be logged at any time.
     public let asNeeded: [ScheduleSummary]
+    /// The as-needed and extra doses logged on `day` (current records, not undone), earliest first.
+    public let unscheduledLogged: [LedgerEntry]
+
+    /// A view (normally made by `RegimenService.todayView()`).
+    public init(now: Date, timeZone: TimeZone, day: LocalDay, doses: [TodayDose], currentBatch: [TodayDose], next: [TodayDose],
+                asNeeded: [ScheduleSummary], unscheduledLogged: [LedgerEntry] = []) {
+        self.now = now
+        self.timeZone = timeZone
+        self.day = day
+        self.doses = doses
+        self.currentBatch = currentBatch
+        self.next = next
+        self.asNeeded = asNeeded
+        self.unscheduledLogged = unscheduledLogged
+    }
+
+    /// The not-logged doses of `day` before the current batch's slot (due earlier, still open).
+    public var earlierOpen: [TodayDose] {
+        guard let slot = currentBatch.first?.occurrence.slot else { return [] }
+        return doses.filter { $0.state == .notLogged && $0.occurrence.slot < slot }
+    }
+
+    /// The not-logged doses of `day` after the current batch's slot.
+    public var laterToday: [TodayDose] {
+        guard let slot = currentBatch.first?.occurrence.slot else { return [] }
+        return doses.filter { $0.state == .notLogged && $0.occurrence.slot > slot }
+    }
+
+    /// The logged doses of `day` (taken or skipped), by slot.
+    public var loggedToday: [TodayDose] { doses.filter { $0.state != .notLogged } }
+
+    /// The first doses of tomorrow, when nothing of today is left to log.
+    public var tomorrow: [TodayDose] { next.filter { $0.occurrence.day != day } }
+
+    /// The dose the person most likely logs next: the first open dose of the current batch, else of the earlier
+    /// open ones, else of the rest of today. Nil when everything of today is logged.
+    public var nextToLog: TodayDose? { currentBatch.first ?? earlierOpen.first ?? laterToday.first }
 
     /// Whether the current batch's time has come; when false the batch is the next one coming up today.
     public var isBatchDue: Bool { currentBatch.first.map { $0.dueAt <= now } ?? false }
@@ -133,6 +170,25 @@ public struct CheckInResult: Hashable, Sendable {
     public let entry: LedgerEntry
     /// True when the dose had been logged before (by this or another process); nothing was written.
     public let alreadyLogged: Bool
+    /// True when a dose of an earlier day was logged without a time, so at its scheduled time.
+    public let atScheduledTime: Bool
+
+    /// A result.
+    public init(entry: LedgerEntry, alreadyLogged: Bool, atScheduledTime: Bool = false) {
+        self.entry = entry
+        self.alreadyLogged = alreadyLogged
+        self.atScheduledTime = atScheduledTime
+    }
+}
+
+/// The outcome of an undo: the undo record, the record it undid, and whether it was undone before.
+public struct UndoResult: Hashable, Sendable {
+    /// The `undone` record in force.
+    public let entry: LedgerEntry
+    /// The record that was undone.
+    public let undid: LedgerEntry
+    /// True when the record had been undone before; nothing was written.
+    public let alreadyUndone: Bool
 }
 
 /// A product's count on hand.

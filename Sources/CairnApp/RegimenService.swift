@@ -27,6 +27,13 @@ public final class RegimenService: @unchecked Sendable {
     /// The current local day in the person's current zone.
     public func today() -> LocalDay { LocalDay(clock.now(), in: clock.timeZone) }
 
+    /// "Taken at...": the instant the person typed (see `TakenTime`) for the dose `doseID` (nil: an extra or
+    /// as-needed dose, or a correction of one), read against the Clock's now and zone. The CLI's `--at` and the
+    /// page's "Taken at" field both come here.
+    public func takenTime(_ text: String, forDoseOn doseDay: LocalDay?) throws -> Date {
+        try TakenTime.parse(text, doseDay: doseDay, now: clock.now(), zone: clock.timeZone)
+    }
+
     // MARK: products
 
     /// Saves a new product (its first revision and its ingredient rows, in one transaction). Throws
@@ -244,7 +251,12 @@ public final class RegimenService: @unchecked Sendable {
                 let tomorrows = pending.filter { $0.occurrence.day == tomorrow }
                 next = tomorrows.filter { $0.occurrence.slot == tomorrows.first?.occurrence.slot }
             }
-            return TodayView(now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded)
+            let unscheduled = try db.query("""
+                \(Self.entrySelect) WHERE i.local_day = ? AND i.kind <> 'scheduled' AND s.id IS NULL AND i.status <> 'undone'
+                ORDER BY i.taken_at, i.rowid
+                """, day.description).map(Self.entry(from:))
+            return TodayView(now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded,
+                             unscheduledLogged: unscheduled)
         }
     }
 
@@ -271,7 +283,7 @@ public final class RegimenService: @unchecked Sendable {
                                                         inForceToday: revision, productName: try name(revision.plan.productID)))
                     }
                     for occurrence in revision.occurrences(on: d) {
-                        let record = heads[occurrence]
+                        let record = heads[occurrence].flatMap { $0.isUndo ? nil : $0 }
                         let state: DoseState = record.map { $0.status == .taken ? .taken : .skipped } ?? .notLogged
                         doses.append(TodayDose(occurrence: occurrence, scheduleID: revision.scheduleID,
                                                productID: revision.plan.productID, productName: try name(revision.plan.productID),
@@ -290,10 +302,13 @@ public final class RegimenService: @unchecked Sendable {
 
     // MARK: ledger writes
 
-    /// Logs a scheduled dose as taken or skipped at `at` (default now) in the person's current zone, with its
-    /// supply change, in one transaction. Idempotent: a dose already logged (by any process) is returned with
-    /// `alreadyLogged` and nothing is written. Throws `ScheduleError.doseNotFound` for an id that names no
-    /// scheduled dose, `.doseNotDueYet` for a later day, `.statusNotLoggable` for `.missed`.
+    /// Logs a scheduled dose as taken or skipped at `at` in the person's current zone, with its supply change,
+    /// in one transaction. Without `at`, a dose of today is logged now and a dose of an earlier day at its
+    /// scheduled time (so it counts on the day it was due; `CheckInResult.atScheduledTime` says so). `at` obeys
+    /// `TakenTime.check` (not in the future; on the dose's day or today). Idempotent: a dose already logged (by
+    /// any process, any door) is returned with `alreadyLogged` and nothing is written; a dose whose record was
+    /// undone is logged again as a record that supersedes the undo. Throws `ScheduleError.doseNotFound` for an id
+    /// that names no scheduled dose, `.doseNotDueYet` for a later day, `.statusNotLoggable` for `.missed`.
     @discardableResult
     public func checkIn(_ doseID: String, status: IntakeStatus, at: Date? = nil) throws -> CheckInResult {
         try checkIn([CheckInRequest(doseID: doseID, status: status, at: at)])[0]
@@ -308,9 +323,10 @@ public final class RegimenService: @unchecked Sendable {
         let today = LocalDay(now, in: zone)
         var parsed: [(DoseOccurrence, CheckInRequest)] = []
         for request in requests {
-            guard request.status != .missed else { throw ScheduleError.statusNotLoggable }
+            guard request.status.isLoggable else { throw ScheduleError.statusNotLoggable }
             guard let occurrence = DoseOccurrence(doseID: request.doseID) else { throw ScheduleError.doseNotFound }
             guard occurrence.day <= today else { throw ScheduleError.doseNotDueYet }
+            if let at = request.at { try TakenTime.check(at, doseDay: occurrence.day, now: now, zone: zone) }
             parsed.append((occurrence, request))
         }
         return try database.write { db in
@@ -329,21 +345,32 @@ public final class RegimenService: @unchecked Sendable {
                 let productID = revision.plan.productID
                 if products[productID] == nil { products[productID] = try latestProduct(productID, db) }
                 guard let product = products[productID] else { throw ScheduleError.productNotFound }
-                let takenAt = request.at ?? now
+                let atScheduledTime = request.at == nil && occurrence.day < today
+                let takenAt = request.at ?? (atScheduledTime ? WallClock.instant(of: occurrence.day, at: occurrence.slot, in: zone) : now)
                 let id = IntakeRecordID.random()
-                do {
+                func insert(supersedes: IntakeRecordID?) throws {
                     try db.execute("""
                         INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
                             occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-                        VALUES (?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                        VALUES (?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, id.rawValue, request.status.rawValue, productID.rawValue, product.revisionID.rawValue,
                         revision.id.rawValue, occurrence.day.description, occurrence.slot.description, "\(revision.plan.servings)",
                         Timestamp.string(from: takenAt), zone.identifier, LocalDay(takenAt, in: zone).description,
-                        Timestamp.string(from: now))
+                        Timestamp.string(from: now), supersedes?.rawValue)
+                }
+                do {
+                    try insert(supersedes: nil)
                 } catch let error as DatabaseError where error.constraintKind == .unique {
-                    // Logged already (perhaps by another process a moment ago): report the record in force.
+                    // Logged already (perhaps by another process a moment ago): report the record in force, unless
+                    // that record is an undo: then this check-in supersedes it (the UNIQUE supersedes keeps it once).
                     guard let existing = try currentRecords(for: occurrence, db) else { throw error }
-                    return CheckInResult(entry: existing, alreadyLogged: true)
+                    guard existing.isUndo else { return CheckInResult(entry: existing, alreadyLogged: true) }
+                    do {
+                        try insert(supersedes: existing.id)
+                    } catch let again as DatabaseError where again.constraintKind == .unique {
+                        guard let head = try currentRecords(for: occurrence, db) else { throw again }
+                        return CheckInResult(entry: head, alreadyLogged: true)
+                    }
                 }
                 if request.status == .taken {
                     if tracked[productID] == nil { tracked[productID] = try isTracked(productID, db) }
@@ -351,8 +378,28 @@ public final class RegimenService: @unchecked Sendable {
                         try recordSupplyChange(product: product, servings: revision.plan.servings, sign: -1, intake: id, at: now, db)
                     }
                 }
-                return CheckInResult(entry: try entry(id, db)!, alreadyLogged: false)
+                return CheckInResult(entry: try entry(id, db)!, alreadyLogged: false, atScheduledTime: atScheduledTime)
             }
+        }
+    }
+
+    /// Undoes a record: appends an `undone` record that supersedes it (with the matching supply change), so the
+    /// dose is back to not logged and the ledger keeps both. Idempotent: undoing a record that an undo already
+    /// supersedes returns that undo with `alreadyUndone`. Throws `ScheduleError.recordNotFound`, and
+    /// `.recordAlreadyCorrected` for a record a correction replaced (undo the newest record instead).
+    @discardableResult
+    public func undo(_ recordID: IntakeRecordID) throws -> UndoResult {
+        let now = clock.now()
+        return try database.write { db in
+            guard let old = try entry(recordID, db) else { throw ScheduleError.recordNotFound }
+            if let by = old.supersededBy {
+                guard let later = try entry(by, db), later.isUndo else { throw ScheduleError.recordAlreadyCorrected }
+                return UndoResult(entry: later, undid: old, alreadyUndone: true)
+            }
+            guard !old.isUndo else { return UndoResult(entry: old, undid: old, alreadyUndone: true) }
+            try InsightInputs.ledgerChanged(db, at: now)
+            let id = try appendCorrection(of: old, status: .undone, takenAt: old.takenAt, zone: old.timeZone, at: now, db)
+            return UndoResult(entry: try entry(id, db)!, undid: old, alreadyUndone: false)
         }
     }
 
@@ -379,33 +426,40 @@ public final class RegimenService: @unchecked Sendable {
     /// history. Throws `ScheduleError.recordNotFound` or `.recordAlreadyCorrected`.
     @discardableResult
     public func correct(_ recordID: IntakeRecordID, status: IntakeStatus, at: Date? = nil) throws -> LedgerEntry {
-        guard status != .missed else { throw ScheduleError.statusNotLoggable }
+        guard status.isLoggable else { throw ScheduleError.statusNotLoggable }
         let now = clock.now()
         return try database.write { db in
             try InsightInputs.ledgerChanged(db, at: now)
             guard let old = try entry(recordID, db) else { throw ScheduleError.recordNotFound }
             guard old.isCurrent else { throw ScheduleError.recordAlreadyCorrected }
-            let takenAt = at ?? old.takenAt
-            let zone = at == nil ? old.timeZone : clock.timeZone
-            let id = IntakeRecordID.random()
-            do {
-                try db.execute("""
-                    INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                        occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, id.rawValue, old.kind.rawValue, status.rawValue, old.productID.rawValue, old.productRevisionID.rawValue,
-                    old.scheduleRevisionID?.rawValue, old.occurrence?.day.description, old.occurrence?.slot.description,
-                    "\(old.servings)", Timestamp.string(from: takenAt), zone.identifier,
-                    LocalDay(takenAt, in: zone).description, Timestamp.string(from: now), old.id.rawValue)
-            } catch let error as DatabaseError where error.constraintKind == .unique {
-                throw ScheduleError.recordAlreadyCorrected
-            }
-            let change = (status == .taken ? 1 : 0) - (old.status == .taken ? 1 : 0)
-            if change != 0, let product = try productRevision(old.productRevisionID, db) {
-                try recordSupplyChange(product: product, servings: old.servings, sign: -change, intake: id, at: now, db)
-            }
+            if let at { try TakenTime.check(at, doseDay: old.occurrence?.day, now: now, zone: clock.timeZone) }
+            let id = try appendCorrection(of: old, status: status, takenAt: at ?? old.takenAt,
+                                          zone: at == nil ? old.timeZone : clock.timeZone, at: now, db)
             return try entry(id, db)!
         }
+    }
+
+    /// Appends the record that supersedes `old` (a correction or an undo) with its supply change.
+    private func appendCorrection(of old: LedgerEntry, status: IntakeStatus, takenAt: Date, zone: TimeZone, at now: Date,
+                                  _ db: Connection) throws -> IntakeRecordID {
+        let id = IntakeRecordID.random()
+        do {
+            try db.execute("""
+                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
+                    occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, id.rawValue, old.kind.rawValue, status.rawValue, old.productID.rawValue, old.productRevisionID.rawValue,
+                old.scheduleRevisionID?.rawValue, old.occurrence?.day.description, old.occurrence?.slot.description,
+                "\(old.servings)", Timestamp.string(from: takenAt), zone.identifier,
+                LocalDay(takenAt, in: zone).description, Timestamp.string(from: now), old.id.rawValue, old.importedFrom)
+        } catch let error as DatabaseError where error.constraintKind == .unique {
+            throw ScheduleError.recordAlreadyCorrected
+        }
+        let change = (status == .taken ? 1 : 0) - (old.status == .taken ? 1 : 0)
+        if change != 0, let product = try productRevision(old.productRevisionID, db) {
+            try recordSupplyChange(product: product, servings: old.servings, sign: -change, intake: id, at: now, db)
+        }
+        return id
     }
 
     // MARK: ledger reads
@@ -678,6 +732,7 @@ public final class RegimenService: @unchecked Sendable {
         let now = clock.now()
         let zone = clock.timeZone
         let takenAt = at ?? now
+        if let at { try TakenTime.check(at, doseDay: nil, now: now, zone: zone) }
         return try database.write { db in
             try InsightInputs.ledgerChanged(db, at: now)
             guard let product = try latestProduct(productID, db) else { throw ScheduleError.productNotFound }
@@ -805,7 +860,8 @@ public final class RegimenService: @unchecked Sendable {
                            timeZone: TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")!,
                            localDay: try day(row.get("local_day")), recordedAt: try instant(row.get("recorded_at")),
                            supersedes: try row.optional("supersedes", as: String.self).map(IntakeRecordID.init),
-                           supersededBy: try row.optional("superseded_by", as: String.self).map(IntakeRecordID.init))
+                           supersededBy: try row.optional("superseded_by", as: String.self).map(IntakeRecordID.init),
+                           importedFrom: try row.optional("imported_from"))
     }
 
     // MARK: internals: stored values

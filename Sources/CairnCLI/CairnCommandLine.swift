@@ -7,6 +7,7 @@ public enum CairnCommandLine {
     /// Every command, in the order `cairn --help` lists them.
     public static var commands: [CommandEntry] { [
         .command(ServeCommand.self),
+        .command(RemindCommand.self),
         .command(DoctorCommand.self),
         .command(InspectCommand.self),
         .group(SkinCommands.group),

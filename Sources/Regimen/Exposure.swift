@@ -54,6 +54,11 @@ public enum IntakeStatus: String, Hashable, Codable, Sendable, CaseIterable {
     case skipped
     /// Not logged as taken.
     case missed
+    /// A ledger record that undoes the record it supersedes: the dose is back to not logged.
+    case undone
+
+    /// Whether a check-in, a correction or an import may write this status (taken or skipped).
+    public var isLoggable: Bool { self == .taken || self == .skipped }
 }
 
 /// The amount of one ingredient taken in one intake.

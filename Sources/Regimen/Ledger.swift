@@ -49,12 +49,15 @@ public struct LedgerEntry: Hashable, Sendable {
     public let supersedes: IntakeRecordID?
     /// The record that corrects this one, if any (then this one no longer counts).
     public let supersededBy: IntakeRecordID?
+    /// The name of the file an imported record came from ("history.csv"; empty when not known); nil for a
+    /// dose logged in Cairn.
+    public let importedFrom: String?
 
     /// A record (normally read from storage).
     public init(id: IntakeRecordID, kind: IntakeKind, status: IntakeStatus, productID: ProductID,
                 productRevisionID: ProductRevisionID, productName: String, scheduleRevisionID: ScheduleRevisionID?,
                 occurrence: DoseOccurrence?, servings: Decimal, takenAt: Date, timeZone: TimeZone, localDay: LocalDay,
-                recordedAt: Date, supersedes: IntakeRecordID?, supersededBy: IntakeRecordID?) {
+                recordedAt: Date, supersedes: IntakeRecordID?, supersededBy: IntakeRecordID?, importedFrom: String? = nil) {
         self.id = id
         self.kind = kind
         self.status = status
@@ -70,18 +73,21 @@ public struct LedgerEntry: Hashable, Sendable {
         self.recordedAt = recordedAt
         self.supersedes = supersedes
         self.supersededBy = supersededBy
+        self.importedFrom = importedFrom
     }
 
     /// True when no later record corrects this one.
     public var isCurrent: Bool { supersededBy == nil }
     /// True when this record counts towards exposure and supply: taken and not corrected.
     public var countsAsIntake: Bool { status == .taken && isCurrent }
+    /// True when this record undoes the one it supersedes (the dose is back to not logged).
+    public var isUndo: Bool { status == .undone }
 }
 
 extension LedgerEntry: Encodable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, status, productID, productRevisionID, productName, scheduleRevisionID, doseID, scheduledDay,
-             scheduledTime, servings, takenAt, timeZone, localDay, recordedAt, supersedes, supersededBy
+             scheduledTime, servings, takenAt, timeZone, localDay, recordedAt, supersedes, supersededBy, importedFrom
     }
 
     /// JSON with exact decimal strings, UTC instants and the IANA zone name.
@@ -104,6 +110,7 @@ extension LedgerEntry: Encodable {
         try c.encode(LedgerEntry.utcText(recordedAt), forKey: .recordedAt)
         try c.encodeIfPresent(supersedes, forKey: .supersedes)
         try c.encodeIfPresent(supersededBy, forKey: .supersededBy)
+        try c.encodeIfPresent(importedFrom, forKey: .importedFrom)
     }
 
     /// "2026-03-01T07:00:00Z": the UTC text used in exports.

@@ -369,6 +369,12 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case pageOutOfRange
     /// A range whose end is before its start.
     case rangeEndsBeforeStart
+    /// A "taken at" time that is not HH:MM, a day and a time, or an ISO 8601 time.
+    case unreadableTakenTime
+    /// A "taken at" time later than now.
+    case takenInFuture
+    /// A "taken at" time on another day than the dose's own day or today.
+    case takenOutsideDoseDay
 
     /// The "not found" kinds (answered 404 on the web).
     public var namesNoRecord: Bool {
@@ -409,6 +415,9 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .supplyOutOfRange: "A count on hand must be from 0 to 1,000,000."
         case .pageOutOfRange: "A page holds 1 to 1000 entries, from an offset of 0 or more."
         case .rangeEndsBeforeStart: "The end date is before the start date."
+        case .unreadableTakenTime: "Write the time it was taken as HH:MM, for example 08:05 (or a date and a time: 2026-03-10 08:05)."
+        case .takenInFuture: "That time is later than now. Give the time the dose was really taken."
+        case .takenOutsideDoseDay: "A dose is logged at a time on its own day or today. Check the date."
         }
     }
 }

@@ -105,13 +105,15 @@ public final class Database: @unchecked Sendable {
         }
     }
     /// Runs `body` with the connection outside any transaction (for statements SQLite refuses inside one,
-    /// such as `VACUUM` or some pragmas). Prefer `read`/`write`.
+    /// such as `VACUUM` or some pragmas). Prefer `read`/`write`. The idle readers are closed first: some of those
+    /// statements (leaving WAL mode) need the only connection to the file.
     public func withoutTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         guard !inTransaction, !isInTransactionOnThisThread else {
             throw DatabaseError.misuse("withoutTransaction called inside a transaction")
         }
+        closeReaders()
         inTransaction = true
         defer { inTransaction = false }
         return try body(try openConnection())

@@ -100,4 +100,90 @@ extension CairnSchema {
             CREATE INDEX regimen_supply_by_product ON regimen_supply_changes (product_id, id);
             """)
     }
+
+    /// Today's undo and the origin of imported doses: `regimen_intake` is rebuilt (the SQLite way: a new table,
+    /// the rows copied, the old one dropped, the new one renamed, its indexes made again) so that
+    /// - `status` may be `undone`: a record that undoes the record it supersedes (the dose is back to not
+    ///   logged; the history keeps both). An undone record always supersedes one;
+    /// - `imported_from` names the file an imported record came from (`''` for the records imported before
+    ///   this migration, whose file name was not kept); NULL for doses logged in Cairn.
+    static let intakeUndo = Migration(id: "2026-12-01.intake-undo") { db in
+        try db.executeScript("""
+            CREATE TABLE regimen_intake_new (
+                id                   TEXT PRIMARY KEY,
+                kind                 TEXT NOT NULL CHECK (kind IN ('scheduled', 'as-needed', 'extra')),
+                status               TEXT NOT NULL CHECK (status IN ('taken', 'skipped', 'undone')),
+                product_id           TEXT NOT NULL REFERENCES regimen_products(id),
+                product_revision_id  TEXT NOT NULL REFERENCES regimen_product_revisions(id),
+                schedule_revision_id TEXT REFERENCES regimen_schedule_revisions(id),
+                occurrence_day       TEXT,
+                occurrence_slot      TEXT,
+                servings             TEXT NOT NULL CHECK (length(servings) > 0),
+                taken_at             TEXT NOT NULL,
+                time_zone            TEXT NOT NULL CHECK (length(time_zone) > 0),
+                local_day            TEXT NOT NULL CHECK (length(local_day) = 10),
+                recorded_at          TEXT NOT NULL,
+                supersedes           TEXT UNIQUE REFERENCES regimen_intake_new(id),
+                imported_from        TEXT,
+                import_run           INTEGER REFERENCES regimen_intake_import_runs(id),
+                CHECK ((kind = 'scheduled') = (occurrence_day IS NOT NULL AND occurrence_slot IS NOT NULL)),
+                CHECK ((kind = 'extra') = (schedule_revision_id IS NULL)),
+                CHECK (status <> 'undone' OR supersedes IS NOT NULL)
+            );
+            INSERT INTO regimen_intake_new (id, kind, status, product_id, product_revision_id, schedule_revision_id,
+                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from, import_run)
+            SELECT i.id, i.kind, i.status, i.product_id, i.product_revision_id, i.schedule_revision_id, i.occurrence_day,
+                i.occurrence_slot, i.servings, i.taken_at, i.time_zone, i.local_day, i.recorded_at, i.supersedes,
+                CASE WHEN EXISTS (SELECT 1 FROM regimen_intake_imports m WHERE m.intake_id = i.id) THEN '' END,
+                i.import_run
+            FROM regimen_intake i ORDER BY i.rowid;
+            DROP TABLE regimen_intake;
+            ALTER TABLE regimen_intake_new RENAME TO regimen_intake;
+            CREATE UNIQUE INDEX regimen_intake_one_check_in_per_dose
+                ON regimen_intake (schedule_revision_id, occurrence_day, occurrence_slot)
+                WHERE kind = 'scheduled' AND supersedes IS NULL;
+            CREATE INDEX regimen_intake_by_time ON regimen_intake (taken_at);
+            CREATE INDEX regimen_intake_by_product_time ON regimen_intake (product_id, taken_at);
+            CREATE INDEX regimen_intake_by_local_day ON regimen_intake (local_day);
+            CREATE INDEX regimen_intake_by_occurrence_day ON regimen_intake (occurrence_day) WHERE occurrence_day IS NOT NULL;
+            """)
+    }
+
+    /// Reminders: effective-dated preferences (a change is a new row in force from its day on; the newest row of
+    /// a day wins), per-schedule on/off switches dated the same way, and what was sent (append-only), so a dose
+    /// is reminded once, repeats count, a snooze is kept and a morning summary is sent once a day.
+    static let reminders = Migration(id: "2026-12-01.reminders") { db in
+        try db.executeScript("""
+            CREATE TABLE reminder_preferences (
+                id              INTEGER PRIMARY KEY,
+                effective_from  TEXT NOT NULL CHECK (length(effective_from) = 10),
+                quiet_start     TEXT CHECK (quiet_start IS NULL OR length(quiet_start) = 5),
+                quiet_end       TEXT CHECK (quiet_end IS NULL OR length(quiet_end) = 5),
+                show_names      INTEGER NOT NULL CHECK (show_names IN (0, 1)),
+                repeat_minutes  INTEGER NOT NULL CHECK (repeat_minutes BETWEEN 0 AND 720),
+                repeat_limit    INTEGER NOT NULL CHECK (repeat_limit BETWEEN 0 AND 20),
+                morning_summary INTEGER NOT NULL CHECK (morning_summary IN (0, 1)),
+                refill_days     INTEGER NOT NULL CHECK (refill_days BETWEEN 0 AND 90),
+                recorded_at     TEXT NOT NULL,
+                CHECK ((quiet_start IS NULL) = (quiet_end IS NULL))
+            );
+            CREATE TABLE reminder_schedule_switches (
+                id             INTEGER PRIMARY KEY,
+                schedule_id    TEXT NOT NULL REFERENCES regimen_schedules(id),
+                effective_from TEXT NOT NULL CHECK (length(effective_from) = 10),
+                enabled        INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+                recorded_at    TEXT NOT NULL
+            );
+            CREATE INDEX reminder_switches_by_schedule ON reminder_schedule_switches (schedule_id, effective_from);
+            CREATE TABLE reminder_deliveries (
+                id       INTEGER PRIMARY KEY,
+                subject  TEXT NOT NULL CHECK (length(subject) > 0),
+                kind     TEXT NOT NULL CHECK (kind IN ('due', 'repeat', 'catch-up', 'snooze', 'summary', 'refill')),
+                sent_at  TEXT NOT NULL,
+                until    TEXT,
+                CHECK ((kind = 'snooze') = (until IS NOT NULL))
+            );
+            CREATE INDEX reminder_deliveries_by_subject ON reminder_deliveries (subject, id);
+            """)
+    }
 }

@@ -23,6 +23,8 @@ public struct WebServices: Sendable {
     public var labelScanner: LabelScanService?
     /// The PDF reports (made for a download, stored nowhere).
     public var reports: ReportService
+    /// Reminder preferences.
+    public var reminders: ReminderService
 
     /// The services of one opened vault (tests replace `settings` with a double).
     public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil) {
@@ -34,6 +36,7 @@ public struct WebServices: Sendable {
         outcomes = application.outcomes
         insights = application.insights
         reports = application.reports
+        reminders = application.reminders
         self.labelScanner = labelScanner
     }
 }
@@ -71,6 +74,7 @@ public struct WebApplication: Sendable {
             + HomePage.routes(services)
             + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
             + SettingsPages.routes(services.settings, csrfToken: csrfToken)
+            + ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, csrfToken: csrfToken)
             + SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken)
             + SmilePages.routes(services.smile, csrfToken: csrfToken)
             + RegimenPages.routes(services.regimen, csrfToken: csrfToken)

@@ -53,6 +53,10 @@ private func collectFormField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_Value
     guard let cls, let key else { return .YES }
     let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
     let name = String(cString: key)
+    if let filename, offset == 0 {
+        // The uploaded file's own name, beside its bytes ("file.filename" for a field "file").
+        state.fields[name + ".filename"] = Data(String(cString: filename).utf8)
+    }
     if let data, size > 0 {
         state.appendField(name, UnsafeRawPointer(data), count: size)
     } else if state.fields[name] == nil {

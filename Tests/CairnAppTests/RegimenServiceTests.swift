@@ -415,7 +415,7 @@ final class Results: @unchecked Sendable {
 // MARK: exposure
 
 @Test func exposureSumsCompatibleAmountsAndKeepsIncompatibleUnitsApart() throws {
-    let f = try RegimenFixture(now: "2026-03-10T23:00:00Z")
+    let f = try RegimenFixture(now: "2026-03-11T23:00:00Z")
     defer { f.remove() }
     let mcg = try f.vitaminD(name: "D mcg")
     let iu = try f.vitaminD(name: "D IU", mcg: "1000", unit: .iu)
@@ -532,4 +532,114 @@ final class Results: @unchecked Sendable {
     }
     #expect(implausible.messages(for: .ingredients).first?.contains("far beyond any product sold") == true)
     #expect(throws: ScheduleError.productNotFound) { try f.service.editProduct("nope", ProductInput(name: "X")) }
+}
+
+// MARK: Today: taken at, undo, as-needed doses, imported doses
+
+@Test func aPastDoseLoggedWithoutATimeIsRecordedAtItsScheduledTimeOnItsOwnDay() throws {
+    let f = try RegimenFixture(now: "2026-03-10T12:33:00Z", zone: "Europe/Berlin")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    let schedule = try f.daily(d, "08:00")
+    let yesterday = DoseOccurrence(revisionID: schedule.id, day: day("2026-03-09"), slot: slots("08:00")[0])
+    let result = try f.service.checkIn(yesterday.doseID, status: .taken)
+    #expect(result.atScheduledTime)
+    #expect(result.entry.takenAt == utc("2026-03-09T07:00:00Z"), "08:00 in Berlin, not the moment of logging")
+    #expect(result.entry.localDay == day("2026-03-09"))
+    let exposure = try f.service.exposure(in: day("2026-03-09")...day("2026-03-10"))
+    #expect(exposure.products.map(\.day) == [day("2026-03-09")], "exposure counts the dose on the day it was due")
+    let todays = try f.service.checkIn(f.service.todayView().doses[0].doseID, status: .taken)
+    #expect(!todays.atScheduledTime && todays.entry.takenAt == utc("2026-03-10T12:33:00Z"), "a dose of today without a time: now")
+}
+
+@Test func takenAtIsEarlierTodayOrOnTheDosesDayAndNeverInTheFuture() throws {
+    let f = try RegimenFixture(now: "2026-03-10T12:33:20Z", zone: "Europe/Berlin")  // 13:33 in Berlin
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    let schedule = try f.daily(d, "08:00")
+    let dose = try f.service.todayView().doses[0]
+    let at = try f.service.takenTime("08:05", forDoseOn: dose.occurrence.day)
+    #expect(at == utc("2026-03-10T07:05:00Z"))
+    #expect(try f.service.takenTime("13:33", forDoseOn: dose.occurrence.day) == utc("2026-03-10T12:33:00Z"), "this minute is now")
+    #expect(throws: ScheduleError.takenInFuture) { try f.service.takenTime("13:34", forDoseOn: dose.occurrence.day) }
+    #expect(throws: ScheduleError.unreadableTakenTime) { try f.service.takenTime("8 o'clock", forDoseOn: dose.occurrence.day) }
+    #expect(throws: ScheduleError.takenOutsideDoseDay) { try f.service.takenTime("2026-03-08 22:00", forDoseOn: dose.occurrence.day) }
+    // Yesterday's dose: its own day or today, not before.
+    let yesterday = DoseOccurrence(revisionID: schedule.id, day: day("2026-03-09"), slot: slots("08:00")[0])
+    #expect(try f.service.takenTime("2026-03-10 00:30", forDoseOn: yesterday.day) == utc("2026-03-09T23:30:00Z"))
+    #expect(try f.service.takenTime("2026-03-09T09:00:00Z", forDoseOn: yesterday.day) == utc("2026-03-09T09:00:00Z"))
+    // Every door: the service refuses a future instant whatever parsed it, and writes nothing.
+    #expect(throws: ScheduleError.takenInFuture) { try f.service.checkIn(dose.doseID, status: .taken, at: utc("2026-03-10T14:00:00Z")) }
+    #expect(throws: ScheduleError.takenInFuture) { try f.service.logExtra(d.product.id, at: utc("2026-03-11T08:00:00Z")) }
+    #expect(try f.count("regimen_intake") == 0)
+    let logged = try f.service.checkIn(dose.doseID, status: .taken, at: at)
+    #expect(logged.entry.takenAt == at && !logged.atScheduledTime)
+}
+
+@Test func undoAppendsARecordTheDoseIsNotLoggedAndCanBeLoggedAgainOnce() throws {
+    let f = try RegimenFixture(now: "2026-03-10T09:00:00Z")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    try f.service.setSupply(d.product.id, count: 30)
+    try f.daily(d, "08:00")
+    let dose = try f.service.todayView().doses[0].doseID
+    let taken = try f.service.checkIn(dose, status: .taken)
+    #expect(try f.service.supply(d.product.id)?.onHand == 29)
+    let undo = try f.service.undo(taken.entry.id)
+    #expect(!undo.alreadyUndone && undo.entry.isUndo && undo.entry.supersedes == taken.entry.id)
+    #expect(try f.service.undo(taken.entry.id).alreadyUndone, "undoing twice writes nothing new")
+    #expect(try f.service.todayView().doses[0].state == .notLogged)
+    #expect(try f.service.supply(d.product.id)?.onHand == 30, "the undone dose gives its units back")
+    #expect(try f.service.exposure(in: day("2026-03-10")...day("2026-03-10")).products.isEmpty)
+    // Logged again (from any door): one new record that supersedes the undo; a second "taken" keeps it.
+    let again = try f.service.checkIn(dose, status: .taken)
+    #expect(!again.alreadyLogged && again.entry.supersedes == undo.entry.id)
+    #expect(try f.service.checkIn(dose, status: .taken).alreadyLogged)
+    #expect(try f.service.todayView().doses[0].state == .taken)
+    #expect(try f.service.supply(d.product.id)?.onHand == 29)
+    let history = try f.service.ledger().entries
+    #expect(history.count == 3, "append-only: taken, undone, taken again")
+    #expect(history.map(\.status).sorted { $0.rawValue < $1.rawValue } == [.taken, .taken, .undone])
+    #expect(throws: ScheduleError.recordAlreadyCorrected) { try f.service.undo(IntakeRecordID(undo.entry.id.rawValue)) }
+}
+
+@Test func asNeededAndExtraDosesLoggedTodayAreOnTodayWithTheirTimes() throws {
+    let f = try RegimenFixture(now: "2026-03-10T15:00:00Z")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    let plan = try SchedulePlan(productID: d.product.id, times: [], recurrence: .asNeeded, startDay: day("2026-03-01"))
+    let schedule = try f.service.addSchedule(plan)
+    let first = try f.service.logAsNeeded(schedule.scheduleID, at: utc("2026-03-10T09:30:00Z"))
+    try f.service.logExtra(d.product.id, at: utc("2026-03-09T09:30:00Z"))
+    let view = try f.service.todayView()
+    #expect(view.unscheduledLogged.map(\.id) == [first.id], "yesterday's extra dose is not today's")
+    try f.service.undo(first.id)
+    #expect(try f.service.todayView().unscheduledLogged.isEmpty)
+}
+
+@Test func eachDoseOfTodayIsInOneGroupAndTheNextToLogIsTheFirstOpenDose() throws {
+    let f = try RegimenFixture(now: "2026-03-10T13:30:00Z")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    try f.daily(d, "08:00", "13:00", "20:00", "22:00")
+    let view = try f.service.todayView()
+    #expect(view.currentBatch.map(\.occurrence.slot.description) == ["13:00"])
+    #expect(view.earlierOpen.map(\.occurrence.slot.description) == ["08:00"])
+    #expect(view.laterToday.map(\.occurrence.slot.description) == ["20:00", "22:00"])
+    #expect(view.tomorrow.isEmpty, "tomorrow shows only when today has nothing left after the batch")
+    #expect(view.nextToLog?.occurrence.slot.description == "13:00")
+    for dose in view.doses { try f.service.checkIn(dose.doseID, status: .taken) }
+    let done = try f.service.todayView()
+    #expect(done.nextToLog == nil && done.loggedToday.count == 4)
+    #expect(done.tomorrow.map(\.occurrence.day) == [day("2026-03-11")])
+}
+
+@Test func importedDosesKeepTheNameOfTheirFile() throws {
+    let f = try RegimenFixture(now: "2026-03-10T15:00:00Z")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    let csv = "date,time,time zone,product,amount,status\n2026-03-09,08:00,UTC,\(d.product.name),1,taken\n"
+    try f.service.importIntakeHistory(Data(csv.utf8), sourceName: "/home/me/Downloads/history.csv")
+    let entry = try #require(try f.service.ledger().entries.first)
+    #expect(entry.importedFrom == "history.csv" && entry.status == .taken)
 }

@@ -8,8 +8,8 @@ import Testing
             let vault = dir.appendingPathComponent("vault").path
             let run = cairn("--data-dir", vault, "regimen", "outcomes", "import-health", HealthXML.sample.path)
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.out == ["Imported 2 new health records; 0 were already in Cairn.",
-                                "Skipped 6 records of 4 types Cairn does not read."])
+            #expect(run.out == ["2 new health records imported; 0 were already in Cairn.",
+                                "6 records of 4 types Cairn does not read were skipped."])
             let again = cairn("--data-dir", vault, "regimen", "outcomes", "import-health", HealthXML.sample.path, "--json")
             #expect(again.status == 0)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
@@ -23,7 +23,7 @@ import Testing
         try withTemporaryDirectory { dir in
             let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import", HealthXML.sample.path)
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.out.first == "Imported 2 new health records; 0 were already in Cairn.")
+            #expect(run.out.first == "2 new health records imported; 0 were already in Cairn.")
         }
     }
 
@@ -35,7 +35,7 @@ import Testing
                 + HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "0", start: "2024-01-01 08:00:00 +0000")), to: file)
             let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import-health", file.path)
             #expect(run.status == 0)
-            #expect(run.out == ["Imported 0 new health records; 0 were already in Cairn.", "Left out 2 records:",
+            #expect(run.out == ["0 new health records imported; 0 were already in Cairn.", "Left out 2 records, with their reason:",
                                 "  1 resting heart rates of zero or less, or above 300", "  1 step counts below zero"])
         }
     }

@@ -12,6 +12,7 @@ private let expectedHelp: [String: String] = [
 
     Commands:
       serve      Start the local web app on this computer (127.0.0.1 only) and print its address.
+      remind     Show dose reminders as desktop notifications, with Taken, Skip and Snooze.
       doctor     Report which native libraries and models are present, and where the vault is.
       inspect    List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries.
       skin       The Skin journal: areas, photos and how much they differ from the first one.
@@ -31,7 +32,7 @@ private let expectedHelp: [String: String] = [
     "cairn serve": #"""
     Start the local web app on this computer (127.0.0.1 only) and print its address.
 
-    Usage: cairn serve [--port N] [--host HOST]
+    Usage: cairn serve [--port N] [--host HOST] [--open]
 
     The printed address carries a secret for this launch: open it in a browser on this computer.
     Stop with Ctrl+C.
@@ -39,6 +40,7 @@ private let expectedHelp: [String: String] = [
     Options:
       --port N      The port to listen on (default 8737; 0 picks a free one).
       --host HOST   127.0.0.1 or localhost. Cairn never listens on any other address.
+      --open        Also open the address in your default browser (what the desktop entry does).
     """#,
     "cairn doctor": #"""
     Report which native libraries and models are present, and where the vault is.
@@ -294,6 +296,7 @@ private let expectedHelp: [String: String] = [
       take        Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose.
       skip        Log a scheduled dose as skipped (it never counts as taken).
       correct     Correct a log entry: a new entry replaces it, and the history keeps both.
+      undo        Undo a log entry: the dose is back to not logged, and the history keeps both entries.
       ledger      List log entries, newest first, corrected entries included.
       export      Export the whole log as CSV or JSON.
       import      Import past doses from a CSV file (another app's history).
@@ -303,6 +306,7 @@ private let expectedHelp: [String: String] = [
       scan        Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
       supply      Counts on hand and when they run out.
       outcomes    Outcome series: daily ratings and other values you track.
+      reminders   Reminder preferences: quiet hours, names, repeats, summaries, per schedule.
     """#,
     "cairn regimen products": #"""
     List, add, show and edit products.
@@ -488,12 +492,14 @@ private let expectedHelp: [String: String] = [
 
     Usage: cairn regimen take DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]
 
-    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
-    another window) changes nothing and says so.
+    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here, the page
+    or a reminder) changes nothing and says so. A dose of an earlier day logged without --at is recorded
+    at its scheduled time, so it counts on the day it was due. A time is never later than now, and is on
+    the dose's own day or today.
 
     Options:
-      --at TIME              When it was taken: HH:MM on the dose's day, or an ISO 8601 time
-                             (2026-03-10T08:05:00Z). Default: now.
+      --at TIME              When it was taken: HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO
+                             8601 time (2026-03-10T08:05:00Z). Default: now (a past day's dose: its time).
       --extra PRODUCT        Log an unscheduled dose of a product (id or exact name).
       --servings N           Servings of an extra dose (default 1).
       --as-needed SCHEDULE   Log a dose of an as-needed schedule.
@@ -504,7 +510,8 @@ private let expectedHelp: [String: String] = [
     Usage: cairn regimen skip DOSE-ID [--at TIME]
 
     Options:
-      --at TIME   HH:MM on the dose's day, or an ISO 8601 time. Default: now.
+      --at TIME   HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO 8601 time. Default: now
+                  (a past day's dose: its time).
     """#,
     "cairn regimen correct": #"""
     Correct a log entry: a new entry replaces it, and the history keeps both.
@@ -794,7 +801,7 @@ private let expectedHelp: [String: String] = [
       - every outcome series and its entries
       - all Apple Health data you imported
       - every insight
-      - your settings
+      - your settings, your reminder settings and the record of reminders sent
       - the database's journal and WAL files, and any temporary files Cairn left in the vault
     There is no undo. Backups, reports and exports you saved elsewhere are not touched. --yes confirms that you mean it.
 
@@ -847,6 +854,67 @@ private let expectedHelp: [String: String] = [
     Options:
       --passphrase-file FILE   Read the passphrase from the first line of FILE.
       --passphrase-fd N        Read the passphrase from the first line of file descriptor N.
+    """#,
+    "cairn remind": #"""
+    Show dose reminders as desktop notifications, with Taken, Skip and Snooze.
+
+    Usage: cairn remind [--once] | --install | --uninstall
+
+    Runs until stopped (Ctrl+C), checking every 30 seconds. 'cairn serve' runs the same reminders, so
+    you need this only to get reminders without the app open. A dose logged anywhere (page, CLI or a
+    notification) is not reminded again. The text is discreet unless product names are turned on
+    ('cairn regimen reminders set --names on').
+
+    Options:
+      --once        Check once, show what is due, and exit.
+      --install     Write a systemd user service that runs 'cairn remind' at login.
+      --uninstall   Remove that service.
+    """#,
+    "cairn regimen undo": #"""
+    Undo a log entry: the dose is back to not logged, and the history keeps both entries.
+
+    Usage: cairn regimen undo RECORD-ID
+
+    RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip'.
+    """#,
+    "cairn regimen reminders": #"""
+    Reminder preferences: quiet hours, names, repeats, summaries, per schedule.
+
+    Usage: cairn regimen reminders <command> [options]
+
+    Commands:
+      show       Show the reminder preferences in force today and the schedules with reminders off.
+      set        Change reminder preferences from a day on (earlier days keep theirs).
+      schedule   Turn the reminders of one schedule on or off from a day on.
+    """#,
+    "cairn regimen reminders show": #"""
+    Show the reminder preferences in force today and the schedules with reminders off.
+
+    Usage: cairn regimen reminders show
+    """#,
+    "cairn regimen reminders set": #"""
+    Change reminder preferences from a day on (earlier days keep theirs).
+
+    Usage: cairn regimen reminders set [--quiet HH:MM-HH:MM|off] [--names on|off] [--repeat MINUTES] [--repeat-limit N] [--summary on|off] [--refill-days N] [--from DATE]
+
+    Options not given keep their current value.
+
+    Options:
+      --quiet HH:MM-HH:MM|off   Quiet hours: no notification in this span (it may cross midnight).
+      --names on|off            Name the products in the text (default off).
+      --repeat MINUTES          Remind again every MINUTES until logged, 0-720 (0: no repeat).
+      --repeat-limit N          At most N repeats of one dose, 0-20 (default 3).
+      --summary on|off          A morning summary of yesterday's unlogged doses (default on).
+      --refill-days N           Warn at N days of supply left, 0-90 (0: off; default 7).
+      --from DATE               The first day the change is in force, YYYY-MM-DD (default today).
+    """#,
+    "cairn regimen reminders schedule": #"""
+    Turn the reminders of one schedule on or off from a day on.
+
+    Usage: cairn regimen reminders schedule SCHEDULE on|off [--from DATE]
+
+    Options:
+      --from DATE   The first day the change is in force, YYYY-MM-DD (default today).
     """#,
 ]
 

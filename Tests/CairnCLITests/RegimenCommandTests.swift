@@ -171,7 +171,7 @@ extension RegimenCLI {
         let corrected = cli.run("correct", record, "--status", "taken")
         #expect(corrected.status == 0 && corrected.stdout.contains("replaces \(record)"))
         #expect(cli.run("correct", record, "--status", "taken").stderr.contains("already corrected"))
-        #expect(cli.run("ledger").stdout.contains("(corrected by "))
+        #expect(cli.run("ledger").stdout.contains("(replaced by "))
 
         let csv = cli.run("export", "--format", "csv")
         #expect(csv.status == 0)
@@ -269,5 +269,57 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         #expect(run.stderr.contains("  NAME: A product needs a name."), "\(run.stderr)")
         #expect(run.stderr.contains("  --serving: Write one serving as a number of units"))
         #expect(run.stderr.contains("  INGREDIENT row 1: The unit is not one Cairn knows."))
+    }
+}
+
+@Test func takeForAPastDoseWithoutAtRecordsItsScheduledTimeAndSaysSo() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)
+        _ = try cli.setUpVitaminD()
+        let today = doseIDs(try cli.today()["doses"])[0]
+        let yesterday = today.replacingOccurrences(of: "_2026-03-10_", with: "_2026-03-09_")
+        let take = cli.run("take", yesterday)
+        #expect(take.status == 0, "\(take.stderr)")
+        #expect(take.stdout.contains("at its scheduled time 2026-03-09 08:00 because no --at was given"))
+        let entries = try #require((try cli.json("ledger") as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.first?["takenAt"] as? String == "2026-03-09T07:00:00Z" && entries.first?["localDay"] as? String == "2026-03-09")
+        let future = cli.run("take", today, "--at", "14:00")
+        #expect(future.status == 1 && future.stderr.contains("That time is later than now."))
+        let unreadable = cli.run("take", today, "--at", "soon")
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("Write the time it was taken as HH:MM"))
+    }
+}
+
+@Test func undoPutsTheDoseBackAndTheLedgerShowsWhatItUndoes() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)
+        _ = try cli.setUpVitaminD()
+        let dose = doseIDs(try cli.today()["doses"])[0]
+        #expect(cli.run("take", dose).status == 0)
+        let record = try #require(((try cli.json("ledger") as? [String: Any])?["entries"] as? [[String: Any]])?.first?["id"] as? String)
+        let undo = cli.run("undo", record)
+        #expect(undo.status == 0 && undo.stdout.hasPrefix("Undone: Vitamin D3, 08:00 on 2026-03-10 was logged as taken"))
+        #expect(cli.run("undo", record).stdout.hasPrefix("Already undone"))
+        #expect((try cli.today()["doses"] as? [[String: Any]])?.first?["state"] as? String == "not-logged")
+        let ledger = cli.run("ledger").stdout
+        #expect(ledger.contains("undone") && ledger.contains("(undoes \(record))"))
+        #expect(cli.run("undo", "nope").stderr.contains("There is no log entry with that id."))
+    }
+}
+
+@Test func reminderPreferencesAreSetFromADayAndShown() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)
+        let schedule = try cli.setUpVitaminD()
+        let set = cli.run("reminders", "set", "--quiet", "22:00-07:00", "--repeat", "15", "--names", "on")
+        #expect(set.status == 0, "\(set.stderr)")
+        let shown = cli.run("reminders", "show").stdout
+        #expect(shown.contains("Quiet hours: 22:00-07:00") && shown.contains("every 15 minutes, at most 3 times"))
+        #expect(shown.contains("Product names in the text: on"))
+        let half = cli.run("reminders", "set", "--quiet", "22:00")
+        #expect(half.status == 2 && half.stderr.contains("Quiet hours need a start and an end"), "\(half.stderr)")
+        #expect(cli.run("reminders", "schedule", schedule, "off").status == 0)
+        #expect(cli.run("reminders", "show").stdout.contains("Schedules with reminders off: Vitamin D3"))
+        #expect(cli.run("reminders", "schedule", schedule, "maybe").status == 2)
     }
 }

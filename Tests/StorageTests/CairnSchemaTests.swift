@@ -142,6 +142,31 @@ import Testing
                            "2026-11-30T10:05:00.000Z", "2026-11-30T10:05:01.000Z")
             try db.execute("UPDATE regimen_intake SET import_run = 1 WHERE id = 'i-4'")
         },
+        "2026-12-01.intake-undo": { db in
+            try db.executeScript("""
+                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id, occurrence_day,
+                    occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from)
+                    VALUES ('i-5', 'scheduled', 'taken', 'p-1', 'pr-1', 'sr-1', '2026-11-30', '21:00', '1',
+                            '2026-11-30T20:00:00.000Z', 'Europe/Berlin', '2026-11-30', '2026-11-30T20:00:01.000Z', NULL, NULL),
+                           ('i-6', 'scheduled', 'undone', 'p-1', 'pr-1', 'sr-1', '2026-11-30', '21:00', '1',
+                            '2026-11-30T20:00:00.000Z', 'Europe/Berlin', '2026-11-30', '2026-11-30T20:01:00.000Z', 'i-5', NULL),
+                           ('i-7', 'extra', 'taken', 'p-1', 'pr-1', NULL, NULL, NULL, '1', '2026-11-21T07:30:00.000Z',
+                            'Europe/Berlin', '2026-11-21', '2026-11-30T20:02:00.000Z', NULL, 'history ✓.csv');
+                INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES ('i-7', 'p-1|2026-11-21T07:30:00.000Z|1');
+                """)
+        },
+        "2026-12-01.reminders": { db in
+            try db.executeScript("""
+                INSERT INTO reminder_preferences (effective_from, quiet_start, quiet_end, show_names, repeat_minutes, repeat_limit,
+                    morning_summary, refill_days, recorded_at)
+                    VALUES ('2026-11-30', '22:00', '07:00', 0, 15, 3, 1, 7, '2026-11-30T08:00:00.000Z');
+                INSERT INTO reminder_schedule_switches (schedule_id, effective_from, enabled, recorded_at)
+                    VALUES ('s-1', '2026-11-30', 0, '2026-11-30T08:00:00.000Z');
+                INSERT INTO reminder_deliveries (subject, kind, sent_at, until)
+                    VALUES ('sr-1_2026-11-30_0800', 'due', '2026-11-30T07:00:00.000Z', NULL),
+                           ('sr-1_2026-11-30_0800', 'snooze', '2026-11-30T07:01:00.000Z', '2026-11-30T07:11:00.000Z');
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript("""
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)

@@ -52,10 +52,10 @@ private final class HealthSite {
     let before = site.vaultFiles
     let first = site.upload(sampleExport)
     #expect(first.status == 200)
-    #expect(first.bodyText.contains("2 new records imported; 0 were already in Cairn."))
+    #expect(first.bodyText.contains("2 new health records imported; 0 were already in Cairn."))
     #expect(first.bodyText.contains(/records? of (a type|[0-9,]+ types) Cairn does not read (was|were) skipped/))
     let again = site.upload(sampleExport)
-    #expect(again.bodyText.contains("0 new records imported; 2 were already in Cairn."))
+    #expect(again.bodyText.contains("0 new health records imported; 2 were already in Cairn."))
     #expect(site.vaultFiles == before)
     #expect(try site.cairn.health.dailyValues()["sleep_in_bed"]?.isEmpty == false)
 }

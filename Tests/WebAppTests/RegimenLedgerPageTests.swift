@@ -21,8 +21,10 @@ import Testing
     let fix = try site.regimen.correct(first.id, status: .skipped)
     let page = site.get("/regimen/ledger").bodyText
     let short = RegimenLedgerPage.short
-    #expect(page.contains("replaced: corrected by record \(short(fix.id))"))
-    #expect(page.contains("corrects record \(short(first.id))"))
+    let when = RegimenPages.time(first.takenAt, in: first.timeZone, withDay: true)
+    #expect(page.contains("replaced: corrected to skipped at \(when)"))
+    #expect(page.contains("corrects the entry taken at \(when)"))
+    #expect(!page.contains("record \(short(first.id))") && !page.contains("record \(short(fix.id))"), "no record ids in the page's text")
     #expect(page.contains("<s>taken</s> (replaced)"))
     #expect(page.contains("<td class=\"regimen-status\">skipped</td>"))
     #expect(page.contains("regimen-row regimen-taken regimen-replaced"))
@@ -93,4 +95,22 @@ private func historyUpload(_ site: RegimenSite, _ text: String, csrf: String? = 
     #expect(try site.allRecords().count == 1)
     #expect(site.get("/regimen/ledger/import").status == 405)
     #expect(ProductWording.bannedWords(in: done.bodyText + bad.bodyText).isEmpty)
+}
+
+@Test func anUndoReadsAsAnUndoOfWhatItCorrectsAndImportedDosesNameTheirFile() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    try site.addDailySchedule(for: product)
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let first = try site.regimen.checkIn(dose.doseID, status: .taken).entry
+    try site.regimen.undo(first.id)
+    let csv = "date,time,time zone,product,amount,status\n2026-01-09,08:00,UTC,Vitamin D3,1,taken\n"
+    try site.regimen.importIntakeHistory(Data(csv.utf8), sourceName: "history.csv")
+    let page = site.get("/regimen/ledger").bodyText
+    let when = RegimenPages.time(first.takenAt, in: first.timeZone, withDay: true)
+    #expect(page.contains("undoes the entry taken at \(when)"))
+    #expect(page.contains("<td class=\"regimen-status\">undone</td>"))
+    #expect(page.contains("imported from history.csv"))
+    #expect(!page.contains("extra dose"), "an imported dose reads as imported, not as an extra dose")
+    #expect(!page.contains("record "), "no internal record ids")
 }

@@ -11,8 +11,10 @@ final class RegimenSite {
     let cairn: CairnApplication
     let app: WebApplication
 
-    init(labelScanner: LabelScanService? = nil) throws {
-        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
+    init(labelScanner: LabelScanService? = nil, clock: (any Clock)? = nil) throws {
+        let path = directory.path
+        cairn = try clock.map { try CairnApplication.open(dataDirectory: path, environment: [:], clock: $0) }
+            ?? CairnApplication.open(dataDirectory: path, environment: [:])
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
         services.labelScanner = labelScanner
@@ -173,4 +175,90 @@ final class RegimenSite {
         #expect(!html.contains("style=") && !html.contains("<style") && !html.contains("<script>"))
         #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
     }
+}
+
+// MARK: Today: each dose once, taken at, undo, focus
+
+private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSite {
+    try RegimenSite(clock: FixedClock(ISO8601DateFormatter().date(from: now)!, timeZone: TimeZone(identifier: zone)!))
+}
+
+@Test func eachDoseOfTodayIsListedOnce() throws {
+    let site = try fixedSite("2026-03-10T13:30:00Z")
+    let product = try site.addProduct()
+    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00", "13:00", "20:00"].compactMap(TimeSlot.init(parsing:)),
+                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    let page = site.get("/regimen").bodyText
+    for dose in try site.regimen.todayView().doses {
+        #expect(page.components(separatedBy: "id=\"dose-\(dose.doseID)\"").count == 2, "\(dose.occurrence.slot) once")
+    }
+    #expect(page.contains("Later today") && page.contains("Earlier today, not logged yet"))
+    #expect(!page.contains("The rest of today"))
+}
+
+@Test func takenAtLogsTheTimeGivenAndAFutureTimeIsRefusedBesideItsField() throws {
+    let site = try fixedSite("2026-03-10T12:33:00Z", zone: "Europe/Berlin")
+    let product = try site.addProduct()
+    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00", "21:00"].compactMap(TimeSlot.init(parsing:)),
+                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    let refused = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "14:00"])
+    #expect(refused.status == 400)
+    #expect(refused.bodyText.contains("id=\"at-error-\(dose.doseID)\""), "the error sits beside the field")
+    #expect(refused.bodyText.contains("That time is later than now."))
+    #expect(refused.bodyText.contains("aria-invalid=\"true\""))
+    #expect(try site.allRecords().isEmpty)
+    let saved = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "08:05"])
+    #expect(saved.status == 303)
+    let record = try #require(try site.allRecords().first)
+    #expect(record.takenAt == ISO8601DateFormatter().date(from: "2026-03-10T07:05:00Z")!)
+    let next = try #require(try site.regimen.todayView().nextToLog)
+    #expect(saved.header("Location") == "/regimen?logged=1&focus=\(next.doseID)", "focus moves to the next dose")
+    let page = site.get("/regimen?logged=1&focus=\(next.doseID)").bodyText
+    #expect(page.contains("id=\"take-\(next.doseID)\" autofocus"))
+    #expect(page.contains("taken at 08:05"))
+}
+
+@Test func undoFromTodayPutsTheDoseBackAndTheLedgerKeepsBoth() throws {
+    let site = try fixedSite("2026-03-10T12:00:00Z")
+    let product = try site.addProduct()
+    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00"].compactMap(TimeSlot.init(parsing:)),
+                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    _ = site.post("/regimen/doses/\(dose.doseID)/taken")
+    let record = try #require(try site.allRecords().first)
+    let page = site.get("/regimen").bodyText
+    #expect(page.contains("action=\"/regimen/records/\(record.id.rawValue)/undo\""))
+    #expect(!page.contains(">record "), "no record ids in the text")
+    let undone = site.post("/regimen/records/\(record.id.rawValue)/undo")
+    #expect(undone.header("Location") == "/regimen?logged=undone&focus=\(dose.doseID)")
+    #expect(try site.regimen.todayView().doses[0].state == .notLogged)
+    #expect(try site.allRecords().count == 2)
+    #expect(site.post("/regimen/records/\(record.id.rawValue)/undo").header("Location")?.hasPrefix("/regimen?logged=undone-already") == true)
+}
+
+@Test func asNeededDosesLoggedTodayAreListedWithTheirTimes() throws {
+    let site = try fixedSite("2026-03-10T15:00:00Z")
+    let product = try site.addProduct("Ginger chew")
+    let schedule = try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: [], recurrence: .asNeeded,
+                                                                 startDay: LocalDay(parsing: "2026-03-01")!))
+    _ = site.post("/regimen/as-needed/\(schedule.scheduleID.rawValue)")
+    let page = site.get("/regimen").bodyText
+    #expect(page.contains("Logged today (2026-03-10)"))
+    #expect(page.contains("as needed, taken at 15:00"))
+}
+
+@Test func theHomePageSaysWhatIsDueNowAndWhatWasLoggedToday() throws {
+    let site = try fixedSite("2026-03-10T08:30:00Z")
+    let product = try site.addProduct()
+    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00", "20:00"].compactMap(TimeSlot.init(parsing:)),
+                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    let before = site.get("/").bodyText
+    #expect(before.contains("Due now (08:00):</strong>"))
+    #expect(before.contains("Nothing logged yet today."))
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    _ = site.post("/regimen/doses/\(dose.doseID)/taken")
+    let after = site.get("/").bodyText
+    #expect(after.contains("Nothing due now. Next at 20:00:"))
+    #expect(after.contains("Logged today: 1 dose taken."))
 }

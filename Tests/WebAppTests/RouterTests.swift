@@ -81,7 +81,8 @@ private func answer(_ method: HTTPMethod?, _ path: String) throws -> String {
     for expected in ["GET /", "GET /assets/{name}", "POST /welcome/finish", "GET /settings", "GET /skin/areas/{area}/trend",
                      "GET /smile/photo/{entry}", "POST /regimen/doses/{dose}/taken", "GET /regimen/products/scan",
                      "POST /regimen/schedules/{schedule}/pause", "GET /regimen/ledger", "POST /regimen/outcomes/entries/{entry}/correct",
-                     "GET /regimen/outcomes/health", "POST /regimen/insights/recompute", "POST /regimen/insights/onset"] {
+                     "GET /regimen/outcomes/health", "POST /regimen/insights/recompute", "POST /regimen/insights/onset",
+                     "POST /regimen/records/{record}/undo", "GET /settings/reminders"] {
         #expect(declared.contains(expected), "\(expected) is in the table")
     }
 }

@@ -156,7 +156,7 @@ private final class SmileSite {
     let (_, entry) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
     let stored = try site.cairn.smile.cropJPEG(entry)
     let page = site.app.handle(Fixture.get("/smile/export/\(entry.id.rawValue)")).bodyText
-    #expect(page.contains("<dd id=\"export-size\">\(Layout.grouped(stored.count)) bytes ("), "the size with its thousands grouped")
+    #expect(page.contains("<dd id=\"export-size\">\(CountText.grouped(stored.count)) bytes ("), "the size with its thousands grouped")
     #expect(page.contains("<dd id=\"export-dimensions\">768 × 768 JPEG</dd>"))
     #expect(page.contains("Contains no metadata (checked)"))
     #expect(page.contains("id=\"export-confirm\""))

@@ -58,15 +58,10 @@ struct HealthImportCommand: Command {
                 warningsByKind: Dictionary(uniqueKeysWithValues: summary.warnings.map { ($0.key.rawValue, $0.value) }),
                 fileBytes: summary.fileBytes))
         }
-        console.print("Imported \(summary.added) new health records; \(summary.alreadyPresent) were already in Cairn.")
-        if summary.skippedCount > 0 {
-            console.print("Skipped \(summary.skippedCount) records of \(summary.skippedByType.count) types Cairn does not read.")
-        }
+        summary.sentences.forEach { console.print($0) }
         if summary.warningCount > 0 {
-            console.print("Left out \(summary.warningCount) records:")
-            for (problem, count) in summary.warnings.sorted(by: { $0.key < $1.key }) {
-                console.print("  \(count) \(problem.summary)")
-            }
+            console.print("Left out \(CountText.counted(summary.warningCount, "record")), with their reason:")
+            summary.warningLines.forEach { console.print("  " + $0) }
         }
     }
 }

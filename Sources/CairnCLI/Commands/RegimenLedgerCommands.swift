@@ -46,14 +46,24 @@ struct RegimenTodayCommand: Command {
             console.print(view.batchHeading + ":")
             for dose in view.currentBatch { console.print(line(dose)) }
         }
-        if !view.next.isEmpty {
+        // Each dose once: the batch above, the rest of today below, tomorrow's first doses when today is done.
+        let batch = Set(view.currentBatch.map(\.doseID))
+        let rest = view.doses.filter { !batch.contains($0.doseID) }
+        if !rest.isEmpty {
             console.print("")
-            console.print("Next:")
-            for dose in view.next { console.print(line(dose, withDay: dose.occurrence.day != view.day)) }
+            console.print("The rest of today:")
+            for dose in rest { console.print(line(dose)) }
         }
-        console.print("")
-        console.print("All of today:")
-        for dose in view.doses { console.print(line(dose)) }
+        for entry in view.unscheduledLogged {
+            if entry.id == view.unscheduledLogged.first?.id { console.print(""); console.print("Logged today, unscheduled:") }
+            console.print("  \(RegimenCommands.time(entry.takenAt, in: view.timeZone))  \(entry.productName), "
+                          + "\(RegimenCommands.describe(entry.servings))  [\(entry.kind == .asNeeded ? "as needed" : "extra")]  \(entry.id)")
+        }
+        if !view.tomorrow.isEmpty {
+            console.print("")
+            console.print("Next, tomorrow:")
+            for dose in view.tomorrow { console.print(line(dose, withDay: true)) }
+        }
         if !view.asNeeded.isEmpty {
             console.print("")
             console.print("As needed (log with 'cairn regimen take --as-needed SCHEDULE'):")
@@ -89,11 +99,13 @@ struct RegimenTakeCommand: Command {
     static let abstract = "Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose."
     static let usage = "DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]"
     static let discussion = """
-    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here or from
-    another window) changes nothing and says so.
+    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here, the page
+    or a reminder) changes nothing and says so. A dose of an earlier day logged without --at is recorded
+    at its scheduled time, so it counts on the day it was due. A time is never later than now, and is on
+    the dose's own day or today.
     """
 
-    static let at = Option("--at", "TIME", help: "When it was taken: HH:MM on the dose's day, or an ISO 8601 time\n(2026-03-10T08:05:00Z). Default: now.")
+    static let at = Option("--at", "TIME", help: "When it was taken: HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO\n8601 time (2026-03-10T08:05:00Z). Default: now (a past day's dose: its time).")
     static let extra = Option("--extra", "PRODUCT", help: "Log an unscheduled dose of a product (id or exact name).")
     static let servings = Option("--servings", "N", help: "Servings of an extra dose (default 1).")
     static let asNeeded = Option("--as-needed", "SCHEDULE", help: "Log a dose of an as-needed schedule.")
@@ -127,15 +139,15 @@ struct RegimenTakeCommand: Command {
         switch target {
         case .dose(let id):
             let day = DoseOccurrence(doseID: id)?.day ?? service.today()
-            let result = try service.checkIn(id, status: .taken, at: RegimenCommands.parseAt(at, on: day, in: app.clock.timeZone))
+            let result = try service.checkIn(id, status: .taken, at: RegimenCommands.parseAt(at, forDoseOn: day, service))
             report(result, context.console)
         case .extra(let reference, let servings):
             let product = try service.findProduct(reference)
             let entry = try service.logExtra(product.product.id, servings: servings,
-                                             at: RegimenCommands.parseAt(at, on: service.today(), in: app.clock.timeZone))
+                                             at: RegimenCommands.parseAt(at, forDoseOn: nil, service))
             context.console.print("Logged an extra dose of \(entry.productName) as taken (record \(entry.id)).")
         case .asNeeded(let schedule):
-            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, on: service.today(), in: app.clock.timeZone))
+            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, forDoseOn: nil, service))
             context.console.print("Logged an as-needed dose of \(entry.productName) as taken (record \(entry.id)).")
         }
     }
@@ -146,7 +158,7 @@ struct RegimenSkipCommand: Command {
     static let name = "skip"
     static let abstract = "Log a scheduled dose as skipped (it never counts as taken)."
     static let synopsis = "DOSE-ID"
-    static let at = Option("--at", "TIME", help: "HH:MM on the dose's day, or an ISO 8601 time. Default: now.")
+    static let at = Option("--at", "TIME", help: "HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO 8601 time. Default: now\n(a past day's dose: its time).")
     static let options: [Option] = [at]
 
     let id: String
@@ -160,7 +172,7 @@ struct RegimenSkipCommand: Command {
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let day = DoseOccurrence(doseID: id)?.day ?? app.regimen.today()
-        report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, on: day, in: app.clock.timeZone)),
+        report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, forDoseOn: day, app.regimen)),
                context.console)
     }
 }
@@ -170,6 +182,9 @@ private func report(_ result: CheckInResult, _ console: Console) {
     let what = e.occurrence.map { "\(e.productName), \($0.slot) on \($0.day)" } ?? e.productName
     if result.alreadyLogged {
         console.print("Already logged as \(e.status.rawValue): \(what) (record \(e.id)). Nothing was changed.")
+    } else if result.atScheduledTime {
+        console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)), at its scheduled time "
+                      + "\(RegimenCommands.time(e.takenAt, in: e.timeZone)) because no --at was given.")
     } else {
         console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)).")
     }
@@ -191,7 +206,7 @@ struct RegimenCorrectCommand: Command {
 
     init(arguments: Arguments) throws {
         id = IntakeRecordID(try arguments.positionals(exactly: ["RECORD-ID"])[0])
-        guard let text = arguments.value(Self.status), let status = IntakeStatus(rawValue: text), status != .missed else {
+        guard let text = arguments.value(Self.status), let status = IntakeStatus(rawValue: text), status.isLoggable else {
             throw UsageError("--status takes taken or skipped.")
         }
         self.status = status
@@ -201,9 +216,34 @@ struct RegimenCorrectCommand: Command {
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
-        let entry = try app.regimen.correct(id, status: status, at: RegimenCommands.parseAt(at, on: old.localDay, in: app.clock.timeZone))
+        let entry = try app.regimen.correct(id, status: status, at: RegimenCommands.parseAt(at, forDoseOn: old.occurrence?.day, app.regimen))
         context.console.print("Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
                               + "\(RegimenCommands.time(entry.takenAt, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
+    }
+}
+
+/// `cairn regimen undo`.
+struct RegimenUndoCommand: Command {
+    static let name = "undo"
+    static let abstract = "Undo a log entry: the dose is back to not logged, and the history keeps both entries."
+    static let synopsis = "RECORD-ID"
+    static let discussion = "RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip'."
+    let id: IntakeRecordID
+
+    init(arguments: Arguments) throws {
+        id = IntakeRecordID(try arguments.positionals(exactly: ["RECORD-ID"])[0])
+    }
+
+    func run(in context: CommandContext) throws {
+        let result = try context.openApplication().regimen.undo(id)
+        let old = result.undid
+        let what = old.occurrence.map { "\(old.productName), \($0.slot) on \($0.day)" } ?? old.productName
+        if result.alreadyUndone {
+            context.console.print("Already undone: \(what). Nothing was changed.")
+        } else {
+            context.console.print("Undone: \(what) was logged as \(old.status.rawValue); it is now not logged "
+                                  + "(record \(result.entry.id) undoes \(old.id)).")
+        }
     }
 }
 
@@ -245,8 +285,9 @@ struct RegimenLedgerCommand: Command {
         if page.entries.isEmpty { context.console.print("No log entries.") }
         for e in page.entries {
             var line = "\(RegimenCommands.time(e.takenAt, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
-                + "\(e.productName), \(RegimenCommands.describe(e.servings))  [\(e.kind.rawValue)]  \(e.id)"
-            if let by = e.supersededBy { line += "  (corrected by \(by))" }
+                + "\(e.productName), \(RegimenCommands.describe(e.servings))  [\(e.importedFrom.map { $0.isEmpty ? "imported" : "imported from \($0)" } ?? e.kind.rawValue)]  \(e.id)"
+            if let old = e.supersedes { line += e.isUndo ? "  (undoes \(old))" : "  (corrects \(old))" }
+            if let by = e.supersededBy { line += "  (replaced by \(by))" }
             context.console.print(line)
         }
         if let next = page.nextOffset { context.console.print("More: --offset \(next)") }

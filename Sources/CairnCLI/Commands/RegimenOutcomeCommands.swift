@@ -325,7 +325,7 @@ struct RegimenImportCommand: Command {
     func run(in context: CommandContext) throws {
         let data = try InputFile.read(path, maximumBytes: 64 << 20)
         let service = try context.openApplication().regimen
-        let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importIntakeHistory(data, keepingLines: json) }
+        let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importIntakeHistory(data, sourceName: URL(fileURLWithPath: path).lastPathComponent, keepingLines: json) }
         if json {
             return try context.console.printJSON(ImportJSON(added: report.added, replaced: report.replaced, unchanged: report.unchanged,
                                                             lines: report.lines.map { .init(line: $0.line, result: $0.result.rawValue, entry: $0.entry) }))

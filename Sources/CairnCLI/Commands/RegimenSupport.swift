@@ -28,6 +28,7 @@ enum RegimenCommands {
         .command(RegimenTakeCommand.self),
         .command(RegimenSkipCommand.self),
         .command(RegimenCorrectCommand.self),
+        .command(RegimenUndoCommand.self),
         .command(RegimenLedgerCommand.self),
         .command(RegimenExportCommand.self),
         .command(RegimenImportCommand.self),
@@ -40,28 +41,21 @@ enum RegimenCommands {
             .command(RegimenSupplyListCommand.self),
         ])),
         .group(RegimenOutcomeCommands.group),
+        .group(RegimenReminderCommands.group),
     ]) }
 
     /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from
     /// `CAIRN_NOW` (ISO 8601, for demos and tests); the zone is `TZ` when it names an IANA zone.
     /// An ISO 8601 instant with a zone designator ("2026-03-10T08:05:00Z", "2026-03-10T09:05+01:00").
-    static func parseInstant(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        // Without seconds: "2026-03-10T08:05Z".
-        if text.count >= 17, let date = formatter.date(from: String(text.prefix(16)) + ":00" + String(text.dropFirst(16))) { return date }
-        return nil
-    }
+    /// An ISO 8601 instant (`TakenTime.isoInstant`).
+    static func parseInstant(_ text: String) -> Date? { TakenTime.isoInstant(text) }
 
-    /// `--at`: an ISO 8601 instant, or "HH:MM" on `day` in `zone`. Throws `UsageError` for anything else.
-    static func parseAt(_ text: String?, on day: LocalDay, in zone: TimeZone) throws -> Date? {
+    /// `--at`: "taken at" read by the one parser (`RegimenService.takenTime`, `TakenTime`) for a dose of
+    /// `doseDay` (nil: an extra or as-needed dose). Throws the service's `ScheduleError` for text it cannot read,
+    /// a time in the future or on another day.
+    static func parseAt(_ text: String?, forDoseOn doseDay: LocalDay?, _ service: RegimenService) throws -> Date? {
         guard let text else { return nil }
-        if let slot = TimeSlot(parsing: text) { return WallClock.instant(of: day, at: slot, in: zone) }
-        if let instant = parseInstant(text) { return instant }
-        throw UsageError("--at takes HH:MM or an ISO 8601 time such as 2026-03-10T08:05:00Z.")
+        return try service.takenTime(text, forDoseOn: doseDay)
     }
 
     static func parseDay(_ text: String?, option: String) throws -> LocalDay? {

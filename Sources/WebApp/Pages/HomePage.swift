@@ -1,3 +1,4 @@
+import CairnApp
 /// The three journals the home page links to, with the words of their empty states.
 enum Journal: String, CaseIterable {
     case skin, smile, regimen
@@ -43,12 +44,14 @@ enum Journal: String, CaseIterable {
 enum HomePage {
     /// The home page. `summaries` holds a short count ("2 areas, 14 photos") for each journal that has
     /// something in it; a journal without one shows its empty state.
-    static func render(summaries: [Journal: String] = [:]) -> String {
+    /// `regimenToday` (HTML) says what is due now and what was logged today, in the Regimen card.
+    static func render(summaries: [Journal: String] = [:], regimenToday: String? = nil) -> String {
         let cards = Journal.allCases.map { j in
             """
             <li class="card journal-card journal-\(j.rawValue)">
             <h2 id="journal-\(j.rawValue)">\(HTML.escape(j.title))</h2>
             \(summaries[j].map { "<p class=\"journal-summary\">\(HTML.escape($0))</p>" } ?? "<p class=\"empty-note\">Nothing here yet.</p>")
+            \(j == .regimen ? regimenToday ?? "" : "")
             <p>\(HTML.escape(j.purpose))</p>
             <p class="card-action"><a class="button" href="/\(j.rawValue)" aria-describedby="journal-\(j.rawValue)">\(HTML.escape(j.nextStep))</a></p>
             </li>
@@ -72,7 +75,7 @@ extension HomePage {
     static func routes(_ services: WebServices) -> [Route] {
         [route(.get, "/") { _ in
             if try !services.settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
-            return .html(render(summaries: try summaries(services)))
+            return .html(render(summaries: try summaries(services), regimenToday: regimenToday(try services.regimen.todayView())))
         }]
     }
 
@@ -88,6 +91,30 @@ extension HomePage {
         let products = try services.regimen.products().count
         if products > 0 { summaries[.regimen] = count(products, "product") }
         return summaries
+    }
+
+    /// What is due now (or coming up next) and what was logged today, for the Regimen card; nil when there is
+    /// nothing scheduled and nothing logged today.
+    static func regimenToday(_ view: TodayView) -> String? {
+        guard !view.doses.isEmpty || !view.unscheduledLogged.isEmpty || !view.next.isEmpty else { return nil }
+        func names(_ doses: [TodayDose]) -> String { doses.map(\.productName).joined(separator: ", ") }
+        var lines: [String] = []
+        if let first = view.currentBatch.first {
+            let link = "<a href=\"/regimen?focus=\(HTML.escape(first.doseID))\">"
+            if view.isBatchDue {
+                lines.append("<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(first.occurrence.slot)):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
+            } else {
+                lines.append("<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(first.occurrence.slot): \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
+            }
+        } else if let first = view.next.first {
+            lines.append("<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(HTML.escape("\(first.occurrence.day) \(first.occurrence.slot)")).</p>")
+        }
+        let taken = view.loggedToday.filter { $0.state == .taken }.count + view.unscheduledLogged.filter { $0.status == .taken }.count
+        let skipped = view.loggedToday.filter { $0.state == .skipped }.count
+        let logged = taken + skipped == 0 ? "Nothing logged yet today."
+            : "Logged today: \(count(taken, "dose")) taken" + (skipped > 0 ? ", \(skipped) skipped." : ".")
+        lines.append("<p class=\"home-logged\" id=\"home-logged-today\">\(HTML.escape(logged))</p>")
+        return lines.joined(separator: "\n")
     }
 
     /// "1 photo", "3 photos".

@@ -79,22 +79,6 @@ enum Layout {
     /// `LocalDay(parsing:)` and answers a bad date beside the form, so it works without JavaScript.
     static let dateField = #"type="text" inputmode="numeric" autocomplete="off" maxlength="10" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="YYYY-MM-DD" title="A date written year-month-day, for example 2026-01-31" class="date-field""#
 
-    /// A whole number with its thousands grouped, as the pages write every count: 150000 -> "150,000".
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, d) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(d)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
-
-    /// A count with its noun: "1 record", "2,500 records" (`plural` when adding "s" is wrong).
-    static func counted(_ n: Int, _ singular: String, plural: String? = nil) -> String {
-        "\(grouped(n)) \(n == 1 ? singular : plural ?? singular + "s")"
-    }
-
     /// A hidden CSRF field for a form.
     static func csrfField(_ token: String) -> String {
         "<input type=\"hidden\" name=\"\(SecurityPolicy.csrfField)\" value=\"\(HTML.escape(token))\">"

@@ -39,12 +39,8 @@ enum RegimenHealthImportPage {
         var body = RegimenPages.intro("Apple Health import", lead: "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back.")
             + RegimenPages.subnav("/regimen/outcomes")
         if let summary {
-            var lines = ["\(Layout.counted(summary.added, "new record")) imported; \(Layout.grouped(summary.alreadyPresent)) \(summary.alreadyPresent == 1 ? "was" : "were") already in Cairn."]
-            if summary.skippedCount > 0 {
-                let kinds = summary.skippedByType.count
-                lines.append("\(Layout.counted(summary.skippedCount, "record")) of \(kinds == 1 ? "a type" : "\(Layout.grouped(kinds)) types") Cairn does not read \(summary.skippedCount == 1 ? "was" : "were") skipped.")
-            }
-            let warnings = summary.warnings.sorted { $0.key < $1.key }.map { "<li>\(Layout.grouped($0.value)) \(HTML.escape($0.key.summary))</li>" }.joined()
+            let lines = summary.sentences
+            let warnings = summary.warningLines.map { "<li>\(HTML.escape($0))</li>" }.joined()
             body += """
             <section class="card" aria-labelledby="health-import-result-title" id="health-import-result">
             <h2 id="health-import-result-title">Imported</h2>

@@ -46,7 +46,7 @@ enum RegimenLedgerPage {
         if page.entries.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(from != nil || to != nil || productID != nil ? " for this choice" : " yet"). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
         } else {
-            body += table(page.entries)
+            body += table(page.entries) { try? regimen.record($0) }
         }
         var pager: [String] = []
         func link(_ number: Int, _ label: String, _ rel: String) -> String {
@@ -78,7 +78,8 @@ enum RegimenLedgerPage {
                               importResult: ("Choose a CSV file to import.", [], true))
         }
         do {
-            let report = try regimen.importIntakeHistory(data)
+            let name = request.formValue("file.filename").map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let report = try regimen.importIntakeHistory(data, sourceName: name)
             let lines = report.lines.map { line -> String in
                 let what = line.result == .added ? "added" : line.result == .unchanged ? "already there" : "added as a correction"
                 return "Line \(line.line): \(line.entry.productName), \(line.entry.status.rawValue), \(RegimenPages.time(line.entry.takenAt, in: line.entry.timeZone, withDay: true)): \(what)"
@@ -137,21 +138,59 @@ enum RegimenLedgerPage {
         """
     }
 
-    /// A short form of a record id for the "corrected by" labels.
+    /// A short form of a record id, for the row's `id` attribute (never shown).
     static func short(_ id: IntakeRecordID) -> String { String(id.rawValue.prefix(8)) }
 
-    static func table(_ entries: [LedgerEntry]) -> String {
+    /// A record in words for the "corrects" and "replaced by" notes: "taken at 2026-03-10 08:12".
+    static func describe(_ e: LedgerEntry) -> String {
+        "\(statusWord(e.status)) at \(RegimenPages.time(e.takenAt, in: e.timeZone, withDay: true))"
+    }
+
+    static func statusWord(_ status: IntakeStatus) -> String {
+        switch status {
+        case .taken: "taken"
+        case .skipped: "skipped"
+        case .undone: "undone"
+        case .missed: "not taken"
+        }
+    }
+
+    /// What a record was: "scheduled for 2026-03-10 08:00", "as needed", "extra dose", "imported from history.csv".
+    static func origin(_ e: LedgerEntry) -> String {
+        if let file = e.importedFrom { return file.isEmpty ? "imported from another app" : "imported from \(file)" }
+        switch e.kind {
+        case .scheduled: return e.occurrence.map { "scheduled for \($0.day) \($0.slot)" } ?? "scheduled"
+        case .asNeeded: return "as needed"
+        case .extra: return "extra dose"
+        }
+    }
+
+    /// The ledger table. `lookup` finds a record the row names (the one it corrects or the one correcting it),
+    /// so each note says what it corrects in words; internal record ids never show.
+    static func table(_ entries: [LedgerEntry], lookup: (IntakeRecordID) -> LedgerEntry? = { _ in nil }) -> String {
+        let byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        func find(_ id: IntakeRecordID) -> LedgerEntry? { byID[id] ?? lookup(id) }
         let rows = entries.map { e -> String in
-            var notes: [String] = []
-            switch e.kind {
-            case .scheduled:
-                if let o = e.occurrence { notes.append("scheduled for \(o.day) \(o.slot)") }
-            case .asNeeded: notes.append("as needed")
-            case .extra: notes.append("extra dose")
+            var notes = [origin(e)]
+            if let old = e.supersedes {
+                let target = find(old)
+                if e.isUndo {
+                    notes.append(target.map { "undoes the entry \(describe($0))" } ?? "undoes an earlier entry")
+                } else if target?.isUndo == true {
+                    notes.append("logged again after an undo")
+                } else {
+                    notes.append(target.map { "corrects the entry \(describe($0))" } ?? "corrects an earlier entry")
+                }
             }
-            if let by = e.supersededBy { notes.append("replaced: corrected by record \(short(by))") }
-            if let old = e.supersedes { notes.append("corrects record \(short(old))") }
-            let status = e.status == .taken ? "taken" : e.status == .skipped ? "skipped" : "not taken"
+            if let by = e.supersededBy {
+                let later = find(by)
+                if later?.isUndo == true {
+                    notes.append("undone (recorded \(RegimenPages.time(later!.recordedAt, in: later!.timeZone, withDay: true)))")
+                } else {
+                    notes.append(later.map { "replaced: corrected to \(describe($0))" } ?? "replaced by a later entry")
+                }
+            }
+            let status = statusWord(e.status)
             let classes = "regimen-row regimen-\(e.status.rawValue)" + (e.isCurrent ? "" : " regimen-replaced")
             return """
             <tr class="\(classes)" id="record-\(HTML.escape(short(e.id)))">
@@ -159,7 +198,7 @@ enum RegimenLedgerPage {
             <td>\(HTML.escape(e.productName))</td>
             <td class="regimen-status">\(e.isCurrent ? status : "<s>\(status)</s> (replaced)")</td>
             <td>\(HTML.escape(RegimenPages.servings(e.servings)))</td>
-            <td>record \(HTML.escape(short(e.id)))\(notes.isEmpty ? "" : "; " + HTML.escape(notes.joined(separator: "; ")))</td>
+            <td>\(HTML.escape(notes.joined(separator: "; ")))</td>
             </tr>
             """
         }.joined(separator: "\n")

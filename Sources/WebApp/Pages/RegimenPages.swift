@@ -13,38 +13,57 @@ enum RegimenPages {
     static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
         [
             route(.get, "/regimen") { r in
-                .html(today(try regimen.todayView(), csrfToken: csrfToken, notice: notice(r.query["logged"])))
+                .html(today(try regimen.todayView(), csrfToken: csrfToken, notice: notice(r.query["logged"]),
+                            focus: r.query["focus"]))
             },
             route(.post, "/regimen/batch/taken") { r in
                 let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                     .filter { !$0.isEmpty }
                 guard !ids.isEmpty else { throw WebError.badForm }
                 return try logged(regimen: regimen, csrfToken: csrfToken) {
-                    try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) }).allSatisfy(\.alreadyLogged)
+                    try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) }).allSatisfy(\.alreadyLogged) ? "already" : "1"
                 }
             },
             route(.post, "/regimen/as-needed/{schedule}") { r in
                 try logged(regimen: regimen, csrfToken: csrfToken) {
                     _ = try regimen.logAsNeeded(ScheduleID(r.parameter("schedule")))
-                    return false
+                    return "1"
+                }
+            },
+            route(.post, "/regimen/records/{record}/undo") { r in
+                try logged(regimen: regimen, csrfToken: csrfToken) {
+                    try regimen.undo(IntakeRecordID(r.parameter("record"))).alreadyUndone ? "undone-already" : "undone"
                 }
             },
         ] + [IntakeStatus.taken, .skipped].map { status in
             route(.post, "/regimen/doses/{dose}/\(status.rawValue)") { r in
-                try logged(regimen: regimen, csrfToken: csrfToken) {
-                    try regimen.checkIn(r.parameter("dose"), status: status).alreadyLogged
+                let doseID = r.parameter("dose")
+                let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
+                return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
+                    let at = try atText.isEmpty ? nil : regimen.takenTime(atText, forDoseOn: DoseOccurrence(doseID: doseID)?.day)
+                    return try regimen.checkIn(doseID, status: status, at: at).alreadyLogged ? "already" : "1"
                 }
             }
         }
     }
 
-    /// Runs a check-in; redirects to Today, or shows Today with the service's message (status 400).
-    private static func logged(regimen: RegimenService, csrfToken: String, _ action: () throws -> Bool) throws -> Response {
+    /// Runs an action of Today; redirects to Today with focus on the next dose to log (the `focus` query renders
+    /// `autofocus` on its Taken button: HTML, so it works without JavaScript),
+    /// or shows Today with the service's message (status 400), beside the "Taken at" field of `field` if given.
+    private static func logged(regimen: RegimenService, csrfToken: String, field: String? = nil,
+                               _ action: () throws -> String) throws -> Response {
         do {
-            let already = try action()
-            return .redirect(to: already ? "/regimen?logged=already" : "/regimen?logged=1")
+            let notice = try action()
+            let view = try regimen.todayView()
+            // No fragment: a page whose address names a fragment target skips `autofocus` (HTML's rule).
+            guard let next = view.nextToLog else { return .redirect(to: "/regimen?logged=\(notice)") }
+            return .redirect(to: "/regimen?logged=\(notice)&focus=\(next.doseID)")
         } catch let error as CairnError {
-            return .html(today(try regimen.todayView(), csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."),
+            let message = error.userMessage + " Nothing was saved."
+            let view = try regimen.todayView()
+            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id } ? id : nil }
+            return .html(today(view, csrfToken: csrfToken, error: inRow == nil ? message : nil,
+                               fieldError: inRow.map { ($0, message) }, focus: inRow),
                          status: error.namesNoRecord ? 404 : 400)
         }
     }
@@ -53,6 +72,8 @@ enum RegimenPages {
         switch value {
         case "1": return "Logged."
         case "already": return "Already logged. Nothing new was saved."
+        case "undone": return "Undone. The dose is back to not logged; the ledger keeps both entries."
+        case "undone-already": return "That entry was already undone. Nothing new was saved."
         default: return nil
         }
     }
@@ -109,10 +130,20 @@ enum RegimenPages {
 
     // MARK: Today
 
-    static func today(_ view: TodayView, csrfToken: String, notice: String? = nil, error: String? = nil) -> String {
+    /// Today: the batch due now, open doses earlier and later today, what was logged today (scheduled, as
+    /// needed and extra, with times and Undo), tomorrow's first doses when today is done, and the as-needed
+    /// schedules. Each dose is listed once. `focus` (a dose id) gets `autofocus` on its Taken button.
+    static func today(_ view: TodayView, csrfToken: String, notice: String? = nil, error: String? = nil,
+                      fieldError: (doseID: String, message: String)? = nil, focus: String? = nil) -> String {
         let intro = intro("Regimen", lead: Journal.regimen.purpose) + subnav("/regimen")
-        let messages = message(notice: notice, error: error)
-        guard !view.doses.isEmpty || !view.asNeeded.isEmpty || !view.next.isEmpty else {
+        let focusID = focus.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
+        var messages = ""
+        if let notice {
+            let focusNotice = focusID == nil ? " tabindex=\"-1\" autofocus" : ""
+            messages += "<p class=\"notice\" role=\"status\" id=\"regimen-notice\"\(focusNotice)>\(HTML.escape(notice))</p>"
+        }
+        if let error { messages += "<p class=\"form-error\" role=\"alert\" id=\"regimen-error\">\(HTML.escape(error))</p>" }
+        guard !view.doses.isEmpty || !view.asNeeded.isEmpty || !view.next.isEmpty || !view.unscheduledLogged.isEmpty else {
             return Layout.page(title: "Regimen", section: .regimen, body: intro + messages + """
             <section class="card empty-state" aria-labelledby="empty-title">
             <h2 id="empty-title">Nothing scheduled yet</h2>
@@ -120,6 +151,10 @@ enum RegimenPages {
             <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
             </section>
             """)
+        }
+        func openRows(_ doses: [TodayDose]) -> String {
+            doses.map { openRow($0, csrfToken: csrfToken, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil,
+                                autofocus: focusID == $0.doseID) }.joined(separator: "\n")
         }
         var sections: [String] = []
         let dayText = HTML.escape(view.day.description)
@@ -132,7 +167,6 @@ enum RegimenPages {
             """)
         } else {
             let ids = view.currentBatch.map(\.doseID).joined(separator: ",")
-            let rows = view.currentBatch.map { doseRow($0, view: view, csrfToken: csrfToken) }.joined(separator: "\n")
             let takeAll = view.currentBatch.count > 1 ? """
             <form method="post" action="/regimen/batch/taken" class="regimen-take-all">\(Layout.csrfField(csrfToken))
             <input type="hidden" name="doses" value="\(HTML.escape(ids))">
@@ -143,33 +177,54 @@ enum RegimenPages {
             <section class="card regimen-batch" aria-labelledby="batch-title">
             <h2 id="batch-title">\(HTML.escape(view.batchHeading))</h2>
             <ul class="regimen-doses" aria-label="\(view.isBatchDue ? "Doses due now" : "Doses coming up")">
-            \(rows)
+            \(openRows(view.currentBatch))
             </ul>
             \(takeAll)
             </section>
             """)
         }
-        if !view.next.isEmpty {
-            let rows = view.next.map { d in
-                "<li class=\"regimen-next\"><span class=\"regimen-time\">\(HTML.escape(d.occurrence.day == view.day ? d.occurrence.slot.description : "\(d.occurrence.day) \(d.occurrence.slot)"))</span> \(HTML.escape(d.productName)), \(HTML.escape(servings(d.servings)))</li>"
-            }.joined(separator: "\n")
+        if !view.earlierOpen.isEmpty {
             sections.append("""
-            <section class="card" aria-labelledby="next-title">
-            <h2 id="next-title">Next</h2>
-            <ul class="regimen-list">
+            <section class="card" aria-labelledby="earlier-title">
+            <h2 id="earlier-title">Earlier today, not logged yet</h2>
+            <ul class="regimen-doses">
+            \(openRows(view.earlierOpen))
+            </ul>
+            </section>
+            """)
+        }
+        if !view.laterToday.isEmpty {
+            sections.append("""
+            <section class="card" aria-labelledby="later-title">
+            <h2 id="later-title">Later today</h2>
+            <ul class="regimen-doses">
+            \(openRows(view.laterToday))
+            </ul>
+            </section>
+            """)
+        }
+        let logged = view.loggedToday.compactMap { dose in dose.record.map { (dose.occurrence.slot.description, $0) } }
+            + view.unscheduledLogged.map { (time($0.takenAt, in: view.timeZone), $0) }
+        if !logged.isEmpty {
+            let rows = logged.sorted { $0.1.takenAt < $1.1.takenAt }.map { loggedRow(slot: $0.0, $0.1, view: view, csrfToken: csrfToken) }
+                .joined(separator: "\n")
+            sections.append("""
+            <section class="card" aria-labelledby="logged-title">
+            <h2 id="logged-title">Logged today (\(dayText))</h2>
+            <ul class="regimen-doses">
             \(rows)
             </ul>
             </section>
             """)
         }
-        let batchIDs = Set(view.currentBatch.map(\.doseID))
-        let rest = view.doses.filter { !batchIDs.contains($0.doseID) }
-        if !rest.isEmpty {
-            let rows = rest.map { doseRow($0, view: view, csrfToken: csrfToken) }.joined(separator: "\n")
+        if !view.tomorrow.isEmpty {
+            let rows = view.tomorrow.map { d in
+                "<li class=\"regimen-next\"><span class=\"regimen-time\">\(HTML.escape("\(d.occurrence.day) \(d.occurrence.slot)"))</span> \(HTML.escape(d.productName)), \(HTML.escape(servings(d.servings)))</li>"
+            }.joined(separator: "\n")
             sections.append("""
-            <section class="card" aria-labelledby="day-title">
-            <h2 id="day-title">The rest of today (\(dayText))</h2>
-            <ul class="regimen-doses" aria-label="All doses of today">
+            <section class="card" aria-labelledby="next-title">
+            <h2 id="next-title">Next, tomorrow</h2>
+            <ul class="regimen-list">
             \(rows)
             </ul>
             </section>
@@ -197,28 +252,52 @@ enum RegimenPages {
         return Layout.page(title: "Regimen", section: .regimen, body: body)
     }
 
-    /// One dose: time, product, its state in words, and Taken / Skipped while not logged.
-    static func doseRow(_ dose: TodayDose, view: TodayView, csrfToken: String) -> String {
+    /// A dose not logged yet: time, product, Taken (now) and Skipped, and "Taken at another time" (a time
+    /// field in a disclosure, so it works without JavaScript), with its error beside the field.
+    static func openRow(_ dose: TodayDose, csrfToken: String, fieldError: String?, autofocus: Bool) -> String {
         let id = HTML.escape(dose.doseID)
         let name = HTML.escape(dose.productName)
-        let state: String
-        if let record = dose.record {
-            state = "\(stateWords(dose.state)) at \(time(record.takenAt, in: view.timeZone))"
-        } else {
-            state = stateWords(dose.state)
-        }
-        let actions = dose.state == .notLogged ? """
-        <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
-        <button type="submit" class="button">Taken<span class="visually-hidden">: \(name)</span></button>
-        <button type="submit" class="button button-quiet" formaction="/regimen/doses/\(id)/skipped">Skipped<span class="visually-hidden">: \(name)</span></button>
-        </form>
-        """ : ""
+        let errorID = "at-error-\(id)"
+        let errorHTML = fieldError.map { "<p class=\"form-error\" role=\"alert\" id=\"\(errorID)\">\(HTML.escape($0))</p>" } ?? ""
         return """
         <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(id)">
         <span class="regimen-time">\(HTML.escape(dose.occurrence.slot.description))</span>
         <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(dose.servings)))</span>
-        <span class="regimen-state">\(HTML.escape(state))</span>
-        \(actions)
+        <span class="regimen-state">\(HTML.escape(stateWords(dose.state)))</span>
+        <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
+        <button type="submit" class="button" id="take-\(id)"\(autofocus ? " autofocus" : "")>Taken<span class="visually-hidden">: \(name)</span></button>
+        <button type="submit" class="button button-quiet" formaction="/regimen/doses/\(id)/skipped">Skipped<span class="visually-hidden">: \(name)</span></button>
+        </form>
+        <details class="regimen-taken-at"\(fieldError == nil ? "" : " open")><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
+        <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
+        <label for="at-\(id)">Taken at</label>
+        <input type="time" id="at-\(id)" name="at" required\(fieldError == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(errorID)\"")>
+        <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the time for \(name)</span></button>
+        </form>
+        \(errorHTML)
+        </details>
+        </li>
+        """
+    }
+
+    /// A dose logged today (scheduled, as needed or extra): what, when, and Undo.
+    static func loggedRow(slot: String, _ entry: LedgerEntry, view: TodayView, csrfToken: String) -> String {
+        let name = HTML.escape(entry.productName)
+        let what: String
+        switch entry.kind {
+        case .scheduled: what = "\(entry.status == .taken ? "taken" : "skipped") at \(time(entry.takenAt, in: view.timeZone))"
+        case .asNeeded: what = "as needed, taken at \(time(entry.takenAt, in: view.timeZone))"
+        case .extra: what = "extra dose, taken at \(time(entry.takenAt, in: view.timeZone))"
+        }
+        let anchor = entry.occurrence.map { " id=\"dose-\(HTML.escape($0.doseID))\"" } ?? ""
+        return """
+        <li class="regimen-dose regimen-\(entry.status.rawValue)"\(anchor)>
+        <span class="regimen-time">\(HTML.escape(slot))</span>
+        <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(entry.servings)))</span>
+        <span class="regimen-state">\(HTML.escape(what))</span>
+        <form method="post" action="/regimen/records/\(HTML.escape(entry.id.rawValue))/undo" class="regimen-actions">\(Layout.csrfField(csrfToken))
+        <button type="submit" class="button button-quiet">Undo<span class="visually-hidden">: \(name), \(HTML.escape(what))</span></button>
+        </form>
         </li>
         """
     }

@@ -60,6 +60,11 @@ enum SettingsPages {
         <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
         </form>
         </section>
+        <section class="card setting" aria-labelledby="reminders-title">
+        <h2 id="reminders-title">Reminders</h2>
+        <p>Quiet hours, product names in notifications, repeats, the morning summary and refill warnings.</p>
+        <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
+        </section>
         <section class="card setting" aria-labelledby="backup-title">
         <h2 id="backup-title">Backups and privacy</h2>
         <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>

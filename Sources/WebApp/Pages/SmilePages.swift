@@ -312,7 +312,7 @@ enum SmilePages {
         <dl class="smile-facts">
         <dt>File</dt><dd id="export-name">\(HTML.escape(export.suggestedFileName))</dd>
         <dt>Picture</dt><dd id="export-dimensions">\(e.photo.width) × \(e.photo.height) JPEG</dd>
-        <dt>Size</dt><dd id="export-size">\(Layout.grouped(export.jpeg.count)) bytes (\(Layout.grouped((export.jpeg.count + 500) / 1000)) KB)</dd>
+        <dt>Size</dt><dd id="export-size">\(CountText.grouped(export.jpeg.count)) bytes (\(CountText.grouped((export.jpeg.count + 500) / 1000)) KB)</dd>
         <dt>Date</dt><dd>\(HTML.escape(e.displayDate))</dd>
         </dl>
         <p class="consequence" id="export-check">\(HTML.escape(check))</p>

@@ -1,0 +1,242 @@
+import CairnCore
+import Foundation
+import Regimen
+import Storage
+
+/// Reminders: effective-dated preferences, per-schedule switches, what to notify now (`ReminderPlanner`) and the
+/// actions of a notification. "Taken" and "Skip" go through `RegimenService.checkIn`, the same idempotent path
+/// as the page and the CLI: a dose logged elsewhere is not open, so it is never reminded again, and a "Taken"
+/// after one on the page keeps one record.
+///
+/// Deciding and recording what is sent happen in one write transaction, so two loops (`cairn serve` and the
+/// systemd service) never show the same reminder twice.
+public final class ReminderService: @unchecked Sendable {
+    let database: Database
+    let regimen: RegimenService
+    let clock: any Clock
+
+    /// The morning summary and refill warning are sent at the first check at or after this time of day.
+    public static let morningTime = TimeSlot(hour: 7, minute: 0)!
+
+    /// A service over a migrated database.
+    public init(database: Database, regimen: RegimenService, clock: any Clock) {
+        self.database = database
+        self.regimen = regimen
+        self.clock = clock
+    }
+
+    // MARK: preferences
+
+    /// The preferences in force on `day` (default today): the newest revision whose day is on or before it,
+    /// else `ReminderPreferences.standard`.
+    public func preferences(on day: LocalDay? = nil) throws -> ReminderPreferences {
+        let day = day ?? regimen.today()
+        return try database.read { db in try preferences(on: day, db) }
+    }
+
+    /// Saves a preferences revision in force from `day` (default today); earlier days keep theirs.
+    public func setPreferences(_ p: ReminderPreferences, from day: LocalDay? = nil) throws {
+        let now = clock.now()
+        try database.write { db in
+            try db.execute("""
+                INSERT INTO reminder_preferences (effective_from, quiet_start, quiet_end, show_names, repeat_minutes, repeat_limit,
+                    morning_summary, refill_days, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, (day ?? regimen.today()).description, p.quietStart?.description, p.quietEnd?.description, p.showProductNames ? 1 : 0,
+                p.repeatMinutes, p.repeatLimit, p.morningSummary ? 1 : 0, p.refillDays, Timestamp.string(from: now))
+        }
+    }
+
+    /// Turns reminders of one schedule on or off from `day` (default today). Throws `ScheduleError.scheduleNotFound`.
+    public func setReminders(_ enabled: Bool, for scheduleID: ScheduleID, from day: LocalDay? = nil) throws {
+        _ = try regimen.scheduleHistory(scheduleID)
+        let now = clock.now()
+        try database.write { db in
+            try db.execute("INSERT INTO reminder_schedule_switches (schedule_id, effective_from, enabled, recorded_at) VALUES (?, ?, ?, ?)",
+                           scheduleID.rawValue, (day ?? regimen.today()).description, enabled ? 1 : 0, Timestamp.string(from: now))
+        }
+    }
+
+    /// The schedules whose reminders are off on `day` (default today).
+    public func remindersOff(on day: LocalDay? = nil) throws -> Set<ScheduleID> {
+        let day = day ?? regimen.today()
+        return try database.read { db in try remindersOff(on: day, db) }
+    }
+
+    // MARK: the loop's two calls
+
+    /// The notices to show now, recorded as sent in the same transaction.
+    public func dueNotices() throws -> [ReminderNotice] {
+        let now = clock.now()
+        let zone = clock.timeZone
+        let today = LocalDay(now, in: zone)
+        let open = try regimen.doses(on: today).filter { $0.state == .notLogged }.map(Self.openDose)
+        // Read before the write transaction (the services' reads must not nest inside it).
+        let yesterday = try regimen.doses(on: today.adding(days: -1)).filter { $0.state == .notLogged }.map(Self.openDose)
+        let low = try regimen.supplies().compactMap { s -> (name: String, daysLeft: Int)? in
+            s.runsOutAround.map { (s.productName, today.days(to: $0)) }
+        }
+        let planner = ReminderPlanner()
+        return try database.write { db in
+            let preferences = try preferences(on: today, db)
+            var sentBefore: [String: ReminderHistory] = [:]
+            for dose in open {
+                if let h = try history(of: dose.doseID, db) { sentBefore[dose.doseID] = h }
+            }
+            var notices = planner.plan(open: open, history: sentBefore, preferences: preferences,
+                                       remindersOff: try remindersOff(on: today, db), now: now, zone: zone)
+            let wall = TimeSlot(hour: Self.calendar(zone).component(.hour, from: now), minute: Self.calendar(zone).component(.minute, from: now))!
+            if wall >= Self.morningTime, !preferences.isQuiet(at: wall) {
+                let summaryKey = "summary:\(today)"
+                if try !sent(summaryKey, db) {
+                    let off = try remindersOff(on: today.adding(days: -1), db)
+                    if let summary = planner.morningSummary(unloggedYesterday: yesterday.filter { !off.contains($0.scheduleID) },
+                                                            preferences: preferences) {
+                        notices.append(summary)
+                    }
+                    try record(summaryKey, kind: "summary", at: now, db)
+                }
+                let refillKey = "refill:\(today)"
+                if try !sent(refillKey, db) {
+                    if let warning = planner.refillWarning(products: low, preferences: preferences) { notices.append(warning) }
+                    try record(refillKey, kind: "refill", at: now, db)
+                }
+            }
+            for notice in notices where !notice.doseIDs.isEmpty {
+                for id in notice.doseIDs { try record(id, kind: notice.kind.rawValue, at: now, db) }
+            }
+            return notices
+        }
+    }
+
+    /// What a notification's button does for its doses: Taken and Skip log them through the one check-in path
+    /// (idempotent: a dose already logged keeps its record); Snooze reminds again in `ReminderPlanner.snoozeMinutes`.
+    public func handle(_ action: ReminderAction, doseIDs: [String]) throws {
+        switch action {
+        case .taken, .skip:
+            try regimen.checkIn(doseIDs.map { CheckInRequest(doseID: $0, status: action == .taken ? .taken : .skipped) })
+        case .snooze:
+            let now = clock.now()
+            let until = now.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60))
+            try database.write { db in
+                for id in doseIDs {
+                    try db.execute("INSERT INTO reminder_deliveries (subject, kind, sent_at, until) VALUES (?, 'snooze', ?, ?)",
+                                   id, Timestamp.string(from: now), Timestamp.string(from: until))
+                }
+            }
+        }
+    }
+
+    // MARK: internals
+
+    private static func openDose(_ d: TodayDose) -> OpenDose {
+        OpenDose(doseID: d.doseID, scheduleID: d.scheduleID, productName: d.productName, day: d.occurrence.day,
+                 slot: d.occurrence.slot, dueAt: d.dueAt)
+    }
+
+    private static func calendar(_ zone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+
+    private func preferences(on day: LocalDay, _ db: Connection) throws -> ReminderPreferences {
+        guard let row = try db.queryFirst("""
+            SELECT * FROM reminder_preferences WHERE effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
+            """, day.description) else { return .standard }
+        let start: String? = try row.optional("quiet_start"), end: String? = try row.optional("quiet_end")
+        return try ReminderPreferences(quietStart: start.flatMap(TimeSlot.init(parsing:)), quietEnd: end.flatMap(TimeSlot.init(parsing:)),
+                                       showProductNames: try row.get("show_names", as: Int.self) == 1,
+                                       repeatMinutes: try row.get("repeat_minutes"), repeatLimit: try row.get("repeat_limit"),
+                                       morningSummary: try row.get("morning_summary", as: Int.self) == 1,
+                                       refillDays: try row.get("refill_days"))
+    }
+
+    private func remindersOff(on day: LocalDay, _ db: Connection) throws -> Set<ScheduleID> {
+        var latest: [String: Int] = [:]
+        for row in try db.query("""
+            SELECT schedule_id, enabled FROM reminder_schedule_switches WHERE effective_from <= ? ORDER BY effective_from, id
+            """, day.description) {
+            latest[try row.get("schedule_id")] = try row.get("enabled")
+        }
+        return Set(latest.filter { $0.value == 0 }.keys.map(ScheduleID.init))
+    }
+
+    private func history(of subject: String, _ db: Connection) throws -> ReminderHistory? {
+        let rows = try db.query("SELECT kind, sent_at, until FROM reminder_deliveries WHERE subject = ? ORDER BY id", subject)
+        var sent = 0
+        var last: Date?
+        var snoozedUntil: Date?
+        for row in rows {
+            let kind: String = try row.get("kind")
+            let at = try RegimenService.instant(row.get("sent_at"))
+            if kind == "snooze" {
+                snoozedUntil = try RegimenService.instant(row.get("until"))
+            } else {
+                sent += 1
+                last = at
+                if let until = snoozedUntil, at >= until { snoozedUntil = nil }
+            }
+        }
+        guard let last else { return nil }
+        return ReminderHistory(sent: sent, lastSentAt: last, snoozedUntil: snoozedUntil)
+    }
+
+    private func sent(_ subject: String, _ db: Connection) throws -> Bool {
+        try db.scalar("SELECT EXISTS (SELECT 1 FROM reminder_deliveries WHERE subject = ?)", subject, as: Int.self) == 1
+    }
+
+    private func record(_ subject: String, kind: String, at now: Date, _ db: Connection) throws {
+        try db.execute("INSERT INTO reminder_deliveries (subject, kind, sent_at) VALUES (?, ?, ?)", subject, kind, Timestamp.string(from: now))
+    }
+}
+
+/// The reminder loop: every `interval` it asks `ReminderService.dueNotices` and posts them, and it pumps the
+/// notifier so a pressed button reaches `ReminderService.handle`. Run by `cairn remind` and inside `cairn serve`.
+public final class ReminderLoop {
+    let reminders: ReminderService
+    let notifier: any ReminderPosting
+    let report: (String) -> Void
+
+    /// A loop; `report` receives one line per problem (never user content).
+    public init(reminders: ReminderService, notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in }) {
+        self.reminders = reminders
+        self.notifier = notifier
+        self.report = report
+    }
+
+    /// One check: posts what is due now and delivers pending button presses. Returns what was posted.
+    @discardableResult
+    public func tick() -> [ReminderNotice] {
+        notifier.pumpEvents()
+        var posted: [ReminderNotice] = []
+        do {
+            for notice in try reminders.dueNotices() {
+                let ids = notice.doseIDs
+                do {
+                    try notifier.post(notice) { [reminders, report] action in
+                        do { try reminders.handle(action, doseIDs: ids) } catch { report("A reminder's action could not be logged.") }
+                    }
+                    posted.append(notice)
+                } catch {
+                    report("A reminder could not be shown: the desktop's notification service did not answer.")
+                }
+            }
+        } catch {
+            report("Reminders could not read the vault this time; the next check tries again.")
+        }
+        return posted
+    }
+
+    /// Checks every `interval` seconds, pumping button presses every half second in between, until `shouldStop`.
+    public func run(interval: TimeInterval = 30, shouldStop: @escaping () -> Bool = { false }) {
+        var next = Date.distantPast
+        while !shouldStop() {
+            if Date() >= next {
+                tick()
+                next = Date().addingTimeInterval(interval)
+            }
+            notifier.pumpEvents()
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+    }
+}

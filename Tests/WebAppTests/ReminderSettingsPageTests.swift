@@ -1,0 +1,26 @@
+import CairnApp
+import CairnCore
+import Foundation
+import Regimen
+import Testing
+@testable import WebApp
+
+@Test func reminderSettingsSaveARevisionAndRefuseHalfQuietHoursBesideTheForm() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    let schedule = try site.addDailySchedule(for: product, times: ["08:00"])
+    let page = site.get("/settings/reminders")
+    #expect(page.status == 200 && page.bodyText.contains("A dose is due at 08:00"))
+    let saved = site.post("/settings/reminders", form: ["quiet_start": "22:00", "quiet_end": "07:00", "names": "on", "repeat": "15",
+                                                        "repeat_limit": "3", "summary": "on", "refill_days": "7"])
+    #expect(saved.status == 303)
+    let p = try site.cairn.reminders.preferences()
+    #expect(p.quietHoursText == "22:00-07:00" && p.showProductNames && p.repeatMinutes == 15)
+    let refused = site.post("/settings/reminders", form: ["quiet_start": "22:00", "quiet_end": "", "repeat": "0", "repeat_limit": "3",
+                                                          "refill_days": "7"])
+    #expect(refused.status == 400 && refused.bodyText.contains("id=\"reminders-error\""))
+    #expect(try site.cairn.reminders.preferences().quietHoursText == "22:00-07:00", "nothing saved")
+    #expect(site.post("/settings/reminders/schedules/\(schedule.scheduleID.rawValue)", form: ["enabled": "off"]).status == 303)
+    #expect(try site.cairn.reminders.remindersOff() == [schedule.scheduleID])
+    #expect(site.get("/settings").bodyText.contains("href=\"/settings/reminders\""))
+}
