@@ -140,7 +140,7 @@ extension CairnApplication {
                 ReportService(skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
                               insights: insights.value, photoStore: photoStore, clock: clock)
             }
-            reminders = Built { ReminderService(database: database, regimen: regimen.value, clock: clock) }
+            reminders = Built { ReminderService(database: database, regimen: regimen.value, skin: skin.value, clock: clock) }
             self.skin = skin
             self.smile = smile
             self.insights = insights

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Regimen
+import Skin
 import Storage
 
 /// Reminders: effective-dated preferences, per-schedule switches, what to notify now (`ReminderPlanner`) and the
@@ -13,15 +14,17 @@ import Storage
 public final class ReminderService: @unchecked Sendable {
     let database: Database
     let regimen: RegimenService
+    let skin: SkinService
     let clock: any Clock
 
     /// The morning summary and refill warning are sent at the first check at or after this time of day.
     public static let morningTime = TimeSlot(hour: 7, minute: 0)!
 
     /// A service over a migrated database.
-    public init(database: Database, regimen: RegimenService, clock: any Clock) {
+    public init(database: Database, regimen: RegimenService, skin: SkinService, clock: any Clock) {
         self.database = database
         self.regimen = regimen
+        self.skin = skin
         self.clock = clock
     }
 
@@ -62,6 +65,24 @@ public final class ReminderService: @unchecked Sendable {
         return try database.read { db in try remindersOff(on: day, db) }
     }
 
+    /// Reminds to photograph an area again every `weeks` weeks after its newest photo, from `day` (default today)
+    /// on; 0 turns it off (the default). Throws `SkinJournalError.areaNotFound`, `ReminderError.photoWeeksOutOfRange`.
+    public func setPhotoReminder(every weeks: Int, for area: AreaID, from day: LocalDay? = nil) throws {
+        guard (0...ReminderPlanner.maximumPhotoWeeks).contains(weeks) else { throw ReminderError.photoWeeksOutOfRange }
+        _ = try skin.area(area)
+        let now = clock.now()
+        try database.write { db in
+            try db.execute("INSERT INTO reminder_area_intervals (area_id, effective_from, weeks, recorded_at) VALUES (?, ?, ?, ?)",
+                           area.rawValue, (day ?? regimen.today()).description, weeks, Timestamp.string(from: now))
+        }
+    }
+
+    /// Every area's photo interval in weeks on `day` (default today); an area missing from it has none.
+    public func photoReminders(on day: LocalDay? = nil) throws -> [AreaID: Int] {
+        let day = day ?? regimen.today()
+        return try database.read { db in try photoReminders(on: day, db) }
+    }
+
     // MARK: the loop's two calls
 
     /// The notices to show now, recorded as sent in the same transaction.
@@ -75,6 +96,7 @@ public final class ReminderService: @unchecked Sendable {
         let low = try regimen.supplies().compactMap { s -> (name: String, daysLeft: Int)? in
             s.runsOutAround.map { (s.productName, today.days(to: $0)) }
         }
+        let areas = try skin.areas()
         let planner = ReminderPlanner()
         return try database.write { db in
             let preferences = try preferences(on: today, db)
@@ -99,6 +121,19 @@ public final class ReminderService: @unchecked Sendable {
                 if try !sent(refillKey, db) {
                     if let warning = planner.refillWarning(products: low, preferences: preferences) { notices.append(warning) }
                     try record(refillKey, kind: "refill", at: now, db)
+                }
+                // An area is due `weeks` after its newest photo (never before its first one); reminded once per due day.
+                let intervals = try photoReminders(on: today, db)
+                var duePhotos: [(name: String, key: String)] = []
+                for summary in areas {
+                    guard let weeks = intervals[summary.area.id], let last = summary.latestCapture else { continue }
+                    let dueDay = LocalDay(last, in: zone).adding(days: 7 * weeks)
+                    let key = "photo:\(summary.area.id.rawValue):\(dueDay)"
+                    if dueDay <= today, try !sent(key, db) { duePhotos.append((summary.area.name, key)) }
+                }
+                if let photo = planner.photoReminder(areas: duePhotos.map(\.name), preferences: preferences) {
+                    notices.append(photo)
+                    for due in duePhotos { try record(due.key, kind: "photo", at: now, db) }
                 }
             }
             for notice in notices where !notice.doseIDs.isEmpty {
@@ -159,6 +194,16 @@ public final class ReminderService: @unchecked Sendable {
             latest[try row.get("schedule_id")] = try row.get("enabled")
         }
         return Set(latest.filter { $0.value == 0 }.keys.map(ScheduleID.init))
+    }
+
+    private func photoReminders(on day: LocalDay, _ db: Connection) throws -> [AreaID: Int] {
+        var latest: [String: Int] = [:]
+        for row in try db.query("""
+            SELECT area_id, weeks FROM reminder_area_intervals WHERE effective_from <= ? ORDER BY effective_from, id
+            """, day.description) {
+            latest[try row.get("area_id")] = try row.get("weeks")
+        }
+        return Dictionary(uniqueKeysWithValues: latest.filter { $0.value > 0 }.map { (AreaID($0.key), $0.value) })
     }
 
     private func history(of subject: String, _ db: Connection) throws -> ReminderHistory? {

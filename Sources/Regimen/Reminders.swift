@@ -91,12 +91,15 @@ public enum ReminderError: CairnError, Hashable, Sendable {
     case repeatOutOfRange
     /// Refill days outside 0...90.
     case refillDaysOutOfRange
+    /// A photo interval outside 0...52 weeks.
+    case photoWeeksOutOfRange
 
     public var userMessage: String {
         switch self {
         case .quietHoursIncomplete: "Quiet hours need a start and an end time that differ, for example 22:00 to 07:00."
         case .repeatOutOfRange: "Repeat every 0 to 720 minutes (0: no repeat), at most 20 times."
         case .refillDaysOutOfRange: "A refill warning looks 0 to 90 days ahead (0: no warning)."
+        case .photoWeeksOutOfRange: "A photo reminder comes every 1 to 52 weeks (0: no reminder)."
         }
     }
 }
@@ -177,6 +180,8 @@ public struct ReminderNotice: Hashable, Sendable {
         case summary
         /// A product running low.
         case refill
+        /// Skin areas due for a new photo.
+        case photo
     }
 
     /// The kind.
@@ -281,6 +286,19 @@ public struct ReminderPlanner: Sendable {
             ? "\(Self.list(low.map(\.name))): the supply \(when)."
             : (low.count == 1 ? "A product's supply \(when)." : "\(low.count) products run low; the first \(when).")
         return ReminderNotice(kind: .refill, doseIDs: [], body: body, actions: [])
+    }
+
+    /// The longest photo interval of an area, in weeks.
+    public static let maximumPhotoWeeks = 52
+
+    /// The reminder for skin areas due for a new photo (`areas`: their names); nil when none is due. Discreet
+    /// unless names are turned on (an area's name can say as much as a product's).
+    public func photoReminder(areas: [String], preferences: ReminderPreferences) -> ReminderNotice? {
+        guard !areas.isEmpty else { return nil }
+        let body = preferences.showProductNames
+            ? "Time for a new photo of \(Self.list(areas))."
+            : (areas.count == 1 ? "A skin area is due for a new photo." : "\(areas.count) skin areas are due for a new photo.")
+        return ReminderNotice(kind: .photo, doseIDs: [], body: body, actions: [])
     }
 
     private func text(_ doses: [OpenDose], verb: String, _ preferences: ReminderPreferences, past: Bool = false) -> String {

@@ -186,4 +186,32 @@ extension CairnSchema {
             CREATE INDEX reminder_deliveries_by_subject ON reminder_deliveries (subject, id);
             """)
     }
+
+    /// Skin photo reminders: per area, every N weeks after its newest photo (0 off), effective-dated like the
+    /// schedule switches; `reminder_deliveries` is rebuilt so its kinds include `photo` (one per area and due day).
+    static let photoReminders = Migration(id: "2026-12-01.photo-reminders") { db in
+        try db.executeScript("""
+            CREATE TABLE reminder_area_intervals (
+                id             INTEGER PRIMARY KEY,
+                area_id        TEXT NOT NULL REFERENCES skin_areas(id) ON DELETE CASCADE,
+                effective_from TEXT NOT NULL CHECK (length(effective_from) = 10),
+                weeks          INTEGER NOT NULL CHECK (weeks BETWEEN 0 AND 52),
+                recorded_at    TEXT NOT NULL
+            );
+            CREATE INDEX reminder_area_intervals_by_area ON reminder_area_intervals (area_id, effective_from);
+            CREATE TABLE reminder_deliveries_new (
+                id       INTEGER PRIMARY KEY,
+                subject  TEXT NOT NULL CHECK (length(subject) > 0),
+                kind     TEXT NOT NULL CHECK (kind IN ('due', 'repeat', 'catch-up', 'snooze', 'summary', 'refill', 'photo')),
+                sent_at  TEXT NOT NULL,
+                until    TEXT,
+                CHECK ((kind = 'snooze') = (until IS NOT NULL))
+            );
+            INSERT INTO reminder_deliveries_new (id, subject, kind, sent_at, until)
+                SELECT id, subject, kind, sent_at, until FROM reminder_deliveries ORDER BY id;
+            DROP TABLE reminder_deliveries;
+            ALTER TABLE reminder_deliveries_new RENAME TO reminder_deliveries;
+            CREATE INDEX reminder_deliveries_by_subject ON reminder_deliveries (subject, id);
+            """)
+    }
 }

@@ -74,7 +74,7 @@ public struct WebApplication: Sendable {
             + HomePage.routes(services)
             + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
             + SettingsPages.routes(services.settings, csrfToken: csrfToken)
-            + ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, csrfToken: csrfToken)
+            + ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken)
             + SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken)
             + SmilePages.routes(services.smile, csrfToken: csrfToken)
             + RegimenPages.routes(services.regimen, csrfToken: csrfToken)

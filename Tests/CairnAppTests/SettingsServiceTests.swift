@@ -48,7 +48,7 @@ private let itemOfTable: [String: Int] = [
     "health_imports": 5, "health_sources": 5, "health_samples": 5,
     "insights": 6, "insight_runs": 6, "insight_pending": 6, "insight_series_state": 6, "insight_metric_options": 6,
     "settings": 7, "schema_migrations": 7,
-    "reminder_preferences": 7, "reminder_schedule_switches": 7, "reminder_deliveries": 7,
+    "reminder_preferences": 7, "reminder_schedule_switches": 7, "reminder_area_intervals": 7, "reminder_deliveries": 7,
 ]
 
 @Test func theDeleteAllListNamesTheKindOfEveryTableInTheVault() throws {

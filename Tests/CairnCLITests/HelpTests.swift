@@ -306,7 +306,7 @@ private let expectedHelp: [String: String] = [
       scan        Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
       supply      Counts on hand and when they run out.
       outcomes    Outcome series: daily ratings and other values you track.
-      reminders   Reminder preferences: quiet hours, names, repeats, summaries, per schedule.
+      reminders   Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.
     """#,
     "cairn regimen products": #"""
     List, add, show and edit products.
@@ -878,19 +878,30 @@ private let expectedHelp: [String: String] = [
     RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip'.
     """#,
     "cairn regimen reminders": #"""
-    Reminder preferences: quiet hours, names, repeats, summaries, per schedule.
+    Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.
 
     Usage: cairn regimen reminders <command> [options]
 
     Commands:
-      show       Show the reminder preferences in force today and the schedules with reminders off.
+      show       Show the reminder preferences in force today, the schedules with reminders off and the skin photo reminders.
       set        Change reminder preferences from a day on (earlier days keep theirs).
       schedule   Turn the reminders of one schedule on or off from a day on.
+      area       Remind to photograph a skin area again every N weeks after its newest photo (off by default).
     """#,
     "cairn regimen reminders show": #"""
-    Show the reminder preferences in force today and the schedules with reminders off.
+    Show the reminder preferences in force today, the schedules with reminders off and the skin photo reminders.
 
     Usage: cairn regimen reminders show
+    """#,
+    "cairn regimen reminders area": #"""
+    Remind to photograph a skin area again every N weeks after its newest photo (off by default).
+
+    Usage: cairn regimen reminders area AREA WEEKS|off [--from DATE]
+
+    AREA is the area's name or id. The reminder comes once each time the area is due, at the first check after 07:00.
+
+    Options:
+      --from DATE   The first day the change is in force, YYYY-MM-DD (default today).
     """#,
     "cairn regimen reminders set": #"""
     Change reminder preferences from a day on (earlier days keep theirs).
@@ -901,7 +912,7 @@ private let expectedHelp: [String: String] = [
 
     Options:
       --quiet HH:MM-HH:MM|off   Quiet hours: no notification in this span (it may cross midnight).
-      --names on|off            Name the products in the text (default off).
+      --names on|off            Name the products and skin areas in the text (default off).
       --repeat MINUTES          Remind again every MINUTES until logged, 0-720 (0: no repeat).
       --repeat-limit N          At most N repeats of one dose, 0-20 (default 3).
       --summary on|off          A morning summary of yesterday's unlogged doses (default on).

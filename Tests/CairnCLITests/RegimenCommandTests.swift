@@ -315,11 +315,20 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         #expect(set.status == 0, "\(set.stderr)")
         let shown = cli.run("reminders", "show").stdout
         #expect(shown.contains("Quiet hours: 22:00-07:00") && shown.contains("every 15 minutes, at most 3 times"))
-        #expect(shown.contains("Product names in the text: on"))
+        #expect(shown.contains("Product and area names in the text: on"))
         let half = cli.run("reminders", "set", "--quiet", "22:00")
         #expect(half.status == 2 && half.stderr.contains("Quiet hours need a start and an end"), "\(half.stderr)")
         #expect(cli.run("reminders", "schedule", schedule, "off").status == 0)
         #expect(cli.run("reminders", "show").stdout.contains("Schedules with reminders off: Vitamin D3"))
         #expect(cli.run("reminders", "schedule", schedule, "maybe").status == 2)
+        // Skin photo reminders: per area, off by default.
+        #expect(cairn(["--data-dir", cli.vault, "skin", "add-area", "Left forearm"], environment: cli.environment).status == 0)
+        #expect(cli.run("reminders", "show").stdout.contains("Skin photo reminders: none"))
+        let area = cli.run("reminders", "area", "left forearm", "4")
+        #expect(area.status == 0 && area.stdout.contains("every 4 weeks after its newest photo, from today"), "\(area.stderr)")
+        #expect(cli.run("reminders", "show").stdout.contains("Skin photo reminders: Left forearm every 4 weeks"))
+        #expect(cli.run("reminders", "area", "Left forearm", "60").stderr.contains("every 1 to 52 weeks"))
+        #expect(cli.run("reminders", "area", "Left forearm", "off").stdout.contains("No photo reminders for Left forearm"))
+        #expect(cli.run("reminders", "area", "Back", "2").status == 1)
     }
 }

@@ -113,6 +113,16 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     #expect(planner.morningSummary(unloggedYesterday: doses, preferences: try ReminderPreferences(morningSummary: false)) == nil)
 }
 
+@Test func aPhotoReminderNamesItsAreasOnlyWhenNamesAreOn() throws {
+    let planner = ReminderPlanner()
+    #expect(planner.photoReminder(areas: [], preferences: .standard) == nil)
+    #expect(planner.photoReminder(areas: ["Left forearm"], preferences: .standard)?.body == "A skin area is due for a new photo.")
+    #expect(planner.photoReminder(areas: ["Left forearm", "Knee"], preferences: .standard)?.body == "2 skin areas are due for a new photo.")
+    let named = try ReminderPreferences(showProductNames: true)
+    #expect(planner.photoReminder(areas: ["Left forearm", "Knee"], preferences: named)?.body == "Time for a new photo of Left forearm and Knee.")
+    #expect(planner.photoReminder(areas: ["Knee"], preferences: named)?.kind == .photo)
+}
+
 @Test func preferencesRefuseHalfQuietHoursAndNumbersOutOfRange() {
     #expect(throws: ReminderError.quietHoursIncomplete) { try ReminderPreferences(quietStart: TimeSlot(parsing: "22:00")) }
     #expect(throws: ReminderError.repeatOutOfRange) { try ReminderPreferences(repeatMinutes: 721) }

@@ -167,6 +167,14 @@ import Testing
                            ('sr-1_2026-11-30_0800', 'snooze', '2026-11-30T07:01:00.000Z', '2026-11-30T07:11:00.000Z');
                 """)
         },
+        "2026-12-01.photo-reminders": { db in
+            try db.executeScript("""
+                INSERT INTO reminder_area_intervals (area_id, effective_from, weeks, recorded_at)
+                    VALUES ('5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f', '2026-11-30', 4, '2026-11-30T08:00:00.000Z');
+                INSERT INTO reminder_deliveries (subject, kind, sent_at, until)
+                    VALUES ('photo:5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f:2026-12-28', 'photo', '2026-12-28T07:00:00.000Z', NULL);
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript("""
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)

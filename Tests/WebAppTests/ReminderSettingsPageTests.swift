@@ -18,9 +18,26 @@ import Testing
     #expect(p.quietHoursText == "22:00-07:00" && p.showProductNames && p.repeatMinutes == 15)
     let refused = site.post("/settings/reminders", form: ["quiet_start": "22:00", "quiet_end": "", "repeat": "0", "repeat_limit": "3",
                                                           "refill_days": "7"])
-    #expect(refused.status == 400 && refused.bodyText.contains("id=\"reminders-error\""))
+    #expect(refused.status == 400 && refused.bodyText.contains("id=\"quiet-error\""), "the error sits with the quiet hours")
+    #expect(refused.bodyText.contains("name=\"quiet_start\" value=\"22:00\" aria-invalid=\"true\" aria-describedby=\"quiet-error\""))
+    #expect(!refused.bodyText.contains("name=\"repeat\" min=\"0\" max=\"720\" value=\"15\" aria-invalid"), "only the field at fault is marked")
     #expect(try site.cairn.reminders.preferences().quietHoursText == "22:00-07:00", "nothing saved")
     #expect(site.post("/settings/reminders/schedules/\(schedule.scheduleID.rawValue)", form: ["enabled": "off"]).status == 303)
     #expect(try site.cairn.reminders.remindersOff() == [schedule.scheduleID])
     #expect(site.get("/settings").bodyText.contains("href=\"/settings/reminders\""))
+}
+
+@Test func aSkinAreasPhotoReminderIsSetOnTheRemindersPageAndABadNumberIsRefusedBesideItsField() throws {
+    let site = try RegimenSite()
+    let area = try site.cairn.skin.addArea(name: "Left forearm")
+    let page = site.get("/settings/reminders")
+    #expect(page.bodyText.contains("Left forearm: every how many weeks"))
+    #expect(page.bodyText.contains("id=\"photo-weeks-\(area.id.rawValue)\" name=\"weeks\" min=\"0\" max=\"52\" value=\"0\""), "off by default")
+    #expect(site.post("/settings/reminders/areas/\(area.id.rawValue)", form: ["weeks": "4"]).status == 303)
+    #expect(try site.cairn.reminders.photoReminders() == [area.id: 4])
+    let refused = site.post("/settings/reminders/areas/\(area.id.rawValue)", form: ["weeks": "60"])
+    #expect(refused.status == 400)
+    #expect(refused.bodyText.contains("aria-describedby=\"photo-error-\(area.id.rawValue)\""))
+    #expect(refused.bodyText.contains("A photo reminder comes every 1 to 52 weeks"))
+    #expect(try site.cairn.reminders.photoReminders() == [area.id: 4], "nothing saved")
 }

@@ -6,10 +6,11 @@ import Regimen
 /// `cairn regimen reminders ...`: the reminder preferences (effective-dated, like plans).
 enum RegimenReminderCommands {
     static var group: CommandGroup {
-        CommandGroup(name: "reminders", abstract: "Reminder preferences: quiet hours, names, repeats, summaries, per schedule.", children: [
+        CommandGroup(name: "reminders", abstract: "Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.", children: [
             .command(RegimenRemindersShowCommand.self),
             .command(RegimenRemindersSetCommand.self),
             .command(RegimenRemindersScheduleCommand.self),
+            .command(RegimenRemindersAreaCommand.self),
         ])
     }
 
@@ -27,7 +28,7 @@ enum RegimenReminderCommands {
     static func describe(_ p: ReminderPreferences) -> [String] {
         [
             "Quiet hours: \(p.quietHoursText)",
-            "Product names in the text: \(p.showProductNames ? "on" : "off (\"A dose is due at 08:00\")")",
+            "Product and area names in the text: \(p.showProductNames ? "on" : "off (\"A dose is due at 08:00\")")",
             "Repeat: " + (p.repeatMinutes == 0 ? "off" : "every \(p.repeatMinutes) minutes, at most \(p.repeatLimit) times"),
             "Morning summary of yesterday's unlogged doses: \(p.morningSummary ? "on" : "off")",
             "Refill warning: " + (p.refillDays == 0 ? "off" : "at \(p.refillDays) days of supply left"),
@@ -38,7 +39,7 @@ enum RegimenReminderCommands {
 /// `cairn regimen reminders show`.
 struct RegimenRemindersShowCommand: Command {
     static let name = "show"
-    static let abstract = "Show the reminder preferences in force today and the schedules with reminders off."
+    static let abstract = "Show the reminder preferences in force today, the schedules with reminders off and the skin photo reminders."
 
     init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []) }
 
@@ -48,6 +49,9 @@ struct RegimenRemindersShowCommand: Command {
         let off = try app.reminders.remindersOff()
         let names = try app.regimen.schedules().filter { off.contains($0.scheduleID) }.map { "\($0.productName) (schedule \($0.scheduleID))" }
         context.console.print("Schedules with reminders off: " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        let weeks = try app.reminders.photoReminders()
+        let areas = try app.skin.areas().compactMap { a in weeks[a.area.id].map { "\(a.area.name) every \(CountText.counted($0, "week"))" } }
+        context.console.print("Skin photo reminders: " + (areas.isEmpty ? "none" : areas.joined(separator: ", ")))
     }
 }
 
@@ -57,7 +61,7 @@ struct RegimenRemindersSetCommand: Command {
     static let abstract = "Change reminder preferences from a day on (earlier days keep theirs)."
     static let discussion = "Options not given keep their current value."
     static let quiet = Option("--quiet", "HH:MM-HH:MM|off", help: "Quiet hours: no notification in this span (it may cross midnight).")
-    static let names = Option("--names", "on|off", help: "Name the products in the text (default off).")
+    static let names = Option("--names", "on|off", help: "Name the products and skin areas in the text (default off).")
     static let repeatEvery = Option("--repeat", "MINUTES", help: "Remind again every MINUTES until logged, 0-720 (0: no repeat).")
     static let repeatLimit = Option("--repeat-limit", "N", help: "At most N repeats of one dose, 0-20 (default 3).")
     static let summary = Option("--summary", "on|off", help: "A morning summary of yesterday's unlogged doses (default on).")
@@ -120,5 +124,40 @@ struct RegimenRemindersScheduleCommand: Command {
     func run(in context: CommandContext) throws {
         try context.openApplication().reminders.setReminders(enabled, for: schedule, from: from)
         context.console.print("Reminders of that schedule are \(enabled ? "on" : "off") from \(from.map(\.description) ?? "today").")
+    }
+}
+
+/// `cairn regimen reminders area`.
+struct RegimenRemindersAreaCommand: Command {
+    static let name = "area"
+    static let abstract = "Remind to photograph a skin area again every N weeks after its newest photo (off by default)."
+    static let synopsis = "AREA WEEKS|off"
+    static let discussion = "AREA is the area's name or id. The reminder comes once each time the area is due, at the first check after 07:00."
+    static let options: [Option] = [RegimenReminderCommands.from]
+
+    let area: String
+    let weeks: Int
+    let from: LocalDay?
+
+    init(arguments: Arguments) throws {
+        let p = try arguments.positionals(exactly: ["AREA", "WEEKS|off"])
+        area = p[0]
+        if p[1].lowercased() == "off" {
+            weeks = 0
+        } else if let n = Int(p[1]), (0...ReminderPlanner.maximumPhotoWeeks).contains(n) {
+            weeks = n
+        } else {
+            throw UsageError(ReminderError.photoWeeksOutOfRange.userMessage)
+        }
+        from = try RegimenCommands.parseDay(arguments.value(RegimenReminderCommands.from), option: RegimenReminderCommands.from.name)
+    }
+
+    func run(in context: CommandContext) throws {
+        let app = try context.openApplication()
+        let found = try app.skin.area(named: area)
+        try app.reminders.setPhotoReminder(every: weeks, for: found.id, from: from)
+        let when = from.map(\.description) ?? "today"
+        context.console.print(weeks == 0 ? "No photo reminders for \(found.name) from \(when)."
+                              : "A reminder to photograph \(found.name) every \(CountText.counted(weeks, "week")) after its newest photo, from \(when).")
     }
 }

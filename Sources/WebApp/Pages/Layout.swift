@@ -79,6 +79,11 @@ enum Layout {
     /// `LocalDay(parsing:)` and answers a bad date beside the form, so it works without JavaScript.
     static let dateField = #"type="text" inputmode="numeric" autocomplete="off" maxlength="10" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="YYYY-MM-DD" title="A date written year-month-day, for example 2026-01-31" class="date-field""#
 
+    /// The attributes of every time-of-day field: a text field written HH:MM on a 24-hour clock, as Cairn writes every
+    /// time (a browser's own time field shows the browser's locale, e.g. "--:-- --" with AM/PM). The server parses it
+    /// and answers a bad time beside its field, so it works without JavaScript.
+    static let timeField = #"type="text" inputmode="numeric" autocomplete="off" maxlength="5" pattern="[0-2]?[0-9]:[0-5][0-9]" placeholder="HH:MM" title="A time on a 24-hour clock, for example 08:30 or 21:00" class="time-field""#
+
     /// A hidden CSRF field for a form.
     static func csrfField(_ token: String) -> String {
         "<input type=\"hidden\" name=\"\(SecurityPolicy.csrfField)\" value=\"\(HTML.escape(token))\">"

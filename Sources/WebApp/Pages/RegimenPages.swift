@@ -271,8 +271,9 @@ enum RegimenPages {
         <details class="regimen-taken-at"\(fieldError == nil ? "" : " open")><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
         <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
         <label for="at-\(id)">Taken at</label>
-        <input type="time" id="at-\(id)" name="at" required\(fieldError == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"\(errorID)\"")>
+        <input type="text" inputmode="numeric" autocomplete="off" maxlength="25" placeholder="HH:MM" class="time-field" id="at-\(id)" name="at" required aria-describedby="at-help-\(id)\(fieldError == nil ? "" : " \(errorID)")"\(fieldError == nil ? "" : " aria-invalid=\"true\"")>
         <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the time for \(name)</span></button>
+        <p class="help" id="at-help-\(id)">HH:MM on a 24-hour clock; for a time on another day, YYYY-MM-DD HH:MM.</p>
         </form>
         \(errorHTML)
         </details>
