@@ -28,7 +28,7 @@ APPLICATIONS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/applications
 install: release
 	install -d "$(PREFIX)/bin" "$(APPLICATIONS)"
 	install -m 0755 .build/release/cairn "$(PREFIX)/bin/cairn"
-	scripts/desktop-entry.sh "$(PREFIX)/bin/cairn" > "$(APPLICATIONS)/cairn.desktop"
+	scripts/desktop-entry.sh "$(PREFIX)/bin/cairn" "$(CAIRN_HOME)" > "$(APPLICATIONS)/cairn.desktop"
 	"$(PREFIX)/bin/cairn" remind --install
 	@echo "Installed $(PREFIX)/bin/cairn and $(APPLICATIONS)/cairn.desktop."
 

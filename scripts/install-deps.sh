@@ -34,6 +34,7 @@ test_packages=(
   sqlite3 wrk                    # the process benchmark's anchors: a bare read of the vault, HTTP load
   python3-pip                    # fetches the axe-core wheel below
   dbus python3-dbusmock          # reminders: a private session bus with a mock notification daemon
+  desktop-file-utils             # desktop-file-validate checks the desktop entry `make install` writes
 )
 
 want=("${packages[@]}")

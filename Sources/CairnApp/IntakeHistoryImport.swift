@@ -51,7 +51,6 @@ enum IntakeHistoryCSV {
     static func forEachRow(_ data: Data, products: [ProductID: [StoredProduct]], now: Date,
                            accept: (Row) throws -> Void) throws -> [LineProblem] {
         var header: CSV.Record?
-        var positions: CSVColumns?
         var byName: [String: [ProductID]] = [:]
         for (id, revisions) in products {
             byName[revisions.last!.product.name.trimmingCharacters(in: .whitespaces).lowercased(), default: []].append(id)
@@ -64,9 +63,8 @@ enum IntakeHistoryCSV {
         var servingsOf: [ServingsKey: Result<Decimal, LineProblemReasonBox>] = [:]
         var at: [Int?] = []
         try CSV.forEachRecord(in: data) { record in
-            guard let header, let positions else {
+            guard let header else {
                 let found = try CSVColumns(header: record.fields, columns: columns)
-                positions = found
                 at = columns.map { found[$0.name] }
                 header = record
                 return
