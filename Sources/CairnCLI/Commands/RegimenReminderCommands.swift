@@ -16,6 +16,14 @@ enum RegimenReminderCommands {
 
     static let from = Option("--from", "DATE", help: "The first day the change is in force, YYYY-MM-DD (default today).")
 
+    /// The `--from` day; nil for today.
+    static func fromDay(_ arguments: Arguments) throws -> LocalDay? {
+        try RegimenCommands.parseDay(arguments.value(from), option: from.name)
+    }
+
+    /// "2026-03-10", or "today" for no `--from`.
+    static func dayText(_ day: LocalDay?) -> String { day.map(\.description) ?? "today" }
+
     static func onOff(_ text: String?, option: Option) throws -> Bool? {
         guard let text else { return nil }
         switch text.lowercased() {
@@ -85,7 +93,7 @@ struct RegimenRemindersSetCommand: Command {
         repeatMinutes = try arguments.value(Self.repeatEvery) == nil ? nil : arguments.integer(Self.repeatEvery, in: 0...720, default: 0)
         repeatLimit = try arguments.value(Self.repeatLimit) == nil ? nil : arguments.integer(Self.repeatLimit, in: 0...20, default: 3)
         refillDays = try arguments.value(Self.refill) == nil ? nil : arguments.integer(Self.refill, in: 0...90, default: 7)
-        from = try RegimenCommands.parseDay(arguments.value(RegimenReminderCommands.from), option: RegimenReminderCommands.from.name)
+        from = try RegimenReminderCommands.fromDay(arguments)
     }
 
     func run(in context: CommandContext) throws {
@@ -94,7 +102,7 @@ struct RegimenRemindersSetCommand: Command {
         let next = try current.with(quiet: quiet, showProductNames: names, repeatMinutes: repeatMinutes, repeatLimit: repeatLimit,
                                     morningSummary: summary, refillDays: refillDays)
         try reminders.setPreferences(next, from: from)
-        context.console.print("Saved. From \(from.map(\.description) ?? "today"):")
+        context.console.print("Saved. From \(RegimenReminderCommands.dayText(from)):")
         for line in RegimenReminderCommands.describe(next) { context.console.print("  " + line) }
     }
 }
@@ -113,17 +121,14 @@ struct RegimenRemindersScheduleCommand: Command {
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["SCHEDULE", "on|off"])
         schedule = ScheduleID(p[0])
-        switch p[1].lowercased() {
-        case "on": enabled = true
-        case "off": enabled = false
-        default: throw UsageError("Say on or off after the schedule.")
-        }
-        from = try RegimenCommands.parseDay(arguments.value(RegimenReminderCommands.from), option: RegimenReminderCommands.from.name)
+        guard let enabled = ["on": true, "off": false][p[1].lowercased()] else { throw UsageError("Say on or off after the schedule.") }
+        self.enabled = enabled
+        from = try RegimenReminderCommands.fromDay(arguments)
     }
 
     func run(in context: CommandContext) throws {
         try context.openApplication().reminders.setReminders(enabled, for: schedule, from: from)
-        context.console.print("Reminders of that schedule are \(enabled ? "on" : "off") from \(from.map(\.description) ?? "today").")
+        context.console.print("Reminders of that schedule are \(enabled ? "on" : "off") from \(RegimenReminderCommands.dayText(from)).")
     }
 }
 
@@ -149,14 +154,14 @@ struct RegimenRemindersAreaCommand: Command {
         } else {
             throw UsageError(ReminderError.photoWeeksOutOfRange.userMessage)
         }
-        from = try RegimenCommands.parseDay(arguments.value(RegimenReminderCommands.from), option: RegimenReminderCommands.from.name)
+        from = try RegimenReminderCommands.fromDay(arguments)
     }
 
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let found = try app.skin.area(named: area)
         try app.reminders.setPhotoReminder(every: weeks, for: found.id, from: from)
-        let when = from.map(\.description) ?? "today"
+        let when = RegimenReminderCommands.dayText(from)
         context.console.print(weeks == 0 ? "No photo reminders for \(found.name) from \(when)."
                               : "A reminder to photograph \(found.name) every \(CountText.counted(weeks, "week")) after its newest photo, from \(when).")
     }
