@@ -281,12 +281,22 @@ private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request 
     let (_, a) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
     let (_, b) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_biden.jpg")))
     let page = site.app.handle(Fixture.get("/smile/compare?a=\(a.id.rawValue)&b=\(b.id.rawValue)")).bodyText
-    #expect(page.contains("aria-valuetext=\"Before (\(a.displayDate)) on the left 50%, after (\(b.displayDate)) on the right 50%\""))
-    #expect(SmilePages.sliderText(0, before: a, after: b) == "After only (\(b.displayDate))")
-    #expect(SmilePages.sliderText(100, before: a, after: b) == "Before only (\(a.displayDate))")
+    #expect(page.contains("aria-valuetext=\"Before (\(a.displayDate)") && page.contains("on the left 50%, after (\(b.displayDate)"))
+    #expect(SmilePages.sliderText(0, before: a.displayDate, after: b.displayDate) == "After only (\(b.displayDate))")
+    #expect(SmilePages.sliderText(100, before: a.displayDate, after: b.displayDate) == "Before only (\(a.displayDate))")
     // Without the script the two crops stand side by side: the slider row is hidden and no figure is laid over the other.
     #expect(page.contains("<div class=\"smile-slider\" id=\"smile-slider-row\" hidden>"))
     #expect(!page.contains("is-slider"))
+}
+
+@Test func twoCropsOfOneDayAreToldApartInThePickersAndCaptions() throws {
+    let site = try SmileSite()
+    let (_, a) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let (_, b) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    #expect(a.displayDate == b.displayDate, "the same photo twice: the same date")
+    let page = site.app.handle(Fixture.get("/smile/compare?a=\(a.id.rawValue)&b=\(b.id.rawValue)")).bodyText
+    #expect(page.contains(">\(a.displayDate), 1 of 2<") && page.contains(">\(a.displayDate), 2 of 2<"))
+    #expect(page.contains("<figcaption>Before · \(a.displayDate), ") && page.contains("<figcaption>After · \(b.displayDate), "))
 }
 
 @Test func aRefusedUploadShowsItsErrorBelowThePhotoFieldAndTheCameraNeedsTheScript() throws {

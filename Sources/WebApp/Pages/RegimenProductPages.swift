@@ -139,7 +139,7 @@ enum RegimenProductPages {
         let lines = draft.lines
         let flagged = refusal?.flagged ?? []
         let flaggedHTML = flagged.isEmpty ? "" : """
-        <fieldset class="stack regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
+        <fieldset class="stack field-group regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
         <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
         <ul class="regimen-list">\(flagged.map { row in
             let line = row.number <= lines.count ? lines[row.number - 1] : ""

@@ -203,7 +203,7 @@ enum RegimenSchedulePages {
             <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions.joined())</select>\(errors(.product))</div>
             <div class="stack"><label for="schedule-servings">Servings each time</label>
             <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(HTML.escape(draft.servings))"\(attributes(.servings))>\(errors(.servings))</div>
-            <fieldset class="stack schedule-repeats"\(problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\"")><legend>How often</legend>
+            <fieldset class="stack field-group schedule-repeats"\(problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\"")><legend>How often</legend>
             \(repeatOptions.joined(separator: "\n"))\(errors(.recurrence))</fieldset>
             <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
             <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(HTML.escape(draft.every))"\(attributes(.interval, help: true))>\(errors(.interval))

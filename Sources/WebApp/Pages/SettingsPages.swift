@@ -62,7 +62,7 @@ enum SettingsPages {
         </section>
         <section class="card setting" aria-labelledby="reminders-title">
         <h2 id="reminders-title">Reminders</h2>
-        <p>Quiet hours, product names in notifications, repeats, the morning summary and refill warnings.</p>
+        <p>Quiet hours, names in notifications, repeats, the morning summary, refill warnings and skin photo reminders.</p>
         <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
         </section>
         <section class="card setting" aria-labelledby="backup-title">

@@ -263,9 +263,15 @@ enum SmilePages {
             return entries.first { $0.id.rawValue == text } ?? fallback
         }
         let before = pick(a, default: entries.first!), after = pick(b, default: entries.last!)
+        // Two entries of one day read alike: each gets its place among that day's ("1 of 2"), in the list's order.
+        let sameDay = Dictionary(grouping: entries, by: \.displayDate)
+        func label(_ e: SmileEntry) -> String {
+            guard let group = sameDay[e.displayDate], group.count > 1, let place = group.firstIndex(where: { $0.id == e.id }) else { return e.displayDate }
+            return "\(e.displayDate), \(place + 1) of \(group.count)"
+        }
         func options(selected: SmileEntry) -> String {
             entries.map { e in
-                "<option value=\"\(e.id.rawValue)\"\(e.id == selected.id ? " selected" : "")>\(HTML.escape(e.displayDate))\(e.note.isEmpty ? "" : " · " + HTML.escape(String(e.note.prefix(40))))</option>"
+                "<option value=\"\(e.id.rawValue)\"\(e.id == selected.id ? " selected" : "")>\(HTML.escape(label(e)))\(e.note.isEmpty ? "" : " · " + HTML.escape(String(e.note.prefix(40))))</option>"
             }.joined()
         }
         let body = """
@@ -279,12 +285,12 @@ enum SmilePages {
         <button type="submit" class="button button-quiet" id="compare-show">Show</button>
         </form>
         <div class="smile-compare" id="smile-compare">
-        <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(HTML.escape(before.displayDate))"><figcaption>Before · \(HTML.escape(before.displayDate))</figcaption></figure>
-        <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(HTML.escape(after.displayDate))"><figcaption>After · \(HTML.escape(after.displayDate))</figcaption></figure>
+        <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(HTML.escape(label(before)))"><figcaption>Before · \(HTML.escape(label(before)))</figcaption></figure>
+        <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(HTML.escape(label(after)))"><figcaption>After · \(HTML.escape(label(after)))</figcaption></figure>
         </div>
         <div class="smile-slider" id="smile-slider-row" hidden>
         <label for="smile-slider">Before ↔ after</label>
-        <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: before, after: after)))" data-before="\(HTML.escape(before.displayDate))" data-after="\(HTML.escape(after.displayDate))">
+        <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: label(before), after: label(after))))" data-before="\(HTML.escape(label(before)))" data-after="\(HTML.escape(label(after)))">
         </div>
         """
         return Layout.page(title: "Compare", section: .smile, body: body + script)
@@ -292,9 +298,9 @@ enum SmilePages {
 
     /// What the before/after slider says at `value` (the after crop covers the part right of `value`%); smile.js
     /// says the same as it moves.
-    static func sliderText(_ value: Int, before: SmileEntry, after: SmileEntry) -> String {
-        value <= 0 ? "After only (\(after.displayDate))" : value >= 100 ? "Before only (\(before.displayDate))"
-            : "Before (\(before.displayDate)) on the left \(value)%, after (\(after.displayDate)) on the right \(100 - value)%"
+    static func sliderText(_ value: Int, before: String, after: String) -> String {
+        value <= 0 ? "After only (\(after))" : value >= 100 ? "Before only (\(before))"
+            : "Before (\(before)) on the left \(value)%, after (\(after)) on the right \(100 - value)%"
     }
 
     // MARK: export
