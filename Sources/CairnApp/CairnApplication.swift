@@ -71,7 +71,7 @@ public final class CairnApplication: Sendable {
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         backups = BackupService(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
-        built = Services(database: database, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
+        built = Services(database: database, vault: vault, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
                          outcomeSeries: outcomeSeries)
         if housekeeping == .now { tidyUp() }
         settings.onDeleteAll { [built] in built.smile.value.discardAllPendingUploads() }
@@ -86,6 +86,10 @@ public final class CairnApplication: Sendable {
 
     /// Lets go of the vault (a server that stops).
     public func releaseVault() { database.vaultLock?.release() }
+
+    /// Between two writes of a process that runs for long (`cairn remind`), lets a server start: the shared
+    /// writer's hold on `owner.lock` is let go (a server's own exclusive hold is kept).
+    public func releaseWriterHold() { database.vaultLock?.releaseShared() }
 
     /// Clears what an interrupted write left (photo files without a row, a half-done Apple Health or intake import,
     /// an upload) and recomputes comparisons stored by an older comparator revision (once, never mixed).
@@ -122,7 +126,7 @@ extension CairnApplication {
         let reports: Built<ReportService>
         let reminders: Built<ReminderService>
 
-        init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
+        init(database: Database, vault: Vault, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
              outcomeSeries: InsightService.SeriesProvider?) {
             let skin = Built { SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock) }
             let smile = Built {
@@ -140,7 +144,7 @@ extension CairnApplication {
                 ReportService(skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
                               insights: insights.value, photoStore: photoStore, clock: clock)
             }
-            reminders = Built { ReminderService(database: database, regimen: regimen.value, skin: skin.value, clock: clock) }
+            reminders = Built { ReminderService(database: database, vault: vault, regimen: regimen.value, skin: skin.value, clock: clock) }
             self.skin = skin
             self.smile = smile
             self.insights = insights

@@ -11,8 +11,9 @@ import Storage
 ///
 /// Deciding and recording what is sent happen in one write transaction, so two loops (`cairn serve` and the
 /// systemd service) never show the same reminder twice.
-public final class ReminderService: @unchecked Sendable {
+public final class ReminderService: ReminderSource, @unchecked Sendable {
     let database: Database
+    let vault: Vault
     let regimen: RegimenService
     let skin: SkinService
     let clock: any Clock
@@ -21,8 +22,9 @@ public final class ReminderService: @unchecked Sendable {
     public static let morningTime = TimeSlot(hour: 7, minute: 0)!
 
     /// A service over a migrated database.
-    public init(database: Database, regimen: RegimenService, skin: SkinService, clock: any Clock) {
+    public init(database: Database, vault: Vault, regimen: RegimenService, skin: SkinService, clock: any Clock) {
         self.database = database
+        self.vault = vault
         self.regimen = regimen
         self.skin = skin
         self.clock = clock
@@ -226,6 +228,19 @@ public final class ReminderService: @unchecked Sendable {
         return ReminderHistory(sent: sent, lastSentAt: last, snoozedUntil: snoozedUntil)
     }
 
+    /// What was sent for one dose, read on its own.
+    func sentHistory(of subject: String) throws -> ReminderHistory? {
+        try database.read { db in try history(of: subject, db) }
+    }
+
+    /// Records one notification (or snooze) sent for `subject`.
+    func recordSent(_ subject: String, kind: String, at: Date, until: Date?) throws {
+        try database.write { db in
+            try db.execute("INSERT INTO reminder_deliveries (subject, kind, sent_at, until) VALUES (?, ?, ?, ?)",
+                           subject, kind, Timestamp.string(from: at), until.map(Timestamp.string(from:)))
+        }
+    }
+
     private func sent(_ subject: String, _ db: Connection) throws -> Bool {
         try db.scalar("SELECT EXISTS (SELECT 1 FROM reminder_deliveries WHERE subject = ?)", subject, as: Int.self) == 1
     }
@@ -235,16 +250,37 @@ public final class ReminderService: @unchecked Sendable {
     }
 }
 
-/// The reminder loop: every `interval` it asks `ReminderService.dueNotices` and posts them, and it pumps the
-/// notifier so a pressed button reaches `ReminderService.handle`. Run by `cairn remind` and inside `cairn serve`.
+/// Where the reminder loop gets its notices and sends button presses: the database (`ReminderService`) or, while
+/// the database is locked, the timetable (`LockedReminders`).
+public protocol ReminderSource: AnyObject {
+    /// The notices to show now, recorded as sent.
+    func dueNotices() throws -> [ReminderNotice]
+    /// What a notification's button does for its doses.
+    func handle(_ action: ReminderAction, doseIDs: [String]) throws
+}
+
+/// The reminder loop: every `interval` it asks its source for the notices due and posts them, and it pumps the
+/// notifier so a pressed button reaches the source's `handle`. Run by `cairn remind` and inside `cairn serve`.
+/// While the database is readable it first logs what was queued while it was locked, and afterwards rewrites
+/// the timetable; while `isLocked()` it plans from the timetable.
 public final class ReminderLoop {
     let reminders: ReminderService
+    let locked: LockedReminders
+    let isLocked: () -> Bool
     let notifier: any ReminderPosting
     let report: (String) -> Void
+    let afterEachCheck: () -> Void
 
-    /// A loop; `report` receives one line per problem (never user content).
-    public init(reminders: ReminderService, notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in }) {
+    /// A loop; `report` receives one line per problem (never user content). `isLocked` says whether the
+    /// database is locked (the vault lock will answer it; until then nothing is locked). `afterEachCheck` runs at
+    /// the end of every check (`cairn remind` lets go of its writer's hold there, so `cairn serve` can start).
+    public init(reminders: ReminderService, locked: LockedReminders? = nil, isLocked: @escaping () -> Bool = { false },
+                notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in },
+                afterEachCheck: @escaping () -> Void = {}) {
+        self.afterEachCheck = afterEachCheck
         self.reminders = reminders
+        self.locked = locked ?? LockedReminders(vault: reminders.vault, clock: reminders.clock)
+        self.isLocked = isLocked
         self.notifier = notifier
         self.report = report
     }
@@ -254,21 +290,26 @@ public final class ReminderLoop {
     public func tick() -> [ReminderNotice] {
         notifier.pumpEvents()
         var posted: [ReminderNotice] = []
+        let source: any ReminderSource = isLocked() ? locked : reminders
         do {
-            for notice in try reminders.dueNotices() {
+            if source === reminders { try reminders.replayQueue() }
+            for notice in try source.dueNotices() {
                 let ids = notice.doseIDs
                 do {
-                    try notifier.post(notice) { [reminders, report] action in
-                        do { try reminders.handle(action, doseIDs: ids) } catch { report("A reminder's action could not be logged.") }
+                    try notifier.post(notice) { [source, report, afterEachCheck] action in
+                        do { try source.handle(action, doseIDs: ids) } catch { report("A reminder's action could not be logged.") }
+                        afterEachCheck()
                     }
                     posted.append(notice)
                 } catch {
                     report("A reminder could not be shown: the desktop's notification service did not answer.")
                 }
             }
+            if source === reminders { try reminders.writeTimetable() }
         } catch {
             report("Reminders could not read the vault this time; the next check tries again.")
         }
+        afterEachCheck()
         return posted
     }
 

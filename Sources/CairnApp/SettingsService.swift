@@ -20,7 +20,7 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
         "every outcome series and its entries",
         "all Apple Health data you imported",
         "every insight",
-        "your settings, your reminder settings and the record of reminders sent",
+        "your settings, your reminder settings, the record of reminders sent and the reminder timetable",
         "the database's journal and WAL files, and any temporary files Cairn left in the vault",
     ]
     /// What it does not remove, said right after the list.

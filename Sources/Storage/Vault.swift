@@ -57,6 +57,10 @@ public struct Vault: Sendable, Equatable {
     public var databaseURL: URL { directory.appendingPathComponent("cairn.sqlite") }
     /// The folder holding photo files, `<directory>/photos`.
     public var photosDirectory: URL { directory.appendingPathComponent("photos") }
+    /// What reminders need while the database is locked (see docs/REMINDERS.md), outside the database.
+    public var reminderTimetableURL: URL { directory.appendingPathComponent("reminders.timetable") }
+    /// Notification buttons pressed while the database was locked, logged at the next unlock.
+    public var reminderQueueURL: URL { directory.appendingPathComponent("reminders.queue") }
 
     /// Where the data directory is, in order of precedence: `dataDir` (the `--data-dir` option), then
     /// `CAIRN_HOME`, then `$XDG_DATA_HOME/cairn`, then `$HOME/.local/share/cairn`. Empty values count as unset.
@@ -156,6 +160,8 @@ public struct Vault: Sendable, Equatable {
                 }
                 try removeTree(photosDirectory)
                 try FileModes.ensurePrivateDirectory(atPath: photosDirectory.path)
+                try FileModes.removeFile(atPath: reminderTimetableURL.path)
+                try FileModes.removeFile(atPath: reminderQueueURL.path)
                 // Cairn's temporary files in the vault all have names starting with a dot (an Apple Health upload,
                 // an import marker, a backup's database snapshot): none may outlive the data.
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(".") {

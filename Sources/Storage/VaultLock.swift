@@ -110,6 +110,17 @@ public final class VaultLock: @unchecked Sendable {
     /// Whether this process holds the vault exclusively.
     public var isExclusive: Bool { mutex.withLock { held == .exclusive } }
 
+    /// Lets go of a shared hold between writes, so a long-running writer (the reminder loop of `cairn remind`)
+    /// does not keep a server from starting; an exclusive hold is kept. Its next write takes the lock again (or
+    /// is refused while a server owns the vault). Call it only between writes.
+    public func releaseShared() {
+        mutex.withLock {
+            guard held == .shared else { return }
+            file.unlock()
+            held = .none
+        }
+    }
+
     /// Lets go of any hold (a server that stops). Idempotent.
     public func release() {
         mutex.withLock {

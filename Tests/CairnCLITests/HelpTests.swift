@@ -801,7 +801,7 @@ private let expectedHelp: [String: String] = [
       - every outcome series and its entries
       - all Apple Health data you imported
       - every insight
-      - your settings, your reminder settings and the record of reminders sent
+      - your settings, your reminder settings, the record of reminders sent and the reminder timetable
       - the database's journal and WAL files, and any temporary files Cairn left in the vault
     There is no undo. Backups, reports and exports you saved elsewhere are not touched. --yes confirms that you mean it.
 

@@ -96,7 +96,10 @@ struct RemindCommand: Command {
             let application = try context.openApplication()
             let notifier: DesktopNotifier
             do { notifier = try DesktopNotifier(environment: context.environment) } catch { throw RemindError.noNotificationService }
-            let loop = ReminderLoop(reminders: application.reminders, notifier: notifier) { console.error($0) }
+            // Between checks the loop lets go of its writer's hold on the vault, so `cairn serve` can start while this
+            // runs (a reminder service installed at login runs all the time); while a server runs, it reminds.
+            let loop = ReminderLoop(reminders: application.reminders, notifier: notifier, report: { console.error($0) },
+                                    afterEachCheck: { application.releaseWriterHold() })
             if mode == .once {
                 let posted = loop.tick()
                 console.print(posted.isEmpty ? "Nothing to remind of now." : "Showed \(posted.count) reminder\(posted.count == 1 ? "" : "s").")

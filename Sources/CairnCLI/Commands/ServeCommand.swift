@@ -72,7 +72,7 @@ private func startReminders(_ application: CairnApplication, environment: [Strin
         guard let notifier = try? DesktopNotifier(environment: environment) else { started.signal(); return }
         available.raise()
         started.signal()
-        ReminderLoop(reminders: reminders, notifier: notifier) { console.error($0) }.run(shouldStop: { stop.isSet })
+        ReminderLoop(reminders: reminders, notifier: notifier, report: { console.error($0) }).run(shouldStop: { stop.isSet })
     }
     thread.name = "cairn-reminders"
     thread.start()
