@@ -30,6 +30,14 @@ private final class TimetableVault {
                                                      recurrence: .daily, startDay: day("2026-06-10")))
     }
 
+    /// Writes the timetable at 07:00 (Berlin), locks, and lets the 08:00 dose be reminded from the timetable.
+    func lockAndRemindTheEightOClockDose() {
+        loop.tick()
+        locked = true
+        clock.set("2026-06-10T06:00:30Z")
+        loop.tick()
+    }
+
     var timetableText: String { (try? String(contentsOf: app.vault.reminderTimetableURL, encoding: .utf8)) ?? "" }
     func records() throws -> [LedgerEntry] { try app.regimen.ledger(LedgerQuery(limit: 100)).entries }
 
@@ -98,10 +106,7 @@ private final class TimetableVault {
 
 @Test func aTornLastQueueLineIsSkippedAndTheRestIsLogged() throws {
     let v = try TimetableVault()
-    v.loop.tick()
-    v.locked = true
-    v.clock.set("2026-06-10T06:00:30Z")
-    v.loop.tick()
+    v.lockAndRemindTheEightOClockDose()
     v.notifier.posted[0].press(.skip)
     let queued = try String(contentsOf: v.app.vault.reminderQueueURL, encoding: .utf8)
     #expect(queued.contains("\"event\":\"skip\"") && queued.contains("\"event\":\"shown\""))
@@ -119,10 +124,7 @@ private final class TimetableVault {
 
 @Test func aQueueTheVaultCannotTakeNowIsKeptForTheNextCheck() throws {
     let v = try TimetableVault()
-    v.loop.tick()
-    v.locked = true
-    v.clock.set("2026-06-10T06:00:30Z")
-    v.loop.tick()
+    v.lockAndRemindTheEightOClockDose()
     v.notifier.posted[0].press(.taken)
     // Unlocked, but a server holds the vault (it could start: the loop let go of its hold after its check): the
     // check-in is refused, so the queue stays.
@@ -139,10 +141,7 @@ private final class TimetableVault {
 
 @Test func deleteAllDataRemovesTheTimetableAndTheQueue() throws {
     let v = try TimetableVault()
-    v.loop.tick()
-    v.locked = true
-    v.clock.set("2026-06-10T06:00:30Z")
-    v.loop.tick()
+    v.lockAndRemindTheEightOClockDose()
     #expect(FileManager.default.fileExists(atPath: v.app.vault.reminderTimetableURL.path))
     #expect(FileManager.default.fileExists(atPath: v.app.vault.reminderQueueURL.path))
     try v.app.settings.deleteAllData()
