@@ -105,6 +105,15 @@ public final class BackupService: Sendable {
         try VaultBackup.restore(fileAt: path, passphrase: passphrase, into: directory)
     }
 
+    /// Writes a backup for a download: into the vault folder under a hidden name, checked like `create`. The
+    /// caller opens it and removes it at once (`Response.download`); one left by a crash in between is encrypted
+    /// like any backup and goes with the next "Delete all data". `name` is what to call the saved file.
+    public func createForDownload(passphrase: Passphrase, keyDerivation: KeyDerivation = .standard()) throws -> (path: String, name: String, result: BackupResult) {
+        let path = vault.directory.appendingPathComponent(".download-\(UUID().uuidString.lowercased()).\(Self.fileExtension)").path
+        let result = try create(at: path, passphrase: passphrase, keyDerivation: keyDerivation)
+        return (path, fileName(at: clock.now()), result)
+    }
+
     private func fileName(at date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

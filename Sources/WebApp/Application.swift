@@ -25,6 +25,8 @@ public struct WebServices: Sendable {
     public var reports: ReportService
     /// Reminder preferences.
     public var reminders: ReminderService
+    /// Encrypted backups (the Settings download).
+    public var backups: BackupService
 
     /// The services of one opened vault (tests replace `settings` with a double).
     public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil) {
@@ -37,6 +39,7 @@ public struct WebServices: Sendable {
         insights = application.insights
         reports = application.reports
         reminders = application.reminders
+        backups = application.backups
         self.labelScanner = labelScanner
     }
 }
@@ -74,6 +77,7 @@ public struct WebApplication: Sendable {
             + HomePage.routes(services)
             + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
             + SettingsPages.routes(services.settings, csrfToken: csrfToken)
+            + BackupPages.routes(services.backups, csrfToken: csrfToken)
             + ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken)
             + SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken)
             + SmilePages.routes(services.smile, csrfToken: csrfToken)

@@ -110,12 +110,26 @@ public struct Response: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body bytes.
     public var body: Data
+    /// A body read from an open file instead of `body` (a large download, sent without holding it in memory):
+    /// the server sends the file's bytes and closes the descriptor. See `download(file:name:type:)`.
+    public var bodyFile: Int32?
 
     /// Creates a response.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data(), bodyFile: Int32? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.bodyFile = bodyFile
+    }
+
+    /// A file to save (`Content-Disposition: attachment`), sent from disk: the file at `path` is opened and at once
+    /// removed from its folder, so nothing of it stays behind once it is sent (or if the server stops meanwhile).
+    public static func download(file path: String, name: String, type: String) throws -> Response {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        unlink(path)
+        guard fd >= 0 else { throw WebError.notFound }
+        return Response(status: 200, headers: [("Content-Type", type), ("Content-Disposition", "attachment; filename=\"\(name)\"")],
+                        bodyFile: fd)
     }
 
     /// An HTML page.

@@ -179,9 +179,17 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
 
 private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
     var bytes = [UInt8](response.body)
-    let mhdResponse: OpaquePointer? = bytes.withUnsafeMutableBytes { buffer in
-        // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift buffer may go away after this call.
-        MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+    let mhdResponse: OpaquePointer?
+    if let fd = response.bodyFile {
+        // libmicrohttpd reads the file as it sends and closes the descriptor with the response.
+        var info = stat()
+        mhdResponse = fstat(fd, &info) == 0 ? MHD_create_response_from_fd64(UInt64(info.st_size), fd) : nil
+        if mhdResponse == nil { close(fd) }
+    } else {
+        mhdResponse = bytes.withUnsafeMutableBytes { buffer in
+            // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift buffer may go away after this call.
+            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+        }
     }
     guard let mhdResponse else { return .NO }
     defer { MHD_destroy_response(mhdResponse) }

@@ -68,8 +68,9 @@ enum SettingsPages {
         <section class="card setting" aria-labelledby="backup-title">
         <h2 id="backup-title">Backups and privacy</h2>
         <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>
-        <p>The folder itself is not encrypted yet: use your system's disk encryption if others can reach this computer. Backups are encrypted: make one with <code>cairn backup create FOLDER</code>. It asks for a passphrase; if you forget it, nobody can open that backup.</p>
+        <p>The folder itself is not encrypted yet: use your system's disk encryption if others can reach this computer. Backups are encrypted, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
         <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
+        <p class="card-action"><a class="button button-quiet" href="/settings/backup" id="settings-backup">Back up everything…</a></p>
         </section>
         <section class="card setting danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete all data</h2>
