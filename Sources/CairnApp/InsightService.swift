@@ -298,7 +298,8 @@ public final class InsightService: @unchecked Sendable {
             let changeTouched = full || !previousIDs.contains(change.id) || open
             let results: [BeforeAfterResult] = prepared.indices.map { i in
                 let key = change.id + "#" + inputs[i].id
-                let sameCalibration = states[inputs[i].id]?.placebo?.varianceFactor == placebos[i]?.varianceFactor
+                let w = BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)
+                let sameCalibration = states[inputs[i].id]?.placebo?.varianceFactor(windowDays: w) == placebos[i]?.varianceFactor(windowDays: w)
                 if !changeTouched, sameCalibration, states[inputs[i].id]?.fingerprint == prints[i], !ledgerRead || previousIDs.contains(change.id) {
                     if let payload = stored[key], let old = try? decoder.decode(Insight.self, from: Data(payload.utf8)) { return old.result }
                     if stored[key] == nil {
@@ -307,7 +308,7 @@ public final class InsightService: @unchecked Sendable {
                     }
                 }
                 compared += 1
-                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor ?? 1)
+                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor(windowDays: w) ?? 1)
             }
             insights += engine.assemble(change: change, series: inputs, results: results, placebos: placebos,
                                         allChanges: changes, dense: prepared.map(\.dense))
@@ -387,7 +388,7 @@ public final class InsightService: @unchecked Sendable {
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
-    static let methodRevision = 3
+    static let methodRevision = 4
 
     /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {

@@ -287,17 +287,27 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
     public let flagged: Int
     /// How much wider than the model says the differences at these dates actually spread (the mean squared
     /// t-statistic, shrunk toward 1 with `InsightEngine.calibrationPriorDates` dates' weight, at least 1): the
-    /// variance of every comparison of this series is multiplied by it.
+    /// variance of every 14-day comparison of this series is multiplied by it.
     public let varianceFactor: Double
+    /// The same from placebo windows of 28 days on each side, for the 28-day look, and at least
+    /// `varianceFactor`: a carry-over slower than the model's spreads a longer window's difference more, never
+    /// less, and with a short history the few 28-day dates alone would mostly say "the model is right".
+    public let longVarianceFactor: Double
 
     /// A check.
-    public init(dates: Int, flagged: Int, varianceFactor: Double = 1) {
+    public init(dates: Int, flagged: Int, varianceFactor: Double = 1, longVarianceFactor: Double? = nil) {
         self.dates = dates
         self.flagged = flagged
         self.varianceFactor = varianceFactor
+        self.longVarianceFactor = max(varianceFactor, longVarianceFactor ?? varianceFactor)
     }
 
-    private enum CodingKeys: String, CodingKey { case dates, flagged, varianceFactor }
+    /// The factor for a comparison of `windowDays` days on each side.
+    public func varianceFactor(windowDays: Int) -> Double {
+        windowDays >= BeforeAfterAnalysis.longWindowDays ? longVarianceFactor : varianceFactor
+    }
+
+    private enum CodingKeys: String, CodingKey { case dates, flagged, varianceFactor, longVarianceFactor }
 
     /// Reads what `encode(to:)` wrote (a check stored before calibration existed has factor 1).
     public init(from decoder: Decoder) throws {
@@ -305,6 +315,7 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
         dates = try c.decode(Int.self, forKey: .dates)
         flagged = try c.decode(Int.self, forKey: .flagged)
         varianceFactor = try c.decodeIfPresent(Double.self, forKey: .varianceFactor) ?? 1
+        longVarianceFactor = max(varianceFactor, try c.decodeIfPresent(Double.self, forKey: .longVarianceFactor) ?? varianceFactor)
     }
 }
 
@@ -383,8 +394,18 @@ public struct InsightEngine: Sendable {
     public static let calibrationPriorDates = 10.0
     /// The largest t² (relative to its expectation) one placebo date adds to the calibration: the 99% point of χ²₁.
     static let calibrationCap = 6.63
-    /// Placebo dates one week apart per independent date (their 14-day windows overlap; t correlations 0.25, −0.5, −0.25).
-    static let overlapFactor = 1.75
+    /// Placebo dates one week apart per independent date, for windows of `w` days on each side: 1 + 2Σρ(7k)²,
+    /// with ρ(δ) the correlation of the step contrasts at dates δ days apart (independent days): 1 − 3δ/2w up
+    /// to w, then −(2w − δ)/2w, 0 from 2w on. 1.75 for 14 days (ρ 0.25, −0.5, −0.25), 2.88 for 28.
+    public static func overlapFactor(windowDays w: Int) -> Double {
+        var sum = 1.0
+        for delta in stride(from: 7, to: 2 * w, by: 7) {
+            let d = Double(delta), width = Double(w)
+            let rho = delta <= w ? 1 - 1.5 * d / width : -(2 * width - d) / (2 * width)
+            sum += 2 * rho * rho
+        }
+        return sum
+    }
 
     /// An engine.
     public init() {}
@@ -460,22 +481,56 @@ public struct InsightEngine: Sendable {
     /// values in both windows. Their t-statistics (change day as onset) give the calibration: if differences
     /// where nothing changed spread wider than the model says (carry-over that outlasts a day, rounding, drift),
     /// every comparison of the series is widened by that much. Each date is then judged by the full method
-    /// (onset search included) with the calibration of the other dates. Nil without any such date.
+    /// (onset search included) with the calibration of the other dates. The 28-day look is calibrated the same
+    /// way on placebo windows of 28 days (`PlaceboCheck.longVarianceFactor`). Nil without any 14-day date.
     public func placebo(_ series: PreparedSeries, changeDays: [LocalDay], asOf: LocalDay) -> PlaceboCheck? {
-        let w = BeforeAfterAnalysis.shortWindowDays, guardDays = BeforeAfterAnalysis.longWindowDays
+        let w = BeforeAfterAnalysis.shortWindowDays
+        let short = placeboDates(series, changeDays: changeDays, asOf: asOf, windowDays: w)
+        guard !short.dates.isEmpty else { return nil }
+        let total = short.squares.reduce(0, +), n = Double(short.dates.count)
+        let alpha = Self.lookAlpha(windowDays: w)
+        let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
+        var flagged = 0
+        for (d, square) in zip(short.dates, short.squares) {
+            let factor = Self.calibration(total - square, dates: n - 1, windowDays: w)
+            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, varianceFactor: factor)
+            let p = r.pValue.map { min(1, $0 * Double(onsets)) }
+            if InsightVerdict(r, lookPValue: p, adjustedPValue: p, lookAlpha: alpha) == .qualified { flagged += 1 }
+        }
+        let long = placeboDates(series, changeDays: changeDays, asOf: asOf, windowDays: BeforeAfterAnalysis.longWindowDays)
+        return PlaceboCheck(dates: short.dates.count, flagged: flagged,
+                            varianceFactor: Self.calibration(total, dates: n, windowDays: w),
+                            longVarianceFactor: Self.calibration(long.squares.reduce(0, +), dates: Double(long.dates.count),
+                                                                 windowDays: BeforeAfterAnalysis.longWindowDays))
+    }
+
+    /// The calibration from placebo dates whose t² (relative to its expectation) sum to `sum`: their mean,
+    /// counted as `dates / overlapFactor` independent dates and shrunk toward 1 with `calibrationPriorDates`
+    /// dates' weight, at least 1.
+    static func calibration(_ sum: Double, dates: Double, windowDays: Int) -> Double {
+        let overlap = overlapFactor(windowDays: windowDays), prior = calibrationPriorDates
+        return max(1, (sum / overlap + prior) / (dates / overlap + prior))
+    }
+
+    /// Up to `maximumPlaceboDates` dates a week apart, spread over the history, whose windows of `w` days on each
+    /// side hold no change (ending before it, or starting 28 days after it, so a real change's own effect, even one
+    /// that builds up over weeks, never spreads them) and enough values, with each date's t² relative to its
+    /// expectation under the model (df/(df − 2), not 1), winsorised at the 99% point of χ²₁ so one wild date (an
+    /// illness, a night shift) counts at most as much as a 1-in-100 date (the capped χ²₁ has mean 0.981).
+    func placeboDates(_ series: PreparedSeries, changeDays: [LocalDay], asOf: LocalDay, windowDays w: Int)
+        -> (dates: [LocalDay], squares: [Double]) {
+        let guardDays = BeforeAfterAnalysis.longWindowDays
         let first = series.dense.firstDay + w, last = min(series.dense.firstDay + series.dense.values.count, asOf.dayNumber + 1) - w
-        guard last > first else { return nil }
+        guard last > first else { return ([], []) }
         let changes = changeDays.map(\.dayNumber).sorted()
         var candidates: [Int] = []
         var day = first
         while day <= last {
-            // The placebo windows (day − 14 ... day + 13) end before every change, or start at least 28 days after
-            // it, so a real change's own effect (even one that builds up over weeks) never spreads them.
             if changes.allSatisfy({ day + w <= $0 || day - w >= $0 + guardDays }) { candidates.append(day) }
             day += 7
         }
         let step = max(1, Double(candidates.count) / Double(Self.maximumPlaceboDates))
-        var dates: [LocalDay] = [], squares: [Double] = [] // squares: t² relative to its expectation under the model
+        var dates: [LocalDay] = [], squares: [Double] = []
         var index = 0.0
         while Int(index) < candidates.count, dates.count < Self.maximumPlaceboDates {
             let d = LocalDay(dayNumber: candidates[Int(index)])
@@ -483,26 +538,10 @@ public struct InsightEngine: Sendable {
             let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, searchOnset: false)
             guard r.enoughData, let t = r.tStatistic, let df = r.degreesOfFreedom else { continue }
             dates.append(d)
-            // Under the model t² averages df/(df − 2), not 1; one wild date (an illness, a night shift) counts at
-            // most as much as a 1-in-100 date (winsorised at the 99% point of χ²₁, whose mean is then 0.981).
             let expected = df > 2.5 ? df / (df - 2) : 5
             squares.append(min(t * t / expected, Self.calibrationCap) / 0.981)
         }
-        guard !dates.isEmpty else { return nil }
-        // Dates a week apart share three quarters of their windows: 1.75 of them carry one date's information.
-        let prior = Self.calibrationPriorDates, total = squares.reduce(0, +), n = Double(dates.count)
-        func factor(_ sum: Double, _ count: Double) -> Double {
-            max(1, (sum / Self.overlapFactor + prior) / (count / Self.overlapFactor + prior))
-        }
-        let alpha = Self.lookAlpha(windowDays: w)
-        let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
-        var flagged = 0
-        for (d, square) in zip(dates, squares) {
-            let r = analyse(series, changeDay: d, asOf: asOf, windowDays: w, varianceFactor: factor(total - square, n - 1))
-            let p = r.pValue.map { min(1, $0 * Double(onsets)) }
-            if InsightVerdict(r, lookPValue: p, adjustedPValue: p, lookAlpha: alpha) == .qualified { flagged += 1 }
-        }
-        return PlaceboCheck(dates: dates.count, flagged: flagged, varianceFactor: factor(total, n))
+        return (dates, squares)
     }
 
     /// `changes` analysed against every series (changes whose day is after `asOf` are ignored; of series
@@ -516,7 +555,8 @@ public struct InsightEngine: Sendable {
         var all: [Insight] = []
         for change in changes where change.day <= asOf {
             let results = prepared.indices.map { i in
-                analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor ?? 1)
+                analyse(prepared[i], changeDay: change.day, asOf: asOf,
+                        varianceFactor: placebos[i]?.varianceFactor(windowDays: BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)) ?? 1)
             }
             all += assemble(change: change, series: prepared.map(\.input), results: results, placebos: placebos,
                             allChanges: changes, dense: prepared.map(\.dense))
@@ -759,8 +799,9 @@ public struct InsightsOverview: Sendable {
         guard let p = insight.placebo, p.dates >= InsightEngine.minimumPlaceboDates else {
             return "Too few stretches of \(insight.metricName) without any change yet to check this method on your own records (\(InsightEngine.minimumPlaceboDates) dates needed)."
         }
-        let widened = p.varianceFactor > 1.005
-            ? String(format: " Differences there spread wider than the model expects, so every comparison of this series is widened by %.2f times.", p.varianceFactor.squareRoot())
+        let factor = p.varianceFactor(windowDays: insight.windowDays)
+        let widened = factor > 1.005
+            ? String(format: " Differences there spread wider than the model expects, so every %d-day comparison of this series is widened by %.2f times.", insight.windowDays, factor.squareRoot())
             : ""
         return "On your own records, this method flagged \(p.flagged) of \(p.dates) dates of \(insight.metricName) where nothing changed.\(widened)"
     }

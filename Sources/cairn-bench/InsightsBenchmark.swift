@@ -33,9 +33,11 @@ enum InsightsBenchmark {
     struct Cell {
         var runs = 0
         var cairn14 = 0, cairn28 = 0, cairnEither = 0, known14 = 0, known28 = 0, knownEither = 0, welch14 = 0, welch28 = 0
+        var knownGLS14 = 0, knownGLSEither = 0
         mutating func add(_ o: Cell) {
             runs += o.runs; cairn14 += o.cairn14; cairn28 += o.cairn28; cairnEither += o.cairnEither
             known14 += o.known14; known28 += o.known28; knownEither += o.knownEither; welch14 += o.welch14; welch28 += o.welch28
+            knownGLS14 += o.knownGLS14; knownGLSEither += o.knownGLSEither
         }
         func rate(_ n: Int) -> Double { runs == 0 ? 0 : Double(n) / Double(runs) }
     }
@@ -56,22 +58,24 @@ enum InsightsBenchmark {
         print("  per look, Cairn spends \(InsightEngine.lookAlpha(windowDays: 14)) at 14 days and \(InsightEngine.lookAlpha(windowDays: 28)) at 28 days; known φ and Welch use 0.05 at each look")
         var met = true
         var generator = SeededGenerator(seed: seed)
-        print("  FALSE FINDINGS (no shift)       Cairn: 14 d   28 d  either | known φ: 14 d  either | Welch: 14 d   28 d")
+        print("  known φ, GLS: the same oracle with the step estimated by GLS under the true φ (what a prewhitened step can reach)")
+        print("  FALSE FINDINGS (no shift)       Cairn: 14 d   28 d  either | known φ: 14 d  either | Welch: 14 d   28 d | known φ GLS: 14 d  either")
         var nullTotal = Cell()
         for phi in phis {
             let c = simulate(phi: phi, shift: 0, ramp: false, runs: runs, generator: &generator)
             nullTotal.add(c)
             let ok = [c.cairn14, c.cairn28, c.cairnEither].allSatisfy { c.rate($0) <= falseFindingTarget }
             if !ok { met = false }
-            print(String(format: "  phi %.1f                          %5.1f%%  %5.1f%%  %5.1f%% |        %5.1f%%  %5.1f%% |     %5.1f%%  %5.1f%%  %@",
+            print(String(format: "  phi %.1f                          %5.1f%%  %5.1f%%  %5.1f%% |        %5.1f%%  %5.1f%% |     %5.1f%%  %5.1f%% |          %5.1f%%  %5.1f%%  %@",
                          phi, c.rate(c.cairn14) * 100, c.rate(c.cairn28) * 100, c.rate(c.cairnEither) * 100, c.rate(c.known14) * 100,
-                         c.rate(c.knownEither) * 100, c.rate(c.welch14) * 100, c.rate(c.welch28) * 100, ok ? "(<= 5%: met)" : "(<= 5%: NOT met)"))
+                         c.rate(c.knownEither) * 100, c.rate(c.welch14) * 100, c.rate(c.welch28) * 100, c.rate(c.knownGLS14) * 100,
+                         c.rate(c.knownGLSEither) * 100, ok ? "(<= 5%: met)" : "(<= 5%: NOT met)"))
         }
         let n = nullTotal
         print(String(format: "  overall                          %5.1f%%  %5.1f%%  %5.1f%% |        %5.1f%%  %5.1f%% |     %5.1f%%  %5.1f%%",
                      n.rate(n.cairn14) * 100, n.rate(n.cairn28) * 100, n.rate(n.cairnEither) * 100, n.rate(n.known14) * 100,
                      n.rate(n.knownEither) * 100, n.rate(n.welch14) * 100, n.rate(n.welch28) * 100))
-        print("  DETECTION (shift from the change day on)  Cairn: 14 d  28 d  either | known φ: 14 d  28 d | Cairn/known at 14 d | Welch 14 d")
+        print("  DETECTION (shift from the change day on)  Cairn: 14 d  28 d  either | known φ: 14 d  28 d | Cairn/known at 14 d | Welch 14 d | known φ GLS 14 d, Cairn/it")
         var totals: [Double: Cell] = [:]
         for shift in shifts + [-1] {
             for phi in phis {
@@ -85,10 +89,11 @@ enum InsightsBenchmark {
                     flag = share >= detectionShareTarget ? "(>= 85%: met)" : "(>= 85%: NOT met)"
                     if share < detectionShareTarget { met = false }
                 }
-                print(String(format: "  phi %.1f, %@                %5.1f%% %5.1f%% %5.1f%% |        %5.1f%% %5.1f%% |        %5.0f%%       |   %5.1f%%  %@",
+                let glsShare = c.knownGLS14 == 0 ? 1 : Double(c.cairn14) / Double(c.knownGLS14)
+                print(String(format: "  phi %.1f, %@                %5.1f%% %5.1f%% %5.1f%% |        %5.1f%% %5.1f%% |        %5.0f%%       |   %5.1f%%   |   %5.1f%% %5.0f%%  %@",
                              phi, ramp ? "1.0 SD over 7 days" : String(format: "%.1f SD            ", size), c.rate(c.cairn14) * 100,
                              c.rate(c.cairn28) * 100, c.rate(c.cairnEither) * 100, c.rate(c.known14) * 100, c.rate(c.known28) * 100,
-                             share * 100, c.rate(c.welch14) * 100, flag))
+                             share * 100, c.rate(c.welch14) * 100, c.rate(c.knownGLS14) * 100, glsShare * 100, flag))
             }
         }
         for shift in shifts {
@@ -216,17 +221,18 @@ enum InsightsBenchmark {
                 adjusted[i] = missing ? .nan : level + effect
             }
             cell.runs += 1
-            var found = [false, false], knownFound = [false, false]
+            var found = [false, false], knownFound = [false, false], knownGLSFound = [false, false]
             for (look, w) in [14, 28].enumerated() {
                 let upTo = changeIndex + w
                 let visible = Array(values[0..<upTo])
                 let series = MetricSeriesInput(id: "m", name: "M", unit: "", values: [:])
                 let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible))
                 let asOf = LocalDay(dayNumber: firstDay + upTo - 1)
-                let calibration = engine.placebo(prepared, changeDays: [changeDay], asOf: asOf)?.varianceFactor ?? 1
+                let calibration = engine.placebo(prepared, changeDays: [changeDay], asOf: asOf)?.varianceFactor(windowDays: w) ?? 1
                 let r = engine.analyse(prepared, changeDay: changeDay, asOf: asOf, windowDays: w, varianceFactor: calibration)
                 found[look] = InsightEngine.qualifies(r, adjustedPValue: r.pValue)
                 knownFound[look] = knownPhiP(adjusted, change: changeIndex, window: w, phi: phi) < 0.05
+                knownGLSFound[look] = knownPhiGLSP(adjusted, change: changeIndex, window: w, phi: phi) < 0.05
                 let before = values[(changeIndex - w)..<changeIndex].filter { !$0.isNaN }
                 let after = values[changeIndex..<(changeIndex + w)].filter { !$0.isNaN }
                 if welchP(before, after) < 0.05 { if look == 0 { cell.welch14 += 1 } else { cell.welch28 += 1 } }
@@ -237,6 +243,8 @@ enum InsightsBenchmark {
             if knownFound[0] { cell.known14 += 1 }
             if knownFound[1] { cell.known28 += 1 }
             if knownFound[0] || knownFound[1] { cell.knownEither += 1 }
+            if knownGLSFound[0] { cell.knownGLS14 += 1 }
+            if knownGLSFound[0] || knownGLSFound[1] { cell.knownGLSEither += 1 }
         }
         return cell
     }
@@ -252,6 +260,29 @@ enum InsightsBenchmark {
         let v = rho(a, a) / (nA * nA) + rho(b, b) / (nB * nB) - 2 * rho(a, b) / (nA * nB)
         let diff = a.map { adjusted[$0] }.reduce(0, +) / nA - b.map { adjusted[$0] }.reduce(0, +) / nB
         let z = abs(diff) / v.squareRoot()
+        return erfc(z / 2.0.squareRoot())
+    }
+
+    /// The two-sided p of a z-test of the GLS step of `adjusted` (rhythm already removed) under AR(1) with the
+    /// true φ and σ = 1: the present days prewhitened (z_t − φ^k z_{t−k}, over √(1 − φ^2k)) and regressed on a
+    /// level and a step, with the exact variance of that step. Written here on its own as an independent oracle.
+    static func knownPhiGLSP(_ adjusted: [Double], change: Int, window w: Int, phi: Double) -> Double {
+        var s11 = 0.0, s12 = 0.0, s22 = 0.0, s1y = 0.0, s2y = 0.0
+        var previous: (day: Int, value: Double, step: Double)?
+        for day in (change - w)..<(change + w) where !adjusted[day].isNaN {
+            let step: Double = day >= change ? 1 : 0
+            var row = (level: 1.0, step: step, y: adjusted[day])
+            if let p = previous {
+                let a = pow(phi, Double(day - p.day)), scale = 1 / (1 - a * a).squareRoot()
+                row = ((1 - a) * scale, (step - a * p.step) * scale, (adjusted[day] - a * p.value) * scale)
+            }
+            s11 += row.level * row.level; s12 += row.level * row.step; s22 += row.step * row.step
+            s1y += row.level * row.y; s2y += row.step * row.y
+            previous = (day, adjusted[day], step)
+        }
+        let det = s11 * s22 - s12 * s12
+        guard det > 1e-12 else { return 1 }
+        let z = abs((s11 * s2y - s12 * s1y) / det) / (s11 / det).squareRoot()
         return erfc(z / 2.0.squareRoot())
     }
 

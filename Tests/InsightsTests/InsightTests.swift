@@ -264,6 +264,29 @@ struct InsightTests {
         #expect(InsightsOverview.placeboText(short).hasPrefix("Too few stretches of"))
     }
 
+    @Test func theTwentyEightDayLookIsCalibratedOnItsOwnPlaceboWindowsAndNeverLessThanTheShortOne() throws {
+        // A slow carry-over (φ 0.9) under day noise: a longer window's difference spreads wider than the model says.
+        var g = SeededGenerator(seed: 40)
+        var slow = 0.0
+        let series = Fixture.series("2024-01-01", "2026-04-30") { _ in
+            slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g)
+            return 5 + 0.71 * slow + 0.71 * Fixture.normal(&g)
+        }
+        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [series],
+                                                   asOf: Fixture.day("2026-04-30")).first)
+        let placebo = try #require(insight.placebo)
+        #expect(insight.windowDays == 28)
+        #expect(placebo.longVarianceFactor >= placebo.varianceFactor)
+        #expect(placebo.varianceFactor(windowDays: 28) == placebo.longVarianceFactor)
+        #expect(placebo.varianceFactor(windowDays: 14) == placebo.varianceFactor)
+        // A check stored before the 28-day calibration existed reads with the 14-day factor for both looks.
+        let old = try JSONDecoder().decode(PlaceboCheck.self, from: Data(#"{"dates":40,"flagged":2,"varianceFactor":1.3}"#.utf8))
+        #expect(old.longVarianceFactor == 1.3)
+        // Placebo dates a week apart share much of their windows: 1.75 of them carry one date's worth at 14 days.
+        #expect(abs(InsightEngine.overlapFactor(windowDays: 14) - 1.75) < 1e-9)
+        #expect(InsightEngine.overlapFactor(windowDays: 28) > 2.5)
+    }
+
     @Test func insightsAreGroupedByChangeWithQualifiedChangesFirst() {
         var g = SeededGenerator(seed: 30)
         let sleep = Fixture.series("2025-12-01", "2026-06-30") { d in (d >= 150 ? 4.2 : 3) + 0.3 * Fixture.normal(&g) }
