@@ -132,11 +132,13 @@ public struct EditedLabelRow: Hashable, Sendable {
     public var wordBoxes: [TextBox]
     /// The row's OCR confidence when it is unchanged since it was read; nil for a row typed or changed by hand.
     public var readConfidence: Double?
+    /// True when the row is unchanged since it was read and its words were not on one line (`LabelFlag.wordsOffLine`).
+    public var readOffLine: Bool
 
     /// A row; everything but the name is optional.
     public init(nameOnLabel: String, form: String? = nil, amount: Amount? = nil, dailyValuePercent: Decimal? = nil,
                 dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
-                wordBoxes: [TextBox] = [], readConfidence: Double? = nil) {
+                wordBoxes: [TextBox] = [], readConfidence: Double? = nil, readOffLine: Bool = false) {
         self.nameOnLabel = nameOnLabel
         self.form = form
         self.amount = amount
@@ -146,6 +148,7 @@ public struct EditedLabelRow: Hashable, Sendable {
         self.blendName = blendName
         self.wordBoxes = wordBoxes
         self.readConfidence = readConfidence
+        self.readOffLine = readOffLine
     }
 }
 
@@ -239,6 +242,9 @@ public final class LabelScanService: Sendable {
         let turned = page?.image.turnedHalf ?? false
         var warnings: [String] = []
         if turned { warnings.append("The photo was upside down; it was read turned the right way up.") }
+        if let bow = page?.image.bow, bow != 0 {
+            warnings.append("The lines of the label were curved (a round bottle); they were straightened before reading. Check the rows at the label's edges most closely.")
+        }
         func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
             LabelProposal(status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
                           servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], notIngredients: [],
@@ -300,7 +306,10 @@ public final class LabelScanService: Sendable {
         }
         let rows = normalised.enumerated().map { index, row -> LabelProposalRow in
             let boxes = row.parsed.lineIndices.flatMap { lines[$0].wordIndices }.compactMap { $0 < words.count ? words[$0].box : nil }
-            var proposed = Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed))
+            let offLine = row.parsed.lineIndices.contains { i in
+                Self.wordsOffOneLine(lines[i].wordIndices.compactMap { $0 < words.count ? words[$0].preprocessedBox : nil })
+            }
+            var proposed = Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed), offLine: offLine)
             proposed.number = index + 1
             return proposed
         }
@@ -331,13 +340,31 @@ public final class LabelScanService: Sendable {
         return nil
     }
 
-    private static func proposalRow(_ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?) -> LabelProposalRow {
+    /// True when the words of one recognised line (boxes in reading order) do not sit on one straight line: the
+    /// middles of two neighbouring words are apart by more than half the taller one's height, as when Tesseract
+    /// joins the name of one row with the amount of the next on a curved label. Marks smaller than the line's
+    /// words (a "*", a comma) and bars (narrow and tall) are left out.
+    static func wordsOffOneLine(_ boxes: [TextBox]) -> Bool {
+        let heights = boxes.map(\.height).sorted()
+        guard !heights.isEmpty else { return false }
+        let typical = Double(heights[heights.count / 2])
+        let sized = boxes.filter { $0.width > $0.height / 2 && Double($0.height) >= 0.6 * typical }
+        guard sized.count >= 2 else { return false }
+        return zip(sized, sized.dropFirst()).contains { a, b in
+            let ma = Double(a.y) + Double(a.height) / 2, mb = Double(b.y) + Double(b.height) / 2
+            return abs(ma - mb) > 0.5 * Double(max(a.height, b.height))
+        }
+    }
+
+    private static func proposalRow(_ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?,
+                                    offLine: Bool = false) -> LabelProposalRow {
         LabelProposalRow(
             nameOnLabel: row.parsed.nameOnLabel, catalogueID: row.match?.ingredient.id, catalogueName: row.match?.ingredient.name,
             matchScore: row.match?.score, amount: row.parsed.amount, amountInCatalogueUnit: row.amountInCatalogueUnit,
             dailyValuePercent: row.parsed.dailyValuePercent, dailyValueMarker: row.parsed.dailyValueMarker,
             form: row.parsed.form, catalogueForm: row.match?.form?.name, isBlend: row.parsed.isBlend,
-            blendName: row.parsed.blendName, wordBoxes: wordBoxes, confidence: confidence, flags: row.flags)
+            blendName: row.parsed.blendName, wordBoxes: wordBoxes, confidence: confidence,
+            flags: row.flags + (offLine ? [LabelFlag.wordsOffLine] : []))
     }
 }
 
@@ -352,7 +379,7 @@ extension LabelScanService {
                                     dailyValuePercent: row.dailyValuePercent, dailyValueMarker: row.dailyValueMarker,
                                     isBlend: row.isBlend, blendName: row.blendName)
         var checked = Self.proposalRow(normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
-                                       confidence: row.readConfidence)
+                                       confidence: row.readConfidence, offLine: row.readOffLine)
         checked.number = number
         return checked
     }

@@ -14,6 +14,10 @@ public struct OCRImage: Sendable, Equatable {
     public let scale: Double
     /// The rotation applied to straighten the text, in degrees (libvips convention); 0 when none.
     public let deskewDegrees: Double
+    /// The bow taken out of curved text lines before the rotation, in upright-photo pixels (`OCRPreprocessing.bow`):
+    /// the preprocessed column at `u` (-1 at the left edge, 1 at the right) was moved up by `bow * u * u`. 0 when
+    /// the lines were straight.
+    public let bow: Double
     /// True when the photo was turned by 180 degrees before reading.
     public let turnedHalf: Bool
     /// The upright photo's size.
@@ -61,10 +65,18 @@ public enum OCRPreprocessing {
         let skew = estimateSkew(pixels: gray, width: width, height: height)
         let deskew = abs(skew) >= 0.3 ? -skew : 0
         var scale = 1.0
+        var bowPixels = 0.0
         if let line = medianLineHeight(pixels: gray, width: width, height: height, skewDegrees: skew) {
             let wanted = targetLineHeight / line
             // Enlarge small text (up to 3x); shrink very large text (speed).
             if wanted > 1.2 { scale = min(wanted, 3) } else if wanted < 0.6 { scale = max(wanted, 0.3) }
+            // Lines bowed by a round bottle: Tesseract follows a straight baseline, and splits a bowed row in two
+            // (its name on one line, its amount on the next) once the bow nears half a line.
+            let found = bow(pixels: gray, width: width, height: height, skewDegrees: skew, lineHeight: line)
+            if abs(found) >= max(1.5, line * minimumBowShareOfLine) {
+                bowPixels = found
+                gray = unbowed(gray, width: width, height: height, bow: found)
+            }
         }
         if deskew != 0 || scale != 1 {
             var next = try gray.withUnsafeBytes { raw in
@@ -76,8 +88,125 @@ public enum OCRPreprocessing {
             width = next.width
             height = next.height
         }
-        return OCRImage(width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew,
+        return OCRImage(width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew, bow: bowPixels,
                         turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height)
+    }
+
+    /// A bow smaller than this share of a text line is left alone (Tesseract reads it as it is).
+    public static let minimumBowShareOfLine = 0.2
+    /// The number of vertical strips whose ink profiles are aligned to find a bow.
+    static let bowStrips = 10
+
+    /// How far (pixels) the text lines at the left and right edges sit below (positive) or above (negative) where
+    /// they cross the middle, beyond a straight tilt: a label wrapped round a bottle seen from a little above or
+    /// below. The image is cut into vertical strips; each strip's ink profile along lines tilted by `skewDegrees`
+    /// is aligned with its neighbour's (normalised cross-correlation, shifts under half a line so one line is never
+    /// matched with the next), and a parabola is fitted through the accumulated shifts. 0 when too few strips
+    /// hold text or the shifts do not follow a parabola.
+    public static func bow(pixels: [UInt8], width: Int, height: Int, skewDegrees: Double, lineHeight: Double) -> Double {
+        guard width >= bowStrips * 8, height >= 16, pixels.count == width * height, lineHeight > 0 else { return 0 }
+        let a = skewDegrees * .pi / 180, s = sin(a), c = cos(a)
+        let offset = width / 2 + 2
+        let bins = height + 2 * offset
+        var profiles = [[Double]](repeating: [Double](repeating: 0, count: bins), count: bowStrips)
+        for y in 0..<height {
+            let base = y * width
+            let dy = Double(y - height / 2) * c
+            for x in 0..<width where pixels[base + x] < 128 {
+                let yy = -Double(x - width / 2) * s + dy
+                let bin = Int(yy.rounded()) + height / 2 + offset
+                guard bin >= 0, bin < bins else { continue }
+                profiles[min(bowStrips - 1, x * bowStrips / width)][bin] += 1
+            }
+        }
+        let ink = profiles.map { $0.reduce(0, +) }
+        let most = ink.max() ?? 0
+        guard most > 0 else { return 0 }
+        // Strips with text enough to align (a gap between columns holds little).
+        let usable = (0..<bowStrips).filter { ink[$0] >= most * 0.15 }
+        guard usable.count >= 4 else { return 0 }
+        func correlation(_ p: [Double], _ q: [Double], _ shift: Int) -> Double {
+            var sum = 0.0, pp = 0.0, qq = 0.0
+            for i in max(0, -shift)..<min(bins, bins - shift) {
+                let u = p[i], v = q[i + shift]
+                sum += u * v; pp += u * u; qq += v * v
+            }
+            return pp > 0 && qq > 0 ? sum / (pp * qq).squareRoot() : 0
+        }
+        var positions: [(u: Double, shift: Double, weight: Double)] = []
+        var accumulated = 0.0
+        let maxStep = max(1, Int(lineHeight * 0.45))
+        for (k, strip) in usable.enumerated() {
+            if k > 0 {
+                let previous = profiles[usable[k - 1]], current = profiles[strip]
+                // Mean-free profiles, so the correlation follows the lines rather than the amount of ink.
+                let pm = previous.reduce(0, +) / Double(bins), cm = current.reduce(0, +) / Double(bins)
+                let p = previous.map { $0 - pm }, q = current.map { $0 - cm }
+                let scores = (-maxStep...maxStep).map { correlation(p, q, $0) }
+                guard let bestIndex = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[bestIndex] > 0.3 else { return 0 }
+                var step = Double(bestIndex - maxStep)
+                // Parabolic refinement between the neighbouring shifts.
+                if bestIndex > 0, bestIndex < scores.count - 1 {
+                    let l = scores[bestIndex - 1], m = scores[bestIndex], r = scores[bestIndex + 1]
+                    let denominator = l - 2 * m + r
+                    if denominator < 0 { step += 0.5 * (l - r) / denominator }
+                }
+                accumulated += step
+            }
+            let u = (Double(strip) + 0.5) / Double(bowStrips) * 2 - 1
+            positions.append((u, accumulated, ink[strip]))
+        }
+        // Weighted least squares for shift = p0 + p1 u + p2 u^2.
+        var m = [[Double]](repeating: [Double](repeating: 0, count: 3), count: 3), v = [Double](repeating: 0, count: 3)
+        for p in positions {
+            let basis = [1, p.u, p.u * p.u]
+            for i in 0..<3 {
+                v[i] += p.weight * basis[i] * p.shift
+                for j in 0..<3 { m[i][j] += p.weight * basis[i] * basis[j] }
+            }
+        }
+        guard let fit = solve3(m, v) else { return 0 }
+        let total = positions.map(\.weight).reduce(0, +)
+        let residual = (positions.map { p in
+            let e = p.shift - (fit[0] + fit[1] * p.u + fit[2] * p.u * p.u)
+            return p.weight * e * e
+        }.reduce(0, +) / total).squareRoot()
+        // Shifts that a parabola does not explain are no bow (a misaligned strip, a picture).
+        guard residual < lineHeight * 0.25 else { return 0 }
+        return fit[2]
+    }
+
+    /// The solution of a 3x3 linear system (Cramer's rule), nil when it is singular.
+    private static func solve3(_ m: [[Double]], _ v: [Double]) -> [Double]? {
+        func det(_ a: [[Double]]) -> Double {
+            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+        }
+        let d = det(m)
+        guard abs(d) > 1e-9 else { return nil }
+        return (0..<3).map { column in
+            var replaced = m
+            for row in 0..<3 { replaced[row][column] = v[row] }
+            return det(replaced) / d
+        }
+    }
+
+    /// `pixels` with the bow taken out: the column at `u` (-1 at the left edge, 1 at the right) moved up by
+    /// `bow * u * u` (linear interpolation; white where nothing is left).
+    public static func unbowed(_ pixels: [UInt8], width: Int, height: Int, bow: Double) -> [UInt8] {
+        var out = [UInt8](repeating: 255, count: pixels.count)
+        for x in 0..<width {
+            let u = (Double(x) + 0.5) / Double(width) * 2 - 1
+            let shift = bow * u * u
+            let whole = Int(shift.rounded(.down)), fraction = shift - Double(whole)
+            for y in 0..<height {
+                let y0 = y + whole, y1 = y0 + 1
+                guard y0 >= 0, y1 < height else { continue }
+                let value = Double(pixels[y0 * width + x]) * (1 - fraction) + Double(pixels[y1 * width + x]) * fraction
+                out[y * width + x] = UInt8(value.rounded())
+            }
+        }
+        return out
     }
 
     /// `pixels` with a dark or coloured surround painted the paper's grey, nil when there is none. On each row, the

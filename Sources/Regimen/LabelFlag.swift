@@ -26,6 +26,9 @@ public struct LabelFlag: Hashable, Sendable, Codable {
         case missingAmount
         /// An amount was printed but could not be read.
         case unreadableAmount
+        /// The words of the row were not on one straight line in the photo (a curved or creased label): its amount
+        /// may belong to the row above or below.
+        case wordsOffLine
     }
 
     /// The kind of doubt.
@@ -40,6 +43,9 @@ public struct LabelFlag: Hashable, Sendable, Codable {
         self.kind = kind
         self.reason = reason
     }
+
+    /// The flag of a row whose words, as read, were not on one line.
+    public static let wordsOffLine = LabelFlag(.wordsOffLine, "The words of this row were not on one straight line in the photo (a curved or creased label): the amount may belong to the row above or below. Compare the row with the label.")
 }
 
 extension LabelFlag.Kind {
@@ -62,6 +68,7 @@ extension LabelFlag.Kind {
         case .undisclosedBlendAmount: "Amount not disclosed"
         case .missingAmount: "No amount"
         case .unreadableAmount: "Amount unreadable"
+        case .wordsOffLine: "Words out of line"
         }
     }
 }

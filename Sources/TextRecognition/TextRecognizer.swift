@@ -68,6 +68,8 @@ public struct OCRImageSummary: Hashable, Sendable, Codable {
     public let scale: Double
     /// Rotation applied to straighten the text (degrees).
     public let deskewDegrees: Double
+    /// The bow taken out of curved text lines, in photo pixels (`OCRImage.bow`); 0 when the lines were straight.
+    public let bow: Double
     /// True when the photo was read turned by 180 degrees.
     public let turnedHalf: Bool
     /// The upright photo's width.
@@ -163,7 +165,7 @@ public final class TextRecognizer: @unchecked Sendable {
     public func recognise(_ image: OCRImage) throws -> RecognizedPage {
         lock.lock()
         defer { lock.unlock() }
-        let summary = OCRImageSummary(scale: image.scale, deskewDegrees: image.deskewDegrees, turnedHalf: image.turnedHalf,
+        let summary = OCRImageSummary(scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
                                       sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight)
         guard image.width > 0, image.height > 0 else {
             return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
@@ -209,8 +211,8 @@ public final class TextRecognizer: @unchecked Sendable {
     }
 
     /// A preprocessed-image box in upright-photo pixels: the scale is undone, then the deskew rotation (libvips
-    /// turns about the centre and enlarges the canvas to fit, so centres correspond), then a half turn. A word
-    /// box turned back by a few degrees becomes the upright box around its four corners.
+    /// turns about the centre and enlarges the canvas to fit, so centres correspond), then the bow, then a half
+    /// turn. A word box turned back by a few degrees becomes the upright box around its four corners.
     static func sourceBox(_ box: TextBox, _ image: OCRImage) -> TextBox {
         let s = image.scale > 0 ? image.scale : 1
         // The deskewed canvas before scaling, and the turned photo it was made from.
@@ -221,7 +223,10 @@ public final class TextRecognizer: @unchecked Sendable {
                        (box.x + box.width, box.y + box.height)].map { (px, py) -> (Double, Double) in
             let dx = Double(px) / s - canvasW / 2, dy = Double(py) / s - canvasH / 2
             // libvips rotates by (x, y) -> (x cos - y sin, x sin + y cos); this is its inverse.
-            return (dx * c + dy * sn + srcW / 2, -dx * sn + dy * c + srcH / 2)
+            let x = dx * c + dy * sn + srcW / 2, y = -dx * sn + dy * c + srcH / 2
+            // The bow moved the column at u up by bow u^2.
+            let u = srcW > 0 ? x / srcW * 2 - 1 : 0
+            return (x, y + image.bow * u * u)
         }
         let x0 = corners.map(\.0).min()!, x1 = corners.map(\.0).max()!
         let y0 = corners.map(\.1).min()!, y1 = corners.map(\.1).max()!

@@ -35,6 +35,8 @@ enum LabelBenchmark {
         var statuses: [String: Int] = [:]
         var misses: [String] = []
         var extras: [String] = []
+        /// Every junk row proposed without a flag (the gate's failures), printed in full.
+        var unflaggedExtras: [String] = []
     }
 
     static func run(arguments: [String]) throws -> Bool {
@@ -95,8 +97,21 @@ enum LabelBenchmark {
             for (k, degradation) in LabelPhotoDegradation.all.enumerated() {
                 var photoRNG = SeededGenerator(seed: UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(k + 2))
                 let jpeg = try degradation.make(image, &photoRNG, pipeline)
+                let fileName = "label-\(index)-\(degradation.name.replacingOccurrences(of: " ", with: "-"))"
                 if let saveDirectory {
-                    try jpeg.write(to: URL(fileURLWithPath: "\(saveDirectory)/label-\(index)-\(degradation.name.replacingOccurrences(of: " ", with: "-")).jpg"))
+                    try jpeg.write(to: URL(fileURLWithPath: "\(saveDirectory)/\(fileName).jpg"))
+                }
+                if showText {
+                    // What Tesseract is given (saved beside the photo as a PGM) and what it read.
+                    let prepared = try OCRPreprocessing.prepare(jpeg)
+                    if let saveDirectory {
+                        var pgm = Data("P5\n\(prepared.width) \(prepared.height)\n255\n".utf8)
+                        pgm.append(contentsOf: prepared.pixels)
+                        try pgm.write(to: URL(fileURLWithPath: "\(saveDirectory)/\(fileName)-prepared.pgm"))
+                    }
+                    print(String(format: "--- label %d %@ (deskew %.2f, bow %.1f, scale %.2f)", index, degradation.name, prepared.deskewDegrees,
+                                 prepared.bow, prepared.scale))
+                    print(try TextRecognizer().recognise(prepared).text)
                 }
                 score(try timed(service, jpeg), truth: truth, label: index, into: &photos[k])
             }
@@ -277,7 +292,10 @@ enum LabelBenchmark {
         defer {
             for (j, row) in proposal.rows.enumerated() where !aligned.contains(j) {
                 totals.junkRows += 1
-                if !row.needsDecision { totals.unflaggedJunkRows += 1 }
+                if !row.needsDecision {
+                    totals.unflaggedJunkRows += 1
+                    totals.unflaggedExtras.append("label \(label): unflagged junk row \(row.nameOnLabel) \(row.amount?.description ?? "-") [\(row.catalogueID ?? "none")]")
+                }
                 if totals.extras.count < 8 {
                     totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")\(row.needsDecision ? "" : " (unflagged)")")
                 }
@@ -325,6 +343,7 @@ enum LabelBenchmark {
                      name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString, exact * 100, t.exactRows, t.truthRows,
                      met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, mean))
         for miss in (t.misses + t.extras).prefix(4) { print("      e.g. " + miss) }
+        for junk in t.unflaggedExtras { print("      " + junk) }
         return met
     }
 
@@ -346,6 +365,7 @@ enum LabelBenchmark {
         print("    outcomes: " + t.statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("    flags raised: " + LabelFlag.Kind.allCases.compactMap { k in t.flags[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         for miss in t.misses + t.extras { print("      e.g. " + miss) }
+        for junk in t.unflaggedExtras { print("      " + junk) }
         return exactMet && speedMet
     }
 }

@@ -1,4 +1,4 @@
-import CairnApp
+@testable import CairnApp
 import CairnTestSupport
 import CairnCore
 import Foundation
@@ -183,5 +183,25 @@ import TextRecognition
         #expect(info.width == 500 && abs(Double(info.height) - Double(image.height) * 500 / Double(image.width)) <= 1, "same shape")
         #expect(throws: (any Error).self) { try Self.service.preview(imageData: Data("not a photo".utf8)) }
     }
-}
 
+    @Test func aLineWhoseWordsSitOnTwoLinesIsOffLine() {
+        let name = TextBox(x: 10, y: 100, width: 120, height: 20), amount = TextBox(x: 300, y: 102, width: 40, height: 18)
+        #expect(!LabelScanService.wordsOffOneLine([name, amount]))
+        // The amount of the next row, half a line lower, joined to this row's name.
+        #expect(LabelScanService.wordsOffOneLine([name, TextBox(x: 300, y: 115, width: 40, height: 18)]))
+        // A small marker high on the line is no word.
+        #expect(!LabelScanService.wordsOffOneLine([name, amount, TextBox(x: 400, y: 92, width: 6, height: 8)]))
+        #expect(!LabelScanService.wordsOffOneLine([name]))
+    }
+
+    @Test func anUnchangedRowReadOffLineKeepsItsFlagUntilItIsEdited() throws {
+        let read = EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), readConfidence: 0.95, readOffLine: true)
+        let kept = Self.service.revalidate(read)
+        #expect(kept.flags.map(\.kind).contains(.wordsOffLine))
+        #expect(kept.needsDecision)
+        var edited = read
+        edited.readOffLine = false
+        edited.readConfidence = nil
+        #expect(!Self.service.revalidate(edited).flags.map(\.kind).contains(.wordsOffLine))
+    }
+}

@@ -106,6 +106,41 @@ import Testing
         }
     }
 
+    /// `image` with its columns moved down by `bow * u * u` (u from -1 at the left edge to 1 at the right), as the
+    /// lines of a label on a bottle seen from a little above; white where nothing is left.
+    static func bowed(_ image: RGBImage, by bow: Double) -> RGBImage {
+        var pixels = [UInt8](repeating: 255, count: image.pixels.count)
+        for x in 0..<image.width {
+            let u = (Double(x) + 0.5) / Double(image.width) * 2 - 1
+            let shift = Int((bow * u * u).rounded())
+            for y in 0..<image.height where y - shift >= 0 && y - shift < image.height {
+                for c in 0..<3 { pixels[(y * image.width + x) * 3 + c] = image.pixels[((y - shift) * image.width + x) * 3 + c] }
+            }
+        }
+        return RGBImage(width: image.width, height: image.height, pixels: pixels)
+    }
+
+    @Test func straightensTheLinesOfALabelOnABottleAndItsBoxesLandOnTheWords() throws {
+        let upright = TextRenderer.render(Self.panel)
+        let straight = try recognizer.recognise(imageData: try ImagePipeline().encodeJPEG(upright, quality: 92))
+        let bow = 14.0
+        let photo = Self.bowed(upright, by: bow)
+        let prepared = try OCRPreprocessing.prepare(photo)
+        #expect(abs(prepared.bow - bow) < 4, "bow \(prepared.bow)")
+        let page = try recognizer.recognise(prepared)
+        #expect(page.image.bow == prepared.bow)
+        #expect(page.lines.contains { $0.text.hasPrefix("Vitamin C") && $0.text.contains("200") && $0.text.contains("222%") })
+        for word in ["Melatonin", "222%", "136%"] {
+            let a = try #require(straight.words.first { $0.text == word }?.box, "\(word)")
+            let b = try #require(page.words.first { $0.text == word }?.box, "\(word)")
+            let centreX = Double(a.x) + Double(a.width) / 2
+            let u = centreX / Double(upright.width) * 2 - 1
+            let expectedY = Double(a.y) + Double(a.height) / 2 + bow * u * u
+            let foundY = Double(b.y) + Double(b.height) / 2
+            #expect(abs(foundY - expectedY) < 6, "\(word): box centre y \(foundY), expected \(expectedY)")
+        }
+    }
+
     @Test func enlargesSmallText() throws {
         let small = TextRenderer.render(Self.panel, font: "DejaVu Sans 7", width: 500, margin: 15)
         let prepared = try OCRPreprocessing.prepare(small)
