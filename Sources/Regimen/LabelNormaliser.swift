@@ -45,6 +45,15 @@ public struct LabelNormaliser: Sendable {
         normalise(row, confidence: confidence, match: self.match(row))
     }
 
+    /// Words a blend's own name carries ("Proprietary Blend", "Energy Complex", "Enzyme Matrix").
+    static let blendWords = ["blend", "complex", "matrix", "formula", "proprietary", "mix"]
+
+    /// Whether `name` reads as a blend's name.
+    static func namesABlend(_ name: String) -> Bool {
+        let words = CatalogueText.normalised(name).split(separator: " ")
+        return words.contains { blendWords.contains(String($0)) }
+    }
+
     /// Flags one row already matched to `match` (nil: the catalogue does not know it).
     public func normalise(_ row: ParsedLabelRow, confidence: Double?, match: CatalogueMatch?) -> NormalisedLabelRow {
         var flags: [LabelFlag] = []
@@ -54,7 +63,10 @@ public struct LabelNormaliser: Sendable {
         if let match, match.kind == .fuzzy {
             flags.append(LabelFlag(.uncertainMatch, "The name was matched to \(match.ingredient.name) by similarity (\(Int((match.score * 100).rounded()))%), not exactly. Check the name."))
         }
-        if match == nil && !row.isBlend {
+        // A blend's own name is not an ingredient, so it is not flagged as unknown, but only when it reads as one:
+        // a row taken for a blend because rows under it are indented ("Acid Redux 373 mg" above a misread line)
+        // may be a misread ingredient, and must be checked like any other.
+        if match == nil && !(row.isBlend && Self.namesABlend(row.nameOnLabel)) {
             flags.append(LabelFlag(.unknownIngredient, "This name is not in Cairn's ingredient catalogue. Check the spelling, or keep it as written."))
         }
         if row.amount == nil {

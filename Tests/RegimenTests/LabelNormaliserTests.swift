@@ -72,6 +72,15 @@ import Testing
         #expect(!kinds(rows[2]).contains(.undisclosedBlendAmount))
     }
 
+    @Test func aRowTakenForABlendOnlyByItsIndentedNeighboursIsStillCheckedAsAnIngredient() throws {
+        let label = LabelParser.parse(text: "Supplement Facts\nAcid Redux 373 mg\n  Calcium 100 mg\nEnergy Complex 200 mg\n  Ginger 100 mg")
+        let rows = normaliser.normalise(label)
+        let redux = try #require(rows.first { $0.parsed.nameOnLabel.hasPrefix("Acid Redux") })
+        #expect(redux.parsed.isBlend && kinds(redux).contains(.unknownIngredient), "no blend word: a misread ingredient, flagged")
+        let complex = try #require(rows.first { $0.parsed.nameOnLabel.hasPrefix("Energy Complex") })
+        #expect(complex.parsed.isBlend && !kinds(complex).contains(.unknownIngredient), "a blend's name is not an ingredient")
+    }
+
     @Test func flagsLowConfidenceAndMissingAmounts() throws {
         let parsed = try #require(LabelParser.parseRow("Zinc"))
         let r = normaliser.normalise(parsed, confidence: 0.4)
