@@ -106,7 +106,7 @@ enum ChangeAnalysis {
         return best!
     }
 
-    static func run(baseline: PreparedPhoto, probe: PreparedPhoto) -> SkinComparisonResult {
+    static func run(baseline: PreparedPhoto, probe: PreparedPhoto, inspection: Inspection? = nil) -> SkinComparisonResult {
         let n = SkinComparator.mapSide
         let emptyMap = ChangeMap(width: SkinComparator.changeMapSide, height: SkinComparator.changeMapSide,
                                  values: [Float](repeating: 0, count: SkinComparator.changeMapSide * SkinComparator.changeMapSide))
@@ -153,8 +153,10 @@ enum ChangeAnalysis {
         let validFraction = Float(valid.filter { $0 }.count) / Float(count)
         // Something else at the frame's edge (a background, clothing) is set aside before the colour fit and the map.
         var foreignCount = 0
-        let foreign = ForeignEdge.mask(B, P, valid: valid, side: n)
+        let foreign = ForeignEdge.mask(base: baseline, probe: probe, warp: al.warp, x0: x0, y0: y0, step: step, valid: valid, side: n, inspection: inspection)
         for k in 0..<count where foreign[k] && valid[k] { valid[k] = false; foreignCount += 1 }
+        inspection?.colour("baseline", B)
+        inspection?.colour("probe", P)
         // Robust colour fit in linear light.
         var BL = B.map { $0.map(ColorScience.linear) }
         var PL = P.map { $0.map(ColorScience.linear) }
@@ -165,6 +167,7 @@ enum ChangeAnalysis {
             usable[k] = ok
         }
         for c in 0..<3 { PL[c] = ToneFit.fit(base: BL[c], probe: PL[c], usable: usable, side: n) }
+        inspection?.colour("probe, tone fitted", PL.map { $0.map(ColorScience.encoded) })
         _ = BL.count
         // Lab of both.
         var bLab = [[Float]](repeating: [Float](repeating: 0, count: count), count: 3)
@@ -245,6 +248,8 @@ enum ChangeAnalysis {
                 + Tuning.structureWeight * max(0, q.data[k] - medQ)
         }
         let map = Plane(width: n, height: n, data: d).boxBlurred(radius: Tuning.mapRadius)
+        inspection?.grey("map", map.data, white: Float(Calibration.displayCeiling), red: foreign,
+                         blue: (0..<count).map { !valid[$0] && !foreign[$0] })
         var vals: [Float] = []
         vals.reserveCapacity(count)
         for k in 0..<count where valid[k] { vals.append(map.data[k]) }
@@ -259,7 +264,7 @@ enum ChangeAnalysis {
             raw += Tuning.wideWeight * (Double(Plane.quantile(wv, 0.99)) - Double(Plane.quantile(wv, 0.5)))
         }
         let blobs = BlobTerms.measure(bLab: bLab, pLab: pLab, colourValid: colourValid, detailValid: valid,
-                                      bBand: bBand, pBand: pBand, side: n)
+                                      bBand: bBand, pBand: pBand, side: n, inspection: inspection)
         let displacement = BlockTerms.displacement(base: Plane(width: n, height: n, data: bLab[0]),
                                                    probe: Plane(width: n, height: n, data: pLab[0]), valid: valid)
         let mapScore = raw * noiseFactor
@@ -553,7 +558,7 @@ enum BlobTerms {
     static let radius = 5
 
     static func measure(bLab: [[Float]], pLab: [[Float]], colourValid: [Bool], detailValid: [Bool], bBand: Plane, pBand: Plane,
-                        side n: Int) -> (colour: Double, texture: Double) {
+                        side n: Int, inspection: Inspection? = nil) -> (colour: Double, texture: Double) {
         let count = n * n
         // Three box passes of radius 5 approximate a Gaussian of sigma 5.5 (a tenth of the cost of the true kernel).
         func blur(_ p: Plane) -> Plane { p.boxBlurred(radius: radius).boxBlurred(radius: radius).boxBlurred(radius: radius) }
@@ -591,6 +596,21 @@ enum BlobTerms {
         var tAbs = texture
         let med = texture.isEmpty ? 0 : Plane.quantile(texture, 0.5)
         for i in tAbs.indices { tAbs[i] = abs(texture[i] - med) }
+        if let inspection {
+            let cMed = colour.isEmpty ? 0 : Plane.quantile(colour, 0.5)
+            var cm = [Float](repeating: 0, count: count), tm = cm
+            for k in 0..<count {
+                if colourValid[k] && wc.data[k] > 0.5 {
+                    let w = wc.data[k], l = sl.data[k] / w, a = sa.data[k] / w, b = sb.data[k] / w
+                    cm[k] = max(0, (l * l + a * a + b * b).squareRoot() - cMed)
+                }
+                if detailValid[k] && wd.data[k] > 0.5 {
+                    tm[k] = abs(0.5 * logf((sep.data[k] / wd.data[k] + floor) / (seb.data[k] / wd.data[k] + floor)) - med)
+                }
+            }
+            inspection.grey("colour blob", cm, white: 2 * Float(Calibration.termScales.colour))
+            inspection.grey("texture blob", tm, white: 2 * Float(Calibration.termScales.texture))
+        }
         return (spread(colour), texture.count >= 64 ? Double(Plane.quantile(tAbs, 0.99)) : 0)
     }
 }
@@ -723,45 +743,139 @@ enum Perspective {
 }
 
 /// Where the probe shows something else at the edge of the crop (a background or clothing that came into the frame):
-/// the part of the crop, connected to its border, where the local correlation of band-pass grey detail (7x7 windows,
-/// gain and offset invariant) averaged over 15x15 grid pixels stays under `maximumCorrelation`. Photos of different
-/// subjects correlate about 0 everywhere, retakes of one subject (careful and typical capture) clearly above. A new
-/// spot or a colour change keeps the surrounding detail, and the region must touch the border; a region over
-/// `maximumShare` of the crop is not set aside at all (the gate decides whether the photos are comparable).
+/// the part of the crop connected, through the ring of the frame around it (out to `RingSupport.fraction` of the
+/// frame), to the frame's border, where the photos disagree: their band-pass grey detail does not correlate (local
+/// correlation over 7x7 windows, gain and offset invariant, averaged over about 15x15 crop-grid pixels, under
+/// `maximumCorrelation`), or their colour differs far beyond what light explains (the Lab difference averaged over the
+/// same windows, after a gain per channel fitted on the middle of the crop, over `maximumColourDifference`). A new spot
+/// or a colour change inside the area would have to reach out through the ring to the frame's border to be set aside;
+/// a region over `maximumShare` of the crop is not set aside at all (the gate decides whether the photos are
+/// comparable).
+///
+/// Revision 6: the map covers the ring too (at half the crop grid's resolution), and colour counts. Looking at the
+/// crop alone, a background that covers the ring and enters the crop only by a strip a few grid pixels wide (a turned
+/// or shifted frame) was averaged away by the 15x15 window, and on smooth skin (little detail to correlate) the
+/// structure alone did not tell skin from a background: such strips were the unchanged typical pairs of the shared set
+/// that scored highest (colour and texture blob terms at 2-7 times their noise scales; `cairn-bench skin --inspect`).
+/// Seen with the ring, the strip is the inner edge of a large region; its rim (`rim` crop-grid pixels, where the photos
+/// blend) is set aside with it.
 enum ForeignEdge {
-    static let maximumCorrelation: Float = 0.2
+    /// Below this local correlation of detail the photos show something else there (different subjects: about 0).
+    static let maximumCorrelation: Float = 0.4
+    /// Above this Lab difference (ΔE76 of the window means) the colours show something else: three times the strongest
+    /// colour change of the shared set (13), beyond what a shading across the frame leaves after one gain per channel.
+    static let maximumColourDifference: Float = 30
     static let maximumShare = 0.35
+    /// Crop-grid pixels around the found region set aside with it: the soft edge where a background blends into the skin,
+    /// and the half-resolution map's own step.
+    static let rim = 3
 
-    static func mask(_ B: [[Float]], _ P: [[Float]], valid: [Bool], side n: Int) -> [Bool] {
-        let count = n * n
+    /// The crop grid's mask (`side` x `side`, true = set aside). `x0`, `y0`, `step`: the crop grid in baseline pixels, as
+    /// sampled by `ChangeAnalysis.run`; `valid`: crop grid pixels inside the probe.
+    static func mask(base: PreparedPhoto, probe: PreparedPhoto, warp: Warp, x0: Float, y0: Float, step: Float,
+                     valid: [Bool], side n: Int, inspection: Inspection? = nil) -> [Bool] {
+        guard base.pyramid.levels.count > 1, probe.pyramid.levels.count > 1 else { return [Bool](repeating: false, count: n * n) }
+        let bw = base.color.width, bh = base.color.height, pw = probe.color.width, ph = probe.color.height
+        // The wide grid: the crop's grid extended to `RingSupport.fraction` of the shorter side, every second pixel.
+        let ringSide = Float(min(bw, bh)) * RingSupport.fraction
+        let margin = 2 * max(1, Int(((ringSide / step - Float(n)) / 4).rounded()))
+        let wn = (n + 2 * margin) / 2, count = wn * wn, step2 = 2 * step
+        let ox = x0 - Float(margin) * step, oy = y0 - Float(margin) * step
+        let bg = base.pyramid.levels[1], pg = probe.pyramid.levels[1]
         var lb = [Float](repeating: 0, count: count), lp = lb
-        for k in 0..<count {
-            lb[k] = (B[0][k] + B[1][k] + B[2][k]) * (100 / 3)
-            lp[k] = (P[0][k] + P[1][k] + P[2][k]) * (100 / 3)
+        var cb = [[Float]](repeating: lb, count: 3), cp = cb
+        var inside = [Bool](repeating: true, count: count)
+        let bPlanes = [base.color.r, base.color.g, base.color.b], pPlanes = [probe.color.r, probe.color.g, probe.color.b]
+        ChangeAnalysis.withPlanes(bPlanes) { b0, b1, b2 in
+            ChangeAnalysis.withPlanes(pPlanes) { p0, p1, p2 in
+                bg.data.withUnsafeBufferPointer { b in
+                    pg.data.withUnsafeBufferPointer { p in
+                        for j in 0..<wn {
+                            for i in 0..<wn {
+                                let x = ox + (Float(i) + 0.5) * step2, y = oy + (Float(j) + 0.5) * step2
+                                let (u, v) = warp.apply(x, y)
+                                let k = j * wn + i
+                                if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { inside[k] = false }
+                                lb[k] = Bilinear(bg.width, bg.height, (x + 0.5) / 2 - 0.5, (y + 0.5) / 2 - 0.5).value(b) * 100
+                                lp[k] = Bilinear(pg.width, pg.height, (u + 0.5) / 2 - 0.5, (v + 0.5) / 2 - 0.5).value(p) * 100
+                                let bAt = Bilinear(bw, bh, x, y), pAt = Bilinear(pw, ph, u, v)
+                                cb[0][k] = bAt.value(b0); cb[1][k] = bAt.value(b1); cb[2][k] = bAt.value(b2)
+                                cp[0][k] = pAt.value(p0); cp[1][k] = pAt.value(p1); cp[2][k] = pAt.value(p2)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        let bb = Plane(width: n, height: n, data: lb).highPassed(radius: 2, passes: 2)
-        let pb = Plane(width: n, height: n, data: lp).highPassed(radius: 2, passes: 2)
-        let q = ChangeAnalysis.structureDissimilarity(bb, pb).boxBlurred(radius: 7)
-        let limit = 1 - maximumCorrelation
-        var mask = [Bool](repeating: false, count: count)
-        var queue: [Int] = []
+        // Detail: 1 - local correlation of band-pass grey, averaged (half resolution: 7x7 here is 15x15 crop-grid pixels).
+        let bb = Plane(width: wn, height: wn, data: lb).highPassed(radius: 1, passes: 2)
+        let pb = Plane(width: wn, height: wn, data: lp).highPassed(radius: 1, passes: 2)
+        let q = ChangeAnalysis.structureDissimilarity(bb, pb).boxBlurred(radius: 3)
+        // Colour: one gain per channel in linear light from the middle of the crop (the area itself), then the Lab
+        // difference of the window means.
+        var gains = [Float](repeating: 1, count: 3)
+        let lo = margin / 2 + n / 8, hi = margin / 2 + n / 2 - n / 8
+        for c in 0..<3 {
+            var rb: [Float] = [], rp: [Float] = []
+            for j in lo..<hi { for i in lo..<hi { rb.append(cb[c][j * wn + i]); rp.append(cp[c][j * wn + i]) } }
+            let mb = ColorScience.linear(Plane.quantile(rb, 0.5)), mp = ColorScience.linear(Plane.quantile(rp, 0.5))
+            gains[c] = mp > 1e-4 ? mb / mp : 1
+        }
+        var dl = [Float](repeating: 0, count: count), da = dl, db = dl
         for k in 0..<count {
-            let i = k % n, j = k / n
-            if (i == 0 || j == 0 || i == n - 1 || j == n - 1) && q.data[k] > limit { mask[k] = true; queue.append(k) }
+            let b = ColorScience.lab(linearR: ColorScience.linear(cb[0][k]), g: ColorScience.linear(cb[1][k]), b: ColorScience.linear(cb[2][k]))
+            let p = ColorScience.lab(linearR: ColorScience.linear(cp[0][k]) * gains[0], g: ColorScience.linear(cp[1][k]) * gains[1],
+                                     b: ColorScience.linear(cp[2][k]) * gains[2])
+            dl[k] = p.0 - b.0; da[k] = p.1 - b.1; db[k] = p.2 - b.2
+        }
+        let sl = Plane(width: wn, height: wn, data: dl).boxBlurred(radius: 3)
+        let sa = Plane(width: wn, height: wn, data: da).boxBlurred(radius: 3)
+        let sb = Plane(width: wn, height: wn, data: db).boxBlurred(radius: 3)
+        let structureLimit = 1 - maximumCorrelation, colourLimit = maximumColourDifference * maximumColourDifference
+        var disagree = [Bool](repeating: false, count: count)
+        for k in 0..<count {
+            let e = sl.data[k] * sl.data[k] + sa.data[k] * sa.data[k] + sb.data[k] * sb.data[k]
+            disagree[k] = !inside[k] || q.data[k] > structureLimit || e > colourLimit
+        }
+        // Flood from the wide grid's border through pixels that disagree (or lie outside the probe).
+        var found = [Bool](repeating: false, count: count)
+        var queue: [Int] = []
+        func visit(_ m: Int) { if !found[m] && disagree[m] { found[m] = true; queue.append(m) } }
+        for k in 0..<count {
+            let i = k % wn, j = k / wn
+            if i == 0 || j == 0 || i == wn - 1 || j == wn - 1 { visit(k) }
         }
         var head = 0
         while head < queue.count {
             let k = queue[head]; head += 1
-            let i = k % n, j = k / n
-            for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                let ii = i + di, jj = j + dj
-                guard ii >= 0, jj >= 0, ii < n, jj < n else { continue }
-                let m = jj * n + ii
-                if !mask[m] && q.data[m] > limit { mask[m] = true; queue.append(m) }
+            let i = k % wn
+            if i > 0 { visit(k - 1) }
+            if i < wn - 1 { visit(k + 1) }
+            if k >= wn { visit(k - wn) }
+            if k + wn < count { visit(k + wn) }
+        }
+        inspection?.grey("ring disagreement", q.data, white: 1, red: found, width: wn)
+        // The crop's part of the region where the photos disagree (not where it only lies outside the probe, which the
+        // crop's `valid` already sets aside), with its rim.
+        var mask = [Bool](repeating: false, count: n * n)
+        var setAside = 0
+        for j in 0..<n {
+            for i in 0..<n {
+                let k = j * n + i
+                guard valid[k] else { continue }
+                var hit = false
+                for dj in stride(from: -rim, through: rim, by: 2) where !hit {
+                    for di in stride(from: -rim, through: rim, by: 2) {
+                        let jj = min(max((j + margin + dj) / 2, 0), wn - 1), ii = min(max((i + margin + di) / 2, 0), wn - 1)
+                        let m = jj * wn + ii
+                        if found[m] && inside[m] { hit = true; break }
+                    }
+                }
+                if hit { mask[k] = true; setAside += 1 }
             }
         }
-        let share = Double(queue.count) / Double(count)
-        return share > maximumShare ? [Bool](repeating: false, count: count) : mask
+        let share = Double(setAside) / Double(n * n)
+        return share > maximumShare ? [Bool](repeating: false, count: n * n) : mask
     }
 }
 

@@ -15,6 +15,12 @@ enum ColorScience {
         return toLinearTable[i] + (toLinearTable[i + 1] - toLinearTable[i]) * f
     }
 
+    /// Linear light 0...1 to sRGB-encoded (for pictures only: the exact formula, no table).
+    static func encoded(_ v: Float) -> Float {
+        let c = min(max(v, 0), 1)
+        return c <= 0.0031308 ? 12.92 * c : 1.055 * powf(c, 1 / 2.4) - 0.055
+    }
+
     @inline(__always) static func labF(_ t: Float) -> Float {
         t > 0.008856 ? cubeRoot(t) : (7.787 * t + 16.0 / 116.0)
     }

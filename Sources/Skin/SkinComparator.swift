@@ -20,7 +20,10 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// pair "not comparable", and a mapping with a gentler tail.
     /// Revision 5: a slanted phone's perspective followed (a homography fitted to the ring of the frame where it
     /// supports one, `Perspective`), and the ring check's candidates refined at half resolution.
-    public static let current = ComparisonRevision(5)
+    /// Revision 6: something else at the crop's edge (a background band) is found on a map that covers the ring of the
+    /// frame too, by its colour as well as its detail (`ForeignEdge`), so that a thin strip of it entering the crop is
+    /// set aside instead of read as change.
+    public static let current = ComparisonRevision(6)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...

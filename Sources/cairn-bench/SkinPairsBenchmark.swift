@@ -13,7 +13,8 @@ import Skin
 ///
 /// Options: `--pairs=DIR` (default `../shared/data/skin-pairs`), `--threads=N` (default 2), `--out=DIR` (keeps
 /// out.jsonl, phash.jsonl and components.jsonl there), `--limit=N` (every N-th pair, a quick look only: the scorer
-/// then counts the missing pairs as "most different").
+/// then counts the missing pairs as "most different"), `--inspect=DIR` (pictures of the inner steps of the highest-scoring
+/// unchanged pairs and of the pairs named by `--inspect-ids=ID,ID,...`, see `SkinComparator.inspect`).
 enum SkinPairsBenchmark {
     struct Truth {
         let id: String, group: String, level: String, change: String, strengthIndex: Int, base: String, nuisance: String
@@ -105,9 +106,37 @@ enum SkinPairsBenchmark {
                      ms.reduce(0, +) / Double(max(1, ms.count)), ms.isEmpty ? 0 : ms[Int(Double(ms.count - 1) * 0.95)], load[0]))
         let target = ms.reduce(0, +) / Double(max(1, ms.count)) <= 30
         leaveBasesOut(Array(byID.values))
+        if let dir = arguments.first(where: { $0.hasPrefix("--inspect=") }).map({ String($0.dropFirst(10)) }) {
+            let ids = arguments.first { $0.hasPrefix("--inspect-ids=") }.map { $0.dropFirst(14).split(separator: ",").map(String.init) } ?? []
+            try inspect(Array(byID.values), pairs: chosen, images: imageList, named: ids, to: dir)
+        }
         print("(This section's own pass/fail covers ms per pair and the grown-spot case only: judge issue 18's accuracy targets from the score.py figures above.)")
         let spotOK = try grownSpot(writeTo: arguments.first { $0.hasPrefix("--spot-photos=") }.map { String($0.dropFirst(14)) })
         return scoreOK && target && spotOK
+    }
+
+    /// Writes a strip of pictures (`SkinComparator.inspect`) for the 12 highest-scoring unchanged typical pairs, the 4
+    /// highest careful ones and the pairs named in `ids`, named by group, level, rank, id, base and raw score.
+    static func inspect(_ rows: [(Truth, Outcome)], pairs: [[String]], images: [String: RGBImage], named ids: [String], to dir: String) throws {
+        let url = URL(fileURLWithPath: dir)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let files = Dictionary(pairs.map { ($0[0], ($0[1], $0[2])) }, uniquingKeysWith: { a, _ in a })
+        func worst(_ level: String, _ count: Int) -> [Truth] {
+            rows.filter { $0.0.group == "nochange" && $0.0.nuisance == "combined" && $0.0.level == level }
+                .sorted { ($0.1.result?.rawScore ?? .infinity) > ($1.1.result?.rawScore ?? .infinity) }.prefix(count).map(\.0)
+        }
+        let truth = Dictionary(rows.map { ($0.0.id, $0.0) }, uniquingKeysWith: { a, _ in a })
+        let chosen = worst("L2", 12).enumerated().map { ($0.offset + 1, $0.element) } + worst("L1", 4).enumerated().map { ($0.offset + 1, $0.element) }
+            + ids.compactMap { truth[$0] }.map { (0, $0) }
+        let pipeline = ImagePipeline()
+        for (rank, t) in chosen {
+            guard let (b, p) = files[t.id], let bi = images[b], let pi = images[p] else { continue }
+            let (r, strip) = try SkinComparator.inspect(baseline: SkinComparator.prepare(bi), probe: SkinComparator.prepare(pi))
+            let kind = t.group == "change" ? "\(t.change)\(t.strengthIndex)" : t.group
+            let name = String(format: "%@-%@-%02d-%@-%@-raw%.2f.jpg", kind, t.level, rank, t.id, t.base, r.rawScore)
+            try pipeline.encodeJPEG(strip, quality: 95).write(to: url.appendingPathComponent(name))
+        }
+        print("  wrote \(chosen.count) inspection strips to \(dir) (baseline crop | probe lined up | tone fitted | map | colour blob | texture blob)")
     }
 
     /// The grown-spot case (`SpotSample`): unchanged retakes of a 40 px spot against retakes where it grew by

@@ -1,0 +1,67 @@
+import CairnCore
+import Foundation
+
+/// Pictures of the inner steps of one comparison, to look at what a figure stands on (`cairn-bench skin --inspect`):
+/// the baseline's crop, the probe lined up on it, the probe after the tone fit, the change map (set-aside pixels red,
+/// pixels outside the probe blue) and the colour and texture blob terms, each in units of its noise scale (white at 2).
+/// Never stored and never shown to the person: a tool for whoever tunes the method.
+final class Inspection {
+    private(set) var panels: [(title: String, pixels: [UInt8])] = []
+    let side: Int
+
+    init(side: Int) { self.side = side }
+
+    /// An sRGB panel from three planes of 0...1 values.
+    func colour(_ title: String, _ planes: [[Float]]) {
+        var px = [UInt8](repeating: 0, count: side * side * 3)
+        for k in 0..<(side * side) {
+            for c in 0..<3 { px[3 * k + c] = UInt8(min(max(planes[c][k], 0), 1) * 255 + 0.5) }
+        }
+        panels.append((title, px))
+    }
+
+    /// A grey panel of `values / white` (clipped), with marked pixels tinted: red where `red`, blue where `blue`.
+    /// `values` is `width` x `width` (`side` unless given), resampled to the panel's side by the nearest pixel.
+    func grey(_ title: String, _ values: [Float], white: Float, red: [Bool]? = nil, blue: [Bool]? = nil, width: Int? = nil) {
+        var px = [UInt8](repeating: 0, count: side * side * 3)
+        let w = width ?? side
+        for o in 0..<(side * side) {
+            let k = (o / side) * w / side * w + (o % side) * w / side, px3 = 3 * o
+            let v = UInt8(min(max(values[k] / white, 0), 1) * 255 + 0.5)
+            px[px3] = v; px[px3 + 1] = v; px[px3 + 2] = v
+            if red?[k] == true { px[px3] = 255; px[px3 + 1] /= 3; px[px3 + 2] /= 3 }
+            if blue?[k] == true { px[px3] /= 3; px[px3 + 1] /= 3; px[px3 + 2] = 255 }
+        }
+        panels.append((title, px))
+    }
+
+    /// The panels side by side, each enlarged `zoom` times, with a 4 px gap.
+    func montage(zoom: Int = 2) -> RGBImage {
+        let s = side * zoom, gap = 4
+        let w = max(1, panels.count) * (s + gap) - gap
+        var px = [UInt8](repeating: 40, count: w * s * 3)
+        for (p, panel) in panels.enumerated() {
+            let ox = p * (s + gap)
+            for y in 0..<s {
+                for x in 0..<s {
+                    let k = (y / zoom) * side + x / zoom, o = (y * w + ox + x) * 3
+                    px[o] = panel.pixels[3 * k]; px[o + 1] = panel.pixels[3 * k + 1]; px[o + 2] = panel.pixels[3 * k + 2]
+                }
+            }
+        }
+        return RGBImage(width: w, height: s, pixels: px)
+    }
+}
+
+extension SkinComparator {
+    /// Compares like `compare(baseline:probe:)` and also returns a strip of pictures of the inner steps (see
+    /// `Inspection`): for the bench, to look at the pairs behind a figure.
+    public static func inspect(baseline: PreparedPhoto, probe: PreparedPhoto) throws -> (SkinComparisonResult, RGBImage) {
+        guard baseline.revision == probe.revision, baseline.revision == .current else {
+            throw SkinComparisonError.revisionMismatch(baseline.revision, probe.revision)
+        }
+        let inspection = Inspection(side: mapSide)
+        let result = ChangeAnalysis.run(baseline: baseline, probe: probe, inspection: inspection)
+        return (result, inspection.montage())
+    }
+}
