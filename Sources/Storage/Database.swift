@@ -371,7 +371,12 @@ public final class Database: @unchecked Sendable {
         let connection = Connection(handle: handle)
         do {
             Self.setBusyTimeout(max(busyTimeout, .milliseconds(1)), on: connection)
-            if vfs != nil { try connection.execute("PRAGMA temp_store = MEMORY") }
+            if vfs != nil {
+                try connection.execute("PRAGMA temp_store = MEMORY")
+                // A freed page is written (zeroed) instead of skipped: SQLite otherwise leaves never-written holes
+                // in the file, which read as zeros, and the cipher takes an all-zero page for a damaged one.
+                try connection.execute("PRAGMA secure_delete = ON")
+            }
             try configure(connection)
         } catch {
             connection.finalizeStatements()

@@ -186,3 +186,67 @@ private func isUnreadable(_ error: any Error) -> Bool {
     #expect(try readEverything(path, key: key) == 200)
     #expect(Set(filesUnder(dir.url)).isSubset(of: ["v.sqlite", "v.sqlite-wal", "v.sqlite-shm"]))
 }
+
+@Test func aChangedPageInTheWALOfAnOpenDatabaseIsAClearError() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.url.appendingPathComponent("v.sqlite").path
+    let key = SecretKey.random()
+    let database = try Database(path: path, key: key)
+    defer { database.close() }
+    try database.write { db in
+        try db.execute("CREATE TABLE notes (body TEXT)")
+        for i in 0..<50 { try db.execute("INSERT INTO notes VALUES (?)", "\(secretText) #\(i)") }
+    }
+    // One bit of the first frame's page, while the WAL index says the frame is committed.
+    let wal = try FileHandle(forUpdating: URL(fileURLWithPath: path + "-wal"))
+    try wal.seek(toOffset: 32 + 24 + 100)
+    var byte = try #require(try wal.read(upToCount: 1))
+    byte[0] ^= 0x04
+    try wal.seek(toOffset: 32 + 24 + 100)
+    try wal.write(contentsOf: byte)
+    try wal.close()
+    // Another Database (its cache empty) reads the page from the WAL: opening it or reading fails, clearly.
+    #expect {
+        let other = try Database(path: path, key: key)
+        defer { other.close() }
+        _ = try other.read { try $0.query("SELECT * FROM notes") }
+    } throws: { isUnreadable($0) }
+}
+
+@Test func aSnapshotOfAnEncryptedDatabaseIsAPlainCopyForTheBackupStream() throws {
+    // `cairn backup create` copies the database with the backup API into its own encrypted stream.
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let (path, key) = try makeEncryptedDatabase(in: dir)
+    let database = try Database(path: path, key: key)
+    defer { database.close() }
+    let copy = dir.url.appendingPathComponent(".snapshot").path
+    let count = try database.snapshot(to: copy) { try $0.scalar("SELECT count(*) FROM notes", as: Int.self) }
+    #expect(count == 200)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: copy)).prefix(16) == Data("SQLite format 3\0".utf8))
+    #expect(!contains(try Data(contentsOf: URL(fileURLWithPath: path)), "SQLite format 3"))
+    #expect(try readEverything(copy, key: nil) == 200)
+}
+
+@Test func aTransactionLargerThanThePageCacheThenSmallOnesReadBackWhole() throws {
+    // The shape of a batch check-in: one transaction far larger than SQLite's page cache (pages spill into the
+    // WAL and are rewritten there), an automatic checkpoint, then small writes and reads on the reader pool.
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.url.appendingPathComponent("v.sqlite").path
+    let key = SecretKey.random()
+    let database = try Database(path: path, key: key)
+    defer { database.close() }
+    try database.write { db in
+        try db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, n INTEGER)")
+        try db.execute("CREATE INDEX notes_n ON notes (n)")
+        for i in 0..<60_000 { try db.execute("INSERT INTO notes (body, n) VALUES (?, ?)", "\(secretText) #\(i)", (i * 7919) % 60_000) }
+    }
+    for round in 0..<200 {
+        try database.write { try $0.execute("UPDATE notes SET body = ? WHERE id = ?", "corrected \(round)", round * 250 + 1) }
+        let body = try database.read { try $0.scalar("SELECT body FROM notes WHERE id = ?", round * 250 + 1, as: String.self) }
+        #expect(body == "corrected \(round)")
+    }
+    #expect(try database.read { try $0.scalar("SELECT count(*) FROM notes WHERE n >= 0", as: Int.self) } == 60_000)
+}
