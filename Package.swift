@@ -13,6 +13,8 @@ let package = Package(
     targets: [
         // MARK: native targets (one per C library; only its adapter imports it)
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The database's page cipher: an SQLite VFS in C, its cryptography passed in from Swift (Encryption).
+        .target(name: "SQLiteCipherShim", dependencies: ["CSQLite"]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "VipsShim", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("heif")]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -40,7 +42,7 @@ let package = Package(
         // MARK: adapters
         // Encryption is the one module over libsodium: keys, Argon2id, key wrapping, secretstream files, SHA-256.
         .target(name: "Encryption", dependencies: ["CairnCore", "CSodium"]),
-        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "Encryption"]),
+        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "SQLiteCipherShim", "Encryption"]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Encryption
 
 /// The one façade over a SQLite file in WAL mode with foreign keys on and a busy timeout, used only through
 /// `read { }` and `write { }` transactions. Safe to share between threads and between processes (WAL + busy
@@ -18,6 +19,10 @@ public final class Database: @unchecked Sendable {
     /// Who may write the vault this database belongs to; every write transaction asks it first (nil for a
     /// database outside a vault).
     public let vaultLock: VaultLock?
+    /// The page cipher when the database is encrypted (opened with a vault key), nil for a plain one.
+    let cipher: CipherVFS?
+    /// Whether the database file and its WAL are encrypted with a vault key.
+    public var isEncrypted: Bool { cipher != nil }
     /// Read transactions that may run at once (each on its own connection); more wait for a free one.
     public static let maximumReaders = 4
     private let lock = NSRecursiveLock()
@@ -35,11 +40,18 @@ public final class Database: @unchecked Sendable {
 
     /// Opens (creating if needed) the database at `path`. A new file is created with mode 0600, and so are
     /// its `-wal` and `-shm` files. Does not run migrations (see `Migrator`, `Vault.openDatabase`).
-    public init(path: String, busyTimeout: Duration = .seconds(5), vaultLock: VaultLock? = nil) throws {
+    ///
+    /// With a `key` (the vault key) the database is encrypted at rest: every page of the file and of its WAL is
+    /// sealed with it (`CipherVFS`; docs/ENCRYPTION.md), no rollback journal or temporary file is ever written
+    /// (WAL, `temp_store = MEMORY`), and a page that does not open (a wrong key, a changed, swapped or cut page)
+    /// is `DatabaseError.unreadable`, here or at the first read that meets it. Without one it opens plain.
+    public init(path: String, busyTimeout: Duration = .seconds(5), vaultLock: VaultLock? = nil,
+                key: SecretKey? = nil) throws {
         self.path = path
         self.busyTimeout = busyTimeout
         self.vaultLock = vaultLock
-        connection = try Self.open(path: path, busyTimeout: busyTimeout)
+        cipher = try key.map { try CipherVFS(key: $0) }
+        connection = try Self.open(path: path, busyTimeout: busyTimeout, vfs: cipher?.name)
     }
 
     deinit { close() }
@@ -151,7 +163,7 @@ public final class Database: @unchecked Sendable {
         }
         close()
         try body()
-        connection = try Self.open(path: path, busyTimeout: busyTimeout)
+        connection = try Self.open(path: path, busyTimeout: busyTimeout, vfs: cipher?.name)
         pool.lock()
         closed = false
         pool.unlock()
@@ -190,7 +202,7 @@ public final class Database: @unchecked Sendable {
                 openReaders += 1
                 busyReaders += 1
                 pool.unlock()
-                let opened = Result { try Self.openReader(path: path, busyTimeout: busyTimeout) }
+                let opened = Result { try Self.openReader(path: path, busyTimeout: busyTimeout, vfs: cipher?.name) }
                 pool.lock()
                 switch opened {
                 case .success(let reader): return reader
@@ -336,20 +348,24 @@ public final class Database: @unchecked Sendable {
     }
 
     /// A reader: the same file, `query_only` (SQLite refuses any write on it), no file created.
-    private static func openReader(path: String, busyTimeout: Duration) throws -> Connection {
-        try connect(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busyTimeout: busyTimeout) { connection in
+    private static func openReader(path: String, busyTimeout: Duration, vfs: String?) throws -> Connection {
+        try connect(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busyTimeout: busyTimeout, vfs: vfs) { connection in
             try connection.execute("PRAGMA foreign_keys = ON")
             try connection.execute("PRAGMA query_only = ON")
         }
     }
 
-    /// Opens a connection with `flags` and the busy handler, then runs `configure`; closes it if anything fails.
-    private static func connect(path: String, flags: Int32, busyTimeout: Duration,
-                                configure: (Connection) throws -> Void) throws -> Connection {
+    /// Opens a connection with `flags` and the busy handler (through the VFS named `vfs`, nil for the default),
+    /// then runs `configure`; closes it if anything fails. Through a cipher VFS, temporary tables and indices stay
+    /// in memory (the VFS refuses temporary files: they would hold pages in the clear).
+    static func connect(path: String, flags: Int32, busyTimeout: Duration, vfs: String?,
+                        configure: (Connection) throws -> Void) throws -> Connection {
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        let rc = sqlite3_open_v2(path, &handle, flags, vfs)
         guard rc == SQLITE_OK, let handle else {
-            let error = DatabaseError.from(code: rc, db: handle, sql: nil)
+            // The open's own result keeps only the primary code; the connection holds the extended one (a page
+            // that does not open is SQLITE_IOERR_DATA, read while opening).
+            let error = DatabaseError.from(code: handle.map { sqlite3_extended_errcode($0) } ?? rc, db: handle, sql: nil)
             sqlite3_close_v2(handle)
             throw error
         }
@@ -357,6 +373,12 @@ public final class Database: @unchecked Sendable {
         let connection = Connection(handle: handle)
         do {
             Self.setBusyTimeout(max(busyTimeout, .milliseconds(1)), on: connection)
+            if vfs != nil {
+                try connection.execute("PRAGMA temp_store = MEMORY")
+                // A freed page is written (zeroed) instead of skipped: SQLite otherwise leaves never-written holes
+                // in the file, which read as zeros, and the cipher takes an all-zero page for a damaged one.
+                try connection.execute("PRAGMA secure_delete = ON")
+            }
             try configure(connection)
         } catch {
             connection.finalizeStatements()
@@ -366,7 +388,7 @@ public final class Database: @unchecked Sendable {
         return connection
     }
 
-    private static func open(path: String, busyTimeout: Duration) throws -> Connection {
+    private static func open(path: String, busyTimeout: Duration, vfs: String?) throws -> Connection {
         do {
             try FileModes.createPrivateFile(atPath: path)
         } catch let failure as FileModes.SystemCallFailure {
@@ -374,7 +396,17 @@ public final class Database: @unchecked Sendable {
                                                      message: failure.description, sql: nil))
         }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        return try connect(path: path, flags: flags, busyTimeout: busyTimeout) { connection in
+        return try connect(path: path, flags: flags, busyTimeout: busyTimeout, vfs: vfs) { connection in
+            // A new encrypted database gets 4096-byte pages with room for each page's nonce and tag (an existing
+            // one keeps what it has; the VFS refuses to write a first page that says otherwise).
+            if vfs != nil {
+                try reservePageCipherSpace(on: connection)
+                // Switching a new database to WAL writes its first page through the rollback journal, which the
+                // cipher VFS refuses: that one write goes through a journal held in memory instead.
+                if try connection.scalar("PRAGMA page_count", as: Int.self) == 0 {
+                    _ = try connection.query("PRAGMA journal_mode = MEMORY")
+                }
+            }
             // WAL lets readers and one writer work at once, across processes. Checked, not assumed.
             let mode: String? = try connection.scalar("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -385,6 +417,17 @@ public final class Database: @unchecked Sendable {
             try connection.execute("PRAGMA synchronous = FULL")
             try FileModes.restrictSidecars(ofDatabaseAt: path)
         }
+    }
+}
+
+extension Database {
+    /// Asks SQLite for 4096-byte pages with `CipherVFS.reservedBytes` reserved at the end of each: takes effect
+    /// on an empty database (and in a `VACUUM INTO` from this connection).
+    static func reservePageCipherSpace(on connection: Connection) throws {
+        var reserve = CipherVFS.reservedBytes
+        let rc = sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
+        if rc != SQLITE_OK { throw DatabaseError.from(code: rc, db: connection.handle, sql: nil) }
+        try connection.execute("PRAGMA page_size = \(CipherVFS.pageSize)")
     }
 }
 

@@ -45,6 +45,9 @@ public enum DatabaseError: CairnError, Equatable, CustomDebugStringConvertible {
     case busy(SQLiteFailure)
     /// The file is damaged or is not a SQLite database.
     case corrupt(SQLiteFailure)
+    /// A page of an encrypted database did not open: the key is not the database's (a wrong passphrase), or a
+    /// page was changed, swapped with another or cut short (SQLITE_IOERR_DATA from the page cipher).
+    case unreadable(SQLiteFailure)
     /// Any other SQLite failure.
     case sqlite(SQLiteFailure)
     /// The API was used in a way it does not support (nested transaction, missing column, wrong type, ...).
@@ -57,6 +60,8 @@ public enum DatabaseError: CairnError, Equatable, CustomDebugStringConvertible {
         case .constraint: return "The change was not saved because it would leave the journal inconsistent."
         case .busy: return "The journal is busy in another Cairn window or command. Try again in a moment."
         case .corrupt: return "The journal database is damaged or is not a Cairn database."
+        case .unreadable:
+            return "The journal database cannot be read: the passphrase is wrong, or the file is damaged or was altered. Nothing was changed."
         case .sqlite(let f) where f.code == SQLITE_FULL: return "The disk is full, so the change was not saved."
         case .sqlite(let f) where f.code == SQLITE_READONLY || f.code == SQLITE_CANTOPEN || f.code == SQLITE_PERM:
             return "Cairn cannot write to its data folder. Check that the folder exists and belongs to you."
@@ -70,6 +75,7 @@ public enum DatabaseError: CairnError, Equatable, CustomDebugStringConvertible {
         case .constraint(let kind, let f): return "DatabaseError.constraint(\(kind)): \(Self.describe(f))"
         case .busy(let f): return "DatabaseError.busy: \(Self.describe(f))"
         case .corrupt(let f): return "DatabaseError.corrupt: \(Self.describe(f))"
+        case .unreadable(let f): return "DatabaseError.unreadable: \(Self.describe(f))"
         case .sqlite(let f): return "DatabaseError.sqlite: \(Self.describe(f))"
         case .misuse(let what): return "DatabaseError.misuse: \(what)"
         }
@@ -110,6 +116,7 @@ public enum DatabaseError: CairnError, Equatable, CustomDebugStringConvertible {
             return .constraint(kind, failure)
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy(failure)
         case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt(failure)
+        case SQLITE_IOERR where extended == SQLITE_IOERR | (32 << 8): return .unreadable(failure)  // IOERR_DATA
         default: return .sqlite(failure)
         }
     }

@@ -19,7 +19,7 @@ extension Database {
             sqlite3_close_v2(target)
         }
         do {
-            guard sqlite3_open_v2(self.path, &source, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            guard sqlite3_open_v2(self.path, &source, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, cipher?.name) == SQLITE_OK,
                   let source else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: source, sql: nil) }
             sqlite3_busy_timeout(source, Int32(busyTimeout.components.seconds * 1000))
             guard sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,

@@ -130,10 +130,11 @@ public struct Vault: Sendable, Equatable {
     }
 
     /// Opens the database and brings it to today's schema (`migrations`, default `CairnSchema.migrations`).
-    /// The database's writes go through the vault's `VaultLock` (`owner.lock` in the directory).
+    /// The database's writes go through the vault's `VaultLock` (`owner.lock` in the directory). With `key` (the
+    /// vault key) the database is encrypted at rest (`Database.init(path:busyTimeout:vaultLock:key:)`).
     public func openDatabase(migrations: [Migration] = CairnSchema.migrations,
-                             clock: any Clock = SystemClock()) throws -> Database {
-        let database = try Database(path: databaseURL.path, vaultLock: try VaultLock(directory: directory))
+                             clock: any Clock = SystemClock(), key: SecretKey? = nil) throws -> Database {
+        let database = try Database(path: databaseURL.path, vaultLock: try VaultLock(directory: directory), key: key)
         try Migrator(migrations, clock: clock).migrate(database)
         return database
     }

@@ -129,7 +129,7 @@ enum RegimenBenchmark {
         return products
     }
 
-    private static func median(_ runs: Int, _ body: () throws -> Void) throws -> (wall: Double, cpu: Double, fastest: Double) {
+    static func median(_ runs: Int, _ body: () throws -> Void) throws -> (wall: Double, cpu: Double, fastest: Double) {
         try body()
         var wall: [Double] = []
         var cpu: [Double] = []

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The test vectors of docs/ENCRYPTION.md, read from the document itself so that it cannot drift from the code.
-private struct Vectors {
+struct Vectors {
     let values: [String: String]
     let fileBytes: [UInt8]
 
