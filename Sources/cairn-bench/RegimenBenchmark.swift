@@ -8,11 +8,9 @@ import Storage
 /// 55,000 intake records) written through `RegimenService` into a temporary vault, then the median server time
 /// of Today, a Ledger page and a year of exposure against the 50 ms target.
 enum RegimenBenchmark {
-    /// The target for each measured call.
-    static let targetMilliseconds = 50.0
-
-    /// Runs the benchmark and prints its figures.
-    static func run(arguments: [String]) throws -> Bool {
+    /// `--days N` (default ten years, at least 2) and `--runs N` (default 25, at least `minimumRuns`), as the
+    /// sections over a Regimen history read them.
+    static func daysAndRuns(_ arguments: [String], minimumRuns: Int) -> (days: Int, runs: Int) {
         var days = 3_650
         var runs = 25
         var index = 0
@@ -20,10 +18,19 @@ enum RegimenBenchmark {
             let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
             switch arguments[index] {
             case "--days": days = max(2, value ?? days); index += 2
-            case "--runs": runs = max(1, value ?? runs); index += 2
+            case "--runs": runs = max(minimumRuns, value ?? runs); index += 2
             default: index += 1
             }
         }
+        return (days, runs)
+    }
+
+    /// The target for each measured call.
+    static let targetMilliseconds = 50.0
+
+    /// Runs the benchmark and prints its figures.
+    static func run(arguments: [String]) throws -> Bool {
+        let (days, runs) = daysAndRuns(arguments, minimumRuns: 1)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-regimen-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -13,17 +13,7 @@ enum VaultBenchmark {
     static let targetRatio = 1.25
 
     static func run(arguments: [String]) throws -> Bool {
-        var days = 3_650
-        var runs = 25
-        var index = 0
-        while index < arguments.count {
-            let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
-            switch arguments[index] {
-            case "--days": days = max(2, value ?? days); index += 2
-            case "--runs": runs = max(3, value ?? runs); index += 2
-            default: index += 1
-            }
-        }
+        let (days, runs) = RegimenBenchmark.daysAndRuns(arguments, minimumRuns: 3)
         let zone = TimeZone(identifier: "Europe/Berlin")!
         let lastDay = LocalDay(year: 2026, month: 11, day: 30)!
         let firstDay = lastDay.adding(days: -(days - 1))
