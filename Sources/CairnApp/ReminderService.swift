@@ -228,9 +228,13 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
         return ReminderHistory(sent: sent, lastSentAt: last, snoozedUntil: snoozedUntil)
     }
 
-    /// What was sent for one dose, read on its own.
-    func sentHistory(of subject: String) throws -> ReminderHistory? {
-        try database.read { db in try history(of: subject, db) }
+    /// What was sent for each of `subjects` that has a history, read in one transaction.
+    func sentHistories(of subjects: [String]) throws -> [String: ReminderHistory] {
+        try database.read { db in
+            var found: [String: ReminderHistory] = [:]
+            for subject in subjects { found[subject] = try history(of: subject, db) }
+            return found
+        }
     }
 
     /// Records one notification (or snooze) sent for `subject`.

@@ -178,6 +178,7 @@ extension ReminderService {
         let today = regimen.today()
         let preferences = try preferences(on: today)
         let doses = try regimen.doses(in: today...today.adding(days: ReminderTimetable.days)).filter { $0.state == .notLogged }
+        let histories = try sentHistories(of: doses.map(\.doseID))
         var rows: [ReminderTimetable.Dose] = []
         var offOn: [LocalDay: Set<ScheduleID>] = [:]
         for dose in doses.sorted(by: { $0.dueAt < $1.dueAt }) {
@@ -185,7 +186,7 @@ extension ReminderService {
             let off = try offOn[day] ?? remindersOff(on: day)
             offOn[day] = off
             guard !off.contains(dose.scheduleID) else { continue }
-            let sent = try sentHistory(of: dose.doseID)
+            let sent = histories[dose.doseID]
             rows.append(ReminderTimetable.Dose(dose: dose.doseID, schedule: dose.scheduleID.rawValue, day: dose.occurrence.day.description,
                                                slot: dose.occurrence.slot.description, due: Timestamp.string(from: dose.dueAt),
                                                sent: sent?.sent ?? 0, lastSent: sent.map { Timestamp.string(from: $0.lastSentAt) },
