@@ -40,15 +40,46 @@ public struct TodayDose: Hashable, Sendable {
     public let productName: String
     /// Servings per dose.
     public let servings: Decimal
-    /// When the slot falls in the person's current zone (see `WallClock`).
+    /// When the dose is due (see `WallClock` for DST, `DoseTiming` for a schedule with a fixed zone).
     public let dueAt: Date
+    /// The person's local day the dose is listed on (the occurrence's own day unless the schedule has a fixed zone).
+    public let day: LocalDay
+    /// The due time on the person's clock (the slot itself unless the schedule has a fixed zone).
+    public let time: TimeSlot
+    /// Whose clock the schedule's times are on.
+    public let zone: ScheduleZone
     /// Not logged, taken or skipped.
     public let state: DoseState
     /// The current record, when logged.
     public let record: LedgerEntry?
 
+    /// A dose listed where `timing` puts it.
+    public init(occurrence: DoseOccurrence, scheduleID: ScheduleID, productID: ProductID, productName: String, servings: Decimal,
+                timing: DoseTiming, zone: ScheduleZone = .followsYou, state: DoseState, record: LedgerEntry?) {
+        self.occurrence = occurrence
+        self.scheduleID = scheduleID
+        self.productID = productID
+        self.productName = productName
+        self.servings = servings
+        self.dueAt = timing.dueAt
+        self.day = timing.day
+        self.time = timing.time
+        self.zone = zone
+        self.state = state
+        self.record = record
+    }
+
     /// The id the take and skip actions name.
     public var doseID: String { occurrence.doseID }
+
+    /// For a schedule with a fixed zone whose clock differs from the person's, its own time: "08:00 America/New_York".
+    public var scheduleTimeText: String? {
+        guard let name = zone.identifier, time != occurrence.slot || day != occurrence.day else { return nil }
+        return "\(occurrence.slot) \(name)"
+    }
+
+    /// The due time as the person reads it: "08:00", or with the schedule's own beside it, "14:00 (08:00 America/New_York)".
+    public var timeText: String { scheduleTimeText.map { "\(time) (\($0))" } ?? time.description }
 }
 
 /// The Today view: every dose of the current local day, the batch due now, and the next doses.
@@ -86,21 +117,21 @@ public struct TodayView: Hashable, Sendable {
 
     /// The not-logged doses of `day` before the current batch's slot (due earlier, still open).
     public var earlierOpen: [TodayDose] {
-        guard let slot = currentBatch.first?.occurrence.slot else { return [] }
-        return doses.filter { $0.state == .notLogged && $0.occurrence.slot < slot }
+        guard let slot = currentBatch.first?.time else { return [] }
+        return doses.filter { $0.state == .notLogged && $0.time < slot }
     }
 
     /// The not-logged doses of `day` after the current batch's slot.
     public var laterToday: [TodayDose] {
-        guard let slot = currentBatch.first?.occurrence.slot else { return [] }
-        return doses.filter { $0.state == .notLogged && $0.occurrence.slot > slot }
+        guard let slot = currentBatch.first?.time else { return [] }
+        return doses.filter { $0.state == .notLogged && $0.time > slot }
     }
 
     /// The logged doses of `day` (taken or skipped), by slot.
     public var loggedToday: [TodayDose] { doses.filter { $0.state != .notLogged } }
 
     /// The first doses of tomorrow, when nothing of today is left to log.
-    public var tomorrow: [TodayDose] { next.filter { $0.occurrence.day != day } }
+    public var tomorrow: [TodayDose] { next.filter { $0.day != day } }
 
     /// The dose the person most likely logs next: the first open dose of the current batch, else of the earlier
     /// open ones, else of the rest of today. Nil when everything of today is logged.
@@ -112,7 +143,7 @@ public struct TodayView: Hashable, Sendable {
     /// The heading for the current batch, e.g. "Due now (08:00)" or "Coming up at 21:00".
     public var batchHeading: String {
         guard let first = currentBatch.first else { return "Due now" }
-        return isBatchDue ? "Due now (\(first.occurrence.slot))" : "Coming up at \(first.occurrence.slot)"
+        return isBatchDue ? "Due now (\(first.time))" : "Coming up at \(first.time)"
     }
 }
 

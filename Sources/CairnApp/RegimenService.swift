@@ -34,6 +34,20 @@ public final class RegimenService: @unchecked Sendable {
         try TakenTime.parse(text, doseDay: doseDay, now: clock.now(), zone: clock.timeZone)
     }
 
+    /// "Taken at" for the scheduled dose `doseID`: its own day is the person's day the dose is listed on (for a
+    /// schedule with a fixed zone, where its due instant falls on the person's clock). An id that names no dose
+    /// reads the text against today; the check-in then refuses the id.
+    public func takenTime(_ text: String, forDose doseID: String) throws -> Date {
+        let day = try DoseOccurrence(doseID: doseID).map { occurrence in try database.read { db in try listedDay(of: occurrence, db) } }
+        return try takenTime(text, forDoseOn: day ?? today())
+    }
+
+    /// "Taken at" for a correction of `entry`: the dose's listed day for a scheduled record, else any time up to now.
+    public func takenTime(_ text: String, correcting entry: LedgerEntry) throws -> Date {
+        let day = try entry.occurrence.map { occurrence in try database.read { db in try listedDay(of: occurrence, db) } }
+        return try takenTime(text, forDoseOn: day)
+    }
+
     // MARK: products
 
     /// Saves a new product (its first revision and its ingredient rows, in one transaction). Throws
@@ -241,15 +255,15 @@ public final class RegimenService: @unchecked Sendable {
         let tomorrow = day.adding(days: 1)
         return try database.read { db in
             let (doses, asNeeded) = try scheduledDoses(on: [day, tomorrow], zone: zone, db)
-            let todays = doses.filter { $0.occurrence.day == day }
+            let todays = doses.filter { $0.day == day }
             let pending = doses.filter { $0.state == .notLogged }
-            let pendingToday = pending.filter { $0.occurrence.day == day }
-            let batchSlot = pendingToday.last(where: { $0.dueAt <= now })?.occurrence.slot ?? pendingToday.first?.occurrence.slot
-            let batch = batchSlot.map { slot in pendingToday.filter { $0.occurrence.slot == slot } } ?? []
-            var next = pendingToday.filter { batchSlot != nil && $0.occurrence.slot > batchSlot! }
+            let pendingToday = pending.filter { $0.day == day }
+            let batchSlot = pendingToday.last(where: { $0.dueAt <= now })?.time ?? pendingToday.first?.time
+            let batch = batchSlot.map { slot in pendingToday.filter { $0.time == slot } } ?? []
+            var next = pendingToday.filter { batchSlot != nil && $0.time > batchSlot! }
             if next.isEmpty {
-                let tomorrows = pending.filter { $0.occurrence.day == tomorrow }
-                next = tomorrows.filter { $0.occurrence.slot == tomorrows.first?.occurrence.slot }
+                let tomorrows = pending.filter { $0.day == tomorrow }
+                next = tomorrows.filter { $0.time == tomorrows.first?.time }
             }
             let unscheduled = try db.query("""
                 \(Self.entrySelect) WHERE i.local_day = ? AND i.kind <> 'scheduled' AND s.id IS NULL AND i.status <> 'undone'
@@ -260,44 +274,51 @@ public final class RegimenService: @unchecked Sendable {
         }
     }
 
+    /// The scheduled doses listed on the person's local `days` (for a schedule with a fixed zone, the doses whose
+    /// due instant falls on those days of the person's clock), and the as-needed schedules in force on the first.
     private func scheduledDoses(on days: [LocalDay], zone: TimeZone, _ db: Connection) throws -> (doses: [TodayDose], asNeeded: [ScheduleSummary]) {
         let day = days[0]
-        do {
-            let histories = try allHistories(db)
-            var names: [ProductID: String] = [:]
-            func name(_ id: ProductID) throws -> String {
-                if let known = names[id] { return known }
-                let found = try latestProduct(id, db)?.product.name ?? ""
-                names[id] = found
-                return found
+        let listed = Set(days)
+        let histories = try allHistories(db)
+        var names: [ProductID: String] = [:]
+        func name(_ id: ProductID) throws -> String {
+            if let known = names[id] { return known }
+            let found = try latestProduct(id, db)?.product.name ?? ""
+            names[id] = found
+            return found
+        }
+        func scheduleDays(_ history: ScheduleHistory) -> [LocalDay] {
+            guard let fixed = history.revisions.first(where: { $0.plan.zone != .followsYou })?.plan.zone else { return days }
+            return Array(Set(days.flatMap { DoseTiming.scheduleDays(listedOn: $0, zone: fixed) })).sorted()
+        }
+        let candidates = histories.map(scheduleDays)
+        let heads = try currentRecords(onDays: Array(Set(candidates.joined())).sorted(), db)
+        var doses: [TodayDose] = []
+        var asNeeded: [ScheduleSummary] = []
+        for (history, scheduleDays) in zip(histories, candidates) {
+            if let revision = history.revision(on: day), revision.state == .active, revision.plan.recurrence == .asNeeded,
+               revision.plan.endDay.map({ day <= $0 }) ?? true, day >= revision.plan.startDay {
+                asNeeded.append(ScheduleSummary(scheduleID: history.latest!.scheduleID, latest: history.latest!,
+                                                inForceToday: revision, productName: try name(revision.plan.productID)))
             }
-            let heads = try currentRecords(onDays: days, db)
-            var doses: [TodayDose] = []
-            var asNeeded: [ScheduleSummary] = []
-            for history in histories {
-                for d in days {
-                    guard let revision = history.revision(on: d) else { continue }
-                    if d == day, revision.state == .active, revision.plan.recurrence == .asNeeded,
-                       revision.plan.endDay.map({ day <= $0 }) ?? true, day >= revision.plan.startDay {
-                        asNeeded.append(ScheduleSummary(scheduleID: history.latest!.scheduleID, latest: history.latest!,
-                                                        inForceToday: revision, productName: try name(revision.plan.productID)))
-                    }
-                    for occurrence in revision.occurrences(on: d) {
-                        let record = heads[occurrence].flatMap { $0.isUndo ? nil : $0 }
-                        let state: DoseState = record.map { $0.status == .taken ? .taken : .skipped } ?? .notLogged
-                        doses.append(TodayDose(occurrence: occurrence, scheduleID: revision.scheduleID,
-                                               productID: revision.plan.productID, productName: try name(revision.plan.productID),
-                                               servings: revision.plan.servings,
-                                               dueAt: WallClock.instant(of: d, at: occurrence.slot, in: zone),
-                                               state: state, record: record))
-                    }
+            for d in scheduleDays {
+                guard let revision = history.revision(on: d) else { continue }
+                for occurrence in revision.occurrences(on: d) {
+                    let timing = revision.timing(of: occurrence, personZone: zone)
+                    guard listed.contains(timing.day) else { continue }
+                    let record = heads[occurrence].flatMap { $0.isUndo ? nil : $0 }
+                    let state: DoseState = record.map { $0.status == .taken ? .taken : .skipped } ?? .notLogged
+                    doses.append(TodayDose(occurrence: occurrence, scheduleID: revision.scheduleID,
+                                           productID: revision.plan.productID, productName: try name(revision.plan.productID),
+                                           servings: revision.plan.servings, timing: timing, zone: revision.plan.zone,
+                                           state: state, record: record))
                 }
             }
-            doses.sort { ($0.occurrence.day, $0.occurrence.slot, $0.productName.lowercased(), $0.occurrence.revisionID.rawValue)
-                < ($1.occurrence.day, $1.occurrence.slot, $1.productName.lowercased(), $1.occurrence.revisionID.rawValue) }
-            asNeeded.sort { $0.productName.lowercased() < $1.productName.lowercased() }
-            return (doses, asNeeded)
         }
+        doses.sort { ($0.day, $0.dueAt, $0.productName.lowercased(), $0.occurrence.revisionID.rawValue)
+            < ($1.day, $1.dueAt, $1.productName.lowercased(), $1.occurrence.revisionID.rawValue) }
+        asNeeded.sort { $0.productName.lowercased() < $1.productName.lowercased() }
+        return (doses, asNeeded)
     }
 
     // MARK: ledger writes
@@ -325,8 +346,9 @@ public final class RegimenService: @unchecked Sendable {
         for request in requests {
             guard request.status.isLoggable else { throw ScheduleError.statusNotLoggable }
             guard let occurrence = DoseOccurrence(doseID: request.doseID) else { throw ScheduleError.doseNotFound }
-            guard occurrence.day <= today else { throw ScheduleError.doseNotDueYet }
-            if let at = request.at { try TakenTime.check(at, doseDay: occurrence.day, now: now, zone: zone) }
+            // The exact rule (the person's day the dose is listed on) needs the revision's zone, read below; a day
+            // beyond any zone's reach is refused before the database is touched.
+            guard occurrence.day <= today.adding(days: 2) else { throw ScheduleError.doseNotDueYet }
             parsed.append((occurrence, request))
         }
         return try database.write { db in
@@ -336,17 +358,19 @@ public final class RegimenService: @unchecked Sendable {
             var tracked: [ProductID: Bool] = [:]
             return try parsed.map { occurrence, request in
                 if histories[occurrence.revisionID] == nil {
-                    guard let scheduleText: String = try db.scalar("SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
-                                                                  occurrence.revisionID.rawValue) else { throw ScheduleError.doseNotFound }
-                    histories[occurrence.revisionID] = try history(of: ScheduleID(scheduleText), db)
+                    guard let found = try history(ofRevision: occurrence.revisionID, db) else { throw ScheduleError.doseNotFound }
+                    histories[occurrence.revisionID] = found
                 }
                 guard let revision = histories[occurrence.revisionID]!.revision(on: occurrence.day), revision.id == occurrence.revisionID,
                       revision.occurrences(on: occurrence.day).contains(occurrence) else { throw ScheduleError.doseNotFound }
+                let timing = revision.timing(of: occurrence, personZone: zone)
+                guard timing.day <= today else { throw ScheduleError.doseNotDueYet }
+                if let at = request.at { try TakenTime.check(at, doseDay: timing.day, now: now, zone: zone) }
                 let productID = revision.plan.productID
                 if products[productID] == nil { products[productID] = try latestProduct(productID, db) }
                 guard let product = products[productID] else { throw ScheduleError.productNotFound }
-                let atScheduledTime = request.at == nil && occurrence.day < today
-                let takenAt = request.at ?? (atScheduledTime ? WallClock.instant(of: occurrence.day, at: occurrence.slot, in: zone) : now)
+                let atScheduledTime = request.at == nil && timing.day < today
+                let takenAt = request.at ?? (atScheduledTime ? timing.dueAt : now)
                 let id = IntakeRecordID.random()
                 func insert(supersedes: IntakeRecordID?) throws {
                     try db.execute("""
@@ -432,11 +456,18 @@ public final class RegimenService: @unchecked Sendable {
             try InsightInputs.ledgerChanged(db, at: now)
             guard let old = try entry(recordID, db) else { throw ScheduleError.recordNotFound }
             guard old.isCurrent else { throw ScheduleError.recordAlreadyCorrected }
-            if let at { try TakenTime.check(at, doseDay: old.occurrence?.day, now: now, zone: clock.timeZone) }
+            if let at { try TakenTime.check(at, doseDay: try old.occurrence.map { try listedDay(of: $0, db) }, now: now, zone: clock.timeZone) }
             let id = try appendCorrection(of: old, status: status, takenAt: at ?? old.takenAt,
                                           zone: at == nil ? old.timeZone : clock.timeZone, at: now, db)
             return try entry(id, db)!
         }
+    }
+
+    /// The person's day a scheduled dose is listed on (see `DoseTiming`); its own day when no revision has its id.
+    private func listedDay(of occurrence: DoseOccurrence, _ db: Connection) throws -> LocalDay {
+        guard let revision = try history(ofRevision: occurrence.revisionID, db)?.revisions.first(where: { $0.id == occurrence.revisionID })
+        else { return occurrence.day }
+        return revision.timing(of: occurrence, personZone: clock.timeZone).day
     }
 
     /// Appends the record that supersedes `old` (a correction or an undo) with its supply change.
@@ -679,10 +710,11 @@ public final class RegimenService: @unchecked Sendable {
         }
         try db.execute("""
             INSERT INTO regimen_schedule_revisions (id, schedule_id, number, effective_from, state, servings, times, recurrence,
-                weekdays, interval_days, start_day, end_day, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                weekdays, interval_days, start_day, end_day, recorded_at, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, revision.id.rawValue, revision.scheduleID.rawValue, revision.number, revision.effectiveFrom.description,
             revision.state.rawValue, "\(plan.servings)", plan.times.map(\.description).joined(separator: ","), kind, weekdays,
-            interval, plan.startDay.description, plan.endDay?.description, Timestamp.string(from: revision.recordedAt))
+            interval, plan.startDay.description, plan.endDay?.description, Timestamp.string(from: revision.recordedAt),
+            plan.zone.identifier)
     }
 
     private func history(of id: ScheduleID, _ db: Connection) throws -> ScheduleHistory {
@@ -692,6 +724,13 @@ public final class RegimenService: @unchecked Sendable {
             """, id.rawValue).map(Self.scheduleRevision(from:))
         guard !revisions.isEmpty else { throw ScheduleError.scheduleNotFound }
         return ScheduleHistory(revisions: revisions)
+    }
+
+    /// The history of the schedule `revision` belongs to; nil when no schedule has that revision.
+    private func history(ofRevision revision: ScheduleRevisionID, _ db: Connection) throws -> ScheduleHistory? {
+        guard let schedule: String = try db.scalar("SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
+                                                   revision.rawValue) else { return nil }
+        return try history(of: ScheduleID(schedule), db)
     }
 
     private func allHistories(_ db: Connection) throws -> [ScheduleHistory] {
@@ -718,11 +757,20 @@ public final class RegimenService: @unchecked Sendable {
         }
         let plan = try SchedulePlan(productID: ProductID(row.get("product_id")), servings: decimal(row.get("servings")),
                                     times: times, recurrence: recurrence, startDay: day(row.get("start_day")),
-                                    endDay: row.optional("end_day", as: String.self).map(day))
+                                    endDay: row.optional("end_day", as: String.self).map(day),
+                                    zone: try zone(row.optional("time_zone", as: String.self)))
         guard let state = ScheduleState(rawValue: try row.get("state")) else { throw DatabaseError.misuse("unknown schedule state") }
         return ScheduleRevision(id: ScheduleRevisionID(try row.get("id")), scheduleID: ScheduleID(try row.get("schedule_id")),
                                 number: try row.get("number"), effectiveFrom: try day(row.get("effective_from")), state: state,
                                 plan: plan, recordedAt: try instant(row.get("recorded_at")))
+    }
+
+    /// The stored zone of a revision: NULL follows the person; a name the zone database no longer has is an error
+    /// (never a silent switch to the person's zone, which would move every dose).
+    private static func zone(_ name: String?) throws -> ScheduleZone {
+        guard let name else { return .followsYou }
+        guard let zone = TimeZone(identifier: name) else { throw DatabaseError.misuse("stored time zone \(name) is unknown to this system") }
+        return .fixed(zone)
     }
 
     // MARK: internals: ledger

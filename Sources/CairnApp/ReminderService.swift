@@ -166,8 +166,8 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
     // MARK: internals
 
     private static func openDose(_ d: TodayDose) -> OpenDose {
-        OpenDose(doseID: d.doseID, scheduleID: d.scheduleID, productName: d.productName, day: d.occurrence.day,
-                 slot: d.occurrence.slot, dueAt: d.dueAt)
+        OpenDose(doseID: d.doseID, scheduleID: d.scheduleID, productName: d.productName, day: d.day,
+                 slot: d.time, dueAt: d.dueAt)
     }
 
     private static func calendar(_ zone: TimeZone) -> Calendar {

@@ -182,13 +182,13 @@ extension ReminderService {
         var rows: [ReminderTimetable.Dose] = []
         var offOn: [LocalDay: Set<ScheduleID>] = [:]
         for dose in doses.sorted(by: { $0.dueAt < $1.dueAt }) {
-            let day = dose.occurrence.day
+            let day = dose.day
             let off = try offOn[day] ?? remindersOff(on: day)
             offOn[day] = off
             guard !off.contains(dose.scheduleID) else { continue }
             let sent = histories[dose.doseID]
-            rows.append(ReminderTimetable.Dose(dose: dose.doseID, schedule: dose.scheduleID.rawValue, day: dose.occurrence.day.description,
-                                               slot: dose.occurrence.slot.description, due: Timestamp.string(from: dose.dueAt),
+            rows.append(ReminderTimetable.Dose(dose: dose.doseID, schedule: dose.scheduleID.rawValue, day: dose.day.description,
+                                               slot: dose.time.description, due: Timestamp.string(from: dose.dueAt),
                                                sent: sent?.sent ?? 0, lastSent: sent.map { Timestamp.string(from: $0.lastSentAt) },
                                                snoozedUntil: sent?.snoozedUntil.map(Timestamp.string(from:))))
         }

@@ -416,7 +416,7 @@ public final class ReportService: @unchecked Sendable {
 
     /// One row per month of the period, one cell per day: what the day's scheduled doses say.
     static func dayGrid(_ doses: [TodayDose], period: ClosedRange<LocalDay>) -> ReportDayGrid {
-        let byDay = Dictionary(grouping: doses) { $0.occurrence.day }
+        let byDay = Dictionary(grouping: doses) { $0.day }
         var rows: [ReportDayGrid.Row] = []
         var month = LocalDay(year: period.lowerBound.year, month: period.lowerBound.month, day: 1)!
         while month <= period.upperBound {

@@ -119,8 +119,47 @@ public enum ScheduleState: String, Hashable, Codable, Sendable, CaseIterable {
     case stopped
 }
 
-/// What a schedule asks for: the product, servings per dose, times of day, days, start and optional end.
-/// Validated on construction, so an invalid plan never reaches storage.
+/// Whose wall clock a schedule's times are read on.
+///
+/// Most schedules follow the person: 08:00 is 08:00 of the machine's current zone, wherever they are. A schedule
+/// may instead name a zone (a dose timed to another place's clock, or one that must stay a fixed number of hours
+/// apart across a trip): then 08:00 is 08:00 in that zone, and on the person's own clock it moves when they travel.
+public enum ScheduleZone: Hashable, Sendable {
+    /// The machine's current zone (the default).
+    case followsYou
+    /// One named zone, whatever zone the machine is in.
+    case fixed(TimeZone)
+
+    /// The words that choose `followsYou` ("local", or nothing); anything else is read as a zone name.
+    public static let followsYouWords: Set<String> = ["", "local"]
+
+    /// Parses a zone as the person types it: nothing or "local" for `followsYou`, else an IANA zone name such as
+    /// America/New_York or UTC (letter case ignored). Throws `ScheduleError.unknownTimeZone` for a name the
+    /// system's zone database does not have.
+    public init(parsing text: String) throws {
+        let key = text.trimmingCharacters(in: .whitespaces)
+        if Self.followsYouWords.contains(key.lowercased()) { self = .followsYou; return }
+        let lowered = key.lowercased()
+        guard let name = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).first(where: { $0.lowercased() == lowered }),
+              let zone = TimeZone(identifier: name) else { throw ScheduleError.unknownTimeZone }
+        self = .fixed(zone)
+    }
+
+    /// The stored and shown name: the zone's identifier, nil when the schedule follows the person.
+    public var identifier: String? {
+        if case .fixed(let zone) = self { return zone.identifier }
+        return nil
+    }
+
+    /// The zone whose wall clock the times are read on, for a person now in `personZone`.
+    public func resolved(_ personZone: TimeZone) -> TimeZone {
+        if case .fixed(let zone) = self { return zone }
+        return personZone
+    }
+}
+
+/// What a schedule asks for: the product, servings per dose, times of day, days, start and optional end, and
+/// whose clock the times are on. Validated on construction, so an invalid plan never reaches storage.
 public struct SchedulePlan: Hashable, Sendable {
     /// The largest number of servings one dose may have.
     public static let maximumServings: Decimal = 100
@@ -139,6 +178,8 @@ public struct SchedulePlan: Hashable, Sendable {
     public let startDay: LocalDay
     /// The last day, if any (inclusive).
     public let endDay: LocalDay?
+    /// Whose wall clock `times`, `startDay` and `endDay` are read on.
+    public let zone: ScheduleZone
 
     /// Servings per dose as typed ("1", "0.5"); throws `ScheduleError.unreadableServings` for anything but a plain
     /// decimal number. (Zero and too many are refused by `init`.)
@@ -154,7 +195,7 @@ public struct SchedulePlan: Hashable, Sendable {
     /// A plan. Throws `ScheduleError` for servings of zero or above `maximumServings`, no times (unless as
     /// needed), the same time twice, no weekdays, an interval outside 1...366, or an end before the start.
     public init(productID: ProductID, servings: Decimal = 1, times: [TimeSlot], recurrence: Recurrence,
-                startDay: LocalDay, endDay: LocalDay? = nil) throws {
+                startDay: LocalDay, endDay: LocalDay? = nil, zone: ScheduleZone = .followsYou) throws {
         guard !servings.isNaN, servings > 0 else { throw ScheduleError.servingsNotPositive }
         guard servings <= Self.maximumServings else { throw ScheduleError.tooManyServings }
         switch recurrence {
@@ -177,6 +218,7 @@ public struct SchedulePlan: Hashable, Sendable {
         self.recurrence = recurrence
         self.startDay = startDay
         self.endDay = endDay
+        self.zone = zone
     }
 }
 
@@ -217,6 +259,42 @@ public struct ScheduleRevision: Hashable, Sendable {
               plan.recurrence.includes(day, start: plan.startDay) else { return [] }
         return plan.times.map { DoseOccurrence(revisionID: id, day: day, slot: $0) }
     }
+
+    /// When one of this revision's doses is due, and where it falls on the clock of a person now in `personZone`.
+    public func timing(of occurrence: DoseOccurrence, personZone: TimeZone) -> DoseTiming {
+        let dueAt = WallClock.instant(of: occurrence.day, at: occurrence.slot, in: plan.zone.resolved(personZone))
+        guard case .fixed = plan.zone else { return DoseTiming(dueAt: dueAt, day: occurrence.day, time: occurrence.slot) }
+        let local = dueAt.timeIntervalSince1970 + Double(personZone.secondsFromGMT(for: dueAt))
+        let seconds = Int(local.rounded(.down))
+        let minute = ((seconds % 86_400) + 86_400) % 86_400 / 60
+        return DoseTiming(dueAt: dueAt, day: LocalDay(dueAt, in: personZone), time: TimeSlot(hour: minute / 60, minute: minute % 60)!)
+    }
+}
+
+/// When a scheduled dose is due: the instant, and the person's day and wall-clock time it falls on. For a
+/// schedule that follows the person these are the occurrence's own day and slot; for one with a fixed zone they
+/// are where that zone's time lands on the person's clock (08:00 in New York is 14:00 in Paris).
+public struct DoseTiming: Hashable, Sendable {
+    /// The instant the dose is due.
+    public let dueAt: Date
+    /// The person's local day the dose is listed on.
+    public let day: LocalDay
+    /// The wall-clock time of `dueAt` on the person's clock.
+    public let time: TimeSlot
+
+    /// A timing.
+    public init(dueAt: Date, day: LocalDay, time: TimeSlot) {
+        self.dueAt = dueAt
+        self.day = day
+        self.time = time
+    }
+
+    /// The schedule days whose doses may fall on the person's `day`: that day alone when the schedule follows the
+    /// person; for a fixed zone two days either side (zones are at most 26 hours apart).
+    public static func scheduleDays(listedOn day: LocalDay, zone: ScheduleZone) -> [LocalDay] {
+        guard case .fixed = zone else { return [day] }
+        return (-2...2).map { day.adding(days: $0) }
+    }
 }
 
 /// The revisions of one schedule, oldest first, and which one is in force on a day.
@@ -245,11 +323,13 @@ public struct ScheduleHistory: Hashable, Sendable {
 
 /// One scheduled dose: a slot on a local day of one schedule revision.
 ///
-/// Identity rule: an occurrence is (revision, local day, wall-clock slot), never an instant. Times follow the
-/// person ("08:00 wherever I am"): "today" is the local day of now in the person's current zone (from the
-/// Clock), and a slot is due at that wall-clock time in that zone (see `WallClock` for DST). Flying east or
-/// west changes which local day is "today", but each (day, slot) exists once, so a trip or a DST change never
-/// makes a second occurrence of a slot and never removes one.
+/// Identity rule: an occurrence is (revision, local day, wall-clock slot), never an instant; the day and slot
+/// are on the schedule's clock (`ScheduleZone`). By default times follow the person ("08:00 wherever I am"):
+/// "today" is the local day of now in the person's current zone (from the Clock), and a slot is due at that
+/// wall-clock time in that zone (see `WallClock` for DST). Flying east or west changes which local day is
+/// "today", but each (day, slot) exists once, so a trip or a DST change never makes a second occurrence of a
+/// slot and never removes one. A schedule with a fixed zone has its (day, slot) in that zone; `DoseTiming` says
+/// on which of the person's days it is listed.
 public struct DoseOccurrence: Hashable, Sendable, Comparable {
     /// The schedule revision in force that day.
     public let revisionID: ScheduleRevisionID
@@ -286,7 +366,7 @@ public struct DoseOccurrence: Hashable, Sendable, Comparable {
 
 /// The parts of a schedule a person types or chooses, to put each refusal beside its own field.
 public enum ScheduleField: Hashable, Sendable, CaseIterable {
-    case product, servings, recurrence, times, interval, weekdays, start, end
+    case product, servings, recurrence, times, interval, weekdays, start, end, zone
 }
 
 extension ScheduleError {
@@ -299,6 +379,7 @@ extension ScheduleError {
         case .intervalOutOfRange: .interval
         case .unknownRecurrence: .recurrence
         case .endsBeforeStart: .end
+        case .unknownTimeZone: .zone
         case .productNotFound, .noProductChosen: .product
         default: nil
         }
@@ -375,6 +456,8 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case takenInFuture
     /// A "taken at" time on another day than the dose's own day or today.
     case takenOutsideDoseDay
+    /// A time zone name the system's zone database does not have.
+    case unknownTimeZone
 
     /// The "not found" kinds (answered 404 on the web).
     public var namesNoRecord: Bool {
@@ -418,6 +501,7 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .unreadableTakenTime: "Write the time it was taken as HH:MM, for example 08:05 (or a date and a time: 2026-03-10 08:05)."
         case .takenInFuture: "That time is later than now. Give the time the dose was really taken."
         case .takenOutsideDoseDay: "A dose is logged at a time on its own day or today. Check the date."
+        case .unknownTimeZone: "That is not a time zone Cairn knows. Write a zone name such as Europe/Paris or America/New_York, or local to follow this computer's zone."
         }
     }
 }

@@ -5,7 +5,7 @@
 /// `Tests/StorageTests/Fixtures/<id>.sqlite` (see the README there).
 public enum CairnSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [foundation, smile, regimen, skin, outcomes, health, insights, skinNotes, insightInputs, intakeImportRuns, intakeUndo, reminders, photoReminders]
+    public static let migrations: [Migration] = [foundation, smile, regimen, skin, outcomes, health, insights, skinNotes, insightInputs, intakeImportRuns, intakeUndo, reminders, photoReminders, scheduleZones]
 
     /// The ID of the newest migration: what "today's schema" means.
     public static var currentID: String { migrations.last!.id }

@@ -214,4 +214,12 @@ extension CairnSchema {
             CREATE INDEX reminder_deliveries_by_subject ON reminder_deliveries (subject, id);
             """)
     }
+
+    /// Schedules that name a zone: `time_zone` holds the IANA name whose wall clock the revision's times, start and
+    /// end are read on; NULL (every schedule before this) follows the person's current zone.
+    static let scheduleZones = Migration(id: "2026-12-01.schedule-zones") { db in
+        try db.executeScript("""
+            ALTER TABLE regimen_schedule_revisions ADD COLUMN time_zone TEXT CHECK (time_zone IS NULL OR length(time_zone) > 0);
+            """)
+    }
 }

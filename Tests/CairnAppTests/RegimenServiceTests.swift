@@ -347,6 +347,62 @@ final class Results: @unchecked Sendable {
     #expect(Set(twoDays.map(\.occurrence)).count == 6)
 }
 
+@Test func aScheduleOnAFixedZoneKeepsItsInstantAcrossATripAndIsListedOnThePersonsDay() throws {
+    // 08:00 on New York's clock, with a 08:00 schedule that follows the person beside it.
+    let f = try RegimenFixture(now: "2026-03-10T11:00:00Z", zone: "America/New_York")  // 07:00 EDT
+    defer { f.remove() }
+    let pinned = try f.service.addSchedule(SchedulePlan(productID: try f.vitaminD().product.id, times: slots("08:00"), recurrence: .daily,
+                                                        startDay: day("2026-03-01"), zone: try ScheduleZone(parsing: "America/New_York")))
+    try f.daily(try f.magnesium(), "08:00")
+    let home = try f.service.todayView()
+    #expect(home.doses.map(\.timeText) == ["08:00", "08:00"], "at home both read 08:00, with no zone added")
+    #expect(Set(home.doses.map(\.dueAt)) == [utc("2026-03-10T12:00:00Z")])
+
+    // In Paris (13:00 when it is 08:00 in New York): the pinned dose stays at 12:00 UTC, the other is 08:00 Paris.
+    f.clock.set("2026-03-10T06:00:00Z", zone: "Europe/Paris")
+    let paris = try f.service.todayView()
+    let fixed = try #require(paris.doses.first { $0.occurrence.revisionID == pinned.id })
+    let follows = try #require(paris.doses.first { $0.occurrence.revisionID != pinned.id })
+    #expect(fixed.dueAt == utc("2026-03-10T12:00:00Z") && fixed.time == slots("13:00")[0] && fixed.day == day("2026-03-10"))
+    #expect(fixed.timeText == "13:00 (08:00 America/New_York)")
+    #expect(follows.dueAt == utc("2026-03-10T07:00:00Z") && follows.timeText == "08:00")
+    #expect(paris.doses.map(\.doseID) == [follows.doseID, fixed.doseID], "in the order they fall on the person's clock")
+    #expect(paris.currentBatch.map(\.doseID) == [follows.doseID])
+    #expect(paris.next.map(\.doseID) == [fixed.doseID])
+    #expect(try f.service.schedules().map(\.latest.plan.zone).contains(.fixed(TimeZone(identifier: "America/New_York")!)),
+            "the zone is stored and read back")
+}
+
+@Test func aFixedZoneDoseFallingOnTheNextScheduleDayIsListedAndLoggableToday() throws {
+    // 08:00 on Tokyo's clock for a person in New York: 2026-03-11 08:00 JST is 2026-03-10 19:00 EDT.
+    let f = try RegimenFixture(now: "2026-03-10T22:00:00Z", zone: "America/New_York")  // 18:00 EDT on 2026-03-10
+    defer { f.remove() }
+    let pinned = try f.service.addSchedule(SchedulePlan(productID: try f.vitaminD().product.id, times: slots("08:00"), recurrence: .daily,
+                                                        startDay: day("2026-03-01"), zone: try ScheduleZone(parsing: "Asia/Tokyo")))
+    let today = try f.service.todayView()
+    #expect(today.day == day("2026-03-10"))
+    #expect(today.doses.map(\.occurrence.day) == [day("2026-03-11")], "Tokyo's 03-11 dose falls this evening in New York")
+    #expect(today.doses.map(\.timeText) == ["19:00 (08:00 Asia/Tokyo)"])
+    let tonight = today.doses[0]
+    #expect(try f.service.doses(on: day("2026-03-11")).allSatisfy { $0.occurrence.day == day("2026-03-12") })
+
+    // Logged on the person's day: a time of this evening is on the dose's own day; a day later is not.
+    let at = try TakenTime.parse("19:05", doseDay: tonight.day, now: utc("2026-03-11T00:00:00Z"), zone: TimeZone(identifier: "America/New_York")!)
+    f.clock.set("2026-03-11T00:00:00Z")
+    let logged = try f.service.checkIn(tonight.doseID, status: .taken, at: at)
+    #expect(logged.entry.takenAt == utc("2026-03-10T23:05:00Z") && !logged.alreadyLogged)
+    #expect(throws: ScheduleError.doseNotDueYet) {
+        try f.service.checkIn(DoseOccurrence(revisionID: pinned.id, day: day("2026-03-12"), slot: slots("08:00")[0]).doseID, status: .taken)
+    }
+
+    // A missed pinned dose of an earlier day, logged without a time, is recorded at its due instant.
+    f.clock.set("2026-03-12T15:00:00Z")
+    let earlier = try f.service.doses(on: day("2026-03-09"))
+    #expect(earlier.map(\.occurrence.day) == [day("2026-03-10")])
+    let late = try f.service.checkIn(earlier[0].doseID, status: .taken)
+    #expect(late.atScheduledTime && late.entry.takenAt == utc("2026-03-09T23:00:00Z"))
+}
+
 @Test func flyingWestAcrossMidnightNeitherDuplicatesNorLosesASlot() throws {
     // Tokyo -> Honolulu. The 2026-03-11 08:00 dose is taken in Tokyo; the flight lands on 2026-03-10 local time.
     let f = try RegimenFixture(now: "2026-03-10T00:00:00Z", zone: "Asia/Tokyo")

@@ -148,3 +148,22 @@ private final class TimetableVault {
     #expect(!FileManager.default.fileExists(atPath: v.app.vault.reminderTimetableURL.path))
     #expect(!FileManager.default.fileExists(atPath: v.app.vault.reminderQueueURL.path))
 }
+
+@Test func aDoseOnAFixedZoneIsRemindedOnceAtItsInstantOnThePersonsClockAfterATrip() throws {
+    let v = try TimetableVault()
+    let product = try #require(try v.app.regimen.products().first)
+    // 08:00 New York time: 12:00 UTC in June, 14:00 in Berlin, 21:00 in Tokyo.
+    try v.app.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: slots("08:00"), recurrence: .daily,
+                                                   startDay: day("2026-06-10"), zone: try ScheduleZone(parsing: "America/New_York")))
+    v.clock.set("2026-06-10T11:59:00Z")
+    #expect(!v.loop.tick().map(\.body).contains("A dose is due at 14:00."), "not before its instant")
+    v.clock.set("2026-06-10T12:00:30Z")
+    #expect(v.loop.tick().map(\.body).contains("A dose is due at 14:00."), "at its instant, on Berlin's clock")
+    v.clock.set("2026-06-10T12:05:00Z")
+    #expect(!v.loop.tick().map(\.body).contains("A dose is due at 14:00."), "once")
+
+    v.clock.set("2026-06-11T11:59:00Z", zone: "Asia/Tokyo")  // 20:59 in Tokyo
+    #expect(!v.loop.tick().map(\.body).contains("A dose is due at 21:00."))
+    v.clock.set("2026-06-11T12:00:30Z")
+    #expect(v.loop.tick().map(\.body).contains("A dose is due at 21:00."), "the next day's dose at the same instant, on Tokyo's clock")
+}

@@ -408,37 +408,41 @@ private let expectedHelp: [String: String] = [
     "cairn regimen schedules add": #"""
     Add a schedule for a product.
 
-    Usage: cairn regimen schedules add PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--json]
+    Usage: cairn regimen schedules add PRODUCT [--times LIST] [--days DAYS] [--servings N] [--start DATE] [--end DATE] [--zone ZONE|local] [--json]
 
     PRODUCT is a product id or its exact name.
 
     Options:
-      --times LIST   Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
-                     08:00 wherever you are.
-      --days DAYS    daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
-                     or as-needed (no times; log each dose with 'take --as-needed').
-      --servings N   Servings per dose (default 1; 0.5 is allowed).
-      --start DATE   First day, YYYY-MM-DD (default today).
-      --end DATE     Last day, if any.
-      --json         Print JSON.
+      --times LIST        Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                          08:00 wherever you are, unless --zone names a zone.
+      --days DAYS         daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                          or as-needed (no times; log each dose with 'take --as-needed').
+      --servings N        Servings per dose (default 1; 0.5 is allowed).
+      --start DATE        First day, YYYY-MM-DD (default today).
+      --end DATE          Last day, if any.
+      --zone ZONE|local   Keep the times on one zone's clock, such as America/New_York, wherever you are;
+                          local (the default) makes them follow you.
+      --json              Print JSON.
     """#,
     "cairn regimen schedules edit": #"""
     Change a schedule from a given day; earlier days keep what was in force.
 
-    Usage: cairn regimen schedules edit SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--from DATE] [--json]
+    Usage: cairn regimen schedules edit SCHEDULE [--times LIST] [--days DAYS] [--servings N] [--end DATE|none] [--zone ZONE|local] [--from DATE] [--json]
 
     Saves a new revision. Options not given keep their current value.
 
     Options:
-      --times LIST      Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
-                        08:00 wherever you are.
-      --days DAYS       daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
-                        or as-needed (no times; log each dose with 'take --as-needed').
-      --servings N      Servings per dose (default 1; 0.5 is allowed).
-      --end DATE|none   New last day, or none.
-      --from DATE       The first day the change is in force (default today). It must be after the day the
-                        previous change started, and after any day with logged doses.
-      --json            Print JSON.
+      --times LIST        Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means
+                          08:00 wherever you are, unless --zone names a zone.
+      --days DAYS         daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),
+                          or as-needed (no times; log each dose with 'take --as-needed').
+      --servings N        Servings per dose (default 1; 0.5 is allowed).
+      --end DATE|none     New last day, or none.
+      --zone ZONE|local   Keep the times on one zone's clock, such as America/New_York, wherever you are;
+                          local (the default) makes them follow you.
+      --from DATE         The first day the change is in force (default today). It must be after the day the
+                          previous change started, and after any day with logged doses.
+      --json              Print JSON.
     """#,
     "cairn regimen schedules pause": #"""
     Pause a schedule from a day (a revision with no doses).

@@ -40,6 +40,26 @@ private func doseIDs(_ list: Any?) -> [String] { (list as? [[String: Any]] ?? []
     #expect(cairn("--help").stdout.contains("\n  regimen "))
 }
 
+@Test func aScheduleWithAZoneKeepsItsTimesOnThatClockAndSaysSo() throws {
+    try withTemporaryDirectory { dir in
+        let cli = RegimenCLI(dir, now: "2026-03-10T06:00:00Z", zone: "Europe/Paris")  // 07:00 in Paris
+        #expect(cli.run("products", "add", "Vitamin D3", "--form", "softgel", "Vitamin D3=25 mcg").status == 0)
+        let added = cli.run("schedules", "add", "Vitamin D3", "--times", "08:00", "--start", "2026-03-01", "--zone", "america/new_york")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("at 08:00 America/New_York time, daily, from 2026-03-01"), "\(added.stdout)")
+        let today = try cli.today()
+        let dose = try #require((today["doses"] as? [[String: Any]])?.first)
+        #expect(dose["time"] as? String == "13:00" && dose["timeZone"] as? String == "America/New_York", "\(dose)")
+        #expect(dose["dueAt"] as? String == "2026-03-10T12:00:00Z")
+        let text = cli.run("today")
+        #expect(text.stdout.contains("13:00 (08:00 America/New_York)"), "\(text.stdout)")
+        let schedule = try #require((try cli.json("schedules", "list") as? [[String: Any]])?.first)
+        let id = try #require(schedule["scheduleID"] as? String)
+        let back = try #require(try cli.json("schedules", "edit", id, "--zone", "local", "--from", "2026-03-11") as? [String: Any])
+        #expect(back["timeZone"] == nil || back["timeZone"] is NSNull, "local: the times follow the person again")
+    }
+}
+
 @Test func everyRegimenCommandHasHelpWithItsUsageLine() {
     let paths = [["products", "list"], ["products", "add"], ["products", "show"], ["products", "edit"], ["schedules", "list"],
                  ["schedules", "add"], ["schedules", "edit"], ["schedules", "pause"], ["schedules", "resume"], ["schedules", "stop"],
@@ -66,6 +86,7 @@ private func doseIDs(_ list: Any?) -> [String] { (list as? [[String: Any]] ?? []
             (["schedules", "add", "X", "--days", "every:0"], "--days: Every N days takes a whole number of days, from 1 to 366."),
             (["schedules", "add", "X", "--servings", "two"], "--servings: Servings must be a number, like 1 or 0.5."),
             (["schedules", "add", "X", "--start", "March"], "--start takes a date"),
+            (["schedules", "add", "X", "--times", "08:00", "--zone", "Mars/Base"], "--zone: That is not a time zone Cairn knows."),
             (["take"], "Missing DOSE-ID."),
             (["take", "--extra", "X", "--as-needed", "Y"], "not both"),
             (["correct", "r"], "--status takes taken or skipped."),

@@ -91,7 +91,7 @@ private let product = ProductID("p")
                                 .doseNotFound, .doseNotDueYet, .scheduleNotFound, .productNotFound, .productNameAmbiguous,
                                 .recordNotFound, .recordAlreadyCorrected, .notAnAsNeededSchedule, .statusNotLoggable,
                                 .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange,
-                                .unknownRecurrence, .unreadableServings, .noProductChosen]
+                                .unknownRecurrence, .unreadableServings, .noProductChosen, .unknownTimeZone]
     for error in all {
         #expect(!error.userMessage.isEmpty)
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty, "\(error)")

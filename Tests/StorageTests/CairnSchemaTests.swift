@@ -175,6 +175,14 @@ import Testing
                     VALUES ('photo:5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f:2026-12-28', 'photo', '2026-12-28T07:00:00.000Z', NULL);
                 """)
         },
+        "2026-12-01.schedule-zones": { db in
+            try db.executeScript("""
+                INSERT INTO regimen_schedule_revisions (id, schedule_id, number, effective_from, state, servings, times, recurrence,
+                    weekdays, interval_days, start_day, end_day, recorded_at, time_zone)
+                    VALUES ('sr-3', 's-1', 3, '2027-01-04', 'active', '1', '08:00', 'daily', 0, 1, '2026-11-30', NULL,
+                            '2026-12-01T08:00:00.000Z', 'America/New_York');
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript("""
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)

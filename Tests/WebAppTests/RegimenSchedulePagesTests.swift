@@ -31,6 +31,23 @@ import Testing
     #expect(site.get("/regimen").bodyText.contains("Vitamin D3"))
 }
 
+@Test func aScheduleFormTakesATimeZoneAndRefusesAnUnknownOneBesideItsField() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    var form = ["product": product.product.id.rawValue, "servings": "1", "repeats": "daily", "times": "08:00",
+                "start": site.regimen.today().description, "zone": "Mars/Base"]
+    let refused = site.post("/regimen/schedules/new", form: form)
+    #expect(refused.status == 400)
+    #expect(refused.bodyText.contains("id=\"schedule-zone-error\""), "the error is beside the zone field")
+    #expect(refused.bodyText.contains("<details class=\"stack schedule-zone\" open>"), "the folded field opens to show its error")
+    #expect(refused.bodyText.contains("value=\"Mars/Base\""), "what was typed is kept")
+    #expect(try site.regimen.schedules().isEmpty)
+    form["zone"] = "Asia/Tokyo"
+    #expect(site.post("/regimen/schedules/new", form: form).status == 303)
+    #expect(try site.regimen.schedules().first?.latest.plan.zone.identifier == "Asia/Tokyo")
+    #expect(site.get("/regimen/schedules").bodyText.contains("daily at 08:00 Asia/Tokyo time, 1 serving"))
+}
+
 @Test func aRefusedScheduleShowsWhyAndSavesNothing() throws {
     let site = try RegimenSite()
     let product = try site.addProduct()

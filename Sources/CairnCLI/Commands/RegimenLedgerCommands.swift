@@ -78,7 +78,7 @@ struct RegimenTodayCommand: Command {
         case .taken: state = "taken"
         case .skipped: state = "skipped"
         }
-        let when = withDay ? "\(dose.occurrence.day) \(dose.occurrence.slot)" : "\(dose.occurrence.slot)"
+        let when = withDay ? "\(dose.day) \(dose.timeText)" : dose.timeText
         return "  \(when)  \(dose.productName), \(RegimenCommands.describe(dose.servings))  [\(state)]  \(dose.doseID)"
     }
 }
@@ -138,16 +138,15 @@ struct RegimenTakeCommand: Command {
         let service = app.regimen
         switch target {
         case .dose(let id):
-            let day = DoseOccurrence(doseID: id)?.day ?? service.today()
-            let result = try service.checkIn(id, status: .taken, at: RegimenCommands.parseAt(at, forDoseOn: day, service))
+            let result = try service.checkIn(id, status: .taken, at: RegimenCommands.parseAt(at, forDose: id, service))
             report(result, context.console)
         case .extra(let reference, let servings):
             let product = try service.findProduct(reference)
             let entry = try service.logExtra(product.product.id, servings: servings,
-                                             at: RegimenCommands.parseAt(at, forDoseOn: nil, service))
+                                             at: RegimenCommands.parseAt(at, forDose: nil, service))
             context.console.print("Logged an extra dose of \(entry.productName) as taken (record \(entry.id)).")
         case .asNeeded(let schedule):
-            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, forDoseOn: nil, service))
+            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, forDose: nil, service))
             context.console.print("Logged an as-needed dose of \(entry.productName) as taken (record \(entry.id)).")
         }
     }
@@ -171,8 +170,7 @@ struct RegimenSkipCommand: Command {
 
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let day = DoseOccurrence(doseID: id)?.day ?? app.regimen.today()
-        report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, forDoseOn: day, app.regimen)),
+        report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, forDose: id, app.regimen)),
                context.console)
     }
 }
@@ -216,7 +214,7 @@ struct RegimenCorrectCommand: Command {
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
-        let entry = try app.regimen.correct(id, status: status, at: RegimenCommands.parseAt(at, forDoseOn: old.occurrence?.day, app.regimen))
+        let entry = try app.regimen.correct(id, status: status, at: try at.map { try app.regimen.takenTime($0, correcting: old) })
         context.console.print("Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
                               + "\(RegimenCommands.time(entry.takenAt, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
     }

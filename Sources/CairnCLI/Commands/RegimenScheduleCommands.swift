@@ -5,9 +5,10 @@ import Regimen
 
 /// The options that describe a plan, shared by `schedules add` and `schedules edit`.
 private enum PlanOptions {
-    static let times = Option("--times", "LIST", help: "Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means\n08:00 wherever you are.")
+    static let times = Option("--times", "LIST", help: "Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means\n08:00 wherever you are, unless --zone names a zone.")
     static let days = Option("--days", "DAYS", help: "daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),\nor as-needed (no times; log each dose with 'take --as-needed').")
     static let servings = Option("--servings", "N", help: "Servings per dose (default 1; 0.5 is allowed).")
+    static let zone = Option("--zone", "ZONE|local", help: "Keep the times on one zone's clock, such as America/New_York, wherever you are;\nlocal (the default) makes them follow you.")
 }
 
 /// `cairn regimen schedules list`.
@@ -46,7 +47,8 @@ struct RegimenSchedulesAddCommand: Command {
     static let servings = PlanOptions.servings
     static let start = Option("--start", "DATE", help: "First day, YYYY-MM-DD (default today).")
     static let end = Option("--end", "DATE", help: "Last day, if any.")
-    static let options: [Option] = [times, days, servings, start, end, .json]
+    static let zone = PlanOptions.zone
+    static let options: [Option] = [times, days, servings, start, end, zone, .json]
 
     let reference: String
     let times: [TimeSlot]
@@ -54,6 +56,7 @@ struct RegimenSchedulesAddCommand: Command {
     let servings: Decimal
     let start: LocalDay?
     let end: LocalDay?
+    let zone: ScheduleZone
     let json: Bool
 
     init(arguments: Arguments) throws {
@@ -63,6 +66,7 @@ struct RegimenSchedulesAddCommand: Command {
         servings = try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name) ?? 1
         start = try RegimenCommands.parseDay(arguments.value(Self.start), option: Self.start.name)
         end = try RegimenCommands.parseDay(arguments.value(Self.end), option: Self.end.name)
+        zone = try RegimenCommands.parseZone(arguments.value(Self.zone)) ?? .followsYou
         json = arguments.has(.json)
     }
 
@@ -70,7 +74,7 @@ struct RegimenSchedulesAddCommand: Command {
         let service = try context.openApplication().regimen
         let product = try service.findProduct(reference)
         let plan = try SchedulePlan(productID: product.product.id, servings: servings, times: times, recurrence: days,
-                                    startDay: start ?? service.today(), endDay: end)
+                                    startDay: start ?? service.today(), endDay: end, zone: zone)
         let revision = try service.addSchedule(plan)
         if json { return try context.console.printJSON(ScheduleRevisionJSON(revision)) }
         context.console.print("Added schedule \(revision.scheduleID): \(product.product.name) \(summary(revision))")
@@ -89,13 +93,15 @@ struct RegimenSchedulesEditCommand: Command {
     static let servings = PlanOptions.servings
     static let end = Option("--end", "DATE|none", help: "New last day, or none.")
     static let from = Option("--from", "DATE", help: "The first day the change is in force (default today). It must be after the day the\nprevious change started, and after any day with logged doses.")
-    static let options: [Option] = [times, days, servings, end, from, .json]
+    static let zone = PlanOptions.zone
+    static let options: [Option] = [times, days, servings, end, zone, from, .json]
 
     let id: ScheduleID
     let times: [TimeSlot]?
     let days: Recurrence?
     let servings: Decimal?
     let end: LocalDay??
+    let zone: ScheduleZone?
     let from: LocalDay?
     let json: Bool
 
@@ -109,10 +115,11 @@ struct RegimenSchedulesEditCommand: Command {
         } else {
             end = nil
         }
+        zone = try RegimenCommands.parseZone(arguments.value(Self.zone))
         from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
         json = arguments.has(.json)
-        if times == nil, days == nil, servings == nil, end == nil {
-            throw UsageError("Nothing to change: give --times, --days, --servings or --end.")
+        if times == nil, days == nil, servings == nil, end == nil, zone == nil {
+            throw UsageError("Nothing to change: give --times, --days, --servings, --end or --zone.")
         }
     }
 
@@ -122,7 +129,7 @@ struct RegimenSchedulesEditCommand: Command {
         let recurrence = days ?? latest.plan.recurrence
         let plan = try SchedulePlan(productID: latest.plan.productID, servings: servings ?? latest.plan.servings,
                                     times: times ?? (recurrence == .asNeeded ? [] : latest.plan.times), recurrence: recurrence,
-                                    startDay: latest.plan.startDay, endDay: end ?? latest.plan.endDay)
+                                    startDay: latest.plan.startDay, endDay: end ?? latest.plan.endDay, zone: zone ?? latest.plan.zone)
         let revision = try service.editSchedule(id, plan: plan, effectiveFrom: from)
         if json { return try context.console.printJSON(ScheduleRevisionJSON(revision)) }
         context.console.print("Saved revision \(revision.number), in force from \(revision.effectiveFrom): \(summary(revision))")
@@ -206,6 +213,7 @@ func summary(_ r: ScheduleRevision) -> String {
     var text = r.state == .active ? "" : "\(r.state.rawValue); "
     text += RegimenCommands.describe(p.servings)
     if !p.times.isEmpty { text += " at " + p.times.map(\.description).joined(separator: ", ") }
+    if let zone = p.zone.identifier { text += " \(zone) time" }
     text += ", \(p.recurrence.summary), from \(p.startDay)"
     if let end = p.endDay { text += " to \(end)" }
     return text

@@ -53,9 +53,9 @@ enum RegimenCommands {
     /// `--at`: "taken at" read by the one parser (`RegimenService.takenTime`, `TakenTime`) for a dose of
     /// `doseDay` (nil: an extra or as-needed dose). Throws the service's `ScheduleError` for text it cannot read,
     /// a time in the future or on another day.
-    static func parseAt(_ text: String?, forDoseOn doseDay: LocalDay?, _ service: RegimenService) throws -> Date? {
+    static func parseAt(_ text: String?, forDose doseID: String?, _ service: RegimenService) throws -> Date? {
         guard let text else { return nil }
-        return try service.takenTime(text, forDoseOn: doseDay)
+        return try doseID.map { try service.takenTime(text, forDose: $0) } ?? service.takenTime(text, forDoseOn: nil)
     }
 
     static func parseDay(_ text: String?, option: String) throws -> LocalDay? {
@@ -87,6 +87,11 @@ enum RegimenCommands {
     /// `--days`: daily, as-needed, every:N, or weekday names (`Recurrence(parsing:)`).
     static func parseDays(_ text: String?) throws -> Recurrence? {
         try text.map { text in try usage("--days") { try Recurrence(parsing: text) } }
+    }
+
+    /// `--zone` (`ScheduleZone(parsing:)`).
+    static func parseZone(_ text: String?) throws -> ScheduleZone? {
+        try text.map { text in try usage("--zone") { try ScheduleZone(parsing: text) } }
     }
 
     /// `--form` (`ProductForm(parsing:)`).
@@ -176,6 +181,8 @@ struct ScheduleRevisionJSON: Encodable {
     let days: String
     let startDay: String
     let endDay: String?
+    /// The zone whose clock the times are on; nil when they follow the person.
+    let timeZone: String?
 
     init(_ r: ScheduleRevision) {
         scheduleID = r.scheduleID.rawValue
@@ -189,6 +196,7 @@ struct ScheduleRevisionJSON: Encodable {
         days = r.plan.recurrence.summary
         startDay = r.plan.startDay.description
         endDay = r.plan.endDay?.description
+        timeZone = r.plan.zone.identifier
     }
 }
 
@@ -196,6 +204,8 @@ struct TodayDoseJSON: Encodable {
     let doseID: String
     let day: String
     let time: String
+    /// The zone the schedule names, nil when it follows the person (then `day` and `time` are the schedule's own).
+    let timeZone: String?
     let dueAt: String
     let productID: String
     let productName: String
@@ -205,8 +215,9 @@ struct TodayDoseJSON: Encodable {
 
     init(_ d: TodayDose) {
         doseID = d.doseID
-        day = d.occurrence.day.description
-        time = d.occurrence.slot.description
+        day = d.day.description
+        time = d.time.description
+        timeZone = d.zone.identifier
         dueAt = LedgerEntry.utcText(d.dueAt)
         productID = d.productID.rawValue
         productName = d.productName

@@ -102,12 +102,12 @@ extension HomePage {
         if let first = view.currentBatch.first {
             let link = "<a href=\"/regimen?focus=\(HTML.escape(first.doseID))\">"
             if view.isBatchDue {
-                lines.append("<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(first.occurrence.slot)):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
+                lines.append("<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(HTML.escape(first.timeText))):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
             } else {
-                lines.append("<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(first.occurrence.slot): \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
+                lines.append("<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(HTML.escape(first.timeText)): \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
             }
         } else if let first = view.next.first {
-            lines.append("<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(HTML.escape("\(first.occurrence.day) \(first.occurrence.slot)")).</p>")
+            lines.append("<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(HTML.escape("\(first.day) \(first.timeText)")).</p>")
         }
         let taken = view.loggedToday.filter { $0.state == .taken }.count + view.unscheduledLogged.filter { $0.status == .taken }.count
         let skipped = view.loggedToday.filter { $0.state == .skipped }.count

@@ -40,7 +40,7 @@ enum RegimenPages {
                 let doseID = r.parameter("dose")
                 let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
                 return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
-                    let at = try atText.isEmpty ? nil : regimen.takenTime(atText, forDoseOn: DoseOccurrence(doseID: doseID)?.day)
+                    let at = try atText.isEmpty ? nil : regimen.takenTime(atText, forDose: doseID)
                     return try regimen.checkIn(doseID, status: status, at: at).alreadyLogged ? "already" : "1"
                 }
             }
@@ -203,7 +203,7 @@ enum RegimenPages {
             </section>
             """)
         }
-        let logged = view.loggedToday.compactMap { dose in dose.record.map { (dose.occurrence.slot.description, $0) } }
+        let logged = view.loggedToday.compactMap { dose in dose.record.map { (dose.time.description, $0) } }
             + view.unscheduledLogged.map { (time($0.takenAt, in: view.timeZone), $0) }
         if !logged.isEmpty {
             let rows = logged.sorted { $0.1.takenAt < $1.1.takenAt }.map { loggedRow(slot: $0.0, $0.1, view: view, csrfToken: csrfToken) }
@@ -219,7 +219,7 @@ enum RegimenPages {
         }
         if !view.tomorrow.isEmpty {
             let rows = view.tomorrow.map { d in
-                "<li class=\"regimen-next\"><span class=\"regimen-time\">\(HTML.escape("\(d.occurrence.day) \(d.occurrence.slot)"))</span> \(HTML.escape(d.productName)), \(HTML.escape(servings(d.servings)))</li>"
+                "<li class=\"regimen-next\"><span class=\"regimen-time\">\(HTML.escape("\(d.day) \(d.timeText)"))</span> \(HTML.escape(d.productName)), \(HTML.escape(servings(d.servings)))</li>"
             }.joined(separator: "\n")
             sections.append("""
             <section class="card" aria-labelledby="next-title">
@@ -261,8 +261,8 @@ enum RegimenPages {
         let errorHTML = fieldError.map { "<p class=\"form-error\" role=\"alert\" id=\"\(errorID)\">\(HTML.escape($0))</p>" } ?? ""
         return """
         <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(id)">
-        <span class="regimen-time">\(HTML.escape(dose.occurrence.slot.description))</span>
-        <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(dose.servings)))</span>
+        <span class="regimen-time">\(HTML.escape(dose.time.description))</span>
+        <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(dose.servings)))\(dose.scheduleTimeText.map { " · " + HTML.escape($0) + " time" } ?? "")</span>
         <span class="regimen-state">\(HTML.escape(stateWords(dose.state)))</span>
         <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
         <button type="submit" class="button" id="take-\(id)"\(autofocus ? " autofocus" : "")>Taken<span class="visually-hidden">: \(name)</span></button>

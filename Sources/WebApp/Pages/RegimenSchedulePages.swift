@@ -8,7 +8,7 @@ import Regimen
 enum RegimenSchedulePages {
     /// The fields of the add form, kept when the form is shown again after a refusal.
     struct Draft: Equatable {
-        var product = "", servings = "1", times = "08:00", repeats = "daily", every = "2", weekdays = "", start = ""
+        var product = "", servings = "1", times = "08:00", repeats = "daily", every = "2", weekdays = "", start = "", zone = ""
 
         init(start: String) { self.start = start }
         init(_ f: [String: String]) {
@@ -19,6 +19,7 @@ enum RegimenSchedulePages {
             every = f["every"] ?? ""
             weekdays = f["weekdays"] ?? ""
             start = f["start"] ?? ""
+            zone = f["zone"] ?? ""
         }
     }
 
@@ -91,10 +92,11 @@ enum RegimenSchedulePages {
             problems.add(error.field ?? .recurrence, error)
         }
         let times = recurrence == .asNeeded ? [] : problems.field(.times) { try TimeSlot.list(parsing: d.times) }
+        let zone = problems.field(.zone) { try ScheduleZone(parsing: d.zone) }
         try problems.check()
         do {
             return try SchedulePlan(productID: ProductID(d.product), servings: servings!, times: times!, recurrence: recurrence!,
-                                    startDay: start!)
+                                    startDay: start!, zone: zone!)
         } catch let error as ScheduleError {
             throw FieldProblems<ScheduleField>([.init(error.field ?? .product, error)])
         }
@@ -103,6 +105,7 @@ enum RegimenSchedulePages {
     static func describe(_ plan: SchedulePlan) -> String {
         var text = plan.recurrence.summary
         if !plan.times.isEmpty { text += " at " + plan.times.map(\.description).joined(separator: ", ") }
+        if let zone = plan.zone.identifier { text += " \(zone) time" }
         text += ", " + RegimenPages.servings(plan.servings)
         return text
     }
@@ -182,6 +185,7 @@ enum RegimenSchedulePages {
                 .recurrence: ("repeats-daily", "How often"), .times: ("schedule-times", "Times of day"),
                 .interval: ("schedule-every", "Every how many days"), .weekdays: ("schedule-weekdays", "Weekdays"),
                 .start: ("schedule-start", "First day"), .end: ("schedule-start", "First day"),
+                .zone: ("schedule-zone", "Time zone"),
             ]
             let refused = ScheduleField.allCases.filter { !problems.messages(for: $0).isEmpty }
             func attributes(_ field: ScheduleField, help: Bool = false) -> String {
@@ -216,6 +220,11 @@ enum RegimenSchedulePages {
             <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
             <div class="stack"><label for="schedule-start">First day</label>
             <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"\(attributes(.start))>\(errors(.start))</div>
+            <details class="stack schedule-zone"\(draft.zone.isEmpty && problems.messages(for: .zone).isEmpty ? "" : " open")><summary>Time zone: follows you unless you name one</summary>
+            <div class="stack"><label for="schedule-zone">Time zone <span class="help">(optional)</span></label>
+            <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(HTML.escape(draft.zone))"\(attributes(.zone, help: true))>\(errors(.zone))
+            <p class="help" id="schedule-zone-help">Leave empty and the times follow you: 08:00 is 08:00 wherever you are. Name a zone, such as America/New_York, to keep them on that zone's clock when you travel.</p></div>
+            </details>
             <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
             </form>
             """
