@@ -108,7 +108,7 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
             }
             var notices = planner.plan(open: open, history: sentBefore, preferences: preferences,
                                        remindersOff: try remindersOff(on: today, db), now: now, zone: zone)
-            let wall = TimeSlot(hour: Self.calendar(zone).component(.hour, from: now), minute: Self.calendar(zone).component(.minute, from: now))!
+            let wall = TimeSlot(now, in: zone)
             if wall >= Self.morningTime, !preferences.isQuiet(at: wall) {
                 let summaryKey = "summary:\(today)"
                 if try !sent(summaryKey, db) {
@@ -168,12 +168,6 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
     private static func openDose(_ d: TodayDose) -> OpenDose {
         OpenDose(doseID: d.doseID, scheduleID: d.scheduleID, productName: d.productName, day: d.day,
                  slot: d.time, dueAt: d.dueAt)
-    }
-
-    private static func calendar(_ zone: TimeZone) -> Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar
     }
 
     private func preferences(on day: LocalDay, _ db: Connection) throws -> ReminderPreferences {

@@ -92,6 +92,12 @@ public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringCon
         }
     }
 
+    /// The wall-clock minute of `instant` in `zone` (seconds dropped).
+    public init(_ instant: Date, in zone: TimeZone) {
+        let local = Int((instant.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: instant))).rounded(.down))
+        minuteOfDay = ((local % 86_400) + 86_400) % 86_400 / 60
+    }
+
     /// The hour, 0-23.
     public var hour: Int { minuteOfDay / 60 }
     /// The minute, 0-59.

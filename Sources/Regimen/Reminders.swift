@@ -229,8 +229,7 @@ public struct ReminderPlanner: Sendable {
     /// The notices to show at `now` for `open` doses, given what was sent before.
     public func plan(open: [OpenDose], history: [String: ReminderHistory], preferences: ReminderPreferences,
                      remindersOff: Set<ScheduleID>, now: Date, zone: TimeZone) -> [ReminderNotice] {
-        let wall = TimeSlot(hour: Calendar.gregorian(zone).component(.hour, from: now),
-                            minute: Calendar.gregorian(zone).component(.minute, from: now))!
+        let wall = TimeSlot(now, in: zone)
         guard !preferences.isQuiet(at: wall) else { return [] }
         let due = open.filter { $0.dueAt <= now && !remindersOff.contains($0.scheduleID) }.sorted { $0.dueAt < $1.dueAt }
         var fresh: [OpenDose] = [], late: [OpenDose] = [], again: [OpenDose] = []
@@ -314,15 +313,6 @@ public struct ReminderPlanner: Sendable {
     static func list(_ names: [String]) -> String {
         guard names.count > 1 else { return names.first ?? "" }
         return names.dropLast().joined(separator: ", ") + " and " + names.last!
-    }
-}
-
-extension Calendar {
-    /// A Gregorian calendar in `zone`.
-    static func gregorian(_ zone: TimeZone) -> Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar
     }
 }
 

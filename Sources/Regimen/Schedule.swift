@@ -264,10 +264,7 @@ public struct ScheduleRevision: Hashable, Sendable {
     public func timing(of occurrence: DoseOccurrence, personZone: TimeZone) -> DoseTiming {
         let dueAt = WallClock.instant(of: occurrence.day, at: occurrence.slot, in: plan.zone.resolved(personZone))
         guard case .fixed = plan.zone else { return DoseTiming(dueAt: dueAt, day: occurrence.day, time: occurrence.slot) }
-        let local = dueAt.timeIntervalSince1970 + Double(personZone.secondsFromGMT(for: dueAt))
-        let seconds = Int(local.rounded(.down))
-        let minute = ((seconds % 86_400) + 86_400) % 86_400 / 60
-        return DoseTiming(dueAt: dueAt, day: LocalDay(dueAt, in: personZone), time: TimeSlot(hour: minute / 60, minute: minute % 60)!)
+        return DoseTiming(dueAt: dueAt, day: LocalDay(dueAt, in: personZone), time: TimeSlot(dueAt, in: personZone))
     }
 }
 

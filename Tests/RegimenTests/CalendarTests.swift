@@ -109,3 +109,11 @@ private let newYork = TimeZone(identifier: "America/New_York")!
     #expect(throws: ScheduleError.noWeekdays) { try Weekday.set(parsing: "") }
     #expect(throws: ScheduleError.unreadableWeekday) { try Weekday.set(parsing: "mon,mo") }
 }
+
+@Test func theWallClockMinuteOfAnInstantIsReadInItsZoneAcrossMidnightAndDaylightSaving() {
+    #expect(TimeSlot(utc("2026-03-10T23:59:59Z"), in: TimeZone(identifier: "UTC")!) == slot("23:59"))
+    #expect(TimeSlot(utc("2026-03-10T23:30:00Z"), in: TimeZone(identifier: "Asia/Tokyo")!) == slot("08:30"))
+    #expect(TimeSlot(utc("2026-03-10T03:15:00Z"), in: TimeZone(identifier: "America/Los_Angeles")!) == slot("20:15"), "the day before, west of UTC")
+    #expect(TimeSlot(utc("2026-03-29T01:00:00Z"), in: TimeZone(identifier: "Europe/Berlin")!) == slot("03:00"), "just after the spring-forward gap")
+    #expect(TimeSlot(utc("1969-12-31T23:00:00Z"), in: TimeZone(identifier: "UTC")!) == slot("23:00"), "before 1970")
+}
