@@ -36,11 +36,19 @@ public struct SeriesProfile: Hashable, Sendable {
     public static let minimumPairsForAutocorrelation = 56
     /// The floor on the autocorrelation of a short series.
     public static let shortSeriesAutocorrelation = 0.5
-    /// The autocorrelation is estimated within blocks of this many days, each demeaned on its own.
-    public static let autocorrelationBlockDays = 28
+    /// The autocorrelation is estimated within equal blocks of at least this many days (a history shorter than
+    /// twice this is one block), each demeaned on its own. Long enough that a slow carry-over is not taken away
+    /// with the block mean: with 28-day blocks a φ 0.9 carry-over under day noise was fitted too short and gave
+    /// 9.0% false findings at either look in `cairn-bench insights` (5.7% with 120-day blocks). Short enough that a true
+    /// level shift or slow drift in a long history only raises the estimate of the blocks it falls in (a raised
+    /// estimate widens intervals; it never makes a false finding).
+    public static let autocorrelationBlockDays = 120
     /// How many standard errors are added to the estimated autocorrelation (calibrated in `cairn-bench
     /// insights`: an underestimated φ narrows the interval more than an overestimated one widens it).
     public static let cautionStandardErrors = 0.25
+    /// The smallest carry-over share the caution is divided by (a φ seen through a share c of the variance is
+    /// 1/c times less certain; below this share the carry-over barely moves the interval).
+    public static let minimumShareForCaution = 0.25
     /// Blocks with fewer values than this are left out of the autocorrelation and variance.
     public static let minimumValuesPerBlock = 7
     /// The largest autocorrelation used (keeps the variance factor finite).
@@ -81,14 +89,35 @@ public struct SeriesProfile: Hashable, Sendable {
     /// Fits a profile to a dense series (`values[i]` is day `firstDay + i`, NaN when missing).
     ///
     /// The weekday pattern is the mean per weekday minus the overall mean. The correlation of days k apart
-    /// (k = 1...`fittedLags`) is measured after removing it, each block of `autocorrelationBlockDays` days
-    /// demeaned on its own (so true level shifts and slow drift barely raise it), corrected for the bias of
+    /// (k = 1...`fittedLags`) is measured after removing it, in equal blocks of at least `autocorrelationBlockDays`
+    /// days each demeaned on its own (so true level shifts and slow drift only raise it locally), corrected for the bias of
     /// demeaning (a block mean takes away the variance of the mean, (1 + 2Σ(1 − j/n)ρ_j)/n of γ₀, from every
     /// lag), and c·φ^k is fitted to it by least squares; then `cautionStandardErrors` standard errors
-    /// √((1 − r²)/pairs) are added to φ, clipped to 0...0.95. The variance is the within-block sum of squares
+    /// √((1 − φ²)/pairs) / max(c, `minimumShareForCaution`) are added to φ, clipped to 0...0.95. The variance is the within-block sum of squares
     /// divided by its expectation under that correlation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on
     /// autocorrelated data).
-    public init(dense values: [Double], firstDay: Int) {
+    ///
+    /// `breaks` are day numbers where a level may shift (the change a comparison is about, from
+    /// `InsightEngine.PreparedSeries.profile(around:)`): blocks start anew there, so the days after a change's
+    /// masked window are not demeaned together with the days before it and its true effect never passes for
+    /// carry-over. (Other changes in the history may still raise the estimate of their block: wider intervals.)
+    public init(dense values: [Double], firstDay: Int, breaks: [Int] = []) {
+        let lags = Self.fittedLags
+        // Segments between breaks, each cut into equal blocks of at least `autocorrelationBlockDays` (a short
+        // segment is one block; no short remainder).
+        var ranges: [Range<Int>] = []
+        var cuts = breaks.map { $0 - firstDay }.filter { $0 > 0 && $0 < values.count }.sorted()
+        cuts.append(values.count)
+        var segmentStart = 0
+        for cut in cuts where cut > segmentStart {
+            let length = cut - segmentStart
+            let count = max(1, length / Self.autocorrelationBlockDays)
+            let blockLength = (length + count - 1) / count
+            var start = segmentStart
+            while start < cut { ranges.append(start..<min(cut, start + blockLength)); start += blockLength }
+            segmentStart = cut
+        }
+        let longestBlock = ranges.map(\.count).max() ?? 1
         var sum = 0.0, count = 0
         var weekdaySum = [Double](repeating: 0, count: 7), weekdayCount = [Int](repeating: 0, count: 7)
         for (i, v) in values.enumerated() where !v.isNaN {
@@ -101,16 +130,12 @@ public struct SeriesProfile: Hashable, Sendable {
         if count >= Self.minimumDaysForWeekdayPattern {
             for w in 0..<7 where weekdayCount[w] > 0 { effect[w] = weekdaySum[w] / Double(weekdayCount[w]) - mean }
         }
-        // Lagged products of values demeaned within blocks of `autocorrelationBlockDays`: a level shift (a true
-        // change) then only touches the block it falls in instead of raising the whole estimate.
-        let lags = Self.fittedLags
+        // Lagged products of values demeaned within blocks: a level shift (a true change) then only touches the
+        // block it falls in instead of raising the whole estimate.
         var num = [Double](repeating: 0, count: lags + 1), pairCount = [Int](repeating: 0, count: lags + 1)
         var den = 0.0, blocks = 0, valuesInBlocks = 0
         var blockDays: [[Int]] = []
-        var blockStart = 0
-        while blockStart < values.count {
-            let range = blockStart..<min(values.count, blockStart + Self.autocorrelationBlockDays)
-            blockStart = range.upperBound
+        for range in ranges {
             var z: [Double] = range.map { i in values[i].isNaN ? .nan : values[i] - effect[Self.weekdayIndex(firstDay + i)] }
             let valid = z.filter { !$0.isNaN }
             // A block of a few values (cut short by a masked change window or the series' end) says little and
@@ -158,7 +183,8 @@ public struct SeriesProfile: Hashable, Sendable {
             phi = fitted.phi
             c = fitted.c
             if c * phi <= 1e-9 { phi = 0; c = 1 }
-            phi += Self.cautionStandardErrors * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot()
+            // A carry-over under day noise is seen through its share c of the variance: its φ is that much less certain.
+            phi += Self.cautionStandardErrors * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot() / max(c, Self.minimumShareForCaution)
         }
         if pairs < Self.minimumPairsForAutocorrelation {
             // Too few pairs to tell a slow carry-over from noise: a plain AR(1) with at least the cautious floor.
@@ -167,12 +193,20 @@ public struct SeriesProfile: Hashable, Sendable {
         phi = min(Self.maximumAutocorrelation, max(0, phi))
         let profile = SeriesProfile(weekdayEffect: effect, autocorrelation: phi, carryOverShare: c)
         // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b) over the days present.
-        var correlations = [Double](repeating: 1, count: Self.autocorrelationBlockDays)
-        for k in 1..<correlations.count { correlations[k] = profile.correlation(lag: k) }
+        var correlations = [Double](repeating: 1, count: max(2, longestBlock))
+        var reach = 1
+        for k in 1..<max(2, correlations.count) where k < correlations.count {
+            correlations[k] = profile.correlation(lag: k)
+            if correlations[k] > 1e-7 { reach = k + 1 }
+        }
         var weight = 0.0
         for days in blockDays {
-            var s = 0.0
-            for i in days { for j in days { s += correlations[abs(i - j)] } }
+            // ΣΣρ over the present days of the block: ρ is negligible past `reach` days.
+            var s = Double(days.count)
+            for (a, i) in days.enumerated() {
+                var b = a + 1
+                while b < days.count, days[b] - i < reach { s += 2 * correlations[days[b] - i]; b += 1 }
+            }
             weight += Double(days.count) - s / Double(days.count)
         }
         weekdayEffect = effect

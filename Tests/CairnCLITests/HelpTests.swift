@@ -604,7 +604,7 @@ private let expectedHelp: [String: String] = [
 
     A qualified finding needs at least 10 of 14 (20 of 28) days with a value on each side, a 95% interval
     that excludes zero (allowing for day-to-day carry-over and the weekly rhythm), an effect size |g| of
-    at least 0.5, and p at most 0.035 at the 14-day look and 0.02 at the 28-day look, before and after
+    at least 0.5, and p at most 0.04 at the 14-day look and 0.01 at the 28-day look, before and after
     adjusting for the number of series compared (the two looks share one 5% error rate). Each series is
     also checked at dates of its own where nothing changed: if differences there spread wider than the
     model expects, its comparisons are widened to match. Each insight lists which conditions held, and

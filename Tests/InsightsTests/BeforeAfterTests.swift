@@ -13,7 +13,10 @@ struct BeforeAfterTests {
         var g = SeededGenerator(seed: 1)
         let s = Fixture.series("2026-01-01", "2026-04-30") { $0 >= 59 ? 4 + 0.3 * Fixture.normal(&g) : 3 + 0.3 * Fixture.normal(&g) }
         let d = dense(s)
-        let profile = SeriesProfile(dense: d.values, firstDay: d.firstDay)
+        // Blocks start anew at the change, as in the app (`PreparedSeries.profile(around:)`): the shift itself is
+        // not carry-over. Fitted across it, one block of both levels would read as a near-permanent carry-over.
+        let profile = SeriesProfile(dense: d.values, firstDay: d.firstDay, breaks: [Fixture.day("2026-03-01").dayNumber])
+        #expect(profile.correlation(lag: 1) < 0.4)
         let r = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: profile,
                                               changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
         #expect(r.windowDays == 28)
@@ -100,6 +103,23 @@ struct BeforeAfterTests {
         let profile = SeriesProfile(dense: d.values, firstDay: d.firstDay)
         #expect(abs(try #require(profile.variance) - 4) < 0.8)
         #expect(profile.varianceWeight > 300)
+    }
+
+    @Test func aSlowCarryOverIsKeptFromAFewMonthsOfHistory() {
+        // A slow component (φ 0.9) carrying half the variance under day noise, 120 days: the correlation of days
+        // two weeks apart is 0.5 · 0.9^14 ≈ 0.11. Demeaned in 28-day blocks, most of it went with the block means
+        // (median estimate about 0.03), which is what narrowed intervals and made false findings.
+        var g = SeededGenerator(seed: 77)
+        var estimates: [Double] = []
+        for _ in 0..<61 {
+            var slow = Fixture.normal(&g)
+            let values: [Double] = (0..<120).map { i in
+                if i > 0 { slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g) }
+                return 0.71 * slow + 0.71 * Fixture.normal(&g)
+            }
+            estimates.append(SeriesProfile(dense: values, firstDay: 0).correlation(lag: 14))
+        }
+        #expect(estimates.sorted()[30] > 0.06)
     }
 
     @Test func aShortSeriesGetsACautiousAutocorrelation() {

@@ -179,10 +179,11 @@ struct InsightTests {
     }
 
     @Test func bothLooksShareOneErrorRate() {
-        #expect(InsightEngine.lookAlpha(windowDays: 14) < InsightEngine.falseDiscoveryRate)
-        #expect(InsightEngine.lookAlpha(windowDays: 28) < InsightEngine.falseDiscoveryRate)
-        #expect(InsightEngine.lookAlpha(windowDays: 14) + InsightEngine.lookAlpha(windowDays: 28) > InsightEngine.falseDiscoveryRate,
-                "the looks are correlated, so a split below Bonferroni's keeps the combined rate at 5% (see cairn-bench insights)")
+        // Within Bonferroni's bound, so either look stays at 5% whatever the looks' correlation; the 14-day look,
+        // read first, gets the larger share.
+        #expect(InsightEngine.lookAlpha(windowDays: 14) + InsightEngine.lookAlpha(windowDays: 28) <= InsightEngine.falseDiscoveryRate + 1e-12)
+        #expect(InsightEngine.lookAlpha(windowDays: 14) > InsightEngine.lookAlpha(windowDays: 28))
+        #expect(InsightEngine.lookAlpha(windowDays: 28) > 0)
     }
 
     @Test func aLaterOnsetIsFoundOnlyWhenSearchedAndTheSearchIsCounted() throws {
