@@ -188,12 +188,23 @@ public final class LabelScanService: Sendable {
         LabelScanService(catalogue: try Catalogue.bundled(), recognizer: try TextRecognizer())
     }
 
-    /// The bundled catalogue and a Tesseract recogniser, each loaded on its own thread, so loading Tesseract's
-    /// English data and the catalogue overlaps decoding and preparing the photo (a one-photo command:
-    /// `cairn regimen scan`). A missing Tesseract or an unreadable catalogue is reported by `propose(imageData:)`.
+    /// The bundled catalogue and a Tesseract recogniser, each loaded on its own thread: Tesseract's English data
+    /// at once, beside decoding and preparing the photo; the catalogue once the photo is prepared (or when first
+    /// needed), beside the recognition, so the two cores go to what the first words read wait for (a one-photo
+    /// command: `cairn regimen scan`, and the web's scans). A missing Tesseract or an unreadable catalogue is
+    /// reported by `propose(imageData:)`.
     public static func startDefault() -> LabelScanService {
         LabelScanService(starting: Pending { try TextRecognizer() },
-                         normaliser: Pending { LabelNormaliser(catalogue: try Catalogue.bundled()) })
+                         normaliser: .deferred { LabelNormaliser(catalogue: try Catalogue.bundled()) })
+    }
+
+    /// `startDefault()` for a process that reads one photo (`cairn regimen scan`): libvips is also kept to one
+    /// worker thread, so preparing the photo takes one core and Tesseract's start the other.
+    public static func startForOnePhoto() -> LabelScanService {
+        let service = startDefault()
+        // A libvips that cannot start is reported when the photo is read.
+        try? OCRPreprocessing.useOneThread()
+        return service
     }
 
     /// Reads the photo (in memory only) and proposes rows. Throws `TextRecognitionError` for bytes that are not
@@ -202,6 +213,7 @@ public final class LabelScanService: Sendable {
     public func propose(imageData: Data) throws -> LabelProposal {
         guard let recognizerStart else { throw TextRecognitionError(kind: .engineUnavailable) }
         let prepared = try TextRecognizer.prepare(imageData)
+        normaliserStart.start()
         let recognizer = try recognizerStart.get()
         var page = try recognizer.recognise(prepared)
         _ = try normaliserStart.get()
@@ -404,15 +416,36 @@ extension LabelScanService {
     }
 }
 
-/// A value being made on its own thread (or made already); `get()` waits for it once and then returns it, or
-/// throws what making it threw.
+/// A value being made on its own thread (or made already, or to be made on its own thread once `start()` or
+/// `get()` is first called); `get()` waits for it once and then returns it, or throws what making it threw.
 final class Pending<Value>: @unchecked Sendable {
     private let lock = NSCondition()
     private var result: Result<Value, Error>?
+    private var make: (@Sendable () throws -> Value)?
 
     init(_ make: @escaping @Sendable () throws -> Value) {
+        self.make = make
+        start()
+    }
+
+    private init(waiting make: @escaping @Sendable () throws -> Value) { self.make = make }
+
+    private init(result: Result<Value, Error>) { self.result = result }
+
+    /// A value made on its own thread from the first `start()` or `get()` on.
+    static func deferred(_ make: @escaping @Sendable () throws -> Value) -> Pending { Pending(waiting: make) }
+
+    static func ready(_ value: Value) -> Pending { Pending(result: .success(value)) }
+
+    /// Starts making the value on its own thread, unless it was started already.
+    func start() {
+        lock.lock()
+        let starting = make
+        make = nil
+        lock.unlock()
+        guard let starting else { return }
         let thread = Thread { [self] in
-            let made = Result { try make() }
+            let made = Result { try starting() }
             lock.lock()
             result = made
             lock.broadcast()
@@ -421,11 +454,8 @@ final class Pending<Value>: @unchecked Sendable {
         thread.start()
     }
 
-    private init(result: Result<Value, Error>) { self.result = result }
-
-    static func ready(_ value: Value) -> Pending { Pending(result: .success(value)) }
-
     func get() throws -> Value {
+        start()
         lock.lock()
         defer { lock.unlock() }
         while result == nil { lock.wait() }

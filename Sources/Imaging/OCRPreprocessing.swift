@@ -63,6 +63,14 @@ public enum OCRPreprocessing {
     /// Skew angles searched, in degrees either side of level.
     public static let maxSkewDegrees = 8.0
 
+    /// Makes every later libvips evaluation in this process run on one worker thread. For a process that reads
+    /// one label photo (`cairn regimen scan`): preparing the photo then takes one core and leaves the other to
+    /// Tesseract's start, which it would otherwise slow down (both are on the way to the first word read).
+    public static func useOneThread() throws {
+        try Vips.start()
+        cairn_vips_set_concurrency(1)
+    }
+
     /// Prepares encoded image bytes (JPEG, PNG, WebP, HEIC) for OCR. `turnHalf` rotates by 180 degrees
     /// first (for a label photographed upside down). Throws `ImagingError` for unreadable input.
     public static func prepare(_ data: Data, turnHalf: Bool = false, pipeline: ImagePipeline = ImagePipeline()) throws -> OCRImage {

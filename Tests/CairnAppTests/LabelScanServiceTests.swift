@@ -92,6 +92,27 @@ import TextRecognition
         #expect(!white.warnings.contains { $0.contains("outside the panel") })
     }
 
+    @Test func aDeferredValueIsMadeOnlyOnceAskedForAndOnlyOnce() throws {
+        final class Counter: @unchecked Sendable {
+            private let lock = NSLock()
+            private var count = 0
+            func next() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
+            var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+        }
+        let counter = Counter()
+        let pending = Pending<Int>.deferred { counter.next() }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(counter.value == 0, "not made before it is started")
+        pending.start()
+        pending.start()
+        #expect(try pending.get() == 1)
+        #expect(try pending.get() == 1)
+        #expect(counter.value == 1)
+        // get() alone starts it too.
+        let other = Pending<Int>.deferred { 7 }
+        #expect(try other.get() == 7)
+    }
+
     @Test func saysSoWhenThePhotoHasNoLabel() throws {
         let blank = RGBImage(width: 900, height: 700, red: 235, green: 232, blue: 228)
         let proposal = try Self.service.propose(imageData: try jpeg(blank))
