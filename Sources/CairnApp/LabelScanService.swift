@@ -188,12 +188,23 @@ public final class LabelScanService: Sendable {
         LabelScanService(catalogue: try Catalogue.bundled(), recognizer: try TextRecognizer())
     }
 
-    /// The bundled catalogue and a Tesseract recogniser, each loaded on its own thread, so loading Tesseract's
-    /// English data and the catalogue overlaps decoding and preparing the photo (a one-photo command:
-    /// `cairn regimen scan`). A missing Tesseract or an unreadable catalogue is reported by `propose(imageData:)`.
+    /// The bundled catalogue and a Tesseract recogniser, each loaded on its own thread: Tesseract's English data
+    /// at once, beside decoding and preparing the photo; the catalogue once the photo is prepared (or when first
+    /// needed), beside the recognition, so the two cores go to what the first words read wait for (a one-photo
+    /// command: `cairn regimen scan`, and the web's scans). A missing Tesseract or an unreadable catalogue is
+    /// reported by `propose(imageData:)`.
     public static func startDefault() -> LabelScanService {
         LabelScanService(starting: Pending { try TextRecognizer() },
-                         normaliser: Pending { LabelNormaliser(catalogue: try Catalogue.bundled()) })
+                         normaliser: .deferred { LabelNormaliser(catalogue: try Catalogue.bundled()) })
+    }
+
+    /// `startDefault()` for a process that reads one photo (`cairn regimen scan`): libvips is also kept to one
+    /// worker thread, so preparing the photo takes one core and Tesseract's start the other.
+    public static func startForOnePhoto() -> LabelScanService {
+        let service = startDefault()
+        // A libvips that cannot start is reported when the photo is read.
+        try? OCRPreprocessing.useOneThread()
+        return service
     }
 
     /// Reads the photo (in memory only) and proposes rows. Throws `TextRecognitionError` for bytes that are not
@@ -202,6 +213,7 @@ public final class LabelScanService: Sendable {
     public func propose(imageData: Data) throws -> LabelProposal {
         guard let recognizerStart else { throw TextRecognitionError(kind: .engineUnavailable) }
         let prepared = try TextRecognizer.prepare(imageData)
+        normaliserStart.start()
         let recognizer = try recognizerStart.get()
         var page = try recognizer.recognise(prepared)
         _ = try normaliserStart.get()
@@ -294,9 +306,18 @@ public final class LabelScanService: Sendable {
             incomplete = true
             warnings.append("\(unread.count) line\(unread.count == 1 ? " of the panel was" : "s of the panel were") not read as a row. Compare the rows with the label; add any missing row by hand.")
         }
-        if let page, let edge = Self.cutOffEdge(page) {
+        if let page, page.image.linesOutsidePanel > 0 {
             incomplete = true
-            warnings.append("Text touches the \(edge) edge of the photo: part of the panel may be cut off. Check that every row is here, or take the photo again with a margin around the panel.")
+            let n = page.image.linesOutsidePanel
+            warnings.append("\(n) line\(n == 1 ? "" : "s") of text outside the panel's edges \(n == 1 ? "was" : "were") not read (the photo was read within the panel, its light box). If \(n == 1 ? "it belongs" : "any belong") to the panel, add the missing rows by hand or take the photo again with the whole panel on one light background.")
+        }
+        if let page, let (edge, ofPhoto) = Self.cutOffEdge(page) {
+            incomplete = true
+            if ofPhoto {
+                warnings.append("Text touches the \(edge) edge of the photo: part of the panel may be cut off. Check that every row is here, or take the photo again with a margin around the panel.")
+            } else {
+                warnings.append("Text touches the \(edge) edge of the panel as it was found in the photo: part of the panel may not have been read. Check that every row is here.")
+            }
         } else if page != nil, !label.panelEndFound, label.otherIngredients.isEmpty {
             incomplete = true
             warnings.append("The end of the panel (its footnote) was not read: rows below the last one shown may be missing. Check them against the label.")
@@ -325,18 +346,21 @@ public final class LabelScanService: Sendable {
                              photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
     }
 
-    /// The side of the preprocessed image text touches ("bottom", "top", "left", "right"), nil when every word
-    /// keeps a margin: a panel photographed too tight, or cut off by the frame.
-    static func cutOffEdge(_ page: RecognizedPage) -> String? {
+    /// The side of the part of the photo that was read (the whole photo, or the panel's box it was cropped to)
+    /// that text touches ("bottom", "top", "left", "right"), and whether that side is the photo's own edge; nil
+    /// when every word keeps a margin: a panel photographed too tight, cut off by the frame, or cut by the crop.
+    static func cutOffEdge(_ page: RecognizedPage) -> (edge: String, ofPhoto: Bool)? {
         let w = page.image.sourceWidth, h = page.image.sourceHeight
+        let area = page.image.readArea
         // Only words that hold letters or digits: a border's edge read as "|" is no text.
         let boxes = page.words.filter { $0.text.contains { $0.isLetter || $0.isNumber } && $0.confidence > 0.3 }.map(\.box)
-        guard w > 0, h > 0, !boxes.isEmpty else { return nil }
+        guard w > 0, h > 0, area.width > 0, area.height > 0, !boxes.isEmpty else { return nil }
         let margin = max(1, min(w, h) / 400)
-        if boxes.contains(where: { $0.y + $0.height >= h - margin }) { return "bottom" }
-        if boxes.contains(where: { $0.y <= margin }) { return "top" }
-        if boxes.contains(where: { $0.x + $0.width >= w - margin }) { return "right" }
-        if boxes.contains(where: { $0.x <= margin }) { return "left" }
+        let bottom = area.y + area.height, right = area.x + area.width
+        if boxes.contains(where: { $0.y + $0.height >= bottom - margin }) { return ("bottom", bottom >= h) }
+        if boxes.contains(where: { $0.y <= area.y + margin }) { return ("top", area.y <= 0) }
+        if boxes.contains(where: { $0.x + $0.width >= right - margin }) { return ("right", right >= w) }
+        if boxes.contains(where: { $0.x <= area.x + margin }) { return ("left", area.x <= 0) }
         return nil
     }
 
@@ -392,15 +416,36 @@ extension LabelScanService {
     }
 }
 
-/// A value being made on its own thread (or made already); `get()` waits for it once and then returns it, or
-/// throws what making it threw.
+/// A value being made on its own thread (or made already, or to be made on its own thread once `start()` or
+/// `get()` is first called); `get()` waits for it once and then returns it, or throws what making it threw.
 final class Pending<Value>: @unchecked Sendable {
     private let lock = NSCondition()
     private var result: Result<Value, Error>?
+    private var make: (@Sendable () throws -> Value)?
 
     init(_ make: @escaping @Sendable () throws -> Value) {
+        self.make = make
+        start()
+    }
+
+    private init(waiting make: @escaping @Sendable () throws -> Value) { self.make = make }
+
+    private init(result: Result<Value, Error>) { self.result = result }
+
+    /// A value made on its own thread from the first `start()` or `get()` on.
+    static func deferred(_ make: @escaping @Sendable () throws -> Value) -> Pending { Pending(waiting: make) }
+
+    static func ready(_ value: Value) -> Pending { Pending(result: .success(value)) }
+
+    /// Starts making the value on its own thread, unless it was started already.
+    func start() {
+        lock.lock()
+        let starting = make
+        make = nil
+        lock.unlock()
+        guard let starting else { return }
         let thread = Thread { [self] in
-            let made = Result { try make() }
+            let made = Result { try starting() }
             lock.lock()
             result = made
             lock.broadcast()
@@ -409,11 +454,8 @@ final class Pending<Value>: @unchecked Sendable {
         thread.start()
     }
 
-    private init(result: Result<Value, Error>) { self.result = result }
-
-    static func ready(_ value: Value) -> Pending { Pending(result: .success(value)) }
-
     func get() throws -> Value {
+        start()
         lock.lock()
         defer { lock.unlock() }
         while result == nil { lock.wait() }

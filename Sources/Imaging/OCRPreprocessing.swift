@@ -24,6 +24,33 @@ public struct OCRImage: Sendable, Equatable {
     public let sourceWidth: Int
     /// The upright photo's size.
     public let sourceHeight: Int
+    /// The panel the image was cropped to (in pixels of the photo as read, i.e. turned when `turnedHalf`), nil
+    /// when the whole photo was read.
+    public var panel: OCRPanelCrop? = nil
+}
+
+/// The part of a photo read as the label's panel: its box, and the text seen outside it (not read).
+public struct OCRPanelCrop: Sendable, Hashable, Codable {
+    /// The box's left edge.
+    public let x: Int
+    /// The box's top edge.
+    public let y: Int
+    /// The box's width.
+    public let width: Int
+    /// The box's height.
+    public let height: Int
+    /// Lines of text seen outside the panel (dark on light or light on dark), which were not read: text on the
+    /// bottle, or a part of the panel the box left out.
+    public let linesOutside: Int
+
+    /// A crop.
+    public init(x: Int, y: Int, width: Int, height: Int, linesOutside: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.linesOutside = linesOutside
+    }
 }
 
 /// Preprocessing for label OCR in libvips: grayscale, even light, contrast stretch, deskew, and enlarging small
@@ -35,6 +62,14 @@ public enum OCRPreprocessing {
     public static let maxSourceSide = 3200
     /// Skew angles searched, in degrees either side of level.
     public static let maxSkewDegrees = 8.0
+
+    /// Makes every later libvips evaluation in this process run on one worker thread. For a process that reads
+    /// one label photo (`cairn regimen scan`): preparing the photo then takes one core and leaves the other to
+    /// Tesseract's start, which it would otherwise slow down (both are on the way to the first word read).
+    public static func useOneThread() throws {
+        try Vips.start()
+        cairn_vips_set_concurrency(1)
+    }
 
     /// Prepares encoded image bytes (JPEG, PNG, WebP, HEIC) for OCR. `turnHalf` rotates by 180 degrees
     /// first (for a label photographed upside down). Throws `ImagingError` for unreadable input.
@@ -49,14 +84,19 @@ public enum OCRPreprocessing {
         let source = try VipsImageRef.fromRGB(rgb)
         var image = try withExtendedLifetime(source) { try VipsImageRef.wrap(cairn_ocr_gray(source.pointer), orThrow: .corrupt) }
         if turnHalf { image = try .wrap(cairn_ocr_rot180(image.pointer), orThrow: .corrupt) }
-        // A dark or coloured surround (the bottle round the label) becomes paper, as a white one is: left dark, the
-        // light flattening would turn its edge into a black frame hugging the text.
-        let grayWidth = image.width, grayHeight = image.height
-        // (In memory either way: the flattening reads its input more than once, and the cache is off.)
-        let grayPixels = try image.memory()
-        let paper = paperOnly(grayPixels, width: grayWidth, height: grayHeight) ?? grayPixels
-        image = try paper.withUnsafeBytes { raw in
-            try VipsImageRef.wrap(cairn_ocr_gray_from_memory(raw.baseAddress, raw.count, Int32(grayWidth), Int32(grayHeight)), orThrow: .corrupt)
+        // A dark or coloured surround (the bottle round the label): the photo is cropped to the panel (its light,
+        // box-bounded region), and what is left of the surround in the box (the corners of a tilted panel) is
+        // painted paper. Left in, the surround would drive the light flattening (its edge turns into a black frame
+        // hugging the text) and be read as junk. Text seen outside the panel is counted, never silently lost.
+        // (In memory: the panel search and the crop read it, and the cache is off.)
+        image = try image.inMemory()
+        var panel: OCRPanelCrop?
+        if let found = try findPanel(image) {
+            image = try withExtendedLifetime(found.surround) {
+                try .wrap(cairn_ocr_crop_panel(image.pointer, Int32(found.crop.x), Int32(found.crop.y), Int32(found.crop.width),
+                                               Int32(found.crop.height), found.surround.pointer, Double(found.paper)), orThrow: .corrupt)
+            }
+            panel = found.crop
         }
         image = try .wrap(cairn_ocr_flatten_light(image.pointer, 16), orThrow: .corrupt)
         // One evaluation of the libvips pipeline (the operation cache is off: every read recomputes it).
@@ -89,7 +129,30 @@ public enum OCRPreprocessing {
             height = next.height
         }
         return OCRImage(width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew, bow: bowPixels,
-                        turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height)
+                        turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height, panel: panel)
+    }
+
+    /// The panel in a one-band image, when a surround clearly darker than the paper lies round it
+    /// (`cairn_ocr_find_panel`): the box to read, the surround's mask inside it, the paper's grey.
+    private static func findPanel(_ gray: VipsImageRef) throws -> (crop: OCRPanelCrop, surround: VipsImageRef, paper: Int)? {
+        var found = CairnPanel()
+        var surround: OpaquePointer?
+        guard cairn_ocr_find_panel(gray.pointer, &found, &surround) == 0 else {
+            throw ImagingError(.corrupt, libraryDetail: Vips.takeError())
+        }
+        guard found.found == 1, let surround else { return nil }
+        let crop = OCRPanelCrop(x: Int(found.left), y: Int(found.top), width: Int(found.width), height: Int(found.height),
+                                linesOutside: Int(found.lines_outside))
+        return (crop, VipsImageRef(surround), Int(found.paper))
+    }
+
+    /// The panel as `prepare` finds it in a photo (nil when no surround clearly darker than the paper lies round
+    /// it), for tests and the bench.
+    public static func panel(in rgb: RGBImage) throws -> OCRPanelCrop? {
+        try Vips.start()
+        let source = try VipsImageRef.fromRGB(rgb)
+        let gray = try withExtendedLifetime(source) { try VipsImageRef.wrap(cairn_ocr_gray(source.pointer), orThrow: .corrupt) }
+        return try findPanel(try gray.inMemory())?.crop
     }
 
     /// A bow smaller than this share of a text line is left alone (Tesseract reads it as it is).
@@ -207,66 +270,6 @@ public enum OCRPreprocessing {
             }
         }
         return out
-    }
-
-    /// `pixels` with a dark or coloured surround painted the paper's grey, nil when there is none. On each row, the
-    /// stretch before the first and after the last run of paper (bright pixels, Otsu's threshold, at least 1/50 of
-    /// the width) is the surround when it is nearly all dark (text and its gaps are not); a row without paper is
-    /// all surround.
-    public static func paperOnly(_ pixels: [UInt8], width: Int, height: Int) -> [UInt8]? {
-        guard width >= 16, height >= 16, pixels.count == width * height else { return nil }
-        var histogram = [Int](repeating: 0, count: 256)
-        for p in pixels { histogram[Int(p)] += 1 }
-        let threshold = otsu(histogram, total: pixels.count)
-        let brightCount = histogram[threshold...].reduce(0, +)
-        guard brightCount > 0 else { return nil }
-        // The paper's grey: the median of the bright pixels.
-        var paper = threshold, seen = 0
-        for v in threshold..<256 { seen += histogram[v]; if seen * 2 >= brightCount { paper = v; break } }
-        let minimumRun = max(8, width / 50)
-        var out = pixels
-        var changed = 0
-        for y in 0..<height {
-            let row = y * width
-            var first: Int?, last: Int?
-            var run = 0
-            for x in 0..<width {
-                if Int(pixels[row + x]) >= threshold { run += 1; if run == minimumRun, first == nil { first = x - run + 1 } } else { run = 0 }
-            }
-            run = 0
-            for x in stride(from: width - 1, through: 0, by: -1) {
-                if Int(pixels[row + x]) >= threshold { run += 1; if run == minimumRun { last = x + run - 1; break } } else { run = 0 }
-            }
-            func fill(_ range: Range<Int>) {
-                guard range.count >= minimumRun else { return }
-                let dark = range.filter { Int(pixels[row + $0]) < threshold }.count
-                guard dark * 10 >= range.count * 8 else { return }
-                for x in range { out[row + x] = UInt8(paper) }
-                changed += range.count
-            }
-            guard let first, let last, first <= last else { fill(0..<width); continue }
-            fill(0..<first)
-            fill((last + 1)..<width)
-        }
-        // Nothing worth repainting: keep the photo as it is (a panel filling the frame).
-        return changed * 50 >= pixels.count ? out : nil
-    }
-
-    /// Otsu's threshold of a grey histogram: the level that best separates dark from bright.
-    static func otsu(_ histogram: [Int], total: Int) -> Int {
-        let sum = (0..<256).reduce(0.0) { $0 + Double($1 * histogram[$1]) }
-        var sumB = 0.0, weightB = 0, best = 0.0, threshold = 128
-        for t in 0..<256 {
-            weightB += histogram[t]
-            guard weightB > 0 else { continue }
-            let weightF = total - weightB
-            if weightF == 0 { break }
-            sumB += Double(t * histogram[t])
-            let meanB = sumB / Double(weightB), meanF = (sum - sumB) / Double(weightF)
-            let between = Double(weightB) * Double(weightF) * (meanB - meanF) * (meanB - meanF)
-            if between > best { best = between; threshold = t + 1 }
-        }
-        return threshold
     }
 
     /// A linear contrast stretch: the `low` darkest share of pixels become 0, those above the `high` quantile 255.

@@ -61,6 +61,11 @@ final class VipsImageRef {
         try .wrap(cairn_autorot(pointer), orThrow: .corrupt)
     }
 
+    /// The image computed once into memory: later reads do not recompute it (the operation cache is off).
+    func inMemory() throws -> VipsImageRef {
+        try .wrap(cairn_ocr_in_memory(pointer), orThrow: .corrupt)
+    }
+
     func srgb8() throws -> VipsImageRef {
         try .wrap(cairn_to_srgb8(pointer), orThrow: .corrupt)
     }

@@ -48,9 +48,11 @@ public struct LabelNormaliser: Sendable {
     /// Words a blend's own name carries ("Proprietary Blend", "Energy Complex", "Enzyme Matrix").
     static let blendWords = ["blend", "complex", "matrix", "formula", "proprietary", "mix"]
 
-    /// Whether `name` reads as a blend's name.
+    /// Whether `name` reads as a blend's name: it holds a blend word, and it does not start with a stub of one or
+    /// two letters (OCR that lost the front of "Proprietary Blend" leaves "a Blend": a name misread, to check).
     static func namesABlend(_ name: String) -> Bool {
         let words = CatalogueText.normalised(name).split(separator: " ")
+        guard let first = words.first, first.count >= 3 || blendWords.contains(String(first)) else { return false }
         return words.contains { blendWords.contains(String($0)) }
     }
 

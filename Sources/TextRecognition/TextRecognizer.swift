@@ -76,6 +76,13 @@ public struct OCRImageSummary: Hashable, Sendable, Codable {
     public let sourceWidth: Int
     /// The upright photo's height.
     public let sourceHeight: Int
+    /// The part of the upright photo that was read: the panel's box when the photo was cropped to it (a dark or
+    /// coloured surround round the panel), else the whole photo.
+    public var readArea: TextBox
+    /// Lines of text seen outside the panel's box that were not read (0 when the whole photo was read).
+    public var linesOutsidePanel: Int
+    /// True when the photo was cropped to the panel.
+    public var croppedToPanel: Bool { readArea != TextBox(x: 0, y: 0, width: sourceWidth, height: sourceHeight) }
 }
 
 /// Why text recognition failed.
@@ -166,7 +173,8 @@ public final class TextRecognizer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let summary = OCRImageSummary(scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
-                                      sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight)
+                                      sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
+                                      readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0)
         guard image.width > 0, image.height > 0 else {
             return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
         }
@@ -210,14 +218,24 @@ public final class TextRecognizer: @unchecked Sendable {
         return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
     }
 
+    /// The part of the upright photo `image` was made from (the panel's box, turned back; else the whole photo).
+    static func readArea(_ image: OCRImage) -> TextBox {
+        guard let panel = image.panel else { return TextBox(x: 0, y: 0, width: image.sourceWidth, height: image.sourceHeight) }
+        guard image.turnedHalf else { return TextBox(x: panel.x, y: panel.y, width: panel.width, height: panel.height) }
+        return TextBox(x: image.sourceWidth - panel.x - panel.width, y: image.sourceHeight - panel.y - panel.height,
+                       width: panel.width, height: panel.height)
+    }
+
     /// A preprocessed-image box in upright-photo pixels: the scale is undone, then the deskew rotation (libvips
-    /// turns about the centre and enlarges the canvas to fit, so centres correspond), then the bow, then a half
-    /// turn. A word box turned back by a few degrees becomes the upright box around its four corners.
+    /// turns about the centre and enlarges the canvas to fit, so centres correspond), then the bow, then the crop
+    /// to the panel, then a half turn. A word box turned back by a few degrees becomes the upright box around its
+    /// four corners.
     static func sourceBox(_ box: TextBox, _ image: OCRImage) -> TextBox {
         let s = image.scale > 0 ? image.scale : 1
-        // The deskewed canvas before scaling, and the turned photo it was made from.
+        // The deskewed canvas before scaling, and the (cropped, turned) photo it was made from.
         let canvasW = Double(image.width) / s, canvasH = Double(image.height) / s
-        let srcW = Double(image.sourceWidth), srcH = Double(image.sourceHeight)
+        let srcW = Double(image.panel?.width ?? image.sourceWidth), srcH = Double(image.panel?.height ?? image.sourceHeight)
+        let offsetX = Double(image.panel?.x ?? 0), offsetY = Double(image.panel?.y ?? 0)
         let a = image.deskewDegrees * .pi / 180, c = cos(a), sn = sin(a)
         let corners = [(box.x, box.y), (box.x + box.width, box.y), (box.x, box.y + box.height),
                        (box.x + box.width, box.y + box.height)].map { (px, py) -> (Double, Double) in
@@ -226,7 +244,7 @@ public final class TextRecognizer: @unchecked Sendable {
             let x = dx * c + dy * sn + srcW / 2, y = -dx * sn + dy * c + srcH / 2
             // The bow moved the column at u up by bow u^2.
             let u = srcW > 0 ? x / srcW * 2 - 1 : 0
-            return (x, y + image.bow * u * u)
+            return (x + offsetX, y + image.bow * u * u + offsetY)
         }
         let x0 = corners.map(\.0).min()!, x1 = corners.map(\.0).max()!
         let y0 = corners.map(\.1).min()!, y1 = corners.map(\.1).max()!

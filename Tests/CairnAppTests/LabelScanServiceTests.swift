@@ -60,6 +60,59 @@ import TextRecognition
         #expect(proposal.rows.first?.catalogueID == "vitamin-d")
     }
 
+    @Test func aPanelOnADarkBottleIsReadWithinItsBoxAndTextOnTheBottleIsReported() throws {
+        let panel = TextRenderer.render(Self.panel)
+        let white = try Self.service.propose(imageData: try jpeg(panel))
+        // The panel on a dark bottle, with two lines of light print on the bottle below it (a line apart: the count
+        // is made on a copy about 250 pixels long, where closer lines run together).
+        let print = TextRenderer.render("KEEP OUT OF REACH OF CHILDREN\n\nStore in a cool, dry place", width: 500, margin: 4)
+        let pad = 40, below = print.height + 40
+        let w = panel.width + 2 * pad, h = panel.height + pad + below
+        var pixels = [UInt8](repeating: 24, count: w * h * 3)
+        for y in 0..<panel.height {
+            for x in 0..<panel.width {
+                for c in 0..<3 { pixels[((y + pad) * w + x + pad) * 3 + c] = UInt8(Double(panel.pixels[(y * panel.width + x) * 3 + c]) * 0.92) }
+            }
+        }
+        for y in 0..<print.height {
+            for x in 0..<print.width {
+                // Light print on the dark bottle: the render's black text as a light grey.
+                let v = print.pixels[(y * print.width + x) * 3]
+                if v < 128 { for c in 0..<3 { pixels[((y + pad + panel.height + 20) * w + x + pad) * 3 + c] = 220 } }
+            }
+        }
+        let bottle = try Self.service.propose(imageData: try jpeg(RGBImage(width: w, height: h, pixels: pixels)))
+        #expect(bottle.rows.map(\.catalogueID) == white.rows.map(\.catalogueID))
+        #expect(bottle.rows.map(\.amount) == white.rows.map(\.amount))
+        #expect(bottle.warnings.contains { $0.hasPrefix("2 lines of text outside the panel's edges were not read") }, "\(bottle.warnings)")
+        #expect(bottle.mayBeIncomplete)
+        // The boxes are in the photo's pixels (the panel starts 40 pixels in).
+        let first = try #require(bottle.rows.first?.wordBoxes.first), plain = try #require(white.rows.first?.wordBoxes.first)
+        #expect(abs(first.x - (plain.x + pad)) <= 3 && abs(first.y - (plain.y + pad)) <= 3)
+        #expect(!white.warnings.contains { $0.contains("outside the panel") })
+    }
+
+    @Test func aDeferredValueIsMadeOnlyOnceAskedForAndOnlyOnce() throws {
+        final class Counter: @unchecked Sendable {
+            private let lock = NSLock()
+            private var count = 0
+            func next() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
+            var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+        }
+        let counter = Counter()
+        let pending = Pending<Int>.deferred { counter.next() }
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(counter.value == 0, "not made before it is started")
+        pending.start()
+        pending.start()
+        #expect(try pending.get() == 1)
+        #expect(try pending.get() == 1)
+        #expect(counter.value == 1)
+        // get() alone starts it too.
+        let other = Pending<Int>.deferred { 7 }
+        #expect(try other.get() == 7)
+    }
+
     @Test func saysSoWhenThePhotoHasNoLabel() throws {
         let blank = RGBImage(width: 900, height: 700, red: 235, green: 232, blue: 228)
         let proposal = try Self.service.propose(imageData: try jpeg(blank))

@@ -81,6 +81,16 @@ import Testing
         #expect(complex.parsed.isBlend && !kinds(complex).contains(.unknownIngredient), "a blend's name is not an ingredient")
     }
 
+    @Test func aBlendNameReadWithoutItsFrontIsFlagged() throws {
+        // "Proprietary Blend 70 mg" read under uneven light as "a Blend 70 mg" (found by cairn-bench labels).
+        let label = LabelParser.parse(text: "Supplement Facts\na Blend 70 mg\n  Royal Jelly\nProprietary Blend 70 mg\n  Royal Jelly")
+        let rows = normaliser.normalise(label)
+        let stub = try #require(rows.first { $0.parsed.nameOnLabel == "a Blend" })
+        #expect(stub.parsed.isBlend && kinds(stub).contains(.unknownIngredient))
+        let whole = try #require(rows.first { $0.parsed.nameOnLabel == "Proprietary Blend" })
+        #expect(!kinds(whole).contains(.unknownIngredient))
+    }
+
     @Test func flagsLowConfidenceAndMissingAmounts() throws {
         let parsed = try #require(LabelParser.parseRow("Zinc"))
         let r = normaliser.normalise(parsed, confidence: 0.4)

@@ -203,6 +203,16 @@ import Testing
             let jpeg = try ImagePipeline().encodeJPEG(Self.framed(image, colour: colour, pad: 120), quality: 92)
             let page = try recognizer.recognise(imageData: jpeg)
             #expect(page.lines.map(\.text).filter { $0.contains("mg") } == rows, "surround \(colour)")
+            // Read within the panel's box, and the word boxes are still where the words are in the photo.
+            let area = page.image.readArea
+            #expect(page.image.croppedToPanel, "surround \(colour)")
+            #expect(abs(area.x - 120) <= 8 && abs(area.y - 120) <= 8 && abs(area.width - image.width) <= 16, "\(area)")
+            #expect(page.image.linesOutsidePanel == 0)
+            for (cropped, plain) in zip(page.words, white.words) where cropped.text == plain.text {
+                #expect(abs(cropped.box.x - (plain.box.x + 120)) <= 3 && abs(cropped.box.y - (plain.box.y + 120)) <= 3,
+                        "\(cropped.text): \(cropped.box) against \(plain.box)")
+            }
         }
+        #expect(!white.image.croppedToPanel)
     }
 }

@@ -60,8 +60,8 @@ struct LabelScanCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
+        let scanner = LabelScanService.startForOnePhoto()
         let data = try InputFile.read(path)
-        let scanner = LabelScanService.startDefault()
         let proposal = try scanner.propose(imageData: data)
         guard let confirmation else {
             try context.console.printJSON(proposal)

@@ -17,6 +17,8 @@ char *cairn_vips_error_take(void);
 /* Frees libvips' thread-private buffers: call at the end of a thread Cairn started itself that used libvips
  * (libvips' own pool threads and the main thread need no call). */
 void cairn_vips_thread_shutdown(void);
+/* The number of worker threads each libvips evaluation uses from now on (>= 1). */
+void cairn_vips_set_concurrency(int threads);
 void cairn_free(void *p);
 
 /* The loader class libvips picks for these bytes by their signature ("VipsForeignLoadJpegBuffer", ...), NULL if none. */
