@@ -50,6 +50,12 @@ static unsigned int bigEndian32(const unsigned char *bytes) {
  * over the page read back. Pages it reads hold zeros there, so pages it writes do too. */
 static void clearReserved(unsigned char *page) { memset(page + PAGE - RESERVED, 0, RESERVED); }
 
+/* Page 1's header must say 4096-byte pages with 40 reserved bytes, or content would sit where the nonce and tag
+ * go: such a page is never written, to the file or to the WAL (a backup from a database laid out otherwise). */
+static int firstPageFits(const unsigned char *page) {
+    return page[16] == (PAGE >> 8) && page[17] == (PAGE & 0xff) && page[20] == RESERVED;
+}
+
 /* MARK: the main database file: whole pages, page number = offset / PAGE + 1 */
 
 static int mainRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64 offset) {
@@ -83,10 +89,7 @@ static int mainWrite(CipherFile *p, const unsigned char *in, int amount, sqlite3
     for (int done = 0; done < amount; done += PAGE) {
         sqlite3_int64 at = offset + done;
         memcpy(p->page, in + done, PAGE);
-        /* Page 1's header must say 4096-byte pages with 40 reserved bytes, or content would sit where the nonce
-         * and tag go: refuse to write such a database at all. */
-        if (at == 0 && (p->page[16] != (PAGE >> 8) || p->page[17] != (PAGE & 0xff) || p->page[20] != RESERVED))
-            return SQLITE_IOERR_WRITE;
+        if (at == 0 && !firstPageFits(p->page)) return SQLITE_IOERR_WRITE;
         unsigned char ad[CAIRN_CIPHER_AD_BYTES];
         cairn_cipher_associated_data((unsigned int)(at / PAGE + 1), NULL, ad);
         if (p->vfs->seal(p->vfs->context, p->page, ad) != 0) return SQLITE_IOERR_WRITE;
@@ -194,6 +197,7 @@ static int walWrite(CipherFile *p, const unsigned char *in, int amount, sqlite3_
         int rc = walSalts(p, salts, &haveSalts);
         if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_WRITE : rc;
         memcpy(p->page, in + (data - offset), PAGE);
+        if (bigEndian32(frameHeader) == 1 && !firstPageFits(p->page)) return SQLITE_IOERR_WRITE;
         unsigned char ad[CAIRN_CIPHER_AD_BYTES];
         cairn_cipher_associated_data(bigEndian32(frameHeader), salts, ad);
         if (p->vfs->seal(p->vfs->context, p->page, ad) != 0) return SQLITE_IOERR_WRITE;
