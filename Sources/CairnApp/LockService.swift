@@ -36,6 +36,11 @@ public enum LockService {
         the vault. If you forget it, your data cannot be recovered: nobody can do it, Cairn neither.
         """
 
+    /// Refuses a new vault passphrase shorter than `minimumPassphraseLength` (`Problem.passphraseTooShort`).
+    public static func checkNew(_ passphrase: Passphrase) throws {
+        guard passphrase.characterCount >= minimumPassphraseLength else { throw Problem.passphraseTooShort }
+    }
+
     /// Opens `vault`'s database as its lock says: plain, or with the key `passphrase()` unwraps (asked only then).
     static func openDatabase(vault: Vault, clock: any Clock, passphrase: (() throws -> Passphrase)?) throws -> Database {
         switch try vault.lockSetting() {
@@ -51,7 +56,7 @@ public enum LockService {
     /// Turns the lock on with `passphrase`: the database of `application` is encrypted in place (and closed:
     /// the application is done with; open the vault again to go on).
     public static func turnOn(_ application: CairnApplication, passphrase: Passphrase) throws {
-        guard passphrase.characterCount >= minimumPassphraseLength else { throw Problem.passphraseTooShort }
+        try checkNew(passphrase)
         try application.vault.turnLockOn(database: application.database, passphrase: passphrase, clock: application.clock).close()
     }
 
@@ -62,7 +67,7 @@ public enum LockService {
 
     /// Changes the passphrase (the vault key is wrapped anew; the database is not touched).
     public static func changePassphrase(of vault: Vault, from passphrase: Passphrase, to newPassphrase: Passphrase) throws {
-        guard newPassphrase.characterCount >= minimumPassphraseLength else { throw Problem.passphraseTooShort }
+        try checkNew(newPassphrase)
         try vault.changePassphrase(from: passphrase, to: newPassphrase)
     }
 }

@@ -102,11 +102,15 @@ public struct CommandContext {
     }
 
     func openApplication(passphrase given: Passphrase?) throws -> CairnApplication {
-        let input = vaultPassphrase, console = console
+        let ask = askVaultPassphrase
         return try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
-                                         housekeeping: readsOnly ? .none : .now, passphrase: {
-            try given ?? input.read(console: console, prompt: "Vault passphrase: ")
-        })
+                                         housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
+    }
+
+    /// Reads the vault's passphrase as the command line says (`--vault-passphrase-file`, else the terminal).
+    var askVaultPassphrase: () throws -> Passphrase {
+        let input = vaultPassphrase, console = console
+        return { try input.read(console: console, prompt: "Vault passphrase: ") }
     }
 
     /// The clock every command runs on: the system time in `TZ`'s zone (else the machine's), or the fixed

@@ -28,6 +28,10 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         let locked = cairn("--data-dir", vault, "regimen", "products", "list")
         #expect(locked.status == 1)
         #expect(locked.stderr == "cairn: This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed.")
+        // So does the server (no unlock page yet: it unlocks at the terminal or with the file), before it listens.
+        let serve = cairn("--data-dir", vault, "serve", "--port", "0")
+        #expect(serve.status == 1)
+        #expect(serve.stderr == locked.stderr)
         let refused = cairn("--data-dir", vault, "--vault-passphrase-file", wrong, "regimen", "products", "list")
         #expect(refused.status == 1)
         #expect(refused.stderr == "cairn: That passphrase does not unlock this vault. Nothing was changed.")

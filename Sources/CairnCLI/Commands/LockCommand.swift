@@ -42,7 +42,7 @@ struct LockCommand: Command {
             guard setting != .on else { throw VaultError.lockAlreadyOn }
             let secret = try passphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
                                              warning: LockService.warning)
-            guard secret.characterCount >= LockService.minimumPassphraseLength else { throw LockService.Problem.passphraseTooShort }
+            try LockService.checkNew(secret)  // before the vault is opened
             let application = try context.openApplication()
             console.error("Encrypting the database in place…")
             try LockService.turnOn(application, passphrase: secret)
@@ -60,6 +60,7 @@ struct LockCommand: Command {
             _ = try vault.unlock(passphrase: current)
             let new = try newPassphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
                                              warning: LockService.warning)
+            try LockService.checkNew(new)
             try LockService.changePassphrase(of: vault, from: current, to: new)
             console.print("The passphrase was changed: only the new one opens the vault.")
         }
