@@ -1,4 +1,5 @@
 import CairnCore
+import Encryption
 import Foundation
 import Imaging
 import Insights
@@ -51,22 +52,27 @@ public final class CairnApplication: Sendable {
     }
 
     /// Opens (creating on first use) the vault that `dataDirectory` or the environment names, and migrates its
-    /// database.
+    /// database. When the vault's lock is on, `passphrase` is asked for the passphrase (and only then); without
+    /// it a locked vault throws `LockService.Problem.locked`.
     public static func open(dataDirectory: String?, environment: [String: String],
                             clock: any Clock = SystemClock(),
                             outcomeSeries: InsightService.SeriesProvider? = nil,
-                            housekeeping: Housekeeping = .now) throws -> CairnApplication {
+                            housekeeping: Housekeeping = .now,
+                            passphrase: (() throws -> Passphrase)? = nil) throws -> CairnApplication {
         let vault = try Vault(dataDir: dataDirectory, environment: environment)
-        return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries, housekeeping: housekeeping)
+        return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries, housekeeping: housekeeping,
+                                    passphrase: passphrase)
     }
 
     /// Opens the given vault with every service. Insights read the outcome series (manual entries and Apple Health
-    /// daily values); `outcomeSeries` replaces them, for tests and demos.
+    /// daily values); `outcomeSeries` replaces them, for tests and demos. A locked vault's database is opened with
+    /// the key `passphrase` unwraps (see `open`).
     public init(vault: Vault, clock: any Clock = SystemClock(),
-                outcomeSeries: InsightService.SeriesProvider? = nil, housekeeping: Housekeeping = .now) throws {
+                outcomeSeries: InsightService.SeriesProvider? = nil, housekeeping: Housekeeping = .now,
+                passphrase: (() throws -> Passphrase)? = nil) throws {
         self.vault = vault
         self.clock = clock
-        database = try vault.openDatabase(clock: clock)
+        database = try LockService.openDatabase(vault: vault, clock: clock, passphrase: passphrase)
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         backups = BackupService(vault: vault, database: database, clock: clock)

@@ -14,7 +14,8 @@ public enum CairnCommandLine {
         .group(SmileCommands.group),
         .group(RegimenCommands.group),
         .group(BackupCommands.group),
-        .group(CommandGroup(name: "settings", abstract: "Vault-wide settings and deleting all data.", children: [
+        .group(CommandGroup(name: "settings", abstract: "Vault-wide settings: the lock, and deleting all data.", children: [
+            .command(LockCommand.self),
             .command(DeleteAllDataCommand.self),
         ])),
     ] }
@@ -27,8 +28,13 @@ public enum CairnCommandLine {
                            environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         var words = tokens
         var dataDirectory: String?
+        let vaultPassphrase: PassphraseInput
         do {
-            dataDirectory = try extractDataDirectory(from: &words)
+            dataDirectory = try extractGlobal("--data-dir", what: "a folder", from: &words)
+            vaultPassphrase = try PassphraseInput(path: extractGlobal(PassphraseInput.vaultFile, what: "a file", from: &words),
+                                                  descriptor: extractGlobal(PassphraseInput.vaultDescriptor, what: "a file descriptor number", from: &words),
+                                                  missing: .lockedVault,
+                                                  names: (PassphraseInput.vaultFile, PassphraseInput.vaultDescriptor))
         } catch let usage as UsageError {
             return usageFailure(usage, path: [], console: console)
         } catch {
@@ -66,14 +72,15 @@ public enum CairnCommandLine {
                 group = next
                 entries = next.children
             case .command(let type):
-                return runCommand(type, words: words, path: path, console: console,
-                                  environment: environment, dataDirectory: dataDirectory)
+                return runCommand(type, words: words, path: path, console: console, environment: environment,
+                                  dataDirectory: dataDirectory, vaultPassphrase: vaultPassphrase)
             }
         }
     }
 
     private static func runCommand(_ type: any Command.Type, words: [String], path: [String], console: Console,
-                                   environment: [String: String], dataDirectory: String?) -> Int32 {
+                                   environment: [String: String], dataDirectory: String?,
+                                   vaultPassphrase: PassphraseInput) -> Int32 {
         if words.contains("--help") || words.contains("-h") {
             console.print(help(for: type, path: path))
             return 0
@@ -88,8 +95,8 @@ public enum CairnCommandLine {
             return usageFailure(UsageError("Could not read the arguments."), path: path, console: console)
         }
         do {
-            try command.run(in: CommandContext(console: console, environment: environment,
-                                               dataDirectory: dataDirectory, readsOnly: type.readsOnly))
+            try command.run(in: CommandContext(console: console, environment: environment, dataDirectory: dataDirectory,
+                                               vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly))
             return 0
         } catch let usage as UsageError {
             return usageFailure(usage, path: path, console: console)
@@ -103,21 +110,23 @@ public enum CairnCommandLine {
         }
     }
 
-    private static func extractDataDirectory(from words: inout [String]) throws -> String? {
+    /// Takes a global option (`--data-dir DIR`, `--vault-passphrase-file FILE`) out of `words`, wherever it stands
+    /// before `--`; the last one given counts.
+    private static func extractGlobal(_ name: String, what: String, from words: inout [String]) throws -> String? {
         var result: String?
         var index = 0
         while index < words.count {
             let word = words[index]
             if word == "--" { break }
-            if word == "--data-dir" {
+            if word == name {
                 guard index + 1 < words.count, !words[index + 1].isEmpty else {
-                    throw UsageError("--data-dir needs a folder.")
+                    throw UsageError("\(name) needs \(what).")
                 }
                 result = words[index + 1]
                 words.removeSubrange(index...index + 1)
-            } else if word.hasPrefix("--data-dir=") {
-                let value = String(word.dropFirst("--data-dir=".count))
-                guard !value.isEmpty else { throw UsageError("--data-dir needs a folder.") }
+            } else if word.hasPrefix(name + "=") {
+                let value = String(word.dropFirst(name.count + 1))
+                guard !value.isEmpty else { throw UsageError("\(name) needs \(what).") }
                 result = value
                 words.remove(at: index)
             } else {
@@ -140,16 +149,19 @@ public enum CairnCommandLine {
         """
         Cairn: a private health journal. Everything stays on this computer.
 
-        Usage: cairn [--data-dir DIR] <command> [options]
+        Usage: cairn [--data-dir DIR] [--vault-passphrase-file FILE] <command> [options]
 
         Commands:
         \(list(commands))
 
         Global options:
-          --data-dir DIR   Use DIR as the vault. Default: $CAIRN_HOME if set, else
-                           $XDG_DATA_HOME/cairn, else ~/.local/share/cairn.
-          -h, --help       Show help; 'cairn <command> --help' for one command.
-          --version        Show the version.
+          --data-dir DIR                 Use DIR as the vault. Default: $CAIRN_HOME if set, else
+                                         $XDG_DATA_HOME/cairn, else ~/.local/share/cairn.
+          --vault-passphrase-file FILE   When the vault is locked, read its passphrase from the first
+                                         line of FILE (else it is asked at the terminal).
+          --vault-passphrase-fd N        The same, from file descriptor N.
+          -h, --help                     Show help; 'cairn <command> --help' for one command.
+          --version                      Show the version.
 
         Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
         """

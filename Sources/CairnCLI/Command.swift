@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import Encryption
 import Foundation
 
 /// One `cairn` subcommand: its help, its validation (in `init`) and its work (in `run`), kept apart so that
@@ -78,14 +79,38 @@ public struct CommandContext {
     public let environment: [String: String]
     /// The `--data-dir` given on the command line, if any.
     public let dataDirectory: String?
+    /// Where the vault's passphrase comes from when the vault is locked (`--vault-passphrase-file`, else the terminal).
+    let vaultPassphrase: PassphraseInput
     /// Whether the running command only reads (`Command.readsOnly`).
     public var readsOnly = false
 
+    init(console: Console, environment: [String: String], dataDirectory: String?, vaultPassphrase: PassphraseInput,
+         readsOnly: Bool) {
+        self.console = console
+        self.environment = environment
+        self.dataDirectory = dataDirectory
+        self.vaultPassphrase = vaultPassphrase
+        self.readsOnly = readsOnly
+    }
+
     /// Opens the vault (creating it on first use) with every service wired, on `clock`. A command that only
-    /// reads opens it without housekeeping (`CairnApplication.Housekeeping`).
+    /// reads opens it without housekeeping (`CairnApplication.Housekeeping`). A locked vault is opened with the
+    /// passphrase `passphrase` gives, else with the global `--vault-passphrase-file` or one typed at the terminal;
+    /// without any it fails ("This vault is locked ...", exit 1).
     public func openApplication() throws -> CairnApplication {
-        try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
-                                  housekeeping: readsOnly ? .none : .now)
+        try openApplication(passphrase: nil)
+    }
+
+    func openApplication(passphrase given: Passphrase?) throws -> CairnApplication {
+        let ask = askVaultPassphrase
+        return try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
+                                         housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
+    }
+
+    /// Reads the vault's passphrase as the command line says (`--vault-passphrase-file`, else the terminal).
+    var askVaultPassphrase: () throws -> Passphrase {
+        let input = vaultPassphrase, console = console
+        return { try input.read(console: console, prompt: "Vault passphrase: ") }
     }
 
     /// The clock every command runs on: the system time in `TZ`'s zone (else the machine's), or the fixed

@@ -22,6 +22,14 @@ public enum EncryptionError: CairnError, Equatable {
     case trailingData
     /// A passphrase was empty.
     case emptyPassphrase
+    /// The vault header file is not one (wrong magic or length).
+    case notVaultHeader
+    /// The vault header's checksum, reserved bytes or fields are wrong: it was changed or damaged.
+    case vaultHeaderDamaged
+    /// The passphrase does not unlock the vault (nothing says how it differs from the right one).
+    case wrongVaultPassphrase
+    /// The vault's lock is not on, so there is no key to unwrap.
+    case vaultNotLocked
 
     public var userMessage: String {
         switch self {
@@ -38,6 +46,10 @@ public enum EncryptionError: CairnError, Equatable {
         case .truncated: return "The file is incomplete: it ends early, or its last part is damaged (an interrupted copy or download?). Nothing was changed."
         case .trailingData: return "The file has extra bytes after its end, so it was altered. Nothing was changed."
         case .emptyPassphrase: return "The passphrase is empty."
+        case .notVaultHeader, .vaultHeaderDamaged:
+            return "The vault's lock file (vault.header) is damaged, so the vault cannot be unlocked. Nothing was changed."
+        case .wrongVaultPassphrase: return "That passphrase does not unlock this vault. Nothing was changed."
+        case .vaultNotLocked: return "The vault has no passphrase: its lock is off."
         }
     }
 }

@@ -45,6 +45,17 @@ static unsigned int bigEndian32(const unsigned char *bytes) {
     return ((unsigned int)bytes[0] << 24) | ((unsigned int)bytes[1] << 16) | ((unsigned int)bytes[2] << 8) | bytes[3];
 }
 
+/* An opened page's nonce and tag bytes read as zeros, as SQLite left them: its WAL frame checksums are computed
+ * over the whole page it hands over, reserved bytes included, and recovery after a crash computes them again
+ * over the page read back. Pages it reads hold zeros there, so pages it writes do too. */
+static void clearReserved(unsigned char *page) { memset(page + PAGE - RESERVED, 0, RESERVED); }
+
+/* Page 1's header must say 4096-byte pages with 40 reserved bytes, or content would sit where the nonce and tag
+ * go: such a page is never written, to the file or to the WAL (a backup from a database laid out otherwise). */
+static int firstPageFits(const unsigned char *page) {
+    return page[16] == (PAGE >> 8) && page[17] == (PAGE & 0xff) && page[20] == RESERVED;
+}
+
 /* MARK: the main database file: whole pages, page number = offset / PAGE + 1 */
 
 static int mainRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64 offset) {
@@ -64,6 +75,7 @@ static int mainRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64
             unsigned char ad[CAIRN_CIPHER_AD_BYTES];
             cairn_cipher_associated_data((unsigned int)(start / PAGE + 1), NULL, ad);
             if (p->vfs->open(p->vfs->context, p->page, ad) != 0) return SQLITE_IOERR_DATA;
+            clearReserved(p->page);
         }
         sqlite3_int64 from = offset > start ? offset : start;
         sqlite3_int64 to = end < start + PAGE ? end : start + PAGE;
@@ -77,10 +89,7 @@ static int mainWrite(CipherFile *p, const unsigned char *in, int amount, sqlite3
     for (int done = 0; done < amount; done += PAGE) {
         sqlite3_int64 at = offset + done;
         memcpy(p->page, in + done, PAGE);
-        /* Page 1's header must say 4096-byte pages with 40 reserved bytes, or content would sit where the nonce
-         * and tag go: refuse to write such a database at all. */
-        if (at == 0 && (p->page[16] != (PAGE >> 8) || p->page[17] != (PAGE & 0xff) || p->page[20] != RESERVED))
-            return SQLITE_IOERR_WRITE;
+        if (at == 0 && !firstPageFits(p->page)) return SQLITE_IOERR_WRITE;
         unsigned char ad[CAIRN_CIPHER_AD_BYTES];
         cairn_cipher_associated_data((unsigned int)(at / PAGE + 1), NULL, ad);
         if (p->vfs->seal(p->vfs->context, p->page, ad) != 0) return SQLITE_IOERR_WRITE;
@@ -91,9 +100,22 @@ static int mainWrite(CipherFile *p, const unsigned char *in, int amount, sqlite3
 }
 
 /* MARK: the WAL: a 32-byte header, then frames of a 24-byte header and a page. Headers stay as SQLite wrote
- * them (it needs them to recover the log); each frame's page is sealed with the frame's page number and salts. */
+ * them (it needs them to recover the log); each frame's page is sealed with the page number of its frame header
+ * and the salts of the WAL header. Not the frame header's salts: in a transaction that rewrites a frame it
+ * already wrote (a page spilled from the cache, then changed again), SQLite writes the headers of the frames
+ * after it with zero salts and checksums and fills them in only at commit. The salts of every valid frame are
+ * the WAL header's. */
 
 static sqlite3_int64 frameStart(sqlite3_int64 frame) { return WAL_HEADER + frame * FRAME; }
+
+/* The WAL header's salts (its bytes 16..23), read from the file once per call that needs them. */
+static int walSalts(CipherFile *p, unsigned char *salts, int *have) {
+    if (*have) return SQLITE_OK;
+    int rc = REAL(p)->xRead(p->real, salts, 8, 16);
+    if (rc != SQLITE_OK) return rc;
+    *have = 1;
+    return SQLITE_OK;
+}
 
 static int walRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64 offset) {
     int result = REAL(p)->xRead(p->real, out, amount, offset);
@@ -106,6 +128,8 @@ static int walRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64 
         if (rc != SQLITE_OK) return rc;
         available = size < end ? size : end;
     }
+    unsigned char salts[8];
+    int haveSalts = 0;
     sqlite3_int64 frame = offset < WAL_HEADER ? 0 : (offset - WAL_HEADER) / FRAME;
     for (;; frame++) {
         sqlite3_int64 header = frameStart(frame), data = header + FRAME_HEADER, dataEnd = data + PAGE;
@@ -131,13 +155,17 @@ static int walRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64 
             int rc = REAL(p)->xRead(p->real, p->page, PAGE, data);
             if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_DATA : rc;
         }
+        int rc = walSalts(p, salts, &haveSalts);
+        if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_DATA : rc;
         unsigned char ad[CAIRN_CIPHER_AD_BYTES];
-        cairn_cipher_associated_data(bigEndian32(frameHeader), frameHeader + 8, ad);
+        cairn_cipher_associated_data(bigEndian32(frameHeader), salts, ad);
         if (p->vfs->open(p->vfs->context, page, ad) != 0) {
             /* While recovering, a page that fails is treated as SQLite treats a frame whose checksum fails: the
              * log ends before it (a write cut by a crash looks the same). Anywhere else it is an error. */
             if (!recovering) return SQLITE_IOERR_DATA;
             memset(page, 0, PAGE);
+        } else {
+            clearReserved(page);
         }
         if (!whole) memcpy(out + (from - offset), p->page + (from - data), (size_t)(to - from));
     }
@@ -146,6 +174,8 @@ static int walRead(CipherFile *p, unsigned char *out, int amount, sqlite3_int64 
 
 static int walWrite(CipherFile *p, const unsigned char *in, int amount, sqlite3_int64 offset) {
     sqlite3_int64 end = offset + amount, at = offset;
+    unsigned char salts[8];
+    int haveSalts = 0;
     while (at < end) {
         sqlite3_int64 frame = at < WAL_HEADER ? -1 : (at - WAL_HEADER) / FRAME;
         sqlite3_int64 header = frame < 0 ? 0 : frameStart(frame), data = frame < 0 ? WAL_HEADER : header + FRAME_HEADER;
@@ -164,11 +194,14 @@ static int walWrite(CipherFile *p, const unsigned char *in, int amount, sqlite3_
             int rc = REAL(p)->xRead(p->real, frameHeader, FRAME_HEADER, header);
             if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_WRITE : rc;
         }
+        int rc = walSalts(p, salts, &haveSalts);
+        if (rc != SQLITE_OK) return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_IOERR_WRITE : rc;
         memcpy(p->page, in + (data - offset), PAGE);
+        if (bigEndian32(frameHeader) == 1 && !firstPageFits(p->page)) return SQLITE_IOERR_WRITE;
         unsigned char ad[CAIRN_CIPHER_AD_BYTES];
-        cairn_cipher_associated_data(bigEndian32(frameHeader), frameHeader + 8, ad);
+        cairn_cipher_associated_data(bigEndian32(frameHeader), salts, ad);
         if (p->vfs->seal(p->vfs->context, p->page, ad) != 0) return SQLITE_IOERR_WRITE;
-        int rc = REAL(p)->xWrite(p->real, p->page, PAGE, data);
+        rc = REAL(p)->xWrite(p->real, p->page, PAGE, data);
         if (rc != SQLITE_OK) return rc;
         at = data + PAGE;
     }

@@ -378,6 +378,10 @@ public final class Database: @unchecked Sendable {
                 // A freed page is written (zeroed) instead of skipped: SQLite otherwise leaves never-written holes
                 // in the file, which read as zeros, and the cipher takes an all-zero page for a damaged one.
                 try connection.execute("PRAGMA secure_delete = ON")
+                // A page read from the file costs a decryption, so decrypted pages are kept longer: 16 MiB of page
+                // cache per connection instead of SQLite's 2 MiB (filled only as pages are read). Without it a
+                // Ledger page five years back in a 1,000-day vault re-read its ~1,000 pages each time (3.3x plain).
+                try connection.execute("PRAGMA cache_size = -16384")
             }
             try configure(connection)
         } catch {

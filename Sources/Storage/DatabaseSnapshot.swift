@@ -46,4 +46,57 @@ extension Database {
             throw error
         }
     }
+
+    /// Copies every page of this database, as one consistent moment (all pages in one backup step, through a
+    /// connection of its own), over the content of `target`, a database just created and not in use. Both must
+    /// have the same page size and the same reserved bytes per page (`reserveCipherSpaceInPlace` first, for a
+    /// plain database made before the lock existed); the cipher VFS refuses any other first page.
+    func copyPages(into target: Database) throws {
+        var source: OpaquePointer?
+        defer { sqlite3_close_v2(source) }
+        guard sqlite3_open_v2(path, &source, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, cipher?.name) == SQLITE_OK,
+              let source else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: source, sql: nil) }
+        sqlite3_extended_result_codes(source, 1)
+        sqlite3_busy_timeout(source, Int32(busyTimeout.components.seconds * 1000))
+        try target.withoutTransaction { connection in
+            guard let backup = sqlite3_backup_init(connection.handle, "main", source, "main") else {
+                throw DatabaseError.from(code: sqlite3_extended_errcode(connection.handle), db: connection.handle, sql: nil)
+            }
+            let step = sqlite3_backup_step(backup, -1)
+            let finish = sqlite3_backup_finish(backup)
+            guard step == SQLITE_DONE, finish == SQLITE_OK else {
+                throw DatabaseError.from(code: step == SQLITE_DONE ? finish : step, db: connection.handle, sql: nil)
+            }
+        }
+    }
+
+    /// The bytes SQLite leaves unused at the end of every page (40 in an encrypted database, 0 in a plain one made
+    /// before the vault lock existed).
+    func reservedBytesPerPage() throws -> Int32 {
+        try withoutTransaction { connection in
+            var value: Int32 = -1
+            let rc = sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+            guard rc == SQLITE_OK else { throw DatabaseError.from(code: rc, db: connection.handle, sql: nil) }
+            return value
+        }
+    }
+
+    /// Gives a plain database the page cipher's layout (4,096-byte pages, 40 bytes free at the end of each), so
+    /// its pages can be copied into an encrypted database: `VACUUM` rebuilds it in place, in one SQLite
+    /// transaction (a crash leaves the old file or the new one, both plain and whole). Nothing to do when it has it.
+    func reserveCipherSpaceInPlace() throws {
+        guard try reservedBytesPerPage() != CipherVFS.reservedBytes else { return }
+        try withoutTransaction { connection in
+            guard try connection.scalar("PRAGMA page_size", as: Int.self) == CipherVFS.pageSize else {
+                throw DatabaseError.misuse("the database's pages are not \(CipherVFS.pageSize) bytes")
+            }
+            var reserve = CipherVFS.reservedBytes
+            let rc = sqlite3_file_control(connection.handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
+            guard rc == SQLITE_OK else { throw DatabaseError.from(code: rc, db: connection.handle, sql: nil) }
+            try connection.execute("VACUUM")
+        }
+        guard try reservedBytesPerPage() == CipherVFS.reservedBytes else {
+            throw DatabaseError.misuse("VACUUM did not make room for the page cipher")
+        }
+    }
 }

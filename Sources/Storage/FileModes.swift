@@ -61,6 +61,14 @@ public enum FileModes {
         try check(chmod(path, privateDirectory), "set directory mode")
     }
 
+    /// fsyncs a file (a database written by another connection, before it is renamed into place).
+    static func syncFile(atPath path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try check(fd, "open file for sync")
+        defer { close(fd) }
+        try check(fsync(fd), "sync file")
+    }
+
     /// fsyncs a directory so a rename or unlink inside it is durable.
     static func syncDirectory(atPath path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

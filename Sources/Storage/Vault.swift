@@ -17,6 +17,10 @@ public enum VaultError: CairnError, Equatable {
     case servedElsewhere(pid: Int32?)
     /// Other Cairn commands are changing the vault, so it cannot be taken over now.
     case busyElsewhere
+    /// The lock is already on (turning it on again would need the passphrase: change it instead).
+    case lockAlreadyOn
+    /// The lock is off: there is no passphrase to check, change or remove.
+    case lockNotOn
 
     /// Plain English for the person.
     public var userMessage: String {
@@ -32,6 +36,10 @@ public enum VaultError: CairnError, Equatable {
             return "\(who) is using this vault, and while it runs only it may change the data. Make the change in its web page, or stop it (Ctrl+C in its window) and try again. Nothing was changed."
         case .busyElsewhere:
             return "Another cairn command is changing this vault. Wait for it to finish and try again. Nothing was changed."
+        case .lockAlreadyOn:
+            return "The vault's lock is already on. To choose another passphrase, change it. Nothing was changed."
+        case .lockNotOn:
+            return "The vault's lock is off: it has no passphrase. Nothing was changed."
         }
     }
 
@@ -43,6 +51,8 @@ public enum VaultError: CairnError, Equatable {
         case .fileOperationFailed(let why): return "VaultError.fileOperationFailed: \(why)"
         case .servedElsewhere(let pid): return "VaultError.servedElsewhere(pid: \(pid.map(String.init) ?? "unknown"))"
         case .busyElsewhere: return "VaultError.busyElsewhere"
+        case .lockAlreadyOn: return "VaultError.lockAlreadyOn"
+        case .lockNotOn: return "VaultError.lockNotOn"
         }
     }
 }

@@ -8,7 +8,7 @@ private let expectedHelp: [String: String] = [
     "cairn": #"""
     Cairn: a private health journal. Everything stays on this computer.
 
-    Usage: cairn [--data-dir DIR] <command> [options]
+    Usage: cairn [--data-dir DIR] [--vault-passphrase-file FILE] <command> [options]
 
     Commands:
       serve      Start the local web app on this computer (127.0.0.1 only) and print its address.
@@ -19,13 +19,16 @@ private let expectedHelp: [String: String] = [
       smile      Smile journal: mouth crops of your smile, to compare over time.
       regimen    Supplements and medications: products, schedules, today's doses, the log and outcome series.
       backup     Encrypted backups of the vault, checked before they count.
-      settings   Vault-wide settings and deleting all data.
+      settings   Vault-wide settings: the lock, and deleting all data.
 
     Global options:
-      --data-dir DIR   Use DIR as the vault. Default: $CAIRN_HOME if set, else
-                       $XDG_DATA_HOME/cairn, else ~/.local/share/cairn.
-      -h, --help       Show help; 'cairn <command> --help' for one command.
-      --version        Show the version.
+      --data-dir DIR                 Use DIR as the vault. Default: $CAIRN_HOME if set, else
+                                     $XDG_DATA_HOME/cairn, else ~/.local/share/cairn.
+      --vault-passphrase-file FILE   When the vault is locked, read its passphrase from the first
+                                     line of FILE (else it is asked at the terminal).
+      --vault-passphrase-fd N        The same, from file descriptor N.
+      -h, --help                     Show help; 'cairn <command> --help' for one command.
+      --version                      Show the version.
 
     Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
     """#,
@@ -785,12 +788,30 @@ private let expectedHelp: [String: String] = [
       --json   Print the summary as JSON.
     """#,
     "cairn settings": #"""
-    Vault-wide settings and deleting all data.
+    Vault-wide settings: the lock, and deleting all data.
 
     Usage: cairn settings <command> [options]
 
     Commands:
+      lock              Turn the passphrase lock (the database encrypted) on or off, or change the passphrase.
       delete-all-data   Remove every record and photo in the vault. Cannot be undone.
+    """#,
+    "cairn settings lock": #"""
+    Turn the passphrase lock (the database encrypted) on or off, or change the passphrase.
+
+    Usage: cairn settings lock on|off|change [--passphrase-file FILE] [--passphrase-fd N] [--new-passphrase-file FILE]
+
+    on      Choose a passphrase; the database is encrypted in place (a crash leaves the old vault or the new
+            one, never neither). Every later command asks for the passphrase. Photos are not encrypted yet.
+    off     The database is decrypted in place; the vault opens without a passphrase again.
+    change  A new passphrase for the same key: nothing else changes.
+    If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
+    The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
+
+    Options:
+      --passphrase-file FILE       Read the passphrase from the first line of FILE.
+      --passphrase-fd N            Read the passphrase from the first line of file descriptor N.
+      --new-passphrase-file FILE   Read the new passphrase from the first line of FILE.
     """#,
     "cairn settings delete-all-data": #"""
     Remove every record and photo in the vault. Cannot be undone.

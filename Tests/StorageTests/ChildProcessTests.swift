@@ -1,4 +1,5 @@
 import CairnCore
+import Encryption
 import Foundation
 import Testing
 @testable import Storage
@@ -41,6 +42,27 @@ struct ChildProcessTests {
             }
             try store.write(Data(repeating: 7, count: 100_000), purpose: "skin", mediaType: .jpeg, width: 10, height: 10) { _ in }
             Issue.record("the write finished although the parent should have killed this process")
+        case "lock-change":
+            // Turns the lock on or off (CAIRN_LOCK_TO) and stops for good at CAIRN_CRASH_STAGE, if named; the
+            // parent kills this process there (or at a moment of its choosing, after "started").
+            let stage = environment["CAIRN_CRASH_STAGE"].flatMap(LockChangeStage.init(rawValue:))
+            let vault = try Vault(directory: directory.appendingPathComponent("vault"))
+            let passphrase = try Passphrase(vaultPassphraseText)
+            let reached: (LockChangeStage) -> Void = { step in
+                guard step == stage else { return }
+                _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("reached").path, contents: Data())
+                while true { sleep(60) }
+            }
+            _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("started").path, contents: Data())
+            if environment["CAIRN_LOCK_TO"] == "off" {
+                let database = try vault.openDatabase(key: try vault.unlock(passphrase: passphrase))
+                try vault.turnLockOff(database: database, passphrase: passphrase, reached: reached).close()
+            } else {
+                try vault.turnLockOn(database: try vault.openDatabase(), passphrase: passphrase,
+                                     keyDerivation: cheapDerivation(), reached: reached).close()
+            }
+            if stage != nil { Issue.record("the lock change finished although the parent should have killed this process") }
+            while true { sleep(60) }
         default:
             Issue.record("unknown child role \(role)")
         }

@@ -21,33 +21,56 @@ struct PassphraseInput {
     static let descriptor = Option("--passphrase-fd", "N", help: "Read the passphrase from the first line of file descriptor N.")
     static let options = [file, descriptor]
 
+    /// A new vault passphrase, for `cairn settings lock change`.
+    static let newFile = Option("--new-passphrase-file", "FILE", help: "Read the new passphrase from the first line of FILE.")
+    /// The vault's passphrase for any command, global like `--data-dir` (a command's own `--passphrase-file` is
+    /// the passphrase it is about, such as a backup's).
+    static let vaultFile = "--vault-passphrase-file"
+    static let vaultDescriptor = "--vault-passphrase-fd"
+
     /// Why no passphrase could be had.
     enum Failure: CairnError, Equatable {
-        case none, unreadable, mismatch
+        case none, unreadable, mismatch, lockedVault
         var userMessage: String {
             switch self {
             case .none:
                 return "A passphrase is needed: type it at a terminal, or pass --passphrase-file FILE or --passphrase-fd N."
             case .unreadable: return "The passphrase could not be read from that file or descriptor."
             case .mismatch: return "The two passphrases differ. Nothing was written."
+            case .lockedVault:
+                return "This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed."
             }
         }
     }
 
     private enum Source { case terminal, file(String), descriptor(Int32) }
     private let source: Source
+    /// What is said when nobody can type the passphrase and no file or descriptor names it.
+    private let missing: Failure
 
     init(arguments: Arguments) throws {
-        let path = arguments.value(Self.file)
-        let fd = try arguments.value(Self.descriptor).map { text -> Int32 in
-            guard let n = Int32(text), n >= 0 else { throw UsageError("--passphrase-fd needs a file descriptor number.") }
+        try self.init(path: arguments.value(Self.file), descriptor: arguments.value(Self.descriptor))
+    }
+
+    /// The new passphrase of `cairn settings lock change` (`--new-passphrase-file`, else the terminal).
+    init(newPassphraseIn arguments: Arguments) throws {
+        try self.init(path: arguments.value(Self.newFile), descriptor: nil)
+    }
+
+    /// From a file path or a descriptor number as given (at most one, under the option names `names`), else the
+    /// terminal; `missing` is what is said when neither is given and nobody can type.
+    init(path: String?, descriptor: String?, missing: Failure = .none,
+         names: (file: String, descriptor: String) = ("--passphrase-file", "--passphrase-fd")) throws {
+        let fd = try descriptor.map { text -> Int32 in
+            guard let n = Int32(text), n >= 0 else { throw UsageError("\(names.descriptor) needs a file descriptor number.") }
             return n
         }
+        self.missing = missing
         switch (path, fd) {
         case (let path?, nil): source = .file(path)
         case (nil, let fd?): source = .descriptor(fd)
         case (nil, nil): source = .terminal
-        default: throw UsageError("Give --passphrase-file or --passphrase-fd, not both.")
+        default: throw UsageError("Give \(names.file) or \(names.descriptor), not both.")
         }
     }
 
@@ -62,9 +85,9 @@ struct PassphraseInput {
             guard let data = try? handle.read(upToCount: 64 << 10) else { throw Failure.unreadable }
             return try firstLine(data)
         case .terminal:
-            guard console.canAskSecret else { throw Failure.none }
+            guard console.canAskSecret else { throw missing }
             if let warning { console.error(warning) }
-            guard let typed = console.askSecret(prompt), !typed.isEmpty else { throw Failure.none }
+            guard let typed = console.askSecret(prompt), !typed.isEmpty else { throw missing }
             let passphrase = try Passphrase(typed)
             if confirming {
                 guard let again = console.askSecret("Type it again: "), passphrase.matches(try Passphrase(again)) else {

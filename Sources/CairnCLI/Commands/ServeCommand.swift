@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Dispatch
+import Encryption
 import Foundation
 import Notifications
 import WebApp
@@ -37,8 +38,10 @@ struct ServeCommand: Command {
         // Nothing slow stands before the first answer: housekeeping (the orphan sweep, re-comparisons) runs on a
         // background thread once the server listens, Tesseract and the catalogue load on their own threads (a scan
         // waits for them; without Tesseract it says so), and dlib's model loads on the first Smile photo.
+        // A locked vault is unlocked at the terminal (or with --vault-passphrase-file): no unlock page yet.
         let application = try CairnApplication.open(dataDirectory: context.dataDirectory, environment: context.environment,
-                                                    clock: context.clock, housekeeping: .none)
+                                                    clock: context.clock, housekeeping: .none,
+                                                    passphrase: context.askVaultPassphrase)
         // While it runs, only this process changes the vault; other commands refuse to (and say why).
         try application.claimVaultForServing()
         defer { application.releaseVault() }

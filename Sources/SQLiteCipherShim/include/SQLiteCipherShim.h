@@ -28,8 +28,9 @@ int cairn_cipher_vfs_register(const char *name, void *context, cairn_cipher_page
  * must be closed. Returns an SQLite result code. */
 int cairn_cipher_vfs_unregister(const char *name);
 
-/* The associated data of database page `page_number` (1-based) or of a WAL frame's page (`salts` the 8 bytes at
- * offset 8 of the frame header, NULL for a database page), written to `out` (CAIRN_CIPHER_AD_BYTES). */
+/* The associated data of database page `page_number` (1-based) or of a WAL frame's page (`salts` the WAL header's
+ * 8 bytes at offset 16, which every valid frame header repeats; NULL for a database page), written to `out`
+ * (CAIRN_CIPHER_AD_BYTES). */
 void cairn_cipher_associated_data(unsigned int page_number, const unsigned char *salts, unsigned char *out);
 
 #endif

@@ -1,0 +1,73 @@
+import CairnCore
+import Encryption
+import Foundation
+import Storage
+
+/// The vault lock (issue 21): turning it on (the database encrypted in place) and off (decrypted in place),
+/// changing the passphrase, and "Not now". The one place the rules of a new vault passphrase live. Photos are not
+/// encrypted yet: only the database is.
+public enum LockService {
+    /// The fewest characters a new vault passphrase may have.
+    public static let minimumPassphraseLength = 8
+
+    /// Why a lock request was refused.
+    public enum Problem: CairnError, Equatable {
+        /// A new passphrase shorter than `minimumPassphraseLength`.
+        case passphraseTooShort
+        /// The vault is locked and no passphrase was given to open it.
+        case locked
+        /// The database is encrypted but `vault.header`, which holds its key, is missing.
+        case headerMissing
+
+        public var userMessage: String {
+            switch self {
+            case .passphraseTooShort:
+                return "Choose a vault passphrase of at least \(LockService.minimumPassphraseLength) characters; a few words are easier to remember than symbols. Nothing was changed."
+            case .locked: return "This vault is locked: its passphrase is needed to open it."
+            case .headerMissing:
+                return "The vault's database is encrypted, but its lock file (vault.header) is missing, so it cannot be unlocked. Nothing was changed."
+            }
+        }
+    }
+
+    /// What the person is told before choosing a passphrase, at a terminal or on a page.
+    public static let warning = """
+        Choose a passphrase for this vault (at least \(minimumPassphraseLength) characters): Cairn will ask for it to open \
+        the vault. If you forget it, your data cannot be recovered: nobody can do it, Cairn neither.
+        """
+
+    /// Refuses a new vault passphrase shorter than `minimumPassphraseLength` (`Problem.passphraseTooShort`).
+    public static func checkNew(_ passphrase: Passphrase) throws {
+        guard passphrase.characterCount >= minimumPassphraseLength else { throw Problem.passphraseTooShort }
+    }
+
+    /// Opens `vault`'s database as its lock says: plain, or with the key `passphrase()` unwraps (asked only then).
+    static func openDatabase(vault: Vault, clock: any Clock, passphrase: (() throws -> Passphrase)?) throws -> Database {
+        switch try vault.lockSetting() {
+        case .on:
+            guard let passphrase else { throw Problem.locked }
+            return try vault.openDatabase(clock: clock, key: vault.unlock(passphrase: passphrase()))
+        case .neverSet, .declined, .turnedOff:
+            guard !vault.databaseIsEncrypted else { throw Problem.headerMissing }
+            return try vault.openDatabase(clock: clock)
+        }
+    }
+
+    /// Turns the lock on with `passphrase`: the database of `application` is encrypted in place (and closed:
+    /// the application is done with; open the vault again to go on).
+    public static func turnOn(_ application: CairnApplication, passphrase: Passphrase) throws {
+        try checkNew(passphrase)
+        try application.vault.turnLockOn(database: application.database, passphrase: passphrase, clock: application.clock).close()
+    }
+
+    /// Turns the lock off: the database of `application` is decrypted in place (and closed, as above).
+    public static func turnOff(_ application: CairnApplication, passphrase: Passphrase) throws {
+        try application.vault.turnLockOff(database: application.database, passphrase: passphrase, clock: application.clock).close()
+    }
+
+    /// Changes the passphrase (the vault key is wrapped anew; the database is not touched).
+    public static func changePassphrase(of vault: Vault, from passphrase: Passphrase, to newPassphrase: Passphrase) throws {
+        try checkNew(newPassphrase)
+        try vault.changePassphrase(from: passphrase, to: newPassphrase)
+    }
+}

@@ -1,0 +1,68 @@
+import CairnApp
+import CairnCore
+import Encryption
+import Foundation
+import Storage
+
+/// `cairn settings lock on|off|change`: the vault's passphrase, and the database encrypted at rest.
+struct LockCommand: Command {
+    static let name = "lock"
+    static let abstract = "Turn the passphrase lock (the database encrypted) on or off, or change the passphrase."
+    static let synopsis = "on|off|change"
+    static let discussion = """
+    on      Choose a passphrase; the database is encrypted in place (a crash leaves the old vault or the new
+            one, never neither). Every later command asks for the passphrase. Photos are not encrypted yet.
+    off     The database is decrypted in place; the vault opens without a passphrase again.
+    change  A new passphrase for the same key: nothing else changes.
+    If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
+    The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
+    """
+    static let options: [Option] = PassphraseInput.options + [PassphraseInput.newFile]
+
+    enum Action: String { case on, off, change }
+    let action: Action, passphrase: PassphraseInput, newPassphrase: PassphraseInput
+
+    init(arguments: Arguments) throws {
+        let word = try arguments.positionals(exactly: ["on|off|change"])[0]
+        guard let action = Action(rawValue: word) else { throw UsageError("Say on, off or change, not '\(word)'.") }
+        self.action = action
+        passphrase = try PassphraseInput(arguments: arguments)
+        newPassphrase = try PassphraseInput(newPassphraseIn: arguments)
+        if action != .change, arguments.value(PassphraseInput.newFile) != nil {
+            throw UsageError("--new-passphrase-file goes with 'change' only.")
+        }
+    }
+
+    func run(in context: CommandContext) throws {
+        let vault = try Vault(dataDir: context.dataDirectory, environment: context.environment)
+        let setting = try vault.lockSetting()
+        let console = context.console
+        switch action {
+        case .on:
+            guard setting != .on else { throw VaultError.lockAlreadyOn }
+            let secret = try passphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
+                                             warning: LockService.warning)
+            try LockService.checkNew(secret)  // before the vault is opened
+            let application = try context.openApplication()
+            console.error("Encrypting the database in place…")
+            try LockService.turnOn(application, passphrase: secret)
+            console.print("The lock is on: the database is encrypted, and Cairn asks for the passphrase to open the vault. Photos are not encrypted yet.")
+        case .off:
+            guard setting == .on else { throw VaultError.lockNotOn }
+            let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
+            let application = try context.openApplication(passphrase: secret)
+            console.error("Decrypting the database in place…")
+            try LockService.turnOff(application, passphrase: secret)
+            console.print("The lock is off: the database is no longer encrypted, and the vault opens without a passphrase.")
+        case .change:
+            guard setting == .on else { throw VaultError.lockNotOn }
+            let current = try passphrase.read(console: console, prompt: "Current vault passphrase: ")
+            _ = try vault.unlock(passphrase: current)
+            let new = try newPassphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
+                                             warning: LockService.warning)
+            try LockService.checkNew(new)
+            try LockService.changePassphrase(of: vault, from: current, to: new)
+            console.print("The passphrase was changed: only the new one opens the vault.")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import CairnCLI
+import Foundation
+import Testing
+
+/// Writes `text` as a passphrase file named `name` in `folder`.
+private func secretFile(_ name: String, _ text: String, in folder: URL) throws -> String {
+    let path = folder.appendingPathComponent(name).path
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+@Test func theLockTurnsOnChangesAndTurnsOffFromTheCommandLineWithPassphraseFiles() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        let first = try secretFile("first.txt", "first vault passphrase\n", in: dir)
+        let second = try secretFile("second.txt", "second vault passphrase\n", in: dir)
+        let wrong = try secretFile("wrong.txt", "first vault passphras\n", in: dir)
+        #expect(cairn("--data-dir", vault, "regimen", "products", "add", "Vitamin D3", "--form", "softgel", "Vitamin D3=25 mcg").status == 0)
+
+        let on = cairn("--data-dir", vault, "settings", "lock", "on", "--passphrase-file", first)
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(on.stdout.contains("The lock is on"))
+        let database = try Data(contentsOf: URL(fileURLWithPath: vault).appendingPathComponent("cairn.sqlite"))
+        #expect(database.range(of: Data("Vitamin D3".utf8)) == nil)
+        #expect(database.range(of: Data("SQLite format 3".utf8)) == nil)
+
+        // A command on the locked vault: without a passphrase (no terminal here) it stops with a clear message.
+        let locked = cairn("--data-dir", vault, "regimen", "products", "list")
+        #expect(locked.status == 1)
+        #expect(locked.stderr == "cairn: This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed.")
+        // So does the server (no unlock page yet: it unlocks at the terminal or with the file), before it listens.
+        let serve = cairn("--data-dir", vault, "serve", "--port", "0")
+        #expect(serve.status == 1)
+        #expect(serve.stderr == locked.stderr)
+        let refused = cairn("--data-dir", vault, "--vault-passphrase-file", wrong, "regimen", "products", "list")
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "cairn: That passphrase does not unlock this vault. Nothing was changed.")
+        let listed = cairn("--data-dir", vault, "--vault-passphrase-file", first, "regimen", "products", "list")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("Vitamin D3"))
+        #expect(cairn("--data-dir", vault, "settings", "lock", "on", "--passphrase-file", first).status == 1)
+
+        #expect(cairn("--data-dir", vault, "settings", "lock", "change", "--passphrase-file", wrong,
+                      "--new-passphrase-file", second).status == 1)
+        let changed = cairn("--data-dir", vault, "settings", "lock", "change", "--passphrase-file", first,
+                            "--new-passphrase-file", second)
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(cairn("--data-dir", vault, "--vault-passphrase-file", first, "regimen", "products", "list").status == 1)
+        #expect(cairn("--data-dir", vault, "--vault-passphrase-file", second, "regimen", "products", "list").status == 0)
+
+        #expect(cairn("--data-dir", vault, "settings", "lock", "off", "--passphrase-file", first).status == 1)
+        let off = cairn("--data-dir", vault, "settings", "lock", "off", "--passphrase-file", second)
+        #expect(off.status == 0, "\(off.stderr)")
+        let plain = cairn("--data-dir", vault, "regimen", "products", "list")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdout.contains("Vitamin D3"))
+        #expect(cairn("--data-dir", vault, "settings", "lock", "off", "--passphrase-file", second).status == 1)
+    }
+}
+
+@Test func aNewVaultPassphraseIsReadFromAFileOrATerminalNeverFromAnArgument() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        let short = try secretFile("short.txt", "short\n", in: dir)
+        let tooShort = cairn("--data-dir", vault, "settings", "lock", "on", "--passphrase-file", short)
+        #expect(tooShort.status == 1)
+        #expect(tooShort.stderr.contains("at least 8 characters"))
+        // No terminal and no file: nothing to read the passphrase from.
+        let none = cairn("--data-dir", vault, "settings", "lock", "on")
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("type it at a terminal"))
+        #expect(cairn("--data-dir", vault, "settings", "lock", "on", "a passphrase as an argument").status == 2)
+        #expect(cairn("--data-dir", vault, "settings", "lock", "sideways").status == 2)
+        #expect(cairn("--data-dir", vault, "settings", "lock", "on", "--new-passphrase-file", short).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: vault).appendingPathComponent("vault.header").path))
+    }
+}

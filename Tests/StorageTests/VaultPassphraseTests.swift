@@ -1,0 +1,182 @@
+import Encryption
+import Foundation
+import Testing
+@testable import Storage
+
+/// The cheapest key derivation a header may name, so the tests stay fast (Cairn writes `KeyDerivation.standard()`).
+func cheapDerivation() -> KeyDerivation { KeyDerivation(operations: 1, memoryBytes: 8192, salt: SecretKey.randomBytes(16))! }
+
+let vaultPassphraseText = "correct horse battery staple"
+private let noteText = "Isotretinoin 20 mg, patch on the left cheek"
+
+/// A vault at `dir/vault` whose plain database holds `rows` notes.
+func makeVaultWithNotes(in dir: TemporaryDirectory, rows: Int = 300) throws -> Vault {
+    let vault = try Vault(directory: dir.url.appendingPathComponent("vault"))
+    let database = try vault.openDatabase()
+    try database.write { db in
+        try db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        for i in 0..<rows { try db.execute("INSERT INTO notes (body) VALUES (?)", "\(noteText) #\(i)") }
+    }
+    database.close()
+    return vault
+}
+
+/// The notes of `vault`, opened as its header says (with the passphrase when the lock is on); integrity checked.
+func noteCount(in vault: Vault) throws -> Int {
+    let key = try vault.lockSetting() == .on ? vault.unlock(passphrase: Passphrase(vaultPassphraseText)) : nil
+    let database = try vault.openDatabase(key: key)
+    defer { database.close() }
+    #expect(database.isEncrypted == vault.databaseIsEncrypted)
+    return try database.read { db in
+        #expect(try db.scalar("PRAGMA integrity_check", as: String.self) == "ok")
+        return try db.scalar("SELECT count(*) FROM notes", as: Int.self) ?? -1
+    }
+}
+
+private func contains(_ url: URL, _ text: String) -> Bool {
+    (try? Data(contentsOf: url)).map { $0.range(of: Data(text.utf8)) != nil } ?? false
+}
+
+@Test func theLockIsNeverSetDeclinedOnOrTurnedOffAndEachIsRemembered() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    #expect(try vault.lockSetting() == .neverSet)
+    try vault.declineLock()
+    #expect(try vault.lockSetting() == .declined)
+    let plain = try vault.openDatabase()
+    let locked = try vault.turnLockOn(database: plain, passphrase: Passphrase(vaultPassphraseText), keyDerivation: cheapDerivation())
+    #expect(locked.isEncrypted && vault.databaseIsEncrypted)
+    #expect(try vault.lockSetting() == .on)
+    try vault.declineLock()  // "Not now" never undoes a lock that is on
+    #expect(try vault.lockSetting() == .on)
+    let unlocked = try vault.turnLockOff(database: locked, passphrase: Passphrase(vaultPassphraseText))
+    unlocked.close()
+    #expect(try vault.lockSetting() == .turnedOff)
+    #expect(!vault.databaseIsEncrypted)
+    try vault.declineLock()
+    #expect(try vault.lockSetting() == .turnedOff)
+    #expect(try noteCount(in: vault) == 300)
+}
+
+@Test func turningTheLockOnEncryptsTheDatabaseInPlaceAndOffDecryptsIt() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    #expect(contains(vault.databaseURL, noteText))
+    do {
+        // (In a block of its own: a database that wrote holds the vault's writer lock until it is released.)
+        let locked = try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                                          keyDerivation: cheapDerivation())
+        try locked.write { try $0.execute("INSERT INTO notes (body) VALUES (?)", "written while locked") }
+        locked.close()
+    }
+    #expect(!contains(vault.databaseURL, noteText))
+    #expect(!contains(vault.databaseURL, "SQLite format 3"))
+    #expect(try noteCount(in: vault) == 301)
+    // No copy, pending header or WAL of the old database is left beside it.
+    #expect(Set(filesUnder(vault.directory).filter { !$0.hasPrefix("photos/") })
+            .isSubset(of: ["cairn.sqlite", "cairn.sqlite-wal", "cairn.sqlite-shm", "owner.lock", "vault.id", "vault.header"]))
+    // Without the passphrase (or with a wrong one) it does not open.
+    #expect(throws: EncryptionError.wrongVaultPassphrase) { try vault.unlock(passphrase: Passphrase("correct horse battery stapl")) }
+    #expect(throws: (any Error).self) { try vault.openDatabase().close() }
+    let key = try vault.unlock(passphrase: Passphrase(vaultPassphraseText))
+    let encrypted = try vault.openDatabase(key: key)
+    #expect(throws: EncryptionError.wrongVaultPassphrase) {
+        _ = try vault.turnLockOff(database: encrypted, passphrase: Passphrase("wrong"))
+    }
+    let plain = try vault.turnLockOff(database: encrypted, passphrase: Passphrase(vaultPassphraseText))
+    plain.close()
+    #expect(contains(vault.databaseURL, "written while locked"))
+    #expect(try noteCount(in: vault) == 301)
+}
+
+@Test func changingThePassphraseRewrapsTheKeyAndLeavesTheDatabaseAlone() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase("first passphrase"),
+                         keyDerivation: cheapDerivation()).close()
+    let before = try Data(contentsOf: vault.databaseURL)
+    #expect(throws: EncryptionError.wrongVaultPassphrase) {
+        try vault.changePassphrase(from: Passphrase("not it"), to: Passphrase(vaultPassphraseText), keyDerivation: cheapDerivation())
+    }
+    try vault.changePassphrase(from: Passphrase("first passphrase"), to: Passphrase(vaultPassphraseText), keyDerivation: cheapDerivation())
+    #expect(try Data(contentsOf: vault.databaseURL) == before)
+    #expect(throws: EncryptionError.wrongVaultPassphrase) { try vault.unlock(passphrase: Passphrase("first passphrase")) }
+    #expect(try noteCount(in: vault) == 300)
+}
+
+@Test func aVaultHeaderAskingFor64GiBIsRefusedAndNothingChanges() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                         keyDerivation: cheapDerivation()).close()
+    var bytes = [UInt8](try Data(contentsOf: vault.headerURL))
+    let memory = UInt64(64) << 30
+    for i in 0..<8 { bytes[36 + i] = UInt8(truncatingIfNeeded: memory >> (56 - 8 * UInt64(i))) }
+    bytes.replaceSubrange(132..<164, with: bytes[0..<132].withUnsafeBytes { SHA256.digest($0) })
+    try Data(bytes).write(to: vault.headerURL)
+    #expect(throws: EncryptionError.keyDerivationTooCostly) { try vault.unlock(passphrase: Passphrase(vaultPassphraseText)) }
+    bytes[100] ^= 1
+    try Data(bytes).write(to: vault.headerURL)
+    #expect(throws: EncryptionError.vaultHeaderDamaged) { try vault.lockSetting() }
+}
+
+// MARK: kill -9 during a lock change, for real
+
+@Test(arguments: LockChangeStage.allCases)
+func aProcessKilledWhileTurningTheLockOnLeavesTheOldVaultOrTheNew(stage: LockChangeStage) throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    let child = try ChildProcess.launch(role: "lock-change", directory: dir.url,
+                                        extra: ["CAIRN_CRASH_STAGE": stage.rawValue, "CAIRN_LOCK_TO": "on"])
+    #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never reached \(stage)")
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(child.terminationReason == .uncaughtSignal)
+    let committed = stage == .databaseReplaced || stage == .done
+    #expect(try vault.lockSetting() == (committed ? .on : .neverSet))
+    #expect(vault.databaseIsEncrypted == committed)
+    #expect(try noteCount(in: vault) == 300)
+    #expect(!FileManager.default.fileExists(atPath: vault.pendingHeaderURL.path))
+    #expect(!FileManager.default.fileExists(atPath: vault.stagedDatabaseURL.path))
+}
+
+@Test(arguments: LockChangeStage.allCases)
+func aProcessKilledWhileTurningTheLockOffLeavesTheOldVaultOrTheNew(stage: LockChangeStage) throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                         keyDerivation: cheapDerivation()).close()
+    let child = try ChildProcess.launch(role: "lock-change", directory: dir.url,
+                                        extra: ["CAIRN_CRASH_STAGE": stage.rawValue, "CAIRN_LOCK_TO": "off"])
+    #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never reached \(stage)")
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    let committed = stage == .databaseReplaced || stage == .done
+    #expect(try vault.lockSetting() == (committed ? .turnedOff : .on))
+    #expect(vault.databaseIsEncrypted == !committed)
+    #expect(try noteCount(in: vault) == 300)
+    #expect(!FileManager.default.fileExists(atPath: vault.pendingHeaderURL.path))
+    #expect(!FileManager.default.fileExists(atPath: vault.stagedDatabaseURL.path))
+}
+
+@Test func aProcessKilledAtRandomMomentsWhileTurningTheLockOnNeverLosesTheVault() throws {
+    // Kills without a stopping point: wherever the copy, a sync or a rename happens to be.
+    for delay in [5, 30, 80, 150, 300] {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let vault = try makeVaultWithNotes(in: dir, rows: 20_000)
+        let child = try ChildProcess.launch(role: "lock-change", directory: dir.url, extra: ["CAIRN_LOCK_TO": "on"])
+        #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("started").path, process: child))
+        usleep(UInt32(delay * 1000))
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(try noteCount(in: vault) == 20_000, "killed after \(delay) ms")
+        #expect(vault.databaseIsEncrypted == (try vault.lockSetting() == .on))
+    }
+}
