@@ -23,7 +23,11 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// Revision 6: something else at the crop's edge (a background band) is found on a map that covers the ring of the
     /// frame too, by its colour as well as its detail (`ForeignEdge`), so that a thin strip of it entering the crop is
     /// set aside instead of read as change.
-    public static let current = ComparisonRevision(6)
+    /// Revision 7: the blob-sized colour term measured wider and on a tone curve fitted to locally averaged planes, the
+    /// blob-sized texture term one-sided (a loss of texture), and the four change figures re-measured in units of their
+    /// own noise (`Calibration.termScales`), with the noise floor (`Calibration.noiseFloor`), so that a colour shift or a
+    /// smoothing is no longer held to a higher bar than a new mark.
+    public static let current = ComparisonRevision(7)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -174,10 +178,11 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public var colourFraction: Double = 1
 
     /// Colour change over blob-sized regions (revision 4): 99th percentile minus median of the Gaussian-averaged
-    /// (sigma 6 grid pixels) signed Lab difference's magnitude, ΔE units.
+    /// (sigma 6 grid pixels; 9.5 from revision 7) signed Lab difference's magnitude, ΔE units.
     public var colourBlob: Double = 0
     /// Texture change over blob-sized regions (revision 4): 99th percentile of the absolute deviation from its median
-    /// of the Gaussian-averaged log band-pass energy ratio.
+    /// of the Gaussian-averaged log band-pass energy ratio; from revision 7 its median minus its 1st percentile (a loss
+    /// of texture only).
     public var textureBlob: Double = 0
     /// Share of the crop set aside because the probe shows something else there, at the crop's edge (revision 4).
     public var foreignFraction: Double = 0

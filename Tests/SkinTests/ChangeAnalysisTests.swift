@@ -195,3 +195,42 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     let (uc, vc) = coarse.apply((70 + 0.5) / 2 - 0.5, (10 + 0.5) / 2 - 0.5)
     #expect(abs(uc - ((u1 + 0.5) / 2 - 0.5)) < 1e-3 && abs(vc - ((v1 + 0.5) / 2 - 0.5)) < 1e-3)
 }
+
+/// Revision 7's blob-sized texture term counts a loss of texture only: a smoothed patch raises it, while a patch made
+/// rougher (as sensor noise or JPEG blocking make a retake) leaves it where an unchanged pair is.
+@Test func aSmoothedPatchRaisesTheTextureTermAndARougherOneDoesNot() {
+    let n = 128
+    // Skin-like detail of a few L units.
+    var base = texturePlane(seed: 21)
+    for k in base.data.indices { base.data[k] = 50 + 3 * (base.data[k] - 50) }
+    let flatLab = [base.data, [Float](repeating: 10, count: n * n), [Float](repeating: 15, count: n * n)]
+    let valid = [Bool](repeating: true, count: n * n)
+    func texture(_ probe: Plane) -> Double {
+        BlobTerms.measure(bLab: flatLab, pLab: [probe.data, flatLab[1], flatLab[2]], colourValid: valid, detailValid: valid,
+                          bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n).texture
+    }
+    let unchanged = texture(base)
+    let blurred = base.boxBlurred(radius: 2).boxBlurred(radius: 2)
+    var smoothed = base, rougher = base
+    for y in 40..<88 { for x in 40..<88 {
+        smoothed.data[y * n + x] = blurred.data[y * n + x]
+        rougher.data[y * n + x] = 50 + 2 * (base.data[y * n + x] - 50)
+    } }
+    #expect(texture(smoothed) > unchanged + 0.5)
+    #expect(texture(rougher) < unchanged + 0.05)
+}
+
+/// The blob-sized colour term: a colour shift of a few CIELAB units over a patch raises it well above an unchanged pair.
+@Test func aColourShiftOverAPatchRaisesTheColourTerm() {
+    let n = 128
+    let base = texturePlane(seed: 22)
+    let lab = [base.data, [Float](repeating: 10, count: n * n), [Float](repeating: 15, count: n * n)]
+    let valid = [Bool](repeating: true, count: n * n)
+    var shifted = lab
+    for y in 40..<88 { for x in 40..<88 { shifted[1][y * n + x] += 6; shifted[2][y * n + x] += 1.5 } }
+    let band = base.highPassed(radius: 2, passes: 2)
+    let same = BlobTerms.measure(bLab: lab, pLab: lab, colourValid: valid, detailValid: valid, bBand: band, pBand: band, side: n).colour
+    let changed = BlobTerms.measure(bLab: lab, pLab: shifted, colourValid: valid, detailValid: valid, bBand: band, pBand: band, side: n).colour
+    #expect(same < 0.01)
+    #expect(changed > 4)
+}
