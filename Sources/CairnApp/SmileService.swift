@@ -11,8 +11,10 @@ import Storage
 /// Decisions:
 /// - Output: `cropSide` x `cropSide` (768) JPEG at quality 90, encoded fresh from pixels (so it carries only a
 ///   JFIF header), checked by the metadata inspector before the write and again on the bytes read back.
-/// - The original photo is read into memory, decoded, cropped and dropped; it is never written anywhere (no temp
-///   file either). Only the crop's own temp file exists, inside the photo store, removed on every path.
+/// - The original photo is held in memory, decoded, cropped and dropped; it is never written anywhere (no temp
+///   file either). Only the crop's own temp file exists, inside the photo store, removed on every path. The mouth
+///   is found on a copy shrunk while decoding; only the square is decoded at full resolution (and converted from
+///   the photo's colour profile), when the crop is kept.
 /// - Several faces: the cascade proposes the largest; the others are offered as candidates.
 /// - A square found by lip colour alone in a photo without a face (the close-up step) is never kept without
 ///   the person checking it: on the test photos it scores as high on a photo of dogs (0.73) as on real
@@ -65,31 +67,38 @@ public final class SmileService: @unchecked Sendable {
 
     // MARK: finding the mouth (nothing stored)
 
-    /// Photos with more pixels than this are shrunk while loading (libjpeg's DCT scaling through libvips) to about
-    /// this many for finding the mouth and cropping, so memory stays flat up to the 100 MP limit (a 100 MP photo
-    /// decoded whole took 742 MB). Below it (12 MP phones) nothing changes; the mouth square of a 24 or 48 MP
+    /// A photo with more pixels than this that must be turned upright (EXIF orientation) is cropped from a copy
+    /// shrunk while loading (libjpeg's DCT scaling through libvips) to about this many, so memory stays flat up to
+    /// the 100 MP limit: turning it needs the whole photo decoded (a 100 MP photo decoded whole took 742 MB). An
+    /// upright photo of any size is read only down to the square's last row; the mouth square of a 24 or 48 MP
     /// selfie still holds about as many pixels as the 768 px crop.
     public static let analysisPixelLimit = 16_000_000
 
-    /// Reads the header (limits, capture date), decodes the upright pixels in memory and runs the cascade.
-    /// Throws `ImagingError` for a file that is not a usable image. Stores nothing.
+    /// Reads the header (limits, capture date), decodes an upright copy shrunk while loading and runs the cascade
+    /// on it. Throws `ImagingError` for a file that is not a usable image. Stores nothing.
     public func analyse(_ data: Data) throws -> SmileAnalysis {
         let info = try pipeline.probe(data)
-        let pixels = info.width * info.height
-        let image: RGBImage
-        if pixels > Self.analysisPixelLimit {
-            let shrink = (Double(pixels) / Double(Self.analysisPixelLimit)).squareRoot()
-            image = try pipeline.decodeRGB(data, maxSide: max(1, Int(Double(max(info.width, info.height)) / shrink)))
-        } else {
-            image = try pipeline.decodeRGB(data)
+        let working = try pipeline.decodeRGB(data, maxSide: locator.configuration.detectionLongSide)
+        let location = locator.locate(inDetectionCopy: working, photoWidth: info.width, photoHeight: info.height)
+        return SmileAnalysis(sourceWidth: info.width, sourceHeight: info.height, captureDate: info.captureDate,
+                             location: location, image: working, photo: data, orientation: info.orientation)
+    }
+
+    /// The pixels of `square` (in the photo's pixels, inside it) at full resolution, or for a large photo that
+    /// must be turned upright, from a copy shrunk to about `analysisPixelLimit` pixels.
+    private func pixels(of square: CropSquare, in analysis: SmileAnalysis) throws -> RGBImage {
+        let pixels = analysis.sourceWidth * analysis.sourceHeight
+        guard analysis.orientation != 1, pixels > Self.analysisPixelLimit else {
+            return try pipeline.decodeRGB(analysis.photo, x: square.x, y: square.y, width: square.side, height: square.side)
         }
-        let scale = Double(info.width) / Double(image.width)
-        let found = locator.locate(in: image)
-        return SmileAnalysis(sourceWidth: image.width == info.width ? image.width : info.width,
-                             sourceHeight: image.width == info.width ? image.height : info.height,
-                             captureDate: info.captureDate,
-                             location: image.width == info.width ? found : found.scaled(by: scale, toWidth: info.width, height: info.height),
-                             image: image, imageScale: image.width == info.width ? 1 : scale)
+        let shrink = (Double(pixels) / Double(Self.analysisPixelLimit)).squareRoot()
+        let image = try pipeline.decodeRGB(analysis.photo, maxSide: max(1, Int(Double(max(analysis.sourceWidth, analysis.sourceHeight)) / shrink)))
+        let scale = Double(analysis.sourceWidth) / Double(image.width)
+        let side = max(1, min(Int((Double(square.side) / scale).rounded()), image.width, image.height))
+        let x = min(max(0, Int((Double(square.x) / scale).rounded())), image.width - side)
+        let y = min(max(0, Int((Double(square.y) / scale).rounded())), image.height - side)
+        guard let region = pipeline.crop(image, x: x, y: y, width: side, height: side) else { throw SmileError.squareOutsidePhoto }
+        return region
     }
 
     /// Stores the crop of `analysis` inside `square` (nil = the proposal) with `note`, in one transaction.
@@ -104,11 +113,7 @@ public final class SmileService: @unchecked Sendable {
         }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }
-        let inImage = analysis.imageSquare(square)
-        guard let region = pipeline.crop(analysis.image, x: inImage.x, y: inImage.y, width: inImage.side, height: inImage.side) else {
-            throw SmileError.squareOutsidePhoto
-        }
-        let crop = try pipeline.resize(region, width: Self.cropSide, height: Self.cropSide)
+        let crop = try pipeline.resize(try pixels(of: square, in: analysis), width: Self.cropSide, height: Self.cropSide)
         let source = analysis.source(of: square)
         let id = SmileEntryID.random()
         let now = clock.now()

@@ -73,8 +73,8 @@ public struct SmileEntry: Sendable, Equatable {
     var sortKey: String { captureDate?.localDateTime ?? Timestamp.string(from: createdAt) }
 }
 
-/// What the cascade made of a photo, held in memory only until a crop is confirmed or discarded. The
-/// decoded pixels never reach the disk.
+/// What the cascade made of a photo, held in memory only until a crop is confirmed or discarded. The photo's
+/// bytes and pixels never reach the disk.
 public struct SmileAnalysis: Sendable {
     /// The photo's upright width.
     public let sourceWidth: Int
@@ -84,20 +84,13 @@ public struct SmileAnalysis: Sendable {
     public let captureDate: CaptureDate?
     /// What the cascade proposes.
     public let location: MouthLocation
-    /// The upright pixels (memory only): the whole photo, or for a photo above
-    /// `SmileService.analysisPixelLimit` a copy shrunk while loading.
+    /// The upright copy the cascade ran on (memory only): shrunk while decoding so its longer side is at most
+    /// `MouthLocator.Configuration.detectionLongSide`; also the crop page's preview.
     let image: RGBImage
-    /// Photo pixels per pixel of `image` (1 unless the photo was shrunk while loading).
-    var imageScale: Double = 1
-
-    /// `square` (in the photo's pixels) in `image`'s pixels, inside `image`.
-    func imageSquare(_ square: CropSquare) -> (x: Int, y: Int, side: Int) {
-        guard imageScale != 1 else { return (square.x, square.y, square.side) }
-        let side = max(1, min(Int((Double(square.side) / imageScale).rounded()), image.width, image.height))
-        let x = min(max(0, Int((Double(square.x) / imageScale).rounded())), image.width - side)
-        let y = min(max(0, Int((Double(square.y) / imageScale).rounded())), image.height - side)
-        return (x, y, side)
-    }
+    /// The photo as uploaded (memory only): the crop is decoded from it at full resolution.
+    let photo: Data
+    /// The photo's EXIF orientation (1 when upright as stored).
+    let orientation: Int
 
     /// The proposed square (the largest face's mouth when there are several), or nil when nothing was found.
     public var proposedSquare: CropSquare? { location.chosen?.square }

@@ -104,6 +104,26 @@ public final class ImagePipeline: Sendable {
         }
     }
 
+    /// The upright rectangle `x, y, width, height` of an encoded photo at full resolution, in 8-bit sRGB; the
+    /// rectangle is clipped to the photo. Only that part is colour-converted and copied out (converting a whole
+    /// 12 MP photo from its ICC profile costs more than decoding it), and an upright photo is read only down to
+    /// the rectangle's last row, so memory stays near the rectangle's size. Throws like `decodeRGB`, and
+    /// `.corrupt` when nothing of the rectangle is inside the photo.
+    public func decodeRGB(_ data: Data, x: Int, y: Int, width: Int, height: Int) throws -> RGBImage {
+        try checkBytes(data)
+        return try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> RGBImage in
+            let format = try detectFormat(bytes)
+            let info = try headerInfo(of: try open(bytes, format: format, sequential: true), format: format)
+            let left = max(x, 0), top = max(y, 0)
+            let right = min(x + width, info.width), bottom = min(y + height, info.height)
+            guard right > left, bottom > top else { throw ImagingError(.corrupt, libraryDetail: "the rectangle is outside the photo") }
+            // Turning a photo upright needs all of it; an upright one is read in order, top to bottom.
+            let upright = info.orientation == 1 ? try open(bytes, format: format, sequential: true)
+                : try open(bytes, format: format, sequential: false).autorotated()
+            return try makeRGB(try upright.extracted(x: left, y: top, width: right - left, height: bottom - top).srgb8())
+        }
+    }
+
     // MARK: - Writing
 
     /// Encodes pixels as a baseline JPEG with no metadata (a JFIF header only). `quality` is clamped to 1-100.

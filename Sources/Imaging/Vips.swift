@@ -66,6 +66,10 @@ final class VipsImageRef {
         try .wrap(cairn_ocr_in_memory(pointer), orThrow: .corrupt)
     }
 
+    func extracted(x: Int, y: Int, width: Int, height: Int) throws -> VipsImageRef {
+        try .wrap(cairn_extract_area(pointer, Int32(x), Int32(y), Int32(width), Int32(height)), orThrow: .corrupt)
+    }
+
     func srgb8() throws -> VipsImageRef {
         try .wrap(cairn_to_srgb8(pointer), orThrow: .corrupt)
     }

@@ -78,22 +78,3 @@ public enum MouthLocation: Sendable, Equatable {
         }
     }
 }
-
-extension MouthLocation {
-    /// The same location in a photo `factor` times larger (`width` x `height`): for a cascade run on a copy
-    /// shrunk while loading. Squares are scaled about their centres and kept inside the photo.
-    public func scaled(by factor: Double, toWidth width: Int, height: Int) -> MouthLocation {
-        func scale(_ c: MouthCandidate) -> MouthCandidate {
-            let square = CropSquare.clamped(centre: Point(x: (Double(c.square.x) + Double(c.square.side) / 2) * factor,
-                                                          y: (Double(c.square.y) + Double(c.square.side) / 2) * factor),
-                                            side: Double(c.square.side) * factor, imageWidth: width, imageHeight: height)
-            return MouthCandidate(square: square, detector: c.detector, mouthBounds: c.mouthBounds.scaled(by: factor),
-                                  faceBounds: c.faceBounds?.scaled(by: factor), confidence: c.confidence)
-        }
-        switch self {
-        case .found(let c): return .found(scale(c))
-        case .severalFaces(let c, let others): return .severalFaces(chosen: scale(c), others: others.map(scale))
-        case .notFound: return self
-        }
-    }
-}

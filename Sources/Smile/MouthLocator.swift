@@ -48,7 +48,16 @@ public struct MouthLocator: Sendable {
 
     /// Runs the cascade on an upright photo. Never throws: a failing detector counts as no face found.
     public func locate(in image: RGBImage) -> MouthLocation {
-        let (working, scale) = Sampling.downscaled(image, longSide: configuration.detectionLongSide)
+        let (working, _) = Sampling.downscaled(image, longSide: configuration.detectionLongSide)
+        return locate(inDetectionCopy: working, photoWidth: image.width, photoHeight: image.height)
+    }
+
+    /// Runs the cascade on `working`, an upright copy of a `photoWidth` x `photoHeight` photo whose longer side is
+    /// at most `configuration.detectionLongSide` (made by the caller, e.g. shrunk while decoding); squares, sizes
+    /// and the smallest-mouth rule are in the photo's pixels.
+    public func locate(inDetectionCopy working: RGBImage, photoWidth: Int, photoHeight: Int) -> MouthLocation {
+        let image = PhotoSize(width: photoWidth, height: photoHeight)
+        let scale = Double(photoWidth) / Double(working.width)
         var tooSmallWidth: Int?
 
         if let detector {
@@ -94,7 +103,7 @@ public struct MouthLocator: Sendable {
 
     /// The landmark candidate for `face` (original coordinates), or a colour candidate from the lower face
     /// when its lips are implausible; `nil` when neither works.
-    func candidate(for face: DetectedFace, in image: RGBImage, working: RGBImage, scale: Double) -> MouthCandidate? {
+    func candidate(for face: DetectedFace, in image: PhotoSize, working: RGBImage, scale: Double) -> MouthCandidate? {
         if configuration.lipCheck.isPlausible(face), let lips = PixelRect(bounding: face.outerLips) {
             return MouthCandidate(square: square(around: lips, eyes: Array(face.eyes), in: image), detector: .landmarks,
                                   mouthBounds: lips, faceBounds: face.bounds, confidence: 1)
@@ -116,7 +125,7 @@ public struct MouthLocator: Sendable {
     /// Side 1.6 x mouth width, centred on the mouth; if an eye point (with a margin of 10% of the mouth width
     /// for landmark jitter) would fall inside, the square moves down below it, but never so far that the top
     /// lip leaves it. Then clamped.
-    func square(around mouth: PixelRect, eyes: [Point], in image: RGBImage, allowance: Double = 1) -> CropSquare {
+    func square(around mouth: PixelRect, eyes: [Point], in image: PhotoSize, allowance: Double = 1) -> CropSquare {
         let side = configuration.sideToMouthWidth * mouth.width * allowance
         let margin = 0.1 * mouth.width
         var centre = mouth.centre
@@ -128,4 +137,10 @@ public struct MouthLocator: Sendable {
         }
         return CropSquare.clamped(centre: centre, side: side, imageWidth: image.width, imageHeight: image.height)
     }
+}
+
+/// The pixel size of a photo, for squares placed in it.
+struct PhotoSize {
+    let width: Int
+    let height: Int
 }

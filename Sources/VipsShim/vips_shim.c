@@ -59,6 +59,11 @@ CairnImage *cairn_autorot(CairnImage *in) {
     return vips_autorot(in, &out, NULL) ? NULL : out;
 }
 
+CairnImage *cairn_extract_area(CairnImage *in, int left, int top, int width, int height) {
+    VipsImage *out = NULL;
+    return vips_extract_area(in, &out, left, top, width, height, NULL) ? NULL : out;
+}
+
 CairnImage *cairn_to_srgb8(CairnImage *in) {
     VipsImage *cur = in;
     g_object_ref(cur);

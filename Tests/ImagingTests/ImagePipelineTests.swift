@@ -382,3 +382,29 @@ func decodeRGBAppliesTheOrientation() throws {
     }
     #expect(failures.value == 0)
 }
+
+@Test func aRegionDecodesExactlyAsTheSamePartOfTheWholePhotoUprightTurnedOrClipped() throws {
+    let dir = try Fixtures.TempDir()
+    let upright = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 95)
+    let (turned, _) = try orientation6JPEG(width: 64, height: 48, in: dir)
+    for (photo, x, y, w, h) in [(upright, 100, 60, 90, 90), (upright, 0, 0, 320, 240), (turned, 20, 10, 30, 30), (turned, 0, 0, 64, 48)] {
+        let whole = try pipeline.decodeRGB(photo)
+        let region = try pipeline.decodeRGB(photo, x: x, y: y, width: w, height: h)
+        #expect(region == pipeline.crop(whole, x: x, y: y, width: w, height: h), "\(x),\(y) \(w)x\(h)")
+    }
+    let clipped = try pipeline.decodeRGB(upright, x: 300, y: 200, width: 100, height: 100)
+    #expect(clipped.width == 20 && clipped.height == 40, "clipped to the photo")
+    #expect(throws: ImagingError.self) { try pipeline.decodeRGB(upright, x: 400, y: 0, width: 10, height: 10) }
+}
+
+@Test func aRegionIsConvertedFromThePhotosColourProfileLikeTheWholePhoto() throws {
+    let dir = try Fixtures.TempDir()
+    try Fixtures.adobeRGBProfile().write(to: dir.file("adobe.icc"))
+    let plain = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 160, height: 120), quality: 95)
+    let tagged = try Fixtures.exiftool(plain, ["-ICC_Profile<=" + dir.file("adobe.icc").path], in: dir, name: "tagged.jpg")
+    let whole = try pipeline.decodeRGB(tagged)
+    #expect(Fixtures.meanDifference(whole, try pipeline.decodeRGB(plain)) > 1, "the profile is applied")
+    let region = try pipeline.decodeRGB(tagged, x: 40, y: 30, width: 50, height: 50)
+    let same = try #require(pipeline.crop(whole, x: 40, y: 30, width: 50, height: 50))
+    #expect(Fixtures.meanDifference(region, same) < 0.5)
+}

@@ -38,15 +38,3 @@ import Testing
         #expect(abs(a.intersectionOverUnion(PixelRect(x: 5, y: 0, width: 10, height: 10)) - 1.0 / 3) < 1e-9)
     }
 }
-
-@Test func aLocationScalesToTheLargerPhotoAboutItsCentresAndStaysInside() {
-    let candidate = MouthCandidate(square: CropSquare(x: 10, y: 20, side: 30), detector: .landmarks,
-                                   mouthBounds: PixelRect(x: 15, y: 25, width: 20, height: 10), faceBounds: nil, confidence: 1)
-    let scaled = MouthLocation.found(candidate).scaled(by: 2, toWidth: 200, height: 200)
-    #expect(scaled.chosen?.square == CropSquare(x: 20, y: 40, side: 60))
-    #expect(scaled.chosen?.mouthBounds == PixelRect(x: 30, y: 50, width: 40, height: 20))
-    // Clamped inside the photo.
-    let edge = MouthLocation.found(candidate).scaled(by: 2, toWidth: 70, height: 200)
-    #expect(edge.chosen.map { $0.square.x + $0.square.side <= 70 } == true)
-    #expect(MouthLocation.notFound(.nothingFound).scaled(by: 2, toWidth: 10, height: 10) == .notFound(.nothingFound))
-}

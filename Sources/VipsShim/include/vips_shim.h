@@ -41,6 +41,8 @@ int cairn_image_get_blob(CairnImage *image, const char *name, const void **data,
 
 /* Rotates/flips upright by the orientation tag and removes the tag. */
 CairnImage *cairn_autorot(CairnImage *in);
+/* The rectangle of `in` (inside it); NULL when it is not. */
+CairnImage *cairn_extract_area(CairnImage *in, int left, int top, int width, int height);
 /* 8-bit, 3-band sRGB: imports an embedded ICC profile (or converts the colour space), flattens alpha on
  * white, casts to uchar. */
 CairnImage *cairn_to_srgb8(CairnImage *in);
