@@ -37,7 +37,7 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         #expect(refused.stderr == "cairn: That passphrase does not unlock this vault. Nothing was changed.")
         let listed = cairn("--data-dir", vault, "--vault-passphrase-file", first, "regimen", "products", "list")
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.contains("Vitamin D3"))
+        #expect(listed.stdout.contains("Vitamin D3  (softgel, 1 ingredient)"), "\(listed.stdout)")
         #expect(cairn("--data-dir", vault, "settings", "lock", "on", "--passphrase-file", first).status == 1)
 
         #expect(cairn("--data-dir", vault, "settings", "lock", "change", "--passphrase-file", wrong,

@@ -33,7 +33,7 @@ struct RegimenProductsListCommand: Command {
             context.console.print("No products yet. Add one with 'cairn regimen products add NAME --form FORM INGREDIENT...'.")
         }
         for p in products {
-            context.console.print("\(p.product.id)  \(p.product.name)  (\(p.product.form.rawValue), \(p.product.ingredients.count) ingredients)")
+            context.console.print("\(p.product.id)  \(p.product.name)  (\(p.product.form.rawValue), \(CountText.counted(p.product.ingredients.count, "ingredient")))")
         }
     }
 }
