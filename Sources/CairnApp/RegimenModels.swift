@@ -55,7 +55,7 @@ public struct TodayDose: Hashable, Sendable {
 
     /// A dose listed where `timing` puts it.
     public init(occurrence: DoseOccurrence, scheduleID: ScheduleID, productID: ProductID, productName: String, servings: Decimal,
-                timing: DoseTiming, zone: ScheduleZone = .followsYou, state: DoseState, record: LedgerEntry?) {
+                timing: DoseTiming, zone: ScheduleZone, state: DoseState, record: LedgerEntry?) {
         self.occurrence = occurrence
         self.scheduleID = scheduleID
         self.productID = productID

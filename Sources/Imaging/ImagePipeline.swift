@@ -113,13 +113,13 @@ public final class ImagePipeline: Sendable {
         try checkBytes(data)
         return try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> RGBImage in
             let format = try detectFormat(bytes)
-            let info = try headerInfo(of: try open(bytes, format: format, sequential: true), format: format)
+            let stored = try open(bytes, format: format, sequential: true)
+            let info = try headerInfo(of: stored, format: format)
             let left = max(x, 0), top = max(y, 0)
             let right = min(x + width, info.width), bottom = min(y + height, info.height)
             guard right > left, bottom > top else { throw ImagingError(.corrupt, libraryDetail: "the rectangle is outside the photo") }
             // Turning a photo upright needs all of it; an upright one is read in order, top to bottom.
-            let upright = info.orientation == 1 ? try open(bytes, format: format, sequential: true)
-                : try open(bytes, format: format, sequential: false).autorotated()
+            let upright = info.orientation == 1 ? stored : try open(bytes, format: format, sequential: false).autorotated()
             return try makeRGB(try upright.extracted(x: left, y: top, width: right - left, height: bottom - top).srgb8())
         }
     }
