@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
         .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive"]),
-        .target(name: "Reports", dependencies: ["CPangoCairo"]),
+        .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo"]),
         .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify"]),
 
         // MARK: application services (the only way data changes)

@@ -115,11 +115,7 @@ public final class BackupService: Sendable {
     }
 
     private func fileName(at date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = clock.timeZone
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return Self.namePrefix + formatter.string(from: date) + "." + Self.fileExtension
+        Self.namePrefix + DateText.string(date, .fileStamp, in: clock.timeZone) + "." + Self.fileExtension
     }
 
     /// Removes this vault's backups in `folder` beyond the newest `keep` (by the date in their names).

@@ -113,17 +113,16 @@ public final class ReportService: @unchecked Sendable {
     public func skinPhotoLog(area areaID: AreaID, paper: PaperSize) throws -> Report {
         let timeline = try skin.timeline(of: areaID)
         let area = timeline.area
-        let dates = ReportDates()
         let items = timeline.items
         var blocks: [ReportBlock] = [.title("Skin photo log"), .heading(area.name)]
         var facts: [(label: String, value: String)] = []
         if let location = area.bodyLocation, !location.isEmpty { facts.append(("Where", location)) }
         if let first = items.first?.entry, let last = items.last?.entry {
-            facts.append(("Photos", "\(items.count), from \(dates.day(first.capturedAt, zone: first.timeZone)) to \(dates.day(last.capturedAt, zone: last.timeZone))"))
+            facts.append(("Photos", "\(items.count), from \(DateText.string(first.capturedAt, .day, inZoneNamed: first.timeZone)) to \(DateText.string(last.capturedAt, .day, inZoneNamed: last.timeZone))"))
         } else {
             facts.append(("Photos", "None yet"))
         }
-        facts.append(("Made", dates.day(clock.now(), zone: clock.timeZone.identifier) + " by Cairn, on this computer"))
+        facts.append(("Made", DateText.string(clock.now(), .day, in: clock.timeZone) + " by Cairn, on this computer"))
         blocks.append(.facts(facts))
         blocks.append(.disclaimer(Disclaimer.similarity.text))
         if items.isEmpty {
@@ -139,8 +138,8 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.heading("Trend"))
             blocks.append(.small("How much each photo differs from the first one, over time."))
             blocks.append(.chart(ReportChart(points: points, topLabel: "Similar", bottomLabel: "Different",
-                                             startLabel: dates.day(items.first!.entry.capturedAt, zone: items.first!.entry.timeZone),
-                                             endLabel: dates.day(items.last!.entry.capturedAt, zone: items.last!.entry.timeZone))))
+                                             startLabel: DateText.string(items.first!.entry.capturedAt, .day, inZoneNamed: items.first!.entry.timeZone),
+                                             endLabel: DateText.string(items.last!.entry.capturedAt, .day, inZoneNamed: items.last!.entry.timeZone))))
             blocks.append(.disclaimer(Disclaimer.trend.text))
             let missing = items.count - charted.count
             if missing > 0 { blocks.append(.small("\(missing) photo\(missing == 1 ? " is" : "s are") not comparable or not compared yet, and not on the chart.")) }
@@ -148,7 +147,7 @@ public final class ReportService: @unchecked Sendable {
         if !items.isEmpty { blocks.append(.pageBreak) }
         for (index, item) in items.enumerated() {
             let e = item.entry
-            var caption = ["\(index + 1). \(dates.dayAndTime(e.capturedAt, zone: e.timeZone))"]
+            var caption = ["\(index + 1). \(DateText.string(e.capturedAt, .dayAndTime, inZoneNamed: e.timeZone))"]
             if item.isBaseline {
                 caption.append("First photo: every later photo is compared with it.")
             } else if let c = item.comparison {
@@ -171,7 +170,7 @@ public final class ReportService: @unchecked Sendable {
         }
         let range = items.first.map { first in
             let last = items.last!.entry
-            return "\(dates.day(first.entry.capturedAt, zone: first.entry.timeZone)) to \(dates.day(last.capturedAt, zone: last.timeZone))"
+            return "\(DateText.string(first.entry.capturedAt, .day, inZoneNamed: first.entry.timeZone)) to \(DateText.string(last.capturedAt, .day, inZoneNamed: last.timeZone))"
         }
         let document = ReportDocument(paper: paper, title: "Cairn Skin photo log", createdAt: clock.now(),
                                       header: "Cairn · Skin photo log · \(area.name)", footer: Disclaimer.similarity.text, blocks: blocks)
@@ -199,7 +198,7 @@ public final class ReportService: @unchecked Sendable {
         var blocks: [ReportBlock] = [.title("Smile progress sheet")]
         var facts: [(label: String, value: String)] = [("Crops", entries.isEmpty ? "None yet" : "\(entries.count)")]
         if let first = entries.first, let last = entries.last { facts.append(("Dates", "\(first.displayDate) to \(last.displayDate)")) }
-        facts.append(("Made", ReportDates().day(clock.now(), zone: clock.timeZone.identifier) + " by Cairn, on this computer"))
+        facts.append(("Made", DateText.string(clock.now(), .day, in: clock.timeZone) + " by Cairn, on this computer"))
         blocks.append(.facts(facts))
         blocks.append(.small(Self.smileOnlyCrops))
         if entries.isEmpty {
@@ -255,7 +254,7 @@ public final class ReportService: @unchecked Sendable {
         var blocks: [ReportBlock] = [.title("Regimen summary")]
         blocks.append(.facts([("Period", "\(from) to \(to) (\(from.days(to: to) + 1) days)"),
                               ("Products", products.isEmpty ? "None in this period" : "\(products.count)"),
-                              ("Made", ReportDates().day(clock.now(), zone: clock.timeZone.identifier) + " by Cairn, on this computer")]))
+                              ("Made", DateText.string(clock.now(), .day, in: clock.timeZone) + " by Cairn, on this computer")]))
         blocks.append(.small(Self.regimenNote))
 
         // Products and their label facts.
@@ -459,21 +458,4 @@ public final class ReportService: @unchecked Sendable {
         let text = String(format: "%.2f", v)
         return text.hasSuffix(".00") ? String(text.dropLast(3)) : text
     }
-}
-
-/// Dates as reports print them: "3 Mar 2026" in the zone a photo was taken in.
-final class ReportDates {
-    private var formatters: [String: DateFormatter] = [:]
-    private func formatter(_ zone: String, _ format: String) -> DateFormatter {
-        let key = zone + "|" + format
-        if let known = formatters[key] { return known }
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_GB")
-        f.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-        f.dateFormat = format
-        formatters[key] = f
-        return f
-    }
-    func day(_ date: Date, zone: String) -> String { formatter(zone, "d MMM yyyy").string(from: date) }
-    func dayAndTime(_ date: Date, zone: String) -> String { formatter(zone, "d MMM yyyy, HH:mm").string(from: date) }
 }

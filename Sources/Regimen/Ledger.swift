@@ -104,21 +104,13 @@ extension LedgerEntry: Encodable {
         try c.encodeIfPresent(occurrence?.day.description, forKey: .scheduledDay)
         try c.encodeIfPresent(occurrence?.slot.description, forKey: .scheduledTime)
         try c.encode("\(servings)", forKey: .servings)
-        try c.encode(LedgerEntry.utcText(takenAt), forKey: .takenAt)
+        try c.encode(DateText.utc(takenAt), forKey: .takenAt)
         try c.encode(timeZone.identifier, forKey: .timeZone)
         try c.encode(localDay.description, forKey: .localDay)
-        try c.encode(LedgerEntry.utcText(recordedAt), forKey: .recordedAt)
+        try c.encode(DateText.utc(recordedAt), forKey: .recordedAt)
         try c.encodeIfPresent(supersedes, forKey: .supersedes)
         try c.encodeIfPresent(supersededBy, forKey: .supersededBy)
         try c.encodeIfPresent(importedFrom, forKey: .importedFrom)
-    }
-
-    /// "2026-03-01T07:00:00Z": the UTC text used in exports.
-    public static func utcText(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
     }
 
     /// The CSV header of `csvRow`.
@@ -130,8 +122,8 @@ extension LedgerEntry: Encodable {
         let fields: [String] = [
             id.rawValue, kind.rawValue, status.rawValue, productID.rawValue, productRevisionID.rawValue, productName,
             scheduleRevisionID?.rawValue ?? "", occurrence?.doseID ?? "", occurrence?.day.description ?? "",
-            occurrence?.slot.description ?? "", "\(servings)", LedgerEntry.utcText(takenAt), timeZone.identifier,
-            localDay.description, LedgerEntry.utcText(recordedAt), supersedes?.rawValue ?? "", supersededBy?.rawValue ?? "",
+            occurrence?.slot.description ?? "", "\(servings)", DateText.utc(takenAt), timeZone.identifier,
+            localDay.description, DateText.utc(recordedAt), supersedes?.rawValue ?? "", supersededBy?.rawValue ?? "",
         ]
         return fields.map(CSV.field).joined(separator: ",")
     }

@@ -1,4 +1,5 @@
 internal import CPangoCairo
+import CairnCore
 import Foundation
 
 /// Why a report could not be written.
@@ -36,7 +37,7 @@ public enum PDFRenderer {
         cairo_pdf_surface_restrict_to_version(surface, CAIRO_PDF_VERSION_1_5)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, document.title)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "Cairn")
-        let date = pdfDate(document.createdAt)
+        let date = DateText.utc(document.createdAt)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, date)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, date)
         let cr = cairo_create(surface)!
@@ -74,15 +75,6 @@ public enum PDFRenderer {
         defer { canvas.release() }
         var layout = Layout(canvas: canvas)
         return layout.pages(document.blocks).count
-    }
-
-    /// "2026-12-01T13:40:00Z".
-    static func pdfDate(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss'Z'"
-        return f.string(from: date)
     }
 }
 

@@ -21,7 +21,7 @@ import Testing
     let fix = try site.regimen.correct(first.id, status: .skipped)
     let page = site.get("/regimen/ledger").bodyText
     let short = RegimenLedgerPage.short
-    let when = RegimenPages.time(first.takenAt, in: first.timeZone, withDay: true)
+    let when = DateText.string(first.takenAt, .numericMinute, in: first.timeZone)
     #expect(page.contains("replaced: corrected to skipped at \(when)"))
     #expect(page.contains("corrects the entry taken at \(when)"))
     #expect(!page.contains("record \(short(first.id))") && !page.contains("record \(short(fix.id))"), "no record ids in the page's text")
@@ -107,7 +107,7 @@ private func historyUpload(_ site: RegimenSite, _ text: String, csrf: String? = 
     let csv = "date,time,time zone,product,amount,status\n2026-01-09,08:00,UTC,Vitamin D3,1,taken\n"
     try site.regimen.importIntakeHistory(Data(csv.utf8), sourceName: "history.csv")
     let page = site.get("/regimen/ledger").bodyText
-    let when = RegimenPages.time(first.takenAt, in: first.timeZone, withDay: true)
+    let when = DateText.string(first.takenAt, .numericMinute, in: first.timeZone)
     #expect(page.contains("undoes the entry taken at \(when)"))
     #expect(page.contains("<td class=\"regimen-status\">undone</td>"))
     #expect(page.contains("imported from history.csv"))

@@ -56,7 +56,7 @@ struct RegimenTodayCommand: Command {
         }
         for entry in view.unscheduledLogged {
             if entry.id == view.unscheduledLogged.first?.id { console.print(""); console.print("Logged today, unscheduled:") }
-            console.print("  \(RegimenCommands.time(entry.takenAt, in: view.timeZone))  \(entry.productName), "
+            console.print("  \(DateText.string(entry.takenAt, .numericMinute, in: view.timeZone))  \(entry.productName), "
                           + "\(RegimenCommands.describe(entry.servings))  [\(entry.kind == .asNeeded ? "as needed" : "extra")]  \(entry.id)")
         }
         if !view.tomorrow.isEmpty {
@@ -182,7 +182,7 @@ private func report(_ result: CheckInResult, _ console: Console) {
         console.print("Already logged as \(e.status.rawValue): \(what) (record \(e.id)). Nothing was changed.")
     } else if result.atScheduledTime {
         console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)), at its scheduled time "
-                      + "\(RegimenCommands.time(e.takenAt, in: e.timeZone)) because no --at was given.")
+                      + "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) because no --at was given.")
     } else {
         console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)).")
     }
@@ -216,7 +216,7 @@ struct RegimenCorrectCommand: Command {
         guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
         let entry = try app.regimen.correct(id, status: status, at: try at.map { try app.regimen.takenTime($0, correcting: old) })
         context.console.print("Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
-                              + "\(RegimenCommands.time(entry.takenAt, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
+                              + "\(DateText.string(entry.takenAt, .numericMinute, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
     }
 }
 
@@ -282,7 +282,7 @@ struct RegimenLedgerCommand: Command {
         if json { return try context.console.printJSON(LedgerPageJSON(entries: page.entries, nextOffset: page.nextOffset)) }
         if page.entries.isEmpty { context.console.print("No log entries.") }
         for e in page.entries {
-            var line = "\(RegimenCommands.time(e.takenAt, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
+            var line = "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
                 + "\(e.productName), \(RegimenCommands.describe(e.servings))  [\(e.importedFrom.map { $0.isEmpty ? "imported" : "imported from \($0)" } ?? e.kind.rawValue)]  \(e.id)"
             if let old = e.supersedes { line += e.isUndo ? "  (undoes \(old))" : "  (corrects \(old))" }
             if let by = e.supersededBy { line += "  (replaced by \(by))" }

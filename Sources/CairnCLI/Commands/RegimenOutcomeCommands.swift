@@ -360,7 +360,7 @@ struct OutcomeEntryJSON: Encodable {
         value = e.value
         note = e.note
         origin = e.origin.rawValue
-        recordedAt = LedgerEntry.utcText(e.recordedAt)
+        recordedAt = DateText.utc(e.recordedAt)
         supersedes = e.supersedes?.rawValue
         supersededBy = e.supersededBy?.rawValue
     }

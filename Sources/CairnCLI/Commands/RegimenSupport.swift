@@ -120,13 +120,6 @@ enum RegimenCommands {
         servings == 1 ? "1 serving" : "\(servings) servings"
     }
 
-    static func time(_ date: Date, in zone: TimeZone) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = zone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
-    }
 }
 
 /// The system time with a zone chosen from the environment.
@@ -218,7 +211,7 @@ struct TodayDoseJSON: Encodable {
         day = d.day.description
         time = d.time.description
         timeZone = d.zone.identifier
-        dueAt = LedgerEntry.utcText(d.dueAt)
+        dueAt = DateText.utc(d.dueAt)
         productID = d.productID.rawValue
         productName = d.productName
         servings = "\(d.servings)"

@@ -25,16 +25,6 @@ enum SkinCommands {
     /// "87%" (whole percent).
     static func percent(_ value: Double) -> String { "\(Int(value.rounded()))%" }
 
-    static func date(_ date: Date, zone: String) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f.string(from: date)
-    }
-
-    static func isoDate(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
-
     /// One compact JSON line, keys sorted.
     static func line<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
@@ -75,7 +65,7 @@ struct SkinFigureJSON: Encodable {
     init(_ comparison: StoredComparison, capturedAt: Date, details: Bool) {
         entry = comparison.entryID.rawValue
         baseline = comparison.baselineID.rawValue
-        self.capturedAt = SkinCommands.isoDate(capturedAt)
+        self.capturedAt = DateText.utc(capturedAt)
         comparable = comparison.comparable
         similarity = comparison.similarityPercent.map { Int($0.rounded()) }
         notComparableReason = comparison.reasonNotComparable?.userMessage
@@ -204,7 +194,7 @@ struct SkinTimelineCommand: Command {
             }
             struct Output: Encodable { let area: String; let entries: [Item]; let disclaimer: String }
             try context.console.printJSON(Output(area: timeline.area.id.rawValue, entries: timeline.items.map { item in
-                Item(entry: item.entry.id.rawValue, capturedAt: SkinCommands.isoDate(item.entry.capturedAt), timeZone: item.entry.timeZone,
+                Item(entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt), timeZone: item.entry.timeZone,
                      note: item.entry.note, isBaseline: item.isBaseline,
                      comparison: item.comparison.map { SkinFigureJSON($0, capturedAt: item.entry.capturedAt, details: details) })
             }, disclaimer: Disclaimer.similarity.text))
@@ -220,7 +210,7 @@ struct SkinTimelineCommand: Command {
                 figure = "no comparison stored"
             }
             let note = item.entry.note.isEmpty ? "" : "  note: \(SkinCommands.noteLine(item.entry.note))"
-            context.console.print("\(item.entry.id.rawValue.prefix(8))  \(SkinCommands.date(item.entry.capturedAt, zone: item.entry.timeZone))  \(figure)\(note)")
+            context.console.print("\(item.entry.id.rawValue.prefix(8))  \(DateText.string(item.entry.capturedAt, .numericMinute, inZoneNamed: item.entry.timeZone))  \(figure)\(note)")
         }
         context.console.print(Disclaimer.similarity.text)
     }
@@ -256,7 +246,7 @@ struct SkinCompareCommand: Command {
                                          disclaimer: Disclaimer.similarity.text))
             return
         }
-        console.print("Photo \(view.entry.id.rawValue) of \(SkinCommands.date(view.entry.capturedAt, zone: view.entry.timeZone))")
+        console.print("Photo \(view.entry.id.rawValue) of \(DateText.string(view.entry.capturedAt, .numericMinute, inZoneNamed: view.entry.timeZone))")
         guard !view.isBaseline else {
             console.print("This is the area's first photo: the others are compared with it.")
             return
@@ -316,7 +306,7 @@ struct SkinNoteCommand: Command {
             let zone = try skin.entry(id, in: found.id).timeZone
             for v in versions {
                 let text = v.text.isEmpty ? "(note removed)" : SkinCommands.noteLine(v.text)
-                context.console.print("\(SkinCommands.date(v.recordedAt, zone: zone))  \(text)")
+                context.console.print("\(DateText.string(v.recordedAt, .numericMinute, inZoneNamed: zone))  \(text)")
             }
         case .clear:
             let changed = try skin.setNote("", of: id, in: found.id)
@@ -344,7 +334,7 @@ struct SkinTrendCommand: Command {
             struct Point: Encodable { let entry: String; let capturedAt: String; let comparable: Bool; let difference: Double? }
             struct Output: Encodable { let area: String; let points: [Point]; let disclaimer: String }
             try context.console.printJSON(Output(area: timeline.area.id.rawValue, points: timeline.items.map { item in
-                Point(entry: item.entry.id.rawValue, capturedAt: SkinCommands.isoDate(item.entry.capturedAt),
+                Point(entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt),
                       comparable: item.isBaseline || item.comparison?.comparable == true,
                       difference: item.isBaseline ? 0 : item.comparison?.magnitude)
             }, disclaimer: Disclaimer.trend.text))
@@ -354,7 +344,7 @@ struct SkinTrendCommand: Command {
         let width = 30
         context.console.print("Date              Similar " + String(repeating: " ", count: width - 8) + "Different")
         for item in timeline.items {
-            let date = SkinCommands.date(item.entry.capturedAt, zone: item.entry.timeZone)
+            let date = DateText.string(item.entry.capturedAt, .numericMinute, inZoneNamed: item.entry.timeZone)
             let magnitude = item.isBaseline ? 0 : item.comparison?.magnitude
             let bar = magnitude.map { "|" + String(repeating: "#", count: Int(($0 * Double(width)).rounded())) } ?? "  (not comparable)"
             context.console.print("\(date)  \(bar)")

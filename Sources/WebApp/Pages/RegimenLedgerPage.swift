@@ -82,7 +82,7 @@ enum RegimenLedgerPage {
             let report = try regimen.importIntakeHistory(data, sourceName: name)
             let lines = report.lines.map { line -> String in
                 let what = line.result == .added ? "added" : line.result == .unchanged ? "already there" : "added as a correction"
-                return "Line \(line.line): \(line.entry.productName), \(line.entry.status.rawValue), \(RegimenPages.time(line.entry.takenAt, in: line.entry.timeZone, withDay: true)): \(what)"
+                return "Line \(line.line): \(line.entry.productName), \(line.entry.status.rawValue), \(DateText.string(line.entry.takenAt, .numericMinute, in: line.entry.timeZone)): \(what)"
             }
             return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (report.summary, lines, false))
         } catch let error as ImportLinesError {
@@ -143,7 +143,7 @@ enum RegimenLedgerPage {
 
     /// A record in words for the "corrects" and "replaced by" notes: "taken at 2026-03-10 08:12".
     static func describe(_ e: LedgerEntry) -> String {
-        "\(statusWord(e.status)) at \(RegimenPages.time(e.takenAt, in: e.timeZone, withDay: true))"
+        "\(statusWord(e.status)) at \(DateText.string(e.takenAt, .numericMinute, in: e.timeZone))"
     }
 
     static func statusWord(_ status: IntakeStatus) -> String {
@@ -185,7 +185,7 @@ enum RegimenLedgerPage {
             if let by = e.supersededBy {
                 let later = find(by)
                 if later?.isUndo == true {
-                    notes.append("undone (recorded \(RegimenPages.time(later!.recordedAt, in: later!.timeZone, withDay: true)))")
+                    notes.append("undone (recorded \(DateText.string(later!.recordedAt, .numericMinute, in: later!.timeZone)))")
                 } else {
                     notes.append(later.map { "replaced: corrected to \(describe($0))" } ?? "replaced by a later entry")
                 }
@@ -194,7 +194,7 @@ enum RegimenLedgerPage {
             let classes = "regimen-row regimen-\(e.status.rawValue)" + (e.isCurrent ? "" : " regimen-replaced")
             return """
             <tr class="\(classes)" id="record-\(HTML.escape(short(e.id)))">
-            <td>\(HTML.escape(RegimenPages.time(e.takenAt, in: e.timeZone, withDay: true)))</td>
+            <td>\(HTML.escape(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)))</td>
             <td>\(HTML.escape(e.productName))</td>
             <td class="regimen-status">\(e.isCurrent ? status : "<s>\(status)</s> (replaced)")</td>
             <td>\(HTML.escape(RegimenPages.servings(e.servings)))</td>

@@ -120,14 +120,6 @@ enum RegimenPages {
         }
     }
 
-    static func time(_ date: Date, in zone: TimeZone, withDay: Bool = false) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = zone
-        formatter.dateFormat = withDay ? "yyyy-MM-dd HH:mm" : "HH:mm"
-        return formatter.string(from: date)
-    }
-
     // MARK: Today
 
     /// Today: the batch due now, open doses earlier and later today, what was logged today (scheduled, as
@@ -204,7 +196,7 @@ enum RegimenPages {
             """)
         }
         let logged = view.loggedToday.compactMap { dose in dose.record.map { (dose.time.description, $0) } }
-            + view.unscheduledLogged.map { (time($0.takenAt, in: view.timeZone), $0) }
+            + view.unscheduledLogged.map { (DateText.string($0.takenAt, .clock, in: view.timeZone), $0) }
         if !logged.isEmpty {
             let rows = logged.sorted { $0.1.takenAt < $1.1.takenAt }.map { loggedRow(slot: $0.0, $0.1, view: view, csrfToken: csrfToken) }
                 .joined(separator: "\n")
@@ -286,9 +278,9 @@ enum RegimenPages {
         let name = HTML.escape(entry.productName)
         let what: String
         switch entry.kind {
-        case .scheduled: what = "\(entry.status == .taken ? "taken" : "skipped") at \(time(entry.takenAt, in: view.timeZone))"
-        case .asNeeded: what = "as needed, taken at \(time(entry.takenAt, in: view.timeZone))"
-        case .extra: what = "extra dose, taken at \(time(entry.takenAt, in: view.timeZone))"
+        case .scheduled: what = "\(entry.status == .taken ? "taken" : "skipped") at \(DateText.string(entry.takenAt, .clock, in: view.timeZone))"
+        case .asNeeded: what = "as needed, taken at \(DateText.string(entry.takenAt, .clock, in: view.timeZone))"
+        case .extra: what = "extra dose, taken at \(DateText.string(entry.takenAt, .clock, in: view.timeZone))"
         }
         let anchor = entry.occurrence.map { " id=\"dose-\(HTML.escape($0.doseID))\"" } ?? ""
         return """

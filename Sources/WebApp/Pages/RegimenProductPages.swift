@@ -215,7 +215,7 @@ enum RegimenProductPages {
             return """
             <li class="card regimen-revision" id="revision-\(rev.revisionNumber)">
             <h3>Version \(rev.revisionNumber)\(rev.revisionNumber == current.revisionNumber ? " (current)" : "")</h3>
-            <p class="regimen-meta">Saved \(HTML.escape(RegimenPages.time(rev.recordedAt, in: .current, withDay: true))) · \(HTML.escape(rev.product.name)) · serving: \(HTML.escape(serving(rev.product)))</p>
+            <p class="regimen-meta">Saved \(HTML.escape(DateText.string(rev.recordedAt, .numericMinute, in: .current))) · \(HTML.escape(rev.product.name)) · serving: \(HTML.escape(serving(rev.product)))</p>
             \(rows.isEmpty ? "<p>No label rows.</p>" : "<ul class=\"regimen-list\">\(rows)</ul>")
             </li>
             """

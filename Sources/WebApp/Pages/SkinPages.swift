@@ -9,25 +9,9 @@ enum SkinPages {
     static func areaPath(_ id: AreaID) -> String { "/skin/areas/\(id.rawValue)" }
     static func entryPath(_ e: TrackingEntry) -> String { "\(areaPath(e.areaID))/entries/\(e.id.rawValue)" }
 
-    /// "30 Nov 2026", in the entry's own time zone.
-    final class DateText {
-        private var formatters: [String: DateFormatter] = [:]
-        func string(_ entry: TrackingEntry, time: Bool = false) -> String {
-            string(entry.capturedAt, zone: entry.timeZone, time: time)
-        }
-
-        func string(_ date: Date, zone: String, time: Bool) -> String {
-            let key = zone + (time ? "t" : "")
-            let f: DateFormatter
-            if let cached = formatters[key] { f = cached } else {
-                f = DateFormatter()
-                f.locale = Locale(identifier: "en_GB")
-                f.timeZone = TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")
-                f.dateFormat = time ? "d MMM yyyy, HH:mm" : "d MMM yyyy"
-                formatters[key] = f
-            }
-            return f.string(from: date)
-        }
+    /// "30 Nov 2026" (or "30 Nov 2026, 08:05"), in the entry's own time zone.
+    static func date(_ entry: TrackingEntry, time: Bool = false) -> String {
+        DateText.string(entry.capturedAt, time ? .dayAndTime : .day, inZoneNamed: entry.timeZone)
     }
 
     static func percent(_ value: Double) -> String { "\(Int(value.rounded()))%" }
@@ -55,12 +39,9 @@ enum SkinPages {
     // MARK: home
 
     static func home(_ areas: [SkinAreaSummary], csrfToken: String, error: String? = nil) -> String {
-        let dates = DateFormatter()
-        dates.locale = Locale(identifier: "en_GB")
-        dates.dateFormat = "d MMM yyyy"
         let cards = areas.map { a -> String in
             let count = "\(a.entryCount) photo\(a.entryCount == 1 ? "" : "s")"
-            let latest = a.latestCapture.map { ", latest \(dates.string(from: $0))" } ?? ""
+            let latest = a.latestCapture.map { ", latest \(DateText.string($0, .day, in: .current))" } ?? ""
             let location = a.area.bodyLocation.map { "<p class=\"help\">\(HTML.escape($0))</p>" } ?? ""
             // The newest photo's thumbnail; decorative (the heading names the area, the text says when).
             let thumb = a.latestEntry.map {
@@ -102,7 +83,6 @@ enum SkinPages {
 
     static func timeline(_ t: SkinTimeline, details: Bool, csrfToken: String, notice: String? = nil,
                          uploadError: String? = nil) -> String {
-        let dates = DateText()
         var items = ""
         items.reserveCapacity(t.items.count * 420)
         for item in t.items {
@@ -120,7 +100,7 @@ enum SkinPages {
             } else {
                 figure = "<span class=\"skin-figure\">Not compared yet</span>"
             }
-            let date = dates.string(e)
+            let date = date(e)
             let note = e.note.isEmpty ? "" : "<span class=\"skin-entry-note\">\(HTML.escape(e.note))</span>"
             items += """
             <li class="skin-entry"><a href="\(entryPath(e))"><img src="\(entryPath(e))/thumbnail.jpg" alt="Photo of \(HTML.escape(date))" loading="lazy" width="160" height="120">\
@@ -163,8 +143,7 @@ enum SkinPages {
     // MARK: compare
 
     static func compare(_ v: SkinComparisonView, details: Bool, notice: String? = nil) -> String {
-        let dates = DateText()
-        let baseDate = HTML.escape(dates.string(v.baseline, time: true)), entryDate = HTML.escape(dates.string(v.entry, time: true))
+        let baseDate = HTML.escape(date(v.baseline, time: true)), entryDate = HTML.escape(date(v.entry, time: true))
         let base = "\(entryPath(v.baseline))/photo.jpg", probe = "\(entryPath(v.entry))/photo.jpg"
         var figure = ""
         var heat = ""
@@ -243,7 +222,6 @@ enum SkinPages {
     /// HTML around it, so they keep the page's type size at any width instead of shrinking with the drawing,
     /// which stretches to the frame (strokes keep their width, dots stay round).
     static func trend(_ t: SkinTimeline) -> String {
-        let dates = DateText()
         let w = 760.0, h = 260.0, left = 8.0, right = 8.0, top = 8.0, bottom = 8.0
         let times = t.items.map(\.entry.capturedAt.timeIntervalSince1970)
         let t0 = times.min() ?? 0, t1 = max(times.max() ?? 1, t0 + 1)
@@ -253,7 +231,7 @@ enum SkinPages {
         var notComparable = 0
         for item in t.items {
             let e = item.entry
-            let date = HTML.escape(dates.string(e))
+            let date = HTML.escape(date(e))
             let magnitude = item.isBaseline ? 0 : item.comparison?.magnitude
             let anchor = "p-\(e.id.rawValue)"
             if let m = magnitude {
@@ -274,8 +252,8 @@ enum SkinPages {
         <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(h - bottom)" class="skin-axis"/>\
         <line x1="\(left)" y1="\(h - bottom)" x2="\(w - right)" y2="\(h - bottom)" class="skin-axis"/>
         """
-        let firstDate = t.items.first.map { HTML.escape(dates.string($0.entry)) } ?? ""
-        let lastDate = t.items.last.map { HTML.escape(dates.string($0.entry)) } ?? ""
+        let firstDate = t.items.first.map { HTML.escape(date($0.entry)) } ?? ""
+        let lastDate = t.items.last.map { HTML.escape(date($0.entry)) } ?? ""
         let missing = notComparable == 0 ? "" : "<p class=\"help\">\(notComparable) photo\(notComparable == 1 ? " is" : "s are") not comparable and not on the chart.</p>"
         let body = """
         <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(t.area.id))">\(HTML.escape(t.area.name))</a></p>
@@ -338,13 +316,12 @@ enum SkinPages {
     /// A plain form: it works without JavaScript. Earlier versions stay listed below (notes are append-only).
     static func note(area: TrackingArea, entry: TrackingEntry, history: [SkinNoteVersion], isNew: Bool, csrfToken: String,
                      typed: String? = nil, error: String? = nil) -> String {
-        let dates = DateText()
-        let date = HTML.escape(dates.string(entry, time: true))
+        let date = HTML.escape(date(entry, time: true))
         let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"note-error\">\(HTML.escape($0))</p>" } ?? ""
         let described = "note-help" + (error == nil ? "" : " note-error")
         let invalid = error == nil ? "" : " aria-invalid=\"true\""
         let earlier = history.dropLast().reversed().map { v -> String in
-            let when = HTML.escape(dates.string(v.recordedAt, zone: entry.timeZone, time: true))
+            let when = HTML.escape(DateText.string(v.recordedAt, .dayAndTime, inZoneNamed: entry.timeZone))
             let text = v.text.isEmpty ? "<em>Note removed</em>" : HTML.escape(v.text)
             return "<li><span class=\"skin-note-when\">\(when)</span> \(text)</li>"
         }.joined()

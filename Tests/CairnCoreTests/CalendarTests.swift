@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Regimen
+import CairnCore
 
 private func utc(_ text: String) -> Date {
     let f = ISO8601DateFormatter()
@@ -12,6 +12,11 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 private func slot(_ text: String) -> TimeSlot { TimeSlot(parsing: text)! }
 private let berlin = TimeZone(identifier: "Europe/Berlin")!
 private let newYork = TimeZone(identifier: "America/New_York")!
+
+@Test func aTimeOfDayDecodedFromJSONThatIsNoTimeIsADecodingError() throws {
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(TimeSlot.self, from: Data("\"25:00\"".utf8)) }
+    #expect(try JSONDecoder().decode(TimeSlot.self, from: Data("\"08:05\"".utf8)) == slot("08:05"))
+}
 
 @Test func dayNumbersRoundTripAcrossCenturiesAndLeapDays() {
     #expect(day("1970-01-01").dayNumber == 0)
@@ -98,16 +103,6 @@ private let newYork = TimeZone(identifier: "America/New_York")!
         }
         d = d.adding(days: 1)
     }
-}
-
-@Test func listsOfTimesAndWeekdaysTakeCommasOrSpaces() throws {
-    #expect(try TimeSlot.list(parsing: "08:00, 20:30").map(\.description) == ["08:00", "20:30"])
-    #expect(try TimeSlot.list(parsing: "0800 9:15").map(\.description) == ["08:00", "09:15"])
-    #expect(try TimeSlot.list(parsing: "  ").isEmpty, "no times: as needed")
-    #expect(throws: ScheduleError.unreadableTime) { try TimeSlot.list(parsing: "08:00, 25:00") }
-    #expect(try Weekday.set(parsing: "mon,Wednesday fri") == [.monday, .wednesday, .friday])
-    #expect(throws: ScheduleError.noWeekdays) { try Weekday.set(parsing: "") }
-    #expect(throws: ScheduleError.unreadableWeekday) { try Weekday.set(parsing: "mon,mo") }
 }
 
 @Test func theWallClockMinuteOfAnInstantIsReadInItsZoneAcrossMidnightAndDaylightSaving() {

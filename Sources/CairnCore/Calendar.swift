@@ -33,18 +33,6 @@ public enum Weekday: Int, Hashable, Codable, Sendable, CaseIterable, Comparable 
 
     /// Monday first.
     public static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
-
-    /// The weekdays of a list such as "mon,wed,fri" or "Mon Wed" (commas or spaces between). Throws
-    /// `ScheduleError.unreadableWeekday` for a word that is no weekday and `.noWeekdays` for an empty list.
-    public static func set(parsing text: String) throws -> Set<Weekday> {
-        var days = Set<Weekday>()
-        for part in text.split(whereSeparator: { $0 == "," || $0.isWhitespace }) {
-            guard let day = Weekday(parsing: String(part)) else { throw ScheduleError.unreadableWeekday }
-            days.insert(day)
-        }
-        guard !days.isEmpty else { throw ScheduleError.noWeekdays }
-        return days
-    }
 }
 
 extension LocalDay {
@@ -83,15 +71,6 @@ public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringCon
         self.init(hour: h, minute: m)
     }
 
-    /// The times of a list such as "08:00, 20:30" or "08:00 20:30" (commas or spaces between), in the order
-    /// written; an empty list is no times (as needed). Throws `ScheduleError.unreadableTime`.
-    public static func list(parsing text: String) throws -> [TimeSlot] {
-        try text.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map {
-            guard let slot = TimeSlot(parsing: String($0)) else { throw ScheduleError.unreadableTime }
-            return slot
-        }
-    }
-
     /// The wall-clock minute of `instant` in `zone` (seconds dropped).
     public init(_ instant: Date, in zone: TimeZone) {
         let local = Int((instant.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: instant))).rounded(.down))
@@ -120,7 +99,9 @@ public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringCon
     /// Decodes "08:00".
     public init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let slot = TimeSlot(parsing: text) else { throw ScheduleError.unreadableTime }
+        guard let slot = TimeSlot(parsing: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a time of day (HH:MM): \(text)"))
+        }
         self = slot
     }
 }

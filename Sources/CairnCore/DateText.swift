@@ -1,0 +1,71 @@
+import Foundation
+
+/// Every way Cairn writes an instant as text, each layout in one place: for people ("1 Mar 2026",
+/// "1 Mar 2026, 08:05", "08:05"), for the command line and tables ("2026-03-01 08:05"), for exports and PDFs
+/// (UTC ISO 8601) and for file names. A formatter is made once per layout and zone and reused; formatting is
+/// serialised, because a shared DateFormatter is not safe across threads in swift-corelibs-foundation.
+public enum DateText {
+    /// A layout, with the locale its month names (if any) are written in.
+    public enum Layout: String, Sendable, CaseIterable {
+        /// "1 Mar 2026".
+        case day = "d MMM yyyy"
+        /// "1 Mar 2026, 08:05".
+        case dayAndTime = "d MMM yyyy, HH:mm"
+        /// "2026-03-01 08:05".
+        case numericMinute = "yyyy-MM-dd HH:mm"
+        /// "08:05".
+        case clock = "HH:mm"
+        /// "20260301-080500".
+        case fileStamp = "yyyyMMdd-HHmmss"
+        /// "2026-03-01T08:05:00Z" (use with UTC only: the Z is literal).
+        case utc = "yyyy-MM-dd'T'HH:mm:ss'Z'"
+
+        var locale: Locale {
+            switch self {
+            case .day, .dayAndTime: Locale(identifier: "en_GB")
+            case .numericMinute, .clock, .fileStamp, .utc: Locale(identifier: "en_US_POSIX")
+            }
+        }
+    }
+
+    /// `date` in `layout`, on the wall clock of `zone`.
+    public static func string(_ date: Date, _ layout: Layout, in zone: TimeZone) -> String {
+        cache.withLock { formatters in
+            let key = Key(layout: layout, zone: zone.identifier)
+            if let known = formatters[key] { return known.string(from: date) }
+            let f = DateFormatter()
+            f.locale = layout.locale
+            f.timeZone = zone
+            f.dateFormat = layout.rawValue
+            formatters[key] = f
+            return f.string(from: date)
+        }
+    }
+
+    /// `date` in `layout`, in the zone a record names (UTC when the name is not a known zone).
+    public static func string(_ date: Date, _ layout: Layout, inZoneNamed name: String) -> String {
+        string(date, layout, in: TimeZone(identifier: name) ?? utcZone)
+    }
+
+    /// "2026-03-01T07:00:00Z": the UTC text of exports, JSON and PDF metadata.
+    public static func utc(_ date: Date) -> String { string(date, .utc, in: utcZone) }
+
+    private static let utcZone = TimeZone(identifier: "UTC")!
+
+    private struct Key: Hashable {
+        let layout: Layout
+        let zone: String
+    }
+
+    private final class Cache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var formatters: [Key: DateFormatter] = [:]
+        func withLock<T>(_ body: (inout [Key: DateFormatter]) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&formatters)
+        }
+    }
+
+    private static let cache = Cache()
+}
