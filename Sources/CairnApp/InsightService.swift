@@ -97,10 +97,7 @@ public enum InsightInputs {
     }
 
     private static func mark(_ db: Connection, kind: String, key: String, at now: Date) throws {
-        try db.execute("""
-            INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)
-            ON CONFLICT(kind, key) DO UPDATE SET changed_at = excluded.changed_at
-            """, kind, key, Timestamp.string(from: now))
+        try InsightStore(db).mark(kind: kind, key: key, at: now)
     }
 }
 
@@ -157,7 +154,7 @@ public final class InsightService: @unchecked Sendable {
         guard let run = try lastRun(), run.asOf >= today else { return true }
         return try database.read { db in
             // No stored inputs: computed by an earlier version of Cairn, whose stored insights are rebuilt.
-            try storedInputs(db) == nil || (try db.scalar("SELECT count(*) FROM insight_pending", as: Int.self) ?? 0) > 0
+            try storedInputs(db) == nil || (try InsightStore(db).pendingCount()) > 0
         }
     }
 
@@ -212,19 +209,14 @@ public final class InsightService: @unchecked Sendable {
         guard try series().contains(where: { $0.id == metricID }) else { throw InsightServiceError.unknownMetric(metricID) }
         let now = clock.now()
         try database.write { db in
-            try db.execute("""
-                INSERT INTO insight_metric_options (metric_id, searches_onset, updated_at) VALUES (?, ?, ?)
-                ON CONFLICT(metric_id) DO UPDATE SET searches_onset = excluded.searches_onset, updated_at = excluded.updated_at
-                """, metricID, on ? 1 : 0, Timestamp.string(from: now))
+            try InsightStore(db).setSearchesOnset(on, metricID: metricID, at: now)
             try InsightInputs.seriesChanged(db, metricIDs: [metricID], at: now)
         }
     }
 
     /// The metrics that search a later onset.
     public func metricsSearchingOnset() throws -> Set<String> {
-        try database.read { db in
-            Set(try db.query("SELECT metric_id FROM insight_metric_options WHERE searches_onset = 1").map { try $0.get("metric_id", as: String.self) })
-        }
+        try database.read { db in try InsightStore(db).metricsSearchingOnset() }
     }
 
     /// The exposure changes of the last recomputation (oldest first), for marking them on charts.
@@ -243,26 +235,14 @@ public final class InsightService: @unchecked Sendable {
         }
         let now = clock.now()
         let asOf = LocalDay(now, in: clock.timeZone)
-        let stamp = Timestamp.string(from: now)
-        let readAt = Timestamp.string(from: now)
         let decoder = JSONDecoder()
         // Everything the last run left, read in one transaction.
         let (previousRun, previousInputs, states, stored, pending, ledgerPrint) = try database.read { db in
-            let run = try lastRun(db)
-            let inputs = try storedInputs(db)
-            var states: [String: (fingerprint: String, placebo: PlaceboCheck?)] = [:]
-            for row in try db.query("SELECT metric_id, fingerprint, placebo FROM insight_series_state") {
-                let placebo = try row.optional("placebo", as: String.self).flatMap { try? decoder.decode(PlaceboCheck.self, from: Data($0.utf8)) }
-                states[try row.get("metric_id", as: String.self)] = (try row.get("fingerprint", as: String.self), placebo)
+            let store = InsightStore(db)
+            let states = try store.seriesStates().mapValues { state in
+                (fingerprint: state.fingerprint, placebo: state.placebo.flatMap { try? decoder.decode(PlaceboCheck.self, from: Data($0.utf8)) })
             }
-            var stored: [String: String] = [:]
-            for row in try db.query("SELECT change_id, metric_id, payload FROM insights") {
-                stored[try row.get("change_id", as: String.self) + "#" + row.get("metric_id", as: String.self)] = try row.get("payload", as: String.self)
-            }
-            let pending = try db.query("SELECT kind, key, changed_at FROM insight_pending").map {
-                (try $0.get("kind", as: String.self), try $0.get("key", as: String.self), try $0.get("changed_at", as: String.self))
-            }
-            return (run, inputs, states, stored, pending, try Self.ledgerFingerprint(db))
+            return (try store.lastRun(), try storedInputs(db), states, try store.payloadsByKey(), try store.pending(), try store.ledgerFingerprint())
         }
         // The changes: from the last run when neither the ledger nor the day changed.
         let changes: [ExposureChange]
@@ -319,6 +299,7 @@ public final class InsightService: @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let inputsJSON = String(decoding: try encoder.encode(StoredInputs(ledger: ledgerPrint, changes: changes)), as: UTF8.self)
         return try database.write { db in
+            let store = InsightStore(db)
             var existing = stored
             var added = 0, updated = 0
             for insight in insights {
@@ -326,39 +307,25 @@ public final class InsightService: @unchecked Sendable {
                 if let old = existing.removeValue(forKey: insight.id) {
                     guard old != payload else { continue }
                     updated += 1
-                    try db.execute("""
-                        UPDATE insights SET status = ?, window_days = ?, payload = ?, updated_at = ? WHERE change_id = ? AND metric_id = ?
-                        """, insight.status.rawValue, insight.windowDays, payload, stamp, insight.change.id, insight.metricID)
+                    try store.update(insight, payload: payload, at: now)
                 } else {
                     added += 1
-                    try db.execute("""
-                        INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
-                            first_computed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, insight.change.id, insight.metricID, insight.change.productID.rawValue, insight.change.kind.rawValue,
-                        insight.change.day.description, insight.status.rawValue, insight.windowDays, payload, stamp, stamp)
+                    try store.insert(insight, payload: payload, at: now)
                 }
             }
             for key in existing.keys {
                 // The key is "<change id>#<metric id>"; change ids never contain "#".
                 let hash = key.firstIndex(of: "#")!
-                try db.execute("DELETE FROM insights WHERE change_id = ? AND metric_id = ?", String(key[..<hash]),
-                               String(key[key.index(after: hash)...]))
+                try store.delete(changeID: String(key[..<hash]), metricID: String(key[key.index(after: hash)...]))
             }
-            try db.execute("DELETE FROM insight_series_state")
-            for (i, input) in inputs.enumerated() {
-                let placebo = try placebos[i].map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-                try db.execute("INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)",
-                               input.id, prints[i], placebo)
-            }
+            try store.replaceSeriesStates(try inputs.enumerated().map { i, input in
+                (input.id, prints[i], try placebos[i].map { String(decoding: try encoder.encode($0), as: UTF8.self) })
+            })
             // Only the marks this run read; one written while it ran (a later changed_at) stays for the next run.
-            for (kind, key, changedAt) in pending {
-                try db.execute("DELETE FROM insight_pending WHERE kind = ? AND key = ? AND changed_at = ? AND changed_at <= ?",
-                               kind, key, changedAt, readAt)
+            for mark in pending {
+                try store.clearPending(kind: mark.kind, key: mark.key, changedAt: mark.changedAt, readAt: now)
             }
-            try db.execute("""
-                INSERT INTO insight_runs (id, as_of_day, computed_at, inputs) VALUES (1, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET as_of_day = excluded.as_of_day, computed_at = excluded.computed_at, inputs = excluded.inputs
-                """, asOf.description, stamp, inputsJSON)
+            try store.saveRun(asOf: asOf, at: now, inputs: inputsJSON)
             return InsightRecomputation(asOf: asOf, total: insights.count, qualified: insights.filter { $0.status == .qualifiedFinding }.count,
                                         added: added, updated: updated, removed: existing.count, compared: compared, ledgerRead: ledgerRead)
         }
@@ -366,9 +333,7 @@ public final class InsightService: @unchecked Sendable {
 
     /// Every stored insight, in `InsightEngine.ordered` order (grouped by change, qualified first).
     public func list() throws -> [Insight] {
-        let payloads = try database.read { db in
-            try db.query("SELECT payload FROM insights").map { try $0.get("payload", as: String.self) }
-        }
+        let payloads = try database.read { db in try InsightStore(db).payloads() }
         let decoder = JSONDecoder()
         return InsightEngine.ordered(try payloads.map { payload in
             do { return try decoder.decode(Insight.self, from: Data(payload.utf8)) } catch { throw InsightServiceError.unreadableRecord }
@@ -377,14 +342,7 @@ public final class InsightService: @unchecked Sendable {
 
     /// When insights were last computed, or nil when never.
     public func lastRun() throws -> InsightRun? {
-        try database.read { db in try lastRun(db) }
-    }
-
-    private func lastRun(_ db: Connection) throws -> InsightRun? {
-        guard let row = try db.queryFirst("SELECT as_of_day, computed_at FROM insight_runs WHERE id = 1"),
-              let day = LocalDay(parsing: try row.get("as_of_day", as: String.self)),
-              let at = Timestamp.date(from: try row.get("computed_at", as: String.self)) else { return nil }
-        return InsightRun(asOf: day, computedAt: at)
+        try database.read { db in try InsightStore(db).lastRun() }
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
@@ -400,19 +358,10 @@ public final class InsightService: @unchecked Sendable {
     private func storedInputs() throws -> StoredInputs? { try database.read { db in try storedInputs(db) } }
 
     private func storedInputs(_ db: Connection) throws -> StoredInputs? {
-        guard let text = try db.scalar("SELECT inputs FROM insight_runs WHERE id = 1", as: String.self),
+        guard let text = try InsightStore(db).storedInputs(),
               let inputs = try? JSONDecoder().decode(StoredInputs.self, from: Data(text.utf8)),
               inputs.method == Self.methodRevision else { return nil }
         return inputs
-    }
-
-    /// Row counts and last row ids of the intake, schedule-revision and product-revision records: every change to
-    /// them appends a row (the ledger and revisions are append-only), so an unchanged fingerprint means unchanged inputs.
-    static func ledgerFingerprint(_ db: Connection) throws -> String {
-        try ["regimen_intake", "regimen_schedule_revisions", "regimen_product_revisions"].map { table in
-            let row = try db.queryFirst("SELECT count(*) AS n, coalesce(max(rowid), 0) AS last FROM \(table)")
-            return "\(try row?.get("n", as: Int.self) ?? 0):\(try row?.get("last", as: Int.self) ?? 0)"
-        }.joined(separator: "|")
     }
 
     /// A 64-bit FNV-1a hash of a series' days, values, unit, name and options (not a security measure: it only

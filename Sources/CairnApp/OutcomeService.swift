@@ -37,7 +37,7 @@ public final class OutcomeService: @unchecked Sendable {
 
     /// Every metric: the built-in ones, then the person's own by name.
     public func definitions() throws -> [MetricDefinition] {
-        try database.read { db in BuiltInMetrics.all + (try customMetrics(db)) }
+        try database.read { db in BuiltInMetrics.all + (try OutcomeStore(db).customMetrics()) }
     }
 
     /// The metric with this id, or nil.
@@ -54,11 +54,7 @@ public final class OutcomeService: @unchecked Sendable {
         let now = clock.now()
         return try database.write { db in
             do {
-                try db.execute("""
-                    INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, checked.id, checked.name, checked.unit, checked.aggregation.rawValue, checked.valueRange.lowerBound,
-                    checked.valueRange.upperBound, Timestamp.string(from: now))
+                try OutcomeStore(db).insert(checked, at: now)
             } catch let error as DatabaseError where error.constraintKind == .unique {
                 throw OutcomeError.metricIDTaken
             }
@@ -76,12 +72,13 @@ public final class OutcomeService: @unchecked Sendable {
         let day = day ?? today()
         let note = try TextInput.note(note, field: "note")
         return try database.write { db in
-            let metric = try manualMetric(metricID, db)
+            let store = OutcomeStore(db)
+            let metric = try manualMetric(metricID, store)
             try check(value, of: metric, day: day, note: note)
             let id = OutcomeEntryID.random()
-            try insert(id: id, metric: metric.id, day: day, value: value, note: note, importKey: nil, supersedes: nil, at: now, db)
+            try store.insertEntry(id: id, metric: metric.id, day: day, value: value, note: note, importKey: nil, supersedes: nil, at: now)
             try InsightInputs.seriesChanged(db, metricIDs: [metric.id], at: now)
-            return try entry(id, db)!
+            return try store.entry(id)!
         }
     }
 
@@ -91,43 +88,36 @@ public final class OutcomeService: @unchecked Sendable {
     public func correct(_ id: OutcomeEntryID, value: Double, note: String? = nil) throws -> OutcomeEntry {
         let now = clock.now()
         return try database.write { db in
-            guard let old = try entry(id, db) else { throw OutcomeError.entryNotFound }
+            let store = OutcomeStore(db)
+            guard let old = try store.entry(id) else { throw OutcomeError.entryNotFound }
             guard old.isCurrent else { throw OutcomeError.entryAlreadyCorrected }
-            let metric = try manualMetric(old.metricID, db)
+            let metric = try manualMetric(old.metricID, store)
             let newNote = try note.map { try TextInput.note($0, field: "note") } ?? old.note
             try check(value, of: metric, day: old.day, note: newNote)
             let newID = OutcomeEntryID.random()
-            let key: String? = try db.scalar("SELECT import_key FROM outcome_entries WHERE id = ?", id.rawValue)
+            let key = try store.importKey(of: id)
             do {
-                try insert(id: newID, metric: metric.id, day: old.day, value: value, note: newNote, importKey: key,
-                           supersedes: id, at: now, db)
+                try store.insertEntry(id: newID, metric: metric.id, day: old.day, value: value, note: newNote, importKey: key,
+                                      supersedes: id, at: now)
             } catch let error as DatabaseError where error.constraintKind == .unique {
                 throw OutcomeError.entryAlreadyCorrected
             }
             try InsightInputs.seriesChanged(db, metricIDs: [metric.id], at: now)
-            return try entry(newID, db)!
+            return try store.entry(newID)!
         }
     }
 
     /// The entries, newest day first (then newest recorded first), corrected ones included; optionally of one
     /// metric and within a day range.
     public func entries(metricID: String? = nil, from: LocalDay? = nil, to: LocalDay? = nil, limit: Int = 1000) throws -> [OutcomeEntry] {
-        var conditions: [String] = []
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        if let metricID { conditions.append("e.metric_id = ?"); arguments.append(metricID) }
-        if let from { conditions.append("e.day >= ?"); arguments.append(from.description) }
-        if let to { conditions.append("e.day <= ?"); arguments.append(to.description) }
-        arguments.append(max(1, min(limit, 100_000)))
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        return try database.read { db in
-            try db.query("\(Self.entrySelect) \(filter) ORDER BY e.day DESC, e.recorded_at DESC, e.rowid DESC LIMIT ?",
-                         arguments: arguments).map(Self.entry(from:))
+        try database.read { db in
+            try OutcomeStore(db).entries(metricID: metricID, from: from, to: to, limit: max(1, min(limit, 100_000)))
         }
     }
 
     /// One entry, or nil.
     public func entry(_ id: OutcomeEntryID) throws -> OutcomeEntry? {
-        try database.read { try entry(id, $0) }
+        try database.read { try OutcomeStore($0).entry(id) }
     }
 
     // MARK: series
@@ -145,14 +135,8 @@ public final class OutcomeService: @unchecked Sendable {
         let metrics = try definitions()
         let health = try healthDailyValues()
         var byMetric: [String: [(day: LocalDay, value: Double)]] = [:]
-        try database.read { db in
-            for row in try db.query("""
-                SELECT e.metric_id, e.day, e.value FROM outcome_entries e
-                WHERE NOT EXISTS (SELECT 1 FROM outcome_entries s WHERE s.supersedes = e.id)
-                ORDER BY e.recorded_at, e.rowid
-                """) {
-                byMetric[try row.get("metric_id"), default: []].append((try Self.day(row.get("day")), try row.get("value")))
-            }
+        for value in try database.read({ try OutcomeStore($0).currentValues() }) {
+            byMetric[value.metricID, default: []].append((value.day, value.value))
         }
         return metrics.compactMap { metric in
             let values: [LocalDay: Double]
@@ -174,7 +158,8 @@ public final class OutcomeService: @unchecked Sendable {
         let now = clock.now()
         let today = today()
         return try database.write { db in
-            let metrics = BuiltInMetrics.all + (try customMetrics(db))
+            let store = OutcomeStore(db)
+            let metrics = BuiltInMetrics.all + (try store.customMetrics())
             let parsed = try OutcomeCSV.parse(data, metrics: metrics, today: today)
             guard parsed.problems.isEmpty else { throw ImportLinesError.badLines(parsed.problems) }
             var ordinals: [String: Int] = [:]
@@ -184,17 +169,17 @@ public final class OutcomeService: @unchecked Sendable {
                 ordinals[base, default: 0] += 1
                 let key = "\(base)|\(ordinals[base]!)"
                 let result: OutcomeImportReport.Result
-                if let head = try importedHead(key, db) {
+                if let head = try store.importedHead(key) {
                     if head.value == row.value && head.note == row.note {
                         result = .unchanged
                     } else {
-                        try insert(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
-                                   importKey: key, supersedes: head.id, at: now, db)
+                        try store.insertEntry(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
+                                              importKey: key, supersedes: head.id, at: now)
                         result = .replaced
                     }
                 } else {
-                    try insert(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
-                               importKey: key, supersedes: nil, at: now, db)
+                    try store.insertEntry(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
+                                          importKey: key, supersedes: nil, at: now)
                     result = .added
                 }
                 lines.append(.init(line: row.line, metricID: row.metricID, day: row.day, value: row.value, result: result))
@@ -206,24 +191,8 @@ public final class OutcomeService: @unchecked Sendable {
 
     // MARK: internals
 
-    private static let entrySelect = """
-        SELECT e.*, s.id AS superseded_by FROM outcome_entries e LEFT JOIN outcome_entries s ON s.supersedes = e.id
-        """
-
-    private func customMetrics(_ db: Connection) throws -> [MetricDefinition] {
-        try db.query("SELECT * FROM outcome_metrics ORDER BY name COLLATE NOCASE, id").map { row in
-            guard let aggregation = DailyAggregation(rawValue: try row.get("aggregation")) else {
-                throw DatabaseError.misuse("unknown stored aggregation")
-            }
-            return MetricDefinition(id: try row.get("id"), name: try row.get("name"), unit: try row.get("unit"),
-                                    aggregation: aggregation,
-                                    valueRange: try row.get("min_value", as: Double.self)...(try row.get("max_value", as: Double.self)),
-                                    source: .manual)
-        }
-    }
-
-    private func manualMetric(_ id: String, _ db: Connection) throws -> MetricDefinition {
-        guard let metric = (BuiltInMetrics.all + (try customMetrics(db))).first(where: { $0.id == id }) else {
+    private func manualMetric(_ id: String, _ store: OutcomeStore) throws -> MetricDefinition {
+        guard let metric = (BuiltInMetrics.all + (try store.customMetrics())).first(where: { $0.id == id }) else {
             throw OutcomeError.unknownMetric
         }
         guard metric.source == .manual else { throw OutcomeError.metricIsReadOnly }
@@ -234,43 +203,6 @@ public final class OutcomeService: @unchecked Sendable {
         guard value.isFinite else { throw OutcomeError.notANumber }
         guard metric.accepts(value) else { throw OutcomeError.outOfRange(range: metric.rangeText) }
         guard day <= today() else { throw OutcomeError.dayInFuture }
-    }
-
-    private func insert(id: OutcomeEntryID, metric: String, day: LocalDay, value: Double, note: String, importKey: String?,
-                        supersedes: OutcomeEntryID?, at now: Date, _ db: Connection) throws {
-        try db.execute("""
-            INSERT INTO outcome_entries (id, metric_id, day, value, note, origin, import_key, recorded_at, supersedes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, id.rawValue, metric, day.description, value, note,
-            importKey == nil ? OutcomeOrigin.manual.rawValue : OutcomeOrigin.csvImport.rawValue, importKey,
-            Timestamp.string(from: now), supersedes?.rawValue)
-    }
-
-    /// The current entry of an import key: the end of the correction chain that starts at its original row.
-    private func importedHead(_ key: String, _ db: Connection) throws -> OutcomeEntry? {
-        guard let row = try db.queryFirst("""
-            \(Self.entrySelect) WHERE e.import_key = ? AND NOT EXISTS (SELECT 1 FROM outcome_entries s2 WHERE s2.supersedes = e.id)
-            ORDER BY e.recorded_at DESC, e.rowid DESC LIMIT 1
-            """, key) else { return nil }
-        return try Self.entry(from: row)
-    }
-
-    private func entry(_ id: OutcomeEntryID, _ db: Connection) throws -> OutcomeEntry? {
-        try db.queryFirst("\(Self.entrySelect) WHERE e.id = ?", id.rawValue).map(Self.entry(from:))
-    }
-
-    private static func entry(from row: Row) throws -> OutcomeEntry {
-        guard let origin = OutcomeOrigin(rawValue: try row.get("origin")) else { throw DatabaseError.misuse("unknown stored origin") }
-        return OutcomeEntry(id: OutcomeEntryID(try row.get("id")), metricID: try row.get("metric_id"), day: try day(row.get("day")),
-                            value: try row.get("value"), note: try row.get("note"), origin: origin,
-                            recordedAt: try RegimenService.instant(row.get("recorded_at")),
-                            supersedes: try row.optional("supersedes", as: String.self).map(OutcomeEntryID.init),
-                            supersededBy: try row.optional("superseded_by", as: String.self).map(OutcomeEntryID.init))
-    }
-
-    private static func day(_ text: String) throws -> LocalDay {
-        guard let day = LocalDay(parsing: text) else { throw DatabaseError.misuse("unreadable stored day") }
-        return day
     }
 }
 

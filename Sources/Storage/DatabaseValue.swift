@@ -1,3 +1,4 @@
+import CairnCore
 internal import CSQLite
 import Foundation
 
@@ -98,4 +99,24 @@ extension DatabaseValue: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { self }
     /// Itself; never nil.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
+}
+
+extension Date: DatabaseValueConvertible {
+    /// Stored as `Timestamp` text (UTC ISO 8601 with milliseconds): the one stored format of an instant.
+    public var databaseValue: DatabaseValue { .text(Timestamp.string(from: self)) }
+    /// Reads `Timestamp` text only (read without a formatter).
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
+        if case .text(let s) = value { return Timestamp.date(from: s) }
+        return nil
+    }
+}
+
+extension LocalDay: DatabaseValueConvertible {
+    /// Stored as "2026-03-01" text.
+    public var databaseValue: DatabaseValue { .text(description) }
+    /// Reads "YYYY-MM-DD" text of a day that exists only.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> LocalDay? {
+        if case .text(let s) = value { return LocalDay(parsing: s) }
+        return nil
+    }
 }

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import Testing
 @testable import Storage
@@ -109,4 +110,23 @@ private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
     #expect(Data.fromDatabaseValue(.text("x")) == nil)
     #expect(Double.fromDatabaseValue(.integer(3)) == 3)
     #expect(Int.fromDatabaseValue(.null) == nil)
+}
+
+@Test func instantsAndDaysAreBoundAndReadAsTheirStoredText() throws {
+    try withDatabase { database throws in
+        let instant = Date(timeIntervalSince1970: 1_772_438_700.25)
+        let day = LocalDay(year: 2026, month: 3, day: 2)!
+        try database.write { db throws in
+            try db.execute("INSERT INTO t (s) VALUES (?)", instant)
+            try db.execute("INSERT INTO t (s) VALUES (?)", day)
+            try db.execute("INSERT INTO t (s) VALUES (?)", "2026-02-30")
+        }
+        let rows = try database.read { try $0.query("SELECT s FROM t ORDER BY rowid") }
+        #expect(try rows[0].get("s", as: String.self) == "2026-03-02T08:05:00.250Z")
+        #expect(try rows[0].get("s", as: Date.self) == instant)
+        #expect(try rows[1].get("s", as: String.self) == "2026-03-02")
+        #expect(try rows[1].get("s", as: LocalDay.self) == day)
+        #expect(throws: DatabaseError.self, "a day that does not exist") { try rows[2].get("s", as: LocalDay.self) }
+        #expect(throws: DatabaseError.self, "a day is no instant") { try rows[1].get("s", as: Date.self) }
+    }
 }
