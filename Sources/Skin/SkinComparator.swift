@@ -27,7 +27,10 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// blob-sized texture term one-sided (a loss of texture), and the four change figures re-measured in units of their
     /// own noise (`Calibration.termScales`), with the noise floor (`Calibration.noiseFloor`), so that a colour shift or a
     /// smoothing is no longer held to a higher bar than a new mark.
-    public static let current = ComparisonRevision(7)
+    /// Revision 8: the blob-sized texture term measured against the relation of the two photos' texture energies over
+    /// the whole crop (a gain for an overall blur, an offset for their sensor-noise difference), so that a noisier or
+    /// softer retake of finely textured skin is not read as a local smoothing.
+    public static let current = ComparisonRevision(8)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -182,7 +185,7 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public var colourBlob: Double = 0
     /// Texture change over blob-sized regions (revision 4): 99th percentile of the absolute deviation from its median
     /// of the Gaussian-averaged log band-pass energy ratio; from revision 7 its median minus its 1st percentile (a loss
-    /// of texture only).
+    /// of texture only); from revision 8 against the crop-wide gain-and-offset relation of the two energies.
     public var textureBlob: Double = 0
     /// Share of the crop set aside because the probe shows something else there, at the crop's edge (revision 4).
     public var foreignFraction: Double = 0

@@ -110,6 +110,9 @@ enum SkinBenchmark {
         print("(times are thread CPU time: the 2 cores are shared; 'per comparison' = preparing both photos + comparing)")
         print("of which preparing one photo: mean \(String(format: "%.1f", prepTimes.reduce(0, +) / Double(max(1, prepTimes.count)))) ms")
         if arguments.contains("--debug") { Report.printWorst(records: records) }
+        if let file = arguments.first(where: { $0.hasPrefix("--terms=") }).map({ String($0.dropFirst(8)) }) {
+            try SkinReplay.writeTerms(records, to: file)
+        }
         print("Total bench time \(String(format: "%.1f", Date().timeIntervalSince(t0))) s")
         return !missedTarget
     }

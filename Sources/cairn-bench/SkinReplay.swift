@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Imaging
 import Skin
 
 /// `cairn-bench skin --dump=DIR` writes every rendered pair of the Skin benchmark (binary PPM files and an
@@ -9,7 +10,8 @@ import Skin
 ///
 /// Replay options: `--only=WORD,...` keeps the pairs whose level (careful, typical, sloppy) or kind (none, change,
 /// different) is listed, e.g. `--only=sloppy,different` (every sloppy pair plus every different-subject pair);
-/// `--no-sloppy`, `--limit=N` (every k-th pair), `--threads=N`, `--debug`, `--components=FILE.tsv`, `--heat=DIR`.
+/// `--no-sloppy`, `--limit=N` (every k-th pair), `--threads=N`, `--debug`, `--components=FILE.tsv`, `--terms=FILE.jsonl`
+/// (the four change figures of every pair, also in a run that renders), `--heat=DIR`.
 enum SkinReplay {
     static func kindName(_ kind: PairKind) -> String { kind == .noChange ? "none" : kind == .change ? "change" : "different" }
 
@@ -126,6 +128,10 @@ enum SkinReplay {
             }
         }
         let done = records.compactMap { $0 }
+        if let inspectDir = arguments.first(where: { $0.hasPrefix("--inspect=") }).map({ String($0.dropFirst(10)) }) {
+            let files = Set(arguments.first { $0.hasPrefix("--inspect-files=") }.map { $0.dropFirst(16).split(separator: ",").map(String.init) } ?? [])
+            try inspect(pairs.filter { files.contains($0.probe) }, from: dir, to: inspectDir)
+        }
         if let file = arguments.first(where: { $0.hasPrefix("--components=") }).map({ String($0.dropFirst(13)) }) {
             var msById: [String: Double] = [:]
             for (i, r) in records.enumerated() { if let r { msById[r.note] = times[i] } }
@@ -136,11 +142,44 @@ enum SkinReplay {
             }
             try out.write(toFile: file, atomically: true, encoding: .utf8)
         }
+        if let file = arguments.first(where: { $0.hasPrefix("--terms=") }).map({ String($0.dropFirst(8)) }) {
+            try writeTerms(done, to: file)
+        }
         print("Replayed \(done.count) of \(pairs.count) pairs from \(directory) (\(threads) thread(s))")
         Report.printAll(records: done, times: times)
         if arguments.contains("--debug") { Report.printWorst(records: done) }
         print("Total replay time \(String(format: "%.1f", Date().timeIntervalSince(t0))) s")
         return !SkinBenchmark.missedTarget
+    }
+
+    /// One JSON line per record with the four change figures behind its raw score (`--terms=FILE`, in a run or a replay), to study the
+    /// raw score's parts (e.g. other term scales) without running the comparisons again.
+    static func writeTerms(_ records: [Record], to file: String) throws {
+        var out = ""
+        for r in records {
+            let d = r.result.diagnostics
+            out += String(format: "{\"subject\":\"%@\",\"group\":\"%@\",\"level\":\"%@\",\"kind\":\"%@\",\"change\":\"%@\",\"strength\":%d,\"magnitude\":%.1f,\"comparable\":%@,\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"cblob\":%.5f,\"tblob\":%.5f,\"corr\":%.4f,\"note\":\"%@\"}\n",
+                          r.subject, r.group, r.level.name, kindName(r.kind), r.change?.rawValue ?? "-", r.strength, r.magnitude,
+                          r.result.comparable ? "true" : "false", r.result.rawScore, d.mapScore, d.displacement, d.colourBlob, d.textureBlob,
+                          r.result.alignment.correlation, r.note)
+        }
+        try out.write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
+    /// Inspection strips (`SkinComparator.inspect`) of the given pairs, named by level, kind, subject, probe file and raw score.
+    static func inspect(_ pairs: [Pair], from dir: URL, to out: String) throws {
+        let url = URL(fileURLWithPath: out)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let pipeline = ImagePipeline()
+        for p in pairs {
+            let b = try SkinComparator.prepare(readPPM(dir.appendingPathComponent(p.baseline)))
+            let q = try SkinComparator.prepare(readPPM(dir.appendingPathComponent(p.probe)))
+            let (r, strip) = try SkinComparator.inspect(baseline: b, probe: q)
+            let kind = p.kind == .change ? (p.change?.rawValue ?? "change").replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: " ", with: "-") + "\(p.strength)" : kindName(p.kind)
+            let name = String(format: "%@-%@-%@-%@-raw%.2f.jpg", p.level.name, kind, p.subject, p.probe, r.rawScore)
+            try pipeline.encodeJPEG(strip, quality: 95).write(to: url.appendingPathComponent(name))
+        }
+        print("  wrote \(pairs.count) inspection strips to \(out)")
     }
 
     static func writeHeat(_ map: ChangeMap, to url: URL) throws {

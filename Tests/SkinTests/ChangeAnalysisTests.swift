@@ -234,3 +234,33 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     #expect(same < 0.01)
     #expect(changed > 4)
 }
+
+/// Revision 8: the texture term is measured against the crop-wide relation of the two photos' texture energies. A
+/// retake with more sensor noise (the same energy added everywhere) over skin whose detail is strong in one part and
+/// faint in the rest is not a local smoothing (revision 7 read the strong part as one: the noise lifted the faint
+/// part's log energy ratio, and with it the median, far more), while a smoothed patch in such a retake still counts.
+@Test func aNoisierRetakeIsNotReadAsSmoothingButASmoothedPatchInItIs() {
+    let n = 128
+    var base = texturePlane(seed: 23)
+    // Strong detail in the left 30% of the crop, faint detail in the rest.
+    for y in 0..<n { for x in 0..<n {
+        let k = y * n + x
+        base.data[k] = 50 + (x < 38 ? 3 : 0.5) * (base.data[k] - 50)
+    } }
+    var rng = SeededGenerator(seed: 99)
+    let noise = (0..<(n * n)).map { _ in Float(5.2 * (rng.unit() - 0.5)) }
+    let flat = [[Float](repeating: 10, count: n * n), [Float](repeating: 15, count: n * n)]
+    let valid = [Bool](repeating: true, count: n * n)
+    func texture(_ probe: Plane) -> Double {
+        BlobTerms.measure(bLab: [base.data] + flat, pLab: [probe.data] + flat, colourValid: valid, detailValid: valid,
+                          bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n).texture
+    }
+    var noisier = base
+    for k in noisier.data.indices { noisier.data[k] += noise[k] }
+    let blurred = base.boxBlurred(radius: 2).boxBlurred(radius: 2)
+    var smoothed = base
+    for y in 44..<84 { for x in 4..<34 { smoothed.data[y * n + x] = blurred.data[y * n + x] } }
+    for k in smoothed.data.indices { smoothed.data[k] += noise[k] }
+    #expect(texture(noisier) < 0.1)
+    #expect(texture(smoothed) > texture(noisier) + 0.25)
+}
