@@ -2,7 +2,25 @@
 // Cairn: a private health journal. Layers point inward (see ARCHITECTURE.md):
 // cairn (CLI + serve) -> WebApp -> CairnApp (services) -> domain (CairnCore, PhotoMetadata, Regimen)
 //                                             \-> adapters (Storage, Imaging) -> native targets (C*)
+import Foundation
 import PackageDescription
+
+// Libraries only some commands use are opened on first use, not linked (Sources/NativeLoader): their system
+// library targets name no pkg-config package (which would add `-l` flags), so their headers' search paths
+// come from pkg-config here and go to every target (a Swift module that imports one, or imports a module that
+// does, must find them).
+func headerSearchPaths(_ packages: [String]) -> [String] {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--cflags-only-I"] + packages
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    guard (try? pkgConfig.run()) != nil else { return [] }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    pkgConfig.waitUntilExit()
+    return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).filter { $0.hasPrefix("-I") }
+}
+let openedOnFirstUse = headerSearchPaths(["vips", "libheif", "pangocairo", "libxml-2.0", "libnotify", "tesseract", "libarchive"])
 
 let package = Package(
     name: "Cairn",
@@ -15,16 +33,19 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The database's page cipher: an SQLite VFS in C, its cryptography passed in from Swift (Encryption).
         .target(name: "SQLiteCipherShim", dependencies: ["CSQLite"]),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        .target(name: "VipsShim", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("heif")]),
+        // libvips and libheif: called only by VipsShim's C code, through NativeLoader (vips_lazy.h).
+        .target(name: "VipsShim", dependencies: ["NativeLoader"]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
-        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
+        // Opened on first use (NativeLoader's stubs): headers only, no pkg-config package and no link line.
+        .systemLibrary(name: "CTesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CLibXML2", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CNotify", providers: [.apt(["libnotify-dev"])]),
+        // dlopen on first use, and the stubs through which Swift calls the libraries above (native_loader.h).
+        .target(name: "NativeLoader", linkerSettings: [.linkedLibrary("dl")]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
         .target(name: "DlibShim",
                 cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
@@ -45,10 +66,10 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "SQLiteCipherShim", "Encryption"]),
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
-        .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract"]),
-        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive"]),
-        .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo"]),
-        .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify"]),
+        .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract", "NativeLoader"]),
+        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "NativeLoader"]),
+        .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo", "NativeLoader"]),
+        .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify", "NativeLoader"]),
 
         // MARK: application services (the only way data changes)
         .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
@@ -60,7 +81,7 @@ let package = Package(
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
 
         // MARK: tests (mirror the sources)
-        .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo"], path: "Tests/CairnTestSupport"),
+        .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo", "NativeLoader"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "EncryptionTests", dependencies: ["Encryption", "CairnCore"]),
@@ -75,7 +96,7 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Encryption", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "CairnTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "CairnTestSupport", "NativeLoader"], exclude: ["Fixtures"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "CairnApp", "CairnCore", "Regimen", "Storage"]),
@@ -84,3 +105,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets where target.type != .system {
+    target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(openedOnFirstUse)]
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(openedOnFirstUse.flatMap { ["-Xcc", $0] })]
+}

@@ -7,6 +7,12 @@ public enum ImagingLibraries {
     /// libvips (with the formats it can load), libheif and libjpeg-turbo.
     public static func statuses() -> [ComponentStatus] {
         let vipsReady = cairn_vips_init() == 0
+        let heif = cairn_heif_version_string().map { String(cString: $0) }
+        guard vipsReady else {
+            return [ComponentStatus(name: "libvips", role: "image files", present: false, version: nil),
+                    ComponentStatus(name: "libheif", role: "HEIC photos", present: heif != nil, version: heif),
+                    ComponentStatus(name: "libjpeg-turbo", role: "lossless JPEG copies", present: tjInitTransform().map { tjDestroy($0); return true } ?? false)]
+        }
         let loaders = [("JPEG", "jpegload_buffer"), ("PNG", "pngload_buffer"), ("WebP", "webpload_buffer"),
                        ("HEIC", "heifload_buffer")]
         let missing = loaders.filter { cairn_vips_has_operation($0.1) == 0 }.map(\.0)
@@ -15,8 +21,7 @@ public enum ImagingLibraries {
             ComponentStatus(name: "libvips", role: "image files", present: vipsReady,
                             version: String(cString: cairn_vips_version_string()),
                             note: missing.isEmpty ? "reads \(formats)" : "reads \(formats); cannot read \(missing.joined(separator: ", "))"),
-            ComponentStatus(name: "libheif", role: "HEIC photos", present: true,
-                            version: String(cString: cairn_heif_version_string())),
+            ComponentStatus(name: "libheif", role: "HEIC photos", present: heif != nil, version: heif),
             ComponentStatus(name: "libjpeg-turbo", role: "lossless JPEG copies", present: tjInitTransform() .map { tjDestroy($0); return true } ?? false),
         ]
     }

@@ -1,5 +1,6 @@
 import CNotify
 import Foundation
+import NativeLoader
 import Regimen
 
 /// Why the desktop notification service could not be used.
@@ -33,6 +34,8 @@ public final class DesktopNotifier: ReminderPosting {
         guard environment["DBUS_SESSION_BUS_ADDRESS"] != nil || runtimeBus.map(FileManager.default.fileExists(atPath:)) == true else {
             throw NotificationError.unavailable
         }
+        // libnotify is opened on first use (NativeLoader): without it there is no service to reach.
+        guard cairn_notify_available() != 0 else { throw NotificationError.unavailable }
         if notify_is_initted() == 0 {
             guard notify_init(appName) != 0 else { throw NotificationError.unavailable }
         }

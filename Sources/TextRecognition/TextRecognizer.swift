@@ -2,6 +2,7 @@ import CairnCore
 import CTesseract
 import Foundation
 import Imaging
+import NativeLoader
 
 /// A rectangle in pixels of the upright photo (origin top left).
 public struct TextBox: Hashable, Sendable, Codable {
@@ -131,7 +132,10 @@ public final class TextRecognizer: @unchecked Sendable {
     /// Starts Tesseract with English data from `dataPath` (nil: the Debian default). Throws
     /// `TextRecognitionError(.engineUnavailable)` when the data cannot be loaded.
     public init(dataPath: String? = nil) throws {
-        guard let api = TessBaseAPICreate() else { throw TextRecognitionError(kind: .engineUnavailable) }
+        // Tesseract is opened on first use (NativeLoader): without it the engine is unavailable, as without its data.
+        guard cairn_tesseract_available() != 0, let api = TessBaseAPICreate() else {
+            throw TextRecognitionError(kind: .engineUnavailable)
+        }
         let rc: Int32
         if let dataPath { rc = TessBaseAPIInit2(api, dataPath, "eng", OEM_LSTM_ONLY) } else {
             rc = TessBaseAPIInit2(api, nil, "eng", OEM_LSTM_ONLY)

@@ -1,6 +1,7 @@
 #include <string.h>
 #include <vips/vips.h>
 #include "vips_ocr_shim.h"
+#include "vips_lazy.h"
 
 CairnImage *cairn_ocr_gray(CairnImage *in) {
     VipsImage *cur = in, *next = NULL;

@@ -1,12 +1,15 @@
 #include <vips/vips.h>
 #include <libheif/heif.h>
 #include "vips_shim.h"
+#include "vips_lazy.h"
 
 static void cairn_quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
 }
 
 int cairn_vips_init(void) {
+    /* libvips is opened here, on first use (vips_lazy.h); without it, libvips "failed to start". */
+    if (!cairn_native_available(CAIRN_VIPS_SONAME)) return -1;
     if (VIPS_INIT("cairn")) return -1;
     /* Cairn opens each photo once: the operation cache would only hold pixels and input buffers alive. */
     vips_cache_set_max(0);
@@ -146,6 +149,7 @@ size_t cairn_image_byte_count(CairnImage *in) {
 }
 
 int cairn_heif_top_level_image_count(const void *buf, size_t len) {
+    if (!cairn_native_available(CAIRN_HEIF_SONAME)) return -2;
     struct heif_context *ctx = heif_context_alloc();
     if (!ctx) return -2;
     struct heif_error err = heif_context_read_from_memory_without_copy(ctx, buf, len, NULL);
@@ -171,4 +175,6 @@ int cairn_vips_has_operation(const char *name) {
     return vips_type_find("VipsOperation", name) != 0;
 }
 
-const char *cairn_heif_version_string(void) { return heif_get_version(); }
+const char *cairn_heif_version_string(void) {
+    return cairn_native_available(CAIRN_HEIF_SONAME) ? heif_get_version() : NULL;
+}

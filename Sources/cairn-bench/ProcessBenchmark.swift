@@ -107,7 +107,8 @@ final class ProcessBench {
         let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
         let zone = TimeZone(identifier: "UTC")!
         let today = app.regimen.today()
-        try RegimenBenchmark.fill(app.regimen, days: 3652, firstDay: today.adding(days: -3651), zone: zone)
+        // Ten years up to yesterday: a dose later today than the run would be refused (a time later than now).
+        try RegimenBenchmark.fill(app.regimen, days: 3652, firstDay: today.adding(days: -3652), zone: zone)
         let area = try app.skin.addArea(name: "Left forearm")
         _ = try app.skin.log(photo: Data(contentsOf: upright), in: area.id)
         app.database.close()

@@ -66,7 +66,7 @@ size_t cairn_image_byte_count(CairnImage *in);
 int cairn_heif_top_level_image_count(const void *buf, size_t len);
 
 /* For `cairn doctor`: the libvips version ("8.14.1"), whether a loader is present ("heifload_buffer"),
- * and libheif's version. */
+ * and libheif's version (NULL when libheif is not installed). Call cairn_vips_init first. */
 const char *cairn_vips_version_string(void);
 int cairn_vips_has_operation(const char *name);
 const char *cairn_heif_version_string(void);

@@ -1,0 +1,48 @@
+#ifndef CAIRN_NATIVE_LOADER_H
+#define CAIRN_NATIVE_LOADER_H
+/* Native libraries that only some commands use (libvips and libheif, Tesseract, pango and cairo, libxml2,
+ * libarchive, libnotify) are not linked into cairn: each is opened with dlopen the first time one of its
+ * functions is called, so a command that needs none of them starts without loading them and their dependencies
+ * (about 100 shared libraries of the 141 a fully linked cairn loads). Each adapter calls its library through
+ * stubs that look the function up here once (the `*_lazy.h` header or `*_stubs.c` file beside its code). */
+
+/* `soname` ("libvips.so.42") opened once per process and kept open (lazy binding, global symbols: its own
+ * dependencies, OpenMP for one, can be found by name afterwards), or NULL when it cannot be opened. */
+void *cairn_native_open(const char *soname);
+
+/* 1 when `soname` can be opened (it is, as a side effect), 0 when it is not installed. */
+int cairn_native_available(const char *soname);
+
+/* The address of `symbol` in `soname` (or in a library it depends on). When the library or the symbol is
+ * missing, says which on stderr, with the command that installs what Cairn needs, and ends the process with
+ * status 70 (EX_SOFTWARE): nothing can be done with a function that is not there. */
+void *cairn_native_symbol(const char *soname, const char *symbol);
+
+/* Whether Tesseract and libnotify can be opened: TextRecognition and Notifications check first and report an
+ * engine or a service that is not there, as they did when a missing library kept cairn from starting. */
+int cairn_tesseract_available(void);
+int cairn_notify_available(void);
+
+/* A function pointer of `name`'s own type, looked up once (per use site) in `soname`. `name` must be declared
+ * by the library's header: the compiler checks every call against it, as for a linked library. */
+#define CAIRN_NATIVE_FUNCTION(soname, name) \
+    (*({ \
+        static __typeof__(&name) cairn_native_cached_; \
+        __typeof__(&name) cairn_native_fn_ = __atomic_load_n(&cairn_native_cached_, __ATOMIC_ACQUIRE); \
+        if (!cairn_native_fn_) { \
+            cairn_native_fn_ = (__typeof__(&name))cairn_native_symbol(soname, #name); \
+            __atomic_store_n(&cairn_native_cached_, cairn_native_fn_, __ATOMIC_RELEASE); \
+        } \
+        cairn_native_fn_; \
+    }))
+
+/* A definition of `name` (declared by the library's header) that calls the library's own: for code that cannot
+ * use the macro above (Swift calls C functions by their names). `params` and `args` are parenthesised lists.
+ * Hidden (never exported, so the libraries' own calls never come back through it) and weak (two stub files may
+ * both need a GLib function; the linker keeps one). */
+#define CAIRN_NATIVE_STUB(soname, ret, name, params, args) \
+    __attribute__((weak, visibility("hidden"))) ret name params { return CAIRN_NATIVE_FUNCTION(soname, name) args; }
+#define CAIRN_NATIVE_STUB_VOID(soname, name, params, args) \
+    __attribute__((weak, visibility("hidden"))) void name params { CAIRN_NATIVE_FUNCTION(soname, name) args; }
+
+#endif

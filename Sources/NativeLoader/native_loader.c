@@ -1,0 +1,57 @@
+#include "native_loader.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every library Cairn opens this way, with the handle once opened. A short list, searched in order. */
+static struct {
+    const char *soname;
+    void *handle;
+} opened[16];
+static int opened_count;
+static pthread_mutex_t opening = PTHREAD_MUTEX_INITIALIZER;
+
+void *cairn_native_open(const char *soname) {
+    void *handle = NULL;
+    pthread_mutex_lock(&opening);
+    for (int i = 0; i < opened_count; ++i) {
+        if (strcmp(opened[i].soname, soname) == 0) {
+            handle = opened[i].handle;
+            break;
+        }
+    }
+    if (!handle) {
+        handle = dlopen(soname, RTLD_LAZY | RTLD_GLOBAL);
+        if (handle && opened_count < (int)(sizeof opened / sizeof opened[0])) {
+            opened[opened_count].soname = soname;
+            opened[opened_count].handle = handle;
+            ++opened_count;
+        }
+    }
+    pthread_mutex_unlock(&opening);
+    return handle;
+}
+
+int cairn_native_available(const char *soname) { return cairn_native_open(soname) != NULL; }
+
+void *cairn_native_symbol(const char *soname, const char *symbol) {
+    void *handle = cairn_native_open(soname);
+    if (!handle) {
+        const char *why = dlerror();
+        fprintf(stderr, "cairn: the native library %s could not be loaded (%s). Run `make deps` "
+                        "(scripts/install-deps.sh) to install the Debian packages Cairn needs.\n",
+                soname, why ? why : "not found");
+        exit(70);
+    }
+    dlerror();
+    void *address = dlsym(handle, symbol);
+    if (!address) {
+        fprintf(stderr, "cairn: %s has no function %s: it is another version than the one Cairn was built "
+                        "with. Run `make deps` and rebuild Cairn.\n", soname, symbol);
+        exit(70);
+    }
+    return address;
+}
