@@ -333,7 +333,7 @@ public final class InsightService: @unchecked Sendable {
 
     /// Every stored insight, in `InsightEngine.ordered` order (grouped by change, qualified first).
     public func list() throws -> [Insight] {
-        let payloads = try database.read { db in try InsightStore(db).payloads() }
+        let payloads = try database.read { db in try InsightStore(db).payloadsByKey().values }
         let decoder = JSONDecoder()
         return InsightEngine.ordered(try payloads.map { payload in
             do { return try decoder.decode(Insight.self, from: Data(payload.utf8)) } catch { throw InsightServiceError.unreadableRecord }

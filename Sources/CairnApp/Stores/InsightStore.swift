@@ -85,11 +85,6 @@ struct InsightStore {
         return stored
     }
 
-    /// Every stored insight's payload.
-    func payloads() throws -> [String] {
-        try db.query("SELECT payload FROM insights").map { try $0.get("payload", as: String.self) }
-    }
-
     /// Saves a new insight.
     func insert(_ insight: Insight, payload: String, at now: Date) throws {
         try db.execute("""
