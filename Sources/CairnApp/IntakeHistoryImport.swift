@@ -209,13 +209,10 @@ extension RegimenService {
     public func importIntakeHistory(_ data: Data, sourceName: String = "", keepingLines: Bool = true) throws -> IntakeImportReport {
         let source = String(sourceName.split(separator: "/").last ?? "").filter { !$0.isNewline }
         let now = clock.now()
-        let recordedAt = Timestamp.string(from: now)
         let products: [ProductID: [StoredProduct]] = try database.read { db in
+            let store = RegimenStore(db)
             var products: [ProductID: [StoredProduct]] = [:]
-            for id in try db.query("SELECT id FROM regimen_products").map({ ProductID(try $0.get("id", as: String.self)) }) {
-                products[id] = try db.query("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number",
-                                            id.rawValue).map { try productRevision(from: $0, db) }
-            }
+            for id in try store.productIDs() { products[id] = try store.productRevisions(of: id) }
             return products
         }
         // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
@@ -233,8 +230,7 @@ extension RegimenService {
             return .ordered(start: now, seed: seed, index: made)
         }
         return try Self.intakeImport(database).run(begin: { db in
-            try db.execute("INSERT INTO regimen_intake_import_runs (started_at) VALUES (?)", recordedAt)
-            return [db.lastInsertRowID]
+            [try RegimenStore(db).beginImportRun(at: now)]
         }, body: { marker, batch in
             let run = marker[0]
             let problems = try IntakeHistoryCSV.forEachRow(data, products: products, now: now) { row in
@@ -247,30 +243,41 @@ extension RegimenService {
                 let takenAt = Timestamp.string(from: row.takenAt)
                 let key = "\(productID.rawValue)|\(takenAt)|\(ordinals[moment]!)"
                 try batch.write { db in
+                    let store = RegimenStore(db)
                     let result: ImportLineResult
                     let record: IntakeRecordID
-                    if let original: String = try db.scalar("SELECT intake_id FROM regimen_intake_imports WHERE import_key = ?", key) {
+                    func insert(supersedes: IntakeRecordID?) throws -> IntakeRecordID {
+                        let id = nextID()
+                        try store.insert(NewIntakeRecord(id: id, kind: .extra, status: row.status, productID: productID,
+                                                         productRevisionID: row.product.revisionID, servings: row.servings,
+                                                         takenAt: row.takenAt, timeZone: row.timeZone, recordedAt: now,
+                                                         supersedes: supersedes, importedFrom: source, importRun: run))
+                        return id
+                    }
+                    if let original = try store.importedRecord(key: key) {
                         var headID = original
-                        while let next: String = try db.scalar("SELECT id FROM regimen_intake WHERE supersedes = ?", headID) { headID = next }
-                        let head = try entry(IntakeRecordID(headID), db, includingUnfinishedImports: true)!
+                        while let next = try store.successor(of: headID) { headID = next }
+                        let head = try store.entry(headID, includingUnfinishedImports: true)!
                         if head.status == row.status && head.servings == row.servings {
                             (result, record) = (.unchanged, head.id)
                         } else {
-                            (result, record) = (.replaced, try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: head.id,
-                                                                              source: source, run: run, recordedAt: recordedAt, db))
+                            (result, record) = (.replaced, try insert(supersedes: head.id))
                         }
                     } else {
-                        let id = try insertImported(row, id: nextID(), takenAt: takenAt, supersedes: nil, source: source, run: run, recordedAt: recordedAt, db)
-                        try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", id.rawValue, key)
+                        let id = try insert(supersedes: nil)
+                        try store.insertImportKey(key, record: id)
                         (result, record) = (.added, id)
                     }
                     results.append(result)
-                    if keepingLines { lines.append(IntakeImportReport.Line(line: row.line, entry: try entry(record, db, includingUnfinishedImports: true)!, result: result)) }
+                    if keepingLines {
+                        lines.append(IntakeImportReport.Line(line: row.line, entry: try store.entry(record, includingUnfinishedImports: true)!,
+                                                             result: result))
+                    }
                 }
             }
             guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
         }, finish: { marker, _, db in
-            try db.execute("UPDATE regimen_intake_import_runs SET finished_at = ? WHERE id = ?", Timestamp.string(from: clock.now()), marker[0])
+            try RegimenStore(db).finishImportRun(marker[0], at: clock.now())
             if results.contains(where: { $0 != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
             return IntakeImportReport(lineResults: results, lines: lines)
         })
@@ -280,12 +287,7 @@ extension RegimenService {
     /// id). A rollback removes an unfinished run's records, their import keys and the run.
     static func intakeImport(_ database: Database) -> BatchedImport {
         BatchedImport(database: database, kind: "intake") { marker, db in
-            let unfinished = "SELECT id FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL"
-            try db.execute("""
-                DELETE FROM regimen_intake_imports WHERE intake_id IN (SELECT id FROM regimen_intake WHERE import_run IN (\(unfinished)))
-                """, marker[0])
-            try db.execute("DELETE FROM regimen_intake WHERE import_run IN (\(unfinished))", marker[0])
-            try db.execute("DELETE FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL", marker[0])
+            try RegimenStore(db).removeUnfinishedImportRun(marker[0])
         }
     }
 
@@ -293,18 +295,6 @@ extension RegimenService {
     @discardableResult
     static func removeInterruptedIntakeImports(_ database: Database) throws -> Int {
         try intakeImport(database).removeInterrupted(fieldCount: 1)
-    }
-
-    private func insertImported(_ row: IntakeHistoryCSV.Row, id: IntakeRecordID, takenAt: String, supersedes: IntakeRecordID?,
-                                source: String, run: Int64, recordedAt: String, _ db: Connection) throws -> IntakeRecordID {
-        try db.execute("""
-            INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from, import_run)
-            VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, id.rawValue, row.status.rawValue, row.product.product.id.rawValue, row.product.revisionID.rawValue,
-            "\(row.servings)", takenAt, row.timeZone.identifier, LocalDay(row.takenAt, in: row.timeZone).description, recordedAt,
-            supersedes?.rawValue, source, run)
-        return id
     }
 }
 

@@ -38,13 +38,13 @@ public final class RegimenService: @unchecked Sendable {
     /// schedule with a fixed zone, where its due instant falls on the person's clock). An id that names no dose
     /// reads the text against today; the check-in then refuses the id.
     public func takenTime(_ text: String, forDose doseID: String) throws -> Date {
-        let day = try DoseOccurrence(doseID: doseID).map { occurrence in try database.read { db in try listedDay(of: occurrence, db) } }
+        let day = try DoseOccurrence(doseID: doseID).map { occurrence in try database.read { db in try listedDay(of: occurrence, RegimenStore(db)) } }
         return try takenTime(text, forDoseOn: day ?? today())
     }
 
     /// "Taken at" for a correction of `entry`: the dose's listed day for a scheduled record, else any time up to now.
     public func takenTime(_ text: String, correcting entry: LedgerEntry) throws -> Date {
-        let day = try entry.occurrence.map { occurrence in try database.read { db in try listedDay(of: occurrence, db) } }
+        let day = try entry.occurrence.map { occurrence in try database.read { db in try listedDay(of: occurrence, RegimenStore(db)) } }
         return try takenTime(text, forDoseOn: day)
     }
 
@@ -61,9 +61,9 @@ public final class RegimenService: @unchecked Sendable {
         try LabelGate(catalogue: catalogue).check(product, decisions: decisions)
         let now = clock.now()
         return try database.write { db in
-            try db.execute("INSERT INTO regimen_products (id, created_at) VALUES (?, ?)", product.id.rawValue,
-                           Timestamp.string(from: now))
-            return try insertRevision(product, number: 1, at: now, db)
+            let store = RegimenStore(db)
+            try store.insertProduct(product.id, at: now)
+            return try store.insertRevision(product, number: 1, at: now)
         }
     }
 
@@ -81,9 +81,9 @@ public final class RegimenService: @unchecked Sendable {
         try LabelGate(catalogue: catalogue).check(revised, decisions: decisions, earlier: current.product)
         let now = clock.now()
         return try database.write { db in
-            guard let last: Int = try db.scalar("SELECT max(number) FROM regimen_product_revisions WHERE product_id = ?",
-                                                id.rawValue) else { throw ScheduleError.productNotFound }
-            return try insertRevision(revised, number: last + 1, at: now, db)
+            let store = RegimenStore(db)
+            guard let last = try store.lastRevisionNumber(of: id) else { throw ScheduleError.productNotFound }
+            return try store.insertRevision(revised, number: last + 1, at: now)
         }
     }
 
@@ -132,23 +132,20 @@ public final class RegimenService: @unchecked Sendable {
     /// Every product at its newest revision, by name.
     public func products() throws -> [StoredProduct] {
         try database.read { db in
-            let ids = try db.query("SELECT id FROM regimen_products").map { ProductID(try $0.get("id", as: String.self)) }
-            return try ids.compactMap { try latestProduct($0, db) }
+            let store = RegimenStore(db)
+            return try store.productIDs().compactMap { try store.latestProduct($0) }
                 .sorted { ($0.product.name.lowercased(), $0.product.id.rawValue) < ($1.product.name.lowercased(), $1.product.id.rawValue) }
         }
     }
 
     /// The product at its newest revision, or nil.
     public func product(_ id: ProductID) throws -> StoredProduct? {
-        try database.read { try latestProduct(id, $0) }
+        try database.read { try RegimenStore($0).latestProduct(id) }
     }
 
     /// Every revision of a product, oldest first; empty for an unknown product.
     public func productHistory(_ id: ProductID) throws -> [StoredProduct] {
-        try database.read { db in
-            try db.query("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number", id.rawValue)
-                .map { try productRevision(from: $0, db) }
-        }
+        try database.read { try RegimenStore($0).productRevisions(of: id) }
     }
 
     /// The product whose id is `reference`, else the one whose current name is `reference` (ignoring case).
@@ -170,13 +167,13 @@ public final class RegimenService: @unchecked Sendable {
         let now = clock.now()
         let scheduleID = ScheduleID.random()
         return try database.write { db in
+            let store = RegimenStore(db)
             try InsightInputs.ledgerChanged(db, at: now)
-            guard try latestProduct(plan.productID, db) != nil else { throw ScheduleError.productNotFound }
-            try db.execute("INSERT INTO regimen_schedules (id, product_id, created_at) VALUES (?, ?, ?)",
-                           scheduleID.rawValue, plan.productID.rawValue, Timestamp.string(from: now))
+            guard try store.latestProduct(plan.productID) != nil else { throw ScheduleError.productNotFound }
+            try store.insertSchedule(scheduleID, productID: plan.productID, at: now)
             let revision = ScheduleRevision(id: .random(), scheduleID: scheduleID, number: 1, effectiveFrom: plan.startDay,
                                             state: .active, plan: plan, recordedAt: now)
-            try insert(revision, db)
+            try store.insert(revision)
             return revision
         }
     }
@@ -218,9 +215,10 @@ public final class RegimenService: @unchecked Sendable {
     public func schedules() throws -> [ScheduleSummary] {
         let day = today()
         return try database.read { db in
-            try allHistories(db).map { history in
+            let store = RegimenStore(db)
+            return try store.allHistories().map { history in
                 let latest = history.latest!
-                let name = try latestProduct(latest.plan.productID, db)?.product.name ?? ""
+                let name = try store.latestProduct(latest.plan.productID)?.product.name ?? ""
                 return ScheduleSummary(scheduleID: latest.scheduleID, latest: latest, inForceToday: history.revision(on: day),
                                        productName: name)
             }.sorted { ($0.productName.lowercased(), $0.latest.plan.startDay.description, $0.scheduleID.rawValue)
@@ -230,7 +228,7 @@ public final class RegimenService: @unchecked Sendable {
 
     /// Every revision of a schedule, oldest first. Throws `ScheduleError.scheduleNotFound`.
     public func scheduleHistory(_ id: ScheduleID) throws -> ScheduleHistory {
-        try database.read { db in try history(of: id, db) }
+        try database.read { db in try history(of: id, RegimenStore(db)) }
     }
 
     // MARK: today
@@ -238,13 +236,13 @@ public final class RegimenService: @unchecked Sendable {
     /// The scheduled doses of any local `day` (a past day shows what is still not logged), due times in the
     /// person's current zone.
     public func doses(on day: LocalDay) throws -> [TodayDose] {
-        try database.read { db in try scheduledDoses(on: [day], zone: clock.timeZone, db).doses }
+        try database.read { db in try scheduledDoses(on: [day], zone: clock.timeZone, RegimenStore(db)).doses }
     }
 
     /// The scheduled doses of every local day in `days`, each with its state, read in one transaction (reports).
     public func doses(in days: ClosedRange<LocalDay>) throws -> [TodayDose] {
         let list = (days.lowerBound.dayNumber...days.upperBound.dayNumber).map(LocalDay.init(dayNumber:))
-        return try database.read { db in try scheduledDoses(on: list, zone: clock.timeZone, db).doses }
+        return try database.read { db in try scheduledDoses(on: list, zone: clock.timeZone, RegimenStore(db)).doses }
     }
 
     /// The Today view for the Clock's current instant and zone.
@@ -254,7 +252,8 @@ public final class RegimenService: @unchecked Sendable {
         let day = LocalDay(now, in: zone)
         let tomorrow = day.adding(days: 1)
         return try database.read { db in
-            let (doses, asNeeded) = try scheduledDoses(on: [day, tomorrow], zone: zone, db)
+            let store = RegimenStore(db)
+            let (doses, asNeeded) = try scheduledDoses(on: [day, tomorrow], zone: zone, store)
             let todays = doses.filter { $0.day == day }
             let pending = doses.filter { $0.state == .notLogged }
             let pendingToday = pending.filter { $0.day == day }
@@ -265,10 +264,7 @@ public final class RegimenService: @unchecked Sendable {
                 let tomorrows = pending.filter { $0.day == tomorrow }
                 next = tomorrows.filter { $0.time == tomorrows.first?.time }
             }
-            let unscheduled = try db.query("""
-                \(Self.entrySelect) WHERE i.local_day = ? AND i.kind <> 'scheduled' AND s.id IS NULL AND i.status <> 'undone'
-                ORDER BY i.taken_at, i.rowid
-                """, day.description).map(Self.entry(from:))
+            let unscheduled = try store.unscheduledEntries(on: day)
             return TodayView(now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded,
                              unscheduledLogged: unscheduled)
         }
@@ -276,14 +272,14 @@ public final class RegimenService: @unchecked Sendable {
 
     /// The scheduled doses listed on the person's local `days` (for a schedule with a fixed zone, the doses whose
     /// due instant falls on those days of the person's clock), and the as-needed schedules in force on the first.
-    private func scheduledDoses(on days: [LocalDay], zone: TimeZone, _ db: Connection) throws -> (doses: [TodayDose], asNeeded: [ScheduleSummary]) {
+    private func scheduledDoses(on days: [LocalDay], zone: TimeZone, _ store: RegimenStore) throws -> (doses: [TodayDose], asNeeded: [ScheduleSummary]) {
         let day = days[0]
         let listed = Set(days)
-        let histories = try allHistories(db)
+        let histories = try store.allHistories()
         var names: [ProductID: String] = [:]
         func name(_ id: ProductID) throws -> String {
             if let known = names[id] { return known }
-            let found = try latestProduct(id, db)?.product.name ?? ""
+            let found = try store.latestProduct(id)?.product.name ?? ""
             names[id] = found
             return found
         }
@@ -292,7 +288,7 @@ public final class RegimenService: @unchecked Sendable {
             return Array(Set(days.flatMap { DoseTiming.scheduleDays(listedOn: $0, zone: fixed) })).sorted()
         }
         let candidates = histories.map(scheduleDays)
-        let heads = try currentRecords(onDays: Array(Set(candidates.joined())).sorted(), db)
+        let heads = try store.currentRecords(onDays: Array(Set(candidates.joined())).sorted())
         var doses: [TodayDose] = []
         var asNeeded: [ScheduleSummary] = []
         for (history, scheduleDays) in zip(histories, candidates) {
@@ -352,13 +348,14 @@ public final class RegimenService: @unchecked Sendable {
             parsed.append((occurrence, request))
         }
         return try database.write { db in
+            let store = RegimenStore(db)
             try InsightInputs.ledgerChanged(db, at: now)
             var histories: [ScheduleRevisionID: ScheduleHistory] = [:]
             var products: [ProductID: StoredProduct] = [:]
             var tracked: [ProductID: Bool] = [:]
             return try parsed.map { occurrence, request in
                 if histories[occurrence.revisionID] == nil {
-                    guard let found = try history(ofRevision: occurrence.revisionID, db) else { throw ScheduleError.doseNotFound }
+                    guard let found = try store.history(ofRevision: occurrence.revisionID) else { throw ScheduleError.doseNotFound }
                     histories[occurrence.revisionID] = found
                 }
                 guard let revision = histories[occurrence.revisionID]!.revision(on: occurrence.day), revision.id == occurrence.revisionID,
@@ -367,42 +364,38 @@ public final class RegimenService: @unchecked Sendable {
                 guard timing.day <= today else { throw ScheduleError.doseNotDueYet }
                 if let at = request.at { try TakenTime.check(at, doseDay: timing.day, now: now, zone: zone) }
                 let productID = revision.plan.productID
-                if products[productID] == nil { products[productID] = try latestProduct(productID, db) }
+                if products[productID] == nil { products[productID] = try store.latestProduct(productID) }
                 guard let product = products[productID] else { throw ScheduleError.productNotFound }
                 let atScheduledTime = request.at == nil && timing.day < today
                 let takenAt = request.at ?? (atScheduledTime ? timing.dueAt : now)
                 let id = IntakeRecordID.random()
                 func insert(supersedes: IntakeRecordID?) throws {
-                    try db.execute("""
-                        INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                            occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-                        VALUES (?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, id.rawValue, request.status.rawValue, productID.rawValue, product.revisionID.rawValue,
-                        revision.id.rawValue, occurrence.day.description, occurrence.slot.description, "\(revision.plan.servings)",
-                        Timestamp.string(from: takenAt), zone.identifier, LocalDay(takenAt, in: zone).description,
-                        Timestamp.string(from: now), supersedes?.rawValue)
+                    try store.insert(NewIntakeRecord(id: id, kind: .scheduled, status: request.status, productID: productID,
+                                                     productRevisionID: product.revisionID, scheduleRevisionID: revision.id,
+                                                     occurrence: occurrence, servings: revision.plan.servings, takenAt: takenAt,
+                                                     timeZone: zone, recordedAt: now, supersedes: supersedes))
                 }
                 do {
                     try insert(supersedes: nil)
                 } catch let error as DatabaseError where error.constraintKind == .unique {
                     // Logged already (perhaps by another process a moment ago): report the record in force, unless
                     // that record is an undo: then this check-in supersedes it (the UNIQUE supersedes keeps it once).
-                    guard let existing = try currentRecords(for: occurrence, db) else { throw error }
+                    guard let existing = try store.currentRecord(for: occurrence) else { throw error }
                     guard existing.isUndo else { return CheckInResult(entry: existing, alreadyLogged: true) }
                     do {
                         try insert(supersedes: existing.id)
                     } catch let again as DatabaseError where again.constraintKind == .unique {
-                        guard let head = try currentRecords(for: occurrence, db) else { throw again }
+                        guard let head = try store.currentRecord(for: occurrence) else { throw again }
                         return CheckInResult(entry: head, alreadyLogged: true)
                     }
                 }
                 if request.status == .taken {
-                    if tracked[productID] == nil { tracked[productID] = try isTracked(productID, db) }
+                    if tracked[productID] == nil { tracked[productID] = try store.isTracked(productID) }
                     if tracked[productID]! {
-                        try recordSupplyChange(product: product, servings: revision.plan.servings, sign: -1, intake: id, at: now, db)
+                        try recordSupplyChange(product: product, servings: revision.plan.servings, sign: -1, intake: id, at: now, store)
                     }
                 }
-                return CheckInResult(entry: try entry(id, db)!, alreadyLogged: false, atScheduledTime: atScheduledTime)
+                return CheckInResult(entry: try store.entry(id)!, alreadyLogged: false, atScheduledTime: atScheduledTime)
             }
         }
     }
@@ -415,15 +408,16 @@ public final class RegimenService: @unchecked Sendable {
     public func undo(_ recordID: IntakeRecordID) throws -> UndoResult {
         let now = clock.now()
         return try database.write { db in
-            guard let old = try entry(recordID, db) else { throw ScheduleError.recordNotFound }
+            let store = RegimenStore(db)
+            guard let old = try store.entry(recordID) else { throw ScheduleError.recordNotFound }
             if let by = old.supersededBy {
-                guard let later = try entry(by, db), later.isUndo else { throw ScheduleError.recordAlreadyCorrected }
+                guard let later = try store.entry(by), later.isUndo else { throw ScheduleError.recordAlreadyCorrected }
                 return UndoResult(entry: later, undid: old, alreadyUndone: true)
             }
             guard !old.isUndo else { return UndoResult(entry: old, undid: old, alreadyUndone: true) }
             try InsightInputs.ledgerChanged(db, at: now)
-            let id = try appendCorrection(of: old, status: .undone, takenAt: old.takenAt, zone: old.timeZone, at: now, db)
-            return UndoResult(entry: try entry(id, db)!, undid: old, alreadyUndone: false)
+            let id = try appendCorrection(of: old, status: .undone, takenAt: old.takenAt, zone: old.timeZone, at: now, store)
+            return UndoResult(entry: try store.entry(id)!, undid: old, alreadyUndone: false)
         }
     }
 
@@ -453,42 +447,39 @@ public final class RegimenService: @unchecked Sendable {
         guard status.isLoggable else { throw ScheduleError.statusNotLoggable }
         let now = clock.now()
         return try database.write { db in
+            let store = RegimenStore(db)
             try InsightInputs.ledgerChanged(db, at: now)
-            guard let old = try entry(recordID, db) else { throw ScheduleError.recordNotFound }
+            guard let old = try store.entry(recordID) else { throw ScheduleError.recordNotFound }
             guard old.isCurrent else { throw ScheduleError.recordAlreadyCorrected }
-            if let at { try TakenTime.check(at, doseDay: try old.occurrence.map { try listedDay(of: $0, db) }, now: now, zone: clock.timeZone) }
+            if let at { try TakenTime.check(at, doseDay: try old.occurrence.map { try listedDay(of: $0, store) }, now: now, zone: clock.timeZone) }
             let id = try appendCorrection(of: old, status: status, takenAt: at ?? old.takenAt,
-                                          zone: at == nil ? old.timeZone : clock.timeZone, at: now, db)
-            return try entry(id, db)!
+                                          zone: at == nil ? old.timeZone : clock.timeZone, at: now, store)
+            return try store.entry(id)!
         }
     }
 
     /// The person's day a scheduled dose is listed on (see `DoseTiming`); its own day when no revision has its id.
-    private func listedDay(of occurrence: DoseOccurrence, _ db: Connection) throws -> LocalDay {
-        guard let revision = try history(ofRevision: occurrence.revisionID, db)?.revisions.first(where: { $0.id == occurrence.revisionID })
+    private func listedDay(of occurrence: DoseOccurrence, _ store: RegimenStore) throws -> LocalDay {
+        guard let revision = try store.history(ofRevision: occurrence.revisionID)?.revisions.first(where: { $0.id == occurrence.revisionID })
         else { return occurrence.day }
         return revision.timing(of: occurrence, personZone: clock.timeZone).day
     }
 
     /// Appends the record that supersedes `old` (a correction or an undo) with its supply change.
     private func appendCorrection(of old: LedgerEntry, status: IntakeStatus, takenAt: Date, zone: TimeZone, at now: Date,
-                                  _ db: Connection) throws -> IntakeRecordID {
+                                  _ store: RegimenStore) throws -> IntakeRecordID {
         let id = IntakeRecordID.random()
         do {
-            try db.execute("""
-                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                    occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, id.rawValue, old.kind.rawValue, status.rawValue, old.productID.rawValue, old.productRevisionID.rawValue,
-                old.scheduleRevisionID?.rawValue, old.occurrence?.day.description, old.occurrence?.slot.description,
-                "\(old.servings)", Timestamp.string(from: takenAt), zone.identifier,
-                LocalDay(takenAt, in: zone).description, Timestamp.string(from: now), old.id.rawValue, old.importedFrom)
+            try store.insert(NewIntakeRecord(id: id, kind: old.kind, status: status, productID: old.productID,
+                                             productRevisionID: old.productRevisionID, scheduleRevisionID: old.scheduleRevisionID,
+                                             occurrence: old.occurrence, servings: old.servings, takenAt: takenAt, timeZone: zone,
+                                             recordedAt: now, supersedes: old.id, importedFrom: old.importedFrom))
         } catch let error as DatabaseError where error.constraintKind == .unique {
             throw ScheduleError.recordAlreadyCorrected
         }
         let change = (status == .taken ? 1 : 0) - (old.status == .taken ? 1 : 0)
-        if change != 0, let product = try productRevision(old.productRevisionID, db) {
-            try recordSupplyChange(product: product, servings: old.servings, sign: -change, intake: id, at: now, db)
+        if change != 0, let product = try store.productRevision(old.productRevisionID) {
+            try recordSupplyChange(product: product, servings: old.servings, sign: -change, intake: id, at: now, store)
         }
         return id
     }
@@ -499,21 +490,9 @@ public final class RegimenService: @unchecked Sendable {
     public func ledger(_ query: LedgerQuery = LedgerQuery()) throws -> LedgerPage {
         guard (1...1000).contains(query.limit), query.offset >= 0 else { throw ScheduleError.pageOutOfRange }
         if let from = query.from, let to = query.to, to < from { throw ScheduleError.rangeEndsBeforeStart }
-        var conditions: [String] = [Self.isRead("i")]
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        if let productID = query.productID { conditions.append("i.product_id = ?"); arguments.append(productID.rawValue) }
-        if let from = query.from { conditions.append("i.local_day >= ?"); arguments.append(from.description) }
-        if let to = query.to { conditions.append("i.local_day <= ?"); arguments.append(to.description) }
-        let filter = "WHERE " + conditions.joined(separator: " AND ")
-        arguments.append(query.limit + 1)
-        arguments.append(query.offset)
-        // The page's rowids come from the index alone; only those rows are joined and decoded.
         let rows = try database.read { db in
-            try db.query("""
-                \(Self.entrySelect) WHERE i.rowid IN (
-                    SELECT i.rowid FROM regimen_intake i \(filter) ORDER BY i.taken_at DESC, i.rowid DESC LIMIT ? OFFSET ?)
-                ORDER BY i.taken_at DESC, i.rowid DESC
-                """, arguments: arguments).map(Self.entry(from:))
+            try RegimenStore(db).entries(productID: query.productID, from: query.from, to: query.to, limit: query.limit + 1,
+                                         offset: query.offset)
         }
         let more = rows.count > query.limit
         return LedgerPage(entries: Array(rows.prefix(query.limit)), nextOffset: more ? query.offset + query.limit : nil)
@@ -521,14 +500,12 @@ public final class RegimenService: @unchecked Sendable {
 
     /// One record, or nil.
     public func record(_ id: IntakeRecordID) throws -> LedgerEntry? {
-        try database.read { try entry(id, $0) }
+        try database.read { try RegimenStore($0).entry(id) }
     }
 
     /// The whole ledger, oldest first, as CSV (header row, RFC 4180) or a JSON array.
     public func exportLedger(as format: LedgerExportFormat) throws -> String {
-        let entries = try database.read { db in
-            try db.query("\(Self.entrySelect) ORDER BY i.taken_at, i.rowid").map(Self.entry(from:))
-        }
+        let entries = try database.read { try RegimenStore($0).allEntries() }
         switch format {
         case .csv:
             return ([LedgerEntry.csvHeader] + entries.map(\.csvRow)).joined(separator: "\r\n") + "\r\n"
@@ -542,7 +519,8 @@ public final class RegimenService: @unchecked Sendable {
     /// Every ledger record (oldest first, corrected ones included) and every schedule's history, read on `db`:
     /// the inputs of insights, read inside the caller's transaction.
     func intakeHistory(_ db: Connection) throws -> (entries: [LedgerEntry], schedules: [ScheduleHistory]) {
-        (try db.query("\(Self.entrySelect) ORDER BY i.taken_at, i.rowid").map(Self.entry(from:)), try allHistories(db))
+        let store = RegimenStore(db)
+        return (try store.allEntries(), try store.allHistories())
     }
 
     // MARK: exposure
@@ -551,43 +529,35 @@ public final class RegimenService: @unchecked Sendable {
     public func exposure(in days: ClosedRange<LocalDay>) throws -> ExposureReport {
         let catalogue = try? Catalogue.bundled()
         let records: [IntakeRecord] = try database.read { db in
-            var perServing: [String: [IngredientDose]] = [:]
-            let rows = try db.query("""
-                SELECT i.product_revision_id, i.servings, i.taken_at, i.time_zone FROM regimen_intake i
-                WHERE i.local_day >= ? AND i.local_day <= ? AND i.status = 'taken' AND \(Self.isRead("i"))
-                  AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id AND \(Self.isRead("s")))
-                ORDER BY i.local_day
-                """, days.lowerBound.description, days.upperBound.description)
+            let store = RegimenStore(db)
             // Rows of one product revision and serving count share one doses array (read once, scaled once).
+            var perServing: [String: [IngredientDose]] = [:]
             var zones: [String: TimeZone] = [:]
             var prepared: [String: (ProductID, Decimal, [IngredientDose])] = [:]
             var productOf: [String: ProductID] = [:]
-            func text(_ row: Row, _ index: Int) throws -> String {
-                guard case .text(let value) = row.values[index] else { throw DatabaseError.misuse("expected text in column \(index)") }
-                return value
-            }
-            return try rows.map { row in
-                let revisionID = try text(row, 0)
-                let servingsText = try text(row, 1)
-                let key = revisionID + "|" + servingsText
+            return try store.takenDoses(in: days).map { dose in
+                let revisionID = dose.productRevisionID
+                let key = revisionID + "|" + dose.servings
                 if prepared[key] == nil {
                     if perServing[revisionID] == nil {
-                        guard let stored = try productRevision(ProductRevisionID(revisionID), db) else { throw ScheduleError.productNotFound }
+                        guard let stored = try store.productRevision(ProductRevisionID(revisionID)) else { throw ScheduleError.productNotFound }
                         perServing[revisionID] = try IntakeRecord(taking: 1, of: stored.product, catalogue: catalogue,
                                                                   instant: Date(), timeZone: .current).doses
                         productOf[revisionID] = stored.product.id
                     }
-                    let servings = try Self.decimal(servingsText)
+                    guard let servings = Decimal.fromDatabaseValue(.text(dose.servings)) else {
+                        throw DatabaseError.misuse("unreadable stored decimal")
+                    }
                     let doses = servings == 1 ? perServing[revisionID]! : try perServing[revisionID]!.map {
                         IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
                     }
                     prepared[key] = (productOf[revisionID]!, servings, doses)
                 }
                 let (productID, servings, doses) = prepared[key]!
-                let zoneName = try text(row, 3)
-                if zones[zoneName] == nil { zones[zoneName] = TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")! }
+                if zones[dose.timeZone] == nil { zones[dose.timeZone] = TimeZone(identifier: dose.timeZone) ?? TimeZone(identifier: "UTC")! }
+                guard let instant = Timestamp.date(from: dose.takenAt) else { throw DatabaseError.misuse("unreadable stored instant") }
                 return IntakeRecord(productID: productID, status: .taken, servings: servings, doses: doses,
-                                    instant: try Self.instant(text(row, 2)), timeZone: zones[zoneName]!)
+                                    instant: instant, timeZone: zones[dose.timeZone]!)
             }
         }
         return try ExposureCalculator().exposure(of: records, in: days)
@@ -601,73 +571,26 @@ public final class RegimenService: @unchecked Sendable {
         guard !count.isNaN, count >= 0, count <= 1_000_000 else { throw ScheduleError.supplyOutOfRange }
         let now = clock.now()
         try database.write { db in
-            guard try latestProduct(productID, db) != nil else { throw ScheduleError.productNotFound }
-            try db.execute("INSERT INTO regimen_supply_changes (product_id, kind, count, recorded_at) VALUES (?, 'set', ?, ?)",
-                           productID.rawValue, "\(count)", Timestamp.string(from: now))
+            let store = RegimenStore(db)
+            guard try store.latestProduct(productID) != nil else { throw ScheduleError.productNotFound }
+            try store.insertSupplyCount(productID, count: count, at: now)
         }
     }
 
     /// The count on hand and the "runs out around" estimate; nil when no count was ever set.
     public func supply(_ productID: ProductID) throws -> SupplyStatus? {
         let day = today()
-        return try database.read { db in try supplyStatus(productID, day: day, db) }
+        return try database.read { db in try supplyStatus(productID, day: day, RegimenStore(db)) }
     }
 
     /// The supply of every product with a count set, by name.
     public func supplies() throws -> [SupplyStatus] {
         let day = today()
         return try database.read { db in
-            try db.query("SELECT DISTINCT product_id FROM regimen_supply_changes WHERE kind = 'set'")
-                .compactMap { try supplyStatus(ProductID($0.get(at: 0)), day: day, db) }
+            let store = RegimenStore(db)
+            return try store.trackedProductIDs().compactMap { try supplyStatus($0, day: day, store) }
                 .sorted { $0.productName.lowercased() < $1.productName.lowercased() }
         }
-    }
-
-    // MARK: internals: products
-
-    private func insertRevision(_ product: Product, number: Int, at now: Date, _ db: Connection) throws -> StoredProduct {
-        let revisionID = ProductRevisionID.random()
-        try db.execute("""
-            INSERT INTO regimen_product_revisions (id, product_id, number, name, brand, form, serving_value, serving_unit, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, revisionID.rawValue, product.id.rawValue, number, product.name, product.brand, product.form.rawValue,
-            "\(product.servingSize.value)", product.servingSize.unit.rawValue, Timestamp.string(from: now))
-        for (position, row) in product.ingredients.enumerated() {
-            try db.execute("""
-                INSERT INTO regimen_product_ingredients (revision_id, position, catalogue_id, name_on_label, amount_value,
-                    amount_unit, daily_value_percent, form) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, revisionID.rawValue, position, row.catalogueID, row.nameOnLabel, row.amount.map { "\($0.value)" },
-                row.amount?.unit.rawValue, row.dailyValuePercent.map { "\($0)" }, row.form)
-        }
-        return StoredProduct(product: product, revisionID: revisionID, revisionNumber: number, recordedAt: now)
-    }
-
-    func latestProduct(_ id: ProductID, _ db: Connection) throws -> StoredProduct? {
-        try db.queryFirst("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number DESC LIMIT 1",
-                          id.rawValue).map { try productRevision(from: $0, db) }
-    }
-
-    private func productRevision(_ id: ProductRevisionID, _ db: Connection) throws -> StoredProduct? {
-        try db.queryFirst("SELECT * FROM regimen_product_revisions WHERE id = ?", id.rawValue).map { try productRevision(from: $0, db) }
-    }
-
-    func productRevision(from row: Row, _ db: Connection) throws -> StoredProduct {
-        let revisionID: String = try row.get("id")
-        let ingredients = try db.query("SELECT * FROM regimen_product_ingredients WHERE revision_id = ? ORDER BY position",
-                                       revisionID).map { r in
-            let value: String? = try r.optional("amount_value")
-            let unit: String? = try r.optional("amount_unit")
-            let amount = try value.map { try Amount(Self.decimal($0), Self.unit(unit ?? "")) }
-            return try ProductIngredient(catalogueID: r.optional("catalogue_id"), nameOnLabel: r.get("name_on_label"),
-                                         amount: amount, dailyValuePercent: r.optional("daily_value_percent", as: String.self).map(Self.decimal),
-                                         form: r.optional("form"))
-        }
-        guard let form = ProductForm(rawValue: try row.get("form")) else { throw DatabaseError.misuse("unknown product form") }
-        let product = try Product(id: ProductID(try row.get("product_id")), name: row.get("name"), brand: row.get("brand"),
-                                  form: form, servingSize: Amount(Self.decimal(row.get("serving_value")), Self.unit(row.get("serving_unit"))),
-                                  ingredients: ingredients)
-        return StoredProduct(product: product, revisionID: ProductRevisionID(revisionID), revisionNumber: try row.get("number"),
-                             recordedAt: try Self.instant(row.get("recorded_at")))
     }
 
     // MARK: internals: schedules
@@ -676,22 +599,19 @@ public final class RegimenService: @unchecked Sendable {
                                 _ make: (ScheduleRevision) throws -> (ScheduleState, SchedulePlan)) throws -> ScheduleRevision {
         let now = clock.now()
         return try database.write { db in
+            let store = RegimenStore(db)
             try InsightInputs.ledgerChanged(db, at: now)
-            let history = try history(of: id, db)
+            let history = try history(of: id, store)
             let latest = history.latest!
             guard latest.state != .stopped else { throw ScheduleError.scheduleStopped }
             let (state, plan) = try make(latest)
             guard plan.productID == latest.plan.productID else { throw ScheduleError.productCannotChange }
             guard effectiveFrom > latest.effectiveFrom else { throw ScheduleError.overlappingRevision }
-            let lastLogged: String? = try db.scalar("""
-                SELECT max(i.occurrence_day) FROM regimen_intake i JOIN regimen_schedule_revisions r ON r.id = i.schedule_revision_id
-                WHERE r.schedule_id = ?
-                """, id.rawValue)
-            if let lastLogged, effectiveFrom.description <= lastLogged { throw ScheduleError.revisionBeforeLoggedDoses }
+            if let lastLogged = try store.lastLoggedDoseDay(of: id), effectiveFrom <= lastLogged { throw ScheduleError.revisionBeforeLoggedDoses }
             let revision = ScheduleRevision(id: .random(), scheduleID: id, number: latest.number + 1, effectiveFrom: effectiveFrom,
                                             state: state, plan: plan, recordedAt: now)
             do {
-                try insert(revision, db)
+                try store.insert(revision)
             } catch let error as DatabaseError where error.constraintKind == .unique {
                 throw ScheduleError.overlappingRevision
             }
@@ -699,78 +619,9 @@ public final class RegimenService: @unchecked Sendable {
         }
     }
 
-    private func insert(_ revision: ScheduleRevision, _ db: Connection) throws {
-        let plan = revision.plan
-        var kind = "daily", weekdays = 0, interval = 1
-        switch plan.recurrence {
-        case .daily: break
-        case .weekdays(let days): kind = "weekdays"; weekdays = days.reduce(0) { $0 | (1 << ($1.rawValue - 1)) }
-        case .everyNDays(let n): kind = "every"; interval = n
-        case .asNeeded: kind = "as-needed"
-        }
-        try db.execute("""
-            INSERT INTO regimen_schedule_revisions (id, schedule_id, number, effective_from, state, servings, times, recurrence,
-                weekdays, interval_days, start_day, end_day, recorded_at, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, revision.id.rawValue, revision.scheduleID.rawValue, revision.number, revision.effectiveFrom.description,
-            revision.state.rawValue, "\(plan.servings)", plan.times.map(\.description).joined(separator: ","), kind, weekdays,
-            interval, plan.startDay.description, plan.endDay?.description, Timestamp.string(from: revision.recordedAt),
-            plan.zone.identifier)
-    }
-
-    private func history(of id: ScheduleID, _ db: Connection) throws -> ScheduleHistory {
-        let revisions = try db.query("""
-            SELECT r.*, s.product_id FROM regimen_schedule_revisions r JOIN regimen_schedules s ON s.id = r.schedule_id
-            WHERE r.schedule_id = ?
-            """, id.rawValue).map(Self.scheduleRevision(from:))
-        guard !revisions.isEmpty else { throw ScheduleError.scheduleNotFound }
-        return ScheduleHistory(revisions: revisions)
-    }
-
-    /// The history of the schedule `revision` belongs to; nil when no schedule has that revision.
-    private func history(ofRevision revision: ScheduleRevisionID, _ db: Connection) throws -> ScheduleHistory? {
-        guard let schedule: String = try db.scalar("SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
-                                                   revision.rawValue) else { return nil }
-        return try history(of: ScheduleID(schedule), db)
-    }
-
-    private func allHistories(_ db: Connection) throws -> [ScheduleHistory] {
-        let revisions = try db.query("""
-            SELECT r.*, s.product_id FROM regimen_schedule_revisions r JOIN regimen_schedules s ON s.id = r.schedule_id
-            """).map(Self.scheduleRevision(from:))
-        return Dictionary(grouping: revisions, by: \.scheduleID).values.map { ScheduleHistory(revisions: $0) }
-            .sorted { $0.revisions[0].scheduleID.rawValue < $1.revisions[0].scheduleID.rawValue }
-    }
-
-    private static func scheduleRevision(from row: Row) throws -> ScheduleRevision {
-        let recurrence: Recurrence
-        switch try row.get("recurrence", as: String.self) {
-        case "daily": recurrence = .daily
-        case "weekdays":
-            let mask: Int = try row.get("weekdays")
-            recurrence = .weekdays(Set(Weekday.allCases.filter { mask & (1 << ($0.rawValue - 1)) != 0 }))
-        case "every": recurrence = .everyNDays(try row.get("interval_days"))
-        default: recurrence = .asNeeded
-        }
-        let times = try row.get("times", as: String.self).split(separator: ",").map { text -> TimeSlot in
-            guard let slot = TimeSlot(parsing: String(text)) else { throw DatabaseError.misuse("unreadable stored time") }
-            return slot
-        }
-        let plan = try SchedulePlan(productID: ProductID(row.get("product_id")), servings: decimal(row.get("servings")),
-                                    times: times, recurrence: recurrence, startDay: day(row.get("start_day")),
-                                    endDay: row.optional("end_day", as: String.self).map(day),
-                                    zone: try zone(row.optional("time_zone", as: String.self)))
-        guard let state = ScheduleState(rawValue: try row.get("state")) else { throw DatabaseError.misuse("unknown schedule state") }
-        return ScheduleRevision(id: ScheduleRevisionID(try row.get("id")), scheduleID: ScheduleID(try row.get("schedule_id")),
-                                number: try row.get("number"), effectiveFrom: try day(row.get("effective_from")), state: state,
-                                plan: plan, recordedAt: try instant(row.get("recorded_at")))
-    }
-
-    /// The stored zone of a revision: NULL follows the person; a name the zone database no longer has is an error
-    /// (never a silent switch to the person's zone, which would move every dose).
-    private static func zone(_ name: String?) throws -> ScheduleZone {
-        guard let name else { return .followsYou }
-        guard let zone = TimeZone(identifier: name) else { throw DatabaseError.misuse("stored time zone \(name) is unknown to this system") }
-        return .fixed(zone)
+    private func history(of id: ScheduleID, _ store: RegimenStore) throws -> ScheduleHistory {
+        guard let history = try store.history(of: id) else { throw ScheduleError.scheduleNotFound }
+        return history
     }
 
     // MARK: internals: ledger
@@ -782,18 +633,15 @@ public final class RegimenService: @unchecked Sendable {
         let takenAt = at ?? now
         if let at { try TakenTime.check(at, doseDay: nil, now: now, zone: zone) }
         return try database.write { db in
+            let store = RegimenStore(db)
             try InsightInputs.ledgerChanged(db, at: now)
-            guard let product = try latestProduct(productID, db) else { throw ScheduleError.productNotFound }
+            guard let product = try store.latestProduct(productID) else { throw ScheduleError.productNotFound }
             let id = IntakeRecordID.random()
-            try db.execute("""
-                INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                    occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes)
-                VALUES (?, ?, 'taken', ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, NULL)
-                """, id.rawValue, kind.rawValue, productID.rawValue, product.revisionID.rawValue, scheduleRevision?.rawValue,
-                "\(servings)", Timestamp.string(from: takenAt), zone.identifier, LocalDay(takenAt, in: zone).description,
-                Timestamp.string(from: now))
-            try recordSupplyChange(product: product, servings: servings, sign: -1, intake: id, at: now, db)
-            return try entry(id, db)!
+            try store.insert(NewIntakeRecord(id: id, kind: kind, status: .taken, productID: productID,
+                                             productRevisionID: product.revisionID, scheduleRevisionID: scheduleRevision,
+                                             servings: servings, takenAt: takenAt, timeZone: zone, recordedAt: now))
+            try recordSupplyChange(product: product, servings: servings, sign: -1, intake: id, at: now, store)
+            return try store.entry(id)!
         }
     }
 
@@ -802,36 +650,23 @@ public final class RegimenService: @unchecked Sendable {
         guard servings <= SchedulePlan.maximumServings else { throw ScheduleError.tooManyServings }
     }
 
-    private func isTracked(_ productID: ProductID, _ db: Connection) throws -> Bool {
-        try db.scalar("SELECT EXISTS (SELECT 1 FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set')",
-                      productID.rawValue, as: Int.self) == 1
-    }
-
     /// Adds a supply change for a tracked product (one with a count set); untracked products get none.
     private func recordSupplyChange(product: StoredProduct, servings: Decimal, sign: Int, intake: IntakeRecordID,
-                                    at now: Date, _ db: Connection) throws {
-        guard try isTracked(product.product.id, db) else { return }
+                                    at now: Date, _ store: RegimenStore) throws {
+        guard try store.isTracked(product.product.id) else { return }
         let units = Self.units(servings: servings, of: product.product) * Decimal(sign)
-        try db.execute("INSERT INTO regimen_supply_changes (product_id, kind, delta, intake_id, recorded_at) VALUES (?, 'intake', ?, ?, ?)",
-                       product.product.id.rawValue, "\(units)", intake.rawValue, Timestamp.string(from: now))
+        try store.insertSupplyChange(product.product.id, delta: units, intake: intake, at: now)
     }
 
     private static func units(servings: Decimal, of product: Product) -> Decimal {
         product.servingSize.unit == .count ? servings * product.servingSize.value : servings
     }
 
-    private func supplyStatus(_ productID: ProductID, day: LocalDay, _ db: Connection) throws -> SupplyStatus? {
-        guard let set = try db.queryFirst("""
-            SELECT id, count FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set' ORDER BY id DESC LIMIT 1
-            """, productID.rawValue) else { return nil }
-        guard let product = try latestProduct(productID, db) else { return nil }
-        var onHand = try Self.decimal(set.get("count"))
-        for row in try db.query("SELECT delta FROM regimen_supply_changes WHERE product_id = ? AND id > ? AND kind = 'intake'",
-                                productID.rawValue, try set.get("id", as: Int64.self)) {
-            onHand += try Self.decimal(row.get(at: 0))
-        }
+    private func supplyStatus(_ productID: ProductID, day: LocalDay, _ store: RegimenStore) throws -> SupplyStatus? {
+        guard let supply = try store.supplySinceLastCount(productID), let product = try store.latestProduct(productID) else { return nil }
+        let onHand = supply.changes.reduce(supply.count, +)
         var daily: Decimal = 0
-        for history in try allHistories(db) {
+        for history in try store.allHistories() {
             guard let revision = history.revision(on: day), revision.plan.productID == productID, revision.state == .active,
                   revision.plan.endDay.map({ day <= $0 }) ?? true else { continue }
             daily += Self.units(servings: revision.plan.servings, of: product.product) * Decimal(revision.plan.times.count)
@@ -844,96 +679,5 @@ public final class RegimenService: @unchecked Sendable {
         }
         return SupplyStatus(productID: productID, productName: product.product.name, countsUnits: product.product.servingSize.unit == .count,
                             onHand: onHand, dailyUse: daily > 0 ? daily : nil, runsOutAround: runsOut)
-    }
-
-    /// Whether the intake record `alias` is read: records of an intake import run that has not finished are
-    /// not (see `importIntakeHistory`).
-    static func isRead(_ alias: String) -> String {
-        "(\(alias).import_run IS NULL OR \(alias).import_run NOT IN (SELECT id FROM regimen_intake_import_runs WHERE finished_at IS NULL))"
-    }
-
-    private static let entrySelect = entrySelect(includingUnfinishedImports: false)
-
-    private static func entrySelect(includingUnfinishedImports all: Bool) -> String {
-        """
-        SELECT i.*, p.name AS product_name, s.id AS superseded_by FROM regimen_intake i
-        JOIN regimen_product_revisions p ON p.id = i.product_revision_id\(all ? "" : " AND " + isRead("i"))
-        LEFT JOIN regimen_intake s ON s.supersedes = i.id\(all ? "" : " AND " + isRead("s"))
-        """
-    }
-
-    private static let entryByID = "\(entrySelect) WHERE i.id = ?"
-    private static let entryByIDIncludingUnfinished = "\(entrySelect(includingUnfinishedImports: true)) WHERE i.id = ?"
-
-    /// One record; `includingUnfinishedImports` for the import that writes it.
-    func entry(_ id: IntakeRecordID, _ db: Connection, includingUnfinishedImports: Bool = false) throws -> LedgerEntry? {
-        try db.queryFirst(includingUnfinishedImports ? Self.entryByIDIncludingUnfinished : Self.entryByID, id.rawValue).map(Self.entry(from:))
-    }
-
-    /// The current record (head of its correction chain) of each scheduled dose on `days`.
-    private func currentRecords(onDays days: [LocalDay], _ db: Connection) throws -> [DoseOccurrence: LedgerEntry] {
-        var result: [DoseOccurrence: LedgerEntry] = [:]
-        for day in days {
-            for row in try db.query("\(Self.entrySelect) WHERE i.occurrence_day = ? AND s.id IS NULL", day.description) {
-                let entry = try Self.entry(from: row)
-                if let occurrence = entry.occurrence { result[occurrence] = entry }
-            }
-        }
-        return result
-    }
-
-    private func currentRecords(for occurrence: DoseOccurrence, _ db: Connection) throws -> LedgerEntry? {
-        try db.queryFirst("""
-            \(Self.entrySelect) WHERE i.schedule_revision_id = ? AND i.occurrence_day = ? AND i.occurrence_slot = ? AND s.id IS NULL
-            """, occurrence.revisionID.rawValue, occurrence.day.description, occurrence.slot.description).map(Self.entry(from:))
-    }
-
-    private static func entry(from row: Row) throws -> LedgerEntry {
-        guard let kind = IntakeKind(rawValue: try row.get("kind")), let status = IntakeStatus(rawValue: try row.get("status")) else {
-            throw DatabaseError.misuse("unknown intake kind or status")
-        }
-        let revision: String? = try row.optional("schedule_revision_id")
-        var occurrence: DoseOccurrence?
-        if let revision, let dayText: String = try row.optional("occurrence_day"), let slotText: String = try row.optional("occurrence_slot") {
-            guard let slot = TimeSlot(parsing: slotText) else { throw DatabaseError.misuse("unreadable stored time") }
-            occurrence = DoseOccurrence(revisionID: ScheduleRevisionID(revision), day: try day(dayText), slot: slot)
-        }
-        let zoneName: String = try row.get("time_zone")
-        return LedgerEntry(id: IntakeRecordID(try row.get("id")), kind: kind, status: status,
-                           productID: ProductID(try row.get("product_id")),
-                           productRevisionID: ProductRevisionID(try row.get("product_revision_id")),
-                           productName: try row.get("product_name"), scheduleRevisionID: revision.map(ScheduleRevisionID.init),
-                           occurrence: occurrence, servings: try decimal(row.get("servings")),
-                           takenAt: try instant(row.get("taken_at")),
-                           timeZone: TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")!,
-                           localDay: try day(row.get("local_day")), recordedAt: try instant(row.get("recorded_at")),
-                           supersedes: try row.optional("supersedes", as: String.self).map(IntakeRecordID.init),
-                           supersededBy: try row.optional("superseded_by", as: String.self).map(IntakeRecordID.init),
-                           importedFrom: try row.optional("imported_from"))
-    }
-
-    // MARK: internals: stored values
-
-    private static let posix = Locale(identifier: "en_US_POSIX")
-
-    static func decimal(_ text: String) throws -> Decimal {
-        guard let value = Decimal(string: text, locale: posix) else { throw DatabaseError.misuse("unreadable stored decimal") }
-        return value
-    }
-
-    private static func unit(_ text: String) throws -> DoseUnit {
-        guard let unit = DoseUnit(rawValue: text) else { throw DatabaseError.misuse("unknown stored unit") }
-        return unit
-    }
-
-    private static func day(_ text: String) throws -> LocalDay {
-        guard let day = LocalDay(parsing: text) else { throw DatabaseError.misuse("unreadable stored day") }
-        return day
-    }
-
-    /// Reads a stored instant (`Timestamp.date(from:)`, integer arithmetic for the stored format).
-    static func instant(_ text: String) throws -> Date {
-        guard let date = Timestamp.date(from: text) else { throw DatabaseError.misuse("unreadable stored instant") }
-        return date
     }
 }

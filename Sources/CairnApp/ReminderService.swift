@@ -209,9 +209,9 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
         var snoozedUntil: Date?
         for row in rows {
             let kind: String = try row.get("kind")
-            let at = try RegimenService.instant(row.get("sent_at"))
+            let at: Date = try row.get("sent_at")
             if kind == "snooze" {
-                snoozedUntil = try RegimenService.instant(row.get("until"))
+                snoozedUntil = try row.get("until", as: Date.self)
             } else {
                 sent += 1
                 last = at

@@ -120,3 +120,15 @@ extension LocalDay: DatabaseValueConvertible {
         return nil
     }
 }
+
+extension Decimal: DatabaseValueConvertible {
+    /// Stored as its plain text ("2.5"), never as REAL: a dose or a count read back is the exact value saved.
+    public var databaseValue: DatabaseValue { .text("\(self)") }
+    /// Reads that text only (POSIX digits and point).
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Decimal? {
+        if case .text(let s) = value { return Decimal(string: s, locale: posixLocale) }
+        return nil
+    }
+}
+
+private let posixLocale = Locale(identifier: "en_US_POSIX")
