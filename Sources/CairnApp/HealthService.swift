@@ -120,14 +120,7 @@ public final class HealthService: @unchecked Sendable {
     /// if unfinished, and the sources from that id on that no sample uses.
     private var batchedImport: BatchedImport {
         BatchedImport(database: database, kind: "health") { marker, db in
-            let (id, firstSample, firstSource) = (marker[0], marker[1], marker[2])
-            try db.execute("DELETE FROM health_samples WHERE id >= ? AND import_id = ? AND import_id IN (SELECT id FROM health_imports WHERE file_bytes = 0)",
-                           firstSample, id)
-            try db.execute("DELETE FROM health_imports WHERE id = ? AND file_bytes = 0", id)
-            try db.execute("""
-                DELETE FROM health_sources WHERE id >= ? AND NOT EXISTS
-                (SELECT 1 FROM health_samples s WHERE s.id >= ? AND s.source_id = health_sources.id)
-                """, firstSource, firstSample)
+            try HealthStore(db).removeUnfinishedImport(.init(importID: marker[0], firstSample: marker[1], firstSource: marker[2]))
         }
     }
 
@@ -139,22 +132,18 @@ public final class HealthService: @unchecked Sendable {
     /// - Complexity: O(file size).
     public func importExport(at url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
         throws -> HealthImportSummary {
-        let importedAt = Timestamp.string(from: clock.now())
+        let importedAt = clock.now()
         var added = 0, present = 0
         return try batchedImport.run(begin: { db in
-            let firstSample = (try db.scalar("SELECT max(id) FROM health_samples", as: Int64.self) ?? 0) + 1
-            let firstSource = (try db.scalar("SELECT max(id) FROM health_sources", as: Int64.self) ?? 0) + 1
-            try db.execute("""
-                INSERT INTO health_imports (imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
-                VALUES (?, 0, 0, 0, 0, 0, 0)
-                """, importedAt)
-            return [db.lastInsertRowID, firstSample, firstSource]
+            let start = try HealthStore(db).beginImport(at: importedAt)
+            return [start.importID, start.firstSample, start.firstSource]
         }, body: { marker, batch in
             let importID = marker[0]
             var sources: [SourceKey: Int64] = [:]
             var sourcesBatch = 0
             return try reader.read(contentsOf: url, progress: progress) { record in
                 try batch.write { db in
+                    let store = HealthStore(db)
                     // Source ids are looked up again in each batch (another import's clean-up may remove one
                     // between batches).
                     if sourcesBatch != batch.batchesStarted { sources = [:]; sourcesBatch = batch.batchesStarted }
@@ -163,25 +152,15 @@ public final class HealthService: @unchecked Sendable {
                     if let known = sources[key] {
                         sourceID = known
                     } else {
-                        sourceID = try Self.sourceID(key, db)
+                        sourceID = try store.sourceID(name: key.name, version: key.version, device: key.device)
                         sources[key] = sourceID
                     }
-                    try db.execute("""
-                        INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
-                            start_at, start_offset, end_at, end_offset, time_zone)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_at, fingerprint) DO NOTHING
-                        """, HealthFingerprint.of(record.identityBytes), importID, record.kind.rawValue, sourceID, record.unit,
-                        record.value, record.creationDate?.utcSeconds, record.creationDate.map { Int64($0.offsetSeconds) },
-                        record.startDate.utcSeconds, Int64(record.startDate.offsetSeconds), record.endDate.utcSeconds,
-                        Int64(record.endDate.offsetSeconds), record.timeZoneIdentifier)
-                    if db.changes == 1 { added += 1 } else { present += 1 }
+                    if try store.insertSample(record, importID: importID, sourceID: sourceID) { added += 1 } else { present += 1 }
                 }
             }
         }, finish: { marker, read, db in
-            try db.execute("""
-                UPDATE health_imports SET file_bytes = ?, records_read = ?, added = ?, already_present = ?, skipped = ?,
-                    warnings = ? WHERE id = ?
-                """, max(read.fileBytes, 1), read.recordsRead, added, present, read.skippedCount, read.warningCount, marker[0])
+            try HealthStore(db).finishImport(marker[0], fileBytes: read.fileBytes, recordsRead: read.recordsRead, added: added,
+                                             alreadyPresent: present, skipped: read.skippedCount, warnings: read.warningCount)
             if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
             return HealthImportSummary(added: added, alreadyPresent: present, skippedByType: read.skippedByType,
                                        warnings: read.warnings, fileBytes: read.fileBytes)
@@ -194,36 +173,29 @@ public final class HealthService: @unchecked Sendable {
     /// - Complexity: O(n log n) in the stored samples; samples are read in pages.
     public func dailyValues() throws -> [String: [LocalDay: Double]] {
         try database.read { db in
+            let store = HealthStore(db)
             var sources: [HealthSource] = []
             var index: [Int64: Int] = [:]
-            for row in try db.query("SELECT id, name, device FROM health_sources ORDER BY id") {
-                index[try row.get("id", as: Int64.self)] = sources.count
-                sources.append(HealthSource(name: try row.get("name"), device: try row.get("device")))
+            for (id, source) in try store.sources() {
+                index[id] = sources.count
+                sources.append(source)
             }
             var samples: [HealthSample] = []
             var last: Int64 = 0
             while true {
-                let page = try db.query("""
-                    SELECT id, kind, source_id, unit, value, start_at, start_offset, end_at, end_offset, time_zone
-                    FROM health_samples WHERE id > ? AND import_id IN (\(Self.finishedImports)) ORDER BY id LIMIT 20000
-                    """, last)
-                guard let final = page.last else { break }
-                last = try final.get("id", as: Int64.self)
-                for row in page {
-                    guard let kind = HealthRecordKind(rawValue: try row.get("kind")),
-                          let source = index[try row.get("source_id", as: Int64.self)],
-                          let start = HealthTimestamp(utcSeconds: try row.get("start_at"),
-                                                      offsetSeconds: Int32(try row.get("start_offset", as: Int64.self))),
-                          let end = HealthTimestamp(utcSeconds: try row.get("end_at"),
-                                                    offsetSeconds: Int32(try row.get("end_offset", as: Int64.self)))
-                    else { continue }
-                    var value: Double = try row.get("value")
+                let page = try store.finishedSamples(after: last, limit: 20_000)
+                guard let lastID = page.lastID else { break }
+                last = lastID
+                for stored in page.samples {
+                    guard let kind = stored.kind, let source = index[stored.sourceID], let start = stored.start,
+                          let end = stored.end else { continue }
+                    var value = stored.value
                     if kind == .bodyMass {
-                        guard let kilograms = BodyMassUnit.kilograms(value, unit: try row.get("unit")) else { continue }
+                        guard let kilograms = BodyMassUnit.kilograms(value, unit: stored.unit) else { continue }
                         value = kilograms
                     }
                     samples.append(HealthSample(kind: kind, source: source, value: value, start: start, end: end,
-                                                timeZoneIdentifier: try row.optional("time_zone")))
+                                                timeZoneIdentifier: stored.timeZone))
                 }
             }
             return HealthDailyValues.compute(samples, sources: sources)
@@ -232,36 +204,17 @@ public final class HealthService: @unchecked Sendable {
 
     /// How many samples are stored, per kind.
     public func sampleCounts() throws -> [HealthRecordKind: Int] {
-        try database.read { db in
-            var counts: [HealthRecordKind: Int] = [:]
-            for row in try db.query("SELECT kind, count(*) AS n FROM health_samples WHERE import_id IN (\(Self.finishedImports)) GROUP BY kind") {
-                if let kind = HealthRecordKind(rawValue: try row.get("kind")) { counts[kind] = try row.get("n") }
-            }
-            return counts
-        }
+        try database.read { try HealthStore($0).sampleCounts() }
     }
 
     /// The number of imports recorded (failed imports leave none; a running one is not counted yet).
     public func importCount() throws -> Int {
-        try database.read { try $0.scalar("SELECT count(*) FROM health_imports WHERE file_bytes > 0") ?? 0 }
+        try database.read { try HealthStore($0).importCount() }
     }
-
-    /// The imports whose samples count: finished ones (a running import's samples are not read until it ends).
-    private static let finishedImports = "SELECT id FROM health_imports WHERE file_bytes > 0"
 
     private struct SourceKey: Hashable {
         let name: String
         let version: String
         let device: String
-    }
-
-    private static func sourceID(_ key: SourceKey, _ db: Connection) throws -> Int64 {
-        try db.execute("INSERT INTO health_sources (name, version, device) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                       key.name, key.version, key.device)
-        guard let id: Int64 = try db.scalar("SELECT id FROM health_sources WHERE name = ? AND version = ? AND device = ?",
-                                            key.name, key.version, key.device) else {
-            throw DatabaseError.misuse("a health source row vanished inside its transaction")
-        }
-        return id
     }
 }
