@@ -1,7 +1,6 @@
 import CairnApp
 import CairnCore
 import Foundation
-import Storage
 import Regimen
 
 /// `cairn regimen today`.

@@ -4,7 +4,6 @@ import Foundation
 import Imaging
 import PhotoMetadata
 import Smile
-import Storage
 
 /// The `cairn smile` group: add photos, list entries, export one crop, compare two.
 enum SmileCommands {
