@@ -85,25 +85,7 @@ public enum SkinDemo {
     /// comparison row (a seeded similarity of 40 to 99); the copies share the entry's photo files.
     public static func storeCopies(of entry: TrackingEntry, count copies: Int, seed: UInt64, database: Database) throws {
         guard copies > 0 else { return }
-        let area = entry.areaID
-        try database.write { db in
-            try db.execute("""
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-                INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
-                dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
-                SELECT substr(e.id, 1, 24) || printf('%012x', i), e.area_id,
-                strftime('%Y-%m-%dT%H:%M:%S.000Z', e.captured_at, '+' || i || ' hours'), e.time_zone, e.photo_id, e.thumbnail_id,
-                e.note, e.brightness, e.dark_clipped, e.bright_clipped, e.sharpness, e.fingerprint, e.fingerprint_revision, e.created_at
-                FROM skin_entries e, n WHERE e.id = ?
-                """, copies, entry.id.rawValue)
-            try db.execute("""
-                INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
-                change_map, details)
-                SELECT e.id, c.baseline_id, c.area_id, c.revision, 1, 40 + (e.rowid * ?3 % 60), c.raw_score, NULL, c.change_map, c.details
-                FROM skin_entries e JOIN skin_comparisons c ON c.entry_id = ?1
-                WHERE e.area_id = ?2 AND e.id <> ?1 AND substr(e.id, 1, 24) = substr(?1, 1, 24)
-                """, entry.id.rawValue, area.rawValue, Int(seed % 997) * 2 + 37)
-        }
+        try database.write { db in try SkinStore(db).storeCopies(of: entry, count: copies, step: Int(seed % 997) * 2 + 37) }
     }
 
     static func byte(_ v: Double) -> UInt8 { UInt8(min(max(v, 0), 1) * 255 + 0.5) }

@@ -129,32 +129,19 @@ public final class SkinService: @unchecked Sendable {
 
     /// Every area, by name.
     public func areas() throws -> [SkinAreaSummary] {
-        try database.read { db in
-            try db.query("""
-                SELECT a.*, (SELECT count(*) FROM skin_entries e WHERE e.area_id = a.id) AS entry_count,
-                (SELECT e.id FROM skin_entries e WHERE e.area_id = a.id ORDER BY e.captured_at DESC, e.created_at DESC, e.id DESC LIMIT 1) AS latest_entry,
-                (SELECT max(e.captured_at) FROM skin_entries e WHERE e.area_id = a.id) AS latest_at
-                FROM skin_areas a ORDER BY a.name COLLATE NOCASE, a.id
-                """).map { row in
-                SkinAreaSummary(area: try Self.area(row), entryCount: try row.get("entry_count"),
-                                latestEntry: try row.optional("latest_entry", as: String.self).map(EntryID.init),
-                                latestCapture: try row.optional("latest_at", as: String.self).flatMap(Timestamp.date(from:)))
-            }
-        }
+        try database.read { try SkinStore($0).areaSummaries() }
     }
 
     /// The area with `id`. Throws `areaNotFound`.
     public func area(_ id: AreaID) throws -> TrackingArea {
-        try database.read { db in try Self.area(id, in: db) }
+        try database.read { db in try Self.area(id, SkinStore(db)) }
     }
 
     /// The area whose identifier or (case-insensitive) name is `text`. Throws `areaNotFound`.
     public func area(named text: String) throws -> TrackingArea {
         try database.read { db in
-            let row = try db.queryFirst("SELECT * FROM skin_areas WHERE id = ?", text)
-                ?? db.queryFirst("SELECT * FROM skin_areas WHERE name = ? COLLATE NOCASE", text.trimmingCharacters(in: .whitespaces))
-            guard let row else { throw SkinJournalError.areaNotFound }
-            return try Self.area(row)
+            guard let area = try SkinStore(db).area(named: text) else { throw SkinJournalError.areaNotFound }
+            return area
         }
     }
 
@@ -168,9 +155,9 @@ public final class SkinService: @unchecked Sendable {
         let area = TrackingArea(id: .random(), name: clean, bodyLocation: (location?.isEmpty ?? true) ? nil : location,
                                 guidance: guidance, createdAt: clock.now())
         try database.write { db in
-            try Self.checkNameFree(clean, except: nil, in: db)
-            try db.execute("INSERT INTO skin_areas (id, name, body_location, guidance, created_at) VALUES (?, ?, ?, ?, ?)",
-                           area.id.rawValue, area.name, area.bodyLocation, area.guidance, Timestamp.string(from: area.createdAt))
+            let store = SkinStore(db)
+            try Self.checkNameFree(clean, except: nil, store)
+            try store.insert(area)
         }
         return area
     }
@@ -179,22 +166,19 @@ public final class SkinService: @unchecked Sendable {
     public func renameArea(_ id: AreaID, to name: String) throws {
         let clean = try Self.cleanName(name)
         try database.write { db in
-            _ = try Self.area(id, in: db)
-            try Self.checkNameFree(clean, except: id, in: db)
-            try db.execute("UPDATE skin_areas SET name = ? WHERE id = ?", clean, id.rawValue)
+            let store = SkinStore(db)
+            _ = try Self.area(id, store)
+            try Self.checkNameFree(clean, except: id, store)
+            try store.rename(id, to: clean)
         }
     }
 
     /// Deletes an area with every photo of it. Throws `areaNotFound`.
     public func deleteArea(_ id: AreaID) throws {
         try database.write { db in
-            _ = try Self.area(id, in: db)
-            let photos = try db.query("SELECT photo_id, thumbnail_id FROM skin_entries WHERE area_id = ?", id.rawValue)
-            try db.execute("DELETE FROM skin_areas WHERE id = ?", id.rawValue)
-            for row in photos {
-                try photoStore.delete(PhotoID(try row.get("photo_id")), in: db)
-                try photoStore.delete(PhotoID(try row.get("thumbnail_id")), in: db)
-            }
+            let store = SkinStore(db)
+            _ = try Self.area(id, store)
+            for photo in try store.deleteArea(id) { try photoStore.delete(photo, in: db) }
         }
     }
 
@@ -231,15 +215,16 @@ public final class SkinService: @unchecked Sendable {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
         return try database.write { db in
-            _ = try Self.area(area, in: db)
+            let store = SkinStore(db)
+            _ = try Self.area(area, store)
             let photo = try intake.save(processed, purpose: Self.photoPurpose, in: db)
             let instant = capturedAt ?? photo.captureDate?.instant ?? clock.now()
             let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
             let entry = TrackingEntry(id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,
                                       photoID: photo.full.id, thumbnailID: photo.thumbnail.id,
                                       note: note, quality: quality)
-            try insert(entry, fingerprint: fingerprint, in: db)
-            if !note.isEmpty { try Self.appendNote(note, to: entry.id, in: db, at: clock.now()) }
+            try store.insert(entry, fingerprint: fingerprint, at: clock.now())
+            if !note.isEmpty { try store.appendNote(note, to: entry.id, at: clock.now()) }
             try reanchor(area, in: db)
             return entry
         }
@@ -249,21 +234,11 @@ public final class SkinService: @unchecked Sendable {
     /// only (no photo or comparison data is loaded). Throws `areaNotFound`.
     public func timeline(of areaID: AreaID) throws -> SkinTimeline {
         try database.read { db in
-            let area = try Self.area(areaID, in: db)
-            let baselineID = try db.queryFirst("SELECT id FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 1",
-                                               areaID.rawValue)?.get("id", as: String.self)
-            let rows = try db.query("""
-                SELECT \(Self.entryColumns), c.baseline_id, c.revision, c.comparable, c.similarity, c.raw_score, c.reason
-                FROM skin_entries e
-                LEFT JOIN skin_comparisons c ON c.entry_id = e.id AND c.baseline_id = ? AND c.revision = ?
-                WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id
-                """, baselineID, ComparisonRevision.current.number, areaID.rawValue)
-            var items: [SkinTimelineItem] = []
-            items.reserveCapacity(rows.count)
-            for (index, row) in rows.enumerated() {
-                let entry = try Self.entry(row)
-                let comparison = try row.optional("baseline_id", as: String.self) == nil ? nil : Self.comparison(row, entryID: entry.id)
-                items.append(SkinTimelineItem(entry: entry, isBaseline: index == 0, comparison: comparison))
+            let store = SkinStore(db)
+            let area = try Self.area(areaID, store)
+            let rows = try store.timeline(of: areaID, baselineID: try store.baselineID(of: areaID), revision: ComparisonRevision.current.number)
+            let items = rows.enumerated().map { index, row in
+                SkinTimelineItem(entry: row.entry, isBaseline: index == 0, comparison: row.comparison)
             }
             return SkinTimeline(area: area, items: items)
         }
@@ -271,48 +246,37 @@ public final class SkinService: @unchecked Sendable {
 
     /// The entry `id` of `area`. Throws `entryNotFound` (also for another area's entry).
     public func entry(_ id: EntryID, in areaID: AreaID) throws -> TrackingEntry {
-        try database.read { db in try Self.entry(id, in: areaID, db: db) }
+        try database.read { db in try Self.entry(id, in: areaID, SkinStore(db)) }
     }
 
     /// The comparison of `entry` with the baseline of `area`, as stored. There is no way to ask for a
     /// comparison across areas: the entry must belong to `area` (else `entryNotFound`).
     public func comparison(of entryID: EntryID, in areaID: AreaID) throws -> SkinComparisonView {
         try database.read { db in
-            let area = try Self.area(areaID, in: db)
-            let entry = try Self.entry(entryID, in: areaID, db: db)
-            guard let baselineRow = try db.queryFirst("""
-                SELECT \(Self.entryColumns) FROM skin_entries e WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id LIMIT 1
-                """, areaID.rawValue) else { throw SkinJournalError.entryNotFound }
-            let baseline = try Self.entry(baselineRow)
-            guard baseline.id != entry.id else {
+            let store = SkinStore(db)
+            let area = try Self.area(areaID, store)
+            let entry = try Self.entry(entryID, in: areaID, store)
+            guard let baseline = try store.oldestEntries(of: areaID, limit: 1).first else { throw SkinJournalError.entryNotFound }
+            guard baseline.id != entry.id,
+                  let stored = try store.comparison(of: entry.id, baseline: baseline.id, in: areaID,
+                                                    revision: ComparisonRevision.current.number) else {
                 return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: nil, details: nil, changeMap: nil)
             }
-            guard let row = try db.queryFirst("""
-                SELECT * FROM skin_comparisons WHERE entry_id = ? AND baseline_id = ? AND area_id = ? AND revision = ?
-                """, entry.id.rawValue, baseline.id.rawValue, areaID.rawValue, ComparisonRevision.current.number) else {
-                return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: nil, details: nil, changeMap: nil)
-            }
-            let details = try? JSONDecoder().decode(ComparisonDetails.self, from: Data(try row.get("details", as: String.self).utf8))
-            let blob = try row.get("change_map", as: Data.self)
-            let side = SkinComparator.changeMapSide
-            let map = ChangeMap(width: side, height: side, bytes: [UInt8](blob))
-            return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: try Self.comparison(row, entryID: entry.id),
-                                      details: details, changeMap: map)
+            return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: stored.comparison,
+                                      details: stored.details, changeMap: stored.changeMap)
         }
     }
 
     /// What deleting `entry` would do (for the confirmation). Throws `entryNotFound`.
     public func deletionConsequence(of entryID: EntryID, in areaID: AreaID) throws -> SkinDeletionConsequence {
         try database.read { db in
-            _ = try Self.entry(entryID, in: areaID, db: db)
-            let ids = try db.query("""
-                SELECT \(Self.entryColumns) FROM skin_entries e WHERE e.area_id = ? ORDER BY e.captured_at, e.created_at, e.id LIMIT 2
-                """, areaID.rawValue)
-            let isBaseline = try ids.first?.get("id", as: String.self) == entryID.rawValue
-            guard isBaseline else { return SkinDeletionConsequence(isBaseline: false, nextBaseline: nil, recomparedCount: 0) }
-            let count = try db.scalar("SELECT count(*) FROM skin_entries WHERE area_id = ?", areaID.rawValue, as: Int.self) ?? 1
-            let next = try ids.count > 1 ? Self.entry(ids[1]) : nil
-            return SkinDeletionConsequence(isBaseline: true, nextBaseline: next, recomparedCount: max(0, count - 2))
+            let store = SkinStore(db)
+            _ = try Self.entry(entryID, in: areaID, store)
+            let oldest = try store.oldestEntries(of: areaID, limit: 2)
+            guard oldest.first?.id == entryID else { return SkinDeletionConsequence(isBaseline: false, nextBaseline: nil, recomparedCount: 0) }
+            let count = try store.entryCount(of: areaID)
+            return SkinDeletionConsequence(isBaseline: true, nextBaseline: oldest.count > 1 ? oldest[1] : nil,
+                                           recomparedCount: max(0, count - 2))
         }
     }
 
@@ -320,8 +284,9 @@ public final class SkinService: @unchecked Sendable {
     /// with the next-oldest one in the same transaction. Throws `entryNotFound`.
     public func deleteEntry(_ entryID: EntryID, in areaID: AreaID) throws {
         try database.write { db in
-            let entry = try Self.entry(entryID, in: areaID, db: db)
-            try db.execute("DELETE FROM skin_entries WHERE id = ? AND area_id = ?", entryID.rawValue, areaID.rawValue)
+            let store = SkinStore(db)
+            let entry = try Self.entry(entryID, in: areaID, store)
+            try store.deleteEntry(entryID, in: areaID)
             try photoStore.delete(entry.photoID, in: db)
             try photoStore.delete(entry.thumbnailID, in: db)
             try reanchor(areaID, in: db)
@@ -330,7 +295,7 @@ public final class SkinService: @unchecked Sendable {
 
     /// The JPEG bytes of an entry's photo or thumbnail. Throws `entryNotFound`.
     public func photoData(of entryID: EntryID, in areaID: AreaID, thumbnail: Bool) throws -> Data {
-        let entry = try database.read { db in try Self.entry(entryID, in: areaID, db: db) }
+        let entry = try database.read { db in try Self.entry(entryID, in: areaID, SkinStore(db)) }
         return try photoStore.data(for: thumbnail ? entry.thumbnailID : entry.photoID)
     }
 
@@ -341,7 +306,9 @@ public final class SkinService: @unchecked Sendable {
         let view = try comparison(of: entryID, in: areaID)
         guard let map = view.changeMap, view.comparison?.comparable == true,
               let thumb = try photoStore.photo(view.baseline.thumbnailID) else { return nil }
-        return try pipeline.encodeJPEG(SkinChangeMapImage.render(map, width: thumb.width, height: thumb.height), quality: 85)
+        let overlay = try pipeline.changeOverlay(map.values, mapWidth: map.width, mapHeight: map.height, width: thumb.width,
+                                                 height: thumb.height, squareFraction: Double(SkinComparator.cropFraction))
+        return try pipeline.encodeJPEG(overlay, quality: 85)
     }
 
     // MARK: notes
@@ -350,12 +317,9 @@ public final class SkinService: @unchecked Sendable {
     /// means the note was removed then). Throws `entryNotFound`.
     public func noteHistory(of entryID: EntryID, in areaID: AreaID) throws -> [SkinNoteVersion] {
         try database.read { db in
-            _ = try Self.entry(entryID, in: areaID, db: db)
-            return try db.query("SELECT version, text, recorded_at FROM skin_entry_notes WHERE entry_id = ? ORDER BY version",
-                                entryID.rawValue).map { row in
-                SkinNoteVersion(version: try row.get("version"), text: try row.get("text"),
-                                recordedAt: Self.instant(try row.get("recorded_at")))
-            }
+            let store = SkinStore(db)
+            _ = try Self.entry(entryID, in: areaID, store)
+            return try store.noteVersions(of: entryID)
         }
     }
 
@@ -367,18 +331,12 @@ public final class SkinService: @unchecked Sendable {
     public func setNote(_ text: String, of entryID: EntryID, in areaID: AreaID) throws -> Bool {
         let clean = try TextInput.note(text, field: "note")
         return try database.write { db in
-            let entry = try Self.entry(entryID, in: areaID, db: db)
+            let store = SkinStore(db)
+            let entry = try Self.entry(entryID, in: areaID, store)
             guard entry.note != clean else { return false }
-            try Self.appendNote(clean, to: entryID, in: db, at: clock.now())
+            try store.appendNote(clean, to: entryID, at: clock.now())
             return true
         }
-    }
-
-    static func appendNote(_ text: String, to entryID: EntryID, in db: Connection, at instant: Date) throws {
-        try db.execute("""
-            INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
-            SELECT ?1, coalesce(max(version), 0) + 1, ?2, ?3 FROM skin_entry_notes WHERE entry_id = ?1
-            """, entryID.rawValue, text, Timestamp.string(from: instant))
     }
 
     /// Brightness and sharpness of one live camera frame (the guided capture page posts a small frame every
@@ -415,18 +373,7 @@ public final class SkinService: @unchecked Sendable {
         return try SkinComparator.compare(baseline: decode(baseline), probe: decode(probe))
     }
 
-    // MARK: storage
-
-    func insert(_ entry: TrackingEntry, fingerprint: ComparisonFingerprint, in db: Connection) throws {
-        let q = entry.quality
-        try db.execute("""
-            INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness, dark_clipped,
-            bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, entry.id.rawValue, entry.areaID.rawValue, Timestamp.string(from: entry.capturedAt), entry.timeZone,
-            entry.photoID.rawValue, entry.thumbnailID.rawValue, "", q.meanLuminance, q.darkClippedFraction,
-            q.brightClippedFraction, q.sharpness, FingerprintCoding.encode(fingerprint), fingerprint.revision.number,
-            Timestamp.string(from: clock.now()))
-    }
+    // MARK: comparisons
 
     /// Recomputes the stored comparisons of every area that has entries without a comparison of this build's
     /// revision (after an upgrade to a new comparison revision, old rows are never shown or mixed, so these
@@ -435,13 +382,7 @@ public final class SkinService: @unchecked Sendable {
     @discardableResult
     public func recompareOutdatedAreas() throws -> Int {
         let revision = ComparisonRevision.current.number
-        let outdated = try database.read { db in
-            try db.query("""
-                SELECT DISTINCT e.area_id FROM skin_entries e WHERE e.id <> (SELECT b.id FROM skin_entries b
-                WHERE b.area_id = e.area_id ORDER BY b.captured_at, b.created_at, b.id LIMIT 1) AND NOT EXISTS
-                (SELECT 1 FROM skin_comparisons c WHERE c.entry_id = e.id AND c.revision = ?)
-                """, revision).map { AreaID(try $0.get("area_id", as: String.self)) }
-        }
+        let outdated = try database.read { try SkinStore($0).areasMissingComparisons(revision: revision) }
         for area in outdated { try database.write { db in try reanchor(area, in: db) } }
         return outdated.count
     }
@@ -449,53 +390,41 @@ public final class SkinService: @unchecked Sendable {
     /// Makes the stored comparisons of `area` match its current baseline and this build's revision: rows for
     /// other baselines or revisions are removed, missing rows computed from stored comparison data.
     func reanchor(_ area: AreaID, in db: Connection) throws {
-        guard let baselineID = try db.queryFirst(
-            "SELECT id FROM skin_entries WHERE area_id = ? ORDER BY captured_at, created_at, id LIMIT 1", area.rawValue)?
-            .get("id", as: String.self) else { return }
+        let store = SkinStore(db)
+        guard let baselineID = try store.baselineID(of: area) else { return }
         let revision = ComparisonRevision.current.number
-        try db.execute("DELETE FROM skin_comparisons WHERE area_id = ? AND (baseline_id <> ? OR revision <> ?)",
-                       area.rawValue, baselineID, revision)
-        let missing = try db.query("""
-            SELECT e.id FROM skin_entries e WHERE e.area_id = ? AND e.id <> ? AND NOT EXISTS
-            (SELECT 1 FROM skin_comparisons c WHERE c.entry_id = e.id AND c.baseline_id = ? AND c.revision = ?)
-            ORDER BY e.captured_at, e.created_at, e.id
-            """, area.rawValue, baselineID, baselineID, revision).map { try $0.get("id", as: String.self) }
+        try store.removeComparisons(in: area, otherThan: baselineID, revision: revision)
+        let missing = try store.entriesMissingComparison(in: area, baselineID: baselineID, revision: revision)
         guard !missing.isEmpty else { return }
-        let baseline = try prepared(baselineID, in: db)
+        let baseline = try prepared(baselineID, store)
         let encoder = JSONEncoder()
         for id in missing {
-            let result = try SkinComparator.compare(baseline: baseline, probe: prepared(id, in: db))
+            let result = try SkinComparator.compare(baseline: baseline, probe: prepared(id, store))
             let mapBytes = Data(result.changeMap.values.map { UInt8(min(max($0, 0), 1) * 255 + 0.5) })
             let details = String(decoding: try encoder.encode(ComparisonDetails(alignment: result.alignment,
                                                                                 diagnostics: result.diagnostics)), as: UTF8.self)
             let similarity = result.comparable ? result.similarityPercent.map { min(max($0, 0), 100) } : nil
-            try db.execute("""
-                INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
-                change_map, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, id, baselineID, area.rawValue, result.revision.number, similarity != nil, similarity, result.rawScore,
-                similarity == nil ? (result.reasonNotComparable ?? .alignmentFailed).rawValue : nil, mapBytes, details)
+            try store.insertComparison(entryID: id, baselineID: baselineID, area: area, result: result, similarity: similarity,
+                                       reason: similarity == nil ? (result.reasonNotComparable ?? .alignmentFailed) : nil,
+                                       changeMap: mapBytes, details: details)
         }
     }
 
     /// An entry prepared for comparison from its stored data; re-extracted from its stored photo (and saved)
     /// when the stored data was made by another revision or cannot be read.
-    func prepared(_ id: String, in db: Connection) throws -> PreparedPhoto {
-        guard let row = try db.queryFirst("SELECT fingerprint, fingerprint_revision, photo_id FROM skin_entries WHERE id = ?", id) else {
-            throw SkinJournalError.entryNotFound
-        }
-        if try row.get("fingerprint_revision", as: Int.self) == ComparisonRevision.current.number,
-           let fingerprint = try? FingerprintCoding.decode(row.get("fingerprint", as: Data.self)),
-           let photo = try? SkinComparator.prepare(fingerprint) {
+    private func prepared(_ id: String, _ store: SkinStore) throws -> PreparedPhoto {
+        guard let stored = try store.comparisonData(of: id) else { throw SkinJournalError.entryNotFound }
+        if stored.revision == ComparisonRevision.current.number, let data = stored.fingerprint,
+           let fingerprint = try? FingerprintCoding.decode(data), let photo = try? SkinComparator.prepare(fingerprint) {
             return photo
         }
         // Inside the caller's transaction: read the file through the row this connection sees.
-        guard let stored = try photoStore.photo(PhotoID(try row.get("photo_id")), in: db),
-              let data = FileManager.default.contents(atPath: photoStore.vault.directory.appendingPathComponent(stored.relativePath).path) else {
+        guard let file = try photoStore.photo(stored.photoID, in: store.db),
+              let data = FileManager.default.contents(atPath: photoStore.vault.directory.appendingPathComponent(file.relativePath).path) else {
             throw PhotoStoreError.notFound
         }
         let fresh = try SkinComparator.prepare(pipeline.decodeRGB(data, maxSide: Self.analysisSide)).fingerprint
-        try db.execute("UPDATE skin_entries SET fingerprint = ?, fingerprint_revision = ? WHERE id = ?",
-                       FingerprintCoding.encode(fresh), fresh.revision.number, id)
+        try store.updateComparisonData(of: id, fingerprint: fresh)
         return try SkinComparator.prepare(fresh)
     }
 
@@ -507,64 +436,22 @@ public final class SkinService: @unchecked Sendable {
         return clean
     }
 
-    static func checkNameFree(_ name: String, except id: AreaID?, in db: Connection) throws {
-        let taken = try db.scalar("SELECT count(*) FROM skin_areas WHERE name = ? COLLATE NOCASE AND id IS NOT ?",
-                                  arguments: [name, id?.rawValue], as: Int.self) ?? 0
-        if taken > 0 { throw SkinJournalError.nameTaken }
+    static func checkNameFree(_ name: String, except id: AreaID?, _ store: SkinStore) throws {
+        if try store.isNameTaken(name, except: id) { throw SkinJournalError.nameTaken }
     }
 
-    static func area(_ id: AreaID, in db: Connection) throws -> TrackingArea {
-        guard let row = try db.queryFirst("SELECT * FROM skin_areas WHERE id = ?", id.rawValue) else {
-            throw SkinJournalError.areaNotFound
-        }
-        return try area(row)
+    static func area(_ id: AreaID, _ store: SkinStore) throws -> TrackingArea {
+        guard let area = try store.area(id) else { throw SkinJournalError.areaNotFound }
+        return area
     }
 
-    static func area(_ row: Row) throws -> TrackingArea {
-        TrackingArea(id: AreaID(try row.get("id")), name: try row.get("name"), bodyLocation: try row.optional("body_location"),
-                     guidance: try row.get("guidance"),
-                     createdAt: Timestamp.date(from: try row.get("created_at")) ?? Date(timeIntervalSince1970: 0))
+    static func entry(_ id: EntryID, in area: AreaID, _ store: SkinStore) throws -> TrackingEntry {
+        guard let entry = try store.entry(id, in: area) else { throw SkinJournalError.entryNotFound }
+        return entry
     }
 
-    static func entry(_ id: EntryID, in area: AreaID, db: Connection) throws -> TrackingEntry {
-        guard let row = try db.queryFirst("SELECT \(entryColumns) FROM skin_entries e WHERE e.id = ? AND e.area_id = ?",
-                                          id.rawValue, area.rawValue) else {
-            throw SkinJournalError.entryNotFound
-        }
-        return try entry(row)
-    }
-
-    /// The columns `entry(_:)` reads, from `skin_entries e`; `note` is the entry's current note (its newest
-    /// version in `skin_entry_notes`, empty when it has none).
-    static let entryColumns = """
-        e.id, e.area_id, e.captured_at, e.time_zone, e.photo_id, e.thumbnail_id, e.brightness, e.dark_clipped, e.bright_clipped, \
-        e.sharpness, coalesce((SELECT n.text FROM skin_entry_notes n WHERE n.entry_id = e.id ORDER BY n.version DESC LIMIT 1), '') AS note
-        """
-
-    static func entry(_ row: Row) throws -> TrackingEntry {
-        let quality = CaptureQuality(meanLuminance: try row.get("brightness"), darkClippedFraction: try row.get("dark_clipped"),
-                                     brightClippedFraction: try row.get("bright_clipped"), sharpness: try row.get("sharpness"))
-        return TrackingEntry(id: EntryID(try row.get("id")), areaID: AreaID(try row.get("area_id")),
-                             capturedAt: try instant(row.get("captured_at")),
-                             timeZone: try row.get("time_zone"), photoID: PhotoID(try row.get("photo_id")),
-                             thumbnailID: PhotoID(try row.get("thumbnail_id")), note: try row.get("note"), quality: quality)
-    }
-
-    /// `instant(_:)`, for tests.
-    public static func instantForTesting(_ text: String) -> Date { instant(text) }
-
-    /// Reads a stored instant (`Timestamp.date(from:)`, integer arithmetic for the stored format); the epoch
-    /// for unreadable text.
-    static func instant(_ text: String) -> Date {
-        Timestamp.date(from: text) ?? Date(timeIntervalSince1970: 0)
-    }
-
-    static func comparison(_ row: Row, entryID: EntryID) throws -> StoredComparison {
-        StoredComparison(entryID: entryID, baselineID: EntryID(try row.get("baseline_id")),
-                         revision: ComparisonRevision(try row.get("revision")), comparable: try row.get("comparable"),
-                         similarityPercent: try row.optional("similarity"), rawScore: try row.get("raw_score"),
-                         reasonNotComparable: try row.optional("reason", as: String.self).flatMap(NotComparableReason.init(rawValue:)))
-    }
+    /// `SkinStore.storedInstant(_:)`, for tests.
+    public static func instantForTesting(_ text: String) -> Date { SkinStore.storedInstant(text) }
 }
 
 /// What the capture page's badges show for one live frame.
@@ -583,35 +470,4 @@ public struct SkinNoteVersion: Sendable, Equatable {
     public let text: String
     /// When it was recorded.
     public let recordedAt: Date
-}
-
-/// Draws a change map as a picture for the compare page's overlay.
-enum SkinChangeMapImage {
-    /// `width` x `height` pixels, black outside the compared central square; inside, the map upscaled
-    /// bilinearly and tinted amber in proportion to the change.
-    static func render(_ map: ChangeMap, width: Int, height: Int) -> RGBImage {
-        var px = [UInt8](repeating: 0, count: width * height * 3)
-        let side = Double(min(width, height)) * Double(SkinComparator.cropFraction)
-        let x0 = (Double(width) - side) / 2, y0 = (Double(height) - side) / 2
-        for y in 0..<height {
-            let v = (Double(y) + 0.5 - y0) / side
-            guard v >= 0, v < 1 else { continue }
-            for x in 0..<width {
-                let u = (Double(x) + 0.5 - x0) / side
-                guard u >= 0, u < 1 else { continue }
-                let fx = min(max(u * Double(map.width) - 0.5, 0), Double(map.width - 1))
-                let fy = min(max(v * Double(map.height) - 0.5, 0), Double(map.height - 1))
-                let ix = min(Int(fx), map.width - 2), iy = min(Int(fy), map.height - 2)
-                let ax = fx - Double(ix), ay = fy - Double(iy)
-                func at(_ x: Int, _ y: Int) -> Double { Double(map.values[y * map.width + x]) }
-                let value = (at(ix, iy) * (1 - ax) + at(ix + 1, iy) * ax) * (1 - ay)
-                    + (at(ix, iy + 1) * (1 - ax) + at(ix + 1, iy + 1) * ax) * ay
-                // Below a tenth of the display ceiling is drawn as no change, so JPEG noise does not outline the square.
-                let t = min(max((value - 0.1) / 0.9, 0), 1)
-                let i = (y * width + x) * 3
-                px[i] = UInt8(255 * t); px[i + 1] = UInt8(170 * t); px[i + 2] = UInt8(40 * t)
-            }
-        }
-        return RGBImage(width: width, height: height, pixels: px)
-    }
 }

@@ -1,0 +1,39 @@
+import CairnCore
+import Foundation
+import Testing
+@testable import Imaging
+
+@Suite struct ChangeOverlayTests {
+    private let pipeline = ImagePipeline()
+
+    private func pixel(_ image: RGBImage, _ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8) {
+        let i = (y * image.width + x) * 3
+        return (image.pixels[i], image.pixels[i + 1], image.pixels[i + 2])
+    }
+
+    @Test func aChangedCornerOfTheMapIsTintedInsideTheCentralSquareAndEverythingElseStaysBlack() throws {
+        // An 8 x 8 map changed fully in its top-left quarter, drawn on 200 x 100 with the square half the short side.
+        var values = [Float](repeating: 0, count: 64)
+        for y in 0..<4 { for x in 0..<4 { values[y * 8 + x] = 1 } }
+        let image = try pipeline.changeOverlay(values, mapWidth: 8, mapHeight: 8, width: 200, height: 100, squareFraction: 0.5)
+        #expect(image.width == 200 && image.height == 100)
+        // The square is 50 px at (75, 25): its top-left area carries the full amber tint, its bottom-right none.
+        let hot = pixel(image, 80, 30)
+        #expect(hot.0 > 240 && hot.1 > 150 && hot.1 < 180 && hot.2 < 50)
+        #expect(pixel(image, 120, 70) == (0, 0, 0))
+        // Outside the square nothing is drawn, even next to the changed corner.
+        #expect(pixel(image, 70, 30) == (0, 0, 0))
+        #expect(pixel(image, 80, 20) == (0, 0, 0))
+        #expect(pixel(image, 0, 0) == (0, 0, 0))
+    }
+
+    @Test func changeBelowATenthOfTheCeilingIsDrawnAsNone() throws {
+        let faint = [Float](repeating: 0.08, count: 16)
+        let image = try pipeline.changeOverlay(faint, mapWidth: 4, mapHeight: 4, width: 40, height: 40, squareFraction: 1)
+        #expect(image.pixels.allSatisfy { $0 == 0 })
+        let half = [Float](repeating: 0.55, count: 16)
+        let tinted = try pipeline.changeOverlay(half, mapWidth: 4, mapHeight: 4, width: 40, height: 40, squareFraction: 1)
+        let (r, g, _) = pixel(tinted, 20, 20)
+        #expect(r > 120 && r < 135 && g > 80 && g < 90)
+    }
+}
