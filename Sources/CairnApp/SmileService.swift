@@ -119,13 +119,9 @@ public final class SmileService: @unchecked Sendable {
         let now = clock.now()
         try database.write { db in
             let photo = try photoIntake.storeEncoded(crop, quality: Self.cropQuality, purpose: Self.purpose, in: db)
-            try db.execute("""
-                INSERT INTO smile_entries (id, photo_id, captured_local, captured_offset_seconds, note, detector,
-                    square_x, square_y, square_side, source_width, source_height, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, id.rawValue, photo.id.rawValue, analysis.captureDate?.localDateTime,
-                analysis.captureDate?.utcOffsetSeconds, trimmedNote, source.rawValue, square.x, square.y, square.side,
-                analysis.sourceWidth, analysis.sourceHeight, Timestamp.string(from: now))
+            try SmileStore(db, photos: photoStore).insert(id: id, photo: photo.id, captureDate: analysis.captureDate, note: trimmedNote,
+                                                          source: source, square: square, sourceWidth: analysis.sourceWidth,
+                                                          sourceHeight: analysis.sourceHeight, at: now)
         }
         guard let entry = try entry(id) else { throw SmileError.noSuchEntry }
         return entry
@@ -142,11 +138,8 @@ public final class SmileService: @unchecked Sendable {
     /// commit). Throws `SmileError.noSuchEntry` when there is no such entry.
     public func delete(_ id: SmileEntryID) throws {
         try database.write { db in
-            guard let row = try db.queryFirst("SELECT photo_id FROM smile_entries WHERE id = ?", id.rawValue) else {
-                throw SmileError.noSuchEntry
-            }
-            try db.execute("DELETE FROM smile_entries WHERE id = ?", id.rawValue)
-            try photoStore.delete(PhotoID(try row.get("photo_id")), in: db)
+            guard let photo = try SmileStore(db, photos: photoStore).delete(id) else { throw SmileError.noSuchEntry }
+            try photoStore.delete(photo, in: db)
         }
     }
 
@@ -154,29 +147,22 @@ public final class SmileService: @unchecked Sendable {
 
     /// Every entry, oldest first (by capture date when known, else by the day it was added).
     public func entries() throws -> [SmileEntry] {
-        try database.read { db in
-            try db.query("SELECT * FROM smile_entries ORDER BY created_at, id").map { try Self.entry(from: $0, in: db, store: photoStore) }
-        }.sorted { ($0.sortKey, $0.id.rawValue) < ($1.sortKey, $1.id.rawValue) }
+        try database.read { try SmileStore($0, photos: photoStore).entries() }.sorted { ($0.sortKey, $0.id.rawValue) < ($1.sortKey, $1.id.rawValue) }
     }
 
     /// The entry with this identifier, or nil.
     public func entry(_ id: SmileEntryID) throws -> SmileEntry? {
-        try database.read { db in
-            try db.queryFirst("SELECT * FROM smile_entries WHERE id = ?", id.rawValue).map { try Self.entry(from: $0, in: db, store: photoStore) }
-        }
+        try database.read { try SmileStore($0, photos: photoStore).entry(id) }
     }
 
     /// The one entry whose identifier starts with `prefix` (at least 4 characters, as `smile list` prints 8).
     public func entry(matching prefix: String) throws -> SmileEntry {
         let cleaned = prefix.lowercased()
         guard cleaned.count >= 4, cleaned.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw SmileError.noSuchEntry }
-        let ids = try database.read { db in
-            try db.query("SELECT id FROM smile_entries WHERE substr(id, 1, ?) = ?", cleaned.count, cleaned)
-                .map { try $0.get("id", as: String.self) }
-        }
+        let ids = try database.read { try SmileStore($0, photos: photoStore).ids(startingWith: cleaned) }
         guard !ids.isEmpty else { throw SmileError.noSuchEntry }
         guard ids.count == 1 else { throw SmileError.ambiguousID }
-        guard let entry = try entry(SmileEntryID(ids[0])) else { throw SmileError.noSuchEntry }
+        guard let entry = try entry(ids[0]) else { throw SmileError.noSuchEntry }
         return entry
     }
 
@@ -288,21 +274,5 @@ public final class SmileService: @unchecked Sendable {
 
     private static func randomKey() -> String {
         (UUID().uuidString + UUID().uuidString).replacingOccurrences(of: "-", with: "").lowercased().prefix(32).description
-    }
-
-    static func entry(from row: Row, in db: Connection, store: PhotoFileStore) throws -> SmileEntry {
-        guard let photo = try store.photo(PhotoID(try row.get("photo_id")), in: db),
-              let source = SmileCropSource(rawValue: try row.get("detector")),
-              let createdAt = Timestamp.date(from: try row.get("created_at")) else {
-            throw DatabaseError.misuse("smile_entries row holds an unknown photo, detector or timestamp")
-        }
-        let captureDate = try row.optional("captured_local", as: String.self).map {
-            CaptureDate(localDateTime: $0, utcOffsetSeconds: try row.optional("captured_offset_seconds", as: Int.self))
-        }
-        return SmileEntry(id: SmileEntryID(try row.get("id")), photo: photo, captureDate: captureDate,
-                          note: try row.get("note"), source: source,
-                          square: CropSquare(x: try row.get("square_x"), y: try row.get("square_y"), side: try row.get("square_side")),
-                          sourceWidth: try row.get("source_width"), sourceHeight: try row.get("source_height"),
-                          createdAt: createdAt)
     }
 }
