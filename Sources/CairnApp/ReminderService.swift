@@ -36,35 +36,26 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
     /// else `ReminderPreferences.standard`.
     public func preferences(on day: LocalDay? = nil) throws -> ReminderPreferences {
         let day = day ?? regimen.today()
-        return try database.read { db in try preferences(on: day, db) }
+        return try database.read { db in try ReminderStore(db).preferences(on: day) ?? .standard }
     }
 
     /// Saves a preferences revision in force from `day` (default today); earlier days keep theirs.
     public func setPreferences(_ p: ReminderPreferences, from day: LocalDay? = nil) throws {
         let now = clock.now()
-        try database.write { db in
-            try db.execute("""
-                INSERT INTO reminder_preferences (effective_from, quiet_start, quiet_end, show_names, repeat_minutes, repeat_limit,
-                    morning_summary, refill_days, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, (day ?? regimen.today()).description, p.quietStart?.description, p.quietEnd?.description, p.showProductNames ? 1 : 0,
-                p.repeatMinutes, p.repeatLimit, p.morningSummary ? 1 : 0, p.refillDays, Timestamp.string(from: now))
-        }
+        try database.write { db in try ReminderStore(db).insertPreferences(p, from: day ?? regimen.today(), at: now) }
     }
 
     /// Turns reminders of one schedule on or off from `day` (default today). Throws `ScheduleError.scheduleNotFound`.
     public func setReminders(_ enabled: Bool, for scheduleID: ScheduleID, from day: LocalDay? = nil) throws {
         _ = try regimen.scheduleHistory(scheduleID)
         let now = clock.now()
-        try database.write { db in
-            try db.execute("INSERT INTO reminder_schedule_switches (schedule_id, effective_from, enabled, recorded_at) VALUES (?, ?, ?, ?)",
-                           scheduleID.rawValue, (day ?? regimen.today()).description, enabled ? 1 : 0, Timestamp.string(from: now))
-        }
+        try database.write { db in try ReminderStore(db).insertSwitch(enabled, for: scheduleID, from: day ?? regimen.today(), at: now) }
     }
 
     /// The schedules whose reminders are off on `day` (default today).
     public func remindersOff(on day: LocalDay? = nil) throws -> Set<ScheduleID> {
         let day = day ?? regimen.today()
-        return try database.read { db in try remindersOff(on: day, db) }
+        return try database.read { db in try ReminderStore(db).remindersOff(on: day) }
     }
 
     /// Reminds to photograph an area again every `weeks` weeks after its newest photo, from `day` (default today)
@@ -74,15 +65,14 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
         _ = try skin.area(area)
         let now = clock.now()
         try database.write { db in
-            try db.execute("INSERT INTO reminder_area_intervals (area_id, effective_from, weeks, recorded_at) VALUES (?, ?, ?, ?)",
-                           area.rawValue, (day ?? regimen.today()).description, weeks, Timestamp.string(from: now))
+            try ReminderStore(db).insertPhotoInterval(weeks: weeks, for: area, from: day ?? regimen.today(), at: now)
         }
     }
 
     /// Every area's photo interval in weeks on `day` (default today); an area missing from it has none.
     public func photoReminders(on day: LocalDay? = nil) throws -> [AreaID: Int] {
         let day = day ?? regimen.today()
-        return try database.read { db in try photoReminders(on: day, db) }
+        return try database.read { db in try ReminderStore(db).photoIntervals(on: day) }
     }
 
     // MARK: the loop's two calls
@@ -101,45 +91,46 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
         let areas = try skin.areas()
         let planner = ReminderPlanner()
         return try database.write { db in
-            let preferences = try preferences(on: today, db)
+            let store = ReminderStore(db)
+            let preferences = try store.preferences(on: today) ?? .standard
             var sentBefore: [String: ReminderHistory] = [:]
             for dose in open {
-                if let h = try history(of: dose.doseID, db) { sentBefore[dose.doseID] = h }
+                if let h = try store.history(of: dose.doseID) { sentBefore[dose.doseID] = h }
             }
             var notices = planner.plan(open: open, history: sentBefore, preferences: preferences,
-                                       remindersOff: try remindersOff(on: today, db), now: now, zone: zone)
+                                       remindersOff: try store.remindersOff(on: today), now: now, zone: zone)
             let wall = TimeSlot(now, in: zone)
             if wall >= Self.morningTime, !preferences.isQuiet(at: wall) {
                 let summaryKey = "summary:\(today)"
-                if try !sent(summaryKey, db) {
-                    let off = try remindersOff(on: today.adding(days: -1), db)
+                if try !store.hasDelivery(summaryKey) {
+                    let off = try store.remindersOff(on: today.adding(days: -1))
                     if let summary = planner.morningSummary(unloggedYesterday: yesterday.filter { !off.contains($0.scheduleID) },
                                                             preferences: preferences) {
                         notices.append(summary)
                     }
-                    try record(summaryKey, kind: "summary", at: now, db)
+                    try store.insertDelivery(summaryKey, kind: "summary", at: now)
                 }
                 let refillKey = "refill:\(today)"
-                if try !sent(refillKey, db) {
+                if try !store.hasDelivery(refillKey) {
                     if let warning = planner.refillWarning(products: low, preferences: preferences) { notices.append(warning) }
-                    try record(refillKey, kind: "refill", at: now, db)
+                    try store.insertDelivery(refillKey, kind: "refill", at: now)
                 }
                 // An area is due `weeks` after its newest photo (never before its first one); reminded once per due day.
-                let intervals = try photoReminders(on: today, db)
+                let intervals = try store.photoIntervals(on: today)
                 var duePhotos: [(name: String, key: String)] = []
                 for summary in areas {
                     guard let weeks = intervals[summary.area.id], let last = summary.latestCapture else { continue }
                     let dueDay = LocalDay(last, in: zone).adding(days: 7 * weeks)
                     let key = "photo:\(summary.area.id.rawValue):\(dueDay)"
-                    if dueDay <= today, try !sent(key, db) { duePhotos.append((summary.area.name, key)) }
+                    if dueDay <= today, try !store.hasDelivery(key) { duePhotos.append((summary.area.name, key)) }
                 }
                 if let photo = planner.photoReminder(areas: duePhotos.map(\.name), preferences: preferences) {
                     notices.append(photo)
-                    for due in duePhotos { try record(due.key, kind: "photo", at: now, db) }
+                    for due in duePhotos { try store.insertDelivery(due.key, kind: "photo", at: now) }
                 }
             }
             for notice in notices where !notice.doseIDs.isEmpty {
-                for id in notice.doseIDs { try record(id, kind: notice.kind.rawValue, at: now, db) }
+                for id in notice.doseIDs { try store.insertDelivery(id, kind: notice.kind.rawValue, at: now) }
             }
             return notices
         }
@@ -155,10 +146,8 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
             let now = clock.now()
             let until = now.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60))
             try database.write { db in
-                for id in doseIDs {
-                    try db.execute("INSERT INTO reminder_deliveries (subject, kind, sent_at, until) VALUES (?, 'snooze', ?, ?)",
-                                   id, Timestamp.string(from: now), Timestamp.string(from: until))
-                }
+                let store = ReminderStore(db)
+                for id in doseIDs { try store.insertDelivery(id, kind: "snooze", at: now, until: until) }
             }
         }
     }
@@ -170,81 +159,19 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
                  slot: d.time, dueAt: d.dueAt)
     }
 
-    private func preferences(on day: LocalDay, _ db: Connection) throws -> ReminderPreferences {
-        guard let row = try db.queryFirst("""
-            SELECT * FROM reminder_preferences WHERE effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
-            """, day.description) else { return .standard }
-        let start: String? = try row.optional("quiet_start"), end: String? = try row.optional("quiet_end")
-        return try ReminderPreferences(quietStart: start.flatMap(TimeSlot.init(parsing:)), quietEnd: end.flatMap(TimeSlot.init(parsing:)),
-                                       showProductNames: try row.get("show_names", as: Int.self) == 1,
-                                       repeatMinutes: try row.get("repeat_minutes"), repeatLimit: try row.get("repeat_limit"),
-                                       morningSummary: try row.get("morning_summary", as: Int.self) == 1,
-                                       refillDays: try row.get("refill_days"))
-    }
-
-    private func remindersOff(on day: LocalDay, _ db: Connection) throws -> Set<ScheduleID> {
-        var latest: [String: Int] = [:]
-        for row in try db.query("""
-            SELECT schedule_id, enabled FROM reminder_schedule_switches WHERE effective_from <= ? ORDER BY effective_from, id
-            """, day.description) {
-            latest[try row.get("schedule_id")] = try row.get("enabled")
-        }
-        return Set(latest.filter { $0.value == 0 }.keys.map(ScheduleID.init))
-    }
-
-    private func photoReminders(on day: LocalDay, _ db: Connection) throws -> [AreaID: Int] {
-        var latest: [String: Int] = [:]
-        for row in try db.query("""
-            SELECT area_id, weeks FROM reminder_area_intervals WHERE effective_from <= ? ORDER BY effective_from, id
-            """, day.description) {
-            latest[try row.get("area_id")] = try row.get("weeks")
-        }
-        return Dictionary(uniqueKeysWithValues: latest.filter { $0.value > 0 }.map { (AreaID($0.key), $0.value) })
-    }
-
-    private func history(of subject: String, _ db: Connection) throws -> ReminderHistory? {
-        let rows = try db.query("SELECT kind, sent_at, until FROM reminder_deliveries WHERE subject = ? ORDER BY id", subject)
-        var sent = 0
-        var last: Date?
-        var snoozedUntil: Date?
-        for row in rows {
-            let kind: String = try row.get("kind")
-            let at: Date = try row.get("sent_at")
-            if kind == "snooze" {
-                snoozedUntil = try row.get("until", as: Date.self)
-            } else {
-                sent += 1
-                last = at
-                if let until = snoozedUntil, at >= until { snoozedUntil = nil }
-            }
-        }
-        guard let last else { return nil }
-        return ReminderHistory(sent: sent, lastSentAt: last, snoozedUntil: snoozedUntil)
-    }
-
     /// What was sent for each of `subjects` that has a history, read in one transaction.
     func sentHistories(of subjects: [String]) throws -> [String: ReminderHistory] {
         try database.read { db in
             var found: [String: ReminderHistory] = [:]
-            for subject in subjects { found[subject] = try history(of: subject, db) }
+            let store = ReminderStore(db)
+            for subject in subjects { found[subject] = try store.history(of: subject) }
             return found
         }
     }
 
     /// Records one notification (or snooze) sent for `subject`.
     func recordSent(_ subject: String, kind: String, at: Date, until: Date?) throws {
-        try database.write { db in
-            try db.execute("INSERT INTO reminder_deliveries (subject, kind, sent_at, until) VALUES (?, ?, ?, ?)",
-                           subject, kind, Timestamp.string(from: at), until.map(Timestamp.string(from:)))
-        }
-    }
-
-    private func sent(_ subject: String, _ db: Connection) throws -> Bool {
-        try db.scalar("SELECT EXISTS (SELECT 1 FROM reminder_deliveries WHERE subject = ?)", subject, as: Int.self) == 1
-    }
-
-    private func record(_ subject: String, kind: String, at now: Date, _ db: Connection) throws {
-        try db.execute("INSERT INTO reminder_deliveries (subject, kind, sent_at) VALUES (?, ?, ?)", subject, kind, Timestamp.string(from: now))
+        try database.write { db in try ReminderStore(db).insertDelivery(subject, kind: kind, at: at, until: until) }
     }
 }
 

@@ -42,10 +42,7 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
 
     public func completeOnboarding() throws {
         // INSERT OR IGNORE keeps the first completion time: finishing twice changes nothing.
-        try database.write { db in
-            try db.execute("INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)",
-                           Self.onboardingKey, Timestamp.string(from: clock.now()))
-        }
+        try database.write { db in try SettingsStore(db).setIfAbsent(Self.onboardingKey, to: Timestamp.string(from: clock.now())) }
     }
 
     public func flag(_ name: String) throws -> Bool {
@@ -53,10 +50,7 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     }
 
     public func setFlag(_ name: String, _ value: Bool) throws {
-        try database.write { db in
-            try db.execute("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           Self.flagKey(name), value ? "true" : "false")
-        }
+        try database.write { db in try SettingsStore(db).set(Self.flagKey(name), to: value ? "true" : "false") }
     }
 
     /// Removes everything on disk (`Vault.deleteAllData`: the database is reopened empty, in place, so every
@@ -73,8 +67,6 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     }
 
     private func value(for key: String) throws -> String? {
-        try database.read { db in
-            try db.queryFirst("SELECT value FROM settings WHERE key = ?", key).map { try $0.get("value", as: String.self) }
-        }
+        try database.read { try SettingsStore($0).value(for: key) }
     }
 }
