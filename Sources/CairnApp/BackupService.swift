@@ -95,6 +95,11 @@ public final class BackupService: Sendable {
         try VaultBackup.checkRestoreTarget(directory)
     }
 
+    /// The folder a restore writes into: `dataDirectory` as every command reads `--data-dir` (and `CAIRN_HOME`).
+    public static func restoreTarget(dataDirectory: String, environment: [String: String]) throws -> URL {
+        try Vault.resolveDirectory(dataDir: dataDirectory, environment: environment)
+    }
+
     /// Decrypts the whole backup at `path` and checks every file's SHA-256 against its manifest.
     public static func verify(at path: String, passphrase: Passphrase) throws -> BackupSummary {
         try VaultBackup.verify(fileAt: path, passphrase: passphrase)

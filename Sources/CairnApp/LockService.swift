@@ -41,6 +41,30 @@ public enum LockService {
         guard passphrase.characterCount >= minimumPassphraseLength else { throw Problem.passphraseTooShort }
     }
 
+    /// Whether the lock of the vault at `dataDirectory` (as `--data-dir` and `CAIRN_HOME` name it) is on.
+    public static func isOn(dataDirectory: String?, environment: [String: String]) throws -> Bool {
+        try Vault(dataDir: dataDirectory, environment: environment).lockSetting() == .on
+    }
+
+    /// Throws unless the lock is in the state `on` names: `VaultError.lockAlreadyOn` when it is on and should be
+    /// off (before turning it on), `.lockNotOn` when it is off and should be on (before turning it off or changing it).
+    public static func require(on: Bool, dataDirectory: String?, environment: [String: String]) throws {
+        let isOn = try isOn(dataDirectory: dataDirectory, environment: environment)
+        if isOn != on { throw isOn ? VaultError.lockAlreadyOn : VaultError.lockNotOn }
+    }
+
+    /// Checks the passphrase of the vault at `dataDirectory` without opening it (the wrong-passphrase error of
+    /// `Vault.unlock`, which never says which part was wrong).
+    public static func checkPassphrase(_ passphrase: Passphrase, dataDirectory: String?, environment: [String: String]) throws {
+        _ = try Vault(dataDir: dataDirectory, environment: environment).unlock(passphrase: passphrase)
+    }
+
+    /// Changes the passphrase of the vault at `dataDirectory` (the vault key is wrapped anew; nothing else changes).
+    public static func changePassphrase(dataDirectory: String?, environment: [String: String], from passphrase: Passphrase,
+                                        to newPassphrase: Passphrase) throws {
+        try changePassphrase(of: Vault(dataDir: dataDirectory, environment: environment), from: passphrase, to: newPassphrase)
+    }
+
     /// Opens `vault`'s database as its lock says: plain, or with the key `passphrase()` unwraps (asked only then).
     static func openDatabase(vault: Vault, clock: any Clock, passphrase: (() throws -> Passphrase)?) throws -> Database {
         switch try vault.lockSetting() {

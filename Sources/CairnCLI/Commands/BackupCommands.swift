@@ -2,7 +2,6 @@ import CairnApp
 import CairnCore
 import Encryption
 import Foundation
-import Storage
 
 /// `cairn backup create|verify|restore`: encrypted backups of the vault.
 enum BackupCommands {
@@ -189,7 +188,7 @@ struct BackupRestoreCommand: Command {
         guard let dataDirectory = context.dataDirectory else {
             throw UsageError("Name the folder to restore into with --data-dir DIR (a new or empty folder).")
         }
-        let target = try Vault.resolveDirectory(dataDir: dataDirectory, environment: context.environment)
+        let target = try BackupService.restoreTarget(dataDirectory: dataDirectory, environment: context.environment)
         try BackupService.checkHeader(ofBackupAt: path)
         try BackupService.checkRestoreTarget(target)
         let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ")

@@ -2,7 +2,6 @@ import CairnApp
 import CairnCore
 import Encryption
 import Foundation
-import Storage
 
 /// `cairn settings lock on|off|change`: the vault's passphrase, and the database encrypted at rest.
 struct LockCommand: Command {
@@ -34,12 +33,11 @@ struct LockCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let vault = try Vault(dataDir: context.dataDirectory, environment: context.environment)
-        let setting = try vault.lockSetting()
+        let (directory, environment) = (context.dataDirectory, context.environment)
         let console = context.console
         switch action {
         case .on:
-            guard setting != .on else { throw VaultError.lockAlreadyOn }
+            try LockService.require(on: false, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
                                              warning: LockService.warning)
             try LockService.checkNew(secret)  // before the vault is opened
@@ -48,20 +46,20 @@ struct LockCommand: Command {
             try LockService.turnOn(application, passphrase: secret)
             console.print("The lock is on: the database is encrypted, and Cairn asks for the passphrase to open the vault. Photos are not encrypted yet.")
         case .off:
-            guard setting == .on else { throw VaultError.lockNotOn }
+            try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
             let application = try context.openApplication(passphrase: secret)
             console.error("Decrypting the database in place…")
             try LockService.turnOff(application, passphrase: secret)
             console.print("The lock is off: the database is no longer encrypted, and the vault opens without a passphrase.")
         case .change:
-            guard setting == .on else { throw VaultError.lockNotOn }
+            try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let current = try passphrase.read(console: console, prompt: "Current vault passphrase: ")
-            _ = try vault.unlock(passphrase: current)
+            try LockService.checkPassphrase(current, dataDirectory: directory, environment: environment)
             let new = try newPassphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
                                              warning: LockService.warning)
             try LockService.checkNew(new)
-            try LockService.changePassphrase(of: vault, from: current, to: new)
+            try LockService.changePassphrase(dataDirectory: directory, environment: environment, from: current, to: new)
             console.print("The passphrase was changed: only the new one opens the vault.")
         }
     }
