@@ -148,3 +148,29 @@ import WebApp
         return data
     }
 }
+
+/// The compare page's change map over the selected photo.
+@Suite(.serialized) struct SkinCompareBrowserTests {
+    @Test func theChangeMapShowsOnlyWhileTheToggleIsOnAndTheToggleWorksByKeyboard() async throws {
+        let served = try SkinCaptureBrowserTests.Served()
+        defer { served.stop() }
+        let timeline = try served.cairn.skin.timeline(of: served.area.id)
+        let second = try #require(timeline.items.last?.entry)
+        let browser = try await WebDriver.launch()
+        do {
+            try await browser.open(served.server.loginURL)
+            try await browser.open("\(served.origin)/skin/areas/\(served.area.id.rawValue)/entries/\(second.id.rawValue)")
+            let shown = "return getComputedStyle(document.querySelector('.skin-heatmap')).display"
+            #expect(try await browser.evaluate(shown) as? String == "none", "the map stays hidden until asked for")
+            try await browser.click("#heat-toggle")
+            #expect(try await browser.evaluate(shown) as? String == "block", "the toggle shows the map")
+            _ = try await browser.evaluate("document.getElementById('heat-toggle').focus()")
+            try await browser.press(" ")
+            #expect(try await browser.evaluate(shown) as? String == "none", "space on the focused toggle hides it again")
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+    }
+}
