@@ -41,7 +41,8 @@ enum LockPages {
                 return .redirect(to: "/unlock")
             },
             route(.get, "/lock/state") { _ in
-                Response(status: 200, headers: [("Content-Type", "application/json")],
+                gate.lockIfIdle()
+                return Response(status: 200, headers: [("Content-Type", "application/json")],
                          body: Data("{\"locked\":\(gate.isLocked)}".utf8))
             },
         ]
