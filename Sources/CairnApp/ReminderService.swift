@@ -299,8 +299,14 @@ public final class ReminderLoop {
         let reminders = current()
         let source: any ReminderSource = reminders ?? locked
         do {
-            if let reminders { try reminders.replayQueue() }
-            for notice in try source.dueNotices() {
+            // One check at a time across processes: the queue's replay, the plan and the timetable it leaves.
+            let due = try locked.checkLock.hold { () throws -> [ReminderNotice] in
+                if let reminders { try reminders.replayQueue() }
+                let due = try source.dueNotices()
+                if let reminders { try reminders.writeTimetable() }
+                return due
+            }
+            for notice in due {
                 let ids = notice.doseIDs
                 do {
                     try notifier.post(notice) { [source, report, afterEachCheck] action in
@@ -312,7 +318,6 @@ public final class ReminderLoop {
                     report("A reminder could not be shown: the desktop's notification service did not answer.")
                 }
             }
-            if let reminders { try reminders.writeTimetable() }
         } catch {
             report("Reminders could not read the vault this time; the next check tries again.")
         }
