@@ -10,6 +10,11 @@ public enum LockService {
     /// The fewest characters a new vault passphrase may have.
     public static let minimumPassphraseLength = 8
 
+    /// The idle times a person may choose, in minutes, after which the web app locks the vault again.
+    public static let idleChoices = [1, 5, 10, 15, 30, 60]
+    /// The idle time until the person chooses one.
+    public static let defaultIdleMinutes = 10
+
     /// Why a lock request was refused.
     public enum Problem: CairnError, Equatable {
         /// A new passphrase shorter than `minimumPassphraseLength`.
@@ -18,6 +23,8 @@ public enum LockService {
         case locked
         /// The database is encrypted but `vault.header`, which holds its key, is missing.
         case headerMissing
+        /// An idle time that is not one of `idleChoices`.
+        case idleChoice
 
         public var userMessage: String {
             switch self {
@@ -26,6 +33,8 @@ public enum LockService {
             case .locked: return "This vault is locked: its passphrase is needed to open it."
             case .headerMissing:
                 return "The vault's database is encrypted, but its lock file (vault.header) is missing, so it cannot be unlocked. Nothing was changed."
+            case .idleChoice:
+                return "Choose one of \(LockService.idleChoices.map(String.init).joined(separator: ", ")) minutes. Nothing was changed."
             }
         }
     }

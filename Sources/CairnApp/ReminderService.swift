@@ -189,9 +189,9 @@ public protocol ReminderSource: AnyObject {
 /// While the database is readable it first logs what was queued while it was locked, and afterwards rewrites
 /// the timetable; while `isLocked()` it plans from the timetable.
 public final class ReminderLoop {
-    let reminders: ReminderService
+    /// The service over the readable database, or nil while the vault is locked.
+    let current: () -> ReminderService?
     let locked: LockedReminders
-    let isLocked: () -> Bool
     let notifier: any ReminderPosting
     let report: (String) -> Void
     let afterEachCheck: () -> Void
@@ -199,15 +199,23 @@ public final class ReminderLoop {
     /// A loop; `report` receives one line per problem (never user content). `isLocked` says whether the
     /// database is locked (the vault lock will answer it; until then nothing is locked). `afterEachCheck` runs at
     /// the end of every check (`cairn remind` lets go of its writer's hold there, so `cairn serve` can start).
-    public init(reminders: ReminderService, locked: LockedReminders? = nil, isLocked: @escaping () -> Bool = { false },
-                notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in },
-                afterEachCheck: @escaping () -> Void = {}) {
-        self.afterEachCheck = afterEachCheck
-        self.reminders = reminders
-        self.locked = locked ?? LockedReminders(vault: reminders.vault, clock: reminders.clock)
-        self.isLocked = isLocked
+    public convenience init(reminders: ReminderService, locked: LockedReminders? = nil, isLocked: @escaping () -> Bool = { false },
+                            notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in },
+                            afterEachCheck: @escaping () -> Void = {}) {
+        self.init(current: { isLocked() ? nil : reminders },
+                  locked: locked ?? LockedReminders(vault: reminders.vault, clock: reminders.clock),
+                  notifier: notifier, report: report, afterEachCheck: afterEachCheck)
+    }
+
+    /// A loop whose database may come and go (`cairn serve`, which locks and unlocks the vault): `current` is the
+    /// service over the unlocked vault, or nil while it is locked (then `locked`, the timetable, is used).
+    public init(current: @escaping () -> ReminderService?, locked: LockedReminders, notifier: any ReminderPosting,
+                report: @escaping (String) -> Void = { _ in }, afterEachCheck: @escaping () -> Void = {}) {
+        self.current = current
+        self.locked = locked
         self.notifier = notifier
         self.report = report
+        self.afterEachCheck = afterEachCheck
     }
 
     /// One check: posts what is due now and delivers pending button presses. Returns what was posted.
@@ -215,10 +223,17 @@ public final class ReminderLoop {
     public func tick() -> [ReminderNotice] {
         notifier.pumpEvents()
         var posted: [ReminderNotice] = []
-        let source: any ReminderSource = isLocked() ? locked : reminders
+        let reminders = current()
+        let source: any ReminderSource = reminders ?? locked
         do {
-            if source === reminders { try reminders.replayQueue() }
-            for notice in try source.dueNotices() {
+            // One check at a time across processes: the queue's replay, the plan and the timetable it leaves.
+            let due = try locked.checkLock.hold { () throws -> [ReminderNotice] in
+                if let reminders { try reminders.replayQueue() }
+                let due = try source.dueNotices()
+                if let reminders { try reminders.writeTimetable() }
+                return due
+            }
+            for notice in due {
                 let ids = notice.doseIDs
                 do {
                     try notifier.post(notice) { [source, report, afterEachCheck] action in
@@ -230,7 +245,6 @@ public final class ReminderLoop {
                     report("A reminder could not be shown: the desktop's notification service did not answer.")
                 }
             }
-            if source === reminders { try reminders.writeTimetable() }
         } catch {
             report("Reminders could not read the vault this time; the next check tries again.")
         }

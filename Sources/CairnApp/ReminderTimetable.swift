@@ -113,61 +113,82 @@ public final class LockedReminders: ReminderSource, @unchecked Sendable {
     let timetableURL: URL
     let queueURL: URL
     let clock: any Clock
-    private let lock = NSLock()
-    /// Sent since the lock, by dose (the timetable holds what was sent before it).
-    private var sentSinceLock: [String: ReminderHistory] = [:]
-    /// Logged (Taken or Skip) since the lock: no longer open.
-    private var logged: Set<String> = []
+    /// One reminder check at a time across processes (`reminders.lock`).
+    let checkLock: ReminderCheckLock
 
     /// Reminders from the timetable of `vault`.
     public init(vault: Vault, clock: any Clock) {
         timetableURL = vault.reminderTimetableURL
         queueURL = vault.reminderQueueURL
+        checkLock = ReminderCheckLock(url: vault.reminderLockURL)
         self.clock = clock
     }
 
+    /// Plans from the timetable and the queue: what was shown, snoozed or logged since the lock is read from the
+    /// queue, not from memory, so two processes reminding from one locked vault (`cairn serve` and `cairn remind`)
+    /// never show one reminder twice (their checks take turns under `reminders.lock`).
     public func dueNotices() throws -> [ReminderNotice] {
         guard let table = ReminderTimetable.read(at: timetableURL) else { return [] }
         let now = clock.now()
-        return try lock.withLock {
-            var open: [OpenDose] = []
-            var history: [String: ReminderHistory] = [:]
-            for d in table.doses where !logged.contains(d.dose) {
-                guard let day = LocalDay(parsing: d.day), let slot = TimeSlot(parsing: d.slot), let due = Timestamp.date(from: d.due) else { continue }
-                open.append(OpenDose(doseID: d.dose, scheduleID: ScheduleID(d.schedule), productName: "", day: day, slot: slot, dueAt: due))
-                if let since = sentSinceLock[d.dose] {
-                    history[d.dose] = since
-                } else if let last = d.lastSent.flatMap(Timestamp.date(from:)) {
-                    history[d.dose] = ReminderHistory(sent: d.sent, lastSentAt: last, snoozedUntil: d.snoozedUntil.flatMap(Timestamp.date(from:)))
-                }
+        var history: [String: ReminderHistory] = [:]
+        var logged: Set<String> = []
+        for d in table.doses {
+            if let last = d.lastSent.flatMap(Timestamp.date(from:)) {
+                history[d.dose] = ReminderHistory(sent: d.sent, lastSentAt: last, snoozedUntil: d.snoozedUntil.flatMap(Timestamp.date(from:)))
             }
-            let notices = ReminderPlanner().plan(open: open, history: history, preferences: table.preferences, remindersOff: [],
-                                                 now: now, zone: clock.timeZone)
-            var shown: [QueuedReminderEvent] = []
-            for id in notices.flatMap(\.doseIDs) {
-                sentSinceLock[id] = ReminderHistory(sent: (history[id]?.sent ?? 0) + 1, lastSentAt: now, snoozedUntil: nil)
-                shown.append(QueuedReminderEvent(event: "shown", dose: id, at: Timestamp.string(from: now)))
-            }
-            try QueuedReminderEvent.append(shown, to: queueURL)
-            return notices
         }
+        for event in QueuedReminderEvent.read(from: queueURL) {
+            guard let at = Timestamp.date(from: event.at) else { continue }
+            let before = history[event.dose]
+            switch event.event {
+            case "shown": history[event.dose] = ReminderHistory(sent: (before?.sent ?? 0) + 1, lastSentAt: at, snoozedUntil: nil)
+            case "snooze":
+                history[event.dose] = ReminderHistory(sent: before?.sent ?? 1, lastSentAt: before?.lastSentAt ?? at,
+                                                      snoozedUntil: at.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60)))
+            case "taken", "skip": logged.insert(event.dose)
+            default: continue
+            }
+        }
+        var open: [OpenDose] = []
+        for d in table.doses where !logged.contains(d.dose) {
+            guard let day = LocalDay(parsing: d.day), let slot = TimeSlot(parsing: d.slot), let due = Timestamp.date(from: d.due) else { continue }
+            open.append(OpenDose(doseID: d.dose, scheduleID: ScheduleID(d.schedule), productName: "", day: day, slot: slot, dueAt: due))
+        }
+        let openIDs = Set(open.map(\.doseID))
+        let notices = ReminderPlanner().plan(open: open, history: history.filter { openIDs.contains($0.key) }, preferences: table.preferences,
+                                             remindersOff: [], now: now, zone: clock.timeZone)
+        let shown = notices.flatMap(\.doseIDs).map { QueuedReminderEvent(event: "shown", dose: $0, at: Timestamp.string(from: now)) }
+        try QueuedReminderEvent.append(shown, to: queueURL)
+        return notices
     }
 
     public func handle(_ action: ReminderAction, doseIDs: [String]) throws {
         let now = clock.now()
-        try lock.withLock {
+        try checkLock.hold {
             try QueuedReminderEvent.append(doseIDs.map { QueuedReminderEvent(event: action.rawValue, dose: $0, at: Timestamp.string(from: now)) },
                                            to: queueURL)
-            switch action {
-            case .taken, .skip: logged.formUnion(doseIDs)
-            case .snooze:
-                let until = now.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60))
-                for id in doseIDs {
-                    let before = sentSinceLock[id]
-                    sentSinceLock[id] = ReminderHistory(sent: before?.sent ?? 1, lastSentAt: before?.lastSentAt ?? now, snoozedUntil: until)
-                }
-            }
         }
+    }
+}
+
+/// Lets one process at a time check reminders of a vault: the replay of the queue, the plan and what it records,
+/// and the new timetable happen together under an exclusive `flock` on `reminders.lock` (see docs/REMINDERS.md).
+struct ReminderCheckLock {
+    /// Another process held it for longer than a check takes.
+    struct Busy: CairnError { var userMessage: String { "Another Cairn process is checking reminders; the next check tries again." } }
+
+    let url: URL
+
+    /// Runs `body` holding the lock, waiting up to 10 s for another process's check to end.
+    func hold<T>(_ body: () throws -> T) throws -> T {
+        let file = try FileLock(path: url.path)
+        let deadline = Date().addingTimeInterval(10)
+        while !file.tryLock(exclusive: true) {
+            guard Date() < deadline else { throw Busy() }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        defer { file.unlock() }
+        return try body()
     }
 }
 

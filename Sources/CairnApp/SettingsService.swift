@@ -27,6 +27,7 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     public static let whatDeleteAllKeeps = "Backups, reports and exports you saved elsewhere are not touched."
 
     private static let onboardingKey = "onboarding.completed"
+    private static let idleLockKey = "lock.idleMinutes"
     private static func flagKey(_ name: String) -> String { "flag." + name }
 
     /// A service over an opened vault and its database.
@@ -51,6 +52,21 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
 
     public func setFlag(_ name: String, _ value: Bool) throws {
         try database.write { db in try SettingsStore(db).set(Self.flagKey(name), to: value ? "true" : "false") }
+    }
+
+    public func idleLockMinutes() throws -> Int {
+        guard let stored = try value(for: Self.idleLockKey).flatMap(Int.init), LockService.idleChoices.contains(stored) else {
+            return LockService.defaultIdleMinutes
+        }
+        return stored
+    }
+
+    public func setIdleLockMinutes(_ minutes: Int) throws {
+        guard LockService.idleChoices.contains(minutes) else { throw LockService.Problem.idleChoice }
+        try database.write { db in
+            try db.execute("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           Self.idleLockKey, String(minutes))
+        }
     }
 
     /// Removes everything on disk (`Vault.deleteAllData`: the database is reopened empty, in place, so every

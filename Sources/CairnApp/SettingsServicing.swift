@@ -12,6 +12,11 @@ public protocol SettingsServicing: Sendable {
     /// A named boolean preference ("show comparison details", ...). Missing means false.
     func flag(_ name: String) throws -> Bool
     func setFlag(_ name: String, _ value: Bool) throws
+    /// Minutes without a request after which the web app locks a vault that has a lock again
+    /// (`LockService.idleChoices`; `LockService.defaultIdleMinutes` until the person chooses).
+    func idleLockMinutes() throws -> Int
+    /// Stores that choice; throws `LockService.Problem.idleChoice` for a value not in `LockService.idleChoices`.
+    func setIdleLockMinutes(_ minutes: Int) throws
     /// Deletes every record and every photo file in the vault. Irreversible.
     func deleteAllData() throws
 }

@@ -71,6 +71,8 @@ public struct Vault: Sendable, Equatable {
     public var reminderTimetableURL: URL { directory.appendingPathComponent("reminders.timetable") }
     /// Notification buttons pressed while the database was locked, logged at the next unlock.
     public var reminderQueueURL: URL { directory.appendingPathComponent("reminders.queue") }
+    /// The lock file that lets one process at a time check reminders (empty: it only carries a `flock`).
+    public var reminderLockURL: URL { directory.appendingPathComponent("reminders.lock") }
 
     /// Where the data directory is, in order of precedence: `dataDir` (the `--data-dir` option), then
     /// `CAIRN_HOME`, then `$XDG_DATA_HOME/cairn`, then `$HOME/.local/share/cairn`. Empty values count as unset.

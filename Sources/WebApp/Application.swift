@@ -49,34 +49,48 @@ public struct WebServices: Sendable {
 /// `port` is the port the server is actually bound to (Host and Origin must name it); it defaults to the
 /// configured port.
 public func buildApplication(configuration: WebConfiguration, services: WebServices, port: UInt16? = nil) -> WebApplication {
-    WebApplication(configuration: configuration, services: services, port: port ?? configuration.port, assets: .bundled())
+    buildApplication(configuration: configuration, gate: VaultGate(open: services), port: port)
+}
+
+/// The same for a vault whose pages `gate` opens and closes (a vault with a lock).
+public func buildApplication(configuration: WebConfiguration, gate: VaultGate, port: UInt16? = nil) -> WebApplication {
+    WebApplication(configuration: configuration, gate: gate, port: port ?? configuration.port, assets: .bundled())
 }
 
 /// A pure `Request -> Response` function: security checks, routing and page rendering.
 public struct WebApplication: Sendable {
     /// The configuration it was built with.
     public let configuration: WebConfiguration
-    /// The services it calls.
-    public let services: WebServices
+    /// Whether the vault's pages may be shown (its lock), and the services they call when they may.
+    public let gate: VaultGate
     /// The port that Host and Origin headers must name.
     public let port: UInt16
     let policy: SecurityPolicy
-    let router: Router
+    /// The routes answered whether the vault is locked or not: the assets and the unlock and lock pages.
+    let openRouter: Router
+    private let makeRouter: @Sendable (WebServices) -> Router
 
-    init(configuration: WebConfiguration, services: WebServices, port: UInt16, assets: AssetStore) {
+    init(configuration: WebConfiguration, gate: VaultGate, port: UInt16, assets: AssetStore) {
         self.configuration = configuration
-        self.services = services
+        self.gate = gate
         self.port = port
         self.policy = SecurityPolicy(secret: configuration.secret, csrfToken: configuration.csrfToken, port: port)
-        self.router = Router(Self.routes(services, csrfToken: configuration.csrfToken, assets: assets))
+        self.openRouter = Router(assets.routes() + LockPages.routes(gate, csrfToken: configuration.csrfToken))
+        let csrfToken = configuration.csrfToken
+        self.makeRouter = { services in Router(Self.routes(services, gate: gate, csrfToken: csrfToken)) }
     }
 
-    /// Every page group's routes: the whole route table.
-    static func routes(_ services: WebServices, csrfToken: String, assets: AssetStore) -> [Route] {
-        assets.routes()
-            + HomePage.routes(services)
+    /// The whole route table of the opened vault, the open routes included (for tests; nil services: only those).
+    var router: Router {
+        Router(openRouter.routes + (gate.services.map { Self.routes($0, gate: gate, csrfToken: configuration.csrfToken) } ?? []))
+    }
+
+    /// Every page group's routes over an opened vault (the assets and the unlock page are in `openRouter`).
+    static func routes(_ services: WebServices, gate: VaultGate, csrfToken: String) -> [Route] {
+        HomePage.routes(services)
             + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
             + SettingsPages.routes(services.settings, csrfToken: csrfToken)
+            + LockPages.settingsRoutes(services.settings, gate: gate, csrfToken: csrfToken)
             + BackupPages.routes(services.backups, csrfToken: csrfToken)
             + ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken)
             + SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken)
@@ -116,20 +130,35 @@ public struct WebApplication: Sendable {
         }
         // 4. State-changing requests need the CSRF token (and our Origin, if one is named).
         if let method = request.method, method.isStateChanging, !policy.passesCSRF(request) { return render(.csrfRejected) }
-        // 5. The route table answers, or says 404, or 405 with the methods it has for this path.
+        // 5. The assets and the unlock page answer whether the vault is locked or not.
+        if case .found(let route, let parameters) = openRouter.match(method: request.method, path: request.path) {
+            return answer(request, route: route, parameters: parameters)
+        }
+        // 6. Every other page needs the vault open (`VaultGate`): while it is locked, nothing is open to answer.
+        guard let vault = gate.current(touch: true) else { return LockPages.redirectToUnlock(from: request) }
+        let chrome = gate.hasLock ? Layout.LockChrome(csrfToken: configuration.csrfToken, idleSeconds: gate.idleSeconds) : nil
+        return Layout.$lockChrome.withValue(chrome) { route(request, with: vault.router(makeRouter)) }
+    }
+
+    /// 7. The route table answers, or says 404, or 405 with the methods it has for this path.
+    private func route(_ request: Request, with router: Router) -> Response {
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
-            do {
-                return try route.handler(RouteRequest(request: request, parameters: parameters))
-            } catch {
-                return render(WebError(answering: error))
-            }
+            return answer(request, route: route, parameters: parameters)
         case .methodNotAllowed(let allowed):
             var response = render(.methodNotAllowed)
             response.headers.append(("Allow", allowed.map(\.rawValue).joined(separator: ", ")))
             return response
         case .notFound:
             return render(request.method == nil ? .methodNotAllowed : .notFound)
+        }
+    }
+
+    private func answer(_ request: Request, route: Route, parameters: [String: String]) -> Response {
+        do {
+            return try route.handler(RouteRequest(request: request, parameters: parameters))
+        } catch {
+            return render(WebError(answering: error))
         }
     }
 
@@ -143,3 +172,4 @@ public struct WebApplication: Sendable {
         }
     }
 }
+

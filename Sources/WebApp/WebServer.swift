@@ -31,7 +31,7 @@ public final class WebServer: @unchecked Sendable {
 
     /// The configuration the server was created with.
     public let configuration: WebConfiguration
-    private let services: WebServices
+    private let gate: VaultGate
     private let lock = NSLock()
     private var daemon: OpaquePointer?
     private var context: Unmanaged<ServerContext>?
@@ -39,10 +39,15 @@ public final class WebServer: @unchecked Sendable {
 
     /// Creates a server; nothing is bound until `start()`. The configuration has already refused any
     /// non-loopback host.
-    public init(configuration: WebConfiguration, services: WebServices) throws {
+    public convenience init(configuration: WebConfiguration, services: WebServices) throws {
+        try self.init(configuration: configuration, gate: VaultGate(open: services))
+    }
+
+    /// A server whose pages `gate` opens and closes (a vault with a lock: see `VaultGate`).
+    public init(configuration: WebConfiguration, gate: VaultGate) throws {
         guard WebConfiguration.isAcceptedHost(configuration.host) else { throw WebConfigurationError.hostNotLoopback }
         self.configuration = configuration
-        self.services = services
+        self.gate = gate
     }
 
     deinit { stop() }
@@ -66,7 +71,7 @@ public final class WebServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard daemon == nil else { return }
         let (fd, port) = try WebServer.listenOnLoopback(port: configuration.port)
-        let application = buildApplication(configuration: configuration, services: services, port: port)
+        let application = buildApplication(configuration: configuration, gate: gate, port: port)
         let context = Unmanaged.passRetained(ServerContext(application: application,
                                                            maximumBodyBytes: configuration.maximumBodyBytes,
                                                            bodyTimeoutSeconds: Self.bodyTimeoutSeconds))

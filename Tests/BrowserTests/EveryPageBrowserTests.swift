@@ -98,7 +98,7 @@ private let faces = URL(fileURLWithPath: #filePath)
         try server.start()
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
-        let routes = WebApplication.routes(services, csrfToken: "walk", assets: .bundled())
+        let routes = WebApplication.routes(services, gate: VaultGate(open: services), csrfToken: "walk")
 
         let browser = try await WebDriver.launch()
         do {

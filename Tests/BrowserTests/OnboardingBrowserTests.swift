@@ -17,6 +17,8 @@ private final class InMemorySettings: SettingsServicing, @unchecked Sendable {
     func completeOnboarding() throws { lock.withLock { onboarded = true } }
     func flag(_ name: String) throws -> Bool { lock.withLock { flags[name] ?? false } }
     func setFlag(_ name: String, _ value: Bool) throws { lock.withLock { flags[name] = value } }
+    func idleLockMinutes() throws -> Int { LockService.defaultIdleMinutes }
+    func setIdleLockMinutes(_ minutes: Int) throws {}
     func deleteAllData() throws {
         Issue.record("the browser test must not delete data")
         throw Unexpected()

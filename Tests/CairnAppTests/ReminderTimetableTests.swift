@@ -167,3 +167,27 @@ private final class TimetableVault {
     v.clock.set("2026-06-11T12:00:30Z")
     #expect(v.loop.tick().map(\.body).contains("A dose is due at 21:00."), "the next day's dose at the same instant, on Tokyo's clock")
 }
+
+@Test func twoProcessesRemindingFromOneLockedVaultShowEachReminderOnceAndShareWhatWasPressed() throws {
+    let v = try TimetableVault()
+    v.loop.tick()  // writes the timetable
+    // `cairn serve` locked and a `cairn remind` service: two loops on the timetable alone, each with its own state.
+    let other = RecordingNotifier()
+    let serveLoop = ReminderLoop(current: { nil }, locked: LockedReminders(vault: v.app.vault, clock: v.clock), notifier: v.notifier)
+    let remindLoop = ReminderLoop(current: { nil }, locked: LockedReminders(vault: v.app.vault, clock: v.clock), notifier: other)
+    v.clock.set("2026-06-10T06:00:30Z")
+    #expect(serveLoop.tick().count == 1)
+    #expect(remindLoop.tick().isEmpty, "the other process sees it was shown")
+    v.notifier.posted[0].press(.snooze)
+    v.clock.set("2026-06-10T06:05:00Z")
+    #expect(remindLoop.tick().isEmpty && serveLoop.tick().isEmpty, "snoozed for both")
+    v.clock.set("2026-06-10T06:11:00Z")
+    let again = remindLoop.tick()
+    #expect(again.count == 1 && serveLoop.tick().isEmpty, "the snooze ends once, in one process")
+    other.posted[0].press(.taken)
+    v.clock.set("2026-06-10T06:40:00Z")
+    #expect(serveLoop.tick().isEmpty && remindLoop.tick().isEmpty)
+    // At the unlock the queue is logged once: one record, taken.
+    v.loop.tick()
+    #expect(try v.records().map(\.status) == [.taken])
+}

@@ -38,7 +38,9 @@ private let expectedHelp: [String: String] = [
     Usage: cairn serve [--port N] [--host HOST] [--open]
 
     The printed address carries a secret for this launch: open it in a browser on this computer.
-    Stop with Ctrl+C.
+    A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
+    before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
+    and when the server stops. Stop with Ctrl+C.
 
     Options:
       --port N      The port to listen on (default 8737; 0 picks a free one).
@@ -888,7 +890,8 @@ private let expectedHelp: [String: String] = [
     Runs until stopped (Ctrl+C), checking every 30 seconds. 'cairn serve' runs the same reminders, so
     you need this only to get reminders without the app open. A dose logged anywhere (page, CLI or a
     notification) is not reminded again. The text is discreet unless product names are turned on
-    ('cairn regimen reminders set --names on').
+    ('cairn regimen reminders set --names on'). On a locked vault it needs no passphrase: it reminds from
+    the timetable, without names, and what is pressed is logged at the next unlock.
 
     Options:
       --once        Check once, show what is due, and exit.

@@ -28,13 +28,14 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         let locked = cairn("--data-dir", vault, "regimen", "products", "list")
         #expect(locked.status == 1)
         #expect(locked.stderr == "cairn: This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed.")
-        // So does the server (no unlock page yet: it unlocks at the terminal or with the file), before it listens.
-        let serve = cairn("--data-dir", vault, "serve", "--port", "0")
-        #expect(serve.status == 1)
-        #expect(serve.stderr == locked.stderr)
         let refused = cairn("--data-dir", vault, "--vault-passphrase-file", wrong, "regimen", "products", "list")
         #expect(refused.status == 1)
         #expect(refused.stderr == "cairn: That passphrase does not unlock this vault. Nothing was changed.")
+        // The server opens on its unlock page (ReliabilityTests.LockedServeTests); a wrong passphrase file given to
+        // it stops it before it listens.
+        let serve = cairn("--data-dir", vault, "--vault-passphrase-file", wrong, "serve", "--port", "0")
+        #expect(serve.status == 1)
+        #expect(serve.stderr == refused.stderr)
         let listed = cairn("--data-dir", vault, "--vault-passphrase-file", first, "regimen", "products", "list")
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("Vitamin D3  (softgel, 1 ingredient)"), "\(listed.stdout)")

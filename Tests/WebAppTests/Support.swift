@@ -44,6 +44,12 @@ final class SettingsDouble: SettingsServicing, @unchecked Sendable {
     func flag(_ name: String) throws -> Bool { try enter(.flag, .flag(name)); return lock.withLock { flags[name] ?? false } }
     func setFlag(_ name: String, _ value: Bool) throws { try enter(.setFlag, .setFlag(name, value)); lock.withLock { flags[name] = value } }
     func deleteAllData() throws { try enter(.deleteAllData, .deleteAllData) }
+    private var idleMinutes = LockService.defaultIdleMinutes
+    func idleLockMinutes() throws -> Int { lock.withLock { idleMinutes } }
+    func setIdleLockMinutes(_ minutes: Int) throws {
+        guard LockService.idleChoices.contains(minutes) else { throw LockService.Problem.idleChoice }
+        lock.withLock { idleMinutes = minutes }
+    }
 }
 
 /// Fixed tokens so tests can build cookies and forms.

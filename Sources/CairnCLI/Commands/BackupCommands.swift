@@ -73,6 +73,12 @@ struct PassphraseInput {
         }
     }
 
+    /// Whether a file or a descriptor was named (not the terminal).
+    var isGiven: Bool {
+        if case .terminal = source { return false }
+        return true
+    }
+
     /// The passphrase. At a terminal, `confirming` asks twice (a new backup's passphrase) after `warning`.
     func read(console: Console, prompt: String, confirming: Bool = false, warning: String? = nil) throws -> Passphrase {
         switch source {

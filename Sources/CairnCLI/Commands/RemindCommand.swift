@@ -2,6 +2,7 @@ import CairnApp
 import CairnCore
 import Dispatch
 import Foundation
+import Storage
 import Notifications
 import Regimen
 
@@ -14,7 +15,8 @@ struct RemindCommand: Command {
     Runs until stopped (Ctrl+C), checking every 30 seconds. 'cairn serve' runs the same reminders, so
     you need this only to get reminders without the app open. A dose logged anywhere (page, CLI or a
     notification) is not reminded again. The text is discreet unless product names are turned on
-    ('cairn regimen reminders set --names on').
+    ('cairn regimen reminders set --names on'). On a locked vault it needs no passphrase: it reminds from
+    the timetable, without names, and what is pressed is logged at the next unlock.
     """
     static let once = Option("--once", help: "Check once, show what is due, and exit.")
     static let install = Option("--install", help: "Write a systemd user service that runs 'cairn remind' at login.")
@@ -93,13 +95,20 @@ struct RemindCommand: Command {
             console.print("Removed \(path).")
             console.print("If it was running, stop it with: systemctl --user disable --now \(Self.unitName)")
         case .once, .loop:
-            let application = try context.openApplication()
+            // A locked vault without a passphrase file reminds from the timetable alone (docs/REMINDERS.md): no
+            // passphrase is asked for, and what it shows and what is pressed wait in the queue for the next unlock.
+            let vault = try Vault(dataDir: context.dataDirectory, environment: context.environment)
+            let fromTimetable = try vault.lockSetting() == .on && !context.vaultPassphrase.isGiven
+            let application = fromTimetable ? nil : try context.openApplication()
             let notifier: DesktopNotifier
             do { notifier = try DesktopNotifier(environment: context.environment) } catch { throw RemindError.noNotificationService }
             // Between checks the loop lets go of its writer's hold on the vault, so `cairn serve` can start while this
             // runs (a reminder service installed at login runs all the time); while a server runs, it reminds.
-            let loop = ReminderLoop(reminders: application.reminders, notifier: notifier, report: { console.error($0) },
-                                    afterEachCheck: { application.releaseWriterHold() })
+            let reminders = application?.reminders
+            let loop = ReminderLoop(current: { reminders }, locked: LockedReminders(vault: vault, clock: context.clock),
+                                    notifier: notifier, report: { console.error($0) },
+                                    afterEachCheck: { application?.releaseWriterHold() })
+            if fromTimetable { console.print("The vault is locked: reminders come from its timetable, without names, until it is unlocked.") }
             if mode == .once {
                 let posted = loop.tick()
                 console.print(posted.isEmpty ? "Nothing to remind of now." : "Showed \(posted.count) reminder\(posted.count == 1 ? "" : "s").")

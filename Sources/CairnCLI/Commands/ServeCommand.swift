@@ -4,6 +4,7 @@ import Dispatch
 import Encryption
 import Foundation
 import Notifications
+import Storage
 import WebApp
 
 /// `cairn serve`: the local web app, on 127.0.0.1 only, until Ctrl+C.
@@ -12,7 +13,9 @@ struct ServeCommand: Command {
     static let abstract = "Start the local web app on this computer (127.0.0.1 only) and print its address."
     static let discussion = """
     The printed address carries a secret for this launch: open it in a browser on this computer.
-    Stop with Ctrl+C.
+    A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
+    before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
+    and when the server stops. Stop with Ctrl+C.
     """
 
     static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
@@ -36,38 +39,89 @@ struct ServeCommand: Command {
 
     func run(in context: CommandContext) throws {
         // Nothing slow stands before the first answer: housekeeping (the orphan sweep, re-comparisons) runs on a
-        // background thread once the server listens, Tesseract and the catalogue load on their own threads (a scan
+        // background thread once the vault is open, Tesseract and the catalogue load on their own threads (a scan
         // waits for them; without Tesseract it says so), and dlib's model loads on the first Smile photo.
-        // A locked vault is unlocked at the terminal (or with --vault-passphrase-file): no unlock page yet.
-        let application = try CairnApplication.open(dataDirectory: context.dataDirectory, environment: context.environment,
-                                                    clock: context.clock, housekeeping: .none,
-                                                    passphrase: context.askVaultPassphrase)
-        // While it runs, only this process changes the vault; other commands refuse to (and say why).
-        try application.claimVaultForServing()
-        defer { application.releaseVault() }
-        let services = WebServices(application, labelScanner: LabelScanService.startDefault())
-        application.insights.recomputesInBackground = true
-        let server = try WebServer(configuration: WebConfiguration(host: host, port: port), services: services)
+        let vault = try Vault(dataDir: context.dataDirectory, environment: context.environment)
+        let clock = context.clock
+        let labelScanner = LabelScanService.startDefault()
+        // While it runs, only this process changes the vault; other commands refuse to (and say why). While the
+        // vault is locked the claim is held by `placeholder`; the opened vault takes it over.
+        let placeholder = try VaultLock(directory: vault.directory)
+        let open: @Sendable (Passphrase?) throws -> OpenedVault = { passphrase in
+            placeholder.release()
+            do {
+                let application = try CairnApplication(vault: vault, clock: clock, housekeeping: .none,
+                                                       passphrase: passphrase.map { given in { given } })
+                do { try application.claimVaultForServing() } catch { application.database.close(); throw error }
+                application.insights.recomputesInBackground = true
+                Thread.detachNewThread { application.tidyUp() }
+                return OpenedVault(services: WebServices(application, labelScanner: labelScanner)) {
+                    application.releaseVault()
+                    application.database.close()
+                    try? placeholder.claimExclusive()
+                }
+            } catch {
+                try? placeholder.claimExclusive()
+                throw error
+            }
+        }
+        let gate: VaultGate
+        if try vault.lockSetting() == .on {
+            // A locked vault opens on the unlock page; `--vault-passphrase-file` or `-fd` unlocks it at once.
+            try placeholder.claimExclusive()
+            let unlock: @Sendable (Passphrase) throws -> OpenedVault = { try open($0) }
+            if context.vaultPassphrase.isGiven {
+                gate = VaultGate(unlocked: try open(try context.askVaultPassphrase()), relocking: unlock, clock: clock)
+            } else {
+                gate = VaultGate(locked: unlock, clock: clock)
+            }
+        } else {
+            let opened = try open(nil)
+            gate = VaultGate(open: opened.services)
+        }
+        defer { gate.lock() }  // the vault is locked when the server stops, however it stops
+        let server = try WebServer(configuration: WebConfiguration(host: host, port: port), gate: gate)
         // Ctrl+C and SIGTERM are caught before the address is printed: one sent the moment it appears is not lost.
         let termination = TerminationSignal()
         try server.start()
         context.console.print(server.startupLine)
-        context.console.print("Open that address in a browser on this computer. Press Ctrl+C to stop.")
+        context.console.print(gate.isLocked ? "Open that address in a browser on this computer and type the vault's passphrase there. Press Ctrl+C to stop."
+                                            : "Open that address in a browser on this computer. Press Ctrl+C to stop.")
         if opensBrowser { openInBrowser(server.loginURL, console: context.console) }
-        Thread.detachNewThread { application.tidyUp() }
-        let reminders = startReminders(application, environment: context.environment, console: context.console)
+        let idle = startIdleTimer(gate)
+        let reminders = startReminders(gate: gate, vault: vault, clock: clock, environment: context.environment, console: context.console)
         termination.wait()
         reminders?.raise()
+        idle.raise()
         server.stop()
+        gate.lock()
+        placeholder.release()
         context.console.print("Cairn stopped.")
     }
 }
 
-/// Runs the reminder loop (`cairn remind`) on its own thread, so the person running the app gets reminders with
-/// nothing else to start; nil (and a line saying so) without a desktop notification service.
-private func startReminders(_ application: CairnApplication, environment: [String: String], console: Console) -> StopFlag? {
+/// Locks an idle vault (`VaultGate.lockIfIdle`) every few seconds, so its key leaves memory even when no request
+/// comes to notice the idle time.
+private func startIdleTimer(_ gate: VaultGate) -> StopFlag {
     let stop = StopFlag()
-    let reminders = application.reminders
+    guard gate.hasLock else { return stop }
+    let thread = Thread {
+        while !stop.isSet {
+            gate.lockIfIdle()
+            Thread.sleep(forTimeInterval: 2)
+        }
+    }
+    thread.name = "cairn-idle-lock"
+    thread.start()
+    return stop
+}
+
+/// Runs the reminder loop (`cairn remind`) on its own thread, so the person running the app gets reminders with
+/// nothing else to start; nil (and a line saying so) without a desktop notification service. While the vault is
+/// locked it reminds from the timetable, as `cairn remind` does.
+private func startReminders(gate: VaultGate, vault: Vault, clock: any Clock, environment: [String: String],
+                            console: Console) -> StopFlag? {
+    let stop = StopFlag()
     let started = DispatchSemaphore(value: 0)
     let available = StopFlag()  // raised when the notification service is there
     let thread = Thread {
@@ -75,7 +129,8 @@ private func startReminders(_ application: CairnApplication, environment: [Strin
         guard let notifier = try? DesktopNotifier(environment: environment) else { started.signal(); return }
         available.raise()
         started.signal()
-        ReminderLoop(reminders: reminders, notifier: notifier, report: { console.error($0) }).run(shouldStop: { stop.isSet })
+        ReminderLoop(current: { gate.services?.reminders }, locked: LockedReminders(vault: vault, clock: clock),
+                     notifier: notifier, report: { console.error($0) }).run(shouldStop: { stop.isSet })
     }
     thread.name = "cairn-reminders"
     thread.start()

@@ -13,4 +13,38 @@
     input.addEventListener("input", sync);
     sync();
   }
+  // Privacy cover: while the tab is hidden or the window has lost focus (another window, a camera prompt, a file
+  // picker), an opaque cover hides the page; coming back removes it, no passphrase needed. It only covers: the vault
+  // itself locks on the server (Lock now, the idle time, Cairn stopping).
+  var cover = document.createElement("div");
+  cover.className = "privacy-cover";
+  cover.id = "privacy-cover";
+  cover.setAttribute("aria-hidden", "true");
+  cover.hidden = true;
+  var mark = document.querySelector(".site-header .mark");
+  if (mark) { cover.appendChild(mark.cloneNode(true)); }
+  var words = document.createElement("p");
+  words.textContent = "Cairn is covered while its window is in the background.";
+  cover.appendChild(words);
+  document.body.appendChild(cover);
+  // A vault with a lock: after its idle time (and on coming back to the window) ask whether it is still open, and
+  // show the unlock page once it is locked. Asking is not a use: it never keeps the vault open.
+  var idle = parseInt(document.body.getAttribute("data-idle-seconds") || "0", 10);
+  var checkLock = function () {
+    if (!(idle > 0) || !window.fetch) { return; }
+    fetch("/lock/state", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) { return r.json(); })
+      .then(function (state) { if (state.locked) { window.location.assign("/unlock?next=" + encodeURIComponent(window.location.pathname)); } })
+      .catch(function () {});
+  };
+  var uncover = function () { cover.hidden = true; checkLock(); };
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) { cover.hidden = false; } else if (document.hasFocus()) { uncover(); }
+  });
+  window.addEventListener("blur", function () { cover.hidden = false; });
+  window.addEventListener("focus", uncover);
+  if (idle > 0) {
+    var watch = function () { checkLock(); window.setTimeout(watch, 30000); };
+    window.setTimeout(watch, idle * 1000 + 2000);
+  }
 })();

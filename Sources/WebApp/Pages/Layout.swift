@@ -37,16 +37,34 @@ enum Layout {
     </svg>
     """
 
+    /// What the page frame shows of a vault with a lock: "Lock now" in the header, and the idle time the page's
+    /// script waits for before it asks whether the vault is still open.
+    struct LockChrome: Sendable {
+        let csrfToken: String
+        let idleSeconds: Int
+    }
+
+    /// Set by `WebApplication` while it answers a request of a vault with a lock (nil: no lock, nothing shown).
+    @TaskLocal static var lockChrome: LockChrome?
+
+    /// The header's "Lock now": a form, so it works without JavaScript.
+    static func lockNowForm(_ chrome: LockChrome) -> String {
+        "<form method=\"post\" action=\"/lock\" class=\"lock-now\">\(csrfField(chrome.csrfToken))"
+            + "<button type=\"submit\" class=\"button button-quiet\" id=\"lock-now\">Lock now</button></form>"
+    }
+
     /// A complete page. `body` is trusted HTML built by the page functions (which escape every value).
     static func page(title: String, section: Section, body: String, chrome: Bool = true) -> String {
         let nav = Section.allCases.filter { $0 != .none }.map { s -> String in
             let current = s == section ? " aria-current=\"page\"" : ""
             return "<li><a href=\"\(s.path)\"\(current)>\(HTML.escape(s.label))</a></li>"
         }.joined()
+        let lock = lockChrome
         let header = chrome ? """
         <header class="site-header"><div class="wrap header-row">\
         <a class="brand" href="/">\(mark)<span>Cairn</span></a>\
         <nav aria-label="Main"><ul class="nav">\(nav)</ul></nav>\
+        \(lock.map(lockNowForm) ?? "")\
         </div></header>
         """ : """
         <header class="site-header"><div class="wrap header-row"><span class="brand">\(mark)<span>Cairn</span></span></div></header>
@@ -62,7 +80,7 @@ enum Layout {
         <link rel="stylesheet" href="/assets/cairn.css">
         <script src="/assets/cairn.js" defer></script>
         </head>
-        <body>
+        <body\(lock.map { " data-idle-seconds=\"\($0.idleSeconds)\"" } ?? "")>
         <a class="skip-link" href="#main">Skip to content</a>
         \(header)
         <main id="main" class="wrap" tabindex="-1">

@@ -20,7 +20,9 @@ enum SettingsPages {
         [
             route(.get, "/settings") { r in
                 let saved = r.query["saved"] == "1" ? "Saved." : nil
-                return .html(render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: saved))
+                let lock = try Layout.lockChrome.map { _ in try settings.idleLockMinutes() }
+                return .html(render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: saved,
+                                    lock: LockPages.settingsSection(idleMinutes: lock, csrfToken: csrfToken)))
             },
             route(.post, "/settings/comparison-details") { r in
                 let value: Bool
@@ -43,7 +45,7 @@ enum SettingsPages {
         ]
     }
 
-    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil) -> String {
+    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: String = "") -> String {
         let state = showComparisonDetails ? "On" : "Off"
         let nextValue = showComparisonDetails ? "off" : "on"
         let buttonLabel = showComparisonDetails ? "Turn off" : "Turn on"
@@ -60,6 +62,7 @@ enum SettingsPages {
         <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
         </form>
         </section>
+        \(lock)
         <section class="card setting" aria-labelledby="reminders-title">
         <h2 id="reminders-title">Reminders</h2>
         <p>Quiet hours, names in notifications, repeats, the morning summary, refill warnings and skin photo reminders.</p>
@@ -68,7 +71,7 @@ enum SettingsPages {
         <section class="card setting" aria-labelledby="backup-title">
         <h2 id="backup-title">Backups and privacy</h2>
         <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>
-        <p>The folder itself is not encrypted yet: use your system's disk encryption if others can reach this computer. Backups are encrypted, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
+        <p>With the lock on, the database is encrypted; photos are not yet, so use your system's disk encryption if others can reach this computer. Backups are encrypted, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
         <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
         <p class="card-action"><a class="button button-quiet" href="/settings/backup" id="settings-backup">Back up everything…</a></p>
         </section>
