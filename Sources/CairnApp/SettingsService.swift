@@ -63,10 +63,7 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
 
     public func setIdleLockMinutes(_ minutes: Int) throws {
         guard LockService.idleChoices.contains(minutes) else { throw LockService.Problem.idleChoice }
-        try database.write { db in
-            try db.execute("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           Self.idleLockKey, String(minutes))
-        }
+        try database.write { db in try SettingsStore(db).set(Self.idleLockKey, to: String(minutes)) }
     }
 
     /// Removes everything on disk (`Vault.deleteAllData`: the database is reopened empty, in place, so every
