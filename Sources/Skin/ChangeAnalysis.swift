@@ -167,7 +167,11 @@ enum ChangeAnalysis {
             usable[k] = ok
         }
         let probeLinear = PL
-        for c in 0..<3 { PL[c] = ToneFit.fit(base: BL[c], probe: PL[c], usable: usable, side: n) }
+        let probeLogs = PL.map(ToneFit.logarithms)
+        for c in 0..<3 {
+            PL[c] = ToneFit.apply(ToneFit.fitParams(base: BL[c], probe: PL[c], usable: usable, side: n, probeLogs: probeLogs[c]),
+                                  probe: PL[c], side: n, probeLogs: probeLogs[c])
+        }
         // For the blob-sized colour term (revision 7) the same tone curve is fitted to the planes averaged over 5x5 grid
         // pixels and applied to the probe's own pixels: the curve is smooth, so averaging takes the pixel noise (sensor
         // noise, JPEG, a residual sub-pixel shift) out of the fit's residuals, and the trimming then sets aside a colour
@@ -178,7 +182,8 @@ enum ChangeAnalysis {
             for c in 0..<3 {
                 let b = Plane(width: n, height: n, data: BL[c]).boxBlurred(radius: 2).data
                 let p = Plane(width: n, height: n, data: probeLinear[c]).boxBlurred(radius: 2).data
-                fitted[c] = ToneFit.apply(ToneFit.fitParams(base: b, probe: p, usable: usable, side: n), probe: probeLinear[c], side: n)
+                fitted[c] = ToneFit.apply(ToneFit.fitParams(base: b, probe: p, usable: usable, side: n), probe: probeLinear[c], side: n,
+                                          probeLogs: probeLogs[c])
             }
             for k in 0..<count {
                 let p = ColorScience.lab(linearR: max(0, fitted[0][k]), g: max(0, fitted[1][k]), b: max(0, fitted[2][k]))
@@ -271,15 +276,17 @@ enum ChangeAnalysis {
         var vals: [Float] = []
         vals.reserveCapacity(count)
         for k in 0..<count where valid[k] { vals.append(map.data[k]) }
-        let median = Double(Plane.quantile(vals, 0.5))
-        var raw = Double(Plane.quantile(vals, Tuning.scorePercentile)) - Tuning.subtractMedian * median
-        let noiseFactor = Tuning.noiseFactor(spread: Double(Plane.quantile(vals, Tuning.noiseQuantile)) - median)
+        let levels = Plane.quantiles(vals, [0.5, Tuning.scorePercentile, Tuning.noiseQuantile]).map(Double.init)
+        let median = levels[0]
+        var raw = levels[1] - Tuning.subtractMedian * median
+        let noiseFactor = Tuning.noiseFactor(spread: levels[2] - median)
         if Tuning.wideWeight > 0 {
             let wide = Plane(width: n, height: n, data: d).boxBlurred(radius: 7)
             var wv: [Float] = []
             wv.reserveCapacity(count)
             for k in 0..<count where valid[k] { wv.append(wide.data[k]) }
-            raw += Tuning.wideWeight * (Double(Plane.quantile(wv, 0.99)) - Double(Plane.quantile(wv, 0.5)))
+            let w = Plane.quantiles(wv, [0.99, 0.5])
+            raw += Tuning.wideWeight * (Double(w[0]) - Double(w[1]))
         }
         let blobs = BlobTerms.measure(bLab: bLab, pLab: colourLab, colourValid: colourValid, detailValid: valid,
                                       bBand: bBand, pBand: pBand, side: n, inspection: inspection)
@@ -423,47 +430,56 @@ enum ChangeAnalysis {
 /// residual. Pixels are weighted by their level (log noise grows as the level falls).
 enum ToneFit {
     static func fit(base: [Float], probe: [Float], usable: [Bool], side n: Int) -> [Float] {
-        apply(fitParams(base: base, probe: probe, usable: usable, side: n), probe: probe, side: n)
+        let logs = logarithms(probe)
+        return apply(fitParams(base: base, probe: probe, usable: usable, side: n, probeLogs: logs), probe: probe, side: n, probeLogs: logs)
     }
 
-    /// The tone curve of `params` (`fitParams`) applied to every pixel of `probe`.
-    static func apply(_ params: [Double], probe: [Float], side n: Int) -> [Float] {
+    /// log(max(v, 1e-4)) of every value: the fit's regressor, computed once per plane (the fit and `apply` read it
+    /// many times).
+    static func logarithms(_ v: [Float]) -> [Double] { v.map { log(Double(max($0, 1e-4))) } }
+
+    /// The tone curve of `params` (`fitParams`) applied to every pixel of `probe`; `probeLogs`, when given, is
+    /// `logarithms(probe)`.
+    static func apply(_ params: [Double], probe: [Float], side n: Int, probeLogs: [Double]? = nil) -> [Float] {
         var out = probe
+        let logs = probeLogs ?? logarithms(probe)
         for k in 0..<(n * n) where probe[k] > 0 {
             let x = Double(k % n) / Double(n - 1) * 2 - 1, y = Double(k / n) / Double(n - 1) * 2 - 1
-            out[k] = Float(exp(params[0] + params[1] * x + params[2] * y + params[3] * log(Double(max(probe[k], 1e-4)))))
+            out[k] = Float(exp(params[0] + params[1] * x + params[2] * y + params[3] * logs[k]))
         }
         return out
     }
 
-    /// The parameters (a0, ax, ay, gamma) of the fit.
-    static func fitParams(base: [Float], probe: [Float], usable: [Bool], side n: Int) -> [Double] {
+    /// The parameters (a0, ax, ay, gamma) of the fit, on every second pixel of every second row. `probeLogs`, when
+    /// given, is `logarithms(probe)`.
+    static func fitParams(base: [Float], probe: [Float], usable: [Bool], side n: Int, probeLogs: [Double]? = nil) -> [Double] {
         var keep = usable
         var params: [Double] = [0, 0, 0, 1]
-        func row(_ k: Int) -> (Double, Double, Double, Double) {
-            let i = k % n, j = k / n
-            return (1, Double(i) / Double(n - 1) * 2 - 1, Double(j) / Double(n - 1) * 2 - 1, log(Double(max(probe[k], 1e-4))))
+        // The sampled pixels, with their regressors and the log of the baseline, each computed once.
+        var index: [Int] = [], xs: [Double] = [], ys: [Double] = [], lp: [Double] = [], lb: [Double] = [], wt: [Double] = []
+        for j in stride(from: 0, to: n, by: 2) {
+            for i in stride(from: 0, to: n, by: 2) {
+                let k = j * n + i
+                index.append(k)
+                xs.append(Double(i) / Double(n - 1) * 2 - 1); ys.append(Double(j) / Double(n - 1) * 2 - 1)
+                lp.append(probeLogs?[k] ?? log(Double(max(probe[k], 1e-4))))
+                lb.append(log(Double(max(base[k], 1e-4))))
+                wt.append(min(1, Double(min(base[k], probe[k])) / 0.05))
+            }
         }
-        func predictLog(_ k: Int) -> Double {
-            let r = row(k)
-            return params[0] + params[1] * r.1 + params[2] * r.2 + params[3] * r.3
-        }
+        func predictLog(_ t: Int) -> Double { params[0] + params[1] * xs[t] + params[2] * ys[t] + params[3] * lp[t] }
         for round in 0..<3 {
             var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
             var cnt = 0
-            for j in stride(from: 0, to: n, by: 2) {
-                for i in stride(from: 0, to: n, by: 2) {
-                    let k = j * n + i
-                    guard keep[k] else { continue }
-                    let r = row(k), v = log(Double(max(base[k], 1e-4)))
-                    let w = min(1, Double(min(base[k], probe[k])) / 0.05)
-                    let rr = [r.0, r.1, r.2, r.3]
-                    for a in 0..<4 {
-                        atb[a] += w * rr[a] * v
-                        for b in a..<4 { ata[a * 4 + b] += w * rr[a] * rr[b] }
-                    }
-                    cnt += 1
-                }
+            for t in index.indices where keep[index[t]] {
+                let v = lb[t], w = wt[t]
+                let r0 = 1.0, r1 = xs[t], r2 = ys[t], r3 = lp[t]
+                atb[0] += w * r0 * v; atb[1] += w * r1 * v; atb[2] += w * r2 * v; atb[3] += w * r3 * v
+                ata[0] += w * r0 * r0; ata[1] += w * r0 * r1; ata[2] += w * r0 * r2; ata[3] += w * r0 * r3
+                ata[5] += w * r1 * r1; ata[6] += w * r1 * r2; ata[7] += w * r1 * r3
+                ata[10] += w * r2 * r2; ata[11] += w * r2 * r3
+                ata[15] += w * r3 * r3
+                cnt += 1
             }
             if cnt < 32 { break }
             for a in 0..<4 { for b in 0..<a { ata[a * 4 + b] = ata[b * 4 + a] } }
@@ -472,20 +488,10 @@ enum ToneFit {
             params = sol
             if round == 2 { break }
             var res: [Float] = []
-            res.reserveCapacity(n * n / 4)
-            for j in stride(from: 0, to: n, by: 2) {
-                for i in stride(from: 0, to: n, by: 2) where usable[j * n + i] {
-                    let k = j * n + i
-                    res.append(Float(abs(log(Double(max(base[k], 1e-4))) - predictLog(k))))
-                }
-            }
+            res.reserveCapacity(index.count)
+            for t in index.indices where usable[index[t]] { res.append(Float(abs(lb[t] - predictLog(t)))) }
             let lim = max(2.5 * Plane.quantile(res, 0.5) * 1.4826, 1e-3)
-            for j in stride(from: 0, to: n, by: 2) {
-                for i in stride(from: 0, to: n, by: 2) where usable[j * n + i] {
-                    let k = j * n + i
-                    keep[k] = Float(abs(log(Double(max(base[k], 1e-4))) - predictLog(k))) <= lim
-                }
-            }
+            for t in index.indices where usable[index[t]] { keep[index[t]] = Float(abs(lb[t] - predictLog(t))) <= lim }
         }
         return params
     }
@@ -574,7 +580,8 @@ enum BlockTerms {
             }
         }
         guard disp.count >= 8 else { return 0 }
-        return Double(max(0, Plane.quantile(disp, 0.97) - Plane.quantile(disp, 0.5)))
+        let q = Plane.quantiles(disp, [0.97, 0.5])
+        return Double(max(0, q[0] - q[1]))
     }
 }
 
@@ -605,16 +612,17 @@ enum BlobTerms {
         // Three box passes approximate a Gaussian (a tenth of the cost of the true kernel).
         var radius = colourRadius
         func blur(_ p: Plane) -> Plane { p.boxBlurred(radius: radius).boxBlurred(radius: radius).boxBlurred(radius: radius) }
-        func smooth(_ v: [Float], _ valid: [Bool]) -> (Plane, Plane) {
-            var x = v, w = [Float](repeating: 0, count: count)
-            for k in 0..<count { if valid[k] { w[k] = 1 } else { x[k] = 0 } }
-            return (blur(Plane(width: n, height: n, data: x)), blur(Plane(width: n, height: n, data: w)))
+        func smooth(_ v: [Float], _ valid: [Bool]) -> Plane {
+            var x = v
+            for k in 0..<count where !valid[k] { x[k] = 0 }
+            return blur(Plane(width: n, height: n, data: x))
         }
+        func weights(_ valid: [Bool]) -> Plane { blur(Plane(width: n, height: n, data: valid.map { $0 ? 1 : 0 })) }
         var dl = [Float](repeating: 0, count: count), da = dl, db = dl
         for k in 0..<count {
             dl[k] = pLab[0][k] - bLab[0][k]; da[k] = pLab[1][k] - bLab[1][k]; db[k] = pLab[2][k] - bLab[2][k]
         }
-        let (sl, wc) = smooth(dl, colourValid), (sa, _) = smooth(da, colourValid), (sb, _) = smooth(db, colourValid)
+        let sl = smooth(dl, colourValid), sa = smooth(da, colourValid), sb = smooth(db, colourValid), wc = weights(colourValid)
         var colour: [Float] = []
         colour.reserveCapacity(count)
         for k in 0..<count where colourValid[k] && wc.data[k] > 0.5 {
@@ -625,7 +633,7 @@ enum BlobTerms {
         var eb = [Float](repeating: 0, count: count), ep = eb
         for k in 0..<count { eb[k] = bBand.data[k] * bBand.data[k]; ep[k] = pBand.data[k] * pBand.data[k] }
         radius = textureRadius
-        let (seb, wd) = smooth(eb, detailValid), (sep, _) = smooth(ep, detailValid)
+        let seb = smooth(eb, detailValid), sep = smooth(ep, detailValid), wd = weights(detailValid)
         var texture: [Float] = []
         texture.reserveCapacity(count)
         let floor = ChangeAnalysis.Tuning.textureFloor * ChangeAnalysis.Tuning.textureFloor
@@ -673,7 +681,8 @@ enum BlobTerms {
         }
         func spread(_ v: [Float]) -> Double {
             guard v.count >= 64 else { return 0 }
-            return Double(max(0, Plane.quantile(v, 0.99) - Plane.quantile(v, 0.5)))
+            let q = Plane.quantiles(v, [0.99, 0.5])
+            return Double(max(0, q[0] - q[1]))
         }
         let med = texture.isEmpty ? 0 : Plane.quantile(texture, 0.5)
         if let inspection {
