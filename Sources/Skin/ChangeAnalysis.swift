@@ -99,8 +99,8 @@ enum ChangeAnalysis {
         }
         _ = pcx; _ = pcy
         if best!.correlation >= Calibration.minimumCorrelation {
-            best!.warp = RingSupport.check(base, probe, best!.warp)
-            best!.warp = Perspective.fit(base, probe, best!.warp, cropScore: score)
+            let checked = RingSupport.check(base, probe, best!.warp)
+            best!.warp = Perspective.fit(base, probe, checked.warp, agreement: checked.agreement, cropScore: score)
             best!.correlation = max(best!.correlation, score(best!.warp))
         }
         return best!
@@ -469,7 +469,6 @@ enum ToneFit {
                 wt.append(min(1, Double(min(base[k], probe[k])) / 0.05))
             }
         }
-        func predictLog(_ t: Int) -> Double { params[0] + params[1] * xs[t] + params[2] * ys[t] + params[3] * lp[t] }
         for round in 0..<3 {
             var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
             var cnt = 0
@@ -489,11 +488,16 @@ enum ToneFit {
             guard let sol = solveLinear(ata, atb, n: 4), sol[3] > 0.5, sol[3] < 2 else { break }
             params = sol
             if round == 2 { break }
-            var res: [Float] = []
+            // The residual of each sampled pixel, computed once for the trimming (same arithmetic as the fit's prediction).
+            let (p0, p1, p2, p3) = (params[0], params[1], params[2], params[3])
+            var residual = [Float](repeating: 0, count: index.count), res: [Float] = []
             res.reserveCapacity(index.count)
-            for t in index.indices where usable[index[t]] { res.append(Float(abs(lb[t] - predictLog(t)))) }
+            for t in index.indices where usable[index[t]] {
+                residual[t] = Float(abs(lb[t] - (p0 + p1 * xs[t] + p2 * ys[t] + p3 * lp[t])))
+                res.append(residual[t])
+            }
             let lim = max(2.5 * Plane.quantile(res, 0.5) * 1.4826, 1e-3)
-            for t in index.indices where usable[index[t]] { keep[index[t]] = Float(abs(lb[t] - predictLog(t))) <= lim }
+            for t in index.indices where usable[index[t]] { keep[index[t]] = residual[t] <= lim }
         }
         return params
     }
@@ -751,7 +755,9 @@ enum RingSupport {
         return w
     }
 
-    static func check(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp) -> Warp {
+    /// The transform the ring supports, with its ring agreement (`ringAgreement`) when that is already known (the
+    /// transform found kept), so that the perspective step does not measure it again.
+    static func check(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp) -> (warp: Warp, agreement: (Float, [Float])?) {
         let (agreeFound, weightsFound) = ringAgreement(base, probe, found)
         var plain = found
         plain.a = 1; plain.b = 0
@@ -766,8 +772,8 @@ enum RingSupport {
             let (agree, _) = ringAgreement(base, probe, r)
             if agree > bestAgree + margin { best = r; bestAgree = agree; bestWeights = use }
         }
-        if let bestWeights { best = refine(base, probe, best, weights: bestWeights, levels: 0...0) }
-        return best
+        guard let bestWeights else { return (found, (agreeFound, weightsFound)) }
+        return (refine(base, probe, best, weights: bestWeights, levels: 0...0), nil)
     }
 }
 
@@ -809,8 +815,9 @@ enum Perspective {
         return sides.allSatisfy { $0 >= minimumSideSupport }
     }
 
-    static func fit(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp, cropScore: (Warp) -> Float) -> Warp {
-        let (agreeFound, weights) = RingSupport.ringAgreement(base, probe, found)
+    static func fit(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp, agreement: (Float, [Float])? = nil,
+                    cropScore: (Warp) -> Float) -> Warp {
+        let (agreeFound, weights) = agreement ?? RingSupport.ringAgreement(base, probe, found)
         guard supportsPerspective(weights), base.pyramid.levels.count > 1, probe.pyramid.levels.count > 1 else { return found }
         let radius = Float(min(base.gray.width, base.gray.height)) / 2
         let tw = TileWeights(fraction: RingSupport.fraction, tiles: RingSupport.tiles, values: weights)
