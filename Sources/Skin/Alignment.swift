@@ -133,8 +133,8 @@ enum Keypoints {
         let border = patchRadius + 2
         guard w > 2 * border + 2, h > 2 * border + 2 else { return [] }
         var scores = [Float](repeating: 0, count: w * h)
-        let offs = circle.map { $0.1 * w + $0.0 }
-        gray.data.withUnsafeBufferPointer { g in
+        let offsets = circle.map { $0.1 * w + $0.0 }
+        offsets.withUnsafeBufferPointer { offs in gray.data.withUnsafeBufferPointer { g in
             scores.withUnsafeMutableBufferPointer { sc in
                 for y in border..<(h - border) {
                     for x in border..<(w - border) {
@@ -159,7 +159,7 @@ enum Keypoints {
                     }
                 }
             }
-        }
+        } }
         // Non-maximum suppression (3x3) and grid bucketing.
         let grid = 4
         var buckets = [[(Float, Int)]](repeating: [], count: grid * grid)

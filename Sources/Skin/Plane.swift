@@ -198,6 +198,13 @@ struct Plane: Sendable {
         return quickSelect(&v, k)
     }
 
+    /// Values at several quantiles of the same values, from one copy (the same values `quantile` gives one by one).
+    static func quantiles(_ values: [Float], _ qs: [Double]) -> [Float] {
+        guard !values.isEmpty else { return qs.map { _ in 0 } }
+        var v = values
+        return qs.map { q in quickSelect(&v, min(v.count - 1, max(0, Int((Double(v.count - 1) * q).rounded())))) }
+    }
+
     static func quickSelect(_ v: inout [Float], _ k: Int) -> Float {
         var lo = 0, hi = v.count - 1
         v.withUnsafeMutableBufferPointer { a in

@@ -30,7 +30,9 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// Revision 8: the blob-sized texture term measured against the relation of the two photos' texture energies over
     /// the whole crop (a gain for an overall blur, an offset for their sensor-noise difference), so that a noisier or
     /// softer retake of finely textured skin is not read as a local smoothing.
-    public static let current = ComparisonRevision(8)
+    /// Revision 9: a new mark smaller than the change map's high percentile can see (a few pixels across) counts, by the
+    /// peak of the change map averaged over 3x3 grid pixels (`SpotTerm`), a fifth figure of the raw score.
+    public static let current = ComparisonRevision(9)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -189,6 +191,9 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public var textureBlob: Double = 0
     /// Share of the crop set aside because the probe shows something else there, at the crop's edge (revision 4).
     public var foreignFraction: Double = 0
+    /// The new-mark figure (revision 9, `SpotTerm`): the peak of the change map averaged over 3x3 grid pixels, minus its
+    /// median over the crop (change-map units, before the noise normalisation).
+    public var spotPeak: Double = 0
 
     /// Below this `colourFraction` a comparable result says that colour was compared on part of the area only.
     public static let partialColourLimit = 0.5
@@ -211,7 +216,8 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
 
     /// Diagnostics from their figures.
     public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
-                unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0) {
+                unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0,
+                spotPeak: Double = 0) {
         self.medianChange = medianChange
         self.histogramDistance = histogramDistance
         self.mapScore = mapScore
@@ -221,6 +227,7 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         self.colourBlob = colourBlob
         self.textureBlob = textureBlob
         self.foreignFraction = foreignFraction
+        self.spotPeak = spotPeak
     }
 
     /// Decodes stored diagnostics; figures added after revision 1 default to 0 when absent.
@@ -235,6 +242,7 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         colourBlob = try c.decodeIfPresent(Double.self, forKey: .colourBlob) ?? 0
         textureBlob = try c.decodeIfPresent(Double.self, forKey: .textureBlob) ?? 0
         foreignFraction = try c.decodeIfPresent(Double.self, forKey: .foreignFraction) ?? 0
+        spotPeak = try c.decodeIfPresent(Double.self, forKey: .spotPeak) ?? 0
     }
 }
 

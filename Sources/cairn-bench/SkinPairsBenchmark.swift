@@ -78,9 +78,9 @@ enum SkinPairsBenchmark {
             hashes.append("{\"id\":\"\(p[0])\",\"score\":\(o.phash)}")
             if let r = o.result {
                 let d = r.diagnostics, a = r.alignment
-                components.append(String(format: "{\"id\":\"%@\",\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"median\":%.5f,\"hist\":%.5f,\"corr\":%.4f,\"scale\":%.4f,\"rot\":%.3f,\"method\":\"%@\",\"cblob\":%.5f,\"tblob\":%.5f,\"foreign\":%.4f,\"keystone\":%.4f,\"comparable\":%@}",
+                components.append(String(format: "{\"id\":\"%@\",\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"median\":%.5f,\"hist\":%.5f,\"corr\":%.4f,\"scale\":%.4f,\"rot\":%.3f,\"method\":\"%@\",\"cblob\":%.5f,\"tblob\":%.5f,\"foreign\":%.4f,\"keystone\":%.4f,\"spot\":%.5f,\"comparable\":%@}",
                                          p[0], r.rawScore, d.mapScore, d.displacement, d.medianChange, d.histogramDistance,
-                                         a.correlation, a.scale, a.rotationDegrees, a.method.rawValue, d.colourBlob, d.textureBlob, d.foreignFraction, a.keystone, r.comparable ? "true" : "false"))
+                                         a.correlation, a.scale, a.rotationDegrees, a.method.rawValue, d.colourBlob, d.textureBlob, d.foreignFraction, a.keystone, d.spotPeak, r.comparable ? "true" : "false"))
             }
         }
         let oursURL = out.appendingPathComponent("out.jsonl"), hashURL = out.appendingPathComponent("phash.jsonl")
@@ -286,8 +286,8 @@ enum SkinPairsBenchmark {
         }
     }
 
-    /// Leave-bases-out: the bases sorted by name and dealt into 4 folds; for each fold, the four term scales of the raw
-    /// score (`Calibration.TermScales`), the typical and careful thresholds (95th percentile of the combined no-change
+    /// Leave-bases-out: the bases sorted by name and dealt into 4 folds; for each fold, the five term scales of the raw
+    /// score (`Calibration.TermScales`, the new-mark one as measured there), the typical and careful thresholds (95th percentile of the combined no-change
     /// scores) and the similarity mapping's noise floor (the typical threshold) are fitted on the other 12 bases and
     /// applied to the 4 held out. Printed: false alarms and changes caught on the held-out
     /// bases at the fitted thresholds, and the similarity the re-fitted mapping gives their unchanged typical pairs.
@@ -312,15 +312,23 @@ enum SkinPairsBenchmark {
             // The four term scales re-fitted on the 12 bases (95th percentiles of their unchanged typical pairs).
             let trainNC = train.filter { $0.0.group == "nochange" && $0.0.nuisance == "combined" && $0.0.level == "L2" }
                 .compactMap { $0.1.result?.diagnostics }
-            let scales = Calibration.TermScales(map: q(trainNC.map(\.mapScore), 0.95), displacement: q(trainNC.map(\.displacement), 0.95),
-                                                colour: q(trainNC.map(\.colourBlob), 0.95), texture: q(trainNC.map(\.textureBlob), 0.95))
+            var scales = Calibration.TermScales(map: q(trainNC.map(\.mapScore), 0.95), displacement: q(trainNC.map(\.displacement), 0.95),
+                                                colour: q(trainNC.map(\.colourBlob), 0.95), texture: q(trainNC.map(\.textureBlob), 0.95),
+                                                spot: .infinity)
+            // The new-mark scale as `Calibration.TermScales` measures it: on the pairs the other four figures read within
+            // the noise floor (here the 12 bases' own typical threshold of those four).
+            func four(_ d: ComparisonDiagnostics) -> Double {
+                Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob, texture: d.textureBlob, scales: scales)
+            }
+            let floor4 = q(trainNC.map(four), 0.95)
+            scales.spot = q(trainNC.filter { four($0) <= floor4 }.map(\.spotPeak), 0.95)
             func refitted(_ r: [(Truth, Outcome)]) -> [(Truth, Outcome)] {
                 r.map { row in
                     guard let res = row.1.result, res.comparable else { return row }
                     let d = res.diagnostics
                     var o = row.1
                     o.refitScore = Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob,
-                                                        texture: d.textureBlob, scales: scales)
+                                                        texture: d.textureBlob, spot: d.spotPeak, scales: scales)
                     return (row.0, o)
                 }
             }

@@ -152,16 +152,16 @@ enum SkinReplay {
         return !SkinBenchmark.missedTarget
     }
 
-    /// One JSON line per record with the four change figures behind its raw score (`--terms=FILE`, in a run or a replay), to study the
+    /// One JSON line per record with the five change figures behind its raw score (`--terms=FILE`, in a run or a replay), to study the
     /// raw score's parts (e.g. other term scales) without running the comparisons again.
     static func writeTerms(_ records: [Record], to file: String) throws {
         var out = ""
         for r in records {
             let d = r.result.diagnostics
-            out += String(format: "{\"subject\":\"%@\",\"group\":\"%@\",\"level\":\"%@\",\"kind\":\"%@\",\"change\":\"%@\",\"strength\":%d,\"magnitude\":%.1f,\"comparable\":%@,\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"cblob\":%.5f,\"tblob\":%.5f,\"corr\":%.4f,\"note\":\"%@\"}\n",
+            out += String(format: "{\"subject\":\"%@\",\"group\":\"%@\",\"level\":\"%@\",\"kind\":\"%@\",\"change\":\"%@\",\"strength\":%d,\"magnitude\":%.1f,\"comparable\":%@,\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"cblob\":%.5f,\"tblob\":%.5f,\"spot\":%.5f,\"corr\":%.4f,\"note\":\"%@\"}\n",
                           r.subject, r.group, r.level.name, kindName(r.kind), r.change?.rawValue ?? "-", r.strength, r.magnitude,
                           r.result.comparable ? "true" : "false", r.result.rawScore, d.mapScore, d.displacement, d.colourBlob, d.textureBlob,
-                          r.result.alignment.correlation, r.note)
+                          d.spotPeak, r.result.alignment.correlation, r.note)
         }
         try out.write(toFile: file, atomically: true, encoding: .utf8)
     }

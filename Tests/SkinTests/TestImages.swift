@@ -95,3 +95,12 @@ enum TestImages {
         return RGBImage(width: w, height: h, pixels: px.map { UInt8(min(max($0, 0), 255).rounded()) })
     }
 }
+
+extension TestImages {
+    /// The image with seeded uniform noise of +-`amplitude` (8-bit units) added to every channel.
+    static func noisy(_ img: RGBImage, amplitude: Double, seed: UInt64) -> RGBImage {
+        var rng = Rng(state: seed)
+        let px = img.pixels.map { UInt8(min(max(Double($0) + amplitude * (2 * rng.next() - 1), 0), 255).rounded()) }
+        return RGBImage(width: img.width, height: img.height, pixels: px)
+    }
+}
