@@ -113,6 +113,11 @@ final class VipsImageRef {
         cairn_image_new_from_buffer(bytes.baseAddress, bytes.count, sequential ? 1 : 0)
     }
 
+    /// Opens JPEG bytes to be decoded at 1/`shrink` (1, 2, 4 or 8: libjpeg's DCT scaling), as `open`.
+    static func open(_ bytes: UnsafeRawBufferPointer, sequential: Bool, shrink: Int) -> OpaquePointer? {
+        cairn_jpeg_new_from_buffer_shrunk(bytes.baseAddress, bytes.count, sequential ? 1 : 0, Int32(shrink))
+    }
+
     /// A shrink-on-load, autorotated thumbnail of encoded bytes.
     static func thumbnail(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int) -> OpaquePointer? {
         cairn_thumbnail_buffer(bytes.baseAddress, bytes.count, Int32(width), Int32(height))

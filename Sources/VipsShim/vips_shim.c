@@ -36,6 +36,14 @@ CairnImage *cairn_image_new_from_buffer(const void *buf, size_t len, int sequent
         NULL);
 }
 
+CairnImage *cairn_jpeg_new_from_buffer_shrunk(const void *buf, size_t len, int sequential, int shrink) {
+    return vips_image_new_from_buffer(buf, len, "",
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+        "fail_on", VIPS_FAIL_ON_TRUNCATED,
+        "shrink", shrink,
+        NULL);
+}
+
 CairnImage *cairn_image_new_from_rgb(const void *pixels, size_t len, int width, int height) {
     VipsImage *raw = vips_image_new_from_memory_copy(pixels, len, width, height, 3, VIPS_FORMAT_UCHAR);
     if (!raw) return NULL;

@@ -27,6 +27,8 @@ const char *cairn_loader_for_buffer(const void *buf, size_t len);
 /* Opens an image held in memory. Reads the header only; pixels are decoded lazily by later operations.
  * The buffer must outlive the image. sequential != 0 asks for top-to-bottom access. Truncated data fails. */
 CairnImage *cairn_image_new_from_buffer(const void *buf, size_t len, int sequential);
+/* JPEG bytes to be decoded at 1/shrink (1, 2, 4 or 8: libjpeg's DCT scaling), otherwise as above. */
+CairnImage *cairn_jpeg_new_from_buffer_shrunk(const void *buf, size_t len, int sequential, int shrink);
 /* An 8-bit sRGB image made from a copy of row-major RGB bytes. */
 CairnImage *cairn_image_new_from_rgb(const void *pixels, size_t len, int width, int height);
 void cairn_image_unref(CairnImage *image);
