@@ -149,8 +149,15 @@ public final class ImagePipeline: Sendable {
             let left = max(x, 0), top = max(y, 0)
             let right = min(x + width, info.width), bottom = min(y + height, info.height)
             guard right > left, bottom > top else { throw ImagingError(.corrupt, libraryDetail: "the rectangle is outside the photo") }
-            // Turning a photo upright needs all of it; an upright one is read in order, top to bottom.
-            let upright = info.orientation == 1 ? stored : try open(bytes, format: format, sequential: false).autorotated()
+            // Turning a photo upright needs all of it; an upright one is read in order, top to bottom (the rows
+            // above the rectangle in strips, so memory does not grow with how far down it is).
+            let upright: VipsImageRef
+            if info.orientation == 1 {
+                try stored.readRowsInStrips(top)
+                upright = stored
+            } else {
+                upright = try open(bytes, format: format, sequential: false).autorotated()
+            }
             return try makeRGB(try upright.extracted(x: left, y: top, width: right - left, height: bottom - top).srgb8())
         }
     }

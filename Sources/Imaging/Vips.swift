@@ -70,6 +70,13 @@ final class VipsImageRef {
         try .wrap(cairn_extract_area(pointer, Int32(x), Int32(y), Int32(width), Int32(height)), orThrow: .corrupt)
     }
 
+    /// Reads and drops the first `rows` rows of a sequentially opened image in strips (see the shim), so a later
+    /// rectangle further down does not make libvips hold every row above it.
+    func readRowsInStrips(_ rows: Int) throws {
+        guard rows > 0 else { return }
+        if cairn_read_rows_in_strips(pointer, Int32(rows)) != 0 { throw ImagingError(.corrupt, libraryDetail: Vips.takeError()) }
+    }
+
     func srgb8() throws -> VipsImageRef {
         try .wrap(cairn_to_srgb8(pointer), orThrow: .corrupt)
     }
