@@ -74,11 +74,12 @@ public final class SmileService: @unchecked Sendable {
     /// selfie still holds about as many pixels as the 768 px crop.
     public static let analysisPixelLimit = 16_000_000
 
-    /// Reads the header (limits, capture date), decodes an upright copy shrunk while loading and runs the cascade
-    /// on it. Throws `ImagingError` for a file that is not a usable image. Stores nothing.
+    /// Reads the header (limits, capture date), decodes an upright copy shrunk while loading (a JPEG by a power of
+    /// two, so its longer side is 90-100% of the cascade's detection size: `decodeRGB(_:approximatelyFitting:)`)
+    /// and runs the cascade on it. Throws `ImagingError` for a file that is not a usable image. Stores nothing.
     public func analyse(_ data: Data) throws -> SmileAnalysis {
         let info = try pipeline.probe(data)
-        let working = try pipeline.decodeRGB(data, maxSide: locator.configuration.detectionLongSide)
+        let working = try pipeline.decodeRGB(data, approximatelyFitting: locator.configuration.detectionLongSide)
         let location = locator.locate(inDetectionCopy: working, photoWidth: info.width, photoHeight: info.height)
         return SmileAnalysis(sourceWidth: info.width, sourceHeight: info.height, captureDate: info.captureDate,
                              location: location, image: working, photo: data, orientation: info.orientation)

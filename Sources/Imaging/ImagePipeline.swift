@@ -104,6 +104,37 @@ public final class ImagePipeline: Sendable {
         }
     }
 
+    /// Decodes an upright 8-bit sRGB copy whose longer side is at most `maxSide` and, for a photo larger than
+    /// that, at least 90% of it: a JPEG is shrunk while decoding by the largest power of two (2, 4 or 8, libjpeg's
+    /// DCT scaling) that leaves that much, and only what is then still over `maxSide` is resampled (lanczos3).
+    /// Cheaper than `decodeRGB(_:maxSide:)`, whose exact size costs libvips a full decode whenever the photo is
+    /// less than four times too large (a 12 MP JPEG to 1000 px: 190 ms of CPU against 20 ms at 1/4); for a copy
+    /// that only has to be about so large (finding a face). Other formats go through `decodeRGB(_:maxSide:)`.
+    public func decodeRGB(_ data: Data, approximatelyFitting maxSide: Int) throws -> RGBImage {
+        precondition(maxSide > 0, "maxSide must be positive")
+        try checkBytes(data)
+        let shrunk = try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> RGBImage? in
+            let format = try detectFormat(bytes)
+            guard format == .jpeg else { return nil }
+            let info = try headerInfo(of: try open(bytes, format: format, sequential: true), format: format)
+            let longer = Double(max(info.width, info.height))
+            guard let shrink = [8, 4, 2].first(where: { longer / Double($0) >= 0.9 * Double(maxSide) }) else { return nil }
+            // Turning needs the whole (already shrunk) picture; an upright one is read in order.
+            var image = try VipsImageRef.wrap(VipsImageRef.open(bytes, sequential: info.orientation == 1, shrink: shrink),
+                                              orThrow: .corrupt)
+            if info.orientation != 1 { image = try image.autorotated() }
+            let side = max(image.width, image.height)
+            if side > maxSide {
+                let scale = Double(maxSide) / Double(side)
+                image = try image.resized(width: max(1, Int((Double(image.width) * scale).rounded())),
+                                          height: max(1, Int((Double(image.height) * scale).rounded())))
+            }
+            // Pixels are computed inside the closure: the loader reads `bytes` lazily.
+            return try makeRGB(try image.srgb8())
+        }
+        return try shrunk ?? decodeRGB(data, maxSide: maxSide)
+    }
+
     /// The upright rectangle `x, y, width, height` of an encoded photo at full resolution, in 8-bit sRGB; the
     /// rectangle is clipped to the photo. Only that part is colour-converted and copied out (converting a whole
     /// 12 MP photo from its ICC profile costs more than decoding it), and an upright photo is read only down to
@@ -118,8 +149,15 @@ public final class ImagePipeline: Sendable {
             let left = max(x, 0), top = max(y, 0)
             let right = min(x + width, info.width), bottom = min(y + height, info.height)
             guard right > left, bottom > top else { throw ImagingError(.corrupt, libraryDetail: "the rectangle is outside the photo") }
-            // Turning a photo upright needs all of it; an upright one is read in order, top to bottom.
-            let upright = info.orientation == 1 ? stored : try open(bytes, format: format, sequential: false).autorotated()
+            // Turning a photo upright needs all of it; an upright one is read in order, top to bottom (the rows
+            // above the rectangle in strips, so memory does not grow with how far down it is).
+            let upright: VipsImageRef
+            if info.orientation == 1 {
+                try stored.readRowsInStrips(top)
+                upright = stored
+            } else {
+                upright = try open(bytes, format: format, sequential: false).autorotated()
+            }
             return try makeRGB(try upright.extracted(x: left, y: top, width: right - left, height: bottom - top).srgb8())
         }
     }

@@ -70,6 +70,13 @@ final class VipsImageRef {
         try .wrap(cairn_extract_area(pointer, Int32(x), Int32(y), Int32(width), Int32(height)), orThrow: .corrupt)
     }
 
+    /// Reads and drops the first `rows` rows of a sequentially opened image in strips (see the shim), so a later
+    /// rectangle further down does not make libvips hold every row above it.
+    func readRowsInStrips(_ rows: Int) throws {
+        guard rows > 0 else { return }
+        if cairn_read_rows_in_strips(pointer, Int32(rows)) != 0 { throw ImagingError(.corrupt, libraryDetail: Vips.takeError()) }
+    }
+
     func srgb8() throws -> VipsImageRef {
         try .wrap(cairn_to_srgb8(pointer), orThrow: .corrupt)
     }
@@ -111,6 +118,11 @@ final class VipsImageRef {
     /// Opens encoded bytes (header only). `bytes` must stay valid while the image is used.
     static func open(_ bytes: UnsafeRawBufferPointer, sequential: Bool) -> OpaquePointer? {
         cairn_image_new_from_buffer(bytes.baseAddress, bytes.count, sequential ? 1 : 0)
+    }
+
+    /// Opens JPEG bytes to be decoded at 1/`shrink` (1, 2, 4 or 8: libjpeg's DCT scaling), as `open`.
+    static func open(_ bytes: UnsafeRawBufferPointer, sequential: Bool, shrink: Int) -> OpaquePointer? {
+        cairn_jpeg_new_from_buffer_shrunk(bytes.baseAddress, bytes.count, sequential ? 1 : 0, Int32(shrink))
     }
 
     /// A shrink-on-load, autorotated thumbnail of encoded bytes.

@@ -81,6 +81,8 @@ _Static_assert(LIBHEIF_NUMERIC_VERSION >> 24 == 1, "libheif's soname changed: up
 #define vips_orimage CAIRN_VIPS(vips_orimage)
 #define vips_project CAIRN_VIPS(vips_project)
 #define vips_rank CAIRN_VIPS(vips_rank)
+#define vips_region_new CAIRN_VIPS(vips_region_new)
+#define vips_region_prepare CAIRN_VIPS(vips_region_prepare)
 #define vips_resize CAIRN_VIPS(vips_resize)
 #define vips_rot CAIRN_VIPS(vips_rot)
 #define vips_rotate CAIRN_VIPS(vips_rotate)

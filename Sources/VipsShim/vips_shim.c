@@ -36,6 +36,26 @@ CairnImage *cairn_image_new_from_buffer(const void *buf, size_t len, int sequent
         NULL);
 }
 
+CairnImage *cairn_jpeg_new_from_buffer_shrunk(const void *buf, size_t len, int sequential, int shrink) {
+    return vips_image_new_from_buffer(buf, len, "",
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+        "fail_on", VIPS_FAIL_ON_TRUNCATED,
+        "shrink", shrink,
+        NULL);
+}
+
+int cairn_read_rows_in_strips(CairnImage *in, int rows) {
+    VipsRegion *region = vips_region_new(in);
+    if (!region) return -1;
+    const int strip = 64;
+    for (int top = 0; top < rows; top += strip) {
+        VipsRect rect = { 0, top, vips_image_get_width(in), VIPS_MIN(strip, rows - top) };
+        if (vips_region_prepare(region, &rect)) { g_object_unref(region); return -1; }
+    }
+    g_object_unref(region);
+    return 0;
+}
+
 CairnImage *cairn_image_new_from_rgb(const void *pixels, size_t len, int width, int height) {
     VipsImage *raw = vips_image_new_from_memory_copy(pixels, len, width, height, 3, VIPS_FORMAT_UCHAR);
     if (!raw) return NULL;

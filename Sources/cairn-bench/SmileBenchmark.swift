@@ -104,6 +104,17 @@ private final class Runner {
                                        share * 100, r.passed, r.usable, r.tooSmall, r.missed, r.eyeInside, r.mouthCut),
                          ">= 95%", r.usable > 0 ? share >= 0.95 : nil))
         }
+        // The app's own route for a camera JPEG: the 3x photos saved as JPEG (Q92), the detection copy made by
+        // `decodeRGB(_:approximatelyFitting:)` (shrunk by a power of two while decoding: what `SmileService.analyse`
+        // does) beside the exact-size copy (`decodeRGB(_:maxSide:)`), in the same run.
+        for approximate in [false, true] where only == nil || only == "faces" {
+            let r = try faceAccuracy(images: images, locator: locator, scale: 3, jpegApproximate: approximate)
+            let share = r.usable > 0 ? Double(r.passed) / Double(r.usable) : 0
+            let label = approximate ? "faces, 3x as JPEG, shrunk while decoding" : "faces, 3x as JPEG, exact-size copy"
+            rows.append((label, String(format: "%.1f%% (%d/%d usable; missed %d, eye inside %d, mouth cut %d)",
+                                       share * 100, r.passed, r.usable, r.missed, r.eyeInside, r.mouthCut),
+                         ">= 95%", r.usable > 0 ? share >= 0.95 : nil))
+        }
         if only == nil || only == "closeups" {
         let c = try closeUpAccuracy(images: images, locator: locator, detector: detector, trainingFaces: trainingFaces)
         let cShare = c.usable > 0 ? Double(c.passed) / Double(c.usable) : 0
@@ -147,11 +158,20 @@ private final class Runner {
 
     struct FaceResult { var usable = 0, passed = 0, tooSmall = 0, missed = 0, eyeInside = 0, mouthCut = 0 }
 
-    func faceAccuracy(images: [AnnotatedImage], locator: MouthLocator, scale: Double) throws -> FaceResult {
+    func faceAccuracy(images: [AnnotatedImage], locator: MouthLocator, scale: Double, jpegApproximate: Bool? = nil) throws -> FaceResult {
         var r = FaceResult()
+        let pipeline = ImagePipeline()
         for image in images {
             let pixels = try load(image.file, scale: scale)
-            let candidates = locator.locate(in: pixels).candidates
+            let candidates: [MouthCandidate]
+            if let approximate = jpegApproximate {
+                let jpeg = try pipeline.encodeJPEG(pixels, quality: 92)
+                let side = locator.configuration.detectionLongSide
+                let copy = approximate ? try pipeline.decodeRGB(jpeg, approximatelyFitting: side) : try pipeline.decodeRGB(jpeg, maxSide: side)
+                candidates = locator.locate(inDetectionCopy: copy, photoWidth: pixels.width, photoHeight: pixels.height).candidates
+            } else {
+                candidates = locator.locate(in: pixels).candidates
+            }
             for face in image.faces.map({ $0.scaled(scale) }) {
                 let lips = face.outerLipBox
                 guard lips.width >= Double(locator.configuration.minimumMouthWidth) else { r.tooSmall += 1; continue }

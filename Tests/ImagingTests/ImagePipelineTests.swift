@@ -316,6 +316,24 @@ func decodeRGBAppliesTheOrientation() throws {
     #expect(notEnlarged.width == 640 && notEnlarged.height == 480)
 }
 
+@Test func anApproximateCopyOfAJPEGIsShrunkByAPowerOfTwoToWithinTenPercentOfItsSize() throws {
+    let source = try pipeline.encodeJPEG(Fixtures.markerImage(width: 1600, height: 1200))
+    let quarter = try pipeline.decodeRGB(source, approximatelyFitting: 420)  // 1/4 while decoding: 400 x 300
+    #expect(quarter.width == 400 && quarter.height == 300)
+    let topLeft = quarter.pixel(x: 10, y: 10)
+    #expect(topLeft.r > 180 && topLeft.b < 80)
+    let resampled = try pipeline.decodeRGB(source, approximatelyFitting: 700)  // 1/2 (800), then to 700
+    #expect(resampled.width == 700 && resampled.height == 525)
+    let small = try pipeline.decodeRGB(source, approximatelyFitting: 1500)  // too little to shrink: exact size
+    #expect(small.width == 1500 && small.height == 1125)
+    let notEnlarged = try pipeline.decodeRGB(source, approximatelyFitting: 5000)
+    #expect(notEnlarged.width == 1600 && notEnlarged.height == 1200)
+    let dir = try Fixtures.TempDir()
+    let (tagged, _) = try orientation6JPEG(width: 640, height: 480, in: dir)
+    let turned = try pipeline.decodeRGB(tagged, approximatelyFitting: 160)
+    #expect(turned.width == 160 && turned.height == 120)
+}
+
 @Test func decodeRGBReadsGreyscaleAs3Channels() throws {
     let dir = try Fixtures.TempDir()
     try pipeline.encodeJPEG(Fixtures.markerImage()).write(to: dir.file("m.jpg"))
@@ -387,7 +405,10 @@ func decodeRGBAppliesTheOrientation() throws {
     let dir = try Fixtures.TempDir()
     let upright = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 95)
     let (turned, _) = try orientation6JPEG(width: 64, height: 48, in: dir)
-    for (photo, x, y, w, h) in [(upright, 100, 60, 90, 90), (upright, 0, 0, 320, 240), (turned, 20, 10, 30, 30), (turned, 0, 0, 64, 48)] {
+    // Far enough down that the rows above are read in several strips first, one of them short.
+    let tall = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 200, height: 700), quality: 95)
+    for (photo, x, y, w, h) in [(upright, 100, 60, 90, 90), (upright, 0, 0, 320, 240), (turned, 20, 10, 30, 30), (turned, 0, 0, 64, 48),
+                                (tall, 30, 333, 120, 120), (tall, 0, 640, 200, 60)] {
         let whole = try pipeline.decodeRGB(photo)
         let region = try pipeline.decodeRGB(photo, x: x, y: y, width: w, height: h)
         #expect(region == pipeline.crop(whole, x: x, y: y, width: w, height: h), "\(x),\(y) \(w)x\(h)")
