@@ -29,11 +29,9 @@ public enum LandmarkError: CairnError, Equatable {
 ///
 /// The model is loaded once, lazily, on the first search; later searches reuse it. dlib's own loading costs about
 /// 1.3 s of CPU (the detector's built-in model is decompressed, the 95 MB predictor read float by float), so the
-/// first load also writes a cache of both in `cacheDirectory` (`dlib-landmarks-2.cache`, mode 0600; the "2" names its layout, so builds with another layout keep their own file). Later
-/// processes read only its index (1.5 MB, a few milliseconds) and read each leaf value a search reaches from the
-/// file (4 of its 65 MB), so no process holds the whole predictor in memory. A cache made from another model file
-/// (size or modification time), cut short or damaged is ignored and rewritten; a leaf that fails its checksum
-/// when read makes the detector load the model itself (`loadedFromCache` turns false) and rewrite the cache.
+/// first load also writes a cache of both in `cacheDirectory` (`dlib-landmarks.cache`, mode 0600, checked
+/// against what dlib loaded before it is kept), which later processes read in tens of milliseconds. A cache made
+/// from another model file (size or modification time), or damaged, is ignored and rewritten.
 /// Safe to share between threads: loading and searching are serialised. The 68-point model was trained on
 /// iBUG 300-W data whose terms exclude commercial use; it stays optional.
 public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Sendable {
@@ -47,7 +45,7 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
     /// Where the loaded model is cached (nil: no cache).
     public let cacheDirectory: URL?
     /// The cache file's name inside `cacheDirectory`.
-    public static let cacheFileName = "dlib-landmarks-2.cache"
+    public static let cacheFileName = "dlib-landmarks.cache"
     private let lock = NSLock()
     private var handle: OpaquePointer?
     private var loadError: LandmarkError?
@@ -107,8 +105,6 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
             cairn_landmarker_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), upsample,
                                     &faces, Int32(faces.count), &err, err.count)
         }
-        // A damaged leaf of the cache, met during this search, made the handle load the model itself.
-        readCache = readCache && cairn_landmarker_uses_cache(handle) != 0
         if count < 0 { throw LandmarkError.detectionFailed }
         return faces.prefix(Int(min(count, Int32(faces.count)))).map(Self.face(from:))
     }

@@ -36,10 +36,6 @@ cairn_landmarker *cairn_landmarker_open(const char *model_path, const char *cach
 int cairn_landmarker_detect(cairn_landmarker *handle, const unsigned char *rgb, int width, int height,
                             int upsample, cairn_face *faces, int max_faces, char *err, size_t errlen);
 
-/** Whether the handle still reads its shape predictor from the cache (1) or loaded the model file (0): a leaf of
-    the cache that fails its checksum during a search makes it load the model (and rewrite the cache). */
-int cairn_landmarker_uses_cache(cairn_landmarker *handle);
-
 /** Releases the handle (NULL is allowed). */
 void cairn_landmarker_close(cairn_landmarker *handle);
 
