@@ -114,6 +114,9 @@ public final class SmileService: @unchecked Sendable {
         }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }
+        // A large photo's full-resolution rows and dlib's model (about 65 MB) are never held together: the model
+        // is let go first and loaded again by the next search (from its cache, about 0.1 s).
+        if analysis.sourceWidth * analysis.sourceHeight > Self.analysisPixelLimit { locator.releaseModel() }
         let crop = try pipeline.resize(try pixels(of: square, in: analysis), width: Self.cropSide, height: Self.cropSide)
         let source = analysis.source(of: square)
         let id = SmileEntryID.random()

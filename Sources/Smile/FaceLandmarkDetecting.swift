@@ -65,9 +65,14 @@ public protocol FaceLandmarkDetecting: Sendable {
     /// Every face in `image` with its 68 points, largest first. `upsampling` (0-2) doubles the image that
     /// many times before searching, to reach smaller faces at four times the cost each step.
     func faces(in image: RGBImage, upsampling: Int) throws -> [DetectedFace]
+    /// Lets go of the loaded model (the next search loads it again); for a caller about to need the memory.
+    func releaseModel()
 }
 
 extension FaceLandmarkDetecting {
+    /// A detector with no model to let go of.
+    public func releaseModel() {}
+
     /// Every face in `image` with its 68 points, largest first, without upsampling.
     public func faces(in image: RGBImage) throws -> [DetectedFace] {
         try faces(in: image, upsampling: 0)

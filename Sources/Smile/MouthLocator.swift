@@ -46,6 +46,9 @@ public struct MouthLocator: Sendable {
         self.configuration = configuration
     }
 
+    /// Lets go of the landmark model (see `FaceLandmarkDetecting.releaseModel`).
+    public func releaseModel() { detector?.releaseModel() }
+
     /// Runs the cascade on an upright photo. Never throws: a failing detector counts as no face found.
     public func locate(in image: RGBImage) -> MouthLocation {
         let (working, _) = Sampling.downscaled(image, longSide: configuration.detectionLongSide)

@@ -296,3 +296,43 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     #expect(abs(Double(square.side) - Double(expected.side) * scale) < tolerance)
     #expect(entry.photo.width == SmileService.cropSide && entry.square == square)
 }
+
+/// Forwards to the shared dlib detector and counts how often the model is let go.
+private final class ReleaseCountingDetector: FaceLandmarkDetecting, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var releases: Int { lock.withLock { count } }
+
+    func faces(in image: RGBImage, upsampling: Int) throws -> [DetectedFace] {
+        try SmileService.sharedLandmarkDetector.faces(in: image, upsampling: upsampling)
+    }
+
+    func releaseModel() {
+        lock.withLock { count += 1 }
+        SmileService.sharedLandmarkDetector.releaseModel()
+    }
+}
+
+/// A photo above `SmileService.analysisPixelLimit` lets go of the landmark model before its full-resolution square
+/// is read, so the two never sit in memory together; a photo below it keeps the model for the next one.
+@Test func aPhotoAboveThePixelLimitLetsGoOfTheLandmarkModelBeforeItsSquareIsRead() throws {
+    let vault = try TestVault()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let detector = ReleaseCountingDetector()
+    let smile = SmileService(database: vault.app.database, photoStore: vault.app.photoStore, photoIntake: vault.app.photoIntake,
+                             pipeline: ImagePipeline(), locator: MouthLocator(detector: detector), clock: vault.app.clock)
+    let small = try face("fr_obama.jpg")
+    _ = try smile.add(small)
+    #expect(detector.releases == 0)
+    let smallInfo = try ImagePipeline().probe(small)
+    let factor = ((Double(SmileService.analysisPixelLimit) * 1.5) / Double(smallInfo.width * smallInfo.height)).squareRoot()
+    let big = scratch.file("big.jpg")
+    try Tools.run(tool: "vips", ["resize", SharedData.faces.appendingPathComponent("fr_obama.jpg").path,
+                                 big.path + "[Q=90,strip]", String(format: "%.4f", factor)])
+    let (analysis, entry) = try smile.add(try Data(contentsOf: big))
+    #expect(detector.releases == 1)
+    #expect(entry.source == .landmarks && entry.photo.width == SmileService.cropSide, "\(analysis.location)")
+    // The next search loads the model again.
+    #expect(try smile.add(small).1.source == .landmarks)
+}
