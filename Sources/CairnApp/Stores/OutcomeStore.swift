@@ -90,9 +90,8 @@ struct OutcomeStore {
 extension OutcomeEntry {
     /// An `outcome_entries` row joined with the id of the entry that supersedes it (`superseded_by`).
     init(row: Row) throws {
-        guard let origin = OutcomeOrigin(rawValue: try row.get("origin")) else { throw DatabaseError.misuse("unknown stored origin") }
         self.init(id: OutcomeEntryID(try row.get("id")), metricID: try row.get("metric_id"), day: try row.get("day"),
-                  value: try row.get("value"), note: try row.get("note"), origin: origin, recordedAt: try row.get("recorded_at"),
+                  value: try row.get("value"), note: try row.get("note"), origin: try row.stored("origin"), recordedAt: try row.get("recorded_at"),
                   supersedes: try row.optional("supersedes", as: String.self).map(OutcomeEntryID.init),
                   supersededBy: try row.optional("superseded_by", as: String.self).map(OutcomeEntryID.init))
     }
@@ -101,10 +100,7 @@ extension OutcomeEntry {
 extension MetricDefinition {
     /// An `outcome_metrics` row: a metric the person defined.
     init(customMetricRow row: Row) throws {
-        guard let aggregation = DailyAggregation(rawValue: try row.get("aggregation")) else {
-            throw DatabaseError.misuse("unknown stored aggregation")
-        }
-        self.init(id: try row.get("id"), name: try row.get("name"), unit: try row.get("unit"), aggregation: aggregation,
+        self.init(id: try row.get("id"), name: try row.get("name"), unit: try row.get("unit"), aggregation: try row.stored("aggregation"),
                   valueRange: try row.get("min_value", as: Double.self)...(try row.get("max_value", as: Double.self)),
                   source: .manual)
     }

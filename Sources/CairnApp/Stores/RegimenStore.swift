@@ -354,7 +354,7 @@ extension ProductIngredient {
     /// A `regimen_product_ingredients` row.
     init(row: Row) throws {
         let unit: String? = try row.optional("amount_unit")
-        let amount = try row.optional("amount_value", as: Decimal.self).map { try Amount($0, storedValue(unit ?? "", as: DoseUnit.self)) }
+        let amount = try row.optional("amount_value", as: Decimal.self).map { try Amount($0, Row.storedValue(unit ?? "", as: DoseUnit.self)) }
         try self.init(catalogueID: row.optional("catalogue_id"), nameOnLabel: row.get("name_on_label"), amount: amount,
                       dailyValuePercent: row.optional("daily_value_percent"), form: row.optional("form"))
     }
@@ -415,16 +415,4 @@ extension LedgerEntry {
                   supersededBy: try row.optional("superseded_by", as: String.self).map(IntakeRecordID.init),
                   importedFrom: try row.optional("imported_from"))
     }
-}
-
-extension Row {
-    /// A column holding the raw value of one of the journal's enumerations (a kind, a status, a unit).
-    fileprivate func stored<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T where T.RawValue == String {
-        try storedValue(get(column), as: type)
-    }
-}
-
-private func storedValue<T: RawRepresentable>(_ text: String, as type: T.Type) throws -> T where T.RawValue == String {
-    guard let value = T(rawValue: text) else { throw DatabaseError.misuse("unknown stored \(T.self) \(text)") }
-    return value
 }
