@@ -1,4 +1,5 @@
 import CairnCore
+import Encryption
 import Foundation
 import Imaging
 import Landmarks
@@ -74,26 +75,54 @@ public final class SmileService: @unchecked Sendable {
     /// selfie still holds about as many pixels as the 768 px crop.
     public static let analysisPixelLimit = 16_000_000
 
+    /// The largest photo file `analyse(fileAt:)` reads (the image pipeline refuses larger ones too).
+    public static let maximumFileBytes = ImageLimits().maxBytes
+
     /// Reads the header (limits, capture date), decodes an upright copy shrunk while loading (a JPEG by a power of
     /// two, so its longer side is 90-100% of the cascade's detection size: `decodeRGB(_:approximatelyFitting:)`)
     /// and runs the cascade on it. Throws `ImagingError` for a file that is not a usable image. Stores nothing.
     public func analyse(_ data: Data) throws -> SmileAnalysis {
-        let info = try pipeline.probe(data)
-        let working = try pipeline.decodeRGB(data, approximatelyFitting: locator.configuration.detectionLongSide)
+        let (info, working) = try detectionCopy(of: data)
+        return locate(in: working, info: info, photo: .held(data))
+    }
+
+    /// `analyse(_:)` of a photo file the person named (`cairn smile add`). A photo above `analysisPixelLimit` is
+    /// not held while the cascade runs: once its detection copy is decoded its bytes are let go (a 99 MP PNG is
+    /// 58 MB, dlib's model about 65 MB, and the two were held together), and `confirm` reads the file again for
+    /// the crop, refusing it unless its SHA-256 is the same. Throws `InputFileError` for a file that cannot be read.
+    public func analyse(fileAt path: String) throws -> SmileAnalysis {
+        var data: Data? = try InputFile.read(path, maximumBytes: Self.maximumFileBytes)
+        let (info, working) = try detectionCopy(of: data!)
+        let photo: SmilePhotoBytes
+        if info.width * info.height > Self.analysisPixelLimit {
+            photo = .file(path: path, sha256: data!.withUnsafeBytes { SHA256.digest($0) })
+            data = nil
+        } else {
+            photo = .held(data!)
+        }
+        return locate(in: working, info: info, photo: photo)
+    }
+
+    private func detectionCopy(of data: Data) throws -> (ImageInfo, RGBImage) {
+        (try pipeline.probe(data), try pipeline.decodeRGB(data, approximatelyFitting: locator.configuration.detectionLongSide))
+    }
+
+    private func locate(in working: RGBImage, info: ImageInfo, photo: SmilePhotoBytes) -> SmileAnalysis {
         let location = locator.locate(inDetectionCopy: working, photoWidth: info.width, photoHeight: info.height)
         return SmileAnalysis(sourceWidth: info.width, sourceHeight: info.height, captureDate: info.captureDate,
-                             location: location, image: working, photo: data, orientation: info.orientation)
+                             location: location, image: working, photo: photo, orientation: info.orientation)
     }
 
     /// The pixels of `square` (in the photo's pixels, inside it) at full resolution, or for a large photo that
     /// must be turned upright, from a copy shrunk to about `analysisPixelLimit` pixels.
     private func pixels(of square: CropSquare, in analysis: SmileAnalysis) throws -> RGBImage {
         let pixels = analysis.sourceWidth * analysis.sourceHeight
+        let photo = try analysis.photo.data()
         guard analysis.orientation != 1, pixels > Self.analysisPixelLimit else {
-            return try pipeline.decodeRGB(analysis.photo, x: square.x, y: square.y, width: square.side, height: square.side)
+            return try pipeline.decodeRGB(photo, x: square.x, y: square.y, width: square.side, height: square.side)
         }
         let shrink = (Double(pixels) / Double(Self.analysisPixelLimit)).squareRoot()
-        let image = try pipeline.decodeRGB(analysis.photo, maxSide: max(1, Int(Double(max(analysis.sourceWidth, analysis.sourceHeight)) / shrink)))
+        let image = try pipeline.decodeRGB(photo, maxSide: max(1, Int(Double(max(analysis.sourceWidth, analysis.sourceHeight)) / shrink)))
         let scale = Double(analysis.sourceWidth) / Double(image.width)
         let side = max(1, min(Int((Double(square.side) / scale).rounded()), image.width, image.height))
         let x = min(max(0, Int((Double(square.x) / scale).rounded())), image.width - side)

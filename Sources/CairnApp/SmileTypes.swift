@@ -1,4 +1,5 @@
 import CairnCore
+import Encryption
 import Foundation
 import PhotoMetadata
 import Smile
@@ -87,8 +88,8 @@ public struct SmileAnalysis: Sendable {
     /// The upright copy the cascade ran on (memory only): shrunk while decoding so its longer side is at most
     /// `MouthLocator.Configuration.detectionLongSide`; also the crop page's preview.
     let image: RGBImage
-    /// The photo as uploaded (memory only): the crop is decoded from it at full resolution.
-    let photo: Data
+    /// The photo as uploaded or named (memory only): the crop is decoded from it at full resolution.
+    let photo: SmilePhotoBytes
     /// The photo's EXIF orientation (1 when upright as stored).
     let orientation: Int
 
@@ -163,6 +164,26 @@ public struct SmileExport: Sendable {
 }
 
 /// Why the Smile journal refused an action. Messages never contain notes, paths or file names.
+/// Where the full-resolution crop is read from: the bytes held in memory (an upload, a small photo), or a photo
+/// file that was too large to hold beside dlib's model (see `SmileService.analyse(fileAt:)`), read again when the
+/// crop is made and refused unless it is byte for byte the file that was analysed (its SHA-256).
+enum SmilePhotoBytes: Sendable {
+    case held(Data)
+    case file(path: String, sha256: [UInt8])
+
+    /// The bytes; throws `SmileError.photoChanged` when a re-read file differs, `InputFileError` when it is gone.
+    func data() throws -> Data {
+        switch self {
+        case .held(let data):
+            return data
+        case .file(let path, let sha256):
+            let data = try InputFile.read(path, maximumBytes: SmileService.maximumFileBytes)
+            guard data.withUnsafeBytes({ SHA256.digest($0) }) == sha256 else { throw SmileError.photoChanged }
+            return data
+        }
+    }
+}
+
 public enum SmileError: CairnError, Equatable {
     /// Nothing was found and no square was given: the person must place it.
     case needsManualCrop(MouthNotFoundReason)
@@ -180,6 +201,8 @@ public enum SmileError: CairnError, Equatable {
     case uncertainProposal
     /// A produced JPEG carried metadata (it is never written).
     case outputNotClean
+    /// The photo file read again for the crop was not the file that was analysed.
+    case photoChanged
 
     /// An entry id that matches nothing, or a held upload that is gone (expired, discarded, never made).
     public var namesNoRecord: Bool { self == .noSuchEntry || self == .uploadExpired }
@@ -196,6 +219,7 @@ public enum SmileError: CairnError, Equatable {
         case .uncertainProposal:
             return "No face was found in this photo. Lip colour suggests a square, but it may not be your mouth: check it, or place the square yourself."
         case .outputNotClean: return "The picture Cairn made did not pass its metadata check, so it was not written."
+        case .photoChanged: return "The photo file changed while Cairn was adding it, so nothing was saved. Please add it again."
         }
     }
 }

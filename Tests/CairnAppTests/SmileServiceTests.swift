@@ -265,6 +265,17 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     try vault.expectOnlyCrops(of: [])
 }
 
+/// fr_obama.jpg enlarged to 1.5 times `SmileService.analysisPixelLimit` pixels, as `name` in `scratch` (JPEG, Q90,
+/// or any format vips writes by the name's extension).
+private func enlargedFace(in scratch: Scratch, name: String = "big.jpg", options: String = "[Q=90,strip]") throws -> URL {
+    let source = SharedData.faces.appendingPathComponent("fr_obama.jpg")
+    let info = try ImagePipeline().probe(Data(contentsOf: source))
+    let factor = ((Double(SmileService.analysisPixelLimit) * 1.5) / Double(info.width * info.height)).squareRoot()
+    let big = scratch.file(name)
+    try Tools.run(tool: "vips", ["resize", source.path, big.path + options, String(format: "%.4f", factor)])
+    return big
+}
+
 /// A photo above `SmileService.analysisPixelLimit` is analysed on a copy shrunk while loading, and the mouth is
 /// found at the same place in the photo's own pixels as in the photo at its normal size.
 @Test func aPhotoAboveThePixelLimitIsShrunkWhileLoadingAndItsSquareIsInThePhotosPixels() throws {
@@ -273,11 +284,7 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     defer { scratch.remove() }
     let small = try face("fr_obama.jpg")
     let smallInfo = try ImagePipeline().probe(small)
-    let factor = ((Double(SmileService.analysisPixelLimit) * 1.5) / Double(smallInfo.width * smallInfo.height)).squareRoot()
-    let big = scratch.file("big.jpg")
-    try Tools.run(tool: "vips", ["resize", SharedData.faces.appendingPathComponent("fr_obama.jpg").path,
-                                 big.path + "[Q=90,strip]", String(format: "%.4f", factor)])
-    let bigData = try Data(contentsOf: big)
+    let bigData = try Data(contentsOf: try enlargedFace(in: scratch))
     let bigInfo = try ImagePipeline().probe(bigData)
     #expect(bigInfo.width * bigInfo.height > SmileService.analysisPixelLimit)
 
@@ -325,14 +332,54 @@ private final class ReleaseCountingDetector: FaceLandmarkDetecting, @unchecked S
     let small = try face("fr_obama.jpg")
     _ = try smile.add(small)
     #expect(detector.releases == 0)
-    let smallInfo = try ImagePipeline().probe(small)
-    let factor = ((Double(SmileService.analysisPixelLimit) * 1.5) / Double(smallInfo.width * smallInfo.height)).squareRoot()
-    let big = scratch.file("big.jpg")
-    try Tools.run(tool: "vips", ["resize", SharedData.faces.appendingPathComponent("fr_obama.jpg").path,
-                                 big.path + "[Q=90,strip]", String(format: "%.4f", factor)])
-    let (analysis, entry) = try smile.add(try Data(contentsOf: big))
+    let (analysis, entry) = try smile.add(try Data(contentsOf: try enlargedFace(in: scratch)))
     #expect(detector.releases == 1)
     #expect(entry.source == .landmarks && entry.photo.width == SmileService.cropSide, "\(analysis.location)")
     // The next search loads the model again.
     #expect(try smile.add(small).1.source == .landmarks)
+}
+
+/// `cairn smile add` of a photo file above the pixel limit lets go of its bytes while the cascade runs and reads
+/// the file again for the crop: the crop is the one the held bytes give.
+@Test func aLargePhotoFileIsReadAgainForItsCropAndGivesTheSameCropAsItsHeldBytes() throws {
+    let vault = try TestVault()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let big = try enlargedFace(in: scratch)
+    let held = try vault.app.smile.add(try Data(contentsOf: big)).1
+    let analysis = try vault.app.smile.analyse(fileAt: big.path)
+    let entry = try vault.app.smile.confirm(analysis)
+    #expect(entry.square == held.square && entry.source == .landmarks)
+    #expect(try vault.app.smile.cropJPEG(entry) == vault.app.smile.cropJPEG(held))
+    try vault.expectOnlyCrops(of: [held, entry])
+}
+
+/// A large photo file that is replaced between its analysis and its crop is refused, and nothing is stored: the
+/// crop must come from the photo whose mouth was found.
+@Test func aLargePhotoFileThatChangesBeforeItsCropIsRefusedAndNothingIsStored() throws {
+    let vault = try TestVault()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let big = try enlargedFace(in: scratch)
+    let analysis = try vault.app.smile.analyse(fileAt: big.path)
+    _ = try enlargedFace(in: scratch, options: "[Q=80,strip]")
+    #expect(throws: SmileError.photoChanged) { try vault.app.smile.confirm(analysis) }
+    try FileManager.default.removeItem(at: big)
+    #expect(throws: InputFileError.missing) { try vault.app.smile.confirm(analysis) }
+    try vault.expectOnlyCrops(of: [])
+}
+
+/// A photo file within the pixel limit is held from its analysis to its crop, so changing the file afterwards
+/// changes nothing.
+@Test func aSmallPhotoFileIsHeldFromItsAnalysisToItsCrop() throws {
+    let vault = try TestVault()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = scratch.file("face.jpg")
+    try face("fr_obama.jpg").write(to: file)
+    let analysis = try vault.app.smile.analyse(fileAt: file.path)
+    try Data("not a photo".utf8).write(to: file)
+    let entry = try vault.app.smile.confirm(analysis)
+    #expect(entry.source == .landmarks)
+    try vault.expectOnlyCrops(of: [entry])
 }

@@ -123,17 +123,9 @@ struct SmileAddCommand: Command {
 
     private func add(_ file: String, with smile: SmileService) -> SmileAddResult {
         let name = (file as NSString).lastPathComponent
-        let data: Data
-        do {
-            data = try InputFile.read(file, maximumBytes: 64 << 20)
-        } catch let error as CairnError {
-            return SmileAddResult(file: name, outcome: .notAnImage, message: error.userMessage)
-        } catch {
-            return SmileAddResult(file: name, outcome: .notAnImage, message: "The file could not be read.")
-        }
         let analysis: SmileAnalysis
         do {
-            analysis = try smile.analyse(data)
+            analysis = try smile.analyse(fileAt: file)
         } catch let error as CairnError {
             return SmileAddResult(file: name, outcome: .notAnImage, message: error.userMessage)
         } catch {
