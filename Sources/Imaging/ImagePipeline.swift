@@ -45,7 +45,9 @@ public final class ImagePipeline: Sendable {
         let (full, info, width, height, path, madeThumbnail) = try data.withUnsafeBytes {
             (bytes: UnsafeRawBufferPointer) throws -> (Data, ImageInfo, Int, Int, IngestPath, Thumbnail?) in
             let format = try detectFormat(bytes)
-            let image = try open(bytes, format: format, sequential: false)
+            // Opened to be read once, top to bottom (memory stays near a strip's size); only a photo that must
+            // turn is opened again for reading at random, which decodes it whole into memory.
+            let image = try open(bytes, format: format, sequential: true)
             let info = try headerInfo(of: image, format: format)
             if format == .jpeg, strategy == .automatic,
                let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide) {
@@ -56,7 +58,8 @@ public final class ImagePipeline: Sendable {
                let lossless = losslessUpright(bytes, image: image, info: info) {
                 return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path, nil)
             }
-            let upright = try image.autorotated().srgb8()
+            let source = info.orientation == 1 ? image : try open(bytes, format: format, sequential: false)
+            let upright = try source.autorotated().srgb8()
             let jpeg = try upright.jpeg(quality: fullSizeQuality)
             return (jpeg, info, upright.width, upright.height, .reencode, nil)
         }
@@ -91,9 +94,14 @@ public final class ImagePipeline: Sendable {
         return try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> RGBImage in
             let format = try detectFormat(bytes)
             let header = try open(bytes, format: format, sequential: true)
-            _ = try headerInfo(of: header, format: format)
+            let info = try headerInfo(of: header, format: format)
             let loaded: VipsImageRef
-            if let maxSide {
+            if let maxSide, format == .png, info.orientation == 1 {
+                // PNG has no shrink-on-load, and libvips' thumbnail of one decodes it whole first (a 99 MP PNG:
+                // 297 MB): the header's image is read once, top to bottom, and shrunk as it streams.
+                let (width, height) = Self.size(ofWidth: info.width, height: info.height, fittingIn: maxSide)
+                loaded = width == info.width && height == info.height ? header : try header.resized(width: width, height: height)
+            } else if let maxSide {
                 loaded = try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: maxSide, height: maxSide),
                                                orThrow: .corrupt)
             } else {
@@ -197,11 +205,18 @@ public final class ImagePipeline: Sendable {
     /// `image` scaled down so its longer side is at most `maxSide`; returned unchanged when already small enough.
     public func resize(_ image: RGBImage, fittingIn maxSide: Int) throws -> RGBImage {
         precondition(maxSide > 0, "maxSide must be positive")
-        let longer = max(image.width, image.height)
-        guard longer > maxSide else { return image }
+        guard max(image.width, image.height) > maxSide else { return image }
+        let (width, height) = Self.size(ofWidth: image.width, height: image.height, fittingIn: maxSide)
+        return try resize(image, width: width, height: height)
+    }
+
+    /// The size of a `width` x `height` picture scaled down so its longer side is `maxSide` (unchanged when it
+    /// fits already); each side at least 1.
+    static func size(ofWidth width: Int, height: Int, fittingIn maxSide: Int) -> (width: Int, height: Int) {
+        let longer = max(width, height)
+        guard longer > maxSide else { return (width, height) }
         let scale = Double(maxSide) / Double(longer)
-        return try resize(image, width: max(1, Int((Double(image.width) * scale).rounded())),
-                          height: max(1, Int((Double(image.height) * scale).rounded())))
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
     }
 
     // MARK: - Internals
@@ -270,6 +285,12 @@ public final class ImagePipeline: Sendable {
         let done = DispatchSemaphore(value: 0)
     }
 
+    /// The most decoded plane bytes the planar re-encode holds for an upright JPEG (96 MiB: 32 MP at 4:4:4,
+    /// 64 MP at 4:2:0). Above it the photo is streamed through libvips (read once, top to bottom, and encoded by
+    /// libjpeg as it is read), slower but flat in memory: a 99 MP 4:4:4 JPEG held 297 MB of planes. A photo that
+    /// must turn still takes the planar path, which needs all of it.
+    static let planarUprightLimit = 96 << 20
+
     /// The planar re-encode of a JPEG (turned upright when it must turn), with its thumbnail made at the same time on a second
     /// thread from the source; nil (the caller takes the libvips route) when the JPEG is not YCbCr or grey, has a
     /// non-sRGB profile, has a subsampling that cannot turn, or when libjpeg-turbo reports any error or warning.
@@ -278,6 +299,8 @@ public final class ImagePipeline: Sendable {
         guard let header = PlanarJPEG.header(bytes), PlanarJPEG.canTurn(header, orientation: info.orientation) else {
             return nil
         }
+        // A large upright photo is streamed through libvips instead, so its planes are never all held at once.
+        if info.orientation == 1, PlanarJPEG.planeBytes(header) > Self.planarUprightLimit { return nil }
         // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by libvips.
         if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
 
@@ -306,10 +329,7 @@ public final class ImagePipeline: Sendable {
     /// `image` shrunk with libvips (lanczos3, as `resize`) so its longer side is at most `side` (never enlarged),
     /// encoded as a metadata-free JPEG.
     private static func thumbnail(of image: RGBImage, fittingIn side: Int, quality: Int) throws -> Thumbnail {
-        let longer = max(image.width, image.height)
-        let scale = longer > side ? Double(side) / Double(longer) : 1
-        let width = max(1, Int((Double(image.width) * scale).rounded()))
-        let height = max(1, Int((Double(image.height) * scale).rounded()))
+        let (width, height) = size(ofWidth: image.width, height: image.height, fittingIn: side)
         var small = try VipsImageRef.fromRGB(image)
         if width != image.width || height != image.height {
             small = try small.resized(width: width, height: height).srgb8()

@@ -57,6 +57,15 @@ enum PlanarJPEG {
         }
     }
 
+    /// The bytes of the decoded planes this path holds for `header` (all of them at once, before the encode).
+    static func planeBytes(_ header: Header) -> Int {
+        let components = header.subsampling == TJSAMP_GRAY ? 1 : 3
+        return (0..<components).reduce(0) { total, i in
+            let ss = Int32(header.subsampling.rawValue)
+            return total + Int(tjPlaneWidth(Int32(i), Int32(header.width), ss)) * Int(tjPlaneHeight(Int32(i), Int32(header.height), ss))
+        }
+    }
+
     /// Whether this path can take the JPEG: YCbCr or grey, a subsampling it can turn.
     static func canTurn(_ header: Header, orientation: Int) -> Bool {
         header.yccOrGrey && subsampling(header.subsampling, turnedBy: orientation) != nil

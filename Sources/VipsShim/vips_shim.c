@@ -29,10 +29,15 @@ const char *cairn_loader_for_buffer(const void *buf, size_t len) {
     return vips_foreign_find_load_buffer(buf, len);
 }
 
+/* "memory": a photo opened for reading at random is decoded into memory, never into a temporary file. Without
+ * it libvips decodes any image of more than 100 MB of pixels (about 33 MP) to an unlinked file in /tmp, mode 0644:
+ * the photo's pixels would reach the disk outside the vault. Not for sequential reads: "memory" makes libvips
+ * decode the whole image first even then (8.14), where a sequential read streams and needs no temporary image. */
 CairnImage *cairn_image_new_from_buffer(const void *buf, size_t len, int sequential) {
     return vips_image_new_from_buffer(buf, len, "",
         "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
         "fail_on", VIPS_FAIL_ON_TRUNCATED,
+        "memory", !sequential,
         NULL);
 }
 
@@ -41,6 +46,7 @@ CairnImage *cairn_jpeg_new_from_buffer_shrunk(const void *buf, size_t len, int s
         "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
         "fail_on", VIPS_FAIL_ON_TRUNCATED,
         "shrink", shrink,
+        "memory", !sequential,
         NULL);
 }
 

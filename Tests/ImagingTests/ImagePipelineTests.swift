@@ -126,6 +126,25 @@ private func noCheck(_: Data) {}
     #expect(Fixtures.meanDifference(try pipeline.decodeRGB(photo.jpeg), try pipeline.decodeRGB(source)) < 3)
 }
 
+/// An upright JPEG whose decoded planes would pass `planarUprightLimit` (40 MP at 4:4:4: 120 MB) is streamed
+/// through libvips instead, read once and encoded as it is read; the same photo at 4:2:0 (60 MB of planes) keeps
+/// the planar path. Both come out the photo's size, with a thumbnail.
+@Test func aLargeUprightJPEGIsReencodedAsItStreamsWhenItsPlanesWouldPassTheLimit() throws {
+    let dir = try Fixtures.TempDir()
+    try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 80).write(to: dir.file("small.jpg"))
+    for (mode, expected) in [("off", IngestPath.reencode), ("on", .planarReencode)] {
+        let name = "large-\(mode).jpg"
+        try Fixtures.run("vips", ["resize", dir.file("small.jpg").path, dir.file(name).path + "[Q=90,subsample_mode=\(mode)]", "22.83"])
+        let source = try Data(contentsOf: dir.file(name))
+        let header = try #require(source.withUnsafeBytes { PlanarJPEG.header($0) })
+        #expect((PlanarJPEG.planeBytes(header) > ImagePipeline.planarUprightLimit) == (expected == .reencode))
+        let photo = try pipeline.ingest(source, verify: noCheck)
+        #expect(photo.path == expected, "subsampling \(mode)")
+        #expect(photo.width == header.width && photo.height == header.height)
+        #expect(max(photo.thumbnailWidth, photo.thumbnailHeight) == 512)
+    }
+}
+
 @Test func losslessIngestOfAnUprightJPEGKeepsEveryPixelInANewFile() throws {
     let source = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 320, height: 240), quality: 80)
     let photo = try pipeline.ingest(source, strategy: .losslessWherePossible, verify: noCheck)

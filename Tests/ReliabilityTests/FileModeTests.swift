@@ -10,14 +10,14 @@ private let cairnBinary = SharedData.repositoryRoot.appendingPathComponent(".bui
 struct FileModeTests {
     static let binary = cairnBinary
 
-    /// Runs `cairn ARGS` under `umask 000`; returns its exit status and output.
+    /// Runs `cairn ARGS` under `umask 000` (with `environment` added); returns its exit status and output.
     @discardableResult
-    static func cairn(_ arguments: [String], vault: URL) throws -> (status: Int32, output: String) {
+    static func cairn(_ arguments: [String], vault: URL, environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let quoted = ([binary.path, "--data-dir", vault.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         process.arguments = ["-c", "umask 000; exec " + quoted.joined(separator: " ")]
-        process.environment = ["PATH": "/usr/bin:/bin", "OMP_THREAD_LIMIT": "1", "HOME": vault.path]
+        process.environment = ["PATH": "/usr/bin:/bin", "OMP_THREAD_LIMIT": "1", "HOME": vault.path].merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
