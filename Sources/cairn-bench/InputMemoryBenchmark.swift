@@ -9,7 +9,8 @@ import Regimen
 /// - `cairn regimen import` of an intake CSV of LINES lines (default 1 million), first import and the
 ///   idempotent second one, against `sqlite3 .import` of the same file into a table;
 /// - `cairn smile add` of a 99 MP JPEG (a face photo enlarged) with a square placed by hand 4000 rows down and with
-///   the square the cascade finds, and of a 99 MP PNG, against `vipsthumbnail` shrinking the JPEG.
+///   the square the cascade finds, and of a 99 MP PNG, against `vipsthumbnail` shrinking the JPEG;
+/// - `cairn skin log` of the 99 MP JPEG, the PNG and the JPEG stored sideways (EXIF orientation 6).
 /// Target: at most 200 MB for each `cairn` run. Needs the release `cairn` beside this binary.
 enum InputMemoryBenchmark {
     static let targetMB = 200.0
@@ -80,10 +81,26 @@ enum InputMemoryBenchmark {
         report("cairn smile add (99 MP PNG, found)", pngFound)
         report("baseline: vipsthumbnail --size 1000", thumbnail)
 
-        let met = [first, second, smile, found, pngFound].allSatisfy { $0.status == 0 && $0.peakMB <= targetMB }
-        print(String(format: "  target (each cairn run <= %.0f MB): import %@ / %@, smile JPEG %@ / %@, smile PNG %@; load average %.2f at end",
+        // 3. The same 99 MP photos through Skin (the full-size photo is kept, re-encoded), and the JPEG stored
+        // sideways (EXIF orientation 6), which must be turned whole.
+        let sideways = work.appendingPathComponent("sideways.jpg"), turned = work.appendingPathComponent("turned.v")
+        try tool("/usr/bin/vips", ["rot", photo.path, turned.path, "d90"])
+        try tool("/usr/bin/vips", ["copy", turned.path, sideways.path + "[Q=90]"])
+        try tool("/usr/bin/exiftool", ["-q", "-q", "-overwrite_original", "-EXIF:Orientation#=6", sideways.path])
+        _ = try measure(cairn.path, ["--data-dir", vault.path, "skin", "add-area", "Arm"])
+        let skinJPEG = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", photo.path])
+        let skinPNG = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", png.path])
+        let skinSideways = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", sideways.path])
+        report("cairn skin log (99 MP JPEG)", skinJPEG)
+        report("cairn skin log (99 MP PNG)", skinPNG)
+        report("cairn skin log (99 MP JPEG, sideways)", skinSideways)
+
+        let runs = [first, second, smile, found, pngFound, skinJPEG, skinPNG, skinSideways]
+        let met = runs.allSatisfy { $0.status == 0 && $0.peakMB <= targetMB }
+        print(String(format: "  target (each cairn run <= %.0f MB): import %@ / %@, smile JPEG %@ / %@, smile PNG %@, skin JPEG %@, skin PNG %@, skin JPEG sideways %@; load average %.2f at end",
                      targetMB, verdict(first) as NSString, verdict(second) as NSString, verdict(smile) as NSString,
-                     verdict(found) as NSString, verdict(pngFound) as NSString, loadAverage()))
+                     verdict(found) as NSString, verdict(pngFound) as NSString, verdict(skinJPEG) as NSString,
+                     verdict(skinPNG) as NSString, verdict(skinSideways) as NSString, loadAverage()))
         return met
     }
 
