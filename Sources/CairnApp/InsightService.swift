@@ -346,7 +346,7 @@ public final class InsightService: @unchecked Sendable {
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
-    static let methodRevision = 5
+    static let methodRevision = 6
 
     /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {
