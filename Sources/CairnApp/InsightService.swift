@@ -259,7 +259,7 @@ public final class InsightService: @unchecked Sendable {
         var seen = Set<String>()
         let inputs = outcomes.filter { seen.insert($0.id).inserted }
         let prints = inputs.map(Self.fingerprint)
-        let prepared = inputs.map { InsightEngine.PreparedSeries($0, changeDays: changes.map(\.day)) }
+        let prepared = inputs.map(InsightEngine.PreparedSeries.init)
         let changeSetSame = !full && previousInputs.map { $0.changes.map(\.id) == changes.map(\.id) } == true
         let placebos: [PlaceboCheck?] = prepared.indices.map { i in
             if changeSetSame, let state = states[inputs[i].id], state.fingerprint == prints[i] { return state.placebo }
@@ -346,7 +346,7 @@ public final class InsightService: @unchecked Sendable {
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
-    static let methodRevision = 6
+    static let methodRevision = 5
 
     /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {

@@ -97,10 +97,10 @@ public struct SeriesProfile: Hashable, Sendable {
     /// divided by its expectation under that correlation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on
     /// autocorrelated data).
     ///
-    /// `breaks` are day numbers where a level may shift (the change a comparison is about and every other
-    /// confirmed change, from `InsightEngine.PreparedSeries.profile(around:)`): blocks start anew there, so the
-    /// days after a change are not demeaned together with the days before it and its true effect never passes
-    /// for carry-over.
+    /// `breaks` are day numbers where a level may shift (the change a comparison is about, from
+    /// `InsightEngine.PreparedSeries.profile(around:)`): blocks start anew there, so the days after a change's
+    /// masked window are not demeaned together with the days before it and its true effect never passes for
+    /// carry-over. (Other changes in the history may still raise the estimate of their block: wider intervals.)
     public init(dense values: [Double], firstDay: Int, breaks: [Int] = []) {
         let lags = Self.fittedLags
         // Segments between breaks, each cut into equal blocks of at least `autocorrelationBlockDays` (a short

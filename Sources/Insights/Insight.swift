@@ -421,40 +421,37 @@ public struct InsightEngine: Sendable {
         return insights(changes: changes, series: series, asOf: asOf)
     }
 
-    /// One series ready for analysis: its dense values and the days of the confirmed changes its profiles break at.
+    /// One series ready for analysis: its dense values and profile, fitted once.
     public struct PreparedSeries: Sendable {
         /// The series.
         public let input: MetricSeriesInput
         /// Its dense values.
         public let dense: DenseSeries
-        /// The day numbers of every confirmed change (of any product): the profile's blocks start anew at each.
-        public let changeDays: [Int]
+        /// Its profile.
+        public let profile: SeriesProfile
 
-        /// Packs `input`; `changeDays` are the days of every confirmed change.
-        public init(_ input: MetricSeriesInput, changeDays: [LocalDay] = []) {
-            self.init(input, dense: DenseSeries(input.values), changeDays: changeDays)
+        /// Packs and profiles `input`.
+        public init(_ input: MetricSeriesInput) {
+            self.init(input, dense: DenseSeries(input.values))
         }
 
-        /// `dense` as the values of `input` (simulations pass the dense values directly).
-        public init(_ input: MetricSeriesInput, dense: DenseSeries, changeDays: [LocalDay] = []) {
+        /// Profiles `dense` as the values of `input` (simulations pass the dense values directly).
+        public init(_ input: MetricSeriesInput, dense: DenseSeries) {
             self.input = input
             self.dense = dense
-            self.changeDays = changeDays.map(\.dayNumber)
+            profile = SeriesProfile(dense: dense.values, firstDay: dense.firstDay)
         }
 
         /// The profile fitted without the days `changeDay ..< changeDay + 28`, and with its blocks starting anew
         /// at `changeDay` (the days after the masked ones are not demeaned together with the days before), so a
         /// true shift after a change does not raise the carry-over and variance it is judged by (both looks use
-        /// the same profile). The blocks also start anew at every other confirmed change, so an earlier change's
-        /// own shift in level never passes for carry-over either (with one block across a start and a stop
-        /// months before, a 1 SD shift of their own took detection at 1 SD down to 55-62% of the known-φ test's in
-        /// `cairn-bench insights`, history section).
+        /// the same profile).
         public func profile(around changeDay: LocalDay) -> SeriesProfile {
             var masked = dense.values
             let start = changeDay.dayNumber - dense.firstDay
             let from = min(max(0, start), masked.count), to = min(max(from, start + BeforeAfterAnalysis.longWindowDays), masked.count)
             for i in from..<to { masked[i] = .nan }
-            return SeriesProfile(dense: masked, firstDay: dense.firstDay, breaks: [changeDay.dayNumber] + changeDays)
+            return SeriesProfile(dense: masked, firstDay: dense.firstDay, breaks: [changeDay.dayNumber])
         }
     }
 
@@ -558,7 +555,7 @@ public struct InsightEngine: Sendable {
     /// another year), so the list is not filled with empty "not enough data" entries.
     public func insights(changes: [ExposureChange], series: [MetricSeriesInput], asOf: LocalDay) -> [Insight] {
         var seen = Set<String>()
-        let prepared = series.filter { seen.insert($0.id).inserted }.map { PreparedSeries($0, changeDays: changes.map(\.day)) }
+        let prepared = series.filter { seen.insert($0.id).inserted }.map(PreparedSeries.init)
         let placebos = prepared.map { placebo($0, changeDays: changes.map(\.day), asOf: asOf) }
         var all: [Insight] = []
         for change in changes where change.day <= asOf {

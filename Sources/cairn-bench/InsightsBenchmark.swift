@@ -370,7 +370,7 @@ enum InsightsBenchmark {
                 let visible = Array(values[0..<upTo])
                 let series = MetricSeriesInput(id: "m", name: "M", unit: "", values: [:])
                 let changeDays = earlier.map { LocalDay(dayNumber: firstDay + $0.index) } + [changeDay]
-                let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible), changeDays: changeDays)
+                let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible))
                 let asOf = LocalDay(dayNumber: firstDay + upTo - 1)
                 let calibration = engine.placebo(prepared, changeDays: changeDays, asOf: asOf)?.varianceFactor(windowDays: w) ?? 1
                 let r = engine.analyse(prepared, changeDay: changeDay, asOf: asOf, windowDays: w, varianceFactor: calibration)
