@@ -194,6 +194,7 @@ enum InsightsBenchmark {
         }
 
         func print() {
+            guard worstFalse != nil || worstShare != nil else { return }
             Swift.print("  MARGINS (the cell nearest each target, with its 95% Monte Carlo interval)")
             if let f = worstFalse {
                 let verdict = f.interval.upperBound <= falseFindingTarget ? "clearly met" : (f.rate <= falseFindingTarget ? "met, within the noise" : "NOT met")
