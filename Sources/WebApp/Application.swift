@@ -137,7 +137,16 @@ public struct WebApplication: Sendable {
         // 6. Every other page needs the vault open (`VaultGate`): while it is locked, nothing is open to answer.
         guard let vault = gate.current(touch: true) else { return LockPages.redirectToUnlock(from: request) }
         let chrome = gate.hasLock ? Layout.LockChrome(csrfToken: configuration.csrfToken, idleSeconds: gate.idleSeconds) : nil
-        return Layout.$lockChrome.withValue(chrome) { route(request, with: vault.router(makeRouter)) }
+        return Layout.$lockChrome.withValue(chrome) {
+            let response = route(request, with: vault.router(makeRouter))
+            // After any form that was taken (an import, an edit, a check-in), insights catch up on their own: in the
+            // background in `cairn serve`, inline elsewhere (`InsightService.recomputeInBackgroundIfNeeded`); not
+            // once the form has locked the vault.
+            if request.method?.isStateChanging == true, response.status < 400, gate.current(touch: false) === vault {
+                _ = try? vault.services.insights.recomputeInBackgroundIfNeeded()
+            }
+            return response
+        }
     }
 
     /// 7. The route table answers, or says 404, or 405 with the methods it has for this path.

@@ -146,3 +146,31 @@ final class InsightSite {
     #expect(after.contains("<input type=\"hidden\" name=\"metric\" value=\"sleep_quality\"><input type=\"hidden\" name=\"search\" value=\"off\">"))
     #expect(site.app.handle(Fixture.post("/regimen/insights/onset", form: ["metric": "nope", "search": "on"], csrf: Fixture.csrf)).status == 404)
 }
+
+@Test func aFormTakenOnAnotherPageBringsInsightsUpToDate() throws {
+    let site = try InsightSite()
+    try site.cairn.insights.recompute()
+    let before = try #require(try site.cairn.insights.lastRun())
+    #expect(try !site.cairn.insights.needsRecompute())
+    // The newest dose undone from the Today page's form: the ledger changed, and insights catch up without a visit.
+    let newest = try #require(try site.cairn.regimen.ledger().entries.first)
+    #expect(site.post("/regimen/records/\(newest.id.rawValue)/undo").status == 303)
+    #expect(try !site.cairn.insights.needsRecompute())
+    #expect(try #require(try site.cairn.insights.lastRun()).computedAt >= before.computedAt)
+    // A refused form (no token) changes nothing and starts nothing.
+    #expect(site.post("/regimen/records/\(newest.id.rawValue)/undo", csrf: nil).status == 403)
+}
+
+@Test func theProgressOfARecomputationIsAnsweredForThePageScript() throws {
+    let site = try InsightSite(withData: false)
+    let idle = site.get("/regimen/insights/progress")
+    #expect(idle.status == 200)
+    #expect(idle.header("Content-Type") == "application/json")
+    let object = try #require(try JSONSerialization.jsonObject(with: idle.body) as? [String: String])
+    #expect(object == ["state": "idle", "text": ""])
+    let running = RegimenInsightsPage.render([], run: nil, state: .running(InsightProgress(phase: "Comparing", done: 2, total: 5)), csrfToken: Fixture.csrf)
+    #expect(running.contains("id=\"insights-progress\""))
+    #expect(running.contains(HTML.escape(RegimenInsightsPage.progressText(InsightProgress(phase: "Comparing", done: 2, total: 5)))))
+    #expect(running.contains("comparing: 2 of 5 changes"))
+    #expect(running.contains("disabled aria-disabled=\"true\""), "the button waits while it runs")
+}

@@ -54,6 +54,8 @@ struct ServeCommand: Command {
                                                        passphrase: passphrase.map { given in { given } })
                 do { try application.claimVaultForServing() } catch { application.database.close(); throw error }
                 application.insights.recomputesInBackground = true
+                // What was imported or logged since the last run (from the CLI too) is caught up at once, in the background.
+                _ = try? application.insights.recomputeInBackgroundIfNeeded()
                 Thread.detachNewThread { application.tidyUp() }
                 return OpenedVault(services: WebServices(application, labelScanner: labelScanner)) {
                     application.releaseVault()

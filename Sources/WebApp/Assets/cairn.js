@@ -43,6 +43,22 @@
   });
   window.addEventListener("blur", function () { cover.hidden = false; });
   window.addEventListener("focus", uncover);
+  // Insights recomputing in the background: the progress line follows it, and the page shows the new state once
+  // it is done (a failure is said in its place and the page stays as it is).
+  var progress = document.getElementById("insights-progress");
+  if (progress && window.fetch) {
+    var follow = function () {
+      fetch("/regimen/insights/progress", { credentials: "same-origin", cache: "no-store" })
+        .then(function (r) { return r.json(); })
+        .then(function (state) {
+          if (state.state === "idle") { window.location.reload(); return; }
+          progress.textContent = state.text;
+          if (state.state === "running") { window.setTimeout(follow, 1000); }
+        })
+        .catch(function () {});
+    };
+    window.setTimeout(follow, 1000);
+  }
   if (idle > 0) {
     var watch = function () { checkLock(); window.setTimeout(watch, 30000); };
     window.setTimeout(watch, idle * 1000 + 2000);

@@ -8,8 +8,10 @@ import Regimen
 /// a qualified finding first, then by strength), each card with its summary sentence and, folded in a
 /// `<details>` (works without JavaScript), its chart, the conditions that held and did not, the placebo check,
 /// the limitations; the insight disclaimer on every card. Opening the page starts a recomputation when inputs
-/// changed or the day did (`InsightService.recomputeInBackgroundIfNeeded()`, in the background in the web app);
-/// while it runs the page says where it is, and a plain reload shows the new state.
+/// changed or the day did (`InsightService.recomputeInBackgroundIfNeeded()`, in the background in the web app;
+/// every form sent to the app does too, `WebApplication.respond`); while it runs the page says where it is,
+/// `GET /regimen/insights/progress` answers `{"state": "idle"|"running"|"failed", "text": ...}` for the page
+/// script that follows it, and the page reloads itself once it is done (without JavaScript, a reload does).
 /// `POST /regimen/insights/recompute` recomputes everything (CSRF-checked) and redirects back.
 enum RegimenInsightsPage {
     static func routes(_ insights: InsightService, csrfToken: String) -> [Route] {
@@ -21,6 +23,16 @@ enum RegimenInsightsPage {
                 return .html(render(try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
                                     changes: try insights.changes(), csrfToken: csrfToken, notice: notice,
                                     searching: try insights.metricsSearchingOnset()))
+            },
+            route(.get, "/regimen/insights/progress") { _ in
+                // For the page script while a background recomputation runs: where it is, then done or failed.
+                let (state, text): (String, String) = switch insights.backgroundState {
+                case .idle: ("idle", "")
+                case .running(let progress): ("running", progressText(progress))
+                case .failed(let message): ("failed", message)
+                }
+                let body = try JSONSerialization.data(withJSONObject: ["state": state, "text": text], options: [.sortedKeys])
+                return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: body)
             },
             route(.post, "/regimen/insights/onset") { r in
                 try insights.setSearchesOnset(r.form["search"] == "on", metricID: r.form["metric"] ?? "")
@@ -42,8 +54,7 @@ enum RegimenInsightsPage {
         case .idle: break
         case .running(let progress):
             running = true
-            let step = progress.total > 0 ? ": \(progress.done) of \(progress.total) changes" : ""
-            messages += "<p class=\"notice\" role=\"status\" id=\"insights-progress\">Recomputing insights in the background (\(HTML.escape(progress.phase.lowercased()))\(step)). What you see below is from the last run; reload the page to see the new state.</p>"
+            messages += "<p class=\"notice\" role=\"status\" id=\"insights-progress\">\(HTML.escape(progressText(progress)))</p>"
         case .failed(let message):
             messages += "<p class=\"form-error\" role=\"alert\">\(HTML.escape(message))</p>"
         }
@@ -82,6 +93,13 @@ enum RegimenInsightsPage {
             body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
         }
         return Layout.page(title: "Insights", section: .regimen, body: body)
+    }
+
+    /// Where a background recomputation is, the same on the page and in `/regimen/insights/progress` (whose
+    /// script, in cairn.js, follows it and shows the new state once it is done; without it, a reload does).
+    static func progressText(_ progress: InsightProgress) -> String {
+        let step = progress.total > 0 ? ": \(progress.done) of \(progress.total) changes" : ""
+        return "Recomputing insights in the background (\(progress.phase.lowercased())\(step)). What you see below is from the last run; the page shows the new state when it is done (or reload it)."
     }
 
     /// Per series, a form that turns the search for a later onset (0-7 days after a change) on or off; the

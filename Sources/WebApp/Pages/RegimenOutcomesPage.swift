@@ -18,21 +18,17 @@ import Regimen
 /// - `POST /regimen/outcomes/metrics` (`id`, `name`, `unit`, `min`, `max`, `aggregation`).
 enum RegimenOutcomesPage {
     static func routes(_ outcomes: OutcomeService, insights: InsightService? = nil, csrfToken: String) -> [Route] {
-        // After an import or an edit, insights catch up on their own (in the background in the web app).
-        @Sendable func thenInsights(_ response: Response) -> Response {
-            _ = try? insights?.recomputeInBackgroundIfNeeded()
-            return response
-        }
-        return [
+        // After an import or an edit, insights catch up on their own (`WebApplication.respond`).
+        [
             route(.get, "/regimen/outcomes") { r in
                 let notice = r.query["saved"] == "1" ? "Saved." : r.query["defined"] == "1" ? "The metric was added." : nil
                 return .html(try render(outcomes: outcomes, csrfToken: csrfToken, notice: notice, changes: (try? insights?.changes()) ?? []))
             },
-            route(.post, "/regimen/outcomes/entries") { r in thenInsights(try addEntry(r.request, outcomes: outcomes, csrfToken: csrfToken)) },
-            route(.post, "/regimen/outcomes/import") { r in thenInsights(try importFile(r.request, outcomes: outcomes, csrfToken: csrfToken)) },
+            route(.post, "/regimen/outcomes/entries") { r in try addEntry(r.request, outcomes: outcomes, csrfToken: csrfToken) },
+            route(.post, "/regimen/outcomes/import") { r in try importFile(r.request, outcomes: outcomes, csrfToken: csrfToken) },
             route(.post, "/regimen/outcomes/metrics") { r in try defineMetric(r.request, outcomes: outcomes, csrfToken: csrfToken) },
             route(.post, "/regimen/outcomes/entries/{entry}/correct") { r in
-                thenInsights(try correctEntry(OutcomeEntryID(r.parameter("entry")), r.request, outcomes: outcomes, csrfToken: csrfToken))
+                try correctEntry(OutcomeEntryID(r.parameter("entry")), r.request, outcomes: outcomes, csrfToken: csrfToken)
             },
         ]
     }
