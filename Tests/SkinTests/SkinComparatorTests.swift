@@ -190,16 +190,7 @@ private func redClipped(_ image: RGBImage, gain: Float) -> RGBImage {
 /// of revision 8 leave the spotted retake within the noise floor too (revision 8 read it 90% or more; raw 1.94 against
 /// the floor's 2.0, while revision 9's new-mark figure reads 2.8).
 @Test func aSmallNewSpotReadsAsAChangeWhereTheMapPercentileMissesIt() throws {
-    var scene = TestImages.scene(seed: 41)
-    let base = TestImages.photo(scene)
-    func retake(_ s: [Float]) -> RGBImage { TestImages.noisy(TestImages.photo(s, shiftX: 0.012, rotation: 1.5, gain: 1.04), amplitude: 6, seed: 9) }
-    let same = retake(scene)
-    TestImages.disc(&scene, side: 360, cx: 196.5, cy: 168.5, r: 2.5, k: 0.45)
-    let spotted = retake(scene)
-    let noChange = try SkinComparator.compare(baseline: base, probe: same)
-    let change = try SkinComparator.compare(baseline: base, probe: spotted)
-    let d = change.diagnostics
-    let four = Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob, texture: d.textureBlob)
+    let (noChange, change, four) = try newMarkPair(seed: 41, radius: 2.5, blurred: false)
     #expect(change.comparable && noChange.comparable)
     #expect(try #require(noChange.similarityPercent) >= 90)
     #expect(four < Calibration.noiseFloor)
@@ -212,24 +203,31 @@ private func redClipped(_ image: RGBImage, gain: Float) -> RGBImage {
 /// over 3x3 grid pixels) read it at 1.67 of its scale against the floor's 2.0 (similarity 90% or more), so the test fails
 /// on revision 9 behaviour; revision 10 reads 2.56.
 @Test func aNewMarkOfAFewPixelsInABlurredRetakeReadsAsAChange() throws {
-    var scene = TestImages.scene(seed: 43)
-    let base = TestImages.photo(scene)
-    func retake(_ s: [Float]) -> RGBImage {
-        TestImages.blurred(TestImages.noisy(TestImages.photo(s, shiftX: 0.012, rotation: 1.5, gain: 1.04), amplitude: 6, seed: 9),
-                           radius: 1, passes: 1)
-    }
-    let same = retake(scene)
-    TestImages.disc(&scene, side: 360, cx: 196.5, cy: 168.5, r: 1.5, k: 0.45)
-    let marked = retake(scene)
-    let noChange = try SkinComparator.compare(baseline: base, probe: same)
-    let change = try SkinComparator.compare(baseline: base, probe: marked)
-    let d = change.diagnostics
-    let four = Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob, texture: d.textureBlob)
+    let (noChange, change, four) = try newMarkPair(seed: 43, radius: 1.5, blurred: true)
     #expect(change.comparable && noChange.comparable)
     #expect(try #require(noChange.similarityPercent) >= 90)
     #expect(four < Calibration.noiseFloor)
-    #expect(d.spotPeak / Calibration.termScales.spot > Calibration.noiseFloor)
+    #expect(change.diagnostics.spotPeak / Calibration.termScales.spot > Calibration.noiseFloor)
     #expect(try #require(change.similarityPercent) < 90)
+}
+
+/// A noisy retake of scene `seed` (shifted, turned, a little brighter; box-blurred once when `blurred`) compared with the
+/// scene's first photo, without and with a new dark mark of `radius` scene pixels, and the marked retake's raw score from
+/// the four figures other than the new-mark one.
+private func newMarkPair(seed: UInt64, radius: Double, blurred: Bool) throws
+    -> (noChange: SkinComparisonResult, change: SkinComparisonResult, four: Double) {
+    var scene = TestImages.scene(seed: seed)
+    let base = TestImages.photo(scene)
+    func retake(_ s: [Float]) -> RGBImage {
+        let photo = TestImages.noisy(TestImages.photo(s, shiftX: 0.012, rotation: 1.5, gain: 1.04), amplitude: 6, seed: 9)
+        return blurred ? TestImages.blurred(photo, radius: 1, passes: 1) : photo
+    }
+    let same = retake(scene)
+    TestImages.disc(&scene, side: 360, cx: 196.5, cy: 168.5, r: radius, k: 0.45)
+    let change = try SkinComparator.compare(baseline: base, probe: retake(scene))
+    let d = change.diagnostics
+    return (try SkinComparator.compare(baseline: base, probe: same), change,
+            Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob, texture: d.textureBlob))
 }
 
 /// The new-mark figure (revision 10) is the change of the blob response within a grid pixel's shift: a photo against a
