@@ -293,7 +293,7 @@ enum ChangeAnalysis {
         let displacement = BlockTerms.displacement(base: Plane(width: n, height: n, data: bLab[0]),
                                                    probe: Plane(width: n, height: n, data: pLab[0]), valid: valid)
         let mapScore = raw * noiseFactor
-        let spot = SpotTerm.measure(d, valid: valid, side: n)
+        let spot = SpotTerm.measure(baseL: bLab[0], probeL: colourLab[0], valid: colourValid, side: n)
         raw = Calibration.rawScore(map: mapScore, displacement: displacement, colour: blobs.colour, texture: blobs.texture, spot: spot)
         // Heat map at 64x64.
         let m = SkinComparator.changeMapSide
@@ -977,30 +977,65 @@ enum ForeignEdge {
     }
 }
 
-/// A new mark too small for the change map's high percentile (revision 9). The map's score is its 99.5th percentile (of
-/// the 7x7-averaged map) minus its median, and the 0.5% of the crop above that percentile is about 80 grid pixels: a new
-/// spot of a few photo pixels' radius (30 grid pixels or so) does not lift it, however dark it is, and on the shared set
-/// under typical capture only 38% of the smallest new spots (radius 1.5% of the photo's width) were caught at 5% false
-/// alarms. This figure is the peak of the same per-pixel change (ΔE, texture and structure) averaged over 3x3 grid
-/// pixels, the size of the smallest mark the grid resolves (a grid pixel is 1/128 of the crop's side, 1.5 pixels of a
-/// 320-pixel photo), minus its median
-/// over the crop. A peak of noise (a pore, sensor noise, JPEG) is a pixel or two and is averaged down, and a residual
-/// shift of the alignment of up to a pixel is already matched away in the ΔE (best match within one pixel). Where the
-/// photos differ far beyond a mark (a background band, a border lined up a pixel off) the peak is high too, but then the
-/// other figures read change as well; its scale is therefore measured on the retakes they read as unchanged
-/// (`Calibration.TermScales`).
+/// A new mark too small for the change map's high percentile (revision 9; measured anew in revision 10). The map's score is
+/// its 99.5th percentile (of the 7x7-averaged map) minus its median, and the 0.5% of the crop above that percentile is about
+/// 80 grid pixels: a new spot of a few photo pixels' radius (30 grid pixels or so) does not lift it, however dark it is.
+///
+/// Revision 10: the figure is the change of a blob detector's response between the photos. Each photo's lightness (L*, the
+/// probe on its tone curve fitted to averaged planes) is band-passed as a centre minus its surround (two box passes of
+/// radius `centreRadius`, about a Gaussian of sigma 2 grid pixels, minus two of radius `surroundRadius`, about 5): the
+/// matched filter of a mark of 2-4 grid pixels' radius (the smallest marks the grid resolves; a grid pixel is 1/128 of the
+/// crop's side, 1.5 pixels of a 320-pixel photo), which leaves out shading and a colour fit's residual across the frame.
+/// Per grid pixel the figure takes the smallest difference of the two responses within one grid pixel's shift, so a
+/// residual misalignment of up to a pixel (a dipole at every edge) cancels, while a new mark, whose response is a
+/// broad peak, keeps nearly all of it. The figure is the peak of that over the pixels whose whole surround lies inside the
+/// compared area (colour compared there too), minus its median.
+///
+/// Revision 9 took the peak of the change map (ΔE with the best match within a pixel, texture and structure) averaged
+/// over 3x3 grid pixels. The best match within a pixel of the unsmoothed ΔE eats a pixel of a small mark's rim on every
+/// side, and the structure and texture parts add a retake's sensor noise and blur to the peak: under typical capture it
+/// caught 72% of the smallest new spots of the shared set (radius 1.5% of the photo's width) at 5% false alarms, and
+/// this figure 91%.
 enum SpotTerm {
-    /// Radius of the box the per-pixel change is averaged over (3x3 grid pixels).
-    static let radius = 1
+    /// Radius of the centre's two box passes (about a Gaussian of sigma 2 grid pixels).
+    static let centreRadius = 2
+    /// Radius of the surround's two box passes (about a Gaussian of sigma 5 grid pixels).
+    static let surroundRadius = 6
 
-    /// The peak of `d` (the change map's per-pixel values, `side` x `side`) averaged over 3x3, minus its median, over the
-    /// pixels in `valid`; 0 with under 64 of them.
-    static func measure(_ d: [Float], valid: [Bool], side n: Int) -> Double {
-        let m = Plane(width: n, height: n, data: d).boxBlurred(radius: radius)
+    /// The centre-minus-surround band of `plane` (`side` x `side`).
+    static func band(_ plane: [Float], side n: Int) -> [Float] {
+        let p = Plane(width: n, height: n, data: plane)
+        var out = p.boxBlurred(radius: centreRadius).boxBlurred(radius: centreRadius).data
+        let surround = p.boxBlurred(radius: surroundRadius).boxBlurred(radius: surroundRadius)
+        for k in out.indices { out[k] -= surround.data[k] }
+        return out
+    }
+
+    /// The figure (see above) of the baseline's and the probe's L* planes (`side` x `side`) over the pixels in `valid`;
+    /// 0 with under 64 of them whose surround is whole.
+    static func measure(baseL: [Float], probeL: [Float], valid: [Bool], side n: Int) -> Double {
+        let rb = band(baseL, side: n), rp = band(probeL, side: n)
+        let cover = Plane(width: n, height: n, data: valid.map { $0 ? 1 : 0 })
+            .boxBlurred(radius: surroundRadius).boxBlurred(radius: surroundRadius)
         var v: [Float] = []
         v.reserveCapacity(n * n)
         var peak: Float = 0
-        for k in 0..<(n * n) where valid[k] { v.append(m.data[k]); peak = max(peak, m.data[k]) }
+        for j in 0..<n {
+            for i in 0..<n {
+                let k = j * n + i
+                guard valid[k] && cover.data[k] > 0.999 else { continue }
+                var best = Float.greatestFiniteMagnitude
+                for dy in -1...1 {
+                    let jj = min(max(j + dy, 0), n - 1)
+                    for dx in -1...1 {
+                        let ii = min(max(i + dx, 0), n - 1)
+                        best = min(best, abs(rp[jj * n + ii] - rb[k]))
+                    }
+                }
+                v.append(best)
+                peak = max(peak, best)
+            }
+        }
         guard v.count >= 64 else { return 0 }
         return Double(max(0, peak - Plane.quantile(v, 0.5)))
     }

@@ -32,7 +32,10 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// softer retake of finely textured skin is not read as a local smoothing.
     /// Revision 9: a new mark smaller than the change map's high percentile can see (a few pixels across) counts, by the
     /// peak of the change map averaged over 3x3 grid pixels (`SpotTerm`), a fifth figure of the raw score.
-    public static let current = ComparisonRevision(9)
+    /// Revision 10: the new-mark figure measured as the change of a blob detector's response (lightness, centre minus
+    /// surround, the smallest difference within a grid pixel's shift), so that a mark of a few photo pixels' radius stands
+    /// out against a retake's noise (`SpotTerm`).
+    public static let current = ComparisonRevision(10)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -191,8 +194,9 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     public var textureBlob: Double = 0
     /// Share of the crop set aside because the probe shows something else there, at the crop's edge (revision 4).
     public var foreignFraction: Double = 0
-    /// The new-mark figure (revision 9, `SpotTerm`): the peak of the change map averaged over 3x3 grid pixels, minus its
-    /// median over the crop (change-map units, before the noise normalisation).
+    /// The new-mark figure (`SpotTerm`): from revision 10 the peak over the crop of the change of a centre-minus-surround
+    /// blob response of lightness (L* units), minus its median; in revision 9 the peak of the change map averaged over 3x3
+    /// grid pixels, minus its median (change-map units, before the noise normalisation).
     public var spotPeak: Double = 0
 
     /// Below this `colourFraction` a comparable result says that colour was compared on part of the area only.

@@ -153,6 +153,26 @@ enum SkinBenchmark {
         return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
     }
 
+    /// The machine's CPU time counters since boot (`/proc/stat`, all cores, in clock ticks): busy (user, nice, system,
+    /// irq, softirq), stolen by the host (a virtual machine's cores lent to other guests) and the total; nil where the
+    /// file is missing. Thread CPU time grows when the host steals or the cores are shared, so the ms figures print
+    /// beside what the machine did meanwhile.
+    static func cpuCounters() -> (busy: Double, steal: Double, total: Double)? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        let v = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard v.count >= 8 else { return nil }
+        return (v[0] + v[1] + v[2] + v[5] + v[6], v[7], v.prefix(8).reduce(0, +))
+    }
+
+    /// "cores busy 98% meanwhile (...), host steal 0.4%" over the interval between two `cpuCounters` readings.
+    static func machineUse(from a: (busy: Double, steal: Double, total: Double)?, to b: (busy: Double, steal: Double, total: Double)?) -> String {
+        guard let a, let b, b.total > a.total else { return "machine use unknown" }
+        let t = b.total - a.total
+        return String(format: "cores busy %.0f%% meanwhile (this run's threads included), host steal %.1f%%", 100 * (b.busy - a.busy) / t,
+                      100 * (b.steal - a.steal) / t)
+    }
+
     static func defaultDataDir() -> String {
         let cwd = FileManager.default.currentDirectoryPath
         return URL(fileURLWithPath: cwd).deletingLastPathComponent().appendingPathComponent("shared/data").path

@@ -57,6 +57,7 @@ enum SkinPairsBenchmark {
         defer { outcomes.deallocate() }
         let imageList = images
         nonisolated(unsafe) let results = outcomes
+        let countersBefore = SkinBenchmark.cpuCounters()
         DispatchQueue.concurrentPerform(iterations: threads) { t in
             for i in stride(from: t, to: chosen.count, by: threads) {
                 let b = imageList[chosen[i][1]]!, p = imageList[chosen[i][2]]!
@@ -68,6 +69,7 @@ enum SkinPairsBenchmark {
             }
         }
         let compared = Date()
+        let machine = SkinBenchmark.machineUse(from: countersBefore, to: SkinBenchmark.cpuCounters())
         let out = arguments.first { $0.hasPrefix("--out=") }.map { URL(fileURLWithPath: String($0.dropFirst(6))) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("cairn-skin-pairs-\(getpid())")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -102,8 +104,8 @@ enum SkinPairsBenchmark {
         let ms = (0..<chosen.count).map { outcomes[$0].ms }.sorted()
         var load = [Double](repeating: 0, count: 3)
         getloadavg(&load, 3)
-        print(String(format: "\nms per pair (thread CPU time, preparing both photos + comparing, release build): mean %.1f, p95 %.1f (target <= 30; load average %.2f)",
-                     ms.reduce(0, +) / Double(max(1, ms.count)), ms.isEmpty ? 0 : ms[Int(Double(ms.count - 1) * 0.95)], load[0]))
+        print(String(format: "\nms per pair (thread CPU time, preparing both photos + comparing, release build): mean %.1f, p95 %.1f (target <= 30; load average %.2f; %@)",
+                     ms.reduce(0, +) / Double(max(1, ms.count)), ms.isEmpty ? 0 : ms[Int(Double(ms.count - 1) * 0.95)], load[0], machine))
         let target = ms.reduce(0, +) / Double(max(1, ms.count)) <= 30
         leaveBasesOut(Array(byID.values))
         if let dir = arguments.first(where: { $0.hasPrefix("--inspect=") }).map({ String($0.dropFirst(10)) }) {
