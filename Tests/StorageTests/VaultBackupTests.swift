@@ -13,10 +13,11 @@ private final class BackedUpVault {
     let backupPath: String
     let passphrase = try! Passphrase("a long backup passphrase")
 
-    init(photoCount: Int = 3, photoBytes: Int = 150_000) throws {
+    /// With `key`, of a locked vault (its database and photo files encrypted with that vault key).
+    init(photoCount: Int = 3, photoBytes: Int = 150_000, key: SecretKey? = nil) throws {
         scratch = try TemporaryDirectory()
         vault = try Vault(directory: scratch.url.appendingPathComponent("vault"))
-        database = try vault.openDatabase(clock: fixedClock)
+        database = try vault.openDatabase(clock: fixedClock, key: key)
         let store = PhotoFileStore(vault: vault, database: database, clock: fixedClock)
         photos = try (0..<photoCount).map { i in
             let bytes = Data((0..<photoBytes).map { UInt8(truncatingIfNeeded: $0 &* (i + 3) &+ $0 >> 11) })
@@ -69,6 +70,40 @@ private func cheap() -> KeyDerivation {
         #expect(FileModes.permissions(atPath: target.appendingPathComponent(photo.relativePath).path) == 0o600)
     }
     #expect(FileModes.permissions(atPath: target.path) == 0o700)
+}
+
+@Test func aLockedVaultsBackupHoldsThePhotosThemselvesAndRestoresAVaultWithoutLock() throws {
+    let v = try BackedUpVault(key: SecretKey.random())
+    let store = PhotoFileStore(vault: v.vault, database: v.database)
+    for photo in v.photos {
+        #expect(EncryptedPhoto.isEncrypted(try Data(contentsOf: v.vault.directory.appendingPathComponent(photo.relativePath))))
+    }
+    let summary = try VaultBackup.verify(fileAt: v.backupPath, passphrase: v.passphrase)
+    #expect(summary.photoCount == 3)
+    #expect(summary.contentBytes > Int64(3 * 150_000))
+    let target = v.scratch.url.appendingPathComponent("restored")
+    #expect(try VaultBackup.restore(fileAt: v.backupPath, passphrase: v.passphrase, into: target) == summary)
+    let restored = try Vault(directory: target)
+    #expect(try restored.lockSetting() == .neverSet)
+    #expect(!restored.databaseIsEncrypted)
+    let database = try restored.openDatabase(clock: fixedClock)
+    defer { database.close() }
+    let restoredStore = PhotoFileStore(vault: restored, database: database)
+    for photo in v.photos {
+        let bytes = try store.data(for: photo.id)
+        #expect(try Data(contentsOf: target.appendingPathComponent(photo.relativePath)) == bytes)
+        #expect(try restoredStore.data(for: photo.id) == bytes)
+    }
+}
+
+@Test func aLockedVaultsPhotoThatDoesNotOpenStopsTheBackup() throws {
+    let v = try BackedUpVault(photoCount: 2, key: SecretKey.random())
+    let url = v.vault.directory.appendingPathComponent(v.photos[1].relativePath)
+    var file = try Data(contentsOf: url)
+    file[file.count / 2] ^= 0x40
+    try file.write(to: url)
+    let path = v.scratch.url.appendingPathComponent("second.cairnbackup").path
+    #expect(throws: BackupError.photoUnavailable) { try v.write(to: path) }
 }
 
 @Test func theBackupLeavesNoCopyOfTheDatabaseInTheVault() throws {
