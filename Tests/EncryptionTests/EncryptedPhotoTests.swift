@@ -1,4 +1,4 @@
-import Encryption
+@testable import Encryption
 import Foundation
 import Testing
 
@@ -61,4 +61,23 @@ func aSealedPhotoOfAnySizeOpensToTheSameBytes(size: Int) throws {
     var file = try seal(photo(100))
     file[8] = 2
     #expect(throws: EncryptionError.unsupportedVersion(2)) { try open(file) }
+}
+
+@Test func theDocumentsPhotoFileWrittenByAnotherProgramOpensAndItsKeyIsTheDocumentsDerivation() throws {
+    let v = try Vectors()
+    let vaultKey = try #require(SecretKey(bytes: try v.bytes("photo-vault-key")))
+    let id = String(decoding: try v.bytes("photo-id"), as: UTF8.self)
+    let file = Data(try v.bytes("photo-file"))
+    let plaintext = try v.bytes("photo-plaintext")
+    #expect(try EncryptedPhoto.open(file, photoID: id, vaultID: try v.bytes("photo-vault-id"), vaultKey: vaultKey) == Data(plaintext))
+    #expect(file.count == EncryptedPhoto.sealedByteCount(plaintext: plaintext.count))
+    #expect(EncryptedPhoto.headerPrefix(vaultID: try v.bytes("photo-vault-id")) + Array(id.utf8) == (try v.bytes("photo-associated-data")))
+    // The key never leaves SecretKey: compare what it seals with what the document's key seals.
+    let expected = try #require(SecretKey(bytes: try v.bytes("photo-key")))
+    let nonce = [UInt8](repeating: 0, count: AEAD.nonceByteCount)
+    #expect(AEAD.seal([1, 2, 3], key: EncryptedPhoto.photoKey(from: vaultKey), nonce: nonce, associatedData: [])
+            == AEAD.seal([1, 2, 3], key: expected, nonce: nonce, associatedData: []))
+    // And what Cairn writes for the same photo, the document's reader opens.
+    let ours = try EncryptedPhoto.seal(Data(plaintext), photoID: id, vaultID: try v.bytes("photo-vault-id"), vaultKey: vaultKey)
+    #expect(ours.prefix(28) == file.prefix(28) && ours.count == file.count)
 }
