@@ -209,3 +209,37 @@ private func cheap() -> KeyDerivation {
     #expect(try Vault(directory: dir.url).identifier() == id)
     #expect(FileModes.permissions(atPath: dir.url.appendingPathComponent("vault.id").path) == 0o600)
 }
+
+// MARK: kill -9 during a backup of a locked vault, for real
+
+@Test(arguments: [100, 300_000, 700_000, 1_100_000])
+func aProcessKilledDuringALockedVaultsBackupLeavesTheVaultWholeAndNothingReadableBehind(stopAfter: Int) throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir, photos: 8)
+    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                         keyDerivation: cheapDerivation()).close()
+    let before = Dictionary(uniqueKeysWithValues: filesUnder(vault.directory).map {
+        ($0, try? Data(contentsOf: vault.directory.appendingPathComponent($0)))
+    })
+    FileManager.default.createFile(atPath: dir.url.appendingPathComponent("backup.partial").path, contents: nil)
+    let child = try ChildProcess.launch(role: "backup", directory: dir.url, extra: ["CAIRN_STOP_AFTER": String(stopAfter)])
+    #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never wrote \(stopAfter) bytes")
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(child.terminationReason == .uncaughtSignal)
+    // The database snapshot was unlinked as soon as it was open: nothing of it is left in the vault folder, and
+    // no file of the vault changed (the lock file aside) or holds a readable byte of a note or a photo.
+    let after = filesUnder(vault.directory)
+    #expect(!after.contains { $0.hasPrefix(".backup-") })
+    for name in after where name != VaultLock.fileName && !name.hasPrefix("cairn.sqlite-") {
+        #expect(before[name] == (try? Data(contentsOf: vault.directory.appendingPathComponent(name))), "\(name) changed")
+        let bytes = (try? Data(contentsOf: vault.directory.appendingPathComponent(name))) ?? Data()
+        #expect(bytes.range(of: Data("Isotretinoin".utf8)) == nil, "\(name) holds plaintext")
+    }
+    #expect(try noteCount(in: vault) == 300)
+    #expect(try photos(in: vault) == ((0..<8).map(testPhoto), 8))
+    // What was written is an encrypted backup cut short: refused as such, never restored.
+    let partial = dir.url.appendingPathComponent("backup.partial").path
+    #expect(throws: (any Error).self) { _ = try VaultBackup.verify(fileAt: partial, passphrase: Passphrase("a backup passphrase")) }
+}
