@@ -337,9 +337,12 @@ struct PhotoFileForm {
     let key: SecretKey?
     private let vaultID: [UInt8]
 
+    /// The vault identifier bound into each file is the one the vault header holds (authenticated by its key
+    /// wrap), so a lost or edited `vault.id` never makes the photos unreadable; `vault.id` only for a vault whose
+    /// database has a key but no header (tests).
     init(vault: Vault, key: SecretKey?) throws {
         self.key = key
-        vaultID = key == nil ? [] : try vault.identifier()
+        vaultID = key == nil ? [] : try vault.header()?.vaultID ?? vault.identifier()
     }
 
     /// What the file of photo `id` holds in this form.

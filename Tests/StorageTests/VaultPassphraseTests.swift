@@ -254,3 +254,13 @@ func aProcessKilledAtRandomMomentsWhileChangingTheLockNeverLosesTheVaultOrAPhoto
         #expect(try photos(in: vault, tidy: true).encryptedFiles == (locked ? 60 : 0), "killed after \(delay) ms")
     }
 }
+
+@Test func aLockedVaultsPhotosStillOpenWhenVaultIDIsLostBecauseTheHeaderNamesTheVault() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir)
+    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                         keyDerivation: cheapDerivation()).close()
+    try FileManager.default.removeItem(at: vault.directory.appendingPathComponent(Vault.identifierFileName))
+    #expect(try photos(in: vault) == ((0..<3).map(testPhoto), 3))
+}
