@@ -98,7 +98,8 @@ public final class CairnApplication: Sendable {
     public func releaseWriterHold() { database.vaultLock?.releaseShared() }
 
     /// Clears what an interrupted write left (photo files without a row, a half-done Apple Health or intake import,
-    /// an upload) and recomputes comparisons stored by an older comparator revision (once, never mixed).
+    /// an upload), finishes the photo conversion of a lock change that was stopped (`Vault.finishPhotoConversion`)
+    /// and recomputes comparisons stored by an older comparator revision (once, never mixed).
     ///
     /// Only a process that may write right now does it, and without waiting: while `cairn serve` owns the vault
     /// in another process, or another process holds SQLite's write lock, opening only reads (the next opener that
@@ -111,6 +112,7 @@ public final class CairnApplication: Sendable {
         guard (try? database.vaultLock?.ensureWriter()) != nil else { return }
         // Sweeping runs inside a write transaction (a writer's file and its row appear together); try it at once.
         guard (try? database.write(waitingAtMost: .zero, { _ in })) != nil else { return }
+        _ = try? vault.finishPhotoConversion(database: database)
         _ = try? photoStore.sweep()
         _ = try? health.removeInterruptedImports()
         _ = try? RegimenService.removeInterruptedIntakeImports(database)

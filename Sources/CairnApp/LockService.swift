@@ -3,9 +3,8 @@ import Encryption
 import Foundation
 import Storage
 
-/// The vault lock (issue 21): turning it on (the database encrypted in place) and off (decrypted in place),
-/// changing the passphrase, and "Not now". The one place the rules of a new vault passphrase live. Photos are not
-/// encrypted yet: only the database is.
+/// The vault lock (issue 21): turning it on (the database and photos encrypted in place) and off (decrypted in
+/// place), changing the passphrase, and "Not now". The one place the rules of a new vault passphrase live.
 public enum LockService {
     /// The fewest characters a new vault passphrase may have.
     public static let minimumPassphraseLength = 8
@@ -86,14 +85,14 @@ public enum LockService {
         }
     }
 
-    /// Turns the lock on with `passphrase`: the database of `application` is encrypted in place (and closed:
+    /// Turns the lock on with `passphrase`: the database and photos of `application` are encrypted in place (and closed:
     /// the application is done with; open the vault again to go on).
     public static func turnOn(_ application: CairnApplication, passphrase: Passphrase) throws {
         try checkNew(passphrase)
         try application.vault.turnLockOn(database: application.database, passphrase: passphrase, clock: application.clock).close()
     }
 
-    /// Turns the lock off: the database of `application` is decrypted in place (and closed, as above).
+    /// Turns the lock off: the database and photos of `application` are decrypted in place (and closed, as above).
     public static func turnOff(_ application: CairnApplication, passphrase: Passphrase) throws {
         try application.vault.turnLockOff(database: application.database, passphrase: passphrase, clock: application.clock).close()
     }

@@ -419,10 +419,7 @@ public final class SkinService: @unchecked Sendable {
             return photo
         }
         // Inside the caller's transaction: read the file through the row this connection sees.
-        guard let file = try photoStore.photo(stored.photoID, in: store.db),
-              let data = FileManager.default.contents(atPath: photoStore.vault.directory.appendingPathComponent(file.relativePath).path) else {
-            throw PhotoStoreError.notFound
-        }
+        let data = try photoStore.data(for: stored.photoID, in: store.db)
         let fresh = try SkinComparator.prepare(pipeline.decodeRGB(data, maxSide: Self.analysisSide)).fingerprint
         try store.updateComparisonData(of: id, fingerprint: fresh)
         return try SkinComparator.prepare(fresh)

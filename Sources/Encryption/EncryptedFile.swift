@@ -108,7 +108,7 @@ public typealias ByteSource = (UnsafeMutableRawBufferPointer) throws -> Int
 
 /// The plaintext chunk size of Cairn's streams (64 KiB): every chunk but the last holds exactly this much.
 public let encryptedChunkByteCount = 64 * 1024
-private let chunkOverhead = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
+let chunkOverhead = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
 
 /// Encrypts a stream of bytes of any length into Cairn's encrypted-file format in constant memory: the header,
 /// then secretstream (XChaCha20-Poly1305) chunks of 64 KiB, the last one tagged final, so a reader can tell a
@@ -116,32 +116,40 @@ private let chunkOverhead = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
 public final class EncryptingWriter {
     private var state = crypto_secretstream_xchacha20poly1305_state()
     private let sink: ByteSink
+    private let associatedData: [UInt8]
     private var buffer: [UInt8] = []
     private var output: [UInt8]
     private var finished = false
-    /// The header that was written first.
-    public let header: EncryptedFileHeader
 
     /// Derives the passphrase's key (`keyDerivation`, `KeyDerivation.standard()` in use), makes a random file key,
     /// writes the header to `sink`. Bytes then go in through `write`; `finish` writes the final chunk.
-    public init(passphrase: Passphrase, kind: EncryptedFileHeader.Kind, vaultID: [UInt8],
-                keyDerivation: KeyDerivation = .standard(), sink: @escaping ByteSink) throws {
+    public convenience init(passphrase: Passphrase, kind: EncryptedFileHeader.Kind, vaultID: [UInt8],
+                            keyDerivation: KeyDerivation = .standard(), sink: @escaping ByteSink) throws {
         precondition(vaultID.count == EncryptedFileHeader.vaultIDByteCount)
-        self.sink = sink
         let wrappingKey = try keyDerivation.deriveKey(from: passphrase)
         let fileKey = SecretKey.random()
+        let associated = EncryptedFileHeader.associatedData(kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation)
+        let wrapped = WrappedKey(wrapping: fileKey, with: wrappingKey, associatedData: associated)
+        try self.init(key: fileKey, associatedData: [], sink: sink) { streamHeader in
+            EncryptedFileHeader(kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation, wrappedKey: wrapped,
+                                streamHeader: streamHeader).bytes
+        }
+    }
+
+    /// A stream keyed with `key` whose every chunk also authenticates `associatedData`: `header` turns
+    /// secretstream's 24-byte header into the bytes written to `sink` before the first chunk.
+    init(key: SecretKey, associatedData: [UInt8], sink: @escaping ByteSink, header: ([UInt8]) -> [UInt8]) throws {
+        Sodium.ready()
+        self.sink = sink
+        self.associatedData = associatedData
         var streamHeader = [UInt8](repeating: 0, count: EncryptedFileHeader.streamHeaderByteCount)
         var pushState = crypto_secretstream_xchacha20poly1305_state()
-        _ = fileKey.withBytes { crypto_secretstream_xchacha20poly1305_init_push(&pushState, &streamHeader, $0) }
-        let associated = EncryptedFileHeader.associatedData(kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation)
-        header = EncryptedFileHeader(kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation,
-                                     wrappedKey: WrappedKey(wrapping: fileKey, with: wrappingKey, associatedData: associated),
-                                     streamHeader: streamHeader)
+        _ = key.withBytes { crypto_secretstream_xchacha20poly1305_init_push(&pushState, &streamHeader, $0) }
         output = [UInt8](repeating: 0, count: encryptedChunkByteCount + chunkOverhead)
         state = pushState
         sodium_memzero(&pushState, MemoryLayout.size(ofValue: pushState))
         buffer.reserveCapacity(encryptedChunkByteCount)
-        try header.bytes.withUnsafeBytes { try sink($0) }
+        try header(streamHeader).withUnsafeBytes { try sink($0) }
     }
 
     deinit { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
@@ -171,7 +179,8 @@ public final class EncryptingWriter {
     private func push(final: Bool) throws {
         var written: UInt64 = 0
         let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
-        _ = crypto_secretstream_xchacha20poly1305_push(&state, &output, &written, buffer, UInt64(buffer.count), nil, 0, tag)
+        _ = crypto_secretstream_xchacha20poly1305_push(&state, &output, &written, buffer, UInt64(buffer.count),
+                                                       associatedData, UInt64(associatedData.count), tag)
         buffer.removeAll(keepingCapacity: true)
         try output.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<Int(written)])) }
     }
@@ -183,12 +192,11 @@ public final class EncryptingWriter {
 public final class DecryptingReader {
     private var state = crypto_secretstream_xchacha20poly1305_state()
     private let source: ByteSource
+    private let associatedData: [UInt8]
     private var piece: [UInt8]
     private var plain: [UInt8]
     private var plainOffset = 0
     private var sawFinal = false
-    /// The file's header.
-    public let header: EncryptedFileHeader
 
     /// Reads and parses the header from `source` (no passphrase needed: it says what the file is and whose).
     public static func readHeader(from source: ByteSource) throws -> EncryptedFileHeader {
@@ -200,14 +208,21 @@ public final class DecryptingReader {
 
     /// Opens the stream after `header` (already read from `source`) with `passphrase`. Throws
     /// `keyDerivationTooCostly`, `keyDerivationFailed`, `wrongPassphrase`.
-    public init(header: EncryptedFileHeader, passphrase: Passphrase, source: @escaping ByteSource) throws {
-        self.header = header
+    public convenience init(header: EncryptedFileHeader, passphrase: Passphrase, source: @escaping ByteSource) throws {
+        try self.init(streamHeader: header.streamHeader, key: header.fileKey(passphrase: passphrase), associatedData: [],
+                      source: source)
+    }
+
+    /// Opens the stream that follows secretstream's `streamHeader` in `source`, keyed with `key`, every chunk
+    /// authenticating `associatedData` too (a chunk written with other associated data is `damaged`).
+    init(streamHeader: [UInt8], key: SecretKey, associatedData: [UInt8], source: @escaping ByteSource) throws {
+        Sodium.ready()
         self.source = source
+        self.associatedData = associatedData
         piece = [UInt8](repeating: 0, count: encryptedChunkByteCount + chunkOverhead)
         plain = []
-        let key = try header.fileKey(passphrase: passphrase)
         var pullState = crypto_secretstream_xchacha20poly1305_state()
-        let ok = key.withBytes { crypto_secretstream_xchacha20poly1305_init_pull(&pullState, header.streamHeader, $0) }
+        let ok = key.withBytes { crypto_secretstream_xchacha20poly1305_init_pull(&pullState, streamHeader, $0) }
         guard ok == 0 else { throw EncryptionError.headerDamaged }
         state = pullState
         sodium_memzero(&pullState, MemoryLayout.size(ofValue: pullState))
@@ -258,7 +273,8 @@ public final class DecryptingReader {
         var written: UInt64 = 0
         var tag: UInt8 = 0
         plain = [UInt8](repeating: 0, count: count - chunkOverhead)
-        let result = crypto_secretstream_xchacha20poly1305_pull(&state, &plain, &written, &tag, piece, UInt64(count), nil, 0)
+        let result = crypto_secretstream_xchacha20poly1305_pull(&state, &plain, &written, &tag, piece, UInt64(count),
+                                                                associatedData, UInt64(associatedData.count))
         guard result == 0 else {
             // A short piece is the end of the file: either a final chunk that was damaged or one cut mid-way.
             throw count < piece.count ? EncryptionError.truncated : EncryptionError.damaged

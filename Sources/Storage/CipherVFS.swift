@@ -14,12 +14,15 @@ final class CipherVFS: @unchecked Sendable {
     static let reservedBytes = Int32(CAIRN_CIPHER_RESERVED_BYTES)
     /// The name connections pass to `sqlite3_open_v2`.
     let name: String
+    /// The vault key (photo files are sealed under a key derived from it: `EncryptedPhoto`).
+    let key: SecretKey
     private let cipher: Unmanaged<PageCipher>
 
     /// Registers a VFS sealing pages with `key`.
     init(key: SecretKey) throws {
         precondition(PageCipher.reservedByteCount == Int(CAIRN_CIPHER_RESERVED_BYTES))
         name = "cairn-cipher-\(UUID().uuidString)"
+        self.key = key
         cipher = .passRetained(PageCipher(key: key))
         let rc = cairn_cipher_vfs_register(name, cipher.toOpaque(), sealPage, openPage)
         guard rc == SQLITE_OK else {

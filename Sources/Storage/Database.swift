@@ -23,6 +23,8 @@ public final class Database: @unchecked Sendable {
     let cipher: CipherVFS?
     /// Whether the database file and its WAL are encrypted with a vault key.
     public var isEncrypted: Bool { cipher != nil }
+    /// The vault key the database was opened with (nil for a plain one): the photo files' key comes from it too.
+    var vaultKey: SecretKey? { cipher?.key }
     /// Read transactions that may run at once (each on its own connection); more wait for a free one.
     public static let maximumReaders = 4
     private let lock = NSRecursiveLock()

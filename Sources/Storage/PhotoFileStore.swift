@@ -62,6 +62,10 @@ public enum PhotoStoreError: CairnError, Equatable {
     case fileUnavailable(String)
     /// A file step (write, sync, rename) failed.
     case fileOperationFailed(String)
+    /// The file is there but is not this photo: an encrypted file altered, cut short or taken from another photo or
+    /// vault, a plain file whose bytes differ from the digest its row keeps, or an encrypted file in a vault without
+    /// its key.
+    case fileDamaged(String)
     /// `write(_:...in:)` was called with a connection outside a `write { }` transaction.
     case notInWriteTransaction
 
@@ -76,6 +80,8 @@ public enum PhotoStoreError: CairnError, Equatable {
         case .notFound: return "That photo is not in the journal."
         case .fileUnavailable: return "The photo's file is missing from the data folder."
         case .fileOperationFailed: return "The photo could not be written to the data folder. Nothing was changed."
+        case .fileDamaged:
+            return "The photo's file in the data folder is damaged, incomplete or was altered, so it was not read. Nothing was changed."
         }
     }
 
@@ -84,6 +90,7 @@ public enum PhotoStoreError: CairnError, Equatable {
         switch self {
         case .fileUnavailable(let why): return "PhotoStoreError.fileUnavailable: \(why)"
         case .fileOperationFailed(let why): return "PhotoStoreError.fileOperationFailed: \(why)"
+        case .fileDamaged(let why): return "PhotoStoreError.fileDamaged: \(why)"
         default: return "PhotoStoreError.\(caseName)"
         }
     }
@@ -98,6 +105,7 @@ public enum PhotoStoreError: CairnError, Equatable {
         case .notInWriteTransaction: return "notInWriteTransaction"
         case .fileUnavailable: return "fileUnavailable"
         case .fileOperationFailed: return "fileOperationFailed"
+        case .fileDamaged: return "fileDamaged"
         }
     }
 }
@@ -116,7 +124,11 @@ enum PhotoWriteStage: String, Sendable, CaseIterable {
 
 /// Photo files in the vault and their `photos` rows, kept in step.
 ///
-/// A write goes: temp file `photos/.tmp-<random>` written and fsynced, read back and verified, renamed to
+/// In a locked vault (its database opened with the vault key) every file is encrypted (`EncryptedPhoto`,
+/// docs/ENCRYPTION.md "Photo files") and decrypted in memory when read: no decrypted copy is written. A row's
+/// `byte_count` and `sha256` describe the photo itself (the decrypted bytes), whatever form its file has.
+///
+/// A write goes: temp file `photos/.tmp-<random>` written and fsynced, read back (decrypted) and verified, renamed to
 /// `photos/<2 hex>/<id>.<ext>`, directory fsynced, row inserted in the caller's write transaction. Any
 /// failure removes the file and rolls the row back; a crash leaves at worst an unreferenced file, which
 /// `sweep()` removes. File steps run while the write transaction (SQLite's write lock) is held, so a sweep
@@ -173,13 +185,14 @@ public struct PhotoFileStore: Sendable {
                                 width: width, height: height, byteCount: bytes.count,
                                 sha256: SHA256.hexDigest(bytes), createdAt: millisecondPrecision(clock.now()))
 
+        let form = try fileForm()
         try db.execute("SAVEPOINT photo_write")
         do {
             do {
-                try FileModes.writeNewFile(bytes, atPath: tempPath)
+                try FileModes.writeNewFile(try form.file(holding: bytes, id: id), atPath: tempPath)
                 try faultInjection?(.tempWritten)
-                let readBack = try FileModes.readFile(atPath: tempPath)
-                guard readBack == bytes else { throw PhotoStoreError.readBackMismatch }
+                let readBack = try? form.photo(inFile: FileModes.readFile(atPath: tempPath), id: id, sha256: photo.sha256)
+                guard let readBack, readBack == bytes else { throw PhotoStoreError.readBackMismatch }
                 try verify(readBack)
                 try faultInjection?(.verified)
                 let folderPath = vault.photosDirectory.appendingPathComponent(folder).path
@@ -226,21 +239,38 @@ public struct PhotoFileStore: Sendable {
         }
     }
 
-    /// The absolute file location of a photo (for libraries that read from a path). Throws `notFound`.
+    /// The absolute location of a photo's file as stored: encrypted in a locked vault, so only a plain vault's
+    /// file is a photo a library can read from its path (use `data(for:)`). Throws `notFound`.
     public func fileURL(for id: PhotoID) throws -> URL {
         guard let photo = try photo(id) else { throw PhotoStoreError.notFound }
         return vault.directory.appendingPathComponent(photo.relativePath)
     }
 
-    /// The bytes of a photo's file. Throws `notFound` for an unknown ID and `fileUnavailable` when the file is gone.
+    /// The photo's bytes (decrypted in memory in a locked vault). Throws `notFound` for an unknown ID,
+    /// `fileUnavailable` when the file is gone and `fileDamaged` when it is not this photo.
     public func data(for id: PhotoID) throws -> Data {
-        let url = try fileURL(for: id)
+        guard let photo = try photo(id) else { throw PhotoStoreError.notFound }
+        return try data(of: photo)
+    }
+
+    /// `data(for:)` through the row the caller's transaction sees.
+    public func data(for id: PhotoID, in db: Connection) throws -> Data {
+        guard let photo = try photo(id, in: db) else { throw PhotoStoreError.notFound }
+        return try data(of: photo)
+    }
+
+    private func data(of photo: StoredPhoto) throws -> Data {
+        let file: Data
         do {
-            return try FileModes.readFile(atPath: url.path)
+            file = try FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.relativePath).path)
         } catch let failure as FileModes.SystemCallFailure {
             throw PhotoStoreError.fileUnavailable(failure.description)
         }
+        return try fileForm().photo(inFile: file, id: photo.id, sha256: photo.sha256)
     }
+
+    /// The form this vault's photo files take: encrypted under the database's vault key, or plain without one.
+    func fileForm() throws -> PhotoFileForm { try PhotoFileForm(vault: vault, key: database.vaultKey) }
 
     /// Deletes a photo's row and then its file, in its own write transaction. Throws `notFound`.
     public func delete(_ id: PhotoID) throws {
@@ -297,5 +327,46 @@ public struct PhotoFileStore: Sendable {
                            purpose: try row.get("purpose"), mediaType: mediaType, width: try row.get("width"),
                            height: try row.get("height"), byteCount: try row.get("byte_count"),
                            sha256: try row.get("sha256"), createdAt: createdAt)
+    }
+}
+
+/// The form of a vault's photo files (docs/ENCRYPTION.md, "Photo files"): sealed under the vault key
+/// (`EncryptedPhoto`) while the lock is on, the photo's own bytes otherwise.
+struct PhotoFileForm {
+    /// The vault key, nil for plain files.
+    let key: SecretKey?
+    private let vaultID: [UInt8]
+
+    /// The vault identifier bound into each file is the one the vault header holds (authenticated by its key
+    /// wrap), so a lost or edited `vault.id` never makes the photos unreadable; `vault.id` only for a vault whose
+    /// database has a key but no header (tests).
+    init(vault: Vault, key: SecretKey?) throws {
+        self.key = key
+        vaultID = key == nil ? [] : try vault.header()?.vaultID ?? vault.identifier()
+    }
+
+    /// What the file of photo `id` holds in this form.
+    func file(holding photo: Data, id: PhotoID) throws -> Data {
+        guard let key else { return photo }
+        return try EncryptedPhoto.seal(photo, photoID: id.rawValue, vaultID: vaultID, vaultKey: key)
+    }
+
+    /// The photo `id` (whose row keeps `sha256`) in a file `file` read from the vault. With the key, an encrypted
+    /// file must open; a plain one is taken only when its SHA-256 is the row's (a lock change not finished yet
+    /// leaves plain files in a locked vault, and the row, in the encrypted database, vouches for them). Without
+    /// the key a plain file is taken as it is, as in a vault that never had a lock. Throws `fileDamaged`.
+    func photo(inFile file: Data, id: PhotoID, sha256: String) throws -> Data {
+        guard EncryptedPhoto.isEncrypted(file) else {
+            if key != nil, SHA256.hexDigest(file) != sha256 {
+                throw PhotoStoreError.fileDamaged("a plain file whose SHA-256 is not its row's")
+            }
+            return file
+        }
+        guard let key else { throw PhotoStoreError.fileDamaged("an encrypted file in a vault without its key") }
+        do {
+            return try EncryptedPhoto.open(file, photoID: id.rawValue, vaultID: vaultID, vaultKey: key)
+        } catch let error as EncryptionError {
+            throw PhotoStoreError.fileDamaged("it does not open (\(error))")
+        }
     }
 }

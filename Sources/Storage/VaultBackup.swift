@@ -85,14 +85,21 @@ public enum VaultBackup {
 
     /// Writes a backup of `vault` to `sink`: snapshots the database (consistent while other processes use it),
     /// then streams it and every photo the snapshot names. Throws `photoUnavailable` when a named photo is
-    /// missing; the snapshot file is removed whatever happens.
+    /// missing or is not the photo its row describes; the snapshot file is removed whatever happens.
+    ///
+    /// Decision: a backup holds the photos themselves, whatever the vault's lock. A locked vault's photo files are
+    /// decrypted in memory, one at a time, straight into the backup's own encrypted stream (as its database is
+    /// copied page by page out of its cipher), so a backup reads the same for both kinds of vault and restores a
+    /// vault whose lock is off, whole and consistent; the person turns the lock on again there.
     public static func write(vault: Vault, database: Database, passphrase: Passphrase, createdAt: Date,
                              keyDerivation: KeyDerivation = .standard(), to sink: @escaping ByteSink) throws -> BackupSummary {
         let vaultID = try vault.identifier()
         let snapshotPath = vault.directory.appendingPathComponent(".backup-\(UUID().uuidString.lowercased()).sqlite").path
         removeStaleSnapshots(in: vault)
-        let photoPaths: [String] = try database.snapshot(to: snapshotPath) { db in
-            try db.query("SELECT relative_path FROM photos ORDER BY relative_path").map { try $0.get("relative_path", as: String.self) }
+        let photos: [(id: PhotoID, path: String, sha256: String)] = try database.snapshot(to: snapshotPath) { db in
+            try db.query("SELECT id, relative_path, sha256 FROM photos ORDER BY relative_path").map {
+                (PhotoID(try $0.get("id")), try $0.get("relative_path"), try $0.get("sha256"))
+            }
         }
         // Keep the snapshot open and unlink it at once: a kill -9 from here on leaves no copy of the data behind.
         let snapshot = open(snapshotPath, O_RDONLY | O_CLOEXEC)
@@ -100,17 +107,19 @@ public enum VaultBackup {
         guard snapshot >= 0 else { throw BackupError.fileOperationFailed("open snapshot: errno \(errno)") }
         defer { close(snapshot) }
 
+        let form = try PhotoFileForm(vault: vault, key: database.vaultKey)
         let writer = try EncryptingWriter(passphrase: passphrase, kind: .vaultBackup, vaultID: vaultID,
                                           keyDerivation: keyDerivation, sink: sink)
         try (magic + [version]).withUnsafeBytes { try writer.write($0) }
         var files: [Manifest.File] = []
         files.append(try writeEntry(path: databaseName, descriptor: snapshot, to: writer))
-        for path in photoPaths {
-            guard isValidPath(path) else { throw BackupError.photoUnavailable }
-            let fd = open(vault.directory.appendingPathComponent(path).path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw BackupError.photoUnavailable }
-            defer { close(fd) }
-            files.append(try writeEntry(path: path, descriptor: fd, to: writer))
+        for photo in photos {
+            guard isValidPath(photo.path),
+                  let file = try? FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.path).path),
+                  let bytes = try? form.photo(inFile: file, id: photo.id, sha256: photo.sha256) else {
+                throw BackupError.photoUnavailable
+            }
+            files.append(try writeEntry(path: photo.path, size: UInt64(bytes.count), to: writer, from: source(bytes)))
         }
         let manifest = Manifest(format: 1, vault: Hex.encode(vaultID), created: Timestamp.string(from: createdAt), files: files)
         let encoder = JSONEncoder()
@@ -125,17 +134,19 @@ public enum VaultBackup {
     private static func writeEntry(path: String, descriptor fd: Int32, to writer: EncryptingWriter) throws -> Manifest.File {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw BackupError.fileOperationFailed("stat: errno \(errno)") }
-        let size = UInt64(info.st_size)
+        return try writeEntry(path: path, size: UInt64(info.st_size), to: writer, from: source(fd, step: "read"))
+    }
+
+    /// Writes one file entry of `size` bytes read from `input`; a file that turns out longer or shorter (changed
+    /// while it was read) is `photoUnavailable`.
+    private static func writeEntry(path: String, size: UInt64, to writer: EncryptingWriter,
+                                   from input: ByteSource) throws -> Manifest.File {
         try entryHeader(kind: fileEntry, path: path, size: size).withUnsafeBytes { try writer.write($0) }
         var hasher = SHA256Hasher()
         var buffer = [UInt8](repeating: 0, count: encryptedChunkByteCount)
         var total: UInt64 = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw BackupError.fileOperationFailed("read: errno \(errno)")
-            }
+            let n = try buffer.withUnsafeMutableBytes { try input($0) }
             if n == 0 { break }
             total += UInt64(n)
             guard total <= size else { throw BackupError.photoUnavailable }
@@ -342,12 +353,23 @@ public enum VaultBackup {
         return fd
     }
 
-    private static func source(_ fd: Int32) -> ByteSource {
+    /// The bytes of `data`, in order.
+    private static func source(_ data: Data) -> ByteSource {
+        var offset = data.startIndex
+        return { buffer in
+            let take = min(buffer.count, data.endIndex - offset)
+            data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<offset + take)
+            offset += take
+            return take
+        }
+    }
+
+    private static func source(_ fd: Int32, step: String = "read backup") -> ByteSource {
         { buffer in
             while true {
                 let n = Glibc.read(fd, buffer.baseAddress!, buffer.count)
                 if n >= 0 { return n }
-                if errno != EINTR { throw BackupError.fileOperationFailed("read backup: errno \(errno)") }
+                if errno != EINTR { throw BackupError.fileOperationFailed("\(step): errno \(errno)") }
             }
         }
     }

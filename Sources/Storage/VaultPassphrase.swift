@@ -17,7 +17,8 @@ public enum LockSetting: Sendable, Equatable {
     case on
 }
 
-/// The points a lock change passes, in order (for the crash tests, which stop a child process at each).
+/// The points a lock change passes (for the crash tests, which stop a child process at each). Turning the lock
+/// on passes them in this order; turning it off converts its photos first, then goes from `staged` to `done`.
 public enum LockChangeStage: String, Sendable, CaseIterable {
     /// The new database is written beside the old one (`.cairn.sqlite.staged`) and checked whole.
     case staged
@@ -25,7 +26,11 @@ public enum LockChangeStage: String, Sendable, CaseIterable {
     case headerPending
     /// The new database replaced the old one (the commit point).
     case databaseReplaced
-    /// The new vault header replaced the old one: the change is done.
+    /// The new vault header replaced the old one.
+    case headerReplaced
+    /// A photo file was rewritten in its new form (reached after each one).
+    case photoConverted
+    /// Every photo is in its new form and the conversion's marker is gone: the change is done.
     case done
 }
 
@@ -37,7 +42,7 @@ public enum LockChangeStage: String, Sendable, CaseIterable {
 /// itself whether it is encrypted (a plain SQLite file starts with "SQLite format 3"), so at the next open a
 /// leftover `vault.header.pending` is moved into place when it matches the database (the change got past its
 /// commit point) and removed otherwise, with the staged copy. A `kill -9` anywhere leaves the old readable vault
-/// or the new one, never neither. Photos are not encrypted yet: only the database is.
+/// or the new one, never neither. The photo files follow the header (see `VaultPhotoConversion.swift`).
 extension Vault {
     /// The vault header's file name.
     public static let headerFileName = "vault.header"
@@ -92,10 +97,10 @@ extension Vault {
         try replaceHeader(with: current.rewrapped(passphrase: passphrase, newPassphrase: newPassphrase, keyDerivation: keyDerivation))
     }
 
-    /// Turns the lock on: a new random vault key, wrapped under `passphrase`, and the database encrypted in place
-    /// (crash-safe, see above). `database` (this vault's, plain) is closed; the encrypted database is returned,
-    /// open and migrated. The process must be able to become the vault's only writer (`VaultLock.claimExclusive`).
-    /// `reached` is told each stage (tests stop there).
+    /// Turns the lock on: a new random vault key, wrapped under `passphrase`, the database encrypted in place
+    /// (crash-safe, see above), then every photo file. `database` (this vault's, plain) is closed; the encrypted
+    /// database is returned, open and migrated. The process must be able to become the vault's only writer
+    /// (`VaultLock.claimExclusive`). `reached` is told each stage (tests stop there).
     public func turnLockOn(database: Database, passphrase: Passphrase, keyDerivation: KeyDerivation = .standard(),
                            migrations: [Migration] = CairnSchema.migrations, clock: any Clock = SystemClock(),
                            reached: (LockChangeStage) -> Void = { _ in }) throws -> Database {
@@ -104,18 +109,47 @@ extension Vault {
         let key = SecretKey.random()
         // The key derivation (about half a second) before anything is written.
         let newHeader = try VaultHeader.locked(vaultKey: key, passphrase: passphrase, vaultID: identifier(), keyDerivation: keyDerivation)
+        // The marker first: a crash after the commit point finds it, and the next open with the key goes on.
+        try startPhotoConversion()
         try changeDatabase(database, to: key, header: newHeader, reached: reached)
-        return try openDatabase(migrations: migrations, clock: clock, key: key)
+        let encrypted = try openDatabase(migrations: migrations, clock: clock, key: key)
+        do {
+            try encrypted.vaultLock?.claimExclusive()
+            defer { encrypted.vaultLock?.release() }
+            _ = try convertPhotos(of: encrypted, readingWith: key, to: key, reached: reached)
+            try removePhotoConversionMarker()
+            reached(.done)
+        } catch {
+            encrypted.close()
+            throw error
+        }
+        return encrypted
     }
 
-    /// Turns the lock off: the database decrypted in place (crash-safe), the header kept as "turned off" (no key).
-    /// Needs the passphrase. `database` (this vault's, encrypted) is closed; the plain database is returned.
+    /// Turns the lock off: every photo file decrypted, then the database decrypted in place (crash-safe), the
+    /// header kept as "turned off" (no key). Needs the passphrase. `database` (this vault's, encrypted) is closed;
+    /// the plain database is returned. An encrypted photo file that does not open stops it before the database
+    /// is touched (`PhotoStoreError.fileDamaged`): without the key it could never be read again.
     public func turnLockOff(database: Database, passphrase: Passphrase, migrations: [Migration] = CairnSchema.migrations,
                             clock: any Clock = SystemClock(), reached: (LockChangeStage) -> Void = { _ in }) throws -> Database {
         guard database.path == databaseURL.path else { throw DatabaseError.misuse("turnLockOff was given a database outside this vault") }
         guard let current = try header(), current.state == .on, database.isEncrypted else { throw VaultError.lockNotOn }
-        _ = try current.vaultKey(passphrase: passphrase)
+        let key = try current.vaultKey(passphrase: passphrase)
+        guard let lock = database.vaultLock else { throw DatabaseError.misuse("a vault database without its lock") }
+        try lock.claimExclusive()
+        do {
+            try startPhotoConversion()
+            let unreadable = try convertPhotos(of: database, readingWith: key, to: nil, reached: reached)
+            guard unreadable.isEmpty else {
+                throw PhotoStoreError.fileDamaged("\(unreadable.count) encrypted photo file(s) do not open; the lock stays on")
+            }
+        } catch {
+            lock.release()
+            throw error
+        }
         try changeDatabase(database, to: nil, header: .unlocked(.turnedOff, vaultID: current.vaultID), reached: reached)
+        try removePhotoConversionMarker()
+        reached(.done)
         return try openDatabase(migrations: migrations, clock: clock)
     }
 
@@ -154,7 +188,7 @@ extension Vault {
             try rename(stagedDatabaseURL, to: databaseURL)
             reached(.databaseReplaced)
             try rename(pendingHeaderURL, to: headerURL)
-            reached(.done)
+            reached(.headerReplaced)
         } catch let failure as FileModes.SystemCallFailure {
             throw VaultError.fileOperationFailed(failure.description)
         }

@@ -59,3 +59,26 @@ private let passphrase = try! Passphrase("a long backup passphrase")
     }
     #expect(!FileManager.default.fileExists(atPath: path))
 }
+
+@Test func aLockedVaultsBackupVerifiesAndRestoresItsPhotosAsThePersonSeesThem() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let path = scratch.file("vault").path
+    let plain = try CairnApplication.open(dataDirectory: path, environment: [:])
+    let kept = try plain.photoIntake.ingest(Data(contentsOf: SharedData.photo), purpose: "skin", database: plain.database)
+    let photo = try plain.photoStore.data(for: kept.full.id)
+    try LockService.turnOn(plain, passphrase: Passphrase("a passphrase for the test"))
+    let locked = try CairnApplication.open(dataDirectory: path, environment: [:],
+                                           passphrase: { try Passphrase("a passphrase for the test") })
+    let backup = scratch.file("locked.cairnbackup").path
+    let made = try locked.backups.create(at: backup, passphrase: passphrase, keyDerivation: cheap())
+    #expect(made.summary.photoCount == 2)
+    #expect(try VaultBackup.verify(fileAt: backup, passphrase: passphrase) == made.summary)
+    let target = scratch.file("restored")
+    _ = try VaultBackup.restore(fileAt: backup, passphrase: passphrase, into: target)
+    // The restored vault has no lock: its database and photos are plain, and the photo is the one logged.
+    let restored = try CairnApplication.open(dataDirectory: target.path, environment: [:])
+    #expect(try restored.vault.lockSetting() == .neverSet)
+    #expect(try restored.photoStore.data(for: kept.full.id) == photo)
+    #expect(try Data(contentsOf: restored.photoStore.fileURL(for: kept.full.id)) == photo)
+}

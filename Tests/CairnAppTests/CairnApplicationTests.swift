@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import CairnTestSupport
+import Encryption
 import Foundation
 import Testing
 
@@ -52,4 +53,28 @@ import Testing
     #expect(smiles.count == 1)
     #expect(app.skin === app.skin && app.regimen === app.regimen && app.outcomes === app.outcomes)
     #expect(app.health === app.health && app.insights === app.insights)
+}
+
+@Test func turningTheLockOnEncryptsEveryPhotoAndAnOpenWithThePassphraseFinishesAConversionThatStopped() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let path = scratch.file("vault").path
+    let photo = try Data(contentsOf: SharedData.photo)
+    let plain = try CairnApplication.open(dataDirectory: path, environment: [:])
+    let kept = try plain.photoIntake.ingest(photo, purpose: "skin", database: plain.database)
+    let stored = try plain.photoStore.data(for: kept.full.id)
+    let thumbnail = try plain.photoStore.data(for: kept.thumbnail.id)
+    let fullURL = try plain.photoStore.fileURL(for: kept.full.id)
+    try LockService.turnOn(plain, passphrase: Passphrase("a passphrase for the test"))
+    #expect(try Data(contentsOf: fullURL).starts(with: Data("CAIRNPHO".utf8)))
+
+    // What a turn-on killed in its photo phase leaves: the marker, and a photo file still plain.
+    try stored.write(to: fullURL)
+    try Data().write(to: URL(fileURLWithPath: path).appendingPathComponent(".photos-converting"))
+    let locked = try CairnApplication.open(dataDirectory: path, environment: [:],
+                                           passphrase: { try Passphrase("a passphrase for the test") })
+    #expect(try Data(contentsOf: fullURL).starts(with: Data("CAIRNPHO".utf8)))
+    #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: path).appendingPathComponent(".photos-converting").path))
+    #expect(try locked.photoStore.data(for: kept.full.id) == stored)
+    #expect(try locked.photoStore.data(for: kept.thumbnail.id) == thumbnail)
 }

@@ -795,17 +795,17 @@ private let expectedHelp: [String: String] = [
     Usage: cairn settings <command> [options]
 
     Commands:
-      lock              Turn the passphrase lock (the database encrypted) on or off, or change the passphrase.
+      lock              Turn the passphrase lock (database and photos encrypted) on or off, or change the passphrase.
       delete-all-data   Remove every record and photo in the vault. Cannot be undone.
     """#,
     "cairn settings lock": #"""
-    Turn the passphrase lock (the database encrypted) on or off, or change the passphrase.
+    Turn the passphrase lock (database and photos encrypted) on or off, or change the passphrase.
 
     Usage: cairn settings lock on|off|change [--passphrase-file FILE] [--passphrase-fd N] [--new-passphrase-file FILE]
 
-    on      Choose a passphrase; the database is encrypted in place (a crash leaves the old vault or the new
-            one, never neither). Every later command asks for the passphrase. Photos are not encrypted yet.
-    off     The database is decrypted in place; the vault opens without a passphrase again.
+    on      Choose a passphrase; the database and every photo are encrypted in place (a crash leaves the old
+            vault or the new one, never neither). Every later command asks for the passphrase.
+    off     The database and photos are decrypted in place; the vault opens without a passphrase again.
     change  A new passphrase for the same key: nothing else changes.
     If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
     The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.

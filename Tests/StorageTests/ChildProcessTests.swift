@@ -63,6 +63,23 @@ struct ChildProcessTests {
             }
             if stage != nil { Issue.record("the lock change finished although the parent should have killed this process") }
             while true { sleep(60) }
+        case "backup":
+            // Backs up the locked vault at `vault` into `backup.partial` and stops for good once the sink has been
+            // handed CAIRN_STOP_AFTER bytes; the parent kills this process there.
+            let stopAfter = Int(environment["CAIRN_STOP_AFTER"] ?? "") ?? Int.max
+            let vault = try Vault(directory: directory.appendingPathComponent("vault"))
+            let database = try vault.openDatabase(key: try vault.unlock(passphrase: Passphrase(vaultPassphraseText)))
+            let out = try #require(FileHandle(forWritingAtPath: directory.appendingPathComponent("backup.partial").path))
+            var written = 0
+            _ = try VaultBackup.write(vault: vault, database: database, passphrase: Passphrase("a backup passphrase"),
+                                      createdAt: Date(), keyDerivation: cheapDerivation()) { bytes in
+                out.write(Data(bytes))
+                written += bytes.count
+                guard written >= stopAfter else { return }
+                _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("reached").path, contents: Data())
+                while true { sleep(60) }
+            }
+            Issue.record("the backup finished although the parent should have killed this process")
         default:
             Issue.record("unknown child role \(role)")
         }

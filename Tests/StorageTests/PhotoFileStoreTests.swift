@@ -10,10 +10,11 @@ struct TestVault {
     let vault: Vault
     let database: Database
 
-    init() throws {
+    /// With `key`, a locked vault's: its database (and so its photo files) encrypted with that vault key.
+    init(key: SecretKey? = nil) throws {
         dir = try TemporaryDirectory()
         vault = try Vault(directory: dir.url.appendingPathComponent("vault"))
-        database = try vault.openDatabase(clock: fixedClock)
+        database = try vault.openDatabase(clock: fixedClock, key: key)
     }
 
     func store(failingAt stage: PhotoWriteStage? = nil) -> PhotoFileStore {
@@ -196,11 +197,116 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
 
 @Test func photoStoreErrorMessagesArePlainAndFreeOfBannedWords() {
     let all: [PhotoStoreError] = [.emptyFile, .invalidDimensions, .missingPurpose, .readBackMismatch, .notFound,
-                                  .fileUnavailable("x"), .fileOperationFailed("y"), .notInWriteTransaction]
+                                  .fileUnavailable("x"), .fileOperationFailed("y"), .notInWriteTransaction, .fileDamaged("z")]
     for error in all {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
         #expect(error.description.hasPrefix("PhotoStoreError."))
     }
+}
+
+// MARK: a locked vault's photo files
+
+@Test func inALockedVaultThePhotoFileIsEncryptedAndReadsBackAsThePhoto() throws {
+    let t = try TestVault(key: SecretKey.random())
+    defer { t.close() }
+    let bytes = try Data(contentsOf: sharedPhotoURL)
+    var verified: Data?
+    let photo = try t.store().write(bytes, purpose: "skin", mediaType: .jpeg, width: 500, height: 375) { verified = $0 }
+    // The inspector saw the photo read back and decrypted; the row describes the photo, not the file.
+    #expect(verified == bytes)
+    #expect(photo.byteCount == bytes.count && photo.sha256 == SHA256.hexDigest(bytes))
+    let file = try Data(contentsOf: try t.store().fileURL(for: photo.id))
+    #expect(EncryptedPhoto.isEncrypted(file))
+    #expect(file.count == EncryptedPhoto.sealedByteCount(plaintext: bytes.count))
+    #expect(file.range(of: bytes.prefix(64)) == nil && file.range(of: bytes.suffix(64)) == nil)
+    #expect(try t.store().data(for: photo.id) == bytes)
+    #expect(try t.database.read { try t.store().data(for: photo.id, in: $0) } == bytes)
+    // Nothing else was left under photos/ (no decrypted copy, no temp file).
+    #expect(t.photoFiles == [String(photo.relativePath.dropFirst("photos/".count))])
+}
+
+@Test func aPlainVaultKeepsThePhotoBytesAsTheyAre() throws {
+    let t = try TestVault()
+    defer { t.close() }
+    let photo = try t.store().write(Data([0xFF, 0xD8, 1, 2]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    #expect(try Data(contentsOf: try t.store().fileURL(for: photo.id)) == Data([0xFF, 0xD8, 1, 2]))
+}
+
+/// Expects `body` to fail with `PhotoStoreError.fileDamaged`.
+func expectDamaged(_ body: () throws -> Data, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    do {
+        _ = try body()
+        Issue.record("\(comment): it opened", sourceLocation: sourceLocation)
+    } catch let error as PhotoStoreError {
+        guard case .fileDamaged = error else { Issue.record("\(comment): \(error)", sourceLocation: sourceLocation); return }
+    } catch {
+        Issue.record("\(comment): \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Test func aFlippedBitOrACutInALockedVaultsPhotoFileIsAClearError() throws {
+    let t = try TestVault(key: SecretKey.random())
+    defer { t.close() }
+    let bytes = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    let photo = try t.store().write(bytes, purpose: "skin", mediaType: .jpeg, width: 10, height: 10) { _ in }
+    let url = try t.store().fileURL(for: photo.id)
+    let original = try Data(contentsOf: url)
+    for position in [3, 20, 40, 60, 70_000, original.count - 1] {
+        var altered = original
+        altered[position] ^= 0x01
+        try altered.write(to: url)
+        expectDamaged({ try t.store().data(for: photo.id) }, "bit flipped at \(position)")
+    }
+    for length in [0, 30, 70_000, original.count - 1] {
+        try original.prefix(length).write(to: url)
+        expectDamaged({ try t.store().data(for: photo.id) }, "cut to \(length)")
+    }
+    try original.write(to: url)
+    #expect(try t.store().data(for: photo.id) == bytes)
+    #expect(PhotoStoreError.fileDamaged("x").userMessage.contains("damaged"))
+}
+
+@Test func twoPhotoFilesSwappedOrAFileFromAnotherVaultDoNotOpen() throws {
+    let key = SecretKey.random()
+    let t = try TestVault(key: key)
+    defer { t.close() }
+    let store = t.store()
+    let first = try store.write(Data(repeating: 1, count: 900), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    let second = try store.write(Data(repeating: 2, count: 900), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    let firstFile = try Data(contentsOf: try store.fileURL(for: first.id))
+    try Data(contentsOf: try store.fileURL(for: second.id)).write(to: try store.fileURL(for: first.id))
+    try firstFile.write(to: try store.fileURL(for: second.id))
+    expectDamaged({ try store.data(for: first.id) }, "second's file under the first's name")
+    expectDamaged({ try store.data(for: second.id) }, "first's file under the second's name")
+    // The same photo id and key, but another vault's identifier.
+    let other = try TestVault(key: key)
+    defer { other.close() }
+    let foreign = try EncryptedPhoto.seal(Data(repeating: 1, count: 900), photoID: first.id.rawValue,
+                                          vaultID: try other.vault.identifier(), vaultKey: key)
+    try foreign.write(to: try store.fileURL(for: first.id))
+    expectDamaged({ try store.data(for: first.id) }, "another vault's file")
+}
+
+@Test func aPlainFileInALockedVaultOpensOnlyWhenItIsThePhotoItsRowNames() throws {
+    // What a lock change stopped half-way leaves: the encrypted database's row vouches for the plain file.
+    let t = try TestVault(key: SecretKey.random())
+    defer { t.close() }
+    let bytes = Data(repeating: 5, count: 2_000)
+    let photo = try t.store().write(bytes, purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    let url = try t.store().fileURL(for: photo.id)
+    try bytes.write(to: url)
+    #expect(try t.store().data(for: photo.id) == bytes)
+    try Data(repeating: 6, count: 2_000).write(to: url)
+    expectDamaged({ try t.store().data(for: photo.id) }, "a plain file that is another photo")
+}
+
+@Test func anEncryptedFileInAPlainVaultIsAClearError() throws {
+    let t = try TestVault()
+    defer { t.close() }
+    let photo = try t.store().write(Data(repeating: 5, count: 2_000), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    try EncryptedPhoto.seal(Data(repeating: 5, count: 2_000), photoID: photo.id.rawValue, vaultID: try t.vault.identifier(),
+                            vaultKey: SecretKey.random()).write(to: try t.store().fileURL(for: photo.id))
+    expectDamaged({ try t.store().data(for: photo.id) }, "encrypted without a key")
 }
 
 // MARK: crash in mid-write, for real

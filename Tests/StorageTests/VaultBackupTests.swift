@@ -13,10 +13,11 @@ private final class BackedUpVault {
     let backupPath: String
     let passphrase = try! Passphrase("a long backup passphrase")
 
-    init(photoCount: Int = 3, photoBytes: Int = 150_000) throws {
+    /// With `key`, of a locked vault (its database and photo files encrypted with that vault key).
+    init(photoCount: Int = 3, photoBytes: Int = 150_000, key: SecretKey? = nil) throws {
         scratch = try TemporaryDirectory()
         vault = try Vault(directory: scratch.url.appendingPathComponent("vault"))
-        database = try vault.openDatabase(clock: fixedClock)
+        database = try vault.openDatabase(clock: fixedClock, key: key)
         let store = PhotoFileStore(vault: vault, database: database, clock: fixedClock)
         photos = try (0..<photoCount).map { i in
             let bytes = Data((0..<photoBytes).map { UInt8(truncatingIfNeeded: $0 &* (i + 3) &+ $0 >> 11) })
@@ -69,6 +70,40 @@ private func cheap() -> KeyDerivation {
         #expect(FileModes.permissions(atPath: target.appendingPathComponent(photo.relativePath).path) == 0o600)
     }
     #expect(FileModes.permissions(atPath: target.path) == 0o700)
+}
+
+@Test func aLockedVaultsBackupHoldsThePhotosThemselvesAndRestoresAVaultWithoutLock() throws {
+    let v = try BackedUpVault(key: SecretKey.random())
+    let store = PhotoFileStore(vault: v.vault, database: v.database)
+    for photo in v.photos {
+        #expect(EncryptedPhoto.isEncrypted(try Data(contentsOf: v.vault.directory.appendingPathComponent(photo.relativePath))))
+    }
+    let summary = try VaultBackup.verify(fileAt: v.backupPath, passphrase: v.passphrase)
+    #expect(summary.photoCount == 3)
+    #expect(summary.contentBytes > Int64(3 * 150_000))
+    let target = v.scratch.url.appendingPathComponent("restored")
+    #expect(try VaultBackup.restore(fileAt: v.backupPath, passphrase: v.passphrase, into: target) == summary)
+    let restored = try Vault(directory: target)
+    #expect(try restored.lockSetting() == .neverSet)
+    #expect(!restored.databaseIsEncrypted)
+    let database = try restored.openDatabase(clock: fixedClock)
+    defer { database.close() }
+    let restoredStore = PhotoFileStore(vault: restored, database: database)
+    for photo in v.photos {
+        let bytes = try store.data(for: photo.id)
+        #expect(try Data(contentsOf: target.appendingPathComponent(photo.relativePath)) == bytes)
+        #expect(try restoredStore.data(for: photo.id) == bytes)
+    }
+}
+
+@Test func aLockedVaultsPhotoThatDoesNotOpenStopsTheBackup() throws {
+    let v = try BackedUpVault(photoCount: 2, key: SecretKey.random())
+    let url = v.vault.directory.appendingPathComponent(v.photos[1].relativePath)
+    var file = try Data(contentsOf: url)
+    file[file.count / 2] ^= 0x40
+    try file.write(to: url)
+    let path = v.scratch.url.appendingPathComponent("second.cairnbackup").path
+    #expect(throws: BackupError.photoUnavailable) { try v.write(to: path) }
 }
 
 @Test func theBackupLeavesNoCopyOfTheDatabaseInTheVault() throws {
@@ -173,4 +208,38 @@ private func cheap() -> KeyDerivation {
     #expect(id.count == 16)
     #expect(try Vault(directory: dir.url).identifier() == id)
     #expect(FileModes.permissions(atPath: dir.url.appendingPathComponent("vault.id").path) == 0o600)
+}
+
+// MARK: kill -9 during a backup of a locked vault, for real
+
+@Test(arguments: [100, 300_000, 700_000, 1_100_000])
+func aProcessKilledDuringALockedVaultsBackupLeavesTheVaultWholeAndNothingReadableBehind(stopAfter: Int) throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let vault = try makeVaultWithNotes(in: dir, photos: 8)
+    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                         keyDerivation: cheapDerivation()).close()
+    let before = Dictionary(uniqueKeysWithValues: filesUnder(vault.directory).map {
+        ($0, try? Data(contentsOf: vault.directory.appendingPathComponent($0)))
+    })
+    FileManager.default.createFile(atPath: dir.url.appendingPathComponent("backup.partial").path, contents: nil)
+    let child = try ChildProcess.launch(role: "backup", directory: dir.url, extra: ["CAIRN_STOP_AFTER": String(stopAfter)])
+    #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never wrote \(stopAfter) bytes")
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(child.terminationReason == .uncaughtSignal)
+    // The database snapshot was unlinked as soon as it was open: nothing of it is left in the vault folder, and
+    // no file of the vault changed (the lock file aside) or holds a readable byte of a note or a photo.
+    let after = filesUnder(vault.directory)
+    #expect(!after.contains { $0.hasPrefix(".backup-") })
+    for name in after where name != VaultLock.fileName && !name.hasPrefix("cairn.sqlite-") {
+        #expect(before[name] == (try? Data(contentsOf: vault.directory.appendingPathComponent(name))), "\(name) changed")
+        let bytes = (try? Data(contentsOf: vault.directory.appendingPathComponent(name))) ?? Data()
+        #expect(bytes.range(of: Data("Isotretinoin".utf8)) == nil, "\(name) holds plaintext")
+    }
+    #expect(try noteCount(in: vault) == 300)
+    #expect(try photos(in: vault) == ((0..<8).map(testPhoto), 8))
+    // What was written is an encrypted backup cut short: refused as such, never restored.
+    let partial = dir.url.appendingPathComponent("backup.partial").path
+    #expect(throws: (any Error).self) { _ = try VaultBackup.verify(fileAt: partial, passphrase: Passphrase("a backup passphrase")) }
 }

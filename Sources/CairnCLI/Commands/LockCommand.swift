@@ -3,15 +3,15 @@ import CairnCore
 import Encryption
 import Foundation
 
-/// `cairn settings lock on|off|change`: the vault's passphrase, and the database encrypted at rest.
+/// `cairn settings lock on|off|change`: the vault's passphrase, and the database and photos encrypted at rest.
 struct LockCommand: Command {
     static let name = "lock"
-    static let abstract = "Turn the passphrase lock (the database encrypted) on or off, or change the passphrase."
+    static let abstract = "Turn the passphrase lock (database and photos encrypted) on or off, or change the passphrase."
     static let synopsis = "on|off|change"
     static let discussion = """
-    on      Choose a passphrase; the database is encrypted in place (a crash leaves the old vault or the new
-            one, never neither). Every later command asks for the passphrase. Photos are not encrypted yet.
-    off     The database is decrypted in place; the vault opens without a passphrase again.
+    on      Choose a passphrase; the database and every photo are encrypted in place (a crash leaves the old
+            vault or the new one, never neither). Every later command asks for the passphrase.
+    off     The database and photos are decrypted in place; the vault opens without a passphrase again.
     change  A new passphrase for the same key: nothing else changes.
     If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
     The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
@@ -42,16 +42,16 @@ struct LockCommand: Command {
                                              warning: LockService.warning)
             try LockService.checkNew(secret)  // before the vault is opened
             let application = try context.openApplication()
-            console.error("Encrypting the database in place…")
+            console.error("Encrypting the database and photos in place…")
             try LockService.turnOn(application, passphrase: secret)
-            console.print("The lock is on: the database is encrypted, and Cairn asks for the passphrase to open the vault. Photos are not encrypted yet.")
+            console.print("The lock is on: the database and photos are encrypted, and Cairn asks for the passphrase to open the vault.")
         case .off:
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
             let application = try context.openApplication(passphrase: secret)
-            console.error("Decrypting the database in place…")
+            console.error("Decrypting the database and photos in place…")
             try LockService.turnOff(application, passphrase: secret)
-            console.print("The lock is off: the database is no longer encrypted, and the vault opens without a passphrase.")
+            console.print("The lock is off: the database and photos are no longer encrypted, and the vault opens without a passphrase.")
         case .change:
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let current = try passphrase.read(console: console, prompt: "Current vault passphrase: ")

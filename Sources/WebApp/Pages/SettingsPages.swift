@@ -71,7 +71,7 @@ enum SettingsPages {
         <section class="card setting" aria-labelledby="backup-title">
         <h2 id="backup-title">Backups and privacy</h2>
         <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>
-        <p>With the lock on, the database is encrypted; photos are not yet, so use your system's disk encryption if others can reach this computer. Backups are encrypted, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
+        <p>With the lock on, the database and every photo are encrypted on this computer. Backups are encrypted too, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
         <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
         <p class="card-action"><a class="button button-quiet" href="/settings/backup" id="settings-backup">Back up everything…</a></p>
         </section>
