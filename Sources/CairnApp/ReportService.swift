@@ -56,6 +56,8 @@ public final class ReportService: @unchecked Sendable {
 
     /// What every report's metadata says about itself, beside its title.
     public static let metadataSentence = "The PDF's own metadata holds only its title, \"Cairn\" as the program that made it, the PDF library's name and the time it was made (in UTC): no name, no folder, no device."
+    /// Said beside every report's contents: the file leaves the vault's protection.
+    public static let notEncryptedSentence = "The PDF itself is not encrypted, even when the vault's lock is on: whoever has the file can read it."
 
     public init(skin: SkinService, smile: SmileService, regimen: RegimenService, outcomes: OutcomeService, insights: InsightService,
                 photoStore: PhotoFileStore, clock: any Clock) {
@@ -178,11 +180,12 @@ public final class ReportService: @unchecked Sendable {
                         + "how many there are, and the similarity disclaimer."]
         if items.count > 1 { contents.append("The trend chart (how much each photo differs from the first one, from Similar to Different) with its disclaimer.") }
         if !items.isEmpty {
-            contents.append("\(items.count) photo\(items.count == 1 ? "" : "s"), oldest first, each as the stored file, unchanged, with its date, "
+            contents.append("\(items.count) photo\(items.count == 1 ? "" : "s"), oldest first, each as Cairn keeps it (the same JPEG, not encoded again), with its date, "
                             + "capture notes, your note if any, and its visual similarity beside the disclaimer.")
         }
         contents.append("The similarity disclaimer in the footer of every page, and page numbers.")
         contents.append(Self.metadataSentence)
+        contents.append(Self.notEncryptedSentence)
         return Report(document: document, fileName: "cairn-skin-photo-log.pdf", contents: contents, photoCount: items.count)
     }
 
@@ -220,6 +223,7 @@ public final class ReportService: @unchecked Sendable {
         if !entries.isEmpty { contents.append("All \(entries.count) crop\(entries.count == 1 ? "" : "s") in date order on a grid, each with its date.") }
         contents.append(Self.smileOnlyCrops)
         contents.append(Self.metadataSentence)
+        contents.append(Self.notEncryptedSentence)
         let count = entries.isEmpty ? 0 : entries.count + (entries.count > 1 ? 2 : 0)
         return Report(document: document, fileName: "cairn-smile-progress.pdf", contents: contents, photoCount: count)
     }
@@ -396,6 +400,7 @@ public final class ReportService: @unchecked Sendable {
             "\(series.count) outcome series chart\(series.count == 1 ? "" : "s") with the schedule changes marked.",
             "\(found.count) insight\(found.count == 1 ? "" : "s") about changes in the period, each with its window, caveats and the sentence: \(Disclaimer.insight.text)",
             Self.metadataSentence,
+            Self.notEncryptedSentence,
         ]
         return Report(document: document, fileName: "cairn-regimen-summary-\(from)-to-\(to).pdf", contents: contents, photoCount: 0)
     }

@@ -33,6 +33,7 @@ final class ReportSite {
     #expect(page.bodyText.contains("What the file will hold"))
     #expect(page.bodyText.contains("2 photos, oldest first"))
     #expect(page.bodyText.contains(HTML.escape(ReportService.metadataSentence)))
+    #expect(page.bodyText.contains(HTML.escape(ReportService.notEncryptedSentence)))
     #expect(page.bodyText.contains("id=\"report-download\""))
 
     let download = site.app.handle(Fixture.post("/reports/skin/\(site.area.id.rawValue)", form: ["paper": "letter"]))
