@@ -11,10 +11,28 @@ final class ServerContext: Sendable {
     let maximumBodyBytes: Int
     /// The inactivity timeout once the headers are in (the daemon's own, shorter timeout covers the headers).
     let bodyTimeoutSeconds: UInt32
-    init(application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32) {
+    /// One count per connection the server may serve at once: the accept loop takes one before it accepts, and
+    /// a connection gives it back when libmicrohttpd closes it (`webConnectionNotified`).
+    let connectionSlots: DispatchSemaphore
+    init(application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int) {
         self.application = application
         self.maximumBodyBytes = maximumBodyBytes
         self.bodyTimeoutSeconds = bodyTimeoutSeconds
+        self.connectionSlots = DispatchSemaphore(value: maximumConnections)
+    }
+}
+
+/// libmicrohttpd's connection notifications: a connection that started (its `socket_context` is marked) gives its
+/// slot back when it is closed.
+func webConnectionNotified(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                           _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode) {
+    guard let cls, let socketContext else { return }
+    // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1 (microhttpd.h).
+    if code.rawValue == 0 {
+        socketContext.pointee = cls
+    } else if code.rawValue == 1, socketContext.pointee != nil {
+        socketContext.pointee = nil
+        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().connectionSlots.signal()
     }
 }
 

@@ -18,7 +18,9 @@ import Glibc
 /// - a client has `headerTimeoutSeconds` of silence to finish its headers, then `bodyTimeoutSeconds` of silence
 ///   between body bytes; none while the application works on the request;
 /// - at most `maximumConnections` at once, from one client as from all; beyond that, new connections wait in
-///   the kernel's listen queue (`listenBacklog`) rather than being reset.
+///   the kernel's listen queue (`listenBacklog`) rather than being reset. Cairn accepts them itself
+///   (`AcceptLoop`), only while a slot is free, and hands each to libmicrohttpd: libmicrohttpd's own listener
+///   accepted past its cap in a burst and closed what it could not serve.
 public final class WebServer: @unchecked Sendable {
     /// Seconds of silence allowed before the headers are complete (also between keep-alive requests).
     public static let headerTimeoutSeconds: UInt32 = 5
@@ -28,6 +30,8 @@ public final class WebServer: @unchecked Sendable {
     public static let maximumConnections: UInt32 = 256
     /// Connections the kernel queues while `maximumConnections` are being served.
     public static let listenBacklog: Int32 = 4096
+    /// libmicrohttpd's own cap is this much above `maximumConnections`, so it never closes one Cairn accepted.
+    static let connectionLimitSlack: UInt32 = 64
 
     /// The configuration the server was created with.
     public let configuration: WebConfiguration
@@ -36,6 +40,7 @@ public final class WebServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private var context: Unmanaged<ServerContext>?
     private var boundPort: UInt16?
+    private var acceptLoop: AcceptLoop?
 
     /// Creates a server; nothing is bound until `start()`. The configuration has already refused any
     /// non-loopback host.
@@ -74,15 +79,19 @@ public final class WebServer: @unchecked Sendable {
         let application = buildApplication(configuration: configuration, gate: gate, port: port)
         let context = Unmanaged.passRetained(ServerContext(application: application,
                                                            maximumBodyBytes: configuration.maximumBodyBytes,
-                                                           bodyTimeoutSeconds: Self.bodyTimeoutSeconds))
+                                                           bodyTimeoutSeconds: Self.bodyTimeoutSeconds,
+                                                           maximumConnections: Int(Self.maximumConnections)))
+        // Cairn accepts (see `AcceptLoop`); libmicrohttpd serves what it is handed, one thread each.
         let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | MHD_USE_POLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ERROR_LOG.rawValue
         let completed: MHD_RequestCompletedCallback = webRequestCompleted
+        let notified: MHD_NotifyConnectionCallback = webConnectionNotified
         let options: [CVarArg] = [
-            MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notified, to: OpaquePointer.self), Int(bitPattern: context.toOpaque()),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, Self.headerTimeoutSeconds,
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, Self.maximumConnections,
+            // Above Cairn's own cap: a connection gives its slot back a moment before libmicrohttpd forgets it.
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, Self.maximumConnections + Self.connectionLimitSlack,
             MHD_OPTION.END.rawValue,
         ]
         let started = withVaList(options) { va in
@@ -95,14 +104,16 @@ public final class WebServer: @unchecked Sendable {
         }
         daemon = started
         self.context = context
+        acceptLoop = AcceptLoop(listening: fd, daemon: started, slots: context.takeUnretainedValue().connectionSlots)
         boundPort = port
     }
 
-    /// Stops serving and closes the socket (libmicrohttpd closes the listening socket it was given).
-    /// Safe to call more than once.
+    /// Stops accepting, closes the listening socket, then stops serving. Safe to call more than once.
     public func stop() {
         lock.lock()
         defer { lock.unlock() }
+        acceptLoop?.stop()
+        acceptLoop = nil
         if let daemon { MHD_stop_daemon(daemon) }
         daemon = nil
         context?.release()
@@ -137,5 +148,65 @@ public final class WebServer: @unchecked Sendable {
             throw WebConfigurationError.cannotListen(port: port)
         }
         return (fd, UInt16(bigEndian: actual.sin_port))
+    }
+}
+
+/// Accepts connections on the listening socket only while fewer than `WebServer.maximumConnections` are being
+/// served (a slot of `slots` each), and hands each to libmicrohttpd, which closes it and gives the slot back
+/// through `webConnectionNotified`. The others wait in the kernel's listen queue.
+final class AcceptLoop: @unchecked Sendable {
+    private let listening: Int32
+    private let daemon: OpaquePointer
+    private let slots: DispatchSemaphore
+    private let finished = DispatchSemaphore(value: 0)
+    private let state = NSLock()
+    private var stopping = false
+
+    init(listening: Int32, daemon: OpaquePointer, slots: DispatchSemaphore) {
+        self.listening = listening
+        self.daemon = daemon
+        self.slots = slots
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "cairn-accept"
+        thread.start()
+    }
+
+    private var isStopping: Bool { state.withLock { stopping } }
+
+    private func run() {
+        while true {
+            slots.wait()
+            if isStopping { slots.signal(); return }
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listening, $0, &length) }
+            }
+            guard client >= 0 else {
+                let failure = errno
+                slots.signal()
+                if isStopping { return }
+                if failure != EINTR, failure != ECONNABORTED { usleep(10_000) }  // out of descriptors: wait, do not spin
+                continue
+            }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            let added = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, client, $0, length) }
+            }
+            // Refused: libmicrohttpd closed the socket and never started the connection, so no slot comes back.
+            if added != .YES { slots.signal() }
+        }
+    }
+
+    /// Wakes the loop (a blocked `accept` returns once the socket is shut down), waits for it, closes the socket.
+    func stop() {
+        state.withLock { stopping = true }
+        _ = shutdown(listening, Int32(SHUT_RDWR))
+        slots.signal()
+        finished.wait()
+        close(listening)
     }
 }
