@@ -106,6 +106,17 @@ public typealias ByteSink = (UnsafeRawBufferPointer) throws -> Void
 /// put there, 0 only at the end.
 public typealias ByteSource = (UnsafeMutableRawBufferPointer) throws -> Int
 
+/// A `ByteSource` that gives the bytes of `data` in order, then 0.
+public func byteSource(_ data: Data) -> ByteSource {
+    var offset = data.startIndex
+    return { buffer in
+        let take = min(buffer.count, data.endIndex - offset)
+        data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<offset + take)
+        offset += take
+        return take
+    }
+}
+
 /// The plaintext chunk size of Cairn's streams (64 KiB): every chunk but the last holds exactly this much.
 public let encryptedChunkByteCount = 64 * 1024
 let chunkOverhead = Int(crypto_secretstream_xchacha20poly1305_ABYTES)

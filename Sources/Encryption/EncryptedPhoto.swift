@@ -43,14 +43,9 @@ public enum EncryptedPhoto {
         guard header[8] == version else { throw EncryptionError.unsupportedVersion(header[8]) }
         let prefix = headerPrefix(vaultID: vaultID)
         guard Array(header[0..<prefix.count]) == prefix else { throw EncryptionError.damaged }
-        var offset = file.startIndex + headerByteCount
         let reader = try DecryptingReader(streamHeader: Array(header[prefix.count...]), key: photoKey(from: vaultKey),
-                                          associatedData: prefix + Array(photoID.utf8)) { buffer in
-            let take = min(buffer.count, file.endIndex - offset)
-            file.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<offset + take)
-            offset += take
-            return take
-        }
+                                          associatedData: prefix + Array(photoID.utf8),
+                                          source: byteSource(file.dropFirst(headerByteCount)))
         // The plaintext is always shorter than the stream that carries it.
         var plain = [UInt8](repeating: 0, count: file.count - headerByteCount)
         let count = try plain.withUnsafeMutableBytes { try reader.read(into: $0) }

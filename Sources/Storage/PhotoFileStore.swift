@@ -140,6 +140,7 @@ public struct PhotoFileStore: Sendable {
     public let database: Database
     private let clock: any Clock
     let faultInjection: (@Sendable (PhotoWriteStage) throws -> Void)?
+    private let form = FormCache()
 
     /// Creates a store over `vault` and its open `database`.
     public init(vault: Vault, database: Database, clock: any Clock = SystemClock()) {
@@ -270,7 +271,9 @@ public struct PhotoFileStore: Sendable {
     }
 
     /// The form this vault's photo files take: encrypted under the database's vault key, or plain without one.
-    func fileForm() throws -> PhotoFileForm { try PhotoFileForm(vault: vault, key: database.vaultKey) }
+    /// Worked out at the first photo and kept: the database's key never changes, nor the vault identifier the
+    /// header holds, so the header is not read again for every photo.
+    func fileForm() throws -> PhotoFileForm { try form.value { try PhotoFileForm(vault: vault, key: database.vaultKey) } }
 
     /// Deletes a photo's row and then its file, in its own write transaction. Throws `notFound`.
     public func delete(_ id: PhotoID) throws {
@@ -327,6 +330,35 @@ public struct PhotoFileStore: Sendable {
                            purpose: try row.get("purpose"), mediaType: mediaType, width: try row.get("width"),
                            height: try row.get("height"), byteCount: try row.get("byte_count"),
                            sha256: try row.get("sha256"), createdAt: createdAt)
+    }
+}
+
+/// `PhotoFileStore.fileForm()`, once worked out (shared by the store's copies).
+private final class FormCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cached: PhotoFileForm?
+
+    func value(_ make: () throws -> PhotoFileForm) throws -> PhotoFileForm {
+        try lock.withLock {
+            if let cached { return cached }
+            let made = try make()
+            cached = made
+            return made
+        }
+    }
+}
+
+/// What a backup or a lock change needs of every photo: its identifier, its file's path in the vault and the
+/// SHA-256 of the photo, in path order.
+struct PhotoFileRow {
+    let id: PhotoID
+    let path: String
+    let sha256: String
+
+    static func all(in db: Connection) throws -> [PhotoFileRow] {
+        try db.query("SELECT id, relative_path, sha256 FROM photos ORDER BY relative_path").map {
+            PhotoFileRow(id: PhotoID(try $0.get("id")), path: try $0.get("relative_path"), sha256: try $0.get("sha256"))
+        }
     }
 }
 

@@ -96,11 +96,7 @@ public enum VaultBackup {
         let vaultID = try vault.identifier()
         let snapshotPath = vault.directory.appendingPathComponent(".backup-\(UUID().uuidString.lowercased()).sqlite").path
         removeStaleSnapshots(in: vault)
-        let photos: [(id: PhotoID, path: String, sha256: String)] = try database.snapshot(to: snapshotPath) { db in
-            try db.query("SELECT id, relative_path, sha256 FROM photos ORDER BY relative_path").map {
-                (PhotoID(try $0.get("id")), try $0.get("relative_path"), try $0.get("sha256"))
-            }
-        }
+        let photos = try database.snapshot(to: snapshotPath) { try PhotoFileRow.all(in: $0) }
         // Keep the snapshot open and unlink it at once: a kill -9 from here on leaves no copy of the data behind.
         let snapshot = open(snapshotPath, O_RDONLY | O_CLOEXEC)
         unlink(snapshotPath)
@@ -119,7 +115,7 @@ public enum VaultBackup {
                   let bytes = try? form.photo(inFile: file, id: photo.id, sha256: photo.sha256) else {
                 throw BackupError.photoUnavailable
             }
-            files.append(try writeEntry(path: photo.path, size: UInt64(bytes.count), to: writer, from: source(bytes)))
+            files.append(try writeEntry(path: photo.path, size: UInt64(bytes.count), to: writer, from: byteSource(bytes)))
         }
         let manifest = Manifest(format: 1, vault: Hex.encode(vaultID), created: Timestamp.string(from: createdAt), files: files)
         let encoder = JSONEncoder()
@@ -351,17 +347,6 @@ public enum VaultBackup {
             throw BackupError.fileOperationFailed("open backup: is a directory")
         }
         return fd
-    }
-
-    /// The bytes of `data`, in order.
-    private static func source(_ data: Data) -> ByteSource {
-        var offset = data.startIndex
-        return { buffer in
-            let take = min(buffer.count, data.endIndex - offset)
-            data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<offset + take)
-            offset += take
-            return take
-        }
     }
 
     private static func source(_ fd: Int32, step: String = "read backup") -> ByteSource {

@@ -63,11 +63,7 @@ extension Vault {
     /// they are left as they are. `reached` is told after each file rewritten.
     func convertPhotos(of database: Database, readingWith readKey: SecretKey?, to target: SecretKey?,
                        reached: (LockChangeStage) -> Void = { _ in }) throws -> [PhotoID] {
-        let rows = try database.read { db in
-            try db.query("SELECT id, relative_path, sha256 FROM photos ORDER BY relative_path").map {
-                (id: PhotoID(try $0.get("id")), path: try $0.get("relative_path", as: String.self), sha256: try $0.get("sha256", as: String.self))
-            }
-        }
+        let rows = try database.read { try PhotoFileRow.all(in: $0) }
         let reading = try PhotoFileForm(vault: self, key: readKey)
         let writing = try PhotoFileForm(vault: self, key: target)
         var unreadable: [PhotoID] = []
