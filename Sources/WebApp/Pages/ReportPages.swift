@@ -100,7 +100,7 @@ enum ReportPages {
         let pagesA4 = report.pageCount
         let items = report.contents.map { "<li>\(HTML.escape($0))</li>" }.joined(separator: "\n")
         let hiddenFields = hidden.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.0))\" value=\"\(HTML.escape($0.1))\">" }.joined()
-        let photos = report.photoCount == 0 ? "" : " and \(report.photoCount) photo\(report.photoCount == 1 ? "" : "s") (as stored, unchanged)"
+        let photos = report.photoCount == 0 ? "" : " and \(report.photoCount) photo\(report.photoCount == 1 ? "" : "s") (not encoded again)"
         let body = intro(title, lead: lead) + before + """
         <section class="card report-preview" aria-labelledby="holds-title">
         <h2 id="holds-title">What the file will hold</h2>
