@@ -158,6 +158,20 @@ final class WebDriver {
         try await command("POST", "/execute/sync", ["script": script, "args": arguments])
     }
 
+    /// The smallest text in the SVGs `css` selects, in CSS pixels as drawn: chart text is sized in the chart's own
+    /// units, so its size on screen follows the chart's width. Nil when there is no such text.
+    func smallestSVGTextPixels(in css: String) async throws -> Double? {
+        let script = """
+            var sizes = [];
+            document.querySelectorAll(arguments[0]).forEach(function (svg) {
+              var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+              svg.querySelectorAll('text').forEach(function (t) { sizes.push(parseFloat(getComputedStyle(t).fontSize) * scale); });
+            });
+            return sizes.length ? Math.min.apply(null, sizes) : null;
+            """
+        return (try await evaluate(script, arguments: [css]) as? NSNumber)?.doubleValue
+    }
+
     /// Presses and releases each key in turn (e.g. "\u{E004}" is Tab).
     func press(_ keys: String) async throws {
         var actions: [[String: Any]] = []

@@ -179,10 +179,11 @@ enum RegimenInsightsPage {
 
     /// A small SVG of the daily values: hollow stone circles before the change, filled teal circles from it
     /// on, each side's mean as a line, and the change day as a labelled vertical line. Scales to its box
-    /// (viewBox), readable at 390 px.
+    /// (viewBox); its text stays readable at 390 px (`ChartText`).
     static func chart(_ insight: Insight, id: String, otherChanges: [ExposureChange] = []) -> String {
-        let width = 360.0, height = 160.0
-        let left = 40.0, right = 8.0, top = 18.0, bottom = 24.0
+        let width = 360.0, height = 170.0
+        var left = 40.0
+        let right = 8.0, top = 22.0, bottom = 28.0
         let firstDay = insight.before.lowerBound.dayNumber, lastDay = insight.after.upperBound.dayNumber
         let values = insight.points.map(\.value)
         let description = "Daily \(insight.metricName) values from \(insight.before.lowerBound) to \(insight.after.upperBound). "
@@ -196,6 +197,7 @@ enum RegimenInsightsPage {
         }
         let padding = maxValue > minValue ? (maxValue - minValue) * 0.1 : max(1, abs(maxValue) * 0.1)
         let low = minValue - padding, high = maxValue + padding
+        left = ChartText.margin(for: [plain(high - padding), plain(low + padding)], gap: 4, minimum: left)
         let span = Double(max(1, lastDay - firstDay))
         func x(_ day: Int) -> Double { left + (width - left - right) * Double(day - firstDay) / span }
         func y(_ v: Double) -> Double { top + (height - top - bottom) * (1 - (v - low) / (high - low)) }
@@ -211,7 +213,7 @@ enum RegimenInsightsPage {
         <text class="tick" x="\(f(left))" y="\(f(height - 6))">\(HTML.escape(insight.before.lowerBound.description))</text>
         <text class="tick" x="\(f(width - right))" y="\(f(height - 6))" text-anchor="end">\(HTML.escape(insight.after.upperBound.description))</text>
         <line class="change" x1="\(f(x(change) - 0.5))" y1="\(f(top - 6))" x2="\(f(x(change) - 0.5))" y2="\(f(height - bottom))"/>
-        <text class="change-label" x="\(f(x(change) + 3))" y="\(f(top - 8))">change</text>
+        <text class="change-label" x="\(f(x(change) + 3))" y="\(f(top - 9))">change</text>
 
         """
         for other in otherChanges {

@@ -310,7 +310,8 @@ enum RegimenOutcomesPage {
         guard let first = days.first, let last = days.last else { return "" }
         let values = days.map { series.values[$0]! }
         let (low, high, tickValues) = yAxis(metric: metric, values: values)
-        let w = 400.0, h = 210.0, left = 44.0, right = 12.0, top = 26.0, bottom = 34.0
+        let left = ChartText.margin(for: tickValues.map(MetricDefinition.number), gap: 6, minimum: 44)
+        let w = 400.0, h = 210.0, right = 12.0, top = 26.0, bottom = 34.0
         let span = max(1, first.days(to: last))
         func x(_ day: LocalDay) -> Double { days.count == 1 ? (left + w - right) / 2 : left + Double(first.days(to: day)) / Double(span) * (w - left - right) }
         func y(_ v: Double) -> Double { top + (high - v) / (high - low) * (h - top - bottom) }
@@ -336,7 +337,7 @@ enum RegimenOutcomesPage {
         let axis = """
         <line x1="\(f(left))" y1="\(f(top))" x2="\(f(left))" y2="\(f(h - bottom))" class="outcome-axis"/>\
         <line x1="\(f(left))" y1="\(f(h - bottom))" x2="\(f(w - right))" y2="\(f(h - bottom))" class="outcome-axis"/>\
-        <text x="\(f(left - 6))" y="14" text-anchor="end" class="outcome-axis-label outcome-unit">\(HTML.escape(metric.unit))</text>\
+        <text x="2" y="14" class="outcome-axis-label outcome-unit">\(HTML.escape(metric.unit))</text>\
         <text x="\(f(left))" y="\(f(h - 10))" class="outcome-axis-label">\(first)</text>\
         \(days.count > 1 ? "<text x=\"\(f(w - right))\" y=\"\(f(h - 10))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(last)</text>" : "")
         """
