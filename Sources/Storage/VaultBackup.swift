@@ -96,7 +96,7 @@ public enum VaultBackup {
         let vaultID = try vault.identifier()
         let snapshotPath = vault.directory.appendingPathComponent(".backup-\(UUID().uuidString.lowercased()).sqlite").path
         removeStaleSnapshots(in: vault)
-        let photos = try database.snapshot(to: snapshotPath) { try PhotoFileRow.all(in: $0) }
+        let (photos, pages) = try database.snapshot(to: snapshotPath) { try PhotoFileRow.all(in: $0) }
         // Keep the snapshot open and unlink it at once: a kill -9 from here on leaves no copy of the data behind.
         let snapshot = open(snapshotPath, O_RDONLY | O_CLOEXEC)
         unlink(snapshotPath)
@@ -108,7 +108,10 @@ public enum VaultBackup {
                                           keyDerivation: keyDerivation, sink: sink)
         try (magic + [version]).withUnsafeBytes { try writer.write($0) }
         var files: [Manifest.File] = []
-        files.append(try writeEntry(path: databaseName, descriptor: snapshot, to: writer))
+        var info = stat()
+        guard fstat(snapshot, &info) == 0 else { throw BackupError.fileOperationFailed("stat: errno \(errno)") }
+        files.append(try writeEntry(path: databaseName, size: UInt64(info.st_size), to: writer,
+                                    from: pages.plainBytes(from: source(snapshot, step: "read"))))
         for photo in photos {
             guard isValidPath(photo.path),
                   let file = try? FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.path).path),
@@ -125,12 +128,6 @@ public enum VaultBackup {
         try writer.write(json)
         try writer.finish()
         return summary(of: manifest)
-    }
-
-    private static func writeEntry(path: String, descriptor fd: Int32, to writer: EncryptingWriter) throws -> Manifest.File {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw BackupError.fileOperationFailed("stat: errno \(errno)") }
-        return try writeEntry(path: path, size: UInt64(info.st_size), to: writer, from: source(fd, step: "read"))
     }
 
     /// Writes one file entry of `size` bytes read from `input`; a file that turns out longer or shorter (changed

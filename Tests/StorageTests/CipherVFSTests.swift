@@ -214,19 +214,65 @@ private func isUnreadable(_ error: any Error) -> Bool {
     } throws: { isUnreadable($0) }
 }
 
-@Test func aSnapshotOfAnEncryptedDatabaseIsAPlainCopyForTheBackupStream() throws {
-    // `cairn backup create` copies the database with the backup API into its own encrypted stream.
+@Test func aSnapshotOfAnEncryptedDatabaseIsSealedOnDiskAndReadsBackAsAPlainDatabase() throws {
+    // `cairn backup create` copies the database with the backup API, then streams it into its own encrypted
+    // stream: the copy on disk, which exists for the length of the backup, holds nothing in the clear.
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let (path, key) = try makeEncryptedDatabase(in: dir)
     let database = try Database(path: path, key: key)
     defer { database.close() }
     let copy = dir.url.appendingPathComponent(".snapshot").path
-    let count = try database.snapshot(to: copy) { try $0.scalar("SELECT count(*) FROM notes", as: Int.self) }
+    let (count, pages) = try database.snapshot(to: copy) { try $0.scalar("SELECT count(*) FROM notes", as: Int.self) }
     #expect(count == 200)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: copy)).prefix(16) == Data("SQLite format 3\0".utf8))
-    #expect(!contains(try Data(contentsOf: URL(fileURLWithPath: path)), "SQLite format 3"))
+    #expect(pages.isSealed)
+    let sealed = try Data(contentsOf: URL(fileURLWithPath: copy))
+    #expect(!contains(sealed, "SQLite format 3"))
+    #expect(!contains(sealed, "Isotretinoin"))
+    #expect(!FileManager.default.fileExists(atPath: copy + "-journal") && !FileManager.default.fileExists(atPath: copy + "-wal"))
+    // Read through the snapshot's pages, it is the plain database, whole, in rollback mode (one file).
+    let plain = try readAll(pages.plainBytes(from: byteSource(sealed)))
+    #expect(plain.count == sealed.count)
+    #expect(plain.prefix(16) == Data("SQLite format 3\0".utf8))
+    #expect(plain[18] == 1 && plain[19] == 1)
+    let plainPath = dir.url.appendingPathComponent("plain.sqlite").path
+    try plain.write(to: URL(fileURLWithPath: plainPath))
+    #expect(try readEverything(plainPath, key: nil) == 200)
+    // A changed bit in the sealed copy is an error, not garbage in the backup.
+    var flipped = sealed
+    flipped[5000] ^= 0x01
+    #expect { _ = try readAll(pages.plainBytes(from: byteSource(flipped))) } throws: { isUnreadable($0) }
+}
+
+@Test func aSnapshotOfAPlainDatabaseIsAPlainRollbackModeCopy() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.url.appendingPathComponent("p.sqlite").path
+    let database = try Database(path: path)
+    defer { database.close() }
+    try database.write { db in
+        try db.execute("CREATE TABLE notes (body TEXT)")
+        for i in 0..<200 { try db.execute("INSERT INTO notes VALUES (?)", "\(secretText) #\(i)") }
+    }
+    let copy = dir.url.appendingPathComponent(".snapshot").path
+    let (count, pages) = try database.snapshot(to: copy) { try $0.scalar("SELECT count(*) FROM notes", as: Int.self) }
+    #expect(count == 200)
+    #expect(!pages.isSealed)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
+    #expect(try readAll(pages.plainBytes(from: byteSource(bytes))) == bytes)
+    #expect(bytes[18] == 1 && bytes[19] == 1)
     #expect(try readEverything(copy, key: nil) == 200)
+}
+
+/// Everything `source` gives, read in pieces smaller than a page and not dividing it.
+private func readAll(_ source: ByteSource) throws -> Data {
+    var out = Data()
+    var buffer = [UInt8](repeating: 0, count: 1000)
+    while true {
+        let n = try buffer.withUnsafeMutableBytes { try source($0) }
+        if n == 0 { return out }
+        out.append(contentsOf: buffer[0..<n])
+    }
 }
 
 @Test func aTransactionLargerThanThePageCacheThenSmallOnesReadBackWhole() throws {
