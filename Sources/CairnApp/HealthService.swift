@@ -72,27 +72,16 @@ public final class HealthService: @unchecked Sendable {
         self.reader = reader
     }
 
-    /// Imports an export that arrived as bytes (an upload): they are written to a private temp file beside
-    /// the database (`.health-upload-*`, mode 0600), imported as a file, and the file is removed on every path.
-    /// `removeLeftoverUploads()` clears one left by a crash.
+    /// Imports an export that arrived as bytes (an upload), read where it is in memory: no copy of it is written
+    /// to disk (a locked vault keeps nothing in the clear; see `importExport(at:)` for the rest).
     public func importExport(contents: Data, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
         throws -> HealthImportSummary {
-        let url = scratchDirectory.appendingPathComponent("\(Self.uploadPrefix)\(UUID().uuidString.lowercased())")
-        defer { try? FileManager.default.removeItem(at: url) }
-        let inUse: FileLock
-        do {
-            try FileModes.writeNewFile(contents, atPath: url.path)
-            // Held while the import runs, so another process's `removeLeftoverUploads` leaves the file alone.
-            inUse = try FileLock(path: url.path)
-            _ = inUse.tryLock(exclusive: true)
-        } catch {
-            throw HealthExportError.unreadable
-        }
-        return try withExtendedLifetime(inUse) { try importExport(at: url, progress: progress) }
+        try importExport(.bytes(contents), progress: progress)
     }
 
-    /// Removes upload temp files left behind by an interrupted import (none that a running import still holds);
-    /// returns how many.
+    /// Removes upload temp files (`.health-upload-*`) that earlier versions, which wrote an upload to disk before
+    /// importing it, left behind when an import was interrupted (none that a running import still holds); returns
+    /// how many.
     @discardableResult
     public func removeLeftoverUploads() -> Int {
         leftovers(prefix: Self.uploadPrefix).reduce(0) { count, leftover in
@@ -132,6 +121,11 @@ public final class HealthService: @unchecked Sendable {
     /// - Complexity: O(file size).
     public func importExport(at url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
         throws -> HealthImportSummary {
+        try importExport(.file(url), progress: progress)
+    }
+
+    private func importExport(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)
+        throws -> HealthImportSummary {
         let importedAt = clock.now()
         var added = 0, present = 0
         return try batchedImport.run(begin: { db in
@@ -141,7 +135,7 @@ public final class HealthService: @unchecked Sendable {
             let importID = marker[0]
             var sources: [SourceKey: Int64] = [:]
             var sourcesBatch = 0
-            return try reader.read(contentsOf: url, progress: progress) { record in
+            return try reader.read(source, progress: progress) { record in
                 try batch.write { db in
                     let store = HealthStore(db)
                     // Source ids are looked up again in each batch (another import's clean-up may remove one

@@ -27,11 +27,18 @@ public struct HealthExportReader: Sendable {
     /// (records cross in batches through a small bounded queue), so parsing and storing use two cores.
     public func read(contentsOf url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
                      onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
+        try read(.file(url), progress: progress, onRecord: onRecord)
+    }
+
+    /// The same read of an export from `source`: a file, or the bytes of one already in memory (an upload, read
+    /// where it is rather than written to a temporary file first).
+    public func read(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
+                     onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
         let pipe = RecordPipe()
         let reader = self
         let worker = Thread {
             do {
-                let summary = try reader.readSequentially(contentsOf: url, progress: { pipe.report($0, $1) }) { record in
+                let summary = try reader.readSequentially(source, progress: { pipe.report($0, $1) }) { record in
                     try pipe.add(record)
                 }
                 pipe.finish(summary)
@@ -55,43 +62,69 @@ public struct HealthExportReader: Sendable {
     }
 
     /// The same read on the calling thread, `onRecord` called from inside the parser.
-    func readSequentially(contentsOf url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void,
+    func readSequentially(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void,
                           onRecord: @escaping (HealthRecord) throws -> Void) throws -> HealthReadSummary {
-        guard let file = fopen(url.path, "rb") else { throw HealthExportError.unreadable }
-        var isZip = false
-        var magic = [UInt8](repeating: 0, count: 4)
-        if fread(&magic, 1, 4, file) == 4 { isZip = magic == [0x50, 0x4B, 0x03, 0x04] }
-        var info = stat()
-        let totalBytes = fstat(fileno(file), &info) == 0 ? Int64(info.st_size) : 0
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            fclose(file)
-            throw HealthExportError.unreadable
-        }
         let parser = ExportXMLParser(onRecord: onRecord)
-        if isZip {
-            fclose(file)
-            try readZip(url.path, totalBytes: totalBytes, parser: parser, progress: progress)
-        } else {
-            defer { fclose(file) }
-            rewind(file)
-            try readPlain(file, totalBytes: totalBytes, parser: parser, progress: progress)
+        let totalBytes: Int64
+        switch source {
+        case .file(let url):
+            guard let file = fopen(url.path, "rb") else { throw HealthExportError.unreadable }
+            var isZip = false
+            var magic = [UInt8](repeating: 0, count: 4)
+            if fread(&magic, 1, 4, file) == 4 { isZip = magic == Self.zipMagic }
+            var info = stat()
+            totalBytes = fstat(fileno(file), &info) == 0 ? Int64(info.st_size) : 0
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                fclose(file)
+                throw HealthExportError.unreadable
+            }
+            if isZip {
+                fclose(file)
+                try readZip(totalBytes: totalBytes, parser: parser, progress: progress) { archive_read_open_filename($0, url.path, 64 << 10) }
+            } else {
+                defer { fclose(file) }
+                rewind(file)
+                try readPlain(totalBytes: totalBytes, parser: parser, progress: progress) { buffer in
+                    let count = fread(buffer.baseAddress, 1, buffer.count, file)
+                    if count == 0, ferror(file) != 0 { throw HealthExportError.unreadable }
+                    return count
+                }
+            }
+        case .bytes(let data):
+            totalBytes = Int64(data.count)
+            try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                if bytes.count >= 4, Array(bytes.prefix(4)) == Self.zipMagic {
+                    try readZip(totalBytes: totalBytes, parser: parser, progress: progress) {
+                        archive_read_open_memory($0, bytes.baseAddress, bytes.count)
+                    }
+                } else {
+                    var offset = 0
+                    try readPlain(totalBytes: totalBytes, parser: parser, progress: progress) { buffer in
+                        let count = min(buffer.count, bytes.count - offset)
+                        if count > 0 { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])) }
+                        offset += count
+                        return count
+                    }
+                }
+            }
         }
         var summary = parser.summary
         summary.fileBytes = totalBytes
         return summary
     }
 
-    private func readPlain(_ file: UnsafeMutablePointer<FILE>, totalBytes: Int64, parser: ExportXMLParser,
-                           progress: (Int64, Int64) -> Void) throws {
+    /// The first bytes of a zip archive.
+    private static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+
+    /// Parses the XML `fill` gives (it fills a buffer and returns how much it put there, 0 at the end).
+    private func readPlain(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) -> Void,
+                           fill: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var bytesRead: Int64 = 0
         while true {
-            let count = fread(buffer.baseAddress, 1, chunkSize, file)
-            if count == 0 {
-                if ferror(file) != 0 { throw HealthExportError.unreadable }
-                break
-            }
+            let count = try fill(buffer)
+            if count == 0 { break }
             bytesRead += Int64(count)
             try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), isLast: false)
             progress(bytesRead, totalBytes)
@@ -99,12 +132,13 @@ public struct HealthExportReader: Sendable {
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
     }
 
-    private func readZip(_ path: String, totalBytes: Int64, parser: ExportXMLParser,
-                         progress: (Int64, Int64) -> Void) throws {
+    /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory).
+    private func readZip(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) -> Void,
+                         open: (OpaquePointer) -> Int32) throws {
         guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
         defer { archive_read_free(archive) }
         archive_read_support_format_zip(archive)
-        guard archive_read_open_filename(archive, path, 64 << 10) == ARCHIVE_OK else {
+        guard open(archive) == ARCHIVE_OK else {
             throw HealthExportError.damagedArchive
         }
         var entry: OpaquePointer?
@@ -133,6 +167,14 @@ public struct HealthExportReader: Sendable {
     static func isExportXML(_ name: String) -> Bool {
         name == "export.xml" || name.hasSuffix("/export.xml")
     }
+}
+
+/// Where an export is read from.
+public enum HealthExportSource: Sendable {
+    /// A file on disk, streamed in chunks.
+    case file(URL)
+    /// The bytes of an export already in memory (an upload), read where they are.
+    case bytes(Data)
 }
 
 /// Carries records from the parsing thread to the calling thread in batches, with back-pressure (at most

@@ -114,7 +114,7 @@ import Testing
         #expect(abs((values["sleep_in_bed"]?[day("2023-12-31")] ?? 0) - 85.0 / 3600) < 1e-9)
     }
 
-    @Test func anUploadedExportIsImportedFromAPrivateTempFileThatIsRemovedOnEveryPath() throws {
+    @Test func anUploadedExportIsReadInMemoryAndNothingIsWrittenBesideTheVault() throws {
         let vault = try TestVault()
         let before = try FileManager.default.contentsOfDirectory(atPath: vault.directory.path)
         let export = Data(HealthXML.document(januaryBody).utf8)

@@ -85,6 +85,27 @@ import Testing
         #expect(calls.last.map { $0.0 == size.int64Value && $0.1 == size.int64Value } == true)
     }
 
+    @Test func readsTheSameRecordsFromBytesInMemoryAsFromTheirFile() throws {
+        // An upload is read where it is, zip or XML, never written to a temporary file first.
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let xml = try String(contentsOf: HealthXML.sample, encoding: .utf8)
+        let zip = scratch.file("export.zip")
+        try HealthXML.writeZip(xml: xml, to: zip, in: scratch)
+        let (_, plainRecords) = try read(HealthXML.sample)
+        for file in [zip, HealthXML.sample] {
+            let bytes = try Data(contentsOf: file)
+            var records: [HealthRecord] = []
+            var last: (Int64, Int64)?
+            let summary = try HealthExportReader(chunkSize: 4096).read(.bytes(bytes), progress: { last = ($0, $1) }) { records.append($0) }
+            #expect(records == plainRecords)
+            #expect(summary.fileBytes == Int64(bytes.count))
+            #expect(last.map { $0.0 == Int64(bytes.count) && $0.1 == Int64(bytes.count) } == true)
+        }
+        let damaged = try Data(contentsOf: zip).prefix(40)
+        #expect(throws: HealthExportError.self) { try HealthExportReader().read(.bytes(damaged)) { _ in } }
+    }
+
     @Test func refusesAZipWithoutExportXML() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -236,7 +257,7 @@ import Testing
         var threaded: [HealthRecord] = [], sequential: [HealthRecord] = []
         let reader = HealthExportReader(chunkSize: 8192)
         let summary = try reader.read(contentsOf: url) { threaded.append($0) }
-        let expected = try reader.readSequentially(contentsOf: url, progress: { _, _ in }) { sequential.append($0) }
+        let expected = try reader.readSequentially(.file(url), progress: { _, _ in }) { sequential.append($0) }
         #expect(threaded.count == 8000)
         #expect(threaded == sequential)
         #expect(summary == expected)

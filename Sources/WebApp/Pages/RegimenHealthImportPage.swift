@@ -6,8 +6,8 @@ import HealthExport
 /// `/regimen/outcomes/health`: import an Apple Health export (`export.zip` or `export.xml`) from the browser.
 ///
 /// The upload arrives whole (the server's body limit applies, 64 MB by default: a zipped export of that size
-/// holds about a gigabyte of XML); `HealthService.importExport(contents:)` writes it to a private temp file in
-/// the vault, streams it into the vault in one transaction and removes the file on every path. The page shows
+/// holds about a gigabyte of XML); `HealthService.importExport(contents:)` reads it where it is in memory (no copy
+/// is written to disk) and streams its records into the vault in batches under one import. The page shows
 /// how much has been sent (`outcomes.js`), then the summary. Larger exports: `cairn regimen outcomes import`.
 ///
 /// Routes (behind the session cookie; the POST needs the CSRF token):
