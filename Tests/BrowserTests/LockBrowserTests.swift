@@ -30,10 +30,7 @@ private final class HandClock: Clock, @unchecked Sendable {
         let vault = plain.vault
         let cheap = KeyDerivation(operations: 1, memoryBytes: 8192, salt: SecretKey.randomBytes(16))!
         try vault.turnLockOn(database: plain.database, passphrase: Passphrase("a browser vault passphrase"), keyDerivation: cheap, clock: clock).close()
-        let gate = VaultGate(locked: { passphrase in
-            let application = try CairnApplication(vault: vault, clock: clock, housekeeping: .none, passphrase: { passphrase })
-            return OpenedVault(services: WebServices(application)) { application.database.close() }
-        }, clock: clock)
+        let gate = VaultGate(locked: OpenedVault.opening(vault, clock: clock), clock: clock)
         let server = try WebServer(configuration: try WebConfiguration(port: 0), gate: gate)
         try server.start()
         defer { server.stop(); gate.lock() }

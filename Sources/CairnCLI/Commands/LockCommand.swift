@@ -44,14 +44,14 @@ struct LockCommand: Command {
             let application = try context.openApplication()
             console.error("Encrypting the database and photos in place…")
             try LockService.turnOn(application, passphrase: secret)
-            console.print("The lock is on: the database and photos are encrypted, and Cairn asks for the passphrase to open the vault.")
+            console.print(LockService.Done.turnedOn.message)
         case .off:
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
             let application = try context.openApplication(passphrase: secret)
             console.error("Decrypting the database and photos in place…")
             try LockService.turnOff(application, passphrase: secret)
-            console.print("The lock is off: the database and photos are no longer encrypted, and the vault opens without a passphrase.")
+            console.print(LockService.Done.turnedOff.message)
         case .change:
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let current = try passphrase.read(console: console, prompt: "Current vault passphrase: ")
@@ -60,7 +60,7 @@ struct LockCommand: Command {
                                              warning: LockService.warning)
             try LockService.checkNew(new)
             try LockService.changePassphrase(dataDirectory: directory, environment: environment, from: current, to: new)
-            console.print("The passphrase was changed: only the new one opens the vault.")
+            console.print(LockService.Done.changed.message)
         }
     }
 }
