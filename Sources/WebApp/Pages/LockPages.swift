@@ -316,7 +316,7 @@ enum LockPages {
         let body = """
         <div class="page-intro"><h1>\(title)</h1>
         <p class="lead" id="lock-changing" role="status">\(HTML.escape(progressText(progress)))</p>
-        <p>Each file is rewritten on its own and checked, so stopping now loses nothing. Keep Cairn running: reload this page to see how far it is; your journals show again once it is done.</p>
+        <p>Each file is rewritten on its own and checked: if Cairn stops now, nothing is lost, though the change may have to be made again. Reload this page to see how far it is; your journals show again once it is done.</p>
         <p class="card-action"><a class="button button-quiet" href="/settings#lock">Reload</a></p></div>
         """
         var response = Response.html(Layout.page(title: title, section: .none, body: body, chrome: false), status: 503)
