@@ -94,6 +94,22 @@ public enum LockService {
         setting == .neverSet && holdsRecords
     }
 
+    /// `shouldAsk` for the vault at `dataDirectory`: its lock setting first (a file), its records only while never set.
+    public static func shouldAsk(dataDirectory: String?, environment: [String: String]) throws -> Bool {
+        let directory = try Vault.resolveDirectory(dataDir: dataDirectory, environment: environment)
+        guard FileManager.default.fileExists(atPath: directory.path) else { return false }  // nothing made one
+        let vault = try Vault(directory: directory)
+        guard try vault.lockSetting() == .neverSet else { return false }
+        let application = try CairnApplication(vault: vault, housekeeping: .none)
+        defer { application.database.close() }
+        return shouldAsk(.neverSet, holdsRecords: try application.settings.holdsRecords())
+    }
+
+    /// "Not now" for the vault at `dataDirectory`, remembered (`Vault.declineLock`: only while the lock was never set).
+    public static func decline(dataDirectory: String?, environment: [String: String]) throws {
+        try Vault(dataDir: dataDirectory, environment: environment).declineLock()
+    }
+
     /// Why a passphrase, in one sentence, wherever Cairn asks for one to be chosen.
     public static let why = """
         A passphrase encrypts your journals on this computer and Cairn asks for it before it shows anything, so \
