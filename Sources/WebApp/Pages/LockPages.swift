@@ -139,13 +139,11 @@ enum LockPages {
         guard let new = try? Passphrase(fields["passphrase"] ?? "") else { return .failure(tooShort) }
         do { try LockService.checkNew(new) } catch { return .failure(tooShort) }
         guard let again = try? Passphrase(fields["passphrase_again"] ?? ""), new.matches(again) else {
-            return .failure(Refusal(form, "\(form.rawValue)-again", .text(mismatch)))
+            return .failure(Refusal(form, "\(form.rawValue)-again", .text(FormField.passphrasesDiffer)))
         }
         return .success(new)
     }
 
-    /// Said when the two new passphrases differ.
-    static let mismatch = "The two passphrases differ. Type the same one twice."
 
     /// The answer to any other request while the vault is locked: to the unlock page, which comes back to a page
     /// asked for by GET afterwards. Nothing of the vault is in it (nothing of it is open).
