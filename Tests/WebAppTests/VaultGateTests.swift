@@ -314,8 +314,11 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         #expect(site.get(photo).body.starts(with: [0xFF, 0xD8]))
         #expect(site.post("/settings/lock/on", ["passphrase": first, "passphrase_again": first]).bodyText.contains(HTML.escape(VaultError.lockAlreadyOn.userMessage)))
 
-        // Lock now drops the key; the passphrase opens it again.
+        // Lock now drops the key (nothing holds the application that had it); the passphrase opens it again.
+        weak var keyed = site.gate.services?.application
+        #expect(keyed != nil)
         #expect(site.post("/lock").header("Location") == "/unlock")
+        #expect(keyed == nil, "the opened vault and its key are let go")
         #expect(site.gate.isLocked && site.gate.services == nil && site.get(photo).status == 303)
         #expect(site.unlock(first).status == 303 && site.get(photo).status == 200)
 
@@ -335,7 +338,10 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         try LockService.checkPassphrase(Passphrase(second), of: site.vault)
 
         // Off: decrypted in place and served again without any key; the lock cannot lock it any more.
+        weak var keyedAgain = site.gate.services?.application
+        #expect(keyedAgain?.database.isEncrypted == true)
         let off = site.post("/settings/lock/off", ["passphrase": second])
+        #expect(keyedAgain == nil && site.gate.services?.application.database.isEncrypted == false, "no key is kept after the lock is off")
         #expect(off.status == 303 && off.header("Location") == "/settings?lock=off#lock")
         #expect(!site.gate.hasLock && !site.gate.isLocked)
         #expect(try site.vault.lockSetting() == .turnedOff && !site.vault.databaseIsEncrypted)
