@@ -40,8 +40,8 @@ private let expectedHelp: [String: String] = [
     The printed address carries a secret for this launch: open it in a browser on this computer.
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
     before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
-    and when the server stops. Settings, Lock turns the lock on or off and changes the passphrase while it
-    runs. Stop with Ctrl+C.
+    and when the server stops. The Lock section of Settings turns the lock on or off and changes the
+    passphrase while it runs. Stop with Ctrl+C.
 
     Options:
       --port N      The port to listen on (default 8737; 0 picks a free one).
