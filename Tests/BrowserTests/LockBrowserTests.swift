@@ -198,6 +198,8 @@ private final class HandClock: Clock, @unchecked Sendable {
             #expect(!gate.hasLock && !vault.databaseIsEncrypted)
             // The changing page reloads itself once done.
             for _ in 0..<100 where try await browser.count("#lock-changing") > 0 { try await Task.sleep(nanoseconds: 100_000_000) }
+            #expect(try await browser.count("#lock-changing") == 0, "the changing page reloaded itself")
+            #expect(try await browser.currentURL() == "\(origin)/skin")
             try await browser.open("\(origin)/settings#lock")
             #expect(try await browser.count("#lock-on") == 1)
             #expect(try await browser.count("#lock-prompt") == 0)
