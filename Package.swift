@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], resources: [.copy("Assets")]),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "CairnTestSupport", "NativeLoader"], exclude: ["Fixtures"]),
-        .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
+        .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Storage", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "CairnApp", "CairnCore", "Regimen", "Storage"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),

@@ -38,11 +38,27 @@ public enum LockService {
         }
     }
 
+    /// What a forgotten passphrase means, said before one is chosen.
+    public static let forgotten = "If you forget it, your data cannot be recovered: nobody can do it, Cairn neither."
+
     /// What the person is told before choosing a passphrase, at a terminal or on a page.
     public static let warning = """
         Choose a passphrase for this vault (at least \(minimumPassphraseLength) characters): Cairn will ask for it to open \
-        the vault. If you forget it, your data cannot be recovered: nobody can do it, Cairn neither.
+        the vault. \(forgotten)
         """
+
+    /// A lock change that was made, as both doors say it.
+    public enum Done: String, Sendable {
+        case turnedOn = "on", turnedOff = "off", changed
+
+        public var message: String {
+            switch self {
+            case .turnedOn: return "The lock is on: the database and photos are encrypted, and Cairn asks for the passphrase to open the vault."
+            case .turnedOff: return "The lock is off: the database and photos are no longer encrypted, and the vault opens without a passphrase."
+            case .changed: return "The passphrase was changed: only the new one opens the vault."
+            }
+        }
+    }
 
     /// Refuses a new vault passphrase shorter than `minimumPassphraseLength` (`Problem.passphraseTooShort`).
     public static func checkNew(_ passphrase: Passphrase) throws {
@@ -64,8 +80,41 @@ public enum LockService {
     /// Checks the passphrase of the vault at `dataDirectory` without opening it (the wrong-passphrase error of
     /// `Vault.unlock`, which never says which part was wrong).
     public static func checkPassphrase(_ passphrase: Passphrase, dataDirectory: String?, environment: [String: String]) throws {
-        _ = try Vault(dataDir: dataDirectory, environment: environment).unlock(passphrase: passphrase)
+        try checkPassphrase(passphrase, of: Vault(dataDir: dataDirectory, environment: environment))
     }
+
+    /// The same for an opened `vault`.
+    public static func checkPassphrase(_ passphrase: Passphrase, of vault: Vault) throws {
+        _ = try vault.unlock(passphrase: passphrase)
+    }
+
+    /// Whether Cairn asks the person to choose a passphrase now (issue 21): the lock was never set (not declined
+    /// with "Not now", not turned off, not on) and the vault holds something to protect (`holdsRecords`).
+    public static func shouldAsk(_ setting: LockSetting, holdsRecords: Bool) -> Bool {
+        setting == .neverSet && holdsRecords
+    }
+
+    /// `shouldAsk` for the vault at `dataDirectory`: its lock setting first (a file), its records only while never set.
+    public static func shouldAsk(dataDirectory: String?, environment: [String: String]) throws -> Bool {
+        let directory = try Vault.resolveDirectory(dataDir: dataDirectory, environment: environment)
+        guard FileManager.default.fileExists(atPath: directory.path) else { return false }  // nothing made one
+        let vault = try Vault(directory: directory)
+        guard try vault.lockSetting() == .neverSet else { return false }
+        let application = try CairnApplication(vault: vault, housekeeping: .none)
+        defer { application.database.close() }
+        return shouldAsk(.neverSet, holdsRecords: try application.settings.holdsRecords())
+    }
+
+    /// "Not now" for the vault at `dataDirectory`, remembered (`Vault.declineLock`: only while the lock was never set).
+    public static func decline(dataDirectory: String?, environment: [String: String]) throws {
+        try Vault(dataDir: dataDirectory, environment: environment).declineLock()
+    }
+
+    /// Why a passphrase, in one sentence, wherever Cairn asks for one to be chosen.
+    public static let why = """
+        A passphrase encrypts your journals on this computer and Cairn asks for it before it shows anything, so \
+        someone at this computer, or a copy of the data folder, sees nothing without it.
+        """
 
     /// Changes the passphrase of the vault at `dataDirectory` (the vault key is wrapped anew; nothing else changes).
     public static func changePassphrase(dataDirectory: String?, environment: [String: String], from passphrase: Passphrase,
@@ -87,14 +136,19 @@ public enum LockService {
 
     /// Turns the lock on with `passphrase`: the database and photos of `application` are encrypted in place (and closed:
     /// the application is done with; open the vault again to go on).
-    public static func turnOn(_ application: CairnApplication, passphrase: Passphrase) throws {
+    /// `reached` is told each stage (one `.photoConverted` per photo: a page counts them).
+    public static func turnOn(_ application: CairnApplication, passphrase: Passphrase,
+                              reached: (LockChangeStage) -> Void = { _ in }) throws {
         try checkNew(passphrase)
-        try application.vault.turnLockOn(database: application.database, passphrase: passphrase, clock: application.clock).close()
+        try application.vault.turnLockOn(database: application.database, passphrase: passphrase, clock: application.clock,
+                                         reached: reached).close()
     }
 
     /// Turns the lock off: the database and photos of `application` are decrypted in place (and closed, as above).
-    public static func turnOff(_ application: CairnApplication, passphrase: Passphrase) throws {
-        try application.vault.turnLockOff(database: application.database, passphrase: passphrase, clock: application.clock).close()
+    public static func turnOff(_ application: CairnApplication, passphrase: Passphrase,
+                               reached: (LockChangeStage) -> Void = { _ in }) throws {
+        try application.vault.turnLockOff(database: application.database, passphrase: passphrase, clock: application.clock,
+                                          reached: reached).close()
     }
 
     /// Changes the passphrase (the vault key is wrapped anew; the database is not touched).

@@ -66,6 +66,19 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
         try database.write { db in try SettingsStore(db).set(Self.idleLockKey, to: String(minutes)) }
     }
 
+    public func lockSetting() throws -> LockSetting { try vault.lockSetting() }
+
+    public func declineLock() throws { try vault.declineLock() }
+
+    /// Tables whose rows are the person's records (settings, reminders' bookkeeping and insights are not).
+    private static let recordTables = ["photos", "skin_areas", "smile_entries", "regimen_products", "regimen_intake",
+                                       "outcome_entries", "health_imports"]
+
+    public func holdsRecords() throws -> Bool {
+        let query = "SELECT " + Self.recordTables.map { "EXISTS(SELECT 1 FROM \($0))" }.joined(separator: " OR ")
+        return try database.read { try $0.scalar(query, as: Bool.self) } ?? false
+    }
+
     /// Removes everything on disk (`Vault.deleteAllData`: the database is reopened empty, in place, so every
     /// service of this process reads the empty vault at once), then runs the `onDeleteAll` actions that forget
     /// what services hold in memory (Smile uploads waiting for a crop).

@@ -1,4 +1,5 @@
 import CairnCore
+import Storage
 
 // INTERFACE PINNED BY THE INTEGRATOR: the web shell codes against this port; the concrete service over
 // Storage implements it.
@@ -17,6 +18,12 @@ public protocol SettingsServicing: Sendable {
     func idleLockMinutes() throws -> Int
     /// Stores that choice; throws `LockService.Problem.idleChoice` for a value not in `LockService.idleChoices`.
     func setIdleLockMinutes(_ minutes: Int) throws
+    /// The vault's lock as the person set it: never set, "Not now", turned off, or on.
+    func lockSetting() throws -> LockSetting
+    /// Remembers "Not now" to choosing a passphrase (`Vault.declineLock`; only when the lock was never set).
+    func declineLock() throws
+    /// Whether the vault holds anything to protect: a photo, or a record of any journal.
+    func holdsRecords() throws -> Bool
     /// Deletes every record and every photo file in the vault. Irreversible.
     func deleteAllData() throws
 }

@@ -95,8 +95,10 @@ public enum CairnCommandLine {
             return usageFailure(UsageError("Could not read the arguments."), path: path, console: console)
         }
         do {
-            try command.run(in: CommandContext(console: console, environment: environment, dataDirectory: dataDirectory,
-                                               vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly))
+            let context = CommandContext(console: console, environment: environment, dataDirectory: dataDirectory,
+                                         vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly)
+            try command.run(in: context)
+            if !type.readsOnly, type.notesMissingLock { LockCommand.noteIfDue(context) }
             return 0
         } catch let usage as UsageError {
             return usageFailure(usage, path: path, console: console)

@@ -25,6 +25,9 @@ public protocol Command {
     /// True for a command that only reads the vault: it opens without housekeeping (no sweep, no recomputed
     /// comparisons, no write lock), so it answers in the time a read takes. Default false.
     static var readsOnly: Bool { get }
+    /// False for a command after which Cairn never notes that the vault has no passphrase (`LockNote`): the lock's
+    /// own command, the server (its pages ask), the reminder loop, deleting everything. Default true.
+    static var notesMissingLock: Bool { get }
     /// Validates the arguments; throws `UsageError` for a malformed call.
     init(arguments: Arguments) throws
     /// Does the work. Throws a `CairnError` for a problem the person can fix.
@@ -36,6 +39,7 @@ extension Command {
     public static var options: [Option] { [] }
     public static var discussion: String { "" }
     public static var readsOnly: Bool { false }
+    public static var notesMissingLock: Bool { true }
     public static var usage: String {
         [synopsis, Option.usage(of: options)].filter { !$0.isEmpty }.joined(separator: " ")
     }

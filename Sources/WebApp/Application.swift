@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Storage
 
 /// The services the web shell calls. The web holds no business rules: every change goes through these.
 public struct WebServices: Sendable {
@@ -27,6 +28,8 @@ public struct WebServices: Sendable {
     public var reminders: ReminderService
     /// Encrypted backups (the Settings download).
     public var backups: BackupService
+    /// The opened vault itself: Settings turns its lock on or off through `LockService` (`VaultGate.changeLock`).
+    let application: CairnApplication
 
     /// The services of one opened vault (tests replace `settings` with a double).
     public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil) {
@@ -40,6 +43,7 @@ public struct WebServices: Sendable {
         reports = application.reports
         reminders = application.reminders
         backups = application.backups
+        self.application = application
         self.labelScanner = labelScanner
     }
 }
@@ -135,9 +139,19 @@ public struct WebApplication: Sendable {
             return answer(request, route: route, parameters: parameters)
         }
         // 6. Every other page needs the vault open (`VaultGate`): while it is locked, nothing is open to answer.
-        guard let vault = gate.current(touch: true) else { return LockPages.redirectToUnlock(from: request) }
-        let chrome = gate.hasLock ? Layout.LockChrome(csrfToken: configuration.csrfToken, idleSeconds: gate.idleSeconds) : nil
-        return Layout.$lockChrome.withValue(chrome) {
+        //    While the lock changes (Settings), every page says so instead.
+        guard let vault = gate.current(touch: true) else {
+            return gate.changeProgress.map(LockPages.changing) ?? LockPages.redirectToUnlock(from: request)
+        }
+        let hasLock = gate.hasLock
+        let chrome = hasLock ? Layout.LockChrome(csrfToken: configuration.csrfToken, idleSeconds: gate.idleSeconds) : nil
+        // Without a lock, a page asks once the vault holds something (read only when a page with the frame is drawn).
+        let settings = vault.services.settings
+        let prompt = hasLock ? nil : Layout.LockPrompt(csrfToken: configuration.csrfToken, path: request.path, ask: {
+            guard let setting = try? settings.lockSetting(), setting == .neverSet else { return false }
+            return LockService.shouldAsk(setting, holdsRecords: (try? settings.holdsRecords()) ?? false)
+        })
+        return Layout.$lockChrome.withValue(chrome) { Layout.$lockPrompt.withValue(prompt) {
             let response = route(request, with: vault.router(makeRouter))
             // After any form that was taken (an import, an edit, a check-in), insights catch up on their own: in the
             // background in `cairn serve`, inline elsewhere (`InsightService.recomputeInBackgroundIfNeeded`); not
@@ -146,7 +160,7 @@ public struct WebApplication: Sendable {
                 _ = try? vault.services.insights.recomputeInBackgroundIfNeeded()
             }
             return response
-        }
+        } }
     }
 
     /// 7. The route table answers, or says 404, or 405 with the methods it has for this path.

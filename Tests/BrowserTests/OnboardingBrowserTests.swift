@@ -1,5 +1,6 @@
 import CairnApp
 import Foundation
+import Storage
 import Testing
 import WebApp
 #if canImport(Glibc)
@@ -19,6 +20,9 @@ private final class InMemorySettings: SettingsServicing, @unchecked Sendable {
     func setFlag(_ name: String, _ value: Bool) throws { lock.withLock { flags[name] = value } }
     func idleLockMinutes() throws -> Int { LockService.defaultIdleMinutes }
     func setIdleLockMinutes(_ minutes: Int) throws {}
+    func lockSetting() throws -> LockSetting { .neverSet }
+    func declineLock() throws {}
+    func holdsRecords() throws -> Bool { false }
     func deleteAllData() throws {
         Issue.record("the browser test must not delete data")
         throw Unexpected()

@@ -40,7 +40,8 @@ private let expectedHelp: [String: String] = [
     The printed address carries a secret for this launch: open it in a browser on this computer.
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
     before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
-    and when the server stops. Stop with Ctrl+C.
+    and when the server stops. The Lock section of Settings turns the lock on or off and changes the
+    passphrase while it runs. Stop with Ctrl+C.
 
     Options:
       --port N      The port to listen on (default 8737; 0 picks a free one).
@@ -801,12 +802,14 @@ private let expectedHelp: [String: String] = [
     "cairn settings lock": #"""
     Turn the passphrase lock (database and photos encrypted) on or off, or change the passphrase.
 
-    Usage: cairn settings lock on|off|change [--passphrase-file FILE] [--passphrase-fd N] [--new-passphrase-file FILE]
+    Usage: cairn settings lock on|off|change|not-now [--passphrase-file FILE] [--passphrase-fd N] [--new-passphrase-file FILE]
 
     on      Choose a passphrase; the database and every photo are encrypted in place (a crash leaves the old
             vault or the new one, never neither). Every later command asks for the passphrase.
     off     The database and photos are decrypted in place; the vault opens without a passphrase again.
     change  A new passphrase for the same key: nothing else changes.
+    not-now Cairn stops asking: once a vault holds records and never had a lock, a command that changed
+            data says so at a terminal (never in a script) until the lock is turned on or this is said.
     If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
     The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
 

@@ -76,3 +76,25 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: vault).appendingPathComponent("vault.header").path))
     }
 }
+
+@Test func atATerminalACommandThatAddedTheFirstRecordNotesTheMissingLockUntilNotNowAndScriptsNeverSeeIt() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        let note = "This vault holds your records and has no passphrase."
+        // An empty vault has nothing to protect; a script (no terminal) is never told.
+        #expect(!cairn(["--data-dir", vault, "regimen", "products", "list"], answers: []).0.stderr.contains(note))
+        let script = cairn("--data-dir", vault, "regimen", "products", "add", "Zinc", "--form", "capsule", "Zinc=10 mg")
+        #expect(script.status == 0 && !script.stderr.contains(note))
+        // At a terminal, after a command that changed data: the note, with why and both ways on.
+        let (typed, _) = cairn(["--data-dir", vault, "regimen", "products", "add", "Iron", "--form", "tablet", "Iron=14 mg"], answers: [])
+        #expect(typed.status == 0)
+        #expect(typed.stderr.contains(note) && typed.stderr.contains("cairn settings lock on") && typed.stderr.contains("cairn settings lock not-now"))
+        let (reading, _) = cairn(["--data-dir", vault, "regimen", "products", "list"], answers: [])
+        #expect(!reading.stderr.contains(note), "a command that only reads says nothing")
+        // Not now is remembered.
+        let declined = cairn("--data-dir", vault, "settings", "lock", "not-now")
+        #expect(declined.status == 0 && declined.stdout.contains("Cairn will not ask again"))
+        let (after, _) = cairn(["--data-dir", vault, "regimen", "products", "add", "Copper", "--form", "tablet", "Copper=1 mg"], answers: [])
+        #expect(after.status == 0 && !after.stderr.contains(note))
+    }
+}

@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Storage
 import Testing
 @testable import WebApp
 
@@ -44,6 +45,13 @@ final class SettingsDouble: SettingsServicing, @unchecked Sendable {
     func flag(_ name: String) throws -> Bool { try enter(.flag, .flag(name)); return lock.withLock { flags[name] ?? false } }
     func setFlag(_ name: String, _ value: Bool) throws { try enter(.setFlag, .setFlag(name, value)); lock.withLock { flags[name] = value } }
     func deleteAllData() throws { try enter(.deleteAllData, .deleteAllData) }
+    private var lockState: LockSetting = .neverSet
+    private var records = false
+    /// Says the vault holds records (the lock question is asked while the lock was never set).
+    func holdRecords() { lock.withLock { records = true } }
+    func lockSetting() throws -> LockSetting { lock.withLock { lockState } }
+    func declineLock() throws { lock.withLock { if lockState == .neverSet { lockState = .declined } } }
+    func holdsRecords() throws -> Bool { lock.withLock { records } }
     private var idleMinutes = LockService.defaultIdleMinutes
     func idleLockMinutes() throws -> Int { lock.withLock { idleMinutes } }
     func setIdleLockMinutes(_ minutes: Int) throws {

@@ -2,6 +2,7 @@ import CairnApp
 import CairnCore
 import Encryption
 import Foundation
+import CairnTestSupport
 import Storage
 import Testing
 @testable import WebApp
@@ -44,10 +45,7 @@ final class LockedSite {
         self.vault = vault
         let cheap = KeyDerivation(operations: 1, memoryBytes: 8192, salt: SecretKey.randomBytes(16))!
         try vault.turnLockOn(database: plain.database, passphrase: Passphrase(lockedPassphrase), keyDerivation: cheap, clock: clock).close()
-        gate = VaultGate(locked: { passphrase in
-            let application = try CairnApplication(vault: vault, clock: clock, housekeeping: .none, passphrase: { passphrase })
-            return OpenedVault(services: WebServices(application)) { application.database.close() }
-        }, clock: clock)
+        gate = VaultGate(locked: OpenedVault.opening(vault, clock: clock), clock: clock)
         web = buildApplication(configuration: try Fixture.configuration(), gate: gate)
     }
 
@@ -63,6 +61,60 @@ final class LockedSite {
         if let next { form["next"] = next }
         return post("/unlock", form)
     }
+}
+
+/// A vault whose lock is off (one skin area with photos unless `empty`), served in process as `cairn serve` does,
+/// on a clock the test moves: Settings can turn its lock on.
+final class PlainSite: @unchecked Sendable {
+    let directory: URL
+    let vault: Vault
+    let clock = HandClock()
+    let gate: VaultGate
+    let web: WebApplication
+    let application: CairnApplication
+    var areaID = ""
+    var entryIDs: [String] = []
+    let areaName = "Right calf patch"
+
+    init(empty: Bool = false) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-plain-web-\(UUID().uuidString)")
+        vault = try Vault(directory: directory)
+        let opening = OpenedVault.opening(vault, clock: clock)
+        let opened = try opening(nil)
+        application = opened.services.application
+        try application.settings.completeOnboarding()
+        if !empty {
+            let area = try application.skin.addArea(name: areaName, bodyLocation: "calf")
+            entryIDs = try SkinDemo.generate(count: 2, seed: 4, into: area.id, service: application.skin, now: clock.now()).map(\.id.rawValue)
+            areaID = area.id.rawValue
+        }
+        gate = VaultGate(lockIsOn: false, opened: opened, opening: opening, clock: clock)
+        web = buildApplication(configuration: try Fixture.configuration(), gate: gate)
+    }
+
+    deinit {
+        gate.lock()
+        gate.services?.application.database.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Every photo file of the vault as it is on disk.
+    func photoFiles() throws -> [Data] {
+        let files = FileManager.default.enumerator(at: vault.photosDirectory, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        return try files.filter { !$0.hasDirectoryPath }.map { try Data(contentsOf: $0) }
+    }
+
+    func get(_ path: String) -> Response { web.handle(Fixture.get(path)) }
+    func post(_ path: String, _ form: [String: String] = [:]) -> Response { web.handle(Fixture.post(path, form: form)) }
+    func unlock(_ passphrase: String) -> Response { post("/unlock", ["passphrase": passphrase]) }
+}
+
+/// Responses a callback saw (the first batch is kept).
+final class Seen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: (Response, Response, Response, Response)?
+    func add(_ a: Response, _ b: Response, _ c: Response, _ d: Response) { lock.withLock { if kept == nil { kept = (a, b, c, d) } } }
+    var first: (Response, Response, Response, Response)? { lock.withLock { kept } }
 }
 
 /// Every path of the route table with its parameters filled in (real ids where the vault has them).
@@ -216,8 +268,154 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         _ = app.handle(Fixture.post("/lock"))
         #expect(!app.gate.isLocked)
         let settings = app.handle(Fixture.get("/settings"))
-        #expect(settings.bodyText.contains("This vault has no passphrase") && settings.bodyText.contains("cairn settings lock on"))
+        #expect(settings.bodyText.contains("This vault has no passphrase") && settings.bodyText.contains("action=\"/settings/lock/on\""))
         #expect(app.handle(Fixture.post("/settings/lock/idle", form: ["minutes": "5"])).status == 400)
+    }
+
+    @Test func settingsSaysWhyAndWarnsBeforeThePassphraseIsChosenAndRefusesBadOnesBesideTheirField() throws {
+        let site = try PlainSite()
+        let page = site.get("/settings").bodyText
+        let warning = try #require(page.range(of: HTML.escape(LockService.warning)))
+        let why = try #require(page.range(of: HTML.escape(LockService.why)))
+        let form = try #require(page.range(of: "<form method=\"post\" action=\"/settings/lock/on\""))
+        #expect(why.upperBound <= warning.lowerBound && warning.upperBound <= form.lowerBound, "why, then the warning, then the form")
+        #expect(page.contains("<label for=\"on-new\">New vault passphrase</label>") && page.contains("<label for=\"on-again\">The same passphrase again</label>"))
+        #expect(page.contains("autocomplete=\"new-password\" required minlength=\"8\""))
+
+        let short = site.post("/settings/lock/on", ["passphrase": "seven c", "passphrase_again": "seven c"])
+        #expect(short.status == 400)
+        #expect(short.bodyText.contains("<p class=\"field-error\" id=\"on-new-error\">\(HTML.escape(LockService.Problem.passphraseTooShort.userMessage))</p>"))
+        #expect(short.bodyText.contains("id=\"on-new\" name=\"passphrase\" autocomplete=\"new-password\" required minlength=\"8\" aria-describedby=\"on-new-help on-new-error\" aria-invalid=\"true\" autofocus"))
+        let differ = site.post("/settings/lock/on", ["passphrase": "eight chars or more", "passphrase_again": "eight chars or mode"])
+        #expect(differ.status == 400 && differ.bodyText.contains("id=\"on-again-error\">The two passphrases differ. Type the same one twice.</p>"))
+        #expect(!differ.bodyText.contains("eight chars"), "a passphrase is never written back into the page")
+        #expect(site.post("/settings/lock/on").bodyText.contains("id=\"on-new-error\""))
+        #expect(try site.vault.lockSetting() == .neverSet && !site.vault.databaseIsEncrypted && !site.gate.hasLock, "nothing was changed")
+    }
+
+    @Test func settingsTurnsTheLockOnChangesItAndTurnsItOffWhileServingAndTheVaultReadsInEachNewState() throws {
+        let site = try PlainSite()
+        let photo = "/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg"
+        let first = "first passphrase here", second = "second passphrase here"
+
+        // On: the vault is converted in place and served again, open, without a restart.
+        let on = site.post("/settings/lock/on", ["passphrase": first, "passphrase_again": first])
+        #expect(on.status == 303 && on.header("Location") == "/settings?lock=on#lock")
+        #expect(site.gate.hasLock && !site.gate.isLocked)
+        #expect(try site.vault.lockSetting() == .on && site.vault.databaseIsEncrypted)
+        #expect(try site.photoFiles().allSatisfy(EncryptedPhoto.isEncrypted) && site.photoFiles().count >= 2)
+        #expect(throws: LockService.Problem.locked) { _ = try CairnApplication(vault: site.vault, housekeeping: .none) }
+        let reader = try CairnApplication(vault: site.vault, housekeeping: .none, passphrase: { try Passphrase(first) })
+        #expect(try reader.skin.areas().map { "\($0.area.name) \($0.entryCount)" } == ["\(site.areaName) 2"])
+        reader.database.close()
+        let settings = site.get("/settings?lock=on")
+        #expect(settings.bodyText.contains(LockService.Done.turnedOn.message) && settings.bodyText.contains("id=\"lock-now\""))
+        #expect(settings.bodyText.contains("action=\"/settings/lock/change\"") && settings.bodyText.contains("action=\"/settings/lock/off\""))
+        #expect(site.get(photo).body.starts(with: [0xFF, 0xD8]))
+        #expect(site.post("/settings/lock/on", ["passphrase": first, "passphrase_again": first]).bodyText.contains(HTML.escape(VaultError.lockAlreadyOn.userMessage)))
+
+        // Lock now drops the key (nothing holds the application that had it); the passphrase opens it again.
+        weak var keyed = site.gate.services?.application
+        #expect(keyed != nil)
+        #expect(site.post("/lock").header("Location") == "/unlock")
+        #expect(keyed == nil, "the opened vault and its key are let go")
+        #expect(site.gate.isLocked && site.gate.services == nil && site.get(photo).status == 303)
+        #expect(site.unlock(first).status == 303 && site.get(photo).status == 200)
+
+        // Change: a wrong current passphrase waits like the unlock page, beside its field.
+        let wrong = site.post("/settings/lock/change", ["current": "not the one", "passphrase": second, "passphrase_again": second])
+        #expect(wrong.status == 400 && wrong.bodyText.contains("id=\"change-current-error\">That passphrase does not unlock this vault. You can try again in 2 seconds.</p>"))
+        #expect(wrong.bodyText.contains("<details class=\"setting-row lock-more\" id=\"lock-change\" open>"))
+        let soon = site.post("/settings/lock/change", ["current": first, "passphrase": second, "passphrase_again": second])
+        #expect(soon.status == 429 && soon.header("Retry-After") == "2" && soon.bodyText.contains("Please wait 2 seconds"))
+        site.clock.advance(2)
+        #expect(site.post("/settings/lock/off", ["passphrase": "still not it"]).bodyText.contains("You can try again in 4 seconds."),
+                "one count for the unlock page and every lock form")
+        site.clock.advance(4)
+        let changed = site.post("/settings/lock/change", ["current": first, "passphrase": second, "passphrase_again": second])
+        #expect(changed.header("Location") == "/settings?lock=changed#lock" && !site.gate.isLocked)
+        #expect(throws: EncryptionError.wrongVaultPassphrase) { try LockService.checkPassphrase(Passphrase(first), of: site.vault) }
+        try LockService.checkPassphrase(Passphrase(second), of: site.vault)
+
+        // Off: decrypted in place and served again without any key; the lock cannot lock it any more.
+        weak var keyedAgain = site.gate.services?.application
+        #expect(keyedAgain?.database.isEncrypted == true)
+        let off = site.post("/settings/lock/off", ["passphrase": second])
+        #expect(keyedAgain == nil && site.gate.services?.application.database.isEncrypted == false, "no key is kept after the lock is off")
+        #expect(off.status == 303 && off.header("Location") == "/settings?lock=off#lock")
+        #expect(!site.gate.hasLock && !site.gate.isLocked)
+        #expect(try site.vault.lockSetting() == .turnedOff && !site.vault.databaseIsEncrypted)
+        #expect(try site.photoFiles().allSatisfy { $0.starts(with: [0xFF, 0xD8]) })
+        let plain = try CairnApplication(vault: site.vault, housekeeping: .none)
+        #expect(try plain.skin.areas().map { "\($0.area.name) \($0.entryCount)" } == ["\(site.areaName) 2"])
+        plain.database.close()
+        _ = site.post("/lock")
+        #expect(!site.gate.isLocked && site.get(photo).body.starts(with: [0xFF, 0xD8]))
+        let afterOff = site.get("/settings?lock=off").bodyText
+        #expect(afterOff.contains(LockService.Done.turnedOff.message) && afterOff.contains("The lock was turned off"))
+        #expect(!afterOff.contains("id=\"lock-now\""))
+        #expect(!site.get("/").bodyText.contains("id=\"lock-prompt\""), "turned off is not never set: Cairn does not ask again")
+    }
+
+    @Test func whileTheLockChangesEveryPageSaysSoAndNothingOfTheVaultIsServed() throws {
+        let site = try PlainSite()
+        let seen = Seen()
+        site.gate.onChange { [weak site] opened in
+            guard opened == nil, let site else { return }
+            seen.add(site.get("/skin"), site.get("/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg"), site.get("/unlock"),
+                     site.get("/lock/state"))
+        }
+        _ = site.post("/settings/lock/on", ["passphrase": "a long enough passphrase", "passphrase_again": "a long enough passphrase"])
+        let (skin, photo, unlock, state) = try #require(seen.first)
+        for page in [skin, photo, unlock] {
+            #expect(page.status == 503 && page.header("Retry-After") == "2")
+            #expect(page.bodyText.contains("<h1>Cairn is turning the lock on</h1>") && page.bodyText.contains("Encrypting the database and photos in place: 0 photos done so far."))
+            #expect(!page.bodyText.contains(site.areaName) && !page.body.starts(with: [0xFF, 0xD8]))
+        }
+        #expect(state.bodyText == "{\"locked\":true,\"changing\":\"Encrypting the database and photos in place: 0 photos done so far.\"}")
+        #expect(site.get("/skin").status == 200 && site.gate.changeProgress == nil)
+    }
+
+    @Test func pagesAskOnceTheVaultHoldsSomethingAndNotNowIsRemembered() throws {
+        let site = try PlainSite(empty: true)
+        #expect(!site.get("/").bodyText.contains("id=\"lock-prompt\""), "nothing to protect yet")
+        _ = try site.application.skin.addArea(name: "Left shoulder", bodyLocation: "shoulder")
+        let home = site.get("/").bodyText
+        #expect(home.contains("<h2 id=\"lock-prompt-title\">Protect your journals with a passphrase?</h2>") && home.contains(HTML.escape(LockService.why)))
+        #expect(home.contains("<a class=\"button\" href=\"/settings#lock\" id=\"lock-prompt-choose\">"))
+        #expect(site.get("/skin").bodyText.contains("id=\"lock-prompt\"") && !site.get("/settings").bodyText.contains("id=\"lock-prompt\""))
+        let declined = site.post("/settings/lock/decline", ["next": "/skin"])
+        #expect(declined.status == 303 && declined.header("Location") == "/skin")
+        #expect(try site.vault.lockSetting() == .declined)
+        #expect(!site.get("/skin").bodyText.contains("id=\"lock-prompt\"") && !site.get("/").bodyText.contains("id=\"lock-prompt\""))
+        #expect(site.get("/settings").bodyText.contains("you said Not now when Cairn asked"))
+    }
+
+    @Test func theServersIdleTimerLocksTheVaultWithoutARequestAndThenNoPhotoURLAnswers() throws {
+        let site = try LockedSite()
+        _ = site.unlock()
+        #expect(site.post("/settings/lock/idle", ["minutes": "1"]).status == 303, "the shortest choice")
+        let server = try WebServer(configuration: try Fixture.configuration(port: 0), gate: site.gate)
+        try server.start()
+        defer { server.stop() }
+        let stopTimer = site.gate.startIdleTimer(every: 0.05)
+        defer { stopTimer() }
+        let photo = "/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg"
+        func get(_ target: String) throws -> RawResponse {
+            let socket = try LoopbackSocket(port: server.port)
+            socket.send(LoopbackHTTP.raw("GET", target, port: server.port, session: Fixture.secret))
+            return try socket.receive()
+        }
+        let before = try get(photo)
+        #expect(before.status == 200 && before.body.starts(with: [0xFF, 0xD8]))
+        site.clock.advance(59)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!site.gate.isLocked, "59 seconds is not a minute: the timer leaves it open")
+        site.clock.advance(2)
+        for _ in 0..<100 where !site.gate.isLocked { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(site.gate.isLocked && site.gate.services == nil, "the timer locked it: no request came")
+        let after = try get(photo)
+        #expect(after.status == 303 && after.headers("Location") == ["/unlock?next=\(photo)"] && after.body.isEmpty)
     }
 
     @Test func theNextPageAfterTheUnlockIsAlwaysAPathOnThisServer() {

@@ -4,6 +4,7 @@ import CairnCore
 /// `cairn settings delete-all-data --yes`: the CLI's side of Settings → Delete all data.
 struct DeleteAllDataCommand: Command {
     static let name = "delete-all-data"
+    static let notesMissingLock = false
     static let abstract = "Remove every record and photo in the vault. Cannot be undone."
     static let discussion = """
     Removes everything Cairn keeps in this vault and leaves an empty vault:

@@ -6,24 +6,27 @@ import Foundation
 /// `cairn settings lock on|off|change`: the vault's passphrase, and the database and photos encrypted at rest.
 struct LockCommand: Command {
     static let name = "lock"
+    static let notesMissingLock = false
     static let abstract = "Turn the passphrase lock (database and photos encrypted) on or off, or change the passphrase."
-    static let synopsis = "on|off|change"
+    static let synopsis = "on|off|change|not-now"
     static let discussion = """
     on      Choose a passphrase; the database and every photo are encrypted in place (a crash leaves the old
             vault or the new one, never neither). Every later command asks for the passphrase.
     off     The database and photos are decrypted in place; the vault opens without a passphrase again.
     change  A new passphrase for the same key: nothing else changes.
+    not-now Cairn stops asking: once a vault holds records and never had a lock, a command that changed
+            data says so at a terminal (never in a script) until the lock is turned on or this is said.
     If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
     The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
     """
     static let options: [Option] = PassphraseInput.options + [PassphraseInput.newFile]
 
-    enum Action: String { case on, off, change }
+    enum Action: String { case on, off, change, notNow = "not-now" }
     let action: Action, passphrase: PassphraseInput, newPassphrase: PassphraseInput
 
     init(arguments: Arguments) throws {
-        let word = try arguments.positionals(exactly: ["on|off|change"])[0]
-        guard let action = Action(rawValue: word) else { throw UsageError("Say on, off or change, not '\(word)'.") }
+        let word = try arguments.positionals(exactly: ["on|off|change|not-now"])[0]
+        guard let action = Action(rawValue: word) else { throw UsageError("Say on, off, change or not-now, not '\(word)'.") }
         self.action = action
         passphrase = try PassphraseInput(arguments: arguments)
         newPassphrase = try PassphraseInput(newPassphraseIn: arguments)
@@ -44,14 +47,14 @@ struct LockCommand: Command {
             let application = try context.openApplication()
             console.error("Encrypting the database and photos in place…")
             try LockService.turnOn(application, passphrase: secret)
-            console.print("The lock is on: the database and photos are encrypted, and Cairn asks for the passphrase to open the vault.")
+            console.print(LockService.Done.turnedOn.message)
         case .off:
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
             let application = try context.openApplication(passphrase: secret)
             console.error("Decrypting the database and photos in place…")
             try LockService.turnOff(application, passphrase: secret)
-            console.print("The lock is off: the database and photos are no longer encrypted, and the vault opens without a passphrase.")
+            console.print(LockService.Done.turnedOff.message)
         case .change:
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let current = try passphrase.read(console: console, prompt: "Current vault passphrase: ")
@@ -60,7 +63,19 @@ struct LockCommand: Command {
                                              warning: LockService.warning)
             try LockService.checkNew(new)
             try LockService.changePassphrase(dataDirectory: directory, environment: environment, from: current, to: new)
-            console.print("The passphrase was changed: only the new one opens the vault.")
+            console.print(LockService.Done.changed.message)
+        case .notNow:
+            try LockService.decline(dataDirectory: directory, environment: environment)
+            console.print("Not now: Cairn will not ask again. 'cairn settings lock on' turns the lock on at any time.")
         }
+    }
+
+    /// After a command that changed data, at a terminal only: once the vault holds a photo or a record and its lock
+    /// was never set (`LockService.shouldAsk`), says why a passphrase and how to choose one or stop being asked.
+    /// Never in a script (standard input not a terminal); it never fails the command.
+    static func noteIfDue(_ context: CommandContext) {
+        guard context.console.canAsk,
+              (try? LockService.shouldAsk(dataDirectory: context.dataDirectory, environment: context.environment)) == true else { return }
+        context.console.error("This vault holds your records and has no passphrase. \(LockService.why) To choose one: cairn settings lock on. Not now: cairn settings lock not-now (remembered).")
     }
 }

@@ -9,6 +9,7 @@ import Regimen
 /// `cairn remind`: the reminder loop, or its systemd user service.
 struct RemindCommand: Command {
     static let name = "remind"
+    static let notesMissingLock = false
     static let abstract = "Show dose reminders as desktop notifications, with Taken, Skip and Snooze."
     static let usage = "[--once] | --install | --uninstall"
     static let discussion = """

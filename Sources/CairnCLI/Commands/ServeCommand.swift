@@ -10,12 +10,14 @@ import WebApp
 /// `cairn serve`: the local web app, on 127.0.0.1 only, until Ctrl+C.
 struct ServeCommand: Command {
     static let name = "serve"
+    static let notesMissingLock = false
     static let abstract = "Start the local web app on this computer (127.0.0.1 only) and print its address."
     static let discussion = """
     The printed address carries a secret for this launch: open it in a browser on this computer.
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
     before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
-    and when the server stops. Stop with Ctrl+C.
+    and when the server stops. The Lock section of Settings turns the lock on or off and changes the
+    passphrase while it runs. Stop with Ctrl+C.
     """
 
     static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
@@ -67,20 +69,12 @@ struct ServeCommand: Command {
                 throw error
             }
         }
-        let gate: VaultGate
-        if try vault.lockSetting() == .on {
-            // A locked vault opens on the unlock page; `--vault-passphrase-file` or `-fd` unlocks it at once.
-            try placeholder.claimExclusive()
-            let unlock: @Sendable (Passphrase) throws -> OpenedVault = { try open($0) }
-            if context.vaultPassphrase.isGiven {
-                gate = VaultGate(unlocked: try open(try context.askVaultPassphrase()), relocking: unlock, clock: clock)
-            } else {
-                gate = VaultGate(locked: unlock, clock: clock)
-            }
-        } else {
-            let opened = try open(nil)
-            gate = VaultGate(open: opened.services)
-        }
+        // A locked vault opens on the unlock page; `--vault-passphrase-file` or `-fd` unlocks it at once. Settings may
+        // turn the lock on or off while this runs (`VaultGate.changeLock`), reopening the vault through `open`.
+        try placeholder.claimExclusive()
+        let gate = try VaultGate(lockIsOn: vault.lockSetting() == .on,
+                                 passphrase: context.vaultPassphrase.isGiven ? context.askVaultPassphrase : nil,
+                                 opening: open, clock: clock)
         defer { gate.lock() }  // the vault is locked when the server stops, however it stops
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), gate: gate)
         // Ctrl+C and SIGTERM are caught before the address is printed: one sent the moment it appears is not lost.
@@ -90,32 +84,16 @@ struct ServeCommand: Command {
         context.console.print(gate.isLocked ? "Open that address in a browser on this computer and type the vault's passphrase there. Press Ctrl+C to stop."
                                             : "Open that address in a browser on this computer. Press Ctrl+C to stop.")
         if opensBrowser { openInBrowser(server.loginURL, console: context.console) }
-        let idle = startIdleTimer(gate)
+        let stopIdleTimer = gate.startIdleTimer()
         let reminders = startReminders(gate: gate, vault: vault, clock: clock, environment: context.environment, console: context.console)
         termination.wait()
         reminders?.raise()
-        idle.raise()
+        stopIdleTimer()
         server.stop()
         gate.lock()
         placeholder.release()
         context.console.print("Cairn stopped.")
     }
-}
-
-/// Locks an idle vault (`VaultGate.lockIfIdle`) every few seconds, so its key leaves memory even when no request
-/// comes to notice the idle time.
-private func startIdleTimer(_ gate: VaultGate) -> StopFlag {
-    let stop = StopFlag()
-    guard gate.hasLock else { return stop }
-    let thread = Thread {
-        while !stop.isSet {
-            gate.lockIfIdle()
-            Thread.sleep(forTimeInterval: 2)
-        }
-    }
-    thread.name = "cairn-idle-lock"
-    thread.start()
-    return stop
 }
 
 /// Runs the reminder loop (`cairn remind`) on its own thread, so the person running the app gets reminders with

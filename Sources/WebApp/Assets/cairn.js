@@ -59,6 +59,27 @@
     };
     window.setTimeout(follow, 1000);
   }
+  // A lock change (Settings): the form's page waits until the whole vault is converted; meanwhile its status line
+  // follows /lock/state and says how many photos are done. The "lock is changing" page reloads itself when done.
+  var followChange = function (line, done) {
+    if (!window.fetch) { return; }
+    var follow = function () {
+      fetch("/lock/state", { credentials: "same-origin", cache: "no-store" })
+        .then(function (r) { return r.json(); })
+        .then(function (state) {
+          if (state.changing) { line.textContent = state.changing; } else if (done) { done(); return; }
+          window.setTimeout(follow, 1000);
+        })
+        .catch(function () {});
+    };
+    window.setTimeout(follow, 500);
+  };
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-lock-change]"), function (form) {
+    var line = form.querySelector(".lock-progress");
+    if (line) { form.addEventListener("submit", function () { followChange(line, null); }); }
+  });
+  var changing = document.getElementById("lock-changing");
+  if (changing) { followChange(changing, function () { window.location.reload(); }); }
   if (idle > 0) {
     var watch = function () { checkLock(); window.setTimeout(watch, 30000); };
     window.setTimeout(watch, idle * 1000 + 2000);

@@ -33,7 +33,7 @@ enum BackupPages {
             return ("<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(HTML.escape(text))</p>", " aria-invalid=\"true\" autofocus")
         }
         let short = error(.tooShort, "passphrase-error", BackupRequestError.passphraseTooShort.userMessage)
-        let mismatch = error(.mismatch, "again-error", "The two passphrases differ. Type the same one twice.")
+        let mismatch = error(.mismatch, "again-error", FormField.passphrasesDiffer)
         let body = """
         <div class="page-intro"><h1>Back up everything</h1>
         <p class="lead">One encrypted file with every photo and record. Cairn checks that it opens before you get it.</p></div>

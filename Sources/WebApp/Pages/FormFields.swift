@@ -2,6 +2,9 @@
 /// is invalid and is described by them (`aria-invalid`, `aria-describedby`), and the first refused field of a page
 /// takes the focus when the page loads (`autofocus`, no script needed), so a screen reader reads it at once.
 enum FormField {
+    /// Said beside the second field when a new passphrase typed twice differs (the vault's lock, a backup).
+    static let passphrasesDiffer = "The two passphrases differ. Type the same one twice."
+
     /// The attributes of field `id`: `aria-describedby` naming its help (when `help`) and its error, and
     /// `aria-invalid` and, when `first`, `autofocus` while it has errors.
     static func attributes(_ id: String, errors: [String], help: Bool = false, first: Bool = false) -> String {

@@ -47,6 +47,18 @@ enum Layout {
     /// Set by `WebApplication` while it answers a request of a vault with a lock (nil: no lock, nothing shown).
     @TaskLocal static var lockChrome: LockChrome?
 
+    /// The question "Protect your journals with a passphrase?" (`LockPages.prompt`), asked on top of every page with
+    /// the frame but Settings (which has the lock's own section) while `ask()` says so; `path` is where "Not now"
+    /// comes back to.
+    struct LockPrompt: Sendable {
+        let csrfToken: String
+        let path: String
+        let ask: @Sendable () -> Bool
+    }
+
+    /// Set by `WebApplication` while it answers a request of a vault whose lock is off (nil: nothing asked).
+    @TaskLocal static var lockPrompt: LockPrompt?
+
     /// The header's "Lock now": a form, so it works without JavaScript.
     static func lockNowForm(_ chrome: LockChrome) -> String {
         "<form method=\"post\" action=\"/lock\" class=\"lock-now\">\(csrfField(chrome.csrfToken))"
@@ -84,7 +96,7 @@ enum Layout {
         <a class="skip-link" href="#main">Skip to content</a>
         \(header)
         <main id="main" class="wrap" tabindex="-1">
-        \(body)
+        \(chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } ?? "" : "")\(body)
         </main>
         <footer class="site-footer"><div class="wrap"><p>\(HTML.escape(ProductWording.privacy))</p></div></footer>
         </body>

@@ -19,10 +19,8 @@ enum SettingsPages {
     static func routes(_ settings: any SettingsServicing, csrfToken: String) -> [Route] {
         [
             route(.get, "/settings") { r in
-                let saved = r.query["saved"] == "1" ? "Saved." : nil
-                let lock = try Layout.lockChrome.map { _ in try settings.idleLockMinutes() }
-                return .html(render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: saved,
-                                    lock: LockPages.settingsSection(idleMinutes: lock, csrfToken: csrfToken)))
+                let notice = r.query["saved"] == "1" ? "Saved." : r.query["lock"].flatMap(LockService.Done.init(rawValue:))?.message
+                return .html(try page(settings, csrfToken: csrfToken, notice: notice))
             },
             route(.post, "/settings/comparison-details") { r in
                 let value: Bool
@@ -43,6 +41,14 @@ enum SettingsPages {
                 return .html(deleted())
             },
         ]
+    }
+
+    /// The Settings page of the vault `settings` serves, its lock section showing `refusal` (a lock form sent back).
+    static func page(_ settings: any SettingsServicing, csrfToken: String, notice: String? = nil,
+                     refusal: LockPages.Refusal? = nil) throws -> String {
+        let lock = LockPages.settingsSection(setting: try settings.lockSetting(), idleMinutes: try settings.idleLockMinutes(),
+                                             csrfToken: csrfToken, refusal: refusal)
+        return render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: notice, lock: lock)
     }
 
     static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: String = "") -> String {
