@@ -52,11 +52,10 @@ extension Vault {
     var stagedDatabaseURL: URL { directory.appendingPathComponent(".cairn.sqlite.staged") }
 
     /// Whether the database file is encrypted: it exists and does not start with SQLite's plain header.
+    /// (Read without ever closing a descriptor of a file this process may have open in SQLite: `DatabaseFileStart`.)
     public var databaseIsEncrypted: Bool {
-        guard let handle = FileHandle(forReadingAtPath: databaseURL.path) else { return false }
-        defer { try? handle.close() }
-        let start = (try? handle.read(upToCount: 16)) ?? Data()
-        return !start.isEmpty && start != Data("SQLite format 3\0".utf8)
+        guard let start = DatabaseFileStart.read(databaseURL.path, count: 16) else { return false }
+        return !start.isEmpty && start != Array("SQLite format 3\0".utf8)
     }
 
     /// The vault header as it stands (nil: the lock was never set), after finishing or undoing a lock change a
