@@ -205,6 +205,10 @@ public enum CairnCommandLine {
           -h, --help                     Show help; 'cairn <command> --help' for one command.
           --version                      Show the version.
 
+        While 'cairn serve' has the vault unlocked, commands run inside it and need no passphrase
+        (all but serve, remind, doctor, inspect, backup verify, backup restore and settings lock);
+        relative paths are taken from this folder.
+
         Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
         """
     }

@@ -147,6 +147,21 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: backup))
     }
 
+    @Test func aCommandOnAnotherClockThanTheServersRunsOnItsOwnAndSaysWhy() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let served = try InProcessServer(vault: scratch.file("vault"))
+        defer { served.stop() }
+        let zone = TimeZone.current.identifier == "Pacific/Chatham" ? "Asia/Tokyo" : "Pacific/Chatham"
+        var err: [String] = []
+        let code = CairnCommandLine.run(["--data-dir", served.directory, "skin", "add-area", "Left forearm"],
+                                        console: Console(out: { _ in }, err: { err.append($0) }), environment: ["TZ": zone])
+        #expect(code == 1)
+        #expect(err.first?.contains("another time zone (TZ) or CAIRN_NOW") == true, "\(err)")
+        #expect(err.joined().contains("is using this vault"), "on its own, a change is refused while the server owns the vault")
+        #expect(try served.app.skin.areas().isEmpty)
+    }
+
     @Test func aServerThatStopsBeforeTheCommandEndsLeavesTheClientWithAClearErrorAndExit1() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -17,7 +17,8 @@ struct ServeCommand: Command {
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
     before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
     and when the server stops. The Lock section of Settings turns the lock on or off and changes the
-    passphrase while it runs. Stop with Ctrl+C.
+    passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
+    through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
     """
 
     static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
