@@ -281,13 +281,7 @@ private final class ServeProcess {
     }
 
     func send(_ method: String, _ target: String, form: [String: String]? = nil) throws -> RawResponse {
-        let body = form.map { fields in
-            fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-        } ?? ""
-        let socket = try LoopbackSocket(port: port)
-        socket.send(LoopbackHTTP.raw(method, target, port: port, session: key,
-                                     headers: form == nil ? [] : ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8)))
-        return try socket.receive()
+        try LoopbackHTTP.send(method, target, port: port, session: key, form: form)
     }
 
     func get(_ target: String) throws -> RawResponse { try send("GET", target) }

@@ -164,6 +164,19 @@ public enum LoopbackHTTP {
         return raw
     }
 
+    /// Sends one request to 127.0.0.1:`port` (the session cookie when `session` is given; `form`, when given, as a
+    /// url-encoded body) and reads its response.
+    public static func send(_ method: String, _ target: String, port: UInt16, session: String?,
+                            form: [String: String]? = nil) throws -> RawResponse {
+        let body = form.map { fields in
+            fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+        } ?? ""
+        let socket = try LoopbackSocket(port: port)
+        socket.send(raw(method, target, port: port, session: session,
+                        headers: form == nil ? [] : ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8)))
+        return try socket.receive()
+    }
+
     /// A multipart form body as a browser sends a file input: the `csrf` field, then field `file` holding
     /// `size` bytes. Returns the Content-Type header line and the body.
     public static func multipart(csrf: String, fileBytes size: Int, boundary: String = "cairnBoundary42") -> (header: String, body: Data) {

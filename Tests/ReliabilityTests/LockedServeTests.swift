@@ -35,13 +35,7 @@ import Glibc
         let match = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)\/\?key=([A-Za-z0-9_-]+)/), "the login line: \(line)")
         let port = try #require(UInt16(match.1)), key = String(match.2)
         func send(_ method: String, _ target: String, form: [String: String]? = nil) throws -> RawResponse {
-            let body = form.map { fields in
-                fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-            } ?? ""
-            let socket = try LoopbackSocket(port: port)
-            socket.send(LoopbackHTTP.raw(method, target, port: port, session: key,
-                                         headers: form == nil ? [] : ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8)))
-            return try socket.receive()
+            try LoopbackHTTP.send(method, target, port: port, session: key, form: form)
         }
 
         #expect(try send("GET", "/regimen").headers("Location") == ["/unlock?next=/regimen"])
