@@ -290,6 +290,14 @@ final class ProcessBench {
                                        ("locked vault", locked, ["--vault-passphrase-file", passphrase.path])] {
             var row = ProcessBench.Row(name: "cairn regimen today through serve, \(name)")
             let server = try ServedProcess(cairn: cairn, vault: folder, environment: environment, global: unlock)
+            // The server catches up on insights and tidies up in the background after it opens: wait for quiet.
+            var last = ProcessCPU.cpuSeconds(of: server.process.processIdentifier), quiet = 0
+            for _ in 0..<200 where quiet < 3 {
+                usleep(100_000)
+                let now = ProcessCPU.cpuSeconds(of: server.process.processIdentifier)
+                quiet = now - last < 0.005 ? quiet + 1 : 0
+                last = now
+            }
             // More rounds than the other rows: the server's CPU is read from /proc in clock ticks (10 ms).
             let many = max(rounds, 20)
             var serverCPU = 0.0

@@ -36,6 +36,31 @@ import Glibc
         #expect(access(socket, F_OK) != 0, "a stopped server removes its socket")
     }
 
+    @Test func commandsAndPageFormsAtOnceAllLandInTheServersVault() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let vault = scratch.file("vault").path
+        let server = try ServeProcess(vault: vault)
+        defer { server.stop() }
+        let token = String(try #require(try server.get("/skin").text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1)
+        let results = Capture()
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 12) { i in
+            let line: String
+            if i % 2 == 0 {
+                let run = try? CairnRun(["--data-dir", vault, "skin", "add-area", "Command \(i)"])
+                line = run.map { "\($0.status) \($0.err)" } ?? "did not run"
+            } else {
+                let posted = try? server.send("POST", "/skin/areas", form: ["csrf": token, "name": "Page \(i)"])
+                line = posted.map { $0.status == 303 ? "0 " : "\($0.status)" } ?? "no answer"
+            }
+            lock.withLock { results.out.append(line) }
+        }
+        #expect(results.out.sorted() == Array(repeating: "0 ", count: 12))
+        let areas = try CairnRun(["--data-dir", vault, "skin", "areas"]).out
+        #expect(areas.split(separator: "\n").count == 12, "\(areas)")
+    }
+
     @Test func aLockedServerLeavesCommandsToTheirOwnWayUntilItIsUnlocked() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -240,7 +265,7 @@ private struct CairnRun {
 }
 
 /// `cairn serve --port 0` in its own process, logged in through its address.
-private final class ServeProcess {
+private final class ServeProcess: @unchecked Sendable {
     static var executable: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("cairn")
     }
