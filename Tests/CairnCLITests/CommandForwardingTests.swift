@@ -284,19 +284,11 @@ private final class ServeProcess: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        var first = Data()
-        while !first.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            first.append(chunk)
-        }
-        let line = String(decoding: first, as: UTF8.self)
-        guard let match = line.firstMatch(of: /127\.0\.0\.1:(\d+)\/\?key=([A-Za-z0-9_-]+)/), let port = UInt16(match.1) else {
+        guard let login = LoopbackHTTP.login(readingFirstLineOf: out) else {
             process.terminate()
-            throw UsageError("cairn serve printed no address: \(line)")
+            throw UsageError("cairn serve printed no address")
         }
-        self.port = port
-        key = String(match.2)  // the socket is listening before the address is printed
+        (port, key) = login  // the socket is listening before the address is printed
     }
 
     func stop() {

@@ -25,15 +25,7 @@ import Glibc
 
         let (process, out, _) = try CairnProcess.start(["--data-dir", vault, "serve", "--port", "0"])
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        var first = Data()
-        while !first.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            first.append(chunk)
-        }
-        let line = String(decoding: first, as: UTF8.self)
-        let match = try #require(line.firstMatch(of: /127\.0\.0\.1:(\d+)\/\?key=([A-Za-z0-9_-]+)/), "the login line: \(line)")
-        let port = try #require(UInt16(match.1)), key = String(match.2)
+        let (port, key) = try #require(LoopbackHTTP.login(readingFirstLineOf: out), "the login line")
         func send(_ method: String, _ target: String, form: [String: String]? = nil) throws -> RawResponse {
             try LoopbackHTTP.send(method, target, port: port, session: key, form: form)
         }
