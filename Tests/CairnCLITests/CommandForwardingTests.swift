@@ -91,6 +91,24 @@ import Glibc
         #expect(locked.status == 1 && locked.err.contains("This vault is locked"))
     }
 
+    @Test func afterTheLockIsTurnedOnInSettingsCommandsGoThroughTheReopenedVault() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let vault = scratch.file("vault").path
+        let server = try ServeProcess(vault: vault)
+        defer { server.stop() }
+        #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"]).status == 0)
+        let token = String(try #require(try server.get("/settings").text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1)
+        let turned = try server.send("POST", "/settings/lock/on", form: ["csrf": token, "passphrase": "a new vault passphrase",
+                                                                        "passphrase_again": "a new vault passphrase"])
+        #expect(turned.status == 303, "\(turned.status)")
+        let added = try CairnRun(["--data-dir", vault, "skin", "add-area", "Right knee"])
+        #expect(added.status == 0, "the server holds the vault open with its new key: \(added.err)")
+        server.stop()
+        let alone = try CairnRun(["--data-dir", vault, "skin", "areas"])
+        #expect(alone.status == 1 && alone.err.contains("This vault is locked"), "the lock is on: \(alone.err)")
+    }
+
     @Test func aStaleSocketOfAKilledServerIsReplacedAndMeanwhileCommandsRunOnTheirOwn() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
