@@ -13,52 +13,46 @@ import Glibc
 /// the server owns the vault, and a command given to another `cairn` process runs inside it.
 @Suite(.serialized) struct CommandForwardingTests {
     @Test func aCommandThatChangesDataWhileServingGoesThroughTheServerAndItsRecordIsOnThePage() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let vault = scratch.file("vault").path
-        let server = try ServeProcess(vault: vault)
-        defer { server.stop() }
-        let socket = scratch.file("vault/serve.sock").path
-        var info = stat()
-        #expect(stat(socket, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK && info.st_mode & 0o777 == 0o600)
+        try withServedVault { vault, server, scratch in
+            let socket = scratch.file("vault/serve.sock").path
+            var info = stat()
+            #expect(stat(socket, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK && info.st_mode & 0o777 == 0o600)
 
-        let added = try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"])
-        #expect(added.status == 0 && added.out.hasPrefix("Added area "), "\(added.err)")
-        #expect(try server.get("/skin").text.contains("Left forearm"))
-        // Reads go through too, and a usage error is answered by the client (exit 2) before anything is sent.
-        #expect(try CairnRun(["--data-dir", vault, "skin", "areas"]).out.contains("Left forearm"))
-        let usage = try CairnRun(["--data-dir", vault, "skin", "areas", "--no-such-option"])
-        #expect(usage.status == 2 && usage.err.contains("Unknown option --no-such-option"))
-        let problem = try CairnRun(["--data-dir", vault, "skin", "timeline", "No such area"])
-        #expect(problem.status == 1 && problem.err.hasPrefix("cairn: "), "the server's exit code and its message")
+            let added = try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"])
+            #expect(added.status == 0 && added.out.hasPrefix("Added area "), "\(added.err)")
+            #expect(try server.get("/skin").text.contains("Left forearm"))
+            // Reads go through too, and a usage error is answered by the client (exit 2) before anything is sent.
+            #expect(try CairnRun(["--data-dir", vault, "skin", "areas"]).out.contains("Left forearm"))
+            let usage = try CairnRun(["--data-dir", vault, "skin", "areas", "--no-such-option"])
+            #expect(usage.status == 2 && usage.err.contains("Unknown option --no-such-option"))
+            let problem = try CairnRun(["--data-dir", vault, "skin", "timeline", "No such area"])
+            #expect(problem.status == 1 && problem.err.hasPrefix("cairn: "), "the server's exit code and its message")
 
-        server.stop()
-        #expect(access(socket, F_OK) != 0, "a stopped server removes its socket")
+            server.stop()
+            #expect(access(socket, F_OK) != 0, "a stopped server removes its socket")
+        }
     }
 
     @Test func commandsAndPageFormsAtOnceAllLandInTheServersVault() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let vault = scratch.file("vault").path
-        let server = try ServeProcess(vault: vault)
-        defer { server.stop() }
-        let token = String(try #require(try server.get("/skin").text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1)
-        let results = Capture()
-        let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: 12) { i in
-            let line: String
-            if i % 2 == 0 {
-                let run = try? CairnRun(["--data-dir", vault, "skin", "add-area", "Command \(i)"])
-                line = run.map { "\($0.status) \($0.err)" } ?? "did not run"
-            } else {
-                let posted = try? server.send("POST", "/skin/areas", form: ["csrf": token, "name": "Page \(i)"])
-                line = posted.map { $0.status == 303 ? "0 " : "\($0.status)" } ?? "no answer"
+        try withServedVault { vault, server, scratch in
+            let token = try server.csrf(on: "/skin")
+            let results = Capture()
+            let lock = NSLock()
+            DispatchQueue.concurrentPerform(iterations: 12) { i in
+                let line: String
+                if i % 2 == 0 {
+                    let run = try? CairnRun(["--data-dir", vault, "skin", "add-area", "Command \(i)"])
+                    line = run.map { "\($0.status) \($0.err)" } ?? "did not run"
+                } else {
+                    let posted = try? server.send("POST", "/skin/areas", form: ["csrf": token, "name": "Page \(i)"])
+                    line = posted.map { $0.status == 303 ? "0 " : "\($0.status)" } ?? "no answer"
+                }
+                lock.withLock { results.out.append(line) }
             }
-            lock.withLock { results.out.append(line) }
+            #expect(results.out.sorted() == Array(repeating: "0 ", count: 12))
+            let areas = try CairnRun(["--data-dir", vault, "skin", "areas"]).out
+            #expect(areas.split(separator: "\n").count == 12, "\(areas)")
         }
-        #expect(results.out.sorted() == Array(repeating: "0 ", count: 12))
-        let areas = try CairnRun(["--data-dir", vault, "skin", "areas"]).out
-        #expect(areas.split(separator: "\n").count == 12, "\(areas)")
     }
 
     @Test func aLockedServerLeavesCommandsToTheirOwnWayUntilItIsUnlocked() throws {
@@ -92,21 +86,18 @@ import Glibc
     }
 
     @Test func afterTheLockIsTurnedOnInSettingsCommandsGoThroughTheReopenedVault() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let vault = scratch.file("vault").path
-        let server = try ServeProcess(vault: vault)
-        defer { server.stop() }
-        #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"]).status == 0)
-        let token = String(try #require(try server.get("/settings").text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1)
-        let turned = try server.send("POST", "/settings/lock/on", form: ["csrf": token, "passphrase": "a new vault passphrase",
-                                                                        "passphrase_again": "a new vault passphrase"])
-        #expect(turned.status == 303, "\(turned.status)")
-        let added = try CairnRun(["--data-dir", vault, "skin", "add-area", "Right knee"])
-        #expect(added.status == 0, "the server holds the vault open with its new key: \(added.err)")
-        server.stop()
-        let alone = try CairnRun(["--data-dir", vault, "skin", "areas"])
-        #expect(alone.status == 1 && alone.err.contains("This vault is locked"), "the lock is on: \(alone.err)")
+        try withServedVault { vault, server, scratch in
+            #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"]).status == 0)
+            let token = try server.csrf(on: "/settings")
+            let turned = try server.send("POST", "/settings/lock/on", form: ["csrf": token, "passphrase": "a new vault passphrase",
+                                                                            "passphrase_again": "a new vault passphrase"])
+            #expect(turned.status == 303, "\(turned.status)")
+            let added = try CairnRun(["--data-dir", vault, "skin", "add-area", "Right knee"])
+            #expect(added.status == 0, "the server holds the vault open with its new key: \(added.err)")
+            server.stop()
+            let alone = try CairnRun(["--data-dir", vault, "skin", "areas"])
+            #expect(alone.status == 1 && alone.err.contains("This vault is locked"), "the lock is on: \(alone.err)")
+        }
     }
 
     @Test func aStaleSocketOfAKilledServerIsReplacedAndMeanwhileCommandsRunOnTheirOwn() throws {
@@ -149,24 +140,21 @@ import Glibc
     }
 
     @Test func deletingAllDataFromTheCommandLineWhileServingEmptiesTheServedVaultAtOnce() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let vault = scratch.file("vault").path
-        let server = try ServeProcess(vault: vault)
-        defer { server.stop() }
-        #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"]).status == 0)
-        #expect(try server.get("/skin").text.contains("Left forearm"))
+        try withServedVault { vault, server, scratch in
+            #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"]).status == 0)
+            #expect(try server.get("/skin").text.contains("Left forearm"))
 
-        let deleted = try CairnRun(["--data-dir", vault, "settings", "delete-all-data", "--yes"])
-        #expect(deleted.status == 0 && deleted.out.contains("All data in the vault was removed."), "\(deleted.err)")
-        #expect(!(try server.get("/skin").text.contains("Left forearm")), "the server shows the empty vault at once")
-        for suffix in ["", "-wal"] {
-            let bytes = (try? Data(contentsOf: scratch.file("vault/cairn.sqlite" + suffix))) ?? Data()
-            #expect(bytes.range(of: Data("Left forearm".utf8)) == nil, "nothing readable in cairn.sqlite\(suffix)")
+            let deleted = try CairnRun(["--data-dir", vault, "settings", "delete-all-data", "--yes"])
+            #expect(deleted.status == 0 && deleted.out.contains("All data in the vault was removed."), "\(deleted.err)")
+            #expect(!(try server.get("/skin").text.contains("Left forearm")), "the server shows the empty vault at once")
+            for suffix in ["", "-wal"] {
+                let bytes = (try? Data(contentsOf: scratch.file("vault/cairn.sqlite" + suffix))) ?? Data()
+                #expect(bytes.range(of: Data("Left forearm".utf8)) == nil, "nothing readable in cairn.sqlite\(suffix)")
+            }
+            #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Right knee"]).status == 0)
+            server.stop()
+            #expect(try CairnRun(["--data-dir", vault, "skin", "areas"]).out.contains("Right knee"), "kept in the file a restart opens")
         }
-        #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Right knee"]).status == 0)
-        server.stop()
-        #expect(try CairnRun(["--data-dir", vault, "skin", "areas"]).out.contains("Right knee"), "kept in the file a restart opens")
     }
 
     // MARK: in process: the protocol's edges
@@ -246,6 +234,16 @@ import Glibc
     }
 }
 
+/// A fresh vault folder served by `cairn serve` in its own process, for `body`; both go when it returns.
+private func withServedVault(_ body: (_ vault: String, _ server: ServeProcess, _ scratch: Scratch) throws -> Void) throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let vault = scratch.file("vault").path
+    let server = try ServeProcess(vault: vault)
+    defer { server.stop() }
+    try body(vault, server, scratch)
+}
+
 /// Only a process of the same user may use the socket, at either end.
 @Test func theSocketAdmitsOnlyItsOwnUser() {
     #expect(CommandSocket.admits(peer: 1000, own: 1000))
@@ -321,10 +319,14 @@ private final class ServeProcess: @unchecked Sendable {
 
     func get(_ target: String) throws -> RawResponse { try send("GET", target) }
 
+    /// The CSRF token of the forms on `page`.
+    func csrf(on page: String) throws -> String {
+        String(try #require(try get(page).text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1)
+    }
+
     /// Types `passphrase` on the unlock page.
     func unlock(_ passphrase: String) throws {
-        let page = try get("/unlock")
-        let token = String(try #require(page.text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1)
+        let token = try csrf(on: "/unlock")
         csrf = token
         #expect(try send("POST", "/unlock", form: ["csrf": token, "passphrase": passphrase]).status == 303)
     }
