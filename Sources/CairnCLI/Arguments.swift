@@ -1,3 +1,5 @@
+import Foundation
+
 /// A mistake in how a command was called. The CLI prints it with a hint and exits 2.
 public struct UsageError: Error, Equatable, CustomStringConvertible {
     public let message: String
@@ -15,10 +17,15 @@ public struct Arguments: Sendable {
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
     private let declared: Set<Option>
+    /// The folder relative file arguments are taken from (`filePath`): the current directory of the `cairn` process
+    /// the person ran, also when the command runs inside `cairn serve` (CommandForwarding).
+    public let workingDirectory: String
 
-    /// Parses `tokens` against the command's `options`.
-    public init(_ tokens: [String], options: [Option]) throws {
+    /// Parses `tokens` against the command's `options`; relative file arguments are taken from `workingDirectory`.
+    public init(_ tokens: [String], options: [Option],
+                workingDirectory: String = FileManager.default.currentDirectoryPath) throws {
         declared = Set(options)
+        self.workingDirectory = workingDirectory
         let valueOptions = Set(options.filter(\.takesValue).map(\.name))
         let flagOptions = Set(options.filter { !$0.takesValue }.map(\.name))
         var index = 0
@@ -79,6 +86,14 @@ public struct Arguments: Sendable {
             throw UsageError("\(option.name) takes a whole number from \(range.lowerBound) to \(range.upperBound).")
         }
         return number
+    }
+
+    /// A file or folder argument as an absolute path: a relative one is taken from `workingDirectory`. Every file
+    /// argument goes through here before it is used, so that a command run inside `cairn serve` reads and writes
+    /// the files the person named from their own folder (the server never changes its current directory).
+    public func filePath(_ text: String) -> String {
+        guard !text.isEmpty, !text.hasPrefix("/"), !workingDirectory.isEmpty else { return text }
+        return workingDirectory.hasSuffix("/") ? workingDirectory + text : workingDirectory + "/" + text
     }
 
     /// Exactly `count` positional arguments, named for the error message.

@@ -1,5 +1,7 @@
+import CairnApp
 import CairnCore
 import Foundation
+import Storage
 
 /// The `cairn` command line: finds the subcommand, handles `--help` and `--data-dir`, runs it, and maps the
 /// outcome to an exit code: 0 ok, 1 a problem with the input or the vault (message on stderr), 2 usage.
@@ -41,6 +43,30 @@ public enum CairnCommandLine {
             return 2
         }
 
+        return dispatch(words, console: console, environment: environment, dataDirectory: dataDirectory,
+                        vaultPassphrase: vaultPassphrase, served: nil)
+    }
+
+    /// Runs a command sent by a client over the vault's socket (`CommandForwarding`), inside `cairn serve`, against
+    /// its open `application`; relative file arguments are taken from the client's `workingDirectory`.
+    static func runInServer(_ words: [String], console: Console, environment: [String: String],
+                            application: CairnApplication, workingDirectory: String) -> Int32 {
+        dispatch(words, console: console, environment: environment, dataDirectory: application.vault.directory.path,
+                 vaultPassphrase: try! PassphraseInput(path: nil, descriptor: nil),
+                 served: Served(application: application, workingDirectory: workingDirectory))
+    }
+
+    /// What a command run inside `cairn serve` is given: the server's application, the client's directory.
+    struct Served {
+        let application: CairnApplication
+        let workingDirectory: String
+    }
+
+    /// Finds the command `words` name (after the global options) and runs it, here or, when a server has the
+    /// vault open, through it (`CommandForwarding`); inside the server (`served`), against its application.
+    private static func dispatch(_ tokens: [String], console: Console, environment: [String: String],
+                                 dataDirectory: String?, vaultPassphrase: PassphraseInput, served: Served?) -> Int32 {
+        var words = tokens
         var path: [String] = []
         var entries = commands
         var group: CommandGroup?
@@ -73,32 +99,46 @@ public enum CairnCommandLine {
                 entries = next.children
             case .command(let type):
                 return runCommand(type, words: words, path: path, console: console, environment: environment,
-                                  dataDirectory: dataDirectory, vaultPassphrase: vaultPassphrase)
+                                  dataDirectory: dataDirectory, vaultPassphrase: vaultPassphrase, served: served)
             }
         }
     }
 
     private static func runCommand(_ type: any Command.Type, words: [String], path: [String], console: Console,
                                    environment: [String: String], dataDirectory: String?,
-                                   vaultPassphrase: PassphraseInput) -> Int32 {
+                                   vaultPassphrase: PassphraseInput, served: Served?) -> Int32 {
         if words.contains("--help") || words.contains("-h") {
             console.print(help(for: type, path: path))
             return 0
         }
+        let workingDirectory = served?.workingDirectory ?? FileManager.default.currentDirectoryPath
         let command: any Command
         do {
-            let arguments = try Arguments(words, options: type.options)
+            let arguments = try Arguments(words, options: type.options, workingDirectory: workingDirectory)
             command = try type.init(arguments: arguments)
         } catch let usage as UsageError {
             return usageFailure(usage, path: path, console: console)
         } catch {
             return usageFailure(UsageError("Could not read the arguments."), path: path, console: console)
         }
+        let context = CommandContext(console: console, environment: environment, dataDirectory: dataDirectory,
+                                     vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly,
+                                     application: served?.application)
+        if served != nil, !command.goesThroughServer {
+            console.error("cairn: \(path.joined(separator: " ")) does not run inside cairn serve; run it on its own.")
+            return 2
+        }
+        if served == nil, command.goesThroughServer,
+           let directory = try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment),
+           let code = CommandForwarding.run(path + words, vaultDirectory: directory, workingDirectory: workingDirectory,
+                                            clock: context.clockIdentity, console: console) {
+            return code
+        }
         do {
-            let context = CommandContext(console: console, environment: environment, dataDirectory: dataDirectory,
-                                         vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly)
             try command.run(in: context)
             if !type.readsOnly, type.notesMissingLock { LockCommand.noteIfDue(context) }
+            // As after a form taken by the web: insights catch up, in the server's background.
+            if let served, !type.readsOnly { _ = try? served.application.insights.recomputeInBackgroundIfNeeded() }
             return 0
         } catch let usage as UsageError {
             return usageFailure(usage, path: path, console: console)
@@ -164,6 +204,10 @@ public enum CairnCommandLine {
           --vault-passphrase-fd N        The same, from file descriptor N.
           -h, --help                     Show help; 'cairn <command> --help' for one command.
           --version                      Show the version.
+
+        While 'cairn serve' has the vault unlocked, commands run inside it and need no passphrase
+        (all but serve, remind, doctor, inspect, backup verify, backup restore and settings lock);
+        relative paths are taken from this folder.
 
         Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
         """

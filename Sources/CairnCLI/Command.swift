@@ -28,6 +28,9 @@ public protocol Command {
     /// False for a command after which Cairn never notes that the vault has no passphrase (`LockNote`): the lock's
     /// own command, the server (its pages ask), the reminder loop, deleting everything. Default true.
     static var notesMissingLock: Bool { get }
+    /// Whether it runs inside a running `cairn serve` when one has the vault open (`CommandForwarding`). Default
+    /// true; false for commands that do not open the vault or must run in the person's own process.
+    var goesThroughServer: Bool { get }
     /// Validates the arguments; throws `UsageError` for a malformed call.
     init(arguments: Arguments) throws
     /// Does the work. Throws a `CairnError` for a problem the person can fix.
@@ -40,6 +43,7 @@ extension Command {
     public static var discussion: String { "" }
     public static var readsOnly: Bool { false }
     public static var notesMissingLock: Bool { true }
+    public var goesThroughServer: Bool { true }
     public static var usage: String {
         [synopsis, Option.usage(of: options)].filter { !$0.isEmpty }.joined(separator: " ")
     }
@@ -87,17 +91,21 @@ public struct CommandContext {
     let vaultPassphrase: PassphraseInput
     /// Whether the running command only reads (`Command.readsOnly`).
     public var readsOnly = false
+    /// The application of the `cairn serve` the command runs in (`CommandForwarding`); nil when it runs on its own.
+    let served: CairnApplication?
 
     init(console: Console, environment: [String: String], dataDirectory: String?, vaultPassphrase: PassphraseInput,
-         readsOnly: Bool) {
+         readsOnly: Bool, application served: CairnApplication? = nil) {
         self.console = console
         self.environment = environment
         self.dataDirectory = dataDirectory
         self.vaultPassphrase = vaultPassphrase
         self.readsOnly = readsOnly
+        self.served = served
     }
 
-    /// Opens the vault (creating it on first use) with every service wired, on `clock`. A command that only
+    /// Opens the vault (creating it on first use) with every service wired, on `clock`; inside `cairn serve`, the
+    /// server's open vault (`CommandForwarding`). A command that only
     /// reads opens it without housekeeping (`CairnApplication.Housekeeping`). A locked vault is opened with the
     /// passphrase `passphrase` gives, else with the global `--vault-passphrase-file` or one typed at the terminal;
     /// without any it fails ("This vault is locked ...", exit 1).
@@ -106,6 +114,7 @@ public struct CommandContext {
     }
 
     func openApplication(passphrase given: Passphrase?) throws -> CairnApplication {
+        if let served { return served }
         let ask = askVaultPassphrase
         return try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
                                          housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
@@ -120,11 +129,19 @@ public struct CommandContext {
     /// The clock every command runs on: the system time in `TZ`'s zone (else the machine's), or the fixed
     /// instant `CAIRN_NOW` (ISO 8601) for reproducible tests and demos.
     public var clock: any Clock {
-        let zone = environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
-            ?? TimeZone.current
-        if let text = environment["CAIRN_NOW"], let instant = RegimenCommands.parseInstant(text) {
-            return FixedClock(instant, timeZone: zone)
-        }
-        return ZonedSystemClock(timeZone: zone)
+        if let instant = fixedInstant { return FixedClock(instant, timeZone: timeZone) }
+        return ZonedSystemClock(timeZone: timeZone)
     }
+
+    /// The clock's zone and fixed instant as text, equal for two contexts whose clocks agree: a command goes
+    /// through a running server only when the server's clock is the same (`CommandForwarding`).
+    var clockIdentity: String {
+        timeZone.identifier + (fixedInstant.map { " " + String($0.timeIntervalSince1970) } ?? "")
+    }
+
+    private var timeZone: TimeZone {
+        environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) } ?? TimeZone.current
+    }
+
+    private var fixedInstant: Date? { environment["CAIRN_NOW"].flatMap(RegimenCommands.parseInstant) }
 }

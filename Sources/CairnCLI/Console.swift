@@ -41,6 +41,13 @@ public final class Console: @unchecked Sendable {
         return readAnswer()
     }
 
+    /// One line typed by the person, asked for without a prompt (a question forwarded by `cairn serve`, whose
+    /// prompt came as a line of its own); nil when nobody can answer.
+    func typedLine() -> String? { readAnswer?() }
+
+    /// The same without echo (a passphrase asked by a command running in `cairn serve`).
+    func typedSecret() -> String? { readSecret?() }
+
     /// The process's stdout and stderr, flushed after each line so a reader sees lines as they come.
     public static func standard() -> Console {
         Console(out: { line in

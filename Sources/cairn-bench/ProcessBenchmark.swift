@@ -20,6 +20,7 @@ import Glibc
 /// | intake CSV import, 54,780 rows | `cairn regimen import` | Python csv + sqlite3, the same indexes | rows/s ratio >= 1.0 |
 /// | the first page | `cairn serve` until its first answer | `python3 -m http.server` until its first answer | <= 100 ms wall |
 /// | read-only commands | `today`, `ledger`, `skin timeline` | `sqlite3` reading the same vault | <= 50 ms wall each |
+/// | a command through `cairn serve` | `regimen today` run inside a running server (its socket), plain and locked vault | the same command on its own (with the passphrase file when locked) | (figures) |
 /// | `/regimen/ledger`, 16 clients (wrk) | req/s with 16 clients | req/s with 1 client; a static file, 16 clients | >= 1.6x one client |
 ///
 /// A missing anchor tool is said and its ratio skipped (the absolute targets still count). Medians over the rounds
@@ -48,6 +49,7 @@ enum ProcessBenchmark {
         met = try bench.labelScan() && met
         met = try bench.intakeImport() && met
         met = try bench.readOnlyCommands() && met
+        try bench.throughServer()
         met = try bench.firstAnswer() && met
         met = try bench.concurrentReads() && met
         print("  load average \(bench.load()) at end")
@@ -272,6 +274,52 @@ final class ProcessBench {
         return met
     }
 
+    /// `cairn regimen today` while `cairn serve` has the vault open (the command runs inside the server, over the
+    /// vault's socket) against the same command on its own, on the plain vault and on a copy whose lock is on (on
+    /// its own it reads the passphrase file and derives the key: what a script pays without a server). The server
+    /// runs first for all rounds, then the command alone: the two cannot run at once (the server takes the command).
+    func throughServer() throws {
+        let locked = work.appendingPathComponent("vault-locked")
+        let passphrase = work.appendingPathComponent("passphrase.txt")
+        try? FileManager.default.removeItem(at: locked)
+        try FileManager.default.copyItem(at: vault, to: locked)
+        try Data("a bench passphrase for the process rows\n".utf8).write(to: passphrase)
+        _ = try time(cairn, ["--data-dir", locked.path, "settings", "lock", "on", "--passphrase-file", passphrase.path])
+        defer { try? FileManager.default.removeItem(at: locked) }
+        for (name, folder, unlock) in [("plain vault", vault, [String]()),
+                                       ("locked vault", locked, ["--vault-passphrase-file", passphrase.path])] {
+            var row = ProcessBench.Row(name: "cairn regimen today through serve, \(name)")
+            let server = try ServedProcess(cairn: cairn, vault: folder, environment: environment, global: unlock)
+            // The server catches up on insights and tidies up in the background after it opens: wait for quiet.
+            var last = ProcessCPU.cpuSeconds(of: server.process.processIdentifier), quiet = 0
+            for _ in 0..<200 where quiet < 3 {
+                usleep(100_000)
+                let now = ProcessCPU.cpuSeconds(of: server.process.processIdentifier)
+                quiet = now - last < 0.005 ? quiet + 1 : 0
+                last = now
+            }
+            // More rounds than the other rows: the server's CPU is read from /proc in clock ticks (10 ms).
+            let many = max(rounds, 20)
+            var serverCPU = 0.0
+            for round in 0...many {
+                let before = ProcessCPU.cpuSeconds(of: server.process.processIdentifier)
+                let c = try time(cairn, ["--data-dir", folder.path, "regimen", "today"])
+                if round > 0 {
+                    row.cairn.append(c)
+                    serverCPU += ProcessCPU.cpuSeconds(of: server.process.processIdentifier) - before
+                }
+            }
+            server.stop()
+            for round in 0...many {
+                let a = try time(cairn, ["--data-dir", folder.path] + unlock + ["regimen", "today"])
+                if round > 0 { row.anchor.append(a) }
+            }
+            _ = report(row, anchor: "the same command on its own", missing: "", ratioTarget: nil, on: \.wall)
+            print(String(format: "      the CPU above is the client's; the server spent %.1f ms more per command (mean)",
+                         serverCPU / Double(many) * 1000))
+        }
+    }
+
     func firstAnswer() throws -> Bool {
         var row = ProcessBench.Row(name: "cairn serve until its first answer")
         let site = work.appendingPathComponent("site")
@@ -446,9 +494,10 @@ final class ServedProcess {
     private(set) var port: UInt16 = 0
     private(set) var key = ""
 
-    init(cairn: String, vault: URL, environment: [String: String]) throws {
+    /// `global` goes before `serve` (`--vault-passphrase-file FILE` to unlock at start).
+    init(cairn: String, vault: URL, environment: [String: String], global: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: cairn)
-        process.arguments = ["--data-dir", vault.path, "serve", "--port", "0"]
+        process.arguments = ["--data-dir", vault.path] + global + ["serve", "--port", "0"]
         started = try Self.launch(process, environment: environment)
         let text = try readLine(containing: "key=")
         guard let portRange = text.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression),

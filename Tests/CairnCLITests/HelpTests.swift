@@ -30,6 +30,10 @@ private let expectedHelp: [String: String] = [
       -h, --help                     Show help; 'cairn <command> --help' for one command.
       --version                      Show the version.
 
+    While 'cairn serve' has the vault unlocked, commands run inside it and need no passphrase
+    (all but serve, remind, doctor, inspect, backup verify, backup restore and settings lock);
+    relative paths are taken from this folder.
+
     Exit codes: 0 done; 1 a problem with the input or the vault (said on stderr); 2 usage error.
     """#,
     "cairn serve": #"""
@@ -41,7 +45,8 @@ private let expectedHelp: [String: String] = [
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
     before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
     and when the server stops. The Lock section of Settings turns the lock on or off and changes the
-    passphrase while it runs. Stop with Ctrl+C.
+    passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
+    through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
 
     Options:
       --port N      The port to listen on (default 8737; 0 picks a free one).

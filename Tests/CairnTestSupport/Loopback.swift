@@ -164,6 +164,35 @@ public enum LoopbackHTTP {
         return raw
     }
 
+    /// Reads the first line `cairn serve` prints on `pipe` (its address with the launch key): the port and the key,
+    /// nil when it printed none (with the line read, for the failure's message).
+    public static func login(readingFirstLineOf pipe: Pipe) -> (port: UInt16, key: String)? {
+        var first = Data()
+        while !first.contains(0x0A) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first, as: UTF8.self)
+        guard let match = line.firstMatch(of: /127\.0\.0\.1:(\d+)\/\?key=([A-Za-z0-9_-]+)/), let port = UInt16(match.1) else {
+            return nil
+        }
+        return (port, String(match.2))
+    }
+
+    /// Sends one request to 127.0.0.1:`port` (the session cookie when `session` is given; `form`, when given, as a
+    /// url-encoded body) and reads its response.
+    public static func send(_ method: String, _ target: String, port: UInt16, session: String?,
+                            form: [String: String]? = nil) throws -> RawResponse {
+        let body = form.map { fields in
+            fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+        } ?? ""
+        let socket = try LoopbackSocket(port: port)
+        socket.send(raw(method, target, port: port, session: session,
+                        headers: form == nil ? [] : ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8)))
+        return try socket.receive()
+    }
+
     /// A multipart form body as a browser sends a file input: the `csrf` field, then field `file` holding
     /// `size` bytes. Returns the Content-Type header line and the body.
     public static func multipart(csrf: String, fileBytes size: Int, boundary: String = "cairnBoundary42") -> (header: String, body: Data) {

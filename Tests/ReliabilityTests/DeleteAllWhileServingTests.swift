@@ -9,6 +9,8 @@ import Testing
 /// Finding 2: "Delete all data" from the CLI left a running server with the deleted database open, and a Smile
 /// upload held in server memory could be saved after the delete.
 @Suite struct DeleteAllWhileServingTests {
+    /// A server without its command socket here (as a locked `cairn serve` answers): the command runs on its own and
+    /// refuses. Through a running `cairn serve` it runs inside the server instead (CommandForwardingTests).
     @Test func deletingFromTheCommandLineWhileServingRefusesAndLeavesEverything() throws {
         let served = try ServedVault()
         try served.app.skin.addArea(name: "Left forearm")

@@ -48,12 +48,12 @@ struct PassphraseInput {
     private let missing: Failure
 
     init(arguments: Arguments) throws {
-        try self.init(path: arguments.value(Self.file), descriptor: arguments.value(Self.descriptor))
+        try self.init(path: arguments.value(Self.file).map(arguments.filePath), descriptor: arguments.value(Self.descriptor))
     }
 
     /// The new passphrase of `cairn settings lock change` (`--new-passphrase-file`, else the terminal).
     init(newPassphraseIn arguments: Arguments) throws {
-        try self.init(path: arguments.value(Self.newFile), descriptor: nil)
+        try self.init(path: arguments.value(Self.newFile).map(arguments.filePath), descriptor: nil)
     }
 
     /// From a file path or a descriptor number as given (at most one, under the option names `names`), else the
@@ -71,6 +71,12 @@ struct PassphraseInput {
         case (nil, nil): source = .terminal
         default: throw UsageError("Give \(names.file) or \(names.descriptor), not both.")
         }
+    }
+
+    /// Whether a file descriptor was named (one of this process: a command given one runs here, not in a server).
+    var isDescriptor: Bool {
+        if case .descriptor = source { return true }
+        return false
     }
 
     /// Whether a file or a descriptor was named (not the terminal).
@@ -126,9 +132,11 @@ struct BackupCreateCommand: Command {
     static let options: [Option] = [keep] + PassphraseInput.options
 
     let path: String, keepCount: Int?, passphrase: PassphraseInput
+    /// It runs inside `cairn serve` (CommandForwarding) unless the passphrase comes from a descriptor of this process.
+    var goesThroughServer: Bool { !passphrase.isDescriptor }
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["FILE|FOLDER"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["FILE|FOLDER"])[0])
         keepCount = arguments.value(Self.keep) == nil ? nil : try arguments.integer(Self.keep, in: 1...1000, default: 1)
         passphrase = try PassphraseInput(arguments: arguments)
     }
@@ -153,11 +161,13 @@ struct BackupVerifyCommand: Command {
     static let abstract = "Decrypt a backup completely and check every file against its manifest."
     static let synopsis = "FILE"
     static let options: [Option] = PassphraseInput.options
+    /// It never runs inside `cairn serve` (CommandForwarding): it opens no vault.
+    var goesThroughServer: Bool { false }
 
     let path: String, passphrase: PassphraseInput
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["FILE"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["FILE"])[0])
         passphrase = try PassphraseInput(arguments: arguments)
     }
 
@@ -182,11 +192,13 @@ struct BackupRestoreCommand: Command {
     moved into place; if anything fails, DIR is left as it was.
     """
     static let options: [Option] = PassphraseInput.options
+    /// It never runs inside `cairn serve` (CommandForwarding): it opens no vault.
+    var goesThroughServer: Bool { false }
 
     let path: String, passphrase: PassphraseInput
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["FILE"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["FILE"])[0])
         passphrase = try PassphraseInput(arguments: arguments)
     }
 

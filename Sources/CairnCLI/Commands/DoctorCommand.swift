@@ -13,6 +13,9 @@ struct DoctorCommand: Command {
     static let json = Option("--json", help: "Print the report as JSON.")
     static let options: [Option] = [json]
 
+    /// It never runs inside `cairn serve` (CommandForwarding): it opens no vault.
+    var goesThroughServer: Bool { false }
+
     let json: Bool
 
     init(arguments: Arguments) throws {

@@ -30,7 +30,7 @@ struct HealthImportCommand: Command {
 
     init(arguments: Arguments) throws {
         let positionals = try arguments.positionals(exactly: ["FILE"])
-        path = positionals[0]
+        path = arguments.filePath(positionals[0])
         json = arguments.has(Self.json)
     }
 

@@ -18,11 +18,14 @@ struct InspectCommand: Command {
     static let json = Option("--json", help: "Print the report as JSON.")
     static let options: [Option] = [json]
 
+    /// It never runs inside `cairn serve` (CommandForwarding): it opens no vault.
+    var goesThroughServer: Bool { false }
+
     let path: String
     let json: Bool
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["FILE"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["FILE"])[0])
         json = arguments.has(Self.json)
     }
 

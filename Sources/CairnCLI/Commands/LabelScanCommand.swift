@@ -38,7 +38,7 @@ struct LabelScanCommand: Command {
     let leftOut: Set<Int>
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["LABEL.jpg"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["LABEL.jpg"])[0])
         accepted = try RegimenCommands.rowNumbers(arguments.values(Self.accept), option: Self.accept.name)
         leftOut = try RegimenCommands.rowNumbers(arguments.values(Self.leaveOut), option: Self.leaveOut.name)
         if let both = accepted.intersection(leftOut).min() {

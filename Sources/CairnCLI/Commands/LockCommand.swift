@@ -21,6 +21,9 @@ struct LockCommand: Command {
     """
     static let options: [Option] = PassphraseInput.options + [PassphraseInput.newFile]
 
+    /// It never runs inside `cairn serve` (CommandForwarding): it converts the vault in place.
+    var goesThroughServer: Bool { false }
+
     enum Action: String { case on, off, change, notNow = "not-now" }
     let action: Action, passphrase: PassphraseInput, newPassphrase: PassphraseInput
 

@@ -317,7 +317,7 @@ struct RegimenExportCommand: Command {
             throw UsageError("--format takes csv or json.")
         }
         self.format = format
-        out = arguments.value(Self.out)
+        out = arguments.value(Self.out).map(arguments.filePath)
     }
 
     func run(in context: CommandContext) throws {

@@ -124,7 +124,7 @@ struct OutcomesImportCommand: Command {
     let json: Bool
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["FILE.csv"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["FILE.csv"])[0])
         json = arguments.has(Self.json)
     }
 
@@ -318,7 +318,7 @@ struct RegimenImportCommand: Command {
     let json: Bool
 
     init(arguments: Arguments) throws {
-        path = try arguments.positionals(exactly: ["FILE.csv"])[0]
+        path = arguments.filePath(try arguments.positionals(exactly: ["FILE.csv"])[0])
         json = arguments.has(Self.json)
     }
 

@@ -27,6 +27,9 @@ struct RemindCommand: Command {
     /// The unit's file name.
     static let unitName = "cairn-remind.service"
 
+    /// It never runs inside `cairn serve` (CommandForwarding): its loop and notifications belong to this session.
+    var goesThroughServer: Bool { false }
+
     enum Mode { case loop, once, install, uninstall }
     let mode: Mode
 

@@ -18,7 +18,7 @@ enum ReportCommands {
         let path: String, paper: PaperSize, force: Bool
         init(_ arguments: Arguments) throws {
             guard let out = arguments.value(ReportCommands.out), !out.isEmpty else { throw UsageError("Missing --out FILE.pdf.") }
-            path = out
+            path = arguments.filePath(out)
             let paperText = arguments.value(ReportCommands.paper) ?? "a4"
             guard let paper = PaperSize(parsing: paperText) else { throw UsageError("--paper takes a4 or letter.") }
             self.paper = paper

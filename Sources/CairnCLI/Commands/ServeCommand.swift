@@ -17,13 +17,17 @@ struct ServeCommand: Command {
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
     before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
     and when the server stops. The Lock section of Settings turns the lock on or off and changes the
-    passphrase while it runs. Stop with Ctrl+C.
+    passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
+    through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
     """
 
     static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
     static let host = Option("--host", "HOST", help: "127.0.0.1 or localhost. Cairn never listens on any other address.")
     static let open = Option("--open", help: "Also open the address in your default browser (what the desktop entry does).")
     static let options: [Option] = [port, host, open]
+
+    /// It never runs inside `cairn serve` (CommandForwarding): it is the server.
+    var goesThroughServer: Bool { false }
 
     let port: UInt16
     let host: String
@@ -49,6 +53,8 @@ struct ServeCommand: Command {
         // While it runs, only this process changes the vault; other commands refuse to (and say why). While the
         // vault is locked the claim is held by `placeholder`; the opened vault takes it over.
         let placeholder = try VaultLock(directory: vault.directory)
+        // What CLI commands sent over the vault's socket run against: the open application, nil while locked.
+        let served = ServedApplication()
         let open: @Sendable (Passphrase?) throws -> OpenedVault = { passphrase in
             placeholder.release()
             do {
@@ -59,6 +65,7 @@ struct ServeCommand: Command {
                 // What was imported or logged since the last run (from the CLI too) is caught up at once, in the background.
                 _ = try? application.insights.recomputeInBackgroundIfNeeded()
                 Thread.detachNewThread { application.tidyUp() }
+                served.open(application)
                 return OpenedVault(services: WebServices(application, labelScanner: labelScanner)) {
                     application.releaseVault()
                     application.database.close()
@@ -76,10 +83,14 @@ struct ServeCommand: Command {
                                  passphrase: context.vaultPassphrase.isGiven ? context.askVaultPassphrase : nil,
                                  opening: open, clock: clock)
         defer { gate.lock() }  // the vault is locked when the server stops, however it stops
+        // Commands sent over the socket stop being let in, and those under way finish, before the vault is locked
+        // or its lock changes (the gate tells its followers before it closes or converts anything).
+        gate.onChange { opened in if opened == nil { served.close() } }
         let server = try WebServer(configuration: WebConfiguration(host: host, port: port), gate: gate)
         // Ctrl+C and SIGTERM are caught before the address is printed: one sent the moment it appears is not lost.
         let termination = TerminationSignal()
         try server.start()
+        let commands = startCommandSocket(vault: vault, served: served, context: context)
         context.console.print(server.startupLine)
         context.console.print(gate.isLocked ? "Open that address in a browser on this computer and type the vault's passphrase there. Press Ctrl+C to stop."
                                             : "Open that address in a browser on this computer. Press Ctrl+C to stop.")
@@ -90,9 +101,25 @@ struct ServeCommand: Command {
         reminders?.raise()
         stopIdleTimer()
         server.stop()
+        commands?.stop()
+        served.close()
         gate.lock()
         placeholder.release()
         context.console.print("Cairn stopped.")
+    }
+}
+
+/// Listens on the vault's socket for CLI commands (`CommandForwarding`), while this process owns the vault; nil
+/// (and a line saying so) when the socket cannot be made: commands then run on their own, as without a server.
+private func startCommandSocket(vault: Vault, served: ServedApplication, context: CommandContext) -> CommandListener? {
+    do {
+        let listener = try CommandListener(directory: vault.directory)
+        let (environment, clock) = (context.environment, context.clockIdentity)
+        listener.start { CommandForwarding.answer($0, served: served, environment: environment, clock: clock) }
+        return listener
+    } catch {
+        context.console.error("cairn commands cannot go through this server (\(error)): they run on their own.")
+        return nil
     }
 }
 

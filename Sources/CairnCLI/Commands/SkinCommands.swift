@@ -163,7 +163,7 @@ struct SkinLogCommand: Command {
     let area: String, path: String, note: String, json: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "PHOTO"])
-        area = p[0]; path = p[1]; note = arguments.value(Self.note) ?? ""; json = arguments.has(.json)
+        area = p[0]; path = arguments.filePath(p[1]); note = arguments.value(Self.note) ?? ""; json = arguments.has(.json)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
@@ -387,7 +387,7 @@ struct SkinCompareBatchCommand: Command {
     comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
     """
     let path: String
-    init(arguments: Arguments) throws { path = try arguments.positionals(exactly: ["PAIRS.tsv"])[0] }
+    init(arguments: Arguments) throws { path = arguments.filePath(try arguments.positionals(exactly: ["PAIRS.tsv"])[0]) }
 
     struct Line: Encodable {
         let id: String

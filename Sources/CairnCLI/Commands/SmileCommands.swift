@@ -62,7 +62,7 @@ struct SmileAddCommand: Command {
     let json: Bool
 
     init(arguments: Arguments) throws {
-        inputs = arguments.positionals
+        inputs = arguments.positionals.map(arguments.filePath)
         guard !inputs.isEmpty else { throw UsageError("Missing FILE.") }
         note = arguments.value(Self.note) ?? ""
         json = arguments.has(Self.json)
@@ -273,7 +273,7 @@ struct SmileExportCommand: Command {
     init(arguments: Arguments) throws {
         id = try arguments.positionals(exactly: ["ID"])[0]
         guard let out = arguments.value(Self.out), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
-        self.out = out
+        self.out = arguments.filePath(out)
         force = arguments.has(Self.force)
     }
 
@@ -304,7 +304,7 @@ struct SmileCompareCommand: Command {
         let ids = try arguments.positionals(exactly: ["A", "B"])
         a = ids[0]; b = ids[1]
         guard let out = arguments.value(Self.out), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
-        self.out = out
+        self.out = arguments.filePath(out)
         force = arguments.has(Self.force)
     }
 
