@@ -299,9 +299,7 @@ public final class LabelScanService: Sendable {
             warnings.append("Much of the text was hard to read. Compare every row with the label, or take a sharper photo.")
         }
         // Nothing silent: lines of the panel seen but not read, and a panel that runs off the photo.
-        let unread = label.unusedLines.filter { line in
-            line.split(whereSeparator: { !$0.isLetter }).contains { $0.count >= 3 && Set($0.lowercased()).count > 1 }
-        }
+        let unread = label.unusedLines
         if !unread.isEmpty {
             incomplete = true
             warnings.append("\(unread.count) line\(unread.count == 1 ? " of the panel was" : "s of the panel were") not read as a row. Compare the rows with the label; add any missing row by hand.")

@@ -48,12 +48,18 @@ public struct LabelNormaliser: Sendable {
     /// Words a blend's own name carries ("Proprietary Blend", "Energy Complex", "Enzyme Matrix").
     static let blendWords = ["blend", "complex", "matrix", "formula", "proprietary", "mix"]
 
-    /// Whether `name` reads as a blend's name: it holds a blend word, and it does not start with a stub of one or
-    /// two letters (OCR that lost the front of "Proprietary Blend" leaves "a Blend": a name misread, to check).
+    /// Whether `name` reads as a blend's name: it holds a blend word, and shows none of OCR's misreadings of one
+    /// (a name misread, to check like any other): a stub of one or two letters in front (the front of "Proprietary
+    /// Blend" lost leaves "a Blend"), a word that only resembles a blend word ("Biend"), or a lone mark or digit
+    /// after it (the %DV column's "*" read as "7").
     static func namesABlend(_ name: String) -> Bool {
-        let words = CatalogueText.normalised(name).split(separator: " ")
-        guard let first = words.first, first.count >= 3 || blendWords.contains(String(first)) else { return false }
-        return words.contains { blendWords.contains(String($0)) }
+        let words = CatalogueText.normalised(name).split(separator: " ").map(String.init)
+        guard let first = words.first, first.count >= 3 || blendWords.contains(first),
+              let last = words.last, last.count >= 2, !last.allSatisfy(\.isNumber) else { return false }
+        let misspelt = words.contains { word in
+            !blendWords.contains(word) && blendWords.contains { CatalogueText.similarity(word, $0) >= 0.6 }
+        }
+        return !misspelt && words.contains { blendWords.contains($0) }
     }
 
     /// Flags one row already matched to `match` (nil: the catalogue does not know it).
@@ -137,8 +143,12 @@ public struct LabelNormaliser: Sendable {
     }
 
     /// True when labels give this ingredient in `unit`: the catalogue's unit dimension, IU for vitamins
-    /// A, D and E, plain mass for ingredients measured in equivalents, equivalents for mass-unit ones.
+    /// A, D and E, plain mass for ingredients measured in equivalents, equivalents for mass-unit ones; never a
+    /// mass unit a million times larger or smaller than the label unit (grams of vitamin A, nanograms of ginger:
+    /// OCR's misreading of "mcg" or "mg", since no label gives either).
     static func unit(_ unit: DoseUnit, fits ingredient: CatalogueIngredient, labelUnit: DoseUnit) -> Bool {
+        if let size = micrograms(unit), let labelSize = micrograms(labelUnit),
+           size >= labelSize * 1_000_000 || size * 1_000_000 <= labelSize { return false }
         if unit.dimension == labelUnit.dimension { return true }
         switch (unit.dimension, labelUnit.dimension) {
         case (.internationalUnits, _):
@@ -154,6 +164,18 @@ public struct LabelNormaliser: Sendable {
             return true
         default:
             return false
+        }
+    }
+
+    /// Micrograms in one `unit` of mass, counting an equivalent (mcg RAE, mcg DFE, mg NE, mg alpha-tocopherol) as
+    /// the mass it is named in; nil for IU, CFU, volume and counts.
+    private static func micrograms(_ unit: DoseUnit) -> Decimal? {
+        switch unit {
+        case .g: 1_000_000
+        case .mg, .mgNE, .mgAlphaTocopherol: 1_000
+        case .mcg, .mcgRAE, .mcgDFE: 1
+        case .ng: decimal("0.001")
+        case .iu, .cfu, .mL, .count: nil
         }
     }
 

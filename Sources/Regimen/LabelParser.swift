@@ -75,9 +75,10 @@ public struct ParsedLabel: Hashable, Sendable {
     public var rows: [ParsedLabelRow]
     /// The "Other ingredients" list.
     public var otherIngredients: [String]
-    /// The number of lines that were neither headings, rows, footnotes nor other ingredients.
-    public var unusedLineCount: Int
-    /// The text of those lines (seen but not read as anything), in order.
+    /// Lines of the panel seen but not read as anything (neither headings, rows, footnotes nor other ingredients),
+    /// in order: lines that look like text (`looksLikeText`), and lines taken for statements with rows below them
+    /// (a row misread into words such as "St", inside the panel). Specks and rules OCR read as a letter or two are
+    /// left out.
     public var unusedLines: [String] = []
     /// Lines read that are not ingredients (below the panel's end, or statements such as warnings and
     /// addresses): never rows, listed so the person sees what was left out.
@@ -96,18 +97,23 @@ public enum LabelParser {
     /// Parses lines in reading order.
     public static func parse(_ lines: [LabelLine]) -> ParsedLabel {
         var label = ParsedLabel(panelKind: .unknown, servingSize: nil, servingSizeText: nil, servingsPerContainer: nil,
-                                rows: [], otherIngredients: [], unusedLineCount: 0)
+                                rows: [], otherIngredients: [])
         var rowLines: [(row: ParsedLabelRow, line: LabelLine, text: String)] = []
+        /// Lines not read as a row: seen but not read (`statement` false), or taken for a statement (with the
+        /// number of rows read before it).
+        var unusedIndices: [Int] = []
+        var statements: [(index: Int, rowsBefore: Int)] = []
+        /// Lines below the panel's end and statements: not ingredients.
+        var leftOut: [Int] = []
         var inOtherIngredients = false
         var otherText = ""
         /// The blend whose members are listed in running text ("Ashwagandha, Rhodiola, ..."), while the list goes on.
         var listedBlend: (name: String, open: Bool)?
-        func unused(_ text: String) {
-            label.unusedLineCount += 1
-            label.unusedLines.append(text)
-        }
+        var texts: [Int: String] = [:]
         for (index, line) in lines.enumerated() {
             let text = cleanLine(line.text)
+            texts[index] = text
+            func unused() { unusedIndices.append(index) }
             let key = CatalogueText.normalised(text)
             if key.isEmpty { continue }
             if let kind = heading(key) {
@@ -128,7 +134,7 @@ public enum LabelParser {
             // Below the panel's end (its footnote, or a section such as "Suggested use"), nothing is a row.
             if isSectionStart(key) || (label.panelEndFound && !rowLines.isEmpty) {
                 label.panelEndFound = true
-                label.notIngredients.append(text)
+                leftOut.append(index)
                 continue
             }
             if !rowLines.isEmpty, isPanelFootnote(key, raw: text) {
@@ -146,9 +152,12 @@ public enum LabelParser {
                 continue
             }
             if isColumnHeadingOrFootnote(key, raw: text) { continue }
-            // A row OCR split in two: the first part left a parenthesis open ("Vitamin D3 (as").
+            // A row OCR split in two: the first part left a parenthesis open ("Vitamin D3 (as"). Not when the
+            // first part ends with the %DV column (the whole row was there, its closing parenthesis misread)
+            // unless this line closes the parenthesis: "Biotin 300 mcg 100%" under it is a row of its own.
             if let last = rowLines.last, last.row.amount == nil, last.row.unreadableAmountText == nil,
-               isOpen(last.text), var joined = parseRow(last.text + " " + text) {
+               isOpen(last.text), last.row.dailyValuePercent == nil && last.row.dailyValueMarker == nil || closes(text),
+               var joined = parseRow(last.text + " " + text) {
                 joined.lineIndices = last.row.lineIndices + [index]
                 joined.blendName = last.row.blendName
                 rowLines[rowLines.count - 1] = (joined, last.line, last.text + " " + text)
@@ -186,11 +195,12 @@ public enum LabelParser {
                 listedBlend = (blendRow.nameOnLabel, text.hasSuffix(","))
                 continue
             }
-            guard var row = parseRow(text) else { unused(text); continue }
+            guard var row = parseRow(text) else { unused(); continue }
             row.lineIndices = [index]
             // Words that are not an ingredient at all (a warning, an address, directions) are never a row.
             if row.amount == nil, row.unreadableAmountText == nil, isStatement(text) {
-                label.notIngredients.append(text)
+                statements.append((index, rowLines.count))
+                leftOut.append(index)
                 continue
             }
             // A percentage without an amount under a row is the row's standardisation, not a %DV
@@ -215,7 +225,7 @@ public enum LabelParser {
                     merged.lineIndices.append(index)
                     rowLines[rowLines.count - 1].row = merged
                 } else {
-                    unused(text)
+                    unused()
                 }
                 continue
             }
@@ -224,7 +234,26 @@ public enum LabelParser {
         }
         label.otherIngredients = splitIngredientList(otherText)
         label.rows = assignBlends(rowLines.map { ($0.row, $0.line) })
+        // A "statement" with rows read above and below it sits among the rows: a row misread (an "St" in a
+        // garbled amount reads as a street), so it is a line of the panel not read, not a line left out.
+        let inPanel = statements.filter { $0.rowsBefore > 0 && $0.rowsBefore < rowLines.count }.map(\.index)
+        label.notIngredients = leftOut.filter { !inPanel.contains($0) }.compactMap { texts[$0] }
+        let heights = rowLines.map(\.line.height).sorted()
+        let typicalHeight = heights.isEmpty ? nil : heights[heights.count / 2]
+        label.unusedLines = (unusedIndices.filter { looksLikeText(texts[$0] ?? "", height: lines[$0].height, typicalHeight: typicalHeight) }
+            + inPanel).sorted().compactMap { texts[$0] }
         return label
+    }
+
+    /// True when an unread line looks like text rather than a speck or a rule OCR read as letters: a word of three
+    /// letters or more that is not one letter repeated ("SS", "eee" are not), or two letters or digits or more on a
+    /// line as tall as the rows' text (a row garbled beyond its words, "[eh i").
+    static func looksLikeText(_ text: String, height: Double, typicalHeight: Double?) -> Bool {
+        if text.split(whereSeparator: { !$0.isLetter }).contains(where: { $0.count >= 3 && Set($0.lowercased()).count > 1 }) {
+            return true
+        }
+        guard let typicalHeight else { return false }
+        return text.filter { $0.isLetter || $0.isNumber }.count >= 2 && height >= 0.6 * typicalHeight
     }
 
     /// Parses a typed multi-line text.
@@ -285,6 +314,11 @@ public enum LabelParser {
     /// True when the text leaves a parenthesis open ("Vitamin D3 (as").
     private static func isOpen(_ text: String) -> Bool {
         text.filter { $0 == "(" || $0 == "[" }.count > text.filter { $0 == ")" || $0 == "]" }.count
+    }
+
+    /// True when the text closes a parenthesis opened before it ("cholecalciferol) 25 mcg").
+    private static func closes(_ text: String) -> Bool {
+        text.filter { $0 == ")" || $0 == "]" }.count > text.filter { $0 == "(" || $0 == "[" }.count
     }
 
     /// "standardized to 20% bacosides", "(Standardised to contain 95% curcuminoids)": the standardisation as a

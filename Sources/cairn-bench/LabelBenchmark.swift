@@ -32,6 +32,9 @@ enum LabelBenchmark {
         /// Rows that read a label row wrongly (name or amount) and carry no flag: saved as read unless the person
         /// looks (not a target of this bench; printed so the gate's blind spots stay in sight).
         var unflaggedWrongRows = 0
+        /// Proposals that warn rows may be missing when every row of the label is there (a warning on every label
+        /// would be no warning).
+        var needlessWarnings = 0
         var seconds: [Double] = []
         var wallSeconds: [Double] = []
         var flags: [LabelFlag.Kind: Int] = [:]
@@ -42,6 +45,8 @@ enum LabelBenchmark {
         var unflaggedExtras: [String] = []
         /// Every label row missing from a proposal that did not warn (the other failure of "nothing silent"), in full.
         var silentMissList: [String] = []
+        /// Every label row read wrong without a flag, in full.
+        var unflaggedWrongList: [String] = []
     }
 
     static func run(arguments: [String]) throws -> Bool {
@@ -318,6 +323,7 @@ enum LabelBenchmark {
             }
         }
         let pairs = align(truth, proposal.rows)
+        if proposal.mayBeIncomplete, pairs.count == truth.count { totals.needlessWarnings += 1 }
         let pairedTruth = Dictionary(uniqueKeysWithValues: pairs.map { ($0.truth, $0.proposed) })
         for (i, t) in truth.enumerated() {
             let tName = CatalogueText.normalised(t.name)
@@ -338,7 +344,10 @@ enum LabelBenchmark {
             if nameRight && p.amount == t.amount {
                 totals.exactRows += 1
             } else {
-                if !p.needsDecision { totals.unflaggedWrongRows += 1 }
+                if !p.needsDecision {
+                    totals.unflaggedWrongRows += 1
+                    totals.unflaggedWrongList.append("label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-") without a flag")
+                }
                 if totals.misses.count < 12 {
                     totals.misses.append("label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-")\(p.needsDecision ? "" : " (unflagged)")")
                 }
@@ -406,11 +415,12 @@ enum LabelBenchmark {
         let amount = t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows)
         let mean = t.seconds.isEmpty ? 0 : t.seconds.reduce(0, +) / Double(t.seconds.count)
         let met = exact >= target
-        print(String(format: "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  wrong without a flag %d  CPU s/label %.3f",
+        print(String(format: "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  wrong without a flag %d  needless warnings %d/%d  CPU s/label %.3f",
                      name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString, exact * 100, t.exactRows, t.truthRows,
-                     met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows, mean))
+                     met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
+                     t.needlessWarnings, t.seconds.count, mean))
         for miss in (t.misses + t.extras).prefix(4) { print("      e.g. " + miss) }
-        for junk in t.unflaggedExtras + t.silentMissList { print("      " + junk) }
+        for junk in t.unflaggedExtras + t.silentMissList + t.unflaggedWrongList { print("      " + junk) }
         return met
     }
 
@@ -425,14 +435,15 @@ enum LabelBenchmark {
         print("  \(name):")
         print(String(format: "    rows exactly right  %.1f%% (%d of %d)   target >= %.0f%%   %@", exact * 100, t.exactRows, t.truthRows, target * 100, exactMet ? "met" : "NOT met"))
         print(String(format: "    row precision %.1f%%  recall %.1f%%  (%d rows proposed)", precision * 100, recall * 100, t.proposedRows))
-        print(String(format: "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d   rows read wrong without a flag %d",
-                     t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows) * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows))
+        print(String(format: "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d   rows read wrong without a flag %d   needless warnings %d of %d labels",
+                     t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows) * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
+                     t.needlessWarnings, t.seconds.count))
         let wallMean = t.wallSeconds.isEmpty ? 0 : t.wallSeconds.reduce(0, +) / Double(t.wallSeconds.count)
         print(String(format: "    s/label (CPU) mean %.3f  p95 %.3f   target <= %.1f   %@   (wall mean %.3f)", mean, p95, targetSecondsPerLabel, speedMet ? "met" : "NOT met", wallMean))
         print("    outcomes: " + t.statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("    flags raised: " + LabelFlag.Kind.allCases.compactMap { k in t.flags[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         for miss in t.misses + t.extras { print("      e.g. " + miss) }
-        for junk in t.unflaggedExtras + t.silentMissList { print("      " + junk) }
+        for junk in t.unflaggedExtras + t.silentMissList + t.unflaggedWrongList { print("      " + junk) }
         return exactMet && speedMet
     }
 }
@@ -442,7 +453,7 @@ extension LabelBenchmark.Totals {
         truthRows += other.truthRows; proposedRows += other.proposedRows; alignedRows += other.alignedRows
         exactRows += other.exactRows; amountRows += other.amountRows; junkRows += other.junkRows
         unflaggedJunkRows += other.unflaggedJunkRows; silentMisses += other.silentMisses
-        unflaggedWrongRows += other.unflaggedWrongRows
+        unflaggedWrongRows += other.unflaggedWrongRows; needlessWarnings += other.needlessWarnings
         seconds += other.seconds; wallSeconds += other.wallSeconds
     }
 }

@@ -30,6 +30,11 @@ struct LabelPhotoDegradation: Sendable {
         LabelPhotoDegradation(name: "JPEG 60") { image, _, pipeline in
             try pipeline.encodeJPEG(try shrunk(image, 0.7, pipeline), quality: 60)
         },
+        // The control for the dark and coloured surrounds: the same tilt, dimmed paper and margin on a white table.
+        LabelPhotoDegradation(name: "white surround") { image, rng, pipeline in
+            let light = UInt8.random(in: 235...250, using: &rng)
+            return try pipeline.encodeJPEG(try shrunk(surround(image, colour: (light, light, light), rng: &rng), 0.75, pipeline), quality: 82)
+        },
     ]
 
     static func shrunk(_ image: RGBImage, _ scale: Double, _ pipeline: ImagePipeline) throws -> RGBImage {

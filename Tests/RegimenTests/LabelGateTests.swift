@@ -18,6 +18,13 @@ import Testing
         #expect(throws: FlaggedRowsUndecided.self) { try Self.gate.check(product) }
     }
 
+    @Test func aTypedUnitAMillionTimesOffIsFlaggedAsAScannedOneIs() throws {
+        let product = try Self.product(["Zinc=11 ng", "Zinc=11 mg"])
+        let undecided = Self.gate.undecided(in: product)
+        #expect(undecided.map(\.number) == [1])
+        #expect(undecided.first?.flags.contains { $0.kind == .unitAnomaly } == true)
+    }
+
     @Test func anAcceptedRowPassesAndOnlyThatRow() throws {
         let product = try Self.product(["Vitamin D3=1,000,000 IU", "KEEP OUT OF REACH OF CHILDREN"])
         #expect(Self.gate.undecided(in: product, decisions: RowDecisions(accepted: [1])).map(\.number) == [2])

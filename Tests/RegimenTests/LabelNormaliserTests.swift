@@ -91,6 +91,25 @@ import Testing
         #expect(!kinds(whole).contains(.unknownIngredient))
     }
 
+    @Test func aBlendNameWithAMisreadBlendWordOrAStrayMarkIsFlagged() throws {
+        // Found by cairn-bench labels: "Proprietary Blend" read as "Proprietary Biend", and as "Proprietary Blend 7".
+        for misread in ["Proprietary Biend", "Proprietary Blend 7"] {
+            let label = LabelParser.parse(text: "Supplement Facts\n\(misread) 210 mg\n  Royal Jelly")
+            let blend = try #require(normaliser.normalise(label).first)
+            #expect(blend.parsed.isBlend && kinds(blend).contains(.unknownIngredient), "\(misread)")
+        }
+        let label = LabelParser.parse(text: "Supplement Facts\nProprietary Blend of 210 mg\n  Royal Jelly")
+        #expect(!kinds(try #require(normaliser.normalise(label).first)).contains(.unknownIngredient))
+    }
+
+    @Test func flagsAMassUnitAMillionTimesOffTheLabelUnit() throws {
+        // OCR's "mg" read as "ng" and "mcg" as "g" (found by cairn-bench labels): no label gives either.
+        #expect(kinds(try row("Vitamin A 600 g")).contains(.unitAnomaly))
+        #expect(kinds(try row("Zinc 11 ng")).contains(.unitAnomaly))
+        #expect(!kinds(try row("Vitamin A 600 mcg")).contains(.unitAnomaly))
+        #expect(!kinds(try row("Vitamin B12 1 mg")).contains(.unitAnomaly))
+    }
+
     @Test func flagsLowConfidenceAndMissingAmounts() throws {
         let parsed = try #require(LabelParser.parseRow("Zinc"))
         let r = normaliser.normalise(parsed, confidence: 0.4)

@@ -282,4 +282,40 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         let label = LabelParser.parse(text: "Supplement Facts\nZinc 15 mg 136%\n12 34\nMelatonin 3 mg †")
         #expect(label.unusedLines == ["12 34"])
     }
+
+    @Test func aRowGarbledBeyondItsWordsIsALineNotReadWhenItIsAsTallAsTheRows() {
+        func line(_ text: String, height: Double) -> LabelLine {
+            LabelLine(text: text, leftEdge: 10, height: height, confidence: 0.9, wordIndices: [])
+        }
+        let rows = [line("Supplement Facts", height: 40), line("Nano Silver 50 mcg †", height: 30), line("Vitamin C 90 mg 100%", height: 30)]
+        let garbled = LabelParser.parse(rows + [line("[eh i", height: 28), line("† Daily Value not established.", height: 30)])
+        #expect(garbled.unusedLines == ["[eh i"])
+        // A speck or a rule read as two letters is no line of text.
+        let speck = LabelParser.parse(rows + [line("[eh i", height: 9), line("† Daily Value not established.", height: 30)])
+        #expect(speck.unusedLines.isEmpty)
+    }
+
+    @Test func aStatementAmongTheRowsIsALineOfThePanelNotRead() {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Maca 187.5 mg *
+            Tongkat. Ali root : powder 112. St mg es 4
+            TestoSurge 107.5 mg *
+            * Daily Value not established.
+            Keep out of reach of children. Consult your physician if pregnant.
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Maca", "TestoSurge"])
+        #expect(label.unusedLines == ["Tongkat. Ali root : powder 112. St mg es 4"])
+        #expect(label.notIngredients == ["Keep out of reach of children. Consult your physician if pregnant."])
+    }
+
+    @Test func aRowEndingWithItsDailyValueDoesNotSwallowTheNextRow() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Vitamin B12 (as Meckyicopaluntta 3,000 oncst Oe ~ 50000%
+            Biotin 300 mcg 100%
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Vitamin B12", "Biotin"])
+        #expect(label.rows[1].amount == (try Amount(300, .mcg)))
+    }
 }
