@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "SQLiteCipherShim", dependencies: ["CSQLite"]),
         // libvips and libheif: called only by VipsShim's C code, through NativeLoader (vips_lazy.h).
         .target(name: "VipsShim", dependencies: ["NativeLoader"]),
+        // libjpeg's own API (opened on first use, as libvips is) for what TurboJPEG 2.1 cannot do: a JPEG turned
+        // in bands (cairn_jpeg_bands.h); also the plane turns both JPEG paths use (cairn_orient.h).
+        .target(name: "JPEGShim", dependencies: ["NativeLoader"]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -64,7 +67,7 @@ let package = Package(
         // Encryption is the one module over libsodium: keys, Argon2id, key wrapping, secretstream files, SHA-256.
         .target(name: "Encryption", dependencies: ["CairnCore", "CSodium"]),
         .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "SQLiteCipherShim", "Encryption"]),
-        .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "CTurboJPEG"]),
+        .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "JPEGShim", "CTurboJPEG"]),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract", "NativeLoader"]),
         .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "NativeLoader"]),

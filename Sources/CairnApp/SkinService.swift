@@ -201,7 +201,7 @@ public final class SkinService: @unchecked Sendable {
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
-        let processed: IngestedPhoto
+        let processed: ProcessedPhoto
         do {
             processed = try intake.process(data)
         } catch let error as ImagingError {

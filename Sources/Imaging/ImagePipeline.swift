@@ -15,11 +15,24 @@ public final class ImagePipeline: Sendable {
     /// JPEG quality for thumbnails.
     public let thumbnailQuality: Int
 
+    /// `ImagePipeline.planarLimit` and `ImagePipeline.turnLimit`, unless a test asks for less.
+    let planarLimit: Int
+    let turnLimit: Int
+
     /// Makes a pipeline; starts libvips on first use (once per process).
-    public init(limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85) {
+    public convenience init(limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85) {
+        self.init(limits: limits, fullSizeQuality: fullSizeQuality, thumbnailQuality: thumbnailQuality,
+                  planarLimit: Self.planarLimit, turnLimit: Self.turnLimit)
+    }
+
+    /// A pipeline with other plane limits (tests turn small photos in bands with this).
+    init(limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85, planarLimit: Int,
+         turnLimit: Int) {
         self.limits = limits
         self.fullSizeQuality = min(max(fullSizeQuality, 1), 100)
         self.thumbnailQuality = min(max(thumbnailQuality, 1), 100)
+        self.planarLimit = max(planarLimit, 1)
+        self.turnLimit = max(turnLimit, 1)
     }
 
     // MARK: - Reading
@@ -285,22 +298,32 @@ public final class ImagePipeline: Sendable {
         let done = DispatchSemaphore(value: 0)
     }
 
-    /// The most decoded plane bytes the planar re-encode holds for an upright JPEG (96 MiB: 32 MP at 4:4:4,
-    /// 64 MP at 4:2:0). Above it the photo is streamed through libvips (read once, top to bottom, and encoded by
-    /// libjpeg as it is read), slower but flat in memory: a 99 MP 4:4:4 JPEG held 297 MB of planes. A photo that
-    /// must turn still takes the planar path, which needs all of it.
-    static let planarUprightLimit = 96 << 20
+    /// The most decoded plane bytes the planar re-encode holds for an upright JPEG (96 MiB: 32 MP at 4:4:4, 64 MP at
+    /// 4:2:0). Above it the photo is streamed through libvips (read once, top to bottom, and encoded by libjpeg as it
+    /// is read), slower but flat in memory: a 99 MP 4:4:4 JPEG held 297 MB of planes.
+    public static let planarLimit = 96 << 20
+
+    /// The most decoded plane bytes a planar turn holds (48 MiB: 16 MP at 4:4:4, 32 MP at 4:2:0; a 12 MP photo's
+    /// planes are 36 MB at most). A whole turn holds the source's planes and a turned plane; a photo whose planes
+    /// are larger is turned in bands of at most this size instead (`PlanarJPEG.uprightInBands`: the same file, one
+    /// more pass over the source's coded data per band). Held whole, a 99 MP sideways 4:4:4 photo peaked at 462 MB.
+    /// Measured on 99 MP 4:4:4 photos (`cairn-bench memory`; CPU of the whole `cairn skin log`): 96 MiB bands
+    /// peaked at 227 MB for a 29 MB file (2.7 s), 48 MiB at 178 MB (3.3 s), 32 MiB at 163 MB (4.0 s).
+    public static let turnLimit = 48 << 20
 
     /// The planar re-encode of a JPEG (turned upright when it must turn), with its thumbnail made at the same time on a second
     /// thread from the source; nil (the caller takes the libvips route) when the JPEG is not YCbCr or grey, has a
-    /// non-sRGB profile, has a subsampling that cannot turn, or when libjpeg-turbo reports any error or warning.
+    /// non-sRGB profile, has a subsampling that cannot turn, when libjpeg-turbo reports any error or warning,
+    /// or when it is upright with planes above `planarLimit` (streamed by libvips instead).
     private func planarUpright(_ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
                                thumbnailSide: Int) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
         guard let header = PlanarJPEG.header(bytes), PlanarJPEG.canTurn(header, orientation: info.orientation) else {
             return nil
         }
+        let planes = PlanarJPEG.planeBytes(header)
         // A large upright photo is streamed through libvips instead, so its planes are never all held at once.
-        if info.orientation == 1, PlanarJPEG.planeBytes(header) > Self.planarUprightLimit { return nil }
+        if info.orientation == 1, planes > planarLimit { return nil }
+        let inBands = info.orientation != 1 && planes > turnLimit
         // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by libvips.
         if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
 
@@ -319,7 +342,15 @@ public final class ImagePipeline: Sendable {
             result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality)
         }
         worker.start()
-        let full = PlanarJPEG.upright(bytes, orientation: info.orientation, quality: fullSizeQuality)
+        let full: (jpeg: Data?, width: Int, height: Int)
+        if inBands {
+            let banded = PlanarJPEG.uprightInBands(bytes, orientation: info.orientation, quality: fullSizeQuality,
+                                                   bandBytes: turnLimit)
+            full = (banded.jpeg, banded.width, banded.height)
+        } else {
+            let whole = PlanarJPEG.upright(bytes, orientation: info.orientation, quality: fullSizeQuality)
+            full = (whole.jpeg, whole.width, whole.height)
+        }
         result.done.wait()
         guard let jpeg = full.jpeg, full.width == info.width, full.height == info.height, let thumbnail = result.value
         else { return nil }

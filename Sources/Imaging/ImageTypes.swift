@@ -43,7 +43,8 @@ public enum IngestPath: String, Sendable, Equatable {
     /// YCbCr or grey JPEG source: decoded by libjpeg-turbo to Y/Cb/Cr planes (no colour conversion), each
     /// plane turned upright when it must turn, encoded again (quality 90, libjpeg's own tables) with no
     /// metadata; the thumbnail is made from the source at the same time on a second thread (decoded at a
-    /// reduced DCT scale).
+    /// reduced DCT scale). A large photo that must turn is turned in bands, each decoded again from the source
+    /// (the same file; `ImagePipeline.turnLimit`).
     case planarReencode
     /// Decoded, turned upright, converted to sRGB and encoded again by libvips (quality 90), with no metadata.
     case reencode

@@ -1,7 +1,7 @@
 import CairnCore
 import Foundation
 internal import CTurboJPEG
-internal import VipsShim
+internal import JPEGShim
 
 /// The fast re-encode for YCbCr and grey JPEG sources, through libjpeg-turbo's TurboJPEG API (2.1): decode to
 /// Y/Cb/Cr planes (no colour conversion, no chroma upsampling), turn each plane on its own when the EXIF
@@ -28,7 +28,8 @@ enum PlanarJPEG {
     /// 12 MP decode but raised the mean error against the source by 13% (1.53 -> 1.73 levels), and made no
     /// difference at all to tjCompressFromYUVPlanes' output (byte-identical files).
     static let decodeFlags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
-    /// Flags for the full-size encode (accurate DCT, baseline, as above).
+    /// Flags for the full-size encode: baseline. (TurboJPEG 2.1 then takes libjpeg's fast integer forward DCT
+    /// below quality 96, its setCompDefaults; the turn in bands sets the encoder up the same way.)
     static let encodeFlags: Int32 = 0
 
     static func header(_ bytes: UnsafeRawBufferPointer) -> Header? {
@@ -143,6 +144,32 @@ enum PlanarJPEG {
             return (nil, 0, 0, String(cString: tjGetErrorStr2(encoder)))
         }
         return (Data(bytes: output, count: Int(outputSize)), ow, oh, nil)
+    }
+
+    /// `upright`'s JPEG (the same pixels: the same planes, turns and encoder settings) made holding about
+    /// `bandBytes` of decoded samples at most, for a photo whose planes are too large to hold whole: the output is
+    /// made band by band, each band decoded again from the source keeping only what it needs (libjpeg's own API:
+    /// `cairn_jpeg_turn_in_bands`). Each band costs another pass over the source's entropy-coded data. Returns
+    /// nil with libjpeg's reason on any error or warning; `bands` is how many passes it took.
+    static func uprightInBands(_ bytes: UnsafeRawBufferPointer, orientation: Int, quality: Int, bandBytes: Int)
+        -> (jpeg: Data?, width: Int, height: Int, bands: Int, failure: String?) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
+            return (nil, 0, 0, 0, "no bytes")
+        }
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize = 0
+        var width: Int32 = 0, height: Int32 = 0, bands: Int32 = 0
+        var reason = [CChar](repeating: 0, count: 256)
+        let rc = cairn_jpeg_turn_in_bands(base, bytes.count, Int32(orientation), Int32(min(max(quality, 1), 100)),
+                                          max(bandBytes, 1), &output, &outputSize, &width, &height, &bands,
+                                          &reason, reason.count)
+        guard rc == 0, let output, outputSize > 0 else {
+            if let output { free(output) }
+            return (nil, 0, 0, 0, String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        // The encoder's own buffer becomes the Data (no copy of a photo-sized block).
+        let jpeg = Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
+        return (jpeg, Int(width), Int(height), Int(bands), nil)
     }
 
     /// The scale (num/denom, at most 1) libjpeg decodes at so the longer side is as small as it can be while

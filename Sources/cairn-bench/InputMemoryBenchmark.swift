@@ -10,7 +10,9 @@ import Regimen
 ///   idempotent second one, against `sqlite3 .import` of the same file into a table;
 /// - `cairn smile add` of a 99 MP JPEG (a face photo enlarged) with a square placed by hand 4000 rows down and with
 ///   the square the cascade finds, and of a 99 MP PNG, against `vipsthumbnail` shrinking the JPEG;
-/// - `cairn skin log` of the 99 MP JPEG, the PNG and the JPEG stored sideways (EXIF orientation 6).
+/// - `cairn skin log` of the 99 MP JPEG, the PNG and the JPEG stored sideways (EXIF orientation 6) at 4:4:4 and at
+///   4:2:0, and of a sideways 4:4:4 JPEG the size a camera's would be (noise added: the enlarged face compresses to
+///   8 MB, a camera's 99 MP photo is nearer 30 MB, and the input and output files are held in memory).
 /// Target: at most 200 MB for each `cairn` run. Needs the release `cairn` beside this binary.
 enum InputMemoryBenchmark {
     static let targetMB = 200.0
@@ -82,35 +84,56 @@ enum InputMemoryBenchmark {
         report("baseline: vipsthumbnail --size 1000", thumbnail)
 
         // 3. The same 99 MP photos through Skin (the full-size photo is kept, re-encoded), and the JPEG stored
-        // sideways (EXIF orientation 6), which must be turned whole.
+        // sideways (EXIF orientation 6), which must turn (in bands: ImagePipeline.turnLimit), at 4:4:4 and 4:2:0, and
+        // at 4:4:4 with noise added so the file is as large as a camera's.
         let sideways = work.appendingPathComponent("sideways.jpg"), turned = work.appendingPathComponent("turned.v")
+        let sideways420 = work.appendingPathComponent("sideways420.jpg"), noisy = work.appendingPathComponent("noisy.jpg")
+        let noise = work.appendingPathComponent("noise.v"), noise3 = work.appendingPathComponent("noise3.v")
+        let sum = work.appendingPathComponent("sum.v"), sum8 = work.appendingPathComponent("sum8.v")
         try tool("/usr/bin/vips", ["rot", photo.path, turned.path, "d90"])
         try tool("/usr/bin/vips", ["copy", turned.path, sideways.path + "[Q=90]"])
-        try tool("/usr/bin/exiftool", ["-q", "-q", "-overwrite_original", "-EXIF:Orientation#=6", sideways.path])
+        try tool("/usr/bin/vips", ["copy", turned.path, sideways420.path + "[Q=90,subsample-mode=on]"])
+        try tool("/usr/bin/vips", ["gaussnoise", noise.path, String(big.height), String(big.width), "--sigma", "6", "--mean", "0"])
+        try tool("/usr/bin/vips", ["bandjoin", "\(noise.path) \(noise.path) \(noise.path)", noise3.path])
+        try tool("/usr/bin/vips", ["add", turned.path, noise3.path, sum.path])
+        try tool("/usr/bin/vips", ["cast", sum.path, sum8.path, "uchar"])
+        try tool("/usr/bin/vips", ["copy", sum8.path, noisy.path + "[Q=90]"])
+        for file in [noise, noise3, sum, sum8, turned] { try? FileManager.default.removeItem(at: file) }
+        for file in [sideways, sideways420, noisy] {
+            try tool("/usr/bin/exiftool", ["-q", "-q", "-overwrite_original", "-EXIF:Orientation#=6", file.path])
+        }
+        let noisySize = (try FileManager.default.attributesOfItem(atPath: noisy.path)[.size] as? Int) ?? 0
+        let sidewaysSize = (try FileManager.default.attributesOfItem(atPath: sideways.path)[.size] as? Int) ?? 0
+        print("  sideways JPEG: \(big.height)x\(big.width) stored, EXIF orientation 6, \(sidewaysSize / 1_000_000) MB at 4:4:4; with noise \(noisySize / 1_000_000) MB")
         _ = try measure(cairn.path, ["--data-dir", vault.path, "skin", "add-area", "Arm"])
         let skinJPEG = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", photo.path])
         let skinPNG = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", png.path])
         let skinSideways = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", sideways.path])
+        let skinSideways420 = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", sideways420.path])
+        let skinNoisy = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", noisy.path])
         report("cairn skin log (99 MP JPEG)", skinJPEG)
         report("cairn skin log (99 MP PNG)", skinPNG)
         report("cairn skin log (99 MP JPEG, sideways)", skinSideways)
+        report("cairn skin log (sideways, 4:2:0)", skinSideways420)
+        report("cairn skin log (sideways, camera-sized)", skinNoisy)
 
-        let runs = [first, second, smile, found, pngFound, skinJPEG, skinPNG, skinSideways]
+        let runs = [first, second, smile, found, pngFound, skinJPEG, skinPNG, skinSideways, skinSideways420, skinNoisy]
         let met = runs.allSatisfy { $0.status == 0 && $0.peakMB <= targetMB }
-        print(String(format: "  target (each cairn run <= %.0f MB): import %@ / %@, smile JPEG %@ / %@, smile PNG %@, skin JPEG %@, skin PNG %@, skin JPEG sideways %@; load average %.2f at end",
+        print(String(format: "  target (each cairn run <= %.0f MB): import %@ / %@, smile JPEG %@ / %@, smile PNG %@, skin JPEG %@, skin PNG %@, skin JPEG sideways %@ / 4:2:0 %@ / camera-sized %@; load average %.2f at end",
                      targetMB, verdict(first) as NSString, verdict(second) as NSString, verdict(smile) as NSString,
                      verdict(found) as NSString, verdict(pngFound) as NSString, verdict(skinJPEG) as NSString,
-                     verdict(skinPNG) as NSString, verdict(skinSideways) as NSString, loadAverage()))
+                     verdict(skinPNG) as NSString, verdict(skinSideways) as NSString, verdict(skinSideways420) as NSString,
+                     verdict(skinNoisy) as NSString, loadAverage()))
         return met
     }
 
     static func verdict(_ f: Figures) -> String { f.status != 0 ? "FAILED (exit \(f.status))" : f.peakMB <= targetMB ? "met" : "NOT met" }
 
-    struct Figures { var peakMB: Double; var seconds: Double; var status: Int32; var output: String }
+    struct Figures { var peakMB: Double; var seconds: Double; var cpuSeconds: Double; var status: Int32; var output: String }
 
     static func report(_ name: String, _ f: Figures) {
-        print(String(format: "    %-36@ peak RSS %7.1f MB  wall %6.2f s%@", name as NSString, f.peakMB, f.seconds,
-                     (f.status == 0 ? "" : "  (exit \(f.status))") as NSString))
+        print(String(format: "    %-38@ peak RSS %7.1f MB  wall %6.2f s  CPU %6.2f s%@", name as NSString, f.peakMB,
+                     f.seconds, f.cpuSeconds, (f.status == 0 ? "" : "  (exit \(f.status))") as NSString))
     }
 
     /// Runs `executable` under GNU time; its peak RSS, wall time, exit status and output.
@@ -119,7 +142,7 @@ enum InputMemoryBenchmark {
         defer { try? FileManager.default.removeItem(at: report) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%M %e", "-o", report.path, executable] + arguments
+        process.arguments = ["-f", "%M %e %U %S", "-o", report.path, executable] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["OMP_THREAD_LIMIT"] = "1"
         process.environment = environment
@@ -132,7 +155,8 @@ enum InputMemoryBenchmark {
         let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
         let numbers = text.split(separator: "\n").last?.split(separator: " ").compactMap { Double($0) } ?? []
         return Figures(peakMB: (numbers.first ?? 0) / 1024, seconds: numbers.count > 1 ? numbers[1] : 0,
-                       status: process.terminationStatus, output: output)
+                       cpuSeconds: numbers.count > 3 ? numbers[2] + numbers[3] : 0, status: process.terminationStatus,
+                       output: output)
     }
 
     static func tool(_ executable: String, _ arguments: [String]) throws {

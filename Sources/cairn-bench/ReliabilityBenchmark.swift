@@ -235,6 +235,12 @@ enum ReliabilityBenchmark {
         }
         let history = scratch.appendingPathComponent("kill-history.csv")
         try ImportBenchmark.writeCSV(lines: 54_780, products: ImportBenchmark.products, to: history)
+        // Closed before any child runs, as each check's is after it: the next open is the next command's, and a
+        // connection left open here would have its SQLite locks dropped when that open reads the database's first
+        // bytes (LockService asks whether the file is encrypted through a file handle of its own: closing any
+        // descriptor of a file drops all of a process's POSIX locks on it), so a child's close would take itself
+        // for the last connection and delete the WAL under this one ("database disk image is malformed").
+        app.database.close()
         let paths = [
             KillPath(name: "skin log") { _ in ["skin", "log", area.id.rawValue, photo.path] },
             KillPath(name: "smile add") { _ in ["smile", "add", photo.path, "--square", "500,400,400"] },
@@ -289,6 +295,7 @@ enum ReliabilityBenchmark {
     /// Opens the vault as the next command would (which tidies what a kill left) and checks it.
     private static func inspect(vault: URL, path: String) throws -> (intact: Bool, orphans: Int, unfinished: Int, saved: Int) {
         let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
+        defer { app.database.close() }
         return try app.database.read { db in
             let integrity: String = try db.scalar("PRAGMA integrity_check") ?? ""
             let rows = Set(try db.query("SELECT relative_path FROM photos").map { try $0.get("relative_path", as: String.self) })

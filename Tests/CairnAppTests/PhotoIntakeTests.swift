@@ -1,4 +1,4 @@
-import CairnApp
+@testable import CairnApp
 import CairnCore
 import CairnTestSupport
 import Foundation
@@ -93,6 +93,18 @@ func badInputIsRefusedAndLeavesTheVaultAsItWas(_ name: String) throws {
     }
     let after = try vault.snapshot()
     #expect(after.files == before.files && after.rows == before.rows)
+}
+
+/// The read-back check takes bytes identical to the ones the inspector passed in memory without decoding them a
+/// second time, and inspects any others: a file read back carrying EXIF is refused though the inspected bytes were clean.
+@Test func theReadBackCheckInspectsBytesOtherThanTheInspectedOnes() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let clean = try ImagePipeline().encodeJPEG(RGBImage(width: 40, height: 30, red: 200, green: 150, blue: 120))
+    let tagged = try cameraJPEG(in: scratch)
+    try PhotoIntake.verify(readBack: clean, inspected: clean)
+    #expect(throws: MetadataError.self) { try PhotoIntake.verify(readBack: tagged, inspected: clean) }
+    #expect(throws: MetadataError.self) { try PhotoIntake.verify(tagged) }
 }
 
 @Test func imagesCairnEncodesItselfAreStoredClean() throws {

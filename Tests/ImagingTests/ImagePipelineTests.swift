@@ -126,7 +126,7 @@ private func noCheck(_: Data) {}
     #expect(Fixtures.meanDifference(try pipeline.decodeRGB(photo.jpeg), try pipeline.decodeRGB(source)) < 3)
 }
 
-/// An upright JPEG whose decoded planes would pass `planarUprightLimit` (40 MP at 4:4:4: 120 MB) is streamed
+/// An upright JPEG whose decoded planes would pass `planarLimit` (40 MP at 4:4:4: 120 MB) is streamed
 /// through libvips instead, read once and encoded as it is read; the same photo at 4:2:0 (60 MB of planes) keeps
 /// the planar path. Both come out the photo's size, with a thumbnail.
 @Test func aLargeUprightJPEGIsReencodedAsItStreamsWhenItsPlanesWouldPassTheLimit() throws {
@@ -137,7 +137,7 @@ private func noCheck(_: Data) {}
         try Fixtures.run("vips", ["resize", dir.file("small.jpg").path, dir.file(name).path + "[Q=90,subsample_mode=\(mode)]", "22.83"])
         let source = try Data(contentsOf: dir.file(name))
         let header = try #require(source.withUnsafeBytes { PlanarJPEG.header($0) })
-        #expect((PlanarJPEG.planeBytes(header) > ImagePipeline.planarUprightLimit) == (expected == .reencode))
+        #expect((PlanarJPEG.planeBytes(header) > ImagePipeline.planarLimit) == (expected == .reencode))
         let photo = try pipeline.ingest(source, verify: noCheck)
         #expect(photo.path == expected, "subsampling \(mode)")
         #expect(photo.width == header.width && photo.height == header.height)

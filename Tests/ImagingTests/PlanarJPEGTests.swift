@@ -71,6 +71,95 @@ func ingestTurnsEveryOrientationUprightWithOddSizes(sampling: PlanarJPEG.Samplin
     }
 }
 
+/// The turn in bands (for photos whose planes are too large to hold) makes the file the whole turn makes, byte for
+/// byte, whatever the band: one MCU row per band, about a third of the picture, or the whole picture in one band;
+/// for every orientation that turns and every subsampling (4:1:1 only flips), odd sizes included.
+@Test(arguments: [PlanarJPEG.Sampling.s420, .s422, .s444, .grey, .s440, .s411])
+func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling) throws {
+    for (width, height) in [(203, 137), (131, 250)] {
+        let stored = Fixtures.texturedImage(width: width, height: height)
+        let source = try #require(PlanarJPEG.compress(stored, sampling: sampling, quality: 92).jpeg)
+        for orientation in 2...8 where sampling != .s411 || orientation < 5 {
+            try source.withUnsafeBytes { bytes in
+                let whole = PlanarJPEG.upright(bytes, orientation: orientation, quality: 90)
+                let expected = try #require(whole.jpeg, "\(sampling) \(orientation): \(whole.failure ?? "")")
+                let planes = PlanarJPEG.planeBytes(try #require(PlanarJPEG.header(bytes)))
+                var bandCounts: [Int] = []
+                for bandBytes in [1, planes / 3, 1 << 30] {
+                    let banded = PlanarJPEG.uprightInBands(bytes, orientation: orientation, quality: 90, bandBytes: bandBytes)
+                    let jpeg = try #require(banded.jpeg, "\(sampling) \(orientation): \(banded.failure ?? "")")
+                    #expect(jpeg.elementsEqual(expected), "\(sampling) \(width)x\(height) orientation \(orientation), \(banded.bands) bands")
+                    #expect(banded.width == whole.width && banded.height == whole.height)
+                    bandCounts.append(banded.bands)
+                }
+                // One MCU row per band (8 or 16 rows), several rows, one band.
+                let rowsPerMCU = 8 * (orientation >= 5 ? (sampling == .s420 || sampling == .s422 ? 2 : 1)
+                                                       : (sampling == .s420 || sampling == .s440 ? 2 : 1))
+                #expect(bandCounts[0] == (whole.height + rowsPerMCU - 1) / rowsPerMCU)
+                #expect(bandCounts[1] >= 3 && bandCounts[1] < bandCounts[0])
+                #expect(bandCounts[2] == 1)
+            }
+        }
+    }
+}
+
+/// A progressive source (all its scans read again for each band) comes out as the whole turn makes it too.
+@Test func theTurnInBandsTakesAProgressiveSource() throws {
+    let dir = try Fixtures.TempDir()
+    let stored = Fixtures.texturedImage(width: 90, height: 70)
+    try pipeline.encodeJPEG(stored, quality: 90).write(to: dir.file("b.jpg"))
+    try Fixtures.run("vips", ["copy", dir.file("b.jpg").path, dir.file("p.jpg").path + "[Q=90,interlace]"])
+    let source = try Data(contentsOf: dir.file("p.jpg"))
+    #expect(source.contains(0xC2))   // SOF2
+    try source.withUnsafeBytes { bytes in
+        let expected = try #require(PlanarJPEG.upright(bytes, orientation: 6, quality: 90).jpeg)
+        let banded = PlanarJPEG.uprightInBands(bytes, orientation: 6, quality: 90, bandBytes: 2000)
+        #expect(banded.bands > 1)
+        #expect(banded.jpeg?.elementsEqual(expected) == true)
+    }
+}
+
+/// Damage anywhere in the source ends the turn in bands with libjpeg's reason (as the whole turn does): a file cut
+/// short, whichever band reads the cut first, and bytes that are not a JPEG.
+@Test func theTurnInBandsFailsWithAReasonOnADamagedSource() throws {
+    let stored = Fixtures.texturedImage(width: 96, height: 64)
+    let source = try #require(PlanarJPEG.compress(stored, sampling: .s420, quality: 92).jpeg)
+    let truncated = Data(source.prefix(source.count * 7 / 10))
+    for orientation in [2, 3, 6, 8] {
+        truncated.withUnsafeBytes { bytes in
+            #expect(PlanarJPEG.upright(bytes, orientation: orientation, quality: 90).jpeg == nil)
+            let banded = PlanarJPEG.uprightInBands(bytes, orientation: orientation, quality: 90, bandBytes: 1)
+            #expect(banded.jpeg == nil, "orientation \(orientation)")
+            #expect(banded.failure?.isEmpty == false)
+        }
+    }
+    Data("not a jpeg at all, just words".utf8).withUnsafeBytes { bytes in
+        let banded = PlanarJPEG.uprightInBands(bytes, orientation: 6, quality: 90, bandBytes: 1)
+        #expect(banded.jpeg == nil && banded.failure?.isEmpty == false)
+    }
+}
+
+/// A photo that must turn whose planes pass the pipeline's turn limit is turned in bands: the same full-size file and
+/// thumbnail as a pipeline that turns it whole; an upright photo above the planar limit goes to libvips' streamed
+/// re-encode.
+@Test func aPhotoThatMustTurnAboveThePlaneLimitIsTurnedInBandsWithTheSameResult() throws {
+    let dir = try Fixtures.TempDir()
+    let small = ImagePipeline(planarLimit: 4000, turnLimit: 4000)
+    let upright = Fixtures.markerImage(width: 67, height: 45)
+    for orientation in 2...8 {
+        let source = try taggedSource(upright, sampling: .s420, orientation: orientation, in: dir)
+        let whole = try pipeline.ingest(source, thumbnailSide: 32, verify: verifyClean)
+        let banded = try small.ingest(source, thumbnailSide: 32, verify: verifyClean)
+        #expect(banded.path == .planarReencode)
+        #expect(banded.jpeg.elementsEqual(whole.jpeg), "orientation \(orientation)")
+        #expect(banded.thumbnail.elementsEqual(whole.thumbnail))
+        #expect(banded.width == 67 && banded.height == 45 && banded.captureDate != nil)
+        #expect(try Fixtures.metadataGroups(banded.jpeg, in: dir) == [])
+    }
+    let plain = try pipeline.encodeJPEG(upright, quality: 90)
+    #expect(try small.ingest(plain, verify: verifyClean).path == .reencode)
+}
+
 @Test func planarThumbnailShrinksToTheSideAndStaysUpright() throws {
     let dir = try Fixtures.TempDir()
     let upright = Fixtures.markerImage(width: 67, height: 45)

@@ -4,5 +4,4 @@
  * generated module map. */
 #include "vips_shim.h"
 #include "vips_ocr_shim.h"
-#include "cairn_orient.h"
 #endif

@@ -1,7 +1,7 @@
 #ifndef CAIRN_ORIENT_H
 #define CAIRN_ORIENT_H
 /* Turning pixel planes upright by their EXIF orientation (no library needed; used by Imaging's TurboJPEG path,
- * where each Y/Cb/Cr plane is turned on its own and for the thumbnail's packed RGB). */
+ * where each Y/Cb/Cr plane is turned on its own and for the thumbnail's packed RGB, and by the turn in bands). */
 
 /* Writes `src` (sw x sh samples of `bpp` bytes each, rows `sstride` bytes apart) turned upright for EXIF
  * `orientation` 1-8 into `dst` (rows `dstride` bytes apart). The turned picture is sw x sh for 1-4 and
