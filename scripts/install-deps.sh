@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev                 # storage
   libvips-dev libheif-dev        # image I/O (JPEG, PNG, WebP, HEIC)
   libturbojpeg0-dev              # lossless JPEG rotation and marker stripping
+  libjpeg62-turbo-dev            # libjpeg's scanline API: large photos turned in bands (JPEGShim)
   libmicrohttpd-dev              # the loopback web server
   libsodium-dev                  # hashing (and, later, encryption)
   libdlib-dev liblapack-dev libblas-dev  # face landmarks (Smile)
