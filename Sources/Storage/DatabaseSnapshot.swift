@@ -55,7 +55,8 @@ public struct SnapshotPages {
 extension Database {
     /// Copies the database, as one consistent moment, to a new file at `path` (0600) with SQLite's online backup
     /// API, through a connection of its own: this connection and other processes (a running `cairn serve`) go on
-    /// reading and writing meanwhile. The copy is left with its journal in memory, so it is one self-contained file.
+    /// reading and writing meanwhile. The copy is left in rollback-journal mode (its journal in memory when sealed),
+    /// so it is one self-contained file.
     /// The copy of an encrypted database is sealed under a key of its own (`SnapshotPages`), never written in the
     /// clear. Returns what `inspect` read from the copy before it was closed, and how to read the copy's file as a
     /// plain database. On failure the file is removed.
@@ -72,6 +73,7 @@ extension Database {
         defer {
             sqlite3_close_v2(source)
             sqlite3_close_v2(target)
+            withExtendedLifetime(sealer) {}
         }
         do {
             guard sqlite3_open_v2(self.path, &source, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, cipher?.name) == SQLITE_OK,
