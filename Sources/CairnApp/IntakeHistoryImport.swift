@@ -241,7 +241,6 @@ extension RegimenService {
                 }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
                 ordinals[moment, default: 0] += 1
                 let takenAt = Timestamp.string(from: row.takenAt)
-                let key = "\(productID.rawValue)|\(takenAt)|\(ordinals[moment]!)"
                 try batch.write { db in
                     let store = RegimenStore(db)
                     let result: ImportLineResult
@@ -254,7 +253,7 @@ extension RegimenService {
                                                          supersedes: supersedes, importedFrom: source, importRun: run))
                         return id
                     }
-                    if let original = try store.importedRecord(key: key) {
+                    if let original = try store.importedRecord(product: productID, takenAt: takenAt, ordinal: Int(ordinals[moment]!)) {
                         var headID = original
                         while let next = try store.successor(of: headID) { headID = next }
                         let head = try store.entry(headID, includingUnfinishedImports: true)!
@@ -264,9 +263,7 @@ extension RegimenService {
                             (result, record) = (.replaced, try insert(supersedes: head.id))
                         }
                     } else {
-                        let id = try insert(supersedes: nil)
-                        try store.insertImportKey(key, record: id)
-                        (result, record) = (.added, id)
+                        (result, record) = (.added, try insert(supersedes: nil))
                     }
                     results.append(result)
                     if keepingLines {

@@ -9,7 +9,9 @@ extension CairnSchema {
     ///   `import_key` (metric, day, and the row's ordinal for that metric and day in its file); one original row
     ///   per key (a partial UNIQUE index), so importing the same file again adds nothing.
     /// - `regimen_intake_imports`: the import key of each intake record that came from an intake history CSV
-    ///   (product, instant, ordinal), UNIQUE, so a re-import adds nothing.
+    ///   (product, instant, ordinal), UNIQUE, so a re-import adds nothing. Written until December 2026; since
+    ///   then the same pairing is read from the records themselves (`RegimenStore.importedRecord`), the rows
+    ///   already here are kept as they are.
     static let outcomes = Migration(id: "2026-11-30.outcomes") { db in
         try db.executeScript("""
             CREATE TABLE outcome_metrics (

@@ -47,6 +47,27 @@ private let header = "date,time,time zone,product,amount,unit,status"
     #expect(try f.count("regimen_intake") == 3)
 }
 
+@Test func aLineIsKnownByItsNumberAmongTheFilesLinesOfThatProductAndInstant() throws {
+    let f = try RegimenFixture()
+    defer { f.remove() }
+    let d3 = try f.vitaminD()
+    _ = try f.magnesium()
+    let once = csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken")
+    try f.service.importIntakeHistory(once)
+    // A dose logged in Cairn at the same instant is not an imported line; another product's line is its own.
+    _ = try f.service.logExtra(d3.product.id, at: utc("2026-03-01T08:00:00Z"))
+    let twice = try f.service.importIntakeHistory(csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
+                                                      "2026-03-01,08:00,UTC,Magnesium,1,,taken",
+                                                      "2026-03-01,08:00,UTC,Vitamin D3,1,,taken"))
+    #expect(twice.lines.map(\.result) == [.unchanged, .added, .added])
+    #expect(try f.service.importIntakeHistory(once).lines.map(\.result) == [.unchanged])
+    let corrected = try f.service.importIntakeHistory(csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
+                                                          "2026-03-01,08:00,UTC,Vitamin D3,2,,taken"))
+    #expect(corrected.lines.map(\.result) == [.unchanged, .replaced])
+    #expect(corrected.lines[1].entry.supersedes == twice.lines[2].entry.id)
+    #expect(try f.count("regimen_intake") == 5)
+}
+
 @Test func aNewerExportAddsNewLinesAndCorrectsAChangedStatus() throws {
     let f = try RegimenFixture()
     defer { f.remove() }

@@ -247,7 +247,9 @@ struct RegimenStore {
         try db.execute("UPDATE regimen_intake_import_runs SET finished_at = ? WHERE id = ?", now, run)
     }
 
-    /// Removes an unfinished run with its records and their import keys (a finished run is left as it is).
+    /// Removes an unfinished run with its records (a finished run is left as it is). Imports before December 2026
+    /// also kept each record's line key in `regimen_intake_imports`; an unfinished run of such a build loses those
+    /// rows too.
     func removeUnfinishedImportRun(_ run: Int64) throws {
         let unfinished = "SELECT id FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL"
         try db.execute("""
@@ -257,14 +259,17 @@ struct RegimenStore {
         try db.execute("DELETE FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL", run)
     }
 
-    /// The record an import first saved for a line's key, or nil for a key never imported.
-    func importedRecord(key: String) throws -> IntakeRecordID? {
-        try db.scalar("SELECT intake_id FROM regimen_intake_imports WHERE import_key = ?", key, as: String.self).map(IntakeRecordID.init)
-    }
-
-    /// Remembers which record a line's key saved.
-    func insertImportKey(_ key: String, record: IntakeRecordID) throws {
-        try db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", record.rawValue, key)
+    /// The record an import first saved for a line, or nil for a line never imported. A line is known by its
+    /// product, its instant and `ordinal`, its number among the file's lines of that product and instant (from 1):
+    /// the record is the `ordinal`-th imported original (an imported record that supersedes none) of that product
+    /// at that instant, in the order they were saved. The records themselves are the key: nothing else is written
+    /// per line (until December 2026 a separate key row was, which held the same pairing).
+    func importedRecord(product: ProductID, takenAt: String, ordinal: Int) throws -> IntakeRecordID? {
+        try db.scalar("""
+            SELECT id FROM regimen_intake INDEXED BY regimen_intake_by_product_time
+            WHERE product_id = ? AND taken_at = ? AND imported_from IS NOT NULL AND supersedes IS NULL
+            ORDER BY rowid LIMIT 1 OFFSET ?
+            """, product.rawValue, takenAt, ordinal - 1, as: String.self).map(IntakeRecordID.init)
     }
 
     /// The record that supersedes `id` (whatever run it belongs to), or nil.
