@@ -179,6 +179,20 @@ enum IntakeHistoryCSV {
     }
 }
 
+/// A good line of an intake history: what finds the record an earlier import saved for it, and the record it
+/// saves otherwise.
+private struct ImportedLine: Sendable {
+    let line: Int
+    let productID: ProductID
+    let status: IntakeStatus
+    let servings: Decimal
+    /// The instant as stored.
+    let takenAt: String
+    /// The line's number among the file's lines of its product and instant, from 1.
+    let ordinal: Int
+    let record: StoredIntakeValues
+}
+
 /// A `LineProblemReason` as a `Result` failure.
 struct LineProblemReasonBox: Error {
     let reason: LineProblemReason
@@ -200,7 +214,8 @@ extension RegimenService {
     ///   import's records belong to its run, which the ledger reads only once it is finished; a failed run is
     ///   removed, and one cut off by a crash is removed the next time a process that may write opens the vault.
     /// - Past doses do not count down the supply on hand (the count set in Cairn is the count now).
-    /// - Memory stays flat in the size of the file: lines are read and saved one at a time. With
+    /// - Memory stays flat in the size of the file: lines are read and saved a few hundred at a time (read and
+    ///   checked on a second thread while this one saves; `Handoff`). With
     ///   `keepingLines` false the report holds only what happened to each line, not the saved records (for a
     ///   caller that prints only the summary).
     /// `sourceName` is the file's name ("history.csv"), kept with each record so the ledger reads "imported from
@@ -215,63 +230,66 @@ extension RegimenService {
             for id in try store.productIDs() { products[id] = try store.productRevisions(of: id) }
             return products
         }
-        // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
-        struct Moment: Hashable { let product: Int; let seconds: Int64 }
-        var productIndex: [ProductID: Int] = [:]
-        var ordinals: [Moment: Int32] = [:]
+        // The import's records get identifiers in increasing order (`Identifier.ordered`), so its inserts append
+        // to the id indexes instead of touching a random page each: every batch then rewrites few pages. Each
+        // line gets one (a line that adds nothing leaves a gap).
+        let seed = UInt64.random(in: 0..<(1 << 61))
         var lines: [IntakeImportReport.Line] = []
         var results: [ImportLineResult] = []
-        // The import's records get identifiers in increasing order (`Identifier.ordered`), so its inserts append
-        // to the id indexes instead of touching a random page each: every batch then rewrites few pages.
-        let seed = UInt64.random(in: 0..<(1 << 61))
-        var made = 0
-        func nextID() -> IntakeRecordID {
-            made += 1
-            return .ordered(start: now, seed: seed, index: made)
-        }
         return try Self.intakeImport(database).run(begin: { db in
             [try RegimenStore(db).beginImportRun(at: now)]
         }, body: { marker, batch in
             let run = marker[0]
-            let problems = try IntakeHistoryCSV.forEachRow(data, products: products, now: now) { row in
-                let productID = row.product.product.id
-                let moment = Moment(product: productIndex[productID] ?? {
-                    productIndex[productID] = productIndex.count
-                    return productIndex.count - 1
-                }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
-                ordinals[moment, default: 0] += 1
-                let takenAt = Timestamp.string(from: row.takenAt)
+            // Reading and checking the file, and working out each record's stored values, run on a thread of their
+            // own while this one writes (`Handoff`).
+            let problems = try Handoff.run(produce: { emit in
+                // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
+                struct Moment: Hashable { let product: Int; let seconds: Int64 }
+                var productIndex: [ProductID: Int] = [:]
+                var ordinals: [Moment: Int32] = [:]
+                var made = 0
+                return try IntakeHistoryCSV.forEachRow(data, products: products, now: now) { row in
+                    let productID = row.product.product.id
+                    let moment = Moment(product: productIndex[productID] ?? {
+                        productIndex[productID] = productIndex.count
+                        return productIndex.count - 1
+                    }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
+                    ordinals[moment, default: 0] += 1
+                    made += 1
+                    let record = NewIntakeRecord(id: .ordered(start: now, seed: seed, index: made), kind: .extra, status: row.status,
+                                                 productID: productID, productRevisionID: row.product.revisionID,
+                                                 servings: row.servings, takenAt: row.takenAt, timeZone: row.timeZone,
+                                                 recordedAt: now, importedFrom: source, importRun: run)
+                    try emit(ImportedLine(line: row.line, productID: productID, status: row.status, servings: row.servings,
+                                          takenAt: Timestamp.string(from: row.takenAt), ordinal: Int(ordinals[moment]!),
+                                          record: record.storedValues))
+                }
+            }, consume: { line in
                 try batch.write { db in
                     let store = RegimenStore(db)
                     let result: ImportLineResult
                     let record: IntakeRecordID
-                    func insert(supersedes: IntakeRecordID?) throws -> IntakeRecordID {
-                        let id = nextID()
-                        try store.insert(NewIntakeRecord(id: id, kind: .extra, status: row.status, productID: productID,
-                                                         productRevisionID: row.product.revisionID, servings: row.servings,
-                                                         takenAt: row.takenAt, timeZone: row.timeZone, recordedAt: now,
-                                                         supersedes: supersedes, importedFrom: source, importRun: run))
-                        return id
-                    }
-                    if let original = try store.importedRecord(product: productID, takenAt: takenAt, ordinal: Int(ordinals[moment]!)) {
+                    if let original = try store.importedRecord(product: line.productID, takenAt: line.takenAt, ordinal: line.ordinal) {
                         var headID = original
                         while let next = try store.successor(of: headID) { headID = next }
                         let head = try store.entry(headID, includingUnfinishedImports: true)!
-                        if head.status == row.status && head.servings == row.servings {
+                        if head.status == line.status && head.servings == line.servings {
                             (result, record) = (.unchanged, head.id)
                         } else {
-                            (result, record) = (.replaced, try insert(supersedes: head.id))
+                            try store.insert(line.record, supersedes: head.id)
+                            (result, record) = (.replaced, line.record.id)
                         }
                     } else {
-                        (result, record) = (.added, try insert(supersedes: nil))
+                        try store.insert(line.record, supersedes: nil)
+                        (result, record) = (.added, line.record.id)
                     }
                     results.append(result)
                     if keepingLines {
-                        lines.append(IntakeImportReport.Line(line: row.line, entry: try store.entry(record, includingUnfinishedImports: true)!,
+                        lines.append(IntakeImportReport.Line(line: line.line, entry: try store.entry(record, includingUnfinishedImports: true)!,
                                                              result: result))
                     }
                 }
-            }
+            })
             guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
         }, finish: { marker, _, db in
             try RegimenStore(db).finishImportRun(marker[0], at: clock.now())

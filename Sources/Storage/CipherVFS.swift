@@ -21,6 +21,7 @@ final class CipherVFS: @unchecked Sendable {
     /// Registers a VFS sealing pages with `key`.
     init(key: SecretKey) throws {
         precondition(PageCipher.reservedByteCount == Int(CAIRN_CIPHER_RESERVED_BYTES))
+        _ = SQLiteLibrary.prepared
         name = "cairn-cipher-\(UUID().uuidString)"
         self.key = key
         cipher = .passRetained(PageCipher(key: key))

@@ -84,6 +84,14 @@ public final class Connection {
         }
     }
 
+    /// Runs one statement with values already as stored (worked out ahead, on another thread, say): binds them
+    /// without converting each (an import runs this for every line).
+    public func execute(_ sql: String, values: [DatabaseValue]) throws {
+        try withStatement(sql, count: values.count, value: { values[$0] }) { stmt in
+            while try step(stmt, sql) {}
+        }
+    }
+
     /// Runs several statements separated by semicolons, without arguments (schema scripts, pragmas).
     public func executeScript(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
@@ -151,17 +159,24 @@ public final class Connection {
 
     private func withStatement<T>(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?],
                                   _ body: (OpaquePointer) throws -> T) throws -> T {
+        try withStatement(sql, count: arguments.count, value: { arguments[$0]?.databaseValue ?? .null }, body)
+    }
+
+    /// Prepares (or takes from the cache) `sql`, binds `count` arguments (`value(i)` for the i-th, from 0), runs
+    /// `body` and resets the statement.
+    private func withStatement<T>(_ sql: String, count: Int, value: (Int) -> DatabaseValue,
+                                  _ body: (OpaquePointer) throws -> T) throws -> T {
         let stmt = try prepared(sql)
         defer {
             sqlite3_reset(stmt)
             sqlite3_clear_bindings(stmt)
         }
         let expected = Int(sqlite3_bind_parameter_count(stmt))
-        guard expected == arguments.count else {
-            throw DatabaseError.misuse("statement expects \(expected) arguments, got \(arguments.count) [in: \(sql)]")
+        guard expected == count else {
+            throw DatabaseError.misuse("statement expects \(expected) arguments, got \(count) [in: \(sql)]")
         }
-        for (i, argument) in arguments.enumerated() {
-            try bind(argument?.databaseValue ?? .null, at: Int32(i + 1), stmt, sql)
+        for i in 0..<count {
+            try bind(value(i), at: Int32(i + 1), stmt, sql)
         }
         return try body(stmt)
     }
@@ -199,9 +214,15 @@ public final class Connection {
         case .text(let s):
             // A NUL byte is never stored (the services refuse it with a message naming the field, `TextInput`;
             // this is the last guard): SQLite's own functions would cut the text at it.
-            guard !s.utf8.contains(0) else { throw DatabaseError.misuse("text with a NUL byte is never stored [in: \(sql)]") }
-            rc = s.withCString { sqlite3_bind_text64(stmt, index, $0, sqlite3_uint64(s.utf8.count), sqliteTransient,
-                                                     UInt8(SQLITE_UTF8)) }
+            let count = s.utf8.count
+            var hasNUL = false
+            rc = s.withCString { text in
+                // The C string ends at the first NUL: shorter than the text means the text holds one.
+                hasNUL = strlen(text) != count
+                return hasNUL ? SQLITE_OK : sqlite3_bind_text64(stmt, index, text, sqlite3_uint64(count), sqliteTransient,
+                                                                UInt8(SQLITE_UTF8))
+            }
+            guard !hasNUL else { throw DatabaseError.misuse("text with a NUL byte is never stored [in: \(sql)]") }
         case .blob(let data):
             rc = data.withUnsafeBytes { raw in
                 // A zero-length blob still needs a non-NULL pointer, or SQLite stores NULL.

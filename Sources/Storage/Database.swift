@@ -362,6 +362,7 @@ public final class Database: @unchecked Sendable {
     /// in memory (the VFS refuses temporary files: they would hold pages in the clear).
     static func connect(path: String, flags: Int32, busyTimeout: Duration, vfs: String?,
                         configure: (Connection) throws -> Void) throws -> Connection {
+        _ = SQLiteLibrary.prepared
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, flags, vfs)
         guard rc == SQLITE_OK, let handle else {

@@ -140,15 +140,17 @@ struct RegimenStore {
     /// Appends a ledger record. Throws `DatabaseError` with `constraintKind == .unique` when the dose already has a
     /// first record, or `supersedes` is already superseded.
     func insert(_ record: NewIntakeRecord) throws {
+        try insert(record.storedValues, supersedes: record.supersedes)
+    }
+
+    /// Appends a ledger record whose values were worked out before (`NewIntakeRecord.storedValues`).
+    func insert(_ values: StoredIntakeValues, supersedes: IntakeRecordID?) throws {
         try db.execute("""
             INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from, import_run)
+                occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, imported_from, import_run,
+                supersedes)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, record.id.rawValue, record.kind.rawValue, record.status.rawValue, record.productID.rawValue,
-            record.productRevisionID.rawValue, record.scheduleRevisionID?.rawValue, record.occurrence?.day,
-            record.occurrence?.slot.description, record.servings, record.takenAt, record.timeZone.identifier,
-            LocalDay(record.takenAt, in: record.timeZone), record.recordedAt, record.supersedes?.rawValue,
-            record.importedFrom, record.importRun)
+            """, values: values.values + [supersedes?.rawValue.databaseValue ?? .null])
     }
 
     /// One record; `includingUnfinishedImports` for the import that writes it.
@@ -351,6 +353,23 @@ struct NewIntakeRecord {
     var supersedes: IntakeRecordID?
     var importedFrom: String?
     var importRun: Int64?
+
+    /// Every value but `supersedes`, as stored. An import works them out on its reading thread (`Handoff`) and
+    /// decides `supersedes` when it writes.
+    var storedValues: StoredIntakeValues {
+        let columns: [(any DatabaseValueConvertible)?] = [
+            id.rawValue, kind.rawValue, status.rawValue, productID.rawValue, productRevisionID.rawValue, scheduleRevisionID?.rawValue,
+            occurrence?.day, occurrence?.slot.description, servings, takenAt, timeZone.identifier, LocalDay(takenAt, in: timeZone),
+            recordedAt, importedFrom, importRun,
+        ]
+        return StoredIntakeValues(id: id, values: columns.map { $0?.databaseValue ?? .null })
+    }
+}
+
+/// A new record's values as stored, in the column order of `RegimenStore.insert(_:supersedes:)`.
+struct StoredIntakeValues: Sendable {
+    let id: IntakeRecordID
+    fileprivate let values: [DatabaseValue]
 }
 
 // MARK: rows to records
