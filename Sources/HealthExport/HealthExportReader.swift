@@ -1,4 +1,5 @@
 internal import CArchive
+import CairnCore
 import Foundation
 
 /// Reads an Apple Health export ("Export All Health Data"): the `export.zip` (streamed out of the archive, never
@@ -23,8 +24,8 @@ public struct HealthExportReader: Sendable {
     /// - Throws: `HealthExportError` for a file that cannot be read or is not a well-formed export.
     /// - Complexity: O(file size) time, O(chunk size) memory.
     ///
-    /// Reading and parsing run on a worker thread while `onRecord` and `progress` run on the calling thread
-    /// (records cross in batches through a small bounded queue), so parsing and storing use two cores.
+    /// Reading and parsing run on a thread of their own while `onRecord` and `progress` run on the calling thread
+    /// (records and positions cross in order through `Handoff`), so parsing and storing use two cores.
     public func read(contentsOf url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
                      onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
         try read(.file(url), progress: progress, onRecord: onRecord)
@@ -34,35 +35,23 @@ public struct HealthExportReader: Sendable {
     /// where it is rather than written to a temporary file first).
     public func read(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
                      onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
-        let pipe = RecordPipe()
+        enum Item: Sendable { case record(HealthRecord), position(Int64, Int64) }
         let reader = self
-        let worker = Thread {
-            do {
-                let summary = try reader.readSequentially(source, progress: { pipe.report($0, $1) }) { record in
-                    try pipe.add(record)
-                }
-                pipe.finish(summary)
-            } catch {
-                pipe.fail(error)
+        return try Handoff.run(chunk: 1024, produce: { emit in
+            // The parser keeps its record handler only for the length of this read.
+            try withoutActuallyEscaping(emit) { emit in
+                try reader.readSequentially(source, progress: { try emit(.position($0, $1)) }) { try emit(.record($0)) }
             }
-        }
-        worker.stackSize = 1 << 20
-        worker.start()
-        defer { pipe.waitUntilWorkerEnds() }
-        while let (batch, position) = try pipe.next() {
-            for record in batch {
-                do { try onRecord(record) } catch {
-                    pipe.cancel()
-                    throw error
-                }
+        }, consume: { (item: Item) in
+            switch item {
+            case .record(let record): try onRecord(record)
+            case .position(let read, let total): progress(read, total)
             }
-            if let position { progress(position.0, position.1) }
-        }
-        return try pipe.result()
+        })
     }
 
     /// The same read on the calling thread, `onRecord` called from inside the parser.
-    func readSequentially(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void,
+    func readSequentially(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
                           onRecord: @escaping (HealthRecord) throws -> Void) throws -> HealthReadSummary {
         let parser = ExportXMLParser(onRecord: onRecord)
         let totalBytes: Int64
@@ -117,7 +106,7 @@ public struct HealthExportReader: Sendable {
     private static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
 
     /// Parses the XML `fill` gives (it fills a buffer and returns how much it put there, 0 at the end).
-    private func readPlain(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) -> Void,
+    private func readPlain(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
                            fill: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -127,13 +116,13 @@ public struct HealthExportReader: Sendable {
             if count == 0 { break }
             bytesRead += Int64(count)
             try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), isLast: false)
-            progress(bytesRead, totalBytes)
+            try progress(bytesRead, totalBytes)
         }
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
     }
 
     /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory).
-    private func readZip(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) -> Void,
+    private func readZip(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
                          open: (OpaquePointer) -> Int32) throws {
         guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
         defer { archive_read_free(archive) }
@@ -156,10 +145,10 @@ public struct HealthExportReader: Sendable {
             if count < 0 { throw HealthExportError.damagedArchive }
             if count == 0 { break }
             try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), isLast: false)
-            progress(min(archive_filter_bytes(archive, -1), totalBytes), totalBytes)
+            try progress(min(archive_filter_bytes(archive, -1), totalBytes), totalBytes)
         }
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
-        progress(totalBytes, totalBytes)
+        try progress(totalBytes, totalBytes)
     }
 
     /// Whether an archive member is the export: `apple_health_export/export.xml` in exports from 2016 on, and
@@ -175,104 +164,4 @@ public enum HealthExportSource: Sendable {
     case file(URL)
     /// The bytes of an export already in memory (an upload), read where they are.
     case bytes(Data)
-}
-
-/// Carries records from the parsing thread to the calling thread in batches, with back-pressure (at most
-/// `capacity` batches wait), so memory stays bounded whichever side is slower.
-private final class RecordPipe: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var batches: [[HealthRecord]] = []
-    private var filling: [HealthRecord] = []
-    private var position: (Int64, Int64)?
-    private var summary: HealthReadSummary?
-    private var failure: Error?
-    private var cancelled = false
-    private var workerEnded = false
-    private let batchSize = 1024
-    private let capacity = 8
-
-    /// Worker: queues a record; throws once the caller has stopped reading.
-    func add(_ record: HealthRecord) throws {
-        filling.append(record)
-        if filling.count >= batchSize { try flush() }
-    }
-
-    /// Worker: the latest position in the file.
-    func report(_ read: Int64, _ total: Int64) {
-        condition.lock()
-        position = (read, total)
-        condition.unlock()
-    }
-
-    private func flush() throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while batches.count >= capacity && !cancelled { condition.wait() }
-        if cancelled { throw CancellationError() }
-        batches.append(filling)
-        filling = []
-        condition.broadcast()
-    }
-
-    /// Worker: the read ended well.
-    func finish(_ summary: HealthReadSummary) {
-        try? flush()
-        condition.lock()
-        self.summary = summary
-        workerEnded = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Worker: the read failed.
-    func fail(_ error: Error) {
-        condition.lock()
-        failure = error
-        workerEnded = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Caller: the next batch with the position reached so far, nil at the end; throws the worker's error.
-    func next() throws -> ([HealthRecord], (Int64, Int64)?)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while batches.isEmpty && !workerEnded { condition.wait() }
-        if !batches.isEmpty {
-            let batch = batches.removeFirst()
-            condition.broadcast()
-            return (batch, position)
-        }
-        if let failure { throw failure }
-        // One last, empty batch carries the final position.
-        guard let last = position else { return nil }
-        position = nil
-        return ([], last)
-    }
-
-    /// Caller: the summary once the worker has ended.
-    func result() throws -> HealthReadSummary {
-        condition.lock()
-        defer { condition.unlock() }
-        if let failure { throw failure }
-        guard let summary else { throw HealthExportError.unreadable }
-        return summary
-    }
-
-    /// Caller: stop the worker (it throws at its next batch).
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Caller: blocks until the worker thread has finished, so no file stays open after `read` returns.
-    func waitUntilWorkerEnds() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        while !workerEnded { condition.wait() }
-        condition.unlock()
-    }
 }
