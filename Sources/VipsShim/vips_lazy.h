@@ -20,9 +20,13 @@ _Static_assert(LIBHEIF_NUMERIC_VERSION >> 24 == 1, "libheif's soname changed: up
 /* gobject.h makes g_object_ref a macro that keeps the argument's type; the shim only passes VipsImage *. */
 #undef g_object_ref
 #define g_object_ref CAIRN_VIPS(g_object_ref)
+#define g_dir_close CAIRN_VIPS(g_dir_close)
+#define g_dir_open CAIRN_VIPS(g_dir_open)
+#define g_dir_read_name CAIRN_VIPS(g_dir_read_name)
 #define g_free CAIRN_VIPS(g_free)
 #define g_log CAIRN_VIPS(g_log)
 #define g_log_set_handler CAIRN_VIPS(g_log_set_handler)
+#define g_module_open CAIRN_VIPS(g_module_open)
 #define g_object_unref CAIRN_VIPS(g_object_unref)
 #define vips_andimage CAIRN_VIPS(vips_andimage)
 #define vips_area_unref CAIRN_VIPS(vips_area_unref)

@@ -1,3 +1,9 @@
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <vips/vips.h>
 #include <libheif/heif.h>
 #include "vips_shim.h"
@@ -7,10 +13,57 @@ static void cairn_quiet_log(const gchar *domain, GLogLevelFlags level, const gch
     (void)domain; (void)level; (void)message; (void)data;
 }
 
+/* libvips' optional loaders (HEIC, JPEG XL, ImageMagick, PDF, OpenSlide) are modules that vips_init loads from
+ * its libdir, with their own dependencies: half of libvips' start-up (about 30 ms of CPU), paid by every command
+ * that touches a JPEG. Cairn reads JPEG, PNG and WebP with libvips' built-in loaders, so the modules are loaded
+ * when a file is not one of those (`cairn_loader_for_buffer`) or when asked what libvips can read. */
+static char modules_dir[4096];
+static int modules_deferred;
+static pthread_once_t modules_once = PTHREAD_ONCE_INIT;
+
+/* The directory vips_init would load modules from: vips-modules-MAJOR.MINOR beside libvips itself. */
+static int find_modules_dir(void) {
+    Dl_info info;
+    if (!dladdr((void *)&vips_init, &info) || !info.dli_fname) return -1;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (!slash) return -1;
+    int n = snprintf(modules_dir, sizeof modules_dir, "%.*s/vips-modules-%d.%d", (int)(slash - info.dli_fname),
+                     info.dli_fname, vips_version(0), vips_version(1));
+    return n > 0 && n < (int)sizeof modules_dir ? 0 : -1;
+}
+
+/* What vips_init does with the modules it finds (each opened once, lazily bound; a module that fails to load is
+ * skipped, as libvips skips it). */
+static void load_modules(void) {
+    GDir *dir = g_dir_open(modules_dir, 0, NULL);
+    if (!dir) return;
+    const char *name;
+    while ((name = g_dir_read_name(dir))) {
+        size_t length = strlen(name);
+        if (length < 4 || strcmp(name + length - 3, ".so") != 0) continue;
+        char path[sizeof modules_dir + 256];
+        if (snprintf(path, sizeof path, "%s/%s", modules_dir, name) >= (int)sizeof path) continue;
+        g_module_open(path, G_MODULE_BIND_LAZY);
+    }
+    g_dir_close(dir);
+}
+
+void cairn_vips_load_modules(void) {
+    if (modules_deferred) pthread_once(&modules_once, load_modules);
+}
+
 int cairn_vips_init(void) {
     /* libvips is opened here, on first use (vips_lazy.h); without it, libvips "failed to start". */
     if (!cairn_native_available(CAIRN_VIPS_SONAME)) return -1;
-    if (VIPS_INIT("cairn")) return -1;
+    /* vips_init loads modules from $VIPSHOME/lib/vips-modules-M.m and, when VIPSHOME is unset, sets it to its
+     * install prefix itself (g_setenv). Cairn sets it first to the modules' own directory, under which vips_init
+     * finds no lib/ (a path only whoever can replace the modules can create), loads them later when needed, and
+     * unsets it again once libvips has started, so a process Cairn starts (a test's or a benchmark's `vips`)
+     * finds its modules. A VIPSHOME the user set is left alone (modules load at start then, as before). */
+    if (!getenv("VIPSHOME") && find_modules_dir() == 0 && setenv("VIPSHOME", modules_dir, 0) == 0) modules_deferred = 1;
+    int failed = VIPS_INIT("cairn");
+    if (modules_deferred) unsetenv("VIPSHOME");
+    if (failed) return -1;
     /* Cairn opens each photo once: the operation cache would only hold pixels and input buffers alive. */
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
@@ -26,6 +79,11 @@ void cairn_vips_set_concurrency(int threads) { vips_concurrency_set(threads > 0 
 void cairn_free(void *p) { g_free(p); }
 
 const char *cairn_loader_for_buffer(const void *buf, size_t len) {
+    const char *loader = vips_foreign_find_load_buffer(buf, len);
+    if (loader || !modules_deferred) return loader;
+    /* Not JPEG, PNG or WebP (or damaged): ask again with every loader libvips has. */
+    vips_error_clear();
+    cairn_vips_load_modules();
     return vips_foreign_find_load_buffer(buf, len);
 }
 
@@ -198,6 +256,7 @@ int cairn_heif_top_level_image_count(const void *buf, size_t len) {
 const char *cairn_vips_version_string(void) { return vips_version_string(); }
 
 int cairn_vips_has_operation(const char *name) {
+    cairn_vips_load_modules();
     return vips_type_find("VipsOperation", name) != 0;
 }
 

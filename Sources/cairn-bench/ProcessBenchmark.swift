@@ -8,7 +8,7 @@ import Regimen
 import Glibc
 #endif
 
-/// `cairn-bench process [--rounds N] [--cairn PATH]`: what a person waits for, measured on whole `cairn` processes (the release
+/// `cairn-bench process [--rounds N] [--cairn PATH] [--only ROWS]`: what a person waits for, measured on whole `cairn` processes (the release
 /// build beside this binary) beside an anchor process doing comparable work, alternating, in the same run:
 ///
 /// | row | cairn | anchor | target |
@@ -43,15 +43,21 @@ enum ProcessBenchmark {
         let bench = ProcessBench(cairn: cairn.path, work: work, rounds: rounds)
         print("process: whole processes beside their anchors, \(rounds) rounds after a warm-up, alternating; load average \(bench.load()) at start")
         try bench.prepare()
+        // --only skin,scan runs those rows alone (names: skin, smile, scan, import, read, server, first, concurrent).
+        var only: Set<String>?
+        if let i = arguments.firstIndex(of: "--only"), i + 1 < arguments.count {
+            only = Set(arguments[i + 1].split(separator: ",").map(String.init))
+        }
+        func runs(_ row: String) -> Bool { only?.contains(row) ?? true }
         var met = true
-        met = try bench.skinLog() && met
-        met = try bench.smileAdd() && met
-        met = try bench.labelScan() && met
-        met = try bench.intakeImport() && met
-        met = try bench.readOnlyCommands() && met
-        try bench.throughServer()
-        met = try bench.firstAnswer() && met
-        met = try bench.concurrentReads() && met
+        if runs("skin") { met = try bench.skinLog() && met }
+        if runs("smile") { met = try bench.smileAdd() && met }
+        if runs("scan") { met = try bench.labelScan() && met }
+        if runs("import") { met = try bench.intakeImport() && met }
+        if runs("read") { met = try bench.readOnlyCommands() && met }
+        if runs("server") { try bench.throughServer() }
+        if runs("first") { met = try bench.firstAnswer() && met }
+        if runs("concurrent") { met = try bench.concurrentReads() && met }
         print("  load average \(bench.load()) at end")
         return met
     }

@@ -21,7 +21,12 @@ void cairn_vips_thread_shutdown(void);
 void cairn_vips_set_concurrency(int threads);
 void cairn_free(void *p);
 
-/* The loader class libvips picks for these bytes by their signature ("VipsForeignLoadJpegBuffer", ...), NULL if none. */
+/* Loads libvips' optional loader modules (HEIC, JPEG XL, ImageMagick, PDF, OpenSlide), which cairn_vips_init defers,
+ * once per process; nothing when they were loaded at start (a VIPSHOME the user set). */
+void cairn_vips_load_modules(void);
+
+/* The loader class libvips picks for these bytes by their signature ("VipsForeignLoadJpegBuffer", ...), NULL if none.
+ * Bytes no built-in loader takes are asked again after the modules are loaded. */
 const char *cairn_loader_for_buffer(const void *buf, size_t len);
 
 /* Opens an image held in memory. Reads the header only; pixels are decoded lazily by later operations.
@@ -72,7 +77,8 @@ size_t cairn_image_byte_count(CairnImage *in);
 int cairn_heif_top_level_image_count(const void *buf, size_t len);
 
 /* For `cairn doctor`: the libvips version ("8.14.1"), whether a loader is present ("heifload_buffer"),
- * and libheif's version (NULL when libheif is not installed). Call cairn_vips_init first. */
+ * (the deferred modules are loaded first) and libheif's version (NULL when libheif is not installed). Call
+ * cairn_vips_init first. */
 const char *cairn_vips_version_string(void);
 int cairn_vips_has_operation(const char *name);
 const char *cairn_heif_version_string(void);
