@@ -2,7 +2,8 @@
 """The anchor for `cairn-bench import`: the intake history CSV imported with Python's csv and sqlite3 modules
 into a copy of a Cairn vault's database (so the same tables, indexes, checks and foreign keys), doing the same
 work per line (the product by name, the wall-clock time in its IANA zone to a UTC instant, the local day, the
-line's import key looked up and stored, a record id, the import's run), in one transaction, WAL with
+line's earlier record looked up among the imported records by product, instant and number, as Cairn does, a
+record id, the file's name, the import's run), in one transaction, WAL with
 synchronous=FULL (fsynced before it says so). Record ids are increasing version 7 UUIDs, as Cairn's import
 makes them, so both sides append to the id indexes (random ids would cost the anchor page reads Cairn avoids).
 
@@ -39,6 +40,7 @@ def run(path, csv_path):
     seed = random.getrandbits(61)
     high = "%016x" % (millis << 16 | 0x7000 | (seed >> 49 & 0xFFF))
     high = "%s-%s-%s-" % (high[:8], high[8:12], high[12:])
+    source = csv_path.rsplit("/", 1)[-1]
     lines = added = 0
     db.execute("BEGIN IMMEDIATE")
     run_id = db.execute("INSERT INTO regimen_intake_import_runs (started_at) VALUES (?)", (recorded,)).lastrowid
@@ -62,17 +64,18 @@ def run(path, csv_path):
             taken_at = stamp(instant)
             moment = (product_id, taken_at)
             ordinals[moment] = ordinals.get(moment, 0) + 1
-            key = "%s|%s|%d" % (product_id, taken_at, ordinals[moment])
-            if db.execute("SELECT intake_id FROM regimen_intake_imports WHERE import_key = ?", (key,)).fetchone():
+            if db.execute("""SELECT id FROM regimen_intake INDEXED BY regimen_intake_by_product_time
+                          WHERE product_id = ? AND taken_at = ? AND imported_from IS NOT NULL AND supersedes IS NULL
+                          ORDER BY rowid LIMIT 1 OFFSET ?""", (product_id, taken_at, ordinals[moment] - 1)).fetchone():
                 continue
             low = "%016x" % (0x8000000000000000 | (seed + added + 1))
             record = high + low[:4] + "-" + low[4:]
             db.execute("""INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
-                       occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, import_run)
-                       VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, NULL, ?)""",
+                       occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes,
+                       imported_from, import_run)
+                       VALUES (?, 'extra', ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?, NULL, ?, ?)""",
                        (record, status, product_id, revision_id, "%g" % servings, taken_at, zone_name,
-                        local.date().isoformat(), recorded, run_id))
-            db.execute("INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES (?, ?)", (record, key))
+                        local.date().isoformat(), recorded, source, run_id))
             added += 1
     db.execute("UPDATE regimen_intake_import_runs SET finished_at = ? WHERE id = ?", (stamp(datetime.now(timezone.utc)), run_id))
     db.execute("COMMIT")
