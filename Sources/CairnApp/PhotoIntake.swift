@@ -47,9 +47,11 @@ public struct PhotoIntake: Sendable {
     }
 
     /// The first half of `ingest`, in memory only (the vault is not touched): orients, strips, encodes and
-    /// verifies `data`, so a caller can do it before its write transaction. Throws `ImagingError` or `MetadataError`.
-    public func process(_ data: Data) throws -> ProcessedPhoto {
-        ProcessedPhoto(try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, verify: Self.verify))
+    /// verifies `data`, so a caller can do it before its write transaction. `preview`, an upright copy of the photo
+    /// the caller decoded already (at least `thumbnailSide` on its longer side), spares a decode for the thumbnail
+    /// (`ImagePipeline.ingest`). Throws `ImagingError` or `MetadataError`.
+    public func process(_ data: Data, preview: RGBImage? = nil) throws -> ProcessedPhoto {
+        ProcessedPhoto(try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, preview: preview, verify: Self.verify))
     }
 
     /// The second half of `ingest`: stores a processed photo and its thumbnail inside the caller's write

@@ -193,8 +193,9 @@ public final class SkinService: @unchecked Sendable {
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try TextInput.note(note, field: "note")
-        // The analysis copy keeps libvips' shrink-on-load, which the comparator was calibrated on; the intake's
-        // encoding happens before the write transaction, which then only stores the files and rows.
+        // The analysis copy keeps libvips' shrink-on-load, which the comparator was calibrated on, and is the
+        // thumbnail's source too; the intake's encoding happens before the write transaction, which then only
+        // stores the files and rows.
         let image: RGBImage
         do {
             image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
@@ -203,7 +204,7 @@ public final class SkinService: @unchecked Sendable {
         }
         let processed: ProcessedPhoto
         do {
-            processed = try intake.process(data)
+            processed = try intake.process(data, preview: image)
         } catch let error as ImagingError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }

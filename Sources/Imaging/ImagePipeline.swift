@@ -51,7 +51,12 @@ public final class ImagePipeline: Sendable {
     /// Produces the upright, metadata-free full-size JPEG and a thumbnail whose longer side is at most
     /// `thumbnailSide`. `verify` is called on each produced JPEG (pass the metadata inspector); its error
     /// propagates. Nothing is written to disk.
-    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic,
+    ///
+    /// `preview` is an upright sRGB copy of the same photo the caller decoded already (`decodeRGB(_:maxSide:)`
+    /// with `maxSide` at least `thumbnailSide`): on the planar path the thumbnail is shrunk from it instead of
+    /// decoding the photo a second time (the decode's Huffman pass was a tenth of a 12 MP `skin log`). A preview
+    /// that is smaller than the thumbnail would be, or of another shape than the photo, is not used.
+    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic, preview: RGBImage? = nil,
                        verify: (Data) throws -> Void) throws -> IngestedPhoto {
         precondition(thumbnailSide > 0, "thumbnailSide must be positive")
         try checkBytes(data)
@@ -63,7 +68,8 @@ public final class ImagePipeline: Sendable {
             let image = try open(bytes, format: format, sequential: true)
             let info = try headerInfo(of: image, format: format)
             if format == .jpeg, strategy == .automatic,
-               let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide) {
+               let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide,
+                                          preview: preview.flatMap { usable($0, asPreviewOf: info, thumbnailSide: thumbnailSide) }) {
                 return (planar.jpeg, info, planar.width, planar.height, .planarReencode, planar.thumbnail)
             }
             if format == .jpeg, strategy != .alwaysReencode,
@@ -311,12 +317,24 @@ public final class ImagePipeline: Sendable {
     /// peaked at 227 MB for a 29 MB file (2.7 s), 48 MiB at 178 MB (3.3 s), 32 MiB at 163 MB (4.0 s).
     public static let turnLimit = 48 << 20
 
-    /// The planar re-encode of a JPEG (turned upright when it must turn), with its thumbnail made at the same time on a second
-    /// thread from the source; nil (the caller takes the libvips route) when the JPEG is not YCbCr or grey, has a
-    /// non-sRGB profile, has a subsampling that cannot turn, when libjpeg-turbo reports any error or warning,
-    /// or when it is upright with planes above `planarLimit` (streamed by libvips instead).
+    /// `preview` when it can stand in for the photo in a thumbnail: upright like it (the same shape, within a pixel
+    /// of rounding) and at least as large as the thumbnail made from the photo would be.
+    private func usable(_ preview: RGBImage, asPreviewOf info: ImageInfo, thumbnailSide: Int) -> RGBImage? {
+        let wanted = Self.size(ofWidth: info.width, height: info.height, fittingIn: thumbnailSide)
+        guard preview.width >= wanted.width, preview.height >= wanted.height, preview.width <= info.width,
+              preview.height <= info.height else { return nil }
+        // The preview's other side, worked out from the photo's shape, may differ from its own by rounding only.
+        let expected = Double(preview.width) * Double(info.height) / Double(info.width)
+        return abs(expected - Double(preview.height)) <= 1 ? preview : nil
+    }
+
+    /// The planar re-encode of a JPEG (turned upright when it must turn), with its thumbnail shrunk from `preview`
+    /// or, without one, made at the same time on a second thread from the source; nil (the caller takes the libvips
+    /// route) when the JPEG is not YCbCr or grey, has a non-sRGB profile, has a subsampling that cannot turn, when
+    /// libjpeg-turbo reports any error or warning, or when it is upright with planes above `planarLimit` (streamed by
+    /// libvips instead).
     private func planarUpright(_ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
-                               thumbnailSide: Int) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
+                               thumbnailSide: Int, preview: RGBImage?) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
         guard let header = PlanarJPEG.header(bytes), PlanarJPEG.canTurn(header, orientation: info.orientation) else {
             return nil
         }
@@ -327,21 +345,26 @@ public final class ImagePipeline: Sendable {
         // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by libvips.
         if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }
 
-        // The thumbnail on its own thread (a Thread, not a shared queue: a caller may already be filling the
-        // queue's worker threads, and this one must run now). It reads its own copy of `data` (copy-on-write:
-        // no bytes are copied).
+        // Without a preview, the thumbnail on its own thread (a Thread, not a shared queue: a caller may already be
+        // filling the queue's worker threads, and this one must run now). It reads its own copy of `data`
+        // (copy-on-write: no bytes are copied).
         let result = ThumbnailResult()
         let orientation = info.orientation, quality = thumbnailQuality
-        let worker = Thread {
-            defer {
-                Vips.threadFinished()
-                result.done.signal()
+        if let preview {
+            result.value = try? ImagePipeline.thumbnail(of: preview, fittingIn: thumbnailSide, quality: quality)
+            result.done.signal()
+        } else {
+            let worker = Thread {
+                defer {
+                    Vips.threadFinished()
+                    result.done.signal()
+                }
+                let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: thumbnailSide) }
+                guard let upright = rgb.image else { return }
+                result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality)
             }
-            let rgb = data.withUnsafeBytes { PlanarJPEG.uprightRGB($0, orientation: orientation, atLeast: thumbnailSide) }
-            guard let upright = rgb.image else { return }
-            result.value = try? ImagePipeline.thumbnail(of: upright, fittingIn: thumbnailSide, quality: quality)
+            worker.start()
         }
-        worker.start()
         let full: (jpeg: Data?, width: Int, height: Int)
         if inBands {
             let banded = PlanarJPEG.uprightInBands(bytes, orientation: info.orientation, quality: fullSizeQuality,

@@ -233,6 +233,35 @@ private func noCheck(_: Data) {}
     #expect(big.thumbnailWidth == 800 && big.thumbnailHeight == 400)
 }
 
+/// A caller that decoded the photo already hands that copy over and the thumbnail is shrunk from it: a preview of
+/// another picture (a plain grey one here) shows in the thumbnail, at the size the photo's own would have.
+@Test func theThumbnailIsShrunkFromTheCallersDecodedCopyWhenItFits() throws {
+    let picture = Fixtures.texturedImage(width: 800, height: 400)
+    let source = try pipeline.encodeJPEG(picture)
+    let grey = RGBImage(width: 400, height: 200, pixels: [UInt8](repeating: 128, count: 400 * 200 * 3))
+    let photo = try pipeline.ingest(source, thumbnailSide: 200, preview: grey, verify: noCheck)
+    #expect(photo.path == .planarReencode)
+    #expect(photo.thumbnailWidth == 200 && photo.thumbnailHeight == 100)
+    let thumbnail = try pipeline.decodeRGB(photo.thumbnail)
+    #expect(thumbnail.pixels.allSatisfy { abs(Int($0) - 128) <= 2 })
+    // Without a preview, the thumbnail shows the photo's texture.
+    let own = try pipeline.decodeRGB(try pipeline.ingest(source, thumbnailSide: 200, verify: noCheck).thumbnail)
+    #expect(own.pixels.filter { abs(Int($0) - 128) > 20 }.count > own.pixels.count / 4)
+}
+
+/// A preview that could not give the thumbnail the photo would (smaller than the thumbnail, another shape, larger
+/// than the photo) is not used: the thumbnail is made from the photo as without one.
+@Test func aPreviewThatDoesNotFitThePhotoIsNotUsedForTheThumbnail() throws {
+    let picture = Fixtures.texturedImage(width: 800, height: 400)
+    let source = try pipeline.encodeJPEG(picture)
+    let expected = try pipeline.decodeRGB(try pipeline.ingest(source, thumbnailSide: 200, verify: noCheck).thumbnail)
+    for (width, height) in [(150, 75), (400, 400), (1600, 800)] {
+        let grey = RGBImage(width: width, height: height, pixels: [UInt8](repeating: 128, count: width * height * 3))
+        let photo = try pipeline.ingest(source, thumbnailSide: 200, preview: grey, verify: noCheck)
+        #expect(try pipeline.decodeRGB(photo.thumbnail) == expected, "preview \(width)x\(height)")
+    }
+}
+
 @Test func ingestRejectsATruncatedJPEG() throws {
     let source = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 640, height: 480))
     let truncated = Data(source.prefix(source.count * 6 / 10))
