@@ -132,13 +132,14 @@ public struct EditedLabelRow: Hashable, Sendable {
     public var wordBoxes: [TextBox]
     /// The row's OCR confidence when it is unchanged since it was read; nil for a row typed or changed by hand.
     public var readConfidence: Double?
-    /// True when the row is unchanged since it was read and its words were not on one line (`LabelFlag.wordsOffLine`).
-    public var readOffLine: Bool
+    /// The flags only the photo could raise (`LabelFlag.fromPhoto`: words not on one line, a mark in the amount's
+    /// number), kept while the row is unchanged since it was read.
+    public var readPhotoFlags: Set<LabelFlag.Kind>
 
     /// A row; everything but the name is optional.
     public init(nameOnLabel: String, form: String? = nil, amount: Amount? = nil, dailyValuePercent: Decimal? = nil,
                 dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
-                wordBoxes: [TextBox] = [], readConfidence: Double? = nil, readOffLine: Bool = false) {
+                wordBoxes: [TextBox] = [], readConfidence: Double? = nil, readPhotoFlags: Set<LabelFlag.Kind> = []) {
         self.nameOnLabel = nameOnLabel
         self.form = form
         self.amount = amount
@@ -148,7 +149,7 @@ public struct EditedLabelRow: Hashable, Sendable {
         self.blendName = blendName
         self.wordBoxes = wordBoxes
         self.readConfidence = readConfidence
-        self.readOffLine = readOffLine
+        self.readPhotoFlags = readPhotoFlags
     }
 }
 
@@ -328,7 +329,12 @@ public final class LabelScanService: Sendable {
             let offLine = row.parsed.lineIndices.contains { i in
                 Self.wordsOffOneLine(lines[i].wordIndices.compactMap { $0 < words.count ? words[$0].preprocessedBox : nil })
             }
-            var proposed = Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed), offLine: offLine)
+            // A mark between the digits of the row's amount (not of its %DV) that was not read.
+            let markInNumber = row.parsed.amount != nil && row.parsed.lineIndices.contains { i in
+                lines[i].wordIndices.contains { $0 < words.count && words[$0].unreadMarkInNumber && !words[$0].text.contains("%") }
+            }
+            let photoFlags = (offLine ? [LabelFlag.wordsOffLine] : []) + (markInNumber ? [LabelFlag.markInNumber] : [])
+            var proposed = Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed), photoFlags: photoFlags)
             proposed.number = index + 1
             return proposed
         }
@@ -379,14 +385,14 @@ public final class LabelScanService: Sendable {
     }
 
     private static func proposalRow(_ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?,
-                                    offLine: Bool = false) -> LabelProposalRow {
+                                    photoFlags: [LabelFlag] = []) -> LabelProposalRow {
         LabelProposalRow(
             nameOnLabel: row.parsed.nameOnLabel, catalogueID: row.match?.ingredient.id, catalogueName: row.match?.ingredient.name,
             matchScore: row.match?.score, amount: row.parsed.amount, amountInCatalogueUnit: row.amountInCatalogueUnit,
             dailyValuePercent: row.parsed.dailyValuePercent, dailyValueMarker: row.parsed.dailyValueMarker,
             form: row.parsed.form, catalogueForm: row.match?.form?.name, isBlend: row.parsed.isBlend,
             blendName: row.parsed.blendName, wordBoxes: wordBoxes, confidence: confidence,
-            flags: row.flags + (offLine ? [LabelFlag.wordsOffLine] : []))
+            flags: row.flags + photoFlags)
     }
 }
 
@@ -401,7 +407,8 @@ extension LabelScanService {
                                     dailyValuePercent: row.dailyValuePercent, dailyValueMarker: row.dailyValueMarker,
                                     isBlend: row.isBlend, blendName: row.blendName)
         var checked = Self.proposalRow(normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
-                                       confidence: row.readConfidence, offLine: row.readOffLine)
+                                       confidence: row.readConfidence,
+                                       photoFlags: LabelFlag.Kind.allCases.filter(row.readPhotoFlags.contains).compactMap(LabelFlag.fromPhoto))
         checked.number = number
         return checked
     }

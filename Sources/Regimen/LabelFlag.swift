@@ -29,6 +29,9 @@ public struct LabelFlag: Hashable, Sendable, Codable {
         /// The words of the row were not on one straight line in the photo (a curved or creased label): its amount
         /// may belong to the row above or below.
         case wordsOffLine
+        /// The photo shows a mark on the baseline between the digits of the amount that was not read: a decimal
+        /// point may have been lost ("2.5" read as "25").
+        case markInNumber
     }
 
     /// The kind of doubt.
@@ -46,6 +49,19 @@ public struct LabelFlag: Hashable, Sendable, Codable {
 
     /// The flag of a row whose words, as read, were not on one line.
     public static let wordsOffLine = LabelFlag(.wordsOffLine, "The words of this row were not on one straight line in the photo (a curved or creased label): the amount may belong to the row above or below. Compare the row with the label.")
+
+    /// The flag of a row whose amount, in the photo, has a mark on the line between its digits that was not read.
+    public static let markInNumber = LabelFlag(.markInNumber, "The photo shows a small mark on the line between the digits of this amount that was not read: it may be a decimal point (2.5 read as 25). Compare the amount with the label.")
+
+    /// The flags only the photo can raise, each with its fixed reason: a row that is unchanged since it was read
+    /// keeps them (they cannot be found again from its text).
+    public static func fromPhoto(_ kind: Kind) -> LabelFlag? {
+        switch kind {
+        case .wordsOffLine: wordsOffLine
+        case .markInNumber: markInNumber
+        default: nil
+        }
+    }
 }
 
 extension LabelFlag.Kind {
@@ -69,6 +85,7 @@ extension LabelFlag.Kind {
         case .missingAmount: "No amount"
         case .unreadableAmount: "Amount unreadable"
         case .wordsOffLine: "Words out of line"
+        case .markInNumber: "Decimal point?"
         }
     }
 }

@@ -48,6 +48,11 @@ public struct LabelNormaliser: Sendable {
     /// Words a blend's own name carries ("Proprietary Blend", "Energy Complex", "Enzyme Matrix").
     static let blendWords = ["blend", "complex", "matrix", "formula", "proprietary", "mix"]
 
+    /// True when `name` holds one of `blendWords` as a word.
+    static func containsBlendWord(_ name: String) -> Bool {
+        CatalogueText.normalised(name).split(separator: " ").contains { blendWords.contains(String($0)) }
+    }
+
     /// Whether `name` reads as a blend's name: it holds a blend word, and shows none of OCR's misreadings of one
     /// (a name misread, to check like any other): a stub of one or two letters in front (the front of "Proprietary
     /// Blend" lost leaves "a Blend"), a word that only resembles a blend word ("Biend"), or a lone mark or digit
@@ -96,6 +101,8 @@ public struct LabelNormaliser: Sendable {
                 converted = try? amount.converted(to: unit, context: context)
                 if !LabelNormaliser.unit(amount.unit, fits: ingredient, labelUnit: unit) {
                     flags.append(LabelFlag(.unitAnomaly, "\(ingredient.name) is usually given in \(unit.symbol); \(amount.unit.symbol) does not fit it. Check the unit."))
+                } else if LabelNormaliser.readsAsFolateEquivalents(amount, labelUnit: unit) {
+                    flags.append(LabelFlag(.unitAnomaly, "\(ingredient.name) is given in mcg DFE on current labels, and this amount reads like one (1.7 times a round amount of folic acid), not like plain mcg. Check whether the label says mcg DFE, and change the unit if it does."))
                 }
             }
             flags += quantityFlags(amount, ingredient: ingredient, form: match.form, context: context)
@@ -164,6 +171,23 @@ public struct LabelNormaliser: Sendable {
             return true
         default:
             return false
+        }
+    }
+
+    /// True for an amount in plain mcg of an ingredient labelled in mcg DFE (folate) that reads as mcg DFE whose
+    /// "DFE" was lost: not a round amount, but 1.7 times one (the folic acid factor; labels also print 5/3 of it:
+    /// "667 mcg DFE" for 400 mcg of folic acid). Folate and folic acid in plain mcg come in round amounts (400,
+    /// 800, 1,000 mcg: older labels, folic acid rows), so those are not flagged; a round DFE figure (850 mcg DFE
+    /// for 500 mcg) cannot be told from them and is not flagged either. A careful reader reads "Folate 667 mcg"
+    /// the same way: no one sells 667 mcg of folic acid.
+    static func readsAsFolateEquivalents(_ amount: Amount, labelUnit: DoseUnit) -> Bool {
+        guard labelUnit == .mcgDFE, amount.unit == .mcg else { return false }
+        let value = NSDecimalNumber(decimal: amount.value).doubleValue
+        guard value > 0, value.truncatingRemainder(dividingBy: 50) != 0 else { return false }
+        let factor = NSDecimalNumber(decimal: ConversionFactor.folicAcidDFEPerMicrogram).doubleValue
+        return [value / factor, value * 3 / 5].contains { base in
+            let round = (base / 25).rounded() * 25
+            return round > 0 && abs(base - round) <= 1
         }
     }
 

@@ -170,7 +170,8 @@ public enum LabelParser {
                 continue
             }
             // Blend members listed in running text after the blend's row, one comma-separated list over lines.
-            if let blend = listedBlend, blend.open || text.contains(","), parseRow(text)?.amount == nil {
+            let colonBlend = text.firstIndex(of: ":").map { LabelNormaliser.containsBlendWord(String(text[..<$0])) } ?? false
+            if let blend = listedBlend, blend.open || text.contains(","), !colonBlend, parseRow(text)?.amount == nil {
                 let names = splitIngredientList(text)
                 for name in names {
                     let (head, form) = splitForm(name)
@@ -182,7 +183,7 @@ public enum LabelParser {
             }
             listedBlend = nil
             // "Proprietary Blend 500 mg: Ashwagandha, Rhodiola": the blend's row, then its members.
-            if let colon = text.firstIndex(of: ":"), CatalogueText.normalised(String(text[..<colon])).contains("blend"),
+            if colonBlend, let colon = text.firstIndex(of: ":"),
                var blendRow = parseRow(String(text[..<colon])) {
                 blendRow.isBlend = true
                 blendRow.lineIndices = [index]
@@ -229,8 +230,19 @@ public enum LabelParser {
                 }
                 continue
             }
+            // "Energy Blend (Green Tea, Guarana, Yerba Mate) 300 mg": the blend's row, then its members in order.
+            if let (blendName, members) = blendWithMembersInParentheses(row.nameOnLabel) {
+                row.nameOnLabel = blendName
+                row.isBlend = true
+                rowLines.append((row, line, text))
+                for name in members {
+                    let (head, form) = splitForm(name)
+                    rowLines.append((ParsedLabelRow(nameOnLabel: head, form: form, blendName: blendName, lineIndices: [index]), line, name))
+                }
+                continue
+            }
             rowLines.append((row, line, text))
-            if CatalogueText.normalised(row.nameOnLabel).contains("blend") { listedBlend = (row.nameOnLabel, false) }
+            if LabelNormaliser.containsBlendWord(row.nameOnLabel) { listedBlend = (row.nameOnLabel, false) }
         }
         label.otherIngredients = splitIngredientList(otherText)
         label.rows = assignBlends(rowLines.map { ($0.row, $0.line) })
@@ -321,13 +333,29 @@ public enum LabelParser {
         text.filter { $0 == ")" || $0 == "]" }.count > text.filter { $0 == "(" || $0 == "[" }.count
     }
 
-    /// "standardized to 20% bacosides", "(Standardised to contain 95% curcuminoids)": the standardisation as a
-    /// form; nil for any other line.
+    /// "standardized to 20% bacosides", "(Standardised to contain 95% curcuminoids)", "providing 95%
+    /// curcuminoids", "(50% EGCG)": the standardisation as a form; nil for any other line. A line wholly in
+    /// parentheses is one only when it holds a percentage and no amount.
     private static func standardisation(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "() "))
         let lower = trimmed.lowercased()
-        guard ["standardized", "standardised", "std. to", "std to"].contains(where: { lower.hasPrefix($0) }) else { return nil }
-        return trimmed
+        if ["standardized", "standardised", "std. to", "std to"].contains(where: { lower.hasPrefix($0) }) { return trimmed }
+        let percent = trimmed.range(of: #"\d\s?%"#, options: .regularExpression) != nil
+        if percent, ["providing", "containing", "yielding"].contains(where: { lower.hasPrefix($0 + " ") }) { return trimmed }
+        if percent, text.hasPrefix("("), text.hasSuffix(")"), !trimmed.contains("("), parseRow(trimmed)?.amount == nil { return trimmed }
+        return nil
+    }
+
+    /// "Energy Blend (Green Tea, Guarana, Yerba Mate)": the blend's name and its members in order, when a name
+    /// holding a blend word (`LabelNormaliser.blendWords`) ends with a parenthesised list of two or more names;
+    /// nil otherwise ("Ginger (Zingiber officinale)" is a name).
+    static func blendWithMembersInParentheses(_ name: String) -> (String, [String])? {
+        guard name.hasSuffix(")") || name.hasSuffix("]"), let open = name.firstIndex(where: { $0 == "(" || $0 == "[" }) else { return nil }
+        let head = name[..<open].trimmingCharacters(in: .whitespaces)
+        guard LabelNormaliser.containsBlendWord(head) else { return nil }
+        let inner = String(name[name.index(after: open)..<name.index(before: name.endIndex)])
+        let members = splitIngredientList(inner).filter { $0.contains(where: \.isLetter) }
+        return members.count >= 2 ? (head, members) : nil
     }
 
     private static func isColumnHeadingOrFootnote(_ key: String, raw: String) -> Bool {
@@ -335,6 +363,8 @@ public enum LabelParser {
         if key == "daily value" || key == "dv" || key.hasPrefix("daily value") && !startsWithMarker(raw) && raw.contains("%") { return true }
         if raw.hasPrefix("%") && key.contains("daily value") { return true }
         if key.contains("daily value") && (key.contains("not established") || key.contains("based on")) { return true }
+        // "† DV not established." (not a row ending in it: "Melatonin 3 mg DV not established").
+        if key == "dv not established" { return true }
         if key.hasPrefix("percent daily values") { return true }
         // The footnote as OCR misreads it ("Daily Vaiue not estabished").
         let words = key.split(separator: " ").map(String.init)
@@ -588,6 +618,9 @@ public enum LabelParser {
             parent = (i, item.line.leftEdge, item.line.height)
             if CatalogueText.normalised(rows[i].nameOnLabel).contains("blend") { rows[i].isBlend = true }
         }
+        // A row whose members were listed after it ("Focus Matrix 250 mg" over "Bacopa, Ginkgo") is their blend.
+        let blendNames = Set(rows.compactMap(\.blendName))
+        for i in rows.indices where rows[i].blendName == nil && blendNames.contains(rows[i].nameOnLabel) { rows[i].isBlend = true }
         return rows
     }
 

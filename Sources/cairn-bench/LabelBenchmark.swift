@@ -35,6 +35,12 @@ enum LabelBenchmark {
         /// Proposals that warn rows may be missing when every row of the label is there (a warning on every label
         /// would be no warning).
         var needlessWarnings = 0
+        /// Rows read exactly right (name, amount and unit) that still wait for the person's decision: the price of
+        /// the gate's rules (a rule that flagged every row would bring "wrong without a flag" to 0 for nothing).
+        /// Some are a property of the label, not of the reading (a name outside the catalogue, an amount above the
+        /// upper limit); `needlessFlagKinds` says which.
+        var needlessFlags = 0
+        var needlessFlagKinds: [LabelFlag.Kind: Int] = [:]
         var seconds: [Double] = []
         var wallSeconds: [Double] = []
         var flags: [LabelFlag.Kind: Int] = [:]
@@ -110,6 +116,7 @@ enum LabelBenchmark {
                 print(String(format: "prepare %.3f s (scale %.2f, %dx%d), recognise %.3f s", t1.timeIntervalSince(t0), prepared.scale, prepared.width, prepared.height, Date().timeIntervalSince(t1)))
                 print("--- label \(index) clean\n" + page.text)
                 let preparedDegraded = try OCRPreprocessing.prepare(degradedJPEG)
+                if let saveDirectory { try savePGM(preparedDegraded, to: "\(saveDirectory)/label-\(index)-degraded-prepared.pgm") }
                 print(String(format: "degraded: deskew %.2f, scale %.2f", preparedDegraded.deskewDegrees, preparedDegraded.scale))
                 print("--- label \(index) degraded\n" + (try recognizer.recognise(preparedDegraded)).text)
             }
@@ -126,11 +133,7 @@ enum LabelBenchmark {
                 if showText {
                     // What Tesseract is given (saved beside the photo as a PGM) and what it read.
                     let prepared = try OCRPreprocessing.prepare(jpeg)
-                    if let saveDirectory {
-                        var pgm = Data("P5\n\(prepared.width) \(prepared.height)\n255\n".utf8)
-                        pgm.append(contentsOf: prepared.pixels)
-                        try pgm.write(to: URL(fileURLWithPath: "\(saveDirectory)/\(fileName)-prepared.pgm"))
-                    }
+                    if let saveDirectory { try savePGM(prepared, to: "\(saveDirectory)/\(fileName)-prepared.pgm") }
                     print(String(format: "--- label %d %@ (deskew %.2f, bow %.1f, scale %.2f)", index, degradation.name, prepared.deskewDegrees,
                                  prepared.bow, prepared.scale))
                     print(try TextRecognizer().recognise(prepared).text)
@@ -157,6 +160,13 @@ enum LabelBenchmark {
         print(String(format: "  total bench time %.1f s (rendering and degrading included); load average %@", total,
                      loadRead ? String(format: "%.2f", load[0]) : "unknown"))
         return cleanMet && degradedMet && photosMet && gateMet && speedMet
+    }
+
+    /// Saves what Tesseract is given as a PGM (for `--show-text --save DIR`).
+    private static func savePGM(_ prepared: OCRImage, to path: String) throws {
+        var pgm = Data("P5\n\(prepared.width) \(prepared.height)\n255\n".utf8)
+        pgm.append(contentsOf: prepared.pixels)
+        try pgm.write(to: URL(fileURLWithPath: path))
     }
 
     // MARK: corpus
@@ -343,6 +353,10 @@ enum LabelBenchmark {
                 : (p.catalogueID == nil && CatalogueText.normalised(p.nameOnLabel) == tName)
             if nameRight && p.amount == t.amount {
                 totals.exactRows += 1
+                if p.needsDecision {
+                    totals.needlessFlags += 1
+                    for flag in p.flags where flag.kind.needsDecision { totals.needlessFlagKinds[flag.kind, default: 0] += 1 }
+                }
             } else {
                 if !p.needsDecision {
                     totals.unflaggedWrongRows += 1
@@ -415,10 +429,11 @@ enum LabelBenchmark {
         let amount = t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows)
         let mean = t.seconds.isEmpty ? 0 : t.seconds.reduce(0, +) / Double(t.seconds.count)
         let met = exact >= target
-        print(String(format: "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  wrong without a flag %d  needless warnings %d/%d  CPU s/label %.3f",
+        print(String(format: "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  wrong without a flag %d  needless flags %d  needless warnings %d/%d  CPU s/label %.3f",
                      name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString, exact * 100, t.exactRows, t.truthRows,
                      met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
-                     t.needlessWarnings, t.seconds.count, mean))
+                     t.needlessFlags, t.needlessWarnings, t.seconds.count, mean))
+        print("      needless flags by kind: " + LabelFlag.Kind.allCases.compactMap { k in t.needlessFlagKinds[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         for miss in (t.misses + t.extras).prefix(4) { print("      e.g. " + miss) }
         for junk in t.unflaggedExtras + t.silentMissList + t.unflaggedWrongList { print("      " + junk) }
         return met
@@ -435,9 +450,10 @@ enum LabelBenchmark {
         print("  \(name):")
         print(String(format: "    rows exactly right  %.1f%% (%d of %d)   target >= %.0f%%   %@", exact * 100, t.exactRows, t.truthRows, target * 100, exactMet ? "met" : "NOT met"))
         print(String(format: "    row precision %.1f%%  recall %.1f%%  (%d rows proposed)", precision * 100, recall * 100, t.proposedRows))
-        print(String(format: "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d   rows read wrong without a flag %d   needless warnings %d of %d labels",
+        print(String(format: "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d   rows read wrong without a flag %d   needless flags %d   needless warnings %d of %d labels",
                      t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows) * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
-                     t.needlessWarnings, t.seconds.count))
+                     t.needlessFlags, t.needlessWarnings, t.seconds.count))
+        print("    needless flags (rows read right, waiting for a decision) by kind: " + LabelFlag.Kind.allCases.compactMap { k in t.needlessFlagKinds[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         let wallMean = t.wallSeconds.isEmpty ? 0 : t.wallSeconds.reduce(0, +) / Double(t.wallSeconds.count)
         print(String(format: "    s/label (CPU) mean %.3f  p95 %.3f   target <= %.1f   %@   (wall mean %.3f)", mean, p95, targetSecondsPerLabel, speedMet ? "met" : "NOT met", wallMean))
         print("    outcomes: " + t.statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -454,6 +470,8 @@ extension LabelBenchmark.Totals {
         exactRows += other.exactRows; amountRows += other.amountRows; junkRows += other.junkRows
         unflaggedJunkRows += other.unflaggedJunkRows; silentMisses += other.silentMisses
         unflaggedWrongRows += other.unflaggedWrongRows; needlessWarnings += other.needlessWarnings
+        needlessFlags += other.needlessFlags
+        needlessFlagKinds.merge(other.needlessFlagKinds, uniquingKeysWith: +)
         seconds += other.seconds; wallSeconds += other.wallSeconds
     }
 }

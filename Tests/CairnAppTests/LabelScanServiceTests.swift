@@ -247,14 +247,18 @@ import TextRecognition
         #expect(!LabelScanService.wordsOffOneLine([name]))
     }
 
-    @Test func anUnchangedRowReadOffLineKeepsItsFlagUntilItIsEdited() throws {
-        let read = EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), readConfidence: 0.95, readOffLine: true)
+    @Test func anUnchangedRowKeepsTheFlagsOnlyThePhotoCouldRaiseUntilItIsEdited() throws {
+        let read = EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), readConfidence: 0.95,
+                                  readPhotoFlags: [.wordsOffLine, .markInNumber])
         let kept = Self.service.revalidate(read)
         #expect(kept.flags.map(\.kind).contains(.wordsOffLine))
+        #expect(kept.flags.map(\.kind).contains(.markInNumber))
         #expect(kept.needsDecision)
         var edited = read
-        edited.readOffLine = false
+        edited.readPhotoFlags = []
         edited.readConfidence = nil
-        #expect(!Self.service.revalidate(edited).flags.map(\.kind).contains(.wordsOffLine))
+        let checked = Self.service.revalidate(edited)
+        #expect(!checked.flags.map(\.kind).contains(.wordsOffLine))
+        #expect(!checked.flags.map(\.kind).contains(.markInNumber))
     }
 }

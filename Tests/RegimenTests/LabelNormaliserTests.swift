@@ -110,6 +110,21 @@ import Testing
         #expect(!kinds(try row("Vitamin B12 1 mg")).contains(.unitAnomaly))
     }
 
+    @Test func flagsFolateInPlainMcgWhenTheAmountReadsAsDietaryFolateEquivalents() throws {
+        // "667 mcg DFE" (400 mcg of folic acid) and "680 mcg DFE" with "DFE" lost (found by cairn-bench labels).
+        #expect(kinds(try row("Folate 667 mcg 167%")).contains(.unitAnomaly))
+        #expect(kinds(try row("Folate 680 mcg")).contains(.unitAnomaly))
+        #expect(kinds(try row("Folate 1,333 mcg 333%")).contains(.unitAnomaly))
+        #expect(!kinds(try row("Folate 667 mcg DFE 167%")).contains(.unitAnomaly))
+        // Folic acid and older folate rows come in round amounts of plain mcg.
+        #expect(!kinds(try row("Folic Acid 400 mcg 100%")).contains(.unitAnomaly))
+        #expect(!kinds(try row("Folate 800 mcg 200%")).contains(.unitAnomaly))
+        #expect(!kinds(try row("Folic Acid 1,000 mcg")).contains(.unitAnomaly))
+        // The same rule on a row typed by hand (every door).
+        let typed = ParsedLabelRow(nameOnLabel: "Folate", amount: try Amount(667, .mcg))
+        #expect(kinds(normaliser.normalise(typed)).contains(.unitAnomaly))
+    }
+
     @Test func flagsLowConfidenceAndMissingAmounts() throws {
         let parsed = try #require(LabelParser.parseRow("Zinc"))
         let r = normaliser.normalise(parsed, confidence: 0.4)

@@ -318,4 +318,71 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         #expect(label.rows.map(\.nameOnLabel) == ["Vitamin B12", "Biotin"])
         #expect(label.rows[1].amount == (try Amount(300, .mcg)))
     }
+
+    @Test func blendMembersInParenthesesAfterTheBlendsNameAreRowsOfTheBlendInOrder() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Energy Blend (Green Tea leaf extract, Guarana seed, Yerba Mate leaf) 300 mg †
+            Zinc 15 mg 136%
+            † Daily Value not established.
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Energy Blend", "Green Tea leaf extract", "Guarana seed", "Yerba Mate leaf", "Zinc"])
+        #expect(label.rows[0].isBlend)
+        #expect(label.rows[0].amount == (try Amount(300, .mg)))
+        #expect(label.rows[1...3].allSatisfy { $0.blendName == "Energy Blend" && $0.amount == nil })
+        #expect(label.rows[4].blendName == nil)
+    }
+
+    @Test func blendsNamedComplexOrMatrixListTheirMembersLikeBlends() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Focus Matrix 250 mg †
+            Bacopa leaf, Ginkgo biloba leaf,
+            L-Tyrosine
+            Energy Complex 100 mg: Caffeine, Theobromine
+            † Daily Value not established.
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Focus Matrix", "Bacopa leaf", "Ginkgo biloba leaf", "L-Tyrosine",
+                                                  "Energy Complex", "Caffeine", "Theobromine"])
+        #expect(label.rows[1...3].allSatisfy { $0.blendName == "Focus Matrix" })
+        #expect(label.rows[5...6].allSatisfy { $0.blendName == "Energy Complex" })
+        #expect(label.rows[0].isBlend && label.rows[4].isBlend)
+    }
+
+    @Test func aPercentageInParenthesesUnderARowIsItsStandardisation() throws {
+        let label = LabelParser.parse(text: """
+            Supplement Facts
+            Green Tea leaf extract 250 mg †
+            (50% EGCG)
+            Turmeric root extract 500 mg †
+            providing 95% curcuminoids
+            """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Green Tea leaf extract", "Turmeric root extract"])
+        #expect(label.rows.allSatisfy { $0.dailyValuePercent == nil })
+        #expect(label.rows[0].form == "50% EGCG")
+        #expect(label.rows[1].form == "providing 95% curcuminoids")
+    }
+
+    @Test func internationalUnitsAsOCRMisreadsThemAreRead() throws {
+        for (line, value) in [("Vitamin D3 800 lU 200%", 800), ("Vitamin E 400 IU. 1333%", 400), ("Vitamin D3 2,000 IU (50 mcg) 250%", 2000),
+                              ("Vitamin A 10,000 I.U 200%", 10000)] {
+            let row = try #require(LabelParser.parseRow(line), "\(line)")
+            #expect(row.amount == (try Amount(Decimal(value), .iu)), "\(line)")
+        }
+    }
+
+    @Test func theFootnoteEndsThePanelInItsUsualWordings() {
+        for footnote in ["†Daily Value not established.", "** Daily Value (DV) not established", "‡ Daily Value not established",
+                         "*Percent Daily Values are based on a 2,000 calorie diet.", "† DV not established."] {
+            let label = LabelParser.parse(text: """
+                Supplement Facts
+                Zinc 15 mg 136%
+                Melatonin 3 mg †
+                \(footnote)
+                Vegan. Gluten free. Non-GMO.
+                """)
+            #expect(label.rows.map(\.nameOnLabel) == ["Zinc", "Melatonin"], "\(footnote)")
+            #expect(label.panelEndFound, "\(footnote)")
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import CairnCore
 import CairnTestSupport
 import Foundation
-import Imaging
+@testable import Imaging
 import Testing
 @testable import TextRecognition
 
@@ -35,6 +35,32 @@ import Testing
         #expect(zinc.box.x >= 20 && zinc.box.x <= 45)
         #expect(zinc.box.x + zinc.box.width <= image.width && zinc.box.y + zinc.box.height <= image.height)
         #expect(page.lines.contains { $0.text.hasPrefix("Zinc") && $0.text.contains("15") })
+    }
+
+    /// A white 60 x 30 image with dark rectangles (x0, y0, x1, y1 inclusive) drawn on it.
+    private static func blocks(_ rects: [(Int, Int, Int, Int)]) -> OCRImage {
+        var pixels = [UInt8](repeating: 235, count: 60 * 30)
+        for (x0, y0, x1, y1) in rects { for y in y0...y1 { for x in x0...x1 { pixels[y * 60 + x] = 30 } } }
+        return OCRImage(width: 60, height: 30, pixels: pixels, scale: 1, deskewDegrees: 0, bow: 0, turnedHalf: false,
+                        sourceWidth: 60, sourceHeight: 30)
+    }
+
+    @Test func aMarkOnTheBaselineBetweenTheDigitsOfANumberReadWithoutAPointIsSeen() {
+        let two = (5, 5, 14, 24), dot = (18, 21, 20, 24), five = (24, 5, 33, 24)
+        let box = TextBox(x: 4, y: 4, width: 31, height: 22)
+        // "2.5" read as "25": the point is there in the image.
+        #expect(TextRecognizer.hasUnreadMark(in: "25", box: box, image: Self.blocks([two, dot, five])))
+        // The unit read with it takes the box's right part ("25mg"): the digits' part is still searched.
+        #expect(TextRecognizer.hasUnreadMark(in: "25mg", box: TextBox(x: 4, y: 4, width: 56, height: 22),
+                                             image: Self.blocks([two, dot, five, (38, 12, 46, 24), (49, 12, 56, 28)])))
+        // No mark between the digits, or the point was read.
+        #expect(!TextRecognizer.hasUnreadMark(in: "25", box: box, image: Self.blocks([two, five])))
+        #expect(!TextRecognizer.hasUnreadMark(in: "2.5", box: box, image: Self.blocks([two, dot, five])))
+        // A serif's foot is joined to its stem along the baseline: no mark of its own.
+        let one = [(8, 5, 10, 24), (4, 22, 15, 24)]
+        #expect(!TextRecognizer.hasUnreadMark(in: "15", box: box, image: Self.blocks(one + [five])))
+        // One digit holds no point between digits.
+        #expect(!TextRecognizer.hasUnreadMark(in: "5", box: TextBox(x: 15, y: 4, width: 20, height: 22), image: Self.blocks([dot, five])))
     }
 
     @Test func readsALabelTurnedUpsideDownWhenAskedToTurnIt() throws {

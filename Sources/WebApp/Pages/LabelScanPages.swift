@@ -101,8 +101,8 @@ enum LabelScanPages {
             var name = "", form = "", amount = "", unit = "", dailyValue = ""
             var boxes: [TextBox] = []
             var confidence: Double?
-            /// The words the row was read from were not on one line (`LabelFlag.wordsOffLine`).
-            var offLine = false
+            /// The flags only the photo could raise (`LabelFlag.fromPhoto`), kept while the row is unchanged.
+            var photoFlags: Set<LabelFlag.Kind> = []
             /// The fields as they were read (to tell an unchanged row from an edited one).
             var asRead = ""
             var marker: DailyValueMarker?
@@ -172,7 +172,7 @@ enum LabelScanPages {
                 row.dailyValue = read.dailyValuePercent.map { "\($0)" } ?? ""
                 row.boxes = read.wordBoxes
                 row.confidence = read.confidence
-                row.offLine = read.flags.contains { $0.kind == .wordsOffLine }
+                row.photoFlags = Set(read.flags.map(\.kind).filter { LabelFlag.fromPhoto($0) != nil })
                 row.asRead = row.fingerprint
                 row.marker = read.dailyValueMarker
                 row.isBlend = read.isBlend
@@ -212,7 +212,7 @@ enum LabelScanPages {
                 row.dailyValue = field("dv")
                 row.asRead = field("read")
                 row.confidence = Double(field("confidence")).flatMap { (0...1).contains($0) ? $0 : nil }
-                row.offLine = field("off-line") == "1"
+                row.photoFlags = Set(field("photo-flags").split(separator: ",").compactMap { LabelFlag.Kind(rawValue: String($0)) })
                 row.boxes = LabelScanPages.boxes(fromField: field("boxes"))
                 row.marker = DailyValueMarker(rawValue: field("marker"))
                 row.isBlend = field("blend-total") == "1"
@@ -382,7 +382,7 @@ enum LabelScanPages {
         let rowError = row.error.map { "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.escape($0))</p>" } ?? ""
         let hidden = [
             ("boxes", row.boxes.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: " ")),
-            ("confidence", row.confidence.map { String($0) } ?? ""), ("off-line", row.offLine ? "1" : ""), ("read", row.asRead),
+            ("confidence", row.confidence.map { String($0) } ?? ""), ("photo-flags", LabelFlag.Kind.allCases.filter(row.photoFlags.contains).map(\.rawValue).joined(separator: ",")), ("read", row.asRead),
             ("marker", row.marker?.rawValue ?? ""), ("blend-total", row.isBlend ? "1" : ""), ("blend", row.blendName ?? ""),
             ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
         ].map { "<input type=\"hidden\" name=\"\(id)-\($0.0)\" value=\"\(HTML.escape($0.1))\">" }.joined()
@@ -492,6 +492,6 @@ extension LabelScanPages.Review.Row {
         checked = scanner.revalidate(EditedLabelRow(
             nameOnLabel: trimmedName, form: form, amount: amountValue, dailyValuePercent: percent,
             dailyValueMarker: unchanged ? marker : nil, isBlend: isBlend, blendName: blendName, wordBoxes: boxes,
-            readConfidence: unchanged ? confidence : nil, readOffLine: unchanged && offLine))
+            readConfidence: unchanged ? confidence : nil, readPhotoFlags: unchanged ? photoFlags : []))
     }
 }
