@@ -52,9 +52,12 @@ void cairn_vips_load_modules(void) {
     if (modules_deferred) pthread_once(&modules_once, load_modules);
 }
 
-int cairn_vips_init(void) {
+static int start_result = -1;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+
+static void start_vips(void) {
     /* libvips is opened here, on first use (vips_lazy.h); without it, libvips "failed to start". */
-    if (!cairn_native_available(CAIRN_VIPS_SONAME)) return -1;
+    if (!cairn_native_available(CAIRN_VIPS_SONAME)) return;
     /* vips_init loads modules from $VIPSHOME/lib/vips-modules-M.m and, when VIPSHOME is unset, sets it to its
      * install prefix itself (g_setenv). Cairn sets it first to the modules' own directory, under which vips_init
      * finds no lib/ (a path only whoever can replace the modules can create), loads them later when needed, and
@@ -63,14 +66,21 @@ int cairn_vips_init(void) {
     if (!getenv("VIPSHOME") && find_modules_dir() == 0 && setenv("VIPSHOME", modules_dir, 0) == 0) modules_deferred = 1;
     int failed = VIPS_INIT("cairn");
     if (modules_deferred) unsetenv("VIPSHOME");
-    if (failed) return -1;
+    if (failed) return;
     /* Cairn opens each photo once: the operation cache would only hold pixels and input buffers alive. */
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
     /* Loader warnings (e.g. "premature end of JPEG file") would go to stderr; failures still arrive as errors. */
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, cairn_quiet_log, NULL);
-    return 0;
+    start_result = 0;
+}
+
+/* Once per process: a second caller (doctor's status check beside a photo being read) waits for the first to
+ * finish instead of finding libvips half started (vips_init returns at once while another thread is in it). */
+int cairn_vips_init(void) {
+    pthread_once(&start_once, start_vips);
+    return start_result;
 }
 
 char *cairn_vips_error_take(void) { return vips_error_buffer_copy(); }

@@ -8,7 +8,8 @@
 
 typedef struct _VipsImage CairnImage;
 
-/* Starts libvips once per process: operation cache off, warnings kept off stderr. 0 on success. */
+/* Starts libvips once per process (later and concurrent calls wait for the first and return its result): operation
+ * cache off, warnings kept off stderr, optional modules deferred (cairn_vips_load_modules). 0 on success. */
 int cairn_vips_init(void);
 
 /* The error text libvips collected since the last call (a copy to release with cairn_free; may be empty),
