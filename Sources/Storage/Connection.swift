@@ -110,10 +110,12 @@ public final class Connection {
     public func query(_ sql: String, arguments: [(any DatabaseValueConvertible)?]) throws -> [Row] {
         try withStatement(sql, arguments) { stmt in
             let count = Int(sqlite3_column_count(stmt))
-            let names = (0..<count).map { String(cString: sqlite3_column_name(stmt, Int32($0))) }
+            var names: [String]?  // read at the first row: a query that finds nothing costs no strings
             var rows: [Row] = []
             while try step(stmt, sql) {
-                rows.append(Row(columnNames: names, values: (0..<count).map { column(stmt, Int32($0)) }))
+                let columnNames = names ?? (0..<count).map { String(cString: sqlite3_column_name(stmt, Int32($0))) }
+                names = columnNames
+                rows.append(Row(columnNames: columnNames, values: (0..<count).map { column(stmt, Int32($0)) }))
             }
             return rows
         }

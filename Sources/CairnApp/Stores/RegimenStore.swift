@@ -150,7 +150,7 @@ struct RegimenStore {
                 occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, imported_from, import_run,
                 supersedes)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, values: values.values + [supersedes?.rawValue.databaseValue ?? .null])
+            """, values: supersedes.map { values.superseding($0) } ?? values.values)
     }
 
     /// One record; `includingUnfinishedImports` for the import that writes it.
@@ -354,7 +354,7 @@ struct NewIntakeRecord {
     var importedFrom: String?
     var importRun: Int64?
 
-    /// Every value but `supersedes`, as stored. An import works them out on its reading thread (`Handoff`) and
+    /// Every value as stored, `supersedes` NULL. An import works them out on its reading thread (`Handoff`) and
     /// decides `supersedes` when it writes.
     var storedValues: StoredIntakeValues {
         let columns: [(any DatabaseValueConvertible)?] = [
@@ -362,14 +362,22 @@ struct NewIntakeRecord {
             occurrence?.day, occurrence?.slot.description, servings, takenAt, timeZone.identifier, LocalDay(takenAt, in: timeZone),
             recordedAt, importedFrom, importRun,
         ]
-        return StoredIntakeValues(id: id, values: columns.map { $0?.databaseValue ?? .null })
+        return StoredIntakeValues(id: id, values: columns.map { $0?.databaseValue ?? .null } + [.null])
     }
 }
 
-/// A new record's values as stored, in the column order of `RegimenStore.insert(_:supersedes:)`.
+/// A new record's values as stored, in the column order of `RegimenStore.insert(_:supersedes:)`; the last,
+/// `supersedes`, NULL (most records supersede none: those are bound as they are, without a copy).
 struct StoredIntakeValues: Sendable {
     let id: IntakeRecordID
     fileprivate let values: [DatabaseValue]
+
+    /// The values with `supersedes` set.
+    fileprivate func superseding(_ id: IntakeRecordID) -> [DatabaseValue] {
+        var values = values
+        values[values.count - 1] = id.rawValue.databaseValue
+        return values
+    }
 }
 
 // MARK: rows to records
