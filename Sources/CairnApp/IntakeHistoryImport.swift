@@ -243,7 +243,7 @@ extension RegimenService {
             // Reading and checking the file, and working out each record's stored values, run on a thread of their
             // own while this one writes (`Handoff`).
             let problems = try Handoff.run(produce: { emit in
-                // The n of a line's key, per product and instant (a compact key: a million lines stay a few MB).
+                // A line's number among the lines of its product and instant (compact: a million lines stay a few MB).
                 struct Moment: Hashable { let product: Int; let seconds: Int64 }
                 var productIndex: [ProductID: Int] = [:]
                 var ordinals: [Moment: Int32] = [:]
@@ -299,7 +299,7 @@ extension RegimenService {
     }
 
     /// How an intake import writes: in batches under one `regimen_intake_import_runs` row (the marker holds its
-    /// id). A rollback removes an unfinished run's records, their import keys and the run.
+    /// id). A rollback removes an unfinished run's records and the run (and key rows older builds wrote for it).
     static func intakeImport(_ database: Database) -> BatchedImport {
         BatchedImport(database: database, kind: "intake") { marker, db in
             try RegimenStore(db).removeUnfinishedImportRun(marker[0])
