@@ -47,11 +47,17 @@ public struct PhotoIntake: Sendable {
     }
 
     /// The first half of `ingest`, in memory only (the vault is not touched): orients, strips, encodes and
-    /// verifies `data`, so a caller can do it before its write transaction. `preview`, an upright copy of the photo
-    /// the caller decoded already (at least `thumbnailSide` on its longer side), spares a decode for the thumbnail
-    /// (`ImagePipeline.ingest`). Throws `ImagingError` or `MetadataError`.
-    public func process(_ data: Data, preview: RGBImage? = nil) throws -> ProcessedPhoto {
-        ProcessedPhoto(try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, preview: preview, verify: Self.verify))
+    /// verifies `data`, so a caller can do it before its write transaction. Throws `ImagingError` or `MetadataError`.
+    public func process(_ data: Data) throws -> ProcessedPhoto {
+        ProcessedPhoto(try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, verify: Self.verify))
+    }
+
+    /// `process`, together with the upright copy `ImagePipeline.decodeRGB(_:maxSide: analysisSide)` makes, which
+    /// is also the thumbnail's source; one decode serves both where the pipeline can
+    /// (`ImagePipeline.ingest(_:thumbnailSide:analysisSide:verify:)`). Throws `ImagingError` or `MetadataError`.
+    public func process(_ data: Data, analysisSide: Int) throws -> (photo: ProcessedPhoto, analysis: RGBImage) {
+        let made = try pipeline.ingest(data, thumbnailSide: Self.thumbnailSide, analysisSide: analysisSide, verify: Self.verify)
+        return (ProcessedPhoto(made.photo), made.analysis)
     }
 
     /// The second half of `ingest`: stores a processed photo and its thumbnail inside the caller's write

@@ -193,18 +193,14 @@ public final class SkinService: @unchecked Sendable {
                     timeZone: TimeZone? = nil) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try TextInput.note(note, field: "note")
-        // The analysis copy keeps libvips' shrink-on-load, which the comparator was calibrated on, and is the
-        // thumbnail's source too; the intake's encoding happens before the write transaction, which then only
-        // stores the files and rows.
+        // The analysis copy (libvips' shrink-on-load, which the comparator was calibrated on, or the same from the
+        // re-encode's own decode: `ImagePipeline.ingest(_:thumbnailSide:analysisSide:verify:)`) is the thumbnail's
+        // source too; the intake's encoding happens before the write transaction, which then only stores the files
+        // and rows.
         let image: RGBImage
-        do {
-            image = try pipeline.decodeRGB(data, maxSide: Self.analysisSide)
-        } catch let error as CairnError {
-            throw SkinJournalError.unreadablePhoto(error.userMessage)
-        }
         let processed: ProcessedPhoto
         do {
-            processed = try intake.process(data, preview: image)
+            (processed, image) = try intake.process(data, analysisSide: Self.analysisSide)
         } catch let error as ImagingError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }

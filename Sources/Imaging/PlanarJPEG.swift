@@ -21,6 +21,8 @@ enum PlanarJPEG {
         let subsampling: TJSAMP
         /// True for YCbCr or greyscale JPEGs, the colour spaces this path keeps (CMYK/YCCK/RGB go to libvips).
         let yccOrGrey: Bool
+        /// The subsampling by name.
+        var sampling: Sampling? { Sampling(subsampling) }
     }
 
     /// libjpeg-turbo flags for every decode: stop on a warning (data cut short, a bad marker) so the caller
@@ -170,6 +172,49 @@ enum PlanarJPEG {
         // The encoder's own buffer becomes the Data (no copy of a photo-sized block).
         let jpeg = Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
         return (jpeg, Int(width), Int(height), Int(bands), nil)
+    }
+
+    /// `upright`'s JPEG for an upright photo (orientation 1: the same file, byte for byte), made one MCU row at a time
+    /// through libjpeg's raw-data API (`cairn_jpeg_rebuild_upright`), so no plane of the photo is held whole (a 12 MP
+    /// photo's 18 MB of planes were a third of a `skin log`'s page faults). With `half`, also an RGB copy at half size
+    /// from the same decode, when libjpeg's own decode at half size needs no upsampling (4:2:0, 4:4:4): libjpeg's
+    /// half-size decode but for its luma, the mean of each 2 x 2 of decoded samples instead of a 4x4 reduced
+    /// inverse DCT (see `HalfImage`). Returns nil with libjpeg's reason on any error or warning.
+    static func rebuiltUpright(_ bytes: UnsafeRawBufferPointer, quality: Int, half: Bool)
+        -> (jpeg: Data?, width: Int, height: Int, half: HalfImage?, failure: String?) {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
+            return (nil, 0, 0, nil, "no bytes")
+        }
+        var output: UnsafeMutablePointer<UInt8>? = nil, halfPixels: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize = 0
+        var width: Int32 = 0, height: Int32 = 0, halfWidth: Int32 = 0, halfHeight: Int32 = 0
+        var reason = [CChar](repeating: 0, count: 256)
+        let rc = cairn_jpeg_rebuild_upright(base, bytes.count, Int32(min(max(quality, 1), 100)), half ? 1 : 0, &output,
+                                            &outputSize, &width, &height, &halfPixels, &halfWidth, &halfHeight,
+                                            &reason, reason.count)
+        guard rc == 0, let output, outputSize > 0 else {
+            if let output { free(output) }
+            return (nil, 0, 0, nil, String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        // The encoder's own buffer becomes the Data (no copy of a photo-sized block).
+        let jpeg = Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
+        let copy = halfPixels.map { HalfImage(pixels: $0, width: Int(halfWidth), height: Int(halfHeight)) }
+        return (jpeg, Int(width), Int(height), copy, nil)
+    }
+
+    /// A half-size RGB copy `rebuiltUpright` made (3 bytes a pixel, rows packed), freed with it.
+    final class HalfImage {
+        let pixels: UnsafeMutablePointer<UInt8>
+        let width: Int
+        let height: Int
+
+        init(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int) {
+            self.pixels = pixels
+            self.width = width
+            self.height = height
+        }
+
+        deinit { free(pixels) }
     }
 
     /// The scale (num/denom, at most 1) libjpeg decodes at so the longer side is as small as it can be while

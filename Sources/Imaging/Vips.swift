@@ -130,6 +130,12 @@ final class VipsImageRef {
         cairn_thumbnail_buffer(bytes.baseAddress, bytes.count, Int32(width), Int32(height))
     }
 
+    /// `thumbnail`'s resize of upright 8-bit RGB pixels (`width` x `height`, 3 bytes each) to fit `maxWidth` x
+    /// `maxHeight`, read in place: the pixels must stay until the result has been computed.
+    static func thumbnail(rgb pixels: UnsafeRawPointer, width: Int, height: Int, maxWidth: Int, maxHeight: Int) -> OpaquePointer? {
+        cairn_thumbnail_rgb(pixels, width * height * 3, Int32(width), Int32(height), Int32(maxWidth), Int32(maxHeight))
+    }
+
     /// The loader libvips picks by signature, nil when none.
     static func loader(for bytes: UnsafeRawBufferPointer) -> String? {
         guard let name = cairn_loader_for_buffer(bytes.baseAddress, bytes.count) else {

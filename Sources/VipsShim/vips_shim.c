@@ -210,6 +210,18 @@ CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int h
     return out;
 }
 
+CairnImage *cairn_thumbnail_rgb(const void *pixels, size_t len, int w, int h, int width, int height) {
+    VipsImage *raw = vips_image_new_from_memory(pixels, len, w, h, 3, VIPS_FORMAT_UCHAR);
+    if (!raw) return NULL;
+    VipsImage *srgb = NULL, *out = NULL;
+    int rc = vips_copy(raw, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(raw);
+    if (rc) return NULL;
+    rc = vips_thumbnail_image(srgb, &out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+    g_object_unref(srgb);
+    return rc ? NULL : out;
+}
+
 CairnImage *cairn_resize_exact(CairnImage *in, int width, int height) {
     VipsImage *out = NULL;
     return vips_thumbnail_image(in, &out, width, "height", height, "size", VIPS_SIZE_FORCE,

@@ -272,6 +272,43 @@ private func noCheck(_: Data) {}
     #expect(kind { try pipeline.probe(headerOnly) } == .corrupt)
 }
 
+/// An upright 4:2:0 JPEG that libvips would shrink by 2 while loading gets its analysis copy from the re-encode's own
+/// decode: the same stored file as without it, and a copy the size of `decodeRGB(_:maxSide:)`'s within a level or
+/// two of it (its luma is a 2 x 2 mean where libjpeg's half-size decode uses a reduced inverse DCT, so the two differ
+/// in a few samples); the thumbnail is shrunk from that copy.
+@Test func anUprightPhotosAnalysisCopyComesFromTheReencodesOwnDecode() throws {
+    let source = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 1000, height: 600))
+    let made = try pipeline.ingest(source, thumbnailSide: 100, analysisSide: 200, verify: noCheck)
+    let libvips = try pipeline.decodeRGB(source, maxSide: 200)
+    #expect(made.analysis.width == 200 && made.analysis.height == 120)
+    #expect(made.analysis.width == libvips.width && made.analysis.height == libvips.height)
+    let differences = zip(made.analysis.pixels, libvips.pixels).map { abs(Int($0) - Int($1)) }
+    #expect(differences.max() ?? 99 <= 3)
+    #expect(Double(differences.reduce(0, +)) / Double(differences.count) < 0.5)
+    #expect(made.analysis != libvips)
+    let separate = try pipeline.ingest(source, thumbnailSide: 100, preview: made.analysis, verify: noCheck)
+    #expect(made.photo.jpeg == separate.jpeg)
+    #expect(made.photo.thumbnail == separate.thumbnail)
+    #expect(made.photo.path == .planarReencode)
+    #expect(made.photo.width == 1000 && made.photo.height == 600)
+    #expect(made.photo.thumbnailWidth == 100 && made.photo.thumbnailHeight == 60)
+}
+
+/// Any other photo (libvips would not shrink it by 2 while loading, or its subsampling needs upsampling at half
+/// size) gets libvips' own analysis copy, and the file and thumbnail `ingest` makes with that copy as its preview.
+@Test func anyOtherPhotosAnalysisCopyIsLibvipsOwn() throws {
+    let picture = Fixtures.texturedImage(width: 1000, height: 600)
+    let subsampled422 = try #require(PlanarJPEG.compress(picture, sampling: .s422, quality: 92).jpeg)
+    for (source, side) in [(try pipeline.encodeJPEG(picture), 300), (subsampled422, 200)] {
+        let made = try pipeline.ingest(source, thumbnailSide: 100, analysisSide: side, verify: noCheck)
+        let libvips = try pipeline.decodeRGB(source, maxSide: side)
+        #expect(made.analysis == libvips)
+        #expect(made.photo.jpeg == (try pipeline.ingest(source, thumbnailSide: 100, preview: libvips, verify: noCheck)).jpeg)
+    }
+    let truncated = Data(try pipeline.encodeJPEG(picture).prefix(40_000))
+    #expect(kind { try pipeline.ingest(truncated, analysisSide: 200, verify: noCheck) } == .corrupt)
+}
+
 // MARK: - EXIF (enabled once PhotoMetadata's ExifReader is merged)
 
 private func orientation6JPEG(width: Int, height: Int, in dir: Fixtures.TempDir) throws -> (Data, RGBImage) {
