@@ -200,8 +200,10 @@ public final class LabelScanService: Sendable {
     }
 
     /// `startDefault()` for a process that reads one photo (`cairn regimen scan`): libvips is also kept to one
-    /// worker thread, so preparing the photo takes one core and Tesseract's start the other.
+    /// worker thread, so preparing the photo takes one core and Tesseract's start the other. Tesseract's library
+    /// is opened here before libvips' (`TextRecognizer.openLibrary`), so its start is not held up behind libvips'.
     public static func startForOnePhoto() -> LabelScanService {
+        TextRecognizer.openLibrary()
         let service = startDefault()
         // A libvips that cannot start is reported when the photo is read.
         try? OCRPreprocessing.useOneThread()
