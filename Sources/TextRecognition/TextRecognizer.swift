@@ -133,11 +133,18 @@ public final class TextRecognizer: @unchecked Sendable {
     /// Tesseract's version ("5.3.0").
     public static var version: String { String(cString: TessVersion()) }
 
+    /// Opens Tesseract's library now, on the calling thread (NativeLoader opens it on first use); false when it is
+    /// not installed. The dynamic loader opens one library at a time, so a process that starts Tesseract on one
+    /// thread and opens libvips on another opens Tesseract first: reading its English data then runs beside the
+    /// opening of libvips and its ~90 dependencies, instead of waiting for it.
+    @discardableResult
+    public static func openLibrary() -> Bool { cairn_tesseract_available() != 0 }
+
     /// Starts Tesseract with English data from `dataPath` (nil: the Debian default). Throws
     /// `TextRecognitionError(.engineUnavailable)` when the data cannot be loaded.
     public init(dataPath: String? = nil) throws {
         // Tesseract is opened on first use (NativeLoader): without it the engine is unavailable, as without its data.
-        guard cairn_tesseract_available() != 0, let api = TessBaseAPICreate() else {
+        guard TextRecognizer.openLibrary(), let api = TessBaseAPICreate() else {
             throw TextRecognitionError(kind: .engineUnavailable)
         }
         let rc: Int32
