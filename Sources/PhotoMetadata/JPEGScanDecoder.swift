@@ -45,8 +45,13 @@ struct JPEGScanDecoder {
         let valueOffset: UnsafeMutablePointer<Int32>
         let values: UnsafeMutablePointer<UInt8>
         let valueCount: Int
+        /// For an AC table, by the next 9 bits (as `lookup`): how a code of at most 9 bits is skipped together with
+        /// the magnitude bits that follow it, in one step. 0 for a longer code, or one whose size is above
+        /// `acMaxMagnitude - 1` (the slow path says why); else the bits to drop (low 5 bits), the coefficients it
+        /// moves past (run + 1, or 16 for ZRL; the next 5 bits), 0x400 for the end of the block, and 0x8000.
+        let skip: UnsafeMutablePointer<UInt16>
 
-        init(_ table: HuffmanTable) {
+        init(_ table: HuffmanTable, acMaxMagnitude: Int? = nil) {
             func copy<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
                 let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(1, array.count))
                 pointer.initialize(from: array, count: array.count)
@@ -57,10 +62,21 @@ struct JPEGScanDecoder {
             valueOffset = copy(table.valueOffset)
             values = copy(table.values)
             valueCount = table.values.count
+            var skip = [UInt16](repeating: 0, count: table.lookup.count)
+            for (prefix, entry) in table.lookup.enumerated() where entry != 0 {
+                guard let acMaxMagnitude else { break }
+                let length = Int(entry >> 8), run = Int(entry & 0xFF) >> 4, size = Int(entry & 0x0F)
+                if size == 0 {
+                    skip[prefix] = UInt16(length) | (run == 15 ? 16 << 5 : 0x400) | 0x8000
+                } else if size <= acMaxMagnitude - 1 {
+                    skip[prefix] = UInt16(length + size) | UInt16(run + 1) << 5 | 0x8000
+                }
+            }
+            self.skip = copy(skip)
         }
 
         func deallocate() {
-            lookup.deallocate(); maxCode.deallocate(); valueOffset.deallocate(); values.deallocate()
+            lookup.deallocate(); maxCode.deallocate(); valueOffset.deallocate(); values.deallocate(); skip.deallocate()
         }
     }
 
@@ -106,7 +122,9 @@ struct JPEGScanDecoder {
     static func decode(_ raw: UnsafeRawBufferPointer, from start: Int, frame: Frame, scan: [ScanComponent],
                        restartInterval: Int, twelveBit: Bool) -> Outcome {
         var reader = BitReader(raw: raw, position: start)
-        let dcTables = scan.map { TablePointers($0.dc) }, acTables = scan.map { TablePointers($0.ac) }
+        let maxMagnitude = twelveBit ? 15 : 11
+        let dcTables = scan.map { TablePointers($0.dc) }
+        let acTables = scan.map { TablePointers($0.ac, acMaxMagnitude: maxMagnitude) }
         defer { for t in dcTables + acTables { t.deallocate() } }
         // MCU geometry (T.81 A.2): interleaved scans have H x V blocks per component per MCU; a scan of one
         // component has one block per MCU over that component's own block grid.
@@ -125,7 +143,6 @@ struct JPEGScanDecoder {
             blocksPerComponent = scan.map { $0.h * $0.v }
         }
         let totalMCUs = mcusAcross * mcusDown
-        let maxMagnitude = twelveBit ? 15 : 11
         var outcome = Outcome(end: start)
         var expectedRestart = 0
         var mcu = 0
@@ -201,6 +218,20 @@ struct JPEGScanDecoder {
 
         @inline(__always)
         mutating func fill() {
+            // Eight bytes with no 0xFF among them (no stuffing, no marker): as many as fit, at once.
+            if phantomBytes == 0, position + 8 <= raw.count {
+                let chunk = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let inverted = ~chunk
+                if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                    let count = (64 - bits) / 8
+                    buffer = buffer << (8 * count) | chunk >> (64 - 8 * count)
+                    bits += 8 * count
+                    position += count
+                    stuffedHistory <<= count
+                    realBytesInBuffer += count
+                    return
+                }
+            }
             while bits <= 56 {
                 var byte: UInt8 = 0
                 if phantomBytes == 0, position < raw.count {
@@ -273,7 +304,24 @@ struct JPEGScanDecoder {
             guard let s = symbol(dc), s <= maxMagnitude else { return "an invalid DC code" }
             take(s)  // symbol() left at least 16 bits: magnitudes are at most 15
             var k = 1
+            // The buffer in locals (registers) while codes are skipped through `ac.skip`; back in the reader for the
+            // rest. Kept in the reader, every code waited on a store and a load (half the inspector's time).
+            var buffer = self.buffer, bits = self.bits
             while k < 64 {
+                if bits < 32 {
+                    self.buffer = buffer; self.bits = bits
+                    fill()
+                    buffer = self.buffer; bits = self.bits
+                }
+                let entry = Int(ac.skip[Int(truncatingIfNeeded: buffer &>> UInt64(truncatingIfNeeded: bits &- 9)) & 0x1FF])
+                if entry != 0 {
+                    bits &-= entry & 31
+                    if entry & 0x400 != 0 { break }  // end of block
+                    k += (entry >> 5) & 31
+                    continue
+                }
+                self.buffer = buffer; self.bits = bits
+                defer { buffer = self.buffer; bits = self.bits }
                 guard let rs = symbol(ac) else { return "an invalid AC code" }
                 let run = rs >> 4, size = rs & 15
                 if size == 0 {
@@ -286,6 +334,7 @@ struct JPEGScanDecoder {
                 take(size)
                 k += 1
             }
+            self.buffer = buffer; self.bits = bits
             if k > 64 { return "a block with more than 64 coefficients" }
             if bits < phantomBytes * 8 { return "scan data cut short" }
             return nil
