@@ -45,11 +45,15 @@ struct JPEGScanDecoder {
         let valueOffset: UnsafeMutablePointer<Int32>
         let values: UnsafeMutablePointer<UInt8>
         let valueCount: Int
-        /// For an AC table, by the next 9 bits (as `lookup`): how a code of at most 9 bits is skipped together with
-        /// the magnitude bits that follow it, in one step. 0 for a longer code, or one whose size is above
-        /// `acMaxMagnitude - 1` (the slow path says why); else the bits to drop (low 5 bits), the coefficients it
-        /// moves past (run + 1, or 16 for ZRL; the next 5 bits), 0x400 for the end of the block, and 0x8000.
-        let skip: UnsafeMutablePointer<UInt16>
+        /// For an AC table, by the next `skipBits` bits: how to skip what they start with in one step. The low half
+        /// covers every whole code and its magnitude bits that fit in those bits (up to and including an end of
+        /// block); the high half the first of them alone, whose code must be of at most 9 bits (as `lookup`) but whose
+        /// magnitude bits may go past. Each half: the bits to drop (low 5 bits), the coefficients moved past (run + 1
+        /// a code, 16 a ZRL; the next 7 bits), 0x1000 when it ends the block, 0x8000. 0 when the first code is
+        /// longer than 9 bits or its size is above `acMaxMagnitude - 1`: the slow path then reads it (and says why).
+        let skip: UnsafeMutablePointer<UInt32>
+
+        static let skipBits = 12
 
         init(_ table: HuffmanTable, acMaxMagnitude: Int? = nil) {
             func copy<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
@@ -62,14 +66,25 @@ struct JPEGScanDecoder {
             valueOffset = copy(table.valueOffset)
             values = copy(table.values)
             valueCount = table.values.count
-            var skip = [UInt16](repeating: 0, count: table.lookup.count)
-            for (prefix, entry) in table.lookup.enumerated() where entry != 0 {
-                guard let acMaxMagnitude else { break }
-                let length = Int(entry >> 8), run = Int(entry & 0xFF) >> 4, size = Int(entry & 0x0F)
-                if size == 0 {
-                    skip[prefix] = UInt16(length) | (run == 15 ? 16 << 5 : 0x400) | 0x8000
-                } else if size <= acMaxMagnitude - 1 {
-                    skip[prefix] = UInt16(length + size) | UInt16(run + 1) << 5 | 0x8000
+            var skip = [UInt32](repeating: 0, count: 1 << Self.skipBits)
+            if let acMaxMagnitude {
+                let width = Self.skipBits
+                for prefix in 0 ..< skip.count {
+                    var used = 0, moved = 0, first: UInt32 = 0, all: UInt32 = 0
+                    while used < width {
+                        let entry = table.lookup[((prefix << used) & ((1 << width) - 1)) >> (width - 9)]
+                        guard entry != 0 else { break }
+                        let length = Int(entry >> 8), run = Int(entry & 0xFF) >> 4, size = Int(entry & 0x0F)
+                        let ends = size == 0 && run != 15
+                        guard size <= acMaxMagnitude - 1, used == 0 || used + length + size <= width else { break }
+                        used += length + size
+                        moved += ends ? 0 : size == 0 ? 16 : run + 1
+                        let unit = UInt32(used) | UInt32(moved) << 5 | (ends ? 0x1000 : 0) | 0x8000
+                        if first == 0 { first = unit }
+                        if used <= width || all == 0 { all = unit }
+                        if ends { break }
+                    }
+                    skip[prefix] = first == 0 ? 0 : first << 16 | all
                 }
             }
             self.skip = copy(skip)
@@ -118,13 +133,14 @@ struct JPEGScanDecoder {
     }
 
     /// Decodes the scan whose entropy-coded data starts at `start` in `raw`.
-    /// `blocksAcross`/`blocksDown` come from the frame; `restartInterval` is the DRI in force (0: none).
+    /// `blocksAcross`/`blocksDown` come from the frame; `restartInterval` is the DRI in force (0: none). Without
+    /// `skipTables`, every AC code is read on its own (the same outcome, slower: for tests to compare).
     static func decode(_ raw: UnsafeRawBufferPointer, from start: Int, frame: Frame, scan: [ScanComponent],
-                       restartInterval: Int, twelveBit: Bool) -> Outcome {
+                       restartInterval: Int, twelveBit: Bool, skipTables: Bool = true) -> Outcome {
         var reader = BitReader(raw: raw, position: start)
         let maxMagnitude = twelveBit ? 15 : 11
         let dcTables = scan.map { TablePointers($0.dc) }
-        let acTables = scan.map { TablePointers($0.ac, acMaxMagnitude: maxMagnitude) }
+        let acTables = scan.map { TablePointers($0.ac, acMaxMagnitude: skipTables ? maxMagnitude : nil) }
         defer { for t in dcTables + acTables { t.deallocate() } }
         // MCU geometry (T.81 A.2): interleaved scans have H x V blocks per component per MCU; a scan of one
         // component has one block per MCU over that component's own block grid.
@@ -305,7 +321,7 @@ struct JPEGScanDecoder {
             take(s)  // symbol() left at least 16 bits: magnitudes are at most 15
             var k = 1
             // The buffer in locals (registers) while codes are skipped through `ac.skip`; back in the reader for the
-            // rest. Kept in the reader, every code waited on a store and a load (half the inspector's time).
+            // slow path.
             var buffer = self.buffer, bits = self.bits
             while k < 64 {
                 if bits < 32 {
@@ -313,11 +329,16 @@ struct JPEGScanDecoder {
                     fill()
                     buffer = self.buffer; bits = self.bits
                 }
-                let entry = Int(ac.skip[Int(truncatingIfNeeded: buffer &>> UInt64(truncatingIfNeeded: bits &- 9)) & 0x1FF])
+                let index = Int(truncatingIfNeeded: buffer &>> UInt64(truncatingIfNeeded: bits &- TablePointers.skipBits))
+                let entry = Int(ac.skip[index & ((1 << TablePointers.skipBits) - 1)])
                 if entry != 0 {
-                    bits &-= entry & 31
-                    if entry & 0x400 != 0 { break }  // end of block
-                    k += (entry >> 5) & 31
+                    // All the codes the entry covers, unless they would reach the block's end (64 coefficients): the
+                    // first alone then, as the slow path would read it.
+                    var unit = entry & 0xFFFF
+                    if k + (unit >> 5) & 127 >= 64 { unit = entry >> 16 }
+                    bits &-= unit & 31
+                    if unit & 0x1000 != 0 { break }  // end of block
+                    k += (unit >> 5) & 127
                     continue
                 }
                 self.buffer = buffer; self.bits = bits
