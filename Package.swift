@@ -20,7 +20,8 @@ func headerSearchPaths(_ packages: [String]) -> [String] {
     pkgConfig.waitUntilExit()
     return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).filter { $0.hasPrefix("-I") }
 }
-let openedOnFirstUse = headerSearchPaths(["vips", "libheif", "pangocairo", "libxml-2.0", "libnotify", "tesseract", "libarchive"])
+let openedOnFirstUse = headerSearchPaths(["vips", "libheif", "pangocairo", "libxml-2.0", "libnotify", "tesseract", "libarchive",
+                                          "libmicrohttpd"])
 
 let package = Package(
     name: "Cairn",
@@ -40,8 +41,8 @@ let package = Package(
         .target(name: "JPEGShim", dependencies: ["NativeLoader"]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Opened on first use (NativeLoader's stubs): headers only, no pkg-config package and no link line.
+        .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CTesseract", providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CLibXML2", providers: [.apt(["libxml2-dev"])]),
@@ -50,9 +51,10 @@ let package = Package(
         // dlopen on first use, and the stubs through which Swift calls the libraries above (native_loader.h).
         .target(name: "NativeLoader", linkerSettings: [.linkedLibrary("dl")]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
-        .target(name: "DlibShim",
-                cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
-                linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
+        // Its templates are compiled into the shim; the few compiled functions they call (dlib's own, LAPACK's and
+        // BLAS's) are stubs that open libdlib on first use (dlib_stubs.cpp), so nothing is linked.
+        .target(name: "DlibShim", dependencies: ["NativeLoader"],
+                cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])]),
 
         // MARK: domain (pure Swift, no I/O, no C imports)
         .target(name: "CairnCore"),
@@ -78,7 +80,7 @@ let package = Package(
         .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], resources: [.copy("Assets")]),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications"]),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),

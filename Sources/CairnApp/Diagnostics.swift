@@ -21,11 +21,18 @@ public enum Diagnostics {
     /// outer layer knows (the web server's library).
     public static func report(dataDirectory: String?, environment: [String: String],
                               extra: [ComponentStatus] = []) -> DiagnosticsReport {
-        let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + [landmarkModel()] + extra
+        let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + [landmarkLibrary(), landmarkModel()] + extra
         let path = (try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment).path) ?? "(no home folder)"
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
         return DiagnosticsReport(components: components, vault: .init(path: path, exists: exists))
+    }
+
+    /// dlib, which finds faces and their landmarks: opened here (it is not linked: `cairn` opens it on first use).
+    static func landmarkLibrary() -> ComponentStatus {
+        let present = DlibLandmarkDetector.isLibraryAvailable
+        return ComponentStatus(name: "dlib", role: "finding faces in Smile photos", present: present,
+                               version: present ? DlibLandmarkDetector.libraryVersion : nil)
     }
 
     /// The face landmark model: optional, and under a non-commercial licence.

@@ -259,7 +259,7 @@ public final class InsightService: @unchecked Sendable {
         var seen = Set<String>()
         let inputs = outcomes.filter { seen.insert($0.id).inserted }
         let prints = inputs.map(Self.fingerprint)
-        let prepared = inputs.map(InsightEngine.PreparedSeries.init)
+        let prepared = inputs.map { InsightEngine.PreparedSeries($0, changeDays: changes.map(\.day)) }
         let changeSetSame = !full && previousInputs.map { $0.changes.map(\.id) == changes.map(\.id) } == true
         let placebos: [PlaceboCheck?] = prepared.indices.map { i in
             if changeSetSame, let state = states[inputs[i].id], state.fingerprint == prints[i] { return state.placebo }
@@ -279,8 +279,9 @@ public final class InsightService: @unchecked Sendable {
             let results: [BeforeAfterResult] = prepared.indices.map { i in
                 let key = change.id + "#" + inputs[i].id
                 let w = BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)
-                let sameCalibration = states[inputs[i].id]?.placebo?.varianceFactor(windowDays: w) == placebos[i]?.varianceFactor(windowDays: w)
-                if !changeTouched, sameCalibration, states[inputs[i].id]?.fingerprint == prints[i], !ledgerRead || previousIDs.contains(change.id) {
+                let sameCalibration = states[inputs[i].id]?.placebo == placebos[i]
+                if !changeTouched, changeSetSame, sameCalibration, states[inputs[i].id]?.fingerprint == prints[i],
+                   !ledgerRead || previousIDs.contains(change.id) {
                     if let payload = stored[key], let old = try? decoder.decode(Insight.self, from: Data(payload.utf8)) { return old.result }
                     if stored[key] == nil {
                         // No insight last time: the series had no value in either window, and nothing changed since.
@@ -288,7 +289,9 @@ public final class InsightService: @unchecked Sendable {
                     }
                 }
                 compared += 1
-                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf, varianceFactor: placebos[i]?.varianceFactor(windowDays: w) ?? 1)
+                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf,
+                                      varianceFactor: engine.varianceFactor(prepared[i], changeDay: change.day, asOf: asOf, windowDays: w,
+                                                                            placebo: placebos[i]))
             }
             insights += engine.assemble(change: change, series: inputs, results: results, placebos: placebos,
                                         allChanges: changes, dense: prepared.map(\.dense))
@@ -346,7 +349,7 @@ public final class InsightService: @unchecked Sendable {
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
-    static let methodRevision = 5
+    static let methodRevision = 6
 
     /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {

@@ -43,9 +43,17 @@ public struct SeriesProfile: Hashable, Sendable {
     /// level shift or slow drift in a long history only raises the estimate of the blocks it falls in (a raised
     /// estimate widens intervals; it never makes a false finding).
     public static let autocorrelationBlockDays = 120
-    /// How many standard errors are added to the estimated autocorrelation (calibrated in `cairn-bench
-    /// insights`: an underestimated φ narrows the interval more than an overestimated one widens it).
+    /// How many standard errors are added to the estimated autocorrelation for the 28-day look (calibrated in
+    /// `cairn-bench insights`: an underestimated φ narrows the interval more than an overestimated one widens it).
+    /// The 14-day look adds none: its comparison is calibrated by simulating the whole fit and test under the
+    /// fitted profile (`InsightEngine.simulatedFactor`), which allows for the fit's noise without paying for a
+    /// fixed caution.
     public static let cautionStandardErrors = 0.25
+
+    /// The caution for a look of `windowDays` days on each side: `cautionStandardErrors` at 28 days, 0 at 14.
+    public static func caution(windowDays: Int) -> Double {
+        windowDays >= BeforeAfterAnalysis.longWindowDays ? cautionStandardErrors : 0
+    }
     /// The smallest carry-over share the caution is divided by (a φ seen through a share c of the variance is
     /// 1/c times less certain; below this share the carry-over barely moves the interval).
     public static let minimumShareForCaution = 0.25
@@ -69,6 +77,10 @@ public struct SeriesProfile: Hashable, Sendable {
     public let variance: Double?
     /// How many values' worth of information `variance` carries (its effective count, 0 when nil).
     public let varianceWeight: Double
+    /// φ and c as fitted, before the caution and the short-series floor (the truth of `InsightEngine`'s simulations).
+    public let fittedAutocorrelation: Double
+    /// c as fitted.
+    public let fittedShare: Double
 
     /// A profile with given values (tests, simulations); without a variance, each window's own is used.
     public init(weekdayEffect: [Double], autocorrelation: Double, carryOverShare: Double = 1, variance: Double? = nil,
@@ -79,6 +91,8 @@ public struct SeriesProfile: Hashable, Sendable {
         self.carryOverShare = carryOverShare
         self.variance = variance
         self.varianceWeight = variance == nil ? 0 : varianceWeight
+        fittedAutocorrelation = autocorrelation
+        fittedShare = carryOverShare
     }
 
     /// The correlation of two days `lag` days apart.
@@ -86,22 +100,26 @@ public struct SeriesProfile: Hashable, Sendable {
         lag == 0 ? 1 : carryOverShare * pow(autocorrelation, Double(abs(lag)))
     }
 
+    /// φ^k of the fit's grid (φ = 0.00 ... 0.95, k = 0 ... `fittedLags`), worked out once.
+    static let gridPowers: [[Double]] = (0...95).map { step in (0...fittedLags).map { pow(Double(step) / 100, Double($0)) } }
+
     /// Fits a profile to a dense series (`values[i]` is day `firstDay + i`, NaN when missing).
     ///
     /// The weekday pattern is the mean per weekday minus the overall mean. The correlation of days k apart
     /// (k = 1...`fittedLags`) is measured after removing it, in equal blocks of at least `autocorrelationBlockDays`
     /// days each demeaned on its own (so true level shifts and slow drift only raise it locally), corrected for the bias of
     /// demeaning (a block mean takes away the variance of the mean, (1 + 2Σ(1 − j/n)ρ_j)/n of γ₀, from every
-    /// lag), and c·φ^k is fitted to it by least squares; then `cautionStandardErrors` standard errors
+    /// lag), and c·φ^k is fitted to it by least squares; then `caution` standard errors
     /// √((1 − φ²)/pairs) / max(c, `minimumShareForCaution`) are added to φ, clipped to 0...0.95. The variance is the within-block sum of squares
     /// divided by its expectation under that correlation, Σ(n_b − ΣΣρ/n_b) (demeaning removes less on
     /// autocorrelated data).
     ///
-    /// `breaks` are day numbers where a level may shift (the change a comparison is about, from
-    /// `InsightEngine.PreparedSeries.profile(around:)`): blocks start anew there, so the days after a change's
-    /// masked window are not demeaned together with the days before it and its true effect never passes for
-    /// carry-over. (Other changes in the history may still raise the estimate of their block: wider intervals.)
-    public init(dense values: [Double], firstDay: Int, breaks: [Int] = []) {
+    /// `breaks` are day numbers where a level may shift (the change a comparison is about and every other
+    /// confirmed change, from `InsightEngine.PreparedSeries.profile(around:windowDays:)`): blocks start anew
+    /// there, so the days after a change are not demeaned together with the days before it and its true effect
+    /// never passes for carry-over. (Shorter blocks take more of a slow carry-over away with their means; the
+    /// simulation of `InsightEngine.simulatedFactor` fits with the same breaks and allows for it.)
+    public init(dense values: [Double], firstDay: Int, breaks: [Int] = [], caution: Double = SeriesProfile.cautionStandardErrors) {
         let lags = Self.fittedLags
         // Segments between breaks, each cut into equal blocks of at least `autocorrelationBlockDays` (a short
         // segment is one block; no short remainder).
@@ -117,7 +135,6 @@ public struct SeriesProfile: Hashable, Sendable {
             while start < cut { ranges.append(start..<min(cut, start + blockLength)); start += blockLength }
             segmentStart = cut
         }
-        let longestBlock = ranges.map(\.count).max() ?? 1
         var sum = 0.0, count = 0
         var weekdaySum = [Double](repeating: 0, count: 7), weekdayCount = [Int](repeating: 0, count: 7)
         for (i, v) in values.enumerated() where !v.isNaN {
@@ -160,6 +177,7 @@ public struct SeriesProfile: Hashable, Sendable {
             k == 0 ? 1 : (den > 0 && pairCount[k] > 0 ? (num[k] / Double(pairCount[k])) / (den / Double(valuesInBlocks)) : 0)
         }
         var phi = 0.0, c = 1.0
+        var raw = (phi: 0.0, c: 1.0)
         if pairs > 0, den > 0, n > 3 {
             // Fit c·φ^k to the demeaning-corrected correlations, correcting again with each fit (3 rounds).
             var fitted = (phi: max(0, r[1]), c: 1.0)
@@ -170,12 +188,12 @@ public struct SeriesProfile: Hashable, Sendable {
                 let corrected = r.map { $0 * (1 - v) + v }
                 var best = (sse: Double.infinity, phi: 0.0, c: 1.0)
                 for step in 0...95 {
-                    let f = Double(step) / 100
+                    let f = Double(step) / 100, power = Self.gridPowers[step]
                     var sxy = 0.0, sxx = 0.0
-                    for k in 1...lags where pairCount[k] > 0 { let x = pow(f, Double(k)); sxy += x * corrected[k]; sxx += x * x }
+                    for k in 1...lags where pairCount[k] > 0 { let x = power[k]; sxy += x * corrected[k]; sxx += x * x }
                     let share = sxx > 0 ? min(1, max(0, sxy / sxx)) : 0
                     var sse = 0.0
-                    for k in 1...lags where pairCount[k] > 0 { let e = corrected[k] - share * pow(f, Double(k)); sse += e * e }
+                    for k in 1...lags where pairCount[k] > 0 { let e = corrected[k] - share * power[k]; sse += e * e }
                     if sse < best.sse - 1e-12 { best = (sse, f, share) }
                 }
                 fitted = (best.phi, best.c)
@@ -183,35 +201,32 @@ public struct SeriesProfile: Hashable, Sendable {
             phi = fitted.phi
             c = fitted.c
             if c * phi <= 1e-9 { phi = 0; c = 1 }
+            raw = (phi, c)
             // A carry-over under day noise is seen through its share c of the variance: its φ is that much less certain.
-            phi += Self.cautionStandardErrors * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot() / max(c, Self.minimumShareForCaution)
+            phi += caution * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot() / max(c, Self.minimumShareForCaution)
         }
         if pairs < Self.minimumPairsForAutocorrelation {
             // Too few pairs to tell a slow carry-over from noise: a plain AR(1) with at least the cautious floor.
             phi = max(c * phi, Self.shortSeriesAutocorrelation); c = 1
         }
         phi = min(Self.maximumAutocorrelation, max(0, phi))
-        let profile = SeriesProfile(weekdayEffect: effect, autocorrelation: phi, carryOverShare: c)
-        // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b) over the days present.
-        var correlations = [Double](repeating: 1, count: max(2, longestBlock))
-        var reach = 1
-        for k in 1..<max(2, correlations.count) where k < correlations.count {
-            correlations[k] = profile.correlation(lag: k)
-            if correlations[k] > 1e-7 { reach = k + 1 }
-        }
+        // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b) over the days present. With ρ = c·φ^k, the sum over the
+        // later days of each day, Σ_{j>i} φ^(d_j − d_i), runs backwards in one pass: S_i = φ^(d_{i+1} − d_i)(1 + S_{i+1}).
         var weight = 0.0
         for days in blockDays {
-            // ΣΣρ over the present days of the block: ρ is negligible past `reach` days.
-            var s = Double(days.count)
-            for (a, i) in days.enumerated() {
-                var b = a + 1
-                while b < days.count, days[b] - i < reach { s += 2 * correlations[days[b] - i]; b += 1 }
+            var s = Double(days.count), later = 0.0
+            for a in stride(from: days.count - 2, through: 0, by: -1) {
+                let gap = days[a + 1] - days[a]
+                later = (gap == 1 ? phi : pow(phi, Double(gap))) * (1 + later)
+                s += 2 * c * later
             }
             weight += Double(days.count) - s / Double(days.count)
         }
         weekdayEffect = effect
         autocorrelation = phi
         carryOverShare = c
+        fittedAutocorrelation = raw.phi
+        fittedShare = raw.c
         variance = weight >= 2 && den > 0 ? den / weight : nil
         varianceWeight = variance == nil ? 0 : weight
     }
@@ -299,6 +314,8 @@ public struct BeforeAfterResult: Hashable, Sendable {
 /// 3. The variance γ₀ pools the window's own residuals with the variance of the whole history
 ///    (`SeriesProfile.variance`, weighted by its effective count), so the ~28 values of a window do not carry
 ///    it alone; Student's t with the pooled effective degrees of freedom.
+/// 4. The variance of the step is scaled by the calibration of `InsightEngine.varianceFactor`: the whole fit and
+///    test simulated under the fitted profile, then the series' own placebo dates.
 public struct BeforeAfterAnalysis: Sendable {
     /// The first window, in days on each side.
     public static let shortWindowDays = 14
@@ -327,9 +344,9 @@ public struct BeforeAfterAnalysis: Sendable {
     }
 
     /// Compares `windowDays` days before `changeDay` with `windowDays` days from `onsetDays` after it on (the
-    /// days between the change and the onset are left out); no day after `asOf` is used. `varianceFactor` (≥ 1)
-    /// widens the standard error by its square root: the calibration of the method on the person's own records
-    /// (`InsightEngine.placebo`).
+    /// days between the change and the onset are left out); no day after `asOf` is used. `varianceFactor` scales
+    /// the variance of the step: the calibration of the method by simulation and on the person's own records
+    /// (`InsightEngine.varianceFactor`).
     public func compare(dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
                         asOf: LocalDay, windowDays w: Int, onsetDays: Int, varianceFactor: Double = 1) -> BeforeAfterResult {
         let c = changeDay.dayNumber
@@ -352,22 +369,14 @@ public struct BeforeAfterAnalysis: Sendable {
         var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?, t: Double?, dfOut: Double?
         var seOut: Double?, meaningful: Double?
         if b.count >= 2 && a.count >= 2 {
-            let phi = profile.autocorrelation
             let points = b.map { (day: $0.day, value: $0.adjusted) } + a.map { (day: $0.day, value: $0.adjusted) }
-            let fit = profile.carryOverShare >= 0.999 ? Self.prewhitenedStep(points, firstAfter: onset, phi: phi)
-                : Self.generalisedStep(points, firstAfter: onset, profile: profile)
+            let estimate = Self.step(points, firstAfter: onset, profile: profile)
+            let fit = estimate.fit, gamma0 = estimate.gamma0, df = estimate.df
             let nB = Double(b.count), nA = Double(a.count)
             let mB = b.map(\.adjusted).reduce(0, +) / nB, mA = a.map(\.adjusted).reduce(0, +) / nA
             let ssB = b.reduce(0) { $0 + ($1.adjusted - mB) * ($1.adjusted - mB) }
             let ssA = a.reduce(0) { $0 + ($1.adjusted - mA) * ($1.adjusted - mA) }
-            let localDF = nA + nB - 2
-            let weight = profile.variance == nil ? 0 : profile.varianceWeight
-            let gamma0 = (fit.residualSquares + weight * (profile.variance ?? 0)) / max(localDF + weight, 1e-9)
-            let se = (gamma0 * fit.stepVarianceFactor * max(1, varianceFactor)).squareRoot()
-            // Effective degrees of freedom: 1 / (1 + 2Σρ_k²) of the values ((1 − φ²)/(1 + φ²) for an AR(1)).
-            var squares = 0.0
-            for k in 1..<200 { let rho = profile.correlation(lag: k); squares += rho * rho; if rho * rho < 1e-9 { break } }
-            let df = max(2, (localDF + weight) / (1 + 2 * squares))
+            let se = (gamma0 * fit.stepVarianceFactor * varianceFactor).squareRoot()
             let diff = fit.step
             difference = diff
             meaningful = InsightEngine.minimumEffectSize * gamma0.squareRoot()
@@ -397,6 +406,21 @@ public struct BeforeAfterAnalysis: Sendable {
                                  tStatistic: t, degreesOfFreedom: dfOut, standardError: seOut, meaningfulDifference: meaningful)
     }
 
+    /// The step of `points` (weekday-adjusted, sorted by day) under `profile`, with the variance γ₀ it is judged
+    /// by (the window's own residuals pooled with the variance of the whole history, `SeriesProfile.variance`,
+    /// weighted by its effective count) and the effective degrees of freedom: 1 / (1 + 2Σρ_k²) of the values
+    /// ((1 − φ²)/(1 + φ²) for an AR(1)).
+    static func step(_ points: [(day: Int, value: Double)], firstAfter: Int, profile: SeriesProfile) -> (fit: StepFit, gamma0: Double, df: Double) {
+        let fit = profile.carryOverShare >= 0.999 ? prewhitenedStep(points, firstAfter: firstAfter, phi: profile.autocorrelation)
+            : generalisedStep(points, firstAfter: firstAfter, profile: profile)
+        let localDF = Double(points.count) - 2
+        let weight = profile.variance == nil ? 0 : profile.varianceWeight
+        let gamma0 = (fit.residualSquares + weight * (profile.variance ?? 0)) / max(localDF + weight, 1e-9)
+        var squares = 0.0
+        for k in 1..<200 { let rho = profile.correlation(lag: k); squares += rho * rho; if rho * rho < 1e-9 { break } }
+        return (fit, gamma0, max(2, (localDF + weight) / (1 + 2 * squares)))
+    }
+
     /// The GLS fit of a level and a step (0 before `firstAfter`, 1 from it on) to AR(1) values with gaps.
     struct StepFit {
         /// The estimated step.
@@ -411,10 +435,11 @@ public struct BeforeAfterAnalysis: Sendable {
     /// the Cholesky factor of the points' correlation matrix whitens them, gaps included.
     static func generalisedStep(_ points: [(day: Int, value: Double)], firstAfter: Int, profile: SeriesProfile) -> StepFit {
         let n = points.count
+        let table = (0...max(0, (points.last?.day ?? 0) - (points.first?.day ?? 0))).map { profile.correlation(lag: $0) }
         var l = [Double](repeating: 0, count: n * n)
         for i in 0..<n {
             for j in 0...i {
-                var v = profile.correlation(lag: points[i].day - points[j].day)
+                var v = table[points[i].day - points[j].day]
                 for k in 0..<j { v -= l[i * n + k] * l[j * n + k] }
                 if i == j {
                     l[i * n + i] = max(v, 1e-12).squareRoot()
@@ -440,6 +465,39 @@ public struct BeforeAfterAnalysis: Sendable {
         guard det > 1e-12 else { return StepFit(step: 0, stepVarianceFactor: .infinity, residualSquares: 0) }
         let b1 = (s22 * s1y - s12 * s2y) / det, b2 = (s11 * s2y - s12 * s1y) / det
         return StepFit(step: b2, stepVarianceFactor: s11 / det, residualSquares: max(0, syy - b1 * s1y - b2 * s2y))
+    }
+
+    /// The weights w of the GLS step under `profile`'s correlation (step = Σ wᵢ yᵢ) for values on `days` (sorted),
+    /// the step being 0 before `firstAfter` and 1 from it on.
+    static func stepWeights(days: [Int], firstAfter: Int, profile: SeriesProfile) -> [Double] {
+        let n = days.count
+        let table = (0...max(0, (days.last ?? 0) - (days.first ?? 0))).map { profile.correlation(lag: $0) }
+        var l = [Double](repeating: 0, count: n * n)
+        for i in 0..<n {
+            for j in 0...i {
+                var v = table[days[i] - days[j]]
+                for k in 0..<j { v -= l[i * n + k] * l[j * n + k] }
+                if i == j { l[i * n + i] = max(v, 1e-12).squareRoot() } else { l[i * n + j] = v / l[j * n + j] }
+            }
+        }
+        var x1 = [Double](repeating: 0, count: n), x2 = x1
+        for i in 0..<n {
+            var a = 1.0, b = days[i] >= firstAfter ? 1.0 : 0.0
+            for k in 0..<i { let f = l[i * n + k]; a -= f * x1[k]; b -= f * x2[k] }
+            x1[i] = a / l[i * n + i]; x2[i] = b / l[i * n + i]
+        }
+        var s11 = 0.0, s12 = 0.0, s22 = 0.0
+        for i in 0..<n { s11 += x1[i] * x1[i]; s12 += x1[i] * x2[i]; s22 += x2[i] * x2[i] }
+        let det = s11 * s22 - s12 * s12
+        guard det > 1e-12 else { return [Double](repeating: 0, count: n) }
+        var w = (0..<n).map { (s11 * x2[$0] - s12 * x1[$0]) / det }
+        // Back substitution: Lᵀ w = u.
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var v = w[i]
+            for k in (i + 1)..<max(i + 1, n) { v -= l[k * n + i] * w[k] }
+            w[i] = v / l[i * n + i]
+        }
+        return w
     }
 
     /// Prewhitens `points` (sorted by day) with `phi`, gaps included, and solves the 2×2 normal equations.

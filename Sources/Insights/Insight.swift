@@ -282,8 +282,8 @@ public struct InsightCondition: Hashable, Sendable, Codable {
 public struct PlaceboCheck: Hashable, Sendable, Codable {
     /// Dates tried (no change of any product within their windows, enough values on both sides).
     public let dates: Int
-    /// Of which the calibrated method would have called a qualified finding (each date judged with the
-    /// calibration of the OTHER dates, so a date does not excuse itself).
+    /// Of which the calibrated method would have called a qualified finding (each date judged with the placebo
+    /// calibration of the OTHER dates, so a date does not excuse itself; without the simulated calibration).
     public let flagged: Int
     /// How much wider than the model says the differences at these dates actually spread (the mean squared
     /// t-statistic, shrunk toward 1 with `InsightEngine.calibrationPriorDates` dates' weight, at least 1): the
@@ -293,13 +293,24 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
     /// `varianceFactor`: a carry-over slower than the model's spreads a longer window's difference more, never
     /// less, and with a short history the few 28-day dates alone would mostly say "the model is right".
     public let longVarianceFactor: Double
+    /// The 14-day dates' squared t-statistics (relative to their expectation, winsorised), summed: the
+    /// calibration again against a model that allows for a simulated factor (nil in checks stored before).
+    public let squares: Double?
+    /// The same for the 28-day dates.
+    public let longSquares: Double?
+    /// The number of 28-day dates.
+    public let longDates: Int?
 
     /// A check.
-    public init(dates: Int, flagged: Int, varianceFactor: Double = 1, longVarianceFactor: Double? = nil) {
+    public init(dates: Int, flagged: Int, varianceFactor: Double = 1, longVarianceFactor: Double? = nil, squares: Double? = nil,
+                longSquares: Double? = nil, longDates: Int? = nil) {
         self.dates = dates
         self.flagged = flagged
         self.varianceFactor = varianceFactor
         self.longVarianceFactor = max(varianceFactor, longVarianceFactor ?? varianceFactor)
+        self.squares = squares
+        self.longSquares = longSquares
+        self.longDates = longDates
     }
 
     /// The factor for a comparison of `windowDays` days on each side.
@@ -307,7 +318,20 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
         windowDays >= BeforeAfterAnalysis.longWindowDays ? longVarianceFactor : varianceFactor
     }
 
-    private enum CodingKeys: String, CodingKey { case dates, flagged, varianceFactor, longVarianceFactor }
+    /// The factor for a comparison of `windowDays` days on each side whose model already allows for `simulated`
+    /// (`InsightEngine.simulatedFactor`): the placebo dates' t² measured against that model, so the calibration
+    /// shrinks toward `simulated` rather than 1 and is at least `simulated`. With `simulated` 1 it is
+    /// `varianceFactor(windowDays:)`.
+    public func varianceFactor(windowDays w: Int, simulated: Double) -> Double {
+        let short = BeforeAfterAnalysis.shortWindowDays, long = BeforeAfterAnalysis.longWindowDays
+        guard let squares else { return max(simulated, varianceFactor(windowDays: w)) }
+        let shortFactor = simulated * InsightEngine.calibration(squares / simulated, dates: Double(dates), windowDays: short)
+        guard w >= long else { return shortFactor }
+        let longFactor = simulated * InsightEngine.calibration((longSquares ?? 0) / simulated, dates: Double(longDates ?? 0), windowDays: long)
+        return max(shortFactor, longFactor)
+    }
+
+    private enum CodingKeys: String, CodingKey { case dates, flagged, varianceFactor, longVarianceFactor, squares, longSquares, longDates }
 
     /// Reads what `encode(to:)` wrote (a check stored before calibration existed has factor 1).
     public init(from decoder: Decoder) throws {
@@ -316,6 +340,9 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
         flagged = try c.decode(Int.self, forKey: .flagged)
         varianceFactor = try c.decodeIfPresent(Double.self, forKey: .varianceFactor) ?? 1
         longVarianceFactor = max(varianceFactor, try c.decodeIfPresent(Double.self, forKey: .longVarianceFactor) ?? varianceFactor)
+        squares = try c.decodeIfPresent(Double.self, forKey: .squares)
+        longSquares = try c.decodeIfPresent(Double.self, forKey: .longSquares)
+        longDates = try c.decodeIfPresent(Int.self, forKey: .longDates)
     }
 }
 
@@ -421,37 +448,46 @@ public struct InsightEngine: Sendable {
         return insights(changes: changes, series: series, asOf: asOf)
     }
 
-    /// One series ready for analysis: its dense values and profile, fitted once.
+    /// One series ready for analysis: its dense values and the days of the confirmed changes its profiles break at.
     public struct PreparedSeries: Sendable {
         /// The series.
         public let input: MetricSeriesInput
         /// Its dense values.
         public let dense: DenseSeries
-        /// Its profile.
-        public let profile: SeriesProfile
+        /// The day numbers of every confirmed change (of any product): the profile's blocks start anew at each.
+        public let changeDays: [Int]
 
-        /// Packs and profiles `input`.
-        public init(_ input: MetricSeriesInput) {
-            self.init(input, dense: DenseSeries(input.values))
+        /// Packs `input`; `changeDays` are the days of every confirmed change.
+        public init(_ input: MetricSeriesInput, changeDays: [LocalDay] = []) {
+            self.init(input, dense: DenseSeries(input.values), changeDays: changeDays)
         }
 
-        /// Profiles `dense` as the values of `input` (simulations pass the dense values directly).
-        public init(_ input: MetricSeriesInput, dense: DenseSeries) {
+        /// `dense` as the values of `input` (simulations pass the dense values directly).
+        public init(_ input: MetricSeriesInput, dense: DenseSeries, changeDays: [LocalDay] = []) {
             self.input = input
             self.dense = dense
-            profile = SeriesProfile(dense: dense.values, firstDay: dense.firstDay)
+            self.changeDays = changeDays.map(\.dayNumber)
         }
 
-        /// The profile fitted without the days `changeDay ..< changeDay + 28`, and with its blocks starting anew
-        /// at `changeDay` (the days after the masked ones are not demeaned together with the days before), so a
-        /// true shift after a change does not raise the carry-over and variance it is judged by (both looks use
-        /// the same profile).
-        public func profile(around changeDay: LocalDay) -> SeriesProfile {
-            var masked = dense.values
-            let start = changeDay.dayNumber - dense.firstDay
+        /// The profile for the look of `windowDays` days at `changeDay` (`SeriesProfile.caution(windowDays:)`),
+        /// fitted without the days `changeDay ..< changeDay + 28`, with its blocks starting anew at `changeDay` (the
+        /// days after the masked ones are not demeaned together with the days before), so a true shift after a
+        /// change does not raise the carry-over and variance it is judged by, and at every other confirmed change,
+        /// so an earlier change's own shift never passes for carry-over either (with one block across a start and
+        /// a stop months before, a 1 SD shift of their own took detection at 1 SD down to 47-68% of the known-φ
+        /// test's in `cairn-bench insights`, history section).
+        public func profile(around changeDay: LocalDay, windowDays: Int = BeforeAfterAnalysis.shortWindowDays) -> SeriesProfile {
+            Self.profile(dense.values, firstDay: dense.firstDay, around: changeDay, breaks: changeDays, windowDays: windowDays)
+        }
+
+        /// `profile(around:windowDays:)` of any values (the simulations of `InsightEngine.simulatedFactor`).
+        static func profile(_ values: [Double], firstDay: Int, around changeDay: LocalDay, breaks: [Int], windowDays: Int) -> SeriesProfile {
+            var masked = values
+            let start = changeDay.dayNumber - firstDay
             let from = min(max(0, start), masked.count), to = min(max(from, start + BeforeAfterAnalysis.longWindowDays), masked.count)
             for i in from..<to { masked[i] = .nan }
-            return SeriesProfile(dense: masked, firstDay: dense.firstDay, breaks: [changeDay.dayNumber])
+            return SeriesProfile(dense: masked, firstDay: firstDay, breaks: [changeDay.dayNumber] + breaks,
+                                 caution: SeriesProfile.caution(windowDays: windowDays))
         }
     }
 
@@ -467,7 +503,7 @@ public struct InsightEngine: Sendable {
                         searchOnset: Bool = true) -> BeforeAfterResult {
         let analysis = BeforeAfterAnalysis()
         let onsets = series.input.searchesOnset && searchOnset ? Self.onsetSearchDays : 0...0
-        let profile = series.profile(around: changeDay)
+        let profile = series.profile(around: changeDay, windowDays: windowDays)
         var best: BeforeAfterResult?
         for onset in onsets {
             let r = analysis.compare(dense: series.dense.values, firstDay: series.dense.firstDay, profile: profile,
@@ -503,16 +539,18 @@ public struct InsightEngine: Sendable {
             if InsightVerdict(r, lookPValue: p, adjustedPValue: p, lookAlpha: alpha) == .qualified { flagged += 1 }
         }
         let long = placeboDates(series, changeDays: changeDays, asOf: asOf, windowDays: BeforeAfterAnalysis.longWindowDays)
+        let longTotal = long.squares.reduce(0, +)
         return PlaceboCheck(dates: short.dates.count, flagged: flagged,
                             varianceFactor: Self.calibration(total, dates: n, windowDays: w),
-                            longVarianceFactor: Self.calibration(long.squares.reduce(0, +), dates: Double(long.dates.count),
-                                                                 windowDays: BeforeAfterAnalysis.longWindowDays))
+                            longVarianceFactor: Self.calibration(longTotal, dates: Double(long.dates.count),
+                                                                 windowDays: BeforeAfterAnalysis.longWindowDays),
+                            squares: total, longSquares: longTotal, longDates: long.dates.count)
     }
 
     /// The calibration from placebo dates whose t² (relative to its expectation) sum to `sum`: their mean,
     /// counted as `dates / overlapFactor` independent dates and shrunk toward 1 with `calibrationPriorDates`
     /// dates' weight, at least 1.
-    static func calibration(_ sum: Double, dates: Double, windowDays: Int) -> Double {
+    public static func calibration(_ sum: Double, dates: Double, windowDays: Int) -> Double {
         let overlap = overlapFactor(windowDays: windowDays), prior = calibrationPriorDates
         return max(1, (sum / overlap + prior) / (dates / overlap + prior))
     }
@@ -555,13 +593,14 @@ public struct InsightEngine: Sendable {
     /// another year), so the list is not filled with empty "not enough data" entries.
     public func insights(changes: [ExposureChange], series: [MetricSeriesInput], asOf: LocalDay) -> [Insight] {
         var seen = Set<String>()
-        let prepared = series.filter { seen.insert($0.id).inserted }.map(PreparedSeries.init)
+        let prepared = series.filter { seen.insert($0.id).inserted }.map { PreparedSeries($0, changeDays: changes.map(\.day)) }
         let placebos = prepared.map { placebo($0, changeDays: changes.map(\.day), asOf: asOf) }
         var all: [Insight] = []
         for change in changes where change.day <= asOf {
+            let w = BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)
             let results = prepared.indices.map { i in
                 analyse(prepared[i], changeDay: change.day, asOf: asOf,
-                        varianceFactor: placebos[i]?.varianceFactor(windowDays: BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)) ?? 1)
+                        varianceFactor: varianceFactor(prepared[i], changeDay: change.day, asOf: asOf, windowDays: w, placebo: placebos[i]))
             }
             all += assemble(change: change, series: prepared.map(\.input), results: results, placebos: placebos,
                             allChanges: changes, dense: prepared.map(\.dense))

@@ -9,6 +9,8 @@ public enum LandmarkError: CairnError, Equatable {
     case modelMissing
     /// The model file exists but could not be loaded.
     case modelUnreadable
+    /// dlib's library (Debian package libdlib19.1) is not installed.
+    case libraryMissing
     /// dlib failed while searching an image.
     case detectionFailed
 
@@ -19,6 +21,8 @@ public enum LandmarkError: CairnError, Equatable {
             return "The face landmark model is not installed, so mouths are found by colour only. Install the libdlib-data package to add it."
         case .modelUnreadable:
             return "The face landmark model could not be loaded; it may be damaged. Reinstall the libdlib-data package."
+        case .libraryMissing:
+            return "dlib, which finds faces, is not installed, so mouths are found by colour only. Install the libdlib19.1 package to add it."
         case .detectionFailed:
             return "Faces could not be searched in this photo."
         }
@@ -94,6 +98,13 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
         FileManager.default.isReadableFile(atPath: path)
     }
 
+    /// Whether dlib's library can be opened (it is, as a side effect: `cairn doctor` opens it to report it). It is
+    /// opened on first use rather than linked, so a process that finds no faces does not load it.
+    public static var isLibraryAvailable: Bool { cairn_dlib_available() != 0 }
+
+    /// The dlib version the detector was compiled with ("19.24.0").
+    public static var libraryVersion: String { String(cString: cairn_dlib_version()) }
+
     /// Loads the model now if it is not loaded yet (to pay the load time up front); throws if it cannot.
     public func load() throws {
         lock.lock()
@@ -125,6 +136,7 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
             // Not remembered: the person may install the package while the app runs.
             throw LandmarkError.modelMissing
         }
+        guard Self.isLibraryAvailable else { throw LandmarkError.libraryMissing }
         var err = [CChar](repeating: 0, count: 256)
         var usedCache: Int32 = 0
         let cachePath = cacheDirectory.flatMap { directory -> String? in

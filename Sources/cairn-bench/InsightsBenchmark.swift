@@ -12,7 +12,7 @@ import Regimen
 /// 0.7} scaled to a marginal SD of 1, plus a weekly rhythm (weekends +0.6 SD, mid-week −0.2 SD), with 10% of
 /// days missing at random: 120 days of history before a change, then 28 days. From the change day on, a shift
 /// of 0, 1 or 1.5 SD is added (and, as a check of the onset search, a shift reached gradually over 7 days).
-/// Cairn's comparison is calibrated on the series' own placebo dates before the change, as in the app.
+/// Cairn's comparison is calibrated by simulation and on the series' own placebo dates before the change, as in the app.
 /// Two looks, as the person sees them: the 14-day look uses the series up to day 13 after the change (profile
 /// fitted on that), the 28-day look the whole series. A finding of Cairn is a qualified finding (one metric, so
 /// the adjustment across series changes nothing). Side by side in the same run, on the same values:
@@ -87,7 +87,7 @@ enum InsightsBenchmark {
         let sections = Set((arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? Section.allCases.map(\.rawValue).joined(separator: ","))
             .split(separator: ",").compactMap { Section(rawValue: String($0)) })
         print("insights: \(runs) simulated series per cell (seed \(seed)); AR(1), weekly rhythm, \(Int(missingShare * 100))% missing days, \(historyDays) days of history, looks at 14 and 28 days")
-        print("  Cairn: prewhitened step, carry-over and variance from the history, calibrated on the series' own placebo dates")
+        print("  Cairn: GLS step, carry-over and variance from the history (blocks start anew at every change), calibrated by simulating the fit and test and on the series' own placebo dates")
         print("  per look, Cairn spends \(InsightEngine.lookAlpha(windowDays: 14)) at 14 days and \(InsightEngine.lookAlpha(windowDays: 28)) at 28 days; known φ and Welch use 0.05 at each look")
         print("  sections: \(Section.allCases.filter(sections.contains).map(\.rawValue).joined(separator: ", ")) (each with its own generator from the seed, so --only gives the same figures)")
         var met = true
@@ -371,9 +371,10 @@ enum InsightsBenchmark {
                 let visible = Array(values[0..<upTo])
                 let series = MetricSeriesInput(id: "m", name: "M", unit: "", values: [:])
                 let changeDays = earlier.map { LocalDay(dayNumber: firstDay + $0.index) } + [changeDay]
-                let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible))
+                let prepared = InsightEngine.PreparedSeries(series, dense: DenseSeries(firstDay: firstDay, values: visible), changeDays: changeDays)
                 let asOf = LocalDay(dayNumber: firstDay + upTo - 1)
-                let calibration = engine.placebo(prepared, changeDays: changeDays, asOf: asOf)?.varianceFactor(windowDays: w) ?? 1
+                let calibration = engine.varianceFactor(prepared, changeDay: changeDay, asOf: asOf, windowDays: w,
+                                                        placebo: engine.placebo(prepared, changeDays: changeDays, asOf: asOf))
                 let r = engine.analyse(prepared, changeDay: changeDay, asOf: asOf, windowDays: w, varianceFactor: calibration)
                 found[look] = InsightEngine.qualifies(r, adjustedPValue: r.pValue)
                 knownFound[look] = knownPhiP(adjusted, change: changeIndex, window: w, phi: phi) < 0.05

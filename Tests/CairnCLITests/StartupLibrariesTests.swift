@@ -29,7 +29,8 @@ import Testing
         let loaded = try Self.librariesLoadedAtStart()
         #expect(loaded.contains { $0.hasPrefix("libsqlite3.so") }, "the trace lists what is linked")
         for lazy in ["libvips", "libheif", "libtesseract", "libpango", "libcairo", "libxml2", "libarchive", "libnotify",
-                     "libglib-2.0", "libgobject-2.0"] {
+                     "libglib-2.0", "libgobject-2.0", "libmicrohttpd", "libgnutls", "libdlib", "liblapack", "libblas",
+                     "libgfortran"] {
             #expect(!loaded.contains { $0.hasPrefix(lazy) }, "\(lazy) is opened on first use, not at start")
         }
         #expect(loaded.count < 60, "\(loaded.count) libraries at start")
@@ -41,5 +42,6 @@ import Testing
         #expect(first != nil && first == second)
         #expect(cairn_tesseract_available() == 1)
         #expect(cairn_notify_available() == 1)
+        #expect(cairn_microhttpd_available() == 1)
     }
 }

@@ -145,11 +145,13 @@ struct CalibrationTests {
                 values[i] = g.unit() < 0.1 ? .nan : x + (weekend ? 0.6 : -0.2) + (i >= change ? shift : 0)
             }
             // As the app does: the profile is fitted with the change's own 28 days masked (`profile(around:)`), so
-            // the shift does not pass for carry-over.
+            // the shift does not pass for carry-over; the 28-day look's profile, before any calibration (the
+            // simulation only ever widens this look).
             let prepared = InsightEngine.PreparedSeries(MetricSeriesInput(id: "m", name: "M", unit: "", values: [:]),
                                                         dense: DenseSeries(firstDay: first, values: values))
-            let r = BeforeAfterAnalysis().compare(dense: values, firstDay: first, profile: prepared.profile(around: LocalDay(dayNumber: first + change)),
-                                                  changeDay: LocalDay(dayNumber: first + change), asOf: LocalDay(dayNumber: first + length - 1))
+            let changeDay = LocalDay(dayNumber: first + change)
+            let r = BeforeAfterAnalysis().compare(dense: values, firstDay: first, profile: prepared.profile(around: changeDay, windowDays: 28),
+                                                  changeDay: changeDay, asOf: LocalDay(dayNumber: first + length - 1))
             if InsightEngine.qualifies(r, adjustedPValue: r.pValue) { findings += 1 }
         }
         return Double(findings) / Double(runs)

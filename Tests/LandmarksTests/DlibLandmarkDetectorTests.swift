@@ -124,8 +124,12 @@ let sharedDetector = DlibLandmarkDetector()
         #expect(DlibLandmarkDetector.isModelAvailable())
     }
 
+    @Test func theInstalledLibraryIsOpenedOnFirstUse() {
+        #expect(DlibLandmarkDetector.isLibraryAvailable)
+    }
+
     @Test func errorMessagesUseNoBannedWords() {
-        for error in [LandmarkError.modelMissing, .modelUnreadable, .detectionFailed] {
+        for error in [LandmarkError.modelMissing, .modelUnreadable, .libraryMissing, .detectionFailed] {
             #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
         }
     }

@@ -19,6 +19,15 @@ typedef struct cairn_face {
     float y[CAIRN_LANDMARK_COUNT];
 } cairn_face;
 
+/** 1 when dlib's library (libdlib, with the LAPACK and BLAS it links) can be opened, 0 when it is not installed.
+    It is opened on first use (dlib_stubs.cpp), not linked: check this before `cairn_landmarker_open`, which would
+    otherwise end the process when dlib is missing. */
+int cairn_dlib_available(void);
+
+/** The version of dlib ("19.24.0") whose templates the shim was compiled from (dlib has no run-time version
+    call; the library's name is tied to this version when the shim is compiled). */
+const char *cairn_dlib_version(void);
+
 /** An opaque detector: the face detector plus the loaded shape predictor. */
 typedef struct cairn_landmarker cairn_landmarker;
 

@@ -1,10 +1,14 @@
 #ifndef CAIRN_NATIVE_LOADER_H
 #define CAIRN_NATIVE_LOADER_H
 /* Native libraries that only some commands use (libvips and libheif, Tesseract, pango and cairo, libxml2,
- * libarchive, libnotify) are not linked into cairn: each is opened with dlopen the first time one of its
- * functions is called, so a command that needs none of them starts without loading them and their dependencies
- * (about 100 shared libraries of the 141 a fully linked cairn loads). Each adapter calls its library through
- * stubs that look the function up here once (the `*_lazy.h` header or `*_stubs.c` file beside its code). */
+ * libarchive, libnotify, libmicrohttpd, dlib with LAPACK and BLAS) are not linked into cairn: each is opened with
+ * dlopen the first time one of its functions is called, so a command that needs none of them starts without
+ * loading them and their dependencies (about 120 shared libraries of the 141 a fully linked cairn loads). Each
+ * adapter calls its library through stubs that look the function up here once (the `*_lazy.h` header or
+ * `*_stubs.c` file beside its code; DlibShim's `dlib_stubs.cpp`). */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* `soname` ("libvips.so.42") opened once per process and kept open (lazy binding, global symbols: its own
  * dependencies, OpenMP for one, can be found by name afterwards), or NULL when it cannot be opened. */
@@ -22,6 +26,8 @@ void *cairn_native_symbol(const char *soname, const char *symbol);
  * engine or a service that is not there, as they did when a missing library kept cairn from starting. */
 int cairn_tesseract_available(void);
 int cairn_notify_available(void);
+/* Whether libmicrohttpd can be opened: `cairn doctor` reports it without ending the process when it is not. */
+int cairn_microhttpd_available(void);
 
 /* A function pointer of `name`'s own type, looked up once (per use site) in `soname`. `name` must be declared
  * by the library's header: the compiler checks every call against it, as for a linked library. */
@@ -44,5 +50,9 @@ int cairn_notify_available(void);
     __attribute__((weak, visibility("hidden"))) ret name params { return CAIRN_NATIVE_FUNCTION(soname, name) args; }
 #define CAIRN_NATIVE_STUB_VOID(soname, name, params, args) \
     __attribute__((weak, visibility("hidden"))) void name params { CAIRN_NATIVE_FUNCTION(soname, name) args; }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
