@@ -291,10 +291,13 @@ static void start_work(work *w) {
     w->encoder_made = 1;
 }
 
-/* Reads the header of `jpeg` and fills the subsampling of `g` (`sx`, `sy`, `components`); `csx` x `csy` is the
- * chroma's (1 x 1 for grey). Refuses what TurboJPEG's planar path does not take. */
+/* Starts the work (`start_work`), reads the header of `jpeg` and fills the subsampling of `g` (cleared first: `sx`,
+ * `sy`, `components`); `csx` x `csy` is the chroma's (1 x 1 for grey). Refuses what TurboJPEG's planar path does
+ * not take. */
 static int read_sampling(work *w, const unsigned char *jpeg, size_t size, geometry *g, int *csx, int *csy) {
     struct jpeg_decompress_struct *d = &w->decoder;
+    start_work(w);
+    memset(g, 0, sizeof *g);
     jpeg_mem_src(d, jpeg, (unsigned long)size);
     jpeg_read_header(d, TRUE);
     int nc = d->num_components;
@@ -348,11 +351,8 @@ static int start_encoder(work *w, int components, int width, int height, int h, 
 static int turn(work *w, const unsigned char *jpeg, size_t size, int orientation, int quality, size_t band_bytes) {
     struct jpeg_decompress_struct *d = &w->decoder;
     struct jpeg_compress_struct *c = &w->encoder;
-    start_work(w);
-
     /* The source's geometry. */
     geometry g;
-    memset(&g, 0, sizeof g);
     int csx, csy;
     if (read_sampling(w, jpeg, size, &g, &csx, &csy) != 0) return -1;
     int nc = g.components;
@@ -451,9 +451,7 @@ static int halve_strip(work *w, JSAMPARRAY *strip, const int *box, int nc, int h
 static int rebuild(work *w, const unsigned char *jpeg, size_t size, int quality, int want_half) {
     struct jpeg_decompress_struct *d = &w->decoder;
     struct jpeg_compress_struct *c = &w->encoder;
-    start_work(w);
     geometry g;
-    memset(&g, 0, sizeof g);
     int csx, csy;
     if (read_sampling(w, jpeg, size, &g, &csx, &csy) != 0) return -1;
     int nc = g.components, width = (int)d->image_width, height = (int)d->image_height;

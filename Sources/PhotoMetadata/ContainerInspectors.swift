@@ -14,9 +14,10 @@ enum JPEGInspector {
         (0xEB, ascii("JP"), "JPEG XT/JUMBF"),
     ]
 
-    static func items(_ view: ByteView) throws -> [MetadataItem] {
+    /// `skipTables: false` decodes every scan code by code (`JPEGScanDecoder.decode`): tests compare the two.
+    static func items(_ view: ByteView, skipTables: Bool = true) throws -> [MetadataItem] {
         var items: [MetadataItem] = []
-        var structure = CodingStructure()
+        var structure = CodingStructure(skipTables: skipTables)
         let end = try JPEGWalker.walk(view, scan: { segment in
             structure.scan(segment, in: view, into: &items)
         }, stray: { offset, count in
@@ -44,6 +45,8 @@ enum JPEGInspector {
     /// that no frame or scan uses.
     struct CodingStructure {
         enum FrameCoding { case huffmanSequential, progressive, lossless, hierarchical, arithmetic }
+        /// Whether scans are decoded with `JPEGScanDecoder`'s skip tables.
+        let skipTables: Bool
         var frame: JPEGScanDecoder.Frame?
         var coding = FrameCoding.huffmanSequential
         var twelveBit = false
@@ -166,7 +169,8 @@ enum JPEGInspector {
                 return undecoded("not a sequential scan")
             }
             let outcome = JPEGScanDecoder.decode(view.raw, from: segment.end, frame: frame, scan: components,
-                                                 restartInterval: restartInterval, twelveBit: twelveBit)
+                                                 restartInterval: restartInterval, twelveBit: twelveBit,
+                                                 skipTables: skipTables)
             if let why = outcome.undecodable {
                 items.append(MetadataItem(kind: .undecodedScan, location: "scan: " + why, byteCount: 0))
             }

@@ -45,8 +45,17 @@ struct JPEGScanDecoder {
         let valueOffset: UnsafeMutablePointer<Int32>
         let values: UnsafeMutablePointer<UInt8>
         let valueCount: Int
+        /// For an AC table, by the next `skipBits` bits: how to skip what they start with in one step. The low half
+        /// covers every whole code and its magnitude bits that fit in those bits (up to and including an end of
+        /// block); the high half the first of them alone, whose code must be of at most 9 bits (as `lookup`) but whose
+        /// magnitude bits may go past. Each half: the bits to drop (low 5 bits), the coefficients moved past (run + 1
+        /// a code, 16 a ZRL; the next 7 bits), 0x1000 when it ends the block, 0x8000. 0 when the first code is
+        /// longer than 9 bits or its size is above `acMaxMagnitude - 1`: the slow path then reads it (and says why).
+        let skip: UnsafeMutablePointer<UInt32>
 
-        init(_ table: HuffmanTable) {
+        static let skipBits = 12
+
+        init(_ table: HuffmanTable, acMaxMagnitude: Int? = nil) {
             func copy<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
                 let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(1, array.count))
                 pointer.initialize(from: array, count: array.count)
@@ -57,10 +66,32 @@ struct JPEGScanDecoder {
             valueOffset = copy(table.valueOffset)
             values = copy(table.values)
             valueCount = table.values.count
+            var skip = [UInt32](repeating: 0, count: 1 << Self.skipBits)
+            if let acMaxMagnitude {
+                let width = Self.skipBits
+                for prefix in 0 ..< skip.count {
+                    var used = 0, moved = 0, first: UInt32 = 0, all: UInt32 = 0
+                    while used < width {
+                        let entry = table.lookup[((prefix << used) & ((1 << width) - 1)) >> (width - 9)]
+                        guard entry != 0 else { break }
+                        let length = Int(entry >> 8), run = Int(entry & 0xFF) >> 4, size = Int(entry & 0x0F)
+                        let ends = size == 0 && run != 15
+                        guard size <= acMaxMagnitude - 1, used == 0 || used + length + size <= width else { break }
+                        used += length + size
+                        moved += ends ? 0 : size == 0 ? 16 : run + 1
+                        let unit = UInt32(used) | UInt32(moved) << 5 | (ends ? 0x1000 : 0) | 0x8000
+                        if first == 0 { first = unit }
+                        if used <= width || all == 0 { all = unit }
+                        if ends { break }
+                    }
+                    skip[prefix] = first == 0 ? 0 : first << 16 | all
+                }
+            }
+            self.skip = copy(skip)
         }
 
         func deallocate() {
-            lookup.deallocate(); maxCode.deallocate(); valueOffset.deallocate(); values.deallocate()
+            lookup.deallocate(); maxCode.deallocate(); valueOffset.deallocate(); values.deallocate(); skip.deallocate()
         }
     }
 
@@ -102,11 +133,14 @@ struct JPEGScanDecoder {
     }
 
     /// Decodes the scan whose entropy-coded data starts at `start` in `raw`.
-    /// `blocksAcross`/`blocksDown` come from the frame; `restartInterval` is the DRI in force (0: none).
+    /// `blocksAcross`/`blocksDown` come from the frame; `restartInterval` is the DRI in force (0: none). Without
+    /// `skipTables`, every AC code is read on its own (the same outcome, slower: for tests to compare).
     static func decode(_ raw: UnsafeRawBufferPointer, from start: Int, frame: Frame, scan: [ScanComponent],
-                       restartInterval: Int, twelveBit: Bool) -> Outcome {
+                       restartInterval: Int, twelveBit: Bool, skipTables: Bool = true) -> Outcome {
         var reader = BitReader(raw: raw, position: start)
-        let dcTables = scan.map { TablePointers($0.dc) }, acTables = scan.map { TablePointers($0.ac) }
+        let maxMagnitude = twelveBit ? 15 : 11
+        let dcTables = scan.map { TablePointers($0.dc) }
+        let acTables = scan.map { TablePointers($0.ac, acMaxMagnitude: skipTables ? maxMagnitude : nil) }
         defer { for t in dcTables + acTables { t.deallocate() } }
         // MCU geometry (T.81 A.2): interleaved scans have H x V blocks per component per MCU; a scan of one
         // component has one block per MCU over that component's own block grid.
@@ -125,7 +159,6 @@ struct JPEGScanDecoder {
             blocksPerComponent = scan.map { $0.h * $0.v }
         }
         let totalMCUs = mcusAcross * mcusDown
-        let maxMagnitude = twelveBit ? 15 : 11
         var outcome = Outcome(end: start)
         var expectedRestart = 0
         var mcu = 0
@@ -201,6 +234,20 @@ struct JPEGScanDecoder {
 
         @inline(__always)
         mutating func fill() {
+            // Eight bytes with no 0xFF among them (no stuffing, no marker): as many as fit, at once.
+            if phantomBytes == 0, position + 8 <= raw.count {
+                let chunk = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let inverted = ~chunk
+                if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                    let count = (64 - bits) / 8
+                    buffer = buffer << (8 * count) | chunk >> (64 - 8 * count)
+                    bits += 8 * count
+                    position += count
+                    stuffedHistory <<= count
+                    realBytesInBuffer += count
+                    return
+                }
+            }
             while bits <= 56 {
                 var byte: UInt8 = 0
                 if phantomBytes == 0, position < raw.count {
@@ -273,7 +320,29 @@ struct JPEGScanDecoder {
             guard let s = symbol(dc), s <= maxMagnitude else { return "an invalid DC code" }
             take(s)  // symbol() left at least 16 bits: magnitudes are at most 15
             var k = 1
+            // The buffer in locals (registers) while codes are skipped through `ac.skip`; back in the reader for the
+            // slow path.
+            var buffer = self.buffer, bits = self.bits
             while k < 64 {
+                if bits < 32 {
+                    self.buffer = buffer; self.bits = bits
+                    fill()
+                    buffer = self.buffer; bits = self.bits
+                }
+                let index = Int(truncatingIfNeeded: buffer &>> UInt64(truncatingIfNeeded: bits &- TablePointers.skipBits))
+                let entry = Int(ac.skip[index & ((1 << TablePointers.skipBits) - 1)])
+                if entry != 0 {
+                    // All the codes the entry covers, unless they would reach the block's end (64 coefficients): the
+                    // first alone then, as the slow path would read it.
+                    var unit = entry & 0xFFFF
+                    if k + (unit >> 5) & 127 >= 64 { unit = entry >> 16 }
+                    bits &-= unit & 31
+                    if unit & 0x1000 != 0 { break }  // end of block
+                    k += (unit >> 5) & 127
+                    continue
+                }
+                self.buffer = buffer; self.bits = bits
+                defer { buffer = self.buffer; bits = self.bits }
                 guard let rs = symbol(ac) else { return "an invalid AC code" }
                 let run = rs >> 4, size = rs & 15
                 if size == 0 {
@@ -286,6 +355,7 @@ struct JPEGScanDecoder {
                 take(size)
                 k += 1
             }
+            self.buffer = buffer; self.bits = bits
             if k > 64 { return "a block with more than 64 coefficients" }
             if bits < phantomBytes * 8 { return "scan data cut short" }
             return nil

@@ -128,7 +128,7 @@ public enum MetadataInspector {
         let container = ImageContainer.detect(data)
         switch container {
         case .jpeg:
-            return MetadataReport(container: .jpeg, items: try data.withByteView(JPEGInspector.items))
+            return MetadataReport(container: .jpeg, items: try data.withByteView { try JPEGInspector.items($0) })
         case .png:
             return MetadataReport(container: .png, items: try data.withByteView(PNGInspector.items))
         case .heif, .webp:
