@@ -224,7 +224,7 @@ public final class LabelScanService: Sendable {
         TextRecognizer.openLibrary()
         let service = startDefault()
         // A libvips that cannot start is reported when the photo is read.
-        try? OCRPreprocessing.useOneThread()
+        try? OCRPreprocessing.useWorkerThreads(1)
         return service
     }
 

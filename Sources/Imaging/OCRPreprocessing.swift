@@ -63,12 +63,20 @@ public enum OCRPreprocessing {
     /// Skew angles searched, in degrees either side of level.
     public static let maxSkewDegrees = 8.0
 
-    /// Makes every later libvips evaluation in this process run on one worker thread. For a process that reads
-    /// one label photo (`cairn regimen scan`): preparing the photo then takes one core and leaves the other to
-    /// Tesseract's start, which it would otherwise slow down (both are on the way to the first word read).
-    public static func useOneThread() throws {
+    /// Makes every later libvips evaluation in this process run on `count` worker threads. A process that reads
+    /// one label photo (`cairn regimen scan`) takes 1: preparing the photo then takes one core and leaves the other
+    /// to Tesseract's start, which it would otherwise slow down (both are on the way to the first word read).
+    public static func useWorkerThreads(_ count: Int) throws {
         try Vips.start()
-        cairn_vips_set_concurrency(1)
+        cairn_vips_set_concurrency(Int32(count))
+    }
+
+    /// How many worker threads a libvips evaluation in this process uses now.
+    public static var workerThreads: Int {
+        get throws {
+            try Vips.start()
+            return Int(cairn_vips_concurrency())
+        }
     }
 
     /// Prepares encoded image bytes (JPEG, PNG, WebP, HEIC) for OCR. `turnHalf` rotates by 180 degrees

@@ -40,6 +40,7 @@ _Static_assert(LIBHEIF_NUMERIC_VERSION >> 24 == 1, "libheif's soname changed: up
 #define vips_cast CAIRN_VIPS(vips_cast)
 #define vips_cast_uchar CAIRN_VIPS(vips_cast_uchar)
 #define vips_colourspace CAIRN_VIPS(vips_colourspace)
+#define vips_concurrency_get CAIRN_VIPS(vips_concurrency_get)
 #define vips_concurrency_set CAIRN_VIPS(vips_concurrency_set)
 #define vips_copy CAIRN_VIPS(vips_copy)
 #define vips_divide CAIRN_VIPS(vips_divide)

@@ -86,6 +86,7 @@ int cairn_vips_init(void) {
 char *cairn_vips_error_take(void) { return vips_error_buffer_copy(); }
 void cairn_vips_thread_shutdown(void) { vips_thread_shutdown(); }
 void cairn_vips_set_concurrency(int threads) { vips_concurrency_set(threads > 0 ? threads : 1); }
+int cairn_vips_concurrency(void) { return vips_concurrency_get(); }
 void cairn_free(void *p) { g_free(p); }
 
 const char *cairn_loader_for_buffer(const void *buf, size_t len) {

@@ -340,7 +340,7 @@ private final class ServeProcess: @unchecked Sendable {
 
 /// A vault opened and served over its socket in this process (no web server): the server side of
 /// `CommandForwarding` as `cairn serve` wires it.
-private final class InProcessServer: @unchecked Sendable {
+final class InProcessServer: @unchecked Sendable {
     let app: CairnApplication
     let listener: CommandListener
     private let served = ServedApplication()

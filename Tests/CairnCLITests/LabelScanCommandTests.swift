@@ -50,6 +50,20 @@ import Testing
         return try #require(row["number"] as? Int)
     }
 
+    /// In this suite: its other tests scan on their own in this process (one libvips thread, `startForOnePhoto`).
+    @Test func aScanSentToARunningServerLeavesTheServersImageThreadsAsTheyWere() throws {
+        try Self.withScene { scene in
+            let served = try InProcessServer(vault: URL(fileURLWithPath: scene.vault))
+            defer { served.stop() }
+            try OCRPreprocessing.useWorkerThreads(3)
+            let scan = cairn(["--data-dir", served.directory, "regimen", "scan", scene.photo])
+            #expect(scan.status == 0, "\(scan.stderr)")
+            #expect(served.commandsRun == 1, "it ran in the server")
+            // On its own, `cairn regimen scan` keeps libvips to one thread for its one photo; a server must not.
+            #expect(try OCRPreprocessing.workerThreads == 3)
+        }
+    }
+
     @Test func confirmRefusesWhileAFlaggedRowIsUndecidedAndNamesIt() throws {
         try Self.withScene { scene in
             let number = try Self.rowNumber(scene, "Zorbexin")

@@ -20,6 +20,7 @@ char *cairn_vips_error_take(void);
 void cairn_vips_thread_shutdown(void);
 /* The number of worker threads each libvips evaluation uses from now on (>= 1). */
 void cairn_vips_set_concurrency(int threads);
+int cairn_vips_concurrency(void);
 void cairn_free(void *p);
 
 /* Loads libvips' optional loader modules (HEIC, JPEG XL, ImageMagick, PDF, OpenSlide), which cairn_vips_init defers,
