@@ -435,27 +435,11 @@ public struct BeforeAfterAnalysis: Sendable {
     /// the Cholesky factor of the points' correlation matrix whitens them, gaps included.
     static func generalisedStep(_ points: [(day: Int, value: Double)], firstAfter: Int, profile: SeriesProfile) -> StepFit {
         let n = points.count
-        let table = (0...max(0, (points.last?.day ?? 0) - (points.first?.day ?? 0))).map { profile.correlation(lag: $0) }
-        var l = [Double](repeating: 0, count: n * n)
-        for i in 0..<n {
-            for j in 0...i {
-                var v = table[points[i].day - points[j].day]
-                for k in 0..<j { v -= l[i * n + k] * l[j * n + k] }
-                if i == j {
-                    l[i * n + i] = max(v, 1e-12).squareRoot()
-                } else {
-                    l[i * n + j] = v / l[j * n + j]
-                }
-            }
-        }
-        // Forward substitution of the three columns (level, step, values).
-        var x1 = [Double](repeating: 0, count: n), x2 = x1, y = x1
-        for i in 0..<n {
-            var a = 1.0, b = points[i].day >= firstAfter ? 1.0 : 0.0, c = points[i].value
-            for k in 0..<i { let f = l[i * n + k]; a -= f * x1[k]; b -= f * x2[k]; c -= f * y[k] }
-            let d = l[i * n + i]
-            x1[i] = a / d; x2[i] = b / d; y[i] = c / d
-        }
+        let l = correlationFactor(days: points.map(\.day), profile: profile)
+        // The three columns (level, step, values), whitened.
+        let x1 = whitened([Double](repeating: 1, count: n), factor: l)
+        let x2 = whitened(points.map { $0.day >= firstAfter ? 1 : 0 }, factor: l)
+        let y = whitened(points.map(\.value), factor: l)
         var s11 = 0.0, s12 = 0.0, s22 = 0.0, s1y = 0.0, s2y = 0.0, syy = 0.0
         for i in 0..<n {
             s11 += x1[i] * x1[i]; s12 += x1[i] * x2[i]; s22 += x2[i] * x2[i]
@@ -471,21 +455,9 @@ public struct BeforeAfterAnalysis: Sendable {
     /// the step being 0 before `firstAfter` and 1 from it on.
     static func stepWeights(days: [Int], firstAfter: Int, profile: SeriesProfile) -> [Double] {
         let n = days.count
-        let table = (0...max(0, (days.last ?? 0) - (days.first ?? 0))).map { profile.correlation(lag: $0) }
-        var l = [Double](repeating: 0, count: n * n)
-        for i in 0..<n {
-            for j in 0...i {
-                var v = table[days[i] - days[j]]
-                for k in 0..<j { v -= l[i * n + k] * l[j * n + k] }
-                if i == j { l[i * n + i] = max(v, 1e-12).squareRoot() } else { l[i * n + j] = v / l[j * n + j] }
-            }
-        }
-        var x1 = [Double](repeating: 0, count: n), x2 = x1
-        for i in 0..<n {
-            var a = 1.0, b = days[i] >= firstAfter ? 1.0 : 0.0
-            for k in 0..<i { let f = l[i * n + k]; a -= f * x1[k]; b -= f * x2[k] }
-            x1[i] = a / l[i * n + i]; x2[i] = b / l[i * n + i]
-        }
+        let l = correlationFactor(days: days, profile: profile)
+        let x1 = whitened([Double](repeating: 1, count: n), factor: l)
+        let x2 = whitened(days.map { $0 >= firstAfter ? 1 : 0 }, factor: l)
         var s11 = 0.0, s12 = 0.0, s22 = 0.0
         for i in 0..<n { s11 += x1[i] * x1[i]; s12 += x1[i] * x2[i]; s22 += x2[i] * x2[i] }
         let det = s11 * s22 - s12 * s12
@@ -498,6 +470,38 @@ public struct BeforeAfterAnalysis: Sendable {
             w[i] = v / l[i * n + i]
         }
         return w
+    }
+
+    /// The Cholesky factor L (n × n, row by row) of the correlation matrix of values on `days` (sorted) under
+    /// `profile`: L⁻¹ whitens them, gaps included.
+    private static func correlationFactor(days: [Int], profile: SeriesProfile) -> [Double] {
+        let n = days.count
+        let table = (0...max(0, (days.last ?? 0) - (days.first ?? 0))).map { profile.correlation(lag: $0) }
+        var l = [Double](repeating: 0, count: n * n)
+        for i in 0..<n {
+            for j in 0...i {
+                var v = table[days[i] - days[j]]
+                for k in 0..<j { v -= l[i * n + k] * l[j * n + k] }
+                if i == j {
+                    l[i * n + i] = max(v, 1e-12).squareRoot()
+                } else {
+                    l[i * n + j] = v / l[j * n + j]
+                }
+            }
+        }
+        return l
+    }
+
+    /// L⁻¹ `column` by forward substitution (`l` from `correlationFactor`).
+    private static func whitened(_ column: [Double], factor l: [Double]) -> [Double] {
+        let n = column.count
+        var x = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            var a = column[i]
+            for k in 0..<i { a -= l[i * n + k] * x[k] }
+            x[i] = a / l[i * n + i]
+        }
+        return x
     }
 
     /// Prewhitens `points` (sorted by day) with `phi`, gaps included, and solves the 2×2 normal equations.
