@@ -349,7 +349,7 @@ public final class InsightService: @unchecked Sendable {
     }
 
     /// The revision of the analysis; stored inputs of another revision make every insight recomputed.
-    static let methodRevision = 6
+    static let methodRevision = 7
 
     /// What the last run read: the method revision, the ledger fingerprint and the changes it found.
     private struct StoredInputs: Codable {

@@ -48,6 +48,20 @@ struct SimulationTests {
                                        asOf: LocalDay(dayNumber: first + 133), windowDays: 14) != short)
     }
 
+    @Test func theSimulatedT2AllowsForAStepThatMovesWithItsAssumedVariance() {
+        // Steps of their expected size: the mean of the variance ratios.
+        #expect(abs(InsightEngine.meanSquaredT([(r: 1.2, x: 1), (r: 0.8, x: 1)]) - 1) < 1e-12)
+        // The large step came where the method assumed a larger variance (r small): its t² was smaller than the
+        // ratios' mean says, and the draws' steps spread as expected overall (mean x = 1): 0.84, not 1.
+        #expect(abs(InsightEngine.meanSquaredT([(r: 1.2, x: 0.2), (r: 0.8, x: 1.8)]) - 0.84) < 1e-12)
+        // The other way round, it is larger.
+        #expect(abs(InsightEngine.meanSquaredT([(r: 1.2, x: 1.8), (r: 0.8, x: 0.2)]) - 1.16) < 1e-12)
+        // Steps that all came out small say nothing about the ratios: the control variate gives their mean back.
+        #expect(abs(InsightEngine.meanSquaredT([(r: 1, x: 0), (r: 1, x: 0)]) - 1) < 1e-12)
+        // A freak draw never narrows the comparison below half the ratios' mean.
+        #expect(abs(InsightEngine.meanSquaredT([(r: 0.2, x: 9), (r: 2, x: 0)]) - 0.55) < 1e-12)
+    }
+
     @Test func thePlaceboDatesAreMeasuredAgainstTheSimulatedCalibration() {
         // 20 placebo dates whose t² average 0.8 of what the plain model expects.
         let check = PlaceboCheck(dates: 20, flagged: 0, varianceFactor: InsightEngine.calibration(16, dates: 20, windowDays: 14),
