@@ -157,6 +157,9 @@ public final class TextRecognizer: @unchecked Sendable {
         }
         TessBaseAPISetPageSegMode(api, TextRecognizer.pageSegmentationMode)
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        // Leptonica's own messages ("Error in boxClipToRectangle: box outside rectangle", from inside Tesseract on
+        // some photos) go to stderr, which debug_file does not reach: a person running `cairn regimen scan` saw them.
+        cairn_leptonica_silence()
         // Tesseract 5 re-reads poorly recognised lines inverted (white on black): labels are dark on light, and
         // the second pass doubles the time.
         _ = TessBaseAPISetVariable(api, "tessedit_do_invert", "0")

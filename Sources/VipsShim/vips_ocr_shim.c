@@ -225,6 +225,21 @@ int cairn_ocr_find_panel(CairnImage *gray, CairnPanel *panel, CairnImage **surro
     panel->share = region_avg / 255.0;
     /* Too small to be the panel, or no surround left round it. */
     if (panel->share < 0.15 || panel->share > 0.98) goto done;
+    /* A box that is the whole photo, with each of its corners in the region: no surround lies inside it (the
+       surround below is what is connected to the box's corners; dark text or a picture reaching the photo's edge
+       is no surround), so there is nothing to crop or paint, and the edge and the text outside, which only
+       describe a panel found, are not measured. */
+    if (bl == 0 && bt == 0 && bw == sw && bh == sh) {
+        int corner_outside = 0;
+        for (int corner = 0; !rc && corner < 4; corner++) {
+            double *value = NULL;
+            int n = 0;
+            rc = vips_getpoint(region, &value, &n, corner % 2 ? sw - 1 : 0, corner / 2 ? sh - 1 : 0, NULL);
+            if (!rc && n > 0 && value[0] == 0) corner_outside = 1;
+            g_free(value);
+        }
+        if (rc || !corner_outside) goto done;
+    }
     /* A real edge: the paper just inside the region is far brighter than the surround just outside it (a shade
        across the paper, thresholded, has no such step). */
     rc = cairn_grow(region, &eroded, -3);
@@ -292,13 +307,6 @@ int cairn_ocr_find_panel(CairnImage *gray, CairnPanel *panel, CairnImage **surro
     if (!rc) rc = cairn_grow(flooded, &surround_grown, 1);
     if (!rc) rc = vips_extract_area(surround_grown, &surround, 1, 1, bw, bh, NULL);
     if (!rc) { *surround_out = vips_image_copy_memory(surround); rc = *surround_out ? 0 : -1; }
-    /* A box that is the whole photo with no surround inside it: nothing to crop or paint (dark text or a picture
-       reaching the photo's edge is no surround). */
-    if (!rc && bl == 0 && bt == 0 && bw == sw && bh == sh) {
-        double painted = 0;
-        rc = vips_avg(*surround_out, &painted, NULL);
-        if (!rc && painted <= 0) goto done;
-    }
     if (rc) goto done;
     fx = (double)w / sw; fy = (double)h / sh;
     panel->left = (int)(bl * fx);

@@ -499,33 +499,18 @@ extension LabelBenchmark {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["OMP_THREAD_LIMIT"] = "1"
-        func run(_ executable: String, _ arguments: [String]) throws -> (wall: Double, cpu: Double) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let cpuStart = childCPU(), start = DispatchTime.now().uptimeNanoseconds
-            try process.run()
-            process.waitUntilExit()
-            let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            guard process.terminationStatus == 0 else {
-                throw BenchArgumentError(message: "\(executable) exited with status \(process.terminationStatus)")
-            }
-            return (wall, childCPU() - cpuStart)
-        }
-        var tesseract: [(Double, Double)] = [], scan: [(Double, Double)] = []
+        var tesseract: [ProcessBench.Sample] = [], scan: [ProcessBench.Sample] = []
         for round in 0...5 {
             for path in paths {
-                let t = try run("/usr/bin/tesseract", [path, "-"])
-                let c = try run(cairn.path, ["--data-dir", dir.appendingPathComponent("vault").path, "regimen", "scan", path])
+                let t = try ProcessBench.time("/usr/bin/tesseract", [path, "-"], environment: environment)
+                let c = try ProcessBench.time(cairn.path, ["--data-dir", dir.appendingPathComponent("vault").path, "regimen", "scan", path],
+                                              environment: environment)
                 if round > 0 { tesseract.append(t); scan.append(c) }
             }
         }
         func median(_ values: [Double]) -> Double { let v = values.sorted(); return v.isEmpty ? 0 : v[v.count / 2] }
-        let tWall = median(tesseract.map(\.0)), sWall = median(scan.map(\.0))
-        let tCPU = median(tesseract.map(\.1)), sCPU = median(scan.map(\.1))
+        let tWall = median(tesseract.map(\.wall)), sWall = median(scan.map(\.wall))
+        let tCPU = median(tesseract.map(\.cpu)), sCPU = median(scan.map(\.cpu))
         var load = [Double](repeating: 0, count: 3)
         _ = getloadavg(&load, 3)
         let ratio = tWall > 0 ? sWall / tWall : 0
@@ -534,13 +519,15 @@ extension LabelBenchmark {
         print(String(format: "    tesseract IMAGE -          wall median %.3f s  CPU %.3f s", tWall, tCPU))
         print(String(format: "    cairn regimen scan IMAGE   wall median %.3f s  CPU %.3f s   ratio %.2fx (CPU %.2fx)   target <= %.1fx   %@",
                      sWall, sCPU, ratio, tCPU > 0 ? sCPU / tCPU : 0, targetProcessRatio, met ? "met" : "NOT met"))
+        // Each image on its own (the samples go image by image within a round), so a slow one is not hidden by the
+        // pooled median.
+        let perImage = paths.indices.map { i -> String in
+            let t = median(stride(from: i, to: tesseract.count, by: paths.count).map { tesseract[$0].wall })
+            let s = median(stride(from: i, to: scan.count, by: paths.count).map { scan[$0].wall })
+            return String(format: "label %d %.0f / %.0f ms %.2fx", i, s * 1000, t * 1000, t > 0 ? s / t : 0)
+        }
+        print("    each image, scan / tesseract wall: " + perImage.joined(separator: ", "))
         return met
-    }
-
-    private static func childCPU() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }
 

@@ -404,9 +404,15 @@ final class ProcessBench {
         return met
     }
 
-    /// Runs a process to its end; its wall and CPU seconds (the child's own rusage, from wait4). Throws when it
-    /// exits non-zero. (posix_spawn and wait4 directly: Foundation's Process notices an exit up to 50 ms late.)
+    /// Runs a process to its end with the bench's environment (`time(_:_:environment:)`).
     func time(_ executable: String, _ arguments: [String]) throws -> ProcessBench.Sample {
+        try ProcessBench.time(executable, arguments, environment: environment)
+    }
+
+    /// Runs a process to its end, its output discarded; its wall and CPU seconds (the child's own rusage, from
+    /// wait4). Throws when it exits non-zero. (posix_spawn and wait4 directly: Foundation's Process notices an exit
+    /// only at its next 50 ms poll, which rounds every wall time up to the next 50 ms.)
+    static func time(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> ProcessBench.Sample {
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -196,6 +196,40 @@ import Testing
         #expect(seen.after == 0)
         #expect(seen.words > 10)
     }
+
+    @Test func leptonicasMessagesFromInsideTesseractStayOffStandardError() throws {
+        // A bench photo of a label on a bottle on which Leptonica, inside Tesseract, reports a box outside the image
+        // (Fixtures/README.txt).
+        let url = try #require(Bundle.module.url(forResource: "label-101-curved-bottle", withExtension: "jpg", subdirectory: "Fixtures"))
+        let photo = try Data(contentsOf: url)
+        var words = 0
+        let written = try Self.standardError { words = try recognizer.recognise(imageData: photo).words.count }
+        #expect(words > 10)
+        // Other suites may write to stderr meanwhile; Leptonica's messages all start so.
+        #expect(!written.contains("Error in "), "\(written)")
+    }
+
+    /// What the process writes to its standard error while `body` runs (file descriptor 2 sent to a file).
+    static func standardError(during body: () throws -> Void) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
+        let file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        try #require(file >= 0)
+        defer { close(file); unlink(path) }
+        fflush(nil)
+        let saved = dup(2)
+        dup2(file, 2)
+        do {
+            try body()
+        } catch {
+            dup2(saved, 2)
+            close(saved)
+            throw error
+        }
+        fflush(nil)
+        dup2(saved, 2)
+        close(saved)
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
 }
 
 @Suite(.serialized) struct TextRecognizerSurroundTests {

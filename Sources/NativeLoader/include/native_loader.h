@@ -26,6 +26,8 @@ void *cairn_native_symbol(const char *soname, const char *symbol);
  * engine or a service that is not there, as they did when a missing library kept cairn from starting. */
 int cairn_tesseract_available(void);
 int cairn_notify_available(void);
+/* Keeps Leptonica (opened with Tesseract) from printing its messages on stderr, for the whole process. */
+void cairn_leptonica_silence(void);
 /* Whether libmicrohttpd can be opened: `cairn doctor` reports it without ending the process when it is not. */
 int cairn_microhttpd_available(void);
 
