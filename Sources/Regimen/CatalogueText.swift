@@ -5,6 +5,11 @@ public enum CatalogueText {
     /// Lowercased, diacritics folded, Greek letters spelled out (α -> alpha), apostrophes dropped,
     /// any other punctuation as one space: "St. John's Wort" -> "st johns wort", "Magnésium" -> "magnesium".
     public static func normalised(_ text: String) -> String {
+        normalisedASCII(text) ?? normalisedFolding(text)
+    }
+
+    /// `normalised(text)` through Foundation's folding: any text.
+    static func normalisedFolding(_ text: String) -> String {
         var s = text
         for (greek, latin) in [("α", "alpha"), ("β", "beta"), ("γ", "gamma"), ("µ", "u"), ("μ", "u")] {
             s = s.replacingOccurrences(of: greek, with: latin)
@@ -23,6 +28,28 @@ public enum CatalogueText {
             }
         }
         return out
+    }
+
+    /// `normalised(text)` for plain ASCII text (nil otherwise), byte by byte: for ASCII, folding is lowercasing, and
+    /// letters and digits are the only letters and numbers. Every catalogue name is normalised when a scan starts,
+    /// and nearly all are ASCII; Foundation's folding costs most of that.
+    static func normalisedASCII(_ text: String) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            switch byte {
+            case 0x80...: return nil
+            case UInt8(ascii: "'"): continue
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if pendingSpace && !out.isEmpty { out.append(UInt8(ascii: " ")) }
+                pendingSpace = false
+                out.append(byte | (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? 0x20 : 0))
+            default:
+                pendingSpace = true
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `normalised(text)` with characters OCR commonly confuses mapped to one symbol

@@ -165,3 +165,21 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
     let far = CatalogueText.similarity(.init("abcdefghij"), .init("zyxwvutsrq"), floor: 0.8)
     #expect(far < 0.8)
 }
+
+@Test func plainASCIITextIsNormalisedExactlyAsFoundationsFoldingWould() {
+    let names = catalogue.ingredients.flatMap { ing in
+        [ing.name] + ing.synonyms + ing.members + ing.forms.flatMap { [$0.name] + $0.synonyms }
+    }
+    let printable = (0x20...0x7E).map { String(UnicodeScalar(UInt8($0))) }
+    let mixed = ["  Vitamin B-12 (as Cyanocobalamin) ", "L-5-MTHF\tFolate", "Zinc's\r\nOxide", "", "---", "A1b2C3"]
+    var ascii = 0
+    for text in names + printable + printable.map { "x\($0)Y" } + mixed {
+        guard let fast = CatalogueText.normalisedASCII(text) else { continue }
+        ascii += 1
+        #expect(fast == CatalogueText.normalisedFolding(text), "\(text)")
+    }
+    #expect(ascii > 500)
+    // Anything beyond ASCII takes the folding path.
+    #expect(CatalogueText.normalisedASCII("Magnésium") == nil)
+    #expect(CatalogueText.normalised("Magnésium") == "magnesium")
+}
