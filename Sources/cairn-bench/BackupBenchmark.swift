@@ -42,13 +42,8 @@ enum BackupBenchmark {
         let doses = try app.database.read { try $0.scalar("SELECT count(*) FROM regimen_intake", as: Int.self) ?? 0 }
         print("backup: \(photos) photos of \(photoKB) KB and \(doses) dose records (\(days) days), made in \(seconds(since: fillStart)) s; load average \(InputMemoryBenchmark.loadAverage())")
 
-        let baselineStart = ContinuousClock.now
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/bin/sh")
-        tar.arguments = ["-c", "tar cf - -C '\(vaultPath)' . | sha256sum > /dev/null"]
-        try tar.run()
-        tar.waitUntilExit()
-        let baselineSeconds = seconds(since: baselineStart)
+        let baselineSeconds = try ProcessBench.time("/bin/sh", ["-c", "tar cf - -C '\(vaultPath)' . | sha256sum"],
+                                                    environment: ProcessInfo.processInfo.environment).wall.rounded(toPlaces: 2)
 
         let passphrase = try Passphrase("benchmark passphrase, long enough")
         let kdfStart = ContinuousClock.now
