@@ -93,9 +93,6 @@ public struct CommandContext {
     public var readsOnly = false
     /// The application of the `cairn serve` the command runs in (`CommandForwarding`); nil when it runs on its own.
     let served: CairnApplication?
-    /// Whether the command runs in a process of its own, not inside a running `cairn serve`: only then may it change
-    /// settings of the whole process for the one photo it reads (`OnePhotoProcess`, `LabelScanService.startForOnePhoto`).
-    var ownsProcess: Bool { served == nil }
 
     init(console: Console, environment: [String: String], dataDirectory: String?, vaultPassphrase: PassphraseInput,
          readsOnly: Bool, application served: CairnApplication? = nil) {

@@ -12,22 +12,6 @@ import Glibc
 /// Commands through a running `cairn serve` (issue 21 item 5), with the real `cairn` binary in its own processes:
 /// the server owns the vault, and a command given to another `cairn` process runs inside it.
 @Suite(.serialized) struct CommandForwardingTests {
-    /// A command run inside a server does not own the process, so it leaves process-wide settings (the heap's, libvips'
-    /// threads) as the server has them; on its own it owns its process (`skin log`, `regimen scan` then tune it).
-    @Test func aCommandRunInsideAServerDoesNotOwnTheProcess() throws {
-        try withTemporaryDirectory { dir in
-            let app = try CairnApplication.open(dataDirectory: dir.path, environment: [:])
-            defer { app.database.close() }
-            func context(_ served: CairnApplication?) throws -> CommandContext {
-                CommandContext(console: Console(out: { _ in }, err: { _ in }), environment: [:], dataDirectory: dir.path,
-                               vaultPassphrase: try PassphraseInput(path: nil, descriptor: nil), readsOnly: false,
-                               application: served)
-            }
-            #expect(try !context(app).ownsProcess)
-            #expect(try context(nil).ownsProcess)
-        }
-    }
-
     @Test func aCommandThatChangesDataWhileServingGoesThroughTheServerAndItsRecordIsOnThePage() throws {
         try withServedVault { vault, server, scratch in
             let socket = scratch.file("vault/serve.sock").path

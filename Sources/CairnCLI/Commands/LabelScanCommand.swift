@@ -62,7 +62,7 @@ struct LabelScanCommand: Command {
     func run(in context: CommandContext) throws {
         // A scan sent to a running `cairn serve` runs in the server's process, which goes on serving pages: it keeps
         // its own libvips threads and heap settings (`startForOnePhoto` is for a process that reads one photo).
-        let scanner = context.ownsProcess ? LabelScanService.startForOnePhoto() : LabelScanService.startDefault()
+        let scanner = context.served == nil ? LabelScanService.startForOnePhoto() : LabelScanService.startDefault()
         let data = try InputFile.read(path)
         let proposal = try scanner.propose(imageData: data)
         guard let confirmation else {

@@ -166,8 +166,6 @@ struct SkinLogCommand: Command {
         area = p[0]; path = arguments.filePath(p[1]); note = arguments.value(Self.note) ?? ""; json = arguments.has(.json)
     }
     func run(in context: CommandContext) throws {
-        // On its own, a process that reads one photo and ends; inside `cairn serve`, the server's heap as it is.
-        if context.ownsProcess { OnePhotoProcess.keepLargeBlocksOnTheHeap() }
         let app = try context.openApplication()
         let found = try app.skin.area(named: area)
         let entry = try app.skin.log(photo: InputFile.read(path), in: found.id, note: note)
