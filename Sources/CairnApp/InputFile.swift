@@ -18,10 +18,11 @@ public enum InputFile {
         if let size = attributes?[.size] as? NSNumber, size.intValue > maximumBytes {
             throw InputFileError.tooLarge(limit: maximumBytes)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw InputFileError.unreadable }
-        defer { try? handle.close() }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InputFileError.unreadable }
+        defer { close(descriptor) }
         // Read at most one byte past the limit, so a file that grows while being read is still refused.
-        guard let data = try? handle.read(upToCount: maximumBytes + 1) else { return Data() }
+        guard let data = try? WholeFile.read(descriptor: descriptor, limit: maximumBytes) else { return Data() }
         guard data.count <= maximumBytes else { throw InputFileError.tooLarge(limit: maximumBytes) }
         return data
     }

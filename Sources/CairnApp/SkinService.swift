@@ -207,7 +207,7 @@ public final class SkinService: @unchecked Sendable {
         let quality = CaptureQualityAnalyzer.analyze(image)
         let fingerprint: ComparisonFingerprint
         do {
-            fingerprint = try SkinComparator.prepare(image).fingerprint
+            fingerprint = try SkinComparator.fingerprint(of: image)
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
@@ -417,7 +417,7 @@ public final class SkinService: @unchecked Sendable {
         }
         // Inside the caller's transaction: read the file through the row this connection sees.
         let data = try photoStore.data(for: stored.photoID, in: store.db)
-        let fresh = try SkinComparator.prepare(pipeline.decodeRGB(data, maxSide: Self.analysisSide)).fingerprint
+        let fresh = try SkinComparator.fingerprint(of: pipeline.decodeRGB(data, maxSide: Self.analysisSide))
         try store.updateComparisonData(of: id, fingerprint: fresh)
         return try SkinComparator.prepare(fresh)
     }

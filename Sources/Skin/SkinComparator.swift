@@ -306,14 +306,19 @@ public struct PreparedPhoto: Sendable {
     let lumaStdDev: Float
 
     /// The compact data to store with the entry.
-    public var fingerprint: ComparisonFingerprint {
+    public var fingerprint: ComparisonFingerprint { ComparisonFingerprint(revision: revision, color: color) }
+}
+
+extension ComparisonFingerprint {
+    /// The working copy `color`, 8 bits a channel.
+    init(revision: ComparisonRevision, color: ColorPlanes) {
         var px = [UInt8](repeating: 0, count: color.width * color.height * 3)
         for i in 0..<(color.width * color.height) {
             px[3 * i] = UInt8(min(max(color.r.data[i] * 255, 0), 255).rounded())
             px[3 * i + 1] = UInt8(min(max(color.g.data[i] * 255, 0), 255).rounded())
             px[3 * i + 2] = UInt8(min(max(color.b.data[i] * 255, 0), 255).rounded())
         }
-        return ComparisonFingerprint(revision: revision, width: color.width, height: color.height, pixels: px)
+        self.init(revision: revision, width: color.width, height: color.height, pixels: px)
     }
 }
 
@@ -354,8 +359,20 @@ public enum SkinComparator {
 
     /// Prepares one photo. Throws `imageTooSmall` below `minimumSide`.
     public static func prepare(_ image: RGBImage) throws -> PreparedPhoto {
+        prepare(color: try workingCopy(of: image))
+    }
+
+    /// The data stored with a photo: `prepare(_:)`'s `fingerprint`, without the rest of the preparation (corners,
+    /// band-pass, pyramid), which a comparison makes again from the stored data. Throws `imageTooSmall` below
+    /// `minimumSide`.
+    public static func fingerprint(of image: RGBImage) throws -> ComparisonFingerprint {
+        ComparisonFingerprint(revision: .current, color: try workingCopy(of: image))
+    }
+
+    /// The working copy of a photo (shorter side `workingSide`). Throws `imageTooSmall` below `minimumSide`.
+    private static func workingCopy(of image: RGBImage) throws -> ColorPlanes {
         guard min(image.width, image.height) >= minimumSide else { throw SkinComparisonError.imageTooSmall }
-        return prepare(color: ColorPlanes.resampled(image, shortSide: workingSide))
+        return ColorPlanes.resampled(image, shortSide: workingSide)
     }
 
     /// Rebuilds a prepared photo from stored comparison data. Throws `revisionMismatch` when it was made by

@@ -1,4 +1,5 @@
 import Foundation
+import CairnCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,16 +103,10 @@ public enum FileModes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         try check(fd, "open photo file")
         defer { close(fd) }
-        var result = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemCallFailure(step: "read photo file", code: errno)
-            }
-            if n == 0 { return result }
-            result.append(contentsOf: buffer[0..<n])
+        do {
+            return try WholeFile.read(descriptor: fd)
+        } catch {
+            throw SystemCallFailure(step: "read photo file", code: error.code)
         }
     }
 

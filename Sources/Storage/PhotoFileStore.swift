@@ -297,23 +297,43 @@ public struct PhotoFileStore: Sendable {
     public func sweep() throws -> Int {
         try database.write { db in
             let referenced = Set(try db.query("SELECT relative_path FROM photos").map { try $0.get("relative_path", as: String.self) })
-            let root = vault.photosDirectory.path
-            guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
             var removed = 0
-            while let entry = walker.nextObject() as? String {
-                let path = (root as NSString).appendingPathComponent(entry)
-                var info = stat()
-                guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
-                if !referenced.contains("photos/" + entry) {
-                    do {
-                        try FileModes.removeFile(atPath: path)
-                    } catch let failure as FileModes.SystemCallFailure {
-                        throw PhotoStoreError.fileOperationFailed(failure.description)
-                    }
-                    removed += 1
+            try Self.forEachFile(under: vault.photosDirectory.path) { relative, path in
+                guard !referenced.contains("photos/" + relative) else { return }
+                do {
+                    try FileModes.removeFile(atPath: path)
+                } catch let failure as FileModes.SystemCallFailure {
+                    throw PhotoStoreError.fileOperationFailed(failure.description)
                 }
+                removed += 1
             }
             return removed
+        }
+    }
+
+    /// Calls `body` with the path relative to `directory` and the full path of every entry under it, at any depth,
+    /// that is not a directory (symbolic links are not followed). readdir with each entry's own type, so nothing is
+    /// stat'ed but an entry of unknown type: Foundation's enumerator made the sweep of a vault of 1,300 photo files
+    /// 9 ms of every command that opens it to write.
+    static func forEachFile(under directory: String, relative: String = "",
+                            _ body: (_ relative: String, _ path: String) throws -> Void) throws {
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            let path = directory + "/" + name, inside = relative.isEmpty ? name : relative + "/" + name
+            var isDirectory = entry.pointee.d_type == UInt8(DT_DIR)
+            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+            }
+            if isDirectory {
+                try forEachFile(under: path, relative: inside, body)
+            } else {
+                try body(inside, path)
+            }
         }
     }
 

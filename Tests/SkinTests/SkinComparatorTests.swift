@@ -66,6 +66,17 @@ import Testing
     #expect(throws: SkinComparisonError.corruptFingerprint) { try SkinComparator.prepare(corrupt) }
 }
 
+@Test func aPhotosFingerprintIsThePreparedPhotosFingerprint() throws {
+    for seed: UInt64 in [8, 9] {
+        let photo = TestImages.photo(TestImages.scene(seed: seed))
+        #expect(try SkinComparator.fingerprint(of: photo) == SkinComparator.prepare(photo).fingerprint)
+    }
+    let narrow = TestImages.photo(TestImages.scene(seed: 8)).pixels.prefix(3 * 400 * 20)
+    #expect(throws: SkinComparisonError.imageTooSmall) {
+        try SkinComparator.fingerprint(of: RGBImage(width: 400, height: 20, pixels: Array(narrow)))
+    }
+}
+
 @Test func aStoredFingerprintRoundTripsAndComparesLikeThePhoto() throws {
     let scene = TestImages.scene(seed: 7)
     let base = TestImages.photo(scene), probe = TestImages.photo(scene, shiftX: 0.02, rotation: -2)

@@ -195,6 +195,23 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     #expect(try store.sweep() == 0)
 }
 
+@Test func sweepReachesStraysAtAnyDepthAndRemovesALinkWithoutFollowingIt() throws {
+    let t = try TestVault()
+    defer { t.close() }
+    let store = t.store()
+    let photo = try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    let deep = t.vault.photosDirectory.appendingPathComponent("ab/cd")
+    try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+    try Data([0]).write(to: deep.appendingPathComponent("deep.jpg"))
+    let outside = t.vault.directory.appendingPathComponent("outside.txt")
+    try Data([7]).write(to: outside)
+    try FileManager.default.createSymbolicLink(at: t.vault.photosDirectory.appendingPathComponent("ab/link.jpg"),
+                                               withDestinationURL: outside)
+    #expect(try store.sweep() == 2)
+    #expect(t.photoFiles == [String(photo.relativePath.dropFirst("photos/".count))])
+    #expect(FileManager.default.fileExists(atPath: outside.path), "the link's target stays")
+}
+
 @Test func photoStoreErrorMessagesArePlainAndFreeOfBannedWords() {
     let all: [PhotoStoreError] = [.emptyFile, .invalidDimensions, .missingPurpose, .readBackMismatch, .notFound,
                                   .fileUnavailable("x"), .fileOperationFailed("y"), .notInWriteTransaction, .fileDamaged("z")]
