@@ -521,13 +521,18 @@ extension LabelBenchmark {
                      sWall, sCPU, ratio, tCPU > 0 ? sCPU / tCPU : 0, targetProcessRatio, met ? "met" : "NOT met"))
         // Each image on its own (the samples go image by image within a round), so a slow one is not hidden by the
         // pooled median.
-        let perImage = paths.indices.map { i -> String in
+        // The target is per image ("within 1.1x of tesseract on the same image"): the worst image decides.
+        let perImage = paths.indices.map { i -> (text: String, ratio: Double) in
             let t = median(stride(from: i, to: tesseract.count, by: paths.count).map { tesseract[$0].wall })
             let s = median(stride(from: i, to: scan.count, by: paths.count).map { scan[$0].wall })
-            return String(format: "label %d %.0f / %.0f ms %.2fx", i, s * 1000, t * 1000, t > 0 ? s / t : 0)
+            let r = t > 0 ? s / t : 0
+            return (String(format: "label %d %.0f / %.0f ms %.2fx", i, s * 1000, t * 1000, r), r)
         }
-        print("    each image, scan / tesseract wall: " + perImage.joined(separator: ", "))
-        return met
+        let worst = perImage.map(\.ratio).max() ?? 0
+        print("    each image, scan / tesseract wall: " + perImage.map(\.text).joined(separator: ", "))
+        print(String(format: "    worst image %.2fx   target <= %.1fx on each image   %@", worst, targetProcessRatio,
+                     worst <= targetProcessRatio ? "met" : "NOT met"))
+        return met && worst <= targetProcessRatio
     }
 }
 
