@@ -519,9 +519,9 @@ extension LabelBenchmark {
         print(String(format: "    tesseract IMAGE -          wall median %.3f s  CPU %.3f s", tWall, tCPU))
         print(String(format: "    cairn regimen scan IMAGE   wall median %.3f s  CPU %.3f s   ratio %.2fx (CPU %.2fx)   target <= %.1fx   %@",
                      sWall, sCPU, ratio, tCPU > 0 ? sCPU / tCPU : 0, targetProcessRatio, met ? "met" : "NOT met"))
-        // Each image on its own (the samples go image by image within a round), so a slow one is not hidden by the
+        // Each image on its own (the samples go image by image within a round): the target is per image ("within
+        // 1.1x of tesseract on the same image"), so the worst image decides and a slow one is not hidden by the
         // pooled median.
-        // The target is per image ("within 1.1x of tesseract on the same image"): the worst image decides.
         let perImage = paths.indices.map { i -> (text: String, ratio: Double) in
             let t = median(stride(from: i, to: tesseract.count, by: paths.count).map { tesseract[$0].wall })
             let s = median(stride(from: i, to: scan.count, by: paths.count).map { scan[$0].wall })
