@@ -7,8 +7,6 @@
 #define SONAME "libtesseract.so.5"
 _Static_assert(TESSERACT_MAJOR_VERSION == 5, "Tesseract's soname changed: update SONAME");
 
-int cairn_tesseract_available(void) { return cairn_native_available(SONAME); }
-
 /* Leptonica, Tesseract's image library (loaded with it): its messages go to stderr, which Tesseract's debug_file
  * does not reach ("Error in boxClipToRectangle: box outside rectangle" while Tesseract reads some photos). */
 #include <leptonica/allheaders.h>
@@ -38,3 +36,16 @@ CAIRN_NATIVE_STUB(SONAME, TessPageIterator *, TessResultIteratorGetPageIterator,
 CAIRN_NATIVE_STUB(SONAME, char *, TessResultIteratorGetUTF8Text, (const TessResultIterator *handle, TessPageIteratorLevel level), (handle, level))
 CAIRN_NATIVE_STUB(SONAME, int, TessResultIteratorNext, (TessResultIterator *handle, TessPageIteratorLevel level), (handle, level))
 CAIRN_NATIVE_STUB(SONAME, const char *, TessVersion, (void), ())
+
+/* Opens Tesseract and looks up what `TextRecognizer.init` calls (the stubs above): a scan starts Tesseract on one
+ * thread while the other opens libvips, and Tesseract's start would otherwise wait the whole load (~11 ms) at its
+ * first call. */
+int cairn_tesseract_available(void) {
+    if (!cairn_native_available(SONAME)) return 0;
+    CAIRN_NATIVE_BIND(SONAME, TessBaseAPICreate);
+    CAIRN_NATIVE_BIND(SONAME, TessBaseAPIInit2);
+    CAIRN_NATIVE_BIND(SONAME, TessBaseAPIDelete);
+    CAIRN_NATIVE_BIND(SONAME, TessBaseAPISetPageSegMode);
+    CAIRN_NATIVE_BIND(SONAME, TessBaseAPISetVariable);
+    return 1;
+}
