@@ -166,6 +166,10 @@ public final class LabelScanService: Sendable {
         return normaliser
     }
 
+    private static let keptLock = NSLock()
+    /// The last service `startForOnePhoto()` made, kept until the process ends (or makes another).
+    nonisolated(unsafe) private static var keptUntilExit: LabelScanService?
+
     /// The block size from which a one-photo process maps memory on its own (glibc's largest dynamic threshold).
     static let oneShotMMapThreshold: Int32 = 32 << 20
 
@@ -214,7 +218,8 @@ public final class LabelScanService: Sendable {
     /// worker thread, so preparing the photo takes one core and Tesseract's start the other. Tesseract's library
     /// is opened here before libvips' (`TextRecognizer.openLibrary`), so its start is not held up behind libvips'.
     /// Blocks of up to 32 MiB (Tesseract's data and networks, the photo's planes) come from the heap and are
-    /// reused there (`oneShotMMapThreshold`).
+    /// reused there (`oneShotMMapThreshold`). The service is kept until the process ends: Tesseract is not torn
+    /// down.
     public static func startForOnePhoto() -> LabelScanService {
         // glibc maps each block of 128 KiB or more on its own, and unmaps it when freed: the next one is faulted
         // in again page by page, and every unmapping interrupts the other core running a thread of this process.
@@ -225,6 +230,9 @@ public final class LabelScanService: Sendable {
         let service = startDefault()
         // A libvips that cannot start is reported when the photo is read.
         try? OCRPreprocessing.useWorkerThreads(1)
+        // Tearing Tesseract down (freeing its networks and word lists) takes ~3 ms after the output is written,
+        // which the process's end does at no cost. A process that makes another service keeps only that one.
+        keptLock.withLock { keptUntilExit = service }
         return service
     }
 
