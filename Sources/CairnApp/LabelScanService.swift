@@ -215,7 +215,8 @@ public final class LabelScanService: Sendable {
     }
 
     /// `startDefault()` for a process that reads one photo (`cairn regimen scan`): libvips is also kept to one
-    /// worker thread, so preparing the photo takes one core and Tesseract's start the other. Tesseract's library
+    /// worker thread, so preparing the photo takes one core and Tesseract's start the other, but for the photo's
+    /// enlargement at the end, which takes two (`OCRPreprocessing.useWorkerThreads`). Tesseract's library
     /// is opened here before libvips' (`TextRecognizer.openLibrary`), so its start is not held up behind libvips'.
     /// Blocks of up to 32 MiB (Tesseract's data and networks, the photo's planes) come from the heap and are
     /// reused there (`oneShotMMapThreshold`). The service is kept until the process ends: Tesseract is not torn
@@ -229,7 +230,7 @@ public final class LabelScanService: Sendable {
         TextRecognizer.openLibrary()
         let service = startDefault()
         // A libvips that cannot start is reported when the photo is read.
-        try? OCRPreprocessing.useWorkerThreads(1)
+        try? OCRPreprocessing.useWorkerThreads(1, whileEnlarging: 2)
         // Tearing Tesseract down (freeing its networks and word lists) takes ~3 ms after the output is written,
         // which the process's end does at no cost. A process that makes another service keeps only that one.
         keptLock.withLock { keptUntilExit = service }
