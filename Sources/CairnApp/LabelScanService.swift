@@ -173,7 +173,7 @@ public final class LabelScanService: Sendable {
     /// The block size from which a one-photo process maps memory on its own (glibc's largest dynamic threshold).
     static let oneShotMMapThreshold: Int32 = 32 << 20
 
-    /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`, found in the process as OpenMP's setting is (`OpenMP.swift`):
+    /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`, found in the process with dlsym, as OpenMP's setting is found:
     /// Swift's Glibc module does not import <malloc.h>. -3 is M_MMAP_THRESHOLD there (part of glibc's ABI).
     private static func setMMapThreshold(_ bytes: Int32) {
         typealias SetOption = @convention(c) (Int32, Int32) -> Int32

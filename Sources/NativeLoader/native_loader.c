@@ -28,13 +28,13 @@ static void *opened_handle(const char *soname) {
     return handle;
 }
 
-void *cairn_native_open(const char *soname) {
+static void *open_library(const char *soname, int scope) {
     void *handle = opened_handle(soname);
     if (handle) return handle;
     /* Opened without holding the list's lock, so a thread asking for a library opened already (Tesseract, while
      * another thread loads libvips for ~11 ms) is not held up. Two threads opening the same library get the same
      * handle: the dynamic loader opens it once and counts the second open. */
-    handle = dlopen(soname, RTLD_LAZY | RTLD_GLOBAL);
+    handle = dlopen(soname, RTLD_LAZY | scope);
     if (!handle) return NULL;
     pthread_mutex_lock(&opening);
     int known = 0;
@@ -47,6 +47,10 @@ void *cairn_native_open(const char *soname) {
     pthread_mutex_unlock(&opening);
     return handle;
 }
+
+void *cairn_native_open(const char *soname) { return open_library(soname, RTLD_GLOBAL); }
+
+void *cairn_native_open_local(const char *soname) { return open_library(soname, RTLD_LOCAL); }
 
 int cairn_native_available(const char *soname) { return cairn_native_open(soname) != NULL; }
 

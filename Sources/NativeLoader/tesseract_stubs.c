@@ -2,6 +2,7 @@
  * scripts/native-stubs.py; the compiler checks each stub against <tesseract/capi.h>. */
 #include <tesseract/capi.h>
 #include <tesseract/version.h>
+#include <dlfcn.h>
 #include "native_loader.h"
 
 #define SONAME "libtesseract.so.5"
@@ -37,15 +38,20 @@ CAIRN_NATIVE_STUB(SONAME, char *, TessResultIteratorGetUTF8Text, (const TessResu
 CAIRN_NATIVE_STUB(SONAME, int, TessResultIteratorNext, (TessResultIterator *handle, TessPageIteratorLevel level), (handle, level))
 CAIRN_NATIVE_STUB(SONAME, const char *, TessVersion, (void), ())
 
-/* Opens Tesseract and looks up what `TextRecognizer.init` calls (the stubs above): a scan starts Tesseract on one
- * thread while the other opens libvips, and Tesseract's start would otherwise wait the whole load (~11 ms) at its
- * first call. */
+/* Opens Tesseract, its symbols kept local (native_loader.h: libvips, opened next, binds its own ~3 ms sooner), and
+ * looks up what `TextRecognizer.init` calls (the stubs above): a scan starts Tesseract on one thread while the
+ * other opens libvips, and Tesseract's start would otherwise wait the whole load (~11 ms) at its first call. */
 int cairn_tesseract_available(void) {
-    if (!cairn_native_available(SONAME)) return 0;
+    if (!cairn_native_open_local(SONAME)) return 0;
     CAIRN_NATIVE_BIND(SONAME, TessBaseAPICreate);
     CAIRN_NATIVE_BIND(SONAME, TessBaseAPIInit2);
     CAIRN_NATIVE_BIND(SONAME, TessBaseAPIDelete);
     CAIRN_NATIVE_BIND(SONAME, TessBaseAPISetPageSegMode);
     CAIRN_NATIVE_BIND(SONAME, TessBaseAPISetVariable);
     return 1;
+}
+
+void *cairn_tesseract_symbol(const char *name) {
+    void *handle = cairn_native_open_local(SONAME);
+    return handle ? dlsym(handle, name) : NULL;
 }
