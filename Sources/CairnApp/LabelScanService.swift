@@ -166,10 +166,14 @@ public final class LabelScanService: Sendable {
         return normaliser
     }
 
+    private static let keptLock = NSLock()
+    /// The last service `startForOnePhoto()` made, kept until the process ends (or makes another).
+    nonisolated(unsafe) private static var keptUntilExit: LabelScanService?
+
     /// The block size from which a one-photo process maps memory on its own (glibc's largest dynamic threshold).
     static let oneShotMMapThreshold: Int32 = 32 << 20
 
-    /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`, found in the process as OpenMP's setting is (`OpenMP.swift`):
+    /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`, found in the process with dlsym, as OpenMP's setting is found:
     /// Swift's Glibc module does not import <malloc.h>. -3 is M_MMAP_THRESHOLD there (part of glibc's ABI).
     private static func setMMapThreshold(_ bytes: Int32) {
         typealias SetOption = @convention(c) (Int32, Int32) -> Int32
@@ -211,10 +215,12 @@ public final class LabelScanService: Sendable {
     }
 
     /// `startDefault()` for a process that reads one photo (`cairn regimen scan`): libvips is also kept to one
-    /// worker thread, so preparing the photo takes one core and Tesseract's start the other. Tesseract's library
+    /// worker thread, so preparing the photo takes one core and Tesseract's start the other, but for the photo's
+    /// enlargement at the end, which takes two (`OCRPreprocessing.useWorkerThreads`). Tesseract's library
     /// is opened here before libvips' (`TextRecognizer.openLibrary`), so its start is not held up behind libvips'.
     /// Blocks of up to 32 MiB (Tesseract's data and networks, the photo's planes) come from the heap and are
-    /// reused there (`oneShotMMapThreshold`).
+    /// reused there (`oneShotMMapThreshold`). The service is kept until the process ends: Tesseract is not torn
+    /// down.
     public static func startForOnePhoto() -> LabelScanService {
         // glibc maps each block of 128 KiB or more on its own, and unmaps it when freed: the next one is faulted
         // in again page by page, and every unmapping interrupts the other core running a thread of this process.
@@ -224,7 +230,10 @@ public final class LabelScanService: Sendable {
         TextRecognizer.openLibrary()
         let service = startDefault()
         // A libvips that cannot start is reported when the photo is read.
-        try? OCRPreprocessing.useWorkerThreads(1)
+        try? OCRPreprocessing.useWorkerThreads(1, whileEnlarging: 2)
+        // Tearing Tesseract down (freeing its networks and word lists) takes ~3 ms after the output is written,
+        // which the process's end does at no cost. A process that makes another service keeps only that one.
+        keptLock.withLock { keptUntilExit = service }
         return service
     }
 

@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Synchronization
 internal import VipsShim
 
 /// An 8-bit grayscale image prepared for OCR, with how it relates to the photo it came from.
@@ -63,13 +64,20 @@ public enum OCRPreprocessing {
     /// Skew angles searched, in degrees either side of level.
     public static let maxSkewDegrees = 8.0
 
-    /// Makes every later libvips evaluation in this process run on `count` worker threads. A process that reads
-    /// one label photo (`cairn regimen scan`) takes 1: preparing the photo then takes one core and leaves the other
-    /// to Tesseract's start, which it would otherwise slow down (both are on the way to the first word read).
-    public static func useWorkerThreads(_ count: Int) throws {
+    /// Makes every later libvips evaluation in this process run on `count` worker threads, but the enlargement
+    /// that ends `prepare` on `enlarging` (nil: `count` too). A process that reads one label photo (`cairn regimen
+    /// scan`) takes 1 and 2: preparing the photo then takes one core and leaves the other to Tesseract's start,
+    /// which it would otherwise slow down (both are on the way to the first word read), and the enlargement, the
+    /// last step, comes as that start ends and takes both cores (label 2 of `cairn-bench labels`: ~8 ms of wall
+    /// less). Only for a process that runs no other libvips work meanwhile: the setting is the process's.
+    public static func useWorkerThreads(_ count: Int, whileEnlarging enlarging: Int? = nil) throws {
         try Vips.start()
+        enlargingThreads.withLock { $0 = enlarging.map(Int32.init) }
         cairn_vips_set_concurrency(Int32(count))
     }
+
+    /// The worker threads of `prepare`'s enlargement when they differ from the process's setting.
+    private static let enlargingThreads = Mutex<Int32?>(nil)
 
     /// How many worker threads a libvips evaluation in this process uses now.
     public static var workerThreads: Int {
@@ -132,7 +140,14 @@ public enum OCRPreprocessing {
             }
             if deskew != 0 { next = try .wrap(cairn_ocr_rotate(next.pointer, deskew, 255), orThrow: .corrupt) }
             if scale != 1 { next = try .wrap(cairn_ocr_scale(next.pointer, scale), orThrow: .corrupt) }
-            gray = try next.memory()
+            if let threads = enlargingThreads.withLock({ $0 }) {
+                let before = cairn_vips_concurrency()
+                cairn_vips_set_concurrency(threads)
+                defer { cairn_vips_set_concurrency(before) }
+                gray = try next.memory()
+            } else {
+                gray = try next.memory()
+            }
             width = next.width
             height = next.height
         }

@@ -14,7 +14,8 @@ static struct {
 static int opened_count;
 static pthread_mutex_t opening = PTHREAD_MUTEX_INITIALIZER;
 
-void *cairn_native_open(const char *soname) {
+/* The handle `soname` was opened with, or NULL. */
+static void *opened_handle(const char *soname) {
     void *handle = NULL;
     pthread_mutex_lock(&opening);
     for (int i = 0; i < opened_count; ++i) {
@@ -23,17 +24,33 @@ void *cairn_native_open(const char *soname) {
             break;
         }
     }
-    if (!handle) {
-        handle = dlopen(soname, RTLD_LAZY | RTLD_GLOBAL);
-        if (handle && opened_count < (int)(sizeof opened / sizeof opened[0])) {
-            opened[opened_count].soname = soname;
-            opened[opened_count].handle = handle;
-            ++opened_count;
-        }
+    pthread_mutex_unlock(&opening);
+    return handle;
+}
+
+static void *open_library(const char *soname, int scope) {
+    void *handle = opened_handle(soname);
+    if (handle) return handle;
+    /* Opened without holding the list's lock, so a thread asking for a library opened already (Tesseract, while
+     * another thread loads libvips for ~11 ms) is not held up. Two threads opening the same library get the same
+     * handle: the dynamic loader opens it once and counts the second open. */
+    handle = dlopen(soname, RTLD_LAZY | scope);
+    if (!handle) return NULL;
+    pthread_mutex_lock(&opening);
+    int known = 0;
+    for (int i = 0; i < opened_count; ++i) known |= strcmp(opened[i].soname, soname) == 0;
+    if (!known && opened_count < (int)(sizeof opened / sizeof opened[0])) {
+        opened[opened_count].soname = soname;
+        opened[opened_count].handle = handle;
+        ++opened_count;
     }
     pthread_mutex_unlock(&opening);
     return handle;
 }
+
+void *cairn_native_open(const char *soname) { return open_library(soname, RTLD_GLOBAL); }
+
+void *cairn_native_open_local(const char *soname) { return open_library(soname, RTLD_LOCAL); }
 
 int cairn_native_available(const char *soname) { return cairn_native_open(soname) != NULL; }
 

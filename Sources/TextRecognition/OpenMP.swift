@@ -1,4 +1,5 @@
 import Foundation
+import NativeLoader
 
 /// Keeps Tesseract's OpenMP on the thread that asks for a recognition.
 ///
@@ -11,10 +12,10 @@ import Foundation
 enum OpenMP {
     private typealias SetInt = @convention(c) (Int32) -> Void
 
-    /// libgomp's `omp_set_max_active_levels`, found in the process (nil when no OpenMP runtime is loaded: then
-    /// nothing runs in parallel anyway).
+    /// libgomp's `omp_set_max_active_levels`, found among Tesseract's libraries (nil when Tesseract uses no OpenMP
+    /// runtime: then nothing runs in parallel anyway).
     private static let setMaxActiveLevels: SetInt? = {
-        guard let symbol = dlsym(nil, "omp_set_max_active_levels") else { return nil }
+        guard let symbol = cairn_tesseract_symbol("omp_set_max_active_levels") else { return nil }
         return unsafeBitCast(symbol, to: SetInt.self)
     }()
 

@@ -136,7 +136,8 @@ public final class TextRecognizer: @unchecked Sendable {
     /// Opens Tesseract's library now, on the calling thread (NativeLoader opens it on first use); false when it is
     /// not installed. The dynamic loader opens one library at a time, so a process that starts Tesseract on one
     /// thread and opens libvips on another opens Tesseract first: reading its English data then runs beside the
-    /// opening of libvips and its ~90 dependencies, instead of waiting for it.
+    /// opening of libvips and its ~90 dependencies, instead of waiting for it (the functions the start calls are
+    /// looked up here too: a lookup would wait for that opening to end).
     @discardableResult
     public static func openLibrary() -> Bool { cairn_tesseract_available() != 0 }
 

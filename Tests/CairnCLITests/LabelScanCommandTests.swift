@@ -64,6 +64,15 @@ import Testing
         }
     }
 
+    @Test func aScanOnItsOwnEnlargesOnTwoThreadsAndLeavesLibvipsOnOne() throws {
+        try Self.withScene { scene throws in
+            let scan = scene.run("scan", scene.photo)
+            #expect(scan.status == 0, "\(scan.stderr)")
+            // The enlargement (the small print here is enlarged) takes two threads for itself, then gives them back.
+            #expect(try OCRPreprocessing.workerThreads == 1)
+        }
+    }
+
     @Test func confirmRefusesWhileAFlaggedRowIsUndecidedAndNamesIt() throws {
         try Self.withScene { scene in
             let number = try Self.rowNumber(scene, "Zorbexin")
