@@ -67,6 +67,9 @@ CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int h
 CairnImage *cairn_thumbnail_rgb(const void *pixels, size_t len, int w, int h, int width, int height);
 /* Resizes to exactly width x height (the aspect ratio may change). */
 CairnImage *cairn_resize_exact(CairnImage *in, int width, int height);
+/* Shrinks an 8-bit image to exactly width x height (at most its own size) for a thumbnail: lanczos3 as
+ * cairn_resize_exact, both directions through libvips' vertical reduce. */
+CairnImage *cairn_thumbnail_shrink(CairnImage *in, int width, int height);
 
 /* Encodes as baseline JPEG (4:2:0 for colour) with no metadata (strip). Returns 0 and a buffer to release with cairn_free. */
 int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len);
