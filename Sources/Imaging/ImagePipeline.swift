@@ -431,13 +431,13 @@ public final class ImagePipeline: Sendable {
         return (jpeg, full.width, full.height, thumbnail)
     }
 
-    /// `image` shrunk with libvips (lanczos3, as `resize`) so its longer side is at most `side` (never enlarged),
-    /// encoded as a metadata-free JPEG.
+    /// `image` shrunk with libvips (lanczos3, `VipsImageRef.thumbnailShrunk`) so its longer side is at most `side`
+    /// (never enlarged), encoded as a metadata-free JPEG.
     private static func thumbnail(of image: RGBImage, fittingIn side: Int, quality: Int) throws -> Thumbnail {
         let (width, height) = size(ofWidth: image.width, height: image.height, fittingIn: side)
         var small = try VipsImageRef.fromRGB(image)
         if width != image.width || height != image.height {
-            small = try small.resized(width: width, height: height).srgb8()
+            small = try small.thumbnailShrunk(width: width, height: height).srgb8()
         }
         return Thumbnail(jpeg: try small.jpeg(quality: quality), width: width, height: height)
     }

@@ -85,6 +85,12 @@ final class VipsImageRef {
         try .wrap(cairn_resize_exact(pointer, Int32(width), Int32(height)), orThrow: .writeFailed)
     }
 
+    /// Shrunk to exactly `width` x `height` (at most its own size) for a thumbnail: lanczos3 as `resized`; by less
+    /// than 2 on each side, twice as fast (`cairn_thumbnail_shrink` says how) with pixels within a few levels of its.
+    func thumbnailShrunk(width: Int, height: Int) throws -> VipsImageRef {
+        try .wrap(cairn_thumbnail_shrink(pointer, Int32(width), Int32(height)), orThrow: .writeFailed)
+    }
+
     /// JPEG bytes with no metadata. Pixel decoding happens here, so a damaged source fails here as `.corrupt`.
     func jpeg(quality: Int) throws -> Data {
         var buffer: UnsafeMutableRawPointer?

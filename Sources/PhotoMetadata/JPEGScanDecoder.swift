@@ -45,13 +45,14 @@ struct JPEGScanDecoder {
         let valueOffset: UnsafeMutablePointer<Int32>
         let values: UnsafeMutablePointer<UInt8>
         let valueCount: Int
-        /// For an AC table, by the next `skipBits` bits: how to skip what they start with in one step. The low half
-        /// covers every whole code and its magnitude bits that fit in those bits (up to and including an end of
-        /// block); the high half the first of them alone, whose code must be of at most 9 bits (as `lookup`) but whose
-        /// magnitude bits may go past. Each half: the bits to drop (low 5 bits), the coefficients moved past (run + 1
-        /// a code, 16 a ZRL; the next 7 bits), 0x1000 when it ends the block, 0x8000. 0 when the first code is
-        /// longer than 9 bits or its size is above `acMaxMagnitude - 1`: the slow path then reads it (and says why).
-        let skip: UnsafeMutablePointer<UInt32>
+        /// For an AC table, by the next `skipBits` bits: how to skip what they start with in one step: every whole code
+        /// with its magnitude bits that fits in those bits (up to and including an end of block, and moving past at
+        /// most 63 coefficients), or the first code alone when its magnitude bits go past them. The bits to drop (low 5
+        /// bits), the coefficients moved past (run + 1 a code, 16 a ZRL; the next 6 bits), 0x800 when it ends the
+        /// block. 0 when no code of at most `skipBits` bits starts them or the first one's size is above
+        /// `acMaxMagnitude - 1`: the slow path then reads it (and says why). Two bytes an entry, so that a scan's tables
+        /// stay in the L1 cache.
+        let skip: UnsafeMutablePointer<UInt16>
 
         static let skipBits = 12
 
@@ -66,25 +67,35 @@ struct JPEGScanDecoder {
             valueOffset = copy(table.valueOffset)
             values = copy(table.values)
             valueCount = table.values.count
-            var skip = [UInt32](repeating: 0, count: 1 << Self.skipBits)
+            var skip = [UInt16](repeating: 0, count: 1 << Self.skipBits)
             if let acMaxMagnitude {
                 let width = Self.skipBits
                 for prefix in 0 ..< skip.count {
-                    var used = 0, moved = 0, first: UInt32 = 0, all: UInt32 = 0
+                    var used = 0, moved = 0, unit: UInt16 = 0
                     while used < width {
-                        let entry = table.lookup[((prefix << used) & ((1 << width) - 1)) >> (width - 9)]
-                        guard entry != 0 else { break }
-                        let length = Int(entry >> 8), run = Int(entry & 0xFF) >> 4, size = Int(entry & 0x0F)
+                        // The code at `used`, of any length that fits in the rest of the bits.
+                        let rest = prefix & ((1 << (width - used)) - 1)
+                        var length = 0, rs = 0
+                        for l in 1 ... min(16, width - used) {
+                            let code = Int32(rest >> (width - used - l))
+                            if code <= table.maxCode[l] {
+                                let index = Int(code + table.valueOffset[l])
+                                if index >= 0, index < table.values.count { length = l; rs = Int(table.values[index]) }
+                                break
+                            }
+                        }
+                        guard length > 0 else { break }
+                        let run = rs >> 4, size = rs & 0x0F
                         let ends = size == 0 && run != 15
-                        guard size <= acMaxMagnitude - 1, used == 0 || used + length + size <= width else { break }
+                        let step = ends ? 0 : size == 0 ? 16 : run + 1
+                        guard size <= acMaxMagnitude - 1, used == 0 || used + length + size <= width, moved + step <= 63
+                        else { break }
                         used += length + size
-                        moved += ends ? 0 : size == 0 ? 16 : run + 1
-                        let unit = UInt32(used) | UInt32(moved) << 5 | (ends ? 0x1000 : 0) | 0x8000
-                        if first == 0 { first = unit }
-                        if used <= width || all == 0 { all = unit }
+                        moved += step
+                        unit = UInt16(used) | UInt16(moved) << 5 | (ends ? 0x800 : 0)
                         if ends { break }
                     }
-                    skip[prefix] = first == 0 ? 0 : first << 16 | all
+                    skip[prefix] = unit
                 }
             }
             self.skip = copy(skip)
@@ -232,22 +243,29 @@ struct JPEGScanDecoder {
             self.position = position
         }
 
+        /// Tops the buffer up to at least 57 bits. Called with fewer than 32 (so that at least four bytes fit).
         @inline(__always)
         mutating func fill() {
             // Eight bytes with no 0xFF among them (no stuffing, no marker): as many as fit, at once.
-            if phantomBytes == 0, position + 8 <= raw.count {
-                let chunk = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            if phantomBytes == 0, position &+ 8 <= raw.count, let base = raw.baseAddress {
+                let chunk = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                 let inverted = ~chunk
                 if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
-                    let count = (64 - bits) / 8
-                    buffer = buffer << (8 * count) | chunk >> (64 - 8 * count)
-                    bits += 8 * count
-                    position += count
-                    stuffedHistory <<= count
-                    realBytesInBuffer += count
+                    let count = (64 &- bits) &>> 3
+                    buffer = buffer &<< UInt64(truncatingIfNeeded: 8 &* count) | chunk &>> UInt64(truncatingIfNeeded: 64 &- 8 &* count)
+                    bits &+= 8 &* count
+                    position &+= count
+                    stuffedHistory &<<= UInt64(truncatingIfNeeded: count)
+                    realBytesInBuffer &+= count
                     return
                 }
             }
+            fillByBytes()
+        }
+
+        /// `fill` one byte at a time, where the next eight bytes hold an 0xFF or the data ends.
+        @inline(never)
+        mutating func fillByBytes() {
             while bits <= 56 {
                 var byte: UInt8 = 0
                 if phantomBytes == 0, position < raw.count {
@@ -330,15 +348,13 @@ struct JPEGScanDecoder {
                     buffer = self.buffer; bits = self.bits
                 }
                 let index = Int(truncatingIfNeeded: buffer &>> UInt64(truncatingIfNeeded: bits &- TablePointers.skipBits))
-                let entry = Int(ac.skip[index & ((1 << TablePointers.skipBits) - 1)])
-                if entry != 0 {
-                    // All the codes the entry covers, unless they would reach the block's end (64 coefficients): the
-                    // first alone then, as the slow path would read it.
-                    var unit = entry & 0xFFFF
-                    if k + (unit >> 5) & 127 >= 64 { unit = entry >> 16 }
+                let unit = Int(ac.skip[index & ((1 << TablePointers.skipBits) - 1)])
+                // Unless the codes it covers would reach the block's end (64 coefficients): the slow path then reads
+                // them one at a time.
+                if unit != 0, k &+ (unit &>> 5) & 63 < 64 {
                     bits &-= unit & 31
-                    if unit & 0x1000 != 0 { break }  // end of block
-                    k += (unit >> 5) & 127
+                    if unit & 0x800 != 0 { break }  // end of block
+                    k &+= (unit &>> 5) & 63
                     continue
                 }
                 self.buffer = buffer; self.bits = bits

@@ -89,6 +89,7 @@ _Static_assert(LIBHEIF_NUMERIC_VERSION >> 24 == 1, "libheif's soname changed: up
 #define vips_region_new CAIRN_VIPS(vips_region_new)
 #define vips_region_prepare CAIRN_VIPS(vips_region_prepare)
 #define vips_resize CAIRN_VIPS(vips_resize)
+#define vips_reducev CAIRN_VIPS(vips_reducev)
 #define vips_rot CAIRN_VIPS(vips_rot)
 #define vips_rotate CAIRN_VIPS(vips_rotate)
 #define vips_shrink CAIRN_VIPS(vips_shrink)

@@ -218,7 +218,16 @@ CairnImage *cairn_thumbnail_rgb(const void *pixels, size_t len, int w, int h, in
     int rc = vips_copy(raw, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
     g_object_unref(raw);
     if (rc) return NULL;
-    rc = vips_thumbnail_image(srgb, &out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+    /* vips_thumbnail_image's resize (8.14, thumbnail.c: vips_thumbnail_calculate_shrink with VIPS_SIZE_DOWN, then
+     * vips_resize), called directly: the thumbnail operation first puts its input through vips_sequential, a line
+     * cache that copies every row of pixels already in memory (800 px from a 12 MP photo's half-size copy: 17.8 ms
+     * against 12.4, the same bytes). Its colour-space steps do nothing to 8-bit sRGB. */
+    double hshrink = (double)w / width, vshrink = (double)h / height;
+    if (hshrink < vshrink) hshrink = vshrink;
+    else vshrink = hshrink;
+    hshrink = VIPS_MIN(VIPS_MAX(1.0, hshrink), w);
+    vshrink = VIPS_MIN(VIPS_MAX(1.0, vshrink), h);
+    rc = vips_resize(srgb, &out, 1.0 / hshrink, "vscale", 1.0 / vshrink, NULL);
     g_object_unref(srgb);
     return rc ? NULL : out;
 }
@@ -227,6 +236,38 @@ CairnImage *cairn_resize_exact(CairnImage *in, int width, int height) {
     VipsImage *out = NULL;
     return vips_thumbnail_image(in, &out, width, "height", height, "size", VIPS_SIZE_FORCE,
                                 "no_rotate", TRUE, NULL) ? NULL : out;
+}
+
+/* libvips 8.14 reduces an 8-bit image vertically with its vector code (orc) and horizontally with plain C
+ * (reduceh.cpp), about five times slower: 800 x 600 to 512 x 384, 4.5 ms against 0.9. So the horizontal reduce is made
+ * a vertical one: reduce vertically, turn a quarter (from memory, so nothing is computed twice), reduce vertically,
+ * turn back. The same lanczos3 kernel and centres as vips_resize's reduceh, with the vector path's 6-bit
+ * coefficients instead of 12-bit ones: against cairn_resize_exact, RMS 0.2-0.5 of a level and at most 4 on photos,
+ * up to 9 at a test texture's hard edges. That holds for the shrinks a thumbnail makes here (under 2: from the 800 px analysis
+ * copy, or from a decode libjpeg scaled to at least the thumbnail's size); the 6-bit coefficients' error grows with
+ * the kernel's length, so a larger shrink is left to cairn_resize_exact. */
+CairnImage *cairn_thumbnail_shrink(CairnImage *in, int width, int height) {
+    int w = vips_image_get_width(in), h = vips_image_get_height(in);
+    if (width < 1 || height < 1 || width > w || height > h) return NULL;
+    if (w >= 2 * width || h >= 2 * height || vips_image_get_format(in) != VIPS_FORMAT_UCHAR)
+        return cairn_resize_exact(in, width, height);
+    VipsImage *t[5] = { NULL, NULL, NULL, NULL, NULL }, *out = NULL;
+    int failed = height < h ? vips_reducev(in, &t[0], (double)h / height, "kernel", VIPS_KERNEL_LANCZOS3, NULL)
+                            : vips_copy(in, &t[0], NULL);
+    if (!failed && width == w) {
+        out = t[0];
+        t[0] = NULL;
+    } else if (!failed) {
+        failed = !(t[1] = vips_image_copy_memory(t[0])) || vips_rot(t[1], &t[2], VIPS_ANGLE_D90, NULL) ||
+                 vips_reducev(t[2], &t[3], (double)w / width, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
+                 vips_rot(t[3], &t[4], VIPS_ANGLE_D270, NULL);
+        if (!failed) {
+            out = t[4];
+            t[4] = NULL;
+        }
+    }
+    for (int i = 0; i < 5; i++) if (t[i]) g_object_unref(t[i]);
+    return out;
 }
 
 int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len) {

@@ -233,6 +233,28 @@ private func noCheck(_: Data) {}
     #expect(big.thumbnailWidth == 800 && big.thumbnailHeight == 400)
 }
 
+/// The thumbnail's shrink (both directions through libvips' vertical reduce) makes the picture `resize` makes, the
+/// same size and within a few levels, also when only one side shrinks; a shrink by 2 or more is `resize`'s own.
+@Test func theThumbnailShrinkMatchesTheResizeWithinAFewLevels() throws {
+    let picture = Fixtures.texturedImage(width: 800, height: 600)
+    for (width, height, exact) in [(512, 384, false), (800, 300, true), (420, 600, false), (137, 101, true), (401, 301, false)] {
+        let resized = try pipeline.resize(picture, width: width, height: height)
+        let shrunk = try VipsImageRef.fromRGB(picture).thumbnailShrunk(width: width, height: height).srgb8()
+        #expect(shrunk.width == width && shrunk.height == height)
+        let pixels = try shrunk.memory()
+        #expect(pixels.count == resized.pixels.count)
+        let differences = zip(pixels, resized.pixels).map { abs(Int($0) - Int($1)) }
+        if exact {
+            #expect(pixels == resized.pixels, "\(width)x\(height)")
+        } else {
+            #expect(pixels != resized.pixels, "\(width)x\(height)")
+            #expect(differences.max() ?? 99 <= 12, "\(width)x\(height)")
+            #expect(Double(differences.reduce(0, +)) / Double(differences.count) < 0.5, "\(width)x\(height)")
+        }
+    }
+    #expect(throws: ImagingError.self) { try VipsImageRef.fromRGB(picture).thumbnailShrunk(width: 801, height: 600) }
+}
+
 /// A caller that decoded the photo already hands that copy over and the thumbnail is shrunk from it: a preview of
 /// another picture (a plain grey one here) shows in the thumbnail, at the size the photo's own would have.
 @Test func theThumbnailIsShrunkFromTheCallersDecodedCopyWhenItFits() throws {

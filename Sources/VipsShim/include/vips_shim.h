@@ -62,11 +62,15 @@ CairnImage *cairn_to_srgb8(CairnImage *in);
 /* Shrink-on-load thumbnail from encoded bytes, fitting width x height, never enlarging; autorotated. */
 CairnImage *cairn_thumbnail_buffer(const void *buf, size_t len, int width, int height);
 /* cairn_thumbnail_buffer's steps after its shrink-on-load, on `w` x `h` 8-bit sRGB pixels (3 bytes each, rows
- * packed) already upright: the same resize to fit width x height, never enlarging. The pixels are read in place:
- * they must stay until the result has been computed. */
+ * packed) already upright: the same resize to fit width x height, never enlarging (the same bytes as
+ * vips_thumbnail_image, without its line cache). The pixels are read in place: they must stay until the result has
+ * been computed. */
 CairnImage *cairn_thumbnail_rgb(const void *pixels, size_t len, int w, int h, int width, int height);
 /* Resizes to exactly width x height (the aspect ratio may change). */
 CairnImage *cairn_resize_exact(CairnImage *in, int width, int height);
+/* Shrinks an 8-bit image to exactly width x height (at most its own size) for a thumbnail: lanczos3 as
+ * cairn_resize_exact, both directions through libvips' vertical reduce. */
+CairnImage *cairn_thumbnail_shrink(CairnImage *in, int width, int height);
 
 /* Encodes as baseline JPEG (4:2:0 for colour) with no metadata (strip). Returns 0 and a buffer to release with cairn_free. */
 int cairn_jpegsave_buffer(CairnImage *in, int quality, void **buf, size_t *len);
