@@ -42,7 +42,10 @@ enum PageAudit {
         """
 
     /// axe with the rules of WCAG 2.x A and AA and best practices; only serious and critical findings come back.
+    /// "no axe" when the page has changed since axe was put in (a navigation a click started can land between the
+    /// check and the run); `violations(_:source:)` then puts it in again.
     static let runAxe = """
+        if (typeof window.axe !== 'object') { return 'no axe'; }
         return axe.run(document, { resultTypes: ['violations'] }).then(function (r) {
           return r.violations.filter(function (v) { return v.impact === 'serious' || v.impact === 'critical'; })
             .map(function (v) {
@@ -131,19 +134,28 @@ enum PageAudit {
         }
     }
 
+    /// axe's serious and critical violations on the page shown now, axe put into the page first when it is not there
+    /// (a new page, or one that replaced the page axe was put into a moment before).
+    static func violations(_ browser: WebDriver, source: String) async throws -> [[String: Any]] {
+        for _ in 0..<3 {
+            let result = try await browser.evaluate(runAxe)
+            if let violations = result as? [[String: Any]] { return violations }
+            guard result as? String == "no axe" else { return [] }
+            _ = try await browser.evaluate(source + "\nreturn 0")
+        }
+        throw WebDriver.Failure(description: "axe could not be put into the page: it kept changing")
+    }
+
     /// What the checks find on the page as it is, per width (axe's serious and critical violations, and at the
     /// narrow width overflow, overlapping and tiny text).
     static func findings(_ browser: WebDriver, restore: WebDriver.Viewport) async throws -> [(width: Int, findings: [String])] {
         let source = try axeSource.get()
-        if try await browser.evaluate("return typeof window.axe") as? String != "object" {
-            _ = try await browser.evaluate(source + "\nreturn 0")
-        }
         var out: [(Int, [String])] = []
         for width in widths {
             try await browser.setViewport(.init(width: width, height: width == narrow ? 844 : 900, mobile: width == narrow))
             // Two frames: the layout has settled at the new width before anything is measured.
             _ = try await browser.evaluate("return new Promise(function (k) { requestAnimationFrame(function () { requestAnimationFrame(function () { k(0); }); }); })")
-            let violations = try await browser.evaluate(runAxe) as? [[String: Any]] ?? []
+            let violations = try await Self.violations(browser, source: source)
             var found = violations.map { v in
                 let targets = (v["targets"] as? [String] ?? []).joined(separator: " | ")
                 return "axe \(v["id"] ?? "?") (\(v["impact"] ?? "?")): \(v["help"] ?? "") [\(v["count"] ?? 0)]: \(targets)"
