@@ -2,6 +2,7 @@ import CairnCore
 import Foundation
 import Imaging
 import Regimen
+import Synchronization
 import TextRecognition
 
 /// What reading a label photo found, for the person to review and edit before anything is saved.
@@ -166,9 +167,8 @@ public final class LabelScanService: Sendable {
         return normaliser
     }
 
-    private static let keptLock = NSLock()
     /// The last service `startForOnePhoto()` made, kept until the process ends (or makes another).
-    nonisolated(unsafe) private static var keptUntilExit: LabelScanService?
+    private static let keptUntilExit = Mutex<LabelScanService?>(nil)
 
     /// The block size from which a one-photo process maps memory on its own (glibc's largest dynamic threshold).
     static let oneShotMMapThreshold: Int32 = 32 << 20
@@ -233,7 +233,7 @@ public final class LabelScanService: Sendable {
         try? OCRPreprocessing.useWorkerThreads(1, whileEnlarging: 2)
         // Tearing Tesseract down (freeing its networks and word lists) takes ~3 ms after the output is written,
         // which the process's end does at no cost. A process that makes another service keeps only that one.
-        keptLock.withLock { keptUntilExit = service }
+        keptUntilExit.withLock { $0 = service }
         return service
     }
 

@@ -140,14 +140,10 @@ public enum OCRPreprocessing {
             }
             if deskew != 0 { next = try .wrap(cairn_ocr_rotate(next.pointer, deskew, 255), orThrow: .corrupt) }
             if scale != 1 { next = try .wrap(cairn_ocr_scale(next.pointer, scale), orThrow: .corrupt) }
-            if let threads = enlargingThreads.withLock({ $0 }) {
-                let before = cairn_vips_concurrency()
-                cairn_vips_set_concurrency(threads)
-                defer { cairn_vips_set_concurrency(before) }
-                gray = try next.memory()
-            } else {
-                gray = try next.memory()
-            }
+            let threads = enlargingThreads.withLock { $0 }, before = cairn_vips_concurrency()
+            if let threads { cairn_vips_set_concurrency(threads) }
+            defer { if threads != nil { cairn_vips_set_concurrency(before) } }
+            gray = try next.memory()
             width = next.width
             height = next.height
         }

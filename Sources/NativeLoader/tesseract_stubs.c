@@ -9,12 +9,14 @@
 _Static_assert(TESSERACT_MAJOR_VERSION == 5, "Tesseract's soname changed: update SONAME");
 
 /* Leptonica, Tesseract's image library (loaded with it): its messages go to stderr, which Tesseract's debug_file
- * does not reach ("Error in boxClipToRectangle: box outside rectangle" while Tesseract reads some photos). */
+ * does not reach ("Error in boxClipToRectangle: box outside rectangle" while Tesseract reads some photos). Its
+ * function is found through Tesseract's handle, like OpenMP's, so Leptonica stays local with Tesseract. */
 #include <leptonica/allheaders.h>
-#define LEPTONICA_SONAME "liblept.so.5"
-_Static_assert(LIBLEPT_MAJOR_VERSION == 1, "Leptonica's soname may have changed: check LEPTONICA_SONAME");
 
-void cairn_leptonica_silence(void) { CAIRN_NATIVE_FUNCTION(LEPTONICA_SONAME, setMsgSeverity)(L_SEVERITY_NONE); }
+void cairn_leptonica_silence(void) {
+    __typeof__(&setMsgSeverity) set = (__typeof__(&setMsgSeverity))cairn_tesseract_symbol("setMsgSeverity");
+    if (set) set(L_SEVERITY_NONE);
+}
 
 CAIRN_NATIVE_STUB_VOID(SONAME, TessBaseAPIClear, (TessBaseAPI *handle), (handle))
 CAIRN_NATIVE_STUB(SONAME, TessBaseAPI *, TessBaseAPICreate, (void), ())
