@@ -112,6 +112,7 @@ enum LabelBenchmark {
                 let t0 = Date()
                 let prepared = try OCRPreprocessing.prepare(cleanJPEG)
                 let t1 = Date()
+                if let saveDirectory { try savePGM(prepared, to: "\(saveDirectory)/label-\(index)-clean-prepared.pgm") }
                 let page = try recognizer.recognise(prepared)
                 print(String(format: "prepare %.3f s (scale %.2f, %dx%d), recognise %.3f s", t1.timeIntervalSince(t0), prepared.scale, prepared.width, prepared.height, Date().timeIntervalSince(t1)))
                 print("--- label \(index) clean\n" + page.text)
