@@ -14,8 +14,13 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
+# Release builds carry Swift's runtime and Foundation in the binary: every command starts ~3 ms sooner (the loader
+# no longer binds six large shared libraries) and cairn runs without the toolchain's libraries. Every release product
+# is built so (one set of flags: the benchmarks run the cairn beside them).
+RELEASE = -c release --static-swift-stdlib
+
 release: deps
-	$(SWIFT) build -c release --product cairn
+	$(SWIFT) build $(RELEASE) --product cairn
 
 ## Install what is missing, build, and start Cairn on its default data directory; prints the URL to open.
 run: release
@@ -42,8 +47,8 @@ test: test-deps
 	$(SWIFT) test --skip-build
 
 ## Benchmarks: print figures against their baselines (release build).
-bench: test-deps
-	$(SWIFT) build -c release --product cairn-bench
+bench: test-deps release
+	$(SWIFT) build $(RELEASE) --product cairn-bench
 	.build/release/cairn-bench
 
 clean:

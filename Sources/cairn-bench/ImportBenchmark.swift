@@ -17,9 +17,9 @@ enum ImportBenchmark {
         // --cairn PATH times another build (an earlier one, for figures before a change) against the same anchor.
         let given = arguments.firstIndex(of: "--cairn").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
         let cairn = given.map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("cairn")
+            ?? ProcessBench.cairnBeside
         guard FileManager.default.isExecutableFile(atPath: cairn.path) else {
-            throw IngestBenchmark.BenchError(message: "no cairn binary at \(cairn.path) (swift build -c release --product cairn)")
+            throw IngestBenchmark.BenchError(message: "no cairn binary at \(cairn.path) (\(ProcessBench.buildCairn))")
         }
         let anchor = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/bench/intake_import_anchor.py")

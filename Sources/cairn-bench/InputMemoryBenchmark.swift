@@ -19,9 +19,9 @@ enum InputMemoryBenchmark {
 
     static func run(arguments: [String]) throws -> Bool {
         let lines = arguments.first.flatMap(Int.init) ?? 1_000_000
-        let cairn = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cairn")
+        let cairn = ProcessBench.cairnBeside
         guard FileManager.default.isExecutableFile(atPath: cairn.path) else {
-            throw IngestBenchmark.BenchError(message: "no cairn binary beside cairn-bench (swift build -c release --product cairn)")
+            throw IngestBenchmark.BenchError(message: "no cairn binary beside cairn-bench (\(ProcessBench.buildCairn))")
         }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-memory-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)

@@ -483,10 +483,10 @@ extension LabelBenchmark {
     /// `cairn regimen scan IMAGE` against `tesseract IMAGE -`, both as processes on the same images, alternating,
     /// five rounds; the medians of wall time (what the person waits) and of CPU time, and their ratio.
     static func compareProcesses(_ images: [Data]) throws -> Bool {
-        let cairn = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("cairn")
+        let cairn = ProcessBench.cairnBeside
         guard FileManager.default.isExecutableFile(atPath: cairn.path), FileManager.default.isExecutableFile(atPath: "/usr/bin/tesseract"),
               !images.isEmpty else {
-            print("  process speed: skipped (needs the cairn product built beside cairn-bench, and /usr/bin/tesseract: scripts/install-deps.sh)")
+            print("  process speed: skipped (needs the cairn product built beside cairn-bench, \(ProcessBench.buildCairn), and /usr/bin/tesseract: scripts/install-deps.sh)")
             return false
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-labels-\(UUID().uuidString)")

@@ -30,11 +30,11 @@ enum ProcessBenchmark {
     static func run(arguments: [String]) throws -> Bool {
         var rounds = 5
         if let i = arguments.firstIndex(of: "--rounds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]) { rounds = max(1, n) }
-        var cairn = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("cairn")
+        var cairn = ProcessBench.cairnBeside
         // --cairn PATH measures another build (an earlier commit's, for figures before a change).
         if let i = arguments.firstIndex(of: "--cairn"), i + 1 < arguments.count { cairn = URL(fileURLWithPath: arguments[i + 1]) }
         guard FileManager.default.isExecutableFile(atPath: cairn.path) else {
-            print("process: build the cairn product first (swift build -c release --product cairn)")
+            print("process: build the cairn product first (\(ProcessBench.buildCairn))")
             return false
         }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-process-\(getpid())")
@@ -65,6 +65,13 @@ enum ProcessBenchmark {
 
 /// The state of one `process` run: the files, the vaults and the helpers that time a child process.
 final class ProcessBench {
+    /// The release `cairn` built beside this benchmark (`make bench` builds both, with the same flags).
+    static var cairnBeside: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("cairn")
+    }
+    /// How to build it: a release build with the flags every release product shares (Makefile).
+    static let buildCairn = "make release"
+
     struct Sample { var wall: Double; var cpu: Double }
     struct Row { var name: String; var cairn: [Sample] = []; var anchor: [Sample] = [] }
     let cairn: String

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// `cairn-bench reliability [--kills N] [--import-mb N]`: the server and vault figures of issue 13, against the
-/// release `cairn` built beside this benchmark (`swift build -c release --product cairn`).
+/// release `cairn` built beside this benchmark (`make release`).
 ///
 /// 1. Server CPU (from /proc) for a 60 MB multipart body sent without the key (refused on its headers), beside
 ///    the same body sent with the key at 10, 40 and 60 MB (read whole; linear cost means 60 MB ≈ 6 × 10 MB).
@@ -33,9 +33,9 @@ enum ReliabilityBenchmark {
             default: index += 1
             }
         }
-        let cairn = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("cairn")
+        let cairn = ProcessBench.cairnBeside
         guard FileManager.default.isExecutableFile(atPath: cairn.path) else {
-            print("reliability: build the cairn product first (swift build -c release --product cairn)")
+            print("reliability: build the cairn product first (\(ProcessBench.buildCairn))")
             return false
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-reliability-\(UUID().uuidString)")

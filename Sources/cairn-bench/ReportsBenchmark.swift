@@ -68,9 +68,9 @@ enum ReportsBenchmark {
         print(String(format: "reports: Skin photo log; %d areas of 12 MP photos (stored file %.1f MB) made in %.1f s",
                      areas.count, Double(fileBytes) / 1e6, setup))
 
-        let cairn = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("cairn").path
+        let cairn = ProcessBench.cairnBeside.path
         guard FileManager.default.isExecutableFile(atPath: cairn) else {
-            throw BenchmarkFailure(message: "no cairn executable beside cairn-bench (swift build -c release --product cairn)")
+            throw BenchmarkFailure(message: "no cairn executable beside cairn-bench (\(ProcessBench.buildCairn))")
         }
         let hasBaseline = FileManager.default.isExecutableFile(atPath: "/usr/bin/img2pdf")
         var met = true
