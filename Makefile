@@ -15,8 +15,8 @@ build: deps
 	$(SWIFT) build
 
 # Release builds carry Swift's runtime and Foundation in the binary: every command starts ~3 ms sooner (the loader
-# no longer binds six large shared libraries) and cairn runs without the toolchain's libraries. Every release product
-# is built so (one set of flags: the benchmarks run the cairn beside them).
+# no longer opens and binds the toolchain's 14 Swift libraries) and cairn runs without them installed. Every release
+# product is built so (one set of flags: the benchmarks run the cairn beside them).
 RELEASE = -c release --static-swift-stdlib
 
 release: deps
