@@ -60,9 +60,20 @@ public final class BackupService: Sendable {
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
         let folderGiven = exists && isFolder.boolValue
         if keep != nil, !folderGiven { throw BackupRequestError.keepNeedsFolder }
-        let target = folderGiven ? (path as NSString).appendingPathComponent(fileName(at: clock.now())) : path
-
-        let file = try OutputFile(path: target, replace: false)
+        let registry = TemporaryArtefacts(vault: vault)
+        // In a folder, a second backup within the same second is named "…-2", never refused.
+        var target = folderGiven ? (path as NSString).appendingPathComponent(fileName(at: clock.now())) : path
+        var file: OutputFile
+        var attempt = 1
+        while true {
+            do {
+                file = try OutputFile(path: target, replace: false, registry: registry)
+                break
+            } catch OutputFileError.exists where folderGiven && attempt < 100 {
+                attempt += 1
+                target = (path as NSString).appendingPathComponent(fileName(at: clock.now(), attempt: attempt))
+            }
+        }
         do {
             _ = try VaultBackup.write(vault: vault, database: database, passphrase: passphrase, createdAt: clock.now(),
                                       keyDerivation: keyDerivation) { bytes in
@@ -72,6 +83,7 @@ public final class BackupService: Sendable {
             file.discard()
             throw error
         }
+        CrashPoint.reached("backup-written")
         try file.commit()
         let summary: BackupSummary
         do {
@@ -110,17 +122,31 @@ public final class BackupService: Sendable {
         try VaultBackup.restore(fileAt: path, passphrase: passphrase, into: directory)
     }
 
-    /// Writes a backup for a download: into the vault folder under a hidden name, checked like `create`. The
-    /// caller opens it and removes it at once (`Response.download`); one left by a crash in between is encrypted
-    /// like any backup and goes with the next "Delete all data". `name` is what to call the saved file.
-    public func createForDownload(passphrase: Passphrase, keyDerivation: KeyDerivation = .standard()) throws -> (path: String, name: String, result: BackupResult) {
+    /// Writes a backup for a download: into the vault folder under a hidden name, registered as a temporary
+    /// artefact before it is made, checked like `create`, then opened and unlinked at once: the caller gets its
+    /// open descriptor (and closes it), so no copy stays in the vault, and one a kill leaves is removed by the next
+    /// command that opens the vault. `name` is what to call the saved file.
+    public func createForDownload(passphrase: Passphrase, keyDerivation: KeyDerivation = .standard()) throws -> (descriptor: Int32, name: String, result: BackupResult) {
         let path = vault.directory.appendingPathComponent(".download-\(UUID().uuidString.lowercased()).\(Self.fileExtension)").path
+        let registered = try TemporaryArtefacts(vault: vault).register(path, kind: .download)
+        defer { registered.finish(removing: true) }
         let result = try create(at: path, passphrase: passphrase, keyDerivation: keyDerivation)
-        return (path, fileName(at: clock.now()), result)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw BackupError.fileOperationFailed("open the download: errno \(errno)") }
+        return (descriptor, fileName(at: clock.now()), result)
     }
 
-    private func fileName(at date: Date) -> String {
-        Self.namePrefix + DateText.string(date, .fileStamp, in: clock.timeZone) + "." + Self.fileExtension
+    private func fileName(at date: Date, attempt: Int = 1) -> String {
+        Self.namePrefix + DateText.string(date, .fileStamp, in: clock.timeZone) + (attempt > 1 ? "-\(attempt)" : "")
+            + "." + Self.fileExtension
+    }
+
+    /// The order of this folder's backups by their names: the date, then the "-N" of a second one in a second.
+    private static func sortKey(_ name: String) -> (String, Int) {
+        let stem = String(name.dropFirst(namePrefix.count).dropLast(fileExtension.count + 1))
+        let parts = stem.split(separator: "-").map(String.init)
+        guard parts.count == 3, let attempt = Int(parts[2]) else { return (stem, 1) }
+        return (parts[0] + "-" + parts[1], attempt)
     }
 
     /// Removes this vault's backups in `folder` beyond the newest `keep` (by the date in their names).
@@ -128,7 +154,7 @@ public final class BackupService: Sendable {
         let ours = try vault.identifier()
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
             .filter { $0.hasPrefix(Self.namePrefix) && $0.hasSuffix("." + Self.fileExtension) }
-            .sorted()
+            .sorted { Self.sortKey($0) < Self.sortKey($1) }
             .filter { name in
                 (try? VaultBackup.header(ofFileAt: (folder as NSString).appendingPathComponent(name)).vaultID) == ours
             }

@@ -72,7 +72,16 @@ public final class CairnApplication: Sendable {
                 passphrase: (() throws -> Passphrase)? = nil) throws {
         self.vault = vault
         self.clock = clock
+        // What processes that are gone left (a backup's copy of the database, a partial backup, a restore's folder)
+        // goes first, whatever the command: none of it may outlive its owner.
+        vault.removeAbandonedArtefacts()
         database = try LockService.openDatabase(vault: vault, clock: clock, passphrase: passphrase)
+        do {
+            try Self.finishStoppedConversion(vault: vault, database: database)
+        } catch {
+            database.close()
+            throw error
+        }
         settings = SettingsService(vault: vault, database: database, clock: clock)
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         backups = BackupService(vault: vault, database: database, clock: clock)
@@ -97,9 +106,27 @@ public final class CairnApplication: Sendable {
     /// writer's hold on `owner.lock` is let go (a server's own exclusive hold is kept).
     public func releaseWriterHold() { database.vaultLock?.releaseShared() }
 
-    /// Clears what an interrupted write left (photo files without a row, a half-done Apple Health or intake import,
-    /// an upload), finishes the photo conversion of a lock change that was stopped (`Vault.finishPhotoConversion`)
-    /// and recomputes comparisons stored by an older comparator revision (once, never mixed).
+    /// How many photo files no record names this process's tidying moved to `lost+found` (`PhotoFileStore.sweep`):
+    /// a door tells the person.
+    public var photosKeptAside: Int { keptAside.value }
+    private let keptAside = Counter()
+
+    /// Finishes the photo conversion of a lock change that was stopped (`Vault.finishPhotoConversion`), at every
+    /// open with the vault key, a reading command's included: a half-converted vault never stays so because only
+    /// reading commands ran. Left to the owner when another process holds the vault alone (a server, which
+    /// finishes it as it starts, or the lock change itself). A conversion that fails stops the open with its error.
+    private static func finishStoppedConversion(vault: Vault, database: Database) throws {
+        guard vault.photoConversionPending, database.isEncrypted else { return }
+        let probe = try FileLock(path: vault.directory.appendingPathComponent(VaultLock.fileName).path)
+        guard probe.tryLock(exclusive: false) else { return }
+        probe.unlock()
+        try vault.finishPhotoConversion(database: database)
+    }
+
+    /// Clears what an interrupted write left (photo files of a write or deletion cut off, Cairn's temporary files;
+    /// photo files no record names are kept aside, never deleted: `PhotoFileStore.sweep`), a half-done Apple Health
+    /// or intake import, an upload, and recomputes comparisons stored by an older comparator revision (once, never
+    /// mixed). A stopped photo conversion is finished earlier, by every open with the key.
     ///
     /// Only a process that may write right now does it, and without waiting: while `cairn serve` owns the vault
     /// in another process, or another process holds SQLite's write lock, opening only reads (the next opener that
@@ -112,8 +139,7 @@ public final class CairnApplication: Sendable {
         guard (try? database.vaultLock?.ensureWriter()) != nil else { return }
         // Sweeping runs inside a write transaction (a writer's file and its row appear together); try it at once.
         guard (try? database.write(waitingAtMost: .zero, { _ in })) != nil else { return }
-        _ = try? vault.finishPhotoConversion(database: database)
-        _ = try? photoStore.sweep()
+        if let swept = try? photoStore.sweep(), swept.keptAside > 0 { keptAside.add(swept.keptAside) }
         _ = try? health.removeInterruptedImports()
         _ = try? RegimenService.removeInterruptedIntakeImports(database)
         health.removeLeftoverUploads()
@@ -160,6 +186,14 @@ extension CairnApplication {
             self.health = health
             self.outcomes = outcomes
         }
+    }
+
+    /// A count several threads may add to.
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add(_ n: Int) { lock.withLock { count += n } }
+        var value: Int { lock.withLock { count } }
     }
 
     /// A value made once, on first use.

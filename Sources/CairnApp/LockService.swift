@@ -77,6 +77,20 @@ public enum LockService {
         if isOn != on { throw isOn ? VaultError.lockAlreadyOn : VaultError.lockNotOn }
     }
 
+    /// Whether the vault at `dataDirectory` has its lock on with a photo conversion left unfinished by a lock change
+    /// that was stopped: opening it with the passphrase finishes it (`CairnApplication`), which is what
+    /// `settings lock on` then does rather than answer "already on".
+    public static func conversionUnfinished(dataDirectory: String?, environment: [String: String]) throws -> Bool {
+        let vault = try Vault(dataDir: dataDirectory, environment: environment)
+        return try vault.lockSetting() == .on && vault.photoConversionPending
+    }
+
+    /// Makes `application`'s process the vault's only writer before a lock change says or writes anything, so a
+    /// refusal (`VaultError.servedElsewhere`, `.busyElsewhere`) comes first.
+    public static func claimForChange(_ application: CairnApplication) throws {
+        try application.claimVaultForServing()
+    }
+
     /// Checks the passphrase of the vault at `dataDirectory` without opening it (the wrong-passphrase error of
     /// `Vault.unlock`, which never says which part was wrong).
     public static func checkPassphrase(_ passphrase: Passphrase, dataDirectory: String?, environment: [String: String]) throws {

@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import Storage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,9 +33,12 @@ public final class OutputFile {
     private let replace: Bool
     private var descriptor: Int32
     private var failed = false
+    private let registered: TemporaryArtefact?
 
-    /// Opens a temporary file beside `path`. Throws `exists`, `isDirectory`, `unwritable`.
-    public init(path: String, replace: Bool) throws {
+    /// Opens a temporary file beside `path`. Throws `exists`, `isDirectory`, `unwritable`. With `registry` (a
+    /// vault's), the temporary file is registered there before it is made, so that one a kill leaves is removed
+    /// by the next command that opens the vault (`Vault.removeAbandonedArtefacts`).
+    public init(path: String, replace: Bool, registry: TemporaryArtefacts? = nil) throws {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
@@ -45,8 +49,12 @@ public final class OutputFile {
         let folder = url.deletingLastPathComponent().path
         temporary = folder + "/.cairn-" + UUID().uuidString.prefix(12).lowercased() + ".partial"
         self.replace = replace
+        registered = try registry?.register(temporary, kind: .partialFile)
         descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw OutputFileError.unwritable }
+        guard descriptor >= 0 else {
+            registered?.finish(removing: false)
+            throw OutputFileError.unwritable
+        }
         // The umask only removes bits; set the mode explicitly anyway, so it is exactly owner read/write.
         fchmod(descriptor, 0o600)
     }
@@ -75,6 +83,8 @@ public final class OutputFile {
     /// path meanwhile (and replacing was not asked for), `unwritable` when a write or the flush failed; either
     /// way the temporary file is removed.
     public func commit() throws {
+        // Whatever happens the temporary name is gone when this returns (renamed, linked and unlinked, or removed).
+        defer { registered?.finish(removing: true) }
         guard descriptor >= 0 else { throw OutputFileError.unwritable }
         guard !failed, fsync(descriptor) == 0 else { discard(); throw OutputFileError.unwritable }
         close(descriptor)
@@ -103,6 +113,7 @@ public final class OutputFile {
     public func discard() {
         if descriptor >= 0 { close(descriptor); descriptor = -1 }
         unlink(temporary)
+        registered?.finish(removing: false)
     }
 
     /// Writes `data` to `path` in one go (see the type's description).

@@ -116,8 +116,18 @@ public struct CommandContext {
     func openApplication(passphrase given: Passphrase?) throws -> CairnApplication {
         if let served { return served }
         let ask = askVaultPassphrase
-        return try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
-                                         housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
+        let application = try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
+                                                    housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
+        Self.tellKeptAside(application, console: console)
+        return application
+    }
+
+    /// Says, once, that the opening's tidying moved photo files no record names to `lost+found` (nothing deleted).
+    static func tellKeptAside(_ application: CairnApplication, console: Console) {
+        let count = application.photosKeptAside
+        guard count > 0 else { return }
+        console.error("\(CountText.counted(count, "photo file")) that no record names \(count == 1 ? "was" : "were") moved to "
+            + "the lost+found folder in the data folder; nothing was deleted. 'cairn doctor' lists what is there.")
     }
 
     /// Reads the vault's passphrase as the command line says (`--vault-passphrase-file`, else the terminal).

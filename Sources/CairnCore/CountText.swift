@@ -16,4 +16,10 @@ public enum CountText {
     public static func counted(_ n: Int, _ singular: String, plural: String? = nil) -> String {
         "\(grouped(n)) \(n == 1 ? singular : plural ?? singular + "s")"
     }
+
+    /// Items in a sentence: "a", "a and b", "a, b and c".
+    public static func list(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+    }
 }

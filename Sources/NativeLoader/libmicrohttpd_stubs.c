@@ -15,6 +15,13 @@ enum MHD_Result cairn_mhd_set_connection_timeout(struct MHD_Connection *connecti
     return CAIRN_NATIVE_FUNCTION(SONAME, MHD_set_connection_option)(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }
 
+/* MHD_get_connection_info is variadic too: the connection's socket, or -1. */
+int cairn_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        CAIRN_NATIVE_FUNCTION(SONAME, MHD_get_connection_info)(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 CAIRN_NATIVE_STUB(SONAME, enum MHD_Result, MHD_add_connection, (struct MHD_Daemon *daemon, MHD_socket client_socket, const struct sockaddr *addr, socklen_t addrlen), (daemon, client_socket, addr, addrlen))
 CAIRN_NATIVE_STUB(SONAME, enum MHD_Result, MHD_add_response_header, (struct MHD_Response *response, const char *header, const char *content), (response, header, content))
 CAIRN_NATIVE_STUB(SONAME, struct MHD_PostProcessor *, MHD_create_post_processor, (struct MHD_Connection *connection, size_t buffer_size, MHD_PostDataIterator iter, void *iter_cls), (connection, buffer_size, iter, iter_cls))

@@ -188,6 +188,7 @@ public struct PhotoFileStore: Sendable {
 
         let form = try fileForm()
         try db.execute("SAVEPOINT photo_write")
+        var intent: TemporaryArtefact?
         do {
             do {
                 try FileModes.writeNewFile(try form.file(holding: bytes, id: id), atPath: tempPath)
@@ -198,6 +199,8 @@ public struct PhotoFileStore: Sendable {
                 try faultInjection?(.verified)
                 let folderPath = vault.photosDirectory.appendingPathComponent(folder).path
                 try FileModes.ensurePrivateDirectory(atPath: folderPath)
+                // Named before the rename: a crash before the commit leaves a file the sweep knows it may remove.
+                intent = try artefacts.register(finalPath, kind: .photoWrite)
                 try FileModes.check(rename(tempPath, finalPath), "rename photo file")
                 try FileModes.syncDirectory(atPath: folderPath)
                 try FileModes.syncDirectory(atPath: vault.photosDirectory.path)
@@ -205,7 +208,9 @@ public struct PhotoFileStore: Sendable {
             } catch let failure as FileModes.SystemCallFailure {
                 throw PhotoStoreError.fileOperationFailed(failure.description)
             }
-            db.onRollback { try? FileModes.removeFile(atPath: finalPath) }
+            let written = intent
+            db.onRollback { written?.finish(removing: true) }
+            db.afterCommit { written?.finish(removing: false) }
             try db.execute("""
                 INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -218,6 +223,7 @@ public struct PhotoFileStore: Sendable {
             try? db.execute("RELEASE photo_write")
             try? FileModes.removeFile(atPath: tempPath)
             try? FileModes.removeFile(atPath: finalPath)
+            intent?.finish(removing: true)
             throw error
         }
         return photo
@@ -270,6 +276,47 @@ public struct PhotoFileStore: Sendable {
         return try fileForm().photo(inFile: file, id: photo.id, sha256: photo.sha256)
     }
 
+    /// What `check()` found wrong with one photo's file.
+    public enum FileProblem: String, Sendable, Encodable {
+        /// The file is not there.
+        case missing
+        /// The file is there but is not the photo its row describes (it does not decrypt, or its digest differs).
+        case damaged
+    }
+
+    /// What `check()` found: every photo read whole (decrypted in a locked vault) and compared with its digest, and
+    /// the files under `photos/` no row names.
+    public struct CheckResult: Sendable {
+        public var checked = 0
+        public var problems: [(photo: StoredPhoto, problem: FileProblem)] = []
+        /// Paths relative to the vault of the files no row names (Cairn's own temporary files aside).
+        public var unnamed: [String] = []
+    }
+
+    /// Reads every photo's file as `cairn doctor` does (like `restic check --read-data`): decrypted where the vault
+    /// is locked, and its SHA-256 compared with its row's. Changes nothing.
+    public func check() throws -> CheckResult {
+        let photos = try database.read { db in try db.query("SELECT * FROM photos ORDER BY relative_path").map(Self.storedPhoto) }
+        var result = CheckResult()
+        for photo in photos {
+            result.checked += 1
+            do {
+                let bytes = try data(of: photo)
+                if SHA256.hexDigest(bytes) != photo.sha256 { result.problems.append((photo, .damaged)) }
+            } catch PhotoStoreError.fileUnavailable(_) {
+                result.problems.append((photo, .missing))
+            } catch {
+                result.problems.append((photo, .damaged))
+            }
+        }
+        let named = Set(photos.map(\.relativePath))
+        try Self.forEachFile(under: vault.photosDirectory.path) { relative, _ in
+            let path = "photos/" + relative
+            if !named.contains(path), !(relative as NSString).lastPathComponent.hasPrefix(".tmp-") { result.unnamed.append(path) }
+        }
+        return result
+    }
+
     /// The form this vault's photo files take: encrypted under the database's vault key, or plain without one.
     /// Worked out at the first photo and kept: the database's key never changes, nor the vault identifier the
     /// header holds, so the header is not read again for every photo.
@@ -286,36 +333,88 @@ public struct PhotoFileStore: Sendable {
     public func delete(_ id: PhotoID, in db: Connection) throws {
         guard db.isInWriteTransaction else { throw PhotoStoreError.notInWriteTransaction }
         guard let photo = try photo(id, in: db) else { throw PhotoStoreError.notFound }
-        try db.execute("DELETE FROM photos WHERE id = ?", id.rawValue)
         let path = vault.directory.appendingPathComponent(photo.relativePath).path
-        db.afterCommit { try? FileModes.removeFile(atPath: path) }
+        // Named before the row goes: a crash between the commit and the unlink leaves a file the sweep may remove.
+        let intent = try artefacts.register(path, kind: .photoDeletion)
+        do {
+            try db.execute("DELETE FROM photos WHERE id = ?", id.rawValue)
+        } catch {
+            intent.finish(removing: false)
+            throw error
+        }
+        db.afterCommit { intent.finish(removing: true) }
+        db.onRollback { intent.finish(removing: false) }
     }
 
-    /// Removes every file under `photos/` that no `photos` row references (including temp files a crash
-    /// left behind) and returns how many it removed. Runs under the write lock, so it never races a write.
+    /// The vault's registry of temporary artefacts.
+    var artefacts: TemporaryArtefacts { TemporaryArtefacts(vault: vault) }
+
+    /// What a sweep did with the files under `photos/` that no `photos` row names.
+    public struct SweepResult: Sendable, Equatable {
+        /// Files removed: Cairn's own temporary files, and files of a write or a deletion a crash cut off.
+        public var removed = 0
+        /// Files no row names that Cairn cannot account for, moved to `lost+found` (never deleted).
+        public var keptAside = 0
+
+        public init(removed: Int = 0, keptAside: Int = 0) {
+            self.removed = removed
+            self.keptAside = keptAside
+        }
+    }
+
+    /// Tidies `photos/` under the write lock (so it never races a write): a file no `photos` row names is removed
+    /// only when Cairn itself named it as temporary (`.tmp-…`, written and never renamed) or as a photo whose write
+    /// or deletion a crash cut off (`TemporaryArtefacts`, kinds `photoWrite` and `photoDeletion`, whose owner is
+    /// gone). Any other such file is moved to `lost+found/<stamp>/photos/…` in the vault (`Vault.lostAndFoundURL`),
+    /// never deleted: a database replaced by another vault's, or restored from an older backup, must not cost a
+    /// photo. In a locked vault a plain file is sealed once moved, so nothing is left readable.
     @discardableResult
-    public func sweep() throws -> Int {
+    public func sweep() throws -> SweepResult {
         try database.write { db in
             let referenced = Set(try db.query("SELECT relative_path FROM photos").map { try $0.get("relative_path", as: String.self) })
-            var removed = 0
+            let prefix = vault.directory.path + "/"
+            // A crash cut these off: a write whose row committed keeps its file; the others go.
+            let cutOff = artefacts.removeAbandoned([.photoWrite, .photoDeletion]) { entry in
+                entry.path.hasPrefix(prefix) && referenced.contains(String(entry.path.dropFirst(prefix.count)))
+            }
+            var result = SweepResult()
+            result.removed = cutOff.filter { !referenced.contains(String($0.path.dropFirst(prefix.count))) }.count
+            let stamp = DateText.string(clock.now(), .fileStamp, in: clock.timeZone)
             try Self.forEachFile(under: vault.photosDirectory.path) { relative, path in
                 guard !referenced.contains("photos/" + relative) else { return }
                 do {
-                    try FileModes.removeFile(atPath: path)
+                    if (relative as NSString).lastPathComponent.hasPrefix(".tmp-") {
+                        try FileModes.removeFile(atPath: path)
+                        result.removed += 1
+                    } else {
+                        try keepAside(path, relative: relative, stamp: stamp)
+                        result.keptAside += 1
+                    }
                 } catch let failure as FileModes.SystemCallFailure {
                     throw PhotoStoreError.fileOperationFailed(failure.description)
                 }
-                removed += 1
             }
-            return removed
+            // Under a lock, a plain file kept aside is sealed like the vault's photos: nothing is left readable.
+            if result.keptAside > 0, let key = database.vaultKey { try vault.convertLostAndFound(readingWith: key, to: key) }
+            return result
         }
+    }
+
+    /// Moves a file no row names to `lost+found/<stamp>/photos/<relative>`.
+    private func keepAside(_ path: String, relative: String, stamp: String) throws {
+        let target = vault.lostAndFoundURL.appendingPathComponent(stamp).appendingPathComponent("photos")
+            .appendingPathComponent(relative).path
+        try FileModes.ensurePrivateDirectory(atPath: (target as NSString).deletingLastPathComponent)
+        guard access(target, F_OK) != 0 else { throw FileModes.SystemCallFailure(step: "keep a photo aside", code: EEXIST) }
+        try FileModes.check(rename(path, target), "keep a photo aside")
+        try FileModes.syncDirectory(atPath: (target as NSString).deletingLastPathComponent)
     }
 
     /// Calls `body` with the path relative to `directory` and the full path of every entry under it, at any depth,
     /// that is not a directory (symbolic links are not followed). readdir with each entry's own type, so nothing is
     /// stat'ed but an entry of unknown type: Foundation's enumerator made the sweep of a vault of 1,300 photo files
     /// 9 ms of every command that opens it to write.
-    static func forEachFile(under directory: String, relative: String = "",
+    public static func forEachFile(under directory: String, relative: String = "",
                             _ body: (_ relative: String, _ path: String) throws -> Void) throws {
         guard let stream = opendir(directory) else { return }
         defer { closedir(stream) }

@@ -21,6 +21,9 @@ public enum VaultError: CairnError, Equatable {
     case lockAlreadyOn
     /// The lock is off: there is no passphrase to check, change or remove.
     case lockNotOn
+    /// The database file is missing (or empty, when `empty`) while the vault holds what a database once named:
+    /// `holds` lists it ("photo files", "its lock file", "its identifier"). Nothing is created over them.
+    case databaseMissing(empty: Bool, holds: [String])
 
     /// Plain English for the person.
     public var userMessage: String {
@@ -40,6 +43,12 @@ public enum VaultError: CairnError, Equatable {
             return "The vault's lock is already on. To choose another passphrase, change it. Nothing was changed."
         case .lockNotOn:
             return "The vault's lock is off: it has no passphrase. Nothing was changed."
+        case .databaseMissing(let empty, let holds):
+            let what = empty ? "is empty" : "is missing"
+            return "The vault's database (cairn.sqlite) \(what), but the vault still holds \(CountText.list(holds)): "
+                + "Cairn will not start a new, empty journal over them. If you have a backup, restore it into a new "
+                + "folder (cairn backup restore FILE --data-dir NEW-FOLDER) and use that folder; if the database file "
+                + "was moved, put it back. Nothing was changed."
         }
     }
 
@@ -53,6 +62,7 @@ public enum VaultError: CairnError, Equatable {
         case .busyElsewhere: return "VaultError.busyElsewhere"
         case .lockAlreadyOn: return "VaultError.lockAlreadyOn"
         case .lockNotOn: return "VaultError.lockNotOn"
+        case .databaseMissing(let empty, let holds): return "VaultError.databaseMissing(empty: \(empty), holds: \(holds))"
         }
     }
 }
@@ -146,9 +156,57 @@ public struct Vault: Sendable, Equatable {
     /// vault key) the database is encrypted at rest (`Database.init(path:busyTimeout:vaultLock:key:)`).
     public func openDatabase(migrations: [Migration] = CairnSchema.migrations,
                              clock: any Clock = SystemClock(), key: SecretKey? = nil) throws -> Database {
+        try refuseLostDatabase()
         let database = try Database(path: databaseURL.path, vaultLock: try VaultLock(directory: directory), key: key)
         try Migrator(migrations, clock: clock).migrate(database)
         return database
+    }
+
+    /// Where photo files no record names are kept aside (`PhotoFileStore.sweep`): `<vault>/lost+found`.
+    public var lostAndFoundURL: URL { directory.appendingPathComponent("lost+found") }
+
+    /// Refuses to open (and so to create) a database when the file is missing or empty but the vault holds what
+    /// only a database gives meaning to: photo files, the lock's header, the vault identifier
+    /// (`VaultError.databaseMissing`). A crash after a rename without fsync, a full disk or a sync tool can leave
+    /// a zero-length file; a new empty journal there would make the next sweep set every photo aside.
+    public func refuseLostDatabase() throws {
+        var info = stat()
+        let exists = stat(databaseURL.path, &info) == 0
+        guard !exists || info.st_size == 0 else { return }
+        var holds: [String] = []
+        if holdsPhotoFiles { holds.append("photo files") }
+        if access(headerURL.path, F_OK) == 0 { holds.append("its lock file (vault.header)") }
+        if access(directory.appendingPathComponent(Self.identifierFileName).path, F_OK) == 0 { holds.append("its identifier (vault.id)") }
+        guard holds.isEmpty else { throw VaultError.databaseMissing(empty: exists, holds: holds) }
+    }
+
+    /// Whether any file is under `photos/` (Cairn's own temporary files aside).
+    var holdsPhotoFiles: Bool {
+        var found = false
+        try? PhotoFileStore.forEachFile(under: photosDirectory.path) { relative, _ in
+            if !(relative as NSString).lastPathComponent.hasPrefix(".tmp-") { found = true }
+        }
+        return found
+    }
+
+    /// Removes what processes that are gone left behind (issue 36): the artefacts of the registry whose owner is
+    /// gone (`TemporaryArtefacts`; photo files are the sweep's, which checks their rows), files an older Cairn
+    /// left under names only it gives (a backup's database snapshot, a download) that no entry names, and a
+    /// restore's staging folder beside this vault that a killed restore left (`VaultBackup.removeAbandonedStaging`).
+    /// Returns how many it removed. Never touches what a running process owns.
+    @discardableResult
+    public func removeAbandonedArtefacts() -> Int {
+        let registry = TemporaryArtefacts(vault: self)
+        var removed = registry.removeAbandoned([.backupSnapshot, .partialFile, .download]).count
+        // The folder first, then the entries: a file seen was registered before it was made, so its entry is read.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let named = Set(registry.entries().map(\.path))
+        for name in names where (name.hasPrefix(".backup-") && name.hasSuffix(".sqlite")) || name.hasPrefix(".download-") {
+            let path = directory.appendingPathComponent(name).path
+            if !named.contains(path), unlink(path) == 0 { removed += 1 }
+        }
+        removed += VaultBackup.removeAbandonedStaging(beside: directory)
+        return removed
     }
 
     /// Deletes every record and every photo file: closes `database`, removes the database file with its

@@ -17,8 +17,12 @@ public enum BackupError: CairnError, Equatable {
     case restoreTargetNotEmpty
     /// The restored database failed SQLite's integrity check.
     case databaseDamaged
-    /// A photo the database names is missing from the data folder, or changed while it was read.
+    /// A photo the database names is missing from the data folder.
     case photoUnavailable
+    /// A photo's file is there but is not the photo its row describes (damaged, altered).
+    case photoDamaged
+    /// A photo's file changed while the backup read it.
+    case photoChanged
     /// A file step (create, write, sync, rename) failed.
     case fileOperationFailed(String)
 
@@ -32,7 +36,11 @@ public enum BackupError: CairnError, Equatable {
             return "The folder to restore into is not empty. Restore into a new or empty folder; nothing was changed."
         case .databaseDamaged: return "The database in the backup failed SQLite's integrity check, so nothing was restored."
         case .photoUnavailable:
-            return "A photo the journal names is missing from the data folder or changed while it was read, so no backup was written. Try again; if it happens again, run cairn doctor."
+            return "A photo the journal names is missing from the data folder, so no backup was written. Run cairn doctor: it lists each missing or damaged photo."
+        case .photoDamaged:
+            return "A photo file in the data folder is damaged (it is not the photo the journal recorded), so no backup was written. Run cairn doctor: it lists each missing or damaged photo."
+        case .photoChanged:
+            return "A photo file changed while the backup read it, so no backup was written. Try again."
         case .fileOperationFailed: return "A file could not be read or written. Nothing was changed."
         }
     }
@@ -85,7 +93,8 @@ public enum VaultBackup {
 
     /// Writes a backup of `vault` to `sink`: snapshots the database (consistent while other processes use it),
     /// then streams it and every photo the snapshot names. Throws `photoUnavailable` when a named photo is
-    /// missing or is not the photo its row describes; the snapshot file is removed whatever happens.
+    /// missing and `photoDamaged` when it is not the photo its row describes; the snapshot file is removed
+    /// whatever happens.
     ///
     /// Decision: a backup holds the photos themselves, whatever the vault's lock. A locked vault's photo files are
     /// decrypted in memory, one at a time, straight into the backup's own encrypted stream (as its database is
@@ -95,11 +104,15 @@ public enum VaultBackup {
                              keyDerivation: KeyDerivation = .standard(), to sink: @escaping ByteSink) throws -> BackupSummary {
         let vaultID = try vault.identifier()
         let snapshotPath = vault.directory.appendingPathComponent(".backup-\(UUID().uuidString.lowercased()).sqlite").path
-        removeStaleSnapshots(in: vault)
+        // Registered before it is made: a kill while it is written leaves an entry the next opener acts on.
+        let registered = try TemporaryArtefacts(vault: vault).register(snapshotPath, kind: .backupSnapshot)
+        defer { registered.finish(removing: true) }
         let (photos, pages) = try database.snapshot(to: snapshotPath) { try PhotoFileRow.all(in: $0) }
+        CrashPoint.reached("backup-snapshot-written")
         // Keep the snapshot open and unlink it at once: a kill -9 from here on leaves no copy of the data behind.
         let snapshot = open(snapshotPath, O_RDONLY | O_CLOEXEC)
         unlink(snapshotPath)
+        registered.finish(removing: true)
         guard snapshot >= 0 else { throw BackupError.fileOperationFailed("open snapshot: errno \(errno)") }
         defer { close(snapshot) }
 
@@ -114,11 +127,14 @@ public enum VaultBackup {
                                     from: pages.plainBytes(from: source(snapshot, step: "read"))))
         for photo in photos {
             guard isValidPath(photo.path),
-                  let file = try? FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.path).path),
-                  let bytes = try? form.photo(inFile: file, id: photo.id, sha256: photo.sha256) else {
+                  let file = try? FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.path).path) else {
                 throw BackupError.photoUnavailable
             }
-            files.append(try writeEntry(path: photo.path, size: UInt64(bytes.count), to: writer, from: byteSource(bytes)))
+            guard let bytes = try? form.photo(inFile: file, id: photo.id, sha256: photo.sha256) else { throw BackupError.photoDamaged }
+            let entry = try writeEntry(path: photo.path, size: UInt64(bytes.count), to: writer, from: byteSource(bytes))
+            // A plain file is taken as it is; its digest, computed as it streams, must be the row's.
+            guard entry.sha256 == photo.sha256 else { throw BackupError.photoDamaged }
+            files.append(entry)
         }
         let manifest = Manifest(format: 1, vault: Hex.encode(vaultID), created: Timestamp.string(from: createdAt), files: files)
         let encoder = JSONEncoder()
@@ -131,7 +147,7 @@ public enum VaultBackup {
     }
 
     /// Writes one file entry of `size` bytes read from `input`; a file that turns out longer or shorter (changed
-    /// while it was read) is `photoUnavailable`.
+    /// while it was read) is `photoChanged`.
     private static func writeEntry(path: String, size: UInt64, to writer: EncryptingWriter,
                                    from input: ByteSource) throws -> Manifest.File {
         try entryHeader(kind: fileEntry, path: path, size: size).withUnsafeBytes { try writer.write($0) }
@@ -142,31 +158,20 @@ public enum VaultBackup {
             let n = try buffer.withUnsafeMutableBytes { try input($0) }
             if n == 0 { break }
             total += UInt64(n)
-            guard total <= size else { throw BackupError.photoUnavailable }
+            guard total <= size else { throw BackupError.photoChanged }
             try buffer.withUnsafeBytes { raw in
                 let piece = UnsafeRawBufferPointer(rebasing: raw[0..<n])
                 hasher.update(piece)
                 try writer.write(piece)
             }
         }
-        guard total == size else { throw BackupError.photoUnavailable }
+        guard total == size else { throw BackupError.photoChanged }
         return Manifest.File(path: path, bytes: size, sha256: hasher.finalizeHex())
     }
 
     private static func entryHeader(kind: UInt8, path: String, size: UInt64) -> [UInt8] {
         let name = Array(path.utf8)
         return [kind, UInt8(name.count >> 8), UInt8(name.count & 0xff)] + name + withUnsafeBytes(of: size.bigEndian, Array.init)
-    }
-
-    /// Removes database snapshots an interrupted backup left in the vault (older than an hour, so a backup
-    /// running in another process keeps its own).
-    private static func removeStaleSnapshots(in vault: Vault) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: vault.directory.path)) ?? []
-        for name in names where name.hasPrefix(".backup-") && name.contains(".sqlite") {
-            let path = vault.directory.appendingPathComponent(name).path
-            var info = stat()
-            if stat(path, &info) == 0, time(nil) - info.st_mtim.tv_sec > 3600 { unlink(path) }
-        }
     }
 
     /// Whether `path` is one a backup may hold: `cairn.sqlite`, or `photos/<2 hex>/<name>` in `a-z 0-9 . - _`.
@@ -201,17 +206,34 @@ public enum VaultBackup {
     /// Restores the backup at `path` into `directory`, which must be missing or empty: everything is written to a
     /// new folder beside it, checked (every digest, then SQLite's integrity check), and only then renamed into
     /// place. On any failure the new folder is removed and `directory` is as it was.
+    ///
+    /// Decisions (issue 36): the staging folder, `.cairn-restore-<uuid>` beside the target, is Cairn's by its name
+    /// and is locked (`flock` on the folder itself) by the restoring process for as long as it works; it holds a
+    /// `.restore-target` file naming the target. A restore killed half-way leaves it unlocked: the next restore beside
+    /// it, or the next command that opens the target's vault (`Vault.removeAbandonedArtefacts`), removes it. Folders
+    /// above the target that are missing are made (0700); an existing one's mode is never touched.
     public static func restore(fileAt path: String, passphrase: Passphrase, into directory: URL) throws -> BackupSummary {
         try checkRestoreTarget(directory)
         let target = directory.standardizedFileURL.path
         let parent = (target as NSString).deletingLastPathComponent
-        let staging = (parent as NSString).appendingPathComponent(".cairn-restore-\(UUID().uuidString.lowercased())")
+        let staging = (parent as NSString).appendingPathComponent(stagingPrefix + UUID().uuidString.lowercased())
+        var stagingLock: Int32 = -1
+        defer { if stagingLock >= 0 { close(stagingLock) } }
         do {
-            try FileModes.ensurePrivateDirectory(atPath: parent)
+            if access(parent, F_OK) != 0 { try FileModes.ensurePrivateDirectory(atPath: parent) }
+            _ = removeAbandonedStaging(beside: directory, anyTarget: true)
+            try FileModes.check(mkdir(staging, FileModes.privateDirectory), "create restore folder")
+            stagingLock = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            try FileModes.check(stagingLock, "open restore folder")
+            try FileModes.check(flock(stagingLock, LOCK_EX | LOCK_NB), "lock restore folder")
+            try FileModes.writeNewFile(Data((target as NSString).lastPathComponent.utf8),
+                                       atPath: (staging as NSString).appendingPathComponent(stagingTargetName))
             try FileModes.ensurePrivateDirectory(atPath: staging + "/photos")
         } catch let failure as FileModes.SystemCallFailure {
+            try? FileManager.default.removeItem(atPath: staging)
             throw BackupError.fileOperationFailed(failure.description)
         }
+        CrashPoint.reached("restore-staging-made")
         do {
             var open: Int32 = -1
             defer { if open >= 0 { close(open) } }
@@ -237,13 +259,16 @@ public enum VaultBackup {
                 try FileModes.check(fsync(open), "sync restored file")
                 close(open)
                 open = -1
+                CrashPoint.reached("restore-file-written")
             }
             try FileModes.writeNewFile(Data((summary.vaultID + "\n").utf8),
                                        atPath: (staging as NSString).appendingPathComponent(Vault.identifierFileName))
             guard integrityCheckPasses(databaseAt: (staging as NSString).appendingPathComponent(databaseName)) else {
                 throw BackupError.databaseDamaged
             }
+            try FileModes.removeFile(atPath: (staging as NSString).appendingPathComponent(stagingTargetName))
             try FileModes.syncDirectory(atPath: staging)
+            CrashPoint.reached("restore-before-rename")
             if FileManager.default.fileExists(atPath: target) { try FileModes.check(rmdir(target), "remove empty target") }
             try FileModes.check(rename(staging, target), "move restored folder into place")
             try FileModes.syncDirectory(atPath: parent)
@@ -253,6 +278,33 @@ public enum VaultBackup {
             if let failure = error as? FileModes.SystemCallFailure { throw BackupError.fileOperationFailed(failure.description) }
             throw error
         }
+    }
+
+    /// The name a restore's staging folder starts with.
+    static let stagingPrefix = ".cairn-restore-"
+    /// The file in a staging folder that names its target (the target folder's own name).
+    static let stagingTargetName = ".restore-target"
+
+    /// Removes the staging folders beside `directory` that a killed restore left: named `.cairn-restore-…`, their
+    /// lock free (the restoring process is gone), and naming `directory` as their target (`anyTarget`: any, and
+    /// those that name none). Returns how many it removed.
+    @discardableResult
+    static func removeAbandonedStaging(beside directory: URL, anyTarget: Bool = false) -> Int {
+        let target = directory.standardizedFileURL.path
+        let parent = (target as NSString).deletingLastPathComponent
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(stagingPrefix) {
+            let staging = (parent as NSString).appendingPathComponent(name)
+            let fd = open(staging, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            let named = try? FileModes.readFile(atPath: (staging as NSString).appendingPathComponent(stagingTargetName))
+            let matches = named.map { String(decoding: $0, as: UTF8.self) == (target as NSString).lastPathComponent } ?? false
+            guard matches || anyTarget else { continue }
+            if (try? FileManager.default.removeItem(atPath: staging)) != nil { removed += 1 }
+        }
+        return removed
     }
 
     /// Throws `restoreTargetNotEmpty` unless `directory` is missing or an empty folder.

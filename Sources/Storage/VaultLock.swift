@@ -11,10 +11,10 @@ public final class FileLock: @unchecked Sendable {
     public let path: String
     private let fd: Int32
 
-    /// Opens (creating, mode 0600) the lock file at `path`. Takes no lock.
-    public init(path: String) throws {
+    /// Opens (creating, mode 0600, unless `create` is false) the lock file at `path`. Takes no lock.
+    public init(path: String, create: Bool = true) throws {
         self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, FileModes.privateFile)
+        fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), FileModes.privateFile)
         try FileModes.check(fd, "open lock file")
         _ = fchmod(fd, FileModes.privateFile)
     }
@@ -31,6 +31,13 @@ public final class FileLock: @unchecked Sendable {
     /// Lets go of the lock.
     public func unlock() { _ = flock(fd, LOCK_UN) }
 
+    /// Whether the file this lock has open is still the one named `path` (not removed or replaced since).
+    public var isStillNamed: Bool {
+        var held = stat(), named = stat()
+        guard fstat(fd, &held) == 0, stat(path, &named) == 0 else { return false }
+        return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+    }
+
     /// Replaces the file's content with `text` (an owner's pid, an import's ids).
     public func write(_ text: String) {
         _ = ftruncate(fd, 0)
@@ -38,9 +45,9 @@ public final class FileLock: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 
-    /// The file's content, as far as it reads as text.
+    /// The file's content (its first 4 KiB), as far as it reads as text.
     public func read() -> String {
-        var buffer = [UInt8](repeating: 0, count: 64)
+        var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
     }

@@ -102,9 +102,19 @@ extension Vault {
     /// (`VaultLock.claimExclusive`). `reached` is told each stage (tests stop there).
     public func turnLockOn(database: Database, passphrase: Passphrase, keyDerivation: KeyDerivation = .standard(),
                            migrations: [Migration] = CairnSchema.migrations, clock: any Clock = SystemClock(),
-                           reached: (LockChangeStage) -> Void = { _ in }) throws -> Database {
+                           reached told: (LockChangeStage) -> Void = { _ in }) throws -> Database {
+        func reached(_ stage: LockChangeStage) { Self.crashPoint(stage); told(stage) }
         guard database.path == databaseURL.path else { throw DatabaseError.misuse("turnLockOn was given a database outside this vault") }
         guard try header()?.state != .on, !database.isEncrypted, !databaseIsEncrypted else { throw VaultError.lockAlreadyOn }
+        // The vault is this process's alone before anything is said or written (a refusal leaves no marker).
+        guard let lock = database.vaultLock else { throw DatabaseError.misuse("a vault database without its lock") }
+        try lock.claimExclusive()
+        // No plaintext copy may outlive "on": what processes that are gone left is removed, and a copy a running
+        // backup still holds stops the change.
+        removeAbandonedArtefacts()
+        if TemporaryArtefacts(vault: self).entries().contains(where: { $0.ownerRunning && $0.kind != .photoWrite && $0.kind != .photoDeletion }) {
+            throw VaultError.busyElsewhere
+        }
         let key = SecretKey.random()
         // The key derivation (about half a second) before anything is written.
         let newHeader = try VaultHeader.locked(vaultKey: key, passphrase: passphrase, vaultID: identifier(), keyDerivation: keyDerivation)
@@ -116,6 +126,7 @@ extension Vault {
             try encrypted.vaultLock?.claimExclusive()
             defer { encrypted.vaultLock?.release() }
             _ = try convertPhotos(of: encrypted, readingWith: key, to: key, reached: reached)
+            try convertLostAndFound(readingWith: key, to: key)
             try removePhotoConversionMarker()
             reached(.done)
         } catch {
@@ -130,7 +141,8 @@ extension Vault {
     /// the plain database is returned. An encrypted photo file that does not open stops it before the database
     /// is touched (`PhotoStoreError.fileDamaged`): without the key it could never be read again.
     public func turnLockOff(database: Database, passphrase: Passphrase, migrations: [Migration] = CairnSchema.migrations,
-                            clock: any Clock = SystemClock(), reached: (LockChangeStage) -> Void = { _ in }) throws -> Database {
+                            clock: any Clock = SystemClock(), reached told: (LockChangeStage) -> Void = { _ in }) throws -> Database {
+        func reached(_ stage: LockChangeStage) { Self.crashPoint(stage); told(stage) }
         guard database.path == databaseURL.path else { throw DatabaseError.misuse("turnLockOff was given a database outside this vault") }
         guard let current = try header(), current.state == .on, database.isEncrypted else { throw VaultError.lockNotOn }
         let key = try current.vaultKey(passphrase: passphrase)
@@ -139,6 +151,7 @@ extension Vault {
         do {
             try startPhotoConversion()
             let unreadable = try convertPhotos(of: database, readingWith: key, to: nil, reached: reached)
+            try convertLostAndFound(readingWith: key, to: nil)
             guard unreadable.isEmpty else {
                 throw PhotoStoreError.fileDamaged("\(unreadable.count) encrypted photo file(s) do not open; the lock stays on")
             }
@@ -153,6 +166,9 @@ extension Vault {
     }
 
     // MARK: internals
+
+    /// The crash point of each stage (`CrashPoint`: `lock-staged`, …, `lock-photoConverted#N`).
+    private static func crashPoint(_ stage: LockChangeStage) { CrashPoint.reached("lock-" + stage.rawValue) }
 
     /// Writes the database anew (encrypted with `key`, plain without) and `header`, and swaps both in.
     private func changeDatabase(_ database: Database, to key: SecretKey?, header: VaultHeader,

@@ -24,8 +24,8 @@ extension Vault {
     /// removes it with the other temporary files).
     var photoConversionMarkerURL: URL { directory.appendingPathComponent(".photos-converting") }
 
-    /// Whether a conversion was started and not finished.
-    var photoConversionPending: Bool { FileManager.default.fileExists(atPath: photoConversionMarkerURL.path) }
+    /// Whether a conversion was started and not finished (`finishPhotoConversion` ends it).
+    public var photoConversionPending: Bool { FileManager.default.fileExists(atPath: photoConversionMarkerURL.path) }
 
     /// Finishes a photo conversion a stopped lock change left (see above): every photo of `database` brought to
     /// the form its key says (encrypted under it, or left plain without one: a vault whose lock is off never holds
@@ -34,8 +34,43 @@ extension Vault {
     /// whatever their form).
     public func finishPhotoConversion(database: Database) throws {
         guard photoConversionPending else { return }
-        if let key = database.vaultKey { _ = try convertPhotos(of: database, readingWith: key, to: key) }
+        if let key = database.vaultKey {
+            _ = try convertPhotos(of: database, readingWith: key, to: key)
+            try convertLostAndFound(readingWith: key, to: key)
+        }
         try removePhotoConversionMarker()
+    }
+
+    /// Brings the files kept aside in `lost+found` to the form `target` says, like the photos: sealed under the
+    /// vault key while the lock is on (their own name as the photo identifier), opened when it goes off, so that
+    /// nothing there is readable under a lock and nothing is lost when the key goes away.
+    func convertLostAndFound(readingWith readKey: SecretKey?, to target: SecretKey?) throws {
+        guard access(lostAndFoundURL.path, F_OK) == 0 else { return }
+        let vaultID = try header()?.vaultID ?? identifier()
+        var files: [String] = []
+        try PhotoFileStore.forEachFile(under: lostAndFoundURL.path) { _, path in files.append(path) }
+        for path in files {
+            guard let file = try? FileModes.readFile(atPath: path) else { continue }
+            let id = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let rewritten: Data
+            if let target, !EncryptedPhoto.isEncrypted(file) {
+                rewritten = try EncryptedPhoto.seal(file, photoID: id, vaultID: vaultID, vaultKey: target)
+            } else if target == nil, EncryptedPhoto.isEncrypted(file), let readKey,
+                      let opened = try? EncryptedPhoto.open(file, photoID: id, vaultID: vaultID, vaultKey: readKey) {
+                rewritten = opened
+            } else {
+                continue
+            }
+            let temp = (path as NSString).deletingLastPathComponent + "/.tmp-\(UUID().uuidString.lowercased())"
+            do {
+                try FileModes.writeNewFile(rewritten, atPath: temp)
+                try FileModes.check(Glibc.rename(temp, path), "rename kept-aside file")
+                try FileModes.syncDirectory(atPath: (path as NSString).deletingLastPathComponent)
+            } catch let failure as FileModes.SystemCallFailure {
+                try? FileModes.removeFile(atPath: temp)
+                throw VaultError.fileOperationFailed(failure.description)
+            }
+        }
     }
 
     func startPhotoConversion() throws {

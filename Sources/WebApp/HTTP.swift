@@ -122,14 +122,11 @@ public struct Response: Sendable {
         self.bodyFile = bodyFile
     }
 
-    /// A file to save (`Content-Disposition: attachment`), sent from disk: the file at `path` is opened and at once
-    /// removed from its folder, so nothing of it stays behind once it is sent (or if the server stops meanwhile).
-    public static func download(file path: String, name: String, type: String) throws -> Response {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        unlink(path)
-        guard fd >= 0 else { throw WebError.notFound }
-        return Response(status: 200, headers: [("Content-Type", type), ("Content-Disposition", "attachment; filename=\"\(name)\"")],
-                        bodyFile: fd)
+    /// A file to save (`Content-Disposition: attachment`), sent from an open descriptor of a file already removed
+    /// from its folder (`BackupService.createForDownload`), so nothing of it stays behind once it is sent.
+    public static func download(descriptor fd: Int32, name: String, type: String) -> Response {
+        Response(status: 200, headers: [("Content-Type", type), ("Content-Disposition", "attachment; filename=\"\(name)\"")],
+                 bodyFile: fd)
     }
 
     /// An HTML page.

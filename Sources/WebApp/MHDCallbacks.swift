@@ -14,11 +14,15 @@ final class ServerContext: Sendable {
     /// One count per connection the server may serve at once: the accept loop takes one before it accepts, and
     /// a connection gives it back when libmicrohttpd closes it (`webConnectionNotified`).
     let connectionSlots: DispatchSemaphore
-    init(application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int) {
+    /// The connections being served, for the header deadline and making room (`ConnectionTable`).
+    let connections: ConnectionTable
+    init(application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int,
+         headerDeadline: Duration = .seconds(WebServer.headerDeadlineSeconds)) {
         self.application = application
         self.maximumBodyBytes = maximumBodyBytes
         self.bodyTimeoutSeconds = bodyTimeoutSeconds
         self.connectionSlots = DispatchSemaphore(value: maximumConnections)
+        self.connections = ConnectionTable(headerDeadline: headerDeadline)
     }
 }
 
@@ -30,9 +34,11 @@ func webConnectionNotified(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
     // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1 (microhttpd.h).
     if code.rawValue == 0 {
         socketContext.pointee = cls
-    } else if code.rawValue == 1, socketContext.pointee != nil {
+    } else if code.rawValue == 1, socketContext.pointee != nil, let connection {
         socketContext.pointee = nil
-        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().connectionSlots.signal()
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        context.connections.closed(cairn_mhd_connection_fd(connection))
+        context.connectionSlots.signal()
     }
 }
 
@@ -146,8 +152,13 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
         state.maximumBodyBytes = SecurityPolicy.maximumBodyBytes(forPath: request.path, configured: context.maximumBodyBytes)
         if let refusal = context.application.refusalBeforeBody(request, maximumBodyBytes: state.maximumBodyBytes) {
             state.answered = true
-            return queue(refusal, on: connection)
+            var closing = refusal
+            // Without the key the connection is not kept: it would hold a slot others need.
+            if !context.application.passesSecurityChecks(request) { closing.headers.append(("Connection", "close")) }
+            else { context.connections.authorised(cairn_mhd_connection_fd(connection)) }
+            return queue(closing, on: connection)
         }
+        context.connections.authorised(cairn_mhd_connection_fd(connection))
         // The headers are in: the body may take longer between bytes than the headers were given.
         _ = cairn_mhd_set_connection_timeout(connection, context.bodyTimeoutSeconds)
         state.postProcessor = makePostProcessor(for: connection, method: method, state: state)

@@ -138,6 +138,10 @@ extension WebApplication {
     /// The answer to a request refused on its request line and headers alone (wrong Host, no key, another
     /// Origin, a declared body over the route's limit), or nil to go on and read its body. The server adapter
     /// calls it before any body byte is read.
+    /// Whether the request's line and headers pass the security checks (its connection then counts as one with
+    /// the key: `ConnectionTable`).
+    func passesSecurityChecks(_ request: Request) -> Bool { policy.refusal(forHeadersOf: request) == nil }
+
     func refusalBeforeBody(_ request: Request, maximumBodyBytes: Int) -> Response? {
         if let refusal = policy.refusal(forHeadersOf: request) { return errorResponse(refusal) }
         if let declared = request.header("content-length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),

@@ -21,11 +21,18 @@ import Glibc
 ///   the kernel's listen queue (`listenBacklog`) rather than being reset. Cairn accepts them itself
 ///   (`AcceptLoop`), only while a slot is free, and hands each to libmicrohttpd: libmicrohttpd's own listener
 ///   accepted past its cap in a burst and closed what it could not serve.
+/// - nobody without the key can starve those who have it (issue 36): a connection has `headerDeadlineSeconds`
+///   in all from its accept to a request that passes the security checks (a client trickling a header byte a second
+///   is closed then, whatever the per-byte timeout), and when every slot is taken the oldest connection that has
+///   not passed them yet is closed to make room (`ConnectionTable`). A request refused on its headers is answered
+///   with `Connection: close`.
 public final class WebServer: @unchecked Sendable {
     /// Seconds of silence allowed before the headers are complete (also between keep-alive requests).
     public static let headerTimeoutSeconds: UInt32 = 5
     /// Seconds of silence allowed between body bytes, and while a response is being read.
     public static let bodyTimeoutSeconds: UInt32 = 30
+    /// Seconds in all from a connection's accept to its first request that passes the security checks.
+    public static let headerDeadlineSeconds = 10
     /// Connections served at once (one thread each).
     public static let maximumConnections: UInt32 = 256
     /// Connections the kernel queues while `maximumConnections` are being served.
@@ -104,7 +111,8 @@ public final class WebServer: @unchecked Sendable {
         }
         daemon = started
         self.context = context
-        acceptLoop = AcceptLoop(listening: fd, daemon: started, slots: context.takeUnretainedValue().connectionSlots)
+        acceptLoop = AcceptLoop(listening: fd, daemon: started, slots: context.takeUnretainedValue().connectionSlots,
+                                connections: context.takeUnretainedValue().connections)
         boundPort = port
     }
 
@@ -151,34 +159,117 @@ public final class WebServer: @unchecked Sendable {
     }
 }
 
+/// The connections being served, by socket: when each was accepted and whether a request on it has passed the
+/// security checks (Host, the key or the session cookie). Closing one is `shutdown(2)` on its socket, under the
+/// table's lock: libmicrohttpd then sees the end of the stream, closes it and tells `closed` (before it closes the
+/// socket, so a number is never shut down after it was given to another connection).
+final class ConnectionTable: @unchecked Sendable {
+    private struct Entry {
+        let acceptedAt: ContinuousClock.Instant
+        var authorised = false
+        var shutDown = false
+    }
+    private let lock = NSLock()
+    private var entries: [Int32: Entry] = [:]
+    /// The total time a connection has to pass the security checks.
+    let headerDeadline: Duration
+
+    init(headerDeadline: Duration) { self.headerDeadline = headerDeadline }
+
+    func accepted(_ fd: Int32, at instant: ContinuousClock.Instant = .now) {
+        lock.withLock { entries[fd] = Entry(acceptedAt: instant) }
+    }
+
+    /// A request on `fd` passed the security checks: the connection is no longer closed to make room or on time.
+    func authorised(_ fd: Int32) { lock.withLock { entries[fd]?.authorised = true } }
+
+    func closed(_ fd: Int32) { _ = lock.withLock { entries.removeValue(forKey: fd) } }
+
+    /// Closes up to `count` of the oldest connections that have not passed the security checks within `grace` of
+    /// their accept (and are not closing already); returns how many. The grace keeps a burst of real clients, which
+    /// connect first and send a moment later, from closing each other.
+    @discardableResult
+    func closeOldestUnauthorised(count: Int, olderThan grace: Duration, now: ContinuousClock.Instant = .now) -> Int {
+        lock.withLock {
+            let oldest = entries.filter { !$0.value.authorised && !$0.value.shutDown && now - $0.value.acceptedAt >= grace }
+                .sorted { $0.value.acceptedAt < $1.value.acceptedAt }.prefix(count).map(\.key)
+            for fd in oldest { shutDown(fd) }
+            return oldest.count
+        }
+    }
+
+    /// Closes every connection that has not passed the security checks within `headerDeadline` of its accept;
+    /// returns how many.
+    @discardableResult
+    func closeOverdue(now: ContinuousClock.Instant = .now) -> Int {
+        lock.withLock {
+            let overdue = entries.filter { !$0.value.authorised && !$0.value.shutDown && now - $0.value.acceptedAt >= headerDeadline }
+            for fd in overdue.keys { shutDown(fd) }
+            return overdue.count
+        }
+    }
+
+    /// How many connections are open, and how many of them passed the security checks (for tests).
+    var counts: (open: Int, authorised: Int) {
+        lock.withLock { (entries.count, entries.values.filter(\.authorised).count) }
+    }
+
+    private func shutDown(_ fd: Int32) {
+        entries[fd]?.shutDown = true
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+}
+
 /// Accepts connections on the listening socket only while fewer than `WebServer.maximumConnections` are being
 /// served (a slot of `slots` each), and hands each to libmicrohttpd, which closes it and gives the slot back
-/// through `webConnectionNotified`. The others wait in the kernel's listen queue.
+/// through `webConnectionNotified`. When every slot is taken, the oldest connection that has not passed the
+/// security checks is closed to make room; the others wait in the kernel's listen queue. A second thread closes,
+/// once a second, the connections past their header deadline (`ConnectionTable`).
 final class AcceptLoop: @unchecked Sendable {
     private let listening: Int32
     private let daemon: OpaquePointer
     private let slots: DispatchSemaphore
+    private let connections: ConnectionTable
     private let finished = DispatchSemaphore(value: 0)
+    private let reaperFinished = DispatchSemaphore(value: 0)
+    private let wake = DispatchSemaphore(value: 0)
     private let state = NSLock()
     private var stopping = false
 
-    init(listening: Int32, daemon: OpaquePointer, slots: DispatchSemaphore) {
+    init(listening: Int32, daemon: OpaquePointer, slots: DispatchSemaphore, connections: ConnectionTable) {
         self.listening = listening
         self.daemon = daemon
         self.slots = slots
+        self.connections = connections
         let thread = Thread { [self] in
             run()
             finished.signal()
         }
         thread.name = "cairn-accept"
         thread.start()
+        let reaper = Thread { [self] in
+            while wake.wait(timeout: .now() + .seconds(1)) == .timedOut { connections.closeOverdue() }
+            reaperFinished.signal()
+        }
+        reaper.name = "cairn-header-deadline"
+        reaper.start()
     }
 
     private var isStopping: Bool { state.withLock { stopping } }
 
+    /// How long a connection may wait for its first request before it may be closed to make room.
+    static let evictionGrace: Duration = .seconds(1)
+
     private func run() {
         while true {
-            slots.wait()
+            // Every slot taken: make room by closing the oldest connections without the key, if some have had their
+            // grace; the slots come back as libmicrohttpd closes them.
+            if slots.wait(timeout: .now()) == .timedOut {
+                while slots.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+                    if isStopping { return }
+                    connections.closeOldestUnauthorised(count: 8, olderThan: Self.evictionGrace)
+                }
+            }
             if isStopping { slots.signal(); return }
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -193,11 +284,15 @@ final class AcceptLoop: @unchecked Sendable {
                 continue
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            connections.accepted(client)
             let added = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, client, $0, length) }
             }
             // Refused: libmicrohttpd closed the socket and never started the connection, so no slot comes back.
-            if added != .YES { slots.signal() }
+            if added != .YES {
+                connections.closed(client)
+                slots.signal()
+            }
         }
     }
 
@@ -207,6 +302,8 @@ final class AcceptLoop: @unchecked Sendable {
         _ = shutdown(listening, Int32(SHUT_RDWR))
         slots.signal()
         finished.wait()
+        wake.signal()
+        reaperFinished.wait()
         close(listening)
     }
 }

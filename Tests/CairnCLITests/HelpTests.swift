@@ -13,7 +13,7 @@ private let expectedHelp: [String: String] = [
     Commands:
       serve      Start the local web app on this computer (127.0.0.1 only) and print its address.
       remind     Show dose reminders as desktop notifications, with Taken, Skip and Snooze.
-      doctor     Report which native libraries and models are present, and where the vault is.
+      doctor     Check the vault (database, every photo, leftovers) and report which native parts are present.
       inspect    List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries.
       skin       The Skin journal: areas, photos and how much they differ from the first one.
       smile      Smile journal: mouth crops of your smile, to compare over time.
@@ -54,11 +54,15 @@ private let expectedHelp: [String: String] = [
       --open        Also open the address in your default browser (what the desktop entry does).
     """#,
     "cairn doctor": #"""
-    Report which native libraries and models are present, and where the vault is.
+    Check the vault (database, every photo, leftovers) and report which native parts are present.
 
     Usage: cairn doctor [--json]
 
-    Checks each library Cairn links and each model file it can use, without changing anything.
+    Reads the database (SQLite's integrity check) and every photo whole, decrypted where the vault is locked, and
+    compares each with the digest recorded when it was stored; lists photo files no record names, what was kept
+    aside in lost+found, and leftovers of commands that were stopped (which it removes, as any command does). Then
+    it reports each library Cairn uses and each model file. Exit 0 when the vault is sound (a missing optional part
+    is only a warning line), 1 when the vault itself has a problem. A locked vault asks for its passphrase.
 
     Options:
       --json   Print the report as JSON.

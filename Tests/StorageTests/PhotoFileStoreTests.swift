@@ -96,7 +96,7 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     }
     #expect(t.photoFiles == [String(kept.relativePath.dropFirst("photos/".count))])
     #expect(try t.photoRowCount() == 1)
-    #expect(try t.store().sweep() == 0)
+    #expect(try t.store().sweep() == .init())
 }
 
 @Test func thePhotoRowCommitsWithTheCallersRowsOrNotAtAll() throws {
@@ -181,21 +181,23 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     #expect(!error.userMessage.contains(photo.id.rawValue))
 }
 
-@Test func sweepRemovesOnlyFilesNoRowReferences() throws {
+@Test func sweepRemovesCairnsTemporaryFilesAndKeepsEveryOtherUnnamedFileAside() throws {
     let t = try TestVault()
     defer { t.close() }
     let store = t.store()
-    #expect(try store.sweep() == 0)
+    #expect(try store.sweep() == .init())
     let photo = try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
     let strays = [".tmp-leftover", "ab/stray.jpg", "stray.png"]
     try FileManager.default.createDirectory(at: t.vault.photosDirectory.appendingPathComponent("ab"), withIntermediateDirectories: true)
     for stray in strays { try Data([0]).write(to: t.vault.photosDirectory.appendingPathComponent(stray)) }
-    #expect(try store.sweep() == 3)
+    #expect(try store.sweep() == .init(removed: 1, keptAside: 2))
     #expect(t.photoFiles == [String(photo.relativePath.dropFirst("photos/".count))])
-    #expect(try store.sweep() == 0)
+    let kept = filesUnder(t.vault.lostAndFoundURL).map { $0.split(separator: "/").dropFirst().joined(separator: "/") }.sorted()
+    #expect(kept == ["photos/ab/stray.jpg", "photos/stray.png"], "kept aside under lost+found/<stamp>/, nothing deleted")
+    #expect(try store.sweep() == .init())
 }
 
-@Test func sweepReachesStraysAtAnyDepthAndRemovesALinkWithoutFollowingIt() throws {
+@Test func sweepReachesStraysAtAnyDepthAndMovesALinkWithoutFollowingIt() throws {
     let t = try TestVault()
     defer { t.close() }
     let store = t.store()
@@ -207,9 +209,35 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     try Data([7]).write(to: outside)
     try FileManager.default.createSymbolicLink(at: t.vault.photosDirectory.appendingPathComponent("ab/link.jpg"),
                                                withDestinationURL: outside)
-    #expect(try store.sweep() == 2)
+    #expect(try store.sweep() == .init(removed: 0, keptAside: 2))
     #expect(t.photoFiles == [String(photo.relativePath.dropFirst("photos/".count))])
-    #expect(FileManager.default.fileExists(atPath: outside.path), "the link's target stays")
+    #expect(try Data(contentsOf: outside) == Data([7]), "the link's target stays as it was")
+}
+
+@Test func aDeletionCutOffAfterItsCommitLeavesAFileTheSweepRemovesAndAWriteCutOffAfterItsCommitKeepsItsFile() throws {
+    let t = try TestVault()
+    defer { t.close() }
+    let store = t.store()
+    let deleted = try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    let written = try store.write(Data([2]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
+    let deletedPath = t.vault.directory.appendingPathComponent(deleted.relativePath).path
+    do {
+        // As a process killed between a deletion's commit and its unlink, and between a write's commit and the end
+        // of its registration, leaves them: the entries' locks let go without `finish`.
+        let registry = TemporaryArtefacts(vault: t.vault)
+        let deletion = try registry.register(deletedPath, kind: .photoDeletion)
+        let write = try registry.register(t.vault.directory.appendingPathComponent(written.relativePath).path, kind: .photoWrite)
+        try t.database.write { try $0.execute("DELETE FROM photos WHERE id = ?", deleted.id.rawValue) }
+        #expect(registry.entries().allSatisfy { $0.ownerRunning })
+        deletion.abandon()
+        write.abandon()
+    }
+    #expect(FileManager.default.fileExists(atPath: deletedPath))
+    #expect(TemporaryArtefacts(vault: t.vault).entries().allSatisfy { !$0.ownerRunning })
+    #expect(try store.sweep() == .init(removed: 1, keptAside: 0))
+    #expect(t.photoFiles == [String(written.relativePath.dropFirst("photos/".count))])
+    #expect(TemporaryArtefacts(vault: t.vault).entries().isEmpty)
+    #expect(try store.data(for: written.id) == Data([2]))
 }
 
 @Test func photoStoreErrorMessagesArePlainAndFreeOfBannedWords() {
@@ -349,7 +377,7 @@ func aProcessKilledMidWriteLeavesNothingAfterReopenAndSweep(stage: PhotoWriteSta
     let database = try vault.openDatabase()
     defer { database.close() }
     let store = PhotoFileStore(vault: vault, database: database)
-    #expect(try store.sweep() == (reached ? 1 : 0))
+    #expect(try store.sweep() == .init(removed: reached ? 1 : 0))
     let referenced = Set(try database.read { try $0.query("SELECT relative_path FROM photos") }.map { try $0.get("relative_path", as: String.self) })
     #expect(referenced == [kept.relativePath])
     #expect(filesUnder(vault.photosDirectory).map { "photos/" + $0 } == [kept.relativePath])

@@ -103,7 +103,7 @@ private func cheap() -> KeyDerivation {
     file[file.count / 2] ^= 0x40
     try file.write(to: url)
     let path = v.scratch.url.appendingPathComponent("second.cairnbackup").path
-    #expect(throws: BackupError.photoUnavailable) { try v.write(to: path) }
+    #expect(throws: BackupError.photoDamaged) { try v.write(to: path) }
 }
 
 @Test func theBackupLeavesNoCopyOfTheDatabaseInTheVault() throws {

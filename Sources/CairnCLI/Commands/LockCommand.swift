@@ -43,11 +43,19 @@ struct LockCommand: Command {
         let console = context.console
         switch action {
         case .on:
+            if try LockService.conversionUnfinished(dataDirectory: directory, environment: environment) {
+                // A lock change stopped half-way: opening with the passphrase finishes encrypting the photos.
+                let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
+                _ = try context.openApplication(passphrase: secret)
+                console.print(LockService.Done.turnedOn.message)
+                return
+            }
             try LockService.require(on: false, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
                                              warning: LockService.warning)
             try LockService.checkNew(secret)  // before the vault is opened
             let application = try context.openApplication()
+            try LockService.claimForChange(application)
             console.error("Encrypting the database and photos in place…")
             try LockService.turnOn(application, passphrase: secret)
             console.print(LockService.Done.turnedOn.message)
@@ -55,6 +63,7 @@ struct LockCommand: Command {
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let secret = try passphrase.read(console: console, prompt: "Vault passphrase: ")
             let application = try context.openApplication(passphrase: secret)
+            try LockService.claimForChange(application)
             console.error("Decrypting the database and photos in place…")
             try LockService.turnOff(application, passphrase: secret)
             console.print(LockService.Done.turnedOff.message)

@@ -19,7 +19,7 @@ enum BackupPages {
                     return .html(render(csrfToken: csrfToken, problem: .mismatch), status: 400)
                 }
                 let made = try backups.createForDownload(passphrase: passphrase)
-                return try .download(file: made.path, name: made.name, type: "application/octet-stream")
+                return .download(descriptor: made.descriptor, name: made.name, type: "application/octet-stream")
             },
         ]
     }
