@@ -61,3 +61,22 @@ import Glibc
         #expect(answered == count)
     }
 }
+
+/// Issue 36, finding 4: more silent connections than the server serves at once no longer starve a request with
+/// the key; the oldest silent ones are closed to make room.
+@Suite(.serialized) struct StarvationTests {
+    @Test func aRequestWithTheKeyIsAnsweredBesideMoreSilentConnectionsThanTheServerServes() throws {
+        let served = try ServedVault()
+        let port = served.port
+        let silent = try (0..<(Int(WebServer.maximumConnections) + 40)).map { _ in try LoopbackSocket(port: port, timeoutSeconds: 15) }
+        Thread.sleep(forTimeInterval: 1.3)  // past their grace
+        let started = ContinuousClock.now
+        let response = try HTTP.request("GET", "/assets/cairn.css", port: port)
+        let elapsed = ContinuousClock.now - started
+        #expect(response.status == 200)
+        #expect(elapsed < .seconds(3), "answered after \(elapsed) beside \(silent.count) silent connections")
+        // The ones closed to make room were the oldest: the first silent connection reads the end of the stream.
+        var byte: UInt8 = 0
+        #expect(recv(silent[0].fd, &byte, 1, 0) == 0)
+    }
+}
