@@ -19,12 +19,16 @@ public enum BackupRequestError: CairnError, Equatable {
     case keepNeedsFolder
     /// The new backup passphrase is shorter than `BackupService.minimumPassphraseLength`.
     case passphraseTooShort
+    /// A file is already at the path given (a backup never replaces a file).
+    case targetExists
 
     public var userMessage: String {
         switch self {
         case .keepNeedsFolder: return "--keep works with a folder: give a folder, and Cairn names each backup by its date."
         case .passphraseTooShort:
             return "Choose a backup passphrase of at least \(BackupService.minimumPassphraseLength) characters; a few words are easier to remember than symbols."
+        case .targetExists:
+            return "A file is already there, and a backup never replaces a file. Give another file name, or a folder (Cairn names each backup by its date). Nothing was written."
         }
     }
 }
@@ -72,6 +76,8 @@ public final class BackupService: Sendable {
             } catch OutputFileError.exists where folderGiven && attempt < 100 {
                 attempt += 1
                 target = (path as NSString).appendingPathComponent(fileName(at: clock.now(), attempt: attempt))
+            } catch OutputFileError.exists {
+                throw BackupRequestError.targetExists
             }
         }
         do {
@@ -84,7 +90,11 @@ public final class BackupService: Sendable {
             throw error
         }
         CrashPoint.reached("backup-written")
-        try file.commit()
+        do {
+            try file.commit()
+        } catch OutputFileError.exists {
+            throw BackupRequestError.targetExists
+        }
         let summary: BackupSummary
         do {
             summary = try VaultBackup.verify(fileAt: target, passphrase: passphrase)

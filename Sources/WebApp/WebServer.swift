@@ -24,8 +24,8 @@ import Glibc
 /// - nobody without the key can starve those who have it (issue 36): a connection has `headerDeadlineSeconds`
 ///   in all from its accept to a request that passes the security checks (a client trickling a header byte a second
 ///   is closed then, whatever the per-byte timeout), and when every slot is taken the oldest connection that has
-///   not passed them yet is closed to make room (`ConnectionTable`). A request refused on its headers is answered
-///   with `Connection: close`.
+///   not passed them yet (and has had `AcceptLoop.evictionGrace`) is closed to make room (`ConnectionTable`).
+///   A request refused on its headers is answered with `Connection: close`.
 public final class WebServer: @unchecked Sendable {
     /// Seconds of silence allowed before the headers are complete (also between keep-alive requests).
     public static let headerTimeoutSeconds: UInt32 = 5
@@ -258,17 +258,19 @@ final class AcceptLoop: @unchecked Sendable {
     private var isStopping: Bool { state.withLock { stopping } }
 
     /// How long a connection may wait for its first request before it may be closed to make room.
-    static let evictionGrace: Duration = .seconds(1)
+    /// Short enough that a request with the key waits at most about this long behind any number of silent
+    /// connections; long enough that a burst of real clients, which connect and then send, never closes its own.
+    static let evictionGrace: Duration = .milliseconds(500)
 
     private func run() {
         while true {
             // Every slot taken: make room by closing the oldest connections without the key, if some have had their
             // grace; the slots come back as libmicrohttpd closes them.
             if slots.wait(timeout: .now()) == .timedOut {
-                while slots.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+                repeat {
                     if isStopping { return }
-                    connections.closeOldestUnauthorised(count: 8, olderThan: Self.evictionGrace)
-                }
+                    connections.closeOldestUnauthorised(count: 32, olderThan: Self.evictionGrace)
+                } while slots.wait(timeout: .now() + .milliseconds(20)) == .timedOut
             }
             if isStopping { slots.signal(); return }
             var address = sockaddr_storage()

@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import CairnTestSupport
+import Encryption
 import Foundation
 import Imaging
 import Regimen
@@ -20,16 +21,21 @@ import Glibc
 ///    the import's time alone (baseline) and with them.
 /// 4. kill -9 loops, N kills per path (skin log, smile add, Health import, intake import) at a random moment: after each, the
 ///    next open must find the database intact, no photo file without its row (or row without its file), no
-///    half-done import, and every entry a killed command had reported saved.
+///    half-done import, no photo file kept aside (every file a kill left is one Cairn can account for), and every
+///    entry a killed command had reported saved.
+/// 5. (issue 36) kill -9 loops, `--fault-kills N` per path, during `backup create`, `backup restore` and `settings
+///    lock on|off`: after each, the next command leaves no leftover (snapshot, partial backup, staging folder,
+///    registry entry), every photo reads whole, and nothing of a locked vault is readable.
 enum ReliabilityBenchmark {
     static func run(arguments: [String]) throws -> Bool {
-        var kills = 200, importMB = 150
+        var kills = 200, importMB = 150, faultKills = 30
         var index = 0
         while index < arguments.count {
             let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
             switch arguments[index] {
             case "--kills": kills = max(1, value ?? kills); index += 2
             case "--import-mb": importMB = max(1, value ?? importMB); index += 2
+            case "--fault-kills": faultKills = max(1, value ?? faultKills); index += 2
             default: index += 1
             }
         }
@@ -46,6 +52,7 @@ enum ReliabilityBenchmark {
         met = try serverFigures(cairn: cairn, scratch: scratch) && met
         met = try importBesideOthers(cairn: cairn, scratch: scratch, megabytes: importMB) && met
         met = try killLoops(cairn: cairn, scratch: scratch, kills: kills) && met
+        met = try faultLoops(cairn: cairn, scratch: scratch, kills: faultKills) && met
         return met
     }
 
@@ -161,7 +168,26 @@ enum ReliabilityBenchmark {
         for socket in burst { socket.send(LoopbackHTTP.raw("GET", "/assets/cairn.css", port: server.port, session: server.key)) }
         let answered = burst.filter { (try? $0.receive())?.status == 200 }.count
         print("  burst of 320 connections at once: \(answered) answered (target 320) \(answered == 320 ? "met" : "NOT met")")
-        return met && answered == 320
+        met = met && answered == 320
+
+        // Issue 36: 300 clients trickling a header byte every half second and 300 silent ones, without the key,
+        // more than the 256 the server serves at once; requests with the key must still be answered.
+        let trickling = try (0..<300).map { _ -> LoopbackSocket in
+            let socket = try LoopbackSocket(port: server.port, timeoutSeconds: 30)
+            socket.send(Data("GET / HTTP/1.1\r\nHo".utf8))
+            return socket
+        }
+        let silent = try (0..<300).map { _ in try LoopbackSocket(port: server.port, timeoutSeconds: 30) }
+        var starved = 0.0
+        for round in 0..<12 {
+            for socket in trickling { socket.send(Data("s".utf8)) }
+            if round >= 3 { starved = max(starved, try latency()) }  // once the silent ones are past their grace
+            usleep(500_000)
+        }
+        withExtendedLifetime((trickling, silent)) {}
+        print(String(format: "  slowest of 9 requests with the key beside 300 trickling and 300 silent clients without it: %.3f s (baseline alone %.3f s; target < 1 s) %@",
+                     starved, alone, starved < 1 ? "met" : "NOT met"))
+        return met && starved < 1
     }
 
     // MARK: 3. a long import beside other processes
@@ -278,10 +304,128 @@ enum ReliabilityBenchmark {
         return met
     }
 
+    // MARK: 5. kills during backup, restore and lock changes
+
+    static func faultLoops(cairn: URL, scratch: URL, kills: Int) throws -> Bool {
+        let vault = scratch.appendingPathComponent("faults")
+        let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
+        var photos: [StoredPhoto] = []
+        for i in 0..<40 {
+            let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* (i + 5) &+ $0 >> 9) })
+            photos.append(try app.photoStore.write(bytes, purpose: "skin", mediaType: .jpeg, width: 10, height: 10) { _ in })
+        }
+        app.database.close()
+        let secret = scratch.appendingPathComponent("fault-passphrase.txt")
+        try Data("a passphrase for the fault loops\n".utf8).write(to: secret)
+        let destination = scratch.appendingPathComponent("fault-backups")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        let backup = scratch.appendingPathComponent("fault.cairnbackup")
+        _ = try run(cairn, ["--data-dir", vault.path, "backup", "create", backup.path, "--passphrase-file", secret.path])
+        let restores = scratch.appendingPathComponent("fault-restores")
+        try FileManager.default.createDirectory(at: restores, withIntermediateDirectories: true)
+        let target = restores.appendingPathComponent("restored")
+
+        var met = true
+        var generator = SystemRandomNumberGenerator()
+        var locked = false
+        let lockWords = ["--vault-passphrase-file", secret.path]
+        let paths: [(name: String, arguments: () -> [String])] = [
+            ("backup create", { ["--data-dir", vault.path] + (locked ? lockWords : []) + ["backup", "create", destination.path, "--passphrase-file", secret.path] }),
+            ("backup restore", { ["--data-dir", target.path, "backup", "restore", backup.path, "--passphrase-file", secret.path] }),
+            ("settings lock on/off", { ["--data-dir", vault.path, "settings", "lock", locked ? "off" : "on", "--passphrase-file", secret.path] }),
+        ]
+        for path in paths {
+            let began = ContinuousClock.now
+            _ = try run(cairn, path.arguments())
+            let duration = seconds(ContinuousClock.now - began)
+            cleanUp(path.name)
+            var leftovers = 0, unreadable = 0, readable = 0, killedMidway = 0
+            for _ in 0..<kills {
+                let child = try spawn(cairn, vault: nil, path.arguments())
+                usleep(useconds_t(Double.random(in: 0...(duration * 1.1), using: &generator) * 1_000_000))
+                if child.process.isRunning { killedMidway += 1 }
+                kill(child.process.processIdentifier, SIGKILL)
+                child.process.waitUntilExit()
+                if path.name == "backup restore" {
+                    // The next restore into the same target must succeed and leave only the vault beside it.
+                    try? FileManager.default.removeItem(at: target)
+                    let again = try run(cairn, path.arguments())
+                    let beside = (try? FileManager.default.contentsOfDirectory(atPath: restores.path)) ?? []
+                    if again != 0 || beside != ["restored"] { leftovers += 1 }
+                    try? FileManager.default.removeItem(at: target)
+                    continue
+                }
+                // The next command (one that reads) opens the vault as the person's next command would.
+                locked = LockServiceProbe.isOn(vault)
+                _ = try run(cairn, ["--data-dir", vault.path] + (locked ? lockWords : []) + ["skin", "areas"])
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []
+                leftovers += names.filter { $0.hasPrefix(".backup-") || $0.hasPrefix(".download-") || $0.hasPrefix(".cairn.sqlite.staged") || $0 == ".photos-converting" }.count
+                leftovers += ((try? FileManager.default.contentsOfDirectory(atPath: vault.appendingPathComponent(TemporaryArtefacts.folderName).path)) ?? []).count
+                leftovers += ((try? FileManager.default.contentsOfDirectory(atPath: destination.path)) ?? []).filter { $0.hasSuffix(".partial") }.count
+                try? PhotoFileStore.forEachFile(under: vault.appendingPathComponent("lost+found").path) { _, _ in leftovers += 1 }
+                let check = try checkPhotos(vault: vault, photos: photos, passphrase: locked ? secret : nil)
+                unreadable += check.unreadable
+                readable += check.readable
+                cleanUp(path.name)
+            }
+            let clean = leftovers == 0 && unreadable == 0 && readable == 0
+            print(String(format: "  kill -9 during %@: %d kills (%d mid-run; one run takes %.2f s): %d leftovers after the next command, %d photos not read whole, %d files readable under the lock %@",
+                         path.name, kills, killedMidway, duration, leftovers, unreadable, readable, clean ? "met" : "NOT met"))
+            met = met && clean
+        }
+        return met
+
+        func cleanUp(_ name: String) {
+            if name == "backup create" {
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: destination.path)) ?? [] {
+                    try? FileManager.default.removeItem(at: destination.appendingPathComponent(file))
+                }
+            }
+            if name == "backup restore" { try? FileManager.default.removeItem(at: target) }
+        }
+    }
+
+    /// Whether the vault's lock is on (its header says so).
+    private enum LockServiceProbe {
+        static func isOn(_ vault: URL) -> Bool {
+            (try? LockService.isOn(dataDirectory: vault.path, environment: [:])) ?? false
+        }
+    }
+
+    /// Every photo read whole against its digest (through the vault key when locked), and the vault's files that a
+    /// person could read without the passphrase while the lock is on (a plain database, a plain photo).
+    private static func checkPhotos(vault: URL, photos: [StoredPhoto], passphrase: URL?) throws -> (unreadable: Int, readable: Int) {
+        let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:], housekeeping: .none,
+                                            passphrase: { try Passphrase(String(decoding: try Data(contentsOf: passphrase!), as: UTF8.self)
+                                                .trimmingCharacters(in: .newlines)) })
+        defer { app.database.close() }
+        let unreadable = photos.filter { photo in (try? app.photoStore.data(for: photo.id)).map(SHA256.hexDigest) != photo.sha256 }.count
+        guard passphrase != nil else { return (unreadable, 0) }
+        var readable = 0
+        let walker = FileManager.default.enumerator(atPath: vault.path)
+        while let name = walker?.nextObject() as? String {
+            guard let data = FileManager.default.contents(atPath: vault.appendingPathComponent(name).path) else { continue }
+            if data.starts(with: Array("SQLite format 3".utf8)) { readable += 1 }
+            if name.hasPrefix("photos/"), !data.isEmpty, !EncryptedPhoto.isEncrypted(data) { readable += 1 }
+        }
+        return (unreadable, readable)
+    }
+
+    /// Runs `cairn ARGS` to its end; its exit status.
+    private static func run(_ cairn: URL, _ arguments: [String]) throws -> Int32 {
+        let child = try spawn(cairn, vault: nil, arguments)
+        child.process.waitUntilExit()
+        return child.process.terminationStatus
+    }
+
     private static func spawn(_ cairn: URL, vault: URL, _ arguments: [String]) throws -> (process: Process, out: Pipe) {
+        try spawn(cairn, vault: Optional(vault), arguments)
+    }
+
+    private static func spawn(_ cairn: URL, vault: URL?, _ arguments: [String]) throws -> (process: Process, out: Pipe) {
         let process = Process()
         process.executableURL = cairn
-        process.arguments = ["--data-dir", vault.path] + arguments
+        process.arguments = (vault.map { ["--data-dir", $0.path] } ?? []) + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -304,7 +448,10 @@ enum ReliabilityBenchmark {
                 var isDirectory: ObjCBool = false
                 return FileManager.default.fileExists(atPath: (root as NSString).appendingPathComponent(name), isDirectory: &isDirectory) && !isDirectory.boolValue
             }.map { "photos/" + $0 })
-            let orphans = files.symmetricDifference(rows).count
+            // A file kept aside is one the kill left that Cairn could not account for: it counts here too.
+            var keptAside = 0
+            try? PhotoFileStore.forEachFile(under: app.vault.lostAndFoundURL.path) { _, _ in keptAside += 1 }
+            let orphans = files.symmetricDifference(rows).count + keptAside
             let unfinished = (try db.scalar("SELECT count(*) FROM health_imports WHERE file_bytes = 0", as: Int.self) ?? 0)
                 + (try db.scalar("SELECT count(*) FROM regimen_intake_import_runs WHERE finished_at IS NULL", as: Int.self) ?? 0)
                 + ((try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []).filter {

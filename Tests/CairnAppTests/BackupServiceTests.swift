@@ -19,7 +19,7 @@ private let passphrase = try! Passphrase("a long backup passphrase")
     #expect(mode == 0o600)
     #expect(try VaultBackup.header(ofFileAt: path).vaultID == (try vault.app.vault.identifier()))
     // A file is never replaced.
-    #expect(throws: OutputFileError.exists) { try vault.app.backups.create(at: path, passphrase: passphrase, keyDerivation: cheap()) }
+    #expect(throws: BackupRequestError.targetExists) { try vault.app.backups.create(at: path, passphrase: passphrase, keyDerivation: cheap()) }
 }
 
 @Test func keepRemovesOnlyThisVaultsOlderBackupsInTheFolder() throws {

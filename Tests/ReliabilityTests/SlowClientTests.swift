@@ -69,7 +69,7 @@ import Glibc
         let served = try ServedVault()
         let port = served.port
         let silent = try (0..<(Int(WebServer.maximumConnections) + 40)).map { _ in try LoopbackSocket(port: port, timeoutSeconds: 15) }
-        Thread.sleep(forTimeInterval: 1.3)  // past their grace
+        Thread.sleep(forTimeInterval: 0.8)  // past their grace
         let started = ContinuousClock.now
         let response = try HTTP.request("GET", "/assets/cairn.css", port: port)
         let elapsed = ContinuousClock.now - started

@@ -383,3 +383,42 @@ func aProcessKilledMidWriteLeavesNothingAfterReopenAndSweep(stage: PhotoWriteSta
     #expect(filesUnder(vault.photosDirectory).map { "photos/" + $0 } == [kept.relativePath])
     #expect(try store.data(for: kept.id) == Data([42]))
 }
+
+@Test func theNextOpenRemovesLeftoversWhoseOwnerIsGoneAndLeavesARunningOnesAlone() throws {
+    let t = try TestVault()
+    defer { t.close() }
+    let registry = TemporaryArtefacts(vault: t.vault)
+    func named(_ name: String) -> String { t.vault.directory.appendingPathComponent(name).path }
+    // A download and a snapshot whose owner was killed, a snapshot an older Cairn left unregistered, and a running
+    // backup's snapshot.
+    let download = try registry.register(named(".download-1.cairnbackup"), kind: .download)
+    let killed = try registry.register(named(".backup-1.sqlite"), kind: .backupSnapshot)
+    let running = try registry.register(named(".backup-2.sqlite"), kind: .backupSnapshot)
+    for name in [".download-1.cairnbackup", ".backup-1.sqlite", ".backup-2.sqlite", ".backup-3.sqlite"] {
+        FileManager.default.createFile(atPath: named(name), contents: Data("SQLite format 3".utf8))
+    }
+    download.abandon()
+    killed.abandon()
+    #expect(t.vault.removeAbandonedArtefacts() == 3)
+    let left = try FileManager.default.contentsOfDirectory(atPath: t.vault.directory.path).filter { $0.hasPrefix(".backup-") || $0.hasPrefix(".download-") }
+    #expect(left == [".backup-2.sqlite"], "the running backup keeps its snapshot")
+    #expect(registry.entries().map(\.path) == [named(".backup-2.sqlite")])
+    running.finish(removing: true)
+    #expect(registry.entries().isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: named(".backup-2.sqlite")))
+}
+
+@Test func aMissingOrEmptyDatabaseIsRefusedOnlyBesideWhatADatabaseNamed() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let fresh = try Vault(directory: dir.url.appendingPathComponent("fresh"))
+    try fresh.refuseLostDatabase()  // a new vault: nothing to lose
+    let vault = try Vault(directory: dir.url.appendingPathComponent("vault"))
+    _ = try vault.identifier()
+    #expect(throws: VaultError.databaseMissing(empty: false, holds: ["its identifier (vault.id)"])) { try vault.openDatabase() }
+    FileManager.default.createFile(atPath: vault.databaseURL.path, contents: Data())
+    try FileManager.default.createDirectory(at: vault.photosDirectory.appendingPathComponent("ab"), withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: vault.photosDirectory.appendingPathComponent("ab/x.jpg").path, contents: Data([1]))
+    #expect(throws: VaultError.databaseMissing(empty: true, holds: ["photo files", "its identifier (vault.id)"])) { try vault.openDatabase() }
+    #expect(try Data(contentsOf: vault.databaseURL).isEmpty, "nothing was written over it")
+}
