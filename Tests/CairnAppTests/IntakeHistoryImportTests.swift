@@ -127,6 +127,21 @@ private let header = "date,time,time zone,product,amount,unit,status"
     #expect(throws: CSVError.empty) { try f.service.importIntakeHistory(Data()) }
 }
 
+@Test func aFileWithThousandsOfBadLinesListsTheFirstTwentyAndHowManyMore() throws {
+    let f = try RegimenFixture()
+    defer { f.remove() }
+    _ = try f.vitaminD()
+    let lines = [header] + Array(repeating: "2026-03-01,08:00,UTC,Vitamin D3,1,,maybe", count: 5_000)
+    do {
+        try f.service.importIntakeHistory(Data(lines.joined(separator: "\n").utf8))
+        Issue.record("expected bad lines")
+    } catch let error as ImportLinesError {
+        #expect(error.userMessage.hasPrefix("5,000 lines could not be read"))
+        #expect(error.listedProblems.count == 21)
+        #expect(error.listedProblems[19].hasPrefix("Line 21: ") && error.listedProblems[20] == "… and 4,980 more.")
+    }
+}
+
 @Test func massAmountsBecomeServingsOfAPowderAndTheAmountMayCarryItsUnit() throws {
     let f = try RegimenFixture()
     defer { f.remove() }

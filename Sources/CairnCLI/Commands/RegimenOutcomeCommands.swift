@@ -28,7 +28,7 @@ enum RegimenOutcomeCommands {
         do {
             return try body()
         } catch let error as ImportLinesError {
-            for problem in error.problems { console.error(problem.message) }
+            for line in error.listedProblems { console.error(line) }
             throw error
         }
     }

@@ -80,7 +80,7 @@ enum RegimenOutcomesPage {
             let report = try outcomes.importCSV(data)
             return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .imported(report)))
         } catch let error as ImportLinesError {
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.problems)),
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.listedProblems)),
                          status: 400)
         } catch let error as CSVError {
             return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, [])), status: 400)
@@ -116,7 +116,7 @@ enum RegimenOutcomesPage {
 
     enum ImportResult {
         case imported(OutcomeImportReport)
-        case refused(String, [LineProblem])
+        case refused(String, [String])
     }
 
     static func render(outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
@@ -238,7 +238,7 @@ enum RegimenOutcomesPage {
             \(report.lines.isEmpty ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>")
             """
         case .refused(let message, let problems):
-            let rows = problems.map { "<li>\(HTML.escape($0.message))</li>" }.joined()
+            let rows = problems.map { "<li>\(HTML.escape($0))</li>" }.joined()
             resultHTML = """
             <div class="form-error" role="alert" id="outcome-import-error"><p>\(HTML.escape(message))</p>\
             \(problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>")</div>
