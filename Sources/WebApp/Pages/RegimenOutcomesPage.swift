@@ -104,6 +104,8 @@ enum RegimenOutcomesPage {
                                                               range: low...high, aggregation: aggregation))
         } catch let error as OutcomeError {
             return try refuse(error.userMessage + " Nothing was saved.")
+        } catch let error as TextInputError {
+            return try refuse(error.userMessage)
         }
         return .redirect(to: "/regimen/outcomes?defined=1")
     }
@@ -191,7 +193,7 @@ enum RegimenOutcomesPage {
             var details = [e.origin == .manual ? "typed in" : "imported"]
             if e.supersedes != nil { details.append("a correction") }
             if !e.isCurrent { details.append("replaced by a correction") }
-            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(e.note))</span>"
+            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(TextInput.displayed(e.note)))</span>"
             let action = e.isCurrent ? """
             <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
             <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
@@ -270,7 +272,7 @@ enum RegimenOutcomesPage {
         <details\(error == nil ? "" : " open")><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
         \(errorHTML)
         <form method="post" action="/regimen/outcomes/metrics" id="outcome-define">\(Layout.csrfField(csrfToken))
-        <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="60" required></div>
+        <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="\(TextInput.maximumNameLength)" required></div>
         <div class="stack"><label for="metric-id">Id</label><input type="text" id="metric-id" name="id" maxlength="40" pattern="[a-z][a-z0-9_]*" required aria-describedby="metric-id-help">
         <p class="help" id="metric-id-help">Lower-case letters, digits and underscores, for example headache. Used in CSV files.</p></div>
         <div class="stack"><label for="metric-unit">Unit</label><input type="text" id="metric-unit" name="unit" maxlength="20" value="1-5"></div>
