@@ -27,6 +27,9 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
     case impossibleBodyMass = "impossible-body-mass"
     /// A sleep record longer than 48 hours.
     case impossibleSleepLength = "impossible-sleep-length"
+    /// A start, end or creation date before 1900-01-01 or after tomorrow in the person's zone (`ImportDates`): a
+    /// device whose clock was wrong, or a damaged export (year 1, year 9999).
+    case dateOutOfRange = "date-out-of-range"
 
     /// A plain description of the records counted under this kind, for a summary line.
     public var summary: String {
@@ -42,6 +45,7 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
         case .impossibleHeartRateVariability: return "heart rate variability values of zero or less, or above 1000 ms"
         case .impossibleBodyMass: return "body mass values of zero or less, or above 650 kg"
         case .impossibleSleepLength: return "sleep records longer than 48 hours"
+        case .dateOutOfRange: return "records dated \(ImportDates.ruleText)"
         }
     }
 
@@ -67,6 +71,8 @@ public struct HealthReadSummary: Sendable, Equatable {
     public var skippedByType: [String: Int] = [:]
     /// Records of a kept type left out, by problem.
     public var warnings: [HealthRecordProblem: Int] = [:]
+    /// The lines of `export.xml` where the first `ProblemList.shown` records left out for each problem start.
+    public var warningRecordLines: [HealthRecordProblem: [Int]] = [:]
     /// The export file's size in bytes.
     public var fileBytes: Int64 = 0
 
