@@ -128,9 +128,13 @@ public struct HealthExportReader: Sendable {
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
     }
 
-    /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory).
+    /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory). Throws
+    /// `HealthExportError.severalExportsInArchive` before reading any record when the archive holds more than one
+    /// export member: a first pass reads only the members' headers (libarchive seeks over their data).
     private func readZip(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
                          open: (OpaquePointer) -> Int32) throws {
+        let exports = try Self.exportMemberCount(open: open)
+        guard exports <= 1 else { throw HealthExportError.severalExportsInArchive(count: exports) }
         guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
         defer { archive_read_free(archive) }
         archive_read_support_format_zip(archive)
@@ -156,6 +160,23 @@ public struct HealthExportReader: Sendable {
         }
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
         try progress(totalBytes, totalBytes)
+    }
+
+    /// How many members of the archive `open` opens are an export (`isExportXML`), reading headers only.
+    static func exportMemberCount(open: (OpaquePointer) -> Int32) throws -> Int {
+        guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
+        defer { archive_read_free(archive) }
+        archive_read_support_format_zip(archive)
+        guard open(archive) == ARCHIVE_OK else { throw HealthExportError.damagedArchive }
+        var entry: OpaquePointer?
+        var count = 0
+        while true {
+            let rc = archive_read_next_header(archive, &entry)
+            if rc == ARCHIVE_EOF { return count }
+            guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN, let entry else { throw HealthExportError.damagedArchive }
+            if let name = archive_entry_pathname(entry), isExportXML(String(cString: name)) { count += 1 }
+            _ = archive_read_data_skip(archive)
+        }
     }
 
     /// Whether an archive member is the export: `apple_health_export/export.xml` in exports from 2016 on, and

@@ -91,6 +91,9 @@ public enum HealthExportError: CairnError, Equatable {
     case unreadable
     /// The file is a zip archive without an `export.xml` in it.
     case noExportInArchive
+    /// The zip archive holds more than one `export.xml` (two exports packed together, or a tampered archive):
+    /// Cairn would not know which one to import.
+    case severalExportsInArchive(count: Int)
     /// The zip archive is damaged or uses a feature libarchive cannot read.
     case damagedArchive
     /// The XML is not well-formed (e.g. a truncated export); `line` is where the parser stopped.
@@ -104,6 +107,8 @@ public enum HealthExportError: CairnError, Equatable {
         switch self {
         case .unreadable: return "The export could not be opened for reading."
         case .noExportInArchive: return "The zip file has no export.xml in it. Choose the export.zip from Health's 'Export All Health Data'."
+        case .severalExportsInArchive(let count):
+            return "The zip file holds \(CountText.grouped(count)) files named export.xml; an export has exactly one. Choose the export.zip from Health's 'Export All Health Data' as the Health app wrote it. Nothing was imported."
         case .damagedArchive: return "The zip file is damaged or cannot be read."
         case .malformedXML(let line):
             return "The export is not well-formed XML (the problem is at line \(line)); it may be truncated or damaged. Nothing was imported."

@@ -117,6 +117,28 @@ import Testing
         #expect(throws: HealthExportError.noExportInArchive) { try read(scratch.file("e.zip")) }
     }
 
+    @Test func refusesAZipWithTwoExportXMLsBeforeReadingARecord() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let xml = HealthXML.document(HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "10", start: "2024-03-01 08:00:00 +0100"))
+        for folder in ["apple_health_export", "copy/apple_health_export"] {
+            let dir = scratch.file("two/\(folder)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try HealthXML.write(xml, to: dir.appendingPathComponent("export.xml"))
+        }
+        let zip = scratch.file("export.zip")
+        try Tools.run(tool: "sh", ["-c", "cd '\(scratch.file("two").path)' && zip -q -r '\(zip.path)' apple_health_export copy"])
+        var records = 0
+        #expect(throws: HealthExportError.severalExportsInArchive(count: 2)) {
+            try HealthExportReader().read(contentsOf: zip) { _ in records += 1 }
+        }
+        #expect(throws: HealthExportError.severalExportsInArchive(count: 2)) {
+            try HealthExportReader().read(.bytes(Data(contentsOf: zip))) { _ in records += 1 }
+        }
+        #expect(records == 0)
+        #expect(HealthExportError.severalExportsInArchive(count: 2).userMessage.hasPrefix("The zip file holds 2 files named export.xml; an export has exactly one."))
+    }
+
     @Test func recordsDatedOutsideTheImportsRangeAreLeftOutWithTheirLines() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
