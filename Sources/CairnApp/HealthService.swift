@@ -19,7 +19,8 @@ public struct HealthImportSummary: Sendable, Equatable {
 
     /// A summary.
     public init(added: Int, alreadyPresent: Int, skippedByType: [String: Int], warnings: [HealthRecordProblem: Int],
-                fileBytes: Int64) {
+                fileBytes: Int64, warningRecordLines: [HealthRecordProblem: [Int]] = [:]) {
+        self.warningRecordLines = warningRecordLines
         self.added = added
         self.alreadyPresent = alreadyPresent
         self.skippedByType = skippedByType
@@ -43,9 +44,21 @@ public struct HealthImportSummary: Sendable, Equatable {
         return lines
     }
 
-    /// The records left out, one line per reason, in a stable order: "4 with an impossible value".
+    /// The lines of `export.xml` where the first 20 records left out for each problem start.
+    public let warningRecordLines: [HealthRecordProblem: [Int]]
+
+    /// The records left out, one line per reason, in a stable order, each naming the lines of `export.xml` its
+    /// records start on (the first 20, then how many more: `ProblemList`): "2 records dated before 1900-01-01 or
+    /// after tomorrow (export.xml lines 5 and 9)".
     public var warningLines: [String] {
-        warnings.sorted { $0.key < $1.key }.map { "\(CountText.grouped($0.value)) \($0.key.summary)" }
+        warnings.sorted { $0.key < $1.key }.map { problem, count in
+            let lines = warningRecordLines[problem] ?? []
+            guard !lines.isEmpty else { return "\(CountText.grouped(count)) \(problem.summary)" }
+            let shown = lines.map(String.init)
+            var list = shown.count == 1 ? shown[0] : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
+            if count > lines.count { list = shown.joined(separator: ", ") + " … and \(CountText.grouped(count - lines.count)) more" }
+            return "\(CountText.grouped(count)) \(problem.summary) (export.xml line\(count == 1 ? "" : "s") \(list))"
+        }
     }
 }
 
@@ -135,7 +148,7 @@ public final class HealthService: @unchecked Sendable {
             let importID = marker[0]
             var sources: [SourceKey: Int64] = [:]
             var sourcesBatch = 0
-            return try reader.read(source, progress: progress) { record in
+            return try reader.read(source, dates: ImportDates.instants(now: importedAt, zone: clock.timeZone), progress: progress) { record in
                 try batch.write { db in
                     let store = HealthStore(db)
                     // Source ids are looked up again in each batch (another import's clean-up may remove one
@@ -157,7 +170,7 @@ public final class HealthService: @unchecked Sendable {
                                              alreadyPresent: present, skipped: read.skippedCount, warnings: read.warningCount)
             if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
             return HealthImportSummary(added: added, alreadyPresent: present, skippedByType: read.skippedByType,
-                                       warnings: read.warnings, fileBytes: read.fileBytes)
+                                       warnings: read.warnings, fileBytes: read.fileBytes, warningRecordLines: read.warningRecordLines)
         })
     }
 

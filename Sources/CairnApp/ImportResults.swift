@@ -22,6 +22,10 @@ public enum ImportLinesError: CairnError, Hashable, Sendable {
         switch self { case .badLines(let problems): problems }
     }
 
+    /// What a door lists under the message: the first 20 bad lines ("Line 4: the date is ..."), then how many
+    /// more (`ProblemList`).
+    public var listedProblems: [String] { ProblemList.entries(problems) { $0.message } }
+
     /// "2 lines could not be read, so nothing was imported. ..."
     public var userMessage: String {
         let count = problems.count

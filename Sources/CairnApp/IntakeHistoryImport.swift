@@ -48,7 +48,9 @@ enum IntakeHistoryCSV {
     /// Reads the file one record at a time and calls `accept` with each good line, in file order; returns every
     /// bad line. Once a line is bad, `accept` is no longer called (the import will save nothing), but every
     /// later line is still checked so all problems are listed. Memory stays flat in the number of lines.
-    static func forEachRow(_ data: Data, products: [ProductID: [StoredProduct]], now: Date,
+    /// Dates outside `ImportDates` (before 1900-01-01, after tomorrow in `personZone`) and wall-clock times a
+    /// daylight-saving change skipped in the line's zone are bad lines, never moved.
+    static func forEachRow(_ data: Data, products: [ProductID: [StoredProduct]], now: Date, personZone: TimeZone,
                            accept: (Row) throws -> Void) throws -> [LineProblem] {
         var header: CSV.Record?
         var byName: [String: [ProductID]] = [:]
@@ -76,6 +78,7 @@ enum IntakeHistoryCSV {
             // Columns by their place in `columns`: date, time, time zone, product, amount, unit, status.
             func field(_ column: Int) -> String { at[column].map { trimmed(record.fields[$0]) } ?? "" }
             guard let day = LocalDay(parsing: field(0)) else { fail(.badDate); return }
+            guard ImportDates.accepts(day, now: now, zone: personZone) else { fail(.dateOutOfRange); return }
             guard let (slot, seconds) = time(field(1)) else { fail(.badTime); return }
             let zoneName = field(2)
             let zone: TimeZone
@@ -86,7 +89,8 @@ enum IntakeHistoryCSV {
                 zones[zoneName] = found
                 zone = found
             }
-            let takenAt = WallClock.instant(of: day, at: slot, in: zone).addingTimeInterval(Double(seconds))
+            guard let instant = WallClock.existingInstant(of: day, at: slot, in: zone) else { fail(.timeDoesNotExist); return }
+            let takenAt = instant.addingTimeInterval(Double(seconds))
             guard takenAt <= now else { fail(.timeInFuture); return }
             guard let status = IntakeStatus(rawValue: field(6).lowercased()), status.isLoggable else { fail(.badStatus); return }
             let reference = field(3)
@@ -224,6 +228,7 @@ extension RegimenService {
     public func importIntakeHistory(_ data: Data, sourceName: String = "", keepingLines: Bool = true) throws -> IntakeImportReport {
         let source = String(sourceName.split(separator: "/").last ?? "").filter { !$0.isNewline }
         let now = clock.now()
+        let zone = clock.timeZone
         let products: [ProductID: [StoredProduct]] = try database.read { db in
             let store = RegimenStore(db)
             var products: [ProductID: [StoredProduct]] = [:]
@@ -248,7 +253,7 @@ extension RegimenService {
                 var productIndex: [ProductID: Int] = [:]
                 var ordinals: [Moment: Int32] = [:]
                 var made = 0
-                return try IntakeHistoryCSV.forEachRow(data, products: products, now: now) { row in
+                return try IntakeHistoryCSV.forEachRow(data, products: products, now: now, personZone: zone) { row in
                     let productID = row.product.product.id
                     let moment = Moment(product: productIndex[productID] ?? {
                         productIndex[productID] = productIndex.count

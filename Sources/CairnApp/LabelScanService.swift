@@ -242,7 +242,16 @@ public final class LabelScanService: Sendable {
     /// and no rows.
     public func propose(imageData: Data) throws -> LabelProposal {
         guard let recognizerStart else { throw TextRecognitionError(kind: .engineUnavailable) }
-        let prepared = try TextRecognizer.prepare(imageData)
+        let prepared: OCRImage
+        do {
+            prepared = try TextRecognizer.prepare(imageData)
+        } catch {
+            // Tesseract may still be starting on its own thread. The refusal ends a one-photo process: ended while
+            // Tesseract reads its data, the process tears Tesseract's caches down under it, and their destructors
+            // print "WARNING! LEAK!" on the person's terminal (and may crash). Its start is waited for first.
+            _ = try? recognizerStart.get()
+            throw error
+        }
         normaliserStart.start()
         let recognizer = try recognizerStart.get()
         var page = try recognizer.recognise(prepared)

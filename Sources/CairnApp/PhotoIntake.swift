@@ -26,7 +26,8 @@ public struct ProcessedPhoto: Sendable {
 /// a second time: the inspector's Huffman decoding was a tenth of a 12 MP `skin log`), renames and records the rows
 /// in the caller's transaction. Bad input fails before anything touches the vault.
 public struct PhotoIntake: Sendable {
-    /// The metadata every stored photo may carry: a JFIF header and nothing else.
+    /// The metadata every stored photo may carry: at most a bare JFIF header (libjpeg writes one; libvips, which
+    /// encodes thumbnails, crops and side-by-sides, writes none), and nothing else.
     public static let allowList = MetadataAllowList.cairnJPEG
     /// Thumbnails fit in a square of this side.
     public static let thumbnailSide = 512

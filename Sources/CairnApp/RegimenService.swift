@@ -53,9 +53,11 @@ public final class RegimenService: @unchecked Sendable {
     /// Saves a new product (its first revision and its ingredient rows, in one transaction). Throws
     /// `FlaggedRowsUndecided` while a flagged row is not accepted in `decisions` (`LabelGate`: the same checks
     /// as a scanned row, on every path), and `RegimenError` when a catalogue row is unknown or an amount is
-    /// implausible for its ingredient.
+    /// implausible for its ingredient, `FieldProblems<ProductField>` for a name `TextInput.name` refuses
+    /// (`Product.checkNames()`).
     @discardableResult
     public func addProduct(_ product: Product, decisions: RowDecisions = RowDecisions()) throws -> StoredProduct {
+        try product.checkNames()
         let catalogue = try Catalogue.bundled()
         try catalogue.checkPlausibility(of: product)
         try LabelGate(catalogue: catalogue).check(product, decisions: decisions)
@@ -75,6 +77,7 @@ public final class RegimenService: @unchecked Sendable {
     public func editProduct(_ id: ProductID, to product: Product, decisions: RowDecisions = RowDecisions()) throws -> StoredProduct {
         let revised = try Product(id: id, name: product.name, brand: product.brand, form: product.form,
                                   servingSize: product.servingSize, ingredients: product.ingredients)
+        try revised.checkNames()
         let catalogue = try Catalogue.bundled()
         guard let current = try self.product(id) else { throw ScheduleError.productNotFound }
         try catalogue.checkPlausibility(of: revised)

@@ -79,9 +79,12 @@ public final class Console: @unchecked Sendable {
 
     /// `text` with every control character but newline, tab and a carriage return ending a line (CSV's CR LF) shown
     /// as `\u{1B}`-style text, so what a note or a name holds (stored before such input was refused, or read from
-    /// a file) can never drive the terminal: no escape code clears the screen or sets the window title. The one
-    /// place the CLI's output is neutralised.
+    /// a file) can never drive the terminal: no escape code clears the screen or sets the window title. Format
+    /// characters that could reorder or hide text (a right-to-left override in a note) are shown as `<U+202E>`
+    /// (`TextInput.displayed`: an emoji sequence's or a script's joiners stay). The one place the CLI's output is
+    /// neutralised.
     public static func escaped(_ text: String) -> String {
+        let text = TextInput.displayed(text)
         let scalars = Array(text.unicodeScalars)
         func passes(_ i: Int) -> Bool {
             let s = scalars[i]
@@ -99,11 +102,27 @@ public final class Console: @unchecked Sendable {
         return String(result)
     }
 
-    /// Writes `value` as pretty, key-sorted JSON on standard output.
+    /// Writes `value` as pretty, key-sorted JSON on standard output. Format characters (category Cf) are written
+    /// as JSON escapes (`\u202e`), which a JSON reader reads back as the stored text and a terminal shows as text.
     public func printJSON<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        print(Self.escapingFormatCharacters(json: String(decoding: try encoder.encode(value), as: UTF8.self)))
+    }
+
+    /// JSON text with each format character (only ever inside a string: JSON's own syntax is ASCII) written as its
+    /// `\uXXXX` escape, a surrogate pair above U+FFFF.
+    static func escapingFormatCharacters(json: String) -> String {
+        guard json.unicodeScalars.contains(where: TextInput.isFormat) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard TextInput.isFormat(scalar) else { out.append(scalar); continue }
+            for unit in String(scalar).utf16 {
+                let hex = String(unit, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            }
+        }
+        return String(out)
     }
 }

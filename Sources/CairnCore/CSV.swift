@@ -205,9 +205,11 @@ public enum CSVError: CairnError, Hashable, Sendable {
 
     private static func columnsMessage(missing: [String], unknown: [Int], repeated: Bool, expected: [String]) -> String {
         var parts: [String] = []
-        if !missing.isEmpty { parts.append("missing column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))") }
+        if !missing.isEmpty { parts.append("missing column\(missing.count == 1 ? "" : "s") \(ProblemList.joined(missing, separator: ", ") { $0 })") }
         if !unknown.isEmpty {
-            parts.append("column\(unknown.count == 1 ? "" : "s") \(unknown.map(String.init).joined(separator: ", ")) "
+            // At most the first 20 positions, then how many more (`ProblemList`): a header of millions of columns
+            // gives a short message.
+            parts.append("column\(unknown.count == 1 ? "" : "s") \(ProblemList.joined(unknown, separator: ", ") { String($0) }) "
                          + "\(unknown.count == 1 ? "is" : "are") not one Cairn reads")
         }
         if repeated { parts.append("a column appears twice") }

@@ -136,6 +136,15 @@ public enum WallClock {
         return Date(timeIntervalSince1970: high)
     }
 
+    /// The instant of `slot` on `day` in `zone` when that wall-clock time happens there, nil when it does not:
+    /// a time inside the gap of a spring-forward day (02:30 in Europe/Amsterdam on the last Sunday of March). A
+    /// repeated time is its first instant, as above. Imports refuse a time that does not exist rather than move it.
+    public static func existingInstant(of day: LocalDay, at slot: TimeSlot, in zone: TimeZone) -> Date? {
+        let t = instant(of: day, at: slot, in: zone)
+        let wall = Double(day.dayNumber) * 86_400 + Double(slot.minuteOfDay) * 60
+        return t.timeIntervalSince1970 + offset(zone, t.timeIntervalSince1970) == wall ? t : nil
+    }
+
     private static func offset(_ zone: TimeZone, _ seconds: Double) -> Double {
         Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)))
     }

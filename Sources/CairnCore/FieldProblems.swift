@@ -12,6 +12,9 @@ public struct FieldProblems<Field: Hashable & Sendable>: CairnError {
             self.row = row
             message = error.userMessage
         }
+
+        /// The message, with "Row N: " when it is about one row of its field.
+        public var text: String { row.map { "Row \($0): " + message } ?? message }
     }
 
     /// The refusals, in the order of the fields.
@@ -19,13 +22,15 @@ public struct FieldProblems<Field: Hashable & Sendable>: CairnError {
 
     public init(_ problems: [Problem]) { self.problems = problems }
 
-    /// The messages about `field`, each with "Row N: " when it is about one row of it.
+    /// The messages about `field`, each with "Row N: " when it is about one row of it: at most the first 20, then
+    /// how many more (`ProblemList`).
     public func messages(for field: Field) -> [String] {
-        problems.filter { $0.field == field }.map { p in p.row.map { "Row \($0): " + p.message } ?? p.message }
+        ProblemList.entries(problems.filter { $0.field == field }, \.text)
     }
 
-    /// Every message, one after the other (the fields are named by the door that shows them).
-    public var userMessage: String { problems.map { p in p.row.map { "Row \($0): " + p.message } ?? p.message }.joined(separator: " ") }
+    /// Every message, one after the other (the fields are named by the door that shows them): at most the first
+    /// 20, then how many more (`ProblemList`).
+    public var userMessage: String { ProblemList.entries(problems, \.text).joined(separator: " ") }
 
     /// Collects refusals while parsing: `field` runs one field's parser and keeps its typed refusal.
     public struct Collector {

@@ -1,4 +1,5 @@
 internal import CLibXML2
+import CairnCore
 import Foundation
 
 /// A libxml2 SAX2 push parser over an Apple Health `export.xml`, fed in chunks, so memory stays constant
@@ -12,10 +13,12 @@ final class ExportXMLParser {
     private let state: ParseState
     private var context: xmlParserCtxtPtr?
 
-    /// A parser handing each kept record to `onRecord`.
-    init(onRecord: @escaping (HealthRecord) throws -> Void) {
+    /// A parser handing each kept record to `onRecord`; a record with a date outside `dates` (seconds since
+    /// 1970, UTC) is left out as `HealthRecordProblem.dateOutOfRange`.
+    init(dates: Range<Int64>? = nil, onRecord: @escaping (HealthRecord) throws -> Void) {
         ExportXMLParser.initialiseLibrary
         state = ParseState(onRecord: onRecord)
+        state.dates = dates
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = saxStartElement
@@ -68,6 +71,10 @@ private final class ParseState {
     var errorLine: Int?
     var sawRoot = false
     var depth = 0
+    /// The instants a record's dates must fall in (nil: any).
+    var dates: Range<Int64>?
+    /// The line the record being read starts on.
+    var recordLine = 0
 
     // The record being read (kept types only).
     var recordDepth = -1
@@ -119,6 +126,7 @@ private final class ParseState {
     func beginRecord(_ kind: HealthRecordKind, attributes: AttributeList) {
         self.kind = kind
         recordDepth = depth
+        recordLine = context.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0
         sourceName = nil
         sourceVersion = ""
         device = ""
@@ -158,6 +166,9 @@ private final class ParseState {
         switch RecordCheck.validate(self) {
         case .failure(let problem):
             summary.warnings[problem, default: 0] += 1
+            if summary.warningRecordLines[problem, default: []].count < ProblemList.shown {
+                summary.warningRecordLines[problem, default: []].append(recordLine)
+            }
         case .success(let record):
             summary.recordsRead += 1
             do { try onRecord(record) } catch { stop(error) }
@@ -180,6 +191,10 @@ private enum RecordCheck {
         if let creationField = s.creation {
             guard let parsed = creationField else { return .failure(.unreadableDate) }
             creation = parsed
+        }
+        if let dates = s.dates {
+            guard dates.contains(start.utcSeconds), dates.contains(end.utcSeconds),
+                  creation.map({ dates.contains($0.utcSeconds) }) ?? true else { return .failure(.dateOutOfRange) }
         }
         guard end.utcSeconds >= start.utcSeconds else { return .failure(.endBeforeStart) }
         let value: Double

@@ -26,21 +26,25 @@ public struct HealthExportReader: Sendable {
     ///
     /// Reading and parsing run on a thread of their own while `onRecord` and `progress` run on the calling thread
     /// (records and positions cross in order through `Handoff`), so parsing and storing use two cores.
-    public func read(contentsOf url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
+    ///   - dates: the instants a record's start, end and creation dates must fall in (`ImportDates.instants`);
+    ///     a record with a date outside is left out as `HealthRecordProblem.dateOutOfRange`. Nil: any date.
+    public func read(contentsOf url: URL, dates: Range<Date>? = nil,
+                     progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
                      onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
-        try read(.file(url), progress: progress, onRecord: onRecord)
+        try read(.file(url), dates: dates, progress: progress, onRecord: onRecord)
     }
 
     /// The same read of an export from `source`: a file, or the bytes of one already in memory (an upload, read
     /// where it is rather than written to a temporary file first).
-    public func read(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
+    public func read(_ source: HealthExportSource, dates: Range<Date>? = nil,
+                     progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
                      onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
         enum Item: Sendable { case record(HealthRecord), position(Int64, Int64) }
         let reader = self
         return try Handoff.run(chunk: 1024, produce: { emit in
             // The parser keeps its record handler only for the length of this read.
             try withoutActuallyEscaping(emit) { emit in
-                try reader.readSequentially(source, progress: { try emit(.position($0, $1)) }) { try emit(.record($0)) }
+                try reader.readSequentially(source, dates: dates, progress: { try emit(.position($0, $1)) }) { try emit(.record($0)) }
             }
         }, consume: { (item: Item) in
             switch item {
@@ -51,9 +55,12 @@ public struct HealthExportReader: Sendable {
     }
 
     /// The same read on the calling thread, `onRecord` called from inside the parser.
-    func readSequentially(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
+    func readSequentially(_ source: HealthExportSource, dates: Range<Date>? = nil,
+                          progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
                           onRecord: @escaping (HealthRecord) throws -> Void) throws -> HealthReadSummary {
-        let parser = ExportXMLParser(onRecord: onRecord)
+        // Whole seconds, both bounds rounded up: a record's whole-second date is inside exactly when its instant is.
+        let seconds = dates.map { Int64($0.lowerBound.timeIntervalSince1970.rounded(.up))..<Int64($0.upperBound.timeIntervalSince1970.rounded(.up)) }
+        let parser = ExportXMLParser(dates: seconds, onRecord: onRecord)
         let totalBytes: Int64
         switch source {
         case .file(let url):
@@ -121,9 +128,13 @@ public struct HealthExportReader: Sendable {
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
     }
 
-    /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory).
+    /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory). Throws
+    /// `HealthExportError.severalExportsInArchive` before reading any record when the archive holds more than one
+    /// export member: a first pass reads only the members' headers (libarchive seeks over their data).
     private func readZip(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
                          open: (OpaquePointer) -> Int32) throws {
+        let exports = try Self.exportMemberCount(open: open)
+        guard exports <= 1 else { throw HealthExportError.severalExportsInArchive(count: exports) }
         guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
         defer { archive_read_free(archive) }
         archive_read_support_format_zip(archive)
@@ -149,6 +160,23 @@ public struct HealthExportReader: Sendable {
         }
         try parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), isLast: true)
         try progress(totalBytes, totalBytes)
+    }
+
+    /// How many members of the archive `open` opens are an export (`isExportXML`), reading headers only.
+    static func exportMemberCount(open: (OpaquePointer) -> Int32) throws -> Int {
+        guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
+        defer { archive_read_free(archive) }
+        archive_read_support_format_zip(archive)
+        guard open(archive) == ARCHIVE_OK else { throw HealthExportError.damagedArchive }
+        var entry: OpaquePointer?
+        var count = 0
+        while true {
+            let rc = archive_read_next_header(archive, &entry)
+            if rc == ARCHIVE_EOF { return count }
+            guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN, let entry else { throw HealthExportError.damagedArchive }
+            if let name = archive_entry_pathname(entry), isExportXML(String(cString: name)) { count += 1 }
+            _ = archive_read_data_skip(archive)
+        }
     }
 
     /// Whether an archive member is the export: `apple_health_export/export.xml` in exports from 2016 on, and

@@ -27,6 +27,9 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
     case impossibleBodyMass = "impossible-body-mass"
     /// A sleep record longer than 48 hours.
     case impossibleSleepLength = "impossible-sleep-length"
+    /// A start, end or creation date before 1900-01-01 or after tomorrow in the person's zone (`ImportDates`): a
+    /// device whose clock was wrong, or a damaged export (year 1, year 9999).
+    case dateOutOfRange = "date-out-of-range"
 
     /// A plain description of the records counted under this kind, for a summary line.
     public var summary: String {
@@ -42,6 +45,7 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
         case .impossibleHeartRateVariability: return "heart rate variability values of zero or less, or above 1000 ms"
         case .impossibleBodyMass: return "body mass values of zero or less, or above 650 kg"
         case .impossibleSleepLength: return "sleep records longer than 48 hours"
+        case .dateOutOfRange: return "records dated \(ImportDates.ruleText)"
         }
     }
 
@@ -67,6 +71,8 @@ public struct HealthReadSummary: Sendable, Equatable {
     public var skippedByType: [String: Int] = [:]
     /// Records of a kept type left out, by problem.
     public var warnings: [HealthRecordProblem: Int] = [:]
+    /// The lines of `export.xml` where the first `ProblemList.shown` records left out for each problem start.
+    public var warningRecordLines: [HealthRecordProblem: [Int]] = [:]
     /// The export file's size in bytes.
     public var fileBytes: Int64 = 0
 
@@ -85,6 +91,9 @@ public enum HealthExportError: CairnError, Equatable {
     case unreadable
     /// The file is a zip archive without an `export.xml` in it.
     case noExportInArchive
+    /// The zip archive holds more than one `export.xml` (two exports packed together, or a tampered archive):
+    /// Cairn would not know which one to import.
+    case severalExportsInArchive(count: Int)
     /// The zip archive is damaged or uses a feature libarchive cannot read.
     case damagedArchive
     /// The XML is not well-formed (e.g. a truncated export); `line` is where the parser stopped.
@@ -98,6 +107,8 @@ public enum HealthExportError: CairnError, Equatable {
         switch self {
         case .unreadable: return "The export could not be opened for reading."
         case .noExportInArchive: return "The zip file has no export.xml in it. Choose the export.zip from Health's 'Export All Health Data'."
+        case .severalExportsInArchive(let count):
+            return "The zip file holds \(CountText.grouped(count)) files named export.xml; an export has exactly one. Choose the export.zip from Health's 'Export All Health Data' as the Health app wrote it. Nothing was imported."
         case .damagedArchive: return "The zip file is damaged or cannot be read."
         case .malformedXML(let line):
             return "The export is not well-formed XML (the problem is at line \(line)); it may be truncated or damaged. Nothing was imported."

@@ -85,9 +85,9 @@ public struct HealthTimestamp: Hashable, Sendable, Comparable, Codable {
     /// The offset from UTC the export wrote, in seconds (e.g. +0200 is 7200).
     public let offsetSeconds: Int32
 
-    /// A timestamp; the offset must be within ±18 hours.
+    /// A timestamp; the offset must be within ±14 hours (`InstantInput.largestOffset`, the widest any place uses).
     public init?(utcSeconds: Int64, offsetSeconds: Int32) {
-        guard abs(offsetSeconds) <= 18 * 3600 else { return nil }
+        guard abs(Int(offsetSeconds)) <= InstantInput.largestOffset else { return nil }
         self.utcSeconds = utcSeconds
         self.offsetSeconds = offsetSeconds
     }

@@ -239,7 +239,8 @@ public final class ImagePipeline: Sendable {
 
     // MARK: - Writing
 
-    /// Encodes pixels as a baseline JPEG with no metadata (a JFIF header only). `quality` is clamped to 1-100.
+    /// Encodes pixels as a baseline JPEG with no metadata: libvips' encoder with `strip`, which writes no APP0
+    /// (JFIF) segment either. `quality` is clamped to 1-100.
     public func encodeJPEG(_ image: RGBImage, quality: Int = 90) throws -> Data {
         try Vips.start()
         let jpeg = try VipsImageRef.fromRGB(image).jpeg(quality: min(max(quality, 1), 100))

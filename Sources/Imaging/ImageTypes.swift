@@ -70,7 +70,8 @@ public enum IngestStrategy: Sendable, Equatable {
 
 /// The output of an ingest: oriented JPEGs with no metadata, ready for the storage adapter to write.
 public struct IngestedPhoto: Sendable, Equatable {
-    /// The full-size, upright JPEG; carries a JFIF header and nothing else.
+    /// The full-size, upright JPEG; carries a bare JFIF header (libjpeg's paths) or no APP0 at all (libvips'), and
+    /// nothing else.
     public let jpeg: Data
     /// A JPEG thumbnail whose longer side is at most the requested size.
     public let thumbnail: Data

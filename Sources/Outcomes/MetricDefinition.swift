@@ -58,7 +58,7 @@ public struct MetricDefinition: Hashable, Sendable {
         guard isValidID(id) else { throw OutcomeError.invalidMetricID }
         guard !BuiltInMetrics.all.contains(where: { $0.id == id }) else { throw OutcomeError.metricIDTaken }
         let trimmedName = try TextInput.name(name, field: "metric name").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmedName.isEmpty, trimmedName.count <= 60 else { throw OutcomeError.emptyMetricName }
+        guard !trimmedName.isEmpty else { throw OutcomeError.emptyMetricName }
         let trimmedUnit = try TextInput.name(unit, field: "metric unit").trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmedUnit.count <= 20 else { throw OutcomeError.unitTooLong }
         guard range.lowerBound.isFinite, range.upperBound.isFinite, range.lowerBound < range.upperBound,

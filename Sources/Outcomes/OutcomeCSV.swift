@@ -11,7 +11,7 @@ import Foundation
 /// Any other column, or a missing one, makes the whole file refused (`CSVError.wrongColumns`).
 ///
 /// Each bad line is reported with its line number and a reason that never repeats the line's content:
-/// a bad date, a date after `today`, an unknown metric, an Apple Health metric (read-only), a value that is
+/// a bad date, a date before 1900-01-01 (`ImportDates`), a date after `today`, an unknown metric, an Apple Health metric (read-only), a value that is
 /// not a number or is outside the metric's range, a wrong number of fields.
 public enum OutcomeCSV {
     /// The columns Cairn reads, with the header names it accepts for each.
@@ -72,6 +72,7 @@ public enum OutcomeCSV {
             guard let day = LocalDay(parsing: field("date")) else {
                 problems.append(LineProblem(line: record.line, reason: .badDate)); continue
             }
+            guard day >= ImportDates.earliest else { problems.append(LineProblem(line: record.line, reason: .dateOutOfRange)); continue }
             guard day <= today else { problems.append(LineProblem(line: record.line, reason: .dayInFuture)); continue }
             guard let metric = byKey[metricKey(field("metric"))] else {
                 problems.append(LineProblem(line: record.line, reason: .unknownMetric)); continue
@@ -141,6 +142,10 @@ public enum LineProblemReason: Hashable, Sendable {
     case badDate
     /// The date is after today.
     case dayInFuture
+    /// The date is before 1900-01-01 or after tomorrow (`ImportDates`).
+    case dateOutOfRange
+    /// The wall-clock time does not exist on that day in that zone: the clocks skipped it (a daylight-saving change).
+    case timeDoesNotExist
     /// No metric has this id or name.
     case unknownMetric
     /// An Apple Health metric, which only a Health export provides.
@@ -178,6 +183,8 @@ public enum LineProblemReason: Hashable, Sendable {
         case .wrongFieldCount(let expected, let found): "it has \(found) field\(found == 1 ? "" : "s"); the header has \(expected)."
         case .badDate: "the date is not a real date written YYYY-MM-DD."
         case .dayInFuture: "the date is after today."
+        case .dateOutOfRange: "the date is \(ImportDates.ruleText); Cairn imports dates from 1900-01-01 to tomorrow."
+        case .timeDoesNotExist: "the time does not exist on that day in that time zone (the clocks skipped it for daylight saving time); write the time the clocks showed."
         case .unknownMetric: "the metric is not one Cairn knows (write a metric's id or name as the Outcomes page or 'cairn regimen outcomes metrics' lists them)."
         case .readOnlyMetric: "this metric comes only from an Apple Health export and cannot be imported from CSV."
         case .notANumber: "the value is not a number (write decimals with a dot, like 3.5)."

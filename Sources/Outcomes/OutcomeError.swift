@@ -7,7 +7,7 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
     case invalidMetricID
     /// A custom metric id that is already used (by a built-in metric or an earlier custom one).
     case metricIDTaken
-    /// A custom metric without a name, or with one longer than 60 characters.
+    /// A custom metric without a name (a name too long is `TextInputError.tooLong`).
     case emptyMetricName
     /// A unit longer than 20 characters.
     case unitTooLong
@@ -35,7 +35,7 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
         switch self {
         case .invalidMetricID: "A metric id is 1 to 40 lower-case letters, digits or underscores, starting with a letter (for example headache)."
         case .metricIDTaken: "A metric with this id exists already. Choose another id."
-        case .emptyMetricName: "A metric needs a name of at most 60 characters."
+        case .emptyMetricName: "A metric needs a name."
         case .unitTooLong: "A unit can be at most 20 characters."
         case .invalidRange: "The lowest value must be a number below the highest value."
         case .unknownMetric: "There is no metric with this id. Use a metric the Outcomes page lists (or 'cairn regimen outcomes metrics')."

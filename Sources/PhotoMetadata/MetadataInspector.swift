@@ -98,7 +98,7 @@ public struct MetadataAllowList: Sendable, Equatable {
     public let allowed: Set<MetadataKind>
     /// A list allowing exactly `allowed`.
     public init(allowed: Set<MetadataKind>) { self.allowed = allowed }
-    /// Cairn's JPEGs: a JFIF APP0 header and nothing else.
+    /// Cairn's JPEGs: at most a bare JFIF APP0 header (files libvips encodes have none), and nothing else.
     public static let cairnJPEG = MetadataAllowList(allowed: [.jfif])
     /// The items of `report` that the list does not allow.
     public func violations(in report: MetadataReport) -> [MetadataItem] {

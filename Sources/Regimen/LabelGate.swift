@@ -46,9 +46,11 @@ public struct FlaggedRowsUndecided: CairnError, Hashable {
 
     /// Names the rows by number and says what is wrong with each (never what was typed or read).
     public var userMessage: String {
-        let list = rows.map { "row \($0.number) (\($0.flags.map(\.title).joined(separator: ", ")))" }
-        let numbers = rows.count == 1 ? "Row \(rows[0].number) is" : "Rows \(Self.join(rows.map { "\($0.number)" })) are"
-        return "\(numbers) flagged and not accepted yet: \(list.joined(separator: "; ")). Check each against the label, then accept it, change it or leave it out. Nothing was saved."
+        // At most the first 20 rows, then how many more (`ProblemList`).
+        let list = ProblemList.joined(rows, separator: "; ") { "row \($0.number) (\($0.flags.map(\.title).joined(separator: ", ")))" }
+        let numbers = rows.count == 1 ? "Row \(rows[0].number) is"
+            : "Rows \(rows.count > ProblemList.shown ? ProblemList.joined(rows, separator: ", ") { "\($0.number)" } : Self.join(rows.map { "\($0.number)" })) are"
+        return "\(numbers) flagged and not accepted yet: \(list). Check each against the label, then accept it, change it or leave it out. Nothing was saved."
     }
 
     /// "2", "2 and 5", "2, 5 and 7".

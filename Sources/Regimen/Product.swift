@@ -69,8 +69,10 @@ public struct ProductIngredient: Hashable, Sendable, Codable {
         guard !nameOnLabel.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw RegimenError.emptyIngredientName
         }
-        try TextInput.name(nameOnLabel, field: "ingredient name")
-        if let form { try TextInput.name(form, field: "ingredient form") }
+        // Only the check stored names pass: a row read back from the vault is never refused. New rows are checked
+        // by `Product.checkNames()` (`TextInput.name`) where they are saved.
+        try TextInput.storedName(nameOnLabel, field: "ingredient name")
+        if let form { try TextInput.storedName(form, field: "ingredient form") }
         if let p = dailyValuePercent, p.isNaN || p < 0 { throw RegimenError.negativeDailyValuePercent }
         self.catalogueID = catalogueID
         self.nameOnLabel = nameOnLabel
@@ -127,8 +129,9 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
     public init(id: ProductID = .random(), name: String, brand: String = "", form: ProductForm,
                 servingSize: Amount, ingredients: [ProductIngredient]) throws {
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw RegimenError.emptyProductName }
-        try TextInput.name(name, field: "product name")
-        try TextInput.name(brand, field: "brand")
+        // Only the check stored names pass (see `ProductIngredient.init`); `checkNames()` is the rule for new names.
+        try TextInput.storedName(name, field: "product name")
+        try TextInput.storedName(brand, field: "brand")
         guard !servingSize.isZero, [.count, .mass, .volume].contains(servingSize.unit.dimension) else {
             throw RegimenError.invalidServingSize
         }
@@ -160,6 +163,24 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey { case id, name, brand, form, servingSize, ingredients }
+
+    /// The rule for names as they are saved (`TextInput.name`: no control or format character, at most 120
+    /// characters) applied to the product's name, its brand and each row's name and form. Every path that saves a
+    /// product calls it (`RegimenService.addProduct`, `.editProduct`); reading a stored product does not, so a
+    /// name saved by an earlier version is still read. Throws `FieldProblems<ProductField>` with every refusal,
+    /// each row's by its number (from 1).
+    public func checkNames() throws {
+        var problems = FieldProblems<ProductField>.Collector()
+        problems.field(.name) { try TextInput.name(name, field: "product name") }
+        problems.field(.brand) { try TextInput.name(brand, field: "brand") }
+        for (index, row) in ingredients.enumerated() {
+            problems.field(.ingredients, row: index + 1) {
+                try TextInput.name(row.nameOnLabel, field: "ingredient name")
+                if let form = row.form { try TextInput.name(form, field: "ingredient form") }
+            }
+        }
+        try problems.check()
+    }
 
     /// Decodes and validates like `init`.
     public init(from decoder: Decoder) throws {

@@ -96,7 +96,12 @@ public struct ProductInput: Hashable, Sendable {
         if let lines = rowLines {
             rows = []
             for (index, line) in lines.enumerated() {
-                guard let typed = problems.field(.ingredients, row: index + 1, { try TypedIngredient.parse(line, catalogue: catalogue) }) else {
+                guard let typed = problems.field(.ingredients, row: index + 1, { () throws -> ProductIngredient in
+                    let typed = try TypedIngredient.parse(line, catalogue: catalogue)
+                    try TextInput.name(typed.nameOnLabel, field: "ingredient name")
+                    if let form = typed.form { try TextInput.name(form, field: "ingredient form") }
+                    return typed
+                }) else {
                     continue
                 }
                 rows.append(typed.keeping(current?.ingredients ?? []))

@@ -449,6 +449,8 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case rangeEndsBeforeStart
     /// A "taken at" time that is not HH:MM, a day and a time, or an ISO 8601 time.
     case unreadableTakenTime
+    /// The time taken was written with a UTC offset beyond ±14:00 (`InstantInput`).
+    case takenTimeOffsetOutOfRange
     /// A "taken at" time later than now.
     case takenInFuture
     /// A "taken at" time on another day than the dose's own day or today.
@@ -496,6 +498,7 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .pageOutOfRange: "A page holds 1 to 1000 entries, from an offset of 0 or more."
         case .rangeEndsBeforeStart: "The end date is before the start date."
         case .unreadableTakenTime: "Write the time it was taken as HH:MM, for example 08:05 (or a date and a time: 2026-03-10 08:05)."
+        case .takenTimeOffsetOutOfRange: "The time taken has a UTC offset beyond ±14:00, which no place uses. Write an offset from -14:00 to +14:00 (for example 2026-03-10T09:05+01:00), or leave it out to use your own time zone."
         case .takenInFuture: "That time is later than now. Give the time the dose was really taken."
         case .takenOutsideDoseDay: "A dose is logged at a time on its own day or today. Check the date."
         case .unknownTimeZone: "That is not a time zone Cairn knows. Write a zone name such as Europe/Paris or America/New_York, or local to follow this computer's zone."

@@ -6,7 +6,8 @@ import Foundation
 /// Accepted text:
 /// - `HH:MM` (or `H:MM`): that wall-clock time on the dose's own day, in the person's current zone;
 /// - `YYYY-MM-DD HH:MM` (or with a `T`): that wall-clock time on that day, in the person's current zone;
-/// - an ISO 8601 instant with its offset: `2026-03-10T08:05:00Z`, `2026-03-10T09:05+01:00`.
+/// - an ISO 8601 instant with its offset: `2026-03-10T08:05:00Z`, `2026-03-10T09:05+01:00` (`InstantInput`: an
+///   offset beyond ±14:00 is refused, `ScheduleError.takenTimeOffsetOutOfRange`).
 ///
 /// The rule: a dose is taken at a moment that is not in the future, on the dose's own day or today (a dose of
 /// last night can be logged as taken just after midnight). A time skipped by a daylight-saving change means
@@ -22,10 +23,12 @@ public enum TakenTime {
             instant = WallClock.instant(of: doseDay ?? today, at: slot, in: zone)
         } else if let parsed = wallClockWithDay(trimmed) {
             instant = WallClock.instant(of: parsed.0, at: parsed.1, in: zone)
-        } else if let parsed = isoInstant(trimmed) {
-            instant = parsed
         } else {
-            throw ScheduleError.unreadableTakenTime
+            switch InstantInput.parse(trimmed) {
+            case .success(let parsed): instant = parsed
+            case .failure(.offsetOutOfRange): throw ScheduleError.takenTimeOffsetOutOfRange
+            case .failure(.unreadable): throw ScheduleError.unreadableTakenTime
+            }
         }
         try check(instant, doseDay: doseDay, now: now, zone: zone)
         return instant
@@ -42,16 +45,10 @@ public enum TakenTime {
         guard day == doseDay || day == LocalDay(now, in: zone), day >= doseDay else { throw ScheduleError.takenOutsideDoseDay }
     }
 
-    /// An ISO 8601 instant with its offset (`Z` or `+01:00`), with or without seconds and fractions; nil otherwise.
+    /// An ISO 8601 instant with its offset (`Z` or `+01:00`, at most ±14:00), with or without seconds and
+    /// fractions; nil otherwise (`InstantInput`, the one parser of such text).
     public static func isoInstant(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        // Without seconds: "2026-03-10T08:05Z".
-        if text.count >= 17, let date = formatter.date(from: String(text.prefix(16)) + ":00" + String(text.dropFirst(16))) { return date }
-        return nil
+        try? InstantInput.parse(text).get()
     }
 
     /// "2026-03-10 08:05" or "2026-03-10T08:05" (no offset): a wall-clock time on a day.

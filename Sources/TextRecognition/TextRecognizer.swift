@@ -148,6 +148,11 @@ public final class TextRecognizer: @unchecked Sendable {
         guard TextRecognizer.openLibrary(), let api = TessBaseAPICreate() else {
             throw TextRecognitionError(kind: .engineUnavailable)
         }
+        // Tesseract's messages (tprintf: its start, its caches' "WARNING! LEAK!" when a process ends) go to
+        // `debug_file`, and Leptonica's to stderr unless silenced: both are set before the start reads its data, so
+        // nothing of theirs reaches the person's terminal, whatever happens after (Cairn reports its own errors).
+        _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        cairn_leptonica_silence()
         let rc: Int32
         if let dataPath { rc = TessBaseAPIInit2(api, dataPath, "eng", OEM_LSTM_ONLY) } else {
             rc = TessBaseAPIInit2(api, nil, "eng", OEM_LSTM_ONLY)
@@ -157,9 +162,10 @@ public final class TextRecognizer: @unchecked Sendable {
             throw TextRecognitionError(kind: .engineUnavailable)
         }
         TessBaseAPISetPageSegMode(api, TextRecognizer.pageSegmentationMode)
+        // Again after the start, which reads the language's own settings. Leptonica's own messages ("Error in
+        // boxClipToRectangle: box outside rectangle", from inside Tesseract on some photos) go to stderr, which
+        // debug_file does not reach: a person running `cairn regimen scan` saw them.
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
-        // Leptonica's own messages ("Error in boxClipToRectangle: box outside rectangle", from inside Tesseract on
-        // some photos) go to stderr, which debug_file does not reach: a person running `cairn regimen scan` saw them.
         cairn_leptonica_silence()
         // Tesseract 5 re-reads poorly recognised lines inverted (white on black): labels are dark on light, and
         // the second pass doubles the time.

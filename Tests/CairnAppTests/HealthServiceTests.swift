@@ -56,6 +56,25 @@ import Testing
         #expect(try vault.app.health.importCount() == 1)
     }
 
+    @Test func recordsDatedYear1Year9999OrAfterTomorrowAreLeftOutNamingTheirLines() throws {
+        let vault = try TestVault()  // now: 2026-05-28T20:26:40Z in UTC; tomorrow is the 29th
+        let url = vault.scratch.file("export.xml")
+        let body = steps(HealthXML.watch, 10, "0001-01-01 08:00:00 +0000", "0001-01-01 08:01:00 +0000")
+            + steps(HealthXML.watch, 20, "2026-05-28 08:00:00 +0000", "2026-05-28 08:01:00 +0000")
+            + steps(HealthXML.watch, 30, "9999-12-31 08:00:00 +0000", "9999-12-31 08:01:00 +0000")
+            + steps(HealthXML.watch, 40, "2026-05-30 00:00:00 +0000", "2026-05-30 00:01:00 +0000")
+            + steps(HealthXML.watch, 50, "2026-05-29 23:59:00 +0000", "2026-05-29 23:59:30 +0000")
+        let xml = HealthXML.document(body)
+        try HealthXML.write(xml, to: url)
+        let summary = try vault.app.health.importExport(at: url)
+        #expect(summary.added == 2)
+        #expect(summary.warnings == [.dateOutOfRange: 3])
+        let lines = xml.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.element.contains("<Record") }.map { $0.offset + 1 }
+        #expect(summary.warningLines == ["3 records dated before 1900-01-01 or after tomorrow (export.xml lines \(lines[0]), \(lines[2]) and \(lines[3]))"])
+        #expect(try vault.app.health.dailyValues()["steps"] == [day("2026-05-28"): 20, day("2026-05-29"): 50])
+    }
+
     @Test func reimportingANewerExportAddsOnlyWhatIsNew() throws {
         let vault = try TestVault()
         let first = vault.scratch.file("first.xml"), second = vault.scratch.file("second.zip")

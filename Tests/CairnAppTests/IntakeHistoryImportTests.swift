@@ -127,6 +127,52 @@ private let header = "date,time,time zone,product,amount,unit,status"
     #expect(throws: CSVError.empty) { try f.service.importIntakeHistory(Data()) }
 }
 
+@Test func datesBefore1900OrAfterTomorrowAndTimesTheClocksSkippedAreRefusedWithTheirLine() throws {
+    let f = try RegimenFixture()  // now: 2026-03-10T12:00Z, the person in UTC
+    defer { f.remove() }
+    _ = try f.vitaminD()
+    let file = csv(header,
+                   "0001-01-01,08:00,UTC,Vitamin D3,1,,taken",
+                   "9999-12-31,08:00,UTC,Vitamin D3,1,,taken",
+                   "2026-03-12,08:00,UTC,Vitamin D3,1,,taken",
+                   "1899-12-31,23:59,UTC,Vitamin D3,1,,taken",
+                   "2025-03-30,02:30,Europe/Amsterdam,Vitamin D3,1,,taken",
+                   "1900-01-01,00:00,UTC,Vitamin D3,1,,taken",
+                   "2025-03-30,03:00,Europe/Amsterdam,Vitamin D3,1,,taken",
+                   "2025-10-26,02:30,Europe/Amsterdam,Vitamin D3,1,,taken")
+    do {
+        try f.service.importIntakeHistory(file)
+        Issue.record("expected bad lines")
+    } catch let error as ImportLinesError {
+        #expect(error.problems.map(\.line) == [2, 3, 4, 5, 6])
+        #expect(error.problems.map(\.reason) == [.dateOutOfRange, .dateOutOfRange, .dateOutOfRange, .dateOutOfRange, .timeDoesNotExist])
+        #expect(error.listedProblems[0] == "Line 2: the date is before 1900-01-01 or after tomorrow; Cairn imports dates from 1900-01-01 to tomorrow.")
+        #expect(error.listedProblems[4].hasPrefix("Line 6: the time does not exist on that day in that time zone"))
+    }
+    #expect(try f.count("regimen_intake") == 0)
+    // The first day, the first minute after the gap and a repeated time are imported.
+    let report = try f.service.importIntakeHistory(csv(header,
+                                                       "1900-01-01,00:00,UTC,Vitamin D3,1,,taken",
+                                                       "2025-03-30,03:00,Europe/Amsterdam,Vitamin D3,1,,taken",
+                                                       "2025-10-26,02:30,Europe/Amsterdam,Vitamin D3,1,,taken"))
+    #expect(report.added == 3)
+}
+
+@Test func aFileWithThousandsOfBadLinesListsTheFirstTwentyAndHowManyMore() throws {
+    let f = try RegimenFixture()
+    defer { f.remove() }
+    _ = try f.vitaminD()
+    let lines = [header] + Array(repeating: "2026-03-01,08:00,UTC,Vitamin D3,1,,maybe", count: 5_000)
+    do {
+        try f.service.importIntakeHistory(Data(lines.joined(separator: "\n").utf8))
+        Issue.record("expected bad lines")
+    } catch let error as ImportLinesError {
+        #expect(error.userMessage.hasPrefix("5,000 lines could not be read"))
+        #expect(error.listedProblems.count == 21)
+        #expect(error.listedProblems[19].hasPrefix("Line 21: ") && error.listedProblems[20] == "… and 4,980 more.")
+    }
+}
+
 @Test func massAmountsBecomeServingsOfAPowderAndTheAmountMayCarryItsUnit() throws {
     let f = try RegimenFixture()
     defer { f.remove() }

@@ -41,6 +41,18 @@ private func csv(_ text: String) -> Data { Data(text.utf8) }
     #expect(throws: OutcomeError.metricIDTaken) { try f.service.defineMetric(BuiltInMetrics.energy) }
 }
 
+@Test func aMetricNameHoldsAtMost120CharactersAndNoFormatCharacter() throws {
+    let f = try OutcomeFixture()
+    let long = try f.service.defineMetric(MetricDefinition.custom(id: "long", name: String(repeating: "m", count: 120)))
+    #expect(long.name.count == 120)
+    #expect(throws: TextInputError.tooLong(field: "metric name", maximum: 120)) {
+        try f.service.defineMetric(MetricDefinition.custom(id: "longer", name: String(repeating: "m", count: 121)))
+    }
+    #expect(throws: TextInputError.formatCharacter(field: "metric name")) {
+        try f.service.defineMetric(MetricDefinition.custom(id: "hidden", name: "Head\u{200B}ache"))
+    }
+}
+
 @Test func aManualEntryIsSavedForTodayByDefaultAndChecked() throws {
     let f = try OutcomeFixture()
     let entry = try f.service.add(metricID: "energy", value: 4, note: "  after a walk ")

@@ -24,6 +24,38 @@ import Testing
     #expect(throws: ScheduleError.productNotFound) { try f.service.findProduct("Krill") }
 }
 
+@Test func productAndIngredientNamesHoldAtMost120CharactersAndNoFormatCharacter() throws {
+    let f = try RegimenFixture()
+    defer { f.remove() }
+    let n120 = String(repeating: "p", count: 120), n121 = String(repeating: "p", count: 121)
+    let saved = try f.service.addProduct(ProductInput(name: n120, form: "capsule", ingredients: ["\(n120) = 5 mg"]),
+                                         decisions: RowDecisions(accepted: [1]))
+    #expect(saved.product.name == n120 && saved.product.ingredients.map(\.nameOnLabel) == [n120])
+    // Typed (both doors): each refusal beside its field, an ingredient's with its row.
+    do {
+        _ = try f.service.addProduct(ProductInput(name: n121, brand: "Acme\u{202E}", form: "capsule",
+                                                  ingredients: ["Zinc = 5 mg", "\(n121) = 5 mg"]))
+        Issue.record("expected a refusal")
+    } catch let refused as FieldProblems<ProductField> {
+        #expect(refused.messages(for: .name) == ["The product name is longer than 120 characters. Shorten it and try again. Nothing was saved."])
+        #expect(refused.messages(for: .brand).first?.hasPrefix("The brand contains an invisible formatting character") == true)
+        #expect(refused.messages(for: .ingredients) == ["Row 2: The ingredient name is longer than 120 characters. Shorten it and try again. Nothing was saved."])
+    }
+    // Built another way (a label scan, JSON): the same rule where the service saves it.
+    #expect(throws: FieldProblems<ProductField>.self) {
+        try f.service.addProduct(Product(name: n121, form: .capsule, servingSize: amount("1", .count), ingredients: []))
+    }
+    #expect(throws: FieldProblems<ProductField>.self) {
+        try f.service.addProduct(Product(name: "Zinc", form: .capsule, servingSize: amount("1", .count), ingredients: [
+            ProductIngredient(catalogueID: "zinc", nameOnLabel: "Zinc\u{200B}", amount: amount("5", .mg)),
+        ]))
+    }
+    #expect(try f.count("regimen_products") == 1)
+    // A name an earlier version stored over the limit is still read.
+    try f.database.write { try $0.execute("UPDATE regimen_product_revisions SET name = ?", String(repeating: "q", count: 10_000)) }
+    #expect(try f.service.product(saved.product.id)?.product.name.count == 10_000)
+}
+
 @Test func anImplausibleAmountIsRefusedAndNothingIsWritten() throws {
     let f = try RegimenFixture()
     defer { f.remove() }

@@ -34,6 +34,21 @@ import Testing
         #expect(try skin.areas().count == 1)
     }
 
+    @Test func anAreaNameWithAFormatCharacterOrOver120CharactersIsRefused() throws {
+        let vault = try TestVault()
+        let skin = vault.app.skin
+        let arm = try skin.addArea(name: String(repeating: "a", count: 120))
+        for bad in ["Left\u{202E}mra", "Left\u{200B}arm"] {
+            #expect(throws: TextInputError.formatCharacter(field: "area name")) { try skin.addArea(name: bad) }
+            #expect(throws: TextInputError.formatCharacter(field: "area name")) { try skin.renameArea(arm.id, to: bad) }
+        }
+        #expect(throws: TextInputError.tooLong(field: "area name", maximum: 120)) { try skin.addArea(name: String(repeating: "b", count: 121)) }
+        #expect(throws: TextInputError.tooLong(field: "body location", maximum: 120)) {
+            try skin.addArea(name: "Knee", bodyLocation: String(repeating: "b", count: 121))
+        }
+        #expect(try skin.areas().map(\.area.name) == [String(repeating: "a", count: 120)])
+    }
+
     @Test func loggingStoresPhotoThumbnailQualityAndComparison() throws {
         let vault = try TestVault()
         let skin = vault.app.skin

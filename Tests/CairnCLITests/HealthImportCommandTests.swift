@@ -35,8 +35,10 @@ import Testing
                 + HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "0", start: "2024-01-01 08:00:00 +0000")), to: file)
             let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import-health", file.path)
             #expect(run.status == 0)
+            // Each reason names the lines of export.xml its records start on (the header takes 28 lines).
             #expect(run.out == ["0 new health records imported; 0 were already in Cairn.", "Left out 2 records, with their reason:",
-                                "  1 resting heart rates of zero or less, or above 300", "  1 step counts below zero"])
+                                "  1 resting heart rates of zero or less, or above 300 (export.xml line 30)",
+                                "  1 step counts below zero (export.xml line 29)"])
         }
     }
 

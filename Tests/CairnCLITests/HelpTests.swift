@@ -75,7 +75,7 @@ private let expectedHelp: [String: String] = [
     Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it,
     and for a JPEG every segment and byte its picture does not need (unknown segments such as DNL, bytes
     between segments, padding in the image data, restart markers out of place, unused tables, trailers).
-    Nothing is stored. Every photo Cairn writes is checked the same way and carries only a JFIF header.
+    Nothing is stored. Every photo Cairn writes is checked the same way and carries at most a bare JFIF header.
 
     Options:
       --json   Print the report as JSON.

@@ -73,6 +73,38 @@ import Testing
         }
     }
 
+    /// `cairn regimen scan` of a photo it cannot read, in a process of its own (Tesseract starts beside the photo's
+    /// preparation and the refusal ends the process): Cairn's one line on stderr, nothing from Tesseract or
+    /// Leptonica ("WARNING! LEAK!" was printed when the process ended while Tesseract was still starting).
+    @Test func anUnreadablePhotoGivesCairnsErrorAndNoLibraryNoise() throws {
+        let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/cairn")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cairn binary first: swift build")
+        try Self.withScene { scene throws in
+            let text = scene.dir.appendingPathComponent("note.jpg")
+            try Data("not a photo at all\n".utf8).write(to: text)
+            let cut = scene.dir.appendingPathComponent("cut.jpg")
+            let photo = try Data(contentsOf: URL(fileURLWithPath: scene.photo))
+            try photo.prefix(photo.count / 3).write(to: cut)
+            for file in [text, cut] {
+                let process = Process()
+                process.executableURL = binary
+                process.arguments = ["--data-dir", scene.vault, "regimen", "scan", file.path]
+                process.environment = scene.environment.merging(["PATH": "/usr/bin:/bin", "OMP_THREAD_LIMIT": "1"]) { a, _ in a }
+                let out = Pipe(), err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                try process.run()
+                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                _ = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 1, "\(file.lastPathComponent): \(stderr)")
+                let lines = stderr.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].hasPrefix("cairn: The photo cannot be read: "), "\(file.lastPathComponent): \(stderr)")
+            }
+        }
+    }
+
     @Test func confirmRefusesWhileAFlaggedRowIsUndecidedAndNamesIt() throws {
         try Self.withScene { scene in
             let number = try Self.rowNumber(scene, "Zorbexin")

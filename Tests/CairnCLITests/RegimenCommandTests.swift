@@ -1,6 +1,7 @@
 import CairnCLI
 import CairnCore
 import Foundation
+import Regimen
 import Testing
 
 /// A vault and a fixed clock (CAIRN_NOW, TZ) for `cairn regimen` calls.
@@ -308,6 +309,24 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         #expect(future.status == 1 && future.stderr.contains("That time is later than now."))
         let unreadable = cli.run("take", today, "--at", "soon")
         #expect(unreadable.status == 1 && unreadable.stderr.contains("Write the time it was taken as HH:MM"))
+    }
+}
+
+@Test func takeAtAnOffsetBeyondFourteenHoursIsRefusedNeverWrapped() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)  // 2026-03-10T12:00Z, Berlin
+        _ = try cli.setUpVitaminD()
+        let dose = doseIDs(try cli.today()["doses"])[0]
+        for at in ["2026-03-10T09:05+25:00", "2026-03-10T09:05+99:00", "2026-03-10T21:06+14:01"] {
+            let refused = cli.run("take", dose, "--at", at)
+            #expect(refused.status == 1, "\(at): \(refused.stderr)")
+            #expect(refused.stderr == "cairn: " + ScheduleError.takenTimeOffsetOutOfRange.userMessage, "\(at)")
+        }
+        #expect(cli.run("take", dose, "--at", "2026-03-10T09:05+1:00").stderr.contains("Write the time it was taken as HH:MM"))
+        let kept = cli.run("take", dose, "--at", "2026-03-10T21:05+14:00")
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let entries = try #require((try cli.json("ledger") as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.map { $0["takenAt"] as? String } == ["2026-03-10T07:05:00Z"])
     }
 }
 

@@ -63,6 +63,22 @@ private struct OutcomesCLI {
     }
 }
 
+@Test func aNoteWithARightToLeftOverrideIsStoredButPrintedEscaped() throws {
+    try withTemporaryDirectory { dir in
+        let cli = OutcomesCLI(dir: dir)
+        let note = "walk \u{202E}tuo\u{202C} 👨\u{200D}👩\u{200D}👧"
+        #expect(cli.run("outcomes", "add", "energy", "4", "--note", note).status == 0)
+        let text = cli.run("outcomes", "list").stdout
+        #expect(text.contains("note: walk <U+202E>tuo<U+202C> 👨\u{200D}👩\u{200D}👧"), "\(text)")
+        #expect(!text.unicodeScalars.contains("\u{202E}"))
+        // JSON carries the stored text, the override as a JSON escape.
+        let json = cli.run("outcomes", "list", "--json").stdout
+        #expect(json.contains(#"walk \u202etuo\u202c"#) && !json.unicodeScalars.contains("\u{202E}"), "\(json)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(entries.first?["note"] as? String == note)
+    }
+}
+
 @Test func badValuesAreRefusedWithClearErrors() throws {
     withTemporaryDirectory { dir in
         let cli = OutcomesCLI(dir: dir)

@@ -79,6 +79,17 @@ private let newYork = TimeZone(identifier: "America/New_York")!
     #expect(WallClock.instant(of: day("2026-03-08"), at: slot("02:15"), in: newYork) == utc("2026-03-08T07:00:00Z"))
 }
 
+@Test func aTimeInTheSpringForwardGapDoesNotExistForAnImportAndOthersDo() {
+    let amsterdam = TimeZone(identifier: "Europe/Amsterdam")!
+    #expect(WallClock.existingInstant(of: day("2026-03-29"), at: slot("02:30"), in: amsterdam) == nil)
+    #expect(WallClock.existingInstant(of: day("2026-03-29"), at: slot("02:00"), in: amsterdam) == nil)
+    #expect(WallClock.existingInstant(of: day("2026-03-29"), at: slot("03:00"), in: amsterdam) == utc("2026-03-29T01:00:00Z"))
+    #expect(WallClock.existingInstant(of: day("2026-03-29"), at: slot("01:59"), in: amsterdam) == utc("2026-03-29T00:59:00Z"))
+    // A repeated time exists (its first instant); so does the same clock time on any other day.
+    #expect(WallClock.existingInstant(of: day("2026-10-25"), at: slot("02:30"), in: amsterdam) == utc("2026-10-25T00:30:00Z"))
+    #expect(WallClock.existingInstant(of: day("2026-03-28"), at: slot("02:30"), in: amsterdam) == utc("2026-03-28T01:30:00Z"))
+}
+
 @Test func aRepeatedFallBackTimeIsItsFirstInstant() {
     // Berlin, 2026-10-25: 03:00 CEST goes back to 02:00 CET; 02:30 happens twice. The first is 00:30 UTC.
     #expect(WallClock.instant(of: day("2026-10-25"), at: slot("02:30"), in: berlin) == utc("2026-10-25T00:30:00Z"))

@@ -1,3 +1,4 @@
+import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
@@ -114,6 +115,52 @@ import Testing
         try HealthXML.write("<x/>", to: folder.appendingPathComponent("export_cda.xml"))
         try Tools.run(tool: "zip", ["-q", "-j", scratch.file("e.zip").path, folder.appendingPathComponent("export_cda.xml").path])
         #expect(throws: HealthExportError.noExportInArchive) { try read(scratch.file("e.zip")) }
+    }
+
+    @Test func refusesAZipWithTwoExportXMLsBeforeReadingARecord() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let xml = HealthXML.document(HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "10", start: "2024-03-01 08:00:00 +0100"))
+        for folder in ["apple_health_export", "copy/apple_health_export"] {
+            let dir = scratch.file("two/\(folder)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try HealthXML.write(xml, to: dir.appendingPathComponent("export.xml"))
+        }
+        let zip = scratch.file("export.zip")
+        try Tools.run(tool: "sh", ["-c", "cd '\(scratch.file("two").path)' && zip -q -r '\(zip.path)' apple_health_export copy"])
+        var records = 0
+        #expect(throws: HealthExportError.severalExportsInArchive(count: 2)) {
+            try HealthExportReader().read(contentsOf: zip) { _ in records += 1 }
+        }
+        #expect(throws: HealthExportError.severalExportsInArchive(count: 2)) {
+            try HealthExportReader().read(.bytes(Data(contentsOf: zip))) { _ in records += 1 }
+        }
+        #expect(records == 0)
+        #expect(HealthExportError.severalExportsInArchive(count: 2).userMessage.hasPrefix("The zip file holds 2 files named export.xml; an export has exactly one."))
+    }
+
+    @Test func recordsDatedOutsideTheImportsRangeAreLeftOutWithTheirLines() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        func steps(_ start: String) -> String {
+            HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "10", start: start)
+        }
+        let body = steps("0001-01-01 08:00:00 +0000") + steps("2024-03-01 08:00:00 +0100") + steps("9999-12-31 08:00:00 +0000")
+            + steps("2024-03-03 00:00:00 +0000") + steps("1899-12-31 23:59:59 +0000")
+        let xml = HealthXML.document(body)
+        let url = scratch.file("export.xml")
+        try HealthXML.write(xml, to: url)
+        let now = Date(timeIntervalSince1970: 1_709_280_000)  // 2024-03-01T08:00Z: tomorrow is the 2nd
+        let dates = ImportDates.instants(now: now, zone: TimeZone(identifier: "UTC")!)
+        var records: [HealthRecord] = []
+        let summary = try HealthExportReader().read(contentsOf: url, dates: dates) { records.append($0) }
+        #expect(records.map(\.startDate.utcSeconds) == [1_709_276_400])
+        #expect(summary.warnings == [.dateOutOfRange: 4])
+        let lines = xml.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.element.contains("<Record") }.map { $0.offset + 1 }
+        #expect(summary.warningRecordLines[.dateOutOfRange] == [lines[0], lines[2], lines[3], lines[4]])
+        // Without bounds (a caller that asks for none), every date is read.
+        #expect(try HealthExportReader().read(contentsOf: url) { _ in }.recordsRead == 5)
     }
 
     @Test func refusesADamagedZip() throws {

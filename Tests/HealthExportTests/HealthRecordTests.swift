@@ -20,6 +20,14 @@ import Testing
         }
     }
 
+    @Test func anOffsetBeyondFourteenHoursIsNotADate() {
+        #expect(HealthTimestamp(exportText: "2024-01-01 01:01:36 +1400")?.offsetSeconds == 50_400)
+        #expect(HealthTimestamp(exportText: "2024-01-01 01:01:36 -1400")?.offsetSeconds == -50_400)
+        for text in ["2024-01-01 01:01:36 +1401", "2024-01-01 01:01:36 -1430", "2024-01-01 01:01:36 +2500", "2024-01-01 01:01:36 +0160"] {
+            #expect(HealthTimestamp(exportText: text) == nil, "\(text)")
+        }
+    }
+
     @Test func readsSleepValuesAsNumbersOrIdentifiers() {
         #expect(HealthSleepValue(exportText: "HKCategoryValueSleepAnalysisInBed") == .inBed)
         #expect(HealthSleepValue(exportText: "HKCategoryValueSleepAnalysisAsleep") == .asleepUnspecified)

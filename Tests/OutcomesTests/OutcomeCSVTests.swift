@@ -54,6 +54,14 @@ private func parse(_ text: String) throws -> OutcomeCSV.Parsed {
     }
 }
 
+@Test func aDateBefore1900IsRefusedWithItsLine() throws {
+    let parsed = try parse("date,metric,value\n0001-01-01,energy,3\n1899-12-31,energy,3\n1900-01-01,energy,3\n9999-12-31,energy,3")
+    #expect(parsed.rows.map(\.line) == [4])
+    #expect(parsed.problems.map(\.line) == [2, 3, 5])
+    #expect(parsed.problems.map(\.reason) == [.dateOutOfRange, .dateOutOfRange, .dayInFuture])
+    #expect(parsed.problems[0].message == "Line 2: the date is before 1900-01-01 or after tomorrow; Cairn imports dates from 1900-01-01 to tomorrow.")
+}
+
 @Test func aFileWithTheWrongColumnsIsRefusedWhole() throws {
     #expect(throws: CSVError.wrongColumns(missing: ["value"], unknownPositions: [3], repeated: false,
                                           expected: ["date", "metric", "value", "note"])) {

@@ -208,6 +208,12 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     #expect(refused.bodyText.contains("That time is later than now."))
     #expect(refused.bodyText.contains("aria-invalid=\"true\""))
     #expect(try site.allRecords().isEmpty)
+    // An offset beyond ±14:00 is refused beside the field, never wrapped (+25:00 was stored as +02:00).
+    let wrapped = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "2026-03-10T09:05+25:00"])
+    #expect(wrapped.status == 400 && wrapped.bodyText.contains("id=\"at-error-\(dose.doseID)\""))
+    #expect(wrapped.bodyText.contains("The time taken has a UTC offset beyond ±14:00, which no place uses.")
+            && wrapped.bodyText.components(separatedBy: "Nothing was saved.").count == 2)
+    #expect(try site.allRecords().isEmpty)
     let saved = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "08:05"])
     #expect(saved.status == 303)
     let record = try #require(try site.allRecords().first)

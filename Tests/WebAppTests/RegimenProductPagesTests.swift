@@ -71,6 +71,19 @@ import Testing
     #expect(try site.regimen.products().isEmpty)
 }
 
+@Test func aProductNameOver120CharactersOrWithAFormatCharacterIsShownBesideItsField() throws {
+    let site = try RegimenSite()
+    let form = site.get("/regimen/products/new").bodyText
+    #expect(form.contains(#"id="product-name" name="name" required maxlength="120""#))
+    #expect(form.contains(#"id="product-brand" name="brand" maxlength="120""#))
+    let page = site.post("/regimen/products/new", form: ["name": String(repeating: "p", count: 121), "brand": "Acme\u{202E}",
+                                                         "form": "capsule", "serving": "1"])
+    #expect(page.status == 400)
+    #expect(page.bodyText.contains("id=\"product-name-error\">The product name is longer than 120 characters. Shorten it and try again. Nothing was saved.</p>"))
+    #expect(page.bodyText.contains("id=\"product-brand-error\">The brand contains an invisible formatting character"))
+    #expect(try site.regimen.products().isEmpty)
+}
+
 @Test func anEmptyProductFormShowsEveryErrorBesideItsFieldAndFocusesTheFirst() throws {
     let site = try RegimenSite()
     let page = site.post("/regimen/products/new", form: ["name": "", "form": "", "serving": "", "ingredients": "D3 = 5 zorks\nZinc = lots"]).bodyText

@@ -117,6 +117,26 @@ final class SkinWebVault {
         #expect(v.get("/skin/areas/\(AreaID.random().rawValue)").status == 404)
     }
 
+    @Test func anAreaNameWithAFormatCharacterOrOver120CharactersIsShownAgainWithTheErrorBesideItsField() throws {
+        let v = try SkinWebVault()
+        let home = v.get("/skin")
+        #expect(home.bodyText.contains(#"id="area-name" name="name" required maxlength="120""#))
+        #expect(home.bodyText.contains(#"id="area-location" name="location" maxlength="120""#))
+        let refused = v.web.handle(Fixture.post("/skin/areas", form: ["name": "Left\u{202E}mra"]))
+        #expect(refused.status == 400)
+        #expect(refused.bodyText.contains(#"id="area-name-error">The area name contains an invisible formatting character"#))
+        #expect(!refused.bodyText.contains("\u{202E}"))
+        let long = v.web.handle(Fixture.post("/skin/areas", form: ["name": String(repeating: "a", count: 121)]))
+        #expect(long.status == 400 && long.bodyText.contains("The area name is longer than 120 characters."))
+        #expect(try v.app.skin.areas().isEmpty)
+        let arm = try v.app.skin.addArea(name: "Arm")
+        let rename = v.web.handle(Fixture.post("/skin/areas/\(arm.id.rawValue)/rename", form: ["name": "Arm\u{200B}"]))
+        #expect(rename.status == 400)
+        #expect(rename.bodyText.contains(#"id="rename-error">The area name contains an invisible formatting character"#))
+        #expect(rename.bodyText.contains(#"id="rename" name="name" value="Arm\#u{200B}" required maxlength="120" aria-invalid="true""#))
+        #expect(try v.app.skin.area(arm.id).name == "Arm")
+    }
+
     @Test func postsNeedTheCSRFTokenAndChangeThroughTheService() throws {
         let v = try SkinWebVault()
         #expect(v.web.handle(Fixture.post("/skin/areas", form: ["name": "Arm"], csrf: nil)).status == 403)

@@ -28,7 +28,7 @@ enum RegimenOutcomeCommands {
         do {
             return try body()
         } catch let error as ImportLinesError {
-            for problem in error.problems { console.error(problem.message) }
+            for line in error.listedProblems { console.error(line) }
             throw error
         }
     }
@@ -203,7 +203,7 @@ struct OutcomesListCommand: Command {
         for e in entries {
             var line = "\(e.day)  \(e.metricID)  \(MetricDefinition.number(e.value))  [\(e.origin == .manual ? "typed" : "imported")]  \(e.id)"
             if let by = e.supersededBy { line += "  (corrected by \(by))" }
-            if !e.note.isEmpty { line += "  note: \(e.note)" }
+            if !e.note.isEmpty { line += "  note: \(SkinCommands.noteLine(e.note))" }
             context.console.print(line)
         }
     }

@@ -190,7 +190,7 @@ struct TypedProductRefused: CairnError {
     let problems: FieldProblems<ProductField>
 
     var userMessage: String {
-        let lines = problems.problems.map { p -> String in
+        let lines = ProblemList.entries(problems.problems) { p -> String in
             let what: String = switch p.field {
             case .name: "NAME"
             case .brand: "--brand"
@@ -209,10 +209,11 @@ struct TypedRowsUndecided: CairnError {
     let rows: [FlaggedRow]
 
     var userMessage: String {
-        let list = rows.map { row in
+        let list = ProblemList.entries(rows) { row in
             "  row \(row.number):\n" + row.flags.map { "    \($0.title): \($0.reason)" }.joined(separator: "\n")
         }
-        let numbers = FlaggedRowsUndecided.join(rows.map { "\($0.number)" })
+        let numbers = rows.count > ProblemList.shown ? ProblemList.joined(rows, separator: ", ") { "\($0.number)" }
+            : FlaggedRowsUndecided.join(rows.map { "\($0.number)" })
         return """
         \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged (rows count from 1, in the order given):
         \(list.joined(separator: "\n"))

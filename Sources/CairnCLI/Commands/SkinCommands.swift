@@ -25,15 +25,16 @@ enum SkinCommands {
     /// "87%" (whole percent).
     static func percent(_ value: Double) -> String { "\(Int(value.rounded()))%" }
 
-    /// One compact JSON line, keys sorted.
+    /// One compact JSON line, keys sorted; format characters as JSON escapes (`Console.printJSON`).
     static func line<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return Console.escapingFormatCharacters(json: String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
-    /// A note on one terminal line: line breaks shown as " / ", tabs as spaces, and any other control
-    /// character (only notes written before notes were checked can hold one) as U+FFFD.
+    /// A note on one terminal line, as every command prints one: line breaks shown as " / ", tabs as spaces, and
+    /// any other control character (only notes written before notes were checked can hold one) as U+FFFD. (Format
+    /// characters are shown as `<U+202E>` by `Console`, for everything the CLI prints.)
     static func noteLine(_ note: String) -> String {
         let lines = note.split(separator: "\n", omittingEmptySubsequences: true).map { line in
             String(String.UnicodeScalarView(line.unicodeScalars.map { scalar -> Unicode.Scalar in

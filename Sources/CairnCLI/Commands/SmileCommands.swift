@@ -251,7 +251,7 @@ struct SmileListCommand: Command {
         for e in entries {
             let date = e.displayDate.padding(toLength: 18, withPad: " ", startingAt: 0)
             let source = e.source.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
-            context.console.print("\(e.shortID)  \(date)\(source)\(e.note)")
+            context.console.print("\(e.shortID)  \(date)\(source)\(SkinCommands.noteLine(e.note))")
         }
     }
 }

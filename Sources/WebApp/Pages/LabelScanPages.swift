@@ -195,6 +195,9 @@ enum LabelScanPages {
             photoHeight = Int(fields["photo-height"] ?? "") ?? 0
             preview = LabelScanPages.preview(fromField: fields["photo"])
             if name.trimmingCharacters(in: .whitespaces).isEmpty { nameError = RegimenError.emptyProductName.userMessage }
+            else {
+                do { try TextInput.name(name, field: "product name") } catch let error as CairnError { nameError = error.userMessage } catch {}
+            }
             do { _ = try ProductForm(parsing: form) } catch { formError = (error as? CairnError)?.userMessage }
             do { servingSize = try Amount(serving: serving) } catch let error as CairnError {
                 servingError = error.userMessage
@@ -298,8 +301,10 @@ enum LabelScanPages {
         <div class="scan-fields">
         <fieldset class="card scan-product">
         <legend>Product</legend>
-        \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true))
-        \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil))
+        \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true,
+                   maxLength: TextInput.maximumNameLength))
+        \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil,
+                   maxLength: TextInput.maximumNameLength))
         <div class="stack"><label for="scan-form">Form</label>
         <select id="scan-form" name="form"\(FormField.attributes("scan-form", errors: review.formError.map { [$0] } ?? []))>\(formOptions.joined())</select>\(FormField.errors(review.formError.map { [$0] } ?? [], "scan-form"))</div>
         \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
@@ -394,8 +399,8 @@ enum LabelScanPages {
         <li class="scan-row\(flagged)" id="\(id)" data-row="\(i)">\(hidden)
         <p class="scan-row-head"><span class="scan-number" aria-hidden="true">\(i + 1)</span> <span class="visually-hidden">Row \(i + 1)</span><span class="regimen-meta">\(about.joined(separator: " · "))</span></p>
         <div class="scan-grid">
-        <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="200"\(describedBy)\(autofocus ? " autofocus" : "")>\(HTML.escape(row.name))</textarea></div>
-        <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="200">\(HTML.escape(row.form))</textarea></div>
+        <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="\(TextInput.maximumNameLength)"\(describedBy)\(autofocus ? " autofocus" : "")>\(HTML.escape(row.name))</textarea></div>
+        <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="\(TextInput.maximumNameLength)">\(HTML.escape(row.form))</textarea></div>
         <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(HTML.escape(row.amount))" maxlength="20"\(row.error == nil ? "" : " aria-invalid=\"true\"")\(describedBy)></div>
         <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions.joined())</select></div>
         <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(HTML.escape(row.dailyValue))" maxlength="10"></div>
@@ -409,12 +414,12 @@ enum LabelScanPages {
     // MARK: helpers
 
     private static func textField(id: String, name: String, label: String, value: String, error: String?, required: Bool = false,
-                                  help: String? = nil) -> String {
+                                  help: String? = nil, maxLength: Int = 200) -> String {
         let helpHTML = help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? ""
         let errors = error.map { [$0] } ?? []
         return """
         <div class="stack"><label for="\(id)">\(label)</label>
-        <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="200"\(required ? " required" : "")\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
+        <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="\(maxLength)"\(required ? " required" : "")\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
         """
     }
 

@@ -87,7 +87,7 @@ enum RegimenLedgerPage {
             return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (report.summary, lines, false))
         } catch let error as ImportLinesError {
             return try render(request: page, regimen: regimen, csrfToken: csrfToken,
-                              importResult: (error.userMessage, error.problems.map(\.message), true))
+                              importResult: (error.userMessage, error.listedProblems, true))
         } catch let error as CSVError {
             return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (error.userMessage, [], true))
         }

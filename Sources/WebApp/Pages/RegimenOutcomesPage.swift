@@ -80,7 +80,7 @@ enum RegimenOutcomesPage {
             let report = try outcomes.importCSV(data)
             return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .imported(report)))
         } catch let error as ImportLinesError {
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.problems)),
+            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.listedProblems)),
                          status: 400)
         } catch let error as CSVError {
             return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, [])), status: 400)
@@ -104,6 +104,8 @@ enum RegimenOutcomesPage {
                                                               range: low...high, aggregation: aggregation))
         } catch let error as OutcomeError {
             return try refuse(error.userMessage + " Nothing was saved.")
+        } catch let error as TextInputError {
+            return try refuse(error.userMessage)
         }
         return .redirect(to: "/regimen/outcomes?defined=1")
     }
@@ -116,7 +118,7 @@ enum RegimenOutcomesPage {
 
     enum ImportResult {
         case imported(OutcomeImportReport)
-        case refused(String, [LineProblem])
+        case refused(String, [String])
     }
 
     static func render(outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
@@ -191,7 +193,7 @@ enum RegimenOutcomesPage {
             var details = [e.origin == .manual ? "typed in" : "imported"]
             if e.supersedes != nil { details.append("a correction") }
             if !e.isCurrent { details.append("replaced by a correction") }
-            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(e.note))</span>"
+            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(TextInput.displayed(e.note)))</span>"
             let action = e.isCurrent ? """
             <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
             <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
@@ -238,7 +240,7 @@ enum RegimenOutcomesPage {
             \(report.lines.isEmpty ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>")
             """
         case .refused(let message, let problems):
-            let rows = problems.map { "<li>\(HTML.escape($0.message))</li>" }.joined()
+            let rows = problems.map { "<li>\(HTML.escape($0))</li>" }.joined()
             resultHTML = """
             <div class="form-error" role="alert" id="outcome-import-error"><p>\(HTML.escape(message))</p>\
             \(problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>")</div>
@@ -270,7 +272,7 @@ enum RegimenOutcomesPage {
         <details\(error == nil ? "" : " open")><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
         \(errorHTML)
         <form method="post" action="/regimen/outcomes/metrics" id="outcome-define">\(Layout.csrfField(csrfToken))
-        <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="60" required></div>
+        <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="\(TextInput.maximumNameLength)" required></div>
         <div class="stack"><label for="metric-id">Id</label><input type="text" id="metric-id" name="id" maxlength="40" pattern="[a-z][a-z0-9_]*" required aria-describedby="metric-id-help">
         <p class="help" id="metric-id-help">Lower-case letters, digits and underscores, for example headache. Used in CSV files.</p></div>
         <div class="stack"><label for="metric-unit">Unit</label><input type="text" id="metric-unit" name="unit" maxlength="20" value="1-5"></div>

@@ -178,9 +178,9 @@ enum RegimenProductPages {
         <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
         \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other))
         <div class="stack"><label for="product-name">Name</label>
-        <input type="text" id="product-name" name="name" required maxlength="200" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
+        <input type="text" id="product-name" name="name" required maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
         <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
-        <input type="text" id="product-brand" name="brand" maxlength="200" value="\(HTML.escape(draft.brand))"\(attributes(.brand))>\(errors(.brand))</div>
+        <input type="text" id="product-brand" name="brand" maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.brand))"\(attributes(.brand))>\(errors(.brand))</div>
         <div class="stack"><label for="product-form">Form</label>
         <select id="product-form" name="form" required\(attributes(.form))>\(options.joined())</select>\(errors(.form))</div>
         <div class="stack"><label for="product-serving">One serving</label>

@@ -66,9 +66,9 @@ enum SkinPages {
         <h2 id="add-title">Add an area</h2>
         <form method="post" action="/skin/areas" class="stack">\(Layout.csrfField(csrfToken))
         <label for="area-name">Name</label>
-        <input type="text" id="area-name" name="name" required maxlength="80"\(nameInvalid)>\(errorHTML)
+        <input type="text" id="area-name" name="name" required maxlength="\(TextInput.maximumNameLength)"\(nameInvalid)>\(errorHTML)
         <label for="area-location">Where on the body (optional)</label>
-        <input type="text" id="area-location" name="location" maxlength="80">
+        <input type="text" id="area-location" name="location" maxlength="\(TextInput.maximumNameLength)">
         <label for="area-guidance">How to take its photos (optional)</label>
         <p class="help" id="guidance-help">For example: arm flat on the desk, daylight from the window, phone a hand's width away.</p>
         <textarea id="area-guidance" name="guidance" rows="2" aria-describedby="guidance-help"></textarea>
@@ -82,7 +82,11 @@ enum SkinPages {
     // MARK: timeline
 
     static func timeline(_ t: SkinTimeline, details: Bool, csrfToken: String, notice: String? = nil,
-                         uploadError: String? = nil) -> String {
+                         uploadError: String? = nil, renameError: (typed: String, message: String)? = nil) -> String {
+        // A refused rename shows what was typed, with the refusal below the field.
+        let renameValue = renameError?.typed ?? t.area.name
+        let renameInvalid = renameError == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"rename-error\" autofocus"
+        let renameErrorHTML = renameError.map { "<p class=\"field-error\" role=\"alert\" id=\"rename-error\">\(HTML.escape($0.message))</p>" } ?? ""
         var items = ""
         items.reserveCapacity(t.items.count * 420)
         for item in t.items {
@@ -101,7 +105,7 @@ enum SkinPages {
                 figure = "<span class=\"skin-figure\">Not compared yet</span>"
             }
             let date = date(e)
-            let note = e.note.isEmpty ? "" : "<span class=\"skin-entry-note\">\(HTML.escape(e.note))</span>"
+            let note = e.note.isEmpty ? "" : "<span class=\"skin-entry-note\">\(HTML.escape(TextInput.displayed(e.note)))</span>"
             items += """
             <li class="skin-entry"><a href="\(entryPath(e))"><img src="\(entryPath(e))/thumbnail.jpg" alt="Photo of \(HTML.escape(date))" loading="lazy" width="160" height="120">\
             <span class="skin-date">\(HTML.escape(date))</span></a>\(figure)\(note)</li>
@@ -109,7 +113,7 @@ enum SkinPages {
         }
         let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
         let location = t.area.bodyLocation.map { "<p class=\"help\">\(HTML.escape($0))</p>" } ?? ""
-        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
+        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(TextInput.displayed(t.area.guidance)))</p>"
         let list = t.items.isEmpty
             ? "<p class=\"empty-note\">No photos yet.</p><p>Add the first photo below. Later photos are compared with it.</p>"
             : "<ol class=\"skin-timeline\" aria-label=\"Photos, oldest first\">\(items)</ol>\(disclaimer(.similarity))"
@@ -131,8 +135,8 @@ enum SkinPages {
         <section class="card skin-manage" aria-labelledby="manage-title">
         <h2 id="manage-title">This area</h2>
         <form method="post" action="\(areaPath(t.area.id))/rename" class="setting-row">\(Layout.csrfField(csrfToken))
-        <label for="rename">Name</label><input type="text" id="rename" name="name" value="\(HTML.escape(t.area.name))" required maxlength="80">
-        <button type="submit" class="button button-quiet">Rename</button></form>
+        <label for="rename">Name</label><input type="text" id="rename" name="name" value="\(HTML.escape(renameValue))" required maxlength="\(TextInput.maximumNameLength)"\(renameInvalid)>
+        <button type="submit" class="button button-quiet">Rename</button></form>\(renameErrorHTML)
         <p class="card-action"><a class="button button-quiet" href="\(areaPath(t.area.id))/delete">Delete this area…</a></p>
         </section>
         <script src="/assets/skin.js" defer></script>
@@ -172,7 +176,7 @@ enum SkinPages {
         let noteLink = "<a href=\"\(entryPath(v.entry))/note\" id=\"edit-note\">\(v.entry.note.isEmpty ? "Add a note" : "Edit the note")</a>"
         let note = v.entry.note.isEmpty
             ? "<p class=\"skin-note\" id=\"note\">No note. \(noteLink)</p>"
-            : "<p class=\"skin-note\" id=\"note\"><span class=\"skin-note-text\">Note: \(HTML.escape(v.entry.note))</span> \(noteLink)</p>"
+            : "<p class=\"skin-note\" id=\"note\"><span class=\"skin-note-text\">Note: \(HTML.escape(TextInput.displayed(v.entry.note)))</span> \(noteLink)</p>"
         let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
         let views = v.isBaseline ? """
         <figure class="skin-photo"><img src="\(base)" alt="First photo, \(baseDate)"><figcaption>\(baseDate)</figcaption></figure>
@@ -285,7 +289,7 @@ enum SkinPages {
         <div class="stack" id="ghost-control" hidden><label for="ghost-opacity">Last photo as a guide</label>
         <input type="range" id="ghost-opacity" min="0" max="80" value="35" class="skin-slider" aria-valuetext="Last photo 35% visible"></div>
         """
-        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(t.area.guidance))</p>"
+        let guidance = t.area.guidance.isEmpty ? "" : "<p class=\"skin-guidance\"><strong>How to take these photos:</strong> \(HTML.escape(TextInput.displayed(t.area.guidance)))</p>"
         let base = areaPath(t.area.id)
         let body = """
         <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(base)">\(HTML.escape(t.area.name))</a></p>

@@ -44,7 +44,14 @@ enum SkinRoutes {
             },
             route(.post, "/skin/areas/{area}/rename") { r in
                 let areaID = try area(r)
-                try skin.renameArea(areaID, to: r.form["name"] ?? "")
+                let typed = r.form["name"] ?? ""
+                do {
+                    try skin.renameArea(areaID, to: typed)
+                } catch let error as CairnError where error is SkinJournalError || error is TextInputError {
+                    guard !error.namesNoRecord else { throw error }
+                    return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
+                                                    renameError: (typed, error.userMessage)), status: 400)
+                }
                 return .redirect(to: "/skin/areas/\(areaID.rawValue)")
             },
             route(.get, "/skin/areas/{area}/delete") { r in

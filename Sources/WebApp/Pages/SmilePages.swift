@@ -92,7 +92,7 @@ enum SmilePages {
             <img class="smile-crop" src="/smile/photo/\(e.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Smile crop, \(HTML.escape(e.displayDate))">
             <p class="smile-date">\(HTML.escape(dateText(e)))</p>
             <p class="smile-meta">\(HTML.escape(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst()))</p>
-            \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(e.note))</p>")
+            \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(TextInput.displayed(e.note)))</p>")
             <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a> <a href="/smile/delete/\(e.id.rawValue)">Delete…</a></p>
             </li>
             """
@@ -271,7 +271,7 @@ enum SmilePages {
         }
         func options(selected: SmileEntry) -> String {
             entries.map { e in
-                "<option value=\"\(e.id.rawValue)\"\(e.id == selected.id ? " selected" : "")>\(HTML.escape(label(e)))\(e.note.isEmpty ? "" : " · " + HTML.escape(String(e.note.prefix(40))))</option>"
+                "<option value=\"\(e.id.rawValue)\"\(e.id == selected.id ? " selected" : "")>\(HTML.escape(label(e)))\(e.note.isEmpty ? "" : " · " + HTML.escape(TextInput.displayed(String(e.note.prefix(40)))))</option>"
             }.joined()
         }
         let body = """
