@@ -169,11 +169,12 @@ enum SyntheticExport {
     static func write(to url: URL, bytes target: Int64) throws -> Stats {
         var writer = try Writer(url: url)
         writer.put(HealthXML.header)
-        let blocks = makeBlocks()
-        // Bytes per day, measured on one generated day.
+        // Bytes per day, measured on one generated day (every date is written at the same width).
         var probe = Writer.probe()
-        for block in blocks { for i in 0..<block.perDay { block.write(&probe, 0, i) } }
+        for block in makeBlocks(firstDay: 19_000) { for i in 0..<block.perDay { block.write(&probe, 0, i) } }
         let days = max(1, Int(target / max(1, probe.count)))
+        // The series ends a month before today: imports leave out records dated after tomorrow (issue 36).
+        let blocks = makeBlocks(firstDay: Int(Date().timeIntervalSince1970 / 86_400) - 30 - days)
         var stats = Stats()
         stats.days = days
         for block in blocks {
@@ -191,7 +192,7 @@ enum SyntheticExport {
         return stats
     }
 
-    private static func makeBlocks() -> [Block] {
+    private static func makeBlocks(firstDay: Int) -> [Block] {
         // Noise decided once per (block, day, i) through a cheap hash, so blocks need no shared state.
         func noise(_ a: Int, _ b: Int, _ c: Int) -> Int {
             var x = UInt64(truncatingIfNeeded: a &* 73_856_093 ^ b &* 19_349_663 ^ c &* 83_492_791)
@@ -207,7 +208,7 @@ enum SyntheticExport {
         }
         let motion = " <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"0\"/>\n"
         let zone = " <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Amsterdam\"/>\n"
-        func dayStart(_ day: Int) -> Int64 { Int64(19_000 + day) * 86_400 - 3600 }
+        func dayStart(_ day: Int) -> Int64 { Int64(firstDay + day) * 86_400 - 3600 }
         return [
             Block(perDay: 300, write: { w, d, i in
                 let t = dayStart(d) + Int64(i) * 288

@@ -16,7 +16,7 @@ import Glibc
     static func export(records count: Int, truncated: Bool = false) -> String {
         var body = ""
         body.reserveCapacity(count * 260)
-        let start = 1_704_067_200  // 2024-01-01 00:00 UTC
+        let start = 946_684_800  // 2000-01-01 00:00 UTC: 150,000 hourly records end in 2017, before "tomorrow"
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
