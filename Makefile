@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8737
 
-.PHONY: run test bench build release deps test-deps install uninstall clean
+.PHONY: run test test-fast bench build release deps test-deps install uninstall clean
 
 deps:
 	@scripts/install-deps.sh
@@ -41,10 +41,19 @@ uninstall:
 	-"$(PREFIX)/bin/cairn" remind --uninstall
 	rm -f "$(PREFIX)/bin/cairn" "$(APPLICATIONS)/cairn.desktop"
 
-## Install what is missing (including test tools), build, and run every test.
+## Install what is missing (including test tools), check the module graph, build, and run every test (CI's command).
 test: test-deps
+	SWIFT=$(SWIFT) scripts/check-imports.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## The edit-run loop's tier (domain, stores, services, in-process web and CLI): a few minutes, never instead of
+## `make test`. The browser, reliability, imaging, OCR, landmark, report and notification suites are left out.
+FAST_SUITES = CairnCoreTests|PhotoMetadataTests|EncryptionTests|StorageTests|RegimenTests|SkinTests|SmileTests|InsightsTests|OutcomesTests|HealthExportTests|CairnAppTests|WebAppTests|CairnCLITests
+test-fast: test-deps
+	SWIFT=$(SWIFT) scripts/check-imports.py
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '^($(FAST_SUITES))\.'
 
 ## Benchmarks: print figures against their baselines (release build).
 bench: test-deps release

@@ -1,7 +1,6 @@
 import CairnApp
 import CairnCore
 import Foundation
-import Storage
 
 /// The `cairn` command line: finds the subcommand, handles `--help` and `--data-dir`, runs it, and maps the
 /// outcome to an exit code: 0 ok, 1 a problem with the input or the vault (message on stderr), 2 usage.
@@ -129,7 +128,7 @@ public enum CairnCommandLine {
             return 2
         }
         if served == nil, command.goesThroughServer,
-           let directory = try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment),
+           let directory = try? VaultFolder.directory(dataDirectory: dataDirectory, environment: environment),
            let code = CommandForwarding.run(path + words, vaultDirectory: directory, workingDirectory: workingDirectory,
                                             clock: context.clockIdentity, console: console) {
             return code

@@ -2,7 +2,6 @@ import CairnApp
 import CairnCore
 import Dispatch
 import Foundation
-import Storage
 import Notifications
 import Regimen
 
@@ -101,15 +100,15 @@ struct RemindCommand: Command {
         case .once, .loop:
             // A locked vault without a passphrase file reminds from the timetable alone (docs/REMINDERS.md): no
             // passphrase is asked for, and what it shows and what is pressed wait in the queue for the next unlock.
-            let vault = try Vault(dataDir: context.dataDirectory, environment: context.environment)
-            let fromTimetable = try vault.lockSetting() == .on && !context.vaultPassphrase.isGiven
+            let vault = try VaultFolder(dataDirectory: context.dataDirectory, environment: context.environment)
+            let fromTimetable = try vault.lockIsOn && !context.vaultPassphrase.isGiven
             let application = fromTimetable ? nil : try context.openApplication()
             let notifier: DesktopNotifier
             do { notifier = try DesktopNotifier(environment: context.environment) } catch { throw RemindError.noNotificationService }
             // Between checks the loop lets go of its writer's hold on the vault, so `cairn serve` can start while this
             // runs (a reminder service installed at login runs all the time); while a server runs, it reminds.
             let reminders = application?.reminders
-            let loop = ReminderLoop(current: { reminders }, locked: LockedReminders(vault: vault, clock: context.clock),
+            let loop = ReminderLoop(current: { reminders }, locked: vault.lockedReminders(clock: context.clock),
                                     notifier: notifier, report: { console.error($0) },
                                     afterEachCheck: { application?.releaseWriterHold() })
             if fromTimetable { console.print("The vault is locked: reminders come from its timetable, without names, until it is unlocked.") }

@@ -4,7 +4,6 @@ import Dispatch
 import Encryption
 import Foundation
 import Notifications
-import Storage
 import WebApp
 
 /// `cairn serve`: the local web app, on 127.0.0.1 only, until Ctrl+C.
@@ -47,19 +46,18 @@ struct ServeCommand: Command {
         // Nothing slow stands before the first answer: housekeeping (the orphan sweep, re-comparisons) runs on a
         // background thread once the vault is open, Tesseract and the catalogue load on their own threads (a scan
         // waits for them; without Tesseract it says so), and dlib's model loads on the first Smile photo.
-        let vault = try Vault(dataDir: context.dataDirectory, environment: context.environment)
+        let vault = try VaultFolder(dataDirectory: context.dataDirectory, environment: context.environment)
         let clock = context.clock
         let labelScanner = LabelScanService.startDefault()
         // While it runs, only this process changes the vault; other commands refuse to (and say why). While the
         // vault is locked the claim is held by `placeholder`; the opened vault takes it over.
-        let placeholder = try VaultLock(directory: vault.directory)
+        let placeholder = try vault.servingHold()
         // What CLI commands sent over the vault's socket run against: the open application, nil while locked.
         let served = ServedApplication()
         let open: @Sendable (Passphrase?) throws -> OpenedVault = { passphrase in
             placeholder.release()
             do {
-                let application = try CairnApplication(vault: vault, clock: clock, housekeeping: .none,
-                                                       passphrase: passphrase.map { given in { given } })
+                let application = try vault.open(clock: clock, housekeeping: .none, passphrase: passphrase.map { given in { given } })
                 do { try application.claimVaultForServing() } catch { application.database.close(); throw error }
                 application.insights.recomputesInBackground = true
                 // What was imported or logged since the last run (from the CLI too) is caught up at once, in the background.
@@ -69,17 +67,17 @@ struct ServeCommand: Command {
                 return OpenedVault(services: WebServices(application, labelScanner: labelScanner)) {
                     application.releaseVault()
                     application.database.close()
-                    try? placeholder.claimExclusive()
+                    try? placeholder.claim()
                 }
             } catch {
-                try? placeholder.claimExclusive()
+                try? placeholder.claim()
                 throw error
             }
         }
         // A locked vault opens on the unlock page; `--vault-passphrase-file` or `-fd` unlocks it at once. Settings may
         // turn the lock on or off while this runs (`VaultGate.changeLock`), reopening the vault through `open`.
-        try placeholder.claimExclusive()
-        let gate = try VaultGate(lockIsOn: vault.lockSetting() == .on,
+        try placeholder.claim()
+        let gate = try VaultGate(lockIsOn: vault.lockIsOn,
                                  passphrase: context.vaultPassphrase.isGiven ? context.askVaultPassphrase : nil,
                                  opening: open, clock: clock)
         defer { gate.lock() }  // the vault is locked when the server stops, however it stops
@@ -111,7 +109,7 @@ struct ServeCommand: Command {
 
 /// Listens on the vault's socket for CLI commands (`CommandForwarding`), while this process owns the vault; nil
 /// (and a line saying so) when the socket cannot be made: commands then run on their own, as without a server.
-private func startCommandSocket(vault: Vault, served: ServedApplication, context: CommandContext) -> CommandListener? {
+private func startCommandSocket(vault: VaultFolder, served: ServedApplication, context: CommandContext) -> CommandListener? {
     do {
         let listener = try CommandListener(directory: vault.directory)
         let (environment, clock) = (context.environment, context.clockIdentity)
@@ -126,7 +124,7 @@ private func startCommandSocket(vault: Vault, served: ServedApplication, context
 /// Runs the reminder loop (`cairn remind`) on its own thread, so the person running the app gets reminders with
 /// nothing else to start; nil (and a line saying so) without a desktop notification service. While the vault is
 /// locked it reminds from the timetable, as `cairn remind` does.
-private func startReminders(gate: VaultGate, vault: Vault, clock: any Clock, environment: [String: String],
+private func startReminders(gate: VaultGate, vault: VaultFolder, clock: any Clock, environment: [String: String],
                             console: Console) -> StopFlag? {
     let stop = StopFlag()
     let started = DispatchSemaphore(value: 0)
@@ -136,7 +134,7 @@ private func startReminders(gate: VaultGate, vault: Vault, clock: any Clock, env
         guard let notifier = try? DesktopNotifier(environment: environment) else { started.signal(); return }
         available.raise()
         started.signal()
-        ReminderLoop(current: { gate.services?.reminders }, locked: LockedReminders(vault: vault, clock: clock),
+        ReminderLoop(current: { gate.services?.reminders }, locked: vault.lockedReminders(clock: clock),
                      notifier: notifier, report: { console.error($0) }).run(shouldStop: { stop.isSet })
     }
     thread.name = "cairn-reminders"
