@@ -138,17 +138,18 @@ enum RegimenProductPages {
     static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, refusal: Refusal? = nil) -> String {
         let lines = draft.lines
         let flagged = refusal?.flagged ?? []
-        let flaggedHTML = flagged.isEmpty ? "" : """
-        <fieldset class="stack field-group regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
-        <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
-        <ul class="regimen-list">\(flagged.map { row in
+        let flaggedRows = flagged.map { row in
             let line = row.number <= lines.count ? lines[row.number - 1] : ""
             let flags = row.flags.map { "<li class=\"scan-flag\"><strong>\(HTML.escape($0.title)):</strong> \(HTML.escape($0.reason))</li>" }.joined()
             return """
             <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(HTML.escape(line))</p><ul class="scan-flags">\(flags)</ul>
             <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"\(row.number == flagged[0].number ? " autofocus" : "")> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
             """
-        }.joined())</ul>
+        }.joined()
+        let flaggedHTML = flagged.isEmpty ? "" : """
+        <fieldset class="stack field-group regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
+        <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
+        <ul class="regimen-list">\(flaggedRows)</ul>
         <p class="help">A changed row is checked again.</p></fieldset>
         """
         let problems = refusal?.fields ?? FieldProblems([])
