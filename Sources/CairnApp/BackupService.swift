@@ -26,9 +26,11 @@ public enum BackupRequestError: CairnError, Equatable {
         switch self {
         case .keepNeedsFolder: return "--keep works with a folder: give a folder, and Cairn names each backup by its date."
         case .passphraseTooShort:
-            return "Choose a backup passphrase of at least \(BackupService.minimumPassphraseLength) characters; a few words are easier to remember than symbols."
+            return
+                "Choose a backup passphrase of at least \(BackupService.minimumPassphraseLength) characters; a few words are easier to remember than symbols."
         case .targetExists:
-            return "A file is already there, and a backup never replaces a file. Give another file name, or a folder (Cairn names each backup by its date). Nothing was written."
+            return
+                "A file is already there, and a backup never replaces a file. Give another file name, or a folder (Cairn names each backup by its date). Nothing was written."
         }
     }
 }
@@ -57,8 +59,10 @@ public final class BackupService: Sendable {
     /// key again from `passphrase`, and checks every digest; a backup that fails is removed and the error thrown.
     /// With `keep` (folders only), the backups of this vault in the folder beyond the newest `keep` are removed
     /// afterwards; backups of other vaults and other files are never touched.
-    public func create(at path: String, passphrase: Passphrase, keep: Int? = nil,
-                       keyDerivation: KeyDerivation = .standard()) throws -> BackupResult {
+    public func create(
+        at path: String, passphrase: Passphrase, keep: Int? = nil,
+        keyDerivation: KeyDerivation = .standard()
+    ) throws -> BackupResult {
         guard passphrase.characterCount >= Self.minimumPassphraseLength else { throw BackupRequestError.passphraseTooShort }
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
@@ -81,8 +85,10 @@ public final class BackupService: Sendable {
             }
         }
         do {
-            _ = try VaultBackup.write(vault: vault, database: database, passphrase: passphrase, createdAt: clock.now(),
-                                      keyDerivation: keyDerivation) { bytes in
+            _ = try VaultBackup.write(
+                vault: vault, database: database, passphrase: passphrase, createdAt: clock.now(),
+                keyDerivation: keyDerivation
+            ) { bytes in
                 guard file.write(bytes) else { throw OutputFileError.unwritable }
             }
         } catch {
@@ -136,7 +142,9 @@ public final class BackupService: Sendable {
     /// artefact before it is made, checked like `create`, then opened and unlinked at once: the caller gets its
     /// open descriptor (and closes it), so no copy stays in the vault, and one a kill leaves is removed by the next
     /// command that opens the vault. `name` is what to call the saved file.
-    public func createForDownload(passphrase: Passphrase, keyDerivation: KeyDerivation = .standard()) throws -> (descriptor: Int32, name: String, result: BackupResult) {
+    public func createForDownload(passphrase: Passphrase, keyDerivation: KeyDerivation = .standard()) throws -> (
+        descriptor: Int32, name: String, result: BackupResult
+    ) {
         let path = vault.directory.appendingPathComponent(".download-\(UUID().uuidString.lowercased()).\(Self.fileExtension)").path
         let registered = try TemporaryArtefacts(vault: vault).register(path, kind: .download)
         defer { registered.finish(removing: true) }

@@ -30,8 +30,10 @@ struct BatchedImport {
     private var directory: URL { URL(fileURLWithPath: database.path).deletingLastPathComponent() }
 
     /// Runs one import (steps 1-5 above) and returns what `finish` returns.
-    func run<Written, Result>(begin: (Connection) throws -> [Int64], body: (_ marker: [Int64], BatchedWrite) throws -> Written,
-                              finish: (_ marker: [Int64], Written, Connection) throws -> Result) throws -> Result {
+    func run<Written, Result>(
+        begin: (Connection) throws -> [Int64], body: (_ marker: [Int64], BatchedWrite) throws -> Written,
+        finish: (_ marker: [Int64], Written, Connection) throws -> Result
+    ) throws -> Result {
         let markerPath = directory.appendingPathComponent("\(markerPrefix)\(UUID().uuidString.lowercased()).lock").path
         let marker: FileLock
         do {

@@ -54,22 +54,27 @@ public final class CairnApplication: Sendable {
     /// Opens (creating on first use) the vault that `dataDirectory` or the environment names, and migrates its
     /// database. When the vault's lock is on, `passphrase` is asked for the passphrase (and only then); without
     /// it a locked vault throws `LockService.Problem.locked`.
-    public static func open(dataDirectory: String?, environment: [String: String],
-                            clock: any Clock = SystemClock(),
-                            outcomeSeries: InsightService.SeriesProvider? = nil,
-                            housekeeping: Housekeeping = .now,
-                            passphrase: (() throws -> Passphrase)? = nil) throws -> CairnApplication {
+    public static func open(
+        dataDirectory: String?, environment: [String: String],
+        clock: any Clock = SystemClock(),
+        outcomeSeries: InsightService.SeriesProvider? = nil,
+        housekeeping: Housekeeping = .now,
+        passphrase: (() throws -> Passphrase)? = nil
+    ) throws -> CairnApplication {
         let vault = try Vault(dataDir: dataDirectory, environment: environment)
-        return try CairnApplication(vault: vault, clock: clock, outcomeSeries: outcomeSeries, housekeeping: housekeeping,
-                                    passphrase: passphrase)
+        return try CairnApplication(
+            vault: vault, clock: clock, outcomeSeries: outcomeSeries, housekeeping: housekeeping,
+            passphrase: passphrase)
     }
 
     /// Opens the given vault with every service. Insights read the outcome series (manual entries and Apple Health
     /// daily values); `outcomeSeries` replaces them, for tests and demos. A locked vault's database is opened with
     /// the key `passphrase` unwraps (see `open`).
-    public init(vault: Vault, clock: any Clock = SystemClock(),
-                outcomeSeries: InsightService.SeriesProvider? = nil, housekeeping: Housekeeping = .now,
-                passphrase: (() throws -> Passphrase)? = nil) throws {
+    public init(
+        vault: Vault, clock: any Clock = SystemClock(),
+        outcomeSeries: InsightService.SeriesProvider? = nil, housekeeping: Housekeeping = .now,
+        passphrase: (() throws -> Passphrase)? = nil
+    ) throws {
         self.vault = vault
         self.clock = clock
         // What processes that are gone left (a backup's copy of the database, a partial backup, a restore's folder)
@@ -86,8 +91,9 @@ public final class CairnApplication: Sendable {
         photoStore = PhotoFileStore(vault: vault, database: database, clock: clock)
         backups = BackupService(vault: vault, database: database, clock: clock)
         photoIntake = PhotoIntake(pipeline: ImagePipeline(), store: photoStore)
-        built = Services(database: database, vault: vault, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
-                         outcomeSeries: outcomeSeries)
+        built = Services(
+            database: database, vault: vault, photoStore: photoStore, photoIntake: photoIntake, clock: clock,
+            outcomeSeries: outcomeSeries)
         if housekeeping == .now { tidyUp() }
         settings.onDeleteAll { [built] in built.smile.value.discardAllPendingUploads() }
     }
@@ -160,23 +166,28 @@ extension CairnApplication {
         let reports: Built<ReportService>
         let reminders: Built<ReminderService>
 
-        init(database: Database, vault: Vault, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
-             outcomeSeries: InsightService.SeriesProvider?) {
+        init(
+            database: Database, vault: Vault, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
+            outcomeSeries: InsightService.SeriesProvider?
+        ) {
             let skin = Built { SkinService(database: database, photoStore: photoStore, intake: photoIntake, clock: clock) }
             let smile = Built {
-                SmileService(database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
-                             locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
+                SmileService(
+                    database: database, photoStore: photoStore, photoIntake: photoIntake, pipeline: ImagePipeline(),
+                    locator: MouthLocator(detector: SmileService.sharedLandmarkDetector), clock: clock)
             }
             let regimen = Built { RegimenService(database: database, clock: clock) }
             let health = Built { HealthService(database: database, clock: clock) }
             let outcomes = Built { OutcomeService(database: database, clock: clock, healthDailyValues: { try health.value.dailyValues() }) }
             let insights = Built {
-                InsightService(database: database, regimen: regimen.value, clock: clock,
-                               series: outcomeSeries ?? { try outcomes.value.dailySeries().map(MetricSeriesInput.init) })
+                InsightService(
+                    database: database, regimen: regimen.value, clock: clock,
+                    series: outcomeSeries ?? { try outcomes.value.dailySeries().map(MetricSeriesInput.init) })
             }
             reports = Built {
-                ReportService(skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
-                              insights: insights.value, photoStore: photoStore, clock: clock)
+                ReportService(
+                    skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
+                    insights: insights.value, photoStore: photoStore, clock: clock)
             }
             reminders = Built { ReminderService(database: database, vault: vault, regimen: regimen.value, skin: skin.value, clock: clock) }
             self.skin = skin

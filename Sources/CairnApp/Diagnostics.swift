@@ -20,8 +20,10 @@ public struct DiagnosticsReport: Sendable, Encodable {
 public enum Diagnostics {
     /// The report for the vault `dataDirectory` or the environment names. `extra` adds components that only an
     /// outer layer knows (the web server's library).
-    public static func report(dataDirectory: String?, environment: [String: String],
-                              extra: [ComponentStatus] = []) -> DiagnosticsReport {
+    public static func report(
+        dataDirectory: String?, environment: [String: String],
+        extra: [ComponentStatus] = []
+    ) -> DiagnosticsReport {
         let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + [landmarkLibrary(), landmarkModel()] + extra
         let path = (try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment).path) ?? "(no home folder)"
         var isDirectory: ObjCBool = false
@@ -32,8 +34,9 @@ public enum Diagnostics {
     /// dlib, which finds faces and their landmarks: opened here (it is not linked: `cairn` opens it on first use).
     static func landmarkLibrary() -> ComponentStatus {
         let present = DlibLandmarkDetector.isLibraryAvailable
-        return ComponentStatus(name: "dlib", role: "finding faces in Smile photos", present: present,
-                               version: present ? DlibLandmarkDetector.libraryVersion : nil)
+        return ComponentStatus(
+            name: "dlib", role: "finding faces in Smile photos", present: present,
+            version: present ? DlibLandmarkDetector.libraryVersion : nil)
     }
 
     /// The face landmark model: optional, and under a non-commercial licence.
@@ -73,10 +76,13 @@ extension Diagnostics {
     /// Checks the vault at `dataDirectory` (never creating it, nor its database). A locked vault is opened with `passphrase()` (asked
     /// only then); opening it removes what stopped processes left and finishes a stopped conversion, as any command
     /// does, and the report says so. Nothing else is changed: files no record names are reported, not moved.
-    public static func checkVault(dataDirectory: String?, environment: [String: String], clock: any Clock,
-                                  passphrase: @escaping () throws -> Passphrase) -> VaultCheckReport {
+    public static func checkVault(
+        dataDirectory: String?, environment: [String: String], clock: any Clock,
+        passphrase: @escaping () throws -> Passphrase
+    ) -> VaultCheckReport {
         guard let directory = try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment),
-              FileManager.default.fileExists(atPath: directory.path) else {
+            FileManager.default.fileExists(atPath: directory.path)
+        else {
             return VaultCheckReport(exists: false, locked: false, photosChecked: 0, findings: [])
         }
         var findings: [VaultCheckReport.Finding] = []
@@ -105,28 +111,42 @@ extension Diagnostics {
         }
         defer { application.database.close() }
         if !abandoned.isEmpty {
-            add(.repaired, "Removed \(CountText.counted(abandoned.count, "leftover")) of commands that were stopped (\(Set(abandoned.map(\.kind.rawValue)).sorted().joined(separator: ", "))).")
+            add(
+                .repaired,
+                "Removed \(CountText.counted(abandoned.count, "leftover")) of commands that were stopped (\(Set(abandoned.map(\.kind.rawValue)).sorted().joined(separator: ", ")))."
+            )
         }
         if converting {
             if vault.photoConversionPending {
-                add(.problem, "A lock change stopped while converting the photos and could not be finished here. Run 'cairn settings lock on' (or off) again.")
+                add(
+                    .problem,
+                    "A lock change stopped while converting the photos and could not be finished here. Run 'cairn settings lock on' (or off) again.")
             } else {
                 add(.repaired, "Finished the photo conversion of a lock change that was stopped.")
             }
         }
         let integrity = (try? application.database.read { try $0.scalar("PRAGMA integrity_check", as: String.self) }) ?? nil
         if integrity != "ok" {
-            add(.problem, "The database failed SQLite's integrity check. Restore the vault from a backup into a new folder (cairn backup restore FILE --data-dir NEW-FOLDER).")
+            add(
+                .problem,
+                "The database failed SQLite's integrity check. Restore the vault from a backup into a new folder (cairn backup restore FILE --data-dir NEW-FOLDER)."
+            )
         }
         var checked = 0
         do {
             let result = try application.photoStore.check()
             checked = result.checked
             for (photo, problem) in result.problems {
-                add(.problem, "Photo \(photo.id.rawValue) (\(photo.purpose)) is \(problem == .missing ? "missing: its file is not in the data folder" : "damaged: its file is not the photo that was recorded").")
+                add(
+                    .problem,
+                    "Photo \(photo.id.rawValue) (\(photo.purpose)) is \(problem == .missing ? "missing: its file is not in the data folder" : "damaged: its file is not the photo that was recorded")."
+                )
             }
             if !result.unnamed.isEmpty {
-                add(.problem, "\(CountText.counted(result.unnamed.count, "photo file")) in the data folder \(result.unnamed.count == 1 ? "is" : "are") named by no record; the next command that changes data moves \(result.unnamed.count == 1 ? "it" : "them") to lost+found (nothing is deleted).")
+                add(
+                    .problem,
+                    "\(CountText.counted(result.unnamed.count, "photo file")) in the data folder \(result.unnamed.count == 1 ? "is" : "are") named by no record; the next command that changes data moves \(result.unnamed.count == 1 ? "it" : "them") to lost+found (nothing is deleted)."
+                )
             }
         } catch {
             add(.problem, (error as? CairnError)?.userMessage ?? "The photos could not be read.")
@@ -134,10 +154,16 @@ extension Diagnostics {
         var keptAside = 0
         try? PhotoFileStore.forEachFile(under: vault.lostAndFoundURL.path) { _, _ in keptAside += 1 }
         if keptAside > 0 {
-            add(.note, "\(CountText.counted(keptAside, "file")) kept aside in the lost+found folder of the data folder (photo files no record named). Look at them, then move or remove them yourself.")
+            add(
+                .note,
+                "\(CountText.counted(keptAside, "file")) kept aside in the lost+found folder of the data folder (photo files no record named). Look at them, then move or remove them yourself."
+            )
         }
         if findings.isEmpty || !findings.contains(where: { $0.kind == .problem }) {
-            add(.note, "Database intact; \(CountText.counted(checked, "photo")) read whole and matching \(checked == 1 ? "its" : "their") recorded digest\(checked == 1 ? "" : "s").")
+            add(
+                .note,
+                "Database intact; \(CountText.counted(checked, "photo")) read whole and matching \(checked == 1 ? "its" : "their") recorded digest\(checked == 1 ? "" : "s")."
+            )
         }
         return VaultCheckReport(exists: true, locked: locked, photosChecked: checked, findings: findings)
     }

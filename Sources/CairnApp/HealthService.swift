@@ -18,8 +18,10 @@ public struct HealthImportSummary: Sendable, Equatable {
     public let fileBytes: Int64
 
     /// A summary.
-    public init(added: Int, alreadyPresent: Int, skippedByType: [String: Int], warnings: [HealthRecordProblem: Int],
-                fileBytes: Int64, warningRecordLines: [HealthRecordProblem: [Int]] = [:]) {
+    public init(
+        added: Int, alreadyPresent: Int, skippedByType: [String: Int], warnings: [HealthRecordProblem: Int],
+        fileBytes: Int64, warningRecordLines: [HealthRecordProblem: [Int]] = [:]
+    ) {
         self.warningRecordLines = warningRecordLines
         self.added = added
         self.alreadyPresent = alreadyPresent
@@ -36,10 +38,14 @@ public struct HealthImportSummary: Sendable, Equatable {
     /// What the import did, in sentences, as the page and the CLI say it: "12,400 new health records imported; 3 were
     /// already in Cairn." then, when some were skipped, "80 records of 2 types Cairn does not read were skipped."
     public var sentences: [String] {
-        var lines = ["\(CountText.counted(added, "new health record")) imported; \(CountText.grouped(alreadyPresent)) \(alreadyPresent == 1 ? "was" : "were") already in Cairn."]
+        var lines = [
+            "\(CountText.counted(added, "new health record")) imported; \(CountText.grouped(alreadyPresent)) \(alreadyPresent == 1 ? "was" : "were") already in Cairn."
+        ]
         if skippedCount > 0 {
             let kinds = skippedByType.count
-            lines.append("\(CountText.counted(skippedCount, "record")) of \(kinds == 1 ? "a type" : "\(CountText.grouped(kinds)) types") Cairn does not read \(skippedCount == 1 ? "was" : "were") skipped.")
+            lines.append(
+                "\(CountText.counted(skippedCount, "record")) of \(kinds == 1 ? "a type" : "\(CountText.grouped(kinds)) types") Cairn does not read \(skippedCount == 1 ? "was" : "were") skipped."
+            )
         }
         return lines
     }
@@ -88,7 +94,8 @@ public final class HealthService: @unchecked Sendable {
     /// Imports an export that arrived as bytes (an upload), read where it is in memory: no copy of it is written
     /// to disk (a locked vault keeps nothing in the clear; see `importExport(at:)` for the rest).
     public func importExport(contents: Data, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
-        throws -> HealthImportSummary {
+        throws -> HealthImportSummary
+    {
         try importExport(.bytes(contents), progress: progress)
     }
 
@@ -133,45 +140,56 @@ public final class HealthService: @unchecked Sendable {
     ///   `DatabaseError` when the vault cannot be written.
     /// - Complexity: O(file size).
     public func importExport(at url: URL, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in })
-        throws -> HealthImportSummary {
+        throws -> HealthImportSummary
+    {
         try importExport(.file(url), progress: progress)
     }
 
     private func importExport(_ source: HealthExportSource, progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void)
-        throws -> HealthImportSummary {
+        throws -> HealthImportSummary
+    {
         let importedAt = clock.now()
-        var added = 0, present = 0
-        return try batchedImport.run(begin: { db in
-            let start = try HealthStore(db).beginImport(at: importedAt)
-            return [start.importID, start.firstSample, start.firstSource]
-        }, body: { marker, batch in
-            let importID = marker[0]
-            var sources: [SourceKey: Int64] = [:]
-            var sourcesBatch = 0
-            return try reader.read(source, dates: ImportDates.instants(now: importedAt, zone: clock.timeZone), progress: progress) { record in
-                try batch.write { db in
-                    let store = HealthStore(db)
-                    // Source ids are looked up again in each batch (another import's clean-up may remove one
-                    // between batches).
-                    if sourcesBatch != batch.batchesStarted { sources = [:]; sourcesBatch = batch.batchesStarted }
-                    let key = SourceKey(name: record.sourceName, version: record.sourceVersion, device: record.device)
-                    let sourceID: Int64
-                    if let known = sources[key] {
-                        sourceID = known
-                    } else {
-                        sourceID = try store.sourceID(name: key.name, version: key.version, device: key.device)
-                        sources[key] = sourceID
+        var added = 0
+        var present = 0
+        return try batchedImport.run(
+            begin: { db in
+                let start = try HealthStore(db).beginImport(at: importedAt)
+                return [start.importID, start.firstSample, start.firstSource]
+            },
+            body: { marker, batch in
+                let importID = marker[0]
+                var sources: [SourceKey: Int64] = [:]
+                var sourcesBatch = 0
+                return try reader.read(source, dates: ImportDates.instants(now: importedAt, zone: clock.timeZone), progress: progress) { record in
+                    try batch.write { db in
+                        let store = HealthStore(db)
+                        // Source ids are looked up again in each batch (another import's clean-up may remove one
+                        // between batches).
+                        if sourcesBatch != batch.batchesStarted {
+                            sources = [:]
+                            sourcesBatch = batch.batchesStarted
+                        }
+                        let key = SourceKey(name: record.sourceName, version: record.sourceVersion, device: record.device)
+                        let sourceID: Int64
+                        if let known = sources[key] {
+                            sourceID = known
+                        } else {
+                            sourceID = try store.sourceID(name: key.name, version: key.version, device: key.device)
+                            sources[key] = sourceID
+                        }
+                        if try store.insertSample(record, importID: importID, sourceID: sourceID) { added += 1 } else { present += 1 }
                     }
-                    if try store.insertSample(record, importID: importID, sourceID: sourceID) { added += 1 } else { present += 1 }
                 }
-            }
-        }, finish: { marker, read, db in
-            try HealthStore(db).finishImport(marker[0], fileBytes: read.fileBytes, recordsRead: read.recordsRead, added: added,
-                                             alreadyPresent: present, skipped: read.skippedCount, warnings: read.warningCount)
-            if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
-            return HealthImportSummary(added: added, alreadyPresent: present, skippedByType: read.skippedByType,
-                                       warnings: read.warnings, fileBytes: read.fileBytes, warningRecordLines: read.warningRecordLines)
-        })
+            },
+            finish: { marker, read, db in
+                try HealthStore(db).finishImport(
+                    marker[0], fileBytes: read.fileBytes, recordsRead: read.recordsRead, added: added,
+                    alreadyPresent: present, skipped: read.skippedCount, warnings: read.warningCount)
+                if added > 0 { try InsightInputs.seriesChanged(db, metricIDs: ["health"], at: clock.now()) }
+                return HealthImportSummary(
+                    added: added, alreadyPresent: present, skippedByType: read.skippedByType,
+                    warnings: read.warnings, fileBytes: read.fileBytes, warningRecordLines: read.warningRecordLines)
+            })
     }
 
     /// Daily values of every stored sample, keyed by the pinned metric ids (`HealthMetric` raw values:
@@ -195,14 +213,17 @@ public final class HealthService: @unchecked Sendable {
                 last = lastID
                 for stored in page.samples {
                     guard let kind = stored.kind, let source = index[stored.sourceID], let start = stored.start,
-                          let end = stored.end else { continue }
+                        let end = stored.end
+                    else { continue }
                     var value = stored.value
                     if kind == .bodyMass {
                         guard let kilograms = BodyMassUnit.kilograms(value, unit: stored.unit) else { continue }
                         value = kilograms
                     }
-                    samples.append(HealthSample(kind: kind, source: source, value: value, start: start, end: end,
-                                                timeZoneIdentifier: stored.timeZone))
+                    samples.append(
+                        HealthSample(
+                            kind: kind, source: source, value: value, start: start, end: end,
+                            timeZoneIdentifier: stored.timeZone))
                 }
             }
             return HealthDailyValues.compute(samples, sources: sources)

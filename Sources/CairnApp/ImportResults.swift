@@ -19,7 +19,9 @@ public enum ImportLinesError: CairnError, Hashable, Sendable {
 
     /// The bad lines.
     public var problems: [LineProblem] {
-        switch self { case .badLines(let problems): problems }
+        switch self {
+        case .badLines(let problems): problems
+        }
     }
 
     /// What a door lists under the message: the first 20 bad lines ("Line 4: the date is ..."), then how many
@@ -29,7 +31,8 @@ public enum ImportLinesError: CairnError, Hashable, Sendable {
     /// "2 lines could not be read, so nothing was imported. ..."
     public var userMessage: String {
         let count = problems.count
-        return "\(CountText.counted(count, "line")) could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
+        return
+            "\(CountText.counted(count, "line")) could not be read, so nothing was imported. Fix \(count == 1 ? "it" : "them") and import the file again."
     }
 }
 
@@ -50,6 +53,7 @@ extension LineImportReport {
     /// "Read 3 lines: 2 new, 1 replaced an earlier import, 0 already there."
     public var summary: String {
         let count = lineResults.count
-        return "Read \(CountText.counted(count, "line")): \(CountText.grouped(added)) new, \(CountText.grouped(replaced)) replaced an earlier import, \(CountText.grouped(unchanged)) already there."
+        return
+            "Read \(CountText.counted(count, "line")): \(CountText.grouped(added)) new, \(CountText.grouped(replaced)) replaced an earlier import, \(CountText.grouped(unchanged)) already there."
     }
 }

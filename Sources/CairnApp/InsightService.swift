@@ -71,7 +71,8 @@ public enum InsightServiceError: CairnError, Hashable, Sendable {
     public var userMessage: String {
         switch self {
         case .unreadableRecord: "A stored insight could not be read. Recompute insights to rebuild them."
-        case .unknownMetric(let id): "No outcome series is called \"\(id)\". The Outcomes page lists the series (so does 'cairn regimen outcomes metrics')."
+        case .unknownMetric(let id):
+            "No outcome series is called \"\(id)\". The Outcomes page lists the series (so does 'cairn regimen outcomes metrics')."
         }
     }
 
@@ -164,7 +165,10 @@ public final class InsightService: @unchecked Sendable {
     public func recomputeInBackgroundIfNeeded() throws -> Bool {
         guard try needsRecompute() else { return false }
         let startNow: Bool = lock.withLock {
-            if case .running = state { rerunRequested = true; return false }
+            if case .running = state {
+                rerunRequested = true
+                return false
+            }
             state = .running(InsightProgress(phase: "Starting", done: 0, total: 0))
             return true
         }
@@ -281,7 +285,8 @@ public final class InsightService: @unchecked Sendable {
                 let w = BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)
                 let sameCalibration = states[inputs[i].id]?.placebo == placebos[i]
                 if !changeTouched, changeSetSame, sameCalibration, states[inputs[i].id]?.fingerprint == prints[i],
-                   !ledgerRead || previousIDs.contains(change.id) {
+                    !ledgerRead || previousIDs.contains(change.id)
+                {
                     if let payload = stored[key], let old = try? decoder.decode(Insight.self, from: Data(payload.utf8)) { return old.result }
                     if stored[key] == nil {
                         // No insight last time: the series had no value in either window, and nothing changed since.
@@ -289,12 +294,15 @@ public final class InsightService: @unchecked Sendable {
                     }
                 }
                 compared += 1
-                return engine.analyse(prepared[i], changeDay: change.day, asOf: asOf,
-                                      varianceFactor: engine.varianceFactor(prepared[i], changeDay: change.day, asOf: asOf, windowDays: w,
-                                                                            placebo: placebos[i]))
+                return engine.analyse(
+                    prepared[i], changeDay: change.day, asOf: asOf,
+                    varianceFactor: engine.varianceFactor(
+                        prepared[i], changeDay: change.day, asOf: asOf, windowDays: w,
+                        placebo: placebos[i]))
             }
-            insights += engine.assemble(change: change, series: inputs, results: results, placebos: placebos,
-                                        allChanges: changes, dense: prepared.map(\.dense))
+            insights += engine.assemble(
+                change: change, series: inputs, results: results, placebos: placebos,
+                allChanges: changes, dense: prepared.map(\.dense))
         }
         insights = InsightEngine.ordered(insights)
         progress(InsightProgress(phase: "Saving", done: 0, total: 0))
@@ -304,7 +312,8 @@ public final class InsightService: @unchecked Sendable {
         return try database.write { db in
             let store = InsightStore(db)
             var existing = stored
-            var added = 0, updated = 0
+            var added = 0
+            var updated = 0
             for insight in insights {
                 let payload = String(decoding: try encoder.encode(insight), as: UTF8.self)
                 if let old = existing.removeValue(forKey: insight.id) {
@@ -321,16 +330,18 @@ public final class InsightService: @unchecked Sendable {
                 let hash = key.firstIndex(of: "#")!
                 try store.delete(changeID: String(key[..<hash]), metricID: String(key[key.index(after: hash)...]))
             }
-            try store.replaceSeriesStates(try inputs.enumerated().map { i, input in
-                (input.id, prints[i], try placebos[i].map { String(decoding: try encoder.encode($0), as: UTF8.self) })
-            })
+            try store.replaceSeriesStates(
+                try inputs.enumerated().map { i, input in
+                    (input.id, prints[i], try placebos[i].map { String(decoding: try encoder.encode($0), as: UTF8.self) })
+                })
             // Only the marks this run read; one written while it ran (a later changed_at) stays for the next run.
             for mark in pending {
                 try store.clearPending(kind: mark.kind, key: mark.key, changedAt: mark.changedAt, readAt: now)
             }
             try store.saveRun(asOf: asOf, at: now, inputs: inputsJSON)
-            return InsightRecomputation(asOf: asOf, total: insights.count, qualified: insights.filter { $0.status == .qualifiedFinding }.count,
-                                        added: added, updated: updated, removed: existing.count, compared: compared, ledgerRead: ledgerRead)
+            return InsightRecomputation(
+                asOf: asOf, total: insights.count, qualified: insights.filter { $0.status == .qualifiedFinding }.count,
+                added: added, updated: updated, removed: existing.count, compared: compared, ledgerRead: ledgerRead)
         }
     }
 
@@ -338,9 +349,10 @@ public final class InsightService: @unchecked Sendable {
     public func list() throws -> [Insight] {
         let payloads = try database.read { db in try InsightStore(db).payloadsByKey().values }
         let decoder = JSONDecoder()
-        return InsightEngine.ordered(try payloads.map { payload in
-            do { return try decoder.decode(Insight.self, from: Data(payload.utf8)) } catch { throw InsightServiceError.unreadableRecord }
-        })
+        return InsightEngine.ordered(
+            try payloads.map { payload in
+                do { return try decoder.decode(Insight.self, from: Data(payload.utf8)) } catch { throw InsightServiceError.unreadableRecord }
+            })
     }
 
     /// When insights were last computed, or nil when never.
@@ -362,18 +374,22 @@ public final class InsightService: @unchecked Sendable {
 
     private func storedInputs(_ db: Connection) throws -> StoredInputs? {
         guard let text = try InsightStore(db).storedInputs(),
-              let inputs = try? JSONDecoder().decode(StoredInputs.self, from: Data(text.utf8)),
-              inputs.method == Self.methodRevision else { return nil }
+            let inputs = try? JSONDecoder().decode(StoredInputs.self, from: Data(text.utf8)),
+            inputs.method == Self.methodRevision
+        else { return nil }
         return inputs
     }
 
     /// A 64-bit FNV-1a hash of a series' days, values, unit, name and options (not a security measure: it only
     /// tells whether the values an insight was computed from have changed).
     static func fingerprint(_ series: MetricSeriesInput) -> String {
-        var hash: UInt64 = 0xcbf29ce484222325
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ value: UInt64) {
             var v = value
-            for _ in 0..<8 { hash = (hash ^ (v & 0xff)) &* 0x100000001b3; v >>= 8 }
+            for _ in 0..<8 {
+                hash = (hash ^ (v & 0xff)) &* 0x100_0000_01b3
+                v >>= 8
+            }
         }
         for (day, value) in series.values.sorted(by: { $0.key < $1.key }) {
             mix(UInt64(bitPattern: Int64(day.dayNumber)))
@@ -387,9 +403,10 @@ public final class InsightService: @unchecked Sendable {
     /// The result of a series with no value around a change (it gives no insight).
     private static func emptyResult(change: ExposureChange, asOf: LocalDay) -> BeforeAfterResult {
         let w = BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)
-        return BeforeAfterResult(windowDays: w, before: change.day.adding(days: -w)...change.day.adding(days: -1),
-                                 after: change.day...change.day.adding(days: w - 1), beforeCount: 0, afterCount: 0, enoughData: false,
-                                 beforeMean: nil, afterMean: nil, difference: nil, interval: nil, hedgesG: nil, pValue: nil)
+        return BeforeAfterResult(
+            windowDays: w, before: change.day.adding(days: -w)...change.day.adding(days: -1),
+            after: change.day...change.day.adding(days: w - 1), beforeCount: 0, afterCount: 0, enoughData: false,
+            beforeMean: nil, afterMean: nil, difference: nil, interval: nil, hedgesG: nil, pValue: nil)
     }
 }
 

@@ -50,8 +50,10 @@ enum IntakeHistoryCSV {
     /// later line is still checked so all problems are listed. Memory stays flat in the number of lines.
     /// Dates outside `ImportDates` (before 1900-01-01, after tomorrow in `personZone`) and wall-clock times a
     /// daylight-saving change skipped in the line's zone are bad lines, never moved.
-    static func forEachRow(_ data: Data, products: [ProductID: [StoredProduct]], now: Date, personZone: TimeZone,
-                           accept: (Row) throws -> Void) throws -> [LineProblem] {
+    static func forEachRow(
+        _ data: Data, products: [ProductID: [StoredProduct]], now: Date, personZone: TimeZone,
+        accept: (Row) throws -> Void
+    ) throws -> [LineProblem] {
         var header: CSV.Record?
         var byName: [String: [ProductID]] = [:]
         for (id, revisions) in products {
@@ -73,50 +75,82 @@ enum IntakeHistoryCSV {
             }
             func fail(_ reason: LineProblemReason) { problems.append(LineProblem(line: record.line, reason: reason)) }
             guard record.fields.count == header.fields.count else {
-                fail(.wrongFieldCount(expected: header.fields.count, found: record.fields.count)); return
+                fail(.wrongFieldCount(expected: header.fields.count, found: record.fields.count))
+                return
             }
             // Columns by their place in `columns`: date, time, time zone, product, amount, unit, status.
             func field(_ column: Int) -> String { at[column].map { trimmed(record.fields[$0]) } ?? "" }
-            guard let day = LocalDay(parsing: field(0)) else { fail(.badDate); return }
-            guard ImportDates.accepts(day, now: now, zone: personZone) else { fail(.dateOutOfRange); return }
-            guard let (slot, seconds) = time(field(1)) else { fail(.badTime); return }
+            guard let day = LocalDay(parsing: field(0)) else {
+                fail(.badDate)
+                return
+            }
+            guard ImportDates.accepts(day, now: now, zone: personZone) else {
+                fail(.dateOutOfRange)
+                return
+            }
+            guard let (slot, seconds) = time(field(1)) else {
+                fail(.badTime)
+                return
+            }
             let zoneName = field(2)
             let zone: TimeZone
             if let known = zones[zoneName] {
                 zone = known
             } else {
-                guard knownZones.contains(zoneName), let found = TimeZone(identifier: zoneName) else { fail(.badTimeZone); return }
+                guard knownZones.contains(zoneName), let found = TimeZone(identifier: zoneName) else {
+                    fail(.badTimeZone)
+                    return
+                }
                 zones[zoneName] = found
                 zone = found
             }
-            guard let instant = WallClock.existingInstant(of: day, at: slot, in: zone) else { fail(.timeDoesNotExist); return }
+            guard let instant = WallClock.existingInstant(of: day, at: slot, in: zone) else {
+                fail(.timeDoesNotExist)
+                return
+            }
             let takenAt = instant.addingTimeInterval(Double(seconds))
-            guard takenAt <= now else { fail(.timeInFuture); return }
-            guard let status = IntakeStatus(rawValue: field(6).lowercased()), status.isLoggable else { fail(.badStatus); return }
+            guard takenAt <= now else {
+                fail(.timeInFuture)
+                return
+            }
+            guard let status = IntakeStatus(rawValue: field(6).lowercased()), status.isLoggable else {
+                fail(.badStatus)
+                return
+            }
             let reference = field(3)
-            let resolved = references[reference] ?? {
-                let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
-                let result: Result<[StoredProduct], LineProblemReasonBox> = candidates.isEmpty ? .failure(.init(.unknownProduct))
-                    : candidates.count > 1 ? .failure(.init(.ambiguousProduct)) : .success(candidates[0])
-                references[reference] = result
-                return result
-            }()
+            let resolved =
+                references[reference]
+                ?? {
+                    let candidates = products[ProductID(reference)].map { [$0] } ?? (byName[reference.lowercased()] ?? []).map { products[$0]! }
+                    let result: Result<[StoredProduct], LineProblemReasonBox> =
+                        candidates.isEmpty
+                        ? .failure(.init(.unknownProduct))
+                        : candidates.count > 1 ? .failure(.init(.ambiguousProduct)) : .success(candidates[0])
+                    references[reference] = result
+                    return result
+                }()
             let revisions: [StoredProduct]
             switch resolved {
             case .success(let found): revisions = found
-            case .failure(let box): fail(box.reason); return
+            case .failure(let box):
+                fail(box.reason)
+                return
             }
             let inForce = revisions.last { $0.recordedAt <= takenAt } ?? revisions[0]
             let servings: Decimal
             let servingsKey = ServingsKey(amount: field(4), unit: field(5), serving: inForce.product.servingSize)
-            let counted = servingsOf[servingsKey] ?? {
-                let result = self.servings(amount: servingsKey.amount, unit: servingsKey.unit, serving: servingsKey.serving)
-                servingsOf[servingsKey] = result
-                return result
-            }()
+            let counted =
+                servingsOf[servingsKey]
+                ?? {
+                    let result = self.servings(amount: servingsKey.amount, unit: servingsKey.unit, serving: servingsKey.serving)
+                    servingsOf[servingsKey] = result
+                    return result
+                }()
             switch counted {
             case .success(let value): servings = value
-            case .failure(let box): fail(box.reason); return
+            case .failure(let box):
+                fail(box.reason)
+                return
             }
             if problems.isEmpty {
                 try accept(Row(line: record.line, product: inForce, takenAt: takenAt, timeZone: zone, status: status, servings: servings))
@@ -153,14 +187,16 @@ enum IntakeHistoryCSV {
 
     /// Servings for an amount and unit under the rule above.
     static func servings(amount: String, unit: String, serving: Amount) -> Result<Decimal, LineProblemReasonBox> {
-        var numberText = amount, unitText = unit
+        var numberText = amount
+        var unitText = unit
         if unitText.isEmpty, let split = amount.firstIndex(where: { !($0.isASCII && ($0.isNumber || $0 == ".")) }), split != amount.startIndex {
             numberText = String(amount[..<split]).trimmingCharacters(in: .whitespaces)
             unitText = String(amount[split...]).trimmingCharacters(in: .whitespaces)
         }
         if numberText.isEmpty && unitText.isEmpty { return .success(1) }
         guard numberText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), numberText.contains(where: \.isNumber),
-              let number = Decimal(string: numberText, locale: Locale(identifier: "en_US_POSIX")), number > 0 else {
+            let number = Decimal(string: numberText, locale: Locale(identifier: "en_US_POSIX")), number > 0
+        else {
             return .failure(.init(.impossibleAmount))
         }
         var result: Decimal
@@ -241,66 +277,81 @@ extension RegimenService {
         let seed = UInt64.random(in: 0..<(1 << 61))
         var lines: [IntakeImportReport.Line] = []
         var results: [ImportLineResult] = []
-        return try Self.intakeImport(database).run(begin: { db in
-            [try RegimenStore(db).beginImportRun(at: now)]
-        }, body: { marker, batch in
-            let run = marker[0]
-            // Reading and checking the file, and working out each record's stored values, run on a thread of their
-            // own while this one writes (`Handoff`).
-            let problems = try Handoff.run(produce: { emit in
-                // A line's number among the lines of its product and instant (compact: a million lines stay a few MB).
-                struct Moment: Hashable { let product: Int; let seconds: Int64 }
-                var productIndex: [ProductID: Int] = [:]
-                var ordinals: [Moment: Int32] = [:]
-                var made = 0
-                return try IntakeHistoryCSV.forEachRow(data, products: products, now: now, personZone: zone) { row in
-                    let productID = row.product.product.id
-                    let moment = Moment(product: productIndex[productID] ?? {
-                        productIndex[productID] = productIndex.count
-                        return productIndex.count - 1
-                    }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
-                    ordinals[moment, default: 0] += 1
-                    made += 1
-                    let record = NewIntakeRecord(id: .ordered(start: now, seed: seed, index: made), kind: .extra, status: row.status,
-                                                 productID: productID, productRevisionID: row.product.revisionID,
-                                                 servings: row.servings, takenAt: row.takenAt, timeZone: row.timeZone,
-                                                 recordedAt: now, importedFrom: source, importRun: run)
-                    try emit(ImportedLine(line: row.line, productID: productID, status: row.status, servings: row.servings,
-                                          takenAt: Timestamp.string(from: row.takenAt), ordinal: Int(ordinals[moment]!),
-                                          record: record.storedValues))
-                }
-            }, consume: { line in
-                try batch.write { db in
-                    let store = RegimenStore(db)
-                    let result: ImportLineResult
-                    let record: IntakeRecordID
-                    if let original = try store.importedRecord(product: line.productID, takenAt: line.takenAt, ordinal: line.ordinal) {
-                        var headID = original
-                        while let next = try store.successor(of: headID) { headID = next }
-                        let head = try store.entry(headID, includingUnfinishedImports: true)!
-                        if head.status == line.status && head.servings == line.servings {
-                            (result, record) = (.unchanged, head.id)
-                        } else {
-                            try store.insert(line.record, supersedes: head.id)
-                            (result, record) = (.replaced, line.record.id)
+        return try Self.intakeImport(database).run(
+            begin: { db in
+                [try RegimenStore(db).beginImportRun(at: now)]
+            },
+            body: { marker, batch in
+                let run = marker[0]
+                // Reading and checking the file, and working out each record's stored values, run on a thread of their
+                // own while this one writes (`Handoff`).
+                let problems = try Handoff.run(
+                    produce: { emit in
+                        // A line's number among the lines of its product and instant (compact: a million lines stay a few MB).
+                        struct Moment: Hashable {
+                            let product: Int
+                            let seconds: Int64
                         }
-                    } else {
-                        try store.insert(line.record, supersedes: nil)
-                        (result, record) = (.added, line.record.id)
-                    }
-                    results.append(result)
-                    if keepingLines {
-                        lines.append(IntakeImportReport.Line(line: line.line, entry: try store.entry(record, includingUnfinishedImports: true)!,
-                                                             result: result))
-                    }
-                }
+                        var productIndex: [ProductID: Int] = [:]
+                        var ordinals: [Moment: Int32] = [:]
+                        var made = 0
+                        return try IntakeHistoryCSV.forEachRow(data, products: products, now: now, personZone: zone) { row in
+                            let productID = row.product.product.id
+                            let moment = Moment(
+                                product: productIndex[productID]
+                                    ?? {
+                                        productIndex[productID] = productIndex.count
+                                        return productIndex.count - 1
+                                    }(), seconds: Int64(row.takenAt.timeIntervalSince1970.rounded(.down)))
+                            ordinals[moment, default: 0] += 1
+                            made += 1
+                            let record = NewIntakeRecord(
+                                id: .ordered(start: now, seed: seed, index: made), kind: .extra, status: row.status,
+                                productID: productID, productRevisionID: row.product.revisionID,
+                                servings: row.servings, takenAt: row.takenAt, timeZone: row.timeZone,
+                                recordedAt: now, importedFrom: source, importRun: run)
+                            try emit(
+                                ImportedLine(
+                                    line: row.line, productID: productID, status: row.status, servings: row.servings,
+                                    takenAt: Timestamp.string(from: row.takenAt), ordinal: Int(ordinals[moment]!),
+                                    record: record.storedValues))
+                        }
+                    },
+                    consume: { line in
+                        try batch.write { db in
+                            let store = RegimenStore(db)
+                            let result: ImportLineResult
+                            let record: IntakeRecordID
+                            if let original = try store.importedRecord(product: line.productID, takenAt: line.takenAt, ordinal: line.ordinal) {
+                                var headID = original
+                                while let next = try store.successor(of: headID) { headID = next }
+                                let head = try store.entry(headID, includingUnfinishedImports: true)!
+                                if head.status == line.status && head.servings == line.servings {
+                                    (result, record) = (.unchanged, head.id)
+                                } else {
+                                    try store.insert(line.record, supersedes: head.id)
+                                    (result, record) = (.replaced, line.record.id)
+                                }
+                            } else {
+                                try store.insert(line.record, supersedes: nil)
+                                (result, record) = (.added, line.record.id)
+                            }
+                            results.append(result)
+                            if keepingLines {
+                                lines.append(
+                                    IntakeImportReport.Line(
+                                        line: line.line, entry: try store.entry(record, includingUnfinishedImports: true)!,
+                                        result: result))
+                            }
+                        }
+                    })
+                guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
+            },
+            finish: { marker, _, db in
+                try RegimenStore(db).finishImportRun(marker[0], at: clock.now())
+                if results.contains(where: { $0 != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
+                return IntakeImportReport(lineResults: results, lines: lines)
             })
-            guard problems.isEmpty else { throw ImportLinesError.badLines(problems) }
-        }, finish: { marker, _, db in
-            try RegimenStore(db).finishImportRun(marker[0], at: clock.now())
-            if results.contains(where: { $0 != .unchanged }) { try InsightInputs.ledgerChanged(db, at: now) }
-            return IntakeImportReport(lineResults: results, lines: lines)
-        })
     }
 
     /// How an intake import writes: in batches under one `regimen_intake_import_runs` row (the marker holds its

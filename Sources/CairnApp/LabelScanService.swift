@@ -60,12 +60,13 @@ public struct LabelProposal: Encodable, Sendable {
         guard let text = servingSizeText?.lowercased() else { return nil }
         let words = text.split(whereSeparator: { !$0.isLetter }).map { word -> String in
             var w = String(word)
-            if w.hasSuffix("es"), ProductForm(rawValue: String(w.dropLast(2))) != nil { w.removeLast(2) }
-            else if w.hasSuffix("s") { w.removeLast() }
+            if w.hasSuffix("es"), ProductForm(rawValue: String(w.dropLast(2))) != nil { w.removeLast(2) } else if w.hasSuffix("s") { w.removeLast() }
             return w
         }
-        let aliases: [String: ProductForm] = ["caplet": .tablet, "vegcap": .capsule, "gelcap": .softgel, "scoop": .powder,
-                                              "sachet": .packet, "stick": .packet, "chewable": .chewable]
+        let aliases: [String: ProductForm] = [
+            "caplet": .tablet, "vegcap": .capsule, "gelcap": .softgel, "scoop": .powder,
+            "sachet": .packet, "stick": .packet, "chewable": .chewable,
+        ]
         for word in words {
             if let form = ProductForm(rawValue: word), form != .other { return form }
             if let form = aliases[word] { return form }
@@ -138,9 +139,11 @@ public struct EditedLabelRow: Hashable, Sendable {
     public var readPhotoFlags: Set<LabelFlag.Kind>
 
     /// A row; everything but the name is optional.
-    public init(nameOnLabel: String, form: String? = nil, amount: Amount? = nil, dailyValuePercent: Decimal? = nil,
-                dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
-                wordBoxes: [TextBox] = [], readConfidence: Double? = nil, readPhotoFlags: Set<LabelFlag.Kind> = []) {
+    public init(
+        nameOnLabel: String, form: String? = nil, amount: Amount? = nil, dailyValuePercent: Decimal? = nil,
+        dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
+        wordBoxes: [TextBox] = [], readConfidence: Double? = nil, readPhotoFlags: Set<LabelFlag.Kind> = []
+    ) {
         self.nameOnLabel = nameOnLabel
         self.form = form
         self.amount = amount
@@ -210,8 +213,9 @@ public final class LabelScanService: Sendable {
     /// command: `cairn regimen scan`, and the web's scans). A missing Tesseract or an unreadable catalogue is
     /// reported by `propose(imageData:)`.
     public static func startDefault() -> LabelScanService {
-        LabelScanService(starting: Pending { try TextRecognizer() },
-                         normaliser: .deferred { LabelNormaliser(catalogue: try Catalogue.bundled()) })
+        LabelScanService(
+            starting: Pending { try TextRecognizer() },
+            normaliser: .deferred { LabelNormaliser(catalogue: try Catalogue.bundled()) })
     }
 
     /// `startDefault()` for a process that reads one photo (`cairn regimen scan`): libvips is also kept to one
@@ -282,8 +286,9 @@ public final class LabelScanService: Sendable {
             // One-character words (markers, bars) are often read with low confidence and carry no row content.
             let meaningful = words.filter { $0.text.count > 1 }
             let confidence = (meaningful.isEmpty ? words : meaningful).map(\.confidence).min()
-            return LabelLine(text: line.text, leftEdge: Double(line.preprocessedBox.x),
-                             height: Double(line.preprocessedBox.height), confidence: confidence, wordIndices: line.wordIndices)
+            return LabelLine(
+                text: line.text, leftEdge: Double(line.preprocessedBox.x),
+                height: Double(line.preprocessedBox.height), confidence: confidence, wordIndices: line.wordIndices)
         }
         return (LabelParser.parse(lines), lines)
     }
@@ -294,17 +299,21 @@ public final class LabelScanService: Sendable {
         var warnings: [String] = []
         if turned { warnings.append("The photo was upside down; it was read turned the right way up.") }
         if let bow = page?.image.bow, bow != 0 {
-            warnings.append("The lines of the label were curved (a round bottle); they were straightened before reading. Check the rows at the label's edges most closely.")
+            warnings.append(
+                "The lines of the label were curved (a round bottle); they were straightened before reading. Check the rows at the label's edges most closely."
+            )
         }
         func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
-            LabelProposal(status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
-                          servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], notIngredients: [],
-                          unreadLines: [], warnings: warnings, mayBeIncomplete: true,
-                          meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
-                          photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+            LabelProposal(
+                status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
+                servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], notIngredients: [],
+                unreadLines: [], warnings: warnings, mayBeIncomplete: true,
+                meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
+                photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
         }
         if lines.isEmpty {
-            return empty(.noLabel, "No text was found in this photo. Photograph the Supplement Facts panel straight on, filling the frame, in even light.")
+            return empty(
+                .noLabel, "No text was found in this photo. Photograph the Supplement Facts panel straight on, filling the frame, in even light.")
         }
         if label.panelKind == .nutritionFacts {
             return empty(.nutritionFacts, "This is a Nutrition Facts panel from a food. Cairn reads Supplement Facts panels only.")
@@ -341,26 +350,37 @@ public final class LabelScanService: Sendable {
         let unread = label.unusedLines
         if !unread.isEmpty {
             incomplete = true
-            warnings.append("\(unread.count) line\(unread.count == 1 ? " of the panel was" : "s of the panel were") not read as a row. Compare the rows with the label; add any missing row by hand.")
+            warnings.append(
+                "\(unread.count) line\(unread.count == 1 ? " of the panel was" : "s of the panel were") not read as a row. Compare the rows with the label; add any missing row by hand."
+            )
         }
         if let page, page.image.linesOutsidePanel > 0 {
             incomplete = true
             let n = page.image.linesOutsidePanel
-            warnings.append("\(n) line\(n == 1 ? "" : "s") of text outside the panel's edges \(n == 1 ? "was" : "were") not read (the photo was read within the panel, its light box). If \(n == 1 ? "it belongs" : "any belong") to the panel, add the missing rows by hand or take the photo again with the whole panel on one light background.")
+            warnings.append(
+                "\(n) line\(n == 1 ? "" : "s") of text outside the panel's edges \(n == 1 ? "was" : "were") not read (the photo was read within the panel, its light box). If \(n == 1 ? "it belongs" : "any belong") to the panel, add the missing rows by hand or take the photo again with the whole panel on one light background."
+            )
         }
         if let page, let (edge, ofPhoto) = Self.cutOffEdge(page) {
             incomplete = true
             if ofPhoto {
-                warnings.append("Text touches the \(edge) edge of the photo: part of the panel may be cut off. Check that every row is here, or take the photo again with a margin around the panel.")
+                warnings.append(
+                    "Text touches the \(edge) edge of the photo: part of the panel may be cut off. Check that every row is here, or take the photo again with a margin around the panel."
+                )
             } else {
-                warnings.append("Text touches the \(edge) edge of the panel as it was found in the photo: part of the panel may not have been read. Check that every row is here.")
+                warnings.append(
+                    "Text touches the \(edge) edge of the panel as it was found in the photo: part of the panel may not have been read. Check that every row is here."
+                )
             }
         } else if page != nil, !label.panelEndFound, label.otherIngredients.isEmpty {
             incomplete = true
-            warnings.append("The end of the panel (its footnote) was not read: rows below the last one shown may be missing. Check them against the label.")
+            warnings.append(
+                "The end of the panel (its footnote) was not read: rows below the last one shown may be missing. Check them against the label.")
         }
         if !label.notIngredients.isEmpty {
-            warnings.append("\(label.notIngredients.count) line\(label.notIngredients.count == 1 ? " that is" : "s that are") not an ingredient (directions, warnings, an address, text below the panel) \(label.notIngredients.count == 1 ? "was" : "were") left out.")
+            warnings.append(
+                "\(label.notIngredients.count) line\(label.notIngredients.count == 1 ? " that is" : "s that are") not an ingredient (directions, warnings, an address, text below the panel) \(label.notIngredients.count == 1 ? "was" : "were") left out."
+            )
         }
         let rows = normalised.enumerated().map { index, row -> LabelProposalRow in
             let boxes = row.parsed.lineIndices.flatMap { lines[$0].wordIndices }.compactMap { $0 < words.count ? words[$0].box : nil }
@@ -368,37 +388,44 @@ public final class LabelScanService: Sendable {
                 Self.wordsOffOneLine(lines[i].wordIndices.compactMap { $0 < words.count ? words[$0].preprocessedBox : nil })
             }
             // A mark between the digits of the row's amount (not of its %DV) that was not read.
-            let markInNumber = row.parsed.amount != nil && row.parsed.lineIndices.contains { i in
-                lines[i].wordIndices.contains { $0 < words.count && words[$0].unreadMarkInNumber && !words[$0].text.contains("%") }
-            }
+            let markInNumber =
+                row.parsed.amount != nil
+                && row.parsed.lineIndices.contains { i in
+                    lines[i].wordIndices.contains { $0 < words.count && words[$0].unreadMarkInNumber && !words[$0].text.contains("%") }
+                }
             let photoFlags = (offLine ? [LabelFlag.wordsOffLine] : []) + (markInNumber ? [LabelFlag.markInNumber] : [])
             var proposed = Self.proposalRow(row, wordBoxes: boxes, confidence: confidence(row.parsed), photoFlags: photoFlags)
             proposed.number = index + 1
             return proposed
         }
         let flagged = rows.filter(\.needsDecision).count
-        let message = rows.isEmpty ? "The panel was found but no ingredient rows could be read. Try a sharper photo." :
-            (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged: each is saved only once you accept it, change it or leave it out." : nil)
-        return LabelProposal(status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
-                             servingSize: label.servingSize, servingSizeText: label.servingSizeText,
-                             servingsPerContainer: label.servingsPerContainer, rows: rows,
-                             otherIngredients: label.otherIngredients, notIngredients: label.notIngredients,
-                             unreadLines: unread, warnings: warnings, mayBeIncomplete: incomplete,
-                             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
-                             photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+        let message =
+            rows.isEmpty
+            ? "The panel was found but no ingredient rows could be read. Try a sharper photo."
+            : (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged: each is saved only once you accept it, change it or leave it out." : nil)
+        return LabelProposal(
+            status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
+            servingSize: label.servingSize, servingSizeText: label.servingSizeText,
+            servingsPerContainer: label.servingsPerContainer, rows: rows,
+            otherIngredients: label.otherIngredients, notIngredients: label.notIngredients,
+            unreadLines: unread, warnings: warnings, mayBeIncomplete: incomplete,
+            meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
+            photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
     }
 
     /// The side of the part of the photo that was read (the whole photo, or the panel's box it was cropped to)
     /// that text touches ("bottom", "top", "left", "right"), and whether that side is the photo's own edge; nil
     /// when every word keeps a margin: a panel photographed too tight, cut off by the frame, or cut by the crop.
     static func cutOffEdge(_ page: RecognizedPage) -> (edge: String, ofPhoto: Bool)? {
-        let w = page.image.sourceWidth, h = page.image.sourceHeight
+        let w = page.image.sourceWidth
+        let h = page.image.sourceHeight
         let area = page.image.readArea
         // Only words that hold letters or digits: a border's edge read as "|" is no text.
         let boxes = page.words.filter { $0.text.contains { $0.isLetter || $0.isNumber } && $0.confidence > 0.3 }.map(\.box)
         guard w > 0, h > 0, area.width > 0, area.height > 0, !boxes.isEmpty else { return nil }
         let margin = max(1, min(w, h) / 400)
-        let bottom = area.y + area.height, right = area.x + area.width
+        let bottom = area.y + area.height
+        let right = area.x + area.width
         if boxes.contains(where: { $0.y + $0.height >= bottom - margin }) { return ("bottom", bottom >= h) }
         if boxes.contains(where: { $0.y <= area.y + margin }) { return ("top", area.y <= 0) }
         if boxes.contains(where: { $0.x + $0.width >= right - margin }) { return ("right", right >= w) }
@@ -417,13 +444,16 @@ public final class LabelScanService: Sendable {
         let sized = boxes.filter { $0.width > $0.height / 2 && Double($0.height) >= 0.6 * typical }
         guard sized.count >= 2 else { return false }
         return zip(sized, sized.dropFirst()).contains { a, b in
-            let ma = Double(a.y) + Double(a.height) / 2, mb = Double(b.y) + Double(b.height) / 2
+            let ma = Double(a.y) + Double(a.height) / 2
+            let mb = Double(b.y) + Double(b.height) / 2
             return abs(ma - mb) > 0.5 * Double(max(a.height, b.height))
         }
     }
 
-    private static func proposalRow(_ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?,
-                                    photoFlags: [LabelFlag] = []) -> LabelProposalRow {
+    private static func proposalRow(
+        _ row: NormalisedLabelRow, wordBoxes: [TextBox], confidence: Double?,
+        photoFlags: [LabelFlag] = []
+    ) -> LabelProposalRow {
         LabelProposalRow(
             nameOnLabel: row.parsed.nameOnLabel, catalogueID: row.match?.ingredient.id, catalogueName: row.match?.ingredient.name,
             matchScore: row.match?.score, amount: row.parsed.amount, amountInCatalogueUnit: row.amountInCatalogueUnit,
@@ -440,13 +470,15 @@ extension LabelScanService {
     /// know is kept with an "unknown ingredient" flag.
     public func revalidate(_ row: EditedLabelRow, number: Int = 0) -> LabelProposalRow {
         let trimmedForm = row.form?.trimmingCharacters(in: .whitespaces)
-        let parsed = ParsedLabelRow(nameOnLabel: row.nameOnLabel.trimmingCharacters(in: .whitespaces),
-                                    form: trimmedForm?.isEmpty == false ? trimmedForm : nil, amount: row.amount,
-                                    dailyValuePercent: row.dailyValuePercent, dailyValueMarker: row.dailyValueMarker,
-                                    isBlend: row.isBlend, blendName: row.blendName)
-        var checked = Self.proposalRow(normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
-                                       confidence: row.readConfidence,
-                                       photoFlags: LabelFlag.Kind.allCases.filter(row.readPhotoFlags.contains).compactMap(LabelFlag.fromPhoto))
+        let parsed = ParsedLabelRow(
+            nameOnLabel: row.nameOnLabel.trimmingCharacters(in: .whitespaces),
+            form: trimmedForm?.isEmpty == false ? trimmedForm : nil, amount: row.amount,
+            dailyValuePercent: row.dailyValuePercent, dailyValueMarker: row.dailyValueMarker,
+            isBlend: row.isBlend, blendName: row.blendName)
+        var checked = Self.proposalRow(
+            normaliser.normalise(parsed, confidence: row.readConfidence), wordBoxes: row.wordBoxes,
+            confidence: row.readConfidence,
+            photoFlags: LabelFlag.Kind.allCases.filter(row.readPhotoFlags.contains).compactMap(LabelFlag.fromPhoto))
         checked.number = number
         return checked
     }
@@ -544,12 +576,15 @@ extension LabelScanService {
     /// The product reviewed rows describe (see `revalidate(_:)`), one serving being `servingSize` (nil: one
     /// unit). Throws `LabelSaveError.nothingToSave` for no rows, and the errors of `ProductIngredient` and
     /// `Product`.
-    public func product(fromReviewed rows: [LabelProposalRow], servingSize: Amount?, name: String, brand: String = "",
-                        form: ProductForm) throws -> Product {
+    public func product(
+        fromReviewed rows: [LabelProposalRow], servingSize: Amount?, name: String, brand: String = "",
+        form: ProductForm
+    ) throws -> Product {
         guard !rows.isEmpty else { throw LabelSaveError.nothingToSave }
         let ingredients = try rows.map { row in
-            try ProductIngredient(catalogueID: row.catalogueID, nameOnLabel: row.nameOnLabel, amount: row.amount,
-                                  dailyValuePercent: row.dailyValuePercent, form: row.form)
+            try ProductIngredient(
+                catalogueID: row.catalogueID, nameOnLabel: row.nameOnLabel, amount: row.amount,
+                dailyValuePercent: row.dailyValuePercent, form: row.form)
         }
         let serving = try servingSize ?? Amount(1, .count)
         return try Product(name: name, brand: brand, form: form, servingSize: serving, ingredients: ingredients)

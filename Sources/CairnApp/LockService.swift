@@ -28,10 +28,12 @@ public enum LockService {
         public var userMessage: String {
             switch self {
             case .passphraseTooShort:
-                return "Choose a vault passphrase of at least \(LockService.minimumPassphraseLength) characters; a few words are easier to remember than symbols. Nothing was changed."
+                return
+                    "Choose a vault passphrase of at least \(LockService.minimumPassphraseLength) characters; a few words are easier to remember than symbols. Nothing was changed."
             case .locked: return "This vault is locked: its passphrase is needed to open it."
             case .headerMissing:
-                return "The vault's database is encrypted, but its lock file (vault.header) is missing, so it cannot be unlocked. Nothing was changed."
+                return
+                    "The vault's database is encrypted, but its lock file (vault.header) is missing, so it cannot be unlocked. Nothing was changed."
             case .idleChoice:
                 return "Choose one of \(LockService.idleChoices.map(String.init).joined(separator: ", ")) minutes. Nothing was changed."
             }
@@ -131,8 +133,10 @@ public enum LockService {
         """
 
     /// Changes the passphrase of the vault at `dataDirectory` (the vault key is wrapped anew; nothing else changes).
-    public static func changePassphrase(dataDirectory: String?, environment: [String: String], from passphrase: Passphrase,
-                                        to newPassphrase: Passphrase) throws {
+    public static func changePassphrase(
+        dataDirectory: String?, environment: [String: String], from passphrase: Passphrase,
+        to newPassphrase: Passphrase
+    ) throws {
         try changePassphrase(of: Vault(dataDir: dataDirectory, environment: environment), from: passphrase, to: newPassphrase)
     }
 
@@ -151,18 +155,26 @@ public enum LockService {
     /// Turns the lock on with `passphrase`: the database and photos of `application` are encrypted in place (and closed:
     /// the application is done with; open the vault again to go on).
     /// `reached` is told each stage (one `.photoConverted` per photo: a page counts them).
-    public static func turnOn(_ application: CairnApplication, passphrase: Passphrase,
-                              reached: (LockChangeStage) -> Void = { _ in }) throws {
+    public static func turnOn(
+        _ application: CairnApplication, passphrase: Passphrase,
+        reached: (LockChangeStage) -> Void = { _ in }
+    ) throws {
         try checkNew(passphrase)
-        try application.vault.turnLockOn(database: application.database, passphrase: passphrase, clock: application.clock,
-                                         reached: reached).close()
+        try application.vault.turnLockOn(
+            database: application.database, passphrase: passphrase, clock: application.clock,
+            reached: reached
+        ).close()
     }
 
     /// Turns the lock off: the database and photos of `application` are decrypted in place (and closed, as above).
-    public static func turnOff(_ application: CairnApplication, passphrase: Passphrase,
-                               reached: (LockChangeStage) -> Void = { _ in }) throws {
-        try application.vault.turnLockOff(database: application.database, passphrase: passphrase, clock: application.clock,
-                                          reached: reached).close()
+    public static func turnOff(
+        _ application: CairnApplication, passphrase: Passphrase,
+        reached: (LockChangeStage) -> Void = { _ in }
+    ) throws {
+        try application.vault.turnLockOff(
+            database: application.database, passphrase: passphrase, clock: application.clock,
+            reached: reached
+        ).close()
     }
 
     /// Changes the passphrase (the vault key is wrapped anew; the database is not touched).

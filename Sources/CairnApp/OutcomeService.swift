@@ -23,8 +23,10 @@ public final class OutcomeService: @unchecked Sendable {
 
     /// A service over a migrated database. `healthDailyValues` gives the Apple Health daily values keyed by
     /// built-in metric id (see `BuiltInMetrics`); `dailySeries()` merges them in.
-    public init(database: Database, clock: any Clock,
-                healthDailyValues: @escaping @Sendable () throws -> [String: [LocalDay: Double]] = { [:] }) {
+    public init(
+        database: Database, clock: any Clock,
+        healthDailyValues: @escaping @Sendable () throws -> [String: [LocalDay: Double]] = { [:] }
+    ) {
         self.database = database
         self.clock = clock
         self.healthDailyValues = healthDailyValues
@@ -49,8 +51,9 @@ public final class OutcomeService: @unchecked Sendable {
     /// when the id is used.
     @discardableResult
     public func defineMetric(_ metric: MetricDefinition) throws -> MetricDefinition {
-        let checked = try MetricDefinition.custom(id: metric.id, name: metric.name, unit: metric.unit, range: metric.valueRange,
-                                                  aggregation: metric.aggregation)
+        let checked = try MetricDefinition.custom(
+            id: metric.id, name: metric.name, unit: metric.unit, range: metric.valueRange,
+            aggregation: metric.aggregation)
         let now = clock.now()
         return try database.write { db in
             do {
@@ -97,8 +100,9 @@ public final class OutcomeService: @unchecked Sendable {
             let newID = OutcomeEntryID.random()
             let key = try store.importKey(of: id)
             do {
-                try store.insertEntry(id: newID, metric: metric.id, day: old.day, value: value, note: newNote, importKey: key,
-                                      supersedes: id, at: now)
+                try store.insertEntry(
+                    id: newID, metric: metric.id, day: old.day, value: value, note: newNote, importKey: key,
+                    supersedes: id, at: now)
             } catch let error as DatabaseError where error.constraintKind == .unique {
                 throw OutcomeError.entryAlreadyCorrected
             }
@@ -173,13 +177,15 @@ public final class OutcomeService: @unchecked Sendable {
                     if head.value == row.value && head.note == row.note {
                         result = .unchanged
                     } else {
-                        try store.insertEntry(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
-                                              importKey: key, supersedes: head.id, at: now)
+                        try store.insertEntry(
+                            id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
+                            importKey: key, supersedes: head.id, at: now)
                         result = .replaced
                     }
                 } else {
-                    try store.insertEntry(id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
-                                          importKey: key, supersedes: nil, at: now)
+                    try store.insertEntry(
+                        id: .random(), metric: row.metricID, day: row.day, value: row.value, note: row.note,
+                        importKey: key, supersedes: nil, at: now)
                     result = .added
                 }
                 lines.append(.init(line: row.line, metricID: row.metricID, day: row.day, value: row.value, result: result))

@@ -1,8 +1,9 @@
 import CairnCore
 import Foundation
 import Storage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a file Cairn was asked to write was not written. Messages name no path or content.
@@ -86,18 +87,30 @@ public final class OutputFile {
         // Whatever happens the temporary name is gone when this returns (renamed, linked and unlinked, or removed).
         defer { registered?.finish(removing: true) }
         guard descriptor >= 0 else { throw OutputFileError.unwritable }
-        guard !failed, fsync(descriptor) == 0 else { discard(); throw OutputFileError.unwritable }
+        guard !failed, fsync(descriptor) == 0 else {
+            discard()
+            throw OutputFileError.unwritable
+        }
         close(descriptor)
         descriptor = -1
         if replace {
-            guard rename(temporary, target) == 0 else { unlink(temporary); throw OutputFileError.unwritable }
+            guard rename(temporary, target) == 0 else {
+                unlink(temporary)
+                throw OutputFileError.unwritable
+            }
         } else {
             if link(temporary, target) == 0 {
                 unlink(temporary)
             } else if errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS {
                 // A file system without hard links (FAT on a USB stick): check, then rename.
-                guard access(target, F_OK) != 0 else { unlink(temporary); throw OutputFileError.exists }
-                guard rename(temporary, target) == 0 else { unlink(temporary); throw OutputFileError.unwritable }
+                guard access(target, F_OK) != 0 else {
+                    unlink(temporary)
+                    throw OutputFileError.exists
+                }
+                guard rename(temporary, target) == 0 else {
+                    unlink(temporary)
+                    throw OutputFileError.unwritable
+                }
             } else {
                 let error = errno
                 unlink(temporary)
@@ -106,12 +119,18 @@ public final class OutputFile {
         }
         // Make the new name itself durable.
         let folder = open(URL(fileURLWithPath: target).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 { fsync(folder); close(folder) }
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
     }
 
     /// Removes the temporary file; nothing is left behind.
     public func discard() {
-        if descriptor >= 0 { close(descriptor); descriptor = -1 }
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
         unlink(temporary)
         registered?.finish(removing: false)
     }
@@ -120,7 +139,10 @@ public final class OutputFile {
     public static func write(_ data: Data, to path: String, replace: Bool) throws {
         let file = try OutputFile(path: path, replace: replace)
         let ok = data.withUnsafeBytes { file.write($0) }
-        guard ok else { file.discard(); throw OutputFileError.unwritable }
+        guard ok else {
+            file.discard()
+            throw OutputFileError.unwritable
+        }
         try file.commit()
     }
 }

@@ -65,10 +65,14 @@ public struct PhotoIntake: Sendable {
     /// transaction (each file fsynced, read back and checked before its row is written).
     public func save(_ processed: ProcessedPhoto, purpose: String, in db: Connection) throws -> IntakePhoto {
         let photo = processed.photo
-        let full = try store.write(photo.jpeg, purpose: purpose, mediaType: .jpeg, width: photo.width,
-                                   height: photo.height, in: db) { try Self.verify(readBack: $0, inspected: photo.jpeg) }
-        let thumbnail = try store.write(photo.thumbnail, purpose: purpose + ".thumbnail", mediaType: .jpeg,
-                                        width: photo.thumbnailWidth, height: photo.thumbnailHeight, in: db) {
+        let full = try store.write(
+            photo.jpeg, purpose: purpose, mediaType: .jpeg, width: photo.width,
+            height: photo.height, in: db
+        ) { try Self.verify(readBack: $0, inspected: photo.jpeg) }
+        let thumbnail = try store.write(
+            photo.thumbnail, purpose: purpose + ".thumbnail", mediaType: .jpeg,
+            width: photo.thumbnailWidth, height: photo.thumbnailHeight, in: db
+        ) {
             try Self.verify(readBack: $0, inspected: photo.thumbnail)
         }
         return IntakePhoto(full: full, thumbnail: thumbnail, captureDate: photo.captureDate)
@@ -83,8 +87,10 @@ public struct PhotoIntake: Sendable {
     public func storeEncoded(_ image: RGBImage, quality: Int = 90, purpose: String, in db: Connection) throws -> StoredPhoto {
         let jpeg = try pipeline.encodeJPEG(image, quality: quality)
         try Self.verify(jpeg)
-        return try store.write(jpeg, purpose: purpose, mediaType: .jpeg, width: image.width, height: image.height,
-                               in: db) { try Self.verify(readBack: $0, inspected: jpeg) }
+        return try store.write(
+            jpeg, purpose: purpose, mediaType: .jpeg, width: image.width, height: image.height,
+            in: db
+        ) { try Self.verify(readBack: $0, inspected: jpeg) }
     }
 
     /// Throws unless `jpeg` carries nothing beyond the allow-list.

@@ -54,8 +54,10 @@ public struct TodayDose: Hashable, Sendable {
     public let record: LedgerEntry?
 
     /// A dose listed where `timing` puts it.
-    public init(occurrence: DoseOccurrence, scheduleID: ScheduleID, productID: ProductID, productName: String, servings: Decimal,
-                timing: DoseTiming, zone: ScheduleZone, state: DoseState, record: LedgerEntry?) {
+    public init(
+        occurrence: DoseOccurrence, scheduleID: ScheduleID, productID: ProductID, productName: String, servings: Decimal,
+        timing: DoseTiming, zone: ScheduleZone, state: DoseState, record: LedgerEntry?
+    ) {
         self.occurrence = occurrence
         self.scheduleID = scheduleID
         self.productID = productID
@@ -103,8 +105,10 @@ public struct TodayView: Hashable, Sendable {
     public let unscheduledLogged: [LedgerEntry]
 
     /// A view (normally made by `RegimenService.todayView()`).
-    public init(now: Date, timeZone: TimeZone, day: LocalDay, doses: [TodayDose], currentBatch: [TodayDose], next: [TodayDose],
-                asNeeded: [ScheduleSummary], unscheduledLogged: [LedgerEntry] = []) {
+    public init(
+        now: Date, timeZone: TimeZone, day: LocalDay, doses: [TodayDose], currentBatch: [TodayDose], next: [TodayDose],
+        asNeeded: [ScheduleSummary], unscheduledLogged: [LedgerEntry] = []
+    ) {
         self.now = now
         self.timeZone = timeZone
         self.day = day

@@ -75,8 +75,9 @@ public final class RegimenService: @unchecked Sendable {
     /// `decisions` (else `FlaggedRowsUndecided`).
     @discardableResult
     public func editProduct(_ id: ProductID, to product: Product, decisions: RowDecisions = RowDecisions()) throws -> StoredProduct {
-        let revised = try Product(id: id, name: product.name, brand: product.brand, form: product.form,
-                                  servingSize: product.servingSize, ingredients: product.ingredients)
+        let revised = try Product(
+            id: id, name: product.name, brand: product.brand, form: product.form,
+            servingSize: product.servingSize, ingredients: product.ingredients)
         try revised.checkNames()
         let catalogue = try Catalogue.bundled()
         guard let current = try self.product(id) else { throw ScheduleError.productNotFound }
@@ -108,7 +109,9 @@ public final class RegimenService: @unchecked Sendable {
 
         /// The product as it now stands.
         public var product: StoredProduct {
-            switch self { case .saved(let p), .unchanged(let p): p }
+            switch self {
+            case .saved(let p), .unchanged(let p): p
+            }
         }
     }
 
@@ -174,8 +177,9 @@ public final class RegimenService: @unchecked Sendable {
             try InsightInputs.ledgerChanged(db, at: now)
             guard try store.latestProduct(plan.productID) != nil else { throw ScheduleError.productNotFound }
             try store.insertSchedule(scheduleID, productID: plan.productID, at: now)
-            let revision = ScheduleRevision(id: .random(), scheduleID: scheduleID, number: 1, effectiveFrom: plan.startDay,
-                                            state: .active, plan: plan, recordedAt: now)
+            let revision = ScheduleRevision(
+                id: .random(), scheduleID: scheduleID, number: 1, effectiveFrom: plan.startDay,
+                state: .active, plan: plan, recordedAt: now)
             try store.insert(revision)
             return revision
         }
@@ -222,10 +226,13 @@ public final class RegimenService: @unchecked Sendable {
             return try store.allHistories().map { history in
                 let latest = history.latest!
                 let name = try store.latestProduct(latest.plan.productID)?.product.name ?? ""
-                return ScheduleSummary(scheduleID: latest.scheduleID, latest: latest, inForceToday: history.revision(on: day),
-                                       productName: name)
-            }.sorted { ($0.productName.lowercased(), $0.latest.plan.startDay.description, $0.scheduleID.rawValue)
-                < ($1.productName.lowercased(), $1.latest.plan.startDay.description, $1.scheduleID.rawValue) }
+                return ScheduleSummary(
+                    scheduleID: latest.scheduleID, latest: latest, inForceToday: history.revision(on: day),
+                    productName: name)
+            }.sorted {
+                ($0.productName.lowercased(), $0.latest.plan.startDay.description, $0.scheduleID.rawValue)
+                    < ($1.productName.lowercased(), $1.latest.plan.startDay.description, $1.scheduleID.rawValue)
+            }
         }
     }
 
@@ -268,14 +275,17 @@ public final class RegimenService: @unchecked Sendable {
                 next = tomorrows.filter { $0.time == tomorrows.first?.time }
             }
             let unscheduled = try store.unscheduledEntries(on: day)
-            return TodayView(now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded,
-                             unscheduledLogged: unscheduled)
+            return TodayView(
+                now: now, timeZone: zone, day: day, doses: todays, currentBatch: batch, next: next, asNeeded: asNeeded,
+                unscheduledLogged: unscheduled)
         }
     }
 
     /// The scheduled doses listed on the person's local `days` (for a schedule with a fixed zone, the doses whose
     /// due instant falls on those days of the person's clock), and the as-needed schedules in force on the first.
-    private func scheduledDoses(on days: [LocalDay], zone: TimeZone, _ store: RegimenStore) throws -> (doses: [TodayDose], asNeeded: [ScheduleSummary]) {
+    private func scheduledDoses(on days: [LocalDay], zone: TimeZone, _ store: RegimenStore) throws -> (
+        doses: [TodayDose], asNeeded: [ScheduleSummary]
+    ) {
         let day = days[0]
         let listed = Set(days)
         let histories = try store.allHistories()
@@ -296,9 +306,12 @@ public final class RegimenService: @unchecked Sendable {
         var asNeeded: [ScheduleSummary] = []
         for (history, scheduleDays) in zip(histories, candidates) {
             if let revision = history.revision(on: day), revision.state == .active, revision.plan.recurrence == .asNeeded,
-               revision.plan.endDay.map({ day <= $0 }) ?? true, day >= revision.plan.startDay {
-                asNeeded.append(ScheduleSummary(scheduleID: history.latest!.scheduleID, latest: history.latest!,
-                                                inForceToday: revision, productName: try name(revision.plan.productID)))
+                revision.plan.endDay.map({ day <= $0 }) ?? true, day >= revision.plan.startDay
+            {
+                asNeeded.append(
+                    ScheduleSummary(
+                        scheduleID: history.latest!.scheduleID, latest: history.latest!,
+                        inForceToday: revision, productName: try name(revision.plan.productID)))
             }
             for d in scheduleDays {
                 guard let revision = history.revision(on: d) else { continue }
@@ -307,15 +320,19 @@ public final class RegimenService: @unchecked Sendable {
                     guard listed.contains(timing.day) else { continue }
                     let record = heads[occurrence].flatMap { $0.isUndo ? nil : $0 }
                     let state: DoseState = record.map { $0.status == .taken ? .taken : .skipped } ?? .notLogged
-                    doses.append(TodayDose(occurrence: occurrence, scheduleID: revision.scheduleID,
-                                           productID: revision.plan.productID, productName: try name(revision.plan.productID),
-                                           servings: revision.plan.servings, timing: timing, zone: revision.plan.zone,
-                                           state: state, record: record))
+                    doses.append(
+                        TodayDose(
+                            occurrence: occurrence, scheduleID: revision.scheduleID,
+                            productID: revision.plan.productID, productName: try name(revision.plan.productID),
+                            servings: revision.plan.servings, timing: timing, zone: revision.plan.zone,
+                            state: state, record: record))
                 }
             }
         }
-        doses.sort { ($0.day, $0.dueAt, $0.productName.lowercased(), $0.occurrence.revisionID.rawValue)
-            < ($1.day, $1.dueAt, $1.productName.lowercased(), $1.occurrence.revisionID.rawValue) }
+        doses.sort {
+            ($0.day, $0.dueAt, $0.productName.lowercased(), $0.occurrence.revisionID.rawValue)
+                < ($1.day, $1.dueAt, $1.productName.lowercased(), $1.occurrence.revisionID.rawValue)
+        }
         asNeeded.sort { $0.productName.lowercased() < $1.productName.lowercased() }
         return (doses, asNeeded)
     }
@@ -362,7 +379,8 @@ public final class RegimenService: @unchecked Sendable {
                     histories[occurrence.revisionID] = found
                 }
                 guard let revision = histories[occurrence.revisionID]!.revision(on: occurrence.day), revision.id == occurrence.revisionID,
-                      revision.occurrences(on: occurrence.day).contains(occurrence) else { throw ScheduleError.doseNotFound }
+                    revision.occurrences(on: occurrence.day).contains(occurrence)
+                else { throw ScheduleError.doseNotFound }
                 let timing = revision.timing(of: occurrence, personZone: zone)
                 guard timing.day <= today else { throw ScheduleError.doseNotDueYet }
                 if let at = request.at { try TakenTime.check(at, doseDay: timing.day, now: now, zone: zone) }
@@ -373,10 +391,12 @@ public final class RegimenService: @unchecked Sendable {
                 let takenAt = request.at ?? (atScheduledTime ? timing.dueAt : now)
                 let id = IntakeRecordID.random()
                 func insert(supersedes: IntakeRecordID?) throws {
-                    try store.insert(NewIntakeRecord(id: id, kind: .scheduled, status: request.status, productID: productID,
-                                                     productRevisionID: product.revisionID, scheduleRevisionID: revision.id,
-                                                     occurrence: occurrence, servings: revision.plan.servings, takenAt: takenAt,
-                                                     timeZone: zone, recordedAt: now, supersedes: supersedes))
+                    try store.insert(
+                        NewIntakeRecord(
+                            id: id, kind: .scheduled, status: request.status, productID: productID,
+                            productRevisionID: product.revisionID, scheduleRevisionID: revision.id,
+                            occurrence: occurrence, servings: revision.plan.servings, takenAt: takenAt,
+                            timeZone: zone, recordedAt: now, supersedes: supersedes))
                 }
                 do {
                     try insert(supersedes: nil)
@@ -437,9 +457,11 @@ public final class RegimenService: @unchecked Sendable {
     public func logAsNeeded(_ scheduleID: ScheduleID, at: Date? = nil) throws -> LedgerEntry {
         let history = try scheduleHistory(scheduleID)
         guard let revision = history.revision(on: today()), revision.state == .active,
-              revision.plan.recurrence == .asNeeded else { throw ScheduleError.notAnAsNeededSchedule }
-        return try logUnscheduled(kind: .asNeeded, productID: revision.plan.productID, scheduleRevision: revision.id,
-                                  servings: revision.plan.servings, at: at)
+            revision.plan.recurrence == .asNeeded
+        else { throw ScheduleError.notAnAsNeededSchedule }
+        return try logUnscheduled(
+            kind: .asNeeded, productID: revision.plan.productID, scheduleRevision: revision.id,
+            servings: revision.plan.servings, at: at)
     }
 
     /// Appends a record that supersedes `recordID` with a new status and/or time (`at`; default: the original
@@ -455,8 +477,9 @@ public final class RegimenService: @unchecked Sendable {
             guard let old = try store.entry(recordID) else { throw ScheduleError.recordNotFound }
             guard old.isCurrent else { throw ScheduleError.recordAlreadyCorrected }
             if let at { try TakenTime.check(at, doseDay: try old.occurrence.map { try listedDay(of: $0, store) }, now: now, zone: clock.timeZone) }
-            let id = try appendCorrection(of: old, status: status, takenAt: at ?? old.takenAt,
-                                          zone: at == nil ? old.timeZone : clock.timeZone, at: now, store)
+            let id = try appendCorrection(
+                of: old, status: status, takenAt: at ?? old.takenAt,
+                zone: at == nil ? old.timeZone : clock.timeZone, at: now, store)
             return try store.entry(id)!
         }
     }
@@ -469,14 +492,18 @@ public final class RegimenService: @unchecked Sendable {
     }
 
     /// Appends the record that supersedes `old` (a correction or an undo) with its supply change.
-    private func appendCorrection(of old: LedgerEntry, status: IntakeStatus, takenAt: Date, zone: TimeZone, at now: Date,
-                                  _ store: RegimenStore) throws -> IntakeRecordID {
+    private func appendCorrection(
+        of old: LedgerEntry, status: IntakeStatus, takenAt: Date, zone: TimeZone, at now: Date,
+        _ store: RegimenStore
+    ) throws -> IntakeRecordID {
         let id = IntakeRecordID.random()
         do {
-            try store.insert(NewIntakeRecord(id: id, kind: old.kind, status: status, productID: old.productID,
-                                             productRevisionID: old.productRevisionID, scheduleRevisionID: old.scheduleRevisionID,
-                                             occurrence: old.occurrence, servings: old.servings, takenAt: takenAt, timeZone: zone,
-                                             recordedAt: now, supersedes: old.id, importedFrom: old.importedFrom))
+            try store.insert(
+                NewIntakeRecord(
+                    id: id, kind: old.kind, status: status, productID: old.productID,
+                    productRevisionID: old.productRevisionID, scheduleRevisionID: old.scheduleRevisionID,
+                    occurrence: old.occurrence, servings: old.servings, takenAt: takenAt, timeZone: zone,
+                    recordedAt: now, supersedes: old.id, importedFrom: old.importedFrom))
         } catch let error as DatabaseError where error.constraintKind == .unique {
             throw ScheduleError.recordAlreadyCorrected
         }
@@ -494,8 +521,9 @@ public final class RegimenService: @unchecked Sendable {
         guard (1...1000).contains(query.limit), query.offset >= 0 else { throw ScheduleError.pageOutOfRange }
         if let from = query.from, let to = query.to, to < from { throw ScheduleError.rangeEndsBeforeStart }
         let rows = try database.read { db in
-            try RegimenStore(db).entries(productID: query.productID, from: query.from, to: query.to, limit: query.limit + 1,
-                                         offset: query.offset)
+            try RegimenStore(db).entries(
+                productID: query.productID, from: query.from, to: query.to, limit: query.limit + 1,
+                offset: query.offset)
         }
         let more = rows.count > query.limit
         return LedgerPage(entries: Array(rows.prefix(query.limit)), nextOffset: more ? query.offset + query.limit : nil)
@@ -544,23 +572,29 @@ public final class RegimenService: @unchecked Sendable {
                 if prepared[key] == nil {
                     if perServing[revisionID] == nil {
                         guard let stored = try store.productRevision(ProductRevisionID(revisionID)) else { throw ScheduleError.productNotFound }
-                        perServing[revisionID] = try IntakeRecord(taking: 1, of: stored.product, catalogue: catalogue,
-                                                                  instant: Date(), timeZone: .current).doses
+                        perServing[revisionID] = try IntakeRecord(
+                            taking: 1, of: stored.product, catalogue: catalogue,
+                            instant: Date(), timeZone: .current
+                        ).doses
                         productOf[revisionID] = stored.product.id
                     }
                     guard let servings = Decimal.fromDatabaseValue(.text(dose.servings)) else {
                         throw DatabaseError.misuse("unreadable stored decimal")
                     }
-                    let doses = servings == 1 ? perServing[revisionID]! : try perServing[revisionID]!.map {
-                        IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
-                    }
+                    let doses =
+                        servings == 1
+                        ? perServing[revisionID]!
+                        : try perServing[revisionID]!.map {
+                            IngredientDose(ingredientKey: $0.ingredientKey, amount: try $0.amount.scaled(by: servings), context: $0.context)
+                        }
                     prepared[key] = (productOf[revisionID]!, servings, doses)
                 }
                 let (productID, servings, doses) = prepared[key]!
                 if zones[dose.timeZone] == nil { zones[dose.timeZone] = TimeZone(identifier: dose.timeZone) ?? TimeZone(identifier: "UTC")! }
                 guard let instant = Timestamp.date(from: dose.takenAt) else { throw DatabaseError.misuse("unreadable stored instant") }
-                return IntakeRecord(productID: productID, status: .taken, servings: servings, doses: doses,
-                                    instant: instant, timeZone: zones[dose.timeZone]!)
+                return IntakeRecord(
+                    productID: productID, status: .taken, servings: servings, doses: doses,
+                    instant: instant, timeZone: zones[dose.timeZone]!)
             }
         }
         return try ExposureCalculator().exposure(of: records, in: days)
@@ -598,8 +632,10 @@ public final class RegimenService: @unchecked Sendable {
 
     // MARK: internals: schedules
 
-    private func appendRevision(_ id: ScheduleID, effectiveFrom: LocalDay,
-                                _ make: (ScheduleRevision) throws -> (ScheduleState, SchedulePlan)) throws -> ScheduleRevision {
+    private func appendRevision(
+        _ id: ScheduleID, effectiveFrom: LocalDay,
+        _ make: (ScheduleRevision) throws -> (ScheduleState, SchedulePlan)
+    ) throws -> ScheduleRevision {
         let now = clock.now()
         return try database.write { db in
             let store = RegimenStore(db)
@@ -611,8 +647,9 @@ public final class RegimenService: @unchecked Sendable {
             guard plan.productID == latest.plan.productID else { throw ScheduleError.productCannotChange }
             guard effectiveFrom > latest.effectiveFrom else { throw ScheduleError.overlappingRevision }
             if let lastLogged = try store.lastLoggedDoseDay(of: id), effectiveFrom <= lastLogged { throw ScheduleError.revisionBeforeLoggedDoses }
-            let revision = ScheduleRevision(id: .random(), scheduleID: id, number: latest.number + 1, effectiveFrom: effectiveFrom,
-                                            state: state, plan: plan, recordedAt: now)
+            let revision = ScheduleRevision(
+                id: .random(), scheduleID: id, number: latest.number + 1, effectiveFrom: effectiveFrom,
+                state: state, plan: plan, recordedAt: now)
             do {
                 try store.insert(revision)
             } catch let error as DatabaseError where error.constraintKind == .unique {
@@ -629,8 +666,10 @@ public final class RegimenService: @unchecked Sendable {
 
     // MARK: internals: ledger
 
-    private func logUnscheduled(kind: IntakeKind, productID: ProductID, scheduleRevision: ScheduleRevisionID?,
-                                servings: Decimal, at: Date?) throws -> LedgerEntry {
+    private func logUnscheduled(
+        kind: IntakeKind, productID: ProductID, scheduleRevision: ScheduleRevisionID?,
+        servings: Decimal, at: Date?
+    ) throws -> LedgerEntry {
         let now = clock.now()
         let zone = clock.timeZone
         let takenAt = at ?? now
@@ -640,9 +679,11 @@ public final class RegimenService: @unchecked Sendable {
             try InsightInputs.ledgerChanged(db, at: now)
             guard let product = try store.latestProduct(productID) else { throw ScheduleError.productNotFound }
             let id = IntakeRecordID.random()
-            try store.insert(NewIntakeRecord(id: id, kind: kind, status: .taken, productID: productID,
-                                             productRevisionID: product.revisionID, scheduleRevisionID: scheduleRevision,
-                                             servings: servings, takenAt: takenAt, timeZone: zone, recordedAt: now))
+            try store.insert(
+                NewIntakeRecord(
+                    id: id, kind: kind, status: .taken, productID: productID,
+                    productRevisionID: product.revisionID, scheduleRevisionID: scheduleRevision,
+                    servings: servings, takenAt: takenAt, timeZone: zone, recordedAt: now))
             try recordSupplyChange(product: product, servings: servings, sign: -1, intake: id, at: now, store)
             return try store.entry(id)!
         }
@@ -654,8 +695,10 @@ public final class RegimenService: @unchecked Sendable {
     }
 
     /// Adds a supply change for a tracked product (one with a count set); untracked products get none.
-    private func recordSupplyChange(product: StoredProduct, servings: Decimal, sign: Int, intake: IntakeRecordID,
-                                    at now: Date, _ store: RegimenStore) throws {
+    private func recordSupplyChange(
+        product: StoredProduct, servings: Decimal, sign: Int, intake: IntakeRecordID,
+        at now: Date, _ store: RegimenStore
+    ) throws {
         guard try store.isTracked(product.product.id) else { return }
         let units = Self.units(servings: servings, of: product.product) * Decimal(sign)
         try store.insertSupplyChange(product.product.id, delta: units, intake: intake, at: now)
@@ -671,8 +714,10 @@ public final class RegimenService: @unchecked Sendable {
         var daily: Decimal = 0
         for history in try store.allHistories() {
             guard let revision = history.revision(on: day), revision.plan.productID == productID, revision.state == .active,
-                  revision.plan.endDay.map({ day <= $0 }) ?? true else { continue }
-            daily += Self.units(servings: revision.plan.servings, of: product.product) * Decimal(revision.plan.times.count)
+                revision.plan.endDay.map({ day <= $0 }) ?? true
+            else { continue }
+            daily +=
+                Self.units(servings: revision.plan.servings, of: product.product) * Decimal(revision.plan.times.count)
                 * revision.plan.recurrence.shareOfDays
         }
         var runsOut: LocalDay?
@@ -680,7 +725,8 @@ public final class RegimenService: @unchecked Sendable {
             let days = max(0, NSDecimalNumber(decimal: onHand / daily).doubleValue.rounded(.down))
             runsOut = day.adding(days: Int(min(days, 100_000)))
         }
-        return SupplyStatus(productID: productID, productName: product.product.name, countsUnits: product.product.servingSize.unit == .count,
-                            onHand: onHand, dailyUse: daily > 0 ? daily : nil, runsOutAround: runsOut)
+        return SupplyStatus(
+            productID: productID, productName: product.product.name, countsUnits: product.product.servingSize.unit == .count,
+            onHand: onHand, dailyUse: daily > 0 ? daily : nil, runsOutAround: runsOut)
     }
 }

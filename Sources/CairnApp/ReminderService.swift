@@ -97,15 +97,18 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
             for dose in open {
                 if let h = try store.history(of: dose.doseID) { sentBefore[dose.doseID] = h }
             }
-            var notices = planner.plan(open: open, history: sentBefore, preferences: preferences,
-                                       remindersOff: try store.remindersOff(on: today), now: now, zone: zone)
+            var notices = planner.plan(
+                open: open, history: sentBefore, preferences: preferences,
+                remindersOff: try store.remindersOff(on: today), now: now, zone: zone)
             let wall = TimeSlot(now, in: zone)
             if wall >= Self.morningTime, !preferences.isQuiet(at: wall) {
                 let summaryKey = "summary:\(today)"
                 if try !store.hasDelivery(summaryKey) {
                     let off = try store.remindersOff(on: today.adding(days: -1))
-                    if let summary = planner.morningSummary(unloggedYesterday: yesterday.filter { !off.contains($0.scheduleID) },
-                                                            preferences: preferences) {
+                    if let summary = planner.morningSummary(
+                        unloggedYesterday: yesterday.filter { !off.contains($0.scheduleID) },
+                        preferences: preferences)
+                    {
                         notices.append(summary)
                     }
                     try store.insertDelivery(summaryKey, kind: "summary", at: now)
@@ -155,8 +158,9 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
     // MARK: internals
 
     private static func openDose(_ d: TodayDose) -> OpenDose {
-        OpenDose(doseID: d.doseID, scheduleID: d.scheduleID, productName: d.productName, day: d.day,
-                 slot: d.time, dueAt: d.dueAt)
+        OpenDose(
+            doseID: d.doseID, scheduleID: d.scheduleID, productName: d.productName, day: d.day,
+            slot: d.time, dueAt: d.dueAt)
     }
 
     /// What was sent for each of `subjects` that has a history, read in one transaction.
@@ -199,18 +203,23 @@ public final class ReminderLoop {
     /// A loop; `report` receives one line per problem (never user content). `isLocked` says whether the
     /// database is locked (the vault lock will answer it; until then nothing is locked). `afterEachCheck` runs at
     /// the end of every check (`cairn remind` lets go of its writer's hold there, so `cairn serve` can start).
-    public convenience init(reminders: ReminderService, locked: LockedReminders? = nil, isLocked: @escaping () -> Bool = { false },
-                            notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in },
-                            afterEachCheck: @escaping () -> Void = {}) {
-        self.init(current: { isLocked() ? nil : reminders },
-                  locked: locked ?? LockedReminders(vault: reminders.vault, clock: reminders.clock),
-                  notifier: notifier, report: report, afterEachCheck: afterEachCheck)
+    public convenience init(
+        reminders: ReminderService, locked: LockedReminders? = nil, isLocked: @escaping () -> Bool = { false },
+        notifier: any ReminderPosting, report: @escaping (String) -> Void = { _ in },
+        afterEachCheck: @escaping () -> Void = {}
+    ) {
+        self.init(
+            current: { isLocked() ? nil : reminders },
+            locked: locked ?? LockedReminders(vault: reminders.vault, clock: reminders.clock),
+            notifier: notifier, report: report, afterEachCheck: afterEachCheck)
     }
 
     /// A loop whose database may come and go (`cairn serve`, which locks and unlocks the vault): `current` is the
     /// service over the unlocked vault, or nil while it is locked (then `locked`, the timetable, is used).
-    public init(current: @escaping () -> ReminderService?, locked: LockedReminders, notifier: any ReminderPosting,
-                report: @escaping (String) -> Void = { _ in }, afterEachCheck: @escaping () -> Void = {}) {
+    public init(
+        current: @escaping () -> ReminderService?, locked: LockedReminders, notifier: any ReminderPosting,
+        report: @escaping (String) -> Void = { _ in }, afterEachCheck: @escaping () -> Void = {}
+    ) {
         self.current = current
         self.locked = locked
         self.notifier = notifier

@@ -2,8 +2,9 @@ import CairnCore
 import Foundation
 import Regimen
 import Storage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What dose reminders need while the vault's database cannot be read (the vault is locked), kept outside it in
@@ -54,7 +55,8 @@ public struct ReminderTimetable: Codable, Equatable, Sendable {
     /// Reads the timetable at `url`; nil when there is none or it cannot be read as one (never a crash).
     static func read(at url: URL) -> ReminderTimetable? {
         guard let data = try? Data(contentsOf: url),
-              let table = try? JSONDecoder().decode(ReminderTimetable.self, from: data), table.version == currentVersion else { return nil }
+            let table = try? JSONDecoder().decode(ReminderTimetable.self, from: data), table.version == currentVersion
+        else { return nil }
         return table
     }
 
@@ -70,9 +72,10 @@ public struct ReminderTimetable: Codable, Equatable, Sendable {
 
     /// The preferences it carries; names are never shown from it, and the daily notices need the database.
     var preferences: ReminderPreferences {
-        (try? ReminderPreferences(quietStart: quietStart.flatMap(TimeSlot.init(parsing:)), quietEnd: quietEnd.flatMap(TimeSlot.init(parsing:)),
-                                  showProductNames: false, repeatMinutes: repeatMinutes, repeatLimit: repeatLimit,
-                                  morningSummary: false, refillDays: 0)) ?? .standard
+        (try? ReminderPreferences(
+            quietStart: quietStart.flatMap(TimeSlot.init(parsing:)), quietEnd: quietEnd.flatMap(TimeSlot.init(parsing:)),
+            showProductNames: false, repeatMinutes: repeatMinutes, repeatLimit: repeatLimit,
+            morningSummary: false, refillDays: 0)) ?? .standard
     }
 }
 
@@ -143,8 +146,9 @@ public final class LockedReminders: ReminderSource, @unchecked Sendable {
             switch event.event {
             case "shown": history[event.dose] = ReminderHistory(sent: (before?.sent ?? 0) + 1, lastSentAt: at, snoozedUntil: nil)
             case "snooze":
-                history[event.dose] = ReminderHistory(sent: before?.sent ?? 1, lastSentAt: before?.lastSentAt ?? at,
-                                                      snoozedUntil: at.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60)))
+                history[event.dose] = ReminderHistory(
+                    sent: before?.sent ?? 1, lastSentAt: before?.lastSentAt ?? at,
+                    snoozedUntil: at.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60)))
             case "taken", "skip": logged.insert(event.dose)
             default: continue
             }
@@ -155,8 +159,9 @@ public final class LockedReminders: ReminderSource, @unchecked Sendable {
             open.append(OpenDose(doseID: d.dose, scheduleID: ScheduleID(d.schedule), productName: "", day: day, slot: slot, dueAt: due))
         }
         let openIDs = Set(open.map(\.doseID))
-        let notices = ReminderPlanner().plan(open: open, history: history.filter { openIDs.contains($0.key) }, preferences: table.preferences,
-                                             remindersOff: [], now: now, zone: clock.timeZone)
+        let notices = ReminderPlanner().plan(
+            open: open, history: history.filter { openIDs.contains($0.key) }, preferences: table.preferences,
+            remindersOff: [], now: now, zone: clock.timeZone)
         let shown = notices.flatMap(\.doseIDs).map { QueuedReminderEvent(event: "shown", dose: $0, at: Timestamp.string(from: now)) }
         try QueuedReminderEvent.append(shown, to: queueURL)
         return notices
@@ -165,8 +170,9 @@ public final class LockedReminders: ReminderSource, @unchecked Sendable {
     public func handle(_ action: ReminderAction, doseIDs: [String]) throws {
         let now = clock.now()
         try checkLock.hold {
-            try QueuedReminderEvent.append(doseIDs.map { QueuedReminderEvent(event: action.rawValue, dose: $0, at: Timestamp.string(from: now)) },
-                                           to: queueURL)
+            try QueuedReminderEvent.append(
+                doseIDs.map { QueuedReminderEvent(event: action.rawValue, dose: $0, at: Timestamp.string(from: now)) },
+                to: queueURL)
         }
     }
 }
@@ -208,14 +214,17 @@ extension ReminderService {
             offOn[day] = off
             guard !off.contains(dose.scheduleID) else { continue }
             let sent = histories[dose.doseID]
-            rows.append(ReminderTimetable.Dose(dose: dose.doseID, schedule: dose.scheduleID.rawValue, day: dose.day.description,
-                                               slot: dose.time.description, due: Timestamp.string(from: dose.dueAt),
-                                               sent: sent?.sent ?? 0, lastSent: sent.map { Timestamp.string(from: $0.lastSentAt) },
-                                               snoozedUntil: sent?.snoozedUntil.map(Timestamp.string(from:))))
+            rows.append(
+                ReminderTimetable.Dose(
+                    dose: dose.doseID, schedule: dose.scheduleID.rawValue, day: dose.day.description,
+                    slot: dose.time.description, due: Timestamp.string(from: dose.dueAt),
+                    sent: sent?.sent ?? 0, lastSent: sent.map { Timestamp.string(from: $0.lastSentAt) },
+                    snoozedUntil: sent?.snoozedUntil.map(Timestamp.string(from:))))
         }
-        return ReminderTimetable(version: ReminderTimetable.currentVersion, quietStart: preferences.quietStart?.description,
-                                 quietEnd: preferences.quietEnd?.description, repeatMinutes: preferences.repeatMinutes,
-                                 repeatLimit: preferences.repeatLimit, doses: rows)
+        return ReminderTimetable(
+            version: ReminderTimetable.currentVersion, quietStart: preferences.quietStart?.description,
+            quietEnd: preferences.quietEnd?.description, repeatMinutes: preferences.repeatMinutes,
+            repeatLimit: preferences.repeatLimit, doses: rows)
     }
 
     /// Rewrites `reminders.timetable` when it changed.
@@ -242,7 +251,8 @@ extension ReminderService {
                     // Any other failure (the vault busy or held by another process) keeps the queue for the next check.
                 }
             case "shown": try recordSent(event.dose, kind: "due", at: at, until: nil)
-            case "snooze": try recordSent(event.dose, kind: "snooze", at: at, until: at.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60)))
+            case "snooze":
+                try recordSent(event.dose, kind: "snooze", at: at, until: at.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60)))
             default: continue
             }
         }

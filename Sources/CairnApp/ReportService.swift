@@ -55,12 +55,15 @@ public final class ReportService: @unchecked Sendable {
     private let clock: any Clock
 
     /// What every report's metadata says about itself, beside its title.
-    public static let metadataSentence = "The PDF's own metadata holds only its title, \"Cairn\" as the program that made it, the PDF library's name and the time it was made (in UTC): no name, no folder, no device."
+    public static let metadataSentence =
+        "The PDF's own metadata holds only its title, \"Cairn\" as the program that made it, the PDF library's name and the time it was made (in UTC): no name, no folder, no device."
     /// Said beside every report's contents: the file leaves the vault's protection.
     public static let notEncryptedSentence = "The PDF itself is not encrypted, even when the vault's lock is on: whoever has the file can read it."
 
-    public init(skin: SkinService, smile: SmileService, regimen: RegimenService, outcomes: OutcomeService, insights: InsightService,
-                photoStore: PhotoFileStore, clock: any Clock) {
+    public init(
+        skin: SkinService, smile: SmileService, regimen: RegimenService, outcomes: OutcomeService, insights: InsightService,
+        photoStore: PhotoFileStore, clock: any Clock
+    ) {
         self.skin = skin
         self.smile = smile
         self.regimen = regimen
@@ -120,7 +123,11 @@ public final class ReportService: @unchecked Sendable {
         var facts: [(label: String, value: String)] = []
         if let location = area.bodyLocation, !location.isEmpty { facts.append(("Where", location)) }
         if let first = items.first?.entry, let last = items.last?.entry {
-            facts.append(("Photos", "\(items.count), from \(DateText.string(first.capturedAt, .day, inZoneNamed: first.timeZone)) to \(DateText.string(last.capturedAt, .day, inZoneNamed: last.timeZone))"))
+            facts.append(
+                (
+                    "Photos",
+                    "\(items.count), from \(DateText.string(first.capturedAt, .day, inZoneNamed: first.timeZone)) to \(DateText.string(last.capturedAt, .day, inZoneNamed: last.timeZone))"
+                ))
         } else {
             facts.append(("Photos", "None yet"))
         }
@@ -139,12 +146,17 @@ public final class ReportService: @unchecked Sendable {
             }
             blocks.append(.heading("Trend"))
             blocks.append(.small("How much each photo differs from the first one, over time."))
-            blocks.append(.chart(ReportChart(points: points, topLabel: "Similar", bottomLabel: "Different",
-                                             startLabel: DateText.string(items.first!.entry.capturedAt, .day, inZoneNamed: items.first!.entry.timeZone),
-                                             endLabel: DateText.string(items.last!.entry.capturedAt, .day, inZoneNamed: items.last!.entry.timeZone))))
+            blocks.append(
+                .chart(
+                    ReportChart(
+                        points: points, topLabel: "Similar", bottomLabel: "Different",
+                        startLabel: DateText.string(items.first!.entry.capturedAt, .day, inZoneNamed: items.first!.entry.timeZone),
+                        endLabel: DateText.string(items.last!.entry.capturedAt, .day, inZoneNamed: items.last!.entry.timeZone))))
             blocks.append(.disclaimer(Disclaimer.trend.text))
             let missing = items.count - charted.count
-            if missing > 0 { blocks.append(.small("\(missing) photo\(missing == 1 ? " is" : "s are") not comparable or not compared yet, and not on the chart.")) }
+            if missing > 0 {
+                blocks.append(.small("\(missing) photo\(missing == 1 ? " is" : "s are") not comparable or not compared yet, and not on the chart."))
+            }
         }
         if !items.isEmpty { blocks.append(.pageBreak) }
         for (index, item) in items.enumerated() {
@@ -167,21 +179,30 @@ public final class ReportService: @unchecked Sendable {
             caption.append("Capture: " + e.quality.summary)
             if !e.note.isEmpty { caption.append("Note: " + e.note) }
             let stored = try photoStore.photo(e.photoID)
-            blocks.append(.photo(ReportPhoto(width: stored?.width ?? 4, height: stored?.height ?? 3, caption: caption, load: jpeg(e.photoID)),
-                                 maxHeightShare: 0.4))
+            blocks.append(
+                .photo(
+                    ReportPhoto(width: stored?.width ?? 4, height: stored?.height ?? 3, caption: caption, load: jpeg(e.photoID)),
+                    maxHeightShare: 0.4))
         }
         let range = items.first.map { first in
             let last = items.last!.entry
-            return "\(DateText.string(first.entry.capturedAt, .day, inZoneNamed: first.entry.timeZone)) to \(DateText.string(last.capturedAt, .day, inZoneNamed: last.timeZone))"
+            return
+                "\(DateText.string(first.entry.capturedAt, .day, inZoneNamed: first.entry.timeZone)) to \(DateText.string(last.capturedAt, .day, inZoneNamed: last.timeZone))"
         }
-        let document = ReportDocument(paper: paper, title: "Cairn Skin photo log", createdAt: clock.now(),
-                                      header: "Cairn · Skin photo log · \(area.name)", footer: Disclaimer.similarity.text, blocks: blocks)
-        var contents = ["A title page: the area \"\(area.name)\", " + (range.map { "its photos from \($0), " } ?? "no photos yet, ")
-                        + "how many there are, and the similarity disclaimer."]
-        if items.count > 1 { contents.append("The trend chart (how much each photo differs from the first one, from Similar to Different) with its disclaimer.") }
+        let document = ReportDocument(
+            paper: paper, title: "Cairn Skin photo log", createdAt: clock.now(),
+            header: "Cairn · Skin photo log · \(area.name)", footer: Disclaimer.similarity.text, blocks: blocks)
+        var contents = [
+            "A title page: the area \"\(area.name)\", " + (range.map { "its photos from \($0), " } ?? "no photos yet, ")
+                + "how many there are, and the similarity disclaimer."
+        ]
+        if items.count > 1 {
+            contents.append("The trend chart (how much each photo differs from the first one, from Similar to Different) with its disclaimer.")
+        }
         if !items.isEmpty {
-            contents.append("\(items.count) photo\(items.count == 1 ? "" : "s"), oldest first, each as Cairn keeps it (the same JPEG, not encoded again), with its date, "
-                            + "capture notes, your note if any, and its visual similarity beside the disclaimer.")
+            contents.append(
+                "\(items.count) photo\(items.count == 1 ? "" : "s"), oldest first, each as Cairn keeps it (the same JPEG, not encoded again), with its date, "
+                    + "capture notes, your note if any, and its visual similarity beside the disclaimer.")
         }
         contents.append("The similarity disclaimer in the footer of every page, and page numbers.")
         contents.append(Self.metadataSentence)
@@ -208,19 +229,28 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.paragraph("No crops yet. Crops added to the Smile journal later appear in a new sheet."))
         } else if entries.count > 1 {
             blocks.append(.heading("First and latest"))
-            blocks.append(.photoGrid([photo(entries.first!, "First · \(entries.first!.displayDate)"),
-                                      photo(entries.last!, "Latest · \(entries.last!.displayDate)")], columns: 2))
+            blocks.append(
+                .photoGrid(
+                    [
+                        photo(entries.first!, "First · \(entries.first!.displayDate)"),
+                        photo(entries.last!, "Latest · \(entries.last!.displayDate)"),
+                    ], columns: 2))
         }
         if !entries.isEmpty {
             blocks.append(.heading(entries.count == 1 ? "The crop" : "All crops, oldest first"))
-            blocks.append(.photoGrid(entries.enumerated().map { photo($0.element, "\($0.offset + 1). \($0.element.displayDate)") },
-                                     columns: entries.count == 1 ? 2 : 3))
+            blocks.append(
+                .photoGrid(
+                    entries.enumerated().map { photo($0.element, "\($0.offset + 1). \($0.element.displayDate)") },
+                    columns: entries.count == 1 ? 2 : 3))
         }
-        let document = ReportDocument(paper: paper, title: "Cairn Smile progress sheet", createdAt: clock.now(),
-                                      header: "Cairn · Smile progress sheet", footer: Self.smileOnlyCrops, blocks: blocks)
+        let document = ReportDocument(
+            paper: paper, title: "Cairn Smile progress sheet", createdAt: clock.now(),
+            header: "Cairn · Smile progress sheet", footer: Self.smileOnlyCrops, blocks: blocks)
         var contents = ["A title block: how many crops and their dates."]
         if entries.count > 1 { contents.append("The first and the latest crop side by side.") }
-        if !entries.isEmpty { contents.append("All \(entries.count) crop\(entries.count == 1 ? "" : "s") in date order on a grid, each with its date.") }
+        if !entries.isEmpty {
+            contents.append("All \(entries.count) crop\(entries.count == 1 ? "" : "s") in date order on a grid, each with its date.")
+        }
         contents.append(Self.smileOnlyCrops)
         contents.append(Self.metadataSentence)
         contents.append(Self.notEncryptedSentence)
@@ -228,7 +258,8 @@ public final class ReportService: @unchecked Sendable {
         return Report(document: document, fileName: "cairn-smile-progress.pdf", contents: contents, photoCount: count)
     }
 
-    static let smileOnlyCrops = "Only the anonymised mouth crops are in this file, as Cairn stored them (square, no metadata): no full photo, no note."
+    static let smileOnlyCrops =
+        "Only the anonymised mouth crops are in this file, as Cairn stored them (square, no metadata): no full photo, no note."
 
     // MARK: Regimen summary
 
@@ -256,9 +287,12 @@ public final class ReportService: @unchecked Sendable {
             .sorted { $0.product.name.lowercased() < $1.product.name.lowercased() }
 
         var blocks: [ReportBlock] = [.title("Regimen summary")]
-        blocks.append(.facts([("Period", "\(from) to \(to) (\(from.days(to: to) + 1) days)"),
-                              ("Products", products.isEmpty ? "None in this period" : "\(products.count)"),
-                              ("Made", DateText.string(clock.now(), .day, in: clock.timeZone) + " by Cairn, on this computer")]))
+        blocks.append(
+            .facts([
+                ("Period", "\(from) to \(to) (\(from.days(to: to) + 1) days)"),
+                ("Products", products.isEmpty ? "None in this period" : "\(products.count)"),
+                ("Made", DateText.string(clock.now(), .day, in: clock.timeZone) + " by Cairn, on this computer"),
+            ]))
         blocks.append(.small(Self.regimenNote))
 
         // Products and their label facts.
@@ -273,11 +307,16 @@ public final class ReportService: @unchecked Sendable {
                 ingredientNames[IngredientDose.key(for: row)] = row.nameOnLabel
             }
             if !p.ingredients.isEmpty {
-                blocks.append(.table(ReportTable(columns: [.init("Ingredient", share: 4), .init("Amount per serving", share: 2, alignRight: true),
-                                                           .init("% DV", share: 1, alignRight: true), .init("Form", share: 3)],
-                                                 rows: p.ingredients.map { row in
-                    [row.nameOnLabel, row.amount.map(Self.amount) ?? "", row.dailyValuePercent.map { "\($0)%" } ?? "", row.form ?? ""]
-                })))
+                blocks.append(
+                    .table(
+                        ReportTable(
+                            columns: [
+                                .init("Ingredient", share: 4), .init("Amount per serving", share: 2, alignRight: true),
+                                .init("% DV", share: 1, alignRight: true), .init("Form", share: 3),
+                            ],
+                            rows: p.ingredients.map { row in
+                                [row.nameOnLabel, row.amount.map(Self.amount) ?? "", row.dailyValuePercent.map { "\($0)%" } ?? "", row.form ?? ""]
+                            })))
             }
         }
 
@@ -293,8 +332,13 @@ public final class ReportService: @unchecked Sendable {
                     rows.append([summary.productName, when, r.state.rawValue, Self.describe(r.plan)])
                 }
             }
-            blocks.append(.table(ReportTable(columns: [.init("Product", share: 3), .init("Revision", share: 3), .init("State", share: 1.4),
-                                                       .init("Plan", share: 4)], rows: rows)))
+            blocks.append(
+                .table(
+                    ReportTable(
+                        columns: [
+                            .init("Product", share: 3), .init("Revision", share: 3), .init("State", share: 1.4),
+                            .init("Plan", share: 4),
+                        ], rows: rows)))
         }
 
         // Logged doses per product.
@@ -305,15 +349,22 @@ public final class ReportService: @unchecked Sendable {
         for stored in products {
             let ds = byProduct[stored.product.id] ?? []
             let extras = current.filter { $0.productID == stored.product.id && $0.kind != .scheduled && $0.status == .taken }.count
-            countRows.append([stored.product.name, "\(ds.filter { $0.state == .taken }.count)", "\(ds.filter { $0.state == .skipped }.count)",
-                              "\(ds.filter { $0.state == .notLogged }.count)", "\(extras)"])
+            countRows.append([
+                stored.product.name, "\(ds.filter { $0.state == .taken }.count)", "\(ds.filter { $0.state == .skipped }.count)",
+                "\(ds.filter { $0.state == .notLogged }.count)", "\(extras)",
+            ])
         }
         if countRows.isEmpty {
             blocks.append(.paragraph("No doses were scheduled in this period."))
         } else {
-            blocks.append(.table(ReportTable(columns: [.init("Product", share: 4), .init("Taken", share: 1.2, alignRight: true),
-                                                       .init("Skipped", share: 1.2, alignRight: true), .init("Not logged", share: 1.4, alignRight: true),
-                                                       .init("As needed or extra, taken", share: 2, alignRight: true)], rows: countRows)))
+            blocks.append(
+                .table(
+                    ReportTable(
+                        columns: [
+                            .init("Product", share: 4), .init("Taken", share: 1.2, alignRight: true),
+                            .init("Skipped", share: 1.2, alignRight: true), .init("Not logged", share: 1.4, alignRight: true),
+                            .init("As needed or extra, taken", share: 2, alignRight: true),
+                        ], rows: countRows)))
             blocks.append(.small("Not logged means no record was made for a scheduled dose; it is not counted as taken or as skipped."))
         }
         for stored in products {
@@ -331,17 +382,28 @@ public final class ReportService: @unchecked Sendable {
         if totals.isEmpty {
             blocks.append(.paragraph("No dose logged as taken in this period had label amounts."))
         } else {
-            blocks.append(.small("Each day adds up every product logged as taken that day. Amounts in units that do not convert into each other stay in separate rows."))
+            blocks.append(
+                .small(
+                    "Each day adds up every product logged as taken that day. Amounts in units that do not convert into each other stay in separate rows."
+                ))
             let rows = totals.values.map { days -> (String, [String]) in
                 let name = ingredientNames[days[0].ingredientKey] ?? days[0].ingredientKey
                 let values = days.map(\.amount.value).sorted()
                 let unit = days[0].amount.unit.symbol
                 let median = values[values.count / 2]
-                return (name.lowercased() + unit, [name, unit, "\(days.count)", Self.number(values.first!), Self.number(median), Self.number(values.last!)])
+                return (
+                    name.lowercased() + unit,
+                    [name, unit, "\(days.count)", Self.number(values.first!), Self.number(median), Self.number(values.last!)]
+                )
             }.sorted { $0.0.localizedStandardCompare($1.0) == .orderedAscending }.map(\.1)
-            blocks.append(.table(ReportTable(columns: [.init("Ingredient", share: 4), .init("Unit", share: 1.3), .init("Days", share: 1, alignRight: true),
-                                                       .init("Lowest day", share: 1.6, alignRight: true), .init("Middle day", share: 1.6, alignRight: true),
-                                                       .init("Highest day", share: 1.6, alignRight: true)], rows: rows)))
+            blocks.append(
+                .table(
+                    ReportTable(
+                        columns: [
+                            .init("Ingredient", share: 4), .init("Unit", share: 1.3), .init("Days", share: 1, alignRight: true),
+                            .init("Lowest day", share: 1.6, alignRight: true), .init("Middle day", share: 1.6, alignRight: true),
+                            .init("Highest day", share: 1.6, alignRight: true),
+                        ], rows: rows)))
         }
 
         // Outcome series with the schedule changes marked.
@@ -356,21 +418,30 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.paragraph("No outcome values in this period."))
         } else {
             if !changes.isEmpty {
-                blocks.append(.small("Dashed lines mark schedule changes: " + changes.enumerated().map { i, c in
-                    "\(i + 1) \(c.1.effectiveFrom) \(c.0): \(c.1.state.rawValue), \(Self.describe(c.1.plan))"
-                }.joined(separator: "; ") + "."))
+                blocks.append(
+                    .small(
+                        "Dashed lines mark schedule changes: "
+                            + changes.enumerated().map { i, c in
+                                "\(i + 1) \(c.1.effectiveFrom) \(c.0): \(c.1.state.rawValue), \(Self.describe(c.1.plan))"
+                            }.joined(separator: "; ") + "."))
             }
             let span = Double(max(1, from.days(to: to)))
             for (s, values) in series {
-                let low = values.map(\.1).min()!, high = values.map(\.1).max()!
+                let low = values.map(\.1).min()!
+                let high = values.map(\.1).max()!
                 let range = high > low ? high - low : 1
                 let unit = s.metric.unit.isEmpty ? "" : ", " + s.metric.unit
                 blocks.append(.strong("\(s.metric.name)\(unit) (\(values.count) day\(values.count == 1 ? "" : "s") with a value)"))
-                blocks.append(.chart(ReportChart(points: values.map { (Double(from.days(to: $0.0)) / span, (high - $0.1) / range) },
-                                                 topLabel: Self.number(high), bottomLabel: Self.number(low),
-                                                 startLabel: from.description, endLabel: to.description,
-                                                 marks: changes.enumerated().map { ReportChart.Mark(x: Double(from.days(to: $0.element.1.effectiveFrom)) / span, label: "\($0.offset + 1)") },
-                                                 height: 120)))
+                blocks.append(
+                    .chart(
+                        ReportChart(
+                            points: values.map { (Double(from.days(to: $0.0)) / span, (high - $0.1) / range) },
+                            topLabel: Self.number(high), bottomLabel: Self.number(low),
+                            startLabel: from.description, endLabel: to.description,
+                            marks: changes.enumerated().map {
+                                ReportChart.Mark(x: Double(from.days(to: $0.element.1.effectiveFrom)) / span, label: "\($0.offset + 1)")
+                            },
+                            height: 120)))
             }
         }
 
@@ -390,8 +461,9 @@ public final class ReportService: @unchecked Sendable {
             blocks.append(.facts(facts))
         }
 
-        let document = ReportDocument(paper: paper, title: "Cairn Regimen summary", createdAt: clock.now(),
-                                      header: "Cairn · Regimen summary · \(from) to \(to)", footer: Self.regimenNote, blocks: blocks)
+        let document = ReportDocument(
+            paper: paper, title: "Cairn Regimen summary", createdAt: clock.now(),
+            header: "Cairn · Regimen summary · \(from) to \(to)", footer: Self.regimenNote, blocks: blocks)
         let contents = [
             "The period \(from) to \(to) and the \(products.count) product\(products.count == 1 ? "" : "s") scheduled or logged in it, each with its label facts (\(products.reduce(0) { $0 + $1.product.ingredients.count }) ingredient rows).",
             "The schedules in force and their revisions in the period (\(schedules.reduce(0) { $0 + $1.inForce.count }) rows).",
@@ -424,12 +496,15 @@ public final class ReportService: @unchecked Sendable {
         var rows: [ReportDayGrid.Row] = []
         var month = LocalDay(year: period.lowerBound.year, month: period.lowerBound.month, day: 1)!
         while month <= period.upperBound {
-            let next = month.month == 12 ? LocalDay(year: month.year + 1, month: 1, day: 1)! : LocalDay(year: month.year, month: month.month + 1, day: 1)!
+            let next =
+                month.month == 12 ? LocalDay(year: month.year + 1, month: 1, day: 1)! : LocalDay(year: month.year, month: month.month + 1, day: 1)!
             let count = month.days(to: next)
             let cells = (1...31).map { d -> ReportDayGrid.Cell in
                 guard d <= count, let day = LocalDay(year: month.year, month: month.month, day: d), period.contains(day),
-                      let ds = byDay[day], !ds.isEmpty else { return .none }
-                let taken = ds.filter { $0.state == .taken }.count, skipped = ds.filter { $0.state == .skipped }.count
+                    let ds = byDay[day], !ds.isEmpty
+                else { return .none }
+                let taken = ds.filter { $0.state == .taken }.count
+                let skipped = ds.filter { $0.state == .skipped }.count
                 if taken == ds.count { return .taken }
                 if skipped == ds.count { return .skipped }
                 if taken + skipped == 0 { return .notLogged }
@@ -454,7 +529,8 @@ public final class ReportService: @unchecked Sendable {
     static func amount(_ a: Amount) -> String { "\(a.value) \(a.unit.symbol)" }
 
     static func number(_ d: Decimal) -> String {
-        var value = d, rounded = Decimal()
+        var value = d
+        var rounded = Decimal()
         NSDecimalRound(&rounded, &value, 3, .plain)
         return "\(rounded)"
     }

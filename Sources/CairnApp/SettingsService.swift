@@ -71,8 +71,10 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     public func declineLock() throws { try vault.declineLock() }
 
     /// Tables whose rows are the person's records (settings, reminders' bookkeeping and insights are not).
-    private static let recordTables = ["photos", "skin_areas", "smile_entries", "regimen_products", "regimen_intake",
-                                       "outcome_entries", "health_imports"]
+    private static let recordTables = [
+        "photos", "skin_areas", "smile_entries", "regimen_products", "regimen_intake",
+        "outcome_entries", "health_imports",
+    ]
 
     public func holdsRecords() throws -> Bool {
         let query = "SELECT " + Self.recordTables.map { "EXISTS(SELECT 1 FROM \($0))" }.joined(separator: " OR ")

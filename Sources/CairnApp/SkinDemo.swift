@@ -15,28 +15,38 @@ public enum SkinDemo {
     public static func photo(index: Int, count: Int, seed: UInt64) -> RGBImage {
         var rng = Random(seed: seed)
         let tone = (0.78 + 0.12 * rng.next(), 0.58 + 0.1 * rng.next(), 0.47 + 0.08 * rng.next())
-        let fx = 0.01 + 0.02 * rng.next(), fy = 0.01 + 0.02 * rng.next()
-        var red = [Double](repeating: 0, count: width * height), green = red, blue = red
+        let fx = 0.01 + 0.02 * rng.next()
+        let fy = 0.01 + 0.02 * rng.next()
+        var red = [Double](repeating: 0, count: width * height)
+        var green = red
+        var blue = red
         for y in 0..<height {
             for x in 0..<width {
                 let shade = 1 + 0.07 * sin(Double(x) * fx) * cos(Double(y) * fy)
                 let i = y * width + x
-                red[i] = tone.0 * shade; green[i] = tone.1 * shade; blue[i] = tone.2 * shade
+                red[i] = tone.0 * shade
+                green[i] = tone.1 * shade
+                blue[i] = tone.2 * shade
             }
         }
         // Pores: fixed over the series, so alignment has texture to hold on to.
         for _ in 0..<(width * height / 60) {
-            disc(&red, &green, &blue, cx: rng.next() * Double(width), cy: rng.next() * Double(height),
-                 radius: 0.7 + rng.next(), factor: 0.82 + 0.1 * rng.next())
+            disc(
+                &red, &green, &blue, cx: rng.next() * Double(width), cy: rng.next() * Double(height),
+                radius: 0.7 + rng.next(), factor: 0.82 + 0.1 * rng.next())
         }
         // Speckles: each moves along its own direction, a little further in each photo of the series.
         let progress = count > 1 ? Double(index) / Double(count - 1) : 0
         for _ in 0..<28 {
-            let cx = rng.next() * Double(width), cy = rng.next() * Double(height)
-            let angle = rng.next() * 2 * Double.pi, distance = 2 + 5 * rng.next()
-            let radius = 2.5 + 4 * rng.next(), factor = 0.55 + 0.2 * rng.next()
-            disc(&red, &green, &blue, cx: cx + cos(angle) * distance * progress, cy: cy + sin(angle) * distance * progress,
-                 radius: radius * (1 + 0.12 * progress), factor: factor - 0.05 * progress)
+            let cx = rng.next() * Double(width)
+            let cy = rng.next() * Double(height)
+            let angle = rng.next() * 2 * Double.pi
+            let distance = 2 + 5 * rng.next()
+            let radius = 2.5 + 4 * rng.next()
+            let factor = 0.55 + 0.2 * rng.next()
+            disc(
+                &red, &green, &blue, cx: cx + cos(angle) * distance * progress, cy: cy + sin(angle) * distance * progress,
+                radius: radius * (1 + 0.12 * progress), factor: factor - 0.05 * progress)
         }
         // A small seeded lighting change per photo, as between real sessions.
         var session = Random(seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9)
@@ -62,9 +72,10 @@ public enum SkinDemo {
         let pipeline = ImagePipeline()
         return try (0..<count).map { index in
             let day = Double(count - 1 - index) * 86_400
-            return try service.log(photo: jpeg(index: index, count: count, seed: seed, pipeline: pipeline), in: area,
-                                   note: "Demo photo \(index + 1) of \(count)", capturedAt: now.addingTimeInterval(-day),
-                                   timeZone: TimeZone(identifier: "UTC"))
+            return try service.log(
+                photo: jpeg(index: index, count: count, seed: seed, pipeline: pipeline), in: area,
+                note: "Demo photo \(index + 1) of \(count)", capturedAt: now.addingTimeInterval(-day),
+                timeZone: TimeZone(identifier: "UTC"))
         }
     }
 
@@ -74,8 +85,10 @@ public enum SkinDemo {
     /// similarity of 40 to 99). The copies share the second entry's photo files and their identifiers differ
     /// from it only in the last 12 digits. Returns the two logged entries.
     @discardableResult
-    public static func generateStoredCopies(count: Int, seed: UInt64, into area: AreaID, service: SkinService,
-                                            database: Database, now: Date) throws -> [TrackingEntry] {
+    public static func generateStoredCopies(
+        count: Int, seed: UInt64, into area: AreaID, service: SkinService,
+        database: Database, now: Date
+    ) throws -> [TrackingEntry] {
         let entries = try generate(count: 2, seed: seed, into: area, service: service, now: now)
         try storeCopies(of: entries[1], count: count - 2, seed: seed, database: database)
         return entries
@@ -90,10 +103,14 @@ public enum SkinDemo {
 
     static func byte(_ v: Double) -> UInt8 { UInt8(min(max(v, 0), 1) * 255 + 0.5) }
 
-    static func disc(_ r: inout [Double], _ g: inout [Double], _ b: inout [Double], cx: Double, cy: Double, radius: Double,
-                     factor: Double) {
-        let x0 = max(0, Int(cx - radius - 2)), x1 = min(width - 1, Int(cx + radius + 2))
-        let y0 = max(0, Int(cy - radius - 2)), y1 = min(height - 1, Int(cy + radius + 2))
+    static func disc(
+        _ r: inout [Double], _ g: inout [Double], _ b: inout [Double], cx: Double, cy: Double, radius: Double,
+        factor: Double
+    ) {
+        let x0 = max(0, Int(cx - radius - 2))
+        let x1 = min(width - 1, Int(cx + radius + 2))
+        let y0 = max(0, Int(cy - radius - 2))
+        let y1 = min(height - 1, Int(cy + radius + 2))
         guard x0 <= x1, y0 <= y1 else { return }
         for y in y0...y1 {
             for x in x0...x1 {
@@ -102,7 +119,9 @@ public enum SkinDemo {
                 guard w > 0 else { continue }
                 let k = 1 - (1 - factor) * w
                 let i = y * width + x
-                r[i] *= k; g[i] *= k * 0.97; b[i] *= k * 0.95
+                r[i] *= k
+                g[i] *= k * 0.97
+                b[i] *= k * 0.95
             }
         }
     }

@@ -95,7 +95,8 @@ public struct SkinDeletionConsequence: Sendable, Equatable {
     public var message: String {
         guard isBaseline else { return "This photo and its comparison will be removed. The other photos are not affected. This cannot be undone." }
         guard nextBaseline != nil else { return "This is the only photo of this area. It will be removed. This cannot be undone." }
-        return "This is the first photo of this area, the one every other photo is compared with. After it is removed, the next-oldest photo becomes the first one and \(recomparedCount) other photo\(recomparedCount == 1 ? " is" : "s are") compared with it again. This cannot be undone."
+        return
+            "This is the first photo of this area, the one every other photo is compared with. After it is removed, the next-oldest photo becomes the first one and \(recomparedCount) other photo\(recomparedCount == 1 ? " is" : "s are") compared with it again. This cannot be undone."
     }
 }
 
@@ -116,8 +117,10 @@ public final class SkinService: @unchecked Sendable {
     static let analysisSide = 800
 
     /// A service over an opened vault's database and photo store.
-    public init(database: Database, photoStore: PhotoFileStore, intake: PhotoIntake, pipeline: ImagePipeline = ImagePipeline(),
-                clock: any Clock) {
+    public init(
+        database: Database, photoStore: PhotoFileStore, intake: PhotoIntake, pipeline: ImagePipeline = ImagePipeline(),
+        clock: any Clock
+    ) {
         self.database = database
         self.photoStore = photoStore
         self.intake = intake
@@ -152,8 +155,9 @@ public final class SkinService: @unchecked Sendable {
         let location = try bodyLocation.map { try TextInput.name($0, field: "body location") }?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let guidance = try TextInput.note(guidance, field: "guidance")
-        let area = TrackingArea(id: .random(), name: clean, bodyLocation: (location?.isEmpty ?? true) ? nil : location,
-                                guidance: guidance, createdAt: clock.now())
+        let area = TrackingArea(
+            id: .random(), name: clean, bodyLocation: (location?.isEmpty ?? true) ? nil : location,
+            guidance: guidance, createdAt: clock.now())
         try database.write { db in
             let store = SkinStore(db)
             try Self.checkNameFree(clean, except: nil, store)
@@ -189,8 +193,10 @@ public final class SkinService: @unchecked Sendable {
     /// `capturedAt` defaults to the camera's date, else now. A file that is not a readable image throws
     /// `unreadablePhoto` and stores nothing.
     @discardableResult
-    public func log(photo data: Data, in area: AreaID, note: String = "", capturedAt: Date? = nil,
-                    timeZone: TimeZone? = nil) throws -> TrackingEntry {
+    public func log(
+        photo data: Data, in area: AreaID, note: String = "", capturedAt: Date? = nil,
+        timeZone: TimeZone? = nil
+    ) throws -> TrackingEntry {
         // Everything that can fail on bad input happens before the vault is touched.
         let note = try TextInput.note(note, field: "note")
         // The analysis copy (libvips' shrink-on-load, which the comparator was calibrated on, or the same from the
@@ -217,9 +223,10 @@ public final class SkinService: @unchecked Sendable {
             let photo = try intake.save(processed, purpose: Self.photoPurpose, in: db)
             let instant = capturedAt ?? photo.captureDate?.instant ?? clock.now()
             let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
-            let entry = TrackingEntry(id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,
-                                      photoID: photo.full.id, thumbnailID: photo.thumbnail.id,
-                                      note: note, quality: quality)
+            let entry = TrackingEntry(
+                id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,
+                photoID: photo.full.id, thumbnailID: photo.thumbnail.id,
+                note: note, quality: quality)
             try store.insert(entry, fingerprint: fingerprint, at: clock.now())
             if !note.isEmpty { try store.appendNote(note, to: entry.id, at: clock.now()) }
             try reanchor(area, in: db)
@@ -255,12 +262,15 @@ public final class SkinService: @unchecked Sendable {
             let entry = try Self.entry(entryID, in: areaID, store)
             guard let baseline = try store.oldestEntries(of: areaID, limit: 1).first else { throw SkinJournalError.entryNotFound }
             guard baseline.id != entry.id,
-                  let stored = try store.comparison(of: entry.id, baseline: baseline.id, in: areaID,
-                                                    revision: ComparisonRevision.current.number) else {
+                let stored = try store.comparison(
+                    of: entry.id, baseline: baseline.id, in: areaID,
+                    revision: ComparisonRevision.current.number)
+            else {
                 return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: nil, details: nil, changeMap: nil)
             }
-            return SkinComparisonView(area: area, baseline: baseline, entry: entry, comparison: stored.comparison,
-                                      details: stored.details, changeMap: stored.changeMap)
+            return SkinComparisonView(
+                area: area, baseline: baseline, entry: entry, comparison: stored.comparison,
+                details: stored.details, changeMap: stored.changeMap)
         }
     }
 
@@ -272,8 +282,9 @@ public final class SkinService: @unchecked Sendable {
             let oldest = try store.oldestEntries(of: areaID, limit: 2)
             guard oldest.first?.id == entryID else { return SkinDeletionConsequence(isBaseline: false, nextBaseline: nil, recomparedCount: 0) }
             let count = try store.entryCount(of: areaID)
-            return SkinDeletionConsequence(isBaseline: true, nextBaseline: oldest.count > 1 ? oldest[1] : nil,
-                                           recomparedCount: max(0, count - 2))
+            return SkinDeletionConsequence(
+                isBaseline: true, nextBaseline: oldest.count > 1 ? oldest[1] : nil,
+                recomparedCount: max(0, count - 2))
         }
     }
 
@@ -302,9 +313,11 @@ public final class SkinService: @unchecked Sendable {
     public func changeMapJPEG(of entryID: EntryID, in areaID: AreaID) throws -> Data? {
         let view = try comparison(of: entryID, in: areaID)
         guard let map = view.changeMap, view.comparison?.comparable == true,
-              let thumb = try photoStore.photo(view.baseline.thumbnailID) else { return nil }
-        let overlay = try pipeline.changeOverlay(map.values, mapWidth: map.width, mapHeight: map.height, width: thumb.width,
-                                                 height: thumb.height, squareFraction: Double(SkinComparator.cropFraction))
+            let thumb = try photoStore.photo(view.baseline.thumbnailID)
+        else { return nil }
+        let overlay = try pipeline.changeOverlay(
+            map.values, mapWidth: map.width, mapHeight: map.height, width: thumb.width,
+            height: thumb.height, squareFraction: Double(SkinComparator.cropFraction))
         return try pipeline.encodeJPEG(overlay, quality: 85)
     }
 
@@ -348,8 +361,9 @@ public final class SkinService: @unchecked Sendable {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
         let before = previous.flatMap { try? pipeline.decodeRGB($0, maxSide: Self.liveSide) }
-        return LiveFrameScores(quality: CaptureQualityAnalyzer.analyze(image),
-                               steadiness: before.map { CaptureQualityAnalyzer.steadiness(previous: $0, current: image) })
+        return LiveFrameScores(
+            quality: CaptureQualityAnalyzer.analyze(image),
+            steadiness: before.map { CaptureQualityAnalyzer.steadiness(previous: $0, current: image) })
     }
 
     /// Longest side live frames are decoded to.
@@ -398,12 +412,16 @@ public final class SkinService: @unchecked Sendable {
         for id in missing {
             let result = try SkinComparator.compare(baseline: baseline, probe: prepared(id, store))
             let mapBytes = Data(result.changeMap.values.map { UInt8(min(max($0, 0), 1) * 255 + 0.5) })
-            let details = String(decoding: try encoder.encode(ComparisonDetails(alignment: result.alignment,
-                                                                                diagnostics: result.diagnostics)), as: UTF8.self)
+            let details = String(
+                decoding: try encoder.encode(
+                    ComparisonDetails(
+                        alignment: result.alignment,
+                        diagnostics: result.diagnostics)), as: UTF8.self)
             let similarity = result.comparable ? result.similarityPercent.map { min(max($0, 0), 100) } : nil
-            try store.insertComparison(entryID: id, baselineID: baselineID, area: area, result: result, similarity: similarity,
-                                       reason: similarity == nil ? (result.reasonNotComparable ?? .alignmentFailed) : nil,
-                                       changeMap: mapBytes, details: details)
+            try store.insertComparison(
+                entryID: id, baselineID: baselineID, area: area, result: result, similarity: similarity,
+                reason: similarity == nil ? (result.reasonNotComparable ?? .alignmentFailed) : nil,
+                changeMap: mapBytes, details: details)
         }
     }
 
@@ -412,7 +430,8 @@ public final class SkinService: @unchecked Sendable {
     private func prepared(_ id: String, _ store: SkinStore) throws -> PreparedPhoto {
         guard let stored = try store.comparisonData(of: id) else { throw SkinJournalError.entryNotFound }
         if stored.revision == ComparisonRevision.current.number, let data = stored.fingerprint,
-           let fingerprint = try? FingerprintCoding.decode(data), let photo = try? SkinComparator.prepare(fingerprint) {
+            let fingerprint = try? FingerprintCoding.decode(data), let photo = try? SkinComparator.prepare(fingerprint)
+        {
             return photo
         }
         // Inside the caller's transaction: read the file through the row this connection sees.

@@ -56,8 +56,10 @@ public final class SmileService: @unchecked Sendable {
     private var generation = 0
 
     /// A service over an opened vault's database and photo store.
-    public init(database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, pipeline: ImagePipeline,
-                locator: MouthLocator, clock: any Clock) {
+    public init(
+        database: Database, photoStore: PhotoFileStore, photoIntake: PhotoIntake, pipeline: ImagePipeline,
+        locator: MouthLocator, clock: any Clock
+    ) {
         self.database = database
         self.photoStore = photoStore
         self.photoIntake = photoIntake
@@ -109,8 +111,9 @@ public final class SmileService: @unchecked Sendable {
 
     private func locate(in working: RGBImage, info: ImageInfo, photo: SmilePhotoBytes) -> SmileAnalysis {
         let location = locator.locate(inDetectionCopy: working, photoWidth: info.width, photoHeight: info.height)
-        return SmileAnalysis(sourceWidth: info.width, sourceHeight: info.height, captureDate: info.captureDate,
-                             location: location, image: working, photo: photo, orientation: info.orientation)
+        return SmileAnalysis(
+            sourceWidth: info.width, sourceHeight: info.height, captureDate: info.captureDate,
+            location: location, image: working, photo: photo, orientation: info.orientation)
     }
 
     /// The pixels of `square` (in the photo's pixels, inside it) at full resolution, or for a large photo that
@@ -152,9 +155,10 @@ public final class SmileService: @unchecked Sendable {
         let now = clock.now()
         try database.write { db in
             let photo = try photoIntake.storeEncoded(crop, quality: Self.cropQuality, purpose: Self.purpose, in: db)
-            try SmileStore(db, photos: photoStore).insert(id: id, photo: photo.id, captureDate: analysis.captureDate, note: trimmedNote,
-                                                          source: source, square: square, sourceWidth: analysis.sourceWidth,
-                                                          sourceHeight: analysis.sourceHeight, at: now)
+            try SmileStore(db, photos: photoStore).insert(
+                id: id, photo: photo.id, captureDate: analysis.captureDate, note: trimmedNote,
+                source: source, square: square, sourceWidth: analysis.sourceWidth,
+                sourceHeight: analysis.sourceHeight, at: now)
         }
         guard let entry = try entry(id) else { throw SmileError.noSuchEntry }
         return entry
@@ -216,12 +220,14 @@ public final class SmileService: @unchecked Sendable {
     public func sideBySide(_ before: SmileEntry, _ after: SmileEntry) throws -> Data {
         let left = try pipeline.decodeRGB(cropJPEG(before))
         let right = try pipeline.decodeRGB(cropJPEG(after))
-        let side = Self.cropSide, gap = Self.sideBySideGap
+        let side = Self.cropSide
+        let gap = Self.sideBySideGap
         var canvas = RGBImage(width: 2 * side + gap, height: side, red: 247, green: 244, blue: 238)
         for (image, originX) in [(left, 0), (right, side + gap)] {
             let frame = image.width == side && image.height == side ? image : try pipeline.resize(image, width: side, height: side)
             for y in 0..<side {
-                let from = frame.offset(x: 0, y: y), to = canvas.offset(x: originX, y: y)
+                let from = frame.offset(x: 0, y: y)
+                let to = canvas.offset(x: originX, y: y)
                 canvas.pixels.replaceSubrange(to..<(to + 3 * side), with: frame.pixels[from..<(from + 3 * side)])
             }
         }
@@ -237,8 +243,9 @@ public final class SmileService: @unchecked Sendable {
     public func holdUpload(_ data: Data) throws -> SmilePendingUpload {
         let started = lock.withLock { generation }
         let analysis = try analyse(data)
-        let upload = SmilePendingUpload(id: Self.randomKey(), analysis: analysis,
-                                        expiresAt: clock.now().addingTimeInterval(Self.pendingLifetime))
+        let upload = SmilePendingUpload(
+            id: Self.randomKey(), analysis: analysis,
+            expiresAt: clock.now().addingTimeInterval(Self.pendingLifetime))
         try lock.withLock {
             // All data was deleted while this photo was being analysed: it is not kept either.
             guard generation == started else { throw SmileError.uploadExpired }
@@ -289,7 +296,12 @@ public final class SmileService: @unchecked Sendable {
     }
 
     /// How many uploads are waiting (for tests and diagnostics).
-    public var pendingUploadCount: Int { lock.withLock { dropExpired(); return pending.count } }
+    public var pendingUploadCount: Int {
+        lock.withLock {
+            dropExpired()
+            return pending.count
+        }
+    }
 
     /// A downscaled JPEG of a waiting upload for the crop page (memory only), and the factor from its pixels
     /// to the original's (original = preview x scale).

@@ -215,9 +215,11 @@ public enum SmileError: CairnError, Equatable {
         case .squareTooSmall(let minimum): return "The square must be at least \(minimum) pixels wide. Nothing was saved."
         case .noSuchEntry: return "There is no smile entry with that ID. Run 'cairn smile list' to see the IDs."
         case .ambiguousID: return "More than one smile entry starts with that ID. Give more of it."
-        case .uploadExpired: return "That photo is no longer held (photos waiting for a crop are kept in memory for a short while only). Please add it again."
+        case .uploadExpired:
+            return "That photo is no longer held (photos waiting for a crop are kept in memory for a short while only). Please add it again."
         case .uncertainProposal:
-            return "No face was found in this photo. Lip colour suggests a square, but it may not be your mouth: check it, or place the square yourself."
+            return
+                "No face was found in this photo. Lip colour suggests a square, but it may not be your mouth: check it, or place the square yourself."
         case .outputNotClean: return "The picture Cairn made did not pass its metadata check, so it was not written."
         case .photoChanged: return "The photo file changed while Cairn was adding it, so nothing was saved. Please add it again."
         }

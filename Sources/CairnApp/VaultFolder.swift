@@ -29,8 +29,10 @@ public struct VaultFolder: Sendable {
     public func servingHold() throws -> ServingHold { ServingHold(lock: try VaultLock(directory: vault.directory)) }
 
     /// Opens the vault (`CairnApplication`); a locked one with `passphrase`.
-    public func open(clock: any Clock, housekeeping: CairnApplication.Housekeeping,
-                     passphrase: (() throws -> Passphrase)?) throws -> CairnApplication {
+    public func open(
+        clock: any Clock, housekeeping: CairnApplication.Housekeeping,
+        passphrase: (() throws -> Passphrase)?
+    ) throws -> CairnApplication {
         try CairnApplication(vault: vault, clock: clock, housekeeping: housekeeping, passphrase: passphrase)
     }
 

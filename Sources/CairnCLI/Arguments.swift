@@ -22,8 +22,10 @@ public struct Arguments: Sendable {
     public let workingDirectory: String
 
     /// Parses `tokens` against the command's `options`; relative file arguments are taken from `workingDirectory`.
-    public init(_ tokens: [String], options: [Option],
-                workingDirectory: String = FileManager.default.currentDirectoryPath) throws {
+    public init(
+        _ tokens: [String], options: [Option],
+        workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws {
         declared = Set(options)
         self.workingDirectory = workingDirectory
         let valueOptions = Set(options.filter(\.takesValue).map(\.name))
@@ -37,7 +39,10 @@ public struct Arguments: Sendable {
                 positionals.append(token)
                 continue
             }
-            if token == "--" { optionsEnded = true; continue }
+            if token == "--" {
+                optionsEnded = true
+                continue
+            }
             var name = token
             var inlineValue: String?
             if let eq = token.firstIndex(of: "=") {

@@ -6,53 +6,65 @@ import Foundation
 /// outcome to an exit code: 0 ok, 1 a problem with the input or the vault (message on stderr), 2 usage.
 public enum CairnCommandLine {
     /// Every command, in the order `cairn --help` lists them.
-    public static var commands: [CommandEntry] { [
-        .command(ServeCommand.self),
-        .command(RemindCommand.self),
-        .command(DoctorCommand.self),
-        .command(InspectCommand.self),
-        .group(SkinCommands.group),
-        .group(SmileCommands.group),
-        .group(RegimenCommands.group),
-        .group(BackupCommands.group),
-        .group(CommandGroup(name: "settings", abstract: "Vault-wide settings: the lock, and deleting all data.", children: [
-            .command(LockCommand.self),
-            .command(DeleteAllDataCommand.self),
-        ])),
-    ] }
+    public static var commands: [CommandEntry] {
+        [
+            .command(ServeCommand.self),
+            .command(RemindCommand.self),
+            .command(DoctorCommand.self),
+            .command(InspectCommand.self),
+            .group(SkinCommands.group),
+            .group(SmileCommands.group),
+            .group(RegimenCommands.group),
+            .group(BackupCommands.group),
+            .group(
+                CommandGroup(
+                    name: "settings", abstract: "Vault-wide settings: the lock, and deleting all data.",
+                    children: [
+                        .command(LockCommand.self),
+                        .command(DeleteAllDataCommand.self),
+                    ])),
+        ]
+    }
 
     /// The version `cairn --version` prints.
     public static let version = "0.1.0"
 
     /// Runs `cairn` with `tokens` (the words after the program name) and returns the exit code.
-    public static func run(_ tokens: [String], console: Console = .standard(),
-                           environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    public static func run(
+        _ tokens: [String], console: Console = .standard(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Int32 {
         var words = tokens
         var dataDirectory: String?
         let vaultPassphrase: PassphraseInput
         do {
             dataDirectory = try extractGlobal("--data-dir", what: "a folder", from: &words)
-            vaultPassphrase = try PassphraseInput(path: extractGlobal(PassphraseInput.vaultFile, what: "a file", from: &words),
-                                                  descriptor: extractGlobal(PassphraseInput.vaultDescriptor, what: "a file descriptor number", from: &words),
-                                                  missing: .lockedVault,
-                                                  names: (PassphraseInput.vaultFile, PassphraseInput.vaultDescriptor))
+            vaultPassphrase = try PassphraseInput(
+                path: extractGlobal(PassphraseInput.vaultFile, what: "a file", from: &words),
+                descriptor: extractGlobal(PassphraseInput.vaultDescriptor, what: "a file descriptor number", from: &words),
+                missing: .lockedVault,
+                names: (PassphraseInput.vaultFile, PassphraseInput.vaultDescriptor))
         } catch let usage as UsageError {
             return usageFailure(usage, path: [], console: console)
         } catch {
             return 2
         }
 
-        return dispatch(words, console: console, environment: environment, dataDirectory: dataDirectory,
-                        vaultPassphrase: vaultPassphrase, served: nil)
+        return dispatch(
+            words, console: console, environment: environment, dataDirectory: dataDirectory,
+            vaultPassphrase: vaultPassphrase, served: nil)
     }
 
     /// Runs a command sent by a client over the vault's socket (`CommandForwarding`), inside `cairn serve`, against
     /// its open `application`; relative file arguments are taken from the client's `workingDirectory`.
-    static func runInServer(_ words: [String], console: Console, environment: [String: String],
-                            application: CairnApplication, workingDirectory: String) -> Int32 {
-        dispatch(words, console: console, environment: environment, dataDirectory: application.vault.directory.path,
-                 vaultPassphrase: try! PassphraseInput(path: nil, descriptor: nil),
-                 served: Served(application: application, workingDirectory: workingDirectory))
+    static func runInServer(
+        _ words: [String], console: Console, environment: [String: String],
+        application: CairnApplication, workingDirectory: String
+    ) -> Int32 {
+        dispatch(
+            words, console: console, environment: environment, dataDirectory: application.vault.directory.path,
+            vaultPassphrase: try! PassphraseInput(path: nil, descriptor: nil),
+            served: Served(application: application, workingDirectory: workingDirectory))
     }
 
     /// What a command run inside `cairn serve` is given: the server's application, the client's directory.
@@ -63,8 +75,10 @@ public enum CairnCommandLine {
 
     /// Finds the command `words` name (after the global options) and runs it, here or, when a server has the
     /// vault open, through it (`CommandForwarding`); inside the server (`served`), against its application.
-    private static func dispatch(_ tokens: [String], console: Console, environment: [String: String],
-                                 dataDirectory: String?, vaultPassphrase: PassphraseInput, served: Served?) -> Int32 {
+    private static func dispatch(
+        _ tokens: [String], console: Console, environment: [String: String],
+        dataDirectory: String?, vaultPassphrase: PassphraseInput, served: Served?
+    ) -> Int32 {
         var words = tokens
         var path: [String] = []
         var entries = commands
@@ -97,15 +111,18 @@ public enum CairnCommandLine {
                 group = next
                 entries = next.children
             case .command(let type):
-                return runCommand(type, words: words, path: path, console: console, environment: environment,
-                                  dataDirectory: dataDirectory, vaultPassphrase: vaultPassphrase, served: served)
+                return runCommand(
+                    type, words: words, path: path, console: console, environment: environment,
+                    dataDirectory: dataDirectory, vaultPassphrase: vaultPassphrase, served: served)
             }
         }
     }
 
-    private static func runCommand(_ type: any Command.Type, words: [String], path: [String], console: Console,
-                                   environment: [String: String], dataDirectory: String?,
-                                   vaultPassphrase: PassphraseInput, served: Served?) -> Int32 {
+    private static func runCommand(
+        _ type: any Command.Type, words: [String], path: [String], console: Console,
+        environment: [String: String], dataDirectory: String?,
+        vaultPassphrase: PassphraseInput, served: Served?
+    ) -> Int32 {
         if words.contains("--help") || words.contains("-h") {
             console.print(help(for: type, path: path))
             return 0
@@ -120,17 +137,20 @@ public enum CairnCommandLine {
         } catch {
             return usageFailure(UsageError("Could not read the arguments."), path: path, console: console)
         }
-        let context = CommandContext(console: console, environment: environment, dataDirectory: dataDirectory,
-                                     vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly,
-                                     application: served?.application)
+        let context = CommandContext(
+            console: console, environment: environment, dataDirectory: dataDirectory,
+            vaultPassphrase: vaultPassphrase, readsOnly: type.readsOnly,
+            application: served?.application)
         if served != nil, !command.goesThroughServer {
             console.error("cairn: \(path.joined(separator: " ")) does not run inside cairn serve; run it on its own.")
             return 2
         }
         if served == nil, command.goesThroughServer,
-           let directory = try? VaultFolder.directory(dataDirectory: dataDirectory, environment: environment),
-           let code = CommandForwarding.run(path + words, vaultDirectory: directory, workingDirectory: workingDirectory,
-                                            clock: context.clockIdentity, console: console) {
+            let directory = try? VaultFolder.directory(dataDirectory: dataDirectory, environment: environment),
+            let code = CommandForwarding.run(
+                path + words, vaultDirectory: directory, workingDirectory: workingDirectory,
+                clock: context.clockIdentity, console: console)
+        {
             return code
         }
         do {
@@ -215,13 +235,13 @@ public enum CairnCommandLine {
     static func help(for group: CommandGroup, path: [String]) -> String {
         let command = (["cairn"] + path).joined(separator: " ")
         return """
-        \(group.abstract)
+            \(group.abstract)
 
-        Usage: \(command) <command> [options]
+            Usage: \(command) <command> [options]
 
-        Commands:
-        \(list(group.children))
-        """
+            Commands:
+            \(list(group.children))
+            """
     }
 
     static func help(for type: any Command.Type, path: [String]) -> String {

@@ -94,8 +94,10 @@ public struct CommandContext {
     /// The application of the `cairn serve` the command runs in (`CommandForwarding`); nil when it runs on its own.
     let served: CairnApplication?
 
-    init(console: Console, environment: [String: String], dataDirectory: String?, vaultPassphrase: PassphraseInput,
-         readsOnly: Bool, application served: CairnApplication? = nil) {
+    init(
+        console: Console, environment: [String: String], dataDirectory: String?, vaultPassphrase: PassphraseInput,
+        readsOnly: Bool, application served: CairnApplication? = nil
+    ) {
         self.console = console
         self.environment = environment
         self.dataDirectory = dataDirectory
@@ -116,8 +118,9 @@ public struct CommandContext {
     func openApplication(passphrase given: Passphrase?) throws -> CairnApplication {
         if let served { return served }
         let ask = askVaultPassphrase
-        let application = try CairnApplication.open(dataDirectory: dataDirectory, environment: environment, clock: clock,
-                                                    housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
+        let application = try CairnApplication.open(
+            dataDirectory: dataDirectory, environment: environment, clock: clock,
+            housekeeping: readsOnly ? .none : .now, passphrase: { try given ?? ask() })
         Self.tellKeptAside(application, console: console)
         return application
     }
@@ -126,13 +129,15 @@ public struct CommandContext {
     static func tellKeptAside(_ application: CairnApplication, console: Console) {
         let count = application.photosKeptAside
         guard count > 0 else { return }
-        console.error("\(CountText.counted(count, "photo file")) that no record names \(count == 1 ? "was" : "were") moved to "
-            + "the lost+found folder in the data folder; nothing was deleted. 'cairn doctor' lists what is there.")
+        console.error(
+            "\(CountText.counted(count, "photo file")) that no record names \(count == 1 ? "was" : "were") moved to "
+                + "the lost+found folder in the data folder; nothing was deleted. 'cairn doctor' lists what is there.")
     }
 
     /// Reads the vault's passphrase as the command line says (`--vault-passphrase-file`, else the terminal).
     var askVaultPassphrase: () throws -> Passphrase {
-        let input = vaultPassphrase, console = console
+        let input = vaultPassphrase
+        let console = console
         return { try input.read(console: console, prompt: "Vault passphrase: ") }
     }
 

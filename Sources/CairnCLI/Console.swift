@@ -12,8 +12,10 @@ public final class Console: @unchecked Sendable {
     /// A console that sends each line to the given closures. `input` reads one answer typed by the person (nil
     /// when nobody can answer, e.g. standard input is not a terminal); `secret` reads one without showing it
     /// (a passphrase).
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: (() -> String?)? = nil,
-                secret: (() -> String?)? = nil) {
+    public init(
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: (() -> String?)? = nil,
+        secret: (() -> String?)? = nil
+    ) {
         writeOut = out
         writeErr = err
         readAnswer = input
@@ -50,12 +52,14 @@ public final class Console: @unchecked Sendable {
 
     /// The process's stdout and stderr, flushed after each line so a reader sees lines as they come.
     public static func standard() -> Console {
-        Console(out: { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-        }, err: { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }, input: isatty(STDIN_FILENO) == 1 ? { Swift.readLine(strippingNewline: true) } : nil,
-           secret: isatty(STDIN_FILENO) == 1 ? { Console.readWithoutEcho() } : nil)
+        Console(
+            out: { line in
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            },
+            err: { line in
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }, input: isatty(STDIN_FILENO) == 1 ? { Swift.readLine(strippingNewline: true) } : nil,
+            secret: isatty(STDIN_FILENO) == 1 ? { Console.readWithoutEcho() } : nil)
     }
 
     /// One line from the terminal with echo turned off (and back on, however the read ends).
@@ -117,7 +121,10 @@ public final class Console: @unchecked Sendable {
         guard json.unicodeScalars.contains(where: TextInput.isFormat) else { return json }
         var out = String.UnicodeScalarView()
         for scalar in json.unicodeScalars {
-            guard TextInput.isFormat(scalar) else { out.append(scalar); continue }
+            guard TextInput.isFormat(scalar) else {
+                out.append(scalar)
+                continue
+            }
             for unit in String(scalar).utf16 {
                 let hex = String(unit, radix: 16)
                 out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)

@@ -57,7 +57,8 @@ public enum CSV {
         if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
         var fields: [String] = []
         var field: [UInt8] = []
-        var line = 1, recordLine = 1
+        var line = 1
+        var recordLine = 1
 
         // Every byte outside a field is ASCII, so checking each field's UTF-8 checks the whole file.
         func endField() throws {
@@ -82,7 +83,11 @@ public enum CSV {
                 while i < n {
                     let c = b[i]
                     if c == quote {
-                        if i + 1 < n, b[i + 1] == quote { field.append(quote); i += 2; continue }
+                        if i + 1 < n, b[i + 1] == quote {
+                            field.append(quote)
+                            i += 2
+                            continue
+                        }
                         closed = true
                         i += 1
                         break
@@ -157,14 +162,18 @@ public struct CSVColumns: Sendable {
         var repeated = false
         for (index, raw) in header.enumerated() {
             let key = CSV.headerKey(raw)
-            guard let column = columns.first(where: { $0.keys.contains(key) }) else { unknown.append(index + 1); continue }
+            guard let column = columns.first(where: { $0.keys.contains(key) }) else {
+                unknown.append(index + 1)
+                continue
+            }
             if positions[column.name] != nil { repeated = true }
             positions[column.name] = index
         }
         let missing = columns.filter { $0.required && positions[$0.name] == nil }.map(\.name)
         guard missing.isEmpty, unknown.isEmpty, !repeated else {
-            throw CSVError.wrongColumns(missing: missing, unknownPositions: unknown, repeated: repeated,
-                                        expected: columns.map(\.name))
+            throw CSVError.wrongColumns(
+                missing: missing, unknownPositions: unknown, repeated: repeated,
+                expected: columns.map(\.name))
         }
         self.positions = positions
     }
@@ -209,8 +218,9 @@ public enum CSVError: CairnError, Hashable, Sendable {
         if !unknown.isEmpty {
             // At most the first 20 positions, then how many more (`ProblemList`): a header of millions of columns
             // gives a short message.
-            parts.append("column\(unknown.count == 1 ? "" : "s") \(ProblemList.joined(unknown, separator: ", ") { String($0) }) "
-                         + "\(unknown.count == 1 ? "is" : "are") not one Cairn reads")
+            parts.append(
+                "column\(unknown.count == 1 ? "" : "s") \(ProblemList.joined(unknown, separator: ", ") { String($0) }) "
+                    + "\(unknown.count == 1 ? "is" : "are") not one Cairn reads")
         }
         if repeated { parts.append("a column appears twice") }
         return "The file does not have the right columns: \(parts.joined(separator: "; ")). "

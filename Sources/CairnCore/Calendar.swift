@@ -66,8 +66,9 @@ public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringCon
             return nil
         }
         guard (1...2).contains(digits.0.count), digits.1.count == 2,
-              (digits.0 + digits.1).allSatisfy({ $0.isASCII && $0.isNumber }),
-              let h = Int(digits.0), let m = Int(digits.1) else { return nil }
+            (digits.0 + digits.1).allSatisfy({ $0.isASCII && $0.isNumber }),
+            let h = Int(digits.0), let m = Int(digits.1)
+        else { return nil }
         self.init(hour: h, minute: m)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Deterministic crash points for the fault tests (issue 36): `CAIRN_CRASH_AT=<name>` in the environment makes the

@@ -20,12 +20,16 @@ public struct Identifier<Tag>: Hashable, Sendable, Codable, CustomStringConverti
             let text = String(value, radix: 16)
             return String(repeating: "0", count: digits - text.count) + text
         }
-        let h = hex(high, 16), l = hex(low, 16)
+        let h = hex(high, 16)
+        let l = hex(low, 16)
         return Identifier("\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))")
     }
     public var description: String { rawValue }
     public init(from decoder: Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: Encoder) throws { var c = encoder.singleValueContainer(); try c.encode(rawValue) }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
 }
 
 /// Tag for photo files kept in the vault.

@@ -32,8 +32,9 @@ public enum InstantInput {
             return value
         }
         guard b.count >= 17, b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"),
-              let day = LocalDay(parsing: String(decoding: b[0..<10], as: UTF8.self)),
-              let hour = digits(11, 2), let minute = digits(14, 2), hour < 24, minute < 60 else { return .failure(.unreadable) }
+            let day = LocalDay(parsing: String(decoding: b[0..<10], as: UTF8.self)),
+            let hour = digits(11, 2), let minute = digits(14, 2), hour < 24, minute < 60
+        else { return .failure(.unreadable) }
         var i = 16
         var second = 0
         var fraction = 0.0

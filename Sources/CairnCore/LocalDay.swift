@@ -12,7 +12,8 @@ public struct LocalDay: Hashable, Comparable, Sendable, Codable, CustomStringCon
     /// A day; nil when the date does not exist (e.g. February 30) or the year is outside 1...9999.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= LocalDay.daysInMonth(year: year, month: month) else { return nil }
+            day <= LocalDay.daysInMonth(year: year, month: month)
+        else { return nil }
         self.init(unchecked: year, month, day)
     }
 
@@ -96,4 +97,3 @@ extension LocalDay {
         self.init(year: y, month: m, day: d)
     }
 }
-

@@ -33,7 +33,9 @@ public struct RGBImage: Sendable, Equatable {
     public init(width: Int, height: Int, red: UInt8, green: UInt8, blue: UInt8) {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for i in stride(from: 0, to: pixels.count, by: 3) {
-            pixels[i] = red; pixels[i + 1] = green; pixels[i + 2] = blue
+            pixels[i] = red
+            pixels[i + 1] = green
+            pixels[i + 2] = blue
         }
         self.init(width: width, height: height, pixels: pixels)
     }

@@ -87,12 +87,16 @@ public enum TextInput {
         for (i, scalar) in scalars.enumerated() {
             if !isFormat(scalar) {
                 out.append(scalar)
-                if scalar.properties.isEmoji && scalar.value > 0xFF { inEmojiTagSequence = true }
-                else if !scalar.properties.isEmojiModifier && scalar.value != 0xFE0F { inEmojiTagSequence = false }
+                if scalar.properties.isEmoji && scalar.value > 0xFF {
+                    inEmojiTagSequence = true
+                } else if !scalar.properties.isEmojiModifier && scalar.value != 0xFE0F {
+                    inEmojiTagSequence = false
+                }
                 continue
             }
-            if (scalar.value == 0x200C || scalar.value == 0x200D), i > 0, i + 1 < scalars.count,
-               isVisible(scalars[i - 1]), isVisible(scalars[i + 1]) {
+            if scalar.value == 0x200C || scalar.value == 0x200D, i > 0, i + 1 < scalars.count,
+                isVisible(scalars[i - 1]), isVisible(scalars[i + 1])
+            {
                 out.append(scalar)
                 continue
             }
@@ -140,9 +144,11 @@ public enum TextInputError: CairnError, Equatable {
     public var userMessage: String {
         switch self {
         case .controlCharacter(let field):
-            return "The \(field) contains a control character (such as an escape code or a NUL byte), which Cairn does not store. Remove it and try again. Nothing was saved."
+            return
+                "The \(field) contains a control character (such as an escape code or a NUL byte), which Cairn does not store. Remove it and try again. Nothing was saved."
         case .formatCharacter(let field):
-            return "The \(field) contains an invisible formatting character (such as a right-to-left override or a zero-width space), which Cairn does not store in names. Remove it and try again. Nothing was saved."
+            return
+                "The \(field) contains an invisible formatting character (such as a right-to-left override or a zero-width space), which Cairn does not store in names. Remove it and try again. Nothing was saved."
         case .tooLong(let field, let maximum):
             return "The \(field) is longer than \(maximum) characters. Shorten it and try again. Nothing was saved."
         }

@@ -19,11 +19,25 @@ public enum Timestamp {
             let b = raw.bindMemory(to: UInt8.self)
             func put(_ value: Int, _ at: Int, _ width: Int) {
                 var v = value
-                for i in stride(from: at + width - 1, through: at, by: -1) { b[i] = UInt8(48 + v % 10); v /= 10 }
+                for i in stride(from: at + width - 1, through: at, by: -1) {
+                    b[i] = UInt8(48 + v % 10)
+                    v /= 10
+                }
             }
-            put(y, 0, 4); b[4] = 45; put(m, 5, 2); b[7] = 45; put(d, 8, 2); b[10] = 84
-            put(inDay / 3600, 11, 2); b[13] = 58; put(inDay / 60 % 60, 14, 2); b[16] = 58; put(inDay % 60, 17, 2)
-            b[19] = 46; put(millis, 20, 3); b[23] = 90
+            put(y, 0, 4)
+            b[4] = 45
+            put(m, 5, 2)
+            b[7] = 45
+            put(d, 8, 2)
+            b[10] = 84
+            put(inDay / 3600, 11, 2)
+            b[13] = 58
+            put(inDay / 60 % 60, 14, 2)
+            b[16] = 58
+            put(inDay % 60, 17, 2)
+            b[19] = 46
+            put(millis, 20, 3)
+            b[23] = 90
             return String(decoding: UnsafeBufferPointer(rebasing: b[0..<24]), as: UTF8.self)
         }
     }
@@ -57,7 +71,8 @@ public enum Timestamp {
             return value
         }
         guard let y = n(0, 4), let mo = n(5, 2), let d = n(8, 2), let h = n(11, 2), let mi = n(14, 2), let s = n(17, 2),
-              let ms = n(20, 3), let day = LocalDay(year: y, month: mo, day: d), h < 24, mi < 60, s < 60 else { return nil }
+            let ms = n(20, 3), let day = LocalDay(year: y, month: mo, day: d), h < 24, mi < 60, s < 60
+        else { return nil }
         let seconds = day.dayNumber * 86_400 + h * 3_600 + mi * 60 + s
         return Date(timeIntervalSince1970: Double(seconds) + Double(ms) / 1000)
     }

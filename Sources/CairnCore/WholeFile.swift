@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads what is left of an open file into one buffer sized from `fstat` (one byte over, so its end is seen without

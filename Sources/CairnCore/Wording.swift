@@ -15,7 +15,8 @@ public enum Disclaimer: String, CaseIterable, Sendable {
 /// Plain statements the product makes about itself.
 public enum ProductWording {
     /// What Cairn says about privacy, everywhere it says it.
-    public static let privacy = "Everything stays on this computer. Cairn makes no network connections; the page you are looking at is served by Cairn itself, only to this computer."
+    public static let privacy =
+        "Everything stays on this computer. Cairn makes no network connections; the page you are looking at is served by Cairn itself, only to this computer."
     /// Words never used in user-facing text (DESIGN.md): clinical or directional verbs.
     public static let bannedWords: [String] = [
         "diagnose", "diagnosis", "diagnostic", "detect", "detects", "detected", "detection", "screen for",

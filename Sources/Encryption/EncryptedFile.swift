@@ -75,20 +75,25 @@ public struct EncryptedFileHeader: Sendable, Equatable {
         let checksum = bytes[0..<checksumOffset].withUnsafeBytes { SHA256.digest($0) }
         guard checksum == Array(bytes[checksumOffset..<byteCount]) else { throw EncryptionError.headerDamaged }
         guard bytes[10] == 0, bytes[11] == 0, bytes[28] == kdfArgon2id13, bytes[29...31].allSatisfy({ $0 == 0 }),
-              let kdf = KeyDerivation(operations: UInt32(readBigEndian(bytes[32..<36])),
-                                      memoryBytes: readBigEndian(bytes[36..<44]), salt: Array(bytes[44..<60])),
-              let wrapped = WrappedKey(bytes: Array(bytes[wrappedKeyOffset..<streamHeaderOffset])) else {
+            let kdf = KeyDerivation(
+                operations: UInt32(readBigEndian(bytes[32..<36])),
+                memoryBytes: readBigEndian(bytes[36..<44]), salt: Array(bytes[44..<60])),
+            let wrapped = WrappedKey(bytes: Array(bytes[wrappedKeyOffset..<streamHeaderOffset]))
+        else {
             throw EncryptionError.headerDamaged
         }
-        return EncryptedFileHeader(kind: bytes[9], vaultID: Array(bytes[12..<28]), keyDerivation: kdf,
-                                   wrappedKey: wrapped, streamHeader: Array(bytes[streamHeaderOffset..<checksumOffset]))
+        return EncryptedFileHeader(
+            kind: bytes[9], vaultID: Array(bytes[12..<28]), keyDerivation: kdf,
+            wrappedKey: wrapped, streamHeader: Array(bytes[streamHeaderOffset..<checksumOffset]))
     }
 
     /// The file key: derives the passphrase's key (refusing parameters above the read limit) and unwraps.
     func fileKey(passphrase: Passphrase) throws -> SecretKey {
         let wrappingKey = try keyDerivation.deriveKey(from: passphrase)
-        return try wrappedKey.unwrap(with: wrappingKey, associatedData: Self.associatedData(
-            kind: kind, vaultID: vaultID, keyDerivation: keyDerivation))
+        return try wrappedKey.unwrap(
+            with: wrappingKey,
+            associatedData: Self.associatedData(
+                kind: kind, vaultID: vaultID, keyDerivation: keyDerivation))
     }
 
     private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
@@ -134,16 +139,20 @@ public final class EncryptingWriter {
 
     /// Derives the passphrase's key (`keyDerivation`, `KeyDerivation.standard()` in use), makes a random file key,
     /// writes the header to `sink`. Bytes then go in through `write`; `finish` writes the final chunk.
-    public convenience init(passphrase: Passphrase, kind: EncryptedFileHeader.Kind, vaultID: [UInt8],
-                            keyDerivation: KeyDerivation = .standard(), sink: @escaping ByteSink) throws {
+    public convenience init(
+        passphrase: Passphrase, kind: EncryptedFileHeader.Kind, vaultID: [UInt8],
+        keyDerivation: KeyDerivation = .standard(), sink: @escaping ByteSink
+    ) throws {
         precondition(vaultID.count == EncryptedFileHeader.vaultIDByteCount)
         let wrappingKey = try keyDerivation.deriveKey(from: passphrase)
         let fileKey = SecretKey.random()
         let associated = EncryptedFileHeader.associatedData(kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation)
         let wrapped = WrappedKey(wrapping: fileKey, with: wrappingKey, associatedData: associated)
         try self.init(key: fileKey, associatedData: [], sink: sink) { streamHeader in
-            EncryptedFileHeader(kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation, wrappedKey: wrapped,
-                                streamHeader: streamHeader).bytes
+            EncryptedFileHeader(
+                kind: kind.rawValue, vaultID: vaultID, keyDerivation: keyDerivation, wrappedKey: wrapped,
+                streamHeader: streamHeader
+            ).bytes
         }
     }
 
@@ -190,8 +199,9 @@ public final class EncryptingWriter {
     private func push(final: Bool) throws {
         var written: UInt64 = 0
         let tag = final ? crypto_secretstream_xchacha20poly1305_tag_final() : crypto_secretstream_xchacha20poly1305_tag_message()
-        _ = crypto_secretstream_xchacha20poly1305_push(&state, &output, &written, buffer, UInt64(buffer.count),
-                                                       associatedData, UInt64(associatedData.count), tag)
+        _ = crypto_secretstream_xchacha20poly1305_push(
+            &state, &output, &written, buffer, UInt64(buffer.count),
+            associatedData, UInt64(associatedData.count), tag)
         buffer.removeAll(keepingCapacity: true)
         try output.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<Int(written)])) }
     }
@@ -220,8 +230,9 @@ public final class DecryptingReader {
     /// Opens the stream after `header` (already read from `source`) with `passphrase`. Throws
     /// `keyDerivationTooCostly`, `keyDerivationFailed`, `wrongPassphrase`.
     public convenience init(header: EncryptedFileHeader, passphrase: Passphrase, source: @escaping ByteSource) throws {
-        try self.init(streamHeader: header.streamHeader, key: header.fileKey(passphrase: passphrase), associatedData: [],
-                      source: source)
+        try self.init(
+            streamHeader: header.streamHeader, key: header.fileKey(passphrase: passphrase), associatedData: [],
+            source: source)
     }
 
     /// Opens the stream that follows secretstream's `streamHeader` in `source`, keyed with `key`, every chunk
@@ -284,8 +295,9 @@ public final class DecryptingReader {
         var written: UInt64 = 0
         var tag: UInt8 = 0
         plain = [UInt8](repeating: 0, count: count - chunkOverhead)
-        let result = crypto_secretstream_xchacha20poly1305_pull(&state, &plain, &written, &tag, piece, UInt64(count),
-                                                                associatedData, UInt64(associatedData.count))
+        let result = crypto_secretstream_xchacha20poly1305_pull(
+            &state, &plain, &written, &tag, piece, UInt64(count),
+            associatedData, UInt64(associatedData.count))
         guard result == 0 else {
             // A short piece is the end of the file: either a final chunk that was damaged or one cut mid-way.
             throw count < piece.count ? EncryptionError.truncated : EncryptionError.damaged

@@ -25,10 +25,11 @@ public enum EncryptedPhoto {
         var out = Data()
         out.reserveCapacity(sealedByteCount(plaintext: photo.count))
         let prefix = headerPrefix(vaultID: vaultID)
-        let writer = try EncryptingWriter(key: photoKey(from: vaultKey), associatedData: prefix + Array(photoID.utf8),
-                                          sink: { piece in
-            if let base = piece.baseAddress { out.append(base.assumingMemoryBound(to: UInt8.self), count: piece.count) }
-        }, header: { prefix + $0 })
+        let writer = try EncryptingWriter(
+            key: photoKey(from: vaultKey), associatedData: prefix + Array(photoID.utf8),
+            sink: { piece in
+                if let base = piece.baseAddress { out.append(base.assumingMemoryBound(to: UInt8.self), count: piece.count) }
+            }, header: { prefix + $0 })
         try writer.write(photo)
         try writer.finish()
         return out
@@ -43,9 +44,10 @@ public enum EncryptedPhoto {
         guard header[8] == version else { throw EncryptionError.unsupportedVersion(header[8]) }
         let prefix = headerPrefix(vaultID: vaultID)
         guard Array(header[0..<prefix.count]) == prefix else { throw EncryptionError.damaged }
-        let reader = try DecryptingReader(streamHeader: Array(header[prefix.count...]), key: photoKey(from: vaultKey),
-                                          associatedData: prefix + Array(photoID.utf8),
-                                          source: byteSource(file.dropFirst(headerByteCount)))
+        let reader = try DecryptingReader(
+            streamHeader: Array(header[prefix.count...]), key: photoKey(from: vaultKey),
+            associatedData: prefix + Array(photoID.utf8),
+            source: byteSource(file.dropFirst(headerByteCount)))
         // The plaintext is always shorter than the stream that carries it.
         var plain = [UInt8](repeating: 0, count: file.count - headerByteCount)
         let count = try plain.withUnsafeMutableBytes { try reader.read(into: $0) }

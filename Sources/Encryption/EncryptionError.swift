@@ -38,12 +38,14 @@ public enum EncryptionError: CairnError, Equatable {
             return "This file was made by a newer version of Cairn. Update Cairn to open it."
         case .headerDamaged: return "The file's header is damaged, so it cannot be opened. Nothing was changed."
         case .keyDerivationTooCostly:
-            return "The file asks for more memory or time to check the passphrase than Cairn allows, so it was not opened. It was not made by Cairn, or it was altered."
+            return
+                "The file asks for more memory or time to check the passphrase than Cairn allows, so it was not opened. It was not made by Cairn, or it was altered."
         case .keyDerivationFailed:
             return "There is not enough free memory to check the passphrase. Close other programs and try again."
         case .wrongPassphrase: return "The passphrase is not right for this file."
         case .damaged: return "The file is damaged or was altered: a part of it failed its integrity check. Nothing was changed."
-        case .truncated: return "The file is incomplete: it ends early, or its last part is damaged (an interrupted copy or download?). Nothing was changed."
+        case .truncated:
+            return "The file is incomplete: it ends early, or its last part is damaged (an interrupted copy or download?). Nothing was changed."
         case .trailingData: return "The file has extra bytes after its end, so it was altered. Nothing was changed."
         case .emptyPassphrase: return "The passphrase is empty."
         case .notVaultHeader, .vaultHeaderDamaged:

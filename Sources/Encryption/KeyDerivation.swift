@@ -31,7 +31,8 @@ public struct KeyDerivation: Sendable, Equatable {
     /// `deriveKey`.
     public init?(operations: UInt32, memoryBytes: UInt64, salt: [UInt8]) {
         guard operations >= UInt32(crypto_pwhash_OPSLIMIT_MIN), memoryBytes >= UInt64(crypto_pwhash_MEMLIMIT_MIN),
-              salt.count == Self.saltByteCount else { return nil }
+            salt.count == Self.saltByteCount
+        else { return nil }
         self.operations = operations
         self.memoryBytes = memoryBytes
         self.salt = salt
@@ -50,11 +51,15 @@ public struct KeyDerivation: Sendable, Equatable {
         var key = [UInt8](repeating: 0, count: SecretKey.byteCount)
         let result = passphrase.withBytes { pass in
             pass.withMemoryRebound(to: CChar.self) { chars in
-                crypto_pwhash(&key, UInt64(key.count), chars.baseAddress!, UInt64(chars.count), salt,
-                              UInt64(operations), Int(memoryBytes), crypto_pwhash_ALG_ARGON2ID13)
+                crypto_pwhash(
+                    &key, UInt64(key.count), chars.baseAddress!, UInt64(chars.count), salt,
+                    UInt64(operations), Int(memoryBytes), crypto_pwhash_ALG_ARGON2ID13)
             }
         }
-        guard result == 0 else { Sodium.wipe(&key); throw EncryptionError.keyDerivationFailed }
+        guard result == 0 else {
+            Sodium.wipe(&key)
+            throw EncryptionError.keyDerivationFailed
+        }
         return SecretKey(taking: key)
     }
 }

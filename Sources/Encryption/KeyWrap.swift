@@ -16,8 +16,9 @@ public enum AEAD {
         var out = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
         var written: UInt64 = 0
         key.withBytes { k in
-            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(&out, &written, plaintext, UInt64(plaintext.count),
-                                                           associatedData, UInt64(associatedData.count), nil, nonce, k)
+            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                &out, &written, plaintext, UInt64(plaintext.count),
+                associatedData, UInt64(associatedData.count), nil, nonce, k)
         }
         return out
     }
@@ -29,8 +30,9 @@ public enum AEAD {
         var out = [UInt8](repeating: 0, count: sealed.count - tagByteCount)
         var written: UInt64 = 0
         let result = key.withBytes { k in
-            crypto_aead_xchacha20poly1305_ietf_decrypt(&out, &written, nil, sealed, UInt64(sealed.count),
-                                                       associatedData, UInt64(associatedData.count), nonce, k)
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                &out, &written, nil, sealed, UInt64(sealed.count),
+                associatedData, UInt64(associatedData.count), nonce, k)
         }
         return result == 0 ? out : nil
     }
@@ -50,8 +52,11 @@ public struct WrappedKey: Sendable, Equatable {
     public init(wrapping key: SecretKey, with wrappingKey: SecretKey, associatedData: [UInt8]) {
         let nonce = Sodium.randomBytes(AEAD.nonceByteCount)
         self.nonce = nonce
-        sealed = key.withBytes { AEAD.seal(Array(UnsafeBufferPointer(start: $0, count: SecretKey.byteCount)),
-                                            key: wrappingKey, nonce: nonce, associatedData: associatedData) }
+        sealed = key.withBytes {
+            AEAD.seal(
+                Array(UnsafeBufferPointer(start: $0, count: SecretKey.byteCount)),
+                key: wrappingKey, nonce: nonce, associatedData: associatedData)
+        }
     }
 
     /// A wrapped key as read from a header (`bytes` is `byteCount` long).

@@ -17,8 +17,10 @@ public final class PageCipher: @unchecked Sendable {
 
     /// Encrypts the first `count - reservedByteCount` bytes of `page` in place under a fresh random nonce,
     /// authenticating `associatedData`, and writes the nonce and the tag into the last `reservedByteCount` bytes.
-    public func seal(page: UnsafeMutablePointer<UInt8>, count: Int, associatedData: UnsafePointer<UInt8>,
-                     associatedDataCount: Int) {
+    public func seal(
+        page: UnsafeMutablePointer<UInt8>, count: Int, associatedData: UnsafePointer<UInt8>,
+        associatedDataCount: Int
+    ) {
         let body = count - Self.reservedByteCount
         precondition(body > 0)
         randombytes_buf(page + body, AEAD.nonceByteCount)
@@ -26,8 +28,10 @@ public final class PageCipher: @unchecked Sendable {
     }
 
     /// `seal` with the nonce already in place (the test vectors fix it).
-    func sealWithStoredNonce(page: UnsafeMutablePointer<UInt8>, count: Int, associatedData: UnsafePointer<UInt8>,
-                             associatedDataCount: Int) {
+    func sealWithStoredNonce(
+        page: UnsafeMutablePointer<UInt8>, count: Int, associatedData: UnsafePointer<UInt8>,
+        associatedDataCount: Int
+    ) {
         let body = count - Self.reservedByteCount
         let nonce = page + body
         let tag = nonce + AEAD.nonceByteCount
@@ -39,8 +43,10 @@ public final class PageCipher: @unchecked Sendable {
 
     /// Decrypts `page` in place when its tag verifies under the nonce stored in it and `associatedData`; false
     /// (and the page unchanged) when it does not: a wrong key, a changed byte, or a page from another place.
-    public func open(page: UnsafeMutablePointer<UInt8>, count: Int, associatedData: UnsafePointer<UInt8>,
-                     associatedDataCount: Int) -> Bool {
+    public func open(
+        page: UnsafeMutablePointer<UInt8>, count: Int, associatedData: UnsafePointer<UInt8>,
+        associatedDataCount: Int
+    ) -> Bool {
         let body = count - Self.reservedByteCount
         guard body > 0 else { return false }
         let nonce = page + body
@@ -60,8 +66,9 @@ extension PageCipher {
         out.replaceSubrange((page.count - Self.reservedByteCount)..<(page.count - AEAD.tagByteCount), with: nonce)
         out.withUnsafeMutableBufferPointer { buffer in
             associatedData.withUnsafeBufferPointer { ad in
-                sealWithStoredNonce(page: buffer.baseAddress!, count: buffer.count, associatedData: ad.baseAddress!,
-                                    associatedDataCount: ad.count)
+                sealWithStoredNonce(
+                    page: buffer.baseAddress!, count: buffer.count, associatedData: ad.baseAddress!,
+                    associatedDataCount: ad.count)
             }
         }
         return out

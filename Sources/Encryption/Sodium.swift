@@ -30,8 +30,11 @@ enum Sodium {
 public enum EncryptionLibraries {
     /// libsodium, with the version that loaded.
     public static func statuses() -> [ComponentStatus] {
-        [ComponentStatus(name: "libsodium", role: "encryption and hashing", present: Sodium.ready(),
-                         version: String(cString: sodium_version_string()))]
+        [
+            ComponentStatus(
+                name: "libsodium", role: "encryption and hashing", present: Sodium.ready(),
+                version: String(cString: sodium_version_string()))
+        ]
     }
 }
 
@@ -57,7 +60,12 @@ public enum Hex {
         var high: UInt8?
         for scalar in digits {
             guard let value = UInt8(String(scalar), radix: 16) else { return nil }
-            if let h = high { out.append(h << 4 | value); high = nil } else { high = value }
+            if let h = high {
+                out.append(h << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
         }
         return out
     }

@@ -45,25 +45,32 @@ public struct VaultHeader: Sendable, Equatable {
 
     /// A header with the lock on: `vaultKey` wrapped under the key `passphrase` gives with `keyDerivation` (a
     /// fresh salt and `KeyDerivation.standard()` cost in use).
-    public static func locked(vaultKey: SecretKey, passphrase: Passphrase, vaultID: [UInt8],
-                              keyDerivation: KeyDerivation = .standard()) throws -> VaultHeader {
+    public static func locked(
+        vaultKey: SecretKey, passphrase: Passphrase, vaultID: [UInt8],
+        keyDerivation: KeyDerivation = .standard()
+    ) throws -> VaultHeader {
         let wrappingKey = try keyDerivation.deriveKey(from: passphrase)
         let associated = associatedData(state: .on, vaultID: vaultID, keyDerivation: keyDerivation)
-        return VaultHeader(state: .on, vaultID: vaultID, keyDerivation: keyDerivation,
-                           wrappedKey: WrappedKey(wrapping: vaultKey, with: wrappingKey, associatedData: associated))
+        return VaultHeader(
+            state: .on, vaultID: vaultID, keyDerivation: keyDerivation,
+            wrappedKey: WrappedKey(wrapping: vaultKey, with: wrappingKey, associatedData: associated))
     }
 
     /// `locked` with a given wrap nonce (for known-answer tests; real headers draw a random one).
-    public static func lockedForTest(vaultKey: SecretKey, passphrase: Passphrase, vaultID: [UInt8],
-                              keyDerivation: KeyDerivation, nonce: [UInt8]) throws -> VaultHeader {
+    public static func lockedForTest(
+        vaultKey: SecretKey, passphrase: Passphrase, vaultID: [UInt8],
+        keyDerivation: KeyDerivation, nonce: [UInt8]
+    ) throws -> VaultHeader {
         let wrappingKey = try keyDerivation.deriveKey(from: passphrase)
         let associated = associatedData(state: .on, vaultID: vaultID, keyDerivation: keyDerivation)
         let sealed = vaultKey.withBytes {
-            AEAD.seal(Array(UnsafeBufferPointer(start: $0, count: SecretKey.byteCount)), key: wrappingKey, nonce: nonce,
-                      associatedData: associated)
+            AEAD.seal(
+                Array(UnsafeBufferPointer(start: $0, count: SecretKey.byteCount)), key: wrappingKey, nonce: nonce,
+                associatedData: associated)
         }
-        return VaultHeader(state: .on, vaultID: vaultID, keyDerivation: keyDerivation,
-                           wrappedKey: WrappedKey(bytes: nonce + sealed)!)
+        return VaultHeader(
+            state: .on, vaultID: vaultID, keyDerivation: keyDerivation,
+            wrappedKey: WrappedKey(bytes: nonce + sealed)!)
     }
 
     /// A header with the lock off (`turnedOff` or `declined`): no key derivation, no key.
@@ -74,8 +81,10 @@ public struct VaultHeader: Sendable, Equatable {
 
     /// The same vault key wrapped under `newPassphrase` (a new salt and nonce): what changing the passphrase
     /// writes. Nothing else changes. Throws `wrongVaultPassphrase` when `passphrase` is not the current one.
-    public func rewrapped(passphrase: Passphrase, newPassphrase: Passphrase,
-                          keyDerivation: KeyDerivation = .standard()) throws -> VaultHeader {
+    public func rewrapped(
+        passphrase: Passphrase, newPassphrase: Passphrase,
+        keyDerivation: KeyDerivation = .standard()
+    ) throws -> VaultHeader {
         let key = try vaultKey(passphrase: passphrase)
         return try Self.locked(vaultKey: key, passphrase: newPassphrase, vaultID: vaultID, keyDerivation: keyDerivation)
     }
@@ -87,8 +96,10 @@ public struct VaultHeader: Sendable, Equatable {
         guard state == .on, let keyDerivation, let wrappedKey else { throw EncryptionError.vaultNotLocked }
         let wrappingKey = try keyDerivation.deriveKey(from: passphrase)
         do {
-            return try wrappedKey.unwrap(with: wrappingKey, associatedData: Self.associatedData(
-                state: state, vaultID: vaultID, keyDerivation: keyDerivation))
+            return try wrappedKey.unwrap(
+                with: wrappingKey,
+                associatedData: Self.associatedData(
+                    state: state, vaultID: vaultID, keyDerivation: keyDerivation))
         } catch EncryptionError.wrongPassphrase {
             throw EncryptionError.wrongVaultPassphrase
         }
@@ -126,16 +137,19 @@ public struct VaultHeader: Sendable, Equatable {
         guard bytes[8] == version else { throw EncryptionError.unsupportedVersion(bytes[8]) }
         let checksum = bytes[0..<checksumOffset].withUnsafeBytes { SHA256.digest($0) }
         guard checksum == Array(bytes[checksumOffset..<byteCount]), bytes[10] == 0, bytes[11] == 0,
-              let state = LockState(rawValue: bytes[9]) else { throw EncryptionError.vaultHeaderDamaged }
+            let state = LockState(rawValue: bytes[9])
+        else { throw EncryptionError.vaultHeaderDamaged }
         let vaultID = Array(bytes[12..<28])
         guard state == .on else {
             guard bytes[28..<checksumOffset].allSatisfy({ $0 == 0 }) else { throw EncryptionError.vaultHeaderDamaged }
             return unlocked(state, vaultID: vaultID)
         }
         guard bytes[28] == kdfArgon2id13, bytes[29...31].allSatisfy({ $0 == 0 }),
-              let kdf = KeyDerivation(operations: UInt32(readBigEndian(bytes[32..<36])),
-                                      memoryBytes: readBigEndian(bytes[36..<44]), salt: Array(bytes[44..<60])),
-              let wrapped = WrappedKey(bytes: Array(bytes[wrappedKeyOffset..<checksumOffset])) else {
+            let kdf = KeyDerivation(
+                operations: UInt32(readBigEndian(bytes[32..<36])),
+                memoryBytes: readBigEndian(bytes[36..<44]), salt: Array(bytes[44..<60])),
+            let wrapped = WrappedKey(bytes: Array(bytes[wrappedKeyOffset..<checksumOffset]))
+        else {
             throw EncryptionError.vaultHeaderDamaged
         }
         return VaultHeader(state: .on, vaultID: vaultID, keyDerivation: kdf, wrappedKey: wrapped)

@@ -139,14 +139,23 @@ private final class ParseState {
         for i in 0..<attributes.count {
             let name = attributes.name(i)
             let value = attributes.value(i)
-            if name.equals("sourceName") { sourceName = cachedSourceName.string(value) }
-            else if name.equals("sourceVersion") { sourceVersion = cachedSourceVersion.string(value) }
-            else if name.equals("device") { device = cachedDevice.string(value) }
-            else if name.equals("unit") { unit = cachedUnit.string(value) }
-            else if name.equals("value") { valueText = String(decoding: value, as: UTF8.self) }
-            else if name.equals("creationDate") { creation = .some(HealthTimestamp(bytes: value)) }
-            else if name.equals("startDate") { start = .some(HealthTimestamp(bytes: value)) }
-            else if name.equals("endDate") { end = .some(HealthTimestamp(bytes: value)) }
+            if name.equals("sourceName") {
+                sourceName = cachedSourceName.string(value)
+            } else if name.equals("sourceVersion") {
+                sourceVersion = cachedSourceVersion.string(value)
+            } else if name.equals("device") {
+                device = cachedDevice.string(value)
+            } else if name.equals("unit") {
+                unit = cachedUnit.string(value)
+            } else if name.equals("value") {
+                valueText = String(decoding: value, as: UTF8.self)
+            } else if name.equals("creationDate") {
+                creation = .some(HealthTimestamp(bytes: value))
+            } else if name.equals("startDate") {
+                start = .some(HealthTimestamp(bytes: value))
+            } else if name.equals("endDate") {
+                end = .some(HealthTimestamp(bytes: value))
+            }
         }
     }
 
@@ -155,8 +164,11 @@ private final class ParseState {
         var value: UnsafeBufferPointer<UInt8>?
         for i in 0..<attributes.count {
             let name = attributes.name(i)
-            if name.equals("key") { isTimeZone = attributes.value(i).equals("HKTimeZone") }
-            else if name.equals("value") { value = attributes.value(i) }
+            if name.equals("key") {
+                isTimeZone = attributes.value(i).equals("HKTimeZone")
+            } else if name.equals("value") {
+                value = attributes.value(i)
+            }
         }
         if isTimeZone, let value, !value.isEmpty { timeZone = String(decoding: value, as: UTF8.self) }
     }
@@ -185,7 +197,8 @@ private enum RecordCheck {
 
     static func validate(_ s: ParseState) -> Outcome {
         guard let sourceName = s.sourceName, let startField = s.start, let endField = s.end,
-              let valueText = s.valueText else { return .failure(.missingField) }
+            let valueText = s.valueText
+        else { return .failure(.missingField) }
         guard let start = startField, let end = endField else { return .failure(.unreadableDate) }
         var creation: HealthTimestamp?
         if let creationField = s.creation {
@@ -194,7 +207,8 @@ private enum RecordCheck {
         }
         if let dates = s.dates {
             guard dates.contains(start.utcSeconds), dates.contains(end.utcSeconds),
-                  creation.map({ dates.contains($0.utcSeconds) }) ?? true else { return .failure(.dateOutOfRange) }
+                creation.map({ dates.contains($0.utcSeconds) }) ?? true
+            else { return .failure(.dateOutOfRange) }
         }
         guard end.utcSeconds >= start.utcSeconds else { return .failure(.endBeforeStart) }
         let value: Double
@@ -208,8 +222,12 @@ private enum RecordCheck {
             guard s.unit == "count" else { return .failure(.unexpectedUnit) }
             guard number >= 0 else { return .failure(.negativeStepCount) }
             let seconds = Double(end.utcSeconds - start.utcSeconds)
-            guard number <= (seconds == 0 ? HealthRecordLimits.stepsPerRecord
-                             : HealthRecordLimits.stepsPerSecond * seconds + HealthRecordLimits.stepsSlack) else {
+            guard
+                number
+                    <= (seconds == 0
+                        ? HealthRecordLimits.stepsPerRecord
+                        : HealthRecordLimits.stepsPerSecond * seconds + HealthRecordLimits.stepsSlack)
+            else {
                 return .failure(.impossibleStepCount)
             }
             value = number
@@ -229,10 +247,13 @@ private enum RecordCheck {
             guard kilograms > 0, kilograms <= 650 else { return .failure(.impossibleBodyMass) }
             value = number
         }
-        guard let record = HealthRecord(kind: s.kind, sourceName: sourceName, sourceVersion: s.sourceVersion,
-                                        device: s.device, unit: s.kind == .sleepAnalysis ? "" : s.unit, value: value,
-                                        creationDate: creation, startDate: start, endDate: end,
-                                        timeZoneIdentifier: s.timeZone) else { return .failure(.unreadableValue) }
+        guard
+            let record = HealthRecord(
+                kind: s.kind, sourceName: sourceName, sourceVersion: s.sourceVersion,
+                device: s.device, unit: s.kind == .sleepAnalysis ? "" : s.unit, value: value,
+                creationDate: creation, startDate: start, endDate: end,
+                timeZoneIdentifier: s.timeZone)
+        else { return .failure(.unreadableValue) }
         return .success(record)
     }
 }

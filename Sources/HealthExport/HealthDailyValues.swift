@@ -1,5 +1,5 @@
-import Foundation
 import CairnCore
+import Foundation
 
 /// The outcome metrics an Apple Health import feeds, by their pinned ids.
 public enum HealthMetric: String, Sendable, Hashable, CaseIterable, Codable {
@@ -65,8 +65,10 @@ public struct HealthSample: Sendable, Equatable {
     public let timeZoneIdentifier: String?
 
     /// A sample; body mass in kg.
-    public init(kind: HealthRecordKind, source: Int, value: Double, start: HealthTimestamp, end: HealthTimestamp,
-                timeZoneIdentifier: String?) {
+    public init(
+        kind: HealthRecordKind, source: Int, value: Double, start: HealthTimestamp, end: HealthTimestamp,
+        timeZoneIdentifier: String?
+    ) {
         self.kind = kind
         self.source = source
         self.value = value
@@ -82,8 +84,9 @@ public struct HealthSample: Sendable, Equatable {
             guard let kilograms = BodyMassUnit.kilograms(record.value, unit: record.unit) else { return nil }
             value = kilograms
         }
-        self.init(kind: record.kind, source: source, value: value, start: record.startDate, end: record.endDate,
-                  timeZoneIdentifier: record.timeZoneIdentifier)
+        self.init(
+            kind: record.kind, source: source, value: value, start: record.startDate, end: record.endDate,
+            timeZoneIdentifier: record.timeZoneIdentifier)
     }
 }
 
@@ -152,8 +155,10 @@ public enum HealthDailyValues {
 
     // MARK: point metrics
 
-    private static func pointValues(_ samples: [HealthSample], sources: [HealthSource], last: Bool,
-                                    _ days: inout DayResolver) -> [LocalDay: Double] {
+    private static func pointValues(
+        _ samples: [HealthSample], sources: [HealthSource], last: Bool,
+        _ days: inout DayResolver
+    ) -> [LocalDay: Double] {
         guard !samples.isEmpty else { return [:] }
         let rank = Dictionary(uniqueKeysWithValues: ranked(samples, sources: sources, byDuration: false).enumerated().map { ($1, $0) })
         var best: [LocalDay: (rank: Int, samples: [HealthSample])] = [:]
@@ -177,8 +182,10 @@ public enum HealthDailyValues {
 
     // MARK: steps
 
-    private static func stepValues(_ samples: [HealthSample], sources: [HealthSource],
-                                   _ days: inout DayResolver) -> [LocalDay: Double] {
+    private static func stepValues(
+        _ samples: [HealthSample], sources: [HealthSource],
+        _ days: inout DayResolver
+    ) -> [LocalDay: Double] {
         guard !samples.isEmpty else { return [:] }
         var bySource: [Int: [HealthSample]] = [:]
         for s in samples { bySource[s.source, default: []].append(s) }
@@ -187,7 +194,8 @@ public enum HealthDailyValues {
         for source in ranked(samples, sources: sources, byDuration: true) {
             let own = bySource[source]!
             for sample in own {
-                let start = sample.start.utcSeconds, end = sample.end.utcSeconds
+                let start = sample.start.utcSeconds
+                let end = sample.end.utcSeconds
                 let share: Double
                 if end == start {
                     share = covered.contains(start) ? 0 : 1
@@ -213,8 +221,10 @@ public enum HealthDailyValues {
     }
 
     /// The time, across sources by rank, where the winning source's samples satisfy `counts`.
-    private static func mergedIntervals(_ samples: [HealthSample], sources: [HealthSource],
-                                        counts: (HealthSample) -> Bool) -> [Piece] {
+    private static func mergedIntervals(
+        _ samples: [HealthSample], sources: [HealthSource],
+        counts: (HealthSample) -> Bool
+    ) -> [Piece] {
         guard !samples.isEmpty else { return [] }
         var bySource: [Int: [HealthSample]] = [:]
         for s in samples { bySource[s.source, default: []].append(s) }
@@ -224,7 +234,9 @@ public enum HealthDailyValues {
             let own = bySource[source]!
             for sample in own where counts(sample) {
                 for free in covered.gaps(sample.start.utcSeconds, sample.end.utcSeconds) {
-                    let endStamp = free.end == sample.end.utcSeconds ? sample.end
+                    let endStamp =
+                        free.end == sample.end.utcSeconds
+                        ? sample.end
                         : HealthTimestamp(utcSeconds: free.end, offsetSeconds: sample.end.offsetSeconds)!
                     pieces.append(Piece(start: free.start, end: endStamp, zone: sample.timeZoneIdentifier))
                 }
@@ -319,7 +331,8 @@ struct IntervalSet {
 
     /// The index of the first interval whose end is after `instant` (binary search).
     private func firstEndingAfter(_ instant: Int64) -> Int {
-        var low = 0, high = intervals.count
+        var low = 0
+        var high = intervals.count
         while low < high {
             let mid = (low + high) / 2
             if intervals[mid].end <= instant { low = mid + 1 } else { high = mid }

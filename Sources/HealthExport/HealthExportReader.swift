@@ -28,36 +28,48 @@ public struct HealthExportReader: Sendable {
     /// (records and positions cross in order through `Handoff`), so parsing and storing use two cores.
     ///   - dates: the instants a record's start, end and creation dates must fall in (`ImportDates.instants`);
     ///     a record with a date outside is left out as `HealthRecordProblem.dateOutOfRange`. Nil: any date.
-    public func read(contentsOf url: URL, dates: Range<Date>? = nil,
-                     progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
-                     onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
+    public func read(
+        contentsOf url: URL, dates: Range<Date>? = nil,
+        progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
+        onRecord: (HealthRecord) throws -> Void
+    ) throws -> HealthReadSummary {
         try read(.file(url), dates: dates, progress: progress, onRecord: onRecord)
     }
 
     /// The same read of an export from `source`: a file, or the bytes of one already in memory (an upload, read
     /// where it is rather than written to a temporary file first).
-    public func read(_ source: HealthExportSource, dates: Range<Date>? = nil,
-                     progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
-                     onRecord: (HealthRecord) throws -> Void) throws -> HealthReadSummary {
-        enum Item: Sendable { case record(HealthRecord), position(Int64, Int64) }
+    public func read(
+        _ source: HealthExportSource, dates: Range<Date>? = nil,
+        progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
+        onRecord: (HealthRecord) throws -> Void
+    ) throws -> HealthReadSummary {
+        enum Item: Sendable {
+            case record(HealthRecord)
+            case position(Int64, Int64)
+        }
         let reader = self
-        return try Handoff.run(chunk: 1024, produce: { emit in
-            // The parser keeps its record handler only for the length of this read.
-            try withoutActuallyEscaping(emit) { emit in
-                try reader.readSequentially(source, dates: dates, progress: { try emit(.position($0, $1)) }) { try emit(.record($0)) }
-            }
-        }, consume: { (item: Item) in
-            switch item {
-            case .record(let record): try onRecord(record)
-            case .position(let read, let total): progress(read, total)
-            }
-        })
+        return try Handoff.run(
+            chunk: 1024,
+            produce: { emit in
+                // The parser keeps its record handler only for the length of this read.
+                try withoutActuallyEscaping(emit) { emit in
+                    try reader.readSequentially(source, dates: dates, progress: { try emit(.position($0, $1)) }) { try emit(.record($0)) }
+                }
+            },
+            consume: { (item: Item) in
+                switch item {
+                case .record(let record): try onRecord(record)
+                case .position(let read, let total): progress(read, total)
+                }
+            })
     }
 
     /// The same read on the calling thread, `onRecord` called from inside the parser.
-    func readSequentially(_ source: HealthExportSource, dates: Range<Date>? = nil,
-                          progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
-                          onRecord: @escaping (HealthRecord) throws -> Void) throws -> HealthReadSummary {
+    func readSequentially(
+        _ source: HealthExportSource, dates: Range<Date>? = nil,
+        progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
+        onRecord: @escaping (HealthRecord) throws -> Void
+    ) throws -> HealthReadSummary {
         // Whole seconds, both bounds rounded up: a record's whole-second date is inside exactly when its instant is.
         let seconds = dates.map { Int64($0.lowerBound.timeIntervalSince1970.rounded(.up))..<Int64($0.upperBound.timeIntervalSince1970.rounded(.up)) }
         let parser = ExportXMLParser(dates: seconds, onRecord: onRecord)
@@ -113,8 +125,10 @@ public struct HealthExportReader: Sendable {
     private static let zipMagic: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
 
     /// Parses the XML `fill` gives (it fills a buffer and returns how much it put there, 0 at the end).
-    private func readPlain(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
-                           fill: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+    private func readPlain(
+        totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
+        fill: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var bytesRead: Int64 = 0
@@ -131,8 +145,10 @@ public struct HealthExportReader: Sendable {
     /// Parses the export member of the zip archive `open` opens (a file, or bytes in memory). Throws
     /// `HealthExportError.severalExportsInArchive` before reading any record when the archive holds more than one
     /// export member: a first pass reads only the members' headers (libarchive seeks over their data).
-    private func readZip(totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
-                         open: (OpaquePointer) -> Int32) throws {
+    private func readZip(
+        totalBytes: Int64, parser: ExportXMLParser, progress: (Int64, Int64) throws -> Void,
+        open: (OpaquePointer) -> Int32
+    ) throws {
         let exports = try Self.exportMemberCount(open: open)
         guard exports <= 1 else { throw HealthExportError.severalExportsInArchive(count: exports) }
         guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }

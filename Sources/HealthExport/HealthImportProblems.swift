@@ -108,7 +108,8 @@ public enum HealthExportError: CairnError, Equatable {
         case .unreadable: return "The export could not be opened for reading."
         case .noExportInArchive: return "The zip file has no export.xml in it. Choose the export.zip from Health's 'Export All Health Data'."
         case .severalExportsInArchive(let count):
-            return "The zip file holds \(CountText.grouped(count)) files named export.xml; an export has exactly one. Choose the export.zip from Health's 'Export All Health Data' as the Health app wrote it. Nothing was imported."
+            return
+                "The zip file holds \(CountText.grouped(count)) files named export.xml; an export has exactly one. Choose the export.zip from Health's 'Export All Health Data' as the Health app wrote it. Nothing was imported."
         case .damagedArchive: return "The zip file is damaged or cannot be read."
         case .malformedXML(let line):
             return "The export is not well-formed XML (the problem is at line \(line)); it may be truncated or damaged. Nothing was imported."

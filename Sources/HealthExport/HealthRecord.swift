@@ -1,5 +1,5 @@
-import Foundation
 import CairnCore
+import Foundation
 
 /// The Apple Health record types Cairn reads. Every other `Record` type in an export is skipped and counted.
 public enum HealthRecordKind: String, Sendable, Hashable, CaseIterable, Codable {
@@ -102,7 +102,8 @@ public struct HealthTimestamp: Hashable, Sendable, Comparable, Codable {
     /// Parses `YYYY-MM-DD HH:MM:SS ±HHMM` from raw UTF-8 bytes without allocating.
     init?(bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 25, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x20, bytes[13] == 0x3A,
-              bytes[16] == 0x3A, bytes[19] == 0x20, bytes[20] == 0x2B || bytes[20] == 0x2D else { return nil }
+            bytes[16] == 0x3A, bytes[19] == 0x20, bytes[20] == 0x2B || bytes[20] == 0x2D
+        else { return nil }
         func number(_ from: Int, _ count: Int) -> Int? {
             var value = 0
             for i in from..<(from + count) {
@@ -113,10 +114,11 @@ public struct HealthTimestamp: Hashable, Sendable, Comparable, Codable {
             return value
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              let offsetHours = number(21, 2), let offsetMinutes = number(23, 2),
-              hour < 24, minute < 60, second < 61, offsetMinutes < 60,
-              let date = LocalDay(year: year, month: month, day: day)?.dayNumber else { return nil }
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            let offsetHours = number(21, 2), let offsetMinutes = number(23, 2),
+            hour < 24, minute < 60, second < 61, offsetMinutes < 60,
+            let date = LocalDay(year: year, month: month, day: day)?.dayNumber
+        else { return nil }
         let offset = (offsetHours * 3600 + offsetMinutes * 60) * (bytes[20] == 0x2D ? -1 : 1)
         let local = Int64(date) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         self.init(utcSeconds: local - Int64(offset), offsetSeconds: Int32(offset))
@@ -156,9 +158,11 @@ public struct HealthRecord: Hashable, Sendable {
     public let timeZoneIdentifier: String?
 
     /// A record; nil when the end precedes the start.
-    public init?(kind: HealthRecordKind, sourceName: String, sourceVersion: String = "", device: String = "",
-                 unit: String, value: Double, creationDate: HealthTimestamp?, startDate: HealthTimestamp,
-                 endDate: HealthTimestamp, timeZoneIdentifier: String? = nil) {
+    public init?(
+        kind: HealthRecordKind, sourceName: String, sourceVersion: String = "", device: String = "",
+        unit: String, value: Double, creationDate: HealthTimestamp?, startDate: HealthTimestamp,
+        endDate: HealthTimestamp, timeZoneIdentifier: String? = nil
+    ) {
         guard endDate.utcSeconds >= startDate.utcSeconds, value.isFinite else { return nil }
         self.kind = kind
         self.sourceName = sourceName

@@ -7,23 +7,30 @@ extension ImagePipeline {
     /// amber in proportion to the change. `values` are `mapWidth * mapHeight` cells, row-major, 0 = no change and
     /// 1 = at or beyond the display ceiling. Below a tenth of the ceiling is drawn as no change, so JPEG noise
     /// does not outline the square.
-    public func changeOverlay(_ values: [Float], mapWidth: Int, mapHeight: Int, width: Int, height: Int,
-                              squareFraction: Double) throws -> RGBImage {
+    public func changeOverlay(
+        _ values: [Float], mapWidth: Int, mapHeight: Int, width: Int, height: Int,
+        squareFraction: Double
+    ) throws -> RGBImage {
         precondition(values.count == mapWidth * mapHeight && width > 0 && height > 0, "changeOverlay size mismatch")
         var grey = [UInt8](repeating: 0, count: values.count * 3)
         for (i, value) in values.enumerated() {
             let byte = UInt8(min(max(value, 0), 1) * 255 + 0.5)
-            grey[i * 3] = byte; grey[i * 3 + 1] = byte; grey[i * 3 + 2] = byte
+            grey[i * 3] = byte
+            grey[i * 3 + 1] = byte
+            grey[i * 3 + 2] = byte
         }
         let side = max(1, Int((Double(min(width, height)) * squareFraction).rounded()))
         let square = try resize(RGBImage(width: mapWidth, height: mapHeight, pixels: grey), width: side, height: side)
-        let x0 = (width - side) / 2, y0 = (height - side) / 2
+        let x0 = (width - side) / 2
+        let y0 = (height - side) / 2
         var px = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<side {
             for x in 0..<side {
                 let t = min(max((Double(square.pixels[(y * side + x) * 3]) / 255 - 0.1) / 0.9, 0), 1)
                 let i = ((y0 + y) * width + x0 + x) * 3
-                px[i] = UInt8(255 * t); px[i + 1] = UInt8(170 * t); px[i + 2] = UInt8(40 * t)
+                px[i] = UInt8(255 * t)
+                px[i + 1] = UInt8(170 * t)
+                px[i + 2] = UInt8(40 * t)
             }
         }
         return RGBImage(width: width, height: height, pixels: px)

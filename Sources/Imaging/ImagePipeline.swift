@@ -21,13 +21,16 @@ public final class ImagePipeline: Sendable {
 
     /// Makes a pipeline; starts libvips on first use (once per process).
     public convenience init(limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85) {
-        self.init(limits: limits, fullSizeQuality: fullSizeQuality, thumbnailQuality: thumbnailQuality,
-                  planarLimit: Self.planarLimit, turnLimit: Self.turnLimit)
+        self.init(
+            limits: limits, fullSizeQuality: fullSizeQuality, thumbnailQuality: thumbnailQuality,
+            planarLimit: Self.planarLimit, turnLimit: Self.turnLimit)
     }
 
     /// A pipeline with other plane limits (tests turn small photos in bands with this).
-    init(limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85, planarLimit: Int,
-         turnLimit: Int) {
+    init(
+        limits: ImageLimits = ImageLimits(), fullSizeQuality: Int = 90, thumbnailQuality: Int = 85, planarLimit: Int,
+        turnLimit: Int
+    ) {
         self.limits = limits
         self.fullSizeQuality = min(max(fullSizeQuality, 1), 100)
         self.thumbnailQuality = min(max(thumbnailQuality, 1), 100)
@@ -56,8 +59,10 @@ public final class ImagePipeline: Sendable {
     /// with `maxSide` at least `thumbnailSide`): on the planar path the thumbnail is shrunk from it instead of
     /// decoding the photo a second time (the decode's Huffman pass was a tenth of a 12 MP `skin log`). A preview
     /// that is smaller than the thumbnail would be, or of another shape than the photo, is not used.
-    public func ingest(_ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic, preview: RGBImage? = nil,
-                       verify: (Data) throws -> Void) throws -> IngestedPhoto {
+    public func ingest(
+        _ data: Data, thumbnailSide: Int = 512, strategy: IngestStrategy = .automatic, preview: RGBImage? = nil,
+        verify: (Data) throws -> Void
+    ) throws -> IngestedPhoto {
         precondition(thumbnailSide > 0, "thumbnailSide must be positive")
         try checkBytes(data)
         let (full, info, width, height, path, madeThumbnail) = try data.withUnsafeBytes {
@@ -68,13 +73,16 @@ public final class ImagePipeline: Sendable {
             let image = try open(bytes, format: format, sequential: true)
             let info = try headerInfo(of: image, format: format)
             if format == .jpeg, strategy == .automatic,
-               let planar = planarUpright(data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide,
-                                          preview: preview.flatMap { usable($0, asPreviewOf: info, thumbnailSide: thumbnailSide) }) {
+                let planar = planarUpright(
+                    data, bytes: bytes, image: image, info: info, thumbnailSide: thumbnailSide,
+                    preview: preview.flatMap { usable($0, asPreviewOf: info, thumbnailSide: thumbnailSide) })
+            {
                 return (planar.jpeg, info, planar.width, planar.height, .planarReencode, planar.thumbnail)
             }
             if format == .jpeg, strategy != .alwaysReencode,
-               strategy == .losslessWherePossible,
-               let lossless = losslessUpright(bytes, image: image, info: info) {
+                strategy == .losslessWherePossible,
+                let lossless = losslessUpright(bytes, image: image, info: info)
+            {
                 return (lossless.jpeg, info, lossless.width, lossless.height, lossless.path, nil)
             }
             let source = info.orientation == 1 ? image : try open(bytes, format: format, sequential: false)
@@ -82,8 +90,9 @@ public final class ImagePipeline: Sendable {
             let jpeg = try upright.jpeg(quality: fullSizeQuality)
             return (jpeg, info, upright.width, upright.height, .reencode, nil)
         }
-        return try finish(full, width: width, height: height, info: info, path: path, thumbnail: madeThumbnail,
-                          thumbnailSide: thumbnailSide, verify: verify)
+        return try finish(
+            full, width: width, height: height, info: info, path: path, thumbnail: madeThumbnail,
+            thumbnailSide: thumbnailSide, verify: verify)
     }
 
     /// `ingest` together with the copy `decodeRGB(_:maxSide: analysisSide)` makes, the thumbnail's source (as
@@ -92,8 +101,10 @@ public final class ImagePipeline: Sendable {
     /// half-size pixels as libjpeg's decode at half size, but for their luma, the mean of each 2 x 2 of decoded samples
     /// rather than a 4x4 reduced inverse DCT (measured on a 12 MP photo at 800 px: RMS 0.42 of a level, at most 2).
     /// Any other photo is decoded twice, as `decodeRGB` and `ingest` do. Throws as they do.
-    public func ingest(_ data: Data, thumbnailSide: Int = 512, analysisSide: Int,
-                       verify: (Data) throws -> Void) throws -> (photo: IngestedPhoto, analysis: RGBImage) {
+    public func ingest(
+        _ data: Data, thumbnailSide: Int = 512, analysisSide: Int,
+        verify: (Data) throws -> Void
+    ) throws -> (photo: IngestedPhoto, analysis: RGBImage) {
         precondition(thumbnailSide > 0 && analysisSide > 0, "sides must be positive")
         try checkBytes(data)
         let shared = try data.withUnsafeBytes { bytes -> (Data, ImageInfo, RGBImage)? in
@@ -104,15 +115,21 @@ public final class ImagePipeline: Sendable {
             // libvips' thumbnail shrinks a JPEG by 2 while loading when it must shrink 4 to 8 times (thumbnail.c).
             let shrink = max(Double(info.width), Double(info.height)) / Double(analysisSide)
             guard info.orientation == 1, shrink >= 4, shrink < 8, image.blob("icc-profile-data") == nil,
-                  let header = PlanarJPEG.header(bytes), header.sampling == .s420 || header.sampling == .s444,
-                  PlanarJPEG.planeBytes(header) <= planarLimit else { return nil }
+                let header = PlanarJPEG.header(bytes), header.sampling == .s420 || header.sampling == .s444,
+                PlanarJPEG.planeBytes(header) <= planarLimit
+            else { return nil }
             let rebuilt = PlanarJPEG.rebuiltUpright(bytes, quality: fullSizeQuality, half: true)
             guard let jpeg = rebuilt.jpeg, let half = rebuilt.half, rebuilt.width == info.width,
-                  rebuilt.height == info.height else { return nil }
+                rebuilt.height == info.height
+            else { return nil }
             let analysis = try withExtendedLifetime(half) {
-                try makeRGB(try VipsImageRef.wrap(VipsImageRef.thumbnail(rgb: half.pixels, width: half.width, height: half.height,
-                                                                         maxWidth: analysisSide, maxHeight: analysisSide),
-                                                  orThrow: .corrupt).srgb8())
+                try makeRGB(
+                    try VipsImageRef.wrap(
+                        VipsImageRef.thumbnail(
+                            rgb: half.pixels, width: half.width, height: half.height,
+                            maxWidth: analysisSide, maxHeight: analysisSide),
+                        orThrow: .corrupt
+                    ).srgb8())
             }
             return (jpeg, info, analysis)
         }
@@ -122,14 +139,19 @@ public final class ImagePipeline: Sendable {
             return (try ingest(data, thumbnailSide: thumbnailSide, preview: analysis, verify: verify), analysis)
         }
         let thumbnail = try Self.thumbnail(of: analysis, fittingIn: thumbnailSide, quality: thumbnailQuality)
-        return (try finish(full, width: info.width, height: info.height, info: info, path: .planarReencode,
-                           thumbnail: thumbnail, thumbnailSide: thumbnailSide, verify: verify), analysis)
+        return (
+            try finish(
+                full, width: info.width, height: info.height, info: info, path: .planarReencode,
+                thumbnail: thumbnail, thumbnailSide: thumbnailSide, verify: verify), analysis
+        )
     }
 
     /// The last steps of `ingest`: checks and verifies the full-size JPEG and the thumbnail (made now, from the new
     /// JPEG, when none was made on the way).
-    private func finish(_ full: Data, width: Int, height: Int, info: ImageInfo, path: IngestPath, thumbnail made: Thumbnail?,
-                        thumbnailSide: Int, verify: (Data) throws -> Void) throws -> IngestedPhoto {
+    private func finish(
+        _ full: Data, width: Int, height: Int, info: ImageInfo, path: IngestPath, thumbnail made: Thumbnail?,
+        thumbnailSide: Int, verify: (Data) throws -> Void
+    ) throws -> IngestedPhoto {
         try checkClean(full)
         try verify(full)
 
@@ -140,17 +162,20 @@ public final class ImagePipeline: Sendable {
             // Shrink-on-load from the new JPEG (cheap: DCT scaling), which also proves it decodes. (Shrinking the
             // re-encode path's pixels instead was measured 10x slower: with the cache off libvips recomputes them.)
             let small = try full.withUnsafeBytes { bytes in
-                try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: thumbnailSide, height: thumbnailSide),
-                                      orThrow: .writeFailed).srgb8()
+                try VipsImageRef.wrap(
+                    VipsImageRef.thumbnail(bytes, width: thumbnailSide, height: thumbnailSide),
+                    orThrow: .writeFailed
+                ).srgb8()
             }
             thumbnail = Thumbnail(jpeg: try small.jpeg(quality: thumbnailQuality), width: small.width, height: small.height)
         }
         try checkClean(thumbnail.jpeg)
         try verify(thumbnail.jpeg)
 
-        return IngestedPhoto(jpeg: full, thumbnail: thumbnail.jpeg, width: width, height: height,
-                             thumbnailWidth: thumbnail.width, thumbnailHeight: thumbnail.height,
-                             captureDate: info.captureDate, sourceFormat: info.format, path: path)
+        return IngestedPhoto(
+            jpeg: full, thumbnail: thumbnail.jpeg, width: width, height: height,
+            thumbnailWidth: thumbnail.width, thumbnailHeight: thumbnail.height,
+            captureDate: info.captureDate, sourceFormat: info.format, path: path)
     }
 
     /// Decodes to upright 8-bit sRGB pixels (alpha flattened on white). With `maxSide`, the picture is
@@ -169,8 +194,9 @@ public final class ImagePipeline: Sendable {
                 let (width, height) = Self.size(ofWidth: info.width, height: info.height, fittingIn: maxSide)
                 loaded = width == info.width && height == info.height ? header : try header.resized(width: width, height: height)
             } else if let maxSide {
-                loaded = try VipsImageRef.wrap(VipsImageRef.thumbnail(bytes, width: maxSide, height: maxSide),
-                                               orThrow: .corrupt)
+                loaded = try VipsImageRef.wrap(
+                    VipsImageRef.thumbnail(bytes, width: maxSide, height: maxSide),
+                    orThrow: .corrupt)
             } else {
                 loaded = try open(bytes, format: format, sequential: false).autorotated()
             }
@@ -195,14 +221,16 @@ public final class ImagePipeline: Sendable {
             let longer = Double(max(info.width, info.height))
             guard let shrink = [8, 4, 2].first(where: { longer / Double($0) >= 0.9 * Double(maxSide) }) else { return nil }
             // Turning needs the whole (already shrunk) picture; an upright one is read in order.
-            var image = try VipsImageRef.wrap(VipsImageRef.open(bytes, sequential: info.orientation == 1, shrink: shrink),
-                                              orThrow: .corrupt)
+            var image = try VipsImageRef.wrap(
+                VipsImageRef.open(bytes, sequential: info.orientation == 1, shrink: shrink),
+                orThrow: .corrupt)
             if info.orientation != 1 { image = try image.autorotated() }
             let side = max(image.width, image.height)
             if side > maxSide {
                 let scale = Double(maxSide) / Double(side)
-                image = try image.resized(width: max(1, Int((Double(image.width) * scale).rounded())),
-                                          height: max(1, Int((Double(image.height) * scale).rounded())))
+                image = try image.resized(
+                    width: max(1, Int((Double(image.width) * scale).rounded())),
+                    height: max(1, Int((Double(image.height) * scale).rounded())))
             }
             // Pixels are computed inside the closure: the loader reads `bytes` lazily.
             return try makeRGB(try image.srgb8())
@@ -221,8 +249,10 @@ public final class ImagePipeline: Sendable {
             let format = try detectFormat(bytes)
             let stored = try open(bytes, format: format, sequential: true)
             let info = try headerInfo(of: stored, format: format)
-            let left = max(x, 0), top = max(y, 0)
-            let right = min(x + width, info.width), bottom = min(y + height, info.height)
+            let left = max(x, 0)
+            let top = max(y, 0)
+            let right = min(x + width, info.width)
+            let bottom = min(y + height, info.height)
             guard right > left, bottom > top else { throw ImagingError(.corrupt, libraryDetail: "the rectangle is outside the photo") }
             // Turning a photo upright needs all of it; an upright one is read in order, top to bottom (the rows
             // above the rectangle in strips, so memory does not grow with how far down it is).
@@ -250,8 +280,10 @@ public final class ImagePipeline: Sendable {
 
     /// The part of `image` inside the rectangle, clipped to the image; nil when nothing is left.
     public func crop(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) -> RGBImage? {
-        let left = max(x, 0), top = max(y, 0)
-        let right = min(x + width, image.width), bottom = min(y + height, image.height)
+        let left = max(x, 0)
+        let top = max(y, 0)
+        let right = min(x + width, image.width)
+        let bottom = min(y + height, image.height)
         guard right > left, bottom > top else { return nil }
         let w = right - left
         var out = [UInt8]()
@@ -304,7 +336,8 @@ public final class ImagePipeline: Sendable {
         case "VipsForeignLoadHeifBuffer":
             // libheif also reads AVIF; Cairn takes HEIC only.
             if bytes.count >= 12, bytes[4] == 0x66, bytes[5] == 0x74, bytes[6] == 0x79, bytes[7] == 0x70,
-               let brand = String(bytes: bytes[8..<12], encoding: .ascii), brand == "avif" || brand == "avis" {
+                let brand = String(bytes: bytes[8..<12], encoding: .ascii), brand == "avif" || brand == "avis"
+            {
                 throw ImagingError(.unsupportedFormat)
             }
             return .heic
@@ -323,7 +356,8 @@ public final class ImagePipeline: Sendable {
     }
 
     private func headerInfo(of image: VipsImageRef, format: ImageFormat) throws -> ImageInfo {
-        let storedWidth = image.width, storedHeight = image.height
+        let storedWidth = image.width
+        let storedHeight = image.height
         let orientation = (1...8).contains(image.orientation) ? image.orientation : 1
         let swapped = orientation >= 5
         let width = swapped ? storedHeight : storedWidth
@@ -371,7 +405,8 @@ public final class ImagePipeline: Sendable {
     private func usable(_ preview: RGBImage, asPreviewOf info: ImageInfo, thumbnailSide: Int) -> RGBImage? {
         let wanted = Self.size(ofWidth: info.width, height: info.height, fittingIn: thumbnailSide)
         guard preview.width >= wanted.width, preview.height >= wanted.height, preview.width <= info.width,
-              preview.height <= info.height else { return nil }
+            preview.height <= info.height
+        else { return nil }
         // The preview's other side, worked out from the photo's shape, may differ from its own by rounding only.
         let expected = Double(preview.width) * Double(info.height) / Double(info.width)
         return abs(expected - Double(preview.height)) <= 1 ? preview : nil
@@ -382,8 +417,10 @@ public final class ImagePipeline: Sendable {
     /// route) when the JPEG is not YCbCr or grey, has a non-sRGB profile, has a subsampling that cannot turn, when
     /// libjpeg-turbo reports any error or warning, or when it is upright with planes above `planarLimit` (streamed by
     /// libvips instead).
-    private func planarUpright(_ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
-                               thumbnailSide: Int, preview: RGBImage?) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
+    private func planarUpright(
+        _ data: Data, bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo,
+        thumbnailSide: Int, preview: RGBImage?
+    ) -> (jpeg: Data, width: Int, height: Int, thumbnail: Thumbnail)? {
         guard let header = PlanarJPEG.header(bytes), PlanarJPEG.canTurn(header, orientation: info.orientation) else {
             return nil
         }
@@ -398,7 +435,8 @@ public final class ImagePipeline: Sendable {
         // filling the queue's worker threads, and this one must run now). It reads its own copy of `data`
         // (copy-on-write: no bytes are copied).
         let result = ThumbnailResult()
-        let orientation = info.orientation, quality = thumbnailQuality
+        let orientation = info.orientation
+        let quality = thumbnailQuality
         if let preview {
             result.value = try? ImagePipeline.thumbnail(of: preview, fittingIn: thumbnailSide, quality: quality)
             result.done.signal()
@@ -416,8 +454,9 @@ public final class ImagePipeline: Sendable {
         }
         let full: (jpeg: Data?, width: Int, height: Int)
         if inBands {
-            let banded = PlanarJPEG.uprightInBands(bytes, orientation: info.orientation, quality: fullSizeQuality,
-                                                   bandBytes: turnLimit)
+            let banded = PlanarJPEG.uprightInBands(
+                bytes, orientation: info.orientation, quality: fullSizeQuality,
+                bandBytes: turnLimit)
             full = (banded.jpeg, banded.width, banded.height)
         } else if info.orientation == 1 {
             let rebuilt = PlanarJPEG.rebuiltUpright(bytes, quality: fullSizeQuality, half: false)
@@ -445,7 +484,8 @@ public final class ImagePipeline: Sendable {
 
     /// The lossless result, or nil when the source needs the re-encode path.
     private func losslessUpright(_ bytes: UnsafeRawBufferPointer, image: VipsImageRef, info: ImageInfo)
-        -> (jpeg: Data, width: Int, height: Int, path: IngestPath)? {
+        -> (jpeg: Data, width: Int, height: Int, path: IngestPath)?
+    {
         guard let header = LosslessJPEG.header(bytes), header.jfifColorspace else { return nil }
         // Dropping a non-sRGB profile would shift colours: those photos are converted to sRGB by re-encoding.
         if let icc = image.blob("icc-profile-data"), !JPEGSegments.isSRGBProfile(icc) { return nil }

@@ -90,4 +90,3 @@ public struct IngestedPhoto: Sendable, Equatable {
     /// How `jpeg` was produced.
     public let path: IngestPath
 }
-

@@ -1,5 +1,5 @@
-import Foundation
 internal import CTurboJPEG
+import Foundation
 
 /// The lossless path for JPEG sources, through libjpeg-turbo's TurboJPEG transform API (2.1: tjTransform).
 /// The DCT coefficients are copied (rotated or flipped when the orientation asks for it) into a new file that
@@ -18,7 +18,10 @@ enum LosslessJPEG {
             return nil
         }
         defer { tjDestroy(handle) }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
         guard tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace) == 0 else {
             return nil
         }

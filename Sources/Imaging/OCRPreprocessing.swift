@@ -109,14 +109,17 @@ public enum OCRPreprocessing {
         var panel: OCRPanelCrop?
         if let found = try findPanel(image) {
             image = try withExtendedLifetime(found.surround) {
-                try .wrap(cairn_ocr_crop_panel(image.pointer, Int32(found.crop.x), Int32(found.crop.y), Int32(found.crop.width),
-                                               Int32(found.crop.height), found.surround.pointer, Double(found.paper)), orThrow: .corrupt)
+                try .wrap(
+                    cairn_ocr_crop_panel(
+                        image.pointer, Int32(found.crop.x), Int32(found.crop.y), Int32(found.crop.width),
+                        Int32(found.crop.height), found.surround.pointer, Double(found.paper)), orThrow: .corrupt)
             }
             panel = found.crop
         }
         image = try .wrap(cairn_ocr_flatten_light(image.pointer, 16), orThrow: .corrupt)
         // One evaluation of the libvips pipeline (the operation cache is off: every read recomputes it).
-        var width = image.width, height = image.height
+        var width = image.width
+        var height = image.height
         var gray = stretched(try image.memory(), low: 0.01, high: 0.995)
         let skew = estimateSkew(pixels: gray, width: width, height: height)
         let deskew = abs(skew) >= 0.3 ? -skew : 0
@@ -140,15 +143,17 @@ public enum OCRPreprocessing {
             }
             if deskew != 0 { next = try .wrap(cairn_ocr_rotate(next.pointer, deskew, 255), orThrow: .corrupt) }
             if scale != 1 { next = try .wrap(cairn_ocr_scale(next.pointer, scale), orThrow: .corrupt) }
-            let threads = enlargingThreads.withLock { $0 }, before = cairn_vips_concurrency()
+            let threads = enlargingThreads.withLock { $0 }
+            let before = cairn_vips_concurrency()
             if let threads { cairn_vips_set_concurrency(threads) }
             defer { if threads != nil { cairn_vips_set_concurrency(before) } }
             gray = try next.memory()
             width = next.width
             height = next.height
         }
-        return OCRImage(width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew, bow: bowPixels,
-                        turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height, panel: panel)
+        return OCRImage(
+            width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew, bow: bowPixels,
+            turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height, panel: panel)
     }
 
     /// The panel in a one-band image, when a surround clearly darker than the paper lies round it
@@ -160,8 +165,9 @@ public enum OCRPreprocessing {
             throw ImagingError(.corrupt, libraryDetail: Vips.takeError())
         }
         guard found.found == 1, let surround else { return nil }
-        let crop = OCRPanelCrop(x: Int(found.left), y: Int(found.top), width: Int(found.width), height: Int(found.height),
-                                linesOutside: Int(found.lines_outside))
+        let crop = OCRPanelCrop(
+            x: Int(found.left), y: Int(found.top), width: Int(found.width), height: Int(found.height),
+            linesOutside: Int(found.lines_outside))
         return (crop, VipsImageRef(surround), Int(found.paper))
     }
 
@@ -187,7 +193,9 @@ public enum OCRPreprocessing {
     /// hold text or the shifts do not follow a parabola.
     public static func bow(pixels: [UInt8], width: Int, height: Int, skewDegrees: Double, lineHeight: Double) -> Double {
         guard width >= bowStrips * 8, height >= 16, pixels.count == width * height, lineHeight > 0 else { return 0 }
-        let a = skewDegrees * .pi / 180, s = sin(a), c = cos(a)
+        let a = skewDegrees * .pi / 180
+        let s = sin(a)
+        let c = cos(a)
         let offset = width / 2 + 2
         let bins = height + 2 * offset
         var profiles = [[Double]](repeating: [Double](repeating: 0, count: bins), count: bowStrips)
@@ -208,10 +216,15 @@ public enum OCRPreprocessing {
         let usable = (0..<bowStrips).filter { ink[$0] >= most * 0.15 }
         guard usable.count >= 4 else { return 0 }
         func correlation(_ p: [Double], _ q: [Double], _ shift: Int) -> Double {
-            var sum = 0.0, pp = 0.0, qq = 0.0
+            var sum = 0.0
+            var pp = 0.0
+            var qq = 0.0
             for i in max(0, -shift)..<min(bins, bins - shift) {
-                let u = p[i], v = q[i + shift]
-                sum += u * v; pp += u * u; qq += v * v
+                let u = p[i]
+                let v = q[i + shift]
+                sum += u * v
+                pp += u * u
+                qq += v * v
             }
             return pp > 0 && qq > 0 ? sum / (pp * qq).squareRoot() : 0
         }
@@ -220,16 +233,21 @@ public enum OCRPreprocessing {
         let maxStep = max(1, Int(lineHeight * 0.45))
         for (k, strip) in usable.enumerated() {
             if k > 0 {
-                let previous = profiles[usable[k - 1]], current = profiles[strip]
+                let previous = profiles[usable[k - 1]]
+                let current = profiles[strip]
                 // Mean-free profiles, so the correlation follows the lines rather than the amount of ink.
-                let pm = previous.reduce(0, +) / Double(bins), cm = current.reduce(0, +) / Double(bins)
-                let p = previous.map { $0 - pm }, q = current.map { $0 - cm }
+                let pm = previous.reduce(0, +) / Double(bins)
+                let cm = current.reduce(0, +) / Double(bins)
+                let p = previous.map { $0 - pm }
+                let q = current.map { $0 - cm }
                 let scores = (-maxStep...maxStep).map { correlation(p, q, $0) }
                 guard let bestIndex = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[bestIndex] > 0.3 else { return 0 }
                 var step = Double(bestIndex - maxStep)
                 // Parabolic refinement between the neighbouring shifts.
                 if bestIndex > 0, bestIndex < scores.count - 1 {
-                    let l = scores[bestIndex - 1], m = scores[bestIndex], r = scores[bestIndex + 1]
+                    let l = scores[bestIndex - 1]
+                    let m = scores[bestIndex]
+                    let r = scores[bestIndex + 1]
                     let denominator = l - 2 * m + r
                     if denominator < 0 { step += 0.5 * (l - r) / denominator }
                 }
@@ -239,7 +257,8 @@ public enum OCRPreprocessing {
             positions.append((u, accumulated, ink[strip]))
         }
         // Weighted least squares for shift = p0 + p1 u + p2 u^2.
-        var m = [[Double]](repeating: [Double](repeating: 0, count: 3), count: 3), v = [Double](repeating: 0, count: 3)
+        var m = [[Double]](repeating: [Double](repeating: 0, count: 3), count: 3)
+        var v = [Double](repeating: 0, count: 3)
         for p in positions {
             let basis = [1, p.u, p.u * p.u]
             for i in 0..<3 {
@@ -249,10 +268,11 @@ public enum OCRPreprocessing {
         }
         guard let fit = solve3(m, v) else { return 0 }
         let total = positions.map(\.weight).reduce(0, +)
-        let residual = (positions.map { p in
-            let e = p.shift - (fit[0] + fit[1] * p.u + fit[2] * p.u * p.u)
-            return p.weight * e * e
-        }.reduce(0, +) / total).squareRoot()
+        let residual =
+            (positions.map { p in
+                let e = p.shift - (fit[0] + fit[1] * p.u + fit[2] * p.u * p.u)
+                return p.weight * e * e
+            }.reduce(0, +) / total).squareRoot()
         // Shifts that a parabola does not explain are no bow (a misaligned strip, a picture).
         guard residual < lineHeight * 0.25 else { return 0 }
         return fit[2]
@@ -280,9 +300,11 @@ public enum OCRPreprocessing {
         for x in 0..<width {
             let u = (Double(x) + 0.5) / Double(width) * 2 - 1
             let shift = bow * u * u
-            let whole = Int(shift.rounded(.down)), fraction = shift - Double(whole)
+            let whole = Int(shift.rounded(.down))
+            let fraction = shift - Double(whole)
             for y in 0..<height {
-                let y0 = y + whole, y1 = y0 + 1
+                let y0 = y + whole
+                let y1 = y0 + 1
                 guard y0 >= 0, y1 < height else { continue }
                 let value = Double(pixels[y0 * width + x]) * (1 - fraction) + Double(pixels[y1 * width + x]) * fraction
                 out[y * width + x] = UInt8(value.rounded())
@@ -300,10 +322,14 @@ public enum OCRPreprocessing {
         func quantile(_ q: Double) -> Int {
             let wanted = Int(Double(pixels.count) * q)
             var sum = 0
-            for v in 0..<256 { sum += histogram[v]; if sum > wanted { return v } }
+            for v in 0..<256 {
+                sum += histogram[v]
+                if sum > wanted { return v }
+            }
             return 255
         }
-        let lo = quantile(low), hi = quantile(high)
+        let lo = quantile(low)
+        let hi = quantile(high)
         guard hi > lo + 8 else { return pixels }
         let table = (0..<256).map { v in UInt8(max(0, min(255, (v - lo) * 255 / (hi - lo)))) }
         return pixels.map { table[Int($0)] }
@@ -314,17 +340,21 @@ public enum OCRPreprocessing {
     public static func estimateSkew(pixels: [UInt8], width: Int, height: Int) -> Double {
         guard width > 8, height > 8, pixels.count == width * height else { return 0 }
         let step = max(1, max(width, height) / 1000)
-        var xs: [Double] = [], ys: [Double] = []
+        var xs: [Double] = []
+        var ys: [Double] = []
         for y in stride(from: 0, to: height, by: step) {
             let row = y * width
             for x in stride(from: 0, to: width, by: step) where pixels[row + x] < 128 {
-                xs.append(Double(x - width / 2)); ys.append(Double(y - height / 2))
+                xs.append(Double(x - width / 2))
+                ys.append(Double(y - height / 2))
             }
         }
         guard xs.count > 50, xs.count < (width / step) * (height / step) / 2 else { return 0 }
         let diagonal = Int(Double(width + height)) / step + 4
         func score(_ degrees: Double) -> Double {
-            let a = degrees * .pi / 180, s = sin(a), c = cos(a)
+            let a = degrees * .pi / 180
+            let s = sin(a)
+            let c = cos(a)
             var bins = [Int](repeating: 0, count: diagonal * 2 + 1)
             for i in 0..<xs.count {
                 // The row a pixel falls in once the image is turned by -degrees.
@@ -333,16 +363,23 @@ public enum OCRPreprocessing {
             }
             return bins.reduce(0.0) { $0 + Double($1 * $1) }
         }
-        var best = 0.0, bestScore = score(0)
+        var best = 0.0
+        var bestScore = score(0)
         for tenth in stride(from: -Int(maxSkewDegrees * 2), through: Int(maxSkewDegrees * 2), by: 1) where tenth != 0 {
             let angle = Double(tenth) / 2
             let sc = score(angle)
-            if sc > bestScore { bestScore = sc; best = angle }
+            if sc > bestScore {
+                bestScore = sc
+                best = angle
+            }
         }
         // Refine around the best half degree.
         for offset in [-0.4, -0.3, -0.2, -0.1, 0.1, 0.2, 0.3, 0.4] {
             let sc = score(best + offset)
-            if sc > bestScore { bestScore = sc; best = best + offset }
+            if sc > bestScore {
+                bestScore = sc
+                best = best + offset
+            }
         }
         return best
     }
@@ -351,7 +388,9 @@ public enum OCRPreprocessing {
     /// tilted by `skewDegrees`), ignoring rules and specks; nil when no text-like rows are found.
     public static func medianLineHeight(pixels: [UInt8], width: Int, height: Int, skewDegrees: Double = 0) -> Double? {
         guard width > 0, height > 0, pixels.count == width * height else { return nil }
-        let a = skewDegrees * .pi / 180, s = sin(a), c = cos(a)
+        let a = skewDegrees * .pi / 180
+        let s = sin(a)
+        let c = cos(a)
         let offset = width + height
         var rows = [Int](repeating: 0, count: 2 * offset + 1)
         for y in 0..<height {
@@ -362,10 +401,16 @@ public enum OCRPreprocessing {
             }
         }
         let minimumInk = max(2, width / 400)
-        var runs: [Int] = [], run = 0
+        var runs: [Int] = []
+        var run = 0
         for ink in rows {
             // A full-width rule is not text.
-            if ink >= minimumInk && ink < width * 7 / 10 { run += 1 } else { if run > 0 { runs.append(run) }; run = 0 }
+            if ink >= minimumInk && ink < width * 7 / 10 {
+                run += 1
+            } else {
+                if run > 0 { runs.append(run) }
+                run = 0
+            }
         }
         if run > 0 { runs.append(run) }
         let lines = runs.filter { $0 >= 6 && $0 < height / 3 }.sorted()

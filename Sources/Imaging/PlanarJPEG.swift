@@ -1,6 +1,6 @@
+internal import CTurboJPEG
 import CairnCore
 import Foundation
-internal import CTurboJPEG
 internal import JPEGShim
 
 /// The fast re-encode for YCbCr and grey JPEG sources, through libjpeg-turbo's TurboJPEG API (2.1): decode to
@@ -39,9 +39,13 @@ enum PlanarJPEG {
             return nil
         }
         defer { tjDestroy(handle) }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = -1, colorspace: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = -1
+        var colorspace: Int32 = 0
         guard tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace) == 0,
-              width > 0, height > 0, (0..<Int32(TJ_NUMSAMP)).contains(subsampling) else {
+            width > 0, height > 0, (0..<Int32(TJ_NUMSAMP)).contains(subsampling)
+        else {
             return nil
         }
         let ycc = colorspace == Int32(TJCS_YCbCr.rawValue) || colorspace == Int32(TJCS_GRAY.rawValue)
@@ -76,15 +80,21 @@ enum PlanarJPEG {
 
     /// Decodes, turns and encodes at `quality`. Returns nil with libjpeg-turbo's reason on any error or warning.
     static func upright(_ bytes: UnsafeRawBufferPointer, orientation: Int, quality: Int)
-        -> (jpeg: Data?, width: Int, height: Int, failure: String?) {
+        -> (jpeg: Data?, width: Int, height: Int, failure: String?)
+    {
         guard let header = header(bytes), canTurn(header, orientation: orientation),
-              let outSubsampling = subsampling(header.subsampling, turnedBy: orientation),
-              let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            let outSubsampling = subsampling(header.subsampling, turnedBy: orientation),
+            let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else {
             return (nil, 0, 0, "not a YCbCr/grey JPEG TurboJPEG can turn")
         }
-        let w = header.width, h = header.height, sourceSS = Int32(header.subsampling.rawValue)
+        let w = header.width
+        let h = header.height
+        let sourceSS = Int32(header.subsampling.rawValue)
         let swapped = orientation >= 5
-        let ow = swapped ? h : w, oh = swapped ? w : h, outSS = Int32(outSubsampling.rawValue)
+        let ow = swapped ? h : w
+        let oh = swapped ? w : h
+        let outSS = Int32(outSubsampling.rawValue)
         let components = header.subsampling == TJSAMP_GRAY ? 1 : 3
 
         // 1. Decode to planes.
@@ -92,15 +102,17 @@ enum PlanarJPEG {
         var sourceStrides: [Int32] = [0, 0, 0]
         defer { for plane in source { plane?.deallocate() } }
         for i in 0..<components {
-            let pw = tjPlaneWidth(Int32(i), Int32(w), sourceSS), ph = tjPlaneHeight(Int32(i), Int32(h), sourceSS)
+            let pw = tjPlaneWidth(Int32(i), Int32(w), sourceSS)
+            let ph = tjPlaneHeight(Int32(i), Int32(h), sourceSS)
             guard pw > 0, ph > 0 else { return (nil, 0, 0, "bad plane size") }
             source[i] = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(pw) * Int(ph))
             sourceStrides[i] = pw
         }
         guard let decoder = tjInitDecompress() else { return (nil, 0, 0, "TurboJPEG could not start") }
         let decoded = source.withUnsafeMutableBufferPointer { planes in
-            tjDecompressToYUVPlanes(decoder, base, UInt(bytes.count), planes.baseAddress, Int32(w),
-                                    &sourceStrides, Int32(h), decodeFlags)
+            tjDecompressToYUVPlanes(
+                decoder, base, UInt(bytes.count), planes.baseAddress, Int32(w),
+                &sourceStrides, Int32(h), decodeFlags)
         }
         if decoded != 0 {
             let reason = String(cString: tjGetErrorStr2(decoder))
@@ -122,7 +134,8 @@ enum PlanarJPEG {
             // The samples that hold picture: the luma plane's padding column/row is not turned, it is rebuilt.
             let sw = i == 0 ? Int32(w) : tjPlaneWidth(Int32(i), Int32(w), sourceSS)
             let sh = i == 0 ? Int32(h) : tjPlaneHeight(Int32(i), Int32(h), sourceSS)
-            let pw = tjPlaneWidth(Int32(i), Int32(ow), outSS), ph = tjPlaneHeight(Int32(i), Int32(oh), outSS)
+            let pw = tjPlaneWidth(Int32(i), Int32(ow), outSS)
+            let ph = tjPlaneHeight(Int32(i), Int32(oh), outSS)
             guard pw > 0, ph > 0 else { return (nil, 0, 0, "bad plane size") }
             let plane = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(pw) * Int(ph))
             turned[i] = plane
@@ -140,8 +153,9 @@ enum PlanarJPEG {
         var outputSize: UInt = 0
         defer { if let output { tjFree(output) } }
         var planes: [UnsafePointer<UInt8>?] = turned.map { $0.map { UnsafePointer($0) } }
-        let encoded = tjCompressFromYUVPlanes(encoder, &planes, Int32(ow), &turnedStrides, Int32(oh), outSS,
-                                              &output, &outputSize, Int32(quality), encodeFlags)
+        let encoded = tjCompressFromYUVPlanes(
+            encoder, &planes, Int32(ow), &turnedStrides, Int32(oh), outSS,
+            &output, &outputSize, Int32(quality), encodeFlags)
         guard encoded == 0, let output, outputSize > 0 else {
             return (nil, 0, 0, String(cString: tjGetErrorStr2(encoder)))
         }
@@ -154,17 +168,21 @@ enum PlanarJPEG {
     /// `cairn_jpeg_turn_in_bands`). Each band costs another pass over the source's entropy-coded data. Returns
     /// nil with libjpeg's reason on any error or warning; `bands` is how many passes it took.
     static func uprightInBands(_ bytes: UnsafeRawBufferPointer, orientation: Int, quality: Int, bandBytes: Int)
-        -> (jpeg: Data?, width: Int, height: Int, bands: Int, failure: String?) {
+        -> (jpeg: Data?, width: Int, height: Int, bands: Int, failure: String?)
+    {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
             return (nil, 0, 0, 0, "no bytes")
         }
         var output: UnsafeMutablePointer<UInt8>? = nil
         var outputSize = 0
-        var width: Int32 = 0, height: Int32 = 0, bands: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bands: Int32 = 0
         var reason = [CChar](repeating: 0, count: 256)
-        let rc = cairn_jpeg_turn_in_bands(base, bytes.count, Int32(orientation), Int32(min(max(quality, 1), 100)),
-                                          max(bandBytes, 1), &output, &outputSize, &width, &height, &bands,
-                                          &reason, reason.count)
+        let rc = cairn_jpeg_turn_in_bands(
+            base, bytes.count, Int32(orientation), Int32(min(max(quality, 1), 100)),
+            max(bandBytes, 1), &output, &outputSize, &width, &height, &bands,
+            &reason, reason.count)
         guard rc == 0, let output, outputSize > 0 else {
             if let output { free(output) }
             return (nil, 0, 0, 0, String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -181,17 +199,23 @@ enum PlanarJPEG {
     /// half-size decode but for its luma, the mean of each 2 x 2 of decoded samples instead of a 4x4 reduced
     /// inverse DCT (see `HalfImage`). Returns nil with libjpeg's reason on any error or warning.
     static func rebuiltUpright(_ bytes: UnsafeRawBufferPointer, quality: Int, half: Bool)
-        -> (jpeg: Data?, width: Int, height: Int, half: HalfImage?, failure: String?) {
+        -> (jpeg: Data?, width: Int, height: Int, half: HalfImage?, failure: String?)
+    {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
             return (nil, 0, 0, nil, "no bytes")
         }
-        var output: UnsafeMutablePointer<UInt8>? = nil, halfPixels: UnsafeMutablePointer<UInt8>? = nil
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var halfPixels: UnsafeMutablePointer<UInt8>? = nil
         var outputSize = 0
-        var width: Int32 = 0, height: Int32 = 0, halfWidth: Int32 = 0, halfHeight: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var halfWidth: Int32 = 0
+        var halfHeight: Int32 = 0
         var reason = [CChar](repeating: 0, count: 256)
-        let rc = cairn_jpeg_rebuild_upright(base, bytes.count, Int32(min(max(quality, 1), 100)), half ? 1 : 0, &output,
-                                            &outputSize, &width, &height, &halfPixels, &halfWidth, &halfHeight,
-                                            &reason, reason.count)
+        let rc = cairn_jpeg_rebuild_upright(
+            base, bytes.count, Int32(min(max(quality, 1), 100)), half ? 1 : 0, &output,
+            &outputSize, &width, &height, &halfPixels, &halfWidth, &halfHeight,
+            &reason, reason.count)
         guard rc == 0, let output, outputSize > 0 else {
             if let output { free(output) }
             return (nil, 0, 0, nil, String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -224,7 +248,8 @@ enum PlanarJPEG {
         guard let factors = tjGetScalingFactors(&count), count > 0 else { return (1, 1) }
         var best = (num: 1, denom: 1)
         for factor in UnsafeBufferPointer(start: factors, count: Int(count)) {
-            let num = Int(factor.num), denom = Int(factor.denom)
+            let num = Int(factor.num)
+            let denom = Int(factor.denom)
             guard num > 0, denom > 0, num <= denom else { continue }
             let scaled = (longer * num + denom - 1) / denom
             if scaled >= side, num * best.denom < best.num * denom { best = (num, denom) }
@@ -235,28 +260,34 @@ enum PlanarJPEG {
     /// The picture decoded at a libjpeg scale whose longer side is still at least `side`, as RGB, turned
     /// upright. Nil with libjpeg-turbo's reason on any error or warning.
     static func uprightRGB(_ bytes: UnsafeRawBufferPointer, orientation: Int, atLeast side: Int)
-        -> (image: RGBImage?, failure: String?) {
+        -> (image: RGBImage?, failure: String?)
+    {
         guard let header = header(bytes), header.yccOrGrey,
-              let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else {
             return (nil, "not a YCbCr/grey JPEG")
         }
         let (num, denom) = scale(forLongerSide: max(header.width, header.height), atLeast: side)
-        let sw = (header.width * num + denom - 1) / denom, sh = (header.height * num + denom - 1) / denom
+        let sw = (header.width * num + denom - 1) / denom
+        let sh = (header.height * num + denom - 1) / denom
         guard let decoder = tjInitDecompress() else { return (nil, "TurboJPEG could not start") }
         defer { tjDestroy(decoder) }
         var stored = [UInt8](repeating: 0, count: sw * sh * 3)
         let decoded = stored.withUnsafeMutableBufferPointer { pixels in
-            tjDecompress2(decoder, base, UInt(bytes.count), pixels.baseAddress, Int32(sw), 0, Int32(sh),
-                          Int32(TJPF_RGB.rawValue), decodeFlags)
+            tjDecompress2(
+                decoder, base, UInt(bytes.count), pixels.baseAddress, Int32(sw), 0, Int32(sh),
+                Int32(TJPF_RGB.rawValue), decodeFlags)
         }
         guard decoded == 0 else { return (nil, String(cString: tjGetErrorStr2(decoder))) }
         if orientation == 1 { return (RGBImage(width: sw, height: sh, pixels: stored), nil) }
-        let ow = orientation >= 5 ? sh : sw, oh = orientation >= 5 ? sw : sh
+        let ow = orientation >= 5 ? sh : sw
+        let oh = orientation >= 5 ? sw : sh
         var upright = [UInt8](repeating: 0, count: sw * sh * 3)
         let rc = stored.withUnsafeBufferPointer { src in
             upright.withUnsafeMutableBufferPointer { dst in
-                cairn_orient_plane(src.baseAddress, Int32(sw), Int32(sh), Int32(sw * 3), 3, Int32(orientation),
-                                   dst.baseAddress, Int32(ow * 3), Int32(ow), Int32(oh))
+                cairn_orient_plane(
+                    src.baseAddress, Int32(sw), Int32(sh), Int32(sw * 3), 3, Int32(orientation),
+                    dst.baseAddress, Int32(ow * 3), Int32(ow), Int32(oh))
             }
         }
         guard rc == 0 else { return (nil, "could not turn the thumbnail") }
@@ -267,7 +298,12 @@ enum PlanarJPEG {
 extension PlanarJPEG {
     /// The chroma subsamplings TurboJPEG 2.1 knows, by name (so callers need no C import).
     enum Sampling: String, Sendable, CaseIterable {
-        case s444 = "4:4:4", s422 = "4:2:2", s420 = "4:2:0", grey, s440 = "4:4:0", s411 = "4:1:1"
+        case s444 = "4:4:4"
+        case s422 = "4:2:2"
+        case s420 = "4:2:0"
+        case grey
+        case s440 = "4:4:0"
+        case s411 = "4:1:1"
 
         init?(_ value: TJSAMP) {
             switch value {
@@ -308,8 +344,9 @@ extension PlanarJPEG {
         var outputSize: UInt = 0
         defer { if let output { tjFree(output) } }
         let rc = image.pixels.withUnsafeBufferPointer { pixels in
-            tjCompress2(encoder, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
-                        &output, &outputSize, Int32(sampling.turbo.rawValue), Int32(min(max(quality, 1), 100)), 0)
+            tjCompress2(
+                encoder, pixels.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
+                &output, &outputSize, Int32(sampling.turbo.rawValue), Int32(min(max(quality, 1), 100)), 0)
         }
         guard rc == 0, let output, outputSize > 0 else { return (nil, String(cString: tjGetErrorStr2(encoder))) }
         return (Data(bytes: output, count: Int(outputSize)), nil)

@@ -83,8 +83,10 @@ public struct SeriesProfile: Hashable, Sendable {
     public let fittedShare: Double
 
     /// A profile with given values (tests, simulations); without a variance, each window's own is used.
-    public init(weekdayEffect: [Double], autocorrelation: Double, carryOverShare: Double = 1, variance: Double? = nil,
-                varianceWeight: Double = 0) {
+    public init(
+        weekdayEffect: [Double], autocorrelation: Double, carryOverShare: Double = 1, variance: Double? = nil,
+        varianceWeight: Double = 0
+    ) {
         precondition(weekdayEffect.count == 7)
         self.weekdayEffect = weekdayEffect
         self.autocorrelation = autocorrelation
@@ -132,15 +134,22 @@ public struct SeriesProfile: Hashable, Sendable {
             let count = max(1, length / Self.autocorrelationBlockDays)
             let blockLength = (length + count - 1) / count
             var start = segmentStart
-            while start < cut { ranges.append(start..<min(cut, start + blockLength)); start += blockLength }
+            while start < cut {
+                ranges.append(start..<min(cut, start + blockLength))
+                start += blockLength
+            }
             segmentStart = cut
         }
-        var sum = 0.0, count = 0
-        var weekdaySum = [Double](repeating: 0, count: 7), weekdayCount = [Int](repeating: 0, count: 7)
+        var sum = 0.0
+        var count = 0
+        var weekdaySum = [Double](repeating: 0, count: 7)
+        var weekdayCount = [Int](repeating: 0, count: 7)
         for (i, v) in values.enumerated() where !v.isNaN {
             let w = Self.weekdayIndex(firstDay + i)
-            sum += v; count += 1
-            weekdaySum[w] += v; weekdayCount[w] += 1
+            sum += v
+            count += 1
+            weekdaySum[w] += v
+            weekdayCount[w] += 1
         }
         let mean = count > 0 ? sum / Double(count) : 0
         var effect = [Double](repeating: 0, count: 7)
@@ -149,8 +158,11 @@ public struct SeriesProfile: Hashable, Sendable {
         }
         // Lagged products of values demeaned within blocks: a level shift (a true change) then only touches the
         // block it falls in instead of raising the whole estimate.
-        var num = [Double](repeating: 0, count: lags + 1), pairCount = [Int](repeating: 0, count: lags + 1)
-        var den = 0.0, blocks = 0, valuesInBlocks = 0
+        var num = [Double](repeating: 0, count: lags + 1)
+        var pairCount = [Int](repeating: 0, count: lags + 1)
+        var den = 0.0
+        var blocks = 0
+        var valuesInBlocks = 0
         var blockDays: [[Int]] = []
         for range in ranges {
             var z: [Double] = range.map { i in values[i].isNaN ? .nan : values[i] - effect[Self.weekdayIndex(firstDay + i)] }
@@ -166,7 +178,8 @@ public struct SeriesProfile: Hashable, Sendable {
             for k in z.indices where !z[k].isNaN {
                 den += z[k] * z[k]
                 for lag in 1...lags where k >= lag && !z[k - lag].isNaN {
-                    num[lag] += z[k - lag] * z[k]; pairCount[lag] += 1
+                    num[lag] += z[k - lag] * z[k]
+                    pairCount[lag] += 1
                 }
             }
         }
@@ -176,7 +189,8 @@ public struct SeriesProfile: Hashable, Sendable {
         let r: [Double] = (0...lags).map { k in
             k == 0 ? 1 : (den > 0 && pairCount[k] > 0 ? (num[k] / Double(pairCount[k])) / (den / Double(valuesInBlocks)) : 0)
         }
-        var phi = 0.0, c = 1.0
+        var phi = 0.0
+        var c = 1.0
         var raw = (phi: 0.0, c: 1.0)
         if pairs > 0, den > 0, n > 3 {
             // Fit c·φ^k to the demeaning-corrected correlations, correcting again with each fit (3 rounds).
@@ -188,33 +202,47 @@ public struct SeriesProfile: Hashable, Sendable {
                 let corrected = r.map { $0 * (1 - v) + v }
                 var best = (sse: Double.infinity, phi: 0.0, c: 1.0)
                 for step in 0...95 {
-                    let f = Double(step) / 100, power = Self.gridPowers[step]
-                    var sxy = 0.0, sxx = 0.0
-                    for k in 1...lags where pairCount[k] > 0 { let x = power[k]; sxy += x * corrected[k]; sxx += x * x }
+                    let f = Double(step) / 100
+                    let power = Self.gridPowers[step]
+                    var sxy = 0.0
+                    var sxx = 0.0
+                    for k in 1...lags where pairCount[k] > 0 {
+                        let x = power[k]
+                        sxy += x * corrected[k]
+                        sxx += x * x
+                    }
                     let share = sxx > 0 ? min(1, max(0, sxy / sxx)) : 0
                     var sse = 0.0
-                    for k in 1...lags where pairCount[k] > 0 { let e = corrected[k] - share * power[k]; sse += e * e }
+                    for k in 1...lags where pairCount[k] > 0 {
+                        let e = corrected[k] - share * power[k]
+                        sse += e * e
+                    }
                     if sse < best.sse - 1e-12 { best = (sse, f, share) }
                 }
                 fitted = (best.phi, best.c)
             }
             phi = fitted.phi
             c = fitted.c
-            if c * phi <= 1e-9 { phi = 0; c = 1 }
+            if c * phi <= 1e-9 {
+                phi = 0
+                c = 1
+            }
             raw = (phi, c)
             // A carry-over under day noise is seen through its share c of the variance: its φ is that much less certain.
             phi += caution * (max(0, 1 - phi * phi) / Double(pairs)).squareRoot() / max(c, Self.minimumShareForCaution)
         }
         if pairs < Self.minimumPairsForAutocorrelation {
             // Too few pairs to tell a slow carry-over from noise: a plain AR(1) with at least the cautious floor.
-            phi = max(c * phi, Self.shortSeriesAutocorrelation); c = 1
+            phi = max(c * phi, Self.shortSeriesAutocorrelation)
+            c = 1
         }
         phi = min(Self.maximumAutocorrelation, max(0, phi))
         // E[within-block SS] = γ₀ Σ_b (n_b − ΣΣ_b ρ / n_b) over the days present. With ρ = c·φ^k, the sum over the
         // later days of each day, Σ_{j>i} φ^(d_j − d_i), runs backwards in one pass: S_i = φ^(d_{i+1} − d_i)(1 + S_{i+1}).
         var weight = 0.0
         for days in blockDays {
-            var s = Double(days.count), later = 0.0
+            var s = Double(days.count)
+            var later = 0.0
             for a in stride(from: days.count - 2, through: 0, by: -1) {
                 let gap = days[a + 1] - days[a]
                 later = (gap == 1 ? phi : pow(phi, Double(gap))) * (1 + later)
@@ -275,10 +303,12 @@ public struct BeforeAfterResult: Hashable, Sendable {
     public let meaningfulDifference: Double?
 
     /// A result.
-    public init(windowDays: Int, before: ClosedRange<LocalDay>, after: ClosedRange<LocalDay>, beforeCount: Int, afterCount: Int,
-                enoughData: Bool, beforeMean: Double?, afterMean: Double?, difference: Double?, interval: ClosedRange<Double>?,
-                hedgesG: Double?, pValue: Double?, onsetDays: Int = 0, tStatistic: Double? = nil, degreesOfFreedom: Double? = nil,
-                standardError: Double? = nil, meaningfulDifference: Double? = nil) {
+    public init(
+        windowDays: Int, before: ClosedRange<LocalDay>, after: ClosedRange<LocalDay>, beforeCount: Int, afterCount: Int,
+        enoughData: Bool, beforeMean: Double?, afterMean: Double?, difference: Double?, interval: ClosedRange<Double>?,
+        hedgesG: Double?, pValue: Double?, onsetDays: Int = 0, tStatistic: Double? = nil, degreesOfFreedom: Double? = nil,
+        standardError: Double? = nil, meaningfulDifference: Double? = nil
+    ) {
         self.windowDays = windowDays
         self.before = before
         self.after = after
@@ -337,18 +367,23 @@ public struct BeforeAfterAnalysis: Sendable {
 
     /// Compares the values before and after `changeDay`. `values[i]` is day `firstDay + i` (NaN when
     /// missing); the window is 28 days once `asOf` is 27 days past the change, else 14.
-    public func compare(dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
-                        asOf: LocalDay) -> BeforeAfterResult {
-        compare(dense: values, firstDay: firstDay, profile: profile, changeDay: changeDay, asOf: asOf,
-                windowDays: Self.windowDays(changeDay: changeDay, asOf: asOf), onsetDays: 0)
+    public func compare(
+        dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
+        asOf: LocalDay
+    ) -> BeforeAfterResult {
+        compare(
+            dense: values, firstDay: firstDay, profile: profile, changeDay: changeDay, asOf: asOf,
+            windowDays: Self.windowDays(changeDay: changeDay, asOf: asOf), onsetDays: 0)
     }
 
     /// Compares `windowDays` days before `changeDay` with `windowDays` days from `onsetDays` after it on (the
     /// days between the change and the onset are left out); no day after `asOf` is used. `varianceFactor` scales
     /// the variance of the step: the calibration of the method by simulation and on the person's own records
     /// (`InsightEngine.varianceFactor`).
-    public func compare(dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
-                        asOf: LocalDay, windowDays w: Int, onsetDays: Int, varianceFactor: Double = 1) -> BeforeAfterResult {
+    public func compare(
+        dense values: [Double], firstDay: Int, profile: SeriesProfile, changeDay: LocalDay,
+        asOf: LocalDay, windowDays w: Int, onsetDays: Int, varianceFactor: Double = 1
+    ) -> BeforeAfterResult {
         let c = changeDay.dayNumber
         let onset = c + onsetDays
         let lastAfter = min(onset + w - 1, asOf.dayNumber)
@@ -366,14 +401,24 @@ public struct BeforeAfterAnalysis: Sendable {
         let minimum = Self.minimumValidDays(w)
         let enough = b.count >= minimum && a.count >= minimum
         let rawMean: ([Day]) -> Double? = { $0.isEmpty ? nil : $0.map(\.raw).reduce(0, +) / Double($0.count) }
-        var difference: Double?, interval: ClosedRange<Double>?, g: Double?, p: Double?, t: Double?, dfOut: Double?
-        var seOut: Double?, meaningful: Double?
+        var difference: Double?
+        var interval: ClosedRange<Double>?
+        var g: Double?
+        var p: Double?
+        var t: Double?
+        var dfOut: Double?
+        var seOut: Double?
+        var meaningful: Double?
         if b.count >= 2 && a.count >= 2 {
             let points = b.map { (day: $0.day, value: $0.adjusted) } + a.map { (day: $0.day, value: $0.adjusted) }
             let estimate = Self.step(points, firstAfter: onset, profile: profile)
-            let fit = estimate.fit, gamma0 = estimate.gamma0, df = estimate.df
-            let nB = Double(b.count), nA = Double(a.count)
-            let mB = b.map(\.adjusted).reduce(0, +) / nB, mA = a.map(\.adjusted).reduce(0, +) / nA
+            let fit = estimate.fit
+            let gamma0 = estimate.gamma0
+            let df = estimate.df
+            let nB = Double(b.count)
+            let nA = Double(a.count)
+            let mB = b.map(\.adjusted).reduce(0, +) / nB
+            let mA = a.map(\.adjusted).reduce(0, +) / nA
             let ssB = b.reduce(0) { $0 + ($1.adjusted - mB) * ($1.adjusted - mB) }
             let ssA = a.reduce(0) { $0 + ($1.adjusted - mA) * ($1.adjusted - mA) }
             let se = (gamma0 * fit.stepVarianceFactor * varianceFactor).squareRoot()
@@ -399,11 +444,12 @@ public struct BeforeAfterAnalysis: Sendable {
                 g = meanDiff == 0 ? 0 : (meanDiff > 0 ? .infinity : -.infinity)
             }
         }
-        return BeforeAfterResult(windowDays: w, before: LocalDay(dayNumber: c - w)...LocalDay(dayNumber: c - 1),
-                                 after: LocalDay(dayNumber: onset)...LocalDay(dayNumber: onset + w - 1), beforeCount: b.count,
-                                 afterCount: a.count, enoughData: enough, beforeMean: rawMean(b), afterMean: rawMean(a),
-                                 difference: difference, interval: interval, hedgesG: g, pValue: p, onsetDays: onsetDays,
-                                 tStatistic: t, degreesOfFreedom: dfOut, standardError: seOut, meaningfulDifference: meaningful)
+        return BeforeAfterResult(
+            windowDays: w, before: LocalDay(dayNumber: c - w)...LocalDay(dayNumber: c - 1),
+            after: LocalDay(dayNumber: onset)...LocalDay(dayNumber: onset + w - 1), beforeCount: b.count,
+            afterCount: a.count, enoughData: enough, beforeMean: rawMean(b), afterMean: rawMean(a),
+            difference: difference, interval: interval, hedgesG: g, pValue: p, onsetDays: onsetDays,
+            tStatistic: t, degreesOfFreedom: dfOut, standardError: seOut, meaningfulDifference: meaningful)
     }
 
     /// The step of `points` (weekday-adjusted, sorted by day) under `profile`, with the variance γ₀ it is judged
@@ -411,13 +457,19 @@ public struct BeforeAfterAnalysis: Sendable {
     /// weighted by its effective count) and the effective degrees of freedom: 1 / (1 + 2Σρ_k²) of the values
     /// ((1 − φ²)/(1 + φ²) for an AR(1)).
     static func step(_ points: [(day: Int, value: Double)], firstAfter: Int, profile: SeriesProfile) -> (fit: StepFit, gamma0: Double, df: Double) {
-        let fit = profile.carryOverShare >= 0.999 ? prewhitenedStep(points, firstAfter: firstAfter, phi: profile.autocorrelation)
+        let fit =
+            profile.carryOverShare >= 0.999
+            ? prewhitenedStep(points, firstAfter: firstAfter, phi: profile.autocorrelation)
             : generalisedStep(points, firstAfter: firstAfter, profile: profile)
         let localDF = Double(points.count) - 2
         let weight = profile.variance == nil ? 0 : profile.varianceWeight
         let gamma0 = (fit.residualSquares + weight * (profile.variance ?? 0)) / max(localDF + weight, 1e-9)
         var squares = 0.0
-        for k in 1..<200 { let rho = profile.correlation(lag: k); squares += rho * rho; if rho * rho < 1e-9 { break } }
+        for k in 1..<200 {
+            let rho = profile.correlation(lag: k)
+            squares += rho * rho
+            if rho * rho < 1e-9 { break }
+        }
         return (fit, gamma0, max(2, (localDF + weight) / (1 + 2 * squares)))
     }
 
@@ -440,14 +492,24 @@ public struct BeforeAfterAnalysis: Sendable {
         let x1 = whitened([Double](repeating: 1, count: n), factor: l)
         let x2 = whitened(points.map { $0.day >= firstAfter ? 1 : 0 }, factor: l)
         let y = whitened(points.map(\.value), factor: l)
-        var s11 = 0.0, s12 = 0.0, s22 = 0.0, s1y = 0.0, s2y = 0.0, syy = 0.0
+        var s11 = 0.0
+        var s12 = 0.0
+        var s22 = 0.0
+        var s1y = 0.0
+        var s2y = 0.0
+        var syy = 0.0
         for i in 0..<n {
-            s11 += x1[i] * x1[i]; s12 += x1[i] * x2[i]; s22 += x2[i] * x2[i]
-            s1y += x1[i] * y[i]; s2y += x2[i] * y[i]; syy += y[i] * y[i]
+            s11 += x1[i] * x1[i]
+            s12 += x1[i] * x2[i]
+            s22 += x2[i] * x2[i]
+            s1y += x1[i] * y[i]
+            s2y += x2[i] * y[i]
+            syy += y[i] * y[i]
         }
         let det = s11 * s22 - s12 * s12
         guard det > 1e-12 else { return StepFit(step: 0, stepVarianceFactor: .infinity, residualSquares: 0) }
-        let b1 = (s22 * s1y - s12 * s2y) / det, b2 = (s11 * s2y - s12 * s1y) / det
+        let b1 = (s22 * s1y - s12 * s2y) / det
+        let b2 = (s11 * s2y - s12 * s1y) / det
         return StepFit(step: b2, stepVarianceFactor: s11 / det, residualSquares: max(0, syy - b1 * s1y - b2 * s2y))
     }
 
@@ -458,8 +520,14 @@ public struct BeforeAfterAnalysis: Sendable {
         let l = correlationFactor(days: days, profile: profile)
         let x1 = whitened([Double](repeating: 1, count: n), factor: l)
         let x2 = whitened(days.map { $0 >= firstAfter ? 1 : 0 }, factor: l)
-        var s11 = 0.0, s12 = 0.0, s22 = 0.0
-        for i in 0..<n { s11 += x1[i] * x1[i]; s12 += x1[i] * x2[i]; s22 += x2[i] * x2[i] }
+        var s11 = 0.0
+        var s12 = 0.0
+        var s22 = 0.0
+        for i in 0..<n {
+            s11 += x1[i] * x1[i]
+            s12 += x1[i] * x2[i]
+            s22 += x2[i] * x2[i]
+        }
         let det = s11 * s22 - s12 * s12
         guard det > 1e-12 else { return [Double](repeating: 0, count: n) }
         var w = (0..<n).map { (s11 * x2[$0] - s12 * x1[$0]) / det }
@@ -506,22 +574,37 @@ public struct BeforeAfterAnalysis: Sendable {
 
     /// Prewhitens `points` (sorted by day) with `phi`, gaps included, and solves the 2×2 normal equations.
     static func prewhitenedStep(_ points: [(day: Int, value: Double)], firstAfter: Int, phi: Double) -> StepFit {
-        var s11 = 0.0, s12 = 0.0, s22 = 0.0, s1y = 0.0, s2y = 0.0, syy = 0.0
+        var s11 = 0.0
+        var s12 = 0.0
+        var s22 = 0.0
+        var s1y = 0.0
+        var s2y = 0.0
+        var syy = 0.0
         var previous: (day: Int, value: Double, step: Double)?
         for point in points {
             let step = point.day >= firstAfter ? 1.0 : 0.0
-            var x1 = 1.0, x2 = step, y = point.value
+            var x1 = 1.0
+            var x2 = step
+            var y = point.value
             if let p = previous {
                 let a = pow(phi, Double(point.day - p.day))
                 let scale = 1 / max(1 - a * a, 1e-12).squareRoot()
-                x1 = (1 - a) * scale; x2 = (step - a * p.step) * scale; y = (point.value - a * p.value) * scale
+                x1 = (1 - a) * scale
+                x2 = (step - a * p.step) * scale
+                y = (point.value - a * p.value) * scale
             }
-            s11 += x1 * x1; s12 += x1 * x2; s22 += x2 * x2; s1y += x1 * y; s2y += x2 * y; syy += y * y
+            s11 += x1 * x1
+            s12 += x1 * x2
+            s22 += x2 * x2
+            s1y += x1 * y
+            s2y += x2 * y
+            syy += y * y
             previous = (point.day, point.value, step)
         }
         let det = s11 * s22 - s12 * s12
         guard det > 1e-12 else { return StepFit(step: 0, stepVarianceFactor: .infinity, residualSquares: 0) }
-        let b1 = (s22 * s1y - s12 * s2y) / det, b2 = (s11 * s2y - s12 * s1y) / det
+        let b1 = (s22 * s1y - s12 * s2y) / det
+        let b2 = (s11 * s2y - s12 * s1y) / det
         let rss = max(0, syy - b1 * s1y - b2 * s2y)
         return StepFit(step: b2, stepVarianceFactor: s11 / det, residualSquares: rss)
     }
@@ -536,7 +619,11 @@ public struct DenseSeries: Sendable {
 
     /// Packs `values` (non-finite values count as missing).
     public init(_ values: [LocalDay: Double]) {
-        guard let first = values.keys.min(), let last = values.keys.max() else { firstDay = 0; self.values = []; return }
+        guard let first = values.keys.min(), let last = values.keys.max() else {
+            firstDay = 0
+            self.values = []
+            return
+        }
         firstDay = first.dayNumber
         var dense = [Double](repeating: .nan, count: last.dayNumber - first.dayNumber + 1)
         for (day, v) in values where v.isFinite { dense[day.dayNumber - firstDay] = v }

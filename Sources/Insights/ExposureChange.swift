@@ -42,8 +42,10 @@ public struct ExposureChange: Hashable, Sendable, Codable {
     public let description: String
 
     /// A change (normally made by `ExposureChangeDetector`).
-    public init(productID: ProductID, productName: String, kind: ExposureChangeKind, kinds: [ExposureChangeKind],
-                day: LocalDay, description: String) {
+    public init(
+        productID: ProductID, productName: String, kind: ExposureChangeKind, kinds: [ExposureChangeKind],
+        day: LocalDay, description: String
+    ) {
         self.id = "\(productID.rawValue)|\(kind.rawValue)|\(day)"
         self.productID = productID
         self.productName = productName
@@ -166,7 +168,12 @@ public struct ExposureChangeDetector: Sendable {
         var offsets: [Int: Int] = [:]
     }
 
-    private struct Candidate { let kind: ExposureChangeKind; let day: Int; let strength: Double; let text: String }
+    private struct Candidate {
+        let kind: ExposureChangeKind
+        let day: Int
+        let strength: Double
+        let text: String
+    }
 
     private func changes(of product: ProductID, records: [LedgerEntry], schedules: [ScheduleHistory], asOf: LocalDay) -> [ExposureChange] {
         let sorted = records.sorted { $0.takenAt < $1.takenAt }
@@ -193,27 +200,41 @@ public struct ExposureChangeDetector: Sendable {
         var blocked = [Bool](repeating: false, count: span)
         var i = 0
         while i < span {
-            guard days[i] != nil else { i += 1; continue }
+            guard days[i] != nil else {
+                i += 1
+                continue
+            }
             var j = i + 1
             while j < span && days[j] == nil { j += 1 }
-            let gapStart = i + 1, gapEnd = j // [gapStart, gapEnd)
+            let gapStart = i + 1
+            let gapEnd = j  // [gapStart, gapEnd)
             let gap = gapEnd - gapStart
             if gap > 0 {
-                var run = 0, longest = 0
-                for k in gapStart..<gapEnd where scheduled[k] { run += 1; longest = max(longest, run) }
+                var run = 0
+                var longest = 0
+                for k in gapStart..<gapEnd where scheduled[k] {
+                    run += 1
+                    longest = max(longest, run)
+                }
                 // Days without a schedule do not break a run: only scheduled days are counted.
                 if longest >= Self.interruptionScheduledDays {
-                    candidates.append(Candidate(kind: .interruption, day: first + gapStart, strength: .infinity,
-                                                text: "a pause in \(name) (no dose on \(longest) scheduled days)"))
+                    candidates.append(
+                        Candidate(
+                            kind: .interruption, day: first + gapStart, strength: .infinity,
+                            text: "a pause in \(name) (no dose on \(longest) scheduled days)"))
                     for k in gapStart..<gapEnd { blocked[k] = true }
                 } else if gap >= Self.deactivationGapDays {
-                    candidates.append(Candidate(kind: .deactivation, day: first + gapStart, strength: .infinity,
-                                                text: "stopping \(name)"))
+                    candidates.append(
+                        Candidate(
+                            kind: .deactivation, day: first + gapStart, strength: .infinity,
+                            text: "stopping \(name)"))
                     for k in gapStart..<gapEnd { blocked[k] = true }
                 }
                 if gapEnd < span && gap >= Self.restartGapDays {
-                    candidates.append(Candidate(kind: .start, day: first + gapEnd, strength: .infinity,
-                                                text: "starting \(name) again"))
+                    candidates.append(
+                        Candidate(
+                            kind: .start, day: first + gapEnd, strength: .infinity,
+                            text: "starting \(name) again"))
                 }
             }
             i = j
@@ -238,7 +259,9 @@ public struct ExposureChangeDetector: Sendable {
         let span = days.count
         guard span >= 2 * w else { return [] }
         // Prefix sums: dose days, servings, blocked days.
-        var doseDays = [0], servings = [0.0], blockedDays = [0]
+        var doseDays = [0]
+        var servings = [0.0]
+        var blockedDays = [0]
         var buckets = [[0, 0, 0, 0]]
         for d in 0..<span {
             doseDays.append(doseDays[d] + (days[d] == nil ? 0 : 1))
@@ -248,30 +271,41 @@ public struct ExposureChangeDetector: Sendable {
             if let day = days[d], let dominant = Self.dominant(day.buckets) { b[dominant] += 1 }
             buckets.append(b)
         }
-        var dose: [Candidate] = [], frequency: [Candidate] = [], timing: [Candidate] = []
+        var dose: [Candidate] = []
+        var frequency: [Candidate] = []
+        var timing: [Candidate] = []
         for c in w...(span - w) {
             guard blockedDays[c + w] - blockedDays[c - w] == 0 else { continue }
-            let nBefore = doseDays[c] - doseDays[c - w], nAfter = doseDays[c + w] - doseDays[c]
+            let nBefore = doseDays[c] - doseDays[c - w]
+            let nAfter = doseDays[c + w] - doseDays[c]
             if abs(nAfter - nBefore) >= Self.minimumFrequencyChangeDays,
-               let gapBefore = medianGap(days, (c - w)..<c), let gapAfter = medianGap(days, c..<(c + w)), gapBefore != gapAfter {
-                frequency.append(Candidate(kind: .frequencyChange, day: first + c, strength: Double(abs(nAfter - nBefore)),
-                                           text: "\(name) going from \(nBefore) to \(nAfter) dose days in \(w)"))
+                let gapBefore = medianGap(days, (c - w)..<c), let gapAfter = medianGap(days, c..<(c + w)), gapBefore != gapAfter
+            {
+                frequency.append(
+                    Candidate(
+                        kind: .frequencyChange, day: first + c, strength: Double(abs(nAfter - nBefore)),
+                        text: "\(name) going from \(nBefore) to \(nAfter) dose days in \(w)"))
             }
             guard nBefore > 0, nAfter > 0 else { continue }
             let mBefore = (servings[c] - servings[c - w]) / Double(nBefore)
             let mAfter = (servings[c + w] - servings[c]) / Double(nAfter)
             let relative = abs(mAfter - mBefore) / max(mBefore, mAfter)
             if relative >= Self.minimumDoseChange {
-                dose.append(Candidate(kind: .doseChange, day: first + c, strength: relative,
-                                      text: "the dose of \(name) going from \(Self.servingsText(mBefore)) to \(Self.servingsText(mAfter)) servings a dose day"))
+                dose.append(
+                    Candidate(
+                        kind: .doseChange, day: first + c, strength: relative,
+                        text: "the dose of \(name) going from \(Self.servingsText(mBefore)) to \(Self.servingsText(mAfter)) servings a dose day"))
             }
             let bBefore = (0..<4).map { buckets[c][$0] - buckets[c - w][$0] }
             let bAfter = (0..<4).map { buckets[c + w][$0] - buckets[c][$0] }
             if let from = Self.strictMajority(bBefore, of: nBefore), let to = Self.strictMajority(bAfter, of: nAfter), from != to,
-               usualOffset(days, (c - w)..<c) == usualOffset(days, c..<(c + w)) {
+                usualOffset(days, (c - w)..<c) == usualOffset(days, c..<(c + w))
+            {
                 let share = Double(bBefore[from]) / Double(nBefore) + Double(bAfter[to]) / Double(nAfter)
-                timing.append(Candidate(kind: .timingChange, day: first + c, strength: share,
-                                        text: "\(name) moving from the \(TimeOfDayBucket.allCases[from].rawValue) to the \(TimeOfDayBucket.allCases[to].rawValue)"))
+                timing.append(
+                    Candidate(
+                        kind: .timingChange, day: first + c, strength: share,
+                        text: "\(name) moving from the \(TimeOfDayBucket.allCases[from].rawValue) to the \(TimeOfDayBucket.allCases[to].rawValue)"))
             }
         }
         return strongestPerRun(dose) + strongestPerRun(frequency) + strongestPerRun(timing)
@@ -297,7 +331,10 @@ public struct ExposureChangeDetector: Sendable {
         var best: Candidate?
         var previousDay = Int.min
         for c in candidates {
-            if c.day != previousDay + 1, let b = best { result.append(b); best = nil }
+            if c.day != previousDay + 1, let b = best {
+                result.append(b)
+                best = nil
+            }
             if best == nil || c.strength > best!.strength { best = c }
             previousDay = c.day
         }
@@ -323,8 +360,10 @@ public struct ExposureChangeDetector: Sendable {
             if kept.contains(where: { $0.kind == main.kind && main.day - $0.day.dayNumber <= Self.duplicateDays }) { continue }
             var kinds: [ExposureChangeKind] = []
             for c in group where !kinds.contains(c.kind) { kinds.append(c.kind) }
-            kept.append(ExposureChange(productID: product, productName: name, kind: main.kind, kinds: kinds.sorted { $0.order < $1.order },
-                                       day: LocalDay(dayNumber: main.day), description: main.text))
+            kept.append(
+                ExposureChange(
+                    productID: product, productName: name, kind: main.kind, kinds: kinds.sorted { $0.order < $1.order },
+                    day: LocalDay(dayNumber: main.day), description: main.text))
         }
         return kept
     }

@@ -112,9 +112,11 @@ public struct Insight: Hashable, Sendable, Codable {
     public var texts: [String] { [change.description, summary] + limitations + [disclaimer] }
 
     /// An insight (normally made by `InsightEngine`).
-    public init(change: ExposureChange, metricID: String, metricName: String, unit: String, result: BeforeAfterResult,
-                adjustedPValue: Double?, lookAlpha: Double, seriesCompared: Int, onsetsSearched: Int, placebo: PlaceboCheck?,
-                summary: String, limitations: [String], points: [InsightPoint]) {
+    public init(
+        change: ExposureChange, metricID: String, metricName: String, unit: String, result: BeforeAfterResult,
+        adjustedPValue: Double?, lookAlpha: Double, seriesCompared: Int, onsetsSearched: Int, placebo: PlaceboCheck?,
+        summary: String, limitations: [String], points: [InsightPoint]
+    ) {
         self.change = change
         self.metricID = metricID
         self.metricName = metricName
@@ -125,8 +127,9 @@ public struct Insight: Hashable, Sendable, Codable {
         self.seriesCompared = seriesCompared
         self.onsetsSearched = onsetsSearched
         self.placebo = placebo
-        let verdict = InsightVerdict(result, lookPValue: result.pValue.map { min(1, $0 * Double(onsetsSearched)) },
-                                     adjustedPValue: adjustedPValue, lookAlpha: lookAlpha)
+        let verdict = InsightVerdict(
+            result, lookPValue: result.pValue.map { min(1, $0 * Double(onsetsSearched)) },
+            adjustedPValue: adjustedPValue, lookAlpha: lookAlpha)
         self.verdict = verdict
         self.status = verdict == .qualified ? .qualifiedFinding : .ongoingObservation
         self.summary = summary
@@ -136,9 +139,9 @@ public struct Insight: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case id, change, metricID, metricName, unit, status, windowDays, beforeFrom, beforeTo, afterFrom, afterTo, beforeCount,
-             afterCount, minimumCount, enoughData, beforeMean, afterMean, difference, intervalLow, intervalHigh, hedgesG, pValue,
-             adjustedPValue, summary, limitations, disclaimer, points, lookAlpha, seriesCompared, onsetsSearched, onsetDays,
-             lookPValue, verdict, conditions, placebo, tStatistic, degreesOfFreedom, standardError, meaningfulDifference, daysNeeded
+            afterCount, minimumCount, enoughData, beforeMean, afterMean, difference, intervalLow, intervalHigh, hedgesG, pValue,
+            adjustedPValue, summary, limitations, disclaimer, points, lookAlpha, seriesCompared, onsetsSearched, onsetDays,
+            lookPValue, verdict, conditions, placebo, tStatistic, degreesOfFreedom, standardError, meaningfulDifference, daysNeeded
     }
 
     /// JSON with days as "2026-03-01" and the disclaimer included.
@@ -201,7 +204,8 @@ public struct Insight: Hashable, Sendable, Codable {
         placebo = try c.decodeIfPresent(PlaceboCheck.self, forKey: .placebo)
         let interval: ClosedRange<Double>?
         if let low = try c.decodeIfPresent(Double.self, forKey: .intervalLow),
-           let high = try c.decodeIfPresent(Double.self, forKey: .intervalHigh), low <= high {
+            let high = try c.decodeIfPresent(Double.self, forKey: .intervalHigh), low <= high
+        {
             interval = low...high
         } else {
             interval = nil
@@ -249,7 +253,10 @@ public enum InsightVerdict: String, Hashable, Codable, Sendable {
 
     /// The verdict of `result` with its look p-value (onset search counted) and its adjusted p-value.
     public init(_ result: BeforeAfterResult, lookPValue: Double?, adjustedPValue: Double?, lookAlpha: Double) {
-        guard result.enoughData, let interval = result.interval else { self = .notEnoughData; return }
+        guard result.enoughData, let interval = result.interval else {
+            self = .notEnoughData
+            return
+        }
         if interval.contains(0) && (lookPValue ?? 1) > lookAlpha {
             // "No clear difference" only when the interval rules out a difference that would count; an interval
             // wide enough to hold one says the data cannot tell (a real effect must never read as reassurance).
@@ -260,9 +267,18 @@ public enum InsightVerdict: String, Hashable, Codable, Sendable {
             }
             return
         }
-        if (lookPValue ?? 1) > lookAlpha { self = .notStrongEnoughForThisLook; return }
-        if abs(result.hedgesG ?? 0) < InsightEngine.minimumEffectSize { self = .smallEffect; return }
-        if (adjustedPValue ?? 1) > lookAlpha { self = .didNotHoldUpAcrossSeries; return }
+        if (lookPValue ?? 1) > lookAlpha {
+            self = .notStrongEnoughForThisLook
+            return
+        }
+        if abs(result.hedgesG ?? 0) < InsightEngine.minimumEffectSize {
+            self = .smallEffect
+            return
+        }
+        if (adjustedPValue ?? 1) > lookAlpha {
+            self = .didNotHoldUpAcrossSeries
+            return
+        }
         self = .qualified
     }
 }
@@ -302,8 +318,10 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
     public let longDates: Int?
 
     /// A check.
-    public init(dates: Int, flagged: Int, varianceFactor: Double = 1, longVarianceFactor: Double? = nil, squares: Double? = nil,
-                longSquares: Double? = nil, longDates: Int? = nil) {
+    public init(
+        dates: Int, flagged: Int, varianceFactor: Double = 1, longVarianceFactor: Double? = nil, squares: Double? = nil,
+        longSquares: Double? = nil, longDates: Int? = nil
+    ) {
         self.dates = dates
         self.flagged = flagged
         self.varianceFactor = varianceFactor
@@ -323,7 +341,8 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
     /// shrinks toward `simulated` rather than 1 and is at least `simulated`. With `simulated` 1 it is
     /// `varianceFactor(windowDays:)`.
     public func varianceFactor(windowDays w: Int, simulated: Double) -> Double {
-        let short = BeforeAfterAnalysis.shortWindowDays, long = BeforeAfterAnalysis.longWindowDays
+        let short = BeforeAfterAnalysis.shortWindowDays
+        let long = BeforeAfterAnalysis.longWindowDays
         guard let squares else { return max(simulated, varianceFactor(windowDays: w)) }
         let shortFactor = simulated * InsightEngine.calibration(squares / simulated, dates: Double(dates), windowDays: short)
         guard w >= long else { return shortFactor }
@@ -349,22 +368,42 @@ public struct PlaceboCheck: Hashable, Sendable, Codable {
 extension Insight {
     /// Every bar of a qualified finding with whether it held, in the order they are checked.
     public var conditions: [InsightCondition] {
-        let w = windowDays, needed = minimumCount
-        var list = [InsightCondition(id: "days", held: enoughData,
-                                     text: "Days with a value: \(beforeCount) of \(w) before and \(afterCount) of \(w) after (\(needed) needed on each side)")]
+        let w = windowDays
+        let needed = minimumCount
+        var list = [
+            InsightCondition(
+                id: "days", held: enoughData,
+                text: "Days with a value: \(beforeCount) of \(w) before and \(afterCount) of \(w) after (\(needed) needed on each side)")
+        ]
         guard let interval, let difference else { return list }
-        list.append(InsightCondition(id: "interval", held: !interval.contains(0),
-                                     text: "95% interval \(InsightWording.signed(interval.lowerBound)) to \(InsightWording.signed(interval.upperBound))\(InsightWording.unitText(unit)) around \(InsightWording.signed(difference)): \(interval.contains(0) ? "includes" : "excludes") zero"))
+        list.append(
+            InsightCondition(
+                id: "interval", held: !interval.contains(0),
+                text:
+                    "95% interval \(InsightWording.signed(interval.lowerBound)) to \(InsightWording.signed(interval.upperBound))\(InsightWording.unitText(unit)) around \(InsightWording.signed(difference)): \(interval.contains(0) ? "includes" : "excludes") zero"
+            ))
         let g = hedgesG ?? 0
-        list.append(InsightCondition(id: "effect-size", held: abs(g) >= InsightEngine.minimumEffectSize,
-                                     text: "Effect size g = \(InsightWording.number(g)) (at least \(InsightWording.number(InsightEngine.minimumEffectSize)) either way needed)"))
+        list.append(
+            InsightCondition(
+                id: "effect-size", held: abs(g) >= InsightEngine.minimumEffectSize,
+                text:
+                    "Effect size g = \(InsightWording.number(g)) (at least \(InsightWording.number(InsightEngine.minimumEffectSize)) either way needed)"
+            ))
         let p = lookPValue ?? 1
         let search = onsetsSearched > 1 ? ", counting the search over \(onsetsSearched) onsets (0-\(onsetsSearched - 1) days)" : ""
-        list.append(InsightCondition(id: "look", held: p <= lookAlpha,
-                                     text: "p = \(InsightWording.pText(p))\(search); at most \(InsightWording.pText(lookAlpha)) needed at the \(w)-day look (the 14- and 28-day looks share one 5% error rate)"))
+        list.append(
+            InsightCondition(
+                id: "look", held: p <= lookAlpha,
+                text:
+                    "p = \(InsightWording.pText(p))\(search); at most \(InsightWording.pText(lookAlpha)) needed at the \(w)-day look (the 14- and 28-day looks share one 5% error rate)"
+            ))
         if let adjusted = adjustedPValue {
-            list.append(InsightCondition(id: "correction", held: adjusted <= lookAlpha,
-                                         text: "Adjusted across the \(seriesCompared) series compared for this change (Benjamini-Hochberg): p = \(InsightWording.pText(adjusted)), at most \(InsightWording.pText(lookAlpha)) needed"))
+            list.append(
+                InsightCondition(
+                    id: "correction", held: adjusted <= lookAlpha,
+                    text:
+                        "Adjusted across the \(seriesCompared) series compared for this change (Benjamini-Hochberg): p = \(InsightWording.pText(adjusted)), at most \(InsightWording.pText(lookAlpha)) needed"
+                ))
         }
         return list
     }
@@ -373,8 +412,9 @@ extension Insight {
     /// time at this look's bar (the standard error shrinks with the square root of the days); nil without figures.
     public var daysNeeded: Int? {
         guard let se = result.standardError, let m = result.meaningfulDifference, m > 0, se.isFinite,
-              let df = result.degreesOfFreedom else { return nil }
-        let z = InsightStatistics.tQuantile(1 - lookAlpha / 2, df: df) + 0.8416 // 80% power
+            let df = result.degreesOfFreedom
+        else { return nil }
+        let z = InsightStatistics.tQuantile(1 - lookAlpha / 2, df: df) + 0.8416  // 80% power
         let now = Double(min(beforeCount, afterCount))
         let needed = now * (z * se / m) * (z * se / m)
         return needed.isFinite ? Int(needed.rounded(.up)) : nil
@@ -430,7 +470,8 @@ public struct InsightEngine: Sendable {
     public static func overlapFactor(windowDays w: Int) -> Double {
         var sum = 1.0
         for delta in stride(from: 7, to: 2 * w, by: 7) {
-            let d = Double(delta), width = Double(w)
+            let d = Double(delta)
+            let width = Double(w)
             let rho = delta <= w ? 1 - 1.5 * d / width : -(2 * width - d) / (2 * width)
             sum += 2 * rho * rho
         }
@@ -442,8 +483,10 @@ public struct InsightEngine: Sendable {
 
     /// Changes found in `entries` and analysed against every series, as of `asOf`, ordered by
     /// `InsightEngine.ordered`.
-    public func insights(entries: [LedgerEntry], schedules: [ScheduleHistory], series: [MetricSeriesInput],
-                         asOf: LocalDay) -> [Insight] {
+    public func insights(
+        entries: [LedgerEntry], schedules: [ScheduleHistory], series: [MetricSeriesInput],
+        asOf: LocalDay
+    ) -> [Insight] {
         let changes = ExposureChangeDetector().changes(in: entries, schedules: schedules, asOf: asOf)
         return insights(changes: changes, series: series, asOf: asOf)
     }
@@ -484,32 +527,41 @@ public struct InsightEngine: Sendable {
         static func profile(_ values: [Double], firstDay: Int, around changeDay: LocalDay, breaks: [Int], windowDays: Int) -> SeriesProfile {
             var masked = values
             let start = changeDay.dayNumber - firstDay
-            let from = min(max(0, start), masked.count), to = min(max(from, start + BeforeAfterAnalysis.longWindowDays), masked.count)
+            let from = min(max(0, start), masked.count)
+            let to = min(max(from, start + BeforeAfterAnalysis.longWindowDays), masked.count)
             for i in from..<to { masked[i] = .nan }
-            return SeriesProfile(dense: masked, firstDay: firstDay, breaks: [changeDay.dayNumber] + breaks,
-                                 caution: SeriesProfile.caution(windowDays: windowDays))
+            return SeriesProfile(
+                dense: masked, firstDay: firstDay, breaks: [changeDay.dayNumber] + breaks,
+                caution: SeriesProfile.caution(windowDays: windowDays))
         }
     }
 
     /// The result for one (change, series) pair before the adjustment across series: the comparison at the
     /// look in force (at the best onset when the metric searches onsets).
     public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, varianceFactor: Double = 1) -> BeforeAfterResult {
-        analyse(series, changeDay: changeDay, asOf: asOf, windowDays: BeforeAfterAnalysis.windowDays(changeDay: changeDay, asOf: asOf),
-                varianceFactor: varianceFactor)
+        analyse(
+            series, changeDay: changeDay, asOf: asOf, windowDays: BeforeAfterAnalysis.windowDays(changeDay: changeDay, asOf: asOf),
+            varianceFactor: varianceFactor)
     }
 
     /// As `analyse(_:changeDay:asOf:)` at a given window (`searchOnset: false` tries the change day only).
-    public func analyse(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int, varianceFactor: Double = 1,
-                        searchOnset: Bool = true) -> BeforeAfterResult {
+    public func analyse(
+        _ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int, varianceFactor: Double = 1,
+        searchOnset: Bool = true
+    ) -> BeforeAfterResult {
         let analysis = BeforeAfterAnalysis()
         let onsets = series.input.searchesOnset && searchOnset ? Self.onsetSearchDays : 0...0
         let profile = series.profile(around: changeDay, windowDays: windowDays)
         var best: BeforeAfterResult?
         for onset in onsets {
-            let r = analysis.compare(dense: series.dense.values, firstDay: series.dense.firstDay, profile: profile,
-                                     changeDay: changeDay, asOf: asOf, windowDays: windowDays, onsetDays: onset,
-                                     varianceFactor: varianceFactor)
-            guard let current = best else { best = r; continue }
+            let r = analysis.compare(
+                dense: series.dense.values, firstDay: series.dense.firstDay, profile: profile,
+                changeDay: changeDay, asOf: asOf, windowDays: windowDays, onsetDays: onset,
+                varianceFactor: varianceFactor)
+            guard let current = best else {
+                best = r
+                continue
+            }
             // The smallest p among onsets with enough data (an onset without enough data never wins).
             let key = { (x: BeforeAfterResult) in (x.enoughData ? 0 : 1, x.pValue ?? 2) }
             if key(r) < key(current) { best = r }
@@ -528,7 +580,8 @@ public struct InsightEngine: Sendable {
         let w = BeforeAfterAnalysis.shortWindowDays
         let short = placeboDates(series, changeDays: changeDays, asOf: asOf, windowDays: w)
         guard !short.dates.isEmpty else { return nil }
-        let total = short.squares.reduce(0, +), n = Double(short.dates.count)
+        let total = short.squares.reduce(0, +)
+        let n = Double(short.dates.count)
         let alpha = Self.lookAlpha(windowDays: w)
         let onsets = series.input.searchesOnset ? Self.onsetSearchDays.count : 1
         var flagged = 0
@@ -540,18 +593,21 @@ public struct InsightEngine: Sendable {
         }
         let long = placeboDates(series, changeDays: changeDays, asOf: asOf, windowDays: BeforeAfterAnalysis.longWindowDays)
         let longTotal = long.squares.reduce(0, +)
-        return PlaceboCheck(dates: short.dates.count, flagged: flagged,
-                            varianceFactor: Self.calibration(total, dates: n, windowDays: w),
-                            longVarianceFactor: Self.calibration(longTotal, dates: Double(long.dates.count),
-                                                                 windowDays: BeforeAfterAnalysis.longWindowDays),
-                            squares: total, longSquares: longTotal, longDates: long.dates.count)
+        return PlaceboCheck(
+            dates: short.dates.count, flagged: flagged,
+            varianceFactor: Self.calibration(total, dates: n, windowDays: w),
+            longVarianceFactor: Self.calibration(
+                longTotal, dates: Double(long.dates.count),
+                windowDays: BeforeAfterAnalysis.longWindowDays),
+            squares: total, longSquares: longTotal, longDates: long.dates.count)
     }
 
     /// The calibration from placebo dates whose t² (relative to its expectation) sum to `sum`: their mean,
     /// counted as `dates / overlapFactor` independent dates and shrunk toward 1 with `calibrationPriorDates`
     /// dates' weight, at least 1.
     public static func calibration(_ sum: Double, dates: Double, windowDays: Int) -> Double {
-        let overlap = overlapFactor(windowDays: windowDays), prior = calibrationPriorDates
+        let overlap = overlapFactor(windowDays: windowDays)
+        let prior = calibrationPriorDates
         return max(1, (sum / overlap + prior) / (dates / overlap + prior))
     }
 
@@ -561,9 +617,11 @@ public struct InsightEngine: Sendable {
     /// expectation under the model (df/(df − 2), not 1), winsorised at the 99% point of χ²₁ so one wild date (an
     /// illness, a night shift) counts at most as much as a 1-in-100 date (the capped χ²₁ has mean 0.981).
     func placeboDates(_ series: PreparedSeries, changeDays: [LocalDay], asOf: LocalDay, windowDays w: Int)
-        -> (dates: [LocalDay], squares: [Double]) {
+        -> (dates: [LocalDay], squares: [Double])
+    {
         let guardDays = BeforeAfterAnalysis.longWindowDays
-        let first = series.dense.firstDay + w, last = min(series.dense.firstDay + series.dense.values.count, asOf.dayNumber + 1) - w
+        let first = series.dense.firstDay + w
+        let last = min(series.dense.firstDay + series.dense.values.count, asOf.dayNumber + 1) - w
         guard last > first else { return ([], []) }
         let changes = changeDays.map(\.dayNumber).sorted()
         var candidates: [Int] = []
@@ -573,7 +631,8 @@ public struct InsightEngine: Sendable {
             day += 7
         }
         let step = max(1, Double(candidates.count) / Double(Self.maximumPlaceboDates))
-        var dates: [LocalDay] = [], squares: [Double] = []
+        var dates: [LocalDay] = []
+        var squares: [Double] = []
         var index = 0.0
         while Int(index) < candidates.count, dates.count < Self.maximumPlaceboDates {
             let d = LocalDay(dayNumber: candidates[Int(index)])
@@ -599,36 +658,44 @@ public struct InsightEngine: Sendable {
         for change in changes where change.day <= asOf {
             let w = BeforeAfterAnalysis.windowDays(changeDay: change.day, asOf: asOf)
             let results = prepared.indices.map { i in
-                analyse(prepared[i], changeDay: change.day, asOf: asOf,
-                        varianceFactor: varianceFactor(prepared[i], changeDay: change.day, asOf: asOf, windowDays: w, placebo: placebos[i]))
+                analyse(
+                    prepared[i], changeDay: change.day, asOf: asOf,
+                    varianceFactor: varianceFactor(prepared[i], changeDay: change.day, asOf: asOf, windowDays: w, placebo: placebos[i]))
             }
-            all += assemble(change: change, series: prepared.map(\.input), results: results, placebos: placebos,
-                            allChanges: changes, dense: prepared.map(\.dense))
+            all += assemble(
+                change: change, series: prepared.map(\.input), results: results, placebos: placebos,
+                allChanges: changes, dense: prepared.map(\.dense))
         }
         return Self.ordered(all)
     }
 
     /// The insights of one change from its per-series results: the adjustment across the series with enough
     /// data, then the verdict, wording and chart points of each.
-    public func assemble(change: ExposureChange, series: [MetricSeriesInput], results: [BeforeAfterResult], placebos: [PlaceboCheck?],
-                         allChanges: [ExposureChange], dense: [DenseSeries]) -> [Insight] {
+    public func assemble(
+        change: ExposureChange, series: [MetricSeriesInput], results: [BeforeAfterResult], placebos: [PlaceboCheck?],
+        allChanges: [ExposureChange], dense: [DenseSeries]
+    ) -> [Insight] {
         let onsets = series.map { $0.searchesOnset ? Self.onsetSearchDays.count : 1 }
         let lookP = zip(results, onsets).map { r, n in r.enoughData ? r.pValue.map { min(1, $0 * Double(n)) } : nil }
         let adjusted = InsightStatistics.benjaminiHochberg(lookP)
         let compared = lookP.compactMap { $0 }.count
         var out: [Insight] = []
         for i in series.indices where results[i].beforeCount + results[i].afterCount > 0 {
-            let result = results[i], metric = series[i]
+            let result = results[i]
+            let metric = series[i]
             let others = allChanges.filter { $0.id != change.id && $0.day >= result.before.lowerBound && $0.day <= result.after.upperBound }
-            let draft = Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit, result: result,
-                                adjustedPValue: adjusted[i], lookAlpha: Self.lookAlpha(windowDays: result.windowDays),
-                                seriesCompared: compared, onsetsSearched: onsets[i], placebo: placebos[i], summary: "", limitations: [],
-                                points: [])
-            out.append(Insight(change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit, result: result,
-                               adjustedPValue: adjusted[i], lookAlpha: draft.lookAlpha, seriesCompared: compared,
-                               onsetsSearched: onsets[i], placebo: placebos[i], summary: InsightWording.summary(draft),
-                               limitations: InsightWording.limitations(result: result, otherChanges: others),
-                               points: Self.points(dense[i], result)))
+            let draft = Insight(
+                change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit, result: result,
+                adjustedPValue: adjusted[i], lookAlpha: Self.lookAlpha(windowDays: result.windowDays),
+                seriesCompared: compared, onsetsSearched: onsets[i], placebo: placebos[i], summary: "", limitations: [],
+                points: [])
+            out.append(
+                Insight(
+                    change: change, metricID: metric.id, metricName: metric.name, unit: metric.unit, result: result,
+                    adjustedPValue: adjusted[i], lookAlpha: draft.lookAlpha, seriesCompared: compared,
+                    onsetsSearched: onsets[i], placebo: placebos[i], summary: InsightWording.summary(draft),
+                    limitations: InsightWording.limitations(result: result, otherChanges: others),
+                    points: Self.points(dense[i], result)))
         }
         return out
     }
@@ -636,8 +703,9 @@ public struct InsightEngine: Sendable {
     /// The bar for a qualified finding of one series alone (no other series compared, no onset search): every
     /// condition of `InsightVerdict` at the look's `lookAlpha`.
     public static func qualifies(_ result: BeforeAfterResult, adjustedPValue: Double?) -> Bool {
-        InsightVerdict(result, lookPValue: result.pValue, adjustedPValue: adjustedPValue,
-                       lookAlpha: lookAlpha(windowDays: result.windowDays)) == .qualified
+        InsightVerdict(
+            result, lookPValue: result.pValue, adjustedPValue: adjustedPValue,
+            lookAlpha: lookAlpha(windowDays: result.windowDays)) == .qualified
     }
 
     /// Grouped by change: changes with a qualified finding first, then by their strongest insight, then newest
@@ -650,7 +718,8 @@ public struct InsightEngine: Sendable {
             best[i.change.id] = key
         }
         return insights.sorted { a, b in
-            let ga = best[a.change.id]!, gb = best[b.change.id]!
+            let ga = best[a.change.id]!
+            let gb = best[b.change.id]!
             if a.change.id != b.change.id {
                 if ga != gb { return ga < gb }
                 if a.change.day != b.change.day { return a.change.day > b.change.day }
@@ -674,8 +743,10 @@ public struct InsightEngine: Sendable {
 /// of"; values are "higher" or "lower", never better or worse; no causal verbs.
 public enum InsightWording {
     /// Verbs and judgements that never appear in insight text (besides `ProductWording.bannedWords`).
-    public static let forbiddenWords = ["caused", "causes", "cause", "improved", "improves", "worsened", "helped", "helps",
-                                        "better", "worse", "because", "effective", "works"]
+    public static let forbiddenWords = [
+        "caused", "causes", "cause", "improved", "improves", "worsened", "helped", "helps",
+        "better", "worse", "because", "effective", "works",
+    ]
 
     /// The forbidden or banned words in `text` (whole words, case-insensitive). The disclaimer's own "caused"
     /// is the one allowed use, so the disclaimer is removed before checking.
@@ -689,44 +760,57 @@ public enum InsightWording {
 
     /// The one-sentence summary: what the figures show and, when it is not a finding, which bar did not hold.
     static func summary(_ insight: Insight) -> String {
-        let result = insight.result, change = insight.change, metricName = insight.metricName
+        let result = insight.result
+        let change = insight.change
+        let metricName = insight.metricName
         let w = result.windowDays
         let on = "\(change.description) on \(change.day)"
         guard result.enoughData, let diff = result.difference, let interval = result.interval else {
             let needed = BeforeAfterAnalysis.minimumValidDays(w)
-            let counts = "\(result.beforeCount) of \(w) days before and \(result.afterCount) of \(w) days after have a value (\(needed) needed on each side)"
+            let counts =
+                "\(result.beforeCount) of \(w) days before and \(result.afterCount) of \(w) days after have a value (\(needed) needed on each side)"
             // The days before a change are all in the past: only logging earlier days can fill them.
             if result.beforeCount < needed {
-                return "Too little data to compare \(metricName) around the time of \(on): \(counts). The days before it are past, so this stays so unless values for them are added."
+                return
+                    "Too little data to compare \(metricName) around the time of \(on): \(counts). The days before it are past, so this stays so unless values for them are added."
             }
             return "Not enough data yet to compare \(metricName) around the time of \(on): \(counts)."
         }
         let onset = result.onsetDays > 0 ? " from \(result.onsetDays) day\(result.onsetDays == 1 ? "" : "s") after it on" : ""
-        let figures = "mean \(number(result.beforeMean!)) in the \(w) days before, \(number(result.afterMean!)) in the \(w) days after\(onset); difference \(signed(diff))\(unitText(insight.unit)), 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)), effect size g = \(number(result.hedgesG ?? 0))"
+        let figures =
+            "mean \(number(result.beforeMean!)) in the \(w) days before, \(number(result.afterMean!)) in the \(w) days after\(onset); difference \(signed(diff))\(unitText(insight.unit)), 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)), effect size g = \(number(result.hedgesG ?? 0))"
         let direction = diff > 0 ? "higher" : "lower"
         switch insight.verdict {
         case .qualified:
             return "\(capitalised(on)) was associated with \(direction) \(metricName) values (\(figures))."
         case .didNotHoldUpAcrossSeries:
-            return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference that did not hold up once \(insight.seriesCompared) series were compared (adjusted p = \(pText(insight.adjustedPValue ?? 1)), at most \(pText(insight.lookAlpha)) needed; \(figures))."
+            return
+                "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference that did not hold up once \(insight.seriesCompared) series were compared (adjusted p = \(pText(insight.adjustedPValue ?? 1)), at most \(pText(insight.lookAlpha)) needed; \(figures))."
         case .notStrongEnoughForThisLook:
             let search = insight.onsetsSearched > 1 ? " with the search over \(insight.onsetsSearched) onsets counted" : ""
-            return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference not yet strong enough for the \(w)-day look (p = \(pText(insight.lookPValue ?? 1))\(search), at most \(pText(insight.lookAlpha)) needed; \(figures))."
+            return
+                "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference not yet strong enough for the \(w)-day look (p = \(pText(insight.lookPValue ?? 1))\(search), at most \(pText(insight.lookAlpha)) needed; \(figures))."
         case .smallEffect:
-            return "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference smaller than the effect size a finding needs (g = \(number(result.hedgesG ?? 0)), at least \(number(InsightEngine.minimumEffectSize)) needed; \(figures))."
+            return
+                "\(capitalised(direction)) \(metricName) values around the time of \(on), a difference smaller than the effect size a finding needs (g = \(number(result.hedgesG ?? 0)), at least \(number(InsightEngine.minimumEffectSize)) needed; \(figures))."
         case .noClearDifference:
             let m = result.meaningfulDifference ?? 0
-            return "No clear difference in \(metricName) around the time of \(on): the 95% interval rules out a shift of \(number(m))\(unitText(insight.unit)) or more either way (half the usual day-to-day spread, the smallest difference that counts here; \(figures))."
+            return
+                "No clear difference in \(metricName) around the time of \(on): the 95% interval rules out a shift of \(number(m))\(unitText(insight.unit)) or more either way (half the usual day-to-day spread, the smallest difference that counts here; \(figures))."
         case .tooLittleDataToTell, .notEnoughData:
             let m = result.meaningfulDifference ?? 0
             var days = ""
             if let needed = insight.daysNeeded, needed > min(result.beforeCount, result.afterCount) {
-                let cap = needed > BeforeAfterAnalysis.longWindowDays
+                let cap =
+                    needed > BeforeAfterAnalysis.longWindowDays
                     ? "; these comparisons use at most \(BeforeAfterAnalysis.longWindowDays) days on each side, so a shift of that size may stay out of reach for this series"
-                    : (w < BeforeAfterAnalysis.longWindowDays ? "; the comparison grows to \(BeforeAfterAnalysis.longWindowDays) days on each side once they have passed" : "")
-                days = " To tell a shift of that size, about \(needed) days with a value on each side would be needed (there are \(result.beforeCount) and \(result.afterCount))\(cap)."
+                    : (w < BeforeAfterAnalysis.longWindowDays
+                        ? "; the comparison grows to \(BeforeAfterAnalysis.longWindowDays) days on each side once they have passed" : "")
+                days =
+                    " To tell a shift of that size, about \(needed) days with a value on each side would be needed (there are \(result.beforeCount) and \(result.afterCount))\(cap)."
             }
-            return "Too little data to tell whether \(metricName) differed around the time of \(on): the 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)) still includes shifts of \(number(m))\(unitText(insight.unit)) or more (half the usual day-to-day spread, the smallest difference that counts here), so this is not a sign of no difference (\(figures)).\(days)"
+            return
+                "Too little data to tell whether \(metricName) differed around the time of \(on): the 95% interval \(signed(interval.lowerBound)) to \(signed(interval.upperBound)) still includes shifts of \(number(m))\(unitText(insight.unit)) or more (half the usual day-to-day spread, the smallest difference that counts here), so this is not a sign of no difference (\(figures)).\(days)"
         }
     }
 
@@ -742,13 +826,17 @@ public enum InsightWording {
             lines.append("Other changes fall inside these windows, so their share cannot be told apart: \(listed)\(more).")
         }
         let w = result.windowDays
-        let missingBefore = w - result.beforeCount, missingAfter = w - result.afterCount
+        let missingBefore = w - result.beforeCount
+        let missingAfter = w - result.afterCount
         if missingBefore + missingAfter > 0 {
             lines.append("Days without a value: \(missingBefore) of \(w) before and \(missingAfter) of \(w) after.")
         }
-        let seasonBefore = season(result.before.lowerBound), seasonAfter = season(result.after.upperBound)
+        let seasonBefore = season(result.before.lowerBound)
+        let seasonAfter = season(result.after.upperBound)
         if seasonBefore != seasonAfter {
-            lines.append("The windows span two seasons (\(seasonBefore), then \(seasonAfter)); seasonal shifts in daylight, weather and routine can move values too.")
+            lines.append(
+                "The windows span two seasons (\(seasonBefore), then \(seasonAfter)); seasonal shifts in daylight, weather and routine can move values too."
+            )
         } else {
             lines.append("Both windows fall in one season (\(seasonBefore)); slower seasonal drift can still move values.")
         }
@@ -813,10 +901,13 @@ public struct InsightsOverview: Sendable {
         let seriesCount = Set(insights.map(\.metricID)).count
         var parts = ["\(n(.qualified)) qualified finding\(n(.qualified) == 1 ? "" : "s")"]
         if n(.didNotHoldUpAcrossSeries) > 0 {
-            parts.append("\(n(.didNotHoldUpAcrossSeries)) difference\(n(.didNotHoldUpAcrossSeries) == 1 ? "" : "s") that did not hold up once the series were compared")
+            parts.append(
+                "\(n(.didNotHoldUpAcrossSeries)) difference\(n(.didNotHoldUpAcrossSeries) == 1 ? "" : "s") that did not hold up once the series were compared"
+            )
         }
         if n(.notStrongEnoughForThisLook) > 0 {
-            parts.append("\(n(.notStrongEnoughForThisLook)) difference\(n(.notStrongEnoughForThisLook) == 1 ? "" : "s") not yet strong enough for their look")
+            parts.append(
+                "\(n(.notStrongEnoughForThisLook)) difference\(n(.notStrongEnoughForThisLook) == 1 ? "" : "s") not yet strong enough for their look")
         }
         if n(.smallEffect) > 0 { parts.append("\(n(.smallEffect)) smaller than the effect size a finding needs") }
         if n(.noClearDifference) > 0 { parts.append("\(n(.noClearDifference)) with no clear difference") }
@@ -833,19 +924,25 @@ public struct InsightsOverview: Sendable {
     /// Why there is no insight at all: no change found yet, or no series with values around the changes.
     public static func emptyReason(changes: [ExposureChange]) -> String {
         guard let latest = changes.last else {
-            return "No change in what you logged as taken has been found yet. A change is a start (doses on at least 4 of its first 14 days), a pause of 3 or more scheduled days, stopping, a new dose, a new frequency or a new time of day; a single as-needed dose is not one."
+            return
+                "No change in what you logged as taken has been found yet. A change is a start (doses on at least 4 of its first 14 days), a pause of 3 or more scheduled days, stopping, a new dose, a new frequency or a new time of day; a single as-needed dose is not one."
         }
-        return "\(changes.count) change\(changes.count == 1 ? "" : "s") found (the latest: \(latest.description) on \(latest.day)), but no outcome series has a value in the 14 days before or after \(changes.count == 1 ? "it" : "any of them"). A comparison needs at least 10 days with a value on each side."
+        return
+            "\(changes.count) change\(changes.count == 1 ? "" : "s") found (the latest: \(latest.description) on \(latest.day)), but no outcome series has a value in the 14 days before or after \(changes.count == 1 ? "it" : "any of them"). A comparison needs at least 10 days with a value on each side."
     }
 
     /// "On your own records, this method flagged 1 of 40 dates where nothing changed."
     public static func placeboText(_ insight: Insight) -> String {
         guard let p = insight.placebo, p.dates >= InsightEngine.minimumPlaceboDates else {
-            return "Too few stretches of \(insight.metricName) without any change yet to check this method on your own records (\(InsightEngine.minimumPlaceboDates) dates needed)."
+            return
+                "Too few stretches of \(insight.metricName) without any change yet to check this method on your own records (\(InsightEngine.minimumPlaceboDates) dates needed)."
         }
         let factor = p.varianceFactor(windowDays: insight.windowDays)
-        let widened = factor > 1.005
-            ? String(format: " Differences there spread wider than the model expects, so every %d-day comparison of this series is widened by %.2f times.", insight.windowDays, factor.squareRoot())
+        let widened =
+            factor > 1.005
+            ? String(
+                format: " Differences there spread wider than the model expects, so every %d-day comparison of this series is widened by %.2f times.",
+                insight.windowDays, factor.squareRoot())
             : ""
         return "On your own records, this method flagged \(p.flagged) of \(p.dates) dates of \(insight.metricName) where nothing changed.\(widened)"
     }

@@ -22,7 +22,11 @@ extension Insight {
         ]
         if let difference, let interval {
             let unit = InsightWording.unitText(self.unit)
-            facts.append(("Difference", "\(InsightNumbers.signed(difference))\(unit), 95% interval \(InsightNumbers.signed(interval.lowerBound)) to \(InsightNumbers.signed(interval.upperBound))"))
+            facts.append(
+                (
+                    "Difference",
+                    "\(InsightNumbers.signed(difference))\(unit), 95% interval \(InsightNumbers.signed(interval.lowerBound)) to \(InsightNumbers.signed(interval.upperBound))"
+                ))
         }
         if let hedgesG, hedgesG.isFinite { facts.append(("Effect size", "g = \(InsightNumbers.plain(hedgesG))")) }
         return facts

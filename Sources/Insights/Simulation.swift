@@ -11,8 +11,10 @@ extension InsightEngine {
 
     /// The variance factor of one comparison: the simulated one (`simulatedFactor`), calibrated further on the
     /// series' own placebo dates (`PlaceboCheck.varianceFactor(windowDays:simulated:)`) when it has any.
-    public func varianceFactor(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int,
-                               placebo: PlaceboCheck?) -> Double {
+    public func varianceFactor(
+        _ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays: Int,
+        placebo: PlaceboCheck?
+    ) -> Double {
         let simulated = simulatedFactor(series, changeDay: changeDay, asOf: asOf, windowDays: windowDays)
         return placebo?.varianceFactor(windowDays: windowDays, simulated: simulated) ?? simulated
     }
@@ -37,8 +39,10 @@ extension InsightEngine {
     public func simulatedFactor(_ series: PreparedSeries, changeDay: LocalDay, asOf: LocalDay, windowDays w: Int) -> Double {
         let floor = w >= BeforeAfterAnalysis.longWindowDays ? 1.0 : 0
         let profile = series.profile(around: changeDay, windowDays: w)
-        let share = profile.fittedShare, phi = min(SeriesProfile.maximumAutocorrelation, profile.fittedAutocorrelation)
-        let dense = series.dense, change = changeDay.dayNumber
+        let share = profile.fittedShare
+        let phi = min(SeriesProfile.maximumAutocorrelation, profile.fittedAutocorrelation)
+        let dense = series.dense
+        let change = changeDay.dayNumber
         let startIndex = max(0, change - Self.simulatedHistoryDays - dense.firstDay)
         let endIndex = min(dense.values.count, asOf.dayNumber - dense.firstDay + 1, change + BeforeAfterAnalysis.longWindowDays - dense.firstDay)
         let lastAfter = min(change + w - 1, asOf.dayNumber)
@@ -55,17 +59,24 @@ extension InsightEngine {
         for v in dense.values where !v.isNaN { seed = (seed ^ v.bitPattern) &* 0x0000_0100_0000_01B3 }
         var generator = SeededGenerator(seed: seed)
         var spare: Double?
-        func normal() -> Double { // Marsaglia's polar method: two values per accepted pair
-            if let s = spare { spare = nil; return s }
+        func normal() -> Double {  // Marsaglia's polar method: two values per accepted pair
+            if let s = spare {
+                spare = nil
+                return s
+            }
             while true {
-                let u = 2 * generator.unit() - 1, v = 2 * generator.unit() - 1, q = u * u + v * v
+                let u = 2 * generator.unit() - 1
+                let v = 2 * generator.unit() - 1
+                let q = u * u + v * v
                 guard q > 0, q < 1 else { continue }
                 let scale = (-2 * log(q) / q).squareRoot()
                 spare = v * scale
                 return u * scale
             }
         }
-        let innovation = (1 - phi * phi).squareRoot(), carried = share.squareRoot(), own = (1 - share).squareRoot()
+        let innovation = (1 - phi * phi).squareRoot()
+        let carried = share.squareRoot()
+        let own = (1 - share).squareRoot()
         var simulated = [Double](repeating: .nan, count: missing.count)
         var draws: [(r: Double, x: Double)] = []
         for _ in 0..<Self.simulatedSeries {
@@ -78,7 +89,8 @@ extension InsightEngine {
             let fitted = PreparedSeries.profile(simulated, firstDay: first, around: changeDay, breaks: series.changeDays, windowDays: w)
             let points = days.map { d in (day: d, value: simulated[d - first] - fitted.weekdayEffect[SeriesProfile.weekdayIndex(d)]) }
             let estimate = BeforeAfterAnalysis.step(points, firstAfter: change, profile: fitted)
-            let assumed = estimate.gamma0 * estimate.fit.stepVarianceFactor, df = estimate.df
+            let assumed = estimate.gamma0 * estimate.fit.stepVarianceFactor
+            let df = estimate.df
             guard assumed > 0, assumed.isFinite else { continue }
             let weights = BeforeAfterAnalysis.stepWeights(days: days, firstAfter: change, profile: fitted)
             var variance = 0.0
@@ -86,8 +98,11 @@ extension InsightEngine {
                 variance += weights[i] * weights[i]
                 for j in 0..<i { variance += 2 * weights[i] * weights[j] * truth[days[i] - days[j]] }
             }
-            draws.append((r: variance / assumed / (df > 2.5 ? df / (df - 2) : 5),
-                          x: variance > 0 ? estimate.fit.step * estimate.fit.step / variance : 1))
+            draws.append(
+                (
+                    r: variance / assumed / (df > 2.5 ? df / (df - 2) : 5),
+                    x: variance > 0 ? estimate.fit.step * estimate.fit.step / variance : 1
+                ))
         }
         return draws.isEmpty ? max(floor, 1) : max(floor, Self.meanSquaredT(draws))
     }
@@ -97,7 +112,8 @@ extension InsightEngine {
     /// control variate: mean(x·r) − mean(r)·(mean(x) − 1), never below half of mean(r).
     public static func meanSquaredT(_ draws: [(r: Double, x: Double)]) -> Double {
         let n = Double(draws.count)
-        let meanR = draws.map(\.r).reduce(0, +) / n, meanX = draws.map(\.x).reduce(0, +) / n
+        let meanR = draws.map(\.r).reduce(0, +) / n
+        let meanX = draws.map(\.x).reduce(0, +) / n
         let meanXR = draws.map { $0.x * $0.r }.reduce(0, +) / n
         return max(0.5 * meanR, meanXR - meanR * (meanX - 1))
     }

@@ -14,8 +14,9 @@ public enum InsightStatistics {
         precondition(p > 0 && p < 1 && df > 0)
         if p == 0.5 { return 0 }
         let upper = p > 0.5
-        let target = upper ? 2 * (1 - p) : 2 * p // two-sided p of |t|
-        var low = 0.0, high = 1.0
+        let target = upper ? 2 * (1 - p) : 2 * p  // two-sided p of |t|
+        var low = 0.0
+        var high = 1.0
         while twoSidedP(t: high, df: df) > target { high *= 2 }
         for _ in 0..<80 {
             let mid = (low + high) / 2
@@ -60,13 +61,17 @@ public enum InsightStatistics {
         for m in 1...300 {
             let m = Double(m)
             var aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-            d = 1 + aa * d; if abs(d) < tiny { d = tiny }
-            c = 1 + aa / c; if abs(c) < tiny { c = tiny }
+            d = 1 + aa * d
+            if abs(d) < tiny { d = tiny }
+            c = 1 + aa / c
+            if abs(c) < tiny { c = tiny }
             d = 1 / d
             h *= d * c
             aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-            d = 1 + aa * d; if abs(d) < tiny { d = tiny }
-            c = 1 + aa / c; if abs(c) < tiny { c = tiny }
+            d = 1 + aa * d
+            if abs(d) < tiny { d = tiny }
+            c = 1 + aa / c
+            if abs(c) < tiny { c = tiny }
             d = 1 / d
             let delta = d * c
             h *= delta

@@ -56,8 +56,10 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
     private var readCache = false
 
     /// A detector over the model at `modelPath`, cached in `cacheDirectory`; nothing is read until the first search.
-    public init(modelPath: String = DlibLandmarkDetector.defaultModelPath, maximumFaces: Int = 10,
-                cacheDirectory: URL? = DlibLandmarkDetector.defaultCacheDirectory()) {
+    public init(
+        modelPath: String = DlibLandmarkDetector.defaultModelPath, maximumFaces: Int = 10,
+        cacheDirectory: URL? = DlibLandmarkDetector.defaultCacheDirectory()
+    ) {
         self.modelPath = modelPath
         self.maximumFaces = max(1, maximumFaces)
         self.cacheDirectory = cacheDirectory
@@ -122,8 +124,9 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
         var err = [CChar](repeating: 0, count: 256)
         var faces = [cairn_face](repeating: cairn_face(), count: maximumFaces)
         let count = image.pixels.withUnsafeBufferPointer { pixels in
-            cairn_landmarker_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), upsample,
-                                    &faces, Int32(faces.count), &err, err.count)
+            cairn_landmarker_detect(
+                handle, pixels.baseAddress, Int32(image.width), Int32(image.height), upsample,
+                &faces, Int32(faces.count), &err, err.count)
         }
         if count < 0 { throw LandmarkError.detectionFailed }
         return faces.prefix(Int(min(count, Int32(faces.count)))).map(Self.face(from:))
@@ -142,19 +145,21 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
         let cachePath = cacheDirectory.flatMap { directory -> String? in
             // A private folder (0700); without one, the model loads the slow way.
             do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 return nil
             }
             return directory.appendingPathComponent(Self.cacheFileName).path
         }
         let count = err.count
-        let loaded = if let cachePath {
-            cairn_landmarker_open(modelPath, cachePath, &usedCache, &err, count)
-        } else {
-            cairn_landmarker_open(modelPath, nil, &usedCache, &err, count)
-        }
+        let loaded =
+            if let cachePath {
+                cairn_landmarker_open(modelPath, cachePath, &usedCache, &err, count)
+            } else {
+                cairn_landmarker_open(modelPath, nil, &usedCache, &err, count)
+            }
         guard let opened = loaded else {
             loadError = .modelUnreadable
             throw LandmarkError.modelUnreadable
@@ -169,11 +174,13 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
         points.reserveCapacity(FaceLandmarkIndex.count)
         withUnsafeBytes(of: f.x) { xs in
             withUnsafeBytes(of: f.y) { ys in
-                let x = xs.bindMemory(to: Float.self), y = ys.bindMemory(to: Float.self)
+                let x = xs.bindMemory(to: Float.self)
+                let y = ys.bindMemory(to: Float.self)
                 for i in 0..<FaceLandmarkIndex.count { points.append(Point(x: Double(x[i]), y: Double(y[i]))) }
             }
         }
-        return DetectedFace(bounds: PixelRect(x: Double(f.left), y: Double(f.top), width: Double(f.width), height: Double(f.height)),
-                            points: points, score: Double(f.score))
+        return DetectedFace(
+            bounds: PixelRect(x: Double(f.left), y: Double(f.top), width: Double(f.width), height: Double(f.height)),
+            points: points, score: Double(f.score))
     }
 }

@@ -54,13 +54,16 @@ public final class DesktopNotifier: ReminderPosting {
         notify_notification_set_timeout(n, Int32(NOTIFY_EXPIRES_NEVER))
         for action in notice.actions {
             let box = Unmanaged.passRetained(ActionBox { onAction(action) }).toOpaque()
-            notify_notification_add_action(n, action.rawValue, action.label, { _, _, data in
-                guard let data else { return }
-                Unmanaged<ActionBox>.fromOpaque(data).takeUnretainedValue().run()
-            }, box, { data in
-                guard let data else { return }
-                Unmanaged<ActionBox>.fromOpaque(data).release()
-            })
+            notify_notification_add_action(
+                n, action.rawValue, action.label,
+                { _, _, data in
+                    guard let data else { return }
+                    Unmanaged<ActionBox>.fromOpaque(data).takeUnretainedValue().run()
+                }, box,
+                { data in
+                    guard let data else { return }
+                    Unmanaged<ActionBox>.fromOpaque(data).release()
+                })
         }
         var error: UnsafeMutablePointer<GError>?
         guard notify_notification_show(n, &error) != 0 else {

@@ -38,8 +38,10 @@ public struct MetricDefinition: Hashable, Sendable {
 
     /// A definition. Built-in metrics come from `BuiltInMetrics`; people define their own with
     /// `MetricDefinition.custom(id:name:unit:range:aggregation:)`.
-    public init(id: String, name: String, unit: String, aggregation: DailyAggregation, valueRange: ClosedRange<Double>,
-                source: MetricSource) {
+    public init(
+        id: String, name: String, unit: String, aggregation: DailyAggregation, valueRange: ClosedRange<Double>,
+        source: MetricSource
+    ) {
         self.id = id
         self.name = name
         self.unit = unit
@@ -53,8 +55,10 @@ public struct MetricDefinition: Hashable, Sendable {
 
     /// A metric the person defines (a manual metric such as "Headache, 1-5"), validated. Throws
     /// `OutcomeError.invalidMetricID`, `.metricIDTaken` (a built-in id), `.emptyMetricName`, `.invalidRange`.
-    public static func custom(id: String, name: String, unit: String = "1-5", range: ClosedRange<Double> = 1...5,
-                              aggregation: DailyAggregation = .mean) throws -> MetricDefinition {
+    public static func custom(
+        id: String, name: String, unit: String = "1-5", range: ClosedRange<Double> = 1...5,
+        aggregation: DailyAggregation = .mean
+    ) throws -> MetricDefinition {
         guard isValidID(id) else { throw OutcomeError.invalidMetricID }
         guard !BuiltInMetrics.all.contains(where: { $0.id == id }) else { throw OutcomeError.metricIDTaken }
         let trimmedName = try TextInput.name(name, field: "metric name").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -62,11 +66,13 @@ public struct MetricDefinition: Hashable, Sendable {
         let trimmedUnit = try TextInput.name(unit, field: "metric unit").trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmedUnit.count <= 20 else { throw OutcomeError.unitTooLong }
         guard range.lowerBound.isFinite, range.upperBound.isFinite, range.lowerBound < range.upperBound,
-              abs(range.lowerBound) <= largestMagnitude, abs(range.upperBound) <= largestMagnitude else {
+            abs(range.lowerBound) <= largestMagnitude, abs(range.upperBound) <= largestMagnitude
+        else {
             throw OutcomeError.invalidRange
         }
-        return MetricDefinition(id: id, name: trimmedName, unit: trimmedUnit, aggregation: aggregation, valueRange: range,
-                                source: .manual)
+        return MetricDefinition(
+            id: id, name: trimmedName, unit: trimmedUnit, aggregation: aggregation, valueRange: range,
+            source: .manual)
     }
 
     /// True for 1...40 characters of a-z, 0-9 and "_", starting with a letter.
@@ -102,27 +108,35 @@ public enum BuiltInMetrics {
     /// Mood, rated 1-5 (manual).
     public static let mood = rating("mood", "Mood")
     /// Resting heart rate in beats per minute, the day's mean (Apple Health RestingHeartRate).
-    public static let restingHeartRate = MetricDefinition(id: "resting_heart_rate", name: "Resting heart rate", unit: "bpm",
-                                                          aggregation: .mean, valueRange: 20...250, source: .appleHealth)
+    public static let restingHeartRate = MetricDefinition(
+        id: "resting_heart_rate", name: "Resting heart rate", unit: "bpm",
+        aggregation: .mean, valueRange: 20...250, source: .appleHealth)
     /// Heart rate variability as SDNN in milliseconds, the day's mean (never RMSSD).
-    public static let hrvSDNN = MetricDefinition(id: "hrv_sdnn", name: "Heart rate variability (SDNN)", unit: "ms",
-                                                 aggregation: .mean, valueRange: 1...500, source: .appleHealth)
+    public static let hrvSDNN = MetricDefinition(
+        id: "hrv_sdnn", name: "Heart rate variability (SDNN)", unit: "ms",
+        aggregation: .mean, valueRange: 1...500, source: .appleHealth)
     /// Steps, the day's total.
-    public static let steps = MetricDefinition(id: "steps", name: "Steps", unit: "count", aggregation: .sum,
-                                               valueRange: 0...200_000, source: .appleHealth)
+    public static let steps = MetricDefinition(
+        id: "steps", name: "Steps", unit: "count", aggregation: .sum,
+        valueRange: 0...200_000, source: .appleHealth)
     /// Body mass in kilograms, the day's last value.
-    public static let bodyMass = MetricDefinition(id: "body_mass", name: "Body mass", unit: "kg", aggregation: .last,
-                                                  valueRange: 1...500, source: .appleHealth)
+    public static let bodyMass = MetricDefinition(
+        id: "body_mass", name: "Body mass", unit: "kg", aggregation: .last,
+        valueRange: 1...500, source: .appleHealth)
     /// Hours asleep (any sleep stage), the day's total.
-    public static let sleepAsleep = MetricDefinition(id: "sleep_asleep", name: "Time asleep", unit: "hours", aggregation: .sum,
-                                                     valueRange: 0...24, source: .appleHealth)
+    public static let sleepAsleep = MetricDefinition(
+        id: "sleep_asleep", name: "Time asleep", unit: "hours", aggregation: .sum,
+        valueRange: 0...24, source: .appleHealth)
     /// Hours in bed, the day's total.
-    public static let sleepInBed = MetricDefinition(id: "sleep_in_bed", name: "Time in bed", unit: "hours", aggregation: .sum,
-                                                    valueRange: 0...24, source: .appleHealth)
+    public static let sleepInBed = MetricDefinition(
+        id: "sleep_in_bed", name: "Time in bed", unit: "hours", aggregation: .sum,
+        valueRange: 0...24, source: .appleHealth)
 
     /// Every built-in metric: the four manual ratings, then the Apple Health metrics.
-    public static let all: [MetricDefinition] = [sleepQuality, energy, skin, mood, restingHeartRate, hrvSDNN, steps, bodyMass,
-                                                 sleepAsleep, sleepInBed]
+    public static let all: [MetricDefinition] = [
+        sleepQuality, energy, skin, mood, restingHeartRate, hrvSDNN, steps, bodyMass,
+        sleepAsleep, sleepInBed,
+    ]
 
     /// The built-in metric with this id, or nil.
     public static func definition(_ id: String) -> MetricDefinition? { all.first { $0.id == id } }

@@ -62,26 +62,40 @@ public enum OutcomeCSV {
         var problems: [LineProblem] = []
         for record in records.dropFirst() {
             guard record.fields.count == header.fields.count else {
-                problems.append(LineProblem(line: record.line, reason: .wrongFieldCount(expected: header.fields.count,
-                                                                                       found: record.fields.count)))
+                problems.append(
+                    LineProblem(
+                        line: record.line,
+                        reason: .wrongFieldCount(
+                            expected: header.fields.count,
+                            found: record.fields.count)))
                 continue
             }
             let field = { (name: String) -> String in
                 positions[name].map { record.fields[$0].trimmingCharacters(in: .whitespaces) } ?? ""
             }
             guard let day = LocalDay(parsing: field("date")) else {
-                problems.append(LineProblem(line: record.line, reason: .badDate)); continue
+                problems.append(LineProblem(line: record.line, reason: .badDate))
+                continue
             }
-            guard day >= ImportDates.earliest else { problems.append(LineProblem(line: record.line, reason: .dateOutOfRange)); continue }
-            guard day <= today else { problems.append(LineProblem(line: record.line, reason: .dayInFuture)); continue }
+            guard day >= ImportDates.earliest else {
+                problems.append(LineProblem(line: record.line, reason: .dateOutOfRange))
+                continue
+            }
+            guard day <= today else {
+                problems.append(LineProblem(line: record.line, reason: .dayInFuture))
+                continue
+            }
             guard let metric = byKey[metricKey(field("metric"))] else {
-                problems.append(LineProblem(line: record.line, reason: .unknownMetric)); continue
+                problems.append(LineProblem(line: record.line, reason: .unknownMetric))
+                continue
             }
             guard metric.source == .manual else {
-                problems.append(LineProblem(line: record.line, reason: .readOnlyMetric)); continue
+                problems.append(LineProblem(line: record.line, reason: .readOnlyMetric))
+                continue
             }
             guard let value = number(field("value")) else {
-                problems.append(LineProblem(line: record.line, reason: .notANumber)); continue
+                problems.append(LineProblem(line: record.line, reason: .notANumber))
+                continue
             }
             guard metric.accepts(value) else {
                 problems.append(LineProblem(line: record.line, reason: .outOfRange(range: metric.rangeText)))
@@ -91,9 +105,11 @@ public enum OutcomeCSV {
             do {
                 note = try TextInput.note(field("note"), field: "note")
             } catch TextInputError.tooLong {
-                problems.append(LineProblem(line: record.line, reason: .noteTooLong)); continue
+                problems.append(LineProblem(line: record.line, reason: .noteTooLong))
+                continue
             } catch {
-                problems.append(LineProblem(line: record.line, reason: .controlCharacterInNote)); continue
+                problems.append(LineProblem(line: record.line, reason: .controlCharacterInNote))
+                continue
             }
             rows.append(Row(line: record.line, metricID: metric.id, day: day, value: value, note: note))
         }
@@ -102,10 +118,17 @@ public enum OutcomeCSV {
 
     /// A plain decimal number ("3", "-1.5", "0.25"); nil for anything else (commas, exponents, "NaN").
     public static func number(_ text: String) -> Double? {
-        var digits = 0, dots = 0
+        var digits = 0
+        var dots = 0
         for (index, c) in text.enumerated() {
-            if c.isASCII, c.isNumber { digits += 1 } else if c == "." { dots += 1 } else if c == "-" || c == "+", index == 0 {
-            } else { return nil }
+            if c.isASCII, c.isNumber {
+                digits += 1
+            } else if c == "." {
+                dots += 1
+            } else if c == "-" || c == "+", index == 0 {
+            } else {
+                return nil
+            }
         }
         guard digits > 0, dots <= 1, let value = Double(text), value.isFinite else { return nil }
         return value
@@ -184,8 +207,10 @@ public enum LineProblemReason: Hashable, Sendable {
         case .badDate: "the date is not a real date written YYYY-MM-DD."
         case .dayInFuture: "the date is after today."
         case .dateOutOfRange: "the date is \(ImportDates.ruleText); Cairn imports dates from 1900-01-01 to tomorrow."
-        case .timeDoesNotExist: "the time does not exist on that day in that time zone (the clocks skipped it for daylight saving time); write the time the clocks showed."
-        case .unknownMetric: "the metric is not one Cairn knows (write a metric's id or name as the Outcomes page or 'cairn regimen outcomes metrics' lists them)."
+        case .timeDoesNotExist:
+            "the time does not exist on that day in that time zone (the clocks skipped it for daylight saving time); write the time the clocks showed."
+        case .unknownMetric:
+            "the metric is not one Cairn knows (write a metric's id or name as the Outcomes page or 'cairn regimen outcomes metrics' lists them)."
         case .readOnlyMetric: "this metric comes only from an Apple Health export and cannot be imported from CSV."
         case .notANumber: "the value is not a number (write decimals with a dot, like 3.5)."
         case .outOfRange(let range): "the value is outside the metric's range (\(range))."

@@ -37,8 +37,10 @@ public struct OutcomeEntry: Hashable, Sendable {
     public let supersededBy: OutcomeEntryID?
 
     /// An entry (normally read from storage).
-    public init(id: OutcomeEntryID, metricID: String, day: LocalDay, value: Double, note: String, origin: OutcomeOrigin,
-                recordedAt: Date, supersedes: OutcomeEntryID?, supersededBy: OutcomeEntryID?) {
+    public init(
+        id: OutcomeEntryID, metricID: String, day: LocalDay, value: Double, note: String, origin: OutcomeOrigin,
+        recordedAt: Date, supersedes: OutcomeEntryID?, supersededBy: OutcomeEntryID?
+    ) {
         self.id = id
         self.metricID = metricID
         self.day = day

@@ -18,7 +18,8 @@ struct ByteView {
     @inline(__always)
     func u16(_ index: Int, littleEndian: Bool = false) -> Int? {
         guard index >= 0, index <= raw.count - 2 else { return nil }
-        let a = Int(raw[index]), b = Int(raw[index + 1])
+        let a = Int(raw[index])
+        let b = Int(raw[index + 1])
         return littleEndian ? (b << 8 | a) : (a << 8 | b)
     }
 
@@ -26,7 +27,10 @@ struct ByteView {
     @inline(__always)
     func u32(_ index: Int, littleEndian: Bool = false) -> Int? {
         guard index >= 0, index <= raw.count - 4 else { return nil }
-        let a = Int(raw[index]), b = Int(raw[index + 1]), c = Int(raw[index + 2]), d = Int(raw[index + 3])
+        let a = Int(raw[index])
+        let b = Int(raw[index + 1])
+        let c = Int(raw[index + 2])
+        let d = Int(raw[index + 3])
         return littleEndian ? (d << 24 | c << 16 | b << 8 | a) : (a << 24 | b << 16 | c << 8 | d)
     }
 
@@ -39,7 +43,7 @@ struct ByteView {
     /// A sub-view, or nil when the range does not fit.
     func slice(_ start: Int, length: Int) -> ByteView? {
         guard contains(start, length: length) else { return nil }
-        return ByteView(raw: UnsafeRawBufferPointer(rebasing: raw[start ..< start + length]))
+        return ByteView(raw: UnsafeRawBufferPointer(rebasing: raw[start..<start + length]))
     }
 
     /// True when the bytes at `index` equal `prefix`.
@@ -55,7 +59,7 @@ struct ByteView {
         let end = min(raw.count, start + max(0, limit))
         var index = start
         while index < end {
-            if raw[index] == 0 { return Array(raw[start ..< index]) }
+            if raw[index] == 0 { return Array(raw[start..<index]) }
             index += 1
         }
         return nil
@@ -64,7 +68,7 @@ struct ByteView {
     /// A copy of the bytes in the range (which must fit).
     func data(_ start: Int, length: Int) -> Data? {
         guard contains(start, length: length) else { return nil }
-        return Data(raw[start ..< start + length])
+        return Data(raw[start..<start + length])
     }
 }
 

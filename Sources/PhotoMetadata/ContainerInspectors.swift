@@ -18,18 +18,23 @@ enum JPEGInspector {
     static func items(_ view: ByteView, skipTables: Bool = true) throws -> [MetadataItem] {
         var items: [MetadataItem] = []
         var structure = CodingStructure(skipTables: skipTables)
-        let end = try JPEGWalker.walk(view, scan: { segment in
-            structure.scan(segment, in: view, into: &items)
-        }, stray: { offset, count in
-            items.append(MetadataItem(kind: .strayBytes, location: "between segments", byteCount: count))
-        }, standalone: { marker in
-            let name = marker == 0x01 ? "TEM" : "RST\(Int(marker) - 0xD0)"
-            if marker == 0x01 {
-                items.append(MetadataItem(kind: .unknownSegment, location: name, byteCount: 0))
-            } else {
-                items.append(MetadataItem(kind: .restartMarkers, location: name + " outside a scan", byteCount: 2))
+        let end = try JPEGWalker.walk(
+            view,
+            scan: { segment in
+                structure.scan(segment, in: view, into: &items)
+            },
+            stray: { offset, count in
+                items.append(MetadataItem(kind: .strayBytes, location: "between segments", byteCount: count))
+            },
+            standalone: { marker in
+                let name = marker == 0x01 ? "TEM" : "RST\(Int(marker) - 0xD0)"
+                if marker == 0x01 {
+                    items.append(MetadataItem(kind: .unknownSegment, location: name, byteCount: 0))
+                } else {
+                    items.append(MetadataItem(kind: .restartMarkers, location: name + " outside a scan", byteCount: 2))
+                }
             }
-        }) { segment in
+        ) { segment in
             classify(segment, into: &items)
             structure.read(segment, into: &items)
             return true
@@ -116,7 +121,9 @@ enum JPEGInspector {
             case 0xDA, 0xC4, 0xCC, 0xFE, 0xE0...0xEF:
                 break  // scans are read by `scan`; DAC belongs to arithmetic coding; APPn and COM are classified
             case 0xC8, 0xF0...0xFD:
-                items.append(MetadataItem(kind: .unknownSegment, location: "JPG\(segment.marker == 0xC8 ? 0 : Int(segment.marker) - 0xF0)", byteCount: p.count))
+                items.append(
+                    MetadataItem(kind: .unknownSegment, location: "JPG\(segment.marker == 0xC8 ? 0 : Int(segment.marker) - 0xF0)", byteCount: p.count)
+                )
             case 0xDC:
                 items.append(MetadataItem(kind: .unknownSegment, location: "DNL", byteCount: p.count))
             case 0xDE:
@@ -124,9 +131,11 @@ enum JPEGInspector {
             case 0xDF:
                 items.append(MetadataItem(kind: .unknownSegment, location: "EXP", byteCount: p.count))
             default:
-                items.append(MetadataItem(kind: .unknownSegment,
-                                          location: "marker 0x" + String(segment.marker, radix: 16, uppercase: true),
-                                          byteCount: p.count))
+                items.append(
+                    MetadataItem(
+                        kind: .unknownSegment,
+                        location: "marker 0x" + String(segment.marker, radix: 16, uppercase: true),
+                        byteCount: p.count))
             }
         }
 
@@ -139,17 +148,21 @@ enum JPEGInspector {
                 return (try? JPEGWalker.endOfScan(view, from: segment.end)) ?? view.count
             }
             if p.count > 4 + 2 * count {
-                items.append(MetadataItem(kind: .strayBytes, location: "scan header past its components",
-                                          byteCount: p.count - 4 - 2 * count))
+                items.append(
+                    MetadataItem(
+                        kind: .strayBytes, location: "scan header past its components",
+                        byteCount: p.count - 4 - 2 * count))
             }
             var components: [JPEGScanDecoder.ScanComponent] = []
             var tablesFound = true
             for c in 0..<count {
                 guard let id = p.u8(1 + 2 * c), let tables = p.u8(2 + 2 * c) else { return undecoded("header cut short") }
-                let dcKey = Int(tables >> 4), acKey = 4 + Int(tables & 15)
+                let dcKey = Int(tables >> 4)
+                let acKey = 4 + Int(tables & 15)
                 usedHuffman.formUnion([dcKey, acKey])
                 guard let component = frame?.components.first(where: { $0.id == id }),
-                      let dcEntry = huffman[dcKey], let dc = dcEntry, let acEntry = huffman[acKey], let ac = acEntry else {
+                    let dcEntry = huffman[dcKey], let dc = dcEntry, let acEntry = huffman[acKey], let ac = acEntry
+                else {
                     tablesFound = false
                     continue
                 }
@@ -168,19 +181,24 @@ enum JPEGInspector {
             guard p.u8(1 + 2 * count) == 0, p.u8(2 + 2 * count) == 63, p.u8(3 + 2 * count) == 0 else {
                 return undecoded("not a sequential scan")
             }
-            let outcome = JPEGScanDecoder.decode(view.raw, from: segment.end, frame: frame, scan: components,
-                                                 restartInterval: restartInterval, twelveBit: twelveBit,
-                                                 skipTables: skipTables)
+            let outcome = JPEGScanDecoder.decode(
+                view.raw, from: segment.end, frame: frame, scan: components,
+                restartInterval: restartInterval, twelveBit: twelveBit,
+                skipTables: skipTables)
             if let why = outcome.undecodable {
                 items.append(MetadataItem(kind: .undecodedScan, location: "scan: " + why, byteCount: 0))
             }
             if outcome.paddingBytes > 0 {
-                items.append(MetadataItem(kind: .scanPadding, location: "scan data no block uses",
-                                          byteCount: outcome.paddingBytes))
+                items.append(
+                    MetadataItem(
+                        kind: .scanPadding, location: "scan data no block uses",
+                        byteCount: outcome.paddingBytes))
             }
             if outcome.restartProblems > 0 {
-                items.append(MetadataItem(kind: .restartMarkers, location: "restart markers that do not match the interval",
-                                          byteCount: 2 * outcome.restartProblems))
+                items.append(
+                    MetadataItem(
+                        kind: .restartMarkers, location: "restart markers that do not match the interval",
+                        byteCount: 2 * outcome.restartProblems))
             }
             return outcome.end
         }
@@ -230,7 +248,7 @@ enum JPEGInspector {
             let location = "APP\(Int(marker) - 0xE0)" + (name.map { " " + $0.name } ?? "")
             add(.otherApplication, location)
         default:
-            break // SOFn, DHT, DQT, DRI, SOS, DNL, ...: image structure, not metadata
+            break  // SOFn, DHT, DQT, DRI, SOS, DNL, ...: image structure, not metadata
         }
     }
 
@@ -243,14 +261,18 @@ enum JPEGInspector {
         let signatures = [ascii("8BIM"), ascii("PHUT"), ascii("DCSR"), ascii("AgHg"), ascii("MeSa")]
         while position < payload.count {
             guard signatures.contains(where: { payload.hasBytes($0, at: position) }),
-                  let id = payload.u16(position + 4), let nameLength = payload.u8(position + 6) else {
+                let id = payload.u16(position + 4), let nameLength = payload.u8(position + 6)
+            else {
                 other += payload.count - position
                 break
             }
             var namePart = 1 + Int(nameLength)
             if namePart % 2 == 1 { namePart += 1 }
             let sizeOffset = position + 6 + namePart
-            guard let size = payload.u32(sizeOffset) else { other += payload.count - position; break }
+            guard let size = payload.u32(sizeOffset) else {
+                other += payload.count - position
+                break
+            }
             let dataLength = size + (size % 2)
             let next = sizeOffset + 4 + dataLength
             let total = min(next, payload.count) - position
@@ -314,7 +336,7 @@ enum PNGInspector {
         case let type where imageChunks.contains(type):
             break
         default:
-            add(.otherApplication) // an unknown or private chunk could carry anything
+            add(.otherApplication)  // an unknown or private chunk could carry anything
         }
     }
 

@@ -10,7 +10,8 @@ public struct CaptureDate: Sendable, Equatable, Codable {
     public let utcOffsetSeconds: Int?
     /// A capture date as the camera wrote it.
     public init(localDateTime: String, utcOffsetSeconds: Int?) {
-        self.localDateTime = localDateTime; self.utcOffsetSeconds = utcOffsetSeconds
+        self.localDateTime = localDateTime
+        self.utcOffsetSeconds = utcOffsetSeconds
     }
     /// The instant, when the offset is known; nil otherwise (a local time alone is not an instant).
     public var instant: Date? {
@@ -36,10 +37,15 @@ public struct ExifSummary: Sendable, Equatable {
     /// IFD1 (the thumbnail directory) has entries.
     public var hasThumbnail: Bool
     /// A summary with the given values.
-    public init(orientation: Int? = nil, captureDate: CaptureDate? = nil, hasGPS: Bool = false,
-                hasMakerNotes: Bool = false, hasThumbnail: Bool = false) {
-        self.orientation = orientation; self.captureDate = captureDate; self.hasGPS = hasGPS
-        self.hasMakerNotes = hasMakerNotes; self.hasThumbnail = hasThumbnail
+    public init(
+        orientation: Int? = nil, captureDate: CaptureDate? = nil, hasGPS: Bool = false,
+        hasMakerNotes: Bool = false, hasThumbnail: Bool = false
+    ) {
+        self.orientation = orientation
+        self.captureDate = captureDate
+        self.hasGPS = hasGPS
+        self.hasMakerNotes = hasMakerNotes
+        self.hasThumbnail = hasThumbnail
     }
 }
 
@@ -68,7 +74,8 @@ public enum ExifReader {
                 var found: Data?
                 try JPEGWalker.walk(view, stopAtFirstScan: true) { segment in
                     guard segment.marker == 0xE1, segment.payload.hasBytes(exifPrefix, at: 0),
-                          let block = segment.payload.data(6, length: segment.payload.count - 6) else { return true }
+                        let block = segment.payload.data(6, length: segment.payload.count - 6)
+                    else { return true }
                     found = block
                     return false
                 }
@@ -115,8 +122,9 @@ struct TIFFStructure {
     var thumbnailBytes: Int?
 
     var summary: ExifSummary {
-        ExifSummary(orientation: orientation, captureDate: captureDate, hasGPS: gpsBytes != nil,
-                    hasMakerNotes: makerNoteBytes != nil, hasThumbnail: thumbnailBytes != nil)
+        ExifSummary(
+            orientation: orientation, captureDate: captureDate, hasGPS: gpsBytes != nil,
+            hasMakerNotes: makerNoteBytes != nil, hasThumbnail: thumbnailBytes != nil)
     }
 
     struct Entry {
@@ -148,11 +156,16 @@ struct TIFFStructure {
     /// Parses the TIFF header and IFD0, then follows the EXIF, GPS and IFD1 pointers once each.
     static func parse(_ view: ByteView) throws -> TIFFStructure {
         let little: Bool
-        if view.hasBytes([0x49, 0x49, 0x2A, 0x00], at: 0) { little = true }
-        else if view.hasBytes([0x4D, 0x4D, 0x00, 0x2A], at: 0) { little = false }
-        else { throw MetadataError.malformed("EXIF header") }
+        if view.hasBytes([0x49, 0x49, 0x2A, 0x00], at: 0) {
+            little = true
+        } else if view.hasBytes([0x4D, 0x4D, 0x00, 0x2A], at: 0) {
+            little = false
+        } else {
+            throw MetadataError.malformed("EXIF header")
+        }
         guard let ifd0Offset = view.u32(4, littleEndian: little),
-              let ifd0 = readIFD(view, at: ifd0Offset, little: little) else {
+            let ifd0 = readIFD(view, at: ifd0Offset, little: little)
+        else {
             throw MetadataError.malformed("EXIF first directory")
         }
         var visited: Set<Int> = [ifd0Offset]
@@ -164,13 +177,15 @@ struct TIFFStructure {
 
         var exifIFD: IFD?
         if let pointer = ifd0.entry(0x8769), let offset = unsignedValue(view, pointer, little: little),
-           visited.insert(offset).inserted {
+            visited.insert(offset).inserted
+        {
             exifIFD = readIFD(view, at: offset, little: little)
         }
         if let pointer = ifd0.entry(0x8825) {
             var size = 0
             if let offset = unsignedValue(view, pointer, little: little), visited.insert(offset).inserted,
-               let gps = readIFD(view, at: offset, little: little) {
+                let gps = readIFD(view, at: offset, little: little)
+            {
                 size = gps.byteCount
             }
             result.gpsBytes = size
@@ -182,15 +197,18 @@ struct TIFFStructure {
             }
         }
         if let exif = exifIFD {
-            result.captureDate = captureDate(view, exif, dateTag: 0x9003, offsetTag: 0x9011, little: little)
+            result.captureDate =
+                captureDate(view, exif, dateTag: 0x9003, offsetTag: 0x9011, little: little)
                 ?? captureDate(view, exif, dateTag: 0x9004, offsetTag: 0x9012, little: little)
         }
         if ifd0.nextOffset != 0, visited.insert(ifd0.nextOffset).inserted,
-           let ifd1 = readIFD(view, at: ifd0.nextOffset, little: little), !ifd1.entries.isEmpty {
+            let ifd1 = readIFD(view, at: ifd0.nextOffset, little: little), !ifd1.entries.isEmpty
+        {
             if let length = ifd1.entry(0x0202).flatMap({ unsignedValue(view, $0, little: little) }), length > 0 {
                 result.thumbnailBytes = length
             } else if let strips = ifd1.entry(0x0117), strips.count == 1,
-                      let length = unsignedValue(view, strips, little: little), length > 0 {
+                let length = unsignedValue(view, strips, little: little), length > 0
+            {
                 result.thumbnailBytes = length
             } else {
                 result.thumbnailBytes = ifd1.byteCount
@@ -207,10 +225,11 @@ struct TIFFStructure {
         let next = view.u32(offset + tableLength, littleEndian: little) ?? 0
         var entries: [Entry] = []
         entries.reserveCapacity(count)
-        for index in 0 ..< count {
+        for index in 0..<count {
             let base = offset + 2 + 12 * index
             guard let tag = view.u16(base, littleEndian: little), let type = view.u16(base + 2, littleEndian: little),
-                  let n = view.u32(base + 4, littleEndian: little) else { return nil }
+                let n = view.u32(base + 4, littleEndian: little)
+            else { return nil }
             let length = n.multipliedReportingOverflow(by: typeSize(type))
             let valueLength = length.overflow ? Int.max : length.partialValue
             var valueOffset: Int?
@@ -238,9 +257,10 @@ struct TIFFStructure {
     /// An ASCII (or UNDEFINED) value up to its first NUL, trimmed of spaces.
     static func text(_ view: ByteView, _ entry: Entry) -> String? {
         guard entry.type == 2 || entry.type == 7, let at = entry.valueOffset,
-              let bytes = view.slice(at, length: min(entry.valueLength, 64)) else { return nil }
+            let bytes = view.slice(at, length: min(entry.valueLength, 64))
+        else { return nil }
         var characters: [UInt8] = []
-        for index in 0 ..< bytes.count {
+        for index in 0..<bytes.count {
             guard let byte = bytes.u8(index), byte != 0 else { break }
             guard byte < 0x80 else { return nil }
             characters.append(byte)
@@ -262,19 +282,19 @@ struct TIFFStructure {
         guard chars.count >= 19 else { return nil }
         func number(_ from: Int, _ length: Int) -> Int? {
             var value = 0
-            for index in from ..< from + length {
+            for index in from..<from + length {
                 let c = chars[index]
                 guard c >= 0x30, c <= 0x39 else { return nil }
                 value = value * 10 + Int(c - 0x30)
             }
             return value
         }
-        let dateSeparators: Set<UInt8> = [0x3A, 0x2D] // ':' or '-'
+        let dateSeparators: Set<UInt8> = [0x3A, 0x2D]  // ':' or '-'
         guard dateSeparators.contains(chars[4]), dateSeparators.contains(chars[7]),
-              chars[10] == 0x20 || chars[10] == 0x54, chars[13] == 0x3A, chars[16] == 0x3A,
-              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              year > 0, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            chars[10] == 0x20 || chars[10] == 0x54, chars[13] == 0x3A, chars[16] == 0x3A,
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            year > 0, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)

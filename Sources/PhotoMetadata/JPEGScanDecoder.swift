@@ -16,16 +16,17 @@ struct JPEGScanDecoder {
         /// Builds the table from a DHT's 16 code counts and its symbols; nil when the counts over-subscribe the code space.
         init?(counts: [Int], values: [UInt8]) {
             self.values = values
-            var code: Int32 = 0, index: Int32 = 0
+            var code: Int32 = 0
+            var index: Int32 = 0
             for length in 1...16 {
                 let count = Int32(counts[length - 1])
                 if code + count > (1 << length) || Int(index + count) > values.count { return nil }
                 if count > 0 {
                     valueOffset[length] = index - code
-                    for c in code ..< code + count where length <= 9 {
+                    for c in code..<code + count where length <= 9 {
                         let shift = 9 - length
                         let entry = UInt16(length) << 8 | UInt16(values[Int(index + c - code)])
-                        for fill in 0 ..< (1 << shift) { lookup[Int(c) << shift | fill] = entry }
+                        for fill in 0..<(1 << shift) { lookup[Int(c) << shift | fill] = entry }
                     }
                     code += count
                     index += count
@@ -70,22 +71,29 @@ struct JPEGScanDecoder {
             var skip = [UInt16](repeating: 0, count: 1 << Self.skipBits)
             if let acMaxMagnitude {
                 let width = Self.skipBits
-                for prefix in 0 ..< skip.count {
-                    var used = 0, moved = 0, unit: UInt16 = 0
+                for prefix in 0..<skip.count {
+                    var used = 0
+                    var moved = 0
+                    var unit: UInt16 = 0
                     while used < width {
                         // The code at `used`, of any length that fits in the rest of the bits.
                         let rest = prefix & ((1 << (width - used)) - 1)
-                        var length = 0, rs = 0
-                        for l in 1 ... min(16, width - used) {
+                        var length = 0
+                        var rs = 0
+                        for l in 1...min(16, width - used) {
                             let code = Int32(rest >> (width - used - l))
                             if code <= table.maxCode[l] {
                                 let index = Int(code + table.valueOffset[l])
-                                if index >= 0, index < table.values.count { length = l; rs = Int(table.values[index]) }
+                                if index >= 0, index < table.values.count {
+                                    length = l
+                                    rs = Int(table.values[index])
+                                }
                                 break
                             }
                         }
                         guard length > 0 else { break }
-                        let run = rs >> 4, size = rs & 0x0F
+                        let run = rs >> 4
+                        let size = rs & 0x0F
                         let ends = size == 0 && run != 15
                         let step = ends ? 0 : size == 0 ? 16 : run + 1
                         guard size <= acMaxMagnitude - 1, used == 0 || used + length + size <= width, moved + step <= 63
@@ -102,7 +110,11 @@ struct JPEGScanDecoder {
         }
 
         func deallocate() {
-            lookup.deallocate(); maxCode.deallocate(); valueOffset.deallocate(); values.deallocate(); skip.deallocate()
+            lookup.deallocate()
+            maxCode.deallocate()
+            valueOffset.deallocate()
+            values.deallocate()
+            skip.deallocate()
         }
     }
 
@@ -146,8 +158,10 @@ struct JPEGScanDecoder {
     /// Decodes the scan whose entropy-coded data starts at `start` in `raw`.
     /// `blocksAcross`/`blocksDown` come from the frame; `restartInterval` is the DRI in force (0: none). Without
     /// `skipTables`, every AC code is read on its own (the same outcome, slower: for tests to compare).
-    static func decode(_ raw: UnsafeRawBufferPointer, from start: Int, frame: Frame, scan: [ScanComponent],
-                       restartInterval: Int, twelveBit: Bool, skipTables: Bool = true) -> Outcome {
+    static func decode(
+        _ raw: UnsafeRawBufferPointer, from start: Int, frame: Frame, scan: [ScanComponent],
+        restartInterval: Int, twelveBit: Bool, skipTables: Bool = true
+    ) -> Outcome {
         var reader = BitReader(raw: raw, position: start)
         let maxMagnitude = twelveBit ? 15 : 11
         let dcTables = scan.map { TablePointers($0.dc) }
@@ -155,7 +169,8 @@ struct JPEGScanDecoder {
         defer { for t in dcTables + acTables { t.deallocate() } }
         // MCU geometry (T.81 A.2): interleaved scans have H x V blocks per component per MCU; a scan of one
         // component has one block per MCU over that component's own block grid.
-        let mcusAcross: Int, mcusDown: Int
+        let mcusAcross: Int
+        let mcusDown: Int
         var blocksPerComponent: [Int]
         if scan.count == 1 {
             let c = scan[0]
@@ -174,8 +189,8 @@ struct JPEGScanDecoder {
         var expectedRestart = 0
         var mcu = 0
         while mcu < totalMCUs {
-            for index in 0 ..< scan.count {
-                for _ in 0 ..< blocksPerComponent[index] {
+            for index in 0..<scan.count {
+                for _ in 0..<blocksPerComponent[index] {
                     if let problem = reader.skipBlock(dc: dcTables[index], ac: acTables[index], maxMagnitude: maxMagnitude) {
                         outcome.undecodable = problem
                         outcome.end = reader.nextMarker(from: reader.position)
@@ -340,12 +355,15 @@ struct JPEGScanDecoder {
             var k = 1
             // The buffer in locals (registers) while codes are skipped through `ac.skip`; back in the reader for the
             // slow path.
-            var buffer = self.buffer, bits = self.bits
+            var buffer = self.buffer
+            var bits = self.bits
             while k < 64 {
                 if bits < 32 {
-                    self.buffer = buffer; self.bits = bits
+                    self.buffer = buffer
+                    self.bits = bits
                     fill()
-                    buffer = self.buffer; bits = self.bits
+                    buffer = self.buffer
+                    bits = self.bits
                 }
                 let index = Int(truncatingIfNeeded: buffer &>> UInt64(truncatingIfNeeded: bits &- TablePointers.skipBits))
                 let unit = Int(ac.skip[index & ((1 << TablePointers.skipBits) - 1)])
@@ -357,10 +375,15 @@ struct JPEGScanDecoder {
                     k &+= (unit &>> 5) & 63
                     continue
                 }
-                self.buffer = buffer; self.bits = bits
-                defer { buffer = self.buffer; bits = self.bits }
+                self.buffer = buffer
+                self.bits = bits
+                defer {
+                    buffer = self.buffer
+                    bits = self.bits
+                }
                 guard let rs = symbol(ac) else { return "an invalid AC code" }
-                let run = rs >> 4, size = rs & 15
+                let run = rs >> 4
+                let size = rs & 15
                 if size == 0 {
                     if run != 15 { break }  // end of block
                     k += 16
@@ -371,7 +394,8 @@ struct JPEGScanDecoder {
                 take(size)
                 k += 1
             }
-            self.buffer = buffer; self.bits = bits
+            self.buffer = buffer
+            self.bits = bits
             if k > 64 { return "a block with more than 64 coefficients" }
             if bits < phantomBytes * 8 { return "scan data cut short" }
             return nil

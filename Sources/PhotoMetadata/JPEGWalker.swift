@@ -21,11 +21,13 @@ enum JPEGWalker {
     /// `stray` is told of bytes where a marker should start (offset, count); without it they throw `.malformed`.
     /// `standalone` is told of RSTn and TEM markers found outside entropy-coded data.
     @discardableResult
-    static func walk(_ view: ByteView, stopAtFirstScan: Bool = false,
-                     scan: ((Segment) -> Int)? = nil,
-                     stray: ((Int, Int) -> Void)? = nil,
-                     standalone: ((UInt8) -> Void)? = nil,
-                     visit: (Segment) throws -> Bool) throws -> Int? {
+    static func walk(
+        _ view: ByteView, stopAtFirstScan: Bool = false,
+        scan: ((Segment) -> Int)? = nil,
+        stray: ((Int, Int) -> Void)? = nil,
+        standalone: ((UInt8) -> Void)? = nil,
+        visit: (Segment) throws -> Bool
+    ) throws -> Int? {
         guard view.u8(0) == 0xFF, view.u8(1) == 0xD8 else { throw MetadataError.notAnImage }
         var position = 2
         while true {
@@ -46,7 +48,7 @@ enum JPEGWalker {
                 return markerIndex + 1
             case 0xD0...0xD7, 0x01:
                 standalone?(marker)
-                position = markerIndex + 1 // standalone RSTn / TEM
+                position = markerIndex + 1  // standalone RSTn / TEM
                 continue
             case 0x00, 0xD8:
                 throw MetadataError.malformed("unexpected marker")
@@ -84,7 +86,10 @@ enum JPEGWalker {
                 index += 8
             }
             guard index < end else { break }
-            if raw[index] != 0xFF { index += 1; continue }
+            if raw[index] != 0xFF {
+                index += 1
+                continue
+            }
             guard index + 1 < end else { break }
             let next = raw[index + 1]
             if next == 0x00 || (next >= 0xD0 && next <= 0xD7) {

@@ -20,7 +20,8 @@ public enum ImageContainer: String, Sendable, Equatable {
                 var offset = 8
                 while offset + 4 <= end {
                     if offset != 12, let brand = view.slice(offset, length: 4),
-                       heifBrands.contains(String(decoding: brand.raw, as: UTF8.self)) {
+                        heifBrands.contains(String(decoding: brand.raw, as: UTF8.self))
+                    {
                         return .heif
                     }
                     offset += 4
@@ -38,28 +39,28 @@ public enum ImageContainer: String, Sendable, Equatable {
 
 /// One kind of metadata a file can carry.
 public enum MetadataKind: String, Sendable, CaseIterable, Equatable {
-    case jfif            // JPEG APP0 "JFIF"
-    case jfxx            // JPEG APP0 "JFXX" (a JFIF thumbnail extension)
-    case exif            // EXIF (JPEG APP1 "Exif", PNG eXIf)
-    case gps             // a GPS IFD inside EXIF
-    case makerNotes      // a MakerNote tag inside EXIF
-    case exifThumbnail   // an embedded thumbnail (EXIF IFD1)
-    case xmp             // JPEG APP1 XMP / extended XMP, PNG iTXt XML:com.adobe.xmp
-    case iptc            // IPTC inside Photoshop APP13
-    case photoshop       // Photoshop APP13 (IRB) without IPTC
-    case icc             // JPEG APP2 ICC_PROFILE, PNG iCCP
-    case comment         // JPEG COM
-    case adobe           // JPEG APP14 "Adobe"
-    case otherApplication // any other JPEG APPn
-    case text            // PNG tEXt / zTXt / iTXt (other than XMP)
-    case timestamp       // PNG tIME
-    case trailingData    // bytes after JPEG EOI or PNG IEND
+    case jfif  // JPEG APP0 "JFIF"
+    case jfxx  // JPEG APP0 "JFXX" (a JFIF thumbnail extension)
+    case exif  // EXIF (JPEG APP1 "Exif", PNG eXIf)
+    case gps  // a GPS IFD inside EXIF
+    case makerNotes  // a MakerNote tag inside EXIF
+    case exifThumbnail  // an embedded thumbnail (EXIF IFD1)
+    case xmp  // JPEG APP1 XMP / extended XMP, PNG iTXt XML:com.adobe.xmp
+    case iptc  // IPTC inside Photoshop APP13
+    case photoshop  // Photoshop APP13 (IRB) without IPTC
+    case icc  // JPEG APP2 ICC_PROFILE, PNG iCCP
+    case comment  // JPEG COM
+    case adobe  // JPEG APP14 "Adobe"
+    case otherApplication  // any other JPEG APPn
+    case text  // PNG tEXt / zTXt / iTXt (other than XMP)
+    case timestamp  // PNG tIME
+    case trailingData  // bytes after JPEG EOI or PNG IEND
     case unknownSegment  // a JPEG segment the inspector does not understand or Cairn never writes (DNL, JPGn, ...)
-    case strayBytes      // bytes where none belong: between segments, past a segment's tables, a JFIF thumbnail
-    case scanPadding     // entropy-coded data that no coded block uses (before a restart marker or the next marker)
+    case strayBytes  // bytes where none belong: between segments, past a segment's tables, a JFIF thumbnail
+    case scanPadding  // entropy-coded data that no coded block uses (before a restart marker or the next marker)
     case restartMarkers  // restart markers out of sequence, unexpected or missing
-    case undecodedScan   // scan data the inspector cannot decode (progressive, arithmetic, lossless, damaged), so
-                         // bytes hidden in it cannot be ruled out
+    case undecodedScan  // scan data the inspector cannot decode (progressive, arithmetic, lossless, damaged), so
+    // bytes hidden in it cannot be ruled out
 }
 
 /// One item of metadata found in a file.
@@ -72,7 +73,9 @@ public struct MetadataItem: Sendable, Equatable {
     public let byteCount: Int
     /// An item as found.
     public init(kind: MetadataKind, location: String, byteCount: Int) {
-        self.kind = kind; self.location = location; self.byteCount = byteCount
+        self.kind = kind
+        self.location = location
+        self.byteCount = byteCount
     }
 }
 
@@ -83,7 +86,10 @@ public struct MetadataReport: Sendable, Equatable {
     /// Every item, in file order.
     public let items: [MetadataItem]
     /// A report of `items` found in a `container` file.
-    public init(container: ImageContainer, items: [MetadataItem]) { self.container = container; self.items = items }
+    public init(container: ImageContainer, items: [MetadataItem]) {
+        self.container = container
+        self.items = items
+    }
     /// The kinds present, without repeats, in order of first appearance.
     public var kinds: [MetadataKind] {
         var seen: [MetadataKind] = []

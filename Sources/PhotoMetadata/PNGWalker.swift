@@ -24,7 +24,7 @@ enum PNGWalker {
             }
             guard length <= 0x7FFF_FFFF else { throw MetadataError.malformed("chunk length") }
             var typeBytes: [UInt8] = []
-            for index in position + 4 ..< position + 8 {
+            for index in position + 4..<position + 8 {
                 let byte = view.raw[index]
                 guard (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) else {
                     throw MetadataError.malformed("chunk type")
@@ -33,8 +33,9 @@ enum PNGWalker {
             }
             let type = String(decoding: typeBytes, as: UTF8.self)
             guard let data = view.slice(position + 8, length: length),
-                  let storedCRC = view.u32(position + 8 + length),
-                  let crcRange = view.slice(position + 4, length: length + 4) else {
+                let storedCRC = view.u32(position + 8 + length),
+                let crcRange = view.slice(position + 4, length: length + 4)
+            else {
                 throw MetadataError.truncated("chunk runs past the end")
             }
             guard crc32(crcRange) == UInt32(storedCRC) else { throw MetadataError.malformed("chunk checksum") }
@@ -57,9 +58,9 @@ enum PNGWalker {
         return crc ^ 0xFFFF_FFFF
     }
 
-    static let crcTable: [UInt32] = (0 ..< 256).map { n -> UInt32 in
+    static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
         var c = UInt32(n)
-        for _ in 0 ..< 8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
         return c
     }
 }

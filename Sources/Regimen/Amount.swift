@@ -30,7 +30,8 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
     /// and `RegimenError.unreadableNumber` when the text is not a plain decimal number.
     public init(_ literal: String, _ unit: DoseUnit) throws {
         guard literal.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }),
-              let value = Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX")) else {
+            let value = Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX"))
+        else {
             throw RegimenError.unreadableNumber
         }
         try self.init(value, unit)
@@ -64,10 +65,11 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
 
     /// The largest value accepted in each unit: the dimension's limit expressed in that unit (exact, as the
     /// mass factors are powers of ten), so a check is one comparison rather than a multiplication.
-    private static let largestValue: [DoseUnit: Decimal] = Dictionary(uniqueKeysWithValues: DoseUnit.allCases.map { unit in
-        let limit = Amount.limit(for: unit.dimension).value
-        return (unit, unit.microgramsPerUnit.map { limit / $0 } ?? limit)
-    })
+    private static let largestValue: [DoseUnit: Decimal] = Dictionary(
+        uniqueKeysWithValues: DoseUnit.allCases.map { unit in
+            let limit = Amount.limit(for: unit.dimension).value
+            return (unit, unit.microgramsPerUnit.map { limit / $0 } ?? limit)
+        })
 
     /// True when the amount is exactly zero.
     public var isZero: Bool { value == 0 }
@@ -115,7 +117,8 @@ public struct Amount: Hashable, Sendable, CustomStringConvertible {
 
     /// The most specific reason a conversion to `target` is refused.
     private func refusal(to target: DoseUnit, context: ConversionContext) -> ConversionRefusal {
-        let from = unit.dimension, to = target.dimension
+        let from = unit.dimension
+        let to = target.dimension
         switch from {
         case .retinolActivityEquivalents, .dietaryFolateEquivalents, .alphaTocopherol, .niacinEquivalents:
             if to == .internationalUnits || to == .mass { return .equivalentsDoNotConvertBack(from) }

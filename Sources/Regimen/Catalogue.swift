@@ -34,8 +34,10 @@ public struct Catalogue: Sendable {
     }()
 
     private static func loadBundled() throws -> Catalogue {
-        guard let url = Bundle.module.url(forResource: "catalogue", withExtension: "json", subdirectory: "Resources")
-            ?? Bundle.module.url(forResource: "catalogue", withExtension: "json") else {
+        guard
+            let url = Bundle.module.url(forResource: "catalogue", withExtension: "json", subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: "catalogue", withExtension: "json")
+        else {
             throw RegimenError.catalogueUnreadable("the resource file is missing")
         }
         do {
@@ -153,13 +155,21 @@ public struct Catalogue: Sendable {
         let queries = Set([query, strippedQuery].filter { !$0.isEmpty }).map { ($0, CatalogueText.Prepared($0)) }
         var best: [String: (IndexEntry, Double, Bool)] = [:]
         for (key, prepared, entries) in fuzzyKeys {
-            var score = 0.0, isExact = false
+            var score = 0.0
+            var isExact = false
             for (q, preparedQuery) in queries {
-                if q == key { score = 1; isExact = true; break }
+                if q == key {
+                    score = 1
+                    isExact = true
+                    break
+                }
                 // Cheap bound: the length difference alone already limits the similarity.
                 func bound(_ m: Int, _ n: Int) -> Double { 1 - Double(abs(m - n)) / Double(max(m, n, 1)) }
-                guard max(bound(preparedQuery.plain.count, prepared.plain.count),
-                          bound(preparedQuery.folded.count, prepared.folded.count)) >= minimumScore else { continue }
+                guard
+                    max(
+                        bound(preparedQuery.plain.count, prepared.plain.count),
+                        bound(preparedQuery.folded.count, prepared.folded.count)) >= minimumScore
+                else { continue }
                 // A text equal only after OCR folding scores just below an exact match.
                 score = max(score, min(CatalogueText.similarity(preparedQuery, prepared, floor: minimumScore), 0.99))
             }
@@ -190,20 +200,24 @@ public struct Catalogue: Sendable {
         let entries = index[stripped] ?? strippedIndex[stripped] ?? []
         guard let first = entries.first, Set(entries.map(\.ingredientID)).count == 1 else { return nil }
         let sameForm = Set(entries.map { $0.formName ?? "" }).count == 1
-        return match(sameForm ? first : IndexEntry(ingredientID: first.ingredientID, formName: nil, kind: first.kind, text: first.text),
-                     kind: first.kind, score: 1)
+        return match(
+            sameForm ? first : IndexEntry(ingredientID: first.ingredientID, formName: nil, kind: first.kind, text: first.text),
+            kind: first.kind, score: 1)
     }
 
     private func match(_ e: IndexEntry, kind: CatalogueMatchKind, score: Double) -> CatalogueMatch? {
         guard let ing = byID[e.ingredientID] else { return nil }
-        return CatalogueMatch(ingredient: ing, form: e.formName.flatMap { ing.form(named: $0) }, kind: kind,
-                              score: score, matchedText: e.text)
+        return CatalogueMatch(
+            ingredient: ing, form: e.formName.flatMap { ing.form(named: $0) }, kind: kind,
+            score: score, matchedText: e.text)
     }
 
     /// The form named in the parenthesis. Several different forms ("retinyl palmitate and beta-carotene")
     /// give nil, since the mixture fixes no single form.
-    private func formMatch(_ inner: String, within ingredient: CatalogueIngredient?, fuzzy: Bool,
-                           minimumScore: Double = 1) -> CatalogueMatch? {
+    private func formMatch(
+        _ inner: String, within ingredient: CatalogueIngredient?, fuzzy: Bool,
+        minimumScore: Double = 1
+    ) -> CatalogueMatch? {
         let parts = Catalogue.splitList(inner)
         var found: [CatalogueMatch] = []
         for part in parts {
@@ -213,7 +227,9 @@ public struct Catalogue: Sendable {
                     m = CatalogueMatch(ingredient: ingredient, form: f, kind: .form, score: 1, matchedText: f.name)
                 } else if fuzzy {
                     let q = CatalogueText.normalised(part)
-                    let scored = ingredient.forms.flatMap { f in ([f.name] + f.synonyms).map { (f, CatalogueText.similarity(q, CatalogueText.normalised($0))) } }
+                    let scored = ingredient.forms.flatMap { f in
+                        ([f.name] + f.synonyms).map { (f, CatalogueText.similarity(q, CatalogueText.normalised($0))) }
+                    }
                     if let (f, s) = scored.max(by: { $0.1 < $1.1 }), s >= minimumScore, q.count >= 4 {
                         m = CatalogueMatch(ingredient: ingredient, form: f, kind: .fuzzy, score: s, matchedText: f.name)
                     }
@@ -234,15 +250,17 @@ public struct Catalogue: Sendable {
     private func combine(_ head: CatalogueMatch, _ form: CatalogueMatch?) -> CatalogueMatch {
         guard let form, form.ingredient.id == head.ingredient.id else { return head }
         let isFuzzy = head.kind == .fuzzy || form.kind == .fuzzy
-        return CatalogueMatch(ingredient: head.ingredient, form: form.form ?? head.form,
-                              kind: isFuzzy ? .fuzzy : (form.form != nil ? .form : head.kind),
-                              score: min(head.score, form.score), matchedText: form.matchedText)
+        return CatalogueMatch(
+            ingredient: head.ingredient, form: form.form ?? head.form,
+            kind: isFuzzy ? .fuzzy : (form.form != nil ? .form : head.kind),
+            score: min(head.score, form.score), matchedText: form.matchedText)
     }
 
     /// Splits "Magnesium (as magnesium glycinate)" into ("Magnesium", "magnesium glycinate"); also
     /// "X as Y", "X from Y", "X (Form: as 100% Y)". Nil when the text has no such part.
     static func splitForm(_ text: String) -> (String, String?)? {
-        var head = text, inner: String?
+        var head = text
+        var inner: String?
         if let open = text.firstIndex(of: "(") {
             head = String(text[..<open])
             let rest = text[text.index(after: open)...]
@@ -328,7 +346,9 @@ private struct IngredientRecord: Decodable {
     func model() throws -> CatalogueIngredient {
         CatalogueIngredient(
             id: id, name: name, category: category, synonyms: synonyms,
-            forms: try forms.map { IngredientForm(name: $0.name, synonyms: $0.synonyms, conversion: try ConversionContext(catalogueKey: $0.conversion)) },
+            forms: try forms.map {
+                IngredientForm(name: $0.name, synonyms: $0.synonyms, conversion: try ConversionContext(catalogueKey: $0.conversion))
+            },
             labelUnit: labelUnit, dailyValue: try dailyValue?.model(), upperLimit: try upperLimit?.model(),
             members: members ?? [], sourceIDs: sourceIDs, note: note,
             conversion: try ConversionContext(catalogueKey: conversion) ?? .unspecified)

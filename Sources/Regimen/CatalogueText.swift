@@ -56,17 +56,19 @@ public enum CatalogueText {
     /// ("rn" -> "m", "vv" -> "w", I/1/| -> l, 0 -> o between letters). Applied to both sides of a comparison.
     public static func ocrFolded(_ normalisedText: String) -> String {
         var s = normalisedText.replacingOccurrences(of: "rn", with: "m").replacingOccurrences(of: "vv", with: "w")
-        s = String(s.map { ch -> Character in
-            switch ch {
-            case "i", "1", "|": "l"
-            default: ch
-            }
-        })
+        s = String(
+            s.map { ch -> Character in
+                switch ch {
+                case "i", "1", "|": "l"
+                default: ch
+                }
+            })
         let chars = Array(s)
-        return String(chars.enumerated().map { i, ch in
-            if ch == "0", i > 0, i < chars.count - 1, chars[i - 1].isLetter, chars[i + 1].isLetter { return "o" }
-            return ch
-        })
+        return String(
+            chars.enumerated().map { i, ch in
+                if ch == "0", i > 0, i < chars.count - 1, chars[i - 1].isLetter, chars[i + 1].isLetter { return "o" }
+                return ch
+            })
     }
 
     /// Optimal-string-alignment Damerau-Levenshtein distance (insertions, deletions, substitutions and

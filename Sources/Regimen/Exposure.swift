@@ -40,8 +40,10 @@ public enum TimeOfDayBucket: String, Hashable, Codable, Sendable, CaseIterable {
             case .night: counts.night += 1
             }
         }
-        let all: [(TimeOfDayBucket, Int)] = [(.morning, counts.morning), (.afternoon, counts.afternoon), (.evening, counts.evening),
-                                             (.night, counts.night)]
+        let all: [(TimeOfDayBucket, Int)] = [
+            (.morning, counts.morning), (.afternoon, counts.afternoon), (.evening, counts.evening),
+            (.night, counts.night),
+        ]
         return all.first { 2 * $0.1 > total }?.0
     }
 }
@@ -108,8 +110,10 @@ public struct IntakeRecord: Hashable, Sendable {
     public let timeZone: TimeZone
 
     /// A record.
-    public init(productID: ProductID, status: IntakeStatus = .taken, servings: Decimal = 1, doses: [IngredientDose],
-                instant: Date, timeZone: TimeZone) {
+    public init(
+        productID: ProductID, status: IntakeStatus = .taken, servings: Decimal = 1, doses: [IngredientDose],
+        instant: Date, timeZone: TimeZone
+    ) {
         self.productID = productID
         self.status = status
         self.servings = servings
@@ -120,8 +124,10 @@ public struct IntakeRecord: Hashable, Sendable {
 
     /// A taken record of `servings` servings of `product`: each row with an amount becomes a dose scaled by
     /// the servings, with the conversion context of its catalogue form when `catalogue` knows it.
-    public init(taking servings: Decimal, of product: Product, catalogue: Catalogue?, instant: Date,
-                timeZone: TimeZone) throws {
+    public init(
+        taking servings: Decimal, of product: Product, catalogue: Catalogue?, instant: Date,
+        timeZone: TimeZone
+    ) throws {
         let doses = try product.ingredients.compactMap { row -> IngredientDose? in
             guard let amount = row.amount else { return nil }
             let ingredient = row.catalogueID.flatMap { catalogue?.ingredient(id: $0) }
@@ -187,14 +193,24 @@ public struct ExposureCalculator: Sendable {
         // sight, each local day gets one accumulator, and same-unit amounts of an ingredient on a day are first
         // added as plain decimals (exact); each such group goes into the day's AmountSum once at the end.
         // Servings are kept as runs of one value (compared by representation, which is cheap) and multiplied once.
-        struct ProductTotals { var servings: [(value: Int, count: Int)] = []; var count = 0; var buckets = BucketCounts() }
+        struct ProductTotals {
+            var servings: [(value: Int, count: Int)] = []
+            var count = 0
+            var buckets = BucketCounts()
+        }
         var servingsValues: [Decimal] = []
         // A group counts how often each dose source (a dose of one shared doses array) occurred, and multiplies
         // once at the end: Foundation's Decimal addition allocates, and one year has thousands of doses.
         struct GroupTotal {
-            let unit: DoseUnit; let context: ConversionContext; var sources: [(source: Int, count: Int)]; var products: [Int]
+            let unit: DoseUnit
+            let context: ConversionContext
+            var sources: [(source: Int, count: Int)]
+            var products: [Int]
         }
-        struct DayTotals { var products: [ProductTotals?] = []; var ingredients: [[GroupTotal]] = [] }
+        struct DayTotals {
+            var products: [ProductTotals?] = []
+            var ingredients: [[GroupTotal]] = []
+        }
         var productIndex: [ProductID: Int] = [:]
         var productIDs: [ProductID] = []
         var keyIndex: [String: Int] = [:]
@@ -208,7 +224,8 @@ public struct ExposureCalculator: Sendable {
         var lastDoseKeys: [Int] = []
         var lastSourceBase = 0
         var sourceValues: [Decimal] = []
-        var lastDay = Int.min, lastSlot = 0
+        var lastDay = Int.min
+        var lastSlot = 0
         var offsets = ZoneOffsetCache()
 
         for record in records where record.status == .taken {
@@ -243,10 +260,12 @@ public struct ExposureCalculator: Sendable {
             if let last = totals[d].products[product]!.servings.last, sameRepresentation(servingsValues[last.value], record.servings) {
                 totals[d].products[product]!.servings[totals[d].products[product]!.servings.count - 1].count += 1
             } else {
-                let index = servingsValues.firstIndex { sameRepresentation($0, record.servings) } ?? {
-                    servingsValues.append(record.servings)
-                    return servingsValues.count - 1
-                }()
+                let index =
+                    servingsValues.firstIndex { sameRepresentation($0, record.servings) }
+                    ?? {
+                        servingsValues.append(record.servings)
+                        return servingsValues.count - 1
+                    }()
                 totals[d].products[product]!.servings.append((index, 1))
             }
             totals[d].products[product]!.count += 1
@@ -274,8 +293,10 @@ public struct ExposureCalculator: Sendable {
                     }
                     if !totals[d].ingredients[key][g].products.contains(product) { totals[d].ingredients[key][g].products.append(product) }
                 } else {
-                    totals[d].ingredients[key].append(GroupTotal(unit: dose.amount.unit, context: dose.context,
-                                                                 sources: [(source, 1)], products: [product]))
+                    totals[d].ingredients[key].append(
+                        GroupTotal(
+                            unit: dose.amount.unit, context: dose.context,
+                            sources: [(source, 1)], products: [product]))
                 }
             }
         }
@@ -287,7 +308,11 @@ public struct ExposureCalculator: Sendable {
         var ingredients: [IngredientDayExposure] = []
         // Days with the same doses give the same sums: each distinct combination is computed once.
         struct IngredientSignature: Hashable {
-            struct Part: Hashable { let unit: DoseUnit; let context: ConversionContext; let sources: [Int] }
+            struct Part: Hashable {
+                let unit: DoseUnit
+                let context: ConversionContext
+                let sources: [Int]
+            }
             let parts: [Part]
         }
         var ingredientMemo: [IngredientSignature: ([Amount], [DoseDimension])] = [:]
@@ -306,14 +331,17 @@ public struct ExposureCalculator: Sendable {
                     servingsMemo[signature] = total
                     servings = total
                 }
-                products.append(ProductDayExposure(day: day, productID: productIDs[p], servings: servings, intakeCount: t.count,
-                                                   dominantBucket: t.buckets.dominant))
+                products.append(
+                    ProductDayExposure(
+                        day: day, productID: productIDs[p], servings: servings, intakeCount: t.count,
+                        dominantBucket: t.buckets.dominant))
             }
             for k in keyOrder where k < totals[d].ingredients.count && !totals[d].ingredients[k].isEmpty {
                 let groups = totals[d].ingredients[k]
-                let signature = IngredientSignature(parts: groups.map {
-                    IngredientSignature.Part(unit: $0.unit, context: $0.context, sources: $0.sources.flatMap { [$0.source, $0.count] })
-                })
+                let signature = IngredientSignature(
+                    parts: groups.map {
+                        IngredientSignature.Part(unit: $0.unit, context: $0.context, sources: $0.sources.flatMap { [$0.source, $0.count] })
+                    })
                 if ingredientMemo[signature] == nil {
                     var sum = AmountSum()
                     var dimensions: [DoseDimension] = []
@@ -383,7 +411,12 @@ struct BucketCounts {
 /// in the ICU time zone, and a year has thousands of records). Exact: an offset found at an instant is reused
 /// only from that instant until the zone's next transition, as the time zone database reports it.
 struct ZoneOffsetCache {
-    private struct Stretch { let zone: TimeZone; let from: Date; let until: Date; let offset: Double }
+    private struct Stretch {
+        let zone: TimeZone
+        let from: Date
+        let until: Date
+        let offset: Double
+    }
     private var last: Stretch?
 
     /// The offset of `zone` at `instant`, in seconds.

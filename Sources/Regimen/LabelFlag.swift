@@ -48,10 +48,16 @@ public struct LabelFlag: Hashable, Sendable, Codable {
     }
 
     /// The flag of a row whose words, as read, were not on one line.
-    public static let wordsOffLine = LabelFlag(.wordsOffLine, "The words of this row were not on one straight line in the photo (a curved or creased label): the amount may belong to the row above or below. Compare the row with the label.")
+    public static let wordsOffLine = LabelFlag(
+        .wordsOffLine,
+        "The words of this row were not on one straight line in the photo (a curved or creased label): the amount may belong to the row above or below. Compare the row with the label."
+    )
 
     /// The flag of a row whose amount, in the photo, has a mark on the line between its digits that was not read.
-    public static let markInNumber = LabelFlag(.markInNumber, "The photo shows a small mark on the line between the digits of this amount that was not read: it may be a decimal point (2.5 read as 25). Compare the amount with the label.")
+    public static let markInNumber = LabelFlag(
+        .markInNumber,
+        "The photo shows a small mark on the line between the digits of this amount that was not read: it may be a decimal point (2.5 read as 25). Compare the amount with the label."
+    )
 
     /// The flags only the photo can raise, each with its fixed reason: a row that is unchanged since it was read
     /// keeps them (they cannot be found again from its text).

@@ -48,9 +48,12 @@ public struct FlaggedRowsUndecided: CairnError, Hashable {
     public var userMessage: String {
         // At most the first 20 rows, then how many more (`ProblemList`).
         let list = ProblemList.joined(rows, separator: "; ") { "row \($0.number) (\($0.flags.map(\.title).joined(separator: ", ")))" }
-        let numbers = rows.count == 1 ? "Row \(rows[0].number) is"
+        let numbers =
+            rows.count == 1
+            ? "Row \(rows[0].number) is"
             : "Rows \(rows.count > ProblemList.shown ? ProblemList.joined(rows, separator: ", ") { "\($0.number)" } : Self.join(rows.map { "\($0.number)" })) are"
-        return "\(numbers) flagged and not accepted yet: \(list). Check each against the label, then accept it, change it or leave it out. Nothing was saved."
+        return
+            "\(numbers) flagged and not accepted yet: \(list). Check each against the label, then accept it, change it or leave it out. Nothing was saved."
     }
 
     /// "2", "2 and 5", "2, 5 and 7".
@@ -75,12 +78,14 @@ public struct LabelGate: Sendable {
     /// The flags a row of a product carries: its catalogue entry (the one it names, else an exact match of its
     /// name, else none: "unknown ingredient") and the amount checks.
     public func flags(of row: ProductIngredient) -> [LabelFlag] {
-        let parsed = ParsedLabelRow(nameOnLabel: row.nameOnLabel, form: row.form, amount: row.amount,
-                                    dailyValuePercent: row.dailyValuePercent)
+        let parsed = ParsedLabelRow(
+            nameOnLabel: row.nameOnLabel, form: row.form, amount: row.amount,
+            dailyValuePercent: row.dailyValuePercent)
         let match: CatalogueMatch?
         if let id = row.catalogueID, let ingredient = normaliser.catalogue.ingredient(id: id) {
-            match = CatalogueMatch(ingredient: ingredient, form: row.form.flatMap { ingredient.form(named: $0) }, kind: .name,
-                                   score: 1, matchedText: ingredient.name)
+            match = CatalogueMatch(
+                ingredient: ingredient, form: row.form.flatMap { ingredient.form(named: $0) }, kind: .name,
+                score: 1, matchedText: ingredient.name)
         } else {
             let text = row.form.map { "\(row.nameOnLabel) (as \($0))" } ?? row.nameOnLabel
             match = normaliser.catalogue.lookup(text) ?? normaliser.catalogue.lookup(row.nameOnLabel)
@@ -98,8 +103,10 @@ public struct LabelGate: Sendable {
             var flags = decisions.readFlags[number] ?? []
             // Reading found the row a blend member printed without an amount: its missing amount is the label's.
             let blendMember = flags.contains { $0.kind == .undisclosedBlendAmount }
-            for flag in self.flags(of: row) where !flags.contains(where: { $0.kind == flag.kind })
-                && !(blendMember && flag.kind == .missingAmount) { flags.append(flag) }
+            for flag in self.flags(of: row)
+            where !flags.contains(where: { $0.kind == flag.kind })
+                && !(blendMember && flag.kind == .missingAmount)
+            { flags.append(flag) }
             flags = flags.filter(\.kind.needsDecision)
             return flags.isEmpty ? nil : FlaggedRow(number: number, flags: flags)
         }

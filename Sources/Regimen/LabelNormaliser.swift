@@ -60,7 +60,8 @@ public struct LabelNormaliser: Sendable {
     static func namesABlend(_ name: String) -> Bool {
         let words = CatalogueText.normalised(name).split(separator: " ").map(String.init)
         guard let first = words.first, first.count >= 3 || blendWords.contains(first),
-              let last = words.last, last.count >= 2, !last.allSatisfy(\.isNumber) else { return false }
+            let last = words.last, last.count >= 2, !last.allSatisfy(\.isNumber)
+        else { return false }
         let misspelt = words.contains { word in
             !blendWords.contains(word) && blendWords.contains { CatalogueText.similarity(word, $0) >= 0.6 }
         }
@@ -71,22 +72,31 @@ public struct LabelNormaliser: Sendable {
     public func normalise(_ row: ParsedLabelRow, confidence: Double?, match: CatalogueMatch?) -> NormalisedLabelRow {
         var flags: [LabelFlag] = []
         if let confidence, confidence < confidenceThreshold {
-            flags.append(LabelFlag(.lowConfidence, "Some words on this row were read with low confidence (\(Int((confidence * 100).rounded()))%). Compare the row with the label."))
+            flags.append(
+                LabelFlag(
+                    .lowConfidence,
+                    "Some words on this row were read with low confidence (\(Int((confidence * 100).rounded()))%). Compare the row with the label."))
         }
         if let match, match.kind == .fuzzy {
-            flags.append(LabelFlag(.uncertainMatch, "The name was matched to \(match.ingredient.name) by similarity (\(Int((match.score * 100).rounded()))%), not exactly. Check the name."))
+            flags.append(
+                LabelFlag(
+                    .uncertainMatch,
+                    "The name was matched to \(match.ingredient.name) by similarity (\(Int((match.score * 100).rounded()))%), not exactly. Check the name."
+                ))
         }
         // A blend's own name is not an ingredient, so it is not flagged as unknown, but only when it reads as one:
         // a row taken for a blend because rows under it are indented ("Acid Redux 373 mg" above a misread line)
         // may be a misread ingredient, and must be checked like any other.
         if match == nil && !(row.isBlend && Self.namesABlend(row.nameOnLabel)) {
-            flags.append(LabelFlag(.unknownIngredient, "This name is not in Cairn's ingredient catalogue. Check the spelling, or keep it as written."))
+            flags.append(
+                LabelFlag(.unknownIngredient, "This name is not in Cairn's ingredient catalogue. Check the spelling, or keep it as written."))
         }
         if row.amount == nil {
-            if let _ = row.unreadableAmountText {
+            if row.unreadableAmountText != nil {
                 flags.append(LabelFlag(.unreadableAmount, "An amount is printed on this row but its number or unit could not be read."))
             } else if row.blendName != nil {
-                flags.append(LabelFlag(.undisclosedBlendAmount, "The label gives no amount for this blend member; only the blend's total is disclosed."))
+                flags.append(
+                    LabelFlag(.undisclosedBlendAmount, "The label gives no amount for this blend member; only the blend's total is disclosed."))
             } else if row.isBlend {
                 flags.append(LabelFlag(.missingAmount, "No total weight was read for this blend."))
             } else {
@@ -100,15 +110,27 @@ public struct LabelNormaliser: Sendable {
             if let unit = ingredient.labelUnit {
                 converted = try? amount.converted(to: unit, context: context)
                 if !LabelNormaliser.unit(amount.unit, fits: ingredient, labelUnit: unit) {
-                    flags.append(LabelFlag(.unitAnomaly, "\(ingredient.name) is usually given in \(unit.symbol); \(amount.unit.symbol) does not fit it. Check the unit."))
+                    flags.append(
+                        LabelFlag(
+                            .unitAnomaly,
+                            "\(ingredient.name) is usually given in \(unit.symbol); \(amount.unit.symbol) does not fit it. Check the unit."))
                 } else if LabelNormaliser.readsAsFolateEquivalents(amount, labelUnit: unit) {
-                    flags.append(LabelFlag(.unitAnomaly, "\(ingredient.name) is given in mcg DFE on current labels, and this amount reads like one (1.7 times a round amount of folic acid), not like plain mcg. Check whether the label says mcg DFE, and change the unit if it does."))
+                    flags.append(
+                        LabelFlag(
+                            .unitAnomaly,
+                            "\(ingredient.name) is given in mcg DFE on current labels, and this amount reads like one (1.7 times a round amount of folic acid), not like plain mcg. Check whether the label says mcg DFE, and change the unit if it does."
+                        ))
                 }
             }
             flags += quantityFlags(amount, ingredient: ingredient, form: match.form, context: context)
             if let percent = row.dailyValuePercent, percent > 0,
-               let expected = LabelNormaliser.inconsistency(of: percent, amount: amount, ingredient: ingredient, context: context) {
-                flags.append(LabelFlag(.dailyValueInconsistent, "The printed %DV does not fit the amount: \(ingredient.name) at this amount is about \(expected)% of the Daily Value. Check the amount and the %DV."))
+                let expected = LabelNormaliser.inconsistency(of: percent, amount: amount, ingredient: ingredient, context: context)
+            {
+                flags.append(
+                    LabelFlag(
+                        .dailyValueInconsistent,
+                        "The printed %DV does not fit the amount: \(ingredient.name) at this amount is about \(expected)% of the Daily Value. Check the amount and the %DV."
+                    ))
             }
         }
         return NormalisedLabelRow(parsed: row, match: match, amountInCatalogueUnit: converted, flags: flags)
@@ -126,25 +148,39 @@ public struct LabelNormaliser: Sendable {
 
     // MARK: checks
 
-    private func quantityFlags(_ amount: Amount, ingredient: CatalogueIngredient, form: IngredientForm?,
-                               context: ConversionContext) -> [LabelFlag] {
+    private func quantityFlags(
+        _ amount: Amount, ingredient: CatalogueIngredient, form: IngredientForm?,
+        context: ConversionContext
+    ) -> [LabelFlag] {
         var flags: [LabelFlag] = []
-        if let product = try? Product(name: "label", form: .other, servingSize: try Amount(1, .count),
-                                      ingredients: [try ProductIngredient(catalogueID: ingredient.id, nameOnLabel: ingredient.name,
-                                                                          amount: amount, form: form?.name)]) {
+        if let product = try? Product(
+            name: "label", form: .other, servingSize: try Amount(1, .count),
+            ingredients: [
+                try ProductIngredient(
+                    catalogueID: ingredient.id, nameOnLabel: ingredient.name,
+                    amount: amount, form: form?.name)
+            ])
+        {
             do { try catalogue.checkPlausibility(of: product) } catch let error as RegimenError {
                 flags.append(LabelFlag(.impossibleQuantity, error.userMessage))
                 return flags
             } catch {}
         }
         if let limit = ingredient.upperLimit, let value = try? amount.converted(to: limit.amount.unit, context: context),
-           value.value > limit.amount.value {
+            value.value > limit.amount.value
+        {
             let note = limit.note.map { ", \($0)" } ?? ""
-            flags.append(LabelFlag(.aboveUpperLimit, "This is above the tolerable upper intake level for \(ingredient.name) (\(limit.amount)\(note))."))
+            flags.append(
+                LabelFlag(.aboveUpperLimit, "This is above the tolerable upper intake level for \(ingredient.name) (\(limit.amount)\(note))."))
         } else if ingredient.upperLimit == nil, let dv = ingredient.dailyValue,
-                  let value = try? amount.converted(to: dv.amount.unit, context: context),
-                  value.value > dv.amount.value * LabelNormaliser.commonRangeMultipleOfDailyValue {
-            flags.append(LabelFlag(.farOutsideCommonRange, "This is more than 2,500 times the Daily Value of \(ingredient.name) (\(dv.amount)), far outside the range products usually carry."))
+            let value = try? amount.converted(to: dv.amount.unit, context: context),
+            value.value > dv.amount.value * LabelNormaliser.commonRangeMultipleOfDailyValue
+        {
+            flags.append(
+                LabelFlag(
+                    .farOutsideCommonRange,
+                    "This is more than 2,500 times the Daily Value of \(ingredient.name) (\(dv.amount)), far outside the range products usually carry."
+                ))
         }
         return flags
     }
@@ -155,7 +191,10 @@ public struct LabelNormaliser: Sendable {
     /// OCR's misreading of "mcg" or "mg", since no label gives either).
     static func unit(_ unit: DoseUnit, fits ingredient: CatalogueIngredient, labelUnit: DoseUnit) -> Bool {
         if let size = micrograms(unit), let labelSize = micrograms(labelUnit),
-           size >= labelSize * 1_000_000 || size * 1_000_000 <= labelSize { return false }
+            size >= labelSize * 1_000_000 || size * 1_000_000 <= labelSize
+        {
+            return false
+        }
         if unit.dimension == labelUnit.dimension { return true }
         switch (unit.dimension, labelUnit.dimension) {
         case (.internationalUnits, _):
@@ -164,10 +203,10 @@ public struct LabelNormaliser: Sendable {
             default: return false
             }
         case (.mass, .retinolActivityEquivalents), (.mass, .dietaryFolateEquivalents), (.mass, .niacinEquivalents),
-             (.mass, .alphaTocopherol):
+            (.mass, .alphaTocopherol):
             return true
         case (.retinolActivityEquivalents, .mass), (.dietaryFolateEquivalents, .mass), (.niacinEquivalents, .mass),
-             (.alphaTocopherol, .mass):
+            (.alphaTocopherol, .mass):
             return true
         default:
             return false
@@ -206,8 +245,10 @@ public struct LabelNormaliser: Sendable {
     /// The percent the amount is of the Daily Value (rounded), when the printed percent fits neither the
     /// current Daily Value nor the one in force before 2016 (many labels still print it); nil when it fits
     /// or no exact conversion allows a check.
-    static func inconsistency(of printed: Decimal, amount: Amount, ingredient: CatalogueIngredient,
-                              context: ConversionContext) -> Int? {
+    static func inconsistency(
+        of printed: Decimal, amount: Amount, ingredient: CatalogueIngredient,
+        context: ConversionContext
+    ) -> Int? {
         var references: [Amount] = []
         if let dv = ingredient.dailyValue?.amount { references.append(dv) }
         if let old = previousDailyValues[ingredient.id] { references.append(old) }

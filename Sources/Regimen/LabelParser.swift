@@ -44,10 +44,12 @@ public struct ParsedLabelRow: Hashable, Sendable {
     public var lineIndices: [Int]
 
     /// A row; most fields default to empty.
-    public init(nameOnLabel: String, form: String? = nil, amount: Amount? = nil, unreadableAmountText: String? = nil,
-                alternateAmount: Amount? = nil, dailyValuePercent: Decimal? = nil,
-                dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
-                lineIndices: [Int] = []) {
+    public init(
+        nameOnLabel: String, form: String? = nil, amount: Amount? = nil, unreadableAmountText: String? = nil,
+        alternateAmount: Amount? = nil, dailyValuePercent: Decimal? = nil,
+        dailyValueMarker: DailyValueMarker? = nil, isBlend: Bool = false, blendName: String? = nil,
+        lineIndices: [Int] = []
+    ) {
         self.nameOnLabel = nameOnLabel
         self.form = form
         self.amount = amount
@@ -96,8 +98,9 @@ public struct ParsedLabel: Hashable, Sendable {
 public enum LabelParser {
     /// Parses lines in reading order.
     public static func parse(_ lines: [LabelLine]) -> ParsedLabel {
-        var label = ParsedLabel(panelKind: .unknown, servingSize: nil, servingSizeText: nil, servingsPerContainer: nil,
-                                rows: [], otherIngredients: [])
+        var label = ParsedLabel(
+            panelKind: .unknown, servingSize: nil, servingSizeText: nil, servingsPerContainer: nil,
+            rows: [], otherIngredients: [])
         var rowLines: [(row: ParsedLabelRow, line: LabelLine, text: String)] = []
         /// Lines not read as a row: seen but not read (`statement` false), or taken for a statement (with the
         /// number of rows read before it).
@@ -121,7 +124,9 @@ public enum LabelParser {
                 continue
             }
             if inOtherIngredients {
-                if isSectionStart(key) { inOtherIngredients = false } else {
+                if isSectionStart(key) {
+                    inOtherIngredients = false
+                } else {
                     otherText += " " + text
                     continue
                 }
@@ -156,8 +161,9 @@ public enum LabelParser {
             // first part ends with the %DV column (the whole row was there, its closing parenthesis misread)
             // unless this line closes the parenthesis: "Biotin 300 mcg 100%" under it is a row of its own.
             if let last = rowLines.last, last.row.amount == nil, last.row.unreadableAmountText == nil,
-               isOpen(last.text), last.row.dailyValuePercent == nil && last.row.dailyValueMarker == nil || closes(text),
-               var joined = parseRow(last.text + " " + text) {
+                isOpen(last.text), last.row.dailyValuePercent == nil && last.row.dailyValueMarker == nil || closes(text),
+                var joined = parseRow(last.text + " " + text)
+            {
                 joined.lineIndices = last.row.lineIndices + [index]
                 joined.blendName = last.row.blendName
                 rowLines[rowLines.count - 1] = (joined, last.line, last.text + " " + text)
@@ -184,19 +190,24 @@ public enum LabelParser {
             listedBlend = nil
             // "Proprietary Blend 500 mg: Ashwagandha, Rhodiola": the blend's row, then its members.
             if colonBlend, let colon = text.firstIndex(of: ":"),
-               var blendRow = parseRow(String(text[..<colon])) {
+                var blendRow = parseRow(String(text[..<colon]))
+            {
                 blendRow.isBlend = true
                 blendRow.lineIndices = [index]
                 rowLines.append((blendRow, line, String(text[..<colon])))
                 for name in splitIngredientList(String(text[text.index(after: colon)...])) {
                     let (head, form) = splitForm(name)
                     guard head.contains(where: \.isLetter) else { continue }
-                    rowLines.append((ParsedLabelRow(nameOnLabel: head, form: form, blendName: blendRow.nameOnLabel, lineIndices: [index]), line, name))
+                    rowLines.append(
+                        (ParsedLabelRow(nameOnLabel: head, form: form, blendName: blendRow.nameOnLabel, lineIndices: [index]), line, name))
                 }
                 listedBlend = (blendRow.nameOnLabel, text.hasSuffix(","))
                 continue
             }
-            guard var row = parseRow(text) else { unused(); continue }
+            guard var row = parseRow(text) else {
+                unused()
+                continue
+            }
             row.lineIndices = [index]
             // Words that are not an ingredient at all (a warning, an address, directions) are never a row.
             if row.amount == nil, row.unreadableAmountText == nil, isStatement(text) {
@@ -207,9 +218,10 @@ public enum LabelParser {
             // A percentage without an amount under a row is the row's standardisation, not a %DV
             // ("Phosphatidylserine 20%" under "Sunflower Lecithin 100 mg").
             if row.amount == nil, row.unreadableAmountText == nil, let percent = row.dailyValuePercent,
-               let last = rowLines.last, last.row.amount != nil,
-               line.leftEdge > last.line.leftEdge + 0.8 * min(line.height, last.line.height)
-                || ["extract", "lecithin", "standardi"].contains(where: { CatalogueText.normalised(last.row.nameOnLabel).contains($0) }) {
+                let last = rowLines.last, last.row.amount != nil,
+                line.leftEdge > last.line.leftEdge + 0.8 * min(line.height, last.line.height)
+                    || ["extract", "lecithin", "standardi"].contains(where: { CatalogueText.normalised(last.row.nameOnLabel).contains($0) })
+            {
                 let standard = "standardized to \(percent)% \(row.nameOnLabel)".trimmingCharacters(in: .whitespaces)
                 rowLines[rowLines.count - 1].row.form = [last.row.form, standard].compactMap { $0 }.joined(separator: ", ")
                 rowLines[rowLines.count - 1].row.lineIndices.append(index)
@@ -252,7 +264,8 @@ public enum LabelParser {
         label.notIngredients = leftOut.filter { !inPanel.contains($0) }.compactMap { texts[$0] }
         let heights = rowLines.map(\.line.height).sorted()
         let typicalHeight = heights.isEmpty ? nil : heights[heights.count / 2]
-        label.unusedLines = (unusedIndices.filter { looksLikeText(texts[$0] ?? "", height: lines[$0].height, typicalHeight: typicalHeight) }
+        label.unusedLines =
+            (unusedIndices.filter { looksLikeText(texts[$0] ?? "", height: lines[$0].height, typicalHeight: typicalHeight) }
             + inPanel).sorted().compactMap { texts[$0] }
         return label
     }
@@ -285,9 +298,11 @@ public enum LabelParser {
     }
 
     private static func isSectionStart(_ key: String) -> Bool {
-        ["suggested use", "directions", "warning", "caution", "contains", "keep out of reach", "store ", "distributed",
-         "manufactured", "these statements", "this product is not intended", "recommended use", "suggested dose",
-         "allergen", "do not ", "if you are pregnant", "consult "].contains { key.hasPrefix($0) }
+        [
+            "suggested use", "directions", "warning", "caution", "contains", "keep out of reach", "store ", "distributed",
+            "manufactured", "these statements", "this product is not intended", "recommended use", "suggested dose",
+            "allergen", "do not ", "if you are pregnant", "consult ",
+        ].contains { key.hasPrefix($0) }
     }
 
     /// The footnote that closes the panel: "† Daily Value not established", "* Percent Daily Values are based
@@ -305,15 +320,17 @@ public enum LabelParser {
     static func isStatement(_ text: String) -> Bool {
         let key = CatalogueText.normalised(text)
         let words = key.split(separator: " ").map(String.init)
-        let statementWords: Set<String> = ["children", "child", "physician", "doctor", "pregnant", "nursing", "consult",
-                                           "reach", "keep", "store", "take", "taking", "daily", "serving", "servings",
-                                           "capsules", "tablets", "softgels", "meal", "meals", "water", "dry", "cool",
-                                           "place", "sealed", "missing", "evaluated", "fda", "intended", "diagnose",
-                                           "prevent", "cure", "treat", "disease", "inc", "llc", "ltd", "street", "st",
-                                           "ave", "avenue", "road", "rd", "suite", "blvd", "usa", "made", "www", "com",
-                                           "distributed", "manufactured", "questions", "call", "visit", "allergy",
-                                           "contains", "warning",
-                                           "caution", "directions", "adults", "use", "medication", "medical", "condition"]
+        let statementWords: Set<String> = [
+            "children", "child", "physician", "doctor", "pregnant", "nursing", "consult",
+            "reach", "keep", "store", "take", "taking", "daily", "serving", "servings",
+            "capsules", "tablets", "softgels", "meal", "meals", "water", "dry", "cool",
+            "place", "sealed", "missing", "evaluated", "fda", "intended", "diagnose",
+            "prevent", "cure", "treat", "disease", "inc", "llc", "ltd", "street", "st",
+            "ave", "avenue", "road", "rd", "suite", "blvd", "usa", "made", "www", "com",
+            "distributed", "manufactured", "questions", "call", "visit", "allergy",
+            "contains", "warning",
+            "caution", "directions", "adults", "use", "medication", "medical", "condition",
+        ]
         let hits = words.filter { statementWords.contains($0) }.count
         if text.contains("@") || key.contains("www ") || words.contains("com") { return true }
         // A US address: a five-digit ZIP code, or a phone number.
@@ -461,7 +478,8 @@ public enum LabelParser {
         }
         // A second amount in parentheses: "25 mcg (1,000 IU)".
         if let last = tokens.last, last.hasSuffix(")"), let open = tokens.lastIndex(where: { $0.hasPrefix("(") }),
-           open > 0 {
+            open > 0
+        {
             let inner = tokens[open...].joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: "()"))
             if let amount = try? LabelUnitParser.amount(inner), inner.first?.isNumber == true {
                 row.alternateAmount = amount
@@ -476,8 +494,9 @@ public enum LabelParser {
         // without digits is a %DV marker OCR misread ("**" as "aie"): it is dropped when that makes an amount.
         var amountStart: Int?
         if tokens.count >= 3, let last = tokens.last, last.count <= 4,
-           LabelUnitParser.isUnitWord(tokens[tokens.count - 2]) || (try? LabelUnitParser.amount(tokens[tokens.count - 2])) != nil,
-           (try? LabelUnitParser.unit(last)) == nil, (try? LabelUnitParser.unit(tokens[tokens.count - 2] + " " + last)) == nil {
+            LabelUnitParser.isUnitWord(tokens[tokens.count - 2]) || (try? LabelUnitParser.amount(tokens[tokens.count - 2])) != nil,
+            (try? LabelUnitParser.unit(last)) == nil, (try? LabelUnitParser.unit(tokens[tokens.count - 2] + " " + last)) == nil
+        {
             tokens.removeLast()
         }
         for k in 1...min(5, tokens.count) {
@@ -492,8 +511,9 @@ public enum LabelParser {
             }
         }
         if amountStart == nil, let start = tokens.lastIndex(where: { $0.first?.isNumber == true }),
-           start > 0 || tokens.count == 1, tokens.count - start <= 3, looksLikeAmount(tokens[start]),
-           !isPartOfName(tokens, start) {
+            start > 0 || tokens.count == 1, tokens.count - start <= 3, looksLikeAmount(tokens[start]),
+            !isPartOfName(tokens, start)
+        {
             row.unreadableAmountText = tokens[start...].joined(separator: " ")
             amountStart = start
         }
@@ -626,12 +646,15 @@ public enum LabelParser {
 
     /// "A, B (C, D), E." -> ["A", "B (C, D)", "E"]: commas inside parentheses do not split.
     static func splitIngredientList(_ text: String) -> [String] {
-        var parts: [String] = [], current = "", depth = 0
+        var parts: [String] = []
+        var current = ""
+        var depth = 0
         for c in text {
             if c == "(" || c == "[" { depth += 1 }
             if c == ")" || c == "]" { depth = max(0, depth - 1) }
             if (c == "," || c == ";") && depth == 0 {
-                parts.append(current); current = ""
+                parts.append(current)
+                current = ""
             } else {
                 current.append(c)
             }

@@ -26,8 +26,9 @@ public struct LabelLine: Hashable, Sendable {
     /// A typed line: leading spaces count as indentation (one space = one unit).
     public init(text: String) {
         let leading = text.prefix { $0 == " " || $0 == "\t" }.count
-        self.init(text: text.trimmingCharacters(in: .whitespaces), leftEdge: Double(leading), height: 1,
-                  confidence: nil, wordIndices: [])
+        self.init(
+            text: text.trimmingCharacters(in: .whitespaces), leftEdge: Double(leading), height: 1,
+            confidence: nil, wordIndices: [])
     }
 
     /// Typed lines from a multi-line text (empty lines dropped).

@@ -76,7 +76,8 @@ public enum LabelUnitParser {
         guard let first = s.first, first.isNumber, let last = s.last, last.isNumber else {
             throw RegimenError.unreadableNumber
         }
-        let commas = s.filter { $0 == "," }.count, dots = s.filter { $0 == "." }.count
+        let commas = s.filter { $0 == "," }.count
+        let dots = s.filter { $0 == "." }.count
         let plain: String
         if commas > 0 && dots > 0 {
             let decimalMark: Character = s.lastIndex(of: ",")! > s.lastIndex(of: ".")! ? "," : "."
@@ -105,7 +106,8 @@ public enum LabelUnitParser {
     private static func ungroup(_ s: String, by mark: Character) throws -> String {
         let groups = s.split(separator: mark, omittingEmptySubsequences: false)
         guard let head = groups.first, (1...3).contains(head.count),
-              groups.dropFirst().allSatisfy({ $0.count == 3 }) else { throw RegimenError.unreadableNumber }
+            groups.dropFirst().allSatisfy({ $0.count == 3 })
+        else { throw RegimenError.unreadableNumber }
         return groups.joined()
     }
 
@@ -115,7 +117,10 @@ public enum LabelUnitParser {
         var end = 0
         while end < chars.count {
             let c = chars[end]
-            if c.isASCII && (c.isNumber || c == "," || c == ".") { end += 1; continue }
+            if c.isASCII && (c.isNumber || c == "," || c == ".") {
+                end += 1
+                continue
+            }
             if [" ", "\u{00A0}", "\u{2009}", "\u{202F}"].contains(c), end > 0 {
                 let digits = chars[(end + 1)...].prefix { $0.isASCII && $0.isNumber }
                 let next = end + 1 + digits.count
@@ -160,7 +165,8 @@ public enum LabelUnitParser {
         add(.mgAlphaTocopherol, 1, "mg alpha tocopherol", "mg alpha te", "mg ate", "mg a te", "mg at")
         add(.cfu, 1, "cfu", "colony forming units")
         add(.mL, 1, "ml", "milliliter", "milliliters", "millilitre", "millilitres")
-        add(.count, 1, "count", "capsule", "capsules", "tablet", "tablets", "softgel", "softgels", "lozenge",
+        add(
+            .count, 1, "count", "capsule", "capsules", "tablet", "tablets", "softgel", "softgels", "lozenge",
             "lozenges", "gummy", "gummies", "drop", "drops", "piece", "pieces", "scoop", "scoops", "serving",
             "servings", "packet", "packets", "chewable", "chewables", "caplet", "caplets", "vegcap", "vegcaps")
         return t

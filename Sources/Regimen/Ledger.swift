@@ -54,10 +54,12 @@ public struct LedgerEntry: Hashable, Sendable {
     public let importedFrom: String?
 
     /// A record (normally read from storage).
-    public init(id: IntakeRecordID, kind: IntakeKind, status: IntakeStatus, productID: ProductID,
-                productRevisionID: ProductRevisionID, productName: String, scheduleRevisionID: ScheduleRevisionID?,
-                occurrence: DoseOccurrence?, servings: Decimal, takenAt: Date, timeZone: TimeZone, localDay: LocalDay,
-                recordedAt: Date, supersedes: IntakeRecordID?, supersededBy: IntakeRecordID?, importedFrom: String? = nil) {
+    public init(
+        id: IntakeRecordID, kind: IntakeKind, status: IntakeStatus, productID: ProductID,
+        productRevisionID: ProductRevisionID, productName: String, scheduleRevisionID: ScheduleRevisionID?,
+        occurrence: DoseOccurrence?, servings: Decimal, takenAt: Date, timeZone: TimeZone, localDay: LocalDay,
+        recordedAt: Date, supersedes: IntakeRecordID?, supersededBy: IntakeRecordID?, importedFrom: String? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.status = status
@@ -87,7 +89,7 @@ public struct LedgerEntry: Hashable, Sendable {
 extension LedgerEntry: Encodable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, status, productID, productRevisionID, productName, scheduleRevisionID, doseID, scheduledDay,
-             scheduledTime, servings, takenAt, timeZone, localDay, recordedAt, supersedes, supersededBy, importedFrom
+            scheduledTime, servings, takenAt, timeZone, localDay, recordedAt, supersedes, supersededBy, importedFrom
     }
 
     /// JSON with exact decimal strings, UTC instants and the IANA zone name.
@@ -114,7 +116,8 @@ extension LedgerEntry: Encodable {
     }
 
     /// The CSV header of `csvRow`.
-    public static let csvHeader = "id,kind,status,product_id,product_revision_id,product_name,schedule_revision_id,dose_id,scheduled_day,scheduled_time,servings,taken_at,time_zone,local_day,recorded_at,supersedes,superseded_by"
+    public static let csvHeader =
+        "id,kind,status,product_id,product_revision_id,product_name,schedule_revision_id,dose_id,scheduled_day,scheduled_time,servings,taken_at,time_zone,local_day,recorded_at,supersedes,superseded_by"
 
     /// One CSV line (RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled).
     /// A field that starts with =, +, - or @ is prefixed with ' so a spreadsheet does not run it as a formula.

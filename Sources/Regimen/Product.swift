@@ -64,8 +64,10 @@ public struct ProductIngredient: Hashable, Sendable, Codable {
     public let form: String?
 
     /// A row; throws `RegimenError.emptyIngredientName` or `.negativeDailyValuePercent`.
-    public init(catalogueID: String?, nameOnLabel: String, amount: Amount?, dailyValuePercent: Decimal? = nil,
-                form: String? = nil) throws {
+    public init(
+        catalogueID: String?, nameOnLabel: String, amount: Amount?, dailyValuePercent: Decimal? = nil,
+        form: String? = nil
+    ) throws {
         guard !nameOnLabel.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw RegimenError.emptyIngredientName
         }
@@ -91,10 +93,11 @@ public struct ProductIngredient: Hashable, Sendable, Codable {
             guard let d = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw RegimenError.unreadableNumber }
             return d
         }
-        try self.init(catalogueID: c.decodeIfPresent(String.self, forKey: .catalogueID),
-                      nameOnLabel: c.decode(String.self, forKey: .nameOnLabel),
-                      amount: c.decodeIfPresent(Amount.self, forKey: .amount),
-                      dailyValuePercent: parsed, form: c.decodeIfPresent(String.self, forKey: .form))
+        try self.init(
+            catalogueID: c.decodeIfPresent(String.self, forKey: .catalogueID),
+            nameOnLabel: c.decode(String.self, forKey: .nameOnLabel),
+            amount: c.decodeIfPresent(Amount.self, forKey: .amount),
+            dailyValuePercent: parsed, form: c.decodeIfPresent(String.self, forKey: .form))
     }
 
     /// Encodes the %DV as an exact decimal string.
@@ -126,8 +129,10 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
     /// A product. Throws `RegimenError.emptyProductName`, `.invalidServingSize` (zero, or not a count,
     /// mass or volume) or `.amountDoesNotFitForm` (one discrete unit said to hold more than 5 g of one
     /// ingredient, e.g. "5 kg per capsule" was already refused by `Amount`; "6 g per capsule" is refused here).
-    public init(id: ProductID = .random(), name: String, brand: String = "", form: ProductForm,
-                servingSize: Amount, ingredients: [ProductIngredient]) throws {
+    public init(
+        id: ProductID = .random(), name: String, brand: String = "", form: ProductForm,
+        servingSize: Amount, ingredients: [ProductIngredient]
+    ) throws {
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw RegimenError.emptyProductName }
         // Only the check stored names pass (see `ProductIngredient.init`); `checkNames()` is the rule for new names.
         try TextInput.storedName(name, field: "product name")
@@ -185,10 +190,11 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
     /// Decodes and validates like `init`.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(id: c.decode(ProductID.self, forKey: .id), name: c.decode(String.self, forKey: .name),
-                      brand: c.decode(String.self, forKey: .brand), form: c.decode(ProductForm.self, forKey: .form),
-                      servingSize: c.decode(Amount.self, forKey: .servingSize),
-                      ingredients: c.decode([ProductIngredient].self, forKey: .ingredients))
+        try self.init(
+            id: c.decode(ProductID.self, forKey: .id), name: c.decode(String.self, forKey: .name),
+            brand: c.decode(String.self, forKey: .brand), form: c.decode(ProductForm.self, forKey: .form),
+            servingSize: c.decode(Amount.self, forKey: .servingSize),
+            ingredients: c.decode([ProductIngredient].self, forKey: .ingredients))
     }
 
     /// Encodes all fields.
@@ -223,12 +229,15 @@ extension Catalogue {
             let context = ingredient.conversionContext(form: row.form.flatMap { ingredient.form(named: $0) })
             let references: [(ReferenceAmount?, Decimal, String)] = [
                 (ingredient.dailyValue, Catalogue.implausibleMultipleOfDailyValue, "10,000 times the Daily Value"),
-                (ingredient.dailyValue == nil ? ingredient.upperLimit : nil, Catalogue.implausibleMultipleOfUpperLimit,
-                 "1,000 times the upper limit"),
+                (
+                    ingredient.dailyValue == nil ? ingredient.upperLimit : nil, Catalogue.implausibleMultipleOfUpperLimit,
+                    "1,000 times the upper limit"
+                ),
             ]
             for (reference, multiple, words) in references {
                 guard let reference,
-                      let converted = try? amount.converted(to: reference.amount.unit, context: context) else { continue }
+                    let converted = try? amount.converted(to: reference.amount.unit, context: context)
+                else { continue }
                 if converted.value > reference.amount.value * multiple {
                     throw RegimenError.implausibleForIngredient(ingredient: ingredient.name, limit: words)
                 }

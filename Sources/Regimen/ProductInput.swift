@@ -21,7 +21,8 @@ extension Amount {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let amount: Amount
         if !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-           let count = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) {
+            let count = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        {
             amount = try Amount(count, .count)
         } else {
             do { amount = try LabelUnitParser.amount(trimmed) } catch RegimenError.unreadableNumber {
@@ -96,12 +97,16 @@ public struct ProductInput: Hashable, Sendable {
         if let lines = rowLines {
             rows = []
             for (index, line) in lines.enumerated() {
-                guard let typed = problems.field(.ingredients, row: index + 1, { () throws -> ProductIngredient in
-                    let typed = try TypedIngredient.parse(line, catalogue: catalogue)
-                    try TextInput.name(typed.nameOnLabel, field: "ingredient name")
-                    if let form = typed.form { try TextInput.name(form, field: "ingredient form") }
-                    return typed
-                }) else {
+                guard
+                    let typed = problems.field(
+                        .ingredients, row: index + 1,
+                        { () throws -> ProductIngredient in
+                            let typed = try TypedIngredient.parse(line, catalogue: catalogue)
+                            try TextInput.name(typed.nameOnLabel, field: "ingredient name")
+                            if let form = typed.form { try TextInput.name(form, field: "ingredient form") }
+                            return typed
+                        })
+                else {
                     continue
                 }
                 rows.append(typed.keeping(current?.ingredients ?? []))
@@ -125,8 +130,10 @@ extension ProductIngredient {
     public func keeping(_ earlier: [ProductIngredient]) -> ProductIngredient {
         let key = CatalogueText.normalised(nameOnLabel)
         guard let before = earlier.first(where: { CatalogueText.normalised($0.nameOnLabel) == key }) else { return self }
-        return (try? ProductIngredient(catalogueID: catalogueID ?? before.catalogueID, nameOnLabel: nameOnLabel, amount: amount,
-                                       dailyValuePercent: dailyValuePercent ?? (amount == before.amount ? before.dailyValuePercent : nil),
-                                       form: form ?? before.form)) ?? self
+        return
+            (try? ProductIngredient(
+                catalogueID: catalogueID ?? before.catalogueID, nameOnLabel: nameOnLabel, amount: amount,
+                dailyValuePercent: dailyValuePercent ?? (amount == before.amount ? before.dailyValuePercent : nil),
+                form: form ?? before.form)) ?? self
     }
 }

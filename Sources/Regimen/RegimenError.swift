@@ -101,8 +101,10 @@ public enum RegimenError: CairnError, Hashable, Sendable {
         case .invalidServingSize: "A serving size must be more than zero and be a count, a mass or a volume."
         case .negativeDailyValuePercent: "A percent of Daily Value cannot be negative."
         case .emptyIngredientName: "Each ingredient row needs the name written on the label."
-        case .amountDoesNotFitForm(let form, let limit): "One \(form) cannot hold this much of one ingredient (the limit is \(limit)). Check the number and the unit."
-        case .implausibleForIngredient(let ingredient, let limit): "This amount of \(ingredient) is far beyond any product sold (the limit is \(limit)). Check the number and the unit."
+        case .amountDoesNotFitForm(let form, let limit):
+            "One \(form) cannot hold this much of one ingredient (the limit is \(limit)). Check the number and the unit."
+        case .implausibleForIngredient(let ingredient, let limit):
+            "This amount of \(ingredient) is far beyond any product sold (the limit is \(limit)). Check the number and the unit."
         case .unknownCatalogueIngredient: "An ingredient row refers to a catalogue entry that does not exist."
         case .catalogueUnreadable(let why): "The bundled ingredient catalogue cannot be read: \(why)."
         case .noProductForm: "Choose the product's form."

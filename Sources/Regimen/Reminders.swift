@@ -31,8 +31,10 @@ public struct ReminderPreferences: Hashable, Sendable {
     public static let standard = try! ReminderPreferences()
 
     /// Preferences. Throws `ReminderError` for quiet hours with one end only or an empty span, or a number out of range.
-    public init(quietStart: TimeSlot? = nil, quietEnd: TimeSlot? = nil, showProductNames: Bool = false, repeatMinutes: Int = 0,
-                repeatLimit: Int = 3, morningSummary: Bool = true, refillDays: Int = 7) throws {
+    public init(
+        quietStart: TimeSlot? = nil, quietEnd: TimeSlot? = nil, showProductNames: Bool = false, repeatMinutes: Int = 0,
+        repeatLimit: Int = 3, morningSummary: Bool = true, refillDays: Int = 7
+    ) throws {
         guard (quietStart == nil) == (quietEnd == nil), quietStart == nil || quietStart != quietEnd else {
             throw ReminderError.quietHoursIncomplete
         }
@@ -68,12 +70,15 @@ public struct ReminderPreferences: Hashable, Sendable {
     }
 
     /// A copy with some values changed (each nil keeps the current one; `quiet` .some(nil) turns quiet hours off).
-    public func with(quiet: (start: TimeSlot, end: TimeSlot)?? = nil, showProductNames: Bool? = nil, repeatMinutes: Int? = nil,
-                     repeatLimit: Int? = nil, morningSummary: Bool? = nil, refillDays: Int? = nil) throws -> ReminderPreferences {
+    public func with(
+        quiet: (start: TimeSlot, end: TimeSlot)?? = nil, showProductNames: Bool? = nil, repeatMinutes: Int? = nil,
+        repeatLimit: Int? = nil, morningSummary: Bool? = nil, refillDays: Int? = nil
+    ) throws -> ReminderPreferences {
         let q: (start: TimeSlot, end: TimeSlot)? = quiet ?? quietStart.map { (start: $0, end: quietEnd!) }
-        return try ReminderPreferences(quietStart: q?.start, quietEnd: q?.end, showProductNames: showProductNames ?? self.showProductNames,
-                                       repeatMinutes: repeatMinutes ?? self.repeatMinutes, repeatLimit: repeatLimit ?? self.repeatLimit,
-                                       morningSummary: morningSummary ?? self.morningSummary, refillDays: refillDays ?? self.refillDays)
+        return try ReminderPreferences(
+            quietStart: q?.start, quietEnd: q?.end, showProductNames: showProductNames ?? self.showProductNames,
+            repeatMinutes: repeatMinutes ?? self.repeatMinutes, repeatLimit: repeatLimit ?? self.repeatLimit,
+            morningSummary: morningSummary ?? self.morningSummary, refillDays: refillDays ?? self.refillDays)
     }
 
     /// Whether `slot` falls in the quiet hours.
@@ -227,12 +232,16 @@ public struct ReminderPlanner: Sendable {
     public init() {}
 
     /// The notices to show at `now` for `open` doses, given what was sent before.
-    public func plan(open: [OpenDose], history: [String: ReminderHistory], preferences: ReminderPreferences,
-                     remindersOff: Set<ScheduleID>, now: Date, zone: TimeZone) -> [ReminderNotice] {
+    public func plan(
+        open: [OpenDose], history: [String: ReminderHistory], preferences: ReminderPreferences,
+        remindersOff: Set<ScheduleID>, now: Date, zone: TimeZone
+    ) -> [ReminderNotice] {
         let wall = TimeSlot(now, in: zone)
         guard !preferences.isQuiet(at: wall) else { return [] }
         let due = open.filter { $0.dueAt <= now && !remindersOff.contains($0.scheduleID) }.sorted { $0.dueAt < $1.dueAt }
-        var fresh: [OpenDose] = [], late: [OpenDose] = [], again: [OpenDose] = []
+        var fresh: [OpenDose] = []
+        var late: [OpenDose] = []
+        var again: [OpenDose] = []
         for dose in due {
             guard let sent = history[dose.doseID] else {
                 if now.timeIntervalSince(dose.dueAt) > Self.lateAfter { late.append(dose) } else { fresh.append(dose) }
@@ -241,27 +250,34 @@ public struct ReminderPlanner: Sendable {
             if let until = sent.snoozedUntil {
                 if now >= until && sent.lastSentAt < until { again.append(dose) }
             } else if preferences.repeatMinutes > 0, sent.sent <= preferences.repeatLimit,
-                      now.timeIntervalSince(sent.lastSentAt) >= Double(preferences.repeatMinutes * 60) {
+                now.timeIntervalSince(sent.lastSentAt) >= Double(preferences.repeatMinutes * 60)
+            {
                 again.append(dose)
             }
         }
         var notices: [ReminderNotice] = []
         for slot in Set(fresh.map(\.slot)).sorted() {
             let doses = fresh.filter { $0.slot == slot }
-            notices.append(ReminderNotice(kind: .due, doseIDs: doses.map(\.doseID), body: text(doses, verb: "due at \(slot)", preferences),
-                                          actions: ReminderAction.allCases))
+            notices.append(
+                ReminderNotice(
+                    kind: .due, doseIDs: doses.map(\.doseID), body: text(doses, verb: "due at \(slot)", preferences),
+                    actions: ReminderAction.allCases))
         }
         if !late.isEmpty {
             let times = Set(late.map(\.slot)).sorted().map(\.description).joined(separator: ", ")
-            notices.append(ReminderNotice(kind: .catchUp, doseIDs: late.map(\.doseID),
-                                          body: text(late, verb: "due earlier (\(times)) and not logged yet", preferences, past: true),
-                                          actions: ReminderAction.allCases))
+            notices.append(
+                ReminderNotice(
+                    kind: .catchUp, doseIDs: late.map(\.doseID),
+                    body: text(late, verb: "due earlier (\(times)) and not logged yet", preferences, past: true),
+                    actions: ReminderAction.allCases))
         }
         if !again.isEmpty {
             let times = Set(again.map(\.slot)).sorted().map(\.description).joined(separator: ", ")
-            notices.append(ReminderNotice(kind: .repeated, doseIDs: again.map(\.doseID),
-                                          body: text(again, verb: "due at \(times), not logged yet", preferences),
-                                          actions: ReminderAction.allCases))
+            notices.append(
+                ReminderNotice(
+                    kind: .repeated, doseIDs: again.map(\.doseID),
+                    body: text(again, verb: "due at \(times), not logged yet", preferences),
+                    actions: ReminderAction.allCases))
         }
         return notices
     }
@@ -281,7 +297,8 @@ public struct ReminderPlanner: Sendable {
         guard preferences.refillDays > 0, !low.isEmpty else { return nil }
         let days = low.map(\.daysLeft).min()!
         let when = days <= 0 ? "runs out today" : days == 1 ? "lasts about 1 more day" : "lasts about \(days) more days"
-        let body = preferences.showProductNames
+        let body =
+            preferences.showProductNames
             ? "\(Self.list(low.map(\.name))): the supply \(when)."
             : (low.count == 1 ? "A product's supply \(when)." : "\(low.count) products run low; the first \(when).")
         return ReminderNotice(kind: .refill, doseIDs: [], body: body, actions: [])
@@ -294,7 +311,8 @@ public struct ReminderPlanner: Sendable {
     /// unless names are turned on (an area's name can say as much as a product's).
     public func photoReminder(areas: [String], preferences: ReminderPreferences) -> ReminderNotice? {
         guard !areas.isEmpty else { return nil }
-        let body = preferences.showProductNames
+        let body =
+            preferences.showProductNames
             ? "Time for a new photo of \(Self.list(areas))."
             : (areas.count == 1 ? "A skin area is due for a new photo." : "\(areas.count) skin areas are due for a new photo.")
         return ReminderNotice(kind: .photo, doseIDs: [], body: body, actions: [])

@@ -66,7 +66,8 @@ public enum Recurrence: Hashable, Sendable {
         case .every:
             let text = interval.trimmingCharacters(in: .whitespaces)
             guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(text),
-                  (1...SchedulePlan.maximumIntervalDays).contains(n) else { throw ScheduleError.intervalOutOfRange }
+                (1...SchedulePlan.maximumIntervalDays).contains(n)
+            else { throw ScheduleError.intervalOutOfRange }
             self = .everyNDays(n)
         case .weekdays: self = .weekdays(try Weekday.set(parsing: weekdays))
         case nil: throw ScheduleError.unknownRecurrence
@@ -138,10 +139,14 @@ public enum ScheduleZone: Hashable, Sendable {
     /// system's zone database does not have.
     public init(parsing text: String) throws {
         let key = text.trimmingCharacters(in: .whitespaces)
-        if Self.followsYouWords.contains(key.lowercased()) { self = .followsYou; return }
+        if Self.followsYouWords.contains(key.lowercased()) {
+            self = .followsYou
+            return
+        }
         let lowered = key.lowercased()
         guard let name = (TimeZone.knownTimeZoneIdentifiers + ["UTC"]).first(where: { $0.lowercased() == lowered }),
-              let zone = TimeZone(identifier: name) else { throw ScheduleError.unknownTimeZone }
+            let zone = TimeZone(identifier: name)
+        else { throw ScheduleError.unknownTimeZone }
         self = .fixed(zone)
     }
 
@@ -186,7 +191,8 @@ public struct SchedulePlan: Hashable, Sendable {
     public static func servings(parsing text: String) throws -> Decimal {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")) else {
+            let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        else {
             throw ScheduleError.unreadableServings
         }
         return value
@@ -194,8 +200,10 @@ public struct SchedulePlan: Hashable, Sendable {
 
     /// A plan. Throws `ScheduleError` for servings of zero or above `maximumServings`, no times (unless as
     /// needed), the same time twice, no weekdays, an interval outside 1...366, or an end before the start.
-    public init(productID: ProductID, servings: Decimal = 1, times: [TimeSlot], recurrence: Recurrence,
-                startDay: LocalDay, endDay: LocalDay? = nil, zone: ScheduleZone = .followsYou) throws {
+    public init(
+        productID: ProductID, servings: Decimal = 1, times: [TimeSlot], recurrence: Recurrence,
+        startDay: LocalDay, endDay: LocalDay? = nil, zone: ScheduleZone = .followsYou
+    ) throws {
         guard !servings.isNaN, servings > 0 else { throw ScheduleError.servingsNotPositive }
         guard servings <= Self.maximumServings else { throw ScheduleError.tooManyServings }
         switch recurrence {
@@ -241,8 +249,10 @@ public struct ScheduleRevision: Hashable, Sendable {
     public let recordedAt: Date
 
     /// A revision (normally read from storage).
-    public init(id: ScheduleRevisionID, scheduleID: ScheduleID, number: Int, effectiveFrom: LocalDay,
-                state: ScheduleState, plan: SchedulePlan, recordedAt: Date) {
+    public init(
+        id: ScheduleRevisionID, scheduleID: ScheduleID, number: Int, effectiveFrom: LocalDay,
+        state: ScheduleState, plan: SchedulePlan, recordedAt: Date
+    ) {
         self.id = id
         self.scheduleID = scheduleID
         self.number = number
@@ -256,7 +266,8 @@ public struct ScheduleRevision: Hashable, Sendable {
     /// start...end and a dose day of the recurrence.
     public func occurrences(on day: LocalDay) -> [DoseOccurrence] {
         guard state == .active, day >= plan.startDay, plan.endDay.map({ day <= $0 }) ?? true,
-              plan.recurrence.includes(day, start: plan.startDay) else { return [] }
+            plan.recurrence.includes(day, start: plan.startDay)
+        else { return [] }
         return plan.times.map { DoseOccurrence(revisionID: id, day: day, slot: $0) }
     }
 
@@ -351,7 +362,8 @@ public struct DoseOccurrence: Hashable, Sendable, Comparable {
     public init?(doseID text: String) {
         let parts = text.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[2].count == 4,
-              let day = LocalDay(parsing: String(parts[1])), let slot = TimeSlot(parsing: String(parts[2])) else { return nil }
+            let day = LocalDay(parsing: String(parts[1])), let slot = TimeSlot(parsing: String(parts[2]))
+        else { return nil }
         self.init(revisionID: ScheduleRevisionID(String(parts[0])), day: day, slot: slot)
     }
 
@@ -498,10 +510,12 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .pageOutOfRange: "A page holds 1 to 1000 entries, from an offset of 0 or more."
         case .rangeEndsBeforeStart: "The end date is before the start date."
         case .unreadableTakenTime: "Write the time it was taken as HH:MM, for example 08:05 (or a date and a time: 2026-03-10 08:05)."
-        case .takenTimeOffsetOutOfRange: "The time taken has a UTC offset beyond ±14:00, which no place uses. Write an offset from -14:00 to +14:00 (for example 2026-03-10T09:05+01:00), or leave it out to use your own time zone."
+        case .takenTimeOffsetOutOfRange:
+            "The time taken has a UTC offset beyond ±14:00, which no place uses. Write an offset from -14:00 to +14:00 (for example 2026-03-10T09:05+01:00), or leave it out to use your own time zone."
         case .takenInFuture: "That time is later than now. Give the time the dose was really taken."
         case .takenOutsideDoseDay: "A dose is logged at a time on its own day or today. Check the date."
-        case .unknownTimeZone: "That is not a time zone Cairn knows. Write a zone name such as Europe/Paris or America/New_York, or local to follow this computer's zone."
+        case .unknownTimeZone:
+            "That is not a time zone Cairn knows. Write a zone name such as Europe/Paris or America/New_York, or local to follow this computer's zone."
         }
     }
 }

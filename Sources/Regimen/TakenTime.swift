@@ -56,7 +56,8 @@ public enum TakenTime {
         guard text.count == 16 else { return nil }
         let separator = text[text.index(text.startIndex, offsetBy: 10)]
         guard separator == " " || separator == "T", let day = LocalDay(parsing: String(text.prefix(10))),
-              let slot = TimeSlot(parsing: String(text.suffix(5))) else { return nil }
+            let slot = TimeSlot(parsing: String(text.suffix(5)))
+        else { return nil }
         return (day, slot)
     }
 }

@@ -18,8 +18,9 @@ public enum TypedIngredient {
         }
         let amount = amountText.isEmpty ? nil : try LabelUnitParser.amount(amountText)
         let match = catalogue.flatMap { c in (form.flatMap { c.lookup("\(name) (as \($0))") }) ?? c.lookup(name) }
-        return try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount,
-                                     dailyValuePercent: percent, form: form ?? match?.form?.name)
+        return try ProductIngredient(
+            catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount,
+            dailyValuePercent: percent, form: form ?? match?.form?.name)
     }
 
     /// The line that reads back as `row` (its catalogue entry aside).

@@ -28,11 +28,14 @@ public enum PDFRenderer {
         let box = SinkBox(sink)
         let size = document.paper.points
         let opaque = Unmanaged.passUnretained(box).toOpaque()
-        guard let surface = cairo_pdf_surface_create_for_stream({ closure, data, length in
-            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-            let box = Unmanaged<SinkBox>.fromOpaque(closure).takeUnretainedValue()
-            return box.write(UnsafeRawBufferPointer(start: data, count: Int(length))) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR
-        }, opaque, size.width, size.height) else { throw ReportRenderError.cairo("no surface") }
+        guard
+            let surface = cairo_pdf_surface_create_for_stream(
+                { closure, data, length in
+                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                    let box = Unmanaged<SinkBox>.fromOpaque(closure).takeUnretainedValue()
+                    return box.write(UnsafeRawBufferPointer(start: data, count: Int(length))) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR
+                }, opaque, size.width, size.height)
+        else { throw ReportRenderError.cairo("no surface") }
         defer { cairo_surface_destroy(surface) }
         cairo_pdf_surface_restrict_to_version(surface, CAIRO_PDF_VERSION_1_5)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, document.title)
@@ -60,7 +63,10 @@ public enum PDFRenderer {
     /// The whole PDF in memory (for a download; the CLI streams to its file instead).
     public static func data(_ document: ReportDocument) throws -> (data: Data, pages: Int) {
         var data = Data()
-        let pages = try render(document) { chunk in data.append(contentsOf: chunk); return true }
+        let pages = try render(document) { chunk in
+            data.append(contentsOf: chunk)
+            return true
+        }
         return (data, pages)
     }
 
@@ -113,13 +119,13 @@ enum TextStyle {
 
 /// Colours of the design system (cairn.css), as cairo RGB.
 enum Ink {
-    static let text = (0.169, 0.165, 0.157)        // #2b2a28
-    static let soft = (0.345, 0.329, 0.302)        // #58544d
-    static let hairline = (0.827, 0.800, 0.749)    // #d3ccbf
-    static let stone = (0.549, 0.522, 0.478)       // #8c857a
-    static let teal = (0.122, 0.435, 0.420)        // #1f6f6b
-    static let wash = (0.890, 0.937, 0.929)        // #e3efed
-    static let paperWash = (0.969, 0.957, 0.933)   // #f7f4ee
+    static let text = (0.169, 0.165, 0.157)  // #2b2a28
+    static let soft = (0.345, 0.329, 0.302)  // #58544d
+    static let hairline = (0.827, 0.800, 0.749)  // #d3ccbf
+    static let stone = (0.549, 0.522, 0.478)  // #8c857a
+    static let teal = (0.122, 0.435, 0.420)  // #1f6f6b
+    static let wash = (0.890, 0.937, 0.929)  // #e3efed
+    static let paperWash = (0.969, 0.957, 0.933)  // #f7f4ee
 }
 
 /// The cairo context with one pango context at 72 dpi, so font sizes are points on paper.
@@ -171,13 +177,16 @@ final class Canvas {
     func height(_ text: String, _ style: TextStyle, width: Double) -> Double {
         let l = layout(text, style, width: width)
         defer { g_object_unref(UnsafeMutableRawPointer(l)) }
-        var w: Int32 = 0, h: Int32 = 0
+        var w: Int32 = 0
+        var h: Int32 = 0
         pango_layout_get_size(l, &w, &h)
         return Double(h) / Double(PANGO_SCALE)
     }
 
-    func text(_ text: String, _ style: TextStyle, x: Double, y: Double, width: Double, color: (Double, Double, Double) = Ink.text,
-              alignRight: Bool = false) {
+    func text(
+        _ text: String, _ style: TextStyle, x: Double, y: Double, width: Double, color: (Double, Double, Double) = Ink.text,
+        alignRight: Bool = false
+    ) {
         let l = layout(text, style, width: width, alignRight: alignRight)
         defer { g_object_unref(UnsafeMutableRawPointer(l)) }
         cairo_set_source_rgb(cr, color.0, color.1, color.2)
@@ -193,11 +202,16 @@ final class Canvas {
         cairo_fill(cr)
     }
 
-    func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ color: (Double, Double, Double), width: Double = 0.6,
-              dashed: Bool = false) {
+    func line(
+        _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ color: (Double, Double, Double), width: Double = 0.6,
+        dashed: Bool = false
+    ) {
         cairo_set_source_rgb(cr, color.0, color.1, color.2)
         cairo_set_line_width(cr, width)
-        if dashed { var d = [2.5, 2.0]; cairo_set_dash(cr, &d, 2, 0) }
+        if dashed {
+            var d = [2.5, 2.0]
+            cairo_set_dash(cr, &d, 2, 0)
+        }
         cairo_move_to(cr, x0, y0)
         cairo_line_to(cr, x1, y1)
         cairo_stroke(cr)
@@ -210,14 +224,19 @@ final class Canvas {
     /// would otherwise draw the stand-in pixel.
     func photo(_ photo: ReportPhoto, x: Double, y: Double, w: Double, h: Double) throws {
         guard let data = try? photo.load(), data.count > 3, data[data.startIndex] == 0xFF, data[data.startIndex + 1] == 0xD8,
-              data[data.startIndex + 2] == 0xFF else { throw ReportRenderError.unreadablePhoto }
+            data[data.startIndex + 2] == 0xFF
+        else { throw ReportRenderError.unreadablePhoto }
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1)!
         defer { cairo_surface_destroy(surface) }
         let copy = malloc(data.count)!
         data.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: data.count) }
-        let status = cairo_surface_set_mime_data(surface, "image/jpeg", copy.assumingMemoryBound(to: UInt8.self), UInt(data.count),
-                                                 { free($0) }, copy)
-        guard status == CAIRO_STATUS_SUCCESS else { free(copy); throw ReportRenderError.cairo("mime data") }
+        let status = cairo_surface_set_mime_data(
+            surface, "image/jpeg", copy.assumingMemoryBound(to: UInt8.self), UInt(data.count),
+            { free($0) }, copy)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            free(copy)
+            throw ReportRenderError.cairo("mime data")
+        }
         cairo_save(cr)
         cairo_translate(cr, x, y)
         cairo_scale(cr, w, h)

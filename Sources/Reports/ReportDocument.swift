@@ -53,7 +53,9 @@ public struct ReportTable: Sendable {
         public let share: Double
         public let alignRight: Bool
         public init(_ title: String, share: Double, alignRight: Bool = false) {
-            self.title = title; self.share = share; self.alignRight = alignRight
+            self.title = title
+            self.share = share
+            self.alignRight = alignRight
         }
     }
     public let columns: [Column]
@@ -71,7 +73,10 @@ public struct ReportChart: Sendable {
     public struct Mark: Sendable {
         public let x: Double
         public let label: String
-        public init(x: Double, label: String) { self.x = x; self.label = label }
+        public init(x: Double, label: String) {
+            self.x = x
+            self.label = label
+        }
     }
     /// Points (x 0...1 across, y 0...1 from the top axis word to the bottom one); a nil y breaks the line.
     public let points: [(x: Double, y: Double?)]
@@ -83,11 +88,15 @@ public struct ReportChart: Sendable {
     /// Height in points.
     public let height: Double
 
-    public init(points: [(x: Double, y: Double?)], topLabel: String, bottomLabel: String, startLabel: String, endLabel: String,
-                marks: [Mark] = [], height: Double = 150) {
+    public init(
+        points: [(x: Double, y: Double?)], topLabel: String, bottomLabel: String, startLabel: String, endLabel: String,
+        marks: [Mark] = [], height: Double = 150
+    ) {
         self.points = points
-        self.topLabel = topLabel; self.bottomLabel = bottomLabel
-        self.startLabel = startLabel; self.endLabel = endLabel
+        self.topLabel = topLabel
+        self.bottomLabel = bottomLabel
+        self.startLabel = startLabel
+        self.endLabel = endLabel
         self.marks = marks
         self.height = height
     }
@@ -124,7 +133,10 @@ public struct ReportDayGrid: Sendable {
     public struct Row: Sendable {
         public let label: String
         public let cells: [Cell]
-        public init(label: String, cells: [Cell]) { self.label = label; self.cells = cells }
+        public init(label: String, cells: [Cell]) {
+            self.label = label
+            self.cells = cells
+        }
     }
     public let rows: [Row]
     public init(rows: [Row]) { self.rows = rows }

@@ -103,8 +103,10 @@ struct Layout {
     private mutating func facts(_ rows: [(label: String, value: String)]) {
         let labelWidth = min(150, width * 0.32)
         // A short block of facts stays on one page.
-        let total = rows.map { max(canvas.height($0.label, .smallBold, width: labelWidth - 8), canvas.height($0.value, .body, width: width - labelWidth)) + 4 }
-            .reduce(0, +)
+        let total = rows.map {
+            max(canvas.height($0.label, .smallBold, width: labelWidth - 8), canvas.height($0.value, .body, width: width - labelWidth)) + 4
+        }
+        .reduce(0, +)
         if total < canvas.textHeight / 3 { ensure(total) }
         for row in rows {
             let h = max(canvas.height(row.label, .smallBold, width: labelWidth - 8), canvas.height(row.value, .body, width: width - labelWidth))
@@ -128,8 +130,10 @@ struct Layout {
             if let fill { put(.rect(x: left, y: y, w: width, h: h, color: fill)) }
             var x = left
             for (i, cell) in cells.enumerated() where i < widths.count {
-                put(.text(cell, style, x: x + pad, y: y + pad, width: widths[i] - 2 * pad, color: Ink.text,
-                          alignRight: t.columns[i].alignRight))
+                put(
+                    .text(
+                        cell, style, x: x + pad, y: y + pad, width: widths[i] - 2 * pad, color: Ink.text,
+                        alignRight: t.columns[i].alignRight))
                 x += widths[i]
             }
             y += h
@@ -176,7 +180,8 @@ struct Layout {
     private mutating func photo(_ p: ReportPhoto, share: Double) {
         let maxH = max(60, min(1, share) * canvas.textHeight)
         let scale = min(width / Double(p.width), maxH / Double(p.height))
-        let w = Double(p.width) * scale, h = Double(p.height) * scale
+        let w = Double(p.width) * scale
+        let h = Double(p.height) * scale
         let caption = captionHeight(p.caption, width: width)
         ensure(h + 6 + caption)
         put(.photo(p, x: left + (width - w) / 2, y: y, w: w, h: h))
@@ -195,7 +200,8 @@ struct Layout {
             ensure(h)
             for (i, p) in row.enumerated() {
                 let scale = min(cell / Double(p.width), cell / Double(p.height))
-                let w = Double(p.width) * scale, ph = Double(p.height) * scale
+                let w = Double(p.width) * scale
+                let ph = Double(p.height) * scale
                 let x = left + Double(i) * (cell + gap)
                 put(.photo(p, x: x + (cell - w) / 2, y: y + (cell - ph), w: w, h: ph))
                 captions(p.caption, x: x, y: y + cell + 4, width: cell)
@@ -217,7 +223,10 @@ struct Layout {
         ensure(9 + cell)
         header()
         for row in g.rows {
-            if cell > remaining && !pageIsEmpty { newPage(); header() }
+            if cell > remaining && !pageIsEmpty {
+                newPage()
+                header()
+            }
             put(.text(row.label, .small, x: left, y: y + 1.5, width: labelWidth - 4, color: Ink.text, alignRight: false))
             for (i, c) in row.cells.prefix(31).enumerated() where c != .none {
                 let x = left + labelWidth + Double(i) * cell
@@ -257,7 +266,10 @@ extension Canvas {
     /// points joined by a teal line.
     func chart(_ c: ReportChart, x: Double, y: Double, w: Double) {
         let axis = 62.0
-        let x0 = x + axis, x1 = x + w - 4, y0 = y + 8, y1 = y + c.height - 6
+        let x0 = x + axis
+        let x1 = x + w - 4
+        let y0 = y + 8
+        let y1 = y + c.height - 6
         text(c.topLabel, .small, x: x, y: y0 - 5, width: axis - 6, color: Ink.soft, alignRight: true)
         text(c.bottomLabel, .small, x: x, y: y1 - 6, width: axis - 6, color: Ink.soft, alignRight: true)
         line(x0, y0, x0, y1, Ink.stone)

@@ -77,7 +77,11 @@ public enum Calibration {
     public struct TermScales: Sendable, Equatable {
         public var map: Double, displacement: Double, colour: Double, texture: Double, spot: Double
         public init(map: Double, displacement: Double, colour: Double, texture: Double, spot: Double) {
-            self.map = map; self.displacement = displacement; self.colour = colour; self.texture = texture; self.spot = spot
+            self.map = map
+            self.displacement = displacement
+            self.colour = colour
+            self.texture = texture
+            self.spot = spot
         }
     }
 
@@ -97,9 +101,12 @@ public enum Calibration {
 
     /// The raw score from the change figures (see `TermScales`): the largest, each in units of its noise. `spot` is the
     /// new-mark figure of revision 9 (0 leaves the four figures of revisions 4 to 8).
-    public static func rawScore(map: Double, displacement: Double, colour: Double, texture: Double, spot: Double = 0,
-                                scales: TermScales = termScales) -> Double {
-        max(map / scales.map, displacement / scales.displacement, colour / scales.colour, texture / scales.texture,
+    public static func rawScore(
+        map: Double, displacement: Double, colour: Double, texture: Double, spot: Double = 0,
+        scales: TermScales = termScales
+    ) -> Double {
+        max(
+            map / scales.map, displacement / scales.displacement, colour / scales.colour, texture / scales.texture,
             spot / scales.spot)
     }
 

@@ -59,37 +59,47 @@ public enum CaptureQualityAnalyzer {
     public static func analyze(_ image: RGBImage) -> CaptureQuality {
         let n = image.width * image.height
         var lumSum: Double = 0
-        var dark = 0, bright = 0
+        var dark = 0
+        var bright = 0
         image.pixels.withUnsafeBufferPointer { p in
             for i in 0..<n {
-                let r = p[3 * i], g = p[3 * i + 1], b = p[3 * i + 2]
+                let r = p[3 * i]
+                let g = p[3 * i + 1]
+                let b = p[3 * i + 2]
                 lumSum += 0.2126 * Double(r) + 0.7152 * Double(g) + 0.0722 * Double(b)
                 if min(r, min(g, b)) <= 3 { dark += 1 }
                 if max(r, max(g, b)) >= 252 { bright += 1 }
             }
         }
         let mean = lumSum / Double(n) / 255
-        let darkF = Double(dark) / Double(n), brightF = Double(bright) / Double(n)
+        let darkF = Double(dark) / Double(n)
+        let brightF = Double(bright) / Double(n)
         var sharp = 0.0
         if min(image.width, image.height) >= 3 {
             let planes = ColorPlanes.resampled(image, shortSide: min(analysisSide, min(image.width, image.height)))
             let g = planes.luma
-            let w = g.width, h = g.height
-            var s: Double = 0, sq: Double = 0, cnt = 0
+            let w = g.width
+            let h = g.height
+            var s: Double = 0
+            var sq: Double = 0
+            var cnt = 0
             g.data.withUnsafeBufferPointer { d in
                 for y in 1..<(h - 1) {
                     for x in 1..<(w - 1) {
                         let i = y * w + x
                         let lap = Double(d[i - 1] + d[i + 1] + d[i - w] + d[i + w] - 4 * d[i]) * 255
-                        s += lap; sq += lap * lap; cnt += 1
+                        s += lap
+                        sq += lap * lap
+                        cnt += 1
                     }
                 }
             }
             if cnt > 0 { sharp = sq / Double(cnt) - (s / Double(cnt)) * (s / Double(cnt)) }
         }
-        return CaptureQuality(meanLuminance: mean, darkClippedFraction: darkF, brightClippedFraction: brightF,
-                              sharpness: sharp, isTooDark: mean < darkLimit, isTooBright: mean > brightLimit,
-                              isClipped: darkF + brightF > clippingLimit, isSoft: sharp < softLimit)
+        return CaptureQuality(
+            meanLuminance: mean, darkClippedFraction: darkF, brightClippedFraction: brightF,
+            sharpness: sharp, isTooDark: mean < darkLimit, isTooBright: mean > brightLimit,
+            isClipped: darkF + brightF > clippingLimit, isSoft: sharp < softLimit)
     }
 }
 
@@ -138,10 +148,13 @@ extension CaptureQualityAnalyzer {
         guard let a = plane(previous), let b = plane(current), a.plane.width == b.plane.width, a.plane.height == b.plane.height else {
             return FrameSteadiness(displacement: .infinity)
         }
-        let w = a.plane.width, h = a.plane.height
+        let w = a.plane.width
+        let h = a.plane.height
         let gain = a.spread / max(b.spread, 1e-4)
-        let pa = a.plane.data.map { $0 - a.mean }, pb = b.plane.data.map { ($0 - b.mean) * gain }
-        var change: Double = 0, gradient: Double = 0
+        let pa = a.plane.data.map { $0 - a.mean }
+        let pb = b.plane.data.map { ($0 - b.mean) * gain }
+        var change: Double = 0
+        var gradient: Double = 0
         for y in 1..<(h - 1) {
             for x in 1..<(w - 1) {
                 let i = y * w + x

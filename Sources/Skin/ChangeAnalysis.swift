@@ -15,8 +15,10 @@ enum ChangeAnalysis {
     }
 
     static func align(_ base: PreparedPhoto, _ probe: PreparedPhoto) -> Aligned {
-        let cx = Float(base.gray.width - 1) / 2, cy = Float(base.gray.height - 1) / 2
-        let pcx = Float(probe.gray.width - 1) / 2, pcy = Float(probe.gray.height - 1) / 2
+        let cx = Float(base.gray.width - 1) / 2
+        let cy = Float(base.gray.height - 1) / 2
+        let pcx = Float(probe.gray.width - 1) / 2
+        let pcy = Float(probe.gray.height - 1) / 2
         let matches = Keypoints.match(base.keypoints, probe.keypoints)
         var candidates: [(Warp, AlignmentMethod, Int)] = []
         var inliers = 0
@@ -29,16 +31,18 @@ enum ChangeAnalysis {
             for level in stride(from: top, through: 0, by: -1) where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
                 let s = Float(1 << level)
                 let lw = w.atLevel(scale: s)
-                let r = IntensityAlignment.refine(base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
-                                                  gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: lw,
-                                                  fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 6 : 12)
+                let r = IntensityAlignment.refine(
+                    base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
+                    gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: lw,
+                    fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 6 : 12)
                 w = r.fromLevel(scale: s)
             }
             return w
         }
         func score(_ w: Warp) -> Float {
-            IntensityAlignment.correlation(base: base.band, probe: probe.band, warp: w,
-                                           fraction: SkinComparator.cropFraction, stride: 2)
+            IntensityAlignment.correlation(
+                base: base.band, probe: probe.band, warp: w,
+                fraction: SkinComparator.cropFraction, stride: 2)
         }
         var best: Aligned?
         if let c = candidates.first {
@@ -46,17 +50,21 @@ enum ChangeAnalysis {
             let raw = score(c.0)
             let w = refineAll(c.0, fromLevel: 1)
             let refined = score(w)
-            best = Aligned(warp: refined >= raw ? w : c.0, method: .keypoints, matches: matches.count, inliers: inliers,
-                           correlation: max(raw, refined))
+            best = Aligned(
+                warp: refined >= raw ? w : c.0, method: .keypoints, matches: matches.count, inliers: inliers,
+                correlation: max(raw, refined))
         }
         let top = min(base.pyramid.levels.count, probe.pyramid.levels.count) - 1
         let s = Float(1 << top)
-        let b = base.pyramid.levels[top], p = probe.pyramid.levels[top]
+        let b = base.pyramid.levels[top]
+        let p = probe.pyramid.levels[top]
         // Intensity fallback when keypoints gave nothing or a poor fit.
         var normalSeed: Warp?
         if best == nil || best!.correlation < 0.5 {
-            normalSeed = IntensityAlignment.coarseSearch(base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
-                                                         probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2)[0]
+            normalSeed =
+                IntensityAlignment.coarseSearch(
+                    base: b, probe: p, cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
+                    probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2)[0]
             let w = refineAll(normalSeed!.fromLevel(scale: s), fromLevel: top)
             let c = score(w)
             if best == nil || c > best!.correlation {
@@ -74,19 +82,23 @@ enum ChangeAnalysis {
             let bb = base.band.boxBlurred(radius: 1).boxBlurred(radius: 1)
             let pb = probe.band.boxBlurred(radius: 1).boxBlurred(radius: 1)
             let grid = IntensityAlignment.wideGrid
-            let wide = IntensityAlignment.coarseSearch(base: Gate.detrended(b), probe: Gate.detrended(p),
-                                                       cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
-                                                       probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2,
-                                                       scales: grid.scales, degrees: grid.degrees, keep: wideSeeds)
-            let bandBase = Pyramid(bb, count: 3), bandProbe = Pyramid(pb, count: 3)
+            let wide = IntensityAlignment.coarseSearch(
+                base: Gate.detrended(b), probe: Gate.detrended(p),
+                cx: Float(b.width - 1) / 2, cy: Float(b.height - 1) / 2,
+                probeCX: Float(p.width - 1) / 2, probeCY: Float(p.height - 1) / 2,
+                scales: grid.scales, degrees: grid.degrees, keep: wideSeeds)
+            let bandBase = Pyramid(bb, count: 3)
+            let bandProbe = Pyramid(pb, count: 3)
             for seed in (normalSeed.map { [$0] } ?? []) + wide {
                 var w = seed.fromLevel(scale: s)
                 for level in stride(from: top, through: 0, by: -1) where level < bandBase.levels.count && level < bandProbe.levels.count {
                     let ls = Float(1 << level)
-                    w = IntensityAlignment.refine(base: bandBase.levels[level], probe: bandProbe.levels[level],
-                                                  gx: bandProbe.gradX[level], gy: bandProbe.gradY[level], warp: w.atLevel(scale: ls),
-                                                  fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1,
-                                                  iterations: level == 0 ? 6 : 12).fromLevel(scale: ls)
+                    w = IntensityAlignment.refine(
+                        base: bandBase.levels[level], probe: bandProbe.levels[level],
+                        gx: bandProbe.gradX[level], gy: bandProbe.gradY[level], warp: w.atLevel(scale: ls),
+                        fraction: SkinComparator.cropFraction, stride: level == 0 ? 2 : 1,
+                        iterations: level == 0 ? 6 : 12
+                    ).fromLevel(scale: ls)
                 }
                 let c = IntensityAlignment.correlation(base: bb, probe: pb, warp: w, fraction: SkinComparator.cropFraction, stride: 2)
                 guard c >= Calibration.minimumCorrelation, c > best!.correlation else { continue }
@@ -97,7 +109,8 @@ enum ChangeAnalysis {
                 if c >= 0.5 { break }
             }
         }
-        _ = pcx; _ = pcy
+        _ = pcx
+        _ = pcy
         if best!.correlation >= Calibration.minimumCorrelation {
             let checked = RingSupport.check(base, probe, best!.warp)
             best!.warp = Perspective.fit(base, probe, checked.warp, agreement: checked.agreement, cropScore: score)
@@ -108,19 +121,24 @@ enum ChangeAnalysis {
 
     static func run(baseline: PreparedPhoto, probe: PreparedPhoto, inspection: Inspection? = nil) -> SkinComparisonResult {
         let n = SkinComparator.mapSide
-        let emptyMap = ChangeMap(width: SkinComparator.changeMapSide, height: SkinComparator.changeMapSide,
-                                 values: [Float](repeating: 0, count: SkinComparator.changeMapSide * SkinComparator.changeMapSide))
+        let emptyMap = ChangeMap(
+            width: SkinComparator.changeMapSide, height: SkinComparator.changeMapSide,
+            values: [Float](repeating: 0, count: SkinComparator.changeMapSide * SkinComparator.changeMapSide))
         if baseline.lumaStdDev < 0.004 || probe.lumaStdDev < 0.004 {
-            let summary = AlignmentSummary(method: .failed, keypointMatches: 0, keypointInliers: 0, scale: 1, rotationDegrees: 0,
-                                           shiftX: 0, shiftY: 0, correlation: 0)
-            return SkinComparisonResult(revision: .current, rawScore: 0, similarityPercent: nil, comparable: false,
-                                    reasonNotComparable: .tooLittleDetail, changeMap: emptyMap, alignment: summary,
-                                    diagnostics: ComparisonDiagnostics(medianChange: 0, histogramDistance: 0))
+            let summary = AlignmentSummary(
+                method: .failed, keypointMatches: 0, keypointInliers: 0, scale: 1, rotationDegrees: 0,
+                shiftX: 0, shiftY: 0, correlation: 0)
+            return SkinComparisonResult(
+                revision: .current, rawScore: 0, similarityPercent: nil, comparable: false,
+                reasonNotComparable: .tooLittleDetail, changeMap: emptyMap, alignment: summary,
+                diagnostics: ComparisonDiagnostics(medianChange: 0, histogramDistance: 0))
         }
         let al = align(baseline, probe)
-        let bw = baseline.color.width, bh = baseline.color.height
+        let bw = baseline.color.width
+        let bh = baseline.color.height
         let side = Float(min(bw, bh)) * SkinComparator.cropFraction
-        let x0 = (Float(bw) - side) / 2 - 0.5, y0 = (Float(bh) - side) / 2 - 0.5
+        let x0 = (Float(bw) - side) / 2 - 0.5
+        let y0 = (Float(bh) - side) / 2 - 0.5
         let step = side / Float(n)
         // Sample both crops.
         let count = n * n
@@ -129,23 +147,31 @@ enum ChangeAnalysis {
         var valid = [Bool](repeating: true, count: count)
         let bp = [baseline.color.r, baseline.color.g, baseline.color.b]
         let pp = [probe.color.r, probe.color.g, probe.color.b]
-        let pw = probe.color.width, ph = probe.color.height
+        let pw = probe.color.width
+        let ph = probe.color.height
         let downscale = al.warp.scale * step
         // Pre-smooth source planes slightly when the grid is coarser than the pixels (anti-aliasing).
-        let bSigma = max(0, (step * step - 0.25)).squareRoot() * 0.5, pSigma = max(0, (downscale * downscale - 0.25)).squareRoot() * 0.5
+        let bSigma = max(0, (step * step - 0.25)).squareRoot() * 0.5
+        let pSigma = max(0, (downscale * downscale - 0.25)).squareRoot() * 0.5
         let bSrc = bSigma < 0.5 ? bp : bp.map { $0.gaussianBlurred(sigma: bSigma) }
         let pSrc = pSigma < 0.5 ? pp : pp.map { $0.gaussianBlurred(sigma: pSigma) }
         withPlanes(bSrc) { b0, b1, b2 in
             withPlanes(pSrc) { p0, p1, p2 in
                 for j in 0..<n {
                     for i in 0..<n {
-                        let x = x0 + (Float(i) + 0.5) * step, y = y0 + (Float(j) + 0.5) * step
+                        let x = x0 + (Float(i) + 0.5) * step
+                        let y = y0 + (Float(j) + 0.5) * step
                         let (u, v) = al.warp.apply(x, y)
                         let k = j * n + i
                         if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { valid[k] = false }
-                        let bAt = Bilinear(bw, bh, x, y), pAt = Bilinear(pw, ph, u, v)
-                        B[0][k] = bAt.value(b0); B[1][k] = bAt.value(b1); B[2][k] = bAt.value(b2)
-                        P[0][k] = pAt.value(p0); P[1][k] = pAt.value(p1); P[2][k] = pAt.value(p2)
+                        let bAt = Bilinear(bw, bh, x, y)
+                        let pAt = Bilinear(pw, ph, u, v)
+                        B[0][k] = bAt.value(b0)
+                        B[1][k] = bAt.value(b1)
+                        B[2][k] = bAt.value(b2)
+                        P[0][k] = pAt.value(p0)
+                        P[1][k] = pAt.value(p1)
+                        P[2][k] = pAt.value(p2)
                     }
                 }
             }
@@ -153,8 +179,12 @@ enum ChangeAnalysis {
         let validFraction = Float(valid.filter { $0 }.count) / Float(count)
         // Something else at the frame's edge (a background, clothing) is set aside before the colour fit and the map.
         var foreignCount = 0
-        let foreign = ForeignEdge.mask(base: baseline, probe: probe, warp: al.warp, x0: x0, y0: y0, step: step, valid: valid, side: n, inspection: inspection)
-        for k in 0..<count where foreign[k] && valid[k] { valid[k] = false; foreignCount += 1 }
+        let foreign = ForeignEdge.mask(
+            base: baseline, probe: probe, warp: al.warp, x0: x0, y0: y0, step: step, valid: valid, side: n, inspection: inspection)
+        for k in 0..<count where foreign[k] && valid[k] {
+            valid[k] = false
+            foreignCount += 1
+        }
         inspection?.colour("baseline", B)
         inspection?.colour("probe", P)
         // Robust colour fit in linear light.
@@ -169,8 +199,9 @@ enum ChangeAnalysis {
         let probeLinear = PL
         let probeLogs = PL.map(ToneFit.logarithms)
         for c in 0..<3 {
-            PL[c] = ToneFit.apply(ToneFit.fitParams(base: BL[c], probe: PL[c], usable: usable, side: n, probeLogs: probeLogs[c]),
-                                  probe: PL[c], side: n, probeLogs: probeLogs[c])
+            PL[c] = ToneFit.apply(
+                ToneFit.fitParams(base: BL[c], probe: PL[c], usable: usable, side: n, probeLogs: probeLogs[c]),
+                probe: PL[c], side: n, probeLogs: probeLogs[c])
         }
         // For the blob-sized colour term (revision 7) the same tone curve is fitted to the planes averaged over 5x5 grid
         // pixels and applied to the probe's own pixels: the curve is smooth, so averaging takes the pixel noise (sensor
@@ -182,12 +213,15 @@ enum ChangeAnalysis {
             for c in 0..<3 {
                 let b = Plane(width: n, height: n, data: BL[c]).boxBlurred(radius: 2).data
                 let p = Plane(width: n, height: n, data: probeLinear[c]).boxBlurred(radius: 2).data
-                fitted[c] = ToneFit.apply(ToneFit.fitParams(base: b, probe: p, usable: usable, side: n), probe: probeLinear[c], side: n,
-                                          probeLogs: probeLogs[c])
+                fitted[c] = ToneFit.apply(
+                    ToneFit.fitParams(base: b, probe: p, usable: usable, side: n), probe: probeLinear[c], side: n,
+                    probeLogs: probeLogs[c])
             }
             for k in 0..<count {
                 let p = ColorScience.lab(linearR: max(0, fitted[0][k]), g: max(0, fitted[1][k]), b: max(0, fitted[2][k]))
-                colourLab[0][k] = p.0; colourLab[1][k] = p.1; colourLab[2][k] = p.2
+                colourLab[0][k] = p.0
+                colourLab[1][k] = p.1
+                colourLab[2][k] = p.2
             }
         }
         inspection?.colour("probe, tone fitted", PL.map { $0.map(ColorScience.encoded) })
@@ -197,9 +231,13 @@ enum ChangeAnalysis {
         var pLab = bLab
         for k in 0..<count {
             let b = ColorScience.lab(linearR: BL[0][k], g: BL[1][k], b: BL[2][k])
-            bLab[0][k] = b.0; bLab[1][k] = b.1; bLab[2][k] = b.2
+            bLab[0][k] = b.0
+            bLab[1][k] = b.1
+            bLab[2][k] = b.2
             let p = ColorScience.lab(linearR: max(0, PL[0][k]), g: max(0, PL[1][k]), b: max(0, PL[2][k]))
-            pLab[0][k] = p.0; pLab[1][k] = p.1; pLab[2][k] = p.2
+            pLab[0][k] = p.0
+            pLab[1][k] = p.1
+            pLab[2][k] = p.2
         }
         BL = []
         let bL = Plane(width: n, height: n, data: bLab[0]).boxBlurred(radius: 1)
@@ -222,7 +260,9 @@ enum ChangeAnalysis {
                                 for dx in -1...1 {
                                     let ii = min(max(i + dx, 0), n - 1)
                                     let q = jj * n + ii
-                                    let l = bl[k] - pl[q], a = ba[k] - pa[q], b = bb[k] - pb[q]
+                                    let l = bl[k] - pl[q]
+                                    let a = ba[k] - pa[q]
+                                    let b = bb[k] - pb[q]
                                     let d = l * l + a * a + b * b
                                     if d < best { best = d }
                                 }
@@ -257,7 +297,8 @@ enum ChangeAnalysis {
         // the texture and structure terms (detail in L) still count. At white in every channel it carries no detail
         // either and leaves the map. (Bright skin photographed a little brighter clips its red channel first.)
         var colourValid = valid
-        var detailCount = 0, colourCount = 0
+        var detailCount = 0
+        var colourCount = 0
         for k in 0..<count where valid[k] {
             var clipped = 0
             for c in 0..<3 where B[c][k] >= 0.985 || P[c][k] >= 0.985 { clipped += 1 }
@@ -267,12 +308,14 @@ enum ChangeAnalysis {
         let unclippedFraction = Float(detailCount) / Float(count)
         var d = [Float](repeating: 0, count: count)
         for k in 0..<count where valid[k] {
-            d[k] = (colourValid[k] ? dE[k] / Tuning.deltaEUnit : 0) + Tuning.textureWeight * textureTerm(ratio[k] - medRatio)
+            d[k] =
+                (colourValid[k] ? dE[k] / Tuning.deltaEUnit : 0) + Tuning.textureWeight * textureTerm(ratio[k] - medRatio)
                 + Tuning.structureWeight * max(0, q.data[k] - medQ)
         }
         let map = Plane(width: n, height: n, data: d).boxBlurred(radius: Tuning.mapRadius)
-        inspection?.grey("map", map.data, white: Float(Calibration.displayCeiling), red: foreign,
-                         blue: (0..<count).map { !valid[$0] && !foreign[$0] })
+        inspection?.grey(
+            "map", map.data, white: Float(Calibration.displayCeiling), red: foreign,
+            blue: (0..<count).map { !valid[$0] && !foreign[$0] })
         var vals: [Float] = []
         vals.reserveCapacity(count)
         for k in 0..<count where valid[k] { vals.append(map.data[k]) }
@@ -288,10 +331,12 @@ enum ChangeAnalysis {
             let w = Plane.quantiles(wv, [0.99, 0.5])
             raw += Tuning.wideWeight * (Double(w[0]) - Double(w[1]))
         }
-        let blobs = BlobTerms.measure(bLab: bLab, pLab: colourLab, colourValid: colourValid, detailValid: valid,
-                                      bBand: bBand, pBand: pBand, side: n, inspection: inspection)
-        let displacement = BlockTerms.displacement(base: Plane(width: n, height: n, data: bLab[0]),
-                                                   probe: Plane(width: n, height: n, data: pLab[0]), valid: valid)
+        let blobs = BlobTerms.measure(
+            bLab: bLab, pLab: colourLab, colourValid: colourValid, detailValid: valid,
+            bBand: bBand, pBand: pBand, side: n, inspection: inspection)
+        let displacement = BlockTerms.displacement(
+            base: Plane(width: n, height: n, data: bLab[0]),
+            probe: Plane(width: n, height: n, data: pLab[0]), valid: valid)
         let mapScore = raw * noiseFactor
         let spot = SpotTerm.measure(baseL: bLab[0], probeL: colourLab[0], valid: colourValid, side: n)
         raw = Calibration.rawScore(map: mapScore, displacement: displacement, colour: blobs.colour, texture: blobs.texture, spot: spot)
@@ -307,8 +352,9 @@ enum ChangeAnalysis {
             }
         }
         let hist = ColorGate.greyWorldHistogramDistance(B, P, valid: colourValid)
-        let reason = Gate.reason(correlation: al.correlation, validFraction: validFraction, unclippedFraction: unclippedFraction,
-                                 medianChange: median, histogramDistance: hist)
+        let reason = Gate.reason(
+            correlation: al.correlation, validFraction: validFraction, unclippedFraction: unclippedFraction,
+            medianChange: median, histogramDistance: hist)
         let minSide = Double(min(bw, bh))
         let (sx, sy) = al.warp.apply(Float(bw - 1) / 2, Float(bh - 1) / 2)
         let summary = AlignmentSummary(
@@ -316,20 +362,24 @@ enum ChangeAnalysis {
             keypointInliers: al.inliers, scale: Double(al.warp.scale), rotationDegrees: Double(al.warp.rotationDegrees),
             shiftX: (Double(sx) - Double(pw - 1) / 2) / minSide, shiftY: (Double(sy) - Double(ph - 1) / 2) / minSide,
             correlation: Double(al.correlation), keystone: Double(al.warp.keystone(radius: Float(minSide) / 2)))
-        return SkinComparisonResult(revision: .current, rawScore: raw,
-                                similarityPercent: reason == nil ? Calibration.similarityPercent(rawScore: raw) : nil,
-                                comparable: reason == nil, reasonNotComparable: reason,
-                                changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
-                                diagnostics: ComparisonDiagnostics(medianChange: median, histogramDistance: hist, mapScore: mapScore,
-                                                                   displacement: displacement, unclippedFraction: Double(unclippedFraction),
-                                                                   colourFraction: Double(colourCount) / Double(count),
-                                                                   colourBlob: blobs.colour, textureBlob: blobs.texture,
-                                                                   foreignFraction: Double(foreignCount) / Double(count),
-                                                                   spotPeak: spot))
+        return SkinComparisonResult(
+            revision: .current, rawScore: raw,
+            similarityPercent: reason == nil ? Calibration.similarityPercent(rawScore: raw) : nil,
+            comparable: reason == nil, reasonNotComparable: reason,
+            changeMap: ChangeMap(width: m, height: m, values: heat), alignment: summary,
+            diagnostics: ComparisonDiagnostics(
+                medianChange: median, histogramDistance: hist, mapScore: mapScore,
+                displacement: displacement, unclippedFraction: Double(unclippedFraction),
+                colourFraction: Double(colourCount) / Double(count),
+                colourBlob: blobs.colour, textureBlob: blobs.texture,
+                foreignFraction: Double(foreignCount) / Double(count),
+                spotPeak: spot))
     }
 
     /// Calls `body` with read access to the data of three planes.
-    static func withPlanes<R>(_ planes: [Plane], _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> R) -> R {
+    static func withPlanes<R>(_ planes: [Plane], _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> R)
+        -> R
+    {
         planes[0].data.withUnsafeBufferPointer { a in
             planes[1].data.withUnsafeBufferPointer { b in planes[2].data.withUnsafeBufferPointer { c in body(a, b, c) } }
         }
@@ -354,17 +404,25 @@ enum ChangeAnalysis {
     /// constant.
     static func structureDissimilarity(_ bb: Plane, _ pb: Plane) -> Plane {
         let n = bb.data.count
-        var bp = [Float](repeating: 0, count: n), b2 = bp, p2 = bp
-        for i in 0..<n { bp[i] = bb.data[i] * pb.data[i]; b2[i] = bb.data[i] * bb.data[i]; p2[i] = pb.data[i] * pb.data[i] }
+        var bp = [Float](repeating: 0, count: n)
+        var b2 = bp
+        var p2 = bp
+        for i in 0..<n {
+            bp[i] = bb.data[i] * pb.data[i]
+            b2[i] = bb.data[i] * bb.data[i]
+            p2[i] = pb.data[i] * pb.data[i]
+        }
         let r = 3
-        let mb = bb.boxBlurred(radius: r), mp = pb.boxBlurred(radius: r)
+        let mb = bb.boxBlurred(radius: r)
+        let mp = pb.boxBlurred(radius: r)
         let mbp = Plane(width: bb.width, height: bb.height, data: bp).boxBlurred(radius: r)
         let mb2 = Plane(width: bb.width, height: bb.height, data: b2).boxBlurred(radius: r)
         let mp2 = Plane(width: bb.width, height: bb.height, data: p2).boxBlurred(radius: r)
         var out = Plane(width: bb.width, height: bb.height)
         let c = Tuning.structureConstant
         for i in 0..<n {
-            let vb = max(0, mb2.data[i] - mb.data[i] * mb.data[i]), vp = max(0, mp2.data[i] - mp.data[i] * mp.data[i])
+            let vb = max(0, mb2.data[i] - mb.data[i] * mb.data[i])
+            let vp = max(0, mp2.data[i] - mp.data[i] * mp.data[i])
             let cov = mbp.data[i] - mb.data[i] * mp.data[i]
             out.data[i] = 1 - (cov + c) / ((vb * vp).squareRoot() + c)
         }
@@ -446,7 +504,8 @@ enum ToneFit {
         var out = probe
         let logs = probeLogs ?? logarithms(probe)
         for k in 0..<(n * n) where probe[k] > 0 {
-            let x = Double(k % n) / Double(n - 1) * 2 - 1, y = Double(k / n) / Double(n - 1) * 2 - 1
+            let x = Double(k % n) / Double(n - 1) * 2 - 1
+            let y = Double(k / n) / Double(n - 1) * 2 - 1
             out[k] = Float(exp(params[0] + params[1] * x + params[2] * y + params[3] * logs[k]))
         }
         return out
@@ -458,27 +517,47 @@ enum ToneFit {
         var keep = usable
         var params: [Double] = [0, 0, 0, 1]
         // The sampled pixels, with their regressors and the log of the baseline, each computed once.
-        var index: [Int] = [], xs: [Double] = [], ys: [Double] = [], lp: [Double] = [], lb: [Double] = [], wt: [Double] = []
+        var index: [Int] = []
+        var xs: [Double] = []
+        var ys: [Double] = []
+        var lp: [Double] = []
+        var lb: [Double] = []
+        var wt: [Double] = []
         for j in stride(from: 0, to: n, by: 2) {
             for i in stride(from: 0, to: n, by: 2) {
                 let k = j * n + i
                 index.append(k)
-                xs.append(Double(i) / Double(n - 1) * 2 - 1); ys.append(Double(j) / Double(n - 1) * 2 - 1)
+                xs.append(Double(i) / Double(n - 1) * 2 - 1)
+                ys.append(Double(j) / Double(n - 1) * 2 - 1)
                 lp.append(probeLogs?[k] ?? log(Double(max(probe[k], 1e-4))))
                 lb.append(log(Double(max(base[k], 1e-4))))
                 wt.append(min(1, Double(min(base[k], probe[k])) / 0.05))
             }
         }
         for round in 0..<3 {
-            var ata = [Double](repeating: 0, count: 16), atb = [Double](repeating: 0, count: 4)
+            var ata = [Double](repeating: 0, count: 16)
+            var atb = [Double](repeating: 0, count: 4)
             var cnt = 0
             for t in index.indices where keep[index[t]] {
-                let v = lb[t], w = wt[t]
-                let r0 = 1.0, r1 = xs[t], r2 = ys[t], r3 = lp[t]
-                atb[0] += w * r0 * v; atb[1] += w * r1 * v; atb[2] += w * r2 * v; atb[3] += w * r3 * v
-                ata[0] += w * r0 * r0; ata[1] += w * r0 * r1; ata[2] += w * r0 * r2; ata[3] += w * r0 * r3
-                ata[5] += w * r1 * r1; ata[6] += w * r1 * r2; ata[7] += w * r1 * r3
-                ata[10] += w * r2 * r2; ata[11] += w * r2 * r3
+                let v = lb[t]
+                let w = wt[t]
+                let r0 = 1.0
+                let r1 = xs[t]
+                let r2 = ys[t]
+                let r3 = lp[t]
+                atb[0] += w * r0 * v
+                atb[1] += w * r1 * v
+                atb[2] += w * r2 * v
+                atb[3] += w * r3 * v
+                ata[0] += w * r0 * r0
+                ata[1] += w * r0 * r1
+                ata[2] += w * r0 * r2
+                ata[3] += w * r0 * r3
+                ata[5] += w * r1 * r1
+                ata[6] += w * r1 * r2
+                ata[7] += w * r1 * r3
+                ata[10] += w * r2 * r2
+                ata[11] += w * r2 * r3
                 ata[15] += w * r3 * r3
                 cnt += 1
             }
@@ -490,7 +569,8 @@ enum ToneFit {
             if round == 2 { break }
             // The residual of each sampled pixel, computed once for the trimming (same arithmetic as the fit's prediction).
             let (p0, p1, p2, p3) = (params[0], params[1], params[2], params[3])
-            var residual = [Float](repeating: 0, count: index.count), res: [Float] = []
+            var residual = [Float](repeating: 0, count: index.count)
+            var res: [Float] = []
             res.reserveCapacity(index.count)
             for t in index.indices where usable[index[t]] {
                 residual[t] = Float(abs(lb[t] - (p0 + p1 * xs[t] + p2 * ys[t] + p3 * lp[t])))
@@ -510,24 +590,32 @@ enum ColorGate {
         func hist(_ img: [[Float]]) -> [Double] {
             var mean = [Double](repeating: 0, count: 3)
             var cnt = 0
-            for k in valid.indices where valid[k] { for c in 0..<3 { mean[c] += Double(img[c][k]) }; cnt += 1 }
+            for k in valid.indices where valid[k] {
+                for c in 0..<3 { mean[c] += Double(img[c][k]) }
+                cnt += 1
+            }
             guard cnt > 0 else { return [] }
             for c in 0..<3 { mean[c] = max(mean[c] / Double(cnt), 1e-4) }
             let bins = 12
             var h = [Double](repeating: 0, count: bins * bins)
             for k in valid.indices where valid[k] {
-                let r = Double(img[0][k]) / mean[0], g = Double(img[1][k]) / mean[1], bl = Double(img[2][k]) / mean[2]
+                let r = Double(img[0][k]) / mean[0]
+                let g = Double(img[1][k]) / mean[1]
+                let bl = Double(img[2][k]) / mean[2]
                 let s = r + g + bl
                 if s < 1e-6 { continue }
                 // Chromaticity around 1/3, spread over +-0.12.
-                let cr = (r / s - 1.0 / 3) / 0.24 + 0.5, cg = (g / s - 1.0 / 3) / 0.24 + 0.5
-                let ix = min(bins - 1, max(0, Int(cr * Double(bins)))), iy = min(bins - 1, max(0, Int(cg * Double(bins))))
+                let cr = (r / s - 1.0 / 3) / 0.24 + 0.5
+                let cg = (g / s - 1.0 / 3) / 0.24 + 0.5
+                let ix = min(bins - 1, max(0, Int(cr * Double(bins))))
+                let iy = min(bins - 1, max(0, Int(cg * Double(bins))))
                 h[iy * bins + ix] += 1
             }
             let total = h.reduce(0, +)
             return total > 0 ? h.map { $0 / total } : h
         }
-        let hb = hist(b), hp = hist(p)
+        let hb = hist(b)
+        let hp = hist(p)
         guard hb.count == hp.count, !hb.isEmpty else { return 1 }
         var bc: Double = 0
         for i in hb.indices { bc += (hb[i] * hp[i]).squareRoot() }
@@ -549,9 +637,11 @@ enum BlockTerms {
         let n = base.width
         // Band-pass (sigma ~1.15 minus ~3.5): detail without shading, sensor noise smoothed away.
         func band(_ x: Plane) -> Plane { x.boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
-        let bm = band(base), pm = band(probe)
+        let bm = band(base)
+        let pm = band(probe)
         var disp: [Float] = []
-        let bs = block, r = reach
+        let bs = block
+        let r = reach
         bm.data.withUnsafeBufferPointer { b in
             pm.data.withUnsafeBufferPointer { p in
                 var y0 = r
@@ -559,21 +649,31 @@ enum BlockTerms {
                     var x0 = r
                     while x0 + bs + r <= n {
                         var ok = true
-                        for y in stride(from: y0, to: y0 + bs, by: 3) { for x in stride(from: x0, to: x0 + bs, by: 3) where !valid[y * n + x] { ok = false } }
+                        for y in stride(from: y0, to: y0 + bs, by: 3) {
+                            for x in stride(from: x0, to: x0 + bs, by: 3) where !valid[y * n + x] { ok = false }
+                        }
                         if ok {
-                            var ssd0: Float = 0, best = Float.greatestFiniteMagnitude, eb: Float = 0
+                            var ssd0: Float = 0
+                            var best = Float.greatestFiniteMagnitude
+                            var eb: Float = 0
                             for dy in -r...r {
                                 for dx in -r...r {
                                     var acc: Float = 0
                                     for y in stride(from: y0, to: y0 + bs, by: 2) {
-                                        let rb = y * n, rp = (y + dy) * n + dx
-                                        for x in stride(from: x0, to: x0 + bs, by: 2) { let d = b[rb + x] - p[rp + x]; acc += d * d }
+                                        let rb = y * n
+                                        let rp = (y + dy) * n + dx
+                                        for x in stride(from: x0, to: x0 + bs, by: 2) {
+                                            let d = b[rb + x] - p[rp + x]
+                                            acc += d * d
+                                        }
                                     }
                                     if dx == 0 && dy == 0 { ssd0 = acc }
                                     if acc < best { best = acc }
                                 }
                             }
-                            for y in stride(from: y0, to: y0 + bs, by: 2) { for x in stride(from: x0, to: x0 + bs, by: 2) { eb += b[y * n + x] * b[y * n + x] } }
+                            for y in stride(from: y0, to: y0 + bs, by: 2) {
+                                for x in stride(from: x0, to: x0 + bs, by: 2) { eb += b[y * n + x] * b[y * n + x] }
+                            }
                             // Noise constant: 0.25 L units squared per sample (every second row and column), plus 5% of
                             // the block's own energy.
                             let c: Float = 0.25 * Float(bs * bs / 4) + 0.05 * eb
@@ -590,7 +690,6 @@ enum BlockTerms {
         return Double(max(0, q[0] - q[1]))
     }
 }
-
 
 /// Change over regions of blob size (a colour shift or a smoothing over part of the crop), where session noise, which
 /// varies from pixel to pixel, averages away: the signed Lab difference of the aligned, tone-fitted crops averaged over
@@ -612,8 +711,10 @@ enum BlobTerms {
     /// Radius of the three box passes of the texture term (about a Gaussian of sigma 5.5 grid pixels, 8 photo pixels).
     static let textureRadius = 5
 
-    static func measure(bLab: [[Float]], pLab: [[Float]], colourValid: [Bool], detailValid: [Bool], bBand: Plane, pBand: Plane,
-                        side n: Int, inspection: Inspection? = nil) -> (colour: Double, texture: Double) {
+    static func measure(
+        bLab: [[Float]], pLab: [[Float]], colourValid: [Bool], detailValid: [Bool], bBand: Plane, pBand: Plane,
+        side n: Int, inspection: Inspection? = nil
+    ) -> (colour: Double, texture: Double) {
         let count = n * n
         // Three box passes approximate a Gaussian (a tenth of the cost of the true kernel).
         var radius = colourRadius
@@ -624,22 +725,37 @@ enum BlobTerms {
             return blur(Plane(width: n, height: n, data: x))
         }
         func weights(_ valid: [Bool]) -> Plane { blur(Plane(width: n, height: n, data: valid.map { $0 ? 1 : 0 })) }
-        var dl = [Float](repeating: 0, count: count), da = dl, db = dl
+        var dl = [Float](repeating: 0, count: count)
+        var da = dl
+        var db = dl
         for k in 0..<count {
-            dl[k] = pLab[0][k] - bLab[0][k]; da[k] = pLab[1][k] - bLab[1][k]; db[k] = pLab[2][k] - bLab[2][k]
+            dl[k] = pLab[0][k] - bLab[0][k]
+            da[k] = pLab[1][k] - bLab[1][k]
+            db[k] = pLab[2][k] - bLab[2][k]
         }
-        let sl = smooth(dl, colourValid), sa = smooth(da, colourValid), sb = smooth(db, colourValid), wc = weights(colourValid)
+        let sl = smooth(dl, colourValid)
+        let sa = smooth(da, colourValid)
+        let sb = smooth(db, colourValid)
+        let wc = weights(colourValid)
         var colour: [Float] = []
         colour.reserveCapacity(count)
         for k in 0..<count where colourValid[k] && wc.data[k] > 0.5 {
             let w = wc.data[k]
-            let l = sl.data[k] / w, a = sa.data[k] / w, b = sb.data[k] / w
+            let l = sl.data[k] / w
+            let a = sa.data[k] / w
+            let b = sb.data[k] / w
             colour.append((l * l + a * a + b * b).squareRoot())
         }
-        var eb = [Float](repeating: 0, count: count), ep = eb
-        for k in 0..<count { eb[k] = bBand.data[k] * bBand.data[k]; ep[k] = pBand.data[k] * pBand.data[k] }
+        var eb = [Float](repeating: 0, count: count)
+        var ep = eb
+        for k in 0..<count {
+            eb[k] = bBand.data[k] * bBand.data[k]
+            ep[k] = pBand.data[k] * pBand.data[k]
+        }
         radius = textureRadius
-        let seb = smooth(eb, detailValid), sep = smooth(ep, detailValid), wd = weights(detailValid)
+        let seb = smooth(eb, detailValid)
+        let sep = smooth(ep, detailValid)
+        let wd = weights(detailValid)
         var texture: [Float] = []
         texture.reserveCapacity(count)
         let floor = ChangeAnalysis.Tuning.textureFloor * ChangeAnalysis.Tuning.textureFloor
@@ -652,29 +768,43 @@ enum BlobTerms {
         // spread of texture strength over the crop as smoothing: on the procedural bench's finely grained skin the
         // unchanged typical pairs' texture term reached 0.32 at its 95th percentile (0.18 on the shared set), above
         // revision 7's re-measured scale, and the term alone set their raw score.
-        var fitA: Float = 1, fitC: Float = 0
+        var fitA: Float = 1
+        var fitC: Float = 0
         do {
-            var xs: [Float] = [], ys: [Float] = []
+            var xs: [Float] = []
+            var ys: [Float] = []
             for j in stride(from: 0, to: n, by: 2) {
                 for i in stride(from: 0, to: n, by: 2) {
                     let k = j * n + i
                     guard detailValid[k] && wd.data[k] > 0.5 else { continue }
-                    xs.append(seb.data[k] / wd.data[k]); ys.append(sep.data[k] / wd.data[k])
+                    xs.append(seb.data[k] / wd.data[k])
+                    ys.append(sep.data[k] / wd.data[k])
                 }
             }
             var keep = [Bool](repeating: true, count: xs.count)
             for _ in 0..<3 {
-                var sx: Double = 0, sy: Double = 0, sxx: Double = 0, sxy: Double = 0, m: Double = 0
+                var sx: Double = 0
+                var sy: Double = 0
+                var sxx: Double = 0
+                var sxy: Double = 0
+                var m: Double = 0
                 for t in xs.indices where keep[t] {
-                    let x = Double(xs[t]), y = Double(ys[t])
-                    sx += x; sy += y; sxx += x * x; sxy += x * y; m += 1
+                    let x = Double(xs[t])
+                    let y = Double(ys[t])
+                    sx += x
+                    sy += y
+                    sxx += x * x
+                    sxy += x * y
+                    m += 1
                 }
                 guard m >= 32 else { break }
                 let den = m * sxx - sx * sx
                 guard den > 1e-9 else { break }
-                let a = (m * sxy - sx * sy) / den, c = (sy - a * sx) / m
+                let a = (m * sxy - sx * sy) / den
+                let c = (sy - a * sx) / m
                 guard a > 0.05 else { break }
-                fitA = Float(a); fitC = Float(c)
+                fitA = Float(a)
+                fitC = Float(c)
                 let res = xs.indices.map { 0.5 * logf((ys[$0] + floor) / max(floor, fitA * xs[$0] + fitC + floor)) }
                 let med = Plane.quantile(res, 0.5)
                 let mad = Plane.quantile(res.map { abs($0 - med) }, 0.5) * 1.4826
@@ -693,10 +823,14 @@ enum BlobTerms {
         let med = texture.isEmpty ? 0 : Plane.quantile(texture, 0.5)
         if let inspection {
             let cMed = colour.isEmpty ? 0 : Plane.quantile(colour, 0.5)
-            var cm = [Float](repeating: 0, count: count), tm = cm
+            var cm = [Float](repeating: 0, count: count)
+            var tm = cm
             for k in 0..<count {
                 if colourValid[k] && wc.data[k] > 0.5 {
-                    let w = wc.data[k], l = sl.data[k] / w, a = sa.data[k] / w, b = sb.data[k] / w
+                    let w = wc.data[k]
+                    let l = sl.data[k] / w
+                    let a = sa.data[k] / w
+                    let b = sb.data[k] / w
                     cm[k] = max(0, (l * l + a * a + b * b).squareRoot() - cMed)
                 }
                 if detailValid[k] && wd.data[k] > 0.5 {
@@ -726,17 +860,22 @@ enum RingSupport {
 
     /// Tiles outside the crop (which spans 0.2...0.8 of the frame: tiles 2...7 of the 10 over 0.05...0.95).
     static func isRing(_ t: Int) -> Bool {
-        let tx = t % tiles, ty = t / tiles
+        let tx = t % tiles
+        let ty = t / tiles
         return tx < 2 || ty < 2 || tx >= tiles - 2 || ty >= tiles - 2
     }
 
     static func ringAgreement(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ w: Warp) -> (Float, [Float]) {
         let c = Gate.tileCorrelations(base: base.band, probe: probe.band, warp: w, fraction: fraction, stride: 2, parts: tiles)
-        var sum: Float = 0, n: Float = 0
+        var sum: Float = 0
+        var n: Float = 0
         var weights = [Float](repeating: 0, count: tiles * tiles)
         for t in c.indices where isRing(t) {
             let v = c[t]
-            if v > -1 { sum += max(0, v); n += 1 }
+            if v > -1 {
+                sum += max(0, v)
+                n += 1
+            }
             weights[t] = min(1, max(0, (v - 0.1) / 0.4))
         }
         return (n > 0 ? sum / n : 0, weights)
@@ -745,12 +884,15 @@ enum RingSupport {
     static func refine(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ start: Warp, weights: [Float], levels: ClosedRange<Int>) -> Warp {
         var w = start
         let tw = TileWeights(fraction: fraction, tiles: tiles, values: weights)
-        for level in stride(from: levels.upperBound, through: levels.lowerBound, by: -1) where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
+        for level in stride(from: levels.upperBound, through: levels.lowerBound, by: -1)
+        where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
             let s = Float(1 << level)
-            w = IntensityAlignment.refine(base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
-                                          gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: w.atLevel(scale: s),
-                                          fraction: fraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 5 : 10,
-                                          weights: tw).fromLevel(scale: s)
+            w = IntensityAlignment.refine(
+                base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
+                gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: w.atLevel(scale: s),
+                fraction: fraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 5 : 10,
+                weights: tw
+            ).fromLevel(scale: s)
         }
         return w
     }
@@ -760,9 +902,12 @@ enum RingSupport {
     static func check(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp) -> (warp: Warp, agreement: (Float, [Float])?) {
         let (agreeFound, weightsFound) = ringAgreement(base, probe, found)
         var plain = found
-        plain.a = 1; plain.b = 0
+        plain.a = 1
+        plain.b = 0
         let (_, weightsPlain) = ringAgreement(base, probe, plain)
-        var best = found, bestAgree = agreeFound, bestWeights: [Float]?
+        var best = found
+        var bestAgree = agreeFound
+        var bestWeights: [Float]?
         for (seed, wts) in [(found, weightsFound), (plain, weightsPlain)] {
             // Without agreeing ring tiles at the seed, every ring tile takes part.
             let use = wts.contains { $0 > 0 } ? wts : (0..<(tiles * tiles)).map { isRing($0) ? Float(1) : 0 }
@@ -770,7 +915,11 @@ enum RingSupport {
             // the perspective step below existed this let perspective-only pairs switch to a worse similarity.)
             let r = refine(base, probe, seed, weights: use, levels: 1...1)
             let (agree, _) = ringAgreement(base, probe, r)
-            if agree > bestAgree + margin { best = r; bestAgree = agree; bestWeights = use }
+            if agree > bestAgree + margin {
+                best = r
+                bestAgree = agree
+                bestWeights = use
+            }
         }
         guard let bestWeights else { return (found, (agreeFound, weightsFound)) }
         return (refine(base, probe, best, weights: bestWeights, levels: 0...0), nil)
@@ -806,7 +955,8 @@ enum Perspective {
         var sides = [Float](repeating: 0, count: 4)
         let n = RingSupport.tiles
         for t in weights.indices where RingSupport.isRing(t) {
-            let tx = t % n, ty = t / n
+            let tx = t % n
+            let ty = t / n
             if tx < 2 { sides[0] += weights[t] }
             if tx >= n - 2 { sides[1] += weights[t] }
             if ty < 2 { sides[2] += weights[t] }
@@ -815,21 +965,26 @@ enum Perspective {
         return sides.allSatisfy { $0 >= minimumSideSupport }
     }
 
-    static func fit(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp, agreement: (Float, [Float])? = nil,
-                    cropScore: (Warp) -> Float) -> Warp {
+    static func fit(
+        _ base: PreparedPhoto, _ probe: PreparedPhoto, _ found: Warp, agreement: (Float, [Float])? = nil,
+        cropScore: (Warp) -> Float
+    ) -> Warp {
         let (agreeFound, weights) = agreement ?? RingSupport.ringAgreement(base, probe, found)
         guard supportsPerspective(weights), base.pyramid.levels.count > 1, probe.pyramid.levels.count > 1 else { return found }
         let radius = Float(min(base.gray.width, base.gray.height)) / 2
         let tw = TileWeights(fraction: RingSupport.fraction, tiles: RingSupport.tiles, values: weights)
         // Fitted at half resolution: the perspective is a slow change of magnification across the frame.
         let prior = IntensityAlignment.PerspectivePrior(affineSD: prior.affine, perspectiveSD: prior.perspective, radius: radius / 2)
-        let fitted = IntensityAlignment.refine(base: base.pyramid.levels[1], probe: probe.pyramid.levels[1],
-                                               gx: probe.pyramid.gradX[1], gy: probe.pyramid.gradY[1], warp: found.atLevel(scale: 2),
-                                               fraction: RingSupport.fraction, stride: 1, iterations: 10, weights: tw,
-                                               perspective: prior).fromLevel(scale: 2)
+        let fitted = IntensityAlignment.refine(
+            base: base.pyramid.levels[1], probe: probe.pyramid.levels[1],
+            gx: probe.pyramid.gradX[1], gy: probe.pyramid.gradY[1], warp: found.atLevel(scale: 2),
+            fraction: RingSupport.fraction, stride: 1, iterations: 10, weights: tw,
+            perspective: prior
+        ).fromLevel(scale: 2)
         let candidate = fitted
         guard candidate.keystone(radius: radius) <= maximumKeystone, abs(candidate.e) <= maximumKeystone,
-              abs(candidate.f) <= maximumKeystone else { return found }
+            abs(candidate.f) <= maximumKeystone
+        else { return found }
         let (agree, _) = RingSupport.ringAgreement(base, probe, candidate)
         guard agree > agreeFound + margin else { return found }
         // Nor may the crop's own detail line up worse with it.
@@ -870,35 +1025,53 @@ enum ForeignEdge {
 
     /// The crop grid's mask (`side` x `side`, true = set aside). `x0`, `y0`, `step`: the crop grid in baseline pixels, as
     /// sampled by `ChangeAnalysis.run`; `valid`: crop grid pixels inside the probe.
-    static func mask(base: PreparedPhoto, probe: PreparedPhoto, warp: Warp, x0: Float, y0: Float, step: Float,
-                     valid: [Bool], side n: Int, inspection: Inspection? = nil) -> [Bool] {
+    static func mask(
+        base: PreparedPhoto, probe: PreparedPhoto, warp: Warp, x0: Float, y0: Float, step: Float,
+        valid: [Bool], side n: Int, inspection: Inspection? = nil
+    ) -> [Bool] {
         guard base.pyramid.levels.count > 1, probe.pyramid.levels.count > 1 else { return [Bool](repeating: false, count: n * n) }
-        let bw = base.color.width, bh = base.color.height, pw = probe.color.width, ph = probe.color.height
+        let bw = base.color.width
+        let bh = base.color.height
+        let pw = probe.color.width
+        let ph = probe.color.height
         // The wide grid: the crop's grid extended to `RingSupport.fraction` of the shorter side, every second pixel.
         let ringSide = Float(min(bw, bh)) * RingSupport.fraction
         let margin = 2 * max(1, Int(((ringSide / step - Float(n)) / 4).rounded()))
-        let wn = (n + 2 * margin) / 2, count = wn * wn, step2 = 2 * step
-        let ox = x0 - Float(margin) * step, oy = y0 - Float(margin) * step
-        let bg = base.pyramid.levels[1], pg = probe.pyramid.levels[1]
-        var lb = [Float](repeating: 0, count: count), lp = lb
-        var cb = [[Float]](repeating: lb, count: 3), cp = cb
+        let wn = (n + 2 * margin) / 2
+        let count = wn * wn
+        let step2 = 2 * step
+        let ox = x0 - Float(margin) * step
+        let oy = y0 - Float(margin) * step
+        let bg = base.pyramid.levels[1]
+        let pg = probe.pyramid.levels[1]
+        var lb = [Float](repeating: 0, count: count)
+        var lp = lb
+        var cb = [[Float]](repeating: lb, count: 3)
+        var cp = cb
         var inside = [Bool](repeating: true, count: count)
-        let bPlanes = [base.color.r, base.color.g, base.color.b], pPlanes = [probe.color.r, probe.color.g, probe.color.b]
+        let bPlanes = [base.color.r, base.color.g, base.color.b]
+        let pPlanes = [probe.color.r, probe.color.g, probe.color.b]
         ChangeAnalysis.withPlanes(bPlanes) { b0, b1, b2 in
             ChangeAnalysis.withPlanes(pPlanes) { p0, p1, p2 in
                 bg.data.withUnsafeBufferPointer { b in
                     pg.data.withUnsafeBufferPointer { p in
                         for j in 0..<wn {
                             for i in 0..<wn {
-                                let x = ox + (Float(i) + 0.5) * step2, y = oy + (Float(j) + 0.5) * step2
+                                let x = ox + (Float(i) + 0.5) * step2
+                                let y = oy + (Float(j) + 0.5) * step2
                                 let (u, v) = warp.apply(x, y)
                                 let k = j * wn + i
                                 if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { inside[k] = false }
                                 lb[k] = Bilinear(bg.width, bg.height, (x + 0.5) / 2 - 0.5, (y + 0.5) / 2 - 0.5).value(b) * 100
                                 lp[k] = Bilinear(pg.width, pg.height, (u + 0.5) / 2 - 0.5, (v + 0.5) / 2 - 0.5).value(p) * 100
-                                let bAt = Bilinear(bw, bh, x, y), pAt = Bilinear(pw, ph, u, v)
-                                cb[0][k] = bAt.value(b0); cb[1][k] = bAt.value(b1); cb[2][k] = bAt.value(b2)
-                                cp[0][k] = pAt.value(p0); cp[1][k] = pAt.value(p1); cp[2][k] = pAt.value(p2)
+                                let bAt = Bilinear(bw, bh, x, y)
+                                let pAt = Bilinear(pw, ph, u, v)
+                                cb[0][k] = bAt.value(b0)
+                                cb[1][k] = bAt.value(b1)
+                                cb[2][k] = bAt.value(b2)
+                                cp[0][k] = pAt.value(p0)
+                                cp[1][k] = pAt.value(p1)
+                                cp[2][k] = pAt.value(p2)
                             }
                         }
                     }
@@ -912,24 +1085,38 @@ enum ForeignEdge {
         // Colour: one gain per channel in linear light from the middle of the crop (the area itself), then the Lab
         // difference of the window means.
         var gains = [Float](repeating: 1, count: 3)
-        let lo = margin / 2 + n / 8, hi = margin / 2 + n / 2 - n / 8
+        let lo = margin / 2 + n / 8
+        let hi = margin / 2 + n / 2 - n / 8
         for c in 0..<3 {
-            var rb: [Float] = [], rp: [Float] = []
-            for j in lo..<hi { for i in lo..<hi { rb.append(cb[c][j * wn + i]); rp.append(cp[c][j * wn + i]) } }
-            let mb = ColorScience.linear(Plane.quantile(rb, 0.5)), mp = ColorScience.linear(Plane.quantile(rp, 0.5))
+            var rb: [Float] = []
+            var rp: [Float] = []
+            for j in lo..<hi {
+                for i in lo..<hi {
+                    rb.append(cb[c][j * wn + i])
+                    rp.append(cp[c][j * wn + i])
+                }
+            }
+            let mb = ColorScience.linear(Plane.quantile(rb, 0.5))
+            let mp = ColorScience.linear(Plane.quantile(rp, 0.5))
             gains[c] = mp > 1e-4 ? mb / mp : 1
         }
-        var dl = [Float](repeating: 0, count: count), da = dl, db = dl
+        var dl = [Float](repeating: 0, count: count)
+        var da = dl
+        var db = dl
         for k in 0..<count {
             let b = ColorScience.lab(linearR: ColorScience.linear(cb[0][k]), g: ColorScience.linear(cb[1][k]), b: ColorScience.linear(cb[2][k]))
-            let p = ColorScience.lab(linearR: ColorScience.linear(cp[0][k]) * gains[0], g: ColorScience.linear(cp[1][k]) * gains[1],
-                                     b: ColorScience.linear(cp[2][k]) * gains[2])
-            dl[k] = p.0 - b.0; da[k] = p.1 - b.1; db[k] = p.2 - b.2
+            let p = ColorScience.lab(
+                linearR: ColorScience.linear(cp[0][k]) * gains[0], g: ColorScience.linear(cp[1][k]) * gains[1],
+                b: ColorScience.linear(cp[2][k]) * gains[2])
+            dl[k] = p.0 - b.0
+            da[k] = p.1 - b.1
+            db[k] = p.2 - b.2
         }
         let sl = Plane(width: wn, height: wn, data: dl).boxBlurred(radius: 3)
         let sa = Plane(width: wn, height: wn, data: da).boxBlurred(radius: 3)
         let sb = Plane(width: wn, height: wn, data: db).boxBlurred(radius: 3)
-        let structureLimit = 1 - maximumCorrelation, colourLimit = maximumColourDifference * maximumColourDifference
+        let structureLimit = 1 - maximumCorrelation
+        let colourLimit = maximumColourDifference * maximumColourDifference
         var disagree = [Bool](repeating: false, count: count)
         for k in 0..<count {
             let e = sl.data[k] * sl.data[k] + sa.data[k] * sa.data[k] + sb.data[k] * sb.data[k]
@@ -938,14 +1125,21 @@ enum ForeignEdge {
         // Flood from the wide grid's border through pixels that disagree (or lie outside the probe).
         var found = [Bool](repeating: false, count: count)
         var queue: [Int] = []
-        func visit(_ m: Int) { if !found[m] && disagree[m] { found[m] = true; queue.append(m) } }
+        func visit(_ m: Int) {
+            if !found[m] && disagree[m] {
+                found[m] = true
+                queue.append(m)
+            }
+        }
         for k in 0..<count {
-            let i = k % wn, j = k / wn
+            let i = k % wn
+            let j = k / wn
             if i == 0 || j == 0 || i == wn - 1 || j == wn - 1 { visit(k) }
         }
         var head = 0
         while head < queue.count {
-            let k = queue[head]; head += 1
+            let k = queue[head]
+            head += 1
             let i = k % wn
             if i > 0 { visit(k - 1) }
             if i < wn - 1 { visit(k + 1) }
@@ -964,12 +1158,19 @@ enum ForeignEdge {
                 var hit = false
                 for dj in stride(from: -rim, through: rim, by: 2) where !hit {
                     for di in stride(from: -rim, through: rim, by: 2) {
-                        let jj = min(max((j + margin + dj) / 2, 0), wn - 1), ii = min(max((i + margin + di) / 2, 0), wn - 1)
+                        let jj = min(max((j + margin + dj) / 2, 0), wn - 1)
+                        let ii = min(max((i + margin + di) / 2, 0), wn - 1)
                         let m = jj * wn + ii
-                        if found[m] && inside[m] { hit = true; break }
+                        if found[m] && inside[m] {
+                            hit = true
+                            break
+                        }
                     }
                 }
-                if hit { mask[k] = true; setAside += 1 }
+                if hit {
+                    mask[k] = true
+                    setAside += 1
+                }
             }
         }
         let share = Double(setAside) / Double(n * n)
@@ -1014,7 +1215,8 @@ enum SpotTerm {
     /// The figure (see above) of the baseline's and the probe's L* planes (`side` x `side`) over the pixels in `valid`;
     /// 0 with under 64 of them whose surround is whole.
     static func measure(baseL: [Float], probeL: [Float], valid: [Bool], side n: Int) -> Double {
-        let rb = band(baseL, side: n), rp = band(probeL, side: n)
+        let rb = band(baseL, side: n)
+        let rp = band(probeL, side: n)
         let cover = Plane(width: n, height: n, data: valid.map { $0 ? 1 : 0 })
             .boxBlurred(radius: surroundRadius).boxBlurred(radius: surroundRadius)
         var v: [Float] = []

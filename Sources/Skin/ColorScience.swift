@@ -38,7 +38,9 @@ enum ColorScience {
         let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
         let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
         let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
-        let fx = labF(max(x, 0)), fy = labF(max(y, 0)), fz = labF(max(z, 0))
+        let fx = labF(max(x, 0))
+        let fy = labF(max(y, 0))
+        let fz = labF(max(z, 0))
         return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
     }
 }

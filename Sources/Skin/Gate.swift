@@ -10,8 +10,10 @@ enum Gate {
     /// `Calibration.maximumMedianChange` (different content) or a grey-world histogram distance above
     /// `Calibration.maximumHistogramDistance` (colour mismatch). Once the detail lines up clearly the photos show the
     /// same area, and a large colour difference is exposure or a real change: the figure shows it instead of hiding it.
-    static func reason(correlation: Float, validFraction: Float, unclippedFraction: Float = 1, medianChange: Double,
-                       histogramDistance: Double) -> NotComparableReason? {
+    static func reason(
+        correlation: Float, validFraction: Float, unclippedFraction: Float = 1, medianChange: Double,
+        histogramDistance: Double
+    ) -> NotComparableReason? {
         if correlation < Calibration.minimumCorrelation || validFraction < 0.5 { return .alignmentFailed }
         if unclippedFraction < Calibration.minimumUnclippedFraction { return .tooBright }
         if correlation < Calibration.minimumConfidentCorrelation { return .weakAlignment }

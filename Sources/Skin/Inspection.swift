@@ -26,26 +26,41 @@ final class Inspection {
         var px = [UInt8](repeating: 0, count: side * side * 3)
         let w = width ?? side
         for o in 0..<(side * side) {
-            let k = (o / side) * w / side * w + (o % side) * w / side, px3 = 3 * o
+            let k = (o / side) * w / side * w + (o % side) * w / side
+            let px3 = 3 * o
             let v = UInt8(min(max(values[k] / white, 0), 1) * 255 + 0.5)
-            px[px3] = v; px[px3 + 1] = v; px[px3 + 2] = v
-            if red?[k] == true { px[px3] = 255; px[px3 + 1] /= 3; px[px3 + 2] /= 3 }
-            if blue?[k] == true { px[px3] /= 3; px[px3 + 1] /= 3; px[px3 + 2] = 255 }
+            px[px3] = v
+            px[px3 + 1] = v
+            px[px3 + 2] = v
+            if red?[k] == true {
+                px[px3] = 255
+                px[px3 + 1] /= 3
+                px[px3 + 2] /= 3
+            }
+            if blue?[k] == true {
+                px[px3] /= 3
+                px[px3 + 1] /= 3
+                px[px3 + 2] = 255
+            }
         }
         panels.append((title, px))
     }
 
     /// The panels side by side, each enlarged `zoom` times, with a 4 px gap.
     func montage(zoom: Int = 2) -> RGBImage {
-        let s = side * zoom, gap = 4
+        let s = side * zoom
+        let gap = 4
         let w = max(1, panels.count) * (s + gap) - gap
         var px = [UInt8](repeating: 40, count: w * s * 3)
         for (p, panel) in panels.enumerated() {
             let ox = p * (s + gap)
             for y in 0..<s {
                 for x in 0..<s {
-                    let k = (y / zoom) * side + x / zoom, o = (y * w + ox + x) * 3
-                    px[o] = panel.pixels[3 * k]; px[o + 1] = panel.pixels[3 * k + 1]; px[o + 2] = panel.pixels[3 * k + 2]
+                    let k = (y / zoom) * side + x / zoom
+                    let o = (y * w + ox + x) * 3
+                    px[o] = panel.pixels[3 * k]
+                    px[o + 1] = panel.pixels[3 * k + 1]
+                    px[o + 2] = panel.pixels[3 * k + 2]
                 }
             }
         }

@@ -1,5 +1,5 @@
-import Foundation
 import CairnCore
+import Foundation
 
 /// A single-channel float image, row-major. Internal working type of the comparison engine.
 struct Plane: Sendable {
@@ -50,7 +50,8 @@ struct Plane: Sendable {
     /// Box mean over a (2r+1)^2 window, clamp-to-edge.
     func boxBlurred(radius r: Int) -> Plane {
         if r <= 0 { return self }
-        let w = width, h = height
+        let w = width
+        let h = height
         let inv = 1 / Float(2 * r + 1)
         var tmp = [Float](repeating: 0, count: w * h)
         var out = [Float](repeating: 0, count: w * h)
@@ -68,14 +69,29 @@ struct Plane: Sendable {
                         t[row] = acc
                     }
                     if rows == 4 {
-                        let t0 = t.baseAddress! + y * w, t1 = t0 + w, t2 = t1 + w, t3 = t2 + w
-                        let s0 = s.baseAddress! + y * w, s1 = s0 + w, s2 = s1 + w, s3 = s2 + w
-                        var a0 = t0[0], a1 = t1[0], a2 = t2[0], a3 = t3[0]
+                        let t0 = t.baseAddress! + y * w
+                        let t1 = t0 + w
+                        let t2 = t1 + w
+                        let t3 = t2 + w
+                        let s0 = s.baseAddress! + y * w
+                        let s1 = s0 + w
+                        let s2 = s1 + w
+                        let s3 = s2 + w
+                        var a0 = t0[0]
+                        var a1 = t1[0]
+                        var a2 = t2[0]
+                        var a3 = t3[0]
                         for x in 0..<w {
-                            let hi = min(x &+ r &+ 1, w &- 1), lo = max(x &- r, 0)
-                            t0[x] = a0 * inv; t1[x] = a1 * inv; t2[x] = a2 * inv; t3[x] = a3 * inv
-                            a0 += s0[hi] - s0[lo]; a1 += s1[hi] - s1[lo]
-                            a2 += s2[hi] - s2[lo]; a3 += s3[hi] - s3[lo]
+                            let hi = min(x &+ r &+ 1, w &- 1)
+                            let lo = max(x &- r, 0)
+                            t0[x] = a0 * inv
+                            t1[x] = a1 * inv
+                            t2[x] = a2 * inv
+                            t3[x] = a3 * inv
+                            a0 += s0[hi] - s0[lo]
+                            a1 += s1[hi] - s1[lo]
+                            a2 += s2[hi] - s2[lo]
+                            a3 += s3[hi] - s3[lo]
                         }
                     } else {
                         for q in 0..<rows {
@@ -100,11 +116,13 @@ struct Plane: Sendable {
                         let row = min(max(i, 0), h - 1) * w
                         for x in 0..<w { a[x] += t[row + x] }
                     }
-                    let ab = a.baseAddress!, tb = t.baseAddress!
+                    let ab = a.baseAddress!
+                    let tb = t.baseAddress!
                     for y in 0..<h {
                         // Row pointers keep the inner loop free of index arithmetic, so it vectorises.
                         let oRow = o.baseAddress! + y * w
-                        let tAdd = tb + min(y + r + 1, h - 1) * w, tSub = tb + max(y - r, 0) * w
+                        let tAdd = tb + min(y + r + 1, h - 1) * w
+                        let tSub = tb + max(y - r, 0) * w
                         for x in 0..<w {
                             oRow[x] = ab[x] * inv
                             ab[x] += tAdd[x] - tSub[x]
@@ -127,7 +145,8 @@ struct Plane: Sendable {
 
     func convolvedSeparable(kernel: [Float]) -> Plane {
         let r = kernel.count / 2
-        let w = width, h = height
+        let w = width
+        let h = height
         var tmp = [Float](repeating: 0, count: w * h)
         var out = [Float](repeating: 0, count: w * h)
         data.withUnsafeBufferPointer { src in
@@ -176,13 +195,16 @@ struct Plane: Sendable {
 
     /// Halves the size with a 2x2 mean (after a light blur), for pyramids.
     func halved() -> Plane {
-        let w2 = max(1, width / 2), h2 = max(1, height / 2)
+        let w2 = max(1, width / 2)
+        let h2 = max(1, height / 2)
         var out = [Float](repeating: 0, count: w2 * h2)
         data.withUnsafeBufferPointer { s in
             for y in 0..<h2 {
-                let y0 = min(2 * y, height - 1), y1 = min(2 * y + 1, height - 1)
+                let y0 = min(2 * y, height - 1)
+                let y1 = min(2 * y + 1, height - 1)
                 for x in 0..<w2 {
-                    let x0 = min(2 * x, width - 1), x1 = min(2 * x + 1, width - 1)
+                    let x0 = min(2 * x, width - 1)
+                    let x1 = min(2 * x + 1, width - 1)
                     out[y * w2 + x] = 0.25 * (s[y0 * width + x0] + s[y0 * width + x1] + s[y1 * width + x0] + s[y1 * width + x1])
                 }
             }
@@ -206,15 +228,21 @@ struct Plane: Sendable {
     }
 
     static func quickSelect(_ v: inout [Float], _ k: Int) -> Float {
-        var lo = 0, hi = v.count - 1
+        var lo = 0
+        var hi = v.count - 1
         v.withUnsafeMutableBufferPointer { a in
             while lo < hi {
                 let pivot = a[(lo + hi) / 2]
-                var i = lo, j = hi
+                var i = lo
+                var j = hi
                 while i <= j {
                     while a[i] < pivot { i += 1 }
                     while a[j] > pivot { j -= 1 }
-                    if i <= j { a.swapAt(i, j); i += 1; j -= 1 }
+                    if i <= j {
+                        a.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
                 }
                 if k <= j { hi = j } else if k >= i { lo = i } else { break }
             }
@@ -244,8 +272,11 @@ struct ColorPlanes: Sendable {
         let minSide = min(image.width, image.height)
         let factor = Double(minSide) / Double(shortSide)
         let k = max(1, Int(factor.rounded(.down)))
-        let bw = max(1, image.width / k), bh = max(1, image.height / k)
-        var r = [Float](repeating: 0, count: bw * bh), g = r, b = r
+        let bw = max(1, image.width / k)
+        let bh = max(1, image.height / k)
+        var r = [Float](repeating: 0, count: bw * bh)
+        var g = r
+        var b = r
         let inv = 1 / (255 * Float(k * k))
         let iw = image.width
         image.pixels.withUnsafeBufferPointer { px in
@@ -254,25 +285,37 @@ struct ColorPlanes: Sendable {
                     b.withUnsafeMutableBufferPointer { bo in
                         for y in 0..<bh {
                             for x in 0..<bw {
-                                var sr: UInt32 = 0, sg: UInt32 = 0, sb: UInt32 = 0
+                                var sr: UInt32 = 0
+                                var sg: UInt32 = 0
+                                var sb: UInt32 = 0
                                 for yy in (y * k)..<(y * k + k) {
                                     var o = (yy * iw + x * k) * 3
-                                    for _ in 0..<k { sr += UInt32(px[o]); sg += UInt32(px[o + 1]); sb += UInt32(px[o + 2]); o += 3 }
+                                    for _ in 0..<k {
+                                        sr += UInt32(px[o])
+                                        sg += UInt32(px[o + 1])
+                                        sb += UInt32(px[o + 2])
+                                        o += 3
+                                    }
                                 }
-                                ro[y * bw + x] = Float(sr) * inv; go[y * bw + x] = Float(sg) * inv; bo[y * bw + x] = Float(sb) * inv
+                                ro[y * bw + x] = Float(sr) * inv
+                                go[y * bw + x] = Float(sg) * inv
+                                bo[y * bw + x] = Float(sb) * inv
                             }
                         }
                     }
                 }
             }
         }
-        var cp = ColorPlanes(r: Plane(width: bw, height: bh, data: r), g: Plane(width: bw, height: bh, data: g),
-                             b: Plane(width: bw, height: bh, data: b))
+        var cp = ColorPlanes(
+            r: Plane(width: bw, height: bh, data: r), g: Plane(width: bw, height: bh, data: g),
+            b: Plane(width: bw, height: bh, data: b))
         let scale = Double(shortSide) / Double(min(bw, bh))
         if abs(scale - 1) > 1e-3 {
-            let tw = max(1, Int((Double(bw) * scale).rounded())), th = max(1, Int((Double(bh) * scale).rounded()))
-            cp = ColorPlanes(r: cp.r.resized(width: tw, height: th), g: cp.g.resized(width: tw, height: th),
-                             b: cp.b.resized(width: tw, height: th))
+            let tw = max(1, Int((Double(bw) * scale).rounded()))
+            let th = max(1, Int((Double(bh) * scale).rounded()))
+            cp = ColorPlanes(
+                r: cp.r.resized(width: tw, height: th), g: cp.g.resized(width: tw, height: th),
+                b: cp.b.resized(width: tw, height: th))
         }
         return cp
     }
@@ -282,7 +325,8 @@ extension Plane {
     /// Bilinear resize to an exact size (pixel-centre aligned); the same values as `sample` at each pixel centre.
     func resized(width tw: Int, height th: Int) -> Plane {
         var out = [Float](repeating: 0, count: tw * th)
-        let sx = Float(width) / Float(tw), sy = Float(height) / Float(th)
+        let sx = Float(width) / Float(tw)
+        let sy = Float(height) / Float(th)
         let cols = (0..<tw).map { Bilinear(width, height, (Float($0) + 0.5) * sx - 0.5, 0) }
         data.withUnsafeBufferPointer { p in
             out.withUnsafeMutableBufferPointer { o in
@@ -313,18 +357,31 @@ struct Bilinear {
         let y1 = min(y0 + 1, h - 1)
         fx = xc - Float(x0)
         fy = yc - Float(y0)
-        i00 = y0 * w + x0; i01 = y0 * w + x1; i10 = y1 * w + x0; i11 = y1 * w + x1
+        i00 = y0 * w + x0
+        i01 = y0 * w + x1
+        i10 = y1 * w + x0
+        i11 = y1 * w + x1
     }
 
     /// The columns of `column` (made at y = 0) with the rows of `row` (made at x = 0), for the same plane.
     @inline(__always) init(column c: Bilinear, row r: Bilinear) {
-        let x0 = c.i00, x1 = c.i01, y0 = r.i00, y1 = r.i10
-        i00 = y0 + x0; i01 = y0 + x1; i10 = y1 + x0; i11 = y1 + x1
-        fx = c.fx; fy = r.fy
+        let x0 = c.i00
+        let x1 = c.i01
+        let y0 = r.i00
+        let y1 = r.i10
+        i00 = y0 + x0
+        i01 = y0 + x1
+        i10 = y1 + x0
+        i11 = y1 + x1
+        fx = c.fx
+        fy = r.fy
     }
 
     @inline(__always) func value(_ p: UnsafeBufferPointer<Float>) -> Float {
-        let a = p[i00], b = p[i01], c = p[i10], d = p[i11]
+        let a = p[i00]
+        let b = p[i01]
+        let c = p[i10]
+        let d = p[i11]
         let top = a + (b - a) * fx
         let bottom = c + (d - c) * fx
         return top + (bottom - top) * fy

@@ -65,7 +65,8 @@ public enum NotComparableReason: String, Sendable, Codable, CaseIterable {
         case .colourMismatch: return "The colours differ too much to compare these photos."
         case .tooLittleDetail: return "A photo has too little detail to line the two photos up."
         case .tooBright: return "Too much of a photo is washed out to white to compare it. A photo in softer light can be compared."
-        case .weakAlignment: return "These photos line up only loosely, so no figure is given. A photo framed more like the first one can be compared."
+        case .weakAlignment:
+            return "These photos line up only loosely, so no figure is given. A photo framed more like the first one can be compared."
         }
     }
 }
@@ -106,12 +107,15 @@ public struct AlignmentSummary: Sendable, Equatable, Codable {
     /// A plain sentence when the alignment followed a perspective of 1% or more (a photo taken at a slant); nil otherwise.
     public var perspectiveMessage: String? {
         guard keystone >= 0.01 else { return nil }
-        return "A photo was taken at a slant, so its perspective was followed (about \(Int((keystone * 100).rounded()))% across half the frame) before comparing."
+        return
+            "A photo was taken at a slant, so its perspective was followed (about \(Int((keystone * 100).rounded()))% across half the frame) before comparing."
     }
 
     /// A summary from its figures.
-    public init(method: AlignmentMethod, keypointMatches: Int, keypointInliers: Int, scale: Double, rotationDegrees: Double,
-                shiftX: Double, shiftY: Double, correlation: Double, keystone: Double = 0) {
+    public init(
+        method: AlignmentMethod, keypointMatches: Int, keypointInliers: Int, scale: Double, rotationDegrees: Double,
+        shiftX: Double, shiftY: Double, correlation: Double, keystone: Double = 0
+    ) {
         self.method = method
         self.keypointMatches = keypointMatches
         self.keypointInliers = keypointInliers
@@ -219,9 +223,11 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     }
 
     /// Diagnostics from their figures.
-    public init(medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
-                unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0,
-                spotPeak: Double = 0) {
+    public init(
+        medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
+        unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0,
+        spotPeak: Double = 0
+    ) {
         self.medianChange = medianChange
         self.histogramDistance = histogramDistance
         self.mapScore = mapScore
@@ -299,8 +305,8 @@ public struct PreparedPhoto: Sendable {
     /// The method revision that prepared it.
     public let revision: ComparisonRevision
     let color: ColorPlanes
-    let gray: Plane           // luma 0...1, lightly smoothed
-    let band: Plane           // band-pass luma (sigma 1 minus ~3.5): structure without shading
+    let gray: Plane  // luma 0...1, lightly smoothed
+    let band: Plane  // band-pass luma (sigma 1 minus ~3.5): structure without shading
     let pyramid: Pyramid
     let keypoints: [Keypoint]
     let lumaStdDev: Float
@@ -382,27 +388,37 @@ public enum SkinComparator {
             throw SkinComparisonError.revisionMismatch(fingerprint.revision, ComparisonRevision.current)
         }
         guard fingerprint.width >= minimumSide, fingerprint.height >= minimumSide,
-              fingerprint.pixels.count == fingerprint.width * fingerprint.height * 3 else {
+            fingerprint.pixels.count == fingerprint.width * fingerprint.height * 3
+        else {
             throw SkinComparisonError.corruptFingerprint
         }
         let n = fingerprint.width * fingerprint.height
-        var r = [Float](repeating: 0, count: n), g = r, b = r
+        var r = [Float](repeating: 0, count: n)
+        var g = r
+        var b = r
         for i in 0..<n {
             r[i] = Float(fingerprint.pixels[3 * i]) / 255
             g[i] = Float(fingerprint.pixels[3 * i + 1]) / 255
             b[i] = Float(fingerprint.pixels[3 * i + 2]) / 255
         }
-        let w = fingerprint.width, h = fingerprint.height
-        return prepare(color: ColorPlanes(r: Plane(width: w, height: h, data: r), g: Plane(width: w, height: h, data: g),
-                                          b: Plane(width: w, height: h, data: b)))
+        let w = fingerprint.width
+        let h = fingerprint.height
+        return prepare(
+            color: ColorPlanes(
+                r: Plane(width: w, height: h, data: r), g: Plane(width: w, height: h, data: g),
+                b: Plane(width: w, height: h, data: b)))
     }
 
     static func prepare(color: ColorPlanes) -> PreparedPhoto {
         let luma = color.luma
         // Two 3x3 box passes: a light smoothing (sigma ~1.15) against sensor noise.
         let gray = luma.boxBlurred(radius: 1).boxBlurred(radius: 1)
-        var mean: Double = 0, sq: Double = 0
-        for v in gray.data { mean += Double(v); sq += Double(v) * Double(v) }
+        var mean: Double = 0
+        var sq: Double = 0
+        for v in gray.data {
+            mean += Double(v)
+            sq += Double(v) * Double(v)
+        }
         mean /= Double(gray.data.count)
         let sd = max(0, sq / Double(gray.data.count) - mean * mean).squareRoot()
         // Keypoints on a contrast-normalised copy so that exposure changes do not change the corner set.
@@ -416,9 +432,13 @@ public enum SkinComparator {
         // Clipped at 3 robust sigmas, so that one strong new feature (a dark spot) cannot dominate the
         // alignment correlation and make a changed photo of the same subject look "not comparable".
         let mad = Plane.quantile(stride(from: 0, to: band.data.count, by: 4).map { abs(band.data[$0]) }, 0.5) * 1.4826
-        if mad > 1e-6 { let lim = 3 * mad; for i in band.data.indices { band.data[i] = min(max(band.data[i], -lim), lim) } }
-        return PreparedPhoto(revision: .current, color: color, gray: gray, band: band, pyramid: Pyramid(gray, count: 3),
-                             keypoints: kps, lumaStdDev: Float(sd))
+        if mad > 1e-6 {
+            let lim = 3 * mad
+            for i in band.data.indices { band.data[i] = min(max(band.data[i], -lim), lim) }
+        }
+        return PreparedPhoto(
+            revision: .current, color: color, gray: gray, band: band, pyramid: Pyramid(gray, count: 3),
+            keypoints: kps, lumaStdDev: Float(sd))
     }
 
     /// Compares two photos of the same area. Throws `imageTooSmall` for photos under `minimumSide`.

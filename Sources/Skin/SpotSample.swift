@@ -15,24 +15,30 @@ public enum SpotSample {
     public static func photo(spotRadius: Double, retake: UInt64, textureSeed: UInt64 = 18) -> RGBImage {
         var rng = SeededGenerator(seed: 0x5B07_0000 &+ retake &* 7919)
         func u(_ r: Double) -> Double { (rng.unit() * 2 - 1) * r }
-        let shiftX = retake == 0 ? 0 : u(6), shiftY = retake == 0 ? 0 : u(6)
+        let shiftX = retake == 0 ? 0 : u(6)
+        let shiftY = retake == 0 ? 0 : u(6)
         let turn = retake == 0 ? 0 : u(2) * .pi / 180
         let gain = retake == 0 ? 1 : 1 + u(0.05)
         let texture = Texture(seed: textureSeed)
         var px = [UInt8](repeating: 0, count: side * side * 3)
         let c = Double(side - 1) / 2
-        let cosT = cos(turn), sinT = sin(turn)
+        let cosT = cos(turn)
+        let sinT = sin(turn)
         for y in 0..<side {
             for x in 0..<side {
                 // Scene coordinates of this pixel (scene centre = spot centre).
-                let xr = Double(x) - c, yr = Double(y) - c
-                let sx = cosT * xr - sinT * yr + shiftX, sy = sinT * xr + cosT * yr + shiftY
+                let xr = Double(x) - c
+                let yr = Double(y) - c
+                let sx = cosT * xr - sinT * yr + shiftX
+                let sy = sinT * xr + cosT * yr + shiftY
                 var (r, g, b) = texture.colour(sx, sy)
                 // The spot: dark brown with a soft edge of about 2 px, slightly irregular rim.
                 let d = (sx * sx + sy * sy).squareRoot()
                 let rim = spotRadius * (1 + 0.03 * sin(5 * atan2(sy, sx)))
                 let cover = min(1, max(0, (rim - d) / 2.5 + 0.5))
-                r = r * (1 - cover) + 0.36 * cover; g = g * (1 - cover) + 0.22 * cover; b = b * (1 - cover) + 0.16 * cover
+                r = r * (1 - cover) + 0.36 * cover
+                g = g * (1 - cover) + 0.22 * cover
+                b = b * (1 - cover) + 0.16 * cover
                 let i = (y * side + x) * 3
                 for (k, v) in [r, g, b].enumerated() {
                     let noisy = v * gain + (retake == 0 ? 0 : (rng.unit() - 0.5) * 2.5 / 255)
@@ -56,11 +62,15 @@ public enum SpotSample {
 
         func grain(_ x: Double, _ y: Double) -> Double {
             let n = Self.cells
-            let gx = x / Self.cell + Double(n / 2), gy = y / Self.cell + Double(n / 2)
-            let x0 = Int(floor(gx)), y0 = Int(floor(gy))
-            let tx = gx - Double(x0), ty = gy - Double(y0)
+            let gx = x / Self.cell + Double(n / 2)
+            let gy = y / Self.cell + Double(n / 2)
+            let x0 = Int(floor(gx))
+            let y0 = Int(floor(gy))
+            let tx = gx - Double(x0)
+            let ty = gy - Double(y0)
             func at(_ i: Int, _ j: Int) -> Double { lattice[((j % n + n) % n) * n + ((i % n + n) % n)] }
-            let sx = tx * tx * (3 - 2 * tx), sy = ty * ty * (3 - 2 * ty)
+            let sx = tx * tx * (3 - 2 * tx)
+            let sy = ty * ty * (3 - 2 * ty)
             let top = at(x0, y0) * (1 - sx) + at(x0 + 1, y0) * sx
             let bottom = at(x0, y0 + 1) * (1 - sx) + at(x0 + 1, y0 + 1) * sx
             return top * (1 - sy) + bottom * sy

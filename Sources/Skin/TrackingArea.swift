@@ -53,8 +53,10 @@ public struct TrackingEntry: Sendable, Equatable {
     public let quality: CaptureQuality
 
     /// An entry from stored fields.
-    public init(id: EntryID, areaID: AreaID, capturedAt: Date, timeZone: String, photoID: PhotoID,
-                thumbnailID: PhotoID, note: String, quality: CaptureQuality) {
+    public init(
+        id: EntryID, areaID: AreaID, capturedAt: Date, timeZone: String, photoID: PhotoID,
+        thumbnailID: PhotoID, note: String, quality: CaptureQuality
+    ) {
         self.id = id
         self.areaID = areaID
         self.capturedAt = capturedAt
@@ -84,8 +86,10 @@ public struct StoredComparison: Sendable, Equatable {
     public let reasonNotComparable: NotComparableReason?
 
     /// A comparison from stored fields.
-    public init(entryID: EntryID, baselineID: EntryID, revision: ComparisonRevision, comparable: Bool,
-                similarityPercent: Double?, rawScore: Double, reasonNotComparable: NotComparableReason?) {
+    public init(
+        entryID: EntryID, baselineID: EntryID, revision: ComparisonRevision, comparable: Bool,
+        similarityPercent: Double?, rawScore: Double, reasonNotComparable: NotComparableReason?
+    ) {
         self.entryID = entryID
         self.baselineID = baselineID
         self.revision = revision
@@ -134,11 +138,15 @@ public enum FingerprintCoding {
         func word(_ at: Int) -> Int {
             Int(UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)
         }
-        let revision = word(4), width = word(8), height = word(12)
+        let revision = word(4)
+        let width = word(8)
+        let height = word(12)
         guard width > 0, height > 0, width <= 1 << 14, height <= 1 << 14,
-              bytes.count == 16 + width * height * 3 else { throw SkinComparisonError.corruptFingerprint }
-        return ComparisonFingerprint(revision: ComparisonRevision(revision), width: width, height: height,
-                                     pixels: Array(bytes[16...]))
+            bytes.count == 16 + width * height * 3
+        else { throw SkinComparisonError.corruptFingerprint }
+        return ComparisonFingerprint(
+            revision: ComparisonRevision(revision), width: width, height: height,
+            pixels: Array(bytes[16...]))
     }
 }
 
@@ -154,11 +162,12 @@ extension ChangeMap {
 extension CaptureQuality {
     /// Scores from stored measurements; the flags are derived with `CaptureQualityAnalyzer`'s thresholds.
     public init(meanLuminance: Double, darkClippedFraction: Double, brightClippedFraction: Double, sharpness: Double) {
-        self.init(meanLuminance: meanLuminance, darkClippedFraction: darkClippedFraction,
-                  brightClippedFraction: brightClippedFraction, sharpness: sharpness,
-                  isTooDark: meanLuminance < CaptureQualityAnalyzer.darkLimit,
-                  isTooBright: meanLuminance > CaptureQualityAnalyzer.brightLimit,
-                  isClipped: darkClippedFraction + brightClippedFraction > CaptureQualityAnalyzer.clippingLimit,
-                  isSoft: sharpness < CaptureQualityAnalyzer.softLimit)
+        self.init(
+            meanLuminance: meanLuminance, darkClippedFraction: darkClippedFraction,
+            brightClippedFraction: brightClippedFraction, sharpness: sharpness,
+            isTooDark: meanLuminance < CaptureQualityAnalyzer.darkLimit,
+            isTooBright: meanLuminance > CaptureQualityAnalyzer.brightLimit,
+            isClipped: darkClippedFraction + brightClippedFraction > CaptureQualityAnalyzer.clippingLimit,
+            isSoft: sharpness < CaptureQualityAnalyzer.softLimit)
     }
 }

@@ -39,7 +39,9 @@ public struct ColourMouthFinder: Sendable, Equatable {
     /// The most mouth-like region in `image`, or `nil` when nothing scores high enough.
     public func find(in image: RGBImage) -> Finding? {
         let (small, scale) = Sampling.downscaled(image, longSide: workingLongSide)
-        let w = small.width, h = small.height, n = w * h
+        let w = small.width
+        let h = small.height
+        let n = w * h
         guard w >= 8, h >= 8 else { return nil }
         var lab = [Float](repeating: 0, count: n * 3)
         Self.toLab(small, into: &lab)
@@ -50,15 +52,20 @@ public struct ColourMouthFinder: Sendable, Equatable {
         // few warm pixels there is nothing to measure lips and teeth against.
         let warm = (0..<n).filter { lab[$0 * 3 + 1] > 2 && lab[$0 * 3 + 2] > 4 && lab[$0 * 3] > 15 }
         guard Double(warm.count) >= minimumSkinShare * Double(n) else { return nil }
-        let skinL = Self.median(warm.map { lab[$0 * 3] }), skinA = Self.median(warm.map { lab[$0 * 3 + 1] })
+        let skinL = Self.median(warm.map { lab[$0 * 3] })
+        let skinA = Self.median(warm.map { lab[$0 * 3 + 1] })
         let skinC = Self.median(warm.map { chroma[$0] })
         let spreadL = max(3, 1.48 * Self.median(warm.map { abs(lab[$0 * 3] - skinL) }))
         let spreadA = max(2, 1.48 * Self.median(warm.map { abs(lab[$0 * 3 + 1] - skinA) }))
 
-        var cue = [Double](repeating: 0, count: n), skinLike = [Double](repeating: 0, count: n)
+        var cue = [Double](repeating: 0, count: n)
+        var skinLike = [Double](repeating: 0, count: n)
         for i in 0..<n {
-            let l = lab[i * 3], a = lab[i * 3 + 1], c = chroma[i]
-            let bright = min(3, max(0, (l - skinL) / spreadL)), pale = min(1, max(0, (skinC - c) / max(skinC, 1)))
+            let l = lab[i * 3]
+            let a = lab[i * 3 + 1]
+            let c = chroma[i]
+            let bright = min(3, max(0, (l - skinL) / spreadL))
+            let pale = min(1, max(0, (skinC - c) / max(skinC, 1)))
             let dark = l > 3 ? min(3, max(0, (skinL - l) / spreadL - 1)) : 0
             let red = min(3, max(0, (a - skinA) / spreadA - 0.5))
             cue[i] = Double(bright * pale + 0.7 * dark + 0.7 * red)
@@ -72,21 +79,29 @@ public struct ColourMouthFinder: Sendable, Equatable {
         let cues = BoxMean(cue, width: w, height: h)
 
         // The best wide, flat window.
-        let rx = max(1, Int(0.12 * Double(w))), ry = max(1, Int(0.03 * Double(w)))
+        let rx = max(1, Int(0.12 * Double(w)))
+        let ry = max(1, Int(0.03 * Double(w)))
         let windows = cues.map(radiusY: ry, radiusX: rx)
-        var bestIndex = -1, bestScore = 0.0
+        var bestIndex = -1
+        var bestScore = 0.0
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
-                let dx = Double(x) / Double(w) - 0.5, dy = Double(y) / Double(h) - 0.5
+                let dx = Double(x) / Double(w) - 0.5
+                let dy = Double(y) / Double(h) - 0.5
                 let centre = 1 - (dx * dx + dy * dy).squareRoot() / 0.7071
                 let edge = min(Double(min(x, w - 1 - x)) / Double(w), Double(min(y, h - 1 - y)) / Double(h))
                 let score = windows[i] * (0.5 + 0.5 * centre) * min(1, max(0.2, edge / 0.1)) * skinAround[i] * skinAround[i]
-                if score > bestScore { bestScore = score; bestIndex = i }
+                if score > bestScore {
+                    bestScore = score
+                    bestIndex = i
+                }
             }
         }
         guard bestIndex >= 0 else { return nil }
-        let peak = windows[bestIndex], cx = bestIndex % w, cy = bestIndex / w
+        let peak = windows[bestIndex]
+        let cx = bestIndex % w
+        let cy = bestIndex / w
         let confidence = min(1, peak / 1.5)
         guard confidence >= minimumConfidence else { return nil }
 
@@ -95,29 +110,43 @@ public struct ColourMouthFinder: Sendable, Equatable {
         let rowMedian = Self.median(row.map { Float($0) })
         let localPeak = row[max(0, cx - rx)...min(w - 1, cx + rx)].max() ?? 0
         let level = Double(rowMedian) + 0.1 * (localPeak - Double(rowMedian))
-        var left = cx, right = cx, total = 0.0, best = -Double.infinity
+        var left = cx
+        var right = cx
+        var total = 0.0
+        var best = -Double.infinity
         for x in stride(from: cx, through: 0, by: -1) {
             total += row[x] - level
-            if total > best { best = total; left = x }
+            if total > best {
+                best = total
+                left = x
+            }
         }
-        total = 0; best = -Double.infinity
+        total = 0
+        best = -Double.infinity
         for x in cx..<w {
             total += row[x] - level
-            if total > best { best = total; right = x }
+            if total > best {
+                best = total
+                right = x
+            }
         }
         guard Double(right - left + 1) >= 0.08 * Double(w), Double(right - left + 1) <= 0.9 * Double(w) else { return nil }
         // Height: rows around the centre keeping 35% of its cue.
         let half = max(1, (right - left) / 4)
         let column = (0..<h).map { cues.mean(x0: cx - half, x1: cx + half, y0: $0 - 1, y1: $0 + 1) }
-        var top = cy, bottom = cy
+        var top = cy
+        var bottom = cy
         if column[cy] > 0 {
             while top > 0 && column[top - 1] >= 0.35 * column[cy] { top -= 1 }
             while bottom < h - 1 && column[bottom + 1] >= 0.35 * column[cy] { bottom += 1 }
         } else {
-            top = max(0, cy - ry); bottom = min(h - 1, cy + ry)
+            top = max(0, cy - ry)
+            bottom = min(h - 1, cy + ry)
         }
-        let bounds = PixelRect(x: Double(left), y: Double(top), width: Double(right - left + 1),
-                               height: Double(bottom - top + 1)).scaled(by: scale)
+        let bounds = PixelRect(
+            x: Double(left), y: Double(top), width: Double(right - left + 1),
+            height: Double(bottom - top + 1)
+        ).scaled(by: scale)
         return Finding(mouthBounds: bounds, confidence: confidence)
     }
 
@@ -138,11 +167,15 @@ public struct ColourMouthFinder: Sendable, Equatable {
         func f(_ t: Float) -> Float { t > 0.008856 ? cbrtf(t) : 7.787 * t + 16 / 116 }
         let n = image.width * image.height
         for i in 0..<n {
-            let r = linear[Int(image.pixels[i * 3])], g = linear[Int(image.pixels[i * 3 + 1])], b = linear[Int(image.pixels[i * 3 + 2])]
+            let r = linear[Int(image.pixels[i * 3])]
+            let g = linear[Int(image.pixels[i * 3 + 1])]
+            let b = linear[Int(image.pixels[i * 3 + 2])]
             let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
             let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
             let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
-            let fx = f(x), fy = f(y), fz = f(z)
+            let fx = f(x)
+            let fy = f(y)
+            let fz = f(z)
             lab[i * 3] = 116 * fy - 16
             lab[i * 3 + 1] = 500 * (fx - fy)
             lab[i * 3 + 2] = 200 * (fy - fz)
@@ -171,7 +204,10 @@ struct BoxMean {
 
     /// The mean over columns `x0...x1` and rows `y0...y1` (inclusive), clipped to the grid.
     func mean(x0: Int, x1: Int, y0: Int, y1: Int) -> Double {
-        let l = max(0, x0), r = min(width, x1 + 1), t = max(0, y0), b = min(height, y1 + 1)
+        let l = max(0, x0)
+        let r = min(width, x1 + 1)
+        let t = max(0, y0)
+        let b = min(height, y1 + 1)
         guard r > l, b > t else { return 0 }
         let w1 = width + 1
         let sum = table[b * w1 + r] - table[t * w1 + r] - table[b * w1 + l] + table[t * w1 + l]

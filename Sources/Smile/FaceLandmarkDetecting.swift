@@ -27,9 +27,10 @@ public struct DetectedFace: Sendable, Equatable {
 
     /// The same face with every coordinate multiplied by `factor` (to map a downscaled copy back).
     public func scaled(by factor: Double) -> DetectedFace {
-        DetectedFace(bounds: bounds.scaled(by: factor),
-                     points: points.map { Point(x: $0.x * factor, y: $0.y * factor) },
-                     score: score)
+        DetectedFace(
+            bounds: bounds.scaled(by: factor),
+            points: points.map { Point(x: $0.x * factor, y: $0.y * factor) },
+            score: score)
     }
 }
 

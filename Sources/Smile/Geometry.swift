@@ -39,10 +39,15 @@ public struct PixelRect: Sendable, Equatable, Hashable {
     /// The smallest rectangle holding every point; `nil` for no points.
     public init?(bounding points: some Collection<Point>) {
         guard let first = points.first else { return nil }
-        var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
+        var minX = first.x
+        var maxX = first.x
+        var minY = first.y
+        var maxY = first.y
         for p in points {
-            minX = min(minX, p.x); maxX = max(maxX, p.x)
-            minY = min(minY, p.y); maxY = max(maxY, p.y)
+            minX = min(minX, p.x)
+            maxX = max(maxX, p.x)
+            minY = min(minY, p.y)
+            maxY = max(maxY, p.y)
         }
         self.init(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
     }
@@ -63,8 +68,10 @@ public struct PixelRect: Sendable, Equatable, Hashable {
 
     /// The overlap with `other`, or `nil` when they do not overlap.
     public func intersection(_ other: PixelRect) -> PixelRect? {
-        let left = max(x, other.x), top = max(y, other.y)
-        let right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        let left = max(x, other.x)
+        let top = max(y, other.y)
+        let right = min(maxX, other.maxX)
+        let bottom = min(maxY, other.maxY)
         guard right > left, bottom > top else { return nil }
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
@@ -103,9 +110,10 @@ public struct CropSquare: Sendable, Equatable, Hashable {
         let fitted = min(wanted, imageWidth, imageHeight)
         let left = Int((centre.x - Double(fitted) / 2).rounded())
         let top = Int((centre.y - Double(fitted) / 2).rounded())
-        return CropSquare(x: min(max(0, left), imageWidth - fitted),
-                          y: min(max(0, top), imageHeight - fitted),
-                          side: fitted)
+        return CropSquare(
+            x: min(max(0, left), imageWidth - fitted),
+            y: min(max(0, top), imageHeight - fitted),
+            side: fitted)
     }
 
     /// The square as a rectangle.

@@ -46,8 +46,9 @@ public struct LipGeometryCheck: Sendable, Equatable {
         }
         var found: [Problem] = []
         let eyeAngle = Self.degrees(from: leftEye, to: rightEye)
-        let cornerAngle = Self.degrees(from: points[FaceLandmarkIndex.leftLipCorner],
-                                       to: points[FaceLandmarkIndex.rightLipCorner])
+        let cornerAngle = Self.degrees(
+            from: points[FaceLandmarkIndex.leftLipCorner],
+            to: points[FaceLandmarkIndex.rightLipCorner])
         if abs(eyeAngle) > maximumEyeLineTilt { found.append(.faceNotUpright) }
         if abs(Self.normalised(cornerAngle - eyeAngle)) > maximumCornerTilt { found.append(.cornersTiltedAgainstEyes) }
         if !mouthToEyeWidth.contains(outer.width / eyeDistance) { found.append(.mouthWidthOutOfProportion) }
@@ -55,7 +56,8 @@ public struct LipGeometryCheck: Sendable, Equatable {
 
         // Distance of the mouth centre below the eye line, measured perpendicular to it (down = positive).
         let eyeMid = Point(x: (leftEye.x + rightEye.x) / 2, y: (leftEye.y + rightEye.y) / 2)
-        let ux = (rightEye.x - leftEye.x) / eyeDistance, uy = (rightEye.y - leftEye.y) / eyeDistance
+        let ux = (rightEye.x - leftEye.x) / eyeDistance
+        let uy = (rightEye.y - leftEye.y) / eyeDistance
         let mouth = Self.mean(face.outerLips)
         let drop = (mouth.x - eyeMid.x) * -uy + (mouth.y - eyeMid.y) * ux
         if drop < minimumEyeToMouthDrop * eyeDistance { found.append(.mouthNotBelowEyes) }

@@ -94,35 +94,45 @@ public struct MouthLocator: Sendable {
         if width < configuration.minimumMouthWidth {
             return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
         }
-        return .found(MouthCandidate(square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
-                                     mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
+        return .found(
+            MouthCandidate(
+                square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
+                mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
     }
 
     /// A square the person can start from when nothing was found: centred, half the shorter side.
     public static func manualStartingSquare(width: Int, height: Int) -> CropSquare {
-        CropSquare.clamped(centre: Point(x: Double(width) / 2, y: Double(height) / 2),
-                           side: Double(min(width, height)) / 2, imageWidth: width, imageHeight: height)
+        CropSquare.clamped(
+            centre: Point(x: Double(width) / 2, y: Double(height) / 2),
+            side: Double(min(width, height)) / 2, imageWidth: width, imageHeight: height)
     }
 
     /// The landmark candidate for `face` (original coordinates), or a colour candidate from the lower face
     /// when its lips are implausible; `nil` when neither works.
     func candidate(for face: DetectedFace, in image: PhotoSize, working: RGBImage, scale: Double) -> MouthCandidate? {
         if configuration.lipCheck.isPlausible(face), let lips = PixelRect(bounding: face.outerLips) {
-            return MouthCandidate(square: square(around: lips, eyes: Array(face.eyes), in: image), detector: .landmarks,
-                                  mouthBounds: lips, faceBounds: face.bounds, confidence: 1)
+            return MouthCandidate(
+                square: square(around: lips, eyes: Array(face.eyes), in: image), detector: .landmarks,
+                mouthBounds: lips, faceBounds: face.bounds, confidence: 1)
         }
         // Step 2 failed: look for the mouth by colour in the lower part of this face (in the working copy).
         guard !Sampling.isGrayscale(working) else { return nil }
         let b = face.bounds
-        let region = PixelRect(x: b.x - 0.1 * b.width, y: b.y + 0.45 * b.height,
-                               width: 1.2 * b.width, height: 0.75 * b.height).scaled(by: 1 / scale)
+        let region = PixelRect(
+            x: b.x - 0.1 * b.width, y: b.y + 0.45 * b.height,
+            width: 1.2 * b.width, height: 0.75 * b.height
+        ).scaled(by: 1 / scale)
         guard let (patch, ox, oy) = Sampling.cropped(working, to: region),
-              let finding = configuration.colour.find(in: patch) else { return nil }
+            let finding = configuration.colour.find(in: patch)
+        else { return nil }
         let local = finding.mouthBounds
-        let bounds = PixelRect(x: local.x + Double(ox), y: local.y + Double(oy),
-                               width: local.width, height: local.height).scaled(by: scale)
-        return MouthCandidate(square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
-                              mouthBounds: bounds, faceBounds: face.bounds, confidence: finding.confidence)
+        let bounds = PixelRect(
+            x: local.x + Double(ox), y: local.y + Double(oy),
+            width: local.width, height: local.height
+        ).scaled(by: scale)
+        return MouthCandidate(
+            square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
+            mouthBounds: bounds, faceBounds: face.bounds, confidence: finding.confidence)
     }
 
     /// Side 1.6 x mouth width, centred on the mouth; if an eye point (with a margin of 10% of the mouth width
@@ -132,7 +142,8 @@ public struct MouthLocator: Sendable {
         let side = configuration.sideToMouthWidth * mouth.width * allowance
         let margin = 0.1 * mouth.width
         var centre = mouth.centre
-        let left = centre.x - side / 2 - margin, right = centre.x + side / 2 + margin
+        let left = centre.x - side / 2 - margin
+        let right = centre.x + side / 2 + margin
         let eyesAbove = eyes.filter { $0.x >= left && $0.x < right && $0.y < mouth.y }
         if let lowestEye = eyesAbove.map(\.y).max() {
             let top = min(max(centre.y - side / 2, lowestEye + margin), mouth.y)

@@ -10,7 +10,8 @@ enum Sampling {
         let factor = Double(long) / Double(longSide)
         let outW = max(1, Int((Double(image.width) / factor).rounded()))
         let outH = max(1, Int((Double(image.height) / factor).rounded()))
-        let sx = Double(image.width) / Double(outW), sy = Double(image.height) / Double(outH)
+        let sx = Double(image.width) / Double(outW)
+        let sy = Double(image.height) / Double(outH)
         var xStarts = [Int](repeating: 0, count: outW + 1)
         for ox in 0...outW { xStarts[ox] = min(image.width, Int((Double(ox) * sx).rounded())) }
         var out = [UInt8](repeating: 0, count: outW * outH * 3)
@@ -25,14 +26,20 @@ enum Sampling {
                     for y in y0..<y1 {
                         let row = y * srcW * 3
                         for ox in 0..<outW {
-                            var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+                            var r: UInt32 = 0
+                            var g: UInt32 = 0
+                            var b: UInt32 = 0
                             var i = row + xStarts[ox] * 3
                             let end = row + max(xStarts[ox] + 1, xStarts[ox + 1]) * 3
                             while i < end {
-                                r &+= UInt32(src[i]); g &+= UInt32(src[i + 1]); b &+= UInt32(src[i + 2])
+                                r &+= UInt32(src[i])
+                                g &+= UInt32(src[i + 1])
+                                b &+= UInt32(src[i + 2])
                                 i += 3
                             }
-                            sums[ox * 3] &+= r; sums[ox * 3 + 1] &+= g; sums[ox * 3 + 2] &+= b
+                            sums[ox * 3] &+= r
+                            sums[ox * 3 + 1] &+= g
+                            sums[ox * 3 + 2] &+= b
                         }
                     }
                     for ox in 0..<outW {
@@ -50,14 +57,17 @@ enum Sampling {
 
     /// The part of `image` inside `rect` (clipped to the image), or `nil` when that is empty.
     static func cropped(_ image: RGBImage, to rect: PixelRect) -> (image: RGBImage, originX: Int, originY: Int)? {
-        let left = max(0, Int(rect.x.rounded(.down))), top = max(0, Int(rect.y.rounded(.down)))
-        let right = min(image.width, Int(rect.maxX.rounded(.up))), bottom = min(image.height, Int(rect.maxY.rounded(.up)))
+        let left = max(0, Int(rect.x.rounded(.down)))
+        let top = max(0, Int(rect.y.rounded(.down)))
+        let right = min(image.width, Int(rect.maxX.rounded(.up)))
+        let bottom = min(image.height, Int(rect.maxY.rounded(.up)))
         guard right > left, bottom > top else { return nil }
-        let w = right - left, h = bottom - top
+        let w = right - left
+        let h = bottom - top
         var out = [UInt8](repeating: 0, count: w * h * 3)
         for y in 0..<h {
             let s = image.offset(x: left, y: top + y)
-            out.replaceSubrange(y * w * 3 ..< (y + 1) * w * 3, with: image.pixels[s ..< s + w * 3])
+            out.replaceSubrange(y * w * 3..<(y + 1) * w * 3, with: image.pixels[s..<s + w * 3])
         }
         return (RGBImage(width: w, height: h, pixels: out), left, top)
     }
@@ -67,12 +77,15 @@ enum Sampling {
     static func isGrayscale(_ image: RGBImage, tolerance: Int = 6) -> Bool {
         let total = image.width * image.height
         let step = max(1, total / 40_000)
-        var coloured = 0, sampled = 0
+        var coloured = 0
+        var sampled = 0
         image.pixels.withUnsafeBufferPointer { p in
             var i = 0
             while i < total {
                 let o = i * 3
-                let r = Int(p[o]), g = Int(p[o + 1]), b = Int(p[o + 2])
+                let r = Int(p[o])
+                let g = Int(p[o + 1])
+                let b = Int(p[o + 2])
                 if max(abs(r - g), abs(g - b), abs(r - b)) > tolerance { coloured += 1 }
                 sampled += 1
                 i += step

@@ -5,14 +5,18 @@
 /// `Tests/StorageTests/Fixtures/<id>.sqlite` (see the README there).
 public enum CairnSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [foundation, smile, regimen, skin, outcomes, health, insights, skinNotes, insightInputs, intakeImportRuns, intakeUndo, reminders, photoReminders, scheduleZones]
+    public static let migrations: [Migration] = [
+        foundation, smile, regimen, skin, outcomes, health, insights, skinNotes, insightInputs, intakeImportRuns, intakeUndo, reminders,
+        photoReminders, scheduleZones,
+    ]
 
     /// The ID of the newest migration: what "today's schema" means.
     public static var currentID: String { migrations.last!.id }
 
     /// Vault-wide settings and the photo files the vault holds.
     static let foundation = Migration(id: "2026-11-30.foundation") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE settings (
                 key   TEXT PRIMARY KEY,
                 value TEXT NOT NULL

@@ -1,7 +1,7 @@
 internal import CSQLite
-internal import SQLiteCipherShim
 import Encryption
 import Foundation
+internal import SQLiteCipherShim
 
 /// The page cipher of one encrypted database: an SQLite VFS of its own (a unique name, registered while this
 /// object lives) that seals every page of the database file and of its WAL with the vault key on the way to the
@@ -52,18 +52,22 @@ final class CipherVFS: @unchecked Sendable {
     }
 }
 
-private let sealPage: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32 = { context, page, associatedData in
+private let sealPage: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32 = {
+    context, page, associatedData in
     guard let context, let page, let associatedData else { return 1 }
     Unmanaged<PageCipher>.fromOpaque(context).takeUnretainedValue()
-        .seal(page: page, count: CipherVFS.pageSize, associatedData: associatedData,
-              associatedDataCount: Int(CAIRN_CIPHER_AD_BYTES))
+        .seal(
+            page: page, count: CipherVFS.pageSize, associatedData: associatedData,
+            associatedDataCount: Int(CAIRN_CIPHER_AD_BYTES))
     return 0
 }
 
-private let openPage: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32 = { context, page, associatedData in
+private let openPage: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32 = {
+    context, page, associatedData in
     guard let context, let page, let associatedData else { return 1 }
     let opened = Unmanaged<PageCipher>.fromOpaque(context).takeUnretainedValue()
-        .open(page: page, count: CipherVFS.pageSize, associatedData: associatedData,
-              associatedDataCount: Int(CAIRN_CIPHER_AD_BYTES))
+        .open(
+            page: page, count: CipherVFS.pageSize, associatedData: associatedData,
+            associatedDataCount: Int(CAIRN_CIPHER_AD_BYTES))
     return opened ? 0 : 1
 }

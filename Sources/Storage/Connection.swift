@@ -159,15 +159,19 @@ public final class Connection {
 
     // MARK: internals
 
-    private func withStatement<T>(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?],
-                                  _ body: (OpaquePointer) throws -> T) throws -> T {
+    private func withStatement<T>(
+        _ sql: String, _ arguments: [(any DatabaseValueConvertible)?],
+        _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
         try withStatement(sql, count: arguments.count, value: { arguments[$0]?.databaseValue ?? .null }, body)
     }
 
     /// Prepares (or takes from the cache) `sql`, binds `count` arguments (`value(i)` for the i-th, from 0), runs
     /// `body` and resets the statement.
-    private func withStatement<T>(_ sql: String, count: Int, value: (Int) -> DatabaseValue,
-                                  _ body: (OpaquePointer) throws -> T) throws -> T {
+    private func withStatement<T>(
+        _ sql: String, count: Int, value: (Int) -> DatabaseValue,
+        _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
         let stmt = try prepared(sql)
         defer {
             sqlite3_reset(stmt)
@@ -190,7 +194,8 @@ public final class Connection {
         let rc = sql.withCString { text in
             let rc = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
             if rc == SQLITE_OK, let tail, tail.pointee != 0,
-               !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" }) {
+                !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" })
+            {
                 return SQLITE_MISUSE
             }
             return rc
@@ -221,15 +226,19 @@ public final class Connection {
             rc = s.withCString { text in
                 // The C string ends at the first NUL: shorter than the text means the text holds one.
                 hasNUL = strlen(text) != count
-                return hasNUL ? SQLITE_OK : sqlite3_bind_text64(stmt, index, text, sqlite3_uint64(count), sqliteTransient,
-                                                                UInt8(SQLITE_UTF8))
+                return hasNUL
+                    ? SQLITE_OK
+                    : sqlite3_bind_text64(
+                        stmt, index, text, sqlite3_uint64(count), sqliteTransient,
+                        UInt8(SQLITE_UTF8))
             }
             guard !hasNUL else { throw DatabaseError.misuse("text with a NUL byte is never stored [in: \(sql)]") }
         case .blob(let data):
             rc = data.withUnsafeBytes { raw in
                 // A zero-length blob still needs a non-NULL pointer, or SQLite stores NULL.
-                sqlite3_bind_blob64(stmt, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                    sqlite3_uint64(raw.count), sqliteTransient)
+                sqlite3_bind_blob64(
+                    stmt, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    sqlite3_uint64(raw.count), sqliteTransient)
             }
         }
         if rc != SQLITE_OK { throw DatabaseError.from(code: rc, db: handle, sql: sql) }

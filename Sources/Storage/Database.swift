@@ -1,6 +1,6 @@
 internal import CSQLite
-import Foundation
 import Encryption
+import Foundation
 
 /// The one façade over a SQLite file in WAL mode with foreign keys on and a busy timeout, used only through
 /// `read { }` and `write { }` transactions. Safe to share between threads and between processes (WAL + busy
@@ -47,8 +47,10 @@ public final class Database: @unchecked Sendable {
     /// sealed with it (`CipherVFS`; docs/ENCRYPTION.md), no rollback journal or temporary file is ever written
     /// (WAL, `temp_store = MEMORY`), and a page that does not open (a wrong key, a changed, swapped or cut page)
     /// is `DatabaseError.unreadable`, here or at the first read that meets it. Without one it opens plain.
-    public init(path: String, busyTimeout: Duration = .seconds(5), vaultLock: VaultLock? = nil,
-                key: SecretKey? = nil) throws {
+    public init(
+        path: String, busyTimeout: Duration = .seconds(5), vaultLock: VaultLock? = nil,
+        key: SecretKey? = nil
+    ) throws {
         self.path = path
         self.busyTimeout = busyTimeout
         self.vaultLock = vaultLock
@@ -360,8 +362,10 @@ public final class Database: @unchecked Sendable {
     /// Opens a connection with `flags` and the busy handler (through the VFS named `vfs`, nil for the default),
     /// then runs `configure`; closes it if anything fails. Through a cipher VFS, temporary tables and indices stay
     /// in memory (the VFS refuses temporary files: they would hold pages in the clear).
-    static func connect(path: String, flags: Int32, busyTimeout: Duration, vfs: String?,
-                        configure: (Connection) throws -> Void) throws -> Connection {
+    static func connect(
+        path: String, flags: Int32, busyTimeout: Duration, vfs: String?,
+        configure: (Connection) throws -> Void
+    ) throws -> Connection {
         _ = SQLiteLibrary.prepared
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, flags, vfs)
@@ -399,8 +403,10 @@ public final class Database: @unchecked Sendable {
         do {
             try FileModes.createPrivateFile(atPath: path)
         } catch let failure as FileModes.SystemCallFailure {
-            throw DatabaseError.sqlite(SQLiteFailure(code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
-                                                     message: failure.description, sql: nil))
+            throw DatabaseError.sqlite(
+                SQLiteFailure(
+                    code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
+                    message: failure.description, sql: nil))
         }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         return try connect(path: path, flags: flags, busyTimeout: busyTimeout, vfs: vfs) { connection in

@@ -98,7 +98,8 @@ public enum DatabaseError: CairnError, Equatable, CustomDebugStringConvertible {
 
     /// Classifies a failed result code on `db` (the message is read from the connection immediately).
     static func from(code extended: Int32, db: OpaquePointer?, sql: String?) -> DatabaseError {
-        let message = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(extended))
         let primary = extended & 0xFF
         let failure = SQLiteFailure(code: primary, extendedCode: extended, message: message, sql: sql)

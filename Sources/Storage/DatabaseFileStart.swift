@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads the first bytes of a database file without ever dropping SQLite's locks on it.

@@ -20,7 +20,8 @@ public struct SnapshotPages {
         let size = CipherVFS.pageSize
         var page = [UInt8](repeating: 0, count: size)
         var pageNumber: UInt32 = 0
-        var offset = size, filled = size
+        var offset = size
+        var filled = size
         return { buffer in
             if offset == filled {
                 // The next page, whole.
@@ -33,13 +34,18 @@ public struct SnapshotPages {
                 if filled == 0 { return 0 }
                 pageNumber += 1
                 let associatedData = CipherVFS.associatedData(pageNumber: pageNumber)
-                let opened = filled == size && page.withUnsafeMutableBufferPointer { bytes in
-                    cipher.open(page: bytes.baseAddress!, count: size, associatedData: associatedData,
-                                associatedDataCount: associatedData.count)
-                }
+                let opened =
+                    filled == size
+                    && page.withUnsafeMutableBufferPointer { bytes in
+                        cipher.open(
+                            page: bytes.baseAddress!, count: size, associatedData: associatedData,
+                            associatedDataCount: associatedData.count)
+                    }
                 guard opened else {
-                    throw DatabaseError.unreadable(SQLiteFailure(code: SQLITE_IOERR, extendedCode: SQLITE_IOERR | (32 << 8),
-                                                                 message: "snapshot page \(pageNumber) does not open", sql: nil))
+                    throw DatabaseError.unreadable(
+                        SQLiteFailure(
+                            code: SQLITE_IOERR, extendedCode: SQLITE_IOERR | (32 << 8),
+                            message: "snapshot page \(pageNumber) does not open", sql: nil))
                 }
                 for i in (size - Int(CipherVFS.reservedBytes))..<size { page[i] = 0 }
                 offset = 0
@@ -77,10 +83,12 @@ extension Database {
         }
         do {
             guard sqlite3_open_v2(self.path, &source, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, cipher?.name) == SQLITE_OK,
-                  let source else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: source, sql: nil) }
+                let source
+            else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: source, sql: nil) }
             sqlite3_busy_timeout(source, Int32(busyTimeout.components.seconds * 1000))
             guard sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, sealer?.name) == SQLITE_OK,
-                  let target else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: target, sql: nil) }
+                let target
+            else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: target, sql: nil) }
             sqlite3_extended_result_codes(target, 1)
             let copy = Connection(handle: target)
             defer { copy.finalizeStatements() }
@@ -121,7 +129,8 @@ extension Database {
         var source: OpaquePointer?
         defer { sqlite3_close_v2(source) }
         guard sqlite3_open_v2(path, &source, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, cipher?.name) == SQLITE_OK,
-              let source else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: source, sql: nil) }
+            let source
+        else { throw DatabaseError.from(code: SQLITE_CANTOPEN, db: source, sql: nil) }
         sqlite3_extended_result_codes(source, 1)
         sqlite3_busy_timeout(source, Int32(busyTimeout.components.seconds * 1000))
         try target.withoutTransaction { connection in

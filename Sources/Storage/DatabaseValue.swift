@@ -1,5 +1,5 @@
-import CairnCore
 internal import CSQLite
+import CairnCore
 import Foundation
 
 /// SQLite's "copy the bytes now" destructor. It does not import into Swift (PLATFORM.md), so it is rebuilt

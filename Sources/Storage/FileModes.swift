@@ -1,7 +1,8 @@
-import Foundation
 import CairnCore
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// POSIX file helpers for the vault: private modes (0700 directories, 0600 files) and durable writes.

@@ -15,7 +15,8 @@ extension CairnSchema {
     ///   Instants are UTC seconds with the `±HHMM` offset the export wrote (in seconds) and the record's
     ///   `HKTimeZone` metadata; `value` is as exported in `unit` ("" for sleep, whose value is the category number).
     static let health = Migration(id: "2026-11-30.health") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE health_imports (
                 id              INTEGER PRIMARY KEY,
                 imported_at     TEXT NOT NULL,

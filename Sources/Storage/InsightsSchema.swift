@@ -12,7 +12,8 @@ extension CairnSchema {
     ///   limitations, chart points); the other columns are copies for ordering and filtering.
     /// - `insight_runs`: a single row saying when insights were last computed and for which local day.
     static let insights = Migration(id: "2026-11-30.insights") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE insights (
                 change_id         TEXT NOT NULL CHECK (length(change_id) > 0),
                 metric_id         TEXT NOT NULL CHECK (length(metric_id) > 0),
@@ -49,7 +50,8 @@ extension CairnSchema {
     /// - `insight_runs.inputs`: the ledger fingerprint and the exposure changes of the last run (JSON), so a run
     ///   with an unchanged ledger on the same day does not re-read every intake record.
     static let insightInputs = Migration(id: "2026-12-01.insight-inputs") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE insight_pending (
                 kind       TEXT NOT NULL CHECK (kind IN ('series', 'ledger')),
                 key        TEXT NOT NULL CHECK (length(key) > 0),

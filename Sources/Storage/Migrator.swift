@@ -125,8 +125,9 @@ public struct Migrator: Sendable {
                     if !violations.isEmpty {
                         throw MigrationError.foreignKeyViolations(id: migration.id, count: violations.count)
                     }
-                    try db.execute("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)",
-                                   migration.id, Timestamp.string(from: clock.now()))
+                    try db.execute(
+                        "INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)",
+                        migration.id, Timestamp.string(from: clock.now()))
                     return true
                 }
                 if applied { done.append(migration.id) }

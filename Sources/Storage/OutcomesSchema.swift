@@ -13,7 +13,8 @@ extension CairnSchema {
     ///   then the same pairing is read from the records themselves (`RegimenStore.importedRecord`), the rows
     ///   already here are kept as they are.
     static let outcomes = Migration(id: "2026-11-30.outcomes") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE outcome_metrics (
                 id          TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 40),
                 name        TEXT NOT NULL CHECK (length(trim(name)) > 0),
@@ -54,7 +55,8 @@ extension CairnSchema {
     /// run is finished (`finished_at` set); an unfinished run (a failed or interrupted import) is removed with
     /// its records and their import keys. Records from before this migration have no run and count as always.
     static let intakeImportRuns = Migration(id: "2026-12-01.intake-import-runs") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE regimen_intake_import_runs (
                 id          INTEGER PRIMARY KEY,
                 started_at  TEXT NOT NULL,

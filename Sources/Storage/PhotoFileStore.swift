@@ -147,8 +147,10 @@ public struct PhotoFileStore: Sendable {
         self.init(vault: vault, database: database, clock: clock, faultInjection: nil)
     }
 
-    init(vault: Vault, database: Database, clock: any Clock,
-         faultInjection: (@Sendable (PhotoWriteStage) throws -> Void)?) {
+    init(
+        vault: Vault, database: Database, clock: any Clock,
+        faultInjection: (@Sendable (PhotoWriteStage) throws -> Void)?
+    ) {
         self.vault = vault
         self.database = database
         self.clock = clock
@@ -157,8 +159,10 @@ public struct PhotoFileStore: Sendable {
 
     /// Stores a photo in its own write transaction. See `write(_:purpose:mediaType:width:height:in:verify:)`.
     @discardableResult
-    public func write(_ bytes: Data, purpose: String, mediaType: PhotoMediaType, width: Int, height: Int,
-                      verify: (Data) throws -> Void) throws -> StoredPhoto {
+    public func write(
+        _ bytes: Data, purpose: String, mediaType: PhotoMediaType, width: Int, height: Int,
+        verify: (Data) throws -> Void
+    ) throws -> StoredPhoto {
         try database.write { db in
             try write(bytes, purpose: purpose, mediaType: mediaType, width: width, height: height, in: db, verify: verify)
         }
@@ -170,8 +174,10 @@ public struct PhotoFileStore: Sendable {
     /// row is rolled back (to a savepoint, so the caller's transaction stays usable); if the caller's
     /// transaction later rolls back, the file is removed too.
     @discardableResult
-    public func write(_ bytes: Data, purpose: String, mediaType: PhotoMediaType, width: Int, height: Int,
-                      in db: Connection, verify: (Data) throws -> Void) throws -> StoredPhoto {
+    public func write(
+        _ bytes: Data, purpose: String, mediaType: PhotoMediaType, width: Int, height: Int,
+        in db: Connection, verify: (Data) throws -> Void
+    ) throws -> StoredPhoto {
         guard db.isInWriteTransaction else { throw PhotoStoreError.notInWriteTransaction }
         guard !bytes.isEmpty else { throw PhotoStoreError.emptyFile }
         guard width > 0, height > 0 else { throw PhotoStoreError.invalidDimensions }
@@ -182,9 +188,10 @@ public struct PhotoFileStore: Sendable {
         let relativePath = "photos/\(folder)/\(id.rawValue).\(mediaType.fileExtension)"
         let finalPath = vault.directory.appendingPathComponent(relativePath).path
         let tempPath = vault.photosDirectory.appendingPathComponent(".tmp-\(UUID().uuidString.lowercased())").path
-        let photo = StoredPhoto(id: id, relativePath: relativePath, purpose: purpose, mediaType: mediaType,
-                                width: width, height: height, byteCount: bytes.count,
-                                sha256: SHA256.hexDigest(bytes), createdAt: millisecondPrecision(clock.now()))
+        let photo = StoredPhoto(
+            id: id, relativePath: relativePath, purpose: purpose, mediaType: mediaType,
+            width: width, height: height, byteCount: bytes.count,
+            sha256: SHA256.hexDigest(bytes), createdAt: millisecondPrecision(clock.now()))
 
         let form = try fileForm()
         try db.execute("SAVEPOINT photo_write")
@@ -211,7 +218,8 @@ public struct PhotoFileStore: Sendable {
             let written = intent
             db.onRollback { written?.finish(removing: true) }
             db.afterCommit { written?.finish(removing: false) }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, id.rawValue, relativePath, purpose, mediaType.rawValue, width, height, bytes.count,
@@ -414,14 +422,17 @@ public struct PhotoFileStore: Sendable {
     /// that is not a directory (symbolic links are not followed). readdir with each entry's own type, so nothing is
     /// stat'ed but an entry of unknown type: Foundation's enumerator made the sweep of a vault of 1,300 photo files
     /// 9 ms of every command that opens it to write.
-    public static func forEachFile(under directory: String, relative: String = "",
-                            _ body: (_ relative: String, _ path: String) throws -> Void) throws {
+    public static func forEachFile(
+        under directory: String, relative: String = "",
+        _ body: (_ relative: String, _ path: String) throws -> Void
+    ) throws {
         guard let stream = opendir(directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name == "." || name == ".." { continue }
-            let path = directory + "/" + name, inside = relative.isEmpty ? name : relative + "/" + name
+            let path = directory + "/" + name
+            let inside = relative.isEmpty ? name : relative + "/" + name
             var isDirectory = entry.pointee.d_type == UInt8(DT_DIR)
             if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
                 var info = stat()
@@ -442,13 +453,15 @@ public struct PhotoFileStore: Sendable {
 
     static func storedPhoto(_ row: Row) throws -> StoredPhoto {
         guard let mediaType = PhotoMediaType(rawValue: try row.get("media_type")),
-              let createdAt = Timestamp.date(from: try row.get("created_at")) else {
+            let createdAt = Timestamp.date(from: try row.get("created_at"))
+        else {
             throw DatabaseError.misuse("photos row holds an unknown media type or timestamp")
         }
-        return StoredPhoto(id: PhotoID(try row.get("id")), relativePath: try row.get("relative_path"),
-                           purpose: try row.get("purpose"), mediaType: mediaType, width: try row.get("width"),
-                           height: try row.get("height"), byteCount: try row.get("byte_count"),
-                           sha256: try row.get("sha256"), createdAt: createdAt)
+        return StoredPhoto(
+            id: PhotoID(try row.get("id")), relativePath: try row.get("relative_path"),
+            purpose: try row.get("purpose"), mediaType: mediaType, width: try row.get("width"),
+            height: try row.get("height"), byteCount: try row.get("byte_count"),
+            sha256: try row.get("sha256"), createdAt: createdAt)
     }
 }
 

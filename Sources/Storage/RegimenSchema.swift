@@ -6,7 +6,8 @@ extension CairnSchema {
     /// one original check-in per scheduled occurrence (a partial UNIQUE index on revision, day and slot); one
     /// correction per record (UNIQUE supersedes); revisions numbered and effective-dated uniquely per schedule.
     static let regimen = Migration(id: "2026-11-30.regimen") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE regimen_products (
                 id         TEXT PRIMARY KEY,
                 created_at TEXT NOT NULL
@@ -108,7 +109,8 @@ extension CairnSchema {
     /// - `imported_from` names the file an imported record came from (`''` for the records imported before
     ///   this migration, whose file name was not kept); NULL for doses logged in Cairn.
     static let intakeUndo = Migration(id: "2026-12-01.intake-undo") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE regimen_intake_new (
                 id                   TEXT PRIMARY KEY,
                 kind                 TEXT NOT NULL CHECK (kind IN ('scheduled', 'as-needed', 'extra')),
@@ -153,7 +155,8 @@ extension CairnSchema {
     /// a day wins), per-schedule on/off switches dated the same way, and what was sent (append-only), so a dose
     /// is reminded once, repeats count, a snooze is kept and a morning summary is sent once a day.
     static let reminders = Migration(id: "2026-12-01.reminders") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE reminder_preferences (
                 id              INTEGER PRIMARY KEY,
                 effective_from  TEXT NOT NULL CHECK (length(effective_from) = 10),
@@ -190,7 +193,8 @@ extension CairnSchema {
     /// Skin photo reminders: per area, every N weeks after its newest photo (0 off), effective-dated like the
     /// schedule switches; `reminder_deliveries` is rebuilt so its kinds include `photo` (one per area and due day).
     static let photoReminders = Migration(id: "2026-12-01.photo-reminders") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE reminder_area_intervals (
                 id             INTEGER PRIMARY KEY,
                 area_id        TEXT NOT NULL REFERENCES skin_areas(id) ON DELETE CASCADE,
@@ -218,7 +222,8 @@ extension CairnSchema {
     /// Schedules that name a zone: `time_zone` holds the IANA name whose wall clock the revision's times, start and
     /// end are read on; NULL (every schedule before this) follows the person's current zone.
     static let scheduleZones = Migration(id: "2026-12-01.schedule-zones") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             ALTER TABLE regimen_schedule_revisions ADD COLUMN time_zone TEXT CHECK (time_zone IS NULL OR length(time_zone) > 0);
             """)
     }

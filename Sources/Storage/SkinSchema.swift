@@ -7,7 +7,8 @@
 extension CairnSchema {
     /// Skin areas, entries and comparisons.
     static let skin = Migration(id: "2026-11-30.skin") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE skin_areas (
                 id            TEXT PRIMARY KEY,
                 name          TEXT NOT NULL CHECK (length(trim(name)) > 0),
@@ -62,7 +63,8 @@ extension CairnSchema {
     /// Notes given before this migration move here as version 1, recorded at their entry's `created_at`. From
     /// now on `skin_entries.note` is not written or read (a landed table keeps its columns).
     static let skinNotes = Migration(id: "2026-12-01.skin-notes") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE skin_entry_notes (
                 entry_id    TEXT NOT NULL REFERENCES skin_entries(id) ON DELETE CASCADE,
                 version     INTEGER NOT NULL CHECK (version >= 1),

@@ -8,7 +8,8 @@ extension CairnSchema {
     /// - `square_*`: the crop square in the original photo's upright pixel coordinates;
     ///   `source_width`/`source_height`: that photo's upright size (the square lies inside it).
     static let smile = Migration(id: "2026-11-30.smile") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE smile_entries (
                 id                      TEXT PRIMARY KEY,
                 photo_id                TEXT NOT NULL UNIQUE REFERENCES photos(id),

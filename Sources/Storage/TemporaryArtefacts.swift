@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The vault's one registry of temporary artefacts (issue 36): every file or folder Cairn writes for a moment
@@ -107,14 +108,19 @@ public struct TemporaryArtefacts: Sendable {
     /// entry whose owner runs is left alone, and so is its artefact. `decide` may keep an artefact (its entry goes):
     /// a photo written whose row did commit.
     @discardableResult
-    public func removeAbandoned(_ kinds: Set<Kind> = Set(Kind.allCases),
-                                keeping keep: (Entry) -> Bool = { _ in false }) -> [Entry] {
+    public func removeAbandoned(
+        _ kinds: Set<Kind> = Set(Kind.allCases),
+        keeping keep: (Entry) -> Bool = { _ in false }
+    ) -> [Entry] {
         var removed: [Entry] = []
         for name in entryNames() {
             let path = folder.appendingPathComponent(name).path
             // Taken, and still named: its owner died. (An owner that finishes removes the entry before it lets go.)
             guard let lock = try? FileLock(path: path, create: false), lock.tryLock(exclusive: true) else { continue }
-            guard lock.isStillNamed else { lock.unlock(); continue }
+            guard lock.isStillNamed else {
+                lock.unlock()
+                continue
+            }
             if name.hasSuffix(".pending") {
                 // Registered half-way: its artefact was never written.
                 unlink(path)
@@ -124,7 +130,10 @@ public struct TemporaryArtefacts: Sendable {
                 lock.unlock()
                 continue
             }
-            guard kinds.contains(entry.kind) else { lock.unlock(); continue }
+            guard kinds.contains(entry.kind) else {
+                lock.unlock()
+                continue
+            }
             if !keep(entry), entry.kind.accepts(entry.path) { removeItem(atPath: entry.path) }
             unlink(path)
             removed.append(entry)

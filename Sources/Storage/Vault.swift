@@ -1,8 +1,9 @@
 import CairnCore
 import Encryption
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the vault could not be used. Messages never contain the path.
@@ -36,7 +37,8 @@ public enum VaultError: CairnError, Equatable {
             return "Cairn could not read or write a file in its data folder. Nothing was changed."
         case .servedElsewhere(let pid):
             let who = pid.map { "cairn serve (process \($0))" } ?? "cairn serve"
-            return "\(who) is using this vault, and while it runs only it may change the data. Make the change in its web page, or stop it (Ctrl+C in its window) and try again. Nothing was changed."
+            return
+                "\(who) is using this vault, and while it runs only it may change the data. Make the change in its web page, or stop it (Ctrl+C in its window) and try again. Nothing was changed."
         case .busyElsewhere:
             return "Another cairn command is changing this vault. Wait for it to finish and try again. Nothing was changed."
         case .lockAlreadyOn:
@@ -133,7 +135,8 @@ public struct Vault: Sendable, Equatable {
         let path = directory.appendingPathComponent(Self.identifierFileName).path
         func stored() -> [UInt8]? {
             guard let data = try? FileModes.readFile(atPath: path),
-                  let bytes = Hex.decode(String(decoding: data, as: UTF8.self)), bytes.count == 16 else { return nil }
+                let bytes = Hex.decode(String(decoding: data, as: UTF8.self)), bytes.count == 16
+            else { return nil }
             return bytes
         }
         if let existing = stored() { return existing }
@@ -154,8 +157,10 @@ public struct Vault: Sendable, Equatable {
     /// Opens the database and brings it to today's schema (`migrations`, default `CairnSchema.migrations`).
     /// The database's writes go through the vault's `VaultLock` (`owner.lock` in the directory). With `key` (the
     /// vault key) the database is encrypted at rest (`Database.init(path:busyTimeout:vaultLock:key:)`).
-    public func openDatabase(migrations: [Migration] = CairnSchema.migrations,
-                             clock: any Clock = SystemClock(), key: SecretKey? = nil) throws -> Database {
+    public func openDatabase(
+        migrations: [Migration] = CairnSchema.migrations,
+        clock: any Clock = SystemClock(), key: SecretKey? = nil
+    ) throws -> Database {
         try refuseLostDatabase()
         let database = try Database(path: databaseURL.path, vaultLock: try VaultLock(directory: directory), key: key)
         try Migrator(migrations, clock: clock).migrate(database)
@@ -218,8 +223,10 @@ public struct Vault: Sendable, Equatable {
     /// elsewhere, or other commands keep writing, it refuses (`VaultError.servedElsewhere`, `.busyElsewhere`)
     /// and removes nothing, so no other process is left holding a database that was deleted under it. A
     /// command that only reads may still have the old file open; it sees the deleted data until it exits.
-    public func deleteAllData(database: Database, migrations: [Migration] = CairnSchema.migrations,
-                              clock: any Clock = SystemClock()) throws {
+    public func deleteAllData(
+        database: Database, migrations: [Migration] = CairnSchema.migrations,
+        clock: any Clock = SystemClock()
+    ) throws {
         guard database.path == databaseURL.path else {
             throw DatabaseError.misuse("deleteAllData was given a database outside this vault")
         }

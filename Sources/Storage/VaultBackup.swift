@@ -1,8 +1,9 @@
 import CairnCore
 import Encryption
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a backup could not be made, checked or restored. Messages name no path and no content.
@@ -36,9 +37,11 @@ public enum BackupError: CairnError, Equatable {
             return "The folder to restore into is not empty. Restore into a new or empty folder; nothing was changed."
         case .databaseDamaged: return "The database in the backup failed SQLite's integrity check, so nothing was restored."
         case .photoUnavailable:
-            return "A photo the journal names is missing from the data folder, so no backup was written. Run cairn doctor: it lists each missing or damaged photo."
+            return
+                "A photo the journal names is missing from the data folder, so no backup was written. Run cairn doctor: it lists each missing or damaged photo."
         case .photoDamaged:
-            return "A photo file in the data folder is damaged (it is not the photo the journal recorded), so no backup was written. Run cairn doctor: it lists each missing or damaged photo."
+            return
+                "A photo file in the data folder is damaged (it is not the photo the journal recorded), so no backup was written. Run cairn doctor: it lists each missing or damaged photo."
         case .photoChanged:
             return "A photo file changed while the backup read it, so no backup was written. Try again."
         case .fileOperationFailed: return "A file could not be read or written. Nothing was changed."
@@ -100,8 +103,10 @@ public enum VaultBackup {
     /// decrypted in memory, one at a time, straight into the backup's own encrypted stream (as its database is
     /// copied page by page out of its cipher), so a backup reads the same for both kinds of vault and restores a
     /// vault whose lock is off, whole and consistent; the person turns the lock on again there.
-    public static func write(vault: Vault, database: Database, passphrase: Passphrase, createdAt: Date,
-                             keyDerivation: KeyDerivation = .standard(), to sink: @escaping ByteSink) throws -> BackupSummary {
+    public static func write(
+        vault: Vault, database: Database, passphrase: Passphrase, createdAt: Date,
+        keyDerivation: KeyDerivation = .standard(), to sink: @escaping ByteSink
+    ) throws -> BackupSummary {
         let vaultID = try vault.identifier()
         let snapshotPath = vault.directory.appendingPathComponent(".backup-\(UUID().uuidString.lowercased()).sqlite").path
         // Registered before it is made: a kill while it is written leaves an entry the next opener acts on.
@@ -117,17 +122,21 @@ public enum VaultBackup {
         defer { close(snapshot) }
 
         let form = try PhotoFileForm(vault: vault, key: database.vaultKey)
-        let writer = try EncryptingWriter(passphrase: passphrase, kind: .vaultBackup, vaultID: vaultID,
-                                          keyDerivation: keyDerivation, sink: sink)
+        let writer = try EncryptingWriter(
+            passphrase: passphrase, kind: .vaultBackup, vaultID: vaultID,
+            keyDerivation: keyDerivation, sink: sink)
         try (magic + [version]).withUnsafeBytes { try writer.write($0) }
         var files: [Manifest.File] = []
         var info = stat()
         guard fstat(snapshot, &info) == 0 else { throw BackupError.fileOperationFailed("stat: errno \(errno)") }
-        files.append(try writeEntry(path: databaseName, size: UInt64(info.st_size), to: writer,
-                                    from: pages.plainBytes(from: source(snapshot, step: "read"))))
+        files.append(
+            try writeEntry(
+                path: databaseName, size: UInt64(info.st_size), to: writer,
+                from: pages.plainBytes(from: source(snapshot, step: "read"))))
         for photo in photos {
             guard isValidPath(photo.path),
-                  let file = try? FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.path).path) else {
+                let file = try? FileModes.readFile(atPath: vault.directory.appendingPathComponent(photo.path).path)
+            else {
                 throw BackupError.photoUnavailable
             }
             guard let bytes = try? form.photo(inFile: file, id: photo.id, sha256: photo.sha256) else { throw BackupError.photoDamaged }
@@ -148,8 +157,10 @@ public enum VaultBackup {
 
     /// Writes one file entry of `size` bytes read from `input`; a file that turns out longer or shorter (changed
     /// while it was read) is `photoChanged`.
-    private static func writeEntry(path: String, size: UInt64, to writer: EncryptingWriter,
-                                   from input: ByteSource) throws -> Manifest.File {
+    private static func writeEntry(
+        path: String, size: UInt64, to writer: EncryptingWriter,
+        from input: ByteSource
+    ) throws -> Manifest.File {
         try entryHeader(kind: fileEntry, path: path, size: size).withUnsafeBytes { try writer.write($0) }
         var hasher = SHA256Hasher()
         var buffer = [UInt8](repeating: 0, count: encryptedChunkByteCount)
@@ -180,8 +191,9 @@ public enum VaultBackup {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
         guard parts.count == 3, parts[0] == "photos", parts[1].count == 2, parts[1].allSatisfy(\.isHexDigit),
-              parts[1] == parts[1].lowercased(), !parts[2].isEmpty, !parts[2].hasPrefix("."),
-              parts[2].allSatisfy(allowed.contains) else { return false }
+            parts[1] == parts[1].lowercased(), !parts[2].isEmpty, !parts[2].hasPrefix("."),
+            parts[2].allSatisfy(allowed.contains)
+        else { return false }
         return true
     }
 
@@ -226,8 +238,9 @@ public enum VaultBackup {
             stagingLock = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             try FileModes.check(stagingLock, "open restore folder")
             try FileModes.check(flock(stagingLock, LOCK_EX | LOCK_NB), "lock restore folder")
-            try FileModes.writeNewFile(Data((target as NSString).lastPathComponent.utf8),
-                                       atPath: (staging as NSString).appendingPathComponent(stagingTargetName))
+            try FileModes.writeNewFile(
+                Data((target as NSString).lastPathComponent.utf8),
+                atPath: (staging as NSString).appendingPathComponent(stagingTargetName))
             try FileModes.ensurePrivateDirectory(atPath: staging + "/photos")
         } catch let failure as FileModes.SystemCallFailure {
             try? FileManager.default.removeItem(atPath: staging)
@@ -238,7 +251,10 @@ public enum VaultBackup {
             var open: Int32 = -1
             defer { if open >= 0 { close(open) } }
             let summary = try read(fileAt: path, passphrase: passphrase) { relative in
-                if open >= 0 { close(open); open = -1 }
+                if open >= 0 {
+                    close(open)
+                    open = -1
+                }
                 let file = (staging as NSString).appendingPathComponent(relative)
                 try FileModes.ensurePrivateDirectory(atPath: (file as NSString).deletingLastPathComponent)
                 open = Glibc.open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FileModes.privateFile)
@@ -261,8 +277,9 @@ public enum VaultBackup {
                 open = -1
                 CrashPoint.reached("restore-file-written")
             }
-            try FileModes.writeNewFile(Data((summary.vaultID + "\n").utf8),
-                                       atPath: (staging as NSString).appendingPathComponent(Vault.identifierFileName))
+            try FileModes.writeNewFile(
+                Data((summary.vaultID + "\n").utf8),
+                atPath: (staging as NSString).appendingPathComponent(Vault.identifierFileName))
             guard integrityCheckPasses(databaseAt: (staging as NSString).appendingPathComponent(databaseName)) else {
                 throw BackupError.databaseDamaged
             }
@@ -320,9 +337,11 @@ public enum VaultBackup {
     /// The one reader: decrypts the backup at `path`, hands each file's bytes to the sink `fileSink` returns for
     /// its path (nil: only hash them), calls `finishFile` after each file it had a sink for, and checks every size
     /// and digest against the manifest, which must come last and list exactly the files read, in order.
-    private static func read(fileAt path: String, passphrase: Passphrase,
-                             fileSink: (String) throws -> ByteSink?,
-                             finishFile: () throws -> Void = {}) throws -> BackupSummary {
+    private static func read(
+        fileAt path: String, passphrase: Passphrase,
+        fileSink: (String) throws -> ByteSink?,
+        finishFile: () throws -> Void = {}
+    ) throws -> BackupSummary {
         let fd = try openForReading(path)
         defer { close(fd) }
         let input = source(fd)
@@ -342,8 +361,9 @@ public enum VaultBackup {
             let size = sizeBytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             if head[0] == manifestEntry {
                 guard name == manifestName, size <= manifestLimit, let json = try reader.read(count: Int(size)),
-                      try reader.isAtEnd(),
-                      let manifest = try? JSONDecoder().decode(Manifest.self, from: Data(json)) else {
+                    try reader.isAtEnd(),
+                    let manifest = try? JSONDecoder().decode(Manifest.self, from: Data(json))
+                else {
                     throw BackupError.malformed
                 }
                 guard manifest.format == 1, manifest.vault == Hex.encode(header.vaultID) else { throw BackupError.malformed }
@@ -351,7 +371,8 @@ public enum VaultBackup {
                 return summary(of: manifest)
             }
             guard head[0] == fileEntry, isValidPath(name), !seen.contains(where: { $0.path == name }),
-                  seen.isEmpty == (name == databaseName) else { throw BackupError.malformed }
+                seen.isEmpty == (name == databaseName)
+            else { throw BackupError.malformed }
             let sink = try fileSink(name)
             var hasher = SHA256Hasher()
             var remaining = size
@@ -372,9 +393,10 @@ public enum VaultBackup {
     }
 
     private static func summary(of manifest: Manifest) -> BackupSummary {
-        BackupSummary(vaultID: manifest.vault, createdAt: manifest.created,
-                      photoCount: manifest.files.count - 1,
-                      contentBytes: manifest.files.reduce(0) { $0 + Int64($1.bytes) })
+        BackupSummary(
+            vaultID: manifest.vault, createdAt: manifest.created,
+            photoCount: manifest.files.count - 1,
+            contentBytes: manifest.files.reduce(0) { $0 + Int64($1.bytes) })
     }
 
     private static func integrityCheckPasses(databaseAt path: String) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An advisory lock on one private file (`flock`), held through an open descriptor and let go by the kernel when
@@ -33,7 +34,8 @@ public final class FileLock: @unchecked Sendable {
 
     /// Whether the file this lock has open is still the one named `path` (not removed or replaced since).
     public var isStillNamed: Bool {
-        var held = stat(), named = stat()
+        var held = stat()
+        var named = stat()
         guard fstat(fd, &held) == 0, stat(path, &named) == 0 else { return false }
         return held.st_dev == named.st_dev && held.st_ino == named.st_ino
     }

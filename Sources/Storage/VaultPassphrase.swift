@@ -1,8 +1,9 @@
 import CairnCore
 import Encryption
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The vault's lock as the person set it (`vault.header`; docs/ENCRYPTION.md, "Vault header").
@@ -90,8 +91,10 @@ extension Vault {
 
     /// Changes the passphrase: the same vault key wrapped anew (new salt, new nonce); the database is not touched.
     /// Throws `EncryptionError.wrongVaultPassphrase` when `passphrase` is not the current one.
-    public func changePassphrase(from passphrase: Passphrase, to newPassphrase: Passphrase,
-                                 keyDerivation: KeyDerivation = .standard()) throws {
+    public func changePassphrase(
+        from passphrase: Passphrase, to newPassphrase: Passphrase,
+        keyDerivation: KeyDerivation = .standard()
+    ) throws {
         guard let current = try header(), current.state == .on else { throw VaultError.lockNotOn }
         try replaceHeader(with: current.rewrapped(passphrase: passphrase, newPassphrase: newPassphrase, keyDerivation: keyDerivation))
     }
@@ -100,10 +103,15 @@ extension Vault {
     /// (crash-safe, see above), then every photo file. `database` (this vault's, plain) is closed; the encrypted
     /// database is returned, open and migrated. The process must be able to become the vault's only writer
     /// (`VaultLock.claimExclusive`). `reached` is told each stage (tests stop there).
-    public func turnLockOn(database: Database, passphrase: Passphrase, keyDerivation: KeyDerivation = .standard(),
-                           migrations: [Migration] = CairnSchema.migrations, clock: any Clock = SystemClock(),
-                           reached told: (LockChangeStage) -> Void = { _ in }) throws -> Database {
-        func reached(_ stage: LockChangeStage) { Self.crashPoint(stage); told(stage) }
+    public func turnLockOn(
+        database: Database, passphrase: Passphrase, keyDerivation: KeyDerivation = .standard(),
+        migrations: [Migration] = CairnSchema.migrations, clock: any Clock = SystemClock(),
+        reached told: (LockChangeStage) -> Void = { _ in }
+    ) throws -> Database {
+        func reached(_ stage: LockChangeStage) {
+            Self.crashPoint(stage)
+            told(stage)
+        }
         guard database.path == databaseURL.path else { throw DatabaseError.misuse("turnLockOn was given a database outside this vault") }
         guard try header()?.state != .on, !database.isEncrypted, !databaseIsEncrypted else { throw VaultError.lockAlreadyOn }
         // The vault is this process's alone before anything is said or written (a refusal leaves no marker).
@@ -140,9 +148,14 @@ extension Vault {
     /// header kept as "turned off" (no key). Needs the passphrase. `database` (this vault's, encrypted) is closed;
     /// the plain database is returned. An encrypted photo file that does not open stops it before the database
     /// is touched (`PhotoStoreError.fileDamaged`): without the key it could never be read again.
-    public func turnLockOff(database: Database, passphrase: Passphrase, migrations: [Migration] = CairnSchema.migrations,
-                            clock: any Clock = SystemClock(), reached told: (LockChangeStage) -> Void = { _ in }) throws -> Database {
-        func reached(_ stage: LockChangeStage) { Self.crashPoint(stage); told(stage) }
+    public func turnLockOff(
+        database: Database, passphrase: Passphrase, migrations: [Migration] = CairnSchema.migrations,
+        clock: any Clock = SystemClock(), reached told: (LockChangeStage) -> Void = { _ in }
+    ) throws -> Database {
+        func reached(_ stage: LockChangeStage) {
+            Self.crashPoint(stage)
+            told(stage)
+        }
         guard database.path == databaseURL.path else { throw DatabaseError.misuse("turnLockOff was given a database outside this vault") }
         guard let current = try header(), current.state == .on, database.isEncrypted else { throw VaultError.lockNotOn }
         let key = try current.vaultKey(passphrase: passphrase)
@@ -171,8 +184,10 @@ extension Vault {
     private static func crashPoint(_ stage: LockChangeStage) { CrashPoint.reached("lock-" + stage.rawValue) }
 
     /// Writes the database anew (encrypted with `key`, plain without) and `header`, and swaps both in.
-    private func changeDatabase(_ database: Database, to key: SecretKey?, header: VaultHeader,
-                                reached: (LockChangeStage) -> Void) throws {
+    private func changeDatabase(
+        _ database: Database, to key: SecretKey?, header: VaultHeader,
+        reached: (LockChangeStage) -> Void
+    ) throws {
         guard let lock = database.vaultLock else { throw DatabaseError.misuse("a vault database without its lock") }
         try lock.claimExclusive()
         defer { lock.release() }

@@ -1,8 +1,9 @@
 import CairnCore
 import Encryption
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Photo files across a lock change (issue 21): encrypted in place when the lock goes on, decrypted when it goes
@@ -56,7 +57,8 @@ extension Vault {
             if let target, !EncryptedPhoto.isEncrypted(file) {
                 rewritten = try EncryptedPhoto.seal(file, photoID: id, vaultID: vaultID, vaultKey: target)
             } else if target == nil, EncryptedPhoto.isEncrypted(file), let readKey,
-                      let opened = try? EncryptedPhoto.open(file, photoID: id, vaultID: vaultID, vaultKey: readKey) {
+                let opened = try? EncryptedPhoto.open(file, photoID: id, vaultID: vaultID, vaultKey: readKey)
+            {
                 rewritten = opened
             } else {
                 continue
@@ -96,8 +98,10 @@ extension Vault {
     /// key, plain without), reading it with `readKey` (`PhotoFileForm`). A file already in its new form is left
     /// alone, and so is a missing one. Returns the photos whose file does not read as their photo (damaged, altered):
     /// they are left as they are. `reached` is told after each file rewritten.
-    func convertPhotos(of database: Database, readingWith readKey: SecretKey?, to target: SecretKey?,
-                       reached: (LockChangeStage) -> Void = { _ in }) throws -> [PhotoID] {
+    func convertPhotos(
+        of database: Database, readingWith readKey: SecretKey?, to target: SecretKey?,
+        reached: (LockChangeStage) -> Void = { _ in }
+    ) throws -> [PhotoID] {
         let rows = try database.read { try PhotoFileRow.all(in: $0) }
         let reading = try PhotoFileForm(vault: self, key: readKey)
         let writing = try PhotoFileForm(vault: self, key: target)
@@ -108,7 +112,8 @@ extension Vault {
             guard let file = try? FileModes.readFile(atPath: path) else { continue }
             if EncryptedPhoto.isEncrypted(file) == (target != nil) { continue }
             guard let photo = try? reading.photo(inFile: file, id: row.id, sha256: row.sha256),
-                  SHA256.hexDigest(photo) == row.sha256 else {
+                SHA256.hexDigest(photo) == row.sha256
+            else {
                 unreadable.append(row.id)
                 continue
             }

@@ -1,5 +1,5 @@
-import CairnCore
 import CTesseract
+import CairnCore
 import Foundation
 import Imaging
 import NativeLoader
@@ -154,7 +154,9 @@ public final class TextRecognizer: @unchecked Sendable {
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
         cairn_leptonica_silence()
         let rc: Int32
-        if let dataPath { rc = TessBaseAPIInit2(api, dataPath, "eng", OEM_LSTM_ONLY) } else {
+        if let dataPath {
+            rc = TessBaseAPIInit2(api, dataPath, "eng", OEM_LSTM_ONLY)
+        } else {
             rc = TessBaseAPIInit2(api, nil, "eng", OEM_LSTM_ONLY)
         }
         guard rc == 0 else {
@@ -201,9 +203,10 @@ public final class TextRecognizer: @unchecked Sendable {
     public func recognise(_ image: OCRImage) throws -> RecognizedPage {
         lock.lock()
         defer { lock.unlock() }
-        let summary = OCRImageSummary(scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
-                                      sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
-                                      readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0)
+        let summary = OCRImageSummary(
+            scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
+            sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
+            readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0)
         guard image.width > 0, image.height > 0 else {
             return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
         }
@@ -223,14 +226,18 @@ public final class TextRecognizer: @unchecked Sendable {
                 guard let cText = TessResultIteratorGetUTF8Text(iterator, RIL_WORD) else { continue }
                 let text = String(cString: cText)
                 TessDeleteText(cText)
-                var left: Int32 = 0, top: Int32 = 0, right: Int32 = 0, bottom: Int32 = 0
+                var left: Int32 = 0
+                var top: Int32 = 0
+                var right: Int32 = 0
+                var bottom: Int32 = 0
                 guard TessPageIteratorBoundingBox(page, RIL_WORD, &left, &top, &right, &bottom) != 0 else { continue }
                 let startsLine = TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0
                 let trimmed = text.trimmingCharacters(in: .whitespaces)
                 guard !trimmed.isEmpty else { continue }
                 let box = TextBox(x: Int(left), y: Int(top), width: Int(right - left), height: Int(bottom - top))
-                var word = RecognizedWord(text: trimmed, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100,
-                                          box: TextRecognizer.sourceBox(box, image), preprocessedBox: box)
+                var word = RecognizedWord(
+                    text: trimmed, confidence: Double(TessResultIteratorConfidence(iterator, RIL_WORD)) / 100,
+                    box: TextRecognizer.sourceBox(box, image), preprocessedBox: box)
                 word.unreadMarkInNumber = TextRecognizer.hasUnreadMark(in: trimmed, box: box, image: image)
                 words.append(word)
                 if startsLine || lines.isEmpty { lines.append([]) }
@@ -239,11 +246,14 @@ public final class TextRecognizer: @unchecked Sendable {
         }
         let recognizedLines = lines.filter { !$0.isEmpty }.map { indices -> RecognizedLine in
             let boxes = indices.map { words[$0].preprocessedBox }
-            let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
-            let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
-            return RecognizedLine(wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
-                                  minimumConfidence: indices.map { words[$0].confidence }.min()!,
-                                  preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+            let x0 = boxes.map(\.x).min()!
+            let y0 = boxes.map(\.y).min()!
+            let x1 = boxes.map { $0.x + $0.width }.max()!
+            let y1 = boxes.map { $0.y + $0.height }.max()!
+            return RecognizedLine(
+                wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
+                minimumConfidence: indices.map { words[$0].confidence }.min()!,
+                preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
         }
         let mean = words.isEmpty ? 0 : Double(TessBaseAPIMeanTextConf(handle)) / 100
         return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
@@ -262,18 +272,22 @@ public final class TextRecognizer: @unchecked Sendable {
     static func hasUnreadMark(in text: String, box: TextBox, image: OCRImage) -> Bool {
         let digits = text.prefix { $0.isNumber }
         guard digits.count >= 2, !text.dropFirst(digits.count).hasPrefix("."), !text.dropFirst(digits.count).hasPrefix(","),
-              box.width > 0, box.height > 2 else { return false }
+            box.width > 0, box.height > 2
+        else { return false }
         let share = Double(digits.count) / Double(text.count)
-        let x0 = max(0, box.x), y0 = max(0, box.y)
+        let x0 = max(0, box.x)
+        let y0 = max(0, box.y)
         let x1 = min(image.width - 1, box.x + Int(Double(box.width) * share) + (share < 1 ? 2 : 0))
         let y1 = min(image.height - 1, box.y + box.height)
         guard x1 > x0 + 2, y1 > y0 + 2 else { return false }
-        let w = x1 - x0 + 1, h = y1 - y0 + 1
+        let w = x1 - x0 + 1
+        let h = y1 - y0 + 1
         var values: [UInt8] = []
         values.reserveCapacity(w * h)
         for y in y0...y1 { values.append(contentsOf: image.pixels[(y * image.width + x0)...(y * image.width + x1)]) }
         let sorted = values.sorted()
-        let dark = Int(sorted[sorted.count * 5 / 100]), light = Int(sorted[min(sorted.count - 1, sorted.count * 95 / 100)])
+        let dark = Int(sorted[sorted.count * 5 / 100])
+        let light = Int(sorted[min(sorted.count - 1, sorted.count * 95 / 100)])
         guard light - dark >= 30 else { return false }
         // Ink at half-way from paper to ink, and (a faint point in a blurred photo) at 60% of the way to paper.
         return [0.5, 0.6].contains { fraction in
@@ -282,13 +296,17 @@ public final class TextRecognizer: @unchecked Sendable {
             let inkRows = (0..<h).filter { y in (0..<w).contains { ink($0, y) } }
             guard let top = inkRows.first, let bottom = inkRows.last else { return false }
             let height = bottom - top + 1
-            let upperEnd = top + Int(0.6 * Double(height)), lowerStart = bottom - Int(0.3 * Double(height))
+            let upperEnd = top + Int(0.6 * Double(height))
+            let lowerStart = bottom - Int(0.3 * Double(height))
             let upper = (0..<w).map { x in (top..<upperEnd).contains { ink(x, $0) } }
             let lower = (0..<w).map { x in (lowerStart...bottom).contains { ink(x, $0) } }
             guard let firstUpper = upper.firstIndex(of: true), let lastUpper = upper.lastIndex(of: true) else { return false }
             var x = 0
             while x < w {
-                guard lower[x] else { x += 1; continue }
+                guard lower[x] else {
+                    x += 1
+                    continue
+                }
                 var end = x
                 while end < w, lower[end] { end += 1 }
                 if x > firstUpper, end <= lastUpper, !upper[x..<end].contains(true), Double(end - x) >= max(2, 0.06 * Double(height)) {
@@ -304,8 +322,9 @@ public final class TextRecognizer: @unchecked Sendable {
     static func readArea(_ image: OCRImage) -> TextBox {
         guard let panel = image.panel else { return TextBox(x: 0, y: 0, width: image.sourceWidth, height: image.sourceHeight) }
         guard image.turnedHalf else { return TextBox(x: panel.x, y: panel.y, width: panel.width, height: panel.height) }
-        return TextBox(x: image.sourceWidth - panel.x - panel.width, y: image.sourceHeight - panel.y - panel.height,
-                       width: panel.width, height: panel.height)
+        return TextBox(
+            x: image.sourceWidth - panel.x - panel.width, y: image.sourceHeight - panel.y - panel.height,
+            width: panel.width, height: panel.height)
     }
 
     /// A preprocessed-image box in upright-photo pixels: the scale is undone, then the deskew rotation (libvips
@@ -315,23 +334,36 @@ public final class TextRecognizer: @unchecked Sendable {
     static func sourceBox(_ box: TextBox, _ image: OCRImage) -> TextBox {
         let s = image.scale > 0 ? image.scale : 1
         // The deskewed canvas before scaling, and the (cropped, turned) photo it was made from.
-        let canvasW = Double(image.width) / s, canvasH = Double(image.height) / s
-        let srcW = Double(image.panel?.width ?? image.sourceWidth), srcH = Double(image.panel?.height ?? image.sourceHeight)
-        let offsetX = Double(image.panel?.x ?? 0), offsetY = Double(image.panel?.y ?? 0)
-        let a = image.deskewDegrees * .pi / 180, c = cos(a), sn = sin(a)
-        let corners = [(box.x, box.y), (box.x + box.width, box.y), (box.x, box.y + box.height),
-                       (box.x + box.width, box.y + box.height)].map { (px, py) -> (Double, Double) in
-            let dx = Double(px) / s - canvasW / 2, dy = Double(py) / s - canvasH / 2
+        let canvasW = Double(image.width) / s
+        let canvasH = Double(image.height) / s
+        let srcW = Double(image.panel?.width ?? image.sourceWidth)
+        let srcH = Double(image.panel?.height ?? image.sourceHeight)
+        let offsetX = Double(image.panel?.x ?? 0)
+        let offsetY = Double(image.panel?.y ?? 0)
+        let a = image.deskewDegrees * .pi / 180
+        let c = cos(a)
+        let sn = sin(a)
+        let corners = [
+            (box.x, box.y), (box.x + box.width, box.y), (box.x, box.y + box.height),
+            (box.x + box.width, box.y + box.height),
+        ].map { (px, py) -> (Double, Double) in
+            let dx = Double(px) / s - canvasW / 2
+            let dy = Double(py) / s - canvasH / 2
             // libvips rotates by (x, y) -> (x cos - y sin, x sin + y cos); this is its inverse.
-            let x = dx * c + dy * sn + srcW / 2, y = -dx * sn + dy * c + srcH / 2
+            let x = dx * c + dy * sn + srcW / 2
+            let y = -dx * sn + dy * c + srcH / 2
             // The bow moved the column at u up by bow u^2.
             let u = srcW > 0 ? x / srcW * 2 - 1 : 0
             return (x + offsetX, y + image.bow * u * u + offsetY)
         }
-        let x0 = corners.map(\.0).min()!, x1 = corners.map(\.0).max()!
-        let y0 = corners.map(\.1).min()!, y1 = corners.map(\.1).max()!
-        var x = Int(x0.rounded()), y = Int(y0.rounded())
-        let w = Int((x1 - x0).rounded()), h = Int((y1 - y0).rounded())
+        let x0 = corners.map(\.0).min()!
+        let x1 = corners.map(\.0).max()!
+        let y0 = corners.map(\.1).min()!
+        let y1 = corners.map(\.1).max()!
+        var x = Int(x0.rounded())
+        var y = Int(y0.rounded())
+        let w = Int((x1 - x0).rounded())
+        let h = Int((y1 - y0).rounded())
         if image.turnedHalf {
             x = image.sourceWidth - x - w
             y = image.sourceHeight - y - h

@@ -147,20 +147,27 @@ public struct WebApplication: Sendable {
         let chrome = hasLock ? Layout.LockChrome(csrfToken: configuration.csrfToken, idleSeconds: gate.idleSeconds) : nil
         // Without a lock, a page asks once the vault holds something (read only when a page with the frame is drawn).
         let settings = vault.services.settings
-        let prompt = hasLock ? nil : Layout.LockPrompt(csrfToken: configuration.csrfToken, path: request.path, ask: {
-            guard let setting = try? settings.lockSetting(), setting == .neverSet else { return false }
-            return LockService.shouldAsk(setting, holdsRecords: (try? settings.holdsRecords()) ?? false)
-        })
-        return Layout.$lockChrome.withValue(chrome) { Layout.$lockPrompt.withValue(prompt) {
-            let response = route(request, with: vault.router(makeRouter))
-            // After any form that was taken (an import, an edit, a check-in), insights catch up on their own: in the
-            // background in `cairn serve`, inline elsewhere (`InsightService.recomputeInBackgroundIfNeeded`); not
-            // once the form has locked the vault.
-            if request.method?.isStateChanging == true, response.status < 400, gate.current(touch: false) === vault {
-                _ = try? vault.services.insights.recomputeInBackgroundIfNeeded()
+        let prompt =
+            hasLock
+            ? nil
+            : Layout.LockPrompt(
+                csrfToken: configuration.csrfToken, path: request.path,
+                ask: {
+                    guard let setting = try? settings.lockSetting(), setting == .neverSet else { return false }
+                    return LockService.shouldAsk(setting, holdsRecords: (try? settings.holdsRecords()) ?? false)
+                })
+        return Layout.$lockChrome.withValue(chrome) {
+            Layout.$lockPrompt.withValue(prompt) {
+                let response = route(request, with: vault.router(makeRouter))
+                // After any form that was taken (an import, an edit, a check-in), insights catch up on their own: in the
+                // background in `cairn serve`, inline elsewhere (`InsightService.recomputeInBackgroundIfNeeded`); not
+                // once the form has locked the vault.
+                if request.method?.isStateChanging == true, response.status < 400, gate.current(touch: false) === vault {
+                    _ = try? vault.services.insights.recomputeInBackgroundIfNeeded()
+                }
+                return response
             }
-            return response
-        } }
+        }
     }
 
     /// 7. The route table answers, or says 404, or 405 with the methods it has for this path.
@@ -195,4 +202,3 @@ public struct WebApplication: Sendable {
         }
     }
 }
-

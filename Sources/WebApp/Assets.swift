@@ -13,10 +13,12 @@ struct AssetStore: Sendable {
     static func bundled() -> AssetStore {
         var assets: [String: Asset] = [:]
         if let dir = Bundle.module.url(forResource: "Assets", withExtension: nil),
-           let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path)
+        {
             for name in names {
                 guard let type = contentType(forFileName: name),
-                      let data = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) else { continue }
+                    let data = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path)
+                else { continue }
                 assets[name] = Asset(contentType: type, data: data)
             }
         }
@@ -40,9 +42,11 @@ struct AssetStore: Sendable {
 
     /// `GET /assets/NAME`.
     func routes() -> [Route] {
-        [route(.get, "/assets/{name}") { r in
-            guard let asset = asset(named: r.parameter("name")) else { throw WebError.notFound }
-            return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
-        }]
+        [
+            route(.get, "/assets/{name}") { r in
+                guard let asset = asset(named: r.parameter("name")) else { throw WebError.notFound }
+                return Response(status: 200, headers: [("Content-Type", asset.contentType)], body: asset.data)
+            }
+        ]
     }
 }

@@ -2,7 +2,13 @@ import Foundation
 
 /// An HTTP request method the web shell knows about.
 public enum HTTPMethod: String, Sendable, CaseIterable {
-    case get = "GET", head = "HEAD", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE", options = "OPTIONS"
+    case get = "GET"
+    case head = "HEAD"
+    case post = "POST"
+    case put = "PUT"
+    case patch = "PATCH"
+    case delete = "DELETE"
+    case options = "OPTIONS"
 
     /// Whether the method changes state and therefore needs a CSRF token.
     public var isStateChanging: Bool {
@@ -30,8 +36,10 @@ public struct Request: Sendable {
     public var formFields: [String: Data]?
 
     /// Creates a request. Header names are lower-cased here.
-    public init(method: HTTPMethod?, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: Data = Data(), formFields: [String: Data]? = nil) {
+    public init(
+        method: HTTPMethod?, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: Data = Data(), formFields: [String: Data]? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -125,8 +133,9 @@ public struct Response: Sendable {
     /// A file to save (`Content-Disposition: attachment`), sent from an open descriptor of a file already removed
     /// from its folder (`BackupService.createForDownload`), so nothing of it stays behind once it is sent.
     public static func download(descriptor fd: Int32, name: String, type: String) -> Response {
-        Response(status: 200, headers: [("Content-Type", type), ("Content-Disposition", "attachment; filename=\"\(name)\"")],
-                 bodyFile: fd)
+        Response(
+            status: 200, headers: [("Content-Type", type), ("Content-Disposition", "attachment; filename=\"\(name)\"")],
+            bodyFile: fd)
     }
 
     /// An HTML page.

@@ -16,8 +16,10 @@ final class ServerContext: Sendable {
     let connectionSlots: DispatchSemaphore
     /// The connections being served, for the header deadline and making room (`ConnectionTable`).
     let connections: ConnectionTable
-    init(application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int,
-         headerDeadline: Duration = .seconds(WebServer.headerDeadlineSeconds)) {
+    init(
+        application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int,
+        headerDeadline: Duration = .seconds(WebServer.headerDeadlineSeconds)
+    ) {
         self.application = application
         self.maximumBodyBytes = maximumBodyBytes
         self.bodyTimeoutSeconds = bodyTimeoutSeconds
@@ -28,8 +30,10 @@ final class ServerContext: Sendable {
 
 /// libmicrohttpd's connection notifications: a connection that started (its `socket_context` is marked) gives its
 /// slot back when it is closed.
-func webConnectionNotified(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-                           _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode) {
+func webConnectionNotified(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
     guard let cls, let socketContext else { return }
     // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1 (microhttpd.h).
     if code.rawValue == 0 {
@@ -70,10 +74,12 @@ final class RequestState {
 }
 
 /// Receives form fields, possibly in several pieces, from libmicrohttpd's post processor.
-private func collectFormField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
-                              _ filename: UnsafePointer<CChar>?, _ contentType: UnsafePointer<CChar>?,
-                              _ transferEncoding: UnsafePointer<CChar>?, _ data: UnsafePointer<CChar>?,
-                              _ offset: UInt64, _ size: Int) -> MHD_Result {
+private func collectFormField(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+    _ filename: UnsafePointer<CChar>?, _ contentType: UnsafePointer<CChar>?,
+    _ transferEncoding: UnsafePointer<CChar>?, _ data: UnsafePointer<CChar>?,
+    _ offset: UInt64, _ size: Int
+) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
     let name = String(cString: key)
@@ -90,11 +96,14 @@ private func collectFormField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_Value
 }
 
 /// A post processor for form bodies (url-encoded or multipart); nil for any other body.
-private func makePostProcessor(for connection: OpaquePointer, method: UnsafePointer<CChar>?,
-                               state: RequestState) -> OpaquePointer? {
+private func makePostProcessor(
+    for connection: OpaquePointer, method: UnsafePointer<CChar>?,
+    state: RequestState
+) -> OpaquePointer? {
     guard let method, String(cString: method) == "POST",
-          let type = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map({ String(cString: $0).lowercased() }),
-          type.hasPrefix("multipart/form-data") || type.hasPrefix("application/x-www-form-urlencoded") else { return nil }
+        let type = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map({ String(cString: $0).lowercased() }),
+        type.hasPrefix("multipart/form-data") || type.hasPrefix("application/x-www-form-urlencoded")
+    else { return nil }
     return MHD_create_post_processor(connection, 64 * 1024, collectFormField, Unmanaged.passUnretained(state).toOpaque())
 }
 
@@ -105,8 +114,10 @@ private final class ValueCollector {
     init(separator: String) { self.separator = separator }
 }
 
-private func collectValue(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
-                          _ value: UnsafePointer<CChar>?) -> MHD_Result {
+private func collectValue(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
     let name = String(cString: key).lowercased()
@@ -129,20 +140,23 @@ private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [Strin
 
 /// The request line and headers, without a body.
 private func head(of connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
-    Request(method: method.flatMap { HTTPMethod(rawValue: String(cString: $0)) },
-            path: url.map { String(cString: $0) } ?? "/",
-            query: values(of: connection, kind: .GET_ARGUMENT_KIND),
-            headers: values(of: connection, kind: .HEADER_KIND))
+    Request(
+        method: method.flatMap { HTTPMethod(rawValue: String(cString: $0)) },
+        path: url.map { String(cString: $0) } ?? "/",
+        query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+        headers: values(of: connection, kind: .HEADER_KIND))
 }
 
 /// The access handler: called once when the headers arrive, then for each body chunk, then once more to answer.
 ///
 /// The first call makes every check the headers allow (Host, key, Origin, declared length against the
 /// route's limit) and answers a refused request at once, before any body byte is read.
-func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
-                      _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
-                      _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
-                      _ reqCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
+func webAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ reqCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
     guard let cls, let connection, let reqCls else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let statePointer = reqCls.pointee else {
@@ -154,8 +168,11 @@ func webAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoint
             state.answered = true
             var closing = refusal
             // Without the key the connection is not kept: it would hold a slot others need.
-            if !context.application.passesSecurityChecks(request) { closing.headers.append(("Connection", "close")) }
-            else { context.connections.authorised(cairn_mhd_connection_fd(connection)) }
+            if !context.application.passesSecurityChecks(request) {
+                closing.headers.append(("Connection", "close"))
+            } else {
+                context.connections.authorised(cairn_mhd_connection_fd(connection))
+            }
             return queue(closing, on: connection)
         }
         context.connections.authorised(cairn_mhd_connection_fd(connection))
@@ -230,8 +247,10 @@ private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Re
 }
 
 /// Releases the per-request state when libmicrohttpd is done with a request (answered or aborted).
-func webRequestCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-                         _ reqCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode) {
+func webRequestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ reqCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+) {
     guard let reqCls, let pointer = reqCls.pointee else { return }
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
     if let processor = state.postProcessor { _ = MHD_destroy_post_processor(processor) }

@@ -19,12 +19,13 @@ struct Route: Sendable {
 
     /// The pattern as written, e.g. `/skin/areas/{area}` (for tests and messages).
     var path: String {
-        "/" + pattern.map { segment in
-            switch segment {
-            case .literal(let text): return text
-            case .parameter(let name): return "{\(name)}"
-            }
-        }.joined(separator: "/")
+        "/"
+            + pattern.map { segment in
+                switch segment {
+                case .literal(let text): return text
+                case .parameter(let name): return "{\(name)}"
+                }
+            }.joined(separator: "/")
     }
 
     /// The parameters when `segments` match the pattern, else nil.

@@ -62,7 +62,10 @@ public struct SecurityPolicy: Sendable {
         if let method = request.method, method.isStateChanging {
             guard passesOrigin(request) else { return .csrfRejected }
             if let token = request.header(SecurityPolicy.csrfHeader),
-               !SecurityPolicy.constantTimeEquals(token, csrfToken) { return .csrfRejected }
+                !SecurityPolicy.constantTimeEquals(token, csrfToken)
+            {
+                return .csrfRejected
+            }
         }
         return nil
     }
@@ -86,7 +89,8 @@ public struct SecurityPolicy: Sendable {
 
     /// Compares two strings without stopping at the first difference (length is not secret).
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var diff: UInt8 = 0
         for i in 0..<x.count { diff |= x[i] ^ y[i] }
@@ -103,8 +107,10 @@ public struct SecurityPolicy: Sendable {
         let takesFile: Bool
         switch parts.count {
         case 2: takesFile = parts == ["smile", "upload"]
-        case 3: takesFile = parts == ["regimen", "outcomes", "import"] || parts == ["regimen", "outcomes", "health"]
-            || parts == ["regimen", "ledger", "import"] || parts == ["regimen", "products", "scan"]
+        case 3:
+            takesFile =
+                parts == ["regimen", "outcomes", "import"] || parts == ["regimen", "outcomes", "health"]
+                || parts == ["regimen", "ledger", "import"] || parts == ["regimen", "products", "scan"]
         case 4: takesFile = parts[0] == "skin" && parts[1] == "areas" && (parts[3] == "photos" || parts[3] == "quality")
         default: takesFile = false
         }
@@ -145,7 +151,8 @@ extension WebApplication {
     func refusalBeforeBody(_ request: Request, maximumBodyBytes: Int) -> Response? {
         if let refusal = policy.refusal(forHeadersOf: request) { return errorResponse(refusal) }
         if let declared = request.header("content-length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-           declared > maximumBodyBytes {
+            declared > maximumBodyBytes
+        {
             return errorResponse(.bodyTooLarge)
         }
         return nil

@@ -25,10 +25,12 @@ public final class OpenedVault: @unchecked Sendable {
     /// vault and starts its housekeeping): a new `CairnApplication` over `vault`, with the passphrase when its
     /// lock is on (nil when it is off), its database closed when the vault locks again.
     public static func opening(_ vault: Vault, clock: any Clock, labelScanner: LabelScanService? = nil)
-        -> @Sendable (Passphrase?) throws -> OpenedVault {
+        -> @Sendable (Passphrase?) throws -> OpenedVault
+    {
         { passphrase in
-            let application = try CairnApplication(vault: vault, clock: clock, housekeeping: .none,
-                                                   passphrase: passphrase.map { given in { given } })
+            let application = try CairnApplication(
+                vault: vault, clock: clock, housekeeping: .none,
+                passphrase: passphrase.map { given in { given } })
             return OpenedVault(services: WebServices(application, labelScanner: labelScanner)) { application.database.close() }
         }
     }
@@ -118,8 +120,10 @@ public final class VaultGate: @unchecked Sendable {
     /// `open` opens it again after a relock or a lock change: with the passphrase while the lock is on, with nil
     /// while it is off; it throws `EncryptionError.wrongVaultPassphrase` for a passphrase that does not fit (any
     /// other error is shown as it is and is not counted as a guess).
-    public init(lockIsOn: Bool, opened: OpenedVault?, opening open: @escaping @Sendable (Passphrase?) throws -> OpenedVault,
-                clock: any Clock = SystemClock()) {
+    public init(
+        lockIsOn: Bool, opened: OpenedVault?, opening open: @escaping @Sendable (Passphrase?) throws -> OpenedVault,
+        clock: any Clock = SystemClock()
+    ) {
         self.lockIsOn = lockIsOn
         opener = open
         self.clock = clock
@@ -130,8 +134,10 @@ public final class VaultGate: @unchecked Sendable {
 
     /// The gate of `cairn serve`: a vault whose lock is off is opened at once; one whose lock is on is opened with
     /// `passphrase` when it is given (at the terminal, `--vault-passphrase-file`), else it starts locked.
-    public convenience init(lockIsOn: Bool, passphrase: (() throws -> Passphrase)?,
-                            opening open: @escaping @Sendable (Passphrase?) throws -> OpenedVault, clock: any Clock = SystemClock()) throws {
+    public convenience init(
+        lockIsOn: Bool, passphrase: (() throws -> Passphrase)?,
+        opening open: @escaping @Sendable (Passphrase?) throws -> OpenedVault, clock: any Clock = SystemClock()
+    ) throws {
         let opened = lockIsOn ? try passphrase.map { try open($0()) } : try open(nil)
         self.init(lockIsOn: lockIsOn, opened: opened, opening: open, clock: clock)
     }
@@ -140,8 +146,9 @@ public final class VaultGate: @unchecked Sendable {
     /// it again with `OpenedVault.opening`).
     public convenience init(open services: WebServices) {
         let application = services.application
-        self.init(lockIsOn: false, opened: OpenedVault(services: services),
-                  opening: OpenedVault.opening(application.vault, clock: application.clock, labelScanner: services.labelScanner))
+        self.init(
+            lockIsOn: false, opened: OpenedVault(services: services),
+            opening: OpenedVault.opening(application.vault, clock: application.clock, labelScanner: services.labelScanner))
     }
 
     /// A vault whose lock is on, locked: `open` turns a passphrase into the opened vault.
@@ -272,7 +279,10 @@ public final class VaultGate: @unchecked Sendable {
             if wait > 0 { return .tooSoon(retryAfter: Int(wait.rounded(.up))) }
             do {
                 try body()
-                state.withLock { failures = 0; nextAttempt = .distantPast }
+                state.withLock {
+                    failures = 0
+                    nextAttempt = .distantPast
+                }
                 return .accepted
             } catch EncryptionError.wrongVaultPassphrase {
                 let delay = state.withLock { () -> Int in
@@ -288,8 +298,10 @@ public final class VaultGate: @unchecked Sendable {
 
     /// Lets `vault` go (pages say the lock is changing), runs the conversion `body` (told each stage), and opens
     /// the vault again as it now stands: with `passphrase` when its lock is on, without when it is off.
-    private func convert(_ vault: OpenedVault, turningOn: Bool, reopenWith passphrase: Passphrase,
-                         _ body: (_ reached: (LockChangeStage) -> Void) throws -> Void) throws {
+    private func convert(
+        _ vault: OpenedVault, turningOn: Bool, reopenWith passphrase: Passphrase,
+        _ body: (_ reached: (LockChangeStage) -> Void) throws -> Void
+    ) throws {
         let actions = state.withLock { () -> [@Sendable (OpenedVault?) -> Void] in
             opened = nil
             changing = ChangeProgress(turningOn: turningOn, photos: 0)
@@ -309,7 +321,10 @@ public final class VaultGate: @unchecked Sendable {
         if state.withLock({ lockWhenChanged }) && lockOn {
             reopened = nil
         } else {
-            do { reopened = try opener(lockOn ? passphrase : nil) } catch { failure = failure ?? error; reopened = nil }
+            do { reopened = try opener(lockOn ? passphrase : nil) } catch {
+                failure = failure ?? error
+                reopened = nil
+            }
         }
         state.withLock {
             lockIsOn = lockOn

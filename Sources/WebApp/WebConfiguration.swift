@@ -25,9 +25,11 @@ public struct WebConfiguration: Sendable {
 
     /// Creates a configuration, refusing anything but a loopback host and secrets that are short or unsafe
     /// in a cookie. Secrets default to 32 random bytes from `/dev/urandom`, base64url-encoded.
-    public init(host: String = "127.0.0.1", port: UInt16 = WebConfiguration.defaultPort,
-                secret: String? = nil, csrfToken: String? = nil,
-                maximumBodyBytes: Int = WebConfiguration.defaultMaximumBodyBytes) throws {
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = WebConfiguration.defaultPort,
+        secret: String? = nil, csrfToken: String? = nil,
+        maximumBodyBytes: Int = WebConfiguration.defaultMaximumBodyBytes
+    ) throws {
         guard WebConfiguration.isAcceptedHost(host) else { throw WebConfigurationError.hostNotLoopback }
         let secret = try secret ?? WebConfiguration.randomToken()
         let csrf = try csrfToken ?? WebConfiguration.randomToken()
@@ -60,9 +62,10 @@ public struct WebConfiguration: Sendable {
 
     /// At least 32 characters, all from the base64url alphabet (safe in a cookie and in a URL).
     static func isWellFormedToken(_ token: String) -> Bool {
-        token.utf8.count >= 32 && token.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
-        }
+        token.utf8.count >= 32
+            && token.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+            }
     }
 }
 

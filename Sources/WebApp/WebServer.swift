@@ -1,7 +1,8 @@
 internal import CMicroHTTPD
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The loopback HTTP server behind `cairn serve`: a thin libmicrohttpd adapter around `WebApplication`.
@@ -84,12 +85,15 @@ public final class WebServer: @unchecked Sendable {
         guard daemon == nil else { return }
         let (fd, port) = try WebServer.listenOnLoopback(port: configuration.port)
         let application = buildApplication(configuration: configuration, gate: gate, port: port)
-        let context = Unmanaged.passRetained(ServerContext(application: application,
-                                                           maximumBodyBytes: configuration.maximumBodyBytes,
-                                                           bodyTimeoutSeconds: Self.bodyTimeoutSeconds,
-                                                           maximumConnections: Int(Self.maximumConnections)))
+        let context = Unmanaged.passRetained(
+            ServerContext(
+                application: application,
+                maximumBodyBytes: configuration.maximumBodyBytes,
+                bodyTimeoutSeconds: Self.bodyTimeoutSeconds,
+                maximumConnections: Int(Self.maximumConnections)))
         // Cairn accepts (see `AcceptLoop`); libmicrohttpd serves what it is handed, one thread each.
-        let flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+        let flags =
+            MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
             | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ERROR_LOG.rawValue
         let completed: MHD_RequestCompletedCallback = webRequestCompleted
         let notified: MHD_NotifyConnectionCallback = webConnectionNotified
@@ -111,8 +115,9 @@ public final class WebServer: @unchecked Sendable {
         }
         daemon = started
         self.context = context
-        acceptLoop = AcceptLoop(listening: fd, daemon: started, slots: context.takeUnretainedValue().connectionSlots,
-                                connections: context.takeUnretainedValue().connections)
+        acceptLoop = AcceptLoop(
+            listening: fd, daemon: started, slots: context.takeUnretainedValue().connectionSlots,
+            connections: context.takeUnretainedValue().connections)
         boundPort = port
     }
 
@@ -272,7 +277,10 @@ final class AcceptLoop: @unchecked Sendable {
                     connections.closeOldestUnauthorised(count: 32, olderThan: Self.evictionGrace)
                 } while slots.wait(timeout: .now() + .milliseconds(20)) == .timedOut
             }
-            if isStopping { slots.signal(); return }
+            if isStopping {
+                slots.signal()
+                return
+            }
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let client = withUnsafeMutablePointer(to: &address) {

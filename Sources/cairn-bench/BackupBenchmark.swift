@@ -13,14 +13,22 @@ import Storage
 /// and hashes the same bytes without encrypting.
 enum BackupBenchmark {
     static func run(arguments: [String]) throws -> Bool {
-        var photos = 1000, photoKB = 600, days = 3650
+        var photos = 1000
+        var photoKB = 600
+        var days = 3650
         var index = 0
         while index < arguments.count {
             let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
             switch arguments[index] {
-            case "--photos": photos = max(0, value ?? photos); index += 2
-            case "--photo-kb": photoKB = max(1, value ?? photoKB); index += 2
-            case "--days": days = max(1, value ?? days); index += 2
+            case "--photos":
+                photos = max(0, value ?? photos)
+                index += 2
+            case "--photo-kb":
+                photoKB = max(1, value ?? photoKB)
+                index += 2
+            case "--days":
+                days = max(1, value ?? days)
+                index += 2
             default: index += 1
             }
         }
@@ -40,10 +48,14 @@ enum BackupBenchmark {
             try app.photoStore.write(bytes, purpose: "skin", mediaType: .jpeg, width: 4032, height: 3024) { _ in }
         }
         let doses = try app.database.read { try $0.scalar("SELECT count(*) FROM regimen_intake", as: Int.self) ?? 0 }
-        print("backup: \(photos) photos of \(photoKB) KB and \(doses) dose records (\(days) days), made in \(seconds(since: fillStart)) s; load average \(InputMemoryBenchmark.loadAverage())")
+        print(
+            "backup: \(photos) photos of \(photoKB) KB and \(doses) dose records (\(days) days), made in \(seconds(since: fillStart)) s; load average \(InputMemoryBenchmark.loadAverage())"
+        )
 
-        let baselineSeconds = try ProcessBench.time("/bin/sh", ["-c", "tar cf - -C '\(vaultPath)' . | sha256sum"],
-                                                    environment: ProcessInfo.processInfo.environment).wall.rounded(toPlaces: 2)
+        let baselineSeconds = try ProcessBench.time(
+            "/bin/sh", ["-c", "tar cf - -C '\(vaultPath)' . | sha256sum"],
+            environment: ProcessInfo.processInfo.environment
+        ).wall.rounded(toPlaces: 2)
 
         let passphrase = try Passphrase("benchmark passphrase, long enough")
         let kdfStart = ContinuousClock.now
@@ -66,11 +78,16 @@ enum BackupBenchmark {
         let megabytes = Double(result.summary.contentBytes) / 1_000_000
         let fileMB = Double((try FileManager.default.attributesOfItem(atPath: result.path)[.size] as? Int) ?? 0) / 1_000_000
         func rate(_ s: Double) -> Double { (megabytes / s * 10).rounded() / 10 }
-        let createRate = rate(createSeconds), verifyRate = rate(verifySeconds)
+        let createRate = rate(createSeconds)
+        let verifyRate = rate(verifySeconds)
         print(String(format: "  content %.1f MB (file %.1f MB); Argon2id (128 MiB, 3 passes) alone: %.2f s", megabytes, fileMB, kdfSeconds))
         print("  baseline tar | sha256sum of the vault folder: \(baselineSeconds) s, \(rate(baselineSeconds)) MB/s")
-        print("  backup create (snapshot, encrypt, write, then read all back and check): \(createSeconds) s, \(createRate) MB/s (target >= 50), peak memory +\(Int(createPeak)) MB")
-        print("  backup verify (derive, decrypt, check every digest): \(verifySeconds) s, \(verifyRate) MB/s (target >= 50), peak memory +\(Int(verifyPeak)) MB")
+        print(
+            "  backup create (snapshot, encrypt, write, then read all back and check): \(createSeconds) s, \(createRate) MB/s (target >= 50), peak memory +\(Int(createPeak)) MB"
+        )
+        print(
+            "  backup verify (derive, decrypt, check every digest): \(verifySeconds) s, \(verifyRate) MB/s (target >= 50), peak memory +\(Int(verifyPeak)) MB"
+        )
         print("  load average \(InputMemoryBenchmark.loadAverage())")
         // Flat memory: well under one photo's worth of chunks per MB of vault; the KDF alone takes 128 MiB.
         let flat = createPeak < 128 + 64 && verifyPeak < 128 + 64
@@ -85,14 +102,15 @@ enum BackupBenchmark {
 
     private static func currentRSSMB() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
         return kb / 1024
     }
 }
 
-private extension Double {
-    func rounded(toPlaces places: Int) -> Double {
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
         let factor = pow(10, Double(places))
         return (self * factor).rounded() / factor
     }

@@ -25,8 +25,12 @@ enum HealthBenchmark {
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
-            case "--mb": megabytes = max(1, Int(index + 1 < arguments.count ? arguments[index + 1] : "") ?? megabytes); index += 2
-            case "--no-zip": zip = false; index += 1
+            case "--mb":
+                megabytes = max(1, Int(index + 1 < arguments.count ? arguments[index + 1] : "") ?? megabytes)
+                index += 2
+            case "--no-zip":
+                zip = false
+                index += 1
             default: index += 1
             }
         }
@@ -40,8 +44,10 @@ enum HealthBenchmark {
         let xml = exportFolder.appendingPathComponent("export.xml")
         let generated = ContinuousClock.now
         let stats = try SyntheticExport.write(to: xml, bytes: Int64(megabytes) << 20)
-        print(String(format: "  generated %.0f MB, %d records (%d of kept types), %d days in %.1f s",
-                     Double(stats.bytes) / 1_048_576, stats.records, stats.kept, stats.days, seconds(ContinuousClock.now - generated)))
+        print(
+            String(
+                format: "  generated %.0f MB, %d records (%d of kept types), %d days in %.1f s",
+                Double(stats.bytes) / 1_048_576, stats.records, stats.kept, stats.days, seconds(ContinuousClock.now - generated)))
 
         var met = true
         let plain = try measure(file: xml, vault: directory.appendingPathComponent("vault-xml"), label: "export.xml", bytes: stats.bytes)
@@ -61,8 +67,10 @@ enum HealthBenchmark {
             let zipBytes = (try? FileManager.default.attributesOfItem(atPath: archive.path)[.size] as? NSNumber)??.int64Value ?? 0
             print(String(format: "  zipped to %.0f MB", Double(zipBytes) / 1_048_576))
             // Throughput of a zip is counted in the XML bytes it holds: the work is parsing them.
-            met = try measure(file: archive, vault: directory.appendingPathComponent("vault-zip"), label: "export.zip",
-                              bytes: stats.bytes) && met
+            met =
+                try measure(
+                    file: archive, vault: directory.appendingPathComponent("vault-zip"), label: "export.zip",
+                    bytes: stats.bytes) && met
         }
 
         // Daily values over what was imported (in this process: a read, not the import).
@@ -72,8 +80,10 @@ enum HealthBenchmark {
         let service = HealthService(database: database, clock: SystemClock())
         let start = ContinuousClock.now
         let daily = try service.dailyValues()
-        print(String(format: "  dailyValues(): %.2f s for %d metrics, %d days of steps",
-                     seconds(ContinuousClock.now - start), daily.count, daily["steps"]?.count ?? 0))
+        print(
+            String(
+                format: "  dailyValues(): %.2f s for %d metrics, %d days of steps",
+                seconds(ContinuousClock.now - start), daily.count, daily["steps"]?.count ?? 0))
         return met
     }
 
@@ -91,21 +101,25 @@ enum HealthBenchmark {
         child.waitUntilExit()
         try handle.close()
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        let fields = Dictionary(text.split(separator: " ").compactMap { pair -> (String, Double)? in
-            let parts = pair.split(separator: "=")
-            guard parts.count == 2, let value = Double(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
-            return (String(parts[0]), value)
-        }, uniquingKeysWith: { $1 })
+        let fields = Dictionary(
+            text.split(separator: " ").compactMap { pair -> (String, Double)? in
+                let parts = pair.split(separator: "=")
+                guard parts.count == 2, let value = Double(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+                return (String(parts[0]), value)
+            }, uniquingKeysWith: { $1 })
         guard child.terminationStatus == 0, let elapsed = fields["seconds"], let peak = fields["peakMB"] else {
             print("  \(label): the import failed (status \(child.terminationStatus)) \(text)")
             return false
         }
         let rate = Double(bytes) / 1_048_576 / elapsed
         let cpuRate = Double(bytes) / 1_048_576 / max(fields["cpu"] ?? elapsed, 1e-9)
-        print(String(format: "  %@: imported in %.1f s wall = %.0f MB/s (target >= %.0f) %@; CPU %.1f s (both threads) = %.0f MB per CPU-second; peak RSS %.0f MB (target <= %.0f) %@; %d added, %d skipped; load average %@",
-                     label, elapsed, rate, targetMBPerSecond, rate >= targetMBPerSecond ? "met" : "NOT met", fields["cpu"] ?? 0, cpuRate,
-                     peak, targetPeakMB, peak <= targetPeakMB ? "met" : "NOT met", Int(fields["added"] ?? 0), Int(fields["skipped"] ?? 0),
-                     loadAverage()))
+        print(
+            String(
+                format:
+                    "  %@: imported in %.1f s wall = %.0f MB/s (target >= %.0f) %@; CPU %.1f s (both threads) = %.0f MB per CPU-second; peak RSS %.0f MB (target <= %.0f) %@; %d added, %d skipped; load average %@",
+                label, elapsed, rate, targetMBPerSecond, rate >= targetMBPerSecond ? "met" : "NOT met", fields["cpu"] ?? 0, cpuRate,
+                peak, targetPeakMB, peak <= targetPeakMB ? "met" : "NOT met", Int(fields["added"] ?? 0), Int(fields["skipped"] ?? 0),
+                loadAverage()))
         return rate >= targetMBPerSecond && peak <= targetPeakMB
     }
 
@@ -134,8 +148,9 @@ enum HealthBenchmark {
 
     private static func peakRSSMB() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return -1 }
         return kilobytes / 1024
     }
 
@@ -154,10 +169,14 @@ enum SyntheticExport {
         var days = 0
     }
 
-    static let watch = (name: "Sam’s Apple Watch", version: "10.2",
-                        device: "&lt;&lt;HKDevice: 0x3012772a0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,7, software:10.2&gt;")
-    static let phone = (name: "Sam’s iPhone", version: "17.2.1",
-                        device: "&lt;&lt;HKDevice: 0x3008d6850&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,2, software:17.2.1&gt;")
+    static let watch = (
+        name: "Sam’s Apple Watch", version: "10.2",
+        device: "&lt;&lt;HKDevice: 0x3012772a0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,7, software:10.2&gt;"
+    )
+    static let phone = (
+        name: "Sam’s iPhone", version: "17.2.1",
+        device: "&lt;&lt;HKDevice: 0x3008d6850&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,2, software:17.2.1&gt;"
+    )
 
     /// One type's block: how many records a day, from which source, and how each is written.
     struct Block {
@@ -196,13 +215,23 @@ enum SyntheticExport {
         // Noise decided once per (block, day, i) through a cheap hash, so blocks need no shared state.
         func noise(_ a: Int, _ b: Int, _ c: Int) -> Int {
             var x = UInt64(truncatingIfNeeded: a &* 73_856_093 ^ b &* 19_349_663 ^ c &* 83_492_791)
-            x ^= x >> 33; x &*= 0xff51afd7ed558ccd; x ^= x >> 33
+            x ^= x >> 33
+            x &*= 0xff51_afd7_ed55_8ccd
+            x ^= x >> 33
             return Int(x % 1000)
         }
-        func quantity(_ w: inout Writer, _ type: String, _ source: (name: String, version: String, device: String), _ unit: String,
-                      _ value: String, _ start: Int64, _ end: Int64, metadata: String = "") {
-            w.put("<Record type=\"\(type)\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version)\" device=\"\(source.device)\" unit=\"\(unit)\" creationDate=\"")
-            w.date(end + 30); w.put("\" startDate=\""); w.date(start); w.put("\" endDate=\""); w.date(end)
+        func quantity(
+            _ w: inout Writer, _ type: String, _ source: (name: String, version: String, device: String), _ unit: String,
+            _ value: String, _ start: Int64, _ end: Int64, metadata: String = ""
+        ) {
+            w.put(
+                "<Record type=\"\(type)\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version)\" device=\"\(source.device)\" unit=\"\(unit)\" creationDate=\""
+            )
+            w.date(end + 30)
+            w.put("\" startDate=\"")
+            w.date(start)
+            w.put("\" endDate=\"")
+            w.date(end)
             w.put("\" value=\"\(value)\"")
             if metadata.isEmpty { w.put("/>\n") } else { w.put(">\n\(metadata)</Record>\n") }
         }
@@ -210,65 +239,105 @@ enum SyntheticExport {
         let zone = " <MetadataEntry key=\"HKTimeZone\" value=\"Europe/Amsterdam\"/>\n"
         func dayStart(_ day: Int) -> Int64 { Int64(firstDay + day) * 86_400 - 3600 }
         return [
-            Block(perDay: 300, write: { w, d, i in
-                let t = dayStart(d) + Int64(i) * 288
-                quantity(&w, "HKQuantityTypeIdentifierHeartRate", watch, "count/min", "\(55 + noise(1, d, i) % 60)", t, t, metadata: motion)
-            }, kept: false),
-            Block(perDay: 250, write: { w, d, i in
-                let t = dayStart(d) + Int64(i) * 345
-                quantity(&w, "HKQuantityTypeIdentifierActiveEnergyBurned", watch, "kcal", "0.\(100 + noise(2, d, i))", t, t + 60)
-            }, kept: false),
-            Block(perDay: 150, write: { w, d, i in
-                let t = dayStart(d) + Int64(i) * 576
-                quantity(&w, "HKQuantityTypeIdentifierBasalEnergyBurned", watch, "kcal", "1.\(noise(3, d, i))", t, t + 500)
-            }, kept: false),
-            Block(perDay: 150, write: { w, d, i in
-                let t = dayStart(d) + 25_000 + Int64(i) * 300
-                quantity(&w, "HKQuantityTypeIdentifierDistanceWalkingRunning", i % 2 == 0 ? watch : phone, "km", "0.0\(noise(4, d, i))", t, t + 240)
-            }, kept: false),
+            Block(
+                perDay: 300,
+                write: { w, d, i in
+                    let t = dayStart(d) + Int64(i) * 288
+                    quantity(&w, "HKQuantityTypeIdentifierHeartRate", watch, "count/min", "\(55 + noise(1, d, i) % 60)", t, t, metadata: motion)
+                }, kept: false),
+            Block(
+                perDay: 250,
+                write: { w, d, i in
+                    let t = dayStart(d) + Int64(i) * 345
+                    quantity(&w, "HKQuantityTypeIdentifierActiveEnergyBurned", watch, "kcal", "0.\(100 + noise(2, d, i))", t, t + 60)
+                }, kept: false),
+            Block(
+                perDay: 150,
+                write: { w, d, i in
+                    let t = dayStart(d) + Int64(i) * 576
+                    quantity(&w, "HKQuantityTypeIdentifierBasalEnergyBurned", watch, "kcal", "1.\(noise(3, d, i))", t, t + 500)
+                }, kept: false),
+            Block(
+                perDay: 150,
+                write: { w, d, i in
+                    let t = dayStart(d) + 25_000 + Int64(i) * 300
+                    quantity(
+                        &w, "HKQuantityTypeIdentifierDistanceWalkingRunning", i % 2 == 0 ? watch : phone, "km", "0.0\(noise(4, d, i))", t, t + 240)
+                }, kept: false),
             // The same walks counted by the watch (100 a day) and the phone (80 a day), overlapping.
-            Block(perDay: 180, write: { w, d, i in
-                let fromWatch = i < 100
-                let slot = fromWatch ? i : i - 100
-                let t = dayStart(d) + 25_000 + Int64(slot) * (fromWatch ? 420 : 520)
-                quantity(&w, "HKQuantityTypeIdentifierStepCount", fromWatch ? watch : phone, "count", "\(20 + noise(5, d, i) % 300)", t, t + 300)
-            }, kept: true),
-            Block(perDay: 5, write: { w, d, i in
-                let t = dayStart(d) + 3600 * Int64(1 + i * 4)
-                var beats = " <HeartRateVariabilityMetadataList>\n"
-                for b in 0..<8 { beats += "  <InstantaneousBeatsPerMinute bpm=\"\(60 + b)\" time=\"1:0\(b):00.00 AM\"/>\n" }
-                beats += " </HeartRateVariabilityMetadataList>\n"
-                quantity(&w, "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", watch, "ms", "\(30 + noise(6, d, i) % 40).5", t, t + 60, metadata: beats)
-            }, kept: true),
-            Block(perDay: 1, write: { w, d, _ in
-                let t = dayStart(d) + 80_000
-                quantity(&w, "HKQuantityTypeIdentifierRestingHeartRate", watch, "count/min", "\(50 + noise(7, d, 0) % 12)", t, t)
-            }, kept: true),
-            Block(perDay: 1, write: { w, d, _ in
-                let t = dayStart(d) + 26_000
-                quantity(&w, "HKQuantityTypeIdentifierBodyMass", (name: "Scale", version: "3", device: ""), d % 2 == 0 ? "kg" : "lb",
-                         d % 2 == 0 ? "7\(noise(8, d, 0) % 10).4" : "16\(noise(8, d, 0) % 10)", t, t)
-            }, kept: true),
+            Block(
+                perDay: 180,
+                write: { w, d, i in
+                    let fromWatch = i < 100
+                    let slot = fromWatch ? i : i - 100
+                    let t = dayStart(d) + 25_000 + Int64(slot) * (fromWatch ? 420 : 520)
+                    quantity(&w, "HKQuantityTypeIdentifierStepCount", fromWatch ? watch : phone, "count", "\(20 + noise(5, d, i) % 300)", t, t + 300)
+                }, kept: true),
+            Block(
+                perDay: 5,
+                write: { w, d, i in
+                    let t = dayStart(d) + 3600 * Int64(1 + i * 4)
+                    var beats = " <HeartRateVariabilityMetadataList>\n"
+                    for b in 0..<8 { beats += "  <InstantaneousBeatsPerMinute bpm=\"\(60 + b)\" time=\"1:0\(b):00.00 AM\"/>\n" }
+                    beats += " </HeartRateVariabilityMetadataList>\n"
+                    quantity(
+                        &w, "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", watch, "ms", "\(30 + noise(6, d, i) % 40).5", t, t + 60,
+                        metadata: beats)
+                }, kept: true),
+            Block(
+                perDay: 1,
+                write: { w, d, _ in
+                    let t = dayStart(d) + 80_000
+                    quantity(&w, "HKQuantityTypeIdentifierRestingHeartRate", watch, "count/min", "\(50 + noise(7, d, 0) % 12)", t, t)
+                }, kept: true),
+            Block(
+                perDay: 1,
+                write: { w, d, _ in
+                    let t = dayStart(d) + 26_000
+                    quantity(
+                        &w, "HKQuantityTypeIdentifierBodyMass", (name: "Scale", version: "3", device: ""), d % 2 == 0 ? "kg" : "lb",
+                        d % 2 == 0 ? "7\(noise(8, d, 0) % 10).4" : "16\(noise(8, d, 0) % 10)", t, t)
+                }, kept: true),
             // A night: the phone's InBed, then the watch's stages (with an awake stretch), all with HKTimeZone.
-            Block(perDay: 12, write: { w, d, i in
-                let night = dayStart(d) - 3600
-                let values = ["InBed", "AsleepCore", "AsleepDeep", "AsleepCore", "AsleepREM", "Awake", "AsleepCore",
-                              "AsleepDeep", "AsleepREM", "AsleepCore", "AsleepREM", "AsleepCore"]
-                let (start, end): (Int64, Int64) = i == 0 ? (night, night + 8 * 3600) : (night + 1200 + Int64(i - 1) * 2400, night + 1200 + Int64(i) * 2400)
-                let source = i == 0 ? phone : watch
-                w.put("<Record type=\"HKCategoryTypeIdentifierSleepAnalysis\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version)\" creationDate=\"")
-                w.date(end + 600); w.put("\" startDate=\""); w.date(start); w.put("\" endDate=\""); w.date(end)
-                w.put("\" value=\"HKCategoryValueSleepAnalysis\(values[i])\">\n\(zone)</Record>\n")
-            }, kept: true),
-            Block(perDay: 1, write: { w, d, _ in
-                let t = dayStart(d) + 60_000
-                w.put("<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\"30\" durationUnit=\"min\" sourceName=\"\(watch.name)\" sourceVersion=\"10.2\" creationDate=\"")
-                w.date(t + 1800); w.put("\" startDate=\""); w.date(t); w.put("\" endDate=\""); w.date(t + 1800)
-                w.put("\">\n <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n <WorkoutStatistics type=\"HKQuantityTypeIdentifierStepCount\" sum=\"3000\" unit=\"count\"/>\n</Workout>\n")
-            }, kept: false),
+            Block(
+                perDay: 12,
+                write: { w, d, i in
+                    let night = dayStart(d) - 3600
+                    let values = [
+                        "InBed", "AsleepCore", "AsleepDeep", "AsleepCore", "AsleepREM", "Awake", "AsleepCore",
+                        "AsleepDeep", "AsleepREM", "AsleepCore", "AsleepREM", "AsleepCore",
+                    ]
+                    let (start, end): (Int64, Int64) =
+                        i == 0 ? (night, night + 8 * 3600) : (night + 1200 + Int64(i - 1) * 2400, night + 1200 + Int64(i) * 2400)
+                    let source = i == 0 ? phone : watch
+                    w.put(
+                        "<Record type=\"HKCategoryTypeIdentifierSleepAnalysis\" sourceName=\"\(source.name)\" sourceVersion=\"\(source.version)\" creationDate=\""
+                    )
+                    w.date(end + 600)
+                    w.put("\" startDate=\"")
+                    w.date(start)
+                    w.put("\" endDate=\"")
+                    w.date(end)
+                    w.put("\" value=\"HKCategoryValueSleepAnalysis\(values[i])\">\n\(zone)</Record>\n")
+                }, kept: true),
+            Block(
+                perDay: 1,
+                write: { w, d, _ in
+                    let t = dayStart(d) + 60_000
+                    w.put(
+                        "<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\" duration=\"30\" durationUnit=\"min\" sourceName=\"\(watch.name)\" sourceVersion=\"10.2\" creationDate=\""
+                    )
+                    w.date(t + 1800)
+                    w.put("\" startDate=\"")
+                    w.date(t)
+                    w.put("\" endDate=\"")
+                    w.date(t + 1800)
+                    w.put(
+                        "\">\n <MetadataEntry key=\"HKIndoorWorkout\" value=\"0\"/>\n <WorkoutStatistics type=\"HKQuantityTypeIdentifierStepCount\" sum=\"3000\" unit=\"count\"/>\n</Workout>\n"
+                    )
+                }, kept: false),
         ]
     }
-
 
     /// A buffered file writer (or a byte counter, for the probe).
     struct Writer {
@@ -297,10 +366,26 @@ enum SyntheticExport {
             let day = LocalDay(dayNumber: Int(local / 86_400))
             let seconds = Int(local % 86_400)
             var bytes = [UInt8](repeating: 0, count: 25)
-            func two(_ v: Int, _ at: Int) { bytes[at] = UInt8(48 + v / 10); bytes[at + 1] = UInt8(48 + v % 10) }
-            two(day.year / 100, 0); two(day.year % 100, 2); bytes[4] = 45; two(day.month, 5); bytes[7] = 45; two(day.day, 8)
-            bytes[10] = 32; two(seconds / 3600, 11); bytes[13] = 58; two(seconds / 60 % 60, 14); bytes[16] = 58; two(seconds % 60, 17)
-            bytes[19] = 32; bytes[20] = 43; two(1, 21); two(0, 23)
+            func two(_ v: Int, _ at: Int) {
+                bytes[at] = UInt8(48 + v / 10)
+                bytes[at + 1] = UInt8(48 + v % 10)
+            }
+            two(day.year / 100, 0)
+            two(day.year % 100, 2)
+            bytes[4] = 45
+            two(day.month, 5)
+            bytes[7] = 45
+            two(day.day, 8)
+            bytes[10] = 32
+            two(seconds / 3600, 11)
+            bytes[13] = 58
+            two(seconds / 60 % 60, 14)
+            bytes[16] = 58
+            two(seconds % 60, 17)
+            bytes[19] = 32
+            bytes[20] = 43
+            two(1, 21)
+            two(0, 23)
             bytes.withUnsafeBufferPointer { append($0) }
         }
 

@@ -16,7 +16,8 @@ enum ImportBenchmark {
         let lines = arguments.first.flatMap(Int.init) ?? 54_780
         // --cairn PATH times another build (an earlier one, for figures before a change) against the same anchor.
         let given = arguments.firstIndex(of: "--cairn").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-        let cairn = given.map { URL(fileURLWithPath: $0) }
+        let cairn =
+            given.map { URL(fileURLWithPath: $0) }
             ?? ProcessBench.cairnBeside
         guard FileManager.default.isExecutableFile(atPath: cairn.path) else {
             throw IngestBenchmark.BenchError(message: "no cairn binary at \(cairn.path) (\(ProcessBench.buildCairn))")
@@ -31,16 +32,23 @@ enum ImportBenchmark {
         // The vault is made by the binary under test (its own schema); the anchor's database by this build.
         let prepared = work.appendingPathComponent("prepared")
         for n in 1...products {
-            let made = try InputMemoryBenchmark.measure(cairn.path, ["--data-dir", prepared.path, "regimen", "products", "add", "Product \(n)",
-                                                                     "Vitamin C=100 mg", "--form", "capsule"])
+            let made = try InputMemoryBenchmark.measure(
+                cairn.path,
+                [
+                    "--data-dir", prepared.path, "regimen", "products", "add", "Product \(n)",
+                    "Vitamin C=100 mg", "--form", "capsule",
+                ])
             guard made.status == 0 else { throw IngestBenchmark.BenchError(message: "cairn regimen products add failed: \(made.output)") }
         }
         let anchorVault = work.appendingPathComponent("anchor-vault")
         let app = try CairnApplication.open(dataDirectory: anchorVault.path, environment: [:])
         for n in 1...products {
-            _ = try app.regimen.addProduct(Product(name: "Product \(n)", form: .capsule, servingSize: try Amount("1", .count), ingredients: [
-                ProductIngredient(catalogueID: "vitamin-c", nameOnLabel: "Vitamin C", amount: try Amount("100", .mg), form: nil),
-            ]))
+            _ = try app.regimen.addProduct(
+                Product(
+                    name: "Product \(n)", form: .capsule, servingSize: try Amount("1", .count),
+                    ingredients: [
+                        ProductIngredient(catalogueID: "vitamin-c", nameOnLabel: "Vitamin C", amount: try Amount("100", .mg), form: nil)
+                    ]))
         }
         app.database.close()
         let csv = work.appendingPathComponent("intake.csv")
@@ -54,8 +62,12 @@ enum ImportBenchmark {
         }
         // The anchor imports into a copy of the prepared vault's own database: the same tables and indexes.
         let preparedDB = URL(fileURLWithPath: app.database.path)
-        var cairnRuns: [Double] = [], anchorRuns: [Double] = []
-        var said = "", anchorSaid = "", cairnPeak = 0.0, anchorPeak = 0.0
+        var cairnRuns: [Double] = []
+        var anchorRuns: [Double] = []
+        var said = ""
+        var anchorSaid = ""
+        var cairnPeak = 0.0
+        var anchorPeak = 0.0
         for round in 0..<3 {
             let vault = work.appendingPathComponent("vault-\(round)")
             try FileManager.default.copyItem(at: prepared, to: vault)
@@ -72,17 +84,25 @@ enum ImportBenchmark {
             anchorPeak = max(anchorPeak, anchored.peakMB)
             anchorSaid = anchored.output
         }
-        let again = try InputMemoryBenchmark.measure(cairn.path, ["--data-dir", work.appendingPathComponent("vault-0").path, "regimen", "import", csv.path])
-        let cairnRate = Double(lines) / median(cairnRuns), anchorRate = Double(lines) / median(anchorRuns)
+        let again = try InputMemoryBenchmark.measure(
+            cairn.path, ["--data-dir", work.appendingPathComponent("vault-0").path, "regimen", "import", csv.path])
+        let cairnRate = Double(lines) / median(cairnRuns)
+        let anchorRate = Double(lines) / median(anchorRuns)
         let ratio = cairnRate / anchorRate
-        print(String(format: "  cairn regimen import: median %.2f s of %@ = %.0f rows/s, peak RSS %.0f MB (%@)", median(cairnRuns),
-                     cairnRuns.map { String(format: "%.2f", $0) }.joined(separator: ", "), cairnRate, cairnPeak,
-                     said.trimmingCharacters(in: .whitespacesAndNewlines)))
-        print(String(format: "  anchor, Python csv + sqlite3: median %.2f s of %@ = %.0f rows/s, peak RSS %.0f MB (%@)", median(anchorRuns),
-                     anchorRuns.map { String(format: "%.2f", $0) }.joined(separator: ", "), anchorRate, anchorPeak,
-                     anchorSaid.trimmingCharacters(in: .whitespacesAndNewlines)))
-        print(String(format: "  ratio %.2fx the anchor's rows/s (target >= 1.0) %@; the same file again (0 new): %.2f s; load average %@",
-                     ratio, ratio >= 1 ? "met" : "NOT met", again.seconds, loadAverage()))
+        print(
+            String(
+                format: "  cairn regimen import: median %.2f s of %@ = %.0f rows/s, peak RSS %.0f MB (%@)", median(cairnRuns),
+                cairnRuns.map { String(format: "%.2f", $0) }.joined(separator: ", "), cairnRate, cairnPeak,
+                said.trimmingCharacters(in: .whitespacesAndNewlines)))
+        print(
+            String(
+                format: "  anchor, Python csv + sqlite3: median %.2f s of %@ = %.0f rows/s, peak RSS %.0f MB (%@)", median(anchorRuns),
+                anchorRuns.map { String(format: "%.2f", $0) }.joined(separator: ", "), anchorRate, anchorPeak,
+                anchorSaid.trimmingCharacters(in: .whitespacesAndNewlines)))
+        print(
+            String(
+                format: "  ratio %.2fx the anchor's rows/s (target >= 1.0) %@; the same file again (0 new): %.2f s; load average %@",
+                ratio, ratio >= 1 ? "met" : "NOT met", again.seconds, loadAverage()))
         return ratio >= 1
     }
 
@@ -94,9 +114,11 @@ enum ImportBenchmark {
         let zones = ["Europe/Berlin", "UTC", "America/New_York"]
         let first = LocalDay(year: 2016, month: 1, day: 1)!
         for i in 0..<lines {
-            let product = i % products, day = first.adding(days: i / products)
+            let product = i % products
+            let day = first.adding(days: i / products)
             let minute = 7 * 60 + product * 17 + i % 3
-            text += "\(day),\(String(format: "%02d:%02d", minute / 60, minute % 60)),\(zones[product % 3]),Product \(product + 1),1,,\(i % 10 == 9 ? "skipped" : "taken")\n"
+            text +=
+                "\(day),\(String(format: "%02d:%02d", minute / 60, minute % 60)),\(zones[product % 3]),Product \(product + 1),1,,\(i % 10 == 9 ? "skipped" : "taken")\n"
         }
         try Data(text.utf8).write(to: url)
     }

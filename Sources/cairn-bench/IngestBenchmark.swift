@@ -21,8 +21,9 @@ enum IngestBenchmark {
         let source = work.appendingPathComponent("phone.jpg")
         try makeSource(at: source, pipeline: pipeline)
         let sourceSize = (try? FileManager.default.attributesOfItem(atPath: source.path)[.size] as? Int) ?? 0
-        print("ingest: \(width)x\(height) JPEG, EXIF orientation 6 + GPS, \(sourceSize / 1024) KiB "
-            + "(\(sourcePhoto) upscaled with libvips, grain added); \(iterations) runs after 1 warm-up")
+        print(
+            "ingest: \(width)x\(height) JPEG, EXIF orientation 6 + GPS, \(sourceSize / 1024) KiB "
+                + "(\(sourcePhoto) upscaled with libvips, grain added); \(iterations) runs after 1 warm-up")
         print("  work per run: read file, decode/probe, orient, strip, write full + 512 px thumbnail, verify both")
 
         let loadAtStart = loadAverage()
@@ -44,11 +45,13 @@ enum IngestBenchmark {
         report("libvips re-encode (Q90)", libvips)
         report("lossless turn (tjTransform)", lossless)
         report("exiftool -all= + vipsthumbnail", tools)
-        print(String(format: "    ratio tools/default %.2fx (CPU %.2fx); libvips/default %.2fx (CPU %.2fx); "
-                     + "lossless/default %.2fx (CPU %.2fx)",
-                     tools.median / chosen.median, tools.cpu / chosen.cpu,
-                     libvips.median / chosen.median, libvips.cpu / chosen.cpu,
-                     lossless.median / chosen.median, lossless.cpu / chosen.cpu))
+        print(
+            String(
+                format: "    ratio tools/default %.2fx (CPU %.2fx); libvips/default %.2fx (CPU %.2fx); "
+                    + "lossless/default %.2fx (CPU %.2fx)",
+                tools.median / chosen.median, tools.cpu / chosen.cpu,
+                libvips.median / chosen.median, libvips.cpu / chosen.cpu,
+                lossless.median / chosen.median, lossless.cpu / chosen.cpu))
         print("    (CPU counts every thread; caller = the calling thread only. The default path makes the thumbnail on a")
         print("     second thread meanwhile, so on an idle 2-core machine its wall time is about its caller CPU. The")
         print("     libvips paths compute on libvips' own worker threads: their caller figure means nothing.)")
@@ -57,18 +60,24 @@ enum IngestBenchmark {
         report("lossless transcode (tables kept)", losslessUpright)
         report("re-encode (libvips Q90)", reencodeUpright)
         report("exiftool -all= + vipsthumbnail", tools)
-        print(String(format: "    ratio tools/default %.2fx; libvips/default %.2fx (CPU %.2fx); lossless/default %.2fx (CPU %.2fx)",
-                     tools.median / copyUpright.median, reencodeUpright.median / copyUpright.median,
-                     reencodeUpright.cpu / copyUpright.cpu, losslessUpright.median / copyUpright.median,
-                     losslessUpright.cpu / copyUpright.cpu))
+        print(
+            String(
+                format: "    ratio tools/default %.2fx; libvips/default %.2fx (CPU %.2fx); lossless/default %.2fx (CPU %.2fx)",
+                tools.median / copyUpright.median, reencodeUpright.median / copyUpright.median,
+                reencodeUpright.cpu / copyUpright.cpu, losslessUpright.median / copyUpright.median,
+                losslessUpright.cpu / copyUpright.cpu))
         let met = chosen.median <= 150 && chosen.peakMB <= 200
-        print(String(format: "  target for orientation 6 (median <= 150 ms, peak RSS <= 200 MB): %@ by the default path "
-                     + "(median %.1f ms, peak RSS %.1f MB; load average %.2f at start, %.2f at end, on %d cores)",
-                     (met ? "met" : "NOT met") as NSString, chosen.median, chosen.peakMB, loadAtStart, loadAverage(),
-                     ProcessInfo.processInfo.activeProcessorCount))
-        print(String(format: "    idle-machine estimate from the caller's CPU: %.1f ms (%@ 150 ms); thumbnail thread "
-                     + "CPU about %.1f ms", chosen.callerCPU, (chosen.callerCPU <= 150 ? "within" : "above") as NSString,
-                     max(0, chosen.cpu - chosen.callerCPU)))
+        print(
+            String(
+                format: "  target for orientation 6 (median <= 150 ms, peak RSS <= 200 MB): %@ by the default path "
+                    + "(median %.1f ms, peak RSS %.1f MB; load average %.2f at start, %.2f at end, on %d cores)",
+                (met ? "met" : "NOT met") as NSString, chosen.median, chosen.peakMB, loadAtStart, loadAverage(),
+                ProcessInfo.processInfo.activeProcessorCount))
+        print(
+            String(
+                format: "    idle-machine estimate from the caller's CPU: %.1f ms (%@ 150 ms); thumbnail thread "
+                    + "CPU about %.1f ms", chosen.callerCPU, (chosen.callerCPU <= 150 ? "within" : "above") as NSString,
+                max(0, chosen.cpu - chosen.callerCPU)))
         print("  note: the tool pair strips but does not turn the full-size image upright; ours does both")
         return met
     }
@@ -82,16 +91,23 @@ enum IngestBenchmark {
     /// thread alone (the critical path when a second core is free: about the wall time on an idle machine;
     /// 0 for the tools), peak RSS, output size.
     struct Figures {
-        var median: Double; var p90: Double; var cpu: Double; var callerCPU: Double = 0; var peakMB: Double
-        var bytes: Int; var path: String
+        var median: Double
+        var p90: Double
+        var cpu: Double
+        var callerCPU: Double = 0
+        var peakMB: Double
+        var bytes: Int
+        var path: String
     }
 
     private static func report(_ name: String, _ f: Figures) {
         let size = f.bytes > 0 ? String(format: ", output %d KiB", f.bytes / 1024) : ""
         let caller = f.callerCPU > 0 ? String(format: " (caller %5.1f)", f.callerCPU) : "               "
-        print(String(format: "    %-31@ median %6.1f ms  p90 %6.1f ms  CPU %6.1f ms%@  peak RSS %6.1f MB%@%@",
-                     name as NSString, f.median, f.p90, f.cpu, caller as NSString, f.peakMB, size as NSString,
-                     f.path.isEmpty ? "" : " [\(f.path)]" as NSString))
+        print(
+            String(
+                format: "    %-31@ median %6.1f ms  p90 %6.1f ms  CPU %6.1f ms%@  peak RSS %6.1f MB%@%@",
+                name as NSString, f.median, f.p90, f.cpu, caller as NSString, f.peakMB, size as NSString,
+                f.path.isEmpty ? "" : " [\(f.path)]" as NSString))
     }
 
     /// Builds the test JPEG: a real photo cropped to 4:3, upscaled to 4032x3024, grain added (so it compresses
@@ -102,8 +118,11 @@ enum IngestBenchmark {
         let photo = root.deletingLastPathComponent().appendingPathComponent("shared/data/faces/\(name)")
         let decoded = try pipeline.decodeRGB(try Data(contentsOf: photo))
         let cropHeight = min(decoded.height, decoded.width * 3 / 4)
-        guard let fourThree = pipeline.crop(decoded, x: 0, y: (decoded.height - cropHeight) / 2,
-                                            width: decoded.width, height: cropHeight) else { return }
+        guard
+            let fourThree = pipeline.crop(
+                decoded, x: 0, y: (decoded.height - cropHeight) / 2,
+                width: decoded.width, height: cropHeight)
+        else { return }
         let big = try pipeline.resize(fourThree, width: width, height: height)
         var pixels = big.pixels
         var seed: UInt32 = 2024
@@ -114,15 +133,23 @@ enum IngestBenchmark {
         }
         let jpeg = try pipeline.encodeJPEG(RGBImage(width: width, height: height, pixels: pixels), quality: 92)
         try jpeg.write(to: url)
-        try tool("exiftool", ["-q", "-overwrite_original", "-n", "-Orientation=\(orientation)", "-Make=Cairn", "-Model=Bench",
-                              "-GPSLatitude=48.8566", "-GPSLatitudeRef=N", "-GPSLongitude=2.3522", "-GPSLongitudeRef=E",
-                              "-DateTimeOriginal=2024:05:06 07:08:09", "-OffsetTimeOriginal=+02:00", url.path])
+        try tool(
+            "exiftool",
+            [
+                "-q", "-overwrite_original", "-n", "-Orientation=\(orientation)", "-Make=Cairn", "-Model=Bench",
+                "-GPSLatitude=48.8566", "-GPSLatitudeRef=N", "-GPSLongitude=2.3522", "-GPSLongitudeRef=E",
+                "-DateTimeOriginal=2024:05:06 07:08:09", "-OffsetTimeOriginal=+02:00", url.path,
+            ])
     }
 
     private static func measure(_ pipeline: ImagePipeline, source: URL, strategy: IngestStrategy, in dir: URL) throws -> Figures {
-        let full = dir.appendingPathComponent("full.jpg"), thumb = dir.appendingPathComponent("thumb.jpg")
-        var times: [Double] = [], cpu: [Double] = [], callerCPU: [Double] = []
-        var bytes = 0, path = ""
+        let full = dir.appendingPathComponent("full.jpg")
+        let thumb = dir.appendingPathComponent("thumb.jpg")
+        var times: [Double] = []
+        var cpu: [Double] = []
+        var callerCPU: [Double] = []
+        var bytes = 0
+        var path = ""
         resetPeakRSS()
         for run in 0...iterations {
             let cpuStart = cpuMilliseconds(RUSAGE_SELF.rawValue)
@@ -143,13 +170,16 @@ enum IngestBenchmark {
             bytes = photo.jpeg.count
             path = "\(photo.path.rawValue), \(photo.width)x\(photo.height), thumb \(photo.thumbnailWidth)x\(photo.thumbnailHeight)"
         }
-        return Figures(median: percentile(times, 0.5), p90: percentile(times, 0.9), cpu: percentile(cpu, 0.5),
-                       callerCPU: percentile(callerCPU, 0.5), peakMB: peakRSSMB(), bytes: bytes, path: path)
+        return Figures(
+            median: percentile(times, 0.5), p90: percentile(times, 0.9), cpu: percentile(cpu, 0.5),
+            callerCPU: percentile(callerCPU, 0.5), peakMB: peakRSSMB(), bytes: bytes, path: path)
     }
 
     private static func measureTools(source: URL, in dir: URL) throws -> Figures {
-        let stripped = dir.appendingPathComponent("tool-full.jpg"), thumb = dir.appendingPathComponent("tool-thumb.jpg")
-        var times: [Double] = [], cpu: [Double] = []
+        let stripped = dir.appendingPathComponent("tool-full.jpg")
+        let thumb = dir.appendingPathComponent("tool-thumb.jpg")
+        var times: [Double] = []
+        var cpu: [Double] = []
         var peak = 0.0
         for run in 0...toolIterations {
             try? FileManager.default.removeItem(at: stripped)
@@ -164,9 +194,10 @@ enum IngestBenchmark {
             }
         }
         let bytes = (try? Data(contentsOf: stripped).count) ?? 0
-        return Figures(median: percentile(times, 0.5), p90: percentile(times, 0.9), cpu: percentile(cpu, 0.5),
-                       peakMB: peak, bytes: bytes,
-                       path: "peak RSS of the larger child")
+        return Figures(
+            median: percentile(times, 0.5), p90: percentile(times, 0.9), cpu: percentile(cpu, 0.5),
+            peakMB: peak, bytes: bytes,
+            path: "peak RSS of the larger child")
     }
 
     /// Runs a tool to completion under GNU time; returns the tool's own peak RSS in MB. (A child's rusage seen
@@ -176,7 +207,10 @@ enum IngestBenchmark {
         try ReportsBenchmark.timed("/usr/bin/\(name)", arguments).megabytes
     }
 
-    struct BenchError: Error, CustomStringConvertible { let message: String; var description: String { message } }
+    struct BenchError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
 
     /// Linux's RUSAGE_THREAD (the calling thread only; Glibc does not export the constant to Swift).
     private static let rusageThread: Int32 = 1
@@ -206,8 +240,9 @@ enum IngestBenchmark {
 
     static func peakRSSMB() -> Double {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kb = Double(line.split(separator: " ").dropFirst().first ?? "") {
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+        {
             return kb / 1024
         }
         var usage = rusage()

@@ -31,9 +31,12 @@ enum InputMemoryBenchmark {
         // 1. The intake CSV import.
         let vault = work.appendingPathComponent("vault")
         let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
-        _ = try app.regimen.addProduct(Product(name: "Vitamin D3", form: .softgel, servingSize: Amount("1", .count), ingredients: [
-            ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: Amount("25", .mcg), form: "Vitamin D3"),
-        ]))
+        _ = try app.regimen.addProduct(
+            Product(
+                name: "Vitamin D3", form: .softgel, servingSize: Amount("1", .count),
+                ingredients: [
+                    ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: Amount("25", .mcg), form: "Vitamin D3")
+                ]))
         app.database.close()
         let csv = work.appendingPathComponent("intake.csv")
         try writeIntakeCSV(lines: lines, to: csv)
@@ -41,8 +44,12 @@ enum InputMemoryBenchmark {
         print("  intake CSV: \(lines) lines, \(size / 1_000_000) MB (one line a minute from 2023-01-01, one product)")
         let first = try measure(cairn.path, ["--data-dir", vault.path, "regimen", "import", csv.path])
         let second = try measure(cairn.path, ["--data-dir", vault.path, "regimen", "import", csv.path])
-        let sqlite = try measure("/usr/bin/sqlite3", [work.appendingPathComponent("baseline.db").path,
-                                                      ".import --csv \(csv.path) intake"])
+        let sqlite = try measure(
+            "/usr/bin/sqlite3",
+            [
+                work.appendingPathComponent("baseline.db").path,
+                ".import --csv \(csv.path) intake",
+            ])
         report("cairn regimen import (first)", first)
         report("cairn regimen import (again: 0 new)", second)
         report("baseline: sqlite3 .import --csv", sqlite)
@@ -65,15 +72,20 @@ enum InputMemoryBenchmark {
         // shrink-on-load: decoded whole, in order). The PNG is the face halved, then enlarged smoothly (linear) so it
         // stays under the 64 MiB a Smile file may have.
         let found = try measure(cairn.path, ["--data-dir", vault.path, "smile", "add", photo.path])
-        let png = work.appendingPathComponent("big.png"), half = work.appendingPathComponent("half.v")
+        let png = work.appendingPathComponent("big.png")
+        let half = work.appendingPathComponent("half.v")
         try tool("/usr/bin/vips", ["resize", face.path, half.path, "0.5"])
         try tool("/usr/bin/vips", ["resize", half.path, png.path + "[compression=6]", String(format: "%.4f", 2 * factor), "--kernel", "linear"])
         let pngSize = (try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int) ?? 0
         let pngInfo = try ImagePipeline().probe(Data(contentsOf: png))
         print("  Smile PNG: \(pngInfo.width)x\(pngInfo.height), \(pngSize / 1_000_000) MB")
         let pngFound = try measure(cairn.path, ["--data-dir", vault.path, "smile", "add", png.path])
-        let thumbnail = try measure("/usr/bin/vipsthumbnail", [photo.path, "--size", "1000", "-o",
-                                                               work.appendingPathComponent("t.jpg").path])
+        let thumbnail = try measure(
+            "/usr/bin/vipsthumbnail",
+            [
+                photo.path, "--size", "1000", "-o",
+                work.appendingPathComponent("t.jpg").path,
+            ])
         // The same face at its own size (0.2 MP): what a Smile add costs whatever the photo (the dlib landmark
         // model alone is a 95 MB file read into memory).
         let modest = try measure(cairn.path, ["--data-dir", vault.path, "smile", "add", face.path])
@@ -86,10 +98,14 @@ enum InputMemoryBenchmark {
         // 3. The same 99 MP photos through Skin (the full-size photo is kept, re-encoded), and the JPEG stored
         // sideways (EXIF orientation 6), which must turn (in bands: ImagePipeline.turnLimit), at 4:4:4 and 4:2:0, and
         // at 4:4:4 with noise added so the file is as large as a camera's.
-        let sideways = work.appendingPathComponent("sideways.jpg"), turned = work.appendingPathComponent("turned.v")
-        let sideways420 = work.appendingPathComponent("sideways420.jpg"), noisy = work.appendingPathComponent("noisy.jpg")
-        let noise = work.appendingPathComponent("noise.v"), noise3 = work.appendingPathComponent("noise3.v")
-        let sum = work.appendingPathComponent("sum.v"), sum8 = work.appendingPathComponent("sum8.v")
+        let sideways = work.appendingPathComponent("sideways.jpg")
+        let turned = work.appendingPathComponent("turned.v")
+        let sideways420 = work.appendingPathComponent("sideways420.jpg")
+        let noisy = work.appendingPathComponent("noisy.jpg")
+        let noise = work.appendingPathComponent("noise.v")
+        let noise3 = work.appendingPathComponent("noise3.v")
+        let sum = work.appendingPathComponent("sum.v")
+        let sum8 = work.appendingPathComponent("sum8.v")
         try tool("/usr/bin/vips", ["rot", photo.path, turned.path, "d90"])
         try tool("/usr/bin/vips", ["copy", turned.path, sideways.path + "[Q=90]"])
         try tool("/usr/bin/vips", ["copy", turned.path, sideways420.path + "[Q=90,subsample-mode=on]"])
@@ -104,7 +120,9 @@ enum InputMemoryBenchmark {
         }
         let noisySize = (try FileManager.default.attributesOfItem(atPath: noisy.path)[.size] as? Int) ?? 0
         let sidewaysSize = (try FileManager.default.attributesOfItem(atPath: sideways.path)[.size] as? Int) ?? 0
-        print("  sideways JPEG: \(big.height)x\(big.width) stored, EXIF orientation 6, \(sidewaysSize / 1_000_000) MB at 4:4:4; with noise \(noisySize / 1_000_000) MB")
+        print(
+            "  sideways JPEG: \(big.height)x\(big.width) stored, EXIF orientation 6, \(sidewaysSize / 1_000_000) MB at 4:4:4; with noise \(noisySize / 1_000_000) MB"
+        )
         _ = try measure(cairn.path, ["--data-dir", vault.path, "skin", "add-area", "Arm"])
         let skinJPEG = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", photo.path])
         let skinPNG = try measure(cairn.path, ["--data-dir", vault.path, "skin", "log", "Arm", png.path])
@@ -119,21 +137,32 @@ enum InputMemoryBenchmark {
 
         let runs = [first, second, smile, found, pngFound, skinJPEG, skinPNG, skinSideways, skinSideways420, skinNoisy]
         let met = runs.allSatisfy { $0.status == 0 && $0.peakMB <= targetMB }
-        print(String(format: "  target (each cairn run <= %.0f MB): import %@ / %@, smile JPEG %@ / %@, smile PNG %@, skin JPEG %@, skin PNG %@, skin JPEG sideways %@ / 4:2:0 %@ / camera-sized %@; load average %.2f at end",
-                     targetMB, verdict(first) as NSString, verdict(second) as NSString, verdict(smile) as NSString,
-                     verdict(found) as NSString, verdict(pngFound) as NSString, verdict(skinJPEG) as NSString,
-                     verdict(skinPNG) as NSString, verdict(skinSideways) as NSString, verdict(skinSideways420) as NSString,
-                     verdict(skinNoisy) as NSString, loadAverage()))
+        print(
+            String(
+                format:
+                    "  target (each cairn run <= %.0f MB): import %@ / %@, smile JPEG %@ / %@, smile PNG %@, skin JPEG %@, skin PNG %@, skin JPEG sideways %@ / 4:2:0 %@ / camera-sized %@; load average %.2f at end",
+                targetMB, verdict(first) as NSString, verdict(second) as NSString, verdict(smile) as NSString,
+                verdict(found) as NSString, verdict(pngFound) as NSString, verdict(skinJPEG) as NSString,
+                verdict(skinPNG) as NSString, verdict(skinSideways) as NSString, verdict(skinSideways420) as NSString,
+                verdict(skinNoisy) as NSString, loadAverage()))
         return met
     }
 
     static func verdict(_ f: Figures) -> String { f.status != 0 ? "FAILED (exit \(f.status))" : f.peakMB <= targetMB ? "met" : "NOT met" }
 
-    struct Figures { var peakMB: Double; var seconds: Double; var cpuSeconds: Double; var status: Int32; var output: String }
+    struct Figures {
+        var peakMB: Double
+        var seconds: Double
+        var cpuSeconds: Double
+        var status: Int32
+        var output: String
+    }
 
     static func report(_ name: String, _ f: Figures) {
-        print(String(format: "    %-38@ peak RSS %7.1f MB  wall %6.2f s  CPU %6.2f s%@", name as NSString, f.peakMB,
-                     f.seconds, f.cpuSeconds, (f.status == 0 ? "" : "  (exit \(f.status))") as NSString))
+        print(
+            String(
+                format: "    %-38@ peak RSS %7.1f MB  wall %6.2f s  CPU %6.2f s%@", name as NSString, f.peakMB,
+                f.seconds, f.cpuSeconds, (f.status == 0 ? "" : "  (exit \(f.status))") as NSString))
     }
 
     /// Runs `executable` under GNU time; its peak RSS, wall time, exit status and output.
@@ -154,9 +183,10 @@ enum InputMemoryBenchmark {
         process.waitUntilExit()
         let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
         let numbers = text.split(separator: "\n").last?.split(separator: " ").compactMap { Double($0) } ?? []
-        return Figures(peakMB: (numbers.first ?? 0) / 1024, seconds: numbers.count > 1 ? numbers[1] : 0,
-                       cpuSeconds: numbers.count > 3 ? numbers[2] + numbers[3] : 0, status: process.terminationStatus,
-                       output: output)
+        return Figures(
+            peakMB: (numbers.first ?? 0) / 1024, seconds: numbers.count > 1 ? numbers[1] : 0,
+            cpuSeconds: numbers.count > 3 ? numbers[2] + numbers[3] : 0, status: process.terminationStatus,
+            output: output)
     }
 
     static func tool(_ executable: String, _ arguments: [String]) throws {
@@ -175,8 +205,9 @@ enum InputMemoryBenchmark {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         for i in 0..<lines {
             let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: start.addingTimeInterval(Double(i) * 60))
-            chunk += String(format: "%04d-%02d-%02d,%02d:%02d,UTC,Vitamin D3,1,softgel,%@\n", c.year!, c.month!, c.day!,
-                            c.hour!, c.minute!, (i % 10 == 9 ? "skipped" : "taken") as NSString)
+            chunk += String(
+                format: "%04d-%02d-%02d,%02d:%02d,UTC,Vitamin D3,1,softgel,%@\n", c.year!, c.month!, c.day!,
+                c.hour!, c.minute!, (i % 10 == 9 ? "skipped" : "taken") as NSString)
             if chunk.utf8.count > 1 << 20 {
                 handle.write(Data(chunk.utf8))
                 chunk = ""

@@ -33,7 +33,7 @@ struct SleepDiary {
         var ratings: [Double?] = []
         for i in 0..<Self.days {
             if g.unit() < (stressed ? 1.0 / 10 : 1.0 / 25) { stressed.toggle() }
-            let weekday = SleepDiary.firstDay.adding(days: i).weekday.rawValue // 1 = Monday ... 7 = Sunday
+            let weekday = SleepDiary.firstDay.adding(days: i).weekday.rawValue  // 1 = Monday ... 7 = Sunday
             let rhythm = weekday == 5 || weekday == 6 ? 0.3 : (weekday == 7 ? -0.3 : 0)
             var night = 3.3 + rhythm + 0.2 * sin(2 * .pi * Double(i) / 365) - (stressed ? 0.5 : 0) + 0.6 * InsightsBenchmark.normal(&g)
             if g.unit() < 0.07 { night -= 1.5 }

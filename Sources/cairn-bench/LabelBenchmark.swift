@@ -67,19 +67,28 @@ enum LabelBenchmark {
         var i = 0
         while i < arguments.count {
             switch arguments[i] {
-            case "--limit" where i + 1 < arguments.count: limit = Int(arguments[i + 1]) ?? limit; i += 1
-            case "--save" where i + 1 < arguments.count: saveDirectory = arguments[i + 1]; i += 1
+            case "--limit" where i + 1 < arguments.count:
+                limit = Int(arguments[i + 1]) ?? limit
+                i += 1
+            case "--save" where i + 1 < arguments.count:
+                saveDirectory = arguments[i + 1]
+                i += 1
             case "--show-text": showText = true
             case "--only" where i + 1 < arguments.count:
-                only = Set(arguments[i + 1].split(separator: ",").compactMap { Int($0) }); i += 1
+                only = Set(arguments[i + 1].split(separator: ",").compactMap { Int($0) })
+                i += 1
             case "--kinds" where i + 1 < arguments.count:
                 let chosen = Set(arguments[i + 1].split(separator: ",").map(String.init))
                 if let unknown = chosen.first(where: { !kindNames.contains($0) }) {
                     throw BenchArgumentError(message: "labels: unknown kind \(unknown); kinds: \(kindNames.joined(separator: ", "))")
                 }
-                kinds = chosen; i += 1
+                kinds = chosen
+                i += 1
             case "--no-process": processes = false
-            default: throw BenchArgumentError(message: "labels: unknown argument \(arguments[i]); use --limit N, --only I,J, --kinds K,L, --no-process, --save DIR, --show-text")
+            default:
+                throw BenchArgumentError(
+                    message: "labels: unknown argument \(arguments[i]); use --limit N, --only I,J, --kinds K,L, --no-process, --save DIR, --show-text"
+                )
             }
             i += 1
         }
@@ -89,7 +98,8 @@ enum LabelBenchmark {
         let normaliser = LabelNormaliser(catalogue: catalogue)
         let labels = try loadCorpus().prefix(limit)
         let pipeline = ImagePipeline()
-        var clean = Totals(), degraded = Totals()
+        var clean = Totals()
+        var degraded = Totals()
         var photos = [Totals](repeating: Totals(), count: LabelPhotoDegradation.all.count)
         var speedSamples: [Data] = []
         var excludedCalorieRows = 0
@@ -114,7 +124,10 @@ enum LabelBenchmark {
                 let t1 = Date()
                 if let saveDirectory { try savePGM(prepared, to: "\(saveDirectory)/label-\(index)-clean-prepared.pgm") }
                 let page = try recognizer.recognise(prepared)
-                print(String(format: "prepare %.3f s (scale %.2f, %dx%d), recognise %.3f s", t1.timeIntervalSince(t0), prepared.scale, prepared.width, prepared.height, Date().timeIntervalSince(t1)))
+                print(
+                    String(
+                        format: "prepare %.3f s (scale %.2f, %dx%d), recognise %.3f s", t1.timeIntervalSince(t0), prepared.scale, prepared.width,
+                        prepared.height, Date().timeIntervalSince(t1)))
                 print("--- label \(index) clean\n" + page.text)
                 let preparedDegraded = try OCRPreprocessing.prepare(degradedJPEG)
                 if let saveDirectory { try savePGM(preparedDegraded, to: "\(saveDirectory)/label-\(index)-degraded-prepared.pgm") }
@@ -135,8 +148,10 @@ enum LabelBenchmark {
                     // What Tesseract is given (saved beside the photo as a PGM) and what it read.
                     let prepared = try OCRPreprocessing.prepare(jpeg)
                     if let saveDirectory { try savePGM(prepared, to: "\(saveDirectory)/\(fileName)-prepared.pgm") }
-                    print(String(format: "--- label %d %@ (deskew %.2f, bow %.1f, scale %.2f)", index, degradation.name, prepared.deskewDegrees,
-                                 prepared.bow, prepared.scale))
+                    print(
+                        String(
+                            format: "--- label %d %@ (deskew %.2f, bow %.1f, scale %.2f)", index, degradation.name, prepared.deskewDegrees,
+                            prepared.bow, prepared.scale))
                     print(try TextRecognizer().recognise(prepared).text)
                 }
                 score(try timed(service, jpeg), truth: truth, label: index, into: &photos[k])
@@ -144,7 +159,9 @@ enum LabelBenchmark {
             if speedSamples.count < 3 { speedSamples.append(cleanJPEG) }
         }
         let total = Date().timeIntervalSince(started)
-        print("  corpus: \(labels.count) labels, \(clean.truthRows) ingredient rows (\(excludedCalorieRows) calorie rows left out: no dose unit); styles cycle \(PanelStyle.fonts.count) fonts x \(PanelStyle.sizes.count) sizes x \(PanelStyle.Layout.allCases.count) layouts")
+        print(
+            "  corpus: \(labels.count) labels, \(clean.truthRows) ingredient rows (\(excludedCalorieRows) calorie rows left out: no dose unit); styles cycle \(PanelStyle.fonts.count) fonts x \(PanelStyle.sizes.count) sizes x \(PanelStyle.Layout.allCases.count) layouts"
+        )
         let cleanMet = report("clean", clean, target: targetCleanExact)
         let degradedMet = report("degraded", degraded, target: targetDegradedExact)
         var photoTotals = Totals()
@@ -154,12 +171,16 @@ enum LabelBenchmark {
         }
         let photosMet = report("bottle photos, all", photoTotals, target: targetDegradedExact, brief: true)
         let gateMet = [clean, degraded, photoTotals].allSatisfy { $0.unflaggedJunkRows == 0 && $0.silentMisses == 0 }
-        print("  gate: junk rows without a flag \([clean, degraded, photoTotals].map(\.unflaggedJunkRows).reduce(0, +)), rows missed without a warning \([clean, degraded, photoTotals].map(\.silentMisses).reduce(0, +)) (targets 0; a flagged row is never saved before the person accepts it)")
+        print(
+            "  gate: junk rows without a flag \([clean, degraded, photoTotals].map(\.unflaggedJunkRows).reduce(0, +)), rows missed without a warning \([clean, degraded, photoTotals].map(\.silentMisses).reduce(0, +)) (targets 0; a flagged row is never saved before the person accepts it)"
+        )
         let speedMet = processes ? try compareProcesses(speedSamples) : false
         var load = [Double](repeating: 0, count: 3)
         let loadRead = getloadavg(&load, 3) == 3
-        print(String(format: "  total bench time %.1f s (rendering and degrading included); load average %@", total,
-                     loadRead ? String(format: "%.2f", load[0]) : "unknown"))
+        print(
+            String(
+                format: "  total bench time %.1f s (rendering and degrading included); load average %@", total,
+                loadRead ? String(format: "%.2f", load[0]) : "unknown"))
         return cleanMet && degradedMet && photosMet && gateMet && speedMet
     }
 
@@ -173,7 +194,10 @@ enum LabelBenchmark {
     // MARK: corpus
 
     struct CorpusLabel: Decodable {
-        struct Serving: Decodable { let minQuantity: Double?; let unit: String? }
+        struct Serving: Decodable {
+            let minQuantity: Double?
+            let unit: String?
+        }
         struct Ingredient: Decodable {
             let order: Int
             let name: String
@@ -222,12 +246,16 @@ enum LabelBenchmark {
     /// The panel to draw and the rows expected back.
     static func panel(for label: CorpusLabel, index: Int, normaliser: LabelNormaliser) -> (PanelContent, [TruthRow], Int) {
         let marker = ["†", "*", "**"][index % 3]
-        var rows: [PanelRow] = [], truth: [TruthRow] = []
+        var rows: [PanelRow] = []
+        var truth: [TruthRow] = []
         var excluded = 0
         let ingredients = label.activeIngredients.sorted { $0.order < $1.order }
         let names = Set(ingredients.map(\.name))
         for ing in ingredients {
-            if let u = ing.unit, u.contains("Calorie") { excluded += 1; continue }
+            if let u = ing.unit, u.contains("Calorie") {
+                excluded += 1
+                continue
+            }
             var form: String?
             if let note = ing.labelNote, let r = note.range(of: "Form: as ") {
                 form = String(note[r.upperBound...].prefix { $0 != ")" }).replacingOccurrences(of: "100% ", with: "")
@@ -235,7 +263,9 @@ enum LabelBenchmark {
                 form = f
             }
             let doseUnit = unit(ing.unit)
-            let amount = doseUnit.flatMap { u in ing.quantity.flatMap { q in try? Amount(Decimal(string: "\(q)", locale: Locale(identifier: "en_US_POSIX"))!, u) } }
+            let amount = doseUnit.flatMap { u in
+                ing.quantity.flatMap { q in try? Amount(Decimal(string: "\(q)", locale: Locale(identifier: "en_US_POSIX"))!, u) }
+            }
             let amountText = amount.map { "\(number(ing.quantity!, grouped: index % 2 == 0)) \($0.unit.symbol)" }
             let dv: String
             if let p = ing.dailyValuePercent, p > 0 { dv = "\(number(p, grouped: false))%" } else { dv = marker }
@@ -251,8 +281,9 @@ enum LabelBenchmark {
             return "\(number(q, grouped: false)) \(word)"
         }
         let footnote = "\(marker) Daily Value not established."
-        let content = PanelContent(servingSize: serving, servingsPerContainer: label.servingsPerContainer.map { number($0, grouped: false) },
-                                   rows: rows, footnote: footnote, otherIngredients: Array((label.otherIngredients ?? []).prefix(12)))
+        let content = PanelContent(
+            servingSize: serving, servingsPerContainer: label.servingsPerContainer.map { number($0, grouped: false) },
+            rows: rows, footnote: footnote, otherIngredients: Array((label.otherIngredients ?? []).prefix(12)))
         return (content, truth, excluded)
     }
 
@@ -283,9 +314,11 @@ enum LabelBenchmark {
         pixels = out.pixels
         var k = 0
         while k + 1 < pixels.count {
-            let u1 = Double.random(in: 1e-9...1, using: &rng), u2 = Double.random(in: 0...1, using: &rng)
+            let u1 = Double.random(in: 1e-9...1, using: &rng)
+            let u2 = Double.random(in: 0...1, using: &rng)
             let r = (-2 * log(u1)).squareRoot()
-            let n1 = r * cos(2 * .pi * u2) * sigma, n2 = r * sin(2 * .pi * u2) * sigma
+            let n1 = r * cos(2 * .pi * u2) * sigma
+            let n2 = r * sin(2 * .pi * u2) * sigma
             pixels[k] = UInt8(max(0, min(255, Double(pixels[k]) + n1)))
             pixels[k + 1] = UInt8(max(0, min(255, Double(pixels[k + 1]) + n2)))
             k += 2
@@ -304,7 +337,8 @@ enum LabelBenchmark {
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
             return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
         }
-        let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpu()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = cpu()
         let proposal = try service.propose(imageData: jpeg)
         return (proposal, cpu() - cpuStart, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
@@ -326,10 +360,12 @@ enum LabelBenchmark {
                 totals.junkRows += 1
                 if !row.needsDecision {
                     totals.unflaggedJunkRows += 1
-                    totals.unflaggedExtras.append("label \(label): unflagged junk row \(row.nameOnLabel) \(row.amount?.description ?? "-") [\(row.catalogueID ?? "none")]")
+                    totals.unflaggedExtras.append(
+                        "label \(label): unflagged junk row \(row.nameOnLabel) \(row.amount?.description ?? "-") [\(row.catalogueID ?? "none")]")
                 }
                 if totals.extras.count < 8 {
-                    totals.extras.append("label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")\(row.needsDecision ? "" : " (unflagged)")")
+                    totals.extras.append(
+                        "label \(label): extra row \(row.nameOnLabel) \(row.amount?.description ?? "-")\(row.needsDecision ? "" : " (unflagged)")")
                 }
             }
         }
@@ -343,14 +379,18 @@ enum LabelBenchmark {
                     totals.silentMisses += 1
                     totals.silentMissList.append("label \(label): missing \(t.name) without a warning")
                 }
-                if totals.misses.count < 12 { totals.misses.append("label \(label): missing \(t.name)\(proposal.mayBeIncomplete ? "" : " (no warning)")") }
+                if totals.misses.count < 12 {
+                    totals.misses.append("label \(label): missing \(t.name)\(proposal.mayBeIncomplete ? "" : " (no warning)")")
+                }
                 continue
             }
             aligned.insert(j)
             totals.alignedRows += 1
             let p = proposal.rows[j]
             if p.amount == t.amount { totals.amountRows += 1 }
-            let nameRight = t.expectedCatalogueID != nil ? p.catalogueID == t.expectedCatalogueID
+            let nameRight =
+                t.expectedCatalogueID != nil
+                ? p.catalogueID == t.expectedCatalogueID
                 : (p.catalogueID == nil && CatalogueText.normalised(p.nameOnLabel) == tName)
             if nameRight && p.amount == t.amount {
                 totals.exactRows += 1
@@ -361,10 +401,14 @@ enum LabelBenchmark {
             } else {
                 if !p.needsDecision {
                     totals.unflaggedWrongRows += 1
-                    totals.unflaggedWrongList.append("label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-") without a flag")
+                    totals.unflaggedWrongList.append(
+                        "label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-") without a flag"
+                    )
                 }
                 if totals.misses.count < 12 {
-                    totals.misses.append("label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-")\(p.needsDecision ? "" : " (unflagged)")")
+                    totals.misses.append(
+                        "label \(label): \(t.name) \(t.amount?.description ?? "-") read as \(p.nameOnLabel) [\(p.catalogueID ?? "none")] \(p.amount?.description ?? "-")\(p.needsDecision ? "" : " (unflagged)")"
+                    )
                 }
             }
         }
@@ -376,7 +420,8 @@ enum LabelBenchmark {
     /// each other (only flagged proposed rows). A greedy walk would pair a truth row with a later, similar row ("Cranberry" with "Strawberry"
     /// when Cranberry was misread) and leave every row between as junk.
     static func align(_ truth: [TruthRow], _ rows: [LabelProposalRow]) -> [(truth: Int, proposed: Int)] {
-        let n = truth.count, m = rows.count
+        let n = truth.count
+        let m = rows.count
         guard n > 0, m > 0 else { return [] }
         let names = rows.map { CatalogueText.normalised($0.nameOnLabel) }
         // Weight of pairing truth i with row j: 0 when they do not read as the same row; otherwise 100 (a pair
@@ -399,10 +444,13 @@ enum LabelBenchmark {
             }
         }
         var anchors: [(truth: Int, proposed: Int)] = []
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < n, j < m {
             if weight[i][j] > 0, best[i][j] == weight[i][j] + best[i + 1][j + 1] {
-                anchors.append((i, j)); i += 1; j += 1
+                anchors.append((i, j))
+                i += 1
+                j += 1
             } else if best[i][j] == best[i + 1][j] {
                 i += 1
             } else {
@@ -430,11 +478,16 @@ enum LabelBenchmark {
         let amount = t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows)
         let mean = t.seconds.isEmpty ? 0 : t.seconds.reduce(0, +) / Double(t.seconds.count)
         let met = exact >= target
-        print(String(format: "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  wrong without a flag %d  needless flags %d  needless warnings %d/%d  CPU s/label %.3f",
-                     name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString, exact * 100, t.exactRows, t.truthRows,
-                     met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
-                     t.needlessFlags, t.needlessWarnings, t.seconds.count, mean))
-        print("      needless flags by kind: " + LabelFlag.Kind.allCases.compactMap { k in t.needlessFlagKinds[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
+        print(
+            String(
+                format:
+                    "  %-20@ exact %5.1f%% (%d/%d) %@  amount+unit %5.1f%%  junk proposed %d (unflagged %d)  missed without a warning %d  wrong without a flag %d  needless flags %d  needless warnings %d/%d  CPU s/label %.3f",
+                name.padding(toLength: 20, withPad: " ", startingAt: 0) as NSString, exact * 100, t.exactRows, t.truthRows,
+                met ? "met" : "NOT met", amount * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
+                t.needlessFlags, t.needlessWarnings, t.seconds.count, mean))
+        print(
+            "      needless flags by kind: "
+                + LabelFlag.Kind.allCases.compactMap { k in t.needlessFlagKinds[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         for miss in (t.misses + t.extras).prefix(4) { print("      e.g. " + miss) }
         for junk in t.unflaggedExtras + t.silentMissList + t.unflaggedWrongList { print("      " + junk) }
         return met
@@ -447,16 +500,29 @@ enum LabelBenchmark {
         let sorted = t.seconds.sorted()
         let mean = sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)
         let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
-        let exactMet = exact >= target, speedMet = mean <= targetSecondsPerLabel
+        let exactMet = exact >= target
+        let speedMet = mean <= targetSecondsPerLabel
         print("  \(name):")
-        print(String(format: "    rows exactly right  %.1f%% (%d of %d)   target >= %.0f%%   %@", exact * 100, t.exactRows, t.truthRows, target * 100, exactMet ? "met" : "NOT met"))
+        print(
+            String(
+                format: "    rows exactly right  %.1f%% (%d of %d)   target >= %.0f%%   %@", exact * 100, t.exactRows, t.truthRows, target * 100,
+                exactMet ? "met" : "NOT met"))
         print(String(format: "    row precision %.1f%%  recall %.1f%%  (%d rows proposed)", precision * 100, recall * 100, t.proposedRows))
-        print(String(format: "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d   rows read wrong without a flag %d   needless flags %d   needless warnings %d of %d labels",
-                     t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows) * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses, t.unflaggedWrongRows,
-                     t.needlessFlags, t.needlessWarnings, t.seconds.count))
-        print("    needless flags (rows read right, waiting for a decision) by kind: " + LabelFlag.Kind.allCases.compactMap { k in t.needlessFlagKinds[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
+        print(
+            String(
+                format:
+                    "    rows with the right amount and unit %.1f%%   junk rows proposed %d (without a flag %d)   rows missed without a warning %d   rows read wrong without a flag %d   needless flags %d   needless warnings %d of %d labels",
+                t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows) * 100, t.junkRows, t.unflaggedJunkRows, t.silentMisses,
+                t.unflaggedWrongRows,
+                t.needlessFlags, t.needlessWarnings, t.seconds.count))
+        print(
+            "    needless flags (rows read right, waiting for a decision) by kind: "
+                + LabelFlag.Kind.allCases.compactMap { k in t.needlessFlagKinds[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         let wallMean = t.wallSeconds.isEmpty ? 0 : t.wallSeconds.reduce(0, +) / Double(t.wallSeconds.count)
-        print(String(format: "    s/label (CPU) mean %.3f  p95 %.3f   target <= %.1f   %@   (wall mean %.3f)", mean, p95, targetSecondsPerLabel, speedMet ? "met" : "NOT met", wallMean))
+        print(
+            String(
+                format: "    s/label (CPU) mean %.3f  p95 %.3f   target <= %.1f   %@   (wall mean %.3f)", mean, p95, targetSecondsPerLabel,
+                speedMet ? "met" : "NOT met", wallMean))
         print("    outcomes: " + t.statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("    flags raised: " + LabelFlag.Kind.allCases.compactMap { k in t.flags[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
         for miss in t.misses + t.extras { print("      e.g. " + miss) }
@@ -467,13 +533,20 @@ enum LabelBenchmark {
 
 extension LabelBenchmark.Totals {
     mutating func add(_ other: LabelBenchmark.Totals) {
-        truthRows += other.truthRows; proposedRows += other.proposedRows; alignedRows += other.alignedRows
-        exactRows += other.exactRows; amountRows += other.amountRows; junkRows += other.junkRows
-        unflaggedJunkRows += other.unflaggedJunkRows; silentMisses += other.silentMisses
-        unflaggedWrongRows += other.unflaggedWrongRows; needlessWarnings += other.needlessWarnings
+        truthRows += other.truthRows
+        proposedRows += other.proposedRows
+        alignedRows += other.alignedRows
+        exactRows += other.exactRows
+        amountRows += other.amountRows
+        junkRows += other.junkRows
+        unflaggedJunkRows += other.unflaggedJunkRows
+        silentMisses += other.silentMisses
+        unflaggedWrongRows += other.unflaggedWrongRows
+        needlessWarnings += other.needlessWarnings
         needlessFlags += other.needlessFlags
         needlessFlagKinds.merge(other.needlessFlagKinds, uniquingKeysWith: +)
-        seconds += other.seconds; wallSeconds += other.wallSeconds
+        seconds += other.seconds
+        wallSeconds += other.wallSeconds
     }
 }
 
@@ -485,8 +558,11 @@ extension LabelBenchmark {
     static func compareProcesses(_ images: [Data]) throws -> Bool {
         let cairn = ProcessBench.cairnBeside
         guard FileManager.default.isExecutableFile(atPath: cairn.path), FileManager.default.isExecutableFile(atPath: "/usr/bin/tesseract"),
-              !images.isEmpty else {
-            print("  process speed: skipped (needs the cairn product built beside cairn-bench, \(ProcessBench.buildCairn), and /usr/bin/tesseract: scripts/install-deps.sh)")
+            !images.isEmpty
+        else {
+            print(
+                "  process speed: skipped (needs the cairn product built beside cairn-bench, \(ProcessBench.buildCairn), and /usr/bin/tesseract: scripts/install-deps.sh)"
+            )
             return false
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-labels-\(UUID().uuidString)")
@@ -500,26 +576,38 @@ extension LabelBenchmark {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["OMP_THREAD_LIMIT"] = "1"
-        var tesseract: [ProcessBench.Sample] = [], scan: [ProcessBench.Sample] = []
+        var tesseract: [ProcessBench.Sample] = []
+        var scan: [ProcessBench.Sample] = []
         for round in 0...5 {
             for path in paths {
                 let t = try ProcessBench.time("/usr/bin/tesseract", [path, "-"], environment: environment)
-                let c = try ProcessBench.time(cairn.path, ["--data-dir", dir.appendingPathComponent("vault").path, "regimen", "scan", path],
-                                              environment: environment)
-                if round > 0 { tesseract.append(t); scan.append(c) }
+                let c = try ProcessBench.time(
+                    cairn.path, ["--data-dir", dir.appendingPathComponent("vault").path, "regimen", "scan", path],
+                    environment: environment)
+                if round > 0 {
+                    tesseract.append(t)
+                    scan.append(c)
+                }
             }
         }
-        func median(_ values: [Double]) -> Double { let v = values.sorted(); return v.isEmpty ? 0 : v[v.count / 2] }
-        let tWall = median(tesseract.map(\.wall)), sWall = median(scan.map(\.wall))
-        let tCPU = median(tesseract.map(\.cpu)), sCPU = median(scan.map(\.cpu))
+        func median(_ values: [Double]) -> Double {
+            let v = values.sorted()
+            return v.isEmpty ? 0 : v[v.count / 2]
+        }
+        let tWall = median(tesseract.map(\.wall))
+        let sWall = median(scan.map(\.wall))
+        let tCPU = median(tesseract.map(\.cpu))
+        let sCPU = median(scan.map(\.cpu))
         var load = [Double](repeating: 0, count: 3)
         _ = getloadavg(&load, 3)
         let ratio = tWall > 0 ? sWall / tWall : 0
         let met = ratio <= targetProcessRatio
         print(String(format: "  process speed (%d images x 5 rounds, alternating; load average %.2f):", paths.count, load[0]))
         print(String(format: "    tesseract IMAGE -          wall median %.3f s  CPU %.3f s", tWall, tCPU))
-        print(String(format: "    cairn regimen scan IMAGE   wall median %.3f s  CPU %.3f s   ratio %.2fx (CPU %.2fx)   target <= %.1fx   %@",
-                     sWall, sCPU, ratio, tCPU > 0 ? sCPU / tCPU : 0, targetProcessRatio, met ? "met" : "NOT met"))
+        print(
+            String(
+                format: "    cairn regimen scan IMAGE   wall median %.3f s  CPU %.3f s   ratio %.2fx (CPU %.2fx)   target <= %.1fx   %@",
+                sWall, sCPU, ratio, tCPU > 0 ? sCPU / tCPU : 0, targetProcessRatio, met ? "met" : "NOT met"))
         // Each image on its own (the samples go image by image within a round): the target is per image ("within
         // 1.1x of tesseract on the same image"), so the worst image decides and a slow one is not hidden by the
         // pooled median.
@@ -531,8 +619,10 @@ extension LabelBenchmark {
         }
         let worst = perImage.map(\.ratio).max() ?? 0
         print("    each image, scan / tesseract wall: " + perImage.map(\.text).joined(separator: ", "))
-        print(String(format: "    worst image %.2fx   target <= %.1fx on each image   %@", worst, targetProcessRatio,
-                     worst <= targetProcessRatio ? "met" : "NOT met"))
+        print(
+            String(
+                format: "    worst image %.2fx   target <= %.1fx on each image   %@", worst, targetProcessRatio,
+                worst <= targetProcessRatio ? "met" : "NOT met"))
         return met && worst <= targetProcessRatio
     }
 }
@@ -541,4 +631,3 @@ struct BenchArgumentError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
 }
-

@@ -46,8 +46,12 @@ struct LabelPhotoDegradation: Sendable {
         guard x >= 0, y >= 0, x <= Double(image.width - 1), y <= Double(image.height - 1) else {
             return (Double(outside.0), Double(outside.1), Double(outside.2))
         }
-        let x0 = Int(x), y0 = Int(y), x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
-        let fx = x - Double(x0), fy = y - Double(y0)
+        let x0 = Int(x)
+        let y0 = Int(y)
+        let x1 = min(x0 + 1, image.width - 1)
+        let y1 = min(y0 + 1, image.height - 1)
+        let fx = x - Double(x0)
+        let fy = y - Double(y0)
         func p(_ xx: Int, _ yy: Int, _ c: Int) -> Double { Double(image.pixels[(yy * image.width + xx) * 3 + c]) }
         func mix(_ c: Int) -> Double {
             (p(x0, y0, c) * (1 - fx) + p(x1, y0, c) * fx) * (1 - fy) + (p(x0, y1, c) * (1 - fx) + p(x1, y1, c) * fx) * fy
@@ -62,7 +66,9 @@ struct LabelPhotoDegradation: Sendable {
             for x in 0..<width {
                 let (r, g, b) = source(x, y)
                 let o = (y * width + x) * 3
-                pixels[o] = UInt8(max(0, min(255, r))); pixels[o + 1] = UInt8(max(0, min(255, g))); pixels[o + 2] = UInt8(max(0, min(255, b)))
+                pixels[o] = UInt8(max(0, min(255, r)))
+                pixels[o + 1] = UInt8(max(0, min(255, g)))
+                pixels[o + 2] = UInt8(max(0, min(255, b)))
             }
         }
         return RGBImage(width: width, height: height, pixels: pixels)
@@ -72,7 +78,8 @@ struct LabelPhotoDegradation: Sendable {
     static func curved(_ image: RGBImage, rng: inout SeededGenerator) -> RGBImage {
         let wrap = Double.random(in: 40...55, using: &rng) * .pi / 180
         let bow = Double.random(in: 0.015...0.03, using: &rng) * Double(image.height)
-        let cx = Double(image.width) / 2, radius = cx / sin(wrap)
+        let cx = Double(image.width) / 2
+        let radius = cx / sin(wrap)
         let margin = Int(bow) + 4
         let background: (UInt8, UInt8, UInt8) = (70, 70, 76)
         return mapped(width: image.width, height: image.height + 2 * margin) { x, y in
@@ -93,10 +100,14 @@ struct LabelPhotoDegradation: Sendable {
         let sy = Double.random(in: 0.15...0.3, using: &rng) * Double(image.height)
         let strength = Double.random(in: 0.55...0.75, using: &rng)
         return mapped(width: image.width, height: image.height) { x, y in
-            let dx = (Double(x) - gx) / sx, dy = (Double(y) - gy) / sy
+            let dx = (Double(x) - gx) / sx
+            let dy = (Double(y) - gy) / sy
             let g = strength * exp(-(dx * dx + dy * dy) / 2)
             let o = (y * image.width + x) * 3
-            func lit(_ c: Int) -> Double { let v = Double(image.pixels[o + c]); return v + (255 - v) * g }
+            func lit(_ c: Int) -> Double {
+                let v = Double(image.pixels[o + c])
+                return v + (255 - v) * g
+            }
             return (lit(0), lit(1), lit(2))
         }
     }
@@ -108,11 +119,17 @@ struct LabelPhotoDegradation: Sendable {
         let padY = Int(Double(image.height) * Double.random(in: 0.05...0.1, using: &rng))
         let angle = Double.random(in: 1...2.5, using: &rng) * (Bool.random(using: &rng) ? 1 : -1) * .pi / 180
         let paper = Double.random(in: 0.88...0.95, using: &rng)
-        let w = image.width + 2 * padX, h = image.height + 2 * padY
-        let cx = Double(w) / 2, cy = Double(h) / 2, c = cos(angle), s = sin(angle)
+        let w = image.width + 2 * padX
+        let h = image.height + 2 * padY
+        let cx = Double(w) / 2
+        let cy = Double(h) / 2
+        let c = cos(angle)
+        let s = sin(angle)
         return mapped(width: w, height: h) { x, y in
-            let dx = Double(x) - cx, dy = Double(y) - cy
-            let sx = dx * c + dy * s + Double(image.width) / 2, sy = -dx * s + dy * c + Double(image.height) / 2
+            let dx = Double(x) - cx
+            let dy = Double(y) - cy
+            let sx = dx * c + dy * s + Double(image.width) / 2
+            let sy = -dx * s + dy * c + Double(image.height) / 2
             let inside = sx >= 0 && sy >= 0 && sx <= Double(image.width - 1) && sy <= Double(image.height - 1)
             let (r, g, b) = sample(image, sx, sy, outside: colour)
             return inside ? (r * paper, g * paper, b * paper) : (r, g, b)
@@ -123,7 +140,8 @@ struct LabelPhotoDegradation: Sendable {
     static func perspective(_ image: RGBImage, rng: inout SeededGenerator) -> RGBImage {
         let narrowing = Double.random(in: 0.08...0.16, using: &rng)
         let shear = Double.random(in: -0.04...0.04, using: &rng)
-        let w = image.width, h = image.height
+        let w = image.width
+        let h = image.height
         let cx = Double(w) / 2
         return mapped(width: w, height: h) { x, y in
             let t = Double(y) / Double(h)

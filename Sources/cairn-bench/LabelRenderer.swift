@@ -1,5 +1,5 @@
-import CairnCore
 import CPangoCairo
+import CairnCore
 import Foundation
 
 /// One row of a Supplement Facts panel to draw.
@@ -34,8 +34,9 @@ struct PanelStyle: CustomStringConvertible {
 
     /// The style for label `index` of the corpus: cycles fonts, sizes and layouts.
     static func forLabel(_ index: Int) -> PanelStyle {
-        PanelStyle(font: fonts[index % fonts.count], pixelSize: sizes[(index / fonts.count) % sizes.count],
-                   layout: Layout.allCases[index % Layout.allCases.count])
+        PanelStyle(
+            font: fonts[index % fonts.count], pixelSize: sizes[(index / fonts.count) % sizes.count],
+            layout: Layout.allCases[index % Layout.allCases.count])
     }
 
     var description: String { "\(font) \(Int(pixelSize)) px, \(layout)" }
@@ -52,7 +53,8 @@ enum LabelRenderer {
         func width(_ text: String, bold: Bool = false, scale: Double = 1) -> Double {
             let layout = makeLayout(measure, text, style: style, bold: bold, scale: scale)
             defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-            var ink = PangoRectangle(), logical = PangoRectangle()
+            var ink = PangoRectangle()
+            var logical = PangoRectangle()
             pango_layout_get_pixel_extents(layout, &ink, &logical)
             return Double(logical.width)
         }
@@ -81,15 +83,19 @@ enum LabelRenderer {
         cairo_paint(cr)
         cairo_set_source_rgb(cr, 0, 0, 0)
         var y = margin
-        let left = margin, right = margin + inner
+        let left = margin
+        let right = margin + inner
         let lineGap = style.layout == .compact ? px * 0.25 : px * 0.45
 
-        func draw(_ text: String, x: Double, alignRight: Bool = false, bold: Bool = false, scale: Double = 1,
-                  wrapWidth: Double? = nil) -> Double {
+        func draw(
+            _ text: String, x: Double, alignRight: Bool = false, bold: Bool = false, scale: Double = 1,
+            wrapWidth: Double? = nil
+        ) -> Double {
             let layout = makeLayout(cr, text, style: style, bold: bold, scale: scale)
             defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
             if let wrapWidth { pango_layout_set_width(layout, Int32(wrapWidth * Double(PANGO_SCALE))) }
-            var ink = PangoRectangle(), logical = PangoRectangle()
+            var ink = PangoRectangle()
+            var logical = PangoRectangle()
             pango_layout_get_pixel_extents(layout, &ink, &logical)
             cairo_move_to(cr, alignRight ? x - Double(logical.width) : x, y)
             pango_cairo_show_layout(cr, layout)
@@ -131,8 +137,10 @@ enum LabelRenderer {
         rule(px * 0.35)
         y += draw(content.footnote, x: left, scale: 0.85) + lineGap * 2
         if !content.otherIngredients.isEmpty {
-            y += draw("Other ingredients: " + content.otherIngredients.joined(separator: ", ") + ".", x: left,
-                      scale: 0.85, wrapWidth: inner) + lineGap
+            y +=
+                draw(
+                    "Other ingredients: " + content.otherIngredients.joined(separator: ", ") + ".", x: left,
+                    scale: 0.85, wrapWidth: inner) + lineGap
         }
         cairo_surface_flush(surface)
         let height = min(tall, Int(y + margin))
@@ -142,8 +150,11 @@ enum LabelRenderer {
         for row in 0..<height {
             for x in 0..<canvasWidth {
                 // RGB24 pixels are native-endian 0x00RRGGBB words: B, G, R, X in memory on little-endian.
-                let p = row * stride + x * 4, o = (row * canvasWidth + x) * 3
-                pixels[o] = data[p + 2]; pixels[o + 1] = data[p + 1]; pixels[o + 2] = data[p]
+                let p = row * stride + x * 4
+                let o = (row * canvasWidth + x) * 3
+                pixels[o] = data[p + 2]
+                pixels[o + 1] = data[p + 1]
+                pixels[o + 2] = data[p]
             }
         }
         cairo_destroy(cr)

@@ -4,8 +4,9 @@ import CairnTestSupport
 import Foundation
 import Imaging
 import Regimen
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cairn-bench process [--rounds N] [--cairn PATH] [--only ROWS]`: what a person waits for, measured on whole `cairn` processes (the release
@@ -72,8 +73,15 @@ final class ProcessBench {
     /// How to build it: a release build with the flags every release product shares (Makefile).
     static let buildCairn = "make release"
 
-    struct Sample { var wall: Double; var cpu: Double }
-    struct Row { var name: String; var cairn: [Sample] = []; var anchor: [Sample] = [] }
+    struct Sample {
+        var wall: Double
+        var cpu: Double
+    }
+    struct Row {
+        var name: String
+        var cairn: [Sample] = []
+        var anchor: [Sample] = []
+    }
     let cairn: String
     let work: URL
     let rounds: Int
@@ -117,8 +125,12 @@ final class ProcessBench {
         let small = try pipeline.probe(Data(contentsOf: portrait))
         let factor = (12_000_000.0 / Double(small.width * small.height)).squareRoot()
         _ = try time("/usr/bin/vips", ["resize", portrait.path, face.path + "[Q=92]", String(format: "%.4f", factor)])
-        _ = try time("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Make=Cairn", "-Model=Bench", "-GPSLatitude=48.8566",
-                                          "-GPSLatitudeRef=N", "-DateTimeOriginal=2024:05:06 07:08:09", face.path])
+        _ = try time(
+            "/usr/bin/exiftool",
+            [
+                "-q", "-overwrite_original", "-Make=Cairn", "-Model=Bench", "-GPSLatitude=48.8566",
+                "-GPSLatitudeRef=N", "-DateTimeOriginal=2024:05:06 07:08:09", face.path,
+            ])
         let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
         let zone = TimeZone(identifier: "UTC")!
         let today = app.regimen.today()
@@ -127,8 +139,9 @@ final class ProcessBench {
         let area = try app.skin.addArea(name: "Left forearm")
         _ = try app.skin.log(photo: Data(contentsOf: upright), in: area.id)
         app.database.close()
-        print("  vault: ten years of a regimen (5 products, 3 doses a day), one Skin area with its first photo; Skin photos 4032x3024, "
-            + "the Smile photo \(try pipeline.probe(Data(contentsOf: face)).width)x\(try pipeline.probe(Data(contentsOf: face)).height)")
+        print(
+            "  vault: ten years of a regimen (5 products, 3 doses a day), one Skin area with its first photo; Skin photos 4032x3024, "
+                + "the Smile photo \(try pipeline.probe(Data(contentsOf: face)).width)x\(try pipeline.probe(Data(contentsOf: face)).height)")
     }
 
     // MARK: rows
@@ -152,12 +165,16 @@ final class ProcessBench {
                 }
                 try? FileManager.default.removeItem(at: out.appendingPathComponent("s.jpg"))
                 a.add(try time("/usr/bin/exiftool", ["-q", "-all=", "-o", out.appendingPathComponent("s.jpg").path, source]))
-                a.add(try time("/usr/bin/vipsthumbnail", [photo.path, "--size", "512", "-o", out.appendingPathComponent("t.jpg").path + "[strip,Q=85]"]))
+                a.add(
+                    try time(
+                        "/usr/bin/vipsthumbnail", [photo.path, "--size", "512", "-o", out.appendingPathComponent("t.jpg").path + "[strip,Q=85]"]))
                 if round > 0 { row.anchor.append(a) }
             }
             let anchor = turns ? "vips autorot + exiftool -all= + vipsthumbnail" : "exiftool -all= + vipsthumbnail"
-            met = report(row, anchor: hasTools ? anchor : nil, missing: "exiftool, vips (libimage-exiftool-perl, libvips-tools)",
-                         ratioTarget: 1.0, on: \.cpu) && met
+            met =
+                report(
+                    row, anchor: hasTools ? anchor : nil, missing: "exiftool, vips (libimage-exiftool-perl, libvips-tools)",
+                    ratioTarget: 1.0, on: \.cpu) && met
         }
         return met
     }
@@ -178,9 +195,10 @@ final class ProcessBench {
             if round > 0 { row.cairn.append(c) }
             if probe != nil, let a = try? time(python, [script.path, face.path]), round > 0 { row.anchor.append(a) }
         }
-        let ratioMet = report(row, anchor: probe != nil ? "Python MediaPipe face mesh" : nil,
-                              missing: "python3 with mediapipe's face mesh (PyPI's mediapipe no longer ships mp.solutions or its models)",
-                              ratioTarget: 0.5, on: \.cpu)
+        let ratioMet = report(
+            row, anchor: probe != nil ? "Python MediaPipe face mesh" : nil,
+            missing: "python3 with mediapipe's face mesh (PyPI's mediapipe no longer ships mp.solutions or its models)",
+            ratioTarget: 0.5, on: \.cpu)
         let cpu = median(row.cairn.map(\.cpu))
         let absolute = cpu <= 0.300
         print(String(format: "      absolute: CPU %.0f ms, target <= 300 ms   %@", cpu * 1000, absolute ? "met" : "NOT met"))
@@ -200,10 +218,14 @@ final class ProcessBench {
         for round in 0...rounds {
             let c = try time(cairn, ["--data-dir", vault.path, "regimen", "scan", path.path])
             if round > 0 { row.cairn.append(c) }
-            if hasTool { let a = try time("/usr/bin/tesseract", [path.path, "-"]); if round > 0 { row.anchor.append(a) } }
+            if hasTool {
+                let a = try time("/usr/bin/tesseract", [path.path, "-"])
+                if round > 0 { row.anchor.append(a) }
+            }
         }
-        return report(row, anchor: hasTool ? "tesseract IMAGE -" : nil, missing: "tesseract (tesseract-ocr)",
-                      ratioTarget: 1.1, on: \.wall)
+        return report(
+            row, anchor: hasTool ? "tesseract IMAGE -" : nil, missing: "tesseract (tesseract-ocr)",
+            ratioTarget: 1.1, on: \.wall)
     }
 
     func intakeImport() throws -> Bool {
@@ -234,9 +256,12 @@ final class ProcessBench {
         for round in 0...rounds {
             let fresh = work.appendingPathComponent("import-\(round)")
             let app = try CairnApplication.open(dataDirectory: fresh.path, environment: [:])
-            _ = try app.regimen.addProduct(Product(name: "Vitamin D3", form: .softgel, servingSize: Amount("1", .count), ingredients: [
-                ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: Amount("25", .mcg), form: "Vitamin D3"),
-            ]))
+            _ = try app.regimen.addProduct(
+                Product(
+                    name: "Vitamin D3", form: .softgel, servingSize: Amount("1", .count),
+                    ingredients: [
+                        ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: Amount("25", .mcg), form: "Vitamin D3")
+                    ]))
             app.database.close()
             let c = try time(cairn, ["--data-dir", fresh.path, "regimen", "import", csv.path])
             try? FileManager.default.removeItem(at: fresh)
@@ -251,12 +276,16 @@ final class ProcessBench {
         let cairnRate = Double(lines) / median(row.cairn.map(\.wall))
         let anchorRate = hasPython ? Double(lines) / median(row.anchor.map(\.wall)) : 0
         let met = hasPython ? cairnRate / anchorRate >= 1.0 : true
-        print(String(format: "    %-44@ wall %7.1f ms  CPU %7.1f ms  %6.0f rows/s", row.name as NSString,
-                     median(row.cairn.map(\.wall)) * 1000, median(row.cairn.map(\.cpu)) * 1000, cairnRate))
+        print(
+            String(
+                format: "    %-44@ wall %7.1f ms  CPU %7.1f ms  %6.0f rows/s", row.name as NSString,
+                median(row.cairn.map(\.wall)) * 1000, median(row.cairn.map(\.cpu)) * 1000, cairnRate))
         if hasPython {
-            print(String(format: "      anchor: %-36@ wall %7.1f ms  CPU %7.1f ms  %6.0f rows/s   ratio %.2fx   target >= 1.0x   %@",
-                         "Python csv + sqlite3" as NSString, median(row.anchor.map(\.wall)) * 1000,
-                         median(row.anchor.map(\.cpu)) * 1000, anchorRate, cairnRate / anchorRate, met ? "met" : "NOT met"))
+            print(
+                String(
+                    format: "      anchor: %-36@ wall %7.1f ms  CPU %7.1f ms  %6.0f rows/s   ratio %.2fx   target >= 1.0x   %@",
+                    "Python csv + sqlite3" as NSString, median(row.anchor.map(\.wall)) * 1000,
+                    median(row.anchor.map(\.cpu)) * 1000, anchorRate, cairnRate / anchorRate, met ? "met" : "NOT met"))
         } else {
             print("      anchor skipped: no python3 with sqlite3")
         }
@@ -267,15 +296,21 @@ final class ProcessBench {
         let database = vault.appendingPathComponent("cairn.sqlite").path
         let hasSQLite = tools("sqlite3")
         var met = true
-        for (name, words) in [("cairn regimen today", ["regimen", "today"]), ("cairn regimen ledger", ["regimen", "ledger"]),
-                              ("cairn skin timeline", ["skin", "timeline", "Left forearm"])] {
+        for (name, words) in [
+            ("cairn regimen today", ["regimen", "today"]), ("cairn regimen ledger", ["regimen", "ledger"]),
+            ("cairn skin timeline", ["skin", "timeline", "Left forearm"]),
+        ] {
             var row = ProcessBench.Row(name: name)
             for round in 0...rounds {
                 let c = try time(cairn, ["--data-dir", vault.path] + words)
                 if round > 0 { row.cairn.append(c) }
                 if hasSQLite {
-                    let a = try time("/usr/bin/sqlite3", ["-readonly", database,
-                        "SELECT * FROM regimen_intake ORDER BY taken_at DESC LIMIT 50"])
+                    let a = try time(
+                        "/usr/bin/sqlite3",
+                        [
+                            "-readonly", database,
+                            "SELECT * FROM regimen_intake ORDER BY taken_at DESC LIMIT 50",
+                        ])
                     if round > 0 { row.anchor.append(a) }
                 }
             }
@@ -299,12 +334,15 @@ final class ProcessBench {
         try Data("a bench passphrase for the process rows\n".utf8).write(to: passphrase)
         _ = try time(cairn, ["--data-dir", locked.path, "settings", "lock", "on", "--passphrase-file", passphrase.path])
         defer { try? FileManager.default.removeItem(at: locked) }
-        for (name, folder, unlock) in [("plain vault", vault, [String]()),
-                                       ("locked vault", locked, ["--vault-passphrase-file", passphrase.path])] {
+        for (name, folder, unlock) in [
+            ("plain vault", vault, [String]()),
+            ("locked vault", locked, ["--vault-passphrase-file", passphrase.path]),
+        ] {
             var row = ProcessBench.Row(name: "cairn regimen today through serve, \(name)")
             let server = try ServedProcess(cairn: cairn, vault: folder, environment: environment, global: unlock)
             // The server catches up on insights and tidies up in the background after it opens: wait for quiet.
-            var last = ProcessCPU.cpuSeconds(of: server.process.processIdentifier), quiet = 0
+            var last = ProcessCPU.cpuSeconds(of: server.process.processIdentifier)
+            var quiet = 0
             for _ in 0..<200 where quiet < 3 {
                 usleep(100_000)
                 let now = ProcessCPU.cpuSeconds(of: server.process.processIdentifier)
@@ -328,8 +366,10 @@ final class ProcessBench {
                 if round > 0 { row.anchor.append(a) }
             }
             _ = report(row, anchor: "the same command on its own", missing: "", ratioTarget: nil, on: \.wall)
-            print(String(format: "      the CPU above is the client's; the server spent %.1f ms more per command (mean)",
-                         serverCPU / Double(many) * 1000))
+            print(
+                String(
+                    format: "      the CPU above is the client's; the server spent %.1f ms more per command (mean)",
+                    serverCPU / Double(many) * 1000))
         }
     }
 
@@ -377,11 +417,15 @@ final class ProcessBench {
             server.stop()
         }
         let ratio = one.requestsPerSecond > 0 ? sixteen.requestsPerSecond / one.requestsPerSecond : 0
-        print(String(format: "    /regimen/ledger (%d KiB), wrk: 1 client %.0f req/s (p99 %.1f ms); 16 clients %.0f req/s (p99 %.1f ms)",
-                     page.body.count / 1024, one.requestsPerSecond, one.p99 * 1000, sixteen.requestsPerSecond, sixteen.p99 * 1000))
+        print(
+            String(
+                format: "    /regimen/ledger (%d KiB), wrk: 1 client %.0f req/s (p99 %.1f ms); 16 clients %.0f req/s (p99 %.1f ms)",
+                page.body.count / 1024, one.requestsPerSecond, one.p99 * 1000, sixteen.requestsPerSecond, sixteen.p99 * 1000))
         if let staticFile {
-            print(String(format: "      anchor: the same page as a static file (python3 -m http.server), 16 clients: %.0f req/s (p99 %.1f ms)",
-                         staticFile.requestsPerSecond, staticFile.p99 * 1000))
+            print(
+                String(
+                    format: "      anchor: the same page as a static file (python3 -m http.server), 16 clients: %.0f req/s (p99 %.1f ms)",
+                    staticFile.requestsPerSecond, staticFile.p99 * 1000))
         }
         print(String(format: "      16 clients / 1 client: %.2fx   target >= 1.6x   %@", ratio, ratio >= 1.6 ? "met" : "NOT met"))
         return ratio >= 1.6
@@ -390,18 +434,23 @@ final class ProcessBench {
     // MARK: helpers
 
     /// Prints a row: the cairn medians, the anchor's and their ratio on `key` against `ratioTarget` (when given).
-    func report(_ row: ProcessBench.Row, anchor: String?, missing: String, ratioTarget: Double?,
-                on key: KeyPath<ProcessBench.Sample, Double>) -> Bool {
-        print(String(format: "    %-44@ wall %7.1f ms  CPU %7.1f ms", row.name as NSString,
-                     median(row.cairn.map(\.wall)) * 1000, median(row.cairn.map(\.cpu)) * 1000))
+    func report(
+        _ row: ProcessBench.Row, anchor: String?, missing: String, ratioTarget: Double?,
+        on key: KeyPath<ProcessBench.Sample, Double>
+    ) -> Bool {
+        print(
+            String(
+                format: "    %-44@ wall %7.1f ms  CPU %7.1f ms", row.name as NSString,
+                median(row.cairn.map(\.wall)) * 1000, median(row.cairn.map(\.cpu)) * 1000))
         guard let anchor, !row.anchor.isEmpty else {
             print("      anchor skipped: missing \(missing)")
             return true
         }
         let ratio = median(row.cairn.map { $0[keyPath: key] }) / max(median(row.anchor.map { $0[keyPath: key] }), 1e-6)
         let what = key == \ProcessBench.Sample.cpu ? "CPU" : "wall"
-        var line = String(format: "      anchor: %-36@ wall %7.1f ms  CPU %7.1f ms   %@ ratio %.2fx", anchor as NSString,
-                          median(row.anchor.map(\.wall)) * 1000, median(row.anchor.map(\.cpu)) * 1000, what as NSString, ratio)
+        var line = String(
+            format: "      anchor: %-36@ wall %7.1f ms  CPU %7.1f ms   %@ ratio %.2fx", anchor as NSString,
+            median(row.anchor.map(\.wall)) * 1000, median(row.anchor.map(\.cpu)) * 1000, what as NSString, ratio)
         var met = true
         if let ratioTarget {
             met = ratio <= ratioTarget
@@ -437,9 +486,11 @@ final class ProcessBench {
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let exited = (status & 0x7f) == 0, code = (status >> 8) & 0xff
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
         guard exited, code == 0 else {
-            throw BenchArgumentError(message: "\((executable as NSString).lastPathComponent) \(arguments.prefix(4).joined(separator: " ")) exited with status \(code)")
+            throw BenchArgumentError(
+                message: "\((executable as NSString).lastPathComponent) \(arguments.prefix(4).joined(separator: " ")) exited with status \(code)")
         }
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         return ProcessBench.Sample(wall: wall, cpu: cpu)
@@ -455,12 +506,16 @@ final class ProcessBench {
         return ProcessBench.Sample(wall: wall, cpu: ProcessCPU.cpuSeconds(of: server.process.processIdentifier))
     }
 
-    struct WrkFigures { var requestsPerSecond: Double; var p99: Double }
+    struct WrkFigures {
+        var requestsPerSecond: Double
+        var p99: Double
+    }
 
     func wrk(_ url: String, clients: Int, header: String?, seconds: Int) -> WrkFigures {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
-        process.arguments = ["-t", "\(min(clients, 2))", "-c", "\(clients)", "-d", "\(seconds)s", "--latency"]
+        process.arguments =
+            ["-t", "\(min(clients, 2))", "-c", "\(clients)", "-d", "\(seconds)s", "--latency"]
             + (header.map { ["-H", $0] } ?? []) + [url]
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -502,7 +557,10 @@ final class ProcessBench {
 }
 
 extension ProcessBench.Sample {
-    mutating func add(_ other: ProcessBench.Sample) { wall += other.wall; cpu += other.cpu }
+    mutating func add(_ other: ProcessBench.Sample) {
+        wall += other.wall
+        cpu += other.cpu
+    }
 }
 
 /// A server child (`cairn serve --port 0`, or Python's http.server on a free port) with its port, read from the
@@ -520,7 +578,8 @@ final class ServedProcess {
         started = try Self.launch(process, environment: environment)
         let text = try readLine(containing: "key=")
         guard let portRange = text.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression),
-              let keyRange = text.range(of: #"key=[A-Za-z0-9_-]+"#, options: .regularExpression) else {
+            let keyRange = text.range(of: #"key=[A-Za-z0-9_-]+"#, options: .regularExpression)
+        else {
             stop()
             throw BenchArgumentError(message: "cairn serve printed no address")
         }

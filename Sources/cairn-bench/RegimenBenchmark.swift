@@ -17,8 +17,12 @@ enum RegimenBenchmark {
         while index < arguments.count {
             let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
             switch arguments[index] {
-            case "--days": days = max(2, value ?? days); index += 2
-            case "--runs": runs = max(minimumRuns, value ?? runs); index += 2
+            case "--days":
+                days = max(2, value ?? days)
+                index += 2
+            case "--runs":
+                runs = max(minimumRuns, value ?? runs)
+                index += 2
             default: index += 1
             }
         }
@@ -48,8 +52,9 @@ enum RegimenBenchmark {
         let products = try fill(service, days: days, firstDay: firstDay, zone: zone)
         let generation = ContinuousClock.now - generationStart
         let recordCount: Int = try database.read { try $0.scalar("SELECT count(*) FROM regimen_intake") ?? 0 }
-        print("regimen: \(recordCount) intake records (\(products.count) products, 3 doses a day, \(days) days) "
-              + "generated through RegimenService in \(format(generation)) (check-ins in one transaction)")
+        print(
+            "regimen: \(recordCount) intake records (\(products.count) products, 3 doses a day, \(days) days) "
+                + "generated through RegimenService in \(format(generation)) (check-ins in one transaction)")
 
         // Sanity: the measured calls return what they should, so the timings are of real work.
         let today = try service.todayView()
@@ -57,30 +62,45 @@ enum RegimenBenchmark {
         let yearRange = lastDay.adding(days: -364)...lastDay
         let exposure = try service.exposure(in: yearRange)
         guard today.doses.count == 15, page.entries.count == 50, exposure.products.count >= 5 * 360 else {
-            throw BenchmarkFailure(message: "unexpected results: \(today.doses.count) doses today, \(page.entries.count) ledger rows, "
-                                   + "\(exposure.products.count) product-days")
+            throw BenchmarkFailure(
+                message: "unexpected results: \(today.doses.count) doses today, \(page.entries.count) ledger rows, "
+                    + "\(exposure.products.count) product-days")
         }
 
         var rows: [(String, (wall: Double, cpu: Double, fastest: Double))] = []
         rows.append(("Today (15 doses, batch and next)", try median(runs) { _ = try service.todayView() }))
-        rows.append(("Ledger page: 50 newest, one product", try median(runs) {
-            _ = try service.ledger(LedgerQuery(productID: products[2].product.id, limit: 50))
-        }))
-        rows.append(("Ledger page: 50 newest, last 30 days", try median(runs) {
-            _ = try service.ledger(LedgerQuery(from: lastDay.adding(days: -29), to: lastDay, limit: 50))
-        }))
-        rows.append(("Ledger page: 50, one product, 5 years back", try median(runs) {
-            _ = try service.ledger(LedgerQuery(productID: products[2].product.id, limit: 50, offset: min(5_400, days * 3 / 2)))
-        }))
+        rows.append(
+            (
+                "Ledger page: 50 newest, one product",
+                try median(runs) {
+                    _ = try service.ledger(LedgerQuery(productID: products[2].product.id, limit: 50))
+                }
+            ))
+        rows.append(
+            (
+                "Ledger page: 50 newest, last 30 days",
+                try median(runs) {
+                    _ = try service.ledger(LedgerQuery(from: lastDay.adding(days: -29), to: lastDay, limit: 50))
+                }
+            ))
+        rows.append(
+            (
+                "Ledger page: 50, one product, 5 years back",
+                try median(runs) {
+                    _ = try service.ledger(LedgerQuery(productID: products[2].product.id, limit: 50, offset: min(5_400, days * 3 / 2)))
+                }
+            ))
         rows.append(("Exposure: one year, all products", try median(runs) { _ = try service.exposure(in: yearRange) }))
         var load = [Double](repeating: 0, count: 3)
         _ = getloadavg(&load, 3)
         print(String(format: "  (medians over %d runs; the wall-clock median decides pass/fail; load average %.1f)", runs, load[0]))
         for (name, time) in rows {
             let verdict = time.wall < targetMilliseconds ? "pass" : "FAIL"
-            print("  " + name.padding(toLength: 44, withPad: " ", startingAt: 0)
-                  + String(format: "%7.2f ms wall  %7.2f ms CPU  (fastest %6.2f ms)   target < %.0f ms   %@", time.wall, time.cpu,
-                           time.fastest, targetMilliseconds, verdict))
+            print(
+                "  " + name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "%7.2f ms wall  %7.2f ms CPU  (fastest %6.2f ms)   target < %.0f ms   %@", time.wall, time.cpu,
+                        time.fastest, targetMilliseconds, verdict))
         }
         return rows.allSatisfy { $0.1.wall < targetMilliseconds }
     }
@@ -95,16 +115,22 @@ enum RegimenBenchmark {
     static func fill(_ service: RegimenService, days: Int, firstDay: LocalDay, zone: TimeZone) throws -> [StoredProduct] {
         // Products and schedules through the service; one schedule gets a second revision half-way.
         let products = try sampleProducts().map { try service.addProduct($0, decisions: .acceptingEveryRow(of: $0)) }
-        let times = [["08:00", "13:00", "21:00"], ["07:30", "12:30", "20:00"], ["08:00", "14:00", "19:00"],
-                     ["09:00", "15:00", "21:00"], ["06:45", "12:00", "18:30"]]
+        let times = [
+            ["08:00", "13:00", "21:00"], ["07:30", "12:30", "20:00"], ["08:00", "14:00", "19:00"],
+            ["09:00", "15:00", "21:00"], ["06:45", "12:00", "18:30"],
+        ]
         var schedules: [ScheduleHistory] = []
         for (product, slots) in zip(products, times) {
-            let plan = try SchedulePlan(productID: product.product.id, times: slots.map { TimeSlot(parsing: $0)! }, recurrence: .daily,
-                                        startDay: firstDay)
+            let plan = try SchedulePlan(
+                productID: product.product.id, times: slots.map { TimeSlot(parsing: $0)! }, recurrence: .daily,
+                startDay: firstDay)
             let first = try service.addSchedule(plan)
             if product.product.name.hasPrefix("Magnesium") {
-                try service.editSchedule(first.scheduleID, plan: SchedulePlan(productID: product.product.id,
-                    times: ["08:15", "13:15", "21:15"].map { TimeSlot(parsing: $0)! }, recurrence: .daily, startDay: firstDay),
+                try service.editSchedule(
+                    first.scheduleID,
+                    plan: SchedulePlan(
+                        productID: product.product.id,
+                        times: ["08:15", "13:15", "21:15"].map { TimeSlot(parsing: $0)! }, recurrence: .daily, startDay: firstDay),
                     effectiveFrom: firstDay.adding(days: days / 2))
             }
             schedules.append(try service.scheduleHistory(first.scheduleID))
@@ -130,8 +156,11 @@ enum RegimenBenchmark {
             try service.correct(result.entry.id, status: .skipped)
         }
         for offset in stride(from: 0, to: days, by: 30) {
-            try service.logExtra(products[0].product.id, at: WallClock.instant(of: firstDay.adding(days: offset),
-                                                                               at: TimeSlot(hour: 16, minute: 0)!, in: zone))
+            try service.logExtra(
+                products[0].product.id,
+                at: WallClock.instant(
+                    of: firstDay.adding(days: offset),
+                    at: TimeSlot(hour: 16, minute: 0)!, in: zone))
         }
         return products
     }
@@ -167,19 +196,25 @@ enum RegimenBenchmark {
             try ProductIngredient(catalogueID: id, nameOnLabel: name, amount: Amount(value, unit), form: form)
         }
         return [
-            try Product(name: "Vitamin D3 1000 IU", form: .softgel, servingSize: Amount("1", .count),
-                        ingredients: [row("vitamin-d", "Vitamin D3", "1000", .iu, form: "Vitamin D3")]),
-            try Product(name: "Magnesium glycinate", form: .capsule, servingSize: Amount("2", .count),
-                        ingredients: [row("magnesium", "Magnesium", "200", .mg, form: "Magnesium glycinate")]),
-            try Product(name: "Multivitamin", form: .tablet, servingSize: Amount("1", .count), ingredients: [
-                row("vitamin-c", "Vitamin C", "90", .mg), row("vitamin-d", "Vitamin D", "20", .mcg),
-                row("zinc", "Zinc", "11", .mg), row("vitamin-b12", "Vitamin B12", "2.4", .mcg),
-                row("folate", "Folate", "400", .mcgDFE),
-            ]),
-            try Product(name: "Fish oil", form: .softgel, servingSize: Amount("2", .count),
-                        ingredients: [row(nil, "EPA", "360", .mg), row(nil, "DHA", "240", .mg)]),
-            try Product(name: "Probiotic", form: .capsule, servingSize: Amount("1", .count),
-                        ingredients: [row(nil, "Lactobacillus blend", "10000000000", .cfu)]),
+            try Product(
+                name: "Vitamin D3 1000 IU", form: .softgel, servingSize: Amount("1", .count),
+                ingredients: [row("vitamin-d", "Vitamin D3", "1000", .iu, form: "Vitamin D3")]),
+            try Product(
+                name: "Magnesium glycinate", form: .capsule, servingSize: Amount("2", .count),
+                ingredients: [row("magnesium", "Magnesium", "200", .mg, form: "Magnesium glycinate")]),
+            try Product(
+                name: "Multivitamin", form: .tablet, servingSize: Amount("1", .count),
+                ingredients: [
+                    row("vitamin-c", "Vitamin C", "90", .mg), row("vitamin-d", "Vitamin D", "20", .mcg),
+                    row("zinc", "Zinc", "11", .mg), row("vitamin-b12", "Vitamin B12", "2.4", .mcg),
+                    row("folate", "Folate", "400", .mcgDFE),
+                ]),
+            try Product(
+                name: "Fish oil", form: .softgel, servingSize: Amount("2", .count),
+                ingredients: [row(nil, "EPA", "360", .mg), row(nil, "DHA", "240", .mg)]),
+            try Product(
+                name: "Probiotic", form: .capsule, servingSize: Amount("1", .count),
+                ingredients: [row(nil, "Lactobacillus blend", "10000000000", .cfu)]),
         ]
     }
 }

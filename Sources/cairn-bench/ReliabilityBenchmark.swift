@@ -6,8 +6,9 @@ import Foundation
 import Imaging
 import Regimen
 import Storage
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cairn-bench reliability [--kills N] [--import-mb N]`: the server and vault figures of issue 13, against the
@@ -28,14 +29,22 @@ import Glibc
 ///    registry entry), every photo reads whole, and nothing of a locked vault is readable.
 enum ReliabilityBenchmark {
     static func run(arguments: [String]) throws -> Bool {
-        var kills = 200, importMB = 150, faultKills = 30
+        var kills = 200
+        var importMB = 150
+        var faultKills = 30
         var index = 0
         while index < arguments.count {
             let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
             switch arguments[index] {
-            case "--kills": kills = max(1, value ?? kills); index += 2
-            case "--import-mb": importMB = max(1, value ?? importMB); index += 2
-            case "--fault-kills": faultKills = max(1, value ?? faultKills); index += 2
+            case "--kills":
+                kills = max(1, value ?? kills)
+                index += 2
+            case "--import-mb":
+                importMB = max(1, value ?? importMB)
+                index += 2
+            case "--fault-kills":
+                faultKills = max(1, value ?? faultKills)
+                index += 2
             default: index += 1
             }
         }
@@ -79,8 +88,9 @@ enum ReliabilityBenchmark {
                 text += String(decoding: chunk, as: UTF8.self)
             }
             guard let portRange = text.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression),
-                  let port = UInt16(text[portRange].split(separator: ":")[1]),
-                  let keyRange = text.range(of: #"key=[A-Za-z0-9_-]+"#, options: .regularExpression) else {
+                let port = UInt16(text[portRange].split(separator: ":")[1]),
+                let keyRange = text.range(of: #"key=[A-Za-z0-9_-]+"#, options: .regularExpression)
+            else {
                 process.terminate()
                 throw SocketFailure(step: "read cairn serve's address")
             }
@@ -120,25 +130,35 @@ enum ReliabilityBenchmark {
         // Bodies: without the key, then with it at three sizes.
         let sixty = LoopbackHTTP.multipart(csrf: csrf, fileBytes: 60 << 20)
         var before = server.cpu
-        let refused = try? server.send(LoopbackHTTP.raw("POST", "/regimen/outcomes/health", port: server.port, session: nil,
-                                                        headers: [sixty.header], body: sixty.body))
+        let refused = try? server.send(
+            LoopbackHTTP.raw(
+                "POST", "/regimen/outcomes/health", port: server.port, session: nil,
+                headers: [sixty.header], body: sixty.body))
         let refusedCPU = server.cpu - before
-        print(String(format: "  60 MB multipart without the key: %@ after %.3f s of server CPU (target < 0.1 s) %@",
-                     refused.map { "\($0.status)" } ?? "closed", refusedCPU, refusedCPU < 0.1 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "  60 MB multipart without the key: %@ after %.3f s of server CPU (target < 0.1 s) %@",
+                refused.map { "\($0.status)" } ?? "closed", refusedCPU, refusedCPU < 0.1 ? "met" : "NOT met"))
         met = met && refusedCPU < 0.1
         var costs: [Int: Double] = [:]
         for megabytes in [10, 40, 60] {
             let form = LoopbackHTTP.multipart(csrf: csrf, fileBytes: megabytes << 20)
             before = server.cpu
-            let answer = try server.send(LoopbackHTTP.raw("POST", "/regimen/outcomes/health", port: server.port, session: server.key,
-                                                          headers: [form.header], body: form.body))
+            let answer = try server.send(
+                LoopbackHTTP.raw(
+                    "POST", "/regimen/outcomes/health", port: server.port, session: server.key,
+                    headers: [form.header], body: form.body))
             costs[megabytes] = server.cpu - before
-            print(String(format: "  %d MB multipart with the key (read whole, then refused as not an export: %d): %.2f s of server CPU",
-                         megabytes, answer.status, costs[megabytes]!))
+            print(
+                String(
+                    format: "  %d MB multipart with the key (read whole, then refused as not an export: %d): %.2f s of server CPU",
+                    megabytes, answer.status, costs[megabytes]!))
         }
         let ratio = (costs[60] ?? 0) / max(costs[10] ?? 0, 1e-3)
-        print(String(format: "  cost of 60 MB / cost of 10 MB: %.1f (linear: 6; before the fix 35 s / 0.1 s = 350) %@",
-                     ratio, ratio < 10 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "  cost of 60 MB / cost of 10 MB: %.1f (linear: 6; before the fix 35 s / 0.1 s = 350) %@",
+                ratio, ratio < 10 ? "met" : "NOT met"))
         met = met && ratio < 10
 
         // Latency alone, then beside 64 slow clients.
@@ -160,8 +180,10 @@ enum ReliabilityBenchmark {
             usleep(100_000)
         }
         withExtendedLifetime(slow) {}
-        print(String(format: "  slowest of 10 requests alone %.3f s (baseline), beside 64 slow clients %.3f s (target < 1 s) %@",
-                     alone, beside, beside < 1 ? "met" : "NOT met"))
+        print(
+            String(
+                format: "  slowest of 10 requests alone %.3f s (baseline), beside 64 slow clients %.3f s (target < 1 s) %@",
+                alone, beside, beside < 1 ? "met" : "NOT met"))
         met = met && beside < 1
 
         let burst = try (0..<320).map { _ in try LoopbackSocket(port: server.port, timeoutSeconds: 30) }
@@ -185,8 +207,11 @@ enum ReliabilityBenchmark {
             usleep(500_000)
         }
         withExtendedLifetime((trickling, silent)) {}
-        print(String(format: "  slowest of 9 requests with the key beside 300 trickling and 300 silent clients without it: %.3f s (baseline alone %.3f s; target < 1 s) %@",
-                     starved, alone, starved < 1 ? "met" : "NOT met"))
+        print(
+            String(
+                format:
+                    "  slowest of 9 requests with the key beside 300 trickling and 300 silent clients without it: %.3f s (baseline alone %.3f s; target < 1 s) %@",
+                starved, alone, starved < 1 ? "met" : "NOT met"))
         return met && starved < 1
     }
 
@@ -213,7 +238,9 @@ enum ReliabilityBenchmark {
         let neighbour = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
         started = ContinuousClock.now
         let importer = try runImport(into: vault)
-        var slowest = 0.0, operations = 0, failures = 0
+        var slowest = 0.0
+        var operations = 0
+        var failures = 0
         while importer.isRunning {
             let began = ContinuousClock.now
             do {
@@ -229,9 +256,12 @@ enum ReliabilityBenchmark {
         }
         let besideSeconds = seconds(ContinuousClock.now - started)
         let imported = try neighbour.health.importCount()
-        print(String(format: "  Health import of %.0f MB (%d records): %.1f s alone (baseline), %.1f s beside another process's %d reads and writes, the slowest %.3f s (target < 1 s) %@, %d failed; %d import recorded",
-                     Double(stats.bytes) / 1_048_576, stats.records, aloneSeconds, besideSeconds, operations, slowest,
-                     slowest < 1 && failures == 0 ? "met" : "NOT met", failures, imported))
+        print(
+            String(
+                format:
+                    "  Health import of %.0f MB (%d records): %.1f s alone (baseline), %.1f s beside another process's %d reads and writes, the slowest %.3f s (target < 1 s) %@, %d failed; %d import recorded",
+                Double(stats.bytes) / 1_048_576, stats.records, aloneSeconds, besideSeconds, operations, slowest,
+                slowest < 1 && failures == 0 ? "met" : "NOT met", failures, imported))
         return slowest < 1 && failures == 0 && imported == 1
     }
 
@@ -281,7 +311,12 @@ enum ReliabilityBenchmark {
             let began = ContinuousClock.now
             full.process.waitUntilExit()
             let duration = seconds(ContinuousClock.now - began)
-            var reported = 1, damaged = 0, orphans = 0, unfinished = 0, lost = 0, killedMidway = 0
+            var reported = 1
+            var damaged = 0
+            var orphans = 0
+            var unfinished = 0
+            var lost = 0
+            var killedMidway = 0
             for round in 0..<kills {
                 let child = try spawn(cairn, vault: vault, path.arguments(round))
                 usleep(useconds_t(Double.random(in: 0...(duration * 1.1), using: &generator) * 1_000_000))
@@ -297,8 +332,11 @@ enum ReliabilityBenchmark {
                 if check.saved < reported { lost += 1 }
             }
             let clean = damaged == 0 && orphans == 0 && unfinished == 0 && lost == 0
-            print(String(format: "  kill -9 during %@: %d kills (%d mid-run; one run takes %.2f s): %d damaged databases, %d orphan files or rows, %d half-done imports after the next open, %d checks with a reported save missing %@",
-                         path.name, kills, killedMidway, duration, damaged, orphans, unfinished, lost, clean ? "met" : "NOT met"))
+            print(
+                String(
+                    format:
+                        "  kill -9 during %@: %d kills (%d mid-run; one run takes %.2f s): %d damaged databases, %d orphan files or rows, %d half-done imports after the next open, %d checks with a reported save missing %@",
+                    path.name, kills, killedMidway, duration, damaged, orphans, unfinished, lost, clean ? "met" : "NOT met"))
             met = met && clean
         }
         return met
@@ -330,7 +368,12 @@ enum ReliabilityBenchmark {
         var locked = false
         let lockWords = ["--vault-passphrase-file", secret.path]
         let paths: [(name: String, arguments: () -> [String])] = [
-            ("backup create", { ["--data-dir", vault.path] + (locked ? lockWords : []) + ["backup", "create", destination.path, "--passphrase-file", secret.path] }),
+            (
+                "backup create",
+                {
+                    ["--data-dir", vault.path] + (locked ? lockWords : []) + ["backup", "create", destination.path, "--passphrase-file", secret.path]
+                }
+            ),
             ("backup restore", { ["--data-dir", target.path, "backup", "restore", backup.path, "--passphrase-file", secret.path] }),
             ("settings lock on/off", { ["--data-dir", vault.path, "settings", "lock", locked ? "off" : "on", "--passphrase-file", secret.path] }),
         ]
@@ -339,7 +382,10 @@ enum ReliabilityBenchmark {
             _ = try run(cairn, path.arguments())
             let duration = seconds(ContinuousClock.now - began)
             cleanUp(path.name)
-            var leftovers = 0, unreadable = 0, readable = 0, killedMidway = 0
+            var leftovers = 0
+            var unreadable = 0
+            var readable = 0
+            var killedMidway = 0
             for _ in 0..<kills {
                 let child = try spawn(cairn, vault: nil, path.arguments())
                 usleep(useconds_t(Double.random(in: 0...(duration * 1.1), using: &generator) * 1_000_000))
@@ -359,9 +405,15 @@ enum ReliabilityBenchmark {
                 locked = LockServiceProbe.isOn(vault)
                 _ = try run(cairn, ["--data-dir", vault.path] + (locked ? lockWords : []) + ["skin", "areas"])
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []
-                leftovers += names.filter { $0.hasPrefix(".backup-") || $0.hasPrefix(".download-") || $0.hasPrefix(".cairn.sqlite.staged") || $0 == ".photos-converting" }.count
-                leftovers += ((try? FileManager.default.contentsOfDirectory(atPath: vault.appendingPathComponent(TemporaryArtefacts.folderName).path)) ?? []).count
-                leftovers += ((try? FileManager.default.contentsOfDirectory(atPath: destination.path)) ?? []).filter { $0.hasSuffix(".partial") }.count
+                leftovers +=
+                    names.filter {
+                        $0.hasPrefix(".backup-") || $0.hasPrefix(".download-") || $0.hasPrefix(".cairn.sqlite.staged") || $0 == ".photos-converting"
+                    }.count
+                leftovers +=
+                    ((try? FileManager.default.contentsOfDirectory(atPath: vault.appendingPathComponent(TemporaryArtefacts.folderName).path)) ?? [])
+                    .count
+                leftovers +=
+                    ((try? FileManager.default.contentsOfDirectory(atPath: destination.path)) ?? []).filter { $0.hasSuffix(".partial") }.count
                 try? PhotoFileStore.forEachFile(under: vault.appendingPathComponent("lost+found").path) { _, _ in leftovers += 1 }
                 let check = try checkPhotos(vault: vault, photos: photos, passphrase: locked ? secret : nil)
                 unreadable += check.unreadable
@@ -369,8 +421,11 @@ enum ReliabilityBenchmark {
                 cleanUp(path.name)
             }
             let clean = leftovers == 0 && unreadable == 0 && readable == 0
-            print(String(format: "  kill -9 during %@: %d kills (%d mid-run; one run takes %.2f s): %d leftovers after the next command, %d photos not read whole, %d files readable under the lock %@",
-                         path.name, kills, killedMidway, duration, leftovers, unreadable, readable, clean ? "met" : "NOT met"))
+            print(
+                String(
+                    format:
+                        "  kill -9 during %@: %d kills (%d mid-run; one run takes %.2f s): %d leftovers after the next command, %d photos not read whole, %d files readable under the lock %@",
+                    path.name, kills, killedMidway, duration, leftovers, unreadable, readable, clean ? "met" : "NOT met"))
             met = met && clean
         }
         return met
@@ -395,9 +450,13 @@ enum ReliabilityBenchmark {
     /// Every photo read whole against its digest (through the vault key when locked), and the vault's files that a
     /// person could read without the passphrase while the lock is on (a plain database, a plain photo).
     private static func checkPhotos(vault: URL, photos: [StoredPhoto], passphrase: URL?) throws -> (unreadable: Int, readable: Int) {
-        let app = try CairnApplication.open(dataDirectory: vault.path, environment: [:], housekeeping: .none,
-                                            passphrase: { try Passphrase(String(decoding: try Data(contentsOf: passphrase!), as: UTF8.self)
-                                                .trimmingCharacters(in: .newlines)) })
+        let app = try CairnApplication.open(
+            dataDirectory: vault.path, environment: [:], housekeeping: .none,
+            passphrase: {
+                try Passphrase(
+                    String(decoding: try Data(contentsOf: passphrase!), as: UTF8.self)
+                        .trimmingCharacters(in: .newlines))
+            })
         defer { app.database.close() }
         let unreadable = photos.filter { photo in (try? app.photoStore.data(for: photo.id)).map(SHA256.hexDigest) != photo.sha256 }.count
         guard passphrase != nil else { return (unreadable, 0) }
@@ -444,15 +503,18 @@ enum ReliabilityBenchmark {
             let integrity: String = try db.scalar("PRAGMA integrity_check") ?? ""
             let rows = Set(try db.query("SELECT relative_path FROM photos").map { try $0.get("relative_path", as: String.self) })
             let root = app.vault.photosDirectory.path
-            let files = Set(((FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []).filter { name in
-                var isDirectory: ObjCBool = false
-                return FileManager.default.fileExists(atPath: (root as NSString).appendingPathComponent(name), isDirectory: &isDirectory) && !isDirectory.boolValue
-            }.map { "photos/" + $0 })
+            let files = Set(
+                ((FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []).filter { name in
+                    var isDirectory: ObjCBool = false
+                    return FileManager.default.fileExists(atPath: (root as NSString).appendingPathComponent(name), isDirectory: &isDirectory)
+                        && !isDirectory.boolValue
+                }.map { "photos/" + $0 })
             // A file kept aside is one the kill left that Cairn could not account for: it counts here too.
             var keptAside = 0
             try? PhotoFileStore.forEachFile(under: app.vault.lostAndFoundURL.path) { _, _ in keptAside += 1 }
             let orphans = files.symmetricDifference(rows).count + keptAside
-            let unfinished = (try db.scalar("SELECT count(*) FROM health_imports WHERE file_bytes = 0", as: Int.self) ?? 0)
+            let unfinished =
+                (try db.scalar("SELECT count(*) FROM health_imports WHERE file_bytes = 0", as: Int.self) ?? 0)
                 + (try db.scalar("SELECT count(*) FROM regimen_intake_import_runs WHERE finished_at IS NULL", as: Int.self) ?? 0)
                 + ((try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []).filter {
                     $0.hasPrefix(".health-") || $0.hasPrefix(".intake-")

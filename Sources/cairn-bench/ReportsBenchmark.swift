@@ -28,9 +28,15 @@ enum ReportsBenchmark {
         while index < arguments.count {
             let value = index + 1 < arguments.count ? arguments[index + 1] : ""
             switch arguments[index] {
-            case "--photos": sizes = value.split(separator: ",").compactMap { Int($0) }.filter { $0 >= 2 }; index += 2
-            case "--days": days = max(400, Int(value) ?? days); index += 2
-            case "--runs": runs = max(1, Int(value) ?? runs); index += 2
+            case "--photos":
+                sizes = value.split(separator: ",").compactMap { Int($0) }.filter { $0 >= 2 }
+                index += 2
+            case "--days":
+                days = max(400, Int(value) ?? days)
+                index += 2
+            case "--runs":
+                runs = max(1, Int(value) ?? runs)
+                index += 2
             default: index += 1
             }
         }
@@ -55,8 +61,10 @@ enum ReportsBenchmark {
             var logged: [TrackingEntry] = []
             for i in 0..<2 {
                 let jpeg = try pipeline.encodeJPEG(twelveMegapixel(index: i, seed: UInt64(n + 1)), quality: 90)
-                logged.append(try app.skin.log(photo: jpeg, in: area.id, note: i == 0 ? "First photo" : "",
-                                               capturedAt: Date(timeIntervalSince1970: 1_770_000_000 + Double(i) * 86_400)))
+                logged.append(
+                    try app.skin.log(
+                        photo: jpeg, in: area.id, note: i == 0 ? "First photo" : "",
+                        capturedAt: Date(timeIntervalSince1970: 1_770_000_000 + Double(i) * 86_400)))
             }
             try SkinDemo.storeCopies(of: logged[1], count: size - 2, seed: 7, database: app.database)
             storedFile = try app.photoStore.fileURL(for: logged[1].photoID).path
@@ -65,8 +73,10 @@ enum ReportsBenchmark {
         app.database.close()
         let setup = IngestBenchmark.milliseconds(ContinuousClock.now - setupStart) / 1000
         let fileBytes = (try? FileManager.default.attributesOfItem(atPath: storedFile)[.size] as? Int) ?? 0
-        print(String(format: "reports: Skin photo log; %d areas of 12 MP photos (stored file %.1f MB) made in %.1f s",
-                     areas.count, Double(fileBytes) / 1e6, setup))
+        print(
+            String(
+                format: "reports: Skin photo log; %d areas of 12 MP photos (stored file %.1f MB) made in %.1f s",
+                areas.count, Double(fileBytes) / 1e6, setup))
 
         let cairn = ProcessBench.cairnBeside.path
         guard FileManager.default.isExecutableFile(atPath: cairn) else {
@@ -91,8 +101,10 @@ enum ReportsBenchmark {
                 baseline = String(format: "%6.2f s  %7.1f MB", theirs.seconds, theirs.megabytes)
                 try? FileManager.default.removeItem(atPath: bare)
             }
-            print(String(format: "  %6d   %27.2f s %8.1f MB %7d %8.0f MB | %@   (%@)", size, ours.seconds, ours.megabytes, pages,
-                         Double(pdfBytes) / 1e6, baseline as NSString, loadAverage() as NSString))
+            print(
+                String(
+                    format: "  %6d   %27.2f s %8.1f MB %7d %8.0f MB | %@   (%@)", size, ours.seconds, ours.megabytes, pages,
+                    Double(pdfBytes) / 1e6, baseline as NSString, loadAverage() as NSString))
             if size == 100 { met = ours.seconds <= skinSecondsTarget && ours.megabytes <= skinMegabytesTarget }
             try? FileManager.default.removeItem(atPath: out)
         }
@@ -106,7 +118,8 @@ enum ReportsBenchmark {
     /// phone's (a few MB).
     static func twelveMegapixel(index: Int, seed: UInt64) -> RGBImage {
         let small = SkinDemo.photo(index: index, count: 2, seed: seed)
-        let width = 4000, height = 3000
+        let width = 4000
+        let height = 3000
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         var g = SeededGenerator(seed: seed &+ UInt64(index))
         var noise = [Int](repeating: 0, count: 4096)
@@ -117,7 +130,8 @@ enum ReportsBenchmark {
                     let sy = y * small.height / height
                     for x in 0..<width {
                         let sx = x * small.width / width
-                        let s = (sy * small.width + sx) * 3, o = (y * width + x) * 3
+                        let s = (sy * small.width + sx) * 3
+                        let o = (y * width + x) * 3
                         let n = noise[(x &* 31 &+ y &* 17) & 4095]
                         for c in 0..<3 { out[o + c] = UInt8(clamping: Int(src[s + c]) + n) }
                     }
@@ -151,14 +165,18 @@ enum ReportsBenchmark {
     static func pageCount(_ path: String) -> Int {
         // Cheap and tool-free: cairo writes one "/Type /Page" object per page (and "/Type /Pages" for the tree).
         guard let data = FileManager.default.contents(atPath: path) else { return 0 }
-        let needle = Array("/Type /Page\n".utf8), alt = Array("/Type /Page ".utf8)
+        let needle = Array("/Type /Page\n".utf8)
+        let alt = Array("/Type /Page ".utf8)
         var count = 0
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var i = 0
             while i + needle.count <= bytes.count {
                 if bytes[i] == 0x2F, bytes[i + 1] == 0x54,
-                   Array(bytes[i..<(i + needle.count)]) == needle || Array(bytes[i..<(i + alt.count)]) == alt { count += 1 }
+                    Array(bytes[i..<(i + needle.count)]) == needle || Array(bytes[i..<(i + alt.count)]) == alt
+                {
+                    count += 1
+                }
                 i += 1
             }
         }
@@ -206,9 +224,11 @@ enum ReportsBenchmark {
         let met = median <= regimenSecondsTarget
         let size = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
         print("reports: Regimen summary of \(from) to \(lastDay) from \(days) days of data (\(pages) pages, \(size / 1000) KB)")
-        print(String(format: "  gather + write: median %.3f s of %d (first run with the insight recomputation %.3f s) | baseline, "
-                     + "a year of exposure alone: median %.3f s   (load %@)", median, runs, cold, IngestBenchmark.percentile(exposure, 0.5),
-                     loadAverage() as NSString))
+        print(
+            String(
+                format: "  gather + write: median %.3f s of %d (first run with the insight recomputation %.3f s) | baseline, "
+                    + "a year of exposure alone: median %.3f s   (load %@)", median, runs, cold, IngestBenchmark.percentile(exposure, 0.5),
+                loadAverage() as NSString))
         print("  target <= \(regimenSecondsTarget) s: \(met ? "met" : "NOT met")")
         return met
     }

@@ -30,12 +30,15 @@ enum SkinReplay {
 
         deinit {
             let header = "subject\tgroup\tlevel\tkind\tchange\tstrength\tmagnitude\tbaseline\tprobe\n"
-            try? (header + lines.joined(separator: "\n") + "\n").write(to: directory.appendingPathComponent("index.tsv"),
-                                                                        atomically: true, encoding: .utf8)
+            try? (header + lines.joined(separator: "\n") + "\n").write(
+                to: directory.appendingPathComponent("index.tsv"),
+                atomically: true, encoding: .utf8)
         }
 
-        func add(baseline: RGBImage, probe: RGBImage, subject: Subject, level: NoiseLevel, kind: PairKind, change: ChangeKind?,
-                 strength: Int, magnitude: Double) throws {
+        func add(
+            baseline: RGBImage, probe: RGBImage, subject: Subject, level: NoiseLevel, kind: PairKind, change: ChangeKind?,
+            strength: Int, magnitude: Double
+        ) throws {
             if lastBaseline != baseline {
                 count += 1
                 baselineFile = "b\(count).ppm"
@@ -46,8 +49,11 @@ enum SkinReplay {
             let probeFile = "p\(count).ppm"
             try SkinReplay.writePPM(probe, to: directory.appendingPathComponent(probeFile))
             let kindName = kind == .noChange ? "none" : kind == .change ? "change" : "different"
-            lines.append([subject.name, subject.group, level.name, kindName, change?.rawValue ?? "-", "\(strength)",
-                          String(format: "%.1f", magnitude), baselineFile, probeFile].joined(separator: "\t"))
+            lines.append(
+                [
+                    subject.name, subject.group, level.name, kindName, change?.rawValue ?? "-", "\(strength)",
+                    String(format: "%.1f", magnitude), baselineFile, probeFile,
+                ].joined(separator: "\t"))
         }
     }
 
@@ -64,7 +70,14 @@ enum SkinReplay {
         var current = ""
         while fields.count < 4 && i < data.count {
             let c = Character(UnicodeScalar(data[i]))
-            if c.isWhitespace { if !current.isEmpty { fields.append(current); current = "" } } else { current.append(c) }
+            if c.isWhitespace {
+                if !current.isEmpty {
+                    fields.append(current)
+                    current = ""
+                }
+            } else {
+                current.append(c)
+            }
             i += 1
         }
         guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]), data.count - i == w * h * 3 else {
@@ -86,8 +99,10 @@ enum SkinReplay {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count == 9, let level = NoiseLevel.allCases.first(where: { $0.name == f[2] }) else { continue }
             let kind: PairKind = f[3] == "none" ? .noChange : f[3] == "change" ? .change : .differentSubject
-            all.append(Pair(subject: f[0], group: f[1], level: level, kind: kind, change: ChangeKind(rawValue: f[4]),
-                              strength: Int(f[5]) ?? 0, magnitude: Double(f[6]) ?? 0, baseline: f[7], probe: f[8]))
+            all.append(
+                Pair(
+                    subject: f[0], group: f[1], level: level, kind: kind, change: ChangeKind(rawValue: f[4]),
+                    strength: Int(f[5]) ?? 0, magnitude: Double(f[6]) ?? 0, baseline: f[7], probe: f[8]))
         }
         var chosen = arguments.contains("--no-sloppy") ? all.filter { $0.level != .sloppy } : all
         if let only = arguments.first(where: { $0.hasPrefix("--only=") }).map({ Set($0.dropFirst(7).split(separator: ",").map(String.init)) }) {
@@ -107,7 +122,8 @@ enum SkinReplay {
             for idx in stride(from: worker, to: pairs.count, by: threads) {
                 let p = pairs[idx]
                 guard let probeImage = try? readPPM(dir.appendingPathComponent(p.probe)),
-                      let baseImage = try? readPPM(dir.appendingPathComponent(p.baseline)) else { continue }
+                    let baseImage = try? readPPM(dir.appendingPathComponent(p.baseline))
+                else { continue }
                 if cache?.0 != p.baseline, let b = try? SkinComparator.prepare(baseImage) {
                     cache = (p.baseline, b, PerceptualHash.hash(baseImage))
                 }
@@ -117,10 +133,13 @@ enum SkinReplay {
                 let mid = SkinBenchmark.cpuMs()
                 guard let r = try? SkinComparator.compare(baseline: baseline, probe: pp) else { continue }
                 let end = SkinBenchmark.cpuMs()
-                let rec = Record(subject: p.subject, group: p.group, level: p.level, kind: p.kind, change: p.change, strength: p.strength,
-                                 result: r, phash: Double((baseHash ^ PerceptualHash.hash(probeImage)).nonzeroBitCount),
-                                 note: p.probe, magnitude: p.magnitude)
-                if let heatDir { try? writeHeat(r.changeMap, to: heatDir.appendingPathComponent("h-" + p.probe.replacingOccurrences(of: ".ppm", with: ".pgm"))) }
+                let rec = Record(
+                    subject: p.subject, group: p.group, level: p.level, kind: p.kind, change: p.change, strength: p.strength,
+                    result: r, phash: Double((baseHash ^ PerceptualHash.hash(probeImage)).nonzeroBitCount),
+                    note: p.probe, magnitude: p.magnitude)
+                if let heatDir {
+                    try? writeHeat(r.changeMap, to: heatDir.appendingPathComponent("h-" + p.probe.replacingOccurrences(of: ".ppm", with: ".pgm")))
+                }
                 lock.lock()
                 records[idx] = rec
                 times[idx] = end - start + (mid - start)
@@ -129,16 +148,19 @@ enum SkinReplay {
         }
         let done = records.compactMap { $0 }
         if let inspectDir = arguments.first(where: { $0.hasPrefix("--inspect=") }).map({ String($0.dropFirst(10)) }) {
-            let files = Set(arguments.first { $0.hasPrefix("--inspect-files=") }.map { $0.dropFirst(16).split(separator: ",").map(String.init) } ?? [])
+            let files = Set(
+                arguments.first { $0.hasPrefix("--inspect-files=") }.map { $0.dropFirst(16).split(separator: ",").map(String.init) } ?? [])
             try inspect(pairs.filter { files.contains($0.probe) }, from: dir, to: inspectDir)
         }
         if let file = arguments.first(where: { $0.hasPrefix("--components=") }).map({ String($0.dropFirst(13)) }) {
             var msById: [String: Double] = [:]
             for (i, r) in records.enumerated() { if let r { msById[r.note] = times[i] } }
-            var out = "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\tmedian\thistogram\treason\tms\tunclipped\n"
+            var out =
+                "level\tkind\tchange\tstrength\tmagnitude\tgroup\tsubject\tcomparable\traw\tmap\tdisplacement\ttexture\tprobe\tmedian\thistogram\treason\tms\tunclipped\n"
             for r in done {
                 let d = r.result.diagnostics
-                out += "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\t\(d.medianChange)\t\(d.histogramDistance)\t\(r.result.reasonNotComparable?.rawValue ?? "-")\t\(String(format: "%.1f", msById[r.note] ?? 0))\t\(d.unclippedFraction)\n"
+                out +=
+                    "\(r.level.name)\t\(r.kind == .noChange ? "none" : r.kind == .change ? "change" : "different")\t\(r.change?.rawValue ?? "-")\t\(r.strength)\t\(r.magnitude)\t\(r.group)\t\(r.subject)\t\(r.result.comparable ? 1 : 0)\t\(r.result.rawScore)\t\(d.mapScore)\t\(d.displacement)\t\(r.result.alignment.correlation)\t\(r.note)\t\(d.medianChange)\t\(d.histogramDistance)\t\(r.result.reasonNotComparable?.rawValue ?? "-")\t\(String(format: "%.1f", msById[r.note] ?? 0))\t\(d.unclippedFraction)\n"
             }
             try out.write(toFile: file, atomically: true, encoding: .utf8)
         }
@@ -158,10 +180,12 @@ enum SkinReplay {
         var out = ""
         for r in records {
             let d = r.result.diagnostics
-            out += String(format: "{\"subject\":\"%@\",\"group\":\"%@\",\"level\":\"%@\",\"kind\":\"%@\",\"change\":\"%@\",\"strength\":%d,\"magnitude\":%.1f,\"comparable\":%@,\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"cblob\":%.5f,\"tblob\":%.5f,\"spot\":%.5f,\"corr\":%.4f,\"note\":\"%@\"}\n",
-                          r.subject, r.group, r.level.name, kindName(r.kind), r.change?.rawValue ?? "-", r.strength, r.magnitude,
-                          r.result.comparable ? "true" : "false", r.result.rawScore, d.mapScore, d.displacement, d.colourBlob, d.textureBlob,
-                          d.spotPeak, r.result.alignment.correlation, r.note)
+            out += String(
+                format:
+                    "{\"subject\":\"%@\",\"group\":\"%@\",\"level\":\"%@\",\"kind\":\"%@\",\"change\":\"%@\",\"strength\":%d,\"magnitude\":%.1f,\"comparable\":%@,\"raw\":%.5f,\"map\":%.5f,\"disp\":%.5f,\"cblob\":%.5f,\"tblob\":%.5f,\"spot\":%.5f,\"corr\":%.4f,\"note\":\"%@\"}\n",
+                r.subject, r.group, r.level.name, kindName(r.kind), r.change?.rawValue ?? "-", r.strength, r.magnitude,
+                r.result.comparable ? "true" : "false", r.result.rawScore, d.mapScore, d.displacement, d.colourBlob, d.textureBlob,
+                d.spotPeak, r.result.alignment.correlation, r.note)
         }
         try out.write(toFile: file, atomically: true, encoding: .utf8)
     }
@@ -175,7 +199,10 @@ enum SkinReplay {
             let b = try SkinComparator.prepare(readPPM(dir.appendingPathComponent(p.baseline)))
             let q = try SkinComparator.prepare(readPPM(dir.appendingPathComponent(p.probe)))
             let (r, strip) = try SkinComparator.inspect(baseline: b, probe: q)
-            let kind = p.kind == .change ? (p.change?.rawValue ?? "change").replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: " ", with: "-") + "\(p.strength)" : kindName(p.kind)
+            let kind =
+                p.kind == .change
+                ? (p.change?.rawValue ?? "change").replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: " ", with: "-") + "\(p.strength)"
+                : kindName(p.kind)
             let name = String(format: "%@-%@-%@-%@-raw%.2f.jpg", p.level.name, kind, p.subject, p.probe, r.rawScore)
             try pipeline.encodeJPEG(strip, quality: 95).write(to: url.appendingPathComponent(name))
         }

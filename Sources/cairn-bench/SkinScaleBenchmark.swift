@@ -23,8 +23,12 @@ enum SkinScaleBenchmark {
         while index < arguments.count {
             let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
             switch arguments[index] {
-            case "--entries": entries = max(2, value ?? entries); index += 2
-            case "--runs": runs = max(1, value ?? runs); index += 2
+            case "--entries":
+                entries = max(2, value ?? entries)
+                index += 2
+            case "--runs":
+                runs = max(1, value ?? runs)
+                index += 2
             default: index += 1
             }
         }
@@ -35,12 +39,14 @@ enum SkinScaleBenchmark {
         defer { app.database.close() }
         let area = try app.skin.addArea(name: "Arm")
         let generationStart = ContinuousClock.now
-        try SkinDemo.generateStoredCopies(count: entries, seed: 4, into: area.id, service: app.skin, database: app.database,
-                                          now: Date(timeIntervalSince1970: 1_700_000_000))
+        try SkinDemo.generateStoredCopies(
+            count: entries, seed: 4, into: area.id, service: app.skin, database: app.database,
+            now: Date(timeIntervalSince1970: 1_700_000_000))
         let generation = IngestBenchmark.milliseconds(ContinuousClock.now - generationStart)
 
-        let configuration = try WebConfiguration(port: WebConfiguration.defaultPort, secret: WebConfiguration.randomToken(),
-                                                 csrfToken: WebConfiguration.randomToken())
+        let configuration = try WebConfiguration(
+            port: WebConfiguration.defaultPort, secret: WebConfiguration.randomToken(),
+            csrfToken: WebConfiguration.randomToken())
         let web = buildApplication(configuration: configuration, services: WebServices(app))
         let headers = ["Host": "127.0.0.1:\(web.port)", "Cookie": "\(SecurityPolicy.cookieName)=\(configuration.secret)"]
         let areaPath = "/skin/areas/\(area.id.rawValue)"
@@ -52,13 +58,17 @@ enum SkinScaleBenchmark {
         let points = String(decoding: trendPage.body, as: UTF8.self).components(separatedBy: "class=\"skin-point\"").count - 1
         let compared = items.filter { $0.comparison?.similarityPercent != nil }.count
         guard items.count == entries, compared == entries - 1, timelinePage.status == 200, trendPage.status == 200,
-              points == entries else {
-            throw BenchmarkFailure(message: "unexpected pages: \(items.count) entries (\(compared) compared), timeline \(timelinePage.status), "
-                                   + "trend \(trendPage.status) with \(points) points")
+            points == entries
+        else {
+            throw BenchmarkFailure(
+                message: "unexpected pages: \(items.count) entries (\(compared) compared), timeline \(timelinePage.status), "
+                    + "trend \(trendPage.status) with \(points) points")
         }
-        print(String(format: "skin-scale: one area with %d entries (%d with a stored comparison) made in %.0f ms; "
-                     + "timeline page %d KiB, trend page %d KiB",
-                     entries, compared, generation, timelinePage.body.count / 1024, trendPage.body.count / 1024))
+        print(
+            String(
+                format: "skin-scale: one area with %d entries (%d with a stored comparison) made in %.0f ms; "
+                    + "timeline page %d KiB, trend page %d KiB",
+                entries, compared, generation, timelinePage.body.count / 1024, trendPage.body.count / 1024))
 
         let before = try comparisonRows(app.database)
         let rows = [("Timeline (GET /skin/areas/ID)", areaPath), ("Trend (GET /skin/areas/ID/trend)", areaPath + "/trend")]
@@ -67,15 +77,20 @@ enum SkinScaleBenchmark {
 
         var load = [Double](repeating: 0, count: 3)
         _ = getloadavg(&load, 3)
-        print(String(format: "  (%d requests each after one warm-up, in process; the wall-clock median decides; load average %.1f)",
-                     runs, load[0]))
+        print(
+            String(
+                format: "  (%d requests each after one warm-up, in process; the wall-clock median decides; load average %.1f)",
+                runs, load[0]))
         for (name, time) in rows {
-            print("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
-                  + String(format: "median %6.1f ms  p90 %6.1f ms  CPU median %6.1f ms   target < %.0f ms   %@", time.median,
-                           time.p90, time.cpu, targetMilliseconds, time.median < targetMilliseconds ? "met" : "NOT met"))
+            print(
+                "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "median %6.1f ms  p90 %6.1f ms  CPU median %6.1f ms   target < %.0f ms   %@", time.median,
+                        time.p90, time.cpu, targetMilliseconds, time.median < targetMilliseconds ? "met" : "NOT met"))
         }
-        print("  comparison rows after \(2 * (runs + 1)) page views: "
-              + (unchanged ? "unchanged (views read stored rows only)" : "CHANGED (a view recomputed or rewrote comparison data)"))
+        print(
+            "  comparison rows after \(2 * (runs + 1)) page views: "
+                + (unchanged ? "unchanged (views read stored rows only)" : "CHANGED (a view recomputed or rewrote comparison data)"))
         return unchanged && rows.allSatisfy { $0.1.median < targetMilliseconds }
     }
 
@@ -83,7 +98,8 @@ enum SkinScaleBenchmark {
     /// one warm-up request.
     private static func measure(_ runs: Int, _ request: () -> Response) -> (median: Double, p90: Double, cpu: Double) {
         _ = request()
-        var wall: [Double] = [], cpu: [Double] = []
+        var wall: [Double] = []
+        var cpu: [Double] = []
         for _ in 0..<runs {
             let cpuStart = RegimenBenchmark.threadCPUMilliseconds()
             let start = ContinuousClock.now

@@ -1,11 +1,12 @@
 import CairnCore
 import Foundation
 import Imaging
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Landmarks
 import Smile
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// `cairn-bench smile`: accuracy and speed of the Smile journal's mouth-finding cascade on the annotated
 /// photos in ../shared/data/faces (dlib imglab XML with 68 points per face).
@@ -24,11 +25,19 @@ enum SmileBenchmark {
         while i < arguments.count {
             let next = i + 1 < arguments.count ? arguments[i + 1] : ""
             switch arguments[i] {
-            case "--data": dataDir = next; i += 1
-            case "--model": modelPath = next; i += 1
-            case "--runs": runs = max(1, Int(next) ?? runs); i += 1
+            case "--data":
+                dataDir = next
+                i += 1
+            case "--model":
+                modelPath = next
+                i += 1
+            case "--runs":
+                runs = max(1, Int(next) ?? runs)
+                i += 1
             case "--verbose": verbose = true
-            case "--only": only = next; i += 1
+            case "--only":
+                only = next
+                i += 1
             default: break
             }
             i += 1
@@ -100,9 +109,14 @@ private final class Runner {
             let r = try faceAccuracy(images: images, locator: locator, scale: scale)
             let share = r.usable > 0 ? Double(r.passed) / Double(r.usable) : 0
             let label = scale == 1 ? "faces, photos as stored" : "faces, photos upscaled 3x"
-            rows.append((label, String(format: "%.1f%% (%d/%d usable; %d too small excluded; missed %d, eye inside %d, mouth cut %d)",
-                                       share * 100, r.passed, r.usable, r.tooSmall, r.missed, r.eyeInside, r.mouthCut),
-                         ">= 95%", r.usable > 0 ? share >= 0.95 : nil))
+            rows.append(
+                (
+                    label,
+                    String(
+                        format: "%.1f%% (%d/%d usable; %d too small excluded; missed %d, eye inside %d, mouth cut %d)",
+                        share * 100, r.passed, r.usable, r.tooSmall, r.missed, r.eyeInside, r.mouthCut),
+                    ">= 95%", r.usable > 0 ? share >= 0.95 : nil
+                ))
         }
         // The app's own route for a camera JPEG: the 3x photos saved as JPEG (Q92), the detection copy made by
         // `decodeRGB(_:approximatelyFitting:)` (shrunk by a power of two while decoding: what `SmileService.analyse`
@@ -111,25 +125,42 @@ private final class Runner {
             let r = try faceAccuracy(images: images, locator: locator, scale: 3, jpegApproximate: approximate)
             let share = r.usable > 0 ? Double(r.passed) / Double(r.usable) : 0
             let label = approximate ? "faces, 3x as JPEG, shrunk while decoding" : "faces, 3x as JPEG, exact-size copy"
-            rows.append((label, String(format: "%.1f%% (%d/%d usable; missed %d, eye inside %d, mouth cut %d)",
-                                       share * 100, r.passed, r.usable, r.missed, r.eyeInside, r.mouthCut),
-                         ">= 95%", r.usable > 0 ? share >= 0.95 : nil))
+            rows.append(
+                (
+                    label,
+                    String(
+                        format: "%.1f%% (%d/%d usable; missed %d, eye inside %d, mouth cut %d)",
+                        share * 100, r.passed, r.usable, r.missed, r.eyeInside, r.mouthCut),
+                    ">= 95%", r.usable > 0 ? share >= 0.95 : nil
+                ))
         }
         if only == nil || only == "closeups" {
-        let c = try closeUpAccuracy(images: images, locator: locator, detector: detector, trainingFaces: trainingFaces)
-        let cShare = c.usable > 0 ? Double(c.passed) / Double(c.usable) : 0
-        rows.append(("close-ups, colour step", String(format: "%.1f%% (%d/%d; %d excluded: face still found; all mouth points %d, IoU>=0.5 %d, not found %d)",
-                                                      cShare * 100, c.passed, c.usable, c.faceFound, c.allPoints, c.iou, c.notFound),
-                     ">= 85%", c.usable > 0 ? cShare >= 0.85 : nil))
-        for (name, passed, usable) in [("training", c.passedByHalf[0], c.usableByHalf[0]), ("testing", c.passedByHalf[1], c.usableByHalf[1])] {
-            rows.append(("  of which \(name) half", String(format: "%.1f%% (%d/%d)", usable > 0 ? Double(passed) * 100 / Double(usable) : 0, passed, usable),
-                         "(info)", nil))
-        }
-        rows.append(("  passes with a square > 1.3 x reference", "\(c.oversized) of \(c.passed)", "(info)", nil))
+            let c = try closeUpAccuracy(images: images, locator: locator, detector: detector, trainingFaces: trainingFaces)
+            let cShare = c.usable > 0 ? Double(c.passed) / Double(c.usable) : 0
+            rows.append(
+                (
+                    "close-ups, colour step",
+                    String(
+                        format: "%.1f%% (%d/%d; %d excluded: face still found; all mouth points %d, IoU>=0.5 %d, not found %d)",
+                        cShare * 100, c.passed, c.usable, c.faceFound, c.allPoints, c.iou, c.notFound),
+                    ">= 85%", c.usable > 0 ? cShare >= 0.85 : nil
+                ))
+            for (name, passed, usable) in [("training", c.passedByHalf[0], c.usableByHalf[0]), ("testing", c.passedByHalf[1], c.usableByHalf[1])] {
+                rows.append(
+                    (
+                        "  of which \(name) half",
+                        String(format: "%.1f%% (%d/%d)", usable > 0 ? Double(passed) * 100 / Double(usable) : 0, passed, usable),
+                        "(info)", nil
+                    ))
+            }
+            rows.append(("  passes with a square > 1.3 x reference", "\(c.oversized) of \(c.passed)", "(info)", nil))
         }
         for (name, wall, cpu) in (only == nil || only == "speed") ? try speed(locator: locator) : [] {
-            rows.append(("12 MP: \(name)", String(format: "%.0f ms CPU, %.0f ms wall (median of %d)", cpu, wall, runs),
-                         "<= 300 ms", cpu <= 300))
+            rows.append(
+                (
+                    "12 MP: \(name)", String(format: "%.0f ms CPU, %.0f ms wall (median of %d)", cpu, wall, runs),
+                    "<= 300 ms", cpu <= 300
+                ))
         }
 
         for (name, value, target, met) in rows {
@@ -142,7 +173,9 @@ private final class Runner {
             let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"
             print("Speed: whole cascade per photo (downscale to 1000 px, detection, landmarks, map back; colour when no face),")
             print("release build, judged on process CPU time: the cascade is single-threaded, so on an idle machine wall time")
-            print("matches it; here the load average was \(load) on \(ProcessInfo.processInfo.activeProcessorCount) cores. 12 MP copies are bicubic upscales.")
+            print(
+                "matches it; here the load average was \(load) on \(ProcessInfo.processInfo.activeProcessorCount) cores. 12 MP copies are bicubic upscales."
+            )
         }
         print("Close-up criterion: the colour step's square holds all 20 annotated mouth points (48-67) AND overlaps the")
         print("reference square (1.6 x outer-lip width, centred on the lips) with IoU >= 0.5. Close-ups are cut from the")
@@ -174,16 +207,25 @@ private final class Runner {
             }
             for face in image.faces.map({ $0.scaled(scale) }) {
                 let lips = face.outerLipBox
-                guard lips.width >= Double(locator.configuration.minimumMouthWidth) else { r.tooSmall += 1; continue }
+                guard lips.width >= Double(locator.configuration.minimumMouthWidth) else {
+                    r.tooSmall += 1
+                    continue
+                }
                 r.usable += 1
-                let match = candidates
+                let match =
+                    candidates
                     .filter { $0.mouthBounds.centre.distance(to: lips.centre) < lips.width }
                     .min { $0.mouthBounds.centre.distance(to: lips.centre) < $1.mouthBounds.centre.distance(to: lips.centre) }
-                guard let square = match?.square else { r.missed += 1; continue }
+                guard let square = match?.square else {
+                    r.missed += 1
+                    continue
+                }
                 let mouthIn = face.mouth.allSatisfy(square.contains)
                 let eyeIn = face.points[FaceLandmarkIndex.eyes].contains(where: square.contains)
                 if verbose && !(mouthIn && !eyeIn) {
-                    print("  face miss \(image.file) x\(scale): lips \(lips) square \(square) mouthIn \(mouthIn) eyeIn \(eyeIn) eyes maxY \(face.points[FaceLandmarkIndex.eyes].map(\.y).max()!) detector \(match!.detector)")
+                    print(
+                        "  face miss \(image.file) x\(scale): lips \(lips) square \(square) mouthIn \(mouthIn) eyeIn \(eyeIn) eyes maxY \(face.points[FaceLandmarkIndex.eyes].map(\.y).max()!) detector \(match!.detector)"
+                    )
                 }
                 if !mouthIn { r.mouthCut += 1 }
                 if eyeIn { r.eyeInside += 1 }
@@ -201,8 +243,10 @@ private final class Runner {
         var usableByHalf = [0, 0], passedByHalf = [0, 0]
     }
 
-    func closeUpAccuracy(images: [AnnotatedImage], locator: MouthLocator, detector: DlibLandmarkDetector,
-                         trainingFaces: Int) throws -> CloseUpResult {
+    func closeUpAccuracy(
+        images: [AnnotatedImage], locator: MouthLocator, detector: DlibLandmarkDetector,
+        trainingFaces: Int
+    ) throws -> CloseUpResult {
         var r = CloseUpResult()
         var index = 0
         for image in images {
@@ -213,23 +257,29 @@ private final class Runner {
                 let w = lips.width
                 // A 2.4 x mouth-width square around the mouth, off-centre by up to 0.2 widths across and 0.1 down,
                 // its top cut at mid-nose (point 29) so no eye is in it.
-                let dx = Double(index % 5 - 2) * 0.1 * w, dy = Double(index % 3 - 1) * 0.1 * w
+                let dx = Double(index % 5 - 2) * 0.1 * w
+                let dy = Double(index % 3 - 1) * 0.1 * w
                 let left = max(0, Int((lips.centre.x + dx - 1.2 * w).rounded()))
                 let right = min(source.width, Int((lips.centre.x + dx + 1.2 * w).rounded()))
                 let top = max(0, Int((lips.centre.y + dy - 1.2 * w).rounded()), Int(face.points[29].y.rounded()))
                 let bottom = min(source.height, Int((lips.centre.y + dy + 1.2 * w).rounded()))
                 guard right - left > 4, bottom - top > 4 else { continue }
                 let factor = 600 / Double(right - left)
-                let closeUp = try loadCloseUp(image.file, left: left, top: top, width: right - left, height: bottom - top,
-                                              factor: factor, name: "closeup-\(index)")
-                if try !detector.faces(in: closeUp.image, upsampling: 1).isEmpty { r.faceFound += 1; continue }
+                let closeUp = try loadCloseUp(
+                    image.file, left: left, top: top, width: right - left, height: bottom - top,
+                    factor: factor, name: "closeup-\(index)")
+                if try !detector.faces(in: closeUp.image, upsampling: 1).isEmpty {
+                    r.faceFound += 1
+                    continue
+                }
                 r.usable += 1
                 let half = index < trainingFaces ? 0 : 1
                 r.usableByHalf[half] += 1
                 let points = face.mouth.map { Point(x: ($0.x - Double(left)) * closeUp.scaleX, y: ($0.y - Double(top)) * closeUp.scaleY) }
                 let scaledLips = PixelRect(bounding: points[0..<12])!
-                let reference = CropSquare.clamped(centre: scaledLips.centre, side: 1.6 * scaledLips.width,
-                                                   imageWidth: closeUp.image.width, imageHeight: closeUp.image.height)
+                let reference = CropSquare.clamped(
+                    centre: scaledLips.centre, side: 1.6 * scaledLips.width,
+                    imageWidth: closeUp.image.width, imageHeight: closeUp.image.height)
                 guard let found = locator.locate(in: closeUp.image).chosen, found.detector == .colour else {
                     r.notFound += 1
                     if verbose { print("  close-up \(index) \(image.file): not found; lips \(scaledLips)") }
@@ -245,7 +295,9 @@ private final class Runner {
                     if Double(found.square.side) > 1.3 * Double(reference.side) { r.oversized += 1 }
                 }
                 if verbose {
-                    print("  close-up \(index) \(image.file) \(closeUp.image.width)x\(closeUp.image.height): lips \(scaledLips) found \(found.mouthBounds) conf \(found.confidence) allIn \(allIn) iou \(found.square.rect.intersectionOverUnion(reference.rect))")
+                    print(
+                        "  close-up \(index) \(image.file) \(closeUp.image.width)x\(closeUp.image.height): lips \(scaledLips) found \(found.mouthBounds) conf \(found.confidence) allIn \(allIn) iou \(found.square.rect.intersectionOverUnion(reference.rect))"
+                    )
                 }
             }
         }
@@ -261,15 +313,18 @@ private final class Runner {
         for (file, name) in [("fr_obama.jpg", "one face"), ("bald_guys.jpg", "several faces"), ("dogs.jpg", "no face")] {
             let image = try loadTwelveMegapixels(file)
             _ = locator.locate(in: image)  // warm-up
-            var wall: [Double] = [], cpu: [Double] = []
+            var wall: [Double] = []
+            var cpu: [Double] = []
             for _ in 0..<runs {
-                let start = DispatchTime.now().uptimeNanoseconds, cpuStart = Self.cpuMilliseconds()
+                let start = DispatchTime.now().uptimeNanoseconds
+                let cpuStart = Self.cpuMilliseconds()
                 let location = locator.locate(in: image)
                 cpu.append(Self.cpuMilliseconds() - cpuStart)
                 wall.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 if verbose { print("  speed \(file): \(location.candidates.map(\.detector))") }
             }
-            wall.sort(); cpu.sort()
+            wall.sort()
+            cpu.sort()
             if verbose {
                 let c0 = Self.cpuMilliseconds()
                 _ = MouthLocator(detector: nil).locate(in: image)
@@ -318,8 +373,10 @@ private final class Runner {
     }
 
     func loadCloseUp(_ file: String, left: Int, top: Int, width: Int, height: Int, factor: Double, name: String) throws
-        -> (image: RGBImage, scaleX: Double, scaleY: Double) {
-        let cut = temp.appendingPathComponent("\(name).v").path, out = temp.appendingPathComponent("\(name).png").path
+        -> (image: RGBImage, scaleX: Double, scaleY: Double)
+    {
+        let cut = temp.appendingPathComponent("\(name).v").path
+        let out = temp.appendingPathComponent("\(name).png").path
         try vips(["extract_area", source(file), cut, "\(left)", "\(top)", "\(width)", "\(height)"])
         try vips(["resize", cut, out, String(factor), "--kernel", "cubic"])
         let image = try decode(out)
@@ -328,13 +385,19 @@ private final class Runner {
 
     /// The photo upscaled and centre-cropped to 4000x3000 (landscape) or 3000x4000 (portrait).
     func loadTwelveMegapixels(_ file: String) throws -> RGBImage {
-        let header = try decode(try { let p = temp.appendingPathComponent("\(file)-1.0.png").path
-            if !FileManager.default.fileExists(atPath: p) { try vips(["copy", source(file), p]) }; return p }())
+        let header = try decode(
+            try {
+                let p = temp.appendingPathComponent("\(file)-1.0.png").path
+                if !FileManager.default.fileExists(atPath: p) { try vips(["copy", source(file), p]) }
+                return p
+            }())
         let (tw, th) = header.width >= header.height ? (4000, 3000) : (3000, 4000)
         let factor = max(Double(tw) / Double(header.width), Double(th) / Double(header.height)) * 1.001
-        let big = temp.appendingPathComponent("\(file)-big.v").path, out = temp.appendingPathComponent("\(file)-12mp.png").path
+        let big = temp.appendingPathComponent("\(file)-big.v").path
+        let out = temp.appendingPathComponent("\(file)-12mp.png").path
         try vips(["resize", source(file), big, String(factor), "--kernel", "cubic"])
-        let bw = Int((Double(header.width) * factor).rounded(.down)), bh = Int((Double(header.height) * factor).rounded(.down))
+        let bw = Int((Double(header.width) * factor).rounded(.down))
+        let bh = Int((Double(header.height) * factor).rounded(.down))
         try vips(["extract_area", big, out, "\((bw - tw) / 2)", "\((bh - th) / 2)", "\(tw)", "\(th)"])
         return try decode(out)
     }
@@ -364,11 +427,15 @@ private final class ImglabParser: NSObject, XMLParserDelegate {
         return delegate.images
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         switch name {
         case "image": images.append(AnnotatedImage(file: attributes["file"] ?? "", faces: []))
-        case "box": inBox = true; points = [:]
+        case "box":
+            inBox = true
+            points = [:]
         case "part" where inBox:
             if let n = Int(attributes["name"] ?? ""), let x = Double(attributes["x"] ?? ""), let y = Double(attributes["y"] ?? "") {
                 points[n] = Point(x: x, y: y)

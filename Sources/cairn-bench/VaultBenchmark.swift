@@ -50,8 +50,10 @@ enum VaultBenchmark {
             let vault = try Vault(directory: directory)
             if locked {
                 let cheap = KeyDerivation(operations: 1, memoryBytes: 8192, salt: SecretKey.randomBytes(16))!
-                try vault.turnLockOn(database: try vault.openDatabase(clock: clock), passphrase: passphrase,
-                                     keyDerivation: cheap, clock: clock).close()
+                try vault.turnLockOn(
+                    database: try vault.openDatabase(clock: clock), passphrase: passphrase,
+                    keyDerivation: cheap, clock: clock
+                ).close()
             }
             let app = try CairnApplication(vault: vault, clock: clock, housekeeping: .none, passphrase: { passphrase })
             let database = app.database
@@ -65,16 +67,21 @@ enum VaultBenchmark {
             let logSkinPhoto = {
                 let n = counter.next
                 counter.next += 1
-                _ = try app.skin.log(photo: skinPhotos[n % skinPhotos.count], in: area.id,
-                                     capturedAt: Date(timeIntervalSince1970: 1_760_000_000 + Double(n) * 3_600))
+                _ = try app.skin.log(
+                    photo: skinPhotos[n % skinPhotos.count], in: area.id,
+                    capturedAt: Date(timeIntervalSince1970: 1_760_000_000 + Double(n) * 3_600))
             }
             try logSkinPhoto()
-            sides.append(Side(name: name, directory: directory, database: database, service: service, products: products,
-                              logSkinPhoto: logSkinPhoto))
+            sides.append(
+                Side(
+                    name: name, directory: directory, database: database, service: service, products: products,
+                    logSkinPhoto: logSkinPhoto))
             let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("cairn.sqlite").path)[.size] as? Int) ?? 0
-            print(String(format: "vault (%@): %d days of doses written through RegimenService in %.1f s, database %.1f MB",
-                         name, days, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                         Double(size) / 1e6))
+            print(
+                String(
+                    format: "vault (%@): %d days of doses written through RegimenService in %.1f s, database %.1f MB",
+                    name, days, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                    Double(size) / 1e6))
         }
         guard try sides[0].service.todayView().doses.count == sides[1].service.todayView().doses.count else {
             throw BenchmarkFailure(message: "the two vaults differ")
@@ -83,20 +90,31 @@ enum VaultBenchmark {
         var extraMinute = 0
         let operations: [(String, (Side) throws -> Void)] = [
             ("Today (15 doses, batch and next)", { _ = try $0.service.todayView() }),
-            ("Ledger page: 50 newest, one product", {
-                _ = try $0.service.ledger(LedgerQuery(productID: $0.products[2].product.id, limit: 50))
-            }),
-            ("Ledger page: 50, one product, 5 years back", {
-                _ = try $0.service.ledger(LedgerQuery(productID: $0.products[2].product.id, limit: 50, offset: min(5_400, days * 3 / 2)))
-            }),
+            (
+                "Ledger page: 50 newest, one product",
+                {
+                    _ = try $0.service.ledger(LedgerQuery(productID: $0.products[2].product.id, limit: 50))
+                }
+            ),
+            (
+                "Ledger page: 50, one product, 5 years back",
+                {
+                    _ = try $0.service.ledger(LedgerQuery(productID: $0.products[2].product.id, limit: 50, offset: min(5_400, days * 3 / 2)))
+                }
+            ),
             ("Exposure: one year, all products", { _ = try $0.service.exposure(in: lastDay.adding(days: -364)...lastDay) }),
             ("Skin log: one photo into an area", { try $0.logSkinPhoto() }),
-            ("Write: log an extra dose (one transaction)", { side in
-                extraMinute += 1
-                _ = try side.service.logExtra(side.products[0].product.id,
-                                              at: WallClock.instant(of: lastDay.adding(days: -(extraMinute % 300)),
-                                                                    at: TimeSlot(hour: 10, minute: extraMinute % 60)!, in: zone))
-            }),
+            (
+                "Write: log an extra dose (one transaction)",
+                { side in
+                    extraMinute += 1
+                    _ = try side.service.logExtra(
+                        side.products[0].product.id,
+                        at: WallClock.instant(
+                            of: lastDay.adding(days: -(extraMinute % 300)),
+                            at: TimeSlot(hour: 10, minute: extraMinute % 60)!, in: zone))
+                }
+            ),
         ]
         var load = [Double](repeating: 0, count: 3)
         _ = getloadavg(&load, 3)
@@ -105,18 +123,22 @@ enum VaultBenchmark {
         var met = true
         for (name, operation) in operations {
             // Alternating halves, so a burst of load from another process falls on both sides alike.
-            var plain: [Double] = [], encrypted: [Double] = []
+            var plain: [Double] = []
+            var encrypted: [Double] = []
             for _ in 0..<3 {
                 plain.append(try RegimenBenchmark.median(runs) { try operation(sides[0]) }.wall)
                 encrypted.append(try RegimenBenchmark.median(runs) { try operation(sides[1]) }.wall)
             }
-            let p = plain.sorted()[1], e = encrypted.sorted()[1]
+            let p = plain.sorted()[1]
+            let e = encrypted.sorted()[1]
             let ratio = e / p
             let pass = ratio <= targetRatio
             met = met && pass
-            print("  " + name.padding(toLength: 44, withPad: " ", startingAt: 0)
-                  + String(format: "plain %7.2f ms   encrypted %7.2f ms   %.2fx   target <= %.2fx   %@", p, e, ratio, targetRatio,
-                           pass ? "pass" : "FAIL"))
+            print(
+                "  " + name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "plain %7.2f ms   encrypted %7.2f ms   %.2fx   target <= %.2fx   %@", p, e, ratio, targetRatio,
+                        pass ? "pass" : "FAIL"))
         }
         return met
     }

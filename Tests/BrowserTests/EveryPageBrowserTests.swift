@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Regimen
 import Testing
+
 @testable import WebApp
 
 private let faces = URL(fileURLWithPath: #filePath)
@@ -42,7 +43,10 @@ private let faces = URL(fileURLWithPath: #filePath)
                 switch segment {
                 case .literal(let text): paths = paths.map { "\($0)/\(text)" }
                 case .parameter(let name):
-                    guard let samples else { paths = []; break }
+                    guard let samples else {
+                        paths = []
+                        break
+                    }
                     guard let values = samples.values(for: name, in: route.path) else {
                         Issue.record("no sample value for {\(name)} in \(route.path): add one to EveryPageBrowserTests.Samples")
                         paths = []
@@ -115,8 +119,10 @@ private let faces = URL(fileURLWithPath: #filePath)
             let samples = try Self.fill(cairn)
             let pages = Self.addresses(routes, samples: samples)
             for address in pages { try await browser.open(origin + address) }
-            for address in ["/smile?added=1", "/regimen/schedules?saved=1",
-                            "/skin/areas/\(samples.skinArea)/entries/\(samples.skinEntries.last ?? "")/note?new=1"] {
+            for address in [
+                "/smile?added=1", "/regimen/schedules?saved=1",
+                "/skin/areas/\(samples.skinArea)/entries/\(samples.skinEntries.last ?? "")/note?new=1",
+            ] {
                 try await browser.open(origin + address)
             }
 
@@ -165,19 +171,23 @@ private let faces = URL(fileURLWithPath: #filePath)
 
         for name in ["fr_obama.jpg", "fr_biden.jpg"] {
             let upload = try cairn.smile.holdUpload(try Data(contentsOf: faces.appendingPathComponent(name)))
-            samples.smileEntry = try cairn.smile.confirmUpload(upload.id, square: nil, note: name == "fr_biden.jpg" ? "after the new retainer" : "").id.rawValue
+            samples.smileEntry = try cairn.smile.confirmUpload(upload.id, square: nil, note: name == "fr_biden.jpg" ? "after the new retainer" : "")
+                .id.rawValue
         }
         for name in ["fr_obama.jpg", "dogs.jpg"] {
             samples.smileUploads.append(try cairn.smile.holdUpload(try Data(contentsOf: faces.appendingPathComponent(name))).id)
         }
 
-        let typed = try Product(name: "Vitamin D3", form: .capsule, servingSize: try Amount(1, .count),
+        let typed = try Product(
+            name: "Vitamin D3", form: .capsule, servingSize: try Amount(1, .count),
             ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3 (as cholecalciferol)", amount: try Amount(25, .mcg))])
         let product = try cairn.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
         samples.product = product.product.id.rawValue
         let today = cairn.regimen.today()
-        _ = try cairn.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["00:00", "23:59"].compactMap { TimeSlot(parsing: $0) },
-                                                       recurrence: .daily, startDay: today.adding(days: -6)))
+        _ = try cairn.regimen.addSchedule(
+            try SchedulePlan(
+                productID: product.product.id, times: ["00:00", "23:59"].compactMap { TimeSlot(parsing: $0) },
+                recurrence: .daily, startDay: today.adding(days: -6)))
         let doses = try cairn.regimen.doses(on: today)
         if let first = doses.first { _ = try cairn.regimen.checkIn(first.doseID, status: .taken) }
         for dose in try cairn.regimen.doses(on: today.adding(days: -1)) { _ = try cairn.regimen.checkIn(dose.doseID, status: .skipped) }

@@ -11,7 +11,9 @@ import WebApp
 private func realisticSeries() -> [MetricSeriesInput] {
     var g = SeededGenerator(seed: 30)
     func normal() -> Double { (-2 * log(max(g.unit(), 1e-12))).squareRoot() * cos(2 * .pi * g.unit()) }
-    var sleep: [LocalDay: Double] = [:], steps: [LocalDay: Double] = [:], hrv: [LocalDay: Double] = [:]
+    var sleep: [LocalDay: Double] = [:]
+    var steps: [LocalDay: Double] = [:]
+    var hrv: [LocalDay: Double] = [:]
     var carry = 0.0
     for d in LocalDay(parsing: "2025-10-01")!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
         let day = LocalDay(dayNumber: d)
@@ -21,9 +23,11 @@ private func realisticSeries() -> [MetricSeriesInput] {
         steps[day] = (8200 + (weekend ? 2500 : 0) + 1500 * normal()).rounded()
         hrv[day] = 48 + 6 * normal()
     }
-    return [MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
-            MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps),
-            MetricSeriesInput(id: "hrv_sdnn", name: "HRV (SDNN)", unit: "ms", values: hrv)]
+    return [
+        MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
+        MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps),
+        MetricSeriesInput(id: "hrv_sdnn", name: "HRV (SDNN)", unit: "ms", values: hrv),
+    ]
 }
 
 @Suite(.serialized) struct InsightsBrowserTests {
@@ -34,7 +38,8 @@ private func realisticSeries() -> [MetricSeriesInput] {
         let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:], clock: clock, outcomeSeries: { realisticSeries() })
         try cairn.settings.completeOnboarding()
         for (name, from) in [("Magnesium", "2026-03-01"), ("Vitamin D3", "2026-04-10")] {
-            let typed = try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
+            let typed = try Product(
+                name: name, form: .capsule, servingSize: try Amount(1, .count),
                 ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(100, .mg))])
             let product = try cairn.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
             for d in LocalDay(parsing: from)!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
@@ -57,7 +62,9 @@ private func realisticSeries() -> [MetricSeriesInput] {
             #expect(try await browser.count(".insight-qualified-finding") >= 1)
             #expect(try await browser.count(".insight-chart") == (try cairn.insights.list().count))
             // The chart's accessible name comes from its title.
-            let label = try await browser.evaluate("var s = document.querySelector('.insight-chart'); return document.getElementById(s.getAttribute('aria-labelledby').split(' ')[0]).textContent")
+            let label = try await browser.evaluate(
+                "var s = document.querySelector('.insight-chart'); return document.getElementById(s.getAttribute('aria-labelledby').split(' ')[0]).textContent"
+            )
             #expect((label as? String)?.contains("before and after the change") == true)
             try await browser.screenshot(to: shots.appendingPathComponent("insights-1280.png"))
 
@@ -65,7 +72,8 @@ private func realisticSeries() -> [MetricSeriesInput] {
             try await browser.open("\(origin)/regimen/insights")
             let overflow = try await browser.evaluate("return document.documentElement.scrollWidth - window.innerWidth") as? Int
             #expect(overflow == 0, "no horizontal scrolling at 390 px")
-            let chartWidth = try await browser.evaluate("return Math.round(document.querySelector('.insight-chart').getBoundingClientRect().width)") as? Int
+            let chartWidth =
+                try await browser.evaluate("return Math.round(document.querySelector('.insight-chart').getBoundingClientRect().width)") as? Int
             #expect((chartWidth ?? 0) >= 250 && (chartWidth ?? 0) <= 390, "the chart fills the phone width")
             let smallest = try await browser.smallestSVGTextPixels(in: ".insight-chart") ?? 0
             #expect(smallest >= 11, "the charts' labels are readable at phone width (smallest \(smallest) px)")

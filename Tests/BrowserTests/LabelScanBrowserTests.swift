@@ -7,20 +7,20 @@ import WebApp
 
 @Suite(.serialized) struct LabelScanBrowserTests {
     static let panel = """
-    <b><span size="x-large">Supplement Facts</span></b>
-    Serving Size 2 Softgels
-    Servings Per Container 30
-    <b>Amount Per Serving                           % Daily Value</b>
-    Vitamin D3 (as cholecalciferol)        50 mcg         250%
-    Vitamin K2 (as menaquinone-7)         100 mcg         83%
-    Magnesium (as magnesium glycinate)   200 mg          48%
-    Zinc (as zinc gluconate)                   15 mg         136%
-    Vitamin B6 (as pyridoxine HCl)          150 mg        8824%
-    Turmeric root extract                     500 mg            †
-    Moonpetal root extract                     40 mg             †
-    † Daily Value not established.
-    Other ingredients: Olive oil, gelatin, glycerin.
-    """
+        <b><span size="x-large">Supplement Facts</span></b>
+        Serving Size 2 Softgels
+        Servings Per Container 30
+        <b>Amount Per Serving                           % Daily Value</b>
+        Vitamin D3 (as cholecalciferol)        50 mcg         250%
+        Vitamin K2 (as menaquinone-7)         100 mcg         83%
+        Magnesium (as magnesium glycinate)   200 mg          48%
+        Zinc (as zinc gluconate)                   15 mg         136%
+        Vitamin B6 (as pyridoxine HCl)          150 mg        8824%
+        Turmeric root extract                     500 mg            †
+        Moonpetal root extract                     40 mg             †
+        † Daily Value not established.
+        Other ingredients: Olive oil, gelatin, glycerin.
+        """
 
     @Test func aLabelPhotoIsReviewedBesideItsBoxesAndSavedOnlyOnConfirm() async throws {
         let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-label-browser-\(UUID().uuidString)")
@@ -36,8 +36,9 @@ import WebApp
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
         // A phone-like photo: the panel turned by 3 degrees (the boxes must follow the deskew back).
         let photo = shots.appendingPathComponent("label-photo.jpg")
-        let tilted = try ImageDegradation.rotated(TextRenderer.render(Self.panel, font: "DejaVu Sans 15", width: 760), degrees: 3,
-                                                  background: 200)
+        let tilted = try ImageDegradation.rotated(
+            TextRenderer.render(Self.panel, font: "DejaVu Sans 15", width: 760), degrees: 3,
+            background: 200)
         try ImagePipeline().encodeJPEG(tilted, quality: 85).write(to: photo)
         defer { if !keep { try? FileManager.default.removeItem(at: photo) } }
 
@@ -55,13 +56,15 @@ import WebApp
             #expect(try await browser.count(".scan-box") == rows, "one box per row")
 
             // Each row's first word sits on the photo, in the rows' order, one line tall.
-            let geometry = try await browser.evaluate("""
-                var img = document.getElementById('scan-image').getBoundingClientRect();
-                return Array.prototype.map.call(document.querySelectorAll('.scan-box'), function (g) {
-                  var b = g.querySelector('rect').getBoundingClientRect();
-                  return [b.top - img.top, b.height, b.left - img.left, b.right - img.left, img.width, img.height];
-                });
-                """) as? [[Double]] ?? []
+            let geometry =
+                try await browser.evaluate(
+                    """
+                    var img = document.getElementById('scan-image').getBoundingClientRect();
+                    return Array.prototype.map.call(document.querySelectorAll('.scan-box'), function (g) {
+                      var b = g.querySelector('rect').getBoundingClientRect();
+                      return [b.top - img.top, b.height, b.left - img.left, b.right - img.left, img.width, img.height];
+                    });
+                    """) as? [[Double]] ?? []
             #expect(geometry.count == rows)
             for (i, g) in geometry.enumerated() {
                 #expect(g[0] >= 0 && g[0] + g[1] <= g[5] && g[2] >= 0 && g[3] <= g[4] + 1, "box \(i) inside the photo: \(g)")
@@ -80,7 +83,8 @@ import WebApp
 
             try await browser.type("Daily D3 + K2", into: "#scan-name")
             // A flagged row is saved only once the person ticks "I checked this row" (the label gate).
-            _ = try await browser.evaluate("""
+            _ = try await browser.evaluate(
+                """
                 document.querySelectorAll('.scan-accept input[type=checkbox]').forEach(function (c) { c.checked = true; });
                 return 0
                 """)
@@ -106,8 +110,11 @@ import WebApp
             // A food panel: a clear message and no rows.
             let food = shots.appendingPathComponent("label-food.jpg")
             defer { if !keep { try? FileManager.default.removeItem(at: food) } }
-            try ImagePipeline().encodeJPEG(TextRenderer.render("<b><span size=\"x-large\">Nutrition Facts</span></b>\n8 servings per container\nServing size 2/3 cup (55g)\nCalories 230\nTotal Fat 8g 10%\nSodium 160mg 7%\nTotal Carbohydrate 37g 13%",
-                                                                font: "DejaVu Sans 15", width: 600), quality: 85).write(to: food)
+            try ImagePipeline().encodeJPEG(
+                TextRenderer.render(
+                    "<b><span size=\"x-large\">Nutrition Facts</span></b>\n8 servings per container\nServing size 2/3 cup (55g)\nCalories 230\nTotal Fat 8g 10%\nSodium 160mg 7%\nTotal Carbohydrate 37g 13%",
+                    font: "DejaVu Sans 15", width: 600), quality: 85
+            ).write(to: food)
             try await browser.open("\(origin)/regimen/products/scan")
             try await browser.type(food.path, into: "#scan-photo")
             try await browser.click("#scan-read")

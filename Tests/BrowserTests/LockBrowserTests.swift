@@ -4,6 +4,7 @@ import Encryption
 import Foundation
 import Storage
 import Testing
+
 @testable import WebApp
 
 /// A clock the test moves by hand (the gate's idle time is read from it).
@@ -29,11 +30,15 @@ private final class HandClock: Clock, @unchecked Sendable {
         let entry = try #require(try SkinDemo.generate(count: 2, seed: 5, into: area.id, service: plain.skin, now: clock.now()).first)
         let vault = plain.vault
         let cheap = KeyDerivation(operations: 1, memoryBytes: 8192, salt: SecretKey.randomBytes(16))!
-        try vault.turnLockOn(database: plain.database, passphrase: Passphrase("a browser vault passphrase"), keyDerivation: cheap, clock: clock).close()
+        try vault.turnLockOn(database: plain.database, passphrase: Passphrase("a browser vault passphrase"), keyDerivation: cheap, clock: clock)
+            .close()
         let gate = VaultGate(locked: OpenedVault.opening(vault, clock: clock), clock: clock)
         let server = try WebServer(configuration: try WebConfiguration(port: 0), gate: gate)
         try server.start()
-        defer { server.stop(); gate.lock() }
+        defer {
+            server.stop()
+            gate.lock()
+        }
         let origin = "http://127.0.0.1:\(server.port)"
         let photo = "\(origin)/skin/areas/\(area.id.rawValue)/entries/\(entry.id.rawValue)/photo.jpg"
         let (shots, keep) = try screenshotDirectory("lock")
@@ -44,12 +49,16 @@ private final class HandClock: Clock, @unchecked Sendable {
             // Locked: the login address lands on the unlock page (audited), and a photo URL gives no photo.
             try await browser.open(server.loginURL)
             #expect(try await browser.currentURL() == "\(origin)/unlock")
-            let fetched = try await browser.evaluate("""
-                var r = new XMLHttpRequest(); r.open('GET', arguments[0], false); r.send();
-                return [r.status, r.getResponseHeader('Content-Type'), r.responseURL];
-                """, arguments: [photo]) as? [Any]
-            #expect(fetched?[0] as? Int == 200 && (fetched?[1] as? String)?.hasPrefix("text/html") == true
-                    && (fetched?[2] as? String)?.hasPrefix("\(origin)/unlock") == true, "the photo URL leads to the unlock page: \(String(describing: fetched))")
+            let fetched =
+                try await browser.evaluate(
+                    """
+                    var r = new XMLHttpRequest(); r.open('GET', arguments[0], false); r.send();
+                    return [r.status, r.getResponseHeader('Content-Type'), r.responseURL];
+                    """, arguments: [photo]) as? [Any]
+            #expect(
+                fetched?[0] as? Int == 200 && (fetched?[1] as? String)?.hasPrefix("text/html") == true
+                    && (fetched?[2] as? String)?.hasPrefix("\(origin)/unlock") == true,
+                "the photo URL leads to the unlock page: \(String(describing: fetched))")
             for viewport in [WebDriver.Viewport(width: 1280, height: 900, mobile: false), WebDriver.Viewport(width: 390, height: 844, mobile: true)] {
                 try await browser.setViewport(viewport)
                 try await browser.screenshot(to: shots.appendingPathComponent("unlock-\(viewport.width).png"))
@@ -86,14 +95,16 @@ private final class HandClock: Clock, @unchecked Sendable {
                     && r.width >= document.documentElement.clientWidth && r.height >= document.documentElement.clientHeight
                     && document.elementFromPoint(r.width / 2, r.height / 2).closest('#privacy-cover') === null;
                 """
-            _ = try await browser.evaluate("""
+            _ = try await browser.evaluate(
+                """
                 Object.defineProperty(document, 'hidden', { value: true, configurable: true });
                 Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
                 document.dispatchEvent(new Event('visibilitychange')); return 0
                 """)
             #expect(try await browser.evaluate(covered) as? Bool == true, "a hidden tab is covered")
             try await browser.screenshot(to: shots.appendingPathComponent("cover-1280.png"))
-            _ = try await browser.evaluate("""
+            _ = try await browser.evaluate(
+                """
                 delete document.hidden; delete document.visibilityState; window.dispatchEvent(new Event('focus')); return 0
                 """)
             #expect(try await browser.evaluate("return document.getElementById('privacy-cover').hidden") as? Bool == true)
@@ -132,11 +143,15 @@ private final class HandClock: Clock, @unchecked Sendable {
         let gate = VaultGate(lockIsOn: false, opened: opened, opening: opening, clock: clock)
         let server = try WebServer(configuration: try WebConfiguration(port: 0), gate: gate)
         try server.start()
-        defer { server.stop(); gate.lock() }
+        defer {
+            server.stop()
+            gate.lock()
+        }
         let origin = "http://127.0.0.1:\(server.port)"
         let (shots, keep) = try screenshotDirectory("lock-settings")
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
-        let wide = WebDriver.Viewport(width: 1280, height: 900, mobile: false), narrow = WebDriver.Viewport(width: 390, height: 844, mobile: true)
+        let wide = WebDriver.Viewport(width: 1280, height: 900, mobile: false)
+        let narrow = WebDriver.Viewport(width: 390, height: 844, mobile: true)
         let passphrase = "a browser vault passphrase"
 
         let browser = try await WebDriver.launch()
@@ -182,8 +197,14 @@ private final class HandClock: Clock, @unchecked Sendable {
             clock.advance(2)
 
             // Turning it off, held at its start: every page says the lock is changing.
-            let started = Flag(), proceed = DispatchSemaphore(value: 0)
-            gate.onChange { opened in if opened == nil, !started.isRaised { started.raise(); proceed.wait() } }
+            let started = Flag()
+            let proceed = DispatchSemaphore(value: 0)
+            gate.onChange { opened in
+                if opened == nil, !started.isRaised {
+                    started.raise()
+                    proceed.wait()
+                }
+            }
             let done = Flag()
             Thread.detachNewThread {
                 _ = try? gate.changeLock(.turnOff(try Passphrase(passphrase)))

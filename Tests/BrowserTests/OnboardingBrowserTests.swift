@@ -3,8 +3,9 @@ import Foundation
 import Storage
 import Testing
 import WebApp
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An in-memory settings service for the in-process server. Deleting is never expected here.
@@ -76,7 +77,8 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
     try await browser.screenshot(to: shots.appendingPathComponent("\(label)-onboarding-3-1280.png"))
     try await browser.click("#onboarding-finish")
     if try await !browser.waitFor(".journal-card") {
-        Issue.record("after Finish: \(try await browser.currentURL()) \(String(describing: try await browser.evaluate("return document.body.innerText")))")
+        Issue.record(
+            "after Finish: \(try await browser.currentURL()) \(String(describing: try await browser.evaluate("return document.body.innerText")))")
     }
 
     #expect(try await browser.currentURL() == "\(origin)/")
@@ -105,7 +107,8 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
 
     // Phone width.
     try await browser.emulateViewport(width: 390, height: 844, mobile: true)
-    for (path, name) in [("/", "home"), ("/welcome/1", "onboarding-1"), ("/settings", "settings"), ("/settings/delete", "delete"), ("/skin", "skin")] {
+    for (path, name) in [("/", "home"), ("/welcome/1", "onboarding-1"), ("/settings", "settings"), ("/settings/delete", "delete"), ("/skin", "skin")]
+    {
         try await browser.open("\(origin)\(path)")
         #expect(try await browser.evaluate("return window.innerWidth") as? Int == 390)
         let overflow = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int ?? .max
@@ -140,8 +143,9 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
         let (shots, keep) = try screenshotDirectory()
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
         try await withBrowser { browser in
-            try await driveOnboardingToHome(browser, loginURL: server.loginURL, origin: "http://127.0.0.1:\(server.port)",
-                                            shots: shots, label: "inprocess")
+            try await driveOnboardingToHome(
+                browser, loginURL: server.loginURL, origin: "http://127.0.0.1:\(server.port)",
+                shots: shots, label: "inprocess")
         }
     }
 
@@ -158,8 +162,11 @@ private func driveOnboardingToHome(_ browser: WebDriver, loginURL: String, origi
         let serve = try ServeProcess(binary: binary, dataDir: dataDir)
         defer { serve.stop() }
         guard let line = serve.firstLine(timeout: 30),
-              let match = line.wholeMatch(of: /Cairn is running at ((http:\/\/127\.0\.0\.1:[0-9]+)\/\?key=[A-Za-z0-9_-]+)/) else {
-            try Test.cancel("`cairn serve --data-dir DIR --port 0` is not available yet: its first line was not `Cairn is running at http://127.0.0.1:PORT/?key=SECRET`.")
+            let match = line.wholeMatch(of: /Cairn is running at ((http:\/\/127\.0\.0\.1:[0-9]+)\/\?key=[A-Za-z0-9_-]+)/)
+        else {
+            try Test.cancel(
+                "`cairn serve --data-dir DIR --port 0` is not available yet: its first line was not `Cairn is running at http://127.0.0.1:PORT/?key=SECRET`."
+            )
         }
         let (shots, keep) = try screenshotDirectory()
         defer { if !keep { try? FileManager.default.removeItem(at: shots) } }
@@ -200,7 +207,12 @@ private final class ServeProcess: @unchecked Sendable {
                     }
                 }
             }
-            lock.withLock { if line == nil { line = String(decoding: buffer, as: UTF8.self); gotLine.signal() } }
+            lock.withLock {
+                if line == nil {
+                    line = String(decoding: buffer, as: UTF8.self)
+                    gotLine.signal()
+                }
+            }
         }
     }
 

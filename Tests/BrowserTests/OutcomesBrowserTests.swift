@@ -15,7 +15,8 @@ import WebApp
         let today = LocalDay(clock.now(), in: clock.timeZone)
         // Health values as the Apple Health import would hand them over (a seeded series with a few missing days).
         var generator = SeededGenerator(seed: 7)
-        var steps: [LocalDay: Double] = [:], heart: [LocalDay: Double] = [:]
+        var steps: [LocalDay: Double] = [:]
+        var heart: [LocalDay: Double] = [:]
         for offset in 0..<60 where offset % 11 != 5 {
             steps[today.adding(days: -offset)] = (6000 + generator.uniform(-2500, 4000)).rounded()
             heart[today.adding(days: -offset)] = (58 + generator.uniform(-4, 4)).rounded()
@@ -70,7 +71,8 @@ import WebApp
             try await browser.open("\(origin)/regimen/outcomes")
             let overflow = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int ?? .max
             #expect(overflow <= 390, "no sideways scrolling at 390 px")
-            let chartWidth = try await browser.evaluate("return document.querySelector('.outcome-chart').getBoundingClientRect().width") as? Double ?? 0
+            let chartWidth =
+                try await browser.evaluate("return document.querySelector('.outcome-chart').getBoundingClientRect().width") as? Double ?? 0
             #expect(chartWidth > 250, "charts use the phone's width")
             let smallest = try await browser.smallestSVGTextPixels(in: ".outcome-chart") ?? 0
             #expect(smallest >= 11, "the charts' labels are readable at phone width (smallest \(smallest) px)")

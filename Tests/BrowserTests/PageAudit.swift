@@ -20,10 +20,12 @@ enum PageAudit {
     /// axe.min.js, read once. A missing file is a failure of its own, with what to run.
     static let axeSource: Result<String, WebDriver.Failure> = {
         guard let data = FileManager.default.contents(atPath: axePath), !data.isEmpty else {
-            return .failure(WebDriver.Failure(description: """
-                axe-core is missing at \(axePath): run `scripts/install-deps.sh --with-test-tools` (or `make test`), \
-                which unpacks axe.min.js from the axe-playwright-python wheel, or point CAIRN_AXE_JS at an axe.min.js.
-                """))
+            return .failure(
+                WebDriver.Failure(
+                    description: """
+                        axe-core is missing at \(axePath): run `scripts/install-deps.sh --with-test-tools` (or `make test`), \
+                        which unpacks axe.min.js from the axe-playwright-python wheel, or point CAIRN_AXE_JS at an axe.min.js.
+                        """))
         }
         return .success(String(decoding: data, as: UTF8.self))
     }()
@@ -154,7 +156,8 @@ enum PageAudit {
         for width in widths {
             try await browser.setViewport(.init(width: width, height: width == narrow ? 844 : 900, mobile: width == narrow))
             // Two frames: the layout has settled at the new width before anything is measured.
-            _ = try await browser.evaluate("return new Promise(function (k) { requestAnimationFrame(function () { requestAnimationFrame(function () { k(0); }); }); })")
+            _ = try await browser.evaluate(
+                "return new Promise(function (k) { requestAnimationFrame(function () { requestAnimationFrame(function () { k(0); }); }); })")
             let violations = try await Self.violations(browser, source: source)
             var found = violations.map { v in
                 let targets = (v["targets"] as? [String] ?? []).joined(separator: " | ")

@@ -29,7 +29,8 @@ import Testing
             }
             try await load(Self.faulty)
             let found = try await PageAudit.findings(browser, restore: browser.viewport)
-            let wide = found.first { $0.width == 1280 }?.findings ?? [], narrow = found.first { $0.width == 390 }?.findings ?? []
+            let wide = found.first { $0.width == 1280 }?.findings ?? []
+            let narrow = found.first { $0.width == 390 }?.findings ?? []
             #expect(wide.contains { $0.hasPrefix("axe button-name (critical)") && $0.contains("#unnamed") }, "\(wide)")
             #expect(narrow.contains { $0.hasPrefix("scrolls sideways") }, "\(narrow)")
             #expect(narrow.contains { $0.contains("text boxes overlap") && $0.contains("Before") && $0.contains("After") }, "\(narrow)")

@@ -101,7 +101,8 @@ import WebApp
                 if text == "Steadiness: Holding still" { seen.insert("still") }
                 if text.hasPrefix("Steadiness: Moving") {
                     seen.insert("moving")
-                    let enabled = try await browser.evaluate("return !document.getElementById('shutter').disabled && !document.getElementById('shutter').hidden")
+                    let enabled = try await browser.evaluate(
+                        "return !document.getElementById('shutter').disabled && !document.getElementById('shutter').hidden")
                     shutterUsableWhileMoving = shutterUsableWhileMoving || enabled as? Bool == true
                 }
             }
@@ -122,17 +123,21 @@ import WebApp
     /// frames panning 4 px a frame (1.6% of the width a frame, 6% between two of the page's looks 400 ms apart).
     static func panningVideo() throws -> Data {
         let source = SkinDemo.photo(index: 0, count: 1, seed: 3)
-        let w = 320, h = 240
+        let w = 320
+        let h = 240
         var data = Data("YUV4MPEG2 W\(w) H\(h) F10:1 Ip A1:1 C420jpeg\n".utf8)
         for frame in 0..<60 {
             let dx = frame < 30 ? 0 : (frame - 30) * 4
             let y0 = (source.height - h) / 2
             var yPlane = [UInt8](repeating: 0, count: w * h)
-            var uPlane = [UInt8](repeating: 0, count: w * h / 4), vPlane = uPlane
+            var uPlane = [UInt8](repeating: 0, count: w * h / 4)
+            var vPlane = uPlane
             for y in 0..<h {
                 for x in 0..<w {
                     let i = ((y0 + y) * source.width + min(x + dx, source.width - 1)) * 3
-                    let r = Double(source.pixels[i]), g = Double(source.pixels[i + 1]), b = Double(source.pixels[i + 2])
+                    let r = Double(source.pixels[i])
+                    let g = Double(source.pixels[i + 1])
+                    let b = Double(source.pixels[i + 2])
                     yPlane[y * w + x] = UInt8(min(max(0.299 * r + 0.587 * g + 0.114 * b, 0), 255))
                     if x % 2 == 0 && y % 2 == 0 {
                         uPlane[(y / 2) * (w / 2) + x / 2] = UInt8(min(max(128 - 0.168736 * r - 0.331264 * g + 0.5 * b, 0), 255))

@@ -15,8 +15,9 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
         Issue.record("no crop page after the upload: \(String(describing: try await browser.evaluate("return document.body.innerText")))")
         return
     }
-    #expect(try await browser.evaluate("return document.getElementById('smile-square').hidden") as? Bool == false,
-            "the draggable square is shown")
+    #expect(
+        try await browser.evaluate("return document.getElementById('smile-square').hidden") as? Bool == false,
+        "the draggable square is shown")
     if let shots { try await browser.screenshot(to: shots.appendingPathComponent("smile-crop-1280.png")) }
     try await browser.click("#smile-save")
     try await browser.waitFor("#smile-added")
@@ -46,15 +47,17 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
 
             try await addPhoto(browser, origin: origin, name: "fr_obama.jpg", shots: shots)
             #expect(try await browser.count(".smile-entry") == 1)
-            #expect(try await browser.evaluate("return document.querySelector('.smile-crop').naturalWidth") as? Int == 768,
-                    "the crop is served and loads")
+            #expect(
+                try await browser.evaluate("return document.querySelector('.smile-crop').naturalWidth") as? Int == 768,
+                "the crop is served and loads")
             try await addPhoto(browser, origin: origin, name: "fr_biden.jpg", shots: nil)
             #expect(try await browser.count(".smile-entry") == 2)
             try await browser.screenshot(to: shots.appendingPathComponent("smile-timeline-1280.png"))
 
             try await browser.open("\(origin)/smile/compare")
             #expect(try await browser.evaluate("return document.getElementById('smile-compare').classList.contains('is-slider')") as? Bool == true)
-            _ = try await browser.evaluate("var s = document.getElementById('smile-slider'); s.value = 30; s.dispatchEvent(new Event('input')); return 0")
+            _ = try await browser.evaluate(
+                "var s = document.getElementById('smile-slider'); s.value = 30; s.dispatchEvent(new Event('input')); return 0")
             #expect((try await browser.evaluate("return document.getElementById('smile-after').style.clipPath") as? String)?.contains("30%") == true)
             try await browser.screenshot(to: shots.appendingPathComponent("smile-compare-1280.png"))
             let entry = try #require(try cairn.smile.entries().first)
@@ -77,8 +80,10 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
             let cropURL = try await browser.currentURL()
 
             try await browser.emulateViewport(width: 390, height: 844, mobile: true)
-            for (path, name) in [("/smile", "timeline"), ("/smile/add", "capture"), (String(cropURL.dropFirst(origin.count)), "manual"),
-                                 ("/smile/compare", "compare"), ("/smile/export/\(entry.id.rawValue)", "export")] {
+            for (path, name) in [
+                ("/smile", "timeline"), ("/smile/add", "capture"), (String(cropURL.dropFirst(origin.count)), "manual"),
+                ("/smile/compare", "compare"), ("/smile/export/\(entry.id.rawValue)", "export"),
+            ] {
                 try await browser.open("\(origin)\(path)")
                 let overflow = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int ?? .max
                 #expect(overflow <= 390, "no sideways scrolling at 390 px on \(name)")
@@ -88,7 +93,8 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
             let console = try await browser.logs("browser").compactMap { $0["message"] as? String }
             #expect(console.filter { $0.contains("Content Security Policy") || $0.contains("Refused") }.isEmpty, "\(console)")
             let foreign = try await browser.requestedURLs().filter { url in
-                !(url.hasPrefix("\(origin)/") || url.hasPrefix("data:") || url.hasPrefix("blob:") || url.hasPrefix("about:") || url.hasPrefix("chrome"))
+                !(url.hasPrefix("\(origin)/") || url.hasPrefix("data:") || url.hasPrefix("blob:") || url.hasPrefix("about:")
+                    || url.hasPrefix("chrome"))
             }
             #expect(foreign.isEmpty, "requests to other origins: \(foreign)")
         } catch {

@@ -15,12 +15,15 @@ import WebApp
         let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:], clock: clock)
         try cairn.settings.completeOnboarding()
         for name in ["Vitamin D3", "Magnesium"] {
-            let typed = try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
-                                    ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(25, .mg))])
+            let typed = try Product(
+                name: name, form: .capsule, servingSize: try Amount(1, .count),
+                ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(25, .mg))])
             let product = try cairn.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
-            try cairn.regimen.addSchedule(try SchedulePlan(productID: product.product.id,
-                                                           times: (name == "Magnesium" ? ["12:00", "20:00"] : ["08:00"]).compactMap(TimeSlot.init(parsing:)),
-                                                           recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+            try cairn.regimen.addSchedule(
+                try SchedulePlan(
+                    productID: product.product.id,
+                    times: (name == "Magnesium" ? ["12:00", "20:00"] : ["08:00"]).compactMap(TimeSlot.init(parsing:)),
+                    recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
         }
         let server = try WebServer(configuration: try WebConfiguration(port: 0), services: WebServices(cairn))
         try server.start()
@@ -37,8 +40,9 @@ import WebApp
             // The batch due now is 12:00; Taken there moves the focus to the next open dose (08:00, still open).
             try await browser.click("#take-\(noon)")
             #expect(try await browser.waitFor("#regimen-notice"))
-            #expect(try await browser.evaluate("return document.activeElement.id") as? String == "take-\(morning)",
-                    "focus is on the next dose's Taken button, not the top of the page")
+            #expect(
+                try await browser.evaluate("return document.activeElement.id") as? String == "take-\(morning)",
+                "focus is on the next dose's Taken button, not the top of the page")
 
             // Taken at 08:05 for the morning dose.
             try await browser.click("#dose-\(morning) summary")
@@ -50,10 +54,11 @@ import WebApp
             #expect(try await browser.text("#dose-\(morning) .regimen-state") == "taken at 08:05")
 
             // A time later than now is refused beside its field, with nothing saved.
-            try await browser.click("#dose-\(noon) form button")   // Undo the noon dose first
+            try await browser.click("#dose-\(noon) form button")  // Undo the noon dose first
             #expect(try await browser.waitFor("#take-\(noon)"))
-            #expect(try await browser.evaluate("return document.activeElement.id") as? String == "take-\(noon)",
-                    "after Undo the focus is on the dose that is open again")
+            #expect(
+                try await browser.evaluate("return document.activeElement.id") as? String == "take-\(noon)",
+                "after Undo the focus is on the dose that is open again")
             try await browser.click("#dose-\(noon) summary")
             _ = try await browser.evaluate("document.getElementById('at-\(noon)').value = '13:00'; return 0")
             try await browser.click("#dose-\(noon) details button[type=submit]")

@@ -1,7 +1,8 @@
 import CairnTestSupport
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal W3C WebDriver client for Debian's `chromedriver` driving headless Chromium (test-only).
@@ -45,7 +46,9 @@ final class WebDriver {
     /// built-in test camera (a moving pattern) without a permission prompt; `fakeVideo` (a .y4m file) makes that
     /// camera play the file, looped, instead.
     static func launch(fakeCamera: Bool = false, fakeVideo: URL? = nil) async throws -> WebDriver {
-        func trace(_ s: String) { if ProcessInfo.processInfo.environment["CAIRN_TRACE"] != nil { FileHandle.standardError.write(Data("webdriver: \(s)\n".utf8)) } }
+        func trace(_ s: String) {
+            if ProcessInfo.processInfo.environment["CAIRN_TRACE"] != nil { FileHandle.standardError.write(Data("webdriver: \(s)\n".utf8)) }
+        }
         trace("launch")
         let port = try freeLoopbackPort()
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-browser-\(UUID().uuidString)")
@@ -61,18 +64,24 @@ final class WebDriver {
         do {
             try await waitUntilReady(base: base)
             trace("ready")
-            let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-                "browserName": "chrome",
-                "goog:chromeOptions": [
-                    "binary": chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                             "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
-                             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-                        + (fakeCamera ? ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"] : [])
-                        + (fakeVideo.map { ["--use-file-for-fake-video-capture=\($0.path)"] } ?? []) + ["about:blank"],
-                ] as [String: Any],
-                "goog:loggingPrefs": ["performance": "ALL", "browser": "ALL"],
-            ] as [String: Any]]]
+            let capabilities: [String: Any] = [
+                "capabilities": [
+                    "alwaysMatch": [
+                        "browserName": "chrome",
+                        "goog:chromeOptions": [
+                            "binary": chromium,
+                            "args": [
+                                "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                                "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
+                                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                            ]
+                                + (fakeCamera ? ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"] : [])
+                                + (fakeVideo.map { ["--use-file-for-fake-video-capture=\($0.path)"] } ?? []) + ["about:blank"],
+                        ] as [String: Any],
+                        "goog:loggingPrefs": ["performance": "ALL", "browser": "ALL"],
+                    ] as [String: Any]
+                ]
+            ]
             let value = try await call("POST", "\(base)/session", capabilities)
             guard let id = (value as? [String: Any])?["sessionId"] as? String else {
                 throw Failure(description: "chromedriver returned no session: \(String(describing: value))")
@@ -188,8 +197,12 @@ final class WebDriver {
     }
 
     func setViewport(_ wanted: Viewport) async throws {
-        _ = try await command("POST", "/goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride",
-            "params": ["width": wanted.width, "height": wanted.height, "deviceScaleFactor": 1, "mobile": wanted.mobile] as [String: Any]])
+        _ = try await command(
+            "POST", "/goog/cdp/execute",
+            [
+                "cmd": "Emulation.setDeviceMetricsOverride",
+                "params": ["width": wanted.width, "height": wanted.height, "deviceScaleFactor": 1, "mobile": wanted.mobile] as [String: Any],
+            ])
         viewport = wanted
     }
 
@@ -209,11 +222,12 @@ final class WebDriver {
     func requestedURLs() async throws -> [String] {
         try await logs("performance").compactMap { entry in
             guard let text = entry["message"] as? String,
-                  let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  let message = json["message"] as? [String: Any],
-                  message["method"] as? String == "Network.requestWillBeSent",
-                  let params = message["params"] as? [String: Any],
-                  let request = params["request"] as? [String: Any] else { return nil }
+                let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                let message = json["message"] as? [String: Any],
+                message["method"] as? String == "Network.requestWillBeSent",
+                let params = message["params"] as? [String: Any],
+                let request = params["request"] as? [String: Any]
+            else { return nil }
             return request["url"] as? String
         }
     }
@@ -281,7 +295,8 @@ final class WebDriver {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { name -> pid_t? in
             guard let pid = pid_t(name), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return nil }
+                let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline")
+            else { return nil }
             let cmdline = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
             return cmdline.contains(needle) ? pid : nil
         }

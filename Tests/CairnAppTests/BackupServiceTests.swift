@@ -30,8 +30,9 @@ private let passphrase = try! Passphrase("a long backup passphrase")
     defer { scratch.remove() }
     let directory = scratch.file("vault").path
     func app(at seconds: TimeInterval) throws -> CairnApplication {
-        try CairnApplication.open(dataDirectory: directory, environment: [:],
-                                  clock: FixedClock(Date(timeIntervalSince1970: 1_780_000_000 + seconds), timeZone: TimeZone(identifier: "UTC")!))
+        try CairnApplication.open(
+            dataDirectory: directory, environment: [:],
+            clock: FixedClock(Date(timeIntervalSince1970: 1_780_000_000 + seconds), timeZone: TimeZone(identifier: "UTC")!))
     }
     let other = try TestVault()
     let foreign = try other.app.backups.create(at: folder.url.path, passphrase: passphrase, keyDerivation: cheap())
@@ -68,8 +69,9 @@ private let passphrase = try! Passphrase("a long backup passphrase")
     let kept = try plain.photoIntake.ingest(Data(contentsOf: SharedData.photo), purpose: "skin", database: plain.database)
     let photo = try plain.photoStore.data(for: kept.full.id)
     try LockService.turnOn(plain, passphrase: Passphrase("a passphrase for the test"))
-    let locked = try CairnApplication.open(dataDirectory: path, environment: [:],
-                                           passphrase: { try Passphrase("a passphrase for the test") })
+    let locked = try CairnApplication.open(
+        dataDirectory: path, environment: [:],
+        passphrase: { try Passphrase("a passphrase for the test") })
     let backup = scratch.file("locked.cairnbackup").path
     let made = try locked.backups.create(at: backup, passphrase: passphrase, keyDerivation: cheap())
     #expect(made.summary.photoCount == 2)

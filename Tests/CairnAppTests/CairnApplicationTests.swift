@@ -20,8 +20,10 @@ import Testing
     let first = try CairnApplication.open(dataDirectory: path, environment: [:])
     let kept = try first.photoIntake.ingest(Data(contentsOf: SharedData.photo), purpose: "skin", database: first.database)
     // What a crash between "temp written" and "row committed" leaves: a temp file and an unreferenced photo.
-    let leftovers = [first.vault.photosDirectory.appendingPathComponent(".tmp-crashed"),
-                     first.vault.photosDirectory.appendingPathComponent("ab/orphan.jpg")]
+    let leftovers = [
+        first.vault.photosDirectory.appendingPathComponent(".tmp-crashed"),
+        first.vault.photosDirectory.appendingPathComponent("ab/orphan.jpg"),
+    ]
     try FileManager.default.createDirectory(at: leftovers[1].deletingLastPathComponent(), withIntermediateDirectories: true)
     for url in leftovers { try Data([0xFF, 0xD8, 0xFF]).write(to: url) }
 
@@ -35,8 +37,9 @@ import Testing
 @Test func theDataDirectoryOptionWinsOverTheEnvironment() throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
-    let app = try CairnApplication.open(dataDirectory: scratch.file("explicit").path,
-                                        environment: ["CAIRN_HOME": scratch.file("env").path])
+    let app = try CairnApplication.open(
+        dataDirectory: scratch.file("explicit").path,
+        environment: ["CAIRN_HOME": scratch.file("env").path])
     #expect(app.vault.directory.lastPathComponent == "explicit")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("env").path))
 }
@@ -71,8 +74,9 @@ import Testing
     // What a turn-on killed in its photo phase leaves: the marker, and a photo file still plain.
     try stored.write(to: fullURL)
     try Data().write(to: URL(fileURLWithPath: path).appendingPathComponent(".photos-converting"))
-    let locked = try CairnApplication.open(dataDirectory: path, environment: [:],
-                                           passphrase: { try Passphrase("a passphrase for the test") })
+    let locked = try CairnApplication.open(
+        dataDirectory: path, environment: [:],
+        passphrase: { try Passphrase("a passphrase for the test") })
     #expect(try Data(contentsOf: fullURL).starts(with: Data("CAIRNPHO".utf8)))
     #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: path).appendingPathComponent(".photos-converting").path))
     #expect(try locked.photoStore.data(for: kept.full.id) == stored)

@@ -22,17 +22,22 @@ import Testing
             + HealthXML.record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "-4", start: "2024-01-10 19:00:00 +0100")
             + HealthXML.record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "80", start: "2024-01-10 08:00:00 +0100")
             + HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "51", start: "2024-01-10 07:00:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierBodyMass", source: (name: "Scale", version: "", device: ""), unit: "lb",
-                               value: "160", start: "2024-01-10 07:30:00 +0100")
-            + HealthXML.record("HKCategoryTypeIdentifierSleepAnalysis", source: HealthXML.phone, unit: nil,
-                               value: "HKCategoryValueSleepAnalysisInBed", start: "2024-01-09 23:00:00 +0100",
-                               end: "2024-01-10 07:00:00 +0100", timeZone: "Europe/Amsterdam")
-            + HealthXML.record("HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisAsleepCore",
-                               start: "2024-01-09 23:30:00 +0100", end: "2024-01-10 03:30:00 +0100", timeZone: "Europe/Amsterdam")
-            + HealthXML.record("HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisAwake",
-                               start: "2024-01-10 03:30:00 +0100", end: "2024-01-10 04:00:00 +0100", timeZone: "Europe/Amsterdam")
-            + HealthXML.record("HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisAsleepREM",
-                               start: "2024-01-10 04:00:00 +0100", end: "2024-01-10 06:30:00 +0100", timeZone: "Europe/Amsterdam")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierBodyMass", source: (name: "Scale", version: "", device: ""), unit: "lb",
+                value: "160", start: "2024-01-10 07:30:00 +0100")
+            + HealthXML.record(
+                "HKCategoryTypeIdentifierSleepAnalysis", source: HealthXML.phone, unit: nil,
+                value: "HKCategoryValueSleepAnalysisInBed", start: "2024-01-09 23:00:00 +0100",
+                end: "2024-01-10 07:00:00 +0100", timeZone: "Europe/Amsterdam")
+            + HealthXML.record(
+                "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisAsleepCore",
+                start: "2024-01-09 23:30:00 +0100", end: "2024-01-10 03:30:00 +0100", timeZone: "Europe/Amsterdam")
+            + HealthXML.record(
+                "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisAwake",
+                start: "2024-01-10 03:30:00 +0100", end: "2024-01-10 04:00:00 +0100", timeZone: "Europe/Amsterdam")
+            + HealthXML.record(
+                "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisAsleepREM",
+                start: "2024-01-10 04:00:00 +0100", end: "2024-01-10 06:30:00 +0100", timeZone: "Europe/Amsterdam")
     }
 
     @Test func importsMergesSourcesAndComputesDailyValues() throws {
@@ -59,7 +64,8 @@ import Testing
     @Test func recordsDatedYear1Year9999OrAfterTomorrowAreLeftOutNamingTheirLines() throws {
         let vault = try TestVault()  // now: 2026-05-28T20:26:40Z in UTC; tomorrow is the 29th
         let url = vault.scratch.file("export.xml")
-        let body = steps(HealthXML.watch, 10, "0001-01-01 08:00:00 +0000", "0001-01-01 08:01:00 +0000")
+        let body =
+            steps(HealthXML.watch, 10, "0001-01-01 08:00:00 +0000", "0001-01-01 08:01:00 +0000")
             + steps(HealthXML.watch, 20, "2026-05-28 08:00:00 +0000", "2026-05-28 08:01:00 +0000")
             + steps(HealthXML.watch, 30, "9999-12-31 08:00:00 +0000", "9999-12-31 08:01:00 +0000")
             + steps(HealthXML.watch, 40, "2026-05-30 00:00:00 +0000", "2026-05-30 00:01:00 +0000")
@@ -71,13 +77,17 @@ import Testing
         #expect(summary.warnings == [.dateOutOfRange: 3])
         let lines = xml.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             .filter { $0.element.contains("<Record") }.map { $0.offset + 1 }
-        #expect(summary.warningLines == ["3 records dated before 1900-01-01 or after tomorrow (export.xml lines \(lines[0]), \(lines[2]) and \(lines[3]))"])
+        #expect(
+            summary.warningLines == [
+                "3 records dated before 1900-01-01 or after tomorrow (export.xml lines \(lines[0]), \(lines[2]) and \(lines[3]))"
+            ])
         #expect(try vault.app.health.dailyValues()["steps"] == [day("2026-05-28"): 20, day("2026-05-29"): 50])
     }
 
     @Test func reimportingANewerExportAddsOnlyWhatIsNew() throws {
         let vault = try TestVault()
-        let first = vault.scratch.file("first.xml"), second = vault.scratch.file("second.zip")
+        let first = vault.scratch.file("first.xml")
+        let second = vault.scratch.file("second.zip")
         try HealthXML.write(HealthXML.document(januaryBody), to: first)
         let februarySteps = steps(HealthXML.watch, 4321, "2024-02-01 10:00:00 +0100", "2024-02-01 11:00:00 +0100")
         try HealthXML.writeZip(xml: HealthXML.document(januaryBody + februarySteps), to: second, in: vault.scratch)
@@ -95,7 +105,8 @@ import Testing
 
     @Test func aTruncatedExportLeavesNothingBehind() throws {
         let vault = try TestVault()
-        let good = vault.scratch.file("good.xml"), bad = vault.scratch.file("bad.xml")
+        let good = vault.scratch.file("good.xml")
+        let bad = vault.scratch.file("bad.xml")
         try HealthXML.write(HealthXML.document(januaryBody), to: good)
         _ = try vault.app.health.importExport(at: good)
         let before = try vault.app.health.sampleCounts()

@@ -20,14 +20,17 @@ final class SeriesBox: @unchecked Sendable {
 private func outcomeSeries() -> [MetricSeriesInput] {
     var g = SeededGenerator(seed: 4)
     func normal() -> Double { (-2 * log(max(g.unit(), 1e-12))).squareRoot() * cos(2 * .pi * g.unit()) }
-    var sleep: [LocalDay: Double] = [:], steps: [LocalDay: Double] = [:]
+    var sleep: [LocalDay: Double] = [:]
+    var steps: [LocalDay: Double] = [:]
     for d in day("2026-01-01").dayNumber...day("2026-04-30").dayNumber {
         let local = LocalDay(dayNumber: d)
         sleep[local] = (local >= day("2026-03-01") ? 4 : 3) + 0.4 * normal()
         steps[local] = 8000 + 900 * normal()
     }
-    return [MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
-            MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps)]
+    return [
+        MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
+        MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps),
+    ]
 }
 
 private func logDaily(_ f: RegimenFixture, _ product: StoredProduct, from: String, to: String) throws {
@@ -109,7 +112,8 @@ private func logDaily(_ f: RegimenFixture, _ product: StoredProduct, from: Strin
     let f = try RegimenFixture(now: "2026-03-20T12:00:00Z")
     defer { f.remove() }
     try f.database.write { db in
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
                 first_computed_at, updated_at) VALUES ('c', 'm', 'p', 'start', '2026-03-01', 'qualified-finding', 14, '{}', 'x', 'x')
             """)

@@ -13,12 +13,13 @@ private let header = "date,time,time zone,product,amount,unit,status"
     defer { f.remove() }
     let d3 = try f.vitaminD()
     let magnesium = try f.magnesium()
-    let report = try f.service.importIntakeHistory(csv(
-        header,
-        "2026-03-01,08:00,Europe/Berlin,Vitamin D3,1,softgel,taken",
-        "2026-03-01,21:30:15,America/New_York,magnesium,4,capsules,taken",
-        "2026-03-02,08:00,Europe/Berlin,\(d3.product.id.rawValue),,,skipped",
-        "2026-03-02,09:00,UTC,Magnesium,1,serving,taken"))
+    let report = try f.service.importIntakeHistory(
+        csv(
+            header,
+            "2026-03-01,08:00,Europe/Berlin,Vitamin D3,1,softgel,taken",
+            "2026-03-01,21:30:15,America/New_York,magnesium,4,capsules,taken",
+            "2026-03-02,08:00,Europe/Berlin,\(d3.product.id.rawValue),,,skipped",
+            "2026-03-02,09:00,UTC,Magnesium,1,serving,taken"))
     #expect(report.added == 4 && report.unchanged == 0 && report.lines.map(\.line) == [2, 3, 4, 5])
     let entries = report.lines.map(\.entry)
     #expect(entries[0].takenAt == utc("2026-03-01T07:00:00Z") && entries[0].timeZone.identifier == "Europe/Berlin")
@@ -39,8 +40,9 @@ private let header = "date,time,time zone,product,amount,unit,status"
     let f = try RegimenFixture()
     defer { f.remove() }
     _ = try f.vitaminD()
-    let file = csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken", "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
-                   "2026-03-02,08:00,UTC,Vitamin D3,1,,taken")
+    let file = csv(
+        header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken", "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
+        "2026-03-02,08:00,UTC,Vitamin D3,1,,taken")
     #expect(try f.service.importIntakeHistory(file).added == 3)
     let again = try f.service.importIntakeHistory(file)
     #expect(again.added == 0 && again.unchanged == 3)
@@ -56,13 +58,17 @@ private let header = "date,time,time zone,product,amount,unit,status"
     try f.service.importIntakeHistory(once)
     // A dose logged in Cairn at the same instant is not an imported line; another product's line is its own.
     _ = try f.service.logExtra(d3.product.id, at: utc("2026-03-01T08:00:00Z"))
-    let twice = try f.service.importIntakeHistory(csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
-                                                      "2026-03-01,08:00,UTC,Magnesium,1,,taken",
-                                                      "2026-03-01,08:00,UTC,Vitamin D3,1,,taken"))
+    let twice = try f.service.importIntakeHistory(
+        csv(
+            header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
+            "2026-03-01,08:00,UTC,Magnesium,1,,taken",
+            "2026-03-01,08:00,UTC,Vitamin D3,1,,taken"))
     #expect(twice.lines.map(\.result) == [.unchanged, .added, .added])
     #expect(try f.service.importIntakeHistory(once).lines.map(\.result) == [.unchanged])
-    let corrected = try f.service.importIntakeHistory(csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
-                                                          "2026-03-01,08:00,UTC,Vitamin D3,2,,taken"))
+    let corrected = try f.service.importIntakeHistory(
+        csv(
+            header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
+            "2026-03-01,08:00,UTC,Vitamin D3,2,,taken"))
     #expect(corrected.lines.map(\.result) == [.unchanged, .replaced])
     #expect(corrected.lines[1].entry.supersedes == twice.lines[2].entry.id)
     #expect(try f.count("regimen_intake") == 5)
@@ -73,8 +79,10 @@ private let header = "date,time,time zone,product,amount,unit,status"
     defer { f.remove() }
     _ = try f.vitaminD()
     try f.service.importIntakeHistory(csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,taken"))
-    let newer = try f.service.importIntakeHistory(csv(header, "2026-03-01,08:00,UTC,Vitamin D3,1,,skipped",
-                                                      "2026-03-02,08:00,UTC,Vitamin D3,1,,taken"))
+    let newer = try f.service.importIntakeHistory(
+        csv(
+            header, "2026-03-01,08:00,UTC,Vitamin D3,1,,skipped",
+            "2026-03-02,08:00,UTC,Vitamin D3,1,,taken"))
     #expect(newer.lines.map(\.result) == [.replaced, .added])
     let correction = newer.lines[0].entry
     #expect(correction.status == .skipped && correction.supersedes != nil)
@@ -92,31 +100,35 @@ private let header = "date,time,time zone,product,amount,unit,status"
     _ = try f.vitaminD()
     _ = try f.vitaminD(name: "Twin")
     _ = try f.vitaminD(name: "twin")
-    let file = csv(header,
-                   "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
-                   "2026-03-01,08:00,UTC,Secret Pills,1,,taken",
-                   "2026-03-01,08:00,Mars/Olympus,Vitamin D3,1,,taken",
-                   "2026-03-01,08:00,UTC,Vitamin D3,1,,maybe",
-                   "2026-03-01,08:00,UTC,Vitamin D3,0,,taken",
-                   "2026-03-01,08:00,UTC,Vitamin D3,500,,taken",
-                   "2026-03-01,08:00,UTC,Vitamin D3,25,mcg,taken",
-                   "2026-03-01,08:00,UTC,Vitamin D3,1,furlongs,taken",
-                   "2026-03-01,25:00,UTC,Vitamin D3,1,,taken",
-                   "2026-03-32,08:00,UTC,Vitamin D3,1,,taken",
-                   "2026-03-11,08:00,UTC,Vitamin D3,1,,taken",
-                   "2026-03-01,08:00,UTC,twin,1,,taken",
-                   "2026-03-01,08:00,UTC,Vitamin D3,1,taken",
-                   "2026-03-01,08:00,EST,Vitamin D3,1,,taken",
-                   "2026-03-01,08:00,UTC,Vitamin D3,-1,,taken")
+    let file = csv(
+        header,
+        "2026-03-01,08:00,UTC,Vitamin D3,1,,taken",
+        "2026-03-01,08:00,UTC,Secret Pills,1,,taken",
+        "2026-03-01,08:00,Mars/Olympus,Vitamin D3,1,,taken",
+        "2026-03-01,08:00,UTC,Vitamin D3,1,,maybe",
+        "2026-03-01,08:00,UTC,Vitamin D3,0,,taken",
+        "2026-03-01,08:00,UTC,Vitamin D3,500,,taken",
+        "2026-03-01,08:00,UTC,Vitamin D3,25,mcg,taken",
+        "2026-03-01,08:00,UTC,Vitamin D3,1,furlongs,taken",
+        "2026-03-01,25:00,UTC,Vitamin D3,1,,taken",
+        "2026-03-32,08:00,UTC,Vitamin D3,1,,taken",
+        "2026-03-11,08:00,UTC,Vitamin D3,1,,taken",
+        "2026-03-01,08:00,UTC,twin,1,,taken",
+        "2026-03-01,08:00,UTC,Vitamin D3,1,taken",
+        "2026-03-01,08:00,EST,Vitamin D3,1,,taken",
+        "2026-03-01,08:00,UTC,Vitamin D3,-1,,taken")
     do {
         try f.service.importIntakeHistory(file)
         Issue.record("expected bad lines")
     } catch let error as ImportLinesError {
         #expect(error.problems.map(\.line) == Array(3...16))
-        #expect(error.problems.map(\.reason) == [.unknownProduct, .badTimeZone, .badStatus, .impossibleAmount, .impossibleAmount,
-                                                 .unitDoesNotMatchServing, .unknownUnit, .badTime, .badDate, .timeInFuture,
-                                                 .ambiguousProduct, .wrongFieldCount(expected: 7, found: 6), .badTimeZone,
-                                                 .impossibleAmount])
+        #expect(
+            error.problems.map(\.reason) == [
+                .unknownProduct, .badTimeZone, .badStatus, .impossibleAmount, .impossibleAmount,
+                .unitDoesNotMatchServing, .unknownUnit, .badTime, .badDate, .timeInFuture,
+                .ambiguousProduct, .wrongFieldCount(expected: 7, found: 6), .badTimeZone,
+                .impossibleAmount,
+            ])
         for problem in error.problems {
             #expect(!problem.message.contains("Secret") && !problem.message.contains("Mars") && !problem.message.contains("furlongs"))
             #expect(ProductWording.bannedWords(in: problem.message).isEmpty)
@@ -131,30 +143,34 @@ private let header = "date,time,time zone,product,amount,unit,status"
     let f = try RegimenFixture()  // now: 2026-03-10T12:00Z, the person in UTC
     defer { f.remove() }
     _ = try f.vitaminD()
-    let file = csv(header,
-                   "0001-01-01,08:00,UTC,Vitamin D3,1,,taken",
-                   "9999-12-31,08:00,UTC,Vitamin D3,1,,taken",
-                   "2026-03-12,08:00,UTC,Vitamin D3,1,,taken",
-                   "1899-12-31,23:59,UTC,Vitamin D3,1,,taken",
-                   "2025-03-30,02:30,Europe/Amsterdam,Vitamin D3,1,,taken",
-                   "1900-01-01,00:00,UTC,Vitamin D3,1,,taken",
-                   "2025-03-30,03:00,Europe/Amsterdam,Vitamin D3,1,,taken",
-                   "2025-10-26,02:30,Europe/Amsterdam,Vitamin D3,1,,taken")
+    let file = csv(
+        header,
+        "0001-01-01,08:00,UTC,Vitamin D3,1,,taken",
+        "9999-12-31,08:00,UTC,Vitamin D3,1,,taken",
+        "2026-03-12,08:00,UTC,Vitamin D3,1,,taken",
+        "1899-12-31,23:59,UTC,Vitamin D3,1,,taken",
+        "2025-03-30,02:30,Europe/Amsterdam,Vitamin D3,1,,taken",
+        "1900-01-01,00:00,UTC,Vitamin D3,1,,taken",
+        "2025-03-30,03:00,Europe/Amsterdam,Vitamin D3,1,,taken",
+        "2025-10-26,02:30,Europe/Amsterdam,Vitamin D3,1,,taken")
     do {
         try f.service.importIntakeHistory(file)
         Issue.record("expected bad lines")
     } catch let error as ImportLinesError {
         #expect(error.problems.map(\.line) == [2, 3, 4, 5, 6])
         #expect(error.problems.map(\.reason) == [.dateOutOfRange, .dateOutOfRange, .dateOutOfRange, .dateOutOfRange, .timeDoesNotExist])
-        #expect(error.listedProblems[0] == "Line 2: the date is before 1900-01-01 or after tomorrow; Cairn imports dates from 1900-01-01 to tomorrow.")
+        #expect(
+            error.listedProblems[0] == "Line 2: the date is before 1900-01-01 or after tomorrow; Cairn imports dates from 1900-01-01 to tomorrow.")
         #expect(error.listedProblems[4].hasPrefix("Line 6: the time does not exist on that day in that time zone"))
     }
     #expect(try f.count("regimen_intake") == 0)
     // The first day, the first minute after the gap and a repeated time are imported.
-    let report = try f.service.importIntakeHistory(csv(header,
-                                                       "1900-01-01,00:00,UTC,Vitamin D3,1,,taken",
-                                                       "2025-03-30,03:00,Europe/Amsterdam,Vitamin D3,1,,taken",
-                                                       "2025-10-26,02:30,Europe/Amsterdam,Vitamin D3,1,,taken"))
+    let report = try f.service.importIntakeHistory(
+        csv(
+            header,
+            "1900-01-01,00:00,UTC,Vitamin D3,1,,taken",
+            "2025-03-30,03:00,Europe/Amsterdam,Vitamin D3,1,,taken",
+            "2025-10-26,02:30,Europe/Amsterdam,Vitamin D3,1,,taken"))
     #expect(report.added == 3)
 }
 
@@ -176,13 +192,18 @@ private let header = "date,time,time zone,product,amount,unit,status"
 @Test func massAmountsBecomeServingsOfAPowderAndTheAmountMayCarryItsUnit() throws {
     let f = try RegimenFixture()
     defer { f.remove() }
-    try f.service.addProduct(Product(name: "Creatine", form: .powder, servingSize: amount("5", .g), ingredients: [
-        ProductIngredient(catalogueID: nil, nameOnLabel: "Creatine monohydrate", amount: amount("5", .g)),
-    ]), decisions: RowDecisions(accepted: [1]))
-    let report = try f.service.importIntakeHistory(csv("Date,Time,TimeZone,Product,Amount,Status",
-                                                       "2026-03-01,08:00,UTC,Creatine,10 g,taken",
-                                                       "2026-03-02,08:00,UTC,Creatine,2500mg,taken",
-                                                       "2026-03-03,08:00,UTC,Creatine,2,taken"))
+    try f.service.addProduct(
+        Product(
+            name: "Creatine", form: .powder, servingSize: amount("5", .g),
+            ingredients: [
+                ProductIngredient(catalogueID: nil, nameOnLabel: "Creatine monohydrate", amount: amount("5", .g))
+            ]), decisions: RowDecisions(accepted: [1]))
+    let report = try f.service.importIntakeHistory(
+        csv(
+            "Date,Time,TimeZone,Product,Amount,Status",
+            "2026-03-01,08:00,UTC,Creatine,10 g,taken",
+            "2026-03-02,08:00,UTC,Creatine,2500mg,taken",
+            "2026-03-03,08:00,UTC,Creatine,2,taken"))
     #expect(report.lines.map(\.entry.servings) == [2, Decimal(string: "0.5")!, 2])
 }
 
@@ -191,11 +212,16 @@ private let header = "date,time,time zone,product,amount,unit,status"
     defer { f.remove() }
     let d3 = try f.vitaminD()
     f.clock.set("2026-03-05T12:00:00Z")
-    let revised = try f.service.editProduct(d3.product.id, to: Product(name: "Vitamin D3", form: .softgel, servingSize: amount("2", .count),
-                                                                        ingredients: d3.product.ingredients))
+    let revised = try f.service.editProduct(
+        d3.product.id,
+        to: Product(
+            name: "Vitamin D3", form: .softgel, servingSize: amount("2", .count),
+            ingredients: d3.product.ingredients))
     f.clock.set("2026-03-10T12:00:00Z")
-    let report = try f.service.importIntakeHistory(csv(header, "2026-03-06,08:00,UTC,Vitamin D3,2,softgels,taken",
-                                                       "2026-02-01,08:00,UTC,Vitamin D3,2,softgels,taken"))
+    let report = try f.service.importIntakeHistory(
+        csv(
+            header, "2026-03-06,08:00,UTC,Vitamin D3,2,softgels,taken",
+            "2026-02-01,08:00,UTC,Vitamin D3,2,softgels,taken"))
     #expect(report.lines[0].entry.productRevisionID == revised.revisionID && report.lines[0].entry.servings == 1)
     #expect(report.lines[1].entry.productRevisionID == d3.revisionID && report.lines[1].entry.servings == 2)
 }

@@ -9,12 +9,13 @@ import Testing
 
     @Test func aConfirmedProposalBecomesAProductWithItsRowsAndNothingIsSavedBefore() throws {
         let vault = try TestVault()
-        let proposal = Self.service.propose(text: """
-            Supplement Facts
-            Serving Size 1 Softgel
-            Vitamin D3 (as cholecalciferol) 25 mcg 125%
-            Zinc (as zinc gluconate) 15 mg 136%
-            """)
+        let proposal = Self.service.propose(
+            text: """
+                Supplement Facts
+                Serving Size 1 Softgel
+                Vitamin D3 (as cholecalciferol) 25 mcg 125%
+                Zinc (as zinc gluconate) 15 mg 136%
+                """)
         #expect(proposal.status == .proposed)
         #expect(try vault.app.regimen.products().isEmpty, "proposing saves nothing")
 

@@ -1,27 +1,28 @@
-@testable import CairnApp
-import CairnTestSupport
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Imaging
 import Regimen
 import Testing
 import TextRecognition
 
+@testable import CairnApp
+
 @Suite(.serialized) struct LabelScanServiceTests {
     static let service = try! LabelScanService.makeDefault()
     static let panel = """
-    <b><span size="x-large">Supplement Facts</span></b>
-    Serving Size 1 Lozenge
-    Servings Per Container 60
-    <b>Amount Per Serving                           % Daily Value</b>
-    Vitamin D3 (as cholecalciferol)        25 mcg         125%
-    Zinc (as zinc gluconate)                   15 mg         136%
-    Proprietary Blend                            150 mg            †
-        Ginger                                                              †
-        Melatonin                                    3 mg             †
-    † Daily Value not established.
-    Other ingredients: Sorbitol, Citric Acid.
-    """
+        <b><span size="x-large">Supplement Facts</span></b>
+        Serving Size 1 Lozenge
+        Servings Per Container 60
+        <b>Amount Per Serving                           % Daily Value</b>
+        Vitamin D3 (as cholecalciferol)        25 mcg         125%
+        Zinc (as zinc gluconate)                   15 mg         136%
+        Proprietary Blend                            150 mg            †
+            Ginger                                                              †
+            Melatonin                                    3 mg             †
+        † Daily Value not established.
+        Other ingredients: Sorbitol, Citric Acid.
+        """
 
     private func jpeg(_ image: RGBImage) throws -> Data { try ImagePipeline().encodeJPEG(image, quality: 90) }
 
@@ -66,8 +67,10 @@ import TextRecognition
         // The panel on a dark bottle, with two lines of light print on the bottle below it (a line apart: the count
         // is made on a copy about 250 pixels long, where closer lines run together).
         let print = TextRenderer.render("KEEP OUT OF REACH OF CHILDREN\n\nStore in a cool, dry place", width: 500, margin: 4)
-        let pad = 40, below = print.height + 40
-        let w = panel.width + 2 * pad, h = panel.height + pad + below
+        let pad = 40
+        let below = print.height + 40
+        let w = panel.width + 2 * pad
+        let h = panel.height + pad + below
         var pixels = [UInt8](repeating: 24, count: w * h * 3)
         for y in 0..<panel.height {
             for x in 0..<panel.width {
@@ -87,7 +90,8 @@ import TextRecognition
         #expect(bottle.warnings.contains { $0.hasPrefix("2 lines of text outside the panel's edges were not read") }, "\(bottle.warnings)")
         #expect(bottle.mayBeIncomplete)
         // The boxes are in the photo's pixels (the panel starts 40 pixels in).
-        let first = try #require(bottle.rows.first?.wordBoxes.first), plain = try #require(white.rows.first?.wordBoxes.first)
+        let first = try #require(bottle.rows.first?.wordBoxes.first)
+        let plain = try #require(white.rows.first?.wordBoxes.first)
         #expect(abs(first.x - (plain.x + pad)) <= 3 && abs(first.y - (plain.y + pad)) <= 3)
         #expect(!white.warnings.contains { $0.contains("outside the panel") })
     }
@@ -96,8 +100,17 @@ import TextRecognition
         final class Counter: @unchecked Sendable {
             private let lock = NSLock()
             private var count = 0
-            func next() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
-            var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+            func next() -> Int {
+                lock.lock()
+                defer { lock.unlock() }
+                count += 1
+                return count
+            }
+            var value: Int {
+                lock.lock()
+                defer { lock.unlock() }
+                return count
+            }
         }
         let counter = Counter()
         let pending = Pending<Int>.deferred { counter.next() }
@@ -130,15 +143,15 @@ import TextRecognition
 
     @Test func refusesANutritionFactsPanel() throws {
         let food = """
-        <b><span size="x-large">Nutrition Facts</span></b>
-        8 servings per container
-        Serving size 2/3 cup (55g)
-        Calories 230
-        Total Fat 8g 10%
-        Sodium 160mg 7%
-        Total Carbohydrate 37g 13%
-        Protein 3g
-        """
+            <b><span size="x-large">Nutrition Facts</span></b>
+            8 servings per container
+            Serving size 2/3 cup (55g)
+            Calories 230
+            Total Fat 8g 10%
+            Sodium 160mg 7%
+            Total Carbohydrate 37g 13%
+            Protein 3g
+            """
         let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.render(food)))
         #expect(proposal.status == .nutritionFacts)
         #expect(proposal.rows.isEmpty)
@@ -147,12 +160,12 @@ import TextRecognition
 
     @Test func refusesALabelInAnotherLanguage() throws {
         let german = """
-        <b>Nahrungsergänzungsmittel</b>
-        Zutaten: Füllstoff Cellulose, Zinkgluconat, Überzugsmittel
-        Verzehrempfehlung: täglich 1 Kapsel mit ausreichend Flüssigkeit
-        pro Tagesdosis          % NRV
-        Zink    10 mg   100 %
-        """
+            <b>Nahrungsergänzungsmittel</b>
+            Zutaten: Füllstoff Cellulose, Zinkgluconat, Überzugsmittel
+            Verzehrempfehlung: täglich 1 Kapsel mit ausreichend Flüssigkeit
+            pro Tagesdosis          % NRV
+            Zink    10 mg   100 %
+            """
         let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.render(german)))
         #expect(proposal.status == .otherLanguage)
         #expect(proposal.rows.isEmpty)
@@ -166,9 +179,11 @@ import TextRecognition
     }
 
     @Test func messagesUseAllowedWording() throws {
-        let proposals = [Self.service.propose(text: ""), Self.service.propose(text: "Nutrition Facts\nFat 1g"),
-                         Self.service.propose(text: "Complément alimentaire\nIngrédients : gélules par jour avec les repas"),
-                         Self.service.propose(text: "Supplement Facts\nZinc 500 mg 20%\nXyzzy 5 mg")]
+        let proposals = [
+            Self.service.propose(text: ""), Self.service.propose(text: "Nutrition Facts\nFat 1g"),
+            Self.service.propose(text: "Complément alimentaire\nIngrédients : gélules par jour avec les repas"),
+            Self.service.propose(text: "Supplement Facts\nZinc 500 mg 20%\nXyzzy 5 mg"),
+        ]
         for p in proposals {
             for text in [p.message ?? ""] + p.warnings + p.rows.flatMap { $0.flags.map(\.reason) } {
                 #expect(ProductWording.bannedWords(in: text).isEmpty, "\(text)")
@@ -188,7 +203,9 @@ import TextRecognition
     }
 
     @Test func suggestsTheFormTheServingSizeNames() {
-        func form(_ serving: String) -> ProductForm? { Self.service.propose(text: "Supplement Facts\nServing Size \(serving)\nZinc 15 mg").suggestedForm }
+        func form(_ serving: String) -> ProductForm? {
+            Self.service.propose(text: "Supplement Facts\nServing Size \(serving)\nZinc 15 mg").suggestedForm
+        }
         #expect(form("2 Softgels") == .softgel)
         #expect(form("1 Capsule") == .capsule)
         #expect(form("1 Caplet") == .tablet)
@@ -214,8 +231,10 @@ import TextRecognition
     }
 
     @Test func buildsTheProductFromReviewedRows() throws {
-        let rows = [Self.service.revalidate(EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), dailyValuePercent: 136)),
-                    Self.service.revalidate(EditedLabelRow(nameOnLabel: "Moonpetal root"))]
+        let rows = [
+            Self.service.revalidate(EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), dailyValuePercent: 136)),
+            Self.service.revalidate(EditedLabelRow(nameOnLabel: "Moonpetal root")),
+        ]
         let product = try Self.service.product(fromReviewed: rows, servingSize: try Amount(2, .count), name: "Zinc plus", form: .capsule)
         #expect(product.ingredients.map(\.catalogueID) == ["zinc", nil])
         #expect(product.ingredients[0].dailyValuePercent == 136)
@@ -238,7 +257,8 @@ import TextRecognition
     }
 
     @Test func aLineWhoseWordsSitOnTwoLinesIsOffLine() {
-        let name = TextBox(x: 10, y: 100, width: 120, height: 20), amount = TextBox(x: 300, y: 102, width: 40, height: 18)
+        let name = TextBox(x: 10, y: 100, width: 120, height: 20)
+        let amount = TextBox(x: 300, y: 102, width: 40, height: 18)
         #expect(!LabelScanService.wordsOffOneLine([name, amount]))
         // The amount of the next row, half a line lower, joined to this row's name.
         #expect(LabelScanService.wordsOffOneLine([name, TextBox(x: 300, y: 115, width: 40, height: 18)]))
@@ -248,8 +268,9 @@ import TextRecognition
     }
 
     @Test func anUnchangedRowKeepsTheFlagsOnlyThePhotoCouldRaiseUntilItIsEdited() throws {
-        let read = EditedLabelRow(nameOnLabel: "Zinc", amount: try Amount(15, .mg), readConfidence: 0.95,
-                                  readPhotoFlags: [.wordsOffLine, .markInNumber])
+        let read = EditedLabelRow(
+            nameOnLabel: "Zinc", amount: try Amount(15, .mg), readConfidence: 0.95,
+            readPhotoFlags: [.wordsOffLine, .markInNumber])
         let kept = Self.service.revalidate(read)
         #expect(kept.flags.map(\.kind).contains(.wordsOffLine))
         #expect(kept.flags.map(\.kind).contains(.markInNumber))

@@ -65,7 +65,9 @@ private func csv(_ text: String) -> Data { Data(text.utf8) }
     #expect(throws: OutcomeError.outOfRange(range: "1-5")) { try f.service.add(metricID: "energy", value: 6) }
     #expect(throws: OutcomeError.notANumber) { try f.service.add(metricID: "energy", value: .nan) }
     #expect(throws: OutcomeError.dayInFuture) { try f.service.add(metricID: "energy", value: 3, on: day("2026-03-11")) }
-    #expect(throws: TextInputError.tooLong(field: "note", maximum: 500)) { try f.service.add(metricID: "energy", value: 3, note: String(repeating: "n", count: 501)) }
+    #expect(throws: TextInputError.tooLong(field: "note", maximum: 500)) {
+        try f.service.add(metricID: "energy", value: 3, note: String(repeating: "n", count: 501))
+    }
     #expect(try f.count() == 2)
 }
 

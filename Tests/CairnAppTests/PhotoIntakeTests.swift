@@ -1,4 +1,3 @@
-@testable import CairnApp
 import CairnCore
 import CairnTestSupport
 import Foundation
@@ -6,6 +5,8 @@ import Imaging
 import PhotoMetadata
 import Storage
 import Testing
+
+@testable import CairnApp
 
 /// A camera-style JPEG: orientation 6, GPS, a capture date, XMP, a comment, an ICC profile, maker notes,
 /// a thumbnail and trailing bytes (built by exiftool from a real photo).
@@ -24,8 +25,9 @@ private func cameraJPEG(in scratch: Scratch) throws -> Data {
 
     #expect(photo.captureDate == CaptureDate(localDateTime: "2024-05-06T07:08:09", utcOffsetSeconds: 7200))
     #expect(photo.full.width == source.width && photo.full.height == source.height, "stored upright")
-    #expect(max(photo.thumbnail.width, photo.thumbnail.height) == min(PhotoIntake.thumbnailSide, max(source.width, source.height)),
-            "a thumbnail fits the square and never upscales")
+    #expect(
+        max(photo.thumbnail.width, photo.thumbnail.height) == min(PhotoIntake.thumbnailSide, max(source.width, source.height)),
+        "a thumbnail fits the square and never upscales")
     for stored in [photo.full, photo.thumbnail] {
         let url = try vault.app.photoStore.fileURL(for: stored.id)
         #expect(try MetadataAllowList.cairnJPEG.violations(in: MetadataInspector.inspect(Data(contentsOf: url))).isEmpty)

@@ -59,25 +59,34 @@ final class RegimenFixture {
 
     /// Vitamin D3 softgels: 25 mcg per softgel, one softgel per serving.
     func vitaminD(name: String = "Vitamin D3", mcg: String = "25", unit: DoseUnit = .mcg) throws -> StoredProduct {
-        try service.addProduct(Product(name: name, form: .softgel, servingSize: amount("1", .count), ingredients: [
-            ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: amount(mcg, unit), form: "Vitamin D3"),
-        ]))
+        try service.addProduct(
+            Product(
+                name: name, form: .softgel, servingSize: amount("1", .count),
+                ingredients: [
+                    ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: amount(mcg, unit), form: "Vitamin D3")
+                ]))
     }
 
     /// Magnesium capsules: two capsules per serving, 200 mg magnesium and an ingredient the catalogue lacks.
     func magnesium() throws -> StoredProduct {
-        let product = try Product(name: "Magnesium", form: .capsule, servingSize: amount("2", .count), ingredients: [
-            ProductIngredient(catalogueID: "magnesium", nameOnLabel: "Magnesium", amount: amount("200", .mg)),
-            ProductIngredient(catalogueID: nil, nameOnLabel: "Zeolite blend", amount: amount("5", .count)),
-        ])
+        let product = try Product(
+            name: "Magnesium", form: .capsule, servingSize: amount("2", .count),
+            ingredients: [
+                ProductIngredient(catalogueID: "magnesium", nameOnLabel: "Magnesium", amount: amount("200", .mg)),
+                ProductIngredient(catalogueID: nil, nameOnLabel: "Zeolite blend", amount: amount("5", .count)),
+            ])
         // The second row is flagged (not in the catalogue): accepted, as the person would after checking it.
         return try service.addProduct(product, decisions: RowDecisions(accepted: [2]))
     }
 
-    func daily(_ product: StoredProduct, _ times: String..., start: String = "2026-03-01", end: String? = nil,
-               servings: Decimal = 1) throws -> ScheduleRevision {
-        try service.addSchedule(SchedulePlan(productID: product.product.id, servings: servings, times: times.map { TimeSlot(parsing: $0)! },
-                                             recurrence: .daily, startDay: day(start), endDay: end.map(day)))
+    func daily(
+        _ product: StoredProduct, _ times: String..., start: String = "2026-03-01", end: String? = nil,
+        servings: Decimal = 1
+    ) throws -> ScheduleRevision {
+        try service.addSchedule(
+            SchedulePlan(
+                productID: product.product.id, servings: servings, times: times.map { TimeSlot(parsing: $0)! },
+                recurrence: .daily, startDay: day(start), endDay: end.map(day)))
     }
 
     func count(_ table: String) throws -> Int {

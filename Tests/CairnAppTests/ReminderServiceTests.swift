@@ -51,8 +51,9 @@ private final class PhotoReminderVault {
 @Test func photoRemindersWaitForTheMorningAndQuietHoursAndCanBeTurnedOff() throws {
     let v = try PhotoReminderVault()
     try v.app.reminders.setPhotoReminder(every: 1, for: v.area.id, from: day("2026-03-02"))
-    try v.app.reminders.setPreferences(try ReminderPreferences(quietStart: TimeSlot(parsing: "07:00"), quietEnd: TimeSlot(parsing: "10:00")),
-                                       from: day("2026-03-02"))
+    try v.app.reminders.setPreferences(
+        try ReminderPreferences(quietStart: TimeSlot(parsing: "07:00"), quietEnd: TimeSlot(parsing: "10:00")),
+        from: day("2026-03-02"))
     #expect(try v.photoNotices(at: "2026-03-09T05:30:00Z").isEmpty, "06:30 in Berlin: before the morning check")
     #expect(try v.photoNotices(at: "2026-03-09T07:30:00Z").isEmpty, "08:30 in Berlin: quiet hours")
     #expect(try v.photoNotices(at: "2026-03-09T09:30:00Z").count == 1, "10:30 in Berlin")

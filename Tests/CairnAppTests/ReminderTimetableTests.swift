@@ -18,16 +18,20 @@ private final class TimetableVault {
     let app: CairnApplication
     let notifier = RecordingNotifier()
     var locked = false
-    lazy var loop = ReminderLoop(reminders: app.reminders, isLocked: { [unowned self] in self.locked }, notifier: notifier,
-                                 afterEachCheck: { [unowned self] in self.app.releaseWriterHold() })
+    lazy var loop = ReminderLoop(
+        reminders: app.reminders, isLocked: { [unowned self] in self.locked }, notifier: notifier,
+        afterEachCheck: { [unowned self] in self.app.releaseWriterHold() })
 
     init() throws {
         app = try CairnApplication.open(dataDirectory: directory.path, environment: [:], clock: clock)
-        let typed = try Product(name: "Vitamin D3 Forte", form: .capsule, servingSize: try Amount(1, .count),
-                                ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Cholecalciferol", amount: try Amount(25, .mcg))])
+        let typed = try Product(
+            name: "Vitamin D3 Forte", form: .capsule, servingSize: try Amount(1, .count),
+            ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Cholecalciferol", amount: try Amount(25, .mcg))])
         let product = try app.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
-        try app.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: slots("08:00", "20:00"),
-                                                     recurrence: .daily, startDay: day("2026-06-10")))
+        try app.regimen.addSchedule(
+            try SchedulePlan(
+                productID: product.product.id, times: slots("08:00", "20:00"),
+                recurrence: .daily, startDay: day("2026-06-10")))
     }
 
     /// Writes the timetable at 07:00 (Berlin), locks, and lets the 08:00 dose be reminded from the timetable.
@@ -153,8 +157,10 @@ private final class TimetableVault {
     let v = try TimetableVault()
     let product = try #require(try v.app.regimen.products().first)
     // 08:00 New York time: 12:00 UTC in June, 14:00 in Berlin, 21:00 in Tokyo.
-    try v.app.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: slots("08:00"), recurrence: .daily,
-                                                   startDay: day("2026-06-10"), zone: try ScheduleZone(parsing: "America/New_York")))
+    try v.app.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: slots("08:00"), recurrence: .daily,
+            startDay: day("2026-06-10"), zone: try ScheduleZone(parsing: "America/New_York")))
     v.clock.set("2026-06-10T11:59:00Z")
     #expect(!v.loop.tick().map(\.body).contains("A dose is due at 14:00."), "not before its instant")
     v.clock.set("2026-06-10T12:00:30Z")

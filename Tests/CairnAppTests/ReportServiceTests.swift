@@ -15,9 +15,10 @@ struct ReportServiceTests {
         let area = try vault.app.skin.addArea(name: "Left forearm", bodyLocation: "inner side")
         let now = vault.app.clock.now()
         for index in 0..<count {
-            _ = try vault.app.skin.log(photo: try SkinDemo.jpeg(index: index, count: max(count, 2), seed: 3), in: area.id,
-                                       note: index == count - 1 ? note : "", capturedAt: now.addingTimeInterval(Double(index - count) * 86_400),
-                                       timeZone: TimeZone(identifier: "UTC"))
+            _ = try vault.app.skin.log(
+                photo: try SkinDemo.jpeg(index: index, count: max(count, 2), seed: 3), in: area.id,
+                note: index == count - 1 ? note : "", capturedAt: now.addingTimeInterval(Double(index - count) * 86_400),
+                timeZone: TimeZone(identifier: "UTC"))
         }
         return (vault, area.id)
     }
@@ -76,7 +77,8 @@ struct ReportServiceTests {
         #expect(mode == 0o600)
         let exif = String(decoding: try Tools.run(tool: "exiftool", ["-a", "-s", "-PDF:all", "-XMP:all", url.path]), as: UTF8.self)
         #expect(exif.contains("Cairn Skin photo log"))
-        for leak in ["Left forearm", "inner side", vault.directory.path, vault.scratch.url.path, ProcessInfo.processInfo.hostName, NSHomeDirectory()] {
+        for leak in ["Left forearm", "inner side", vault.directory.path, vault.scratch.url.path, ProcessInfo.processInfo.hostName, NSHomeDirectory()]
+        {
             #expect(!exif.contains(leak), "metadata names \(leak)")
         }
         #expect(!exif.contains("Author"))
@@ -103,7 +105,9 @@ struct ReportServiceTests {
         #expect(throws: ReportError.unreadablePhoto) {
             try vault.app.reports.write(try vault.app.reports.skinPhotoLog(area: area, paper: .a4), to: broken.path, replace: false)
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: vault.scratch.url.path).filter { $0.hasSuffix(".pdf") || $0.hasSuffix(".partial") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: vault.scratch.url.path).filter {
+            $0.hasSuffix(".pdf") || $0.hasSuffix(".partial")
+        }
         #expect(left == ["log.pdf"])
     }
 
@@ -161,13 +165,16 @@ struct ReportServiceTests {
         let forty = try Product(name: "Forty-part blend", form: .capsule, servingSize: try Amount("1", .count), ingredients: ingredients)
         // Rows the catalogue does not know are flagged; the test accepts them, as a person would after checking.
         let blend = try app.regimen.addProduct(forty, decisions: .acceptingEveryRow(of: forty))
-        let schedule = try app.regimen.addSchedule(SchedulePlan(productID: blend.product.id, times: [TimeSlot(parsing: "08:00")!],
-                                                                recurrence: .daily, startDay: day("2026-03-01")))
+        let schedule = try app.regimen.addSchedule(
+            SchedulePlan(
+                productID: blend.product.id, times: [TimeSlot(parsing: "08:00")!],
+                recurrence: .daily, startDay: day("2026-03-01")))
         var g = SeededGenerator(seed: 4)
         func noise() -> Double { (-2 * log(max(g.unit(), 1e-12))).squareRoot() * cos(2 * .pi * g.unit()) }
         for d in day("2026-01-01").dayNumber...day("2026-04-30").dayNumber {
             let local = LocalDay(dayNumber: d)
-            _ = try app.outcomes.add(metricID: "sleep_quality", value: min(5, max(1, (local >= day("2026-03-01") ? 4 : 3) + 0.4 * noise())), on: local)
+            _ = try app.outcomes.add(
+                metricID: "sleep_quality", value: min(5, max(1, (local >= day("2026-03-01") ? 4 : 3) + 0.4 * noise())), on: local)
             guard local >= day("2026-03-01"), local < day("2026-04-30") else { continue }
             let dose = DoseOccurrence(revisionID: schedule.id, day: local, slot: TimeSlot(parsing: "08:00")!)
             let at = Date(timeIntervalSince1970: Double(d) * 86_400 + 8 * 3_600)
@@ -187,10 +194,15 @@ struct ReportServiceTests {
         // The association sentence once per insight, right after the insight's own summary.
         #expect(text.components(separatedBy: Disclaimer.insight.text).count - 1 == insights.count)
         for insight in insights {
-            guard let start = text.range(of: insight.summary) else { Issue.record("summary missing: \(insight.summary)"); continue }
+            guard let start = text.range(of: insight.summary) else {
+                Issue.record("summary missing: \(insight.summary)")
+                continue
+            }
             #expect(text[start.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(Disclaimer.insight.text))
         }
         #expect(report.contents.contains { $0.contains(Disclaimer.insight.text) })
-        #expect(throws: ReportError.periodEndsBeforeStart) { _ = try app.reports.regimenSummary(from: day("2026-03-02"), to: day("2026-03-01"), paper: .a4) }
+        #expect(throws: ReportError.periodEndsBeforeStart) {
+            _ = try app.reports.regimenSummary(from: day("2026-03-02"), to: day("2026-03-01"), paper: .a4)
+        }
     }
 }

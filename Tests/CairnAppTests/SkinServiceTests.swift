@@ -79,7 +79,9 @@ import Testing
         let vault = try TestVault()
         let skin = vault.app.skin
         let area = try skin.addArea(name: "Arm")
-        let entries = try (0..<4).map { try skin.log(photo: photo($0, of: 4), in: area.id, capturedAt: Self.start.addingTimeInterval(Double($0) * Self.day)) }
+        let entries = try (0..<4).map {
+            try skin.log(photo: photo($0, of: 4), in: area.id, capturedAt: Self.start.addingTimeInterval(Double($0) * Self.day))
+        }
         let consequence = try skin.deletionConsequence(of: entries[0].id, in: area.id)
         #expect(consequence.isBaseline && consequence.nextBaseline?.id == entries[1].id && consequence.recomparedCount == 2)
         #expect(consequence.message.contains("compared with it again"))
@@ -107,7 +109,8 @@ import Testing
     @Test func anEntryOfAnotherAreaCannotBeCompared() throws {
         let vault = try TestVault()
         let skin = vault.app.skin
-        let arm = try skin.addArea(name: "Arm"), back = try skin.addArea(name: "Back")
+        let arm = try skin.addArea(name: "Arm")
+        let back = try skin.addArea(name: "Back")
         let armEntry = try skin.log(photo: photo(0), in: arm.id, capturedAt: Self.start)
         let backFirst = try skin.log(photo: photo(0, seed: 99), in: back.id, capturedAt: Self.start)
         #expect(throws: SkinJournalError.entryNotFound) { try skin.comparison(of: armEntry.id, in: back.id) }
@@ -115,7 +118,8 @@ import Testing
         // The schema refuses a comparison row whose entry and baseline belong to different areas.
         #expect(throws: DatabaseError.self) {
             try vault.app.database.write { db in
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
                     change_map, details) VALUES (?, ?, ?, 1, 1, 50, 1, NULL, x'00', '{}')
                     """, armEntry.id.rawValue, backFirst.id.rawValue, arm.id.rawValue)
@@ -134,7 +138,10 @@ import Testing
                 try skin.log(photo: bad, in: area.id)
                 Issue.record("a bad file was logged")
             } catch let error as SkinJournalError {
-                guard case .unreadablePhoto(let message) = error else { Issue.record("wrong error \(error)"); continue }
+                guard case .unreadablePhoto(let message) = error else {
+                    Issue.record("wrong error \(error)")
+                    continue
+                }
                 #expect(!message.isEmpty && error.userMessage == message)
             }
         }
@@ -149,10 +156,13 @@ import Testing
         let skin = vault.app.skin
         let area = try skin.addArea(name: "Arm")
         try skin.log(photo: photo(0), in: area.id, capturedAt: Self.start)
-        let stripes = RGBImage(width: 400, height: 300, pixels: (0..<(400 * 300)).flatMap { i -> [UInt8] in
-            let x = i % 400, y = i / 400
-            return (x / 9 + y / 13) % 2 == 0 ? [30, 90, 200] : [240, 240, 60]
-        })
+        let stripes = RGBImage(
+            width: 400, height: 300,
+            pixels: (0..<(400 * 300)).flatMap { i -> [UInt8] in
+                let x = i % 400
+                let y = i / 400
+                return (x / 9 + y / 13) % 2 == 0 ? [30, 90, 200] : [240, 240, 60]
+            })
         let other = try skin.log(photo: ImagePipeline().encodeJPEG(stripes), in: area.id, capturedAt: Self.start.addingTimeInterval(Self.day))
         let stored = try #require(try skin.timeline(of: area.id).items.last?.comparison)
         #expect(stored.entryID == other.id && !stored.comparable && stored.similarityPercent == nil)
@@ -169,7 +179,8 @@ import Testing
     }
 
     @Test func theDemoSeriesIsReproducibleAndChangesGradually() {
-        let a = SkinDemo.photo(index: 3, count: 8, seed: 11), b = SkinDemo.photo(index: 3, count: 8, seed: 11)
+        let a = SkinDemo.photo(index: 3, count: 8, seed: 11)
+        let b = SkinDemo.photo(index: 3, count: 8, seed: 11)
         #expect(a == b)
         #expect(SkinDemo.photo(index: 3, count: 8, seed: 12) != a)
         func distance(_ x: RGBImage, _ y: RGBImage) -> Int { zip(x.pixels, y.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } }
@@ -180,9 +191,11 @@ import Testing
     @Test func storedCopiesFillAnAreaWithComparedEntriesAfterTheLoggedPair() throws {
         let vault = try TestVault()
         let skin = vault.app.skin
-        let arm = try skin.addArea(name: "Arm"), knee = try skin.addArea(name: "Knee")
-        let logged = try SkinDemo.generateStoredCopies(count: 6, seed: 3, into: arm.id, service: skin, database: vault.app.database,
-                                                       now: Self.start)
+        let arm = try skin.addArea(name: "Arm")
+        let knee = try skin.addArea(name: "Knee")
+        let logged = try SkinDemo.generateStoredCopies(
+            count: 6, seed: 3, into: arm.id, service: skin, database: vault.app.database,
+            now: Self.start)
         let items = try skin.timeline(of: arm.id).items
         #expect(logged.count == 2 && items.map(\.entry.id).prefix(2) == logged.map(\.id).prefix(2))
         #expect(items.count == 6 && Set(items.map(\.entry.id)).count == 6)
@@ -197,8 +210,9 @@ import Testing
         #expect(try skin.timeline(of: knee.id).items.count == 4)
         #expect(try skin.recompareOutdatedAreas() == 0)
         #expect(throws: SkinJournalError.areaNotFound) {
-            try SkinDemo.generateStoredCopies(count: 4, seed: 3, into: AreaID("missing"), service: skin, database: vault.app.database,
-                                              now: Self.start)
+            try SkinDemo.generateStoredCopies(
+                count: 4, seed: 3, into: AreaID("missing"), service: skin, database: vault.app.database,
+                now: Self.start)
         }
     }
 
@@ -322,12 +336,15 @@ import Testing
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data/skin-pairs/img")
         let bases = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("b") }.sorted()
         #expect(bases.count == 16)
-        var still: [Double] = [], tremor: [Double] = [], moved: [Double] = []
+        var still: [Double] = []
+        var tremor: [Double] = []
+        var moved: [Double] = []
         for name in bases {
             let image = try pipeline.decodeRGB(try Data(contentsOf: folder.appendingPathComponent(name)), maxSide: 480)
             let side = min(image.width, image.height) * 3 / 4
             func view(dx: Double, quality: Int = 80) throws -> Data {
-                let x0 = (image.width - side) / 2 + Int(dx * Double(side)), y0 = (image.height - side) / 2
+                let x0 = (image.width - side) / 2 + Int(dx * Double(side))
+                let y0 = (image.height - side) / 2
                 var px = [UInt8](repeating: 0, count: side * side * 3)
                 for y in 0..<side {
                     for x in 0..<side {
@@ -344,7 +361,9 @@ import Testing
             tremor.append(try displacement(try view(dx: 0.005)))
             moved.append(try displacement(try view(dx: 0.06)))
         }
-        print("steadiness on real skin (displacement, share of the frame): still max \(still.max()!), tremor max \(tremor.max()!), moved min \(moved.min()!)")
+        print(
+            "steadiness on real skin (displacement, share of the frame): still max \(still.max()!), tremor max \(tremor.max()!), moved min \(moved.min()!)"
+        )
         #expect(still.allSatisfy { $0 <= CaptureQualityAnalyzer.steadyLimit })
         #expect(tremor.allSatisfy { $0 <= CaptureQualityAnalyzer.steadyLimit })
         #expect(moved.filter { $0 > CaptureQualityAnalyzer.steadyLimit }.count >= 15, "\(moved)")

@@ -26,8 +26,9 @@ extension TestVault {
     /// size of an original, and matching rows.
     func expectOnlyCrops(of entries: [SmileEntry], originals: [(Int, Int)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let (files, rows) = try snapshot()
-        #expect(files.sorted() == entries.map { String($0.photo.relativePath.dropFirst("photos/".count)) }.sorted(),
-                "only the confirmed crops are in the photos folder", sourceLocation: sourceLocation)
+        #expect(
+            files.sorted() == entries.map { String($0.photo.relativePath.dropFirst("photos/".count)) }.sorted(),
+            "only the confirmed crops are in the photos folder", sourceLocation: sourceLocation)
         #expect(!files.contains { $0.contains(".tmp") }, "no temp files", sourceLocation: sourceLocation)
         #expect(rows == entries.count, sourceLocation: sourceLocation)
         let smileRows = try app.database.read { try $0.scalar("SELECT count(*) FROM smile_entries", as: Int.self) }
@@ -83,13 +84,16 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     let data: Data
     switch kind {
     case "text file": data = Data("my smile notes".utf8)
-    case "truncated JPEG": let full = try face("fr_obama.jpg"); data = full.prefix(full.count / 3)
+    case "truncated JPEG":
+        let full = try face("fr_obama.jpg")
+        data = full.prefix(full.count / 3)
     case "empty file": data = Data()
     default:
         data = try face("fr_obama.jpg")
-        smile = SmileService(database: vault.app.database, photoStore: vault.app.photoStore, photoIntake: vault.app.photoIntake,
-                             pipeline: ImagePipeline(limits: ImageLimits(maxPixels: 500_000)),
-                             locator: MouthLocator(detector: nil), clock: vault.app.clock)
+        smile = SmileService(
+            database: vault.app.database, photoStore: vault.app.photoStore, photoIntake: vault.app.photoIntake,
+            pipeline: ImagePipeline(limits: ImageLimits(maxPixels: 500_000)),
+            locator: MouthLocator(detector: nil), clock: vault.app.clock)
     }
     do {
         _ = try smile.add(data)
@@ -109,7 +113,9 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
         var image = try pipeline.decodeRGB(face(name))
         for i in stride(from: 0, to: image.pixels.count, by: 3) {
             let y = (Int(image.pixels[i]) * 299 + Int(image.pixels[i + 1]) * 587 + Int(image.pixels[i + 2]) * 114) / 1000
-            image.pixels[i] = UInt8(y); image.pixels[i + 1] = UInt8(y); image.pixels[i + 2] = UInt8(y)
+            image.pixels[i] = UInt8(y)
+            image.pixels[i + 1] = UInt8(y)
+            image.pixels[i + 2] = UInt8(y)
         }
         return try pipeline.encodeJPEG(image)
     }
@@ -327,8 +333,9 @@ private final class ReleaseCountingDetector: FaceLandmarkDetecting, @unchecked S
     let scratch = try Scratch()
     defer { scratch.remove() }
     let detector = ReleaseCountingDetector()
-    let smile = SmileService(database: vault.app.database, photoStore: vault.app.photoStore, photoIntake: vault.app.photoIntake,
-                             pipeline: ImagePipeline(), locator: MouthLocator(detector: detector), clock: vault.app.clock)
+    let smile = SmileService(
+        database: vault.app.database, photoStore: vault.app.photoStore, photoIntake: vault.app.photoIntake,
+        pipeline: ImagePipeline(), locator: MouthLocator(detector: detector), clock: vault.app.clock)
     let small = try face("fr_obama.jpg")
     _ = try smile.add(small)
     #expect(detector.releases == 0)

@@ -1,5 +1,6 @@
-@testable import CairnCLI
 import Testing
+
+@testable import CairnCLI
 
 private let port = Option("--port", "N", help: "The port.")
 private let host = Option("--host", "HOST", help: "The host.")
@@ -65,12 +66,13 @@ private let json = Option("--json", help: "Print JSON.")
     let from = Option("--from", "DATE", help: "Only this range.")
     let to = Option("--to", "DATE", help: "Only this range.")
     let long = Option("--times", "LIST", help: "Times of day,\nseparated by commas.")
-    #expect(Option.helpSection(of: [from, to, long, json]) == """
-    Options:
-      --from DATE, --to DATE   Only this range.
-      --times LIST             Times of day,
-                               separated by commas.
-      --json                   Print JSON.
-    """)
+    #expect(
+        Option.helpSection(of: [from, to, long, json]) == """
+            Options:
+              --from DATE, --to DATE   Only this range.
+              --times LIST             Times of day,
+                                       separated by commas.
+              --json                   Print JSON.
+            """)
     #expect(Option.helpSection(of: []) == "")
 }

@@ -28,8 +28,9 @@ private func passphraseFile(_ text: String, in folder: URL) throws -> String {
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.contains("complete and intact"))
 
-        let restored = cairn("--data-dir", dir.appendingPathComponent("restored").path, "backup", "restore", backup,
-                             "--passphrase-file", secret)
+        let restored = cairn(
+            "--data-dir", dir.appendingPathComponent("restored").path, "backup", "restore", backup,
+            "--passphrase-file", secret)
         #expect(restored.status == 0, "\(restored.stderr)")
         let again = cairn("--data-dir", vault, "backup", "restore", backup, "--passphrase-file", secret)
         #expect(again.status == 1)
@@ -41,7 +42,9 @@ private func passphraseFile(_ text: String, in folder: URL) throws -> String {
     try withTemporaryDirectory { dir in
         let vault = dir.appendingPathComponent("vault").path
         let backup = dir.appendingPathComponent("b.cairnbackup").path
-        #expect(cairn("--data-dir", vault, "backup", "create", backup, "--passphrase-file", try passphraseFile("a long backup passphrase", in: dir)).status == 0)
+        #expect(
+            cairn("--data-dir", vault, "backup", "create", backup, "--passphrase-file", try passphraseFile("a long backup passphrase", in: dir))
+                .status == 0)
         let wrong = cairn("backup", "verify", backup, "--passphrase-file", try passphraseFile("another passphrase", in: dir))
         #expect(wrong.status == 1)
         #expect(wrong.stderr == "cairn: The passphrase is not right for this file.")

@@ -40,10 +40,12 @@ func cairn(_ words: [String], environment: [String: String] = [:], answers: [Str
     let capture = Capture()
     var remaining = answers
     var questions: [String] = []
-    let console = Console(out: { capture.out.append($0) }, err: { capture.err.append($0) }, input: {
-        questions.append(capture.err.last ?? "")
-        return remaining.isEmpty ? nil : remaining.removeFirst()
-    })
+    let console = Console(
+        out: { capture.out.append($0) }, err: { capture.err.append($0) },
+        input: {
+            questions.append(capture.err.last ?? "")
+            return remaining.isEmpty ? nil : remaining.removeFirst()
+        })
     let status = CairnCommandLine.run(words, console: console, environment: environment)
     return (CLIRun(status: status, out: capture.out, err: capture.err), questions)
 }

@@ -1,12 +1,14 @@
-@testable import CairnCLI
 import CairnApp
 import CairnCore
 import CairnTestSupport
 import Foundation
 import Imaging
 import Testing
+
+@testable import CairnCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Commands through a running `cairn serve` (issue 21 item 5), with the real `cairn` binary in its own processes:
@@ -89,8 +91,12 @@ import Glibc
         try withServedVault { vault, server, scratch in
             #expect(try CairnRun(["--data-dir", vault, "skin", "add-area", "Left forearm"]).status == 0)
             let token = try server.csrf(on: "/settings")
-            let turned = try server.send("POST", "/settings/lock/on", form: ["csrf": token, "passphrase": "a new vault passphrase",
-                                                                            "passphrase_again": "a new vault passphrase"])
+            let turned = try server.send(
+                "POST", "/settings/lock/on",
+                form: [
+                    "csrf": token, "passphrase": "a new vault passphrase",
+                    "passphrase_again": "a new vault passphrase",
+                ])
             #expect(turned.status == 303, "\(turned.status)")
             let added = try CairnRun(["--data-dir", vault, "skin", "add-area", "Right knee"])
             #expect(added.status == 0, "the server holds the vault open with its new key: \(added.err)")
@@ -166,10 +172,12 @@ import Glibc
         defer { served.stop() }
         var prompts: [String] = []
         var err: [String] = []
-        let console = Console(out: { _ in }, err: { err.append($0) }, secret: {
-            prompts.append(err.last ?? "")
-            return "a long enough backup passphrase"
-        })
+        let console = Console(
+            out: { _ in }, err: { err.append($0) },
+            secret: {
+                prompts.append(err.last ?? "")
+                return "a long enough backup passphrase"
+            })
         let backup = scratch.file("one.cairnbackup").path
         let code = CairnCommandLine.run(["--data-dir", served.directory, "backup", "create", backup], console: console, environment: [:])
         #expect(code == 0, "\(err)")
@@ -185,8 +193,9 @@ import Glibc
         defer { served.stop() }
         let zone = TimeZone.current.identifier == "Pacific/Chatham" ? "Asia/Tokyo" : "Pacific/Chatham"
         var err: [String] = []
-        let code = CairnCommandLine.run(["--data-dir", served.directory, "skin", "add-area", "Left forearm"],
-                                        console: Console(out: { _ in }, err: { err.append($0) }), environment: ["TZ": zone])
+        let code = CairnCommandLine.run(
+            ["--data-dir", served.directory, "skin", "add-area", "Left forearm"],
+            console: Console(out: { _ in }, err: { err.append($0) }), environment: ["TZ": zone])
         #expect(code == 1)
         #expect(err.first?.contains("another time zone (TZ) or CAIRN_NOW") == true, "\(err)")
         #expect(err.joined().contains("is using this vault"), "on its own, a change is refused while the server owns the vault")
@@ -205,9 +214,11 @@ import Glibc
             connection.send(CommandForwarding.Frame.out.rawValue, Data("first line".utf8))
         }  // and the connection closes: the server "died"
         defer { listener.stop() }
-        var out: [String] = [], err: [String] = []
-        let code = CairnCommandLine.run(["--data-dir", directory.path, "skin", "add-area", "Left forearm"],
-                                        console: Console(out: { out.append($0) }, err: { err.append($0) }), environment: [:])
+        var out: [String] = []
+        var err: [String] = []
+        let code = CairnCommandLine.run(
+            ["--data-dir", directory.path, "skin", "add-area", "Left forearm"],
+            console: Console(out: { out.append($0) }, err: { err.append($0) }), environment: [:])
         #expect(code == 1)
         #expect(out == ["first line"])
         #expect(err.joined().contains("cairn serve stopped before the command finished"))
@@ -215,7 +226,8 @@ import Glibc
 
     @Test func commandsThatDoNotOpenTheVaultOrNameADescriptorNeverGoThrough() throws {
         func command(_ words: [String]) throws -> any Command {
-            var entries = CairnCommandLine.commands, rest = words
+            var entries = CairnCommandLine.commands
+            var rest = words
             while case .group(let group)? = entries.first(where: { $0.name == rest.first }) {
                 entries = group.children
                 rest.removeFirst()
@@ -223,12 +235,16 @@ import Glibc
             guard case .command(let type)? = entries.first(where: { $0.name == rest.first }) else { throw UsageError("none") }
             return try type.init(arguments: Arguments(Array(rest.dropFirst()), options: type.options))
         }
-        for words in [["serve"], ["remind"], ["doctor"], ["inspect", "a.jpg"], ["backup", "verify", "b"], ["backup", "restore", "b"],
-                      ["settings", "lock", "on"], ["backup", "create", "b", "--passphrase-fd", "3"]] {
+        for words in [
+            ["serve"], ["remind"], ["doctor"], ["inspect", "a.jpg"], ["backup", "verify", "b"], ["backup", "restore", "b"],
+            ["settings", "lock", "on"], ["backup", "create", "b", "--passphrase-fd", "3"],
+        ] {
             #expect(try !command(words).goesThroughServer, "\(words)")
         }
-        for words in [["skin", "areas"], ["settings", "delete-all-data", "--yes"], ["backup", "create", "b"],
-                      ["regimen", "today"]] {
+        for words in [
+            ["skin", "areas"], ["settings", "delete-all-data", "--yes"], ["backup", "create", "b"],
+            ["regimen", "today"],
+        ] {
             #expect(try command(words).goesThroughServer, "\(words)")
         }
     }
@@ -261,7 +277,8 @@ private struct CairnRun {
         process.executableURL = ServeProcess.executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        let outPipe = Pipe(), errPipe = Pipe()
+        let outPipe = Pipe()
+        let errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
@@ -354,8 +371,10 @@ final class InProcessServer: @unchecked Sendable {
         try app.claimVaultForServing()
         served.open(app)
         listener = try CommandListener(directory: app.vault.directory)
-        let identity = CommandContext(console: Console(out: { _ in }, err: { _ in }), environment: [:], dataDirectory: nil,
-                                      vaultPassphrase: try PassphraseInput(path: nil, descriptor: nil), readsOnly: true).clockIdentity
+        let identity = CommandContext(
+            console: Console(out: { _ in }, err: { _ in }), environment: [:], dataDirectory: nil,
+            vaultPassphrase: try PassphraseInput(path: nil, descriptor: nil), readsOnly: true
+        ).clockIdentity
         listener.start { [served, self] connection in
             self.counter.withLock { self.count += 1 }
             CommandForwarding.answer(connection, served: served, environment: [:], clock: identity)

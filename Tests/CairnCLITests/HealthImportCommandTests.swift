@@ -8,8 +8,11 @@ import Testing
             let vault = dir.appendingPathComponent("vault").path
             let run = cairn("--data-dir", vault, "regimen", "outcomes", "import-health", HealthXML.sample.path)
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.out == ["2 new health records imported; 0 were already in Cairn.",
-                                "6 records of 4 types Cairn does not read were skipped."])
+            #expect(
+                run.out == [
+                    "2 new health records imported; 0 were already in Cairn.",
+                    "6 records of 4 types Cairn does not read were skipped.",
+                ])
             let again = cairn("--data-dir", vault, "regimen", "outcomes", "import-health", HealthXML.sample.path, "--json")
             #expect(again.status == 0)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
@@ -30,23 +33,33 @@ import Testing
     @Test func listsLeftOutRecordsByProblem() throws {
         try withTemporaryDirectory { dir in
             let file = dir.appendingPathComponent("export.xml")
-            try HealthXML.write(HealthXML.document(
-                HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "-3", start: "2024-01-01 08:00:00 +0000")
-                + HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "0", start: "2024-01-01 08:00:00 +0000")), to: file)
+            try HealthXML.write(
+                HealthXML.document(
+                    HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "-3", start: "2024-01-01 08:00:00 +0000")
+                        + HealthXML.record(
+                            "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "0", start: "2024-01-01 08:00:00 +0000")), to: file)
             let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import-health", file.path)
             #expect(run.status == 0)
             // Each reason names the lines of export.xml its records start on (the header takes 28 lines).
-            #expect(run.out == ["0 new health records imported; 0 were already in Cairn.", "Left out 2 records, with their reason:",
-                                "  1 resting heart rates of zero or less, or above 300 (export.xml line 30)",
-                                "  1 step counts below zero (export.xml line 29)"])
+            #expect(
+                run.out == [
+                    "0 new health records imported; 0 were already in Cairn.", "Left out 2 records, with their reason:",
+                    "  1 resting heart rates of zero or less, or above 300 (export.xml line 30)",
+                    "  1 step counts below zero (export.xml line 29)",
+                ])
         }
     }
 
     @Test func aTruncatedExportFailsWithAPlainMessage() throws {
         try withTemporaryDirectory { dir in
             let file = dir.appendingPathComponent("export.xml")
-            try HealthXML.write(String(HealthXML.document(HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "3",
-                                                                           start: "2024-01-01 08:00:00 +0000")).dropLast(40)), to: file)
+            try HealthXML.write(
+                String(
+                    HealthXML.document(
+                        HealthXML.record(
+                            "HKQuantityTypeIdentifierStepCount", value: "3",
+                            start: "2024-01-01 08:00:00 +0000")
+                    ).dropLast(40)), to: file)
             let run = cairn("--data-dir", dir.appendingPathComponent("vault").path, "regimen", "outcomes", "import-health", file.path)
             #expect(run.status == 1)
             #expect(run.stderr.hasPrefix("cairn: The export is not well-formed XML"))

@@ -1,5 +1,6 @@
-@testable import CairnCLI
 import Testing
+
+@testable import CairnCLI
 
 /// Every `--help`, verbatim: the top level, each group and each command. The usage line and the "Options:" section
 /// come from each command's `Option` declarations, so a changed declaration shows here. A new command adds its

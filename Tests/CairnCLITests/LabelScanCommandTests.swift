@@ -9,13 +9,13 @@ import Testing
 @Suite(.serialized) struct LabelScanCommandTests {
     /// A label with a row the catalogue does not know (flagged), two it knows, and a warning that is no ingredient.
     static let panel = """
-    <b><span size="x-large">Supplement Facts</span></b>
-    Serving Size 1 Capsule
-    Zinc (as zinc gluconate)                   15 mg         136%
-    Zorbexin Complex                            50 mg             †
-    Vitamin C (as ascorbic acid)        200 mg        222%
-    KEEP OUT OF REACH OF CHILDREN. Consult your physician.
-    """
+        <b><span size="x-large">Supplement Facts</span></b>
+        Serving Size 1 Capsule
+        Zinc (as zinc gluconate)                   15 mg         136%
+        Zorbexin Complex                            50 mg             †
+        Vitamin C (as ascorbic acid)        200 mg        222%
+        KEEP OUT OF REACH OF CHILDREN. Consult your physician.
+        """
 
     struct Scene {
         let dir: URL
@@ -91,7 +91,8 @@ import Testing
                 process.executableURL = binary
                 process.arguments = ["--data-dir", scene.vault, "regimen", "scan", file.path]
                 process.environment = scene.environment.merging(["PATH": "/usr/bin:/bin", "OMP_THREAD_LIMIT": "1"]) { a, _ in a }
-                let out = Pipe(), err = Pipe()
+                let out = Pipe()
+                let err = Pipe()
                 process.standardOutput = out
                 process.standardError = err
                 try process.run()

@@ -27,7 +27,10 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         // A command on the locked vault: without a passphrase (no terminal here) it stops with a clear message.
         let locked = cairn("--data-dir", vault, "regimen", "products", "list")
         #expect(locked.status == 1)
-        #expect(locked.stderr == "cairn: This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed.")
+        #expect(
+            locked.stderr
+                == "cairn: This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed."
+        )
         let refused = cairn("--data-dir", vault, "--vault-passphrase-file", wrong, "regimen", "products", "list")
         #expect(refused.status == 1)
         #expect(refused.stderr == "cairn: That passphrase does not unlock this vault. Nothing was changed.")
@@ -41,10 +44,14 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         #expect(listed.stdout.contains("Vitamin D3  (softgel, 1 ingredient)"), "\(listed.stdout)")
         #expect(cairn("--data-dir", vault, "settings", "lock", "on", "--passphrase-file", first).status == 1)
 
-        #expect(cairn("--data-dir", vault, "settings", "lock", "change", "--passphrase-file", wrong,
-                      "--new-passphrase-file", second).status == 1)
-        let changed = cairn("--data-dir", vault, "settings", "lock", "change", "--passphrase-file", first,
-                            "--new-passphrase-file", second)
+        #expect(
+            cairn(
+                "--data-dir", vault, "settings", "lock", "change", "--passphrase-file", wrong,
+                "--new-passphrase-file", second
+            ).status == 1)
+        let changed = cairn(
+            "--data-dir", vault, "settings", "lock", "change", "--passphrase-file", first,
+            "--new-passphrase-file", second)
         #expect(changed.status == 0, "\(changed.stderr)")
         #expect(cairn("--data-dir", vault, "--vault-passphrase-file", first, "regimen", "products", "list").status == 1)
         #expect(cairn("--data-dir", vault, "--vault-passphrase-file", second, "regimen", "products", "list").status == 0)
@@ -88,7 +95,8 @@ private func secretFile(_ name: String, _ text: String, in folder: URL) throws -
         // At a terminal, after a command that changed data: the note, with why and both ways on.
         let (typed, _) = cairn(["--data-dir", vault, "regimen", "products", "add", "Iron", "--form", "tablet", "Iron=14 mg"], answers: [])
         #expect(typed.status == 0)
-        #expect(typed.stderr.contains(note) && typed.stderr.contains("cairn settings lock on") && typed.stderr.contains("cairn settings lock not-now"))
+        #expect(
+            typed.stderr.contains(note) && typed.stderr.contains("cairn settings lock on") && typed.stderr.contains("cairn settings lock not-now"))
         let (reading, _) = cairn(["--data-dir", vault, "regimen", "products", "list"], answers: [])
         #expect(!reading.stderr.contains(note), "a command that only reads says nothing")
         // Not now is remembered.

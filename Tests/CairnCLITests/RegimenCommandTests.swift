@@ -62,10 +62,12 @@ private func doseIDs(_ list: Any?) -> [String] { (list as? [[String: Any]] ?? []
 }
 
 @Test func everyRegimenCommandHasHelpWithItsUsageLine() {
-    let paths = [["products", "list"], ["products", "add"], ["products", "show"], ["products", "edit"], ["schedules", "list"],
-                 ["schedules", "add"], ["schedules", "edit"], ["schedules", "pause"], ["schedules", "resume"], ["schedules", "stop"],
-                 ["schedules", "history"], ["today"], ["take"], ["skip"], ["correct"], ["ledger"], ["export"], ["exposure"],
-                 ["supply", "set"], ["supply", "list"]]
+    let paths = [
+        ["products", "list"], ["products", "add"], ["products", "show"], ["products", "edit"], ["schedules", "list"],
+        ["schedules", "add"], ["schedules", "edit"], ["schedules", "pause"], ["schedules", "resume"], ["schedules", "stop"],
+        ["schedules", "history"], ["today"], ["take"], ["skip"], ["correct"], ["ledger"], ["export"], ["exposure"],
+        ["supply", "set"], ["supply", "list"],
+    ]
     for path in paths {
         let run = cairn(["regimen"] + path + ["--help"])
         #expect(run.status == 0)
@@ -132,7 +134,8 @@ extension RegimenCLI {
 @Test func productsAreAddedShownListedAndEditedAsRevisions() throws {
     try withTemporaryDirectory { dir throws in
         let cli = RegimenCLI(dir)
-        let added = cli.run("products", "add", "Magnesium", "--form", "capsule", "--serving", "2", "Magnesium glycinate=200 mg", "Zeolite", "--accept", "2")
+        let added = cli.run(
+            "products", "add", "Magnesium", "--form", "capsule", "--serving", "2", "Magnesium glycinate=200 mg", "Zeolite", "--accept", "2")
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("Zeolite  (not in catalogue: check the name)"))
         let product = try #require(try cli.json("products", "show", "magnesium") as? [String: Any])

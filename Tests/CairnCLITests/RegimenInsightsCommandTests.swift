@@ -1,9 +1,10 @@
-@testable import CairnCLI
 import CairnCore
 import Foundation
 import Insights
 import Regimen
 import Testing
+
+@testable import CairnCLI
 
 @Test func insightsHelpIsListedAndClean() {
     let help = cairn("regimen", "insights", "--help")
@@ -38,18 +39,27 @@ import Testing
         let day = LocalDay(dayNumber: d)
         values[day] = (day >= LocalDay(parsing: "2026-03-01")! ? 4 : 3) + 0.3 * (g.unit() - 0.5)
     }
-    let change = ExposureChange(productID: ProductID("p"), productName: "Magnesium", kind: .start, kinds: [.start],
-                                day: LocalDay(parsing: "2026-03-01")!, description: "starting Magnesium")
-    let insights = InsightEngine().insights(changes: [change], series: [MetricSeriesInput(id: "sleep_quality", name: "Sleep quality",
-                                                                                          unit: "1-5", values: values)],
-                                            asOf: LocalDay(parsing: "2026-04-30")!)
+    let change = ExposureChange(
+        productID: ProductID("p"), productName: "Magnesium", kind: .start, kinds: [.start],
+        day: LocalDay(parsing: "2026-03-01")!, description: "starting Magnesium")
+    let insights = InsightEngine().insights(
+        changes: [change],
+        series: [
+            MetricSeriesInput(
+                id: "sleep_quality", name: "Sleep quality",
+                unit: "1-5", values: values)
+        ],
+        asOf: LocalDay(parsing: "2026-04-30")!)
     let lines = InsightsReport.lines(insights, asOf: LocalDay(parsing: "2026-04-30")!)
     #expect(lines[0] == "Insights as of 2026-04-30: 1 change compared with 1 series: 1 qualified finding.")
     #expect(lines.contains("Around starting Magnesium on 2026-03-01:"))
     #expect(lines.contains("  Qualified finding: Sleep quality, start of Magnesium on 2026-03-01"))
     #expect(lines.contains("    Window: 28 days each side, 2026-02-01 to 2026-02-28 and 2026-03-01 to 2026-03-28"))
     #expect(lines.contains("    Days with a value: 28 before, 28 after (20 needed on each side)"))
-    #expect(lines.contains { $0.hasPrefix("    Difference: +") && $0.contains(" points on the 1-5 scale, 95% interval +") && $0.contains("effect size g = ") })
+    #expect(
+        lines.contains {
+            $0.hasPrefix("    Difference: +") && $0.contains(" points on the 1-5 scale, 95% interval +") && $0.contains("effect size g = ")
+        })
     #expect(lines.contains("    Conditions:"))
     #expect(lines.contains { $0.hasPrefix("      [held] 95% interval") })
     #expect(lines.contains { $0.contains("this method") && $0.contains("on your own records") || $0.contains("Too few stretches") })
@@ -84,14 +94,17 @@ import Testing
             #expect(json.status == 0)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             let insights = try #require(object["insights"] as? [[String: Any]])
-            let magnesium = try #require(insights.first { ($0["change"] as? [String: Any])?["description"] as? String == "starting Magnesium glycinate" })
+            let magnesium = try #require(
+                insights.first { ($0["change"] as? [String: Any])?["description"] as? String == "starting Magnesium glycinate" })
             #expect(magnesium["windowDays"] as? Int == look)
             let verdict = try #require(magnesium["verdict"] as? String)
             #expect(verdict != "no-clear-difference", "look \(look): \(magnesium["summary"] ?? "")")
             #expect(magnesium["disclaimer"] as? String == Disclaimer.insight.text)
             let summary = try #require(magnesium["summary"] as? String)
             if verdict == "too-little-data-to-tell" {
-                #expect(summary.hasPrefix("Too little data to tell whether Sleep quality differed around the time of starting Magnesium glycinate on 2026-09-29"))
+                #expect(
+                    summary.hasPrefix(
+                        "Too little data to tell whether Sleep quality differed around the time of starting Magnesium glycinate on 2026-09-29"))
                 #expect(summary.contains("so this is not a sign of no difference"))
             }
             // Never "no clear difference" in the text either, page or CLI.

@@ -102,9 +102,12 @@ private struct OutcomesCLI {
         let bad = cli.file("bad.csv", "date,metric,value\n2026-03-01,energy,3\n2026-03-01,energy,x\n2026-02-30,mood,2\n")
         let refused = cli.run("outcomes", "import", bad)
         #expect(refused.status == 1)
-        #expect(refused.err == ["Line 3: the value is not a number (write decimals with a dot, like 3.5).",
-                                "Line 4: the date is not a real date written YYYY-MM-DD.",
-                                "cairn: 2 lines could not be read, so nothing was imported. Fix them and import the file again."])
+        #expect(
+            refused.err == [
+                "Line 3: the value is not a number (write decimals with a dot, like 3.5).",
+                "Line 4: the date is not a real date written YYYY-MM-DD.",
+                "cairn: 2 lines could not be read, so nothing was imported. Fix them and import the file again.",
+            ])
         #expect(cli.run("outcomes", "list").stdout.hasPrefix("No values yet."))
         let good = cli.file("good.csv", "date,metric,value\r\n2026-03-01,energy,3\r\n2026-03-02,Sleep quality,4\r\n")
         #expect(cli.run("outcomes", "import", good).stdout == "Read 2 lines: 2 new, 0 replaced an earlier import, 0 already there.")
@@ -127,8 +130,11 @@ private struct OutcomesCLI {
         #expect(cli.run("outcomes", "define", "x", "X", "--min", "5", "--max", "1").status == 2)
         #expect(cli.run("outcomes", "define", "x", "X", "--daily", "median").status == 2)
         let metrics = try #require(try cli.json("outcomes", "metrics") as? [[String: Any]])
-        #expect(metrics.compactMap { $0["id"] as? String } == ["sleep_quality", "energy", "skin", "mood", "resting_heart_rate", "hrv_sdnn",
-                                                                "steps", "body_mass", "sleep_asleep", "sleep_in_bed", "headache", "water"])
+        #expect(
+            metrics.compactMap { $0["id"] as? String } == [
+                "sleep_quality", "energy", "skin", "mood", "resting_heart_rate", "hrv_sdnn",
+                "steps", "body_mass", "sleep_asleep", "sleep_in_bed", "headache", "water",
+            ])
         let text = cli.run("outcomes", "metrics").stdout
         #expect(text.contains("hrv_sdnn") && text.contains("from Apple Health export") && text.contains("water"))
         #expect(cli.run("outcomes", "add", "water", "1.5").status == 0)
@@ -139,7 +145,9 @@ private struct OutcomesCLI {
     try withTemporaryDirectory { dir in
         let cli = OutcomesCLI(dir: dir)
         #expect(cli.run("products", "add", "Vitamin D3", "--form", "softgel", "Vitamin D3=25 mcg").status == 0)
-        let file = cli.file("history.csv", """
+        let file = cli.file(
+            "history.csv",
+            """
             date,time,time zone,product,amount,unit,status
             2026-03-01,08:00,Europe/Berlin,vitamin d3,1,softgel,taken
             2026-03-02,08:00,Europe/Berlin,Vitamin D3,1,softgel,skipped
@@ -153,7 +161,8 @@ private struct OutcomesCLI {
         #expect((lines[0]["entry"] as? [String: Any])?["takenAt"] as? String == "2026-03-01T07:00:00Z")
         let ledger = cli.run("ledger").stdout
         #expect(ledger.contains("2026-03-01 08:00 Europe/Berlin  taken") && ledger.contains("skipped"))
-        let bad = cli.run("import", cli.file("bad.csv", "date,time,time zone,product,amount,unit,status\n2026-03-01,08:00,Europe/Berlin,Unknown thing,1,,taken\n"))
+        let bad = cli.run(
+            "import", cli.file("bad.csv", "date,time,time zone,product,amount,unit,status\n2026-03-01,08:00,Europe/Berlin,Unknown thing,1,,taken\n"))
         #expect(bad.status == 1 && bad.err.first == "Line 2: the product is not in your product list (match its name exactly, or use its id).")
     }
 }

@@ -57,8 +57,11 @@ private func photoFiles(_ vault: URL) -> [String] {
         #expect(run.out[0].hasPrefix("fr_biden.jpg: ok. Added as "))
         #expect(run.out[1].hasPrefix("fr_obama.jpg: ok. Added as "))
         #expect(run.out[2] == "readme.txt: not an image. The file is not a photo Cairn can read. Use a JPEG, PNG, HEIC or WebP image.")
-        #expect(Array(run.err.prefix(3)) == ["Progress [######--------------] 1/3", "Progress [#############-------] 2/3",
-                                             "Progress [####################] 3/3"])
+        #expect(
+            Array(run.err.prefix(3)) == [
+                "Progress [######--------------] 1/3", "Progress [#############-------] 2/3",
+                "Progress [####################] 3/3",
+            ])
     }
 }
 
@@ -84,8 +87,9 @@ private func photoFiles(_ vault: URL) -> [String] {
 @Test func smileAddRefusesMalformedCalls() {
     #expect(cairn("smile", "add").err.first == "cairn smile add: Missing FILE.")
     #expect(cairn("smile", "add", "--square", "1,2", "a.jpg").status == 2)
-    #expect(cairn("smile", "add", "--square", "1,2,3", "a.jpg", "b.jpg").err.first
-        == "cairn smile add: --square places the square in one photo: give exactly one file.")
+    #expect(
+        cairn("smile", "add", "--square", "1,2,3", "a.jpg", "b.jpg").err.first
+            == "cairn smile add: --square places the square in one photo: give exactly one file.")
 }
 
 @Test func smileListExportAndCompareWriteOnlyWhatWasAskedFor() throws {
@@ -104,8 +108,13 @@ private func photoFiles(_ vault: URL) -> [String] {
         let export = cairn("--data-dir", vault, "smile", "export", short[0], "--out", out.path)
         #expect(export.status == 0)
         let written = try Data(contentsOf: out)
-        #expect(export.out == ["Wrote \(out.path): 768x768 JPEG, \(written.count) bytes (\(written.count >= 1_000_000 ? "" : "\((written.count + 500) / 1000) KB")), no metadata (checked)."])
-        let stored = photoFiles(URL(fileURLWithPath: vault)).map { try? Data(contentsOf: URL(fileURLWithPath: vault).appendingPathComponent("photos").appendingPathComponent($0)) }
+        #expect(
+            export.out == [
+                "Wrote \(out.path): 768x768 JPEG, \(written.count) bytes (\(written.count >= 1_000_000 ? "" : "\((written.count + 500) / 1000) KB")), no metadata (checked)."
+            ])
+        let stored = photoFiles(URL(fileURLWithPath: vault)).map {
+            try? Data(contentsOf: URL(fileURLWithPath: vault).appendingPathComponent("photos").appendingPathComponent($0))
+        }
         #expect(stored.contains(written), "exactly the stored bytes")
         let again = cairn("--data-dir", vault, "smile", "export", short[0], "--out", out.path)
         #expect(again.status == 1)

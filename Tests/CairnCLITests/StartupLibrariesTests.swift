@@ -28,9 +28,11 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build cairn first (swift build --build-tests)")
         let loaded = try Self.librariesLoadedAtStart()
         #expect(loaded.contains { $0.hasPrefix("libsqlite3.so") }, "the trace lists what is linked")
-        for lazy in ["libvips", "libheif", "libtesseract", "libpango", "libcairo", "libxml2", "libarchive", "libnotify",
-                     "libglib-2.0", "libgobject-2.0", "libmicrohttpd", "libgnutls", "libdlib", "liblapack", "libblas",
-                     "libgfortran"] {
+        for lazy in [
+            "libvips", "libheif", "libtesseract", "libpango", "libcairo", "libxml2", "libarchive", "libnotify",
+            "libglib-2.0", "libgobject-2.0", "libmicrohttpd", "libgnutls", "libdlib", "liblapack", "libblas",
+            "libgfortran",
+        ] {
             #expect(!loaded.contains { $0.hasPrefix(lazy) }, "\(lazy) is opened on first use, not at start")
         }
         #expect(loaded.count < 60, "\(loaded.count) libraries at start")
@@ -38,7 +40,8 @@ import Testing
 
     @Test func aLibraryIsOpenedOnceAndAMissingOneIsReportedAsAbsent() {
         #expect(cairn_native_available("libcairn-no-such-library.so.0") == 0)
-        let first = cairn_native_open("libvips.so.42"), second = cairn_native_open("libvips.so.42")
+        let first = cairn_native_open("libvips.so.42")
+        let second = cairn_native_open("libvips.so.42")
         #expect(first != nil && first == second)
         #expect(cairn_tesseract_available() == 1)
         #expect(cairn_notify_available() == 1)

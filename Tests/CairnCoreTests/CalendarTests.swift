@@ -1,6 +1,6 @@
+import CairnCore
 import Foundation
 import Testing
-import CairnCore
 
 private func utc(_ text: String) -> Date {
     let f = ISO8601DateFormatter()

@@ -6,7 +6,7 @@ import Testing
     #expect(CountText.grouped(999) == "999")
     #expect(CountText.grouped(1000) == "1,000")
     #expect(CountText.grouped(150000) == "150,000")
-    #expect(CountText.grouped(1234567) == "1,234,567")
+    #expect(CountText.grouped(1_234_567) == "1,234,567")
     #expect(CountText.grouped(-4500) == "-4,500")
 }
 

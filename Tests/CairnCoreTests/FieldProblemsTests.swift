@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CairnCore
 
 private enum Field: Hashable, Sendable { case name, rows }

@@ -10,11 +10,16 @@ import Testing
     #expect(entries.last == "… and 5 more.")
     // The texts of the problems past the first twenty are never made.
     var made = 0
-    let many = ProblemList.entries(0..<5_000_000) { n -> String in made += 1; return "\(n)" }
+    let many = ProblemList.entries(0..<5_000_000) { n -> String in
+        made += 1
+        return "\(n)"
+    }
     #expect(made == 20 && many.last == "… and 4,999,980 more.")
     #expect(ProblemList.entries(["a", "b"]) == ["a", "b"])
     #expect(ProblemList.entries(Array(repeating: "x", count: 20)).count == 20)
-    #expect(ProblemList.joined(1...22, separator: ", ") { "\($0)" } == "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 … and 2 more")
+    #expect(
+        ProblemList.joined(1...22, separator: ", ") { "\($0)" }
+            == "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 … and 2 more")
 }
 
 @Test func aHeaderWithAHundredThousandExtraColumnsGivesAShortMessage() throws {
@@ -26,7 +31,10 @@ import Testing
     } catch let error as CSVError {
         let message = error.userMessage
         #expect(message.utf8.count < 4096, "\(message.utf8.count) bytes")
-        #expect(message.contains("columns 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22 … and 99,980 more are not one Cairn reads"), "\(message)")
+        #expect(
+            message.contains(
+                "columns 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22 … and 99,980 more are not one Cairn reads"),
+            "\(message)")
         #expect(!message.contains("extra"))
     }
 }

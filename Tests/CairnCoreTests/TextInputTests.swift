@@ -20,7 +20,8 @@ import Testing
     #expect(throws: TextInputError.tooLong(field: "product name", maximum: 120)) {
         try TextInput.name(String(repeating: "a", count: 121), field: "product name")
     }
-    #expect(TextInputError.tooLong(field: "metric name", maximum: 120).userMessage
+    #expect(
+        TextInputError.tooLong(field: "metric name", maximum: 120).userMessage
             == "The metric name is longer than 120 characters. Shorten it and try again. Nothing was saved.")
     // A name stored before the rule is still read back.
     #expect(try TextInput.storedName(String(repeating: "a", count: 10_000) + "\u{202E}", field: "product name").count == 10_001)

@@ -1,8 +1,9 @@
 import CairnCore
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `WholeFile.read`, its typed error as any error (for `#expect`).
@@ -46,7 +47,8 @@ private func withOpenFile(_ bytes: Data, _ body: (Int32) throws -> Void) throws 
     var ends: [Int32] = [0, 0]
     try #require(pipe(&ends) == 0)
     let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
-    let readEnd = ends[0], writeEnd = ends[1]
+    let readEnd = ends[0]
+    let writeEnd = ends[1]
     let writer = Thread {
         bytes.withUnsafeBytes { raw in
             var offset = 0

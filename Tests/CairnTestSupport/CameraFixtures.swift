@@ -31,9 +31,11 @@ public enum CameraFixtures {
         let url = scratch.file("camera.png")
         try Tools.run(tool: "vips", ["copy", SharedData.photo.path, url.path])
         let profile = try iccProfile(in: scratch)
-        try addCameraMetadata(to: url, in: scratch, extra: [
-            "-icc_profile<=" + profile.path, "-PNG:Comment=A comment", "-PNG:ModifyDate=2024:05:06 07:08:09",
-        ])
+        try addCameraMetadata(
+            to: url, in: scratch,
+            extra: [
+                "-icc_profile<=" + profile.path, "-PNG:Comment=A comment", "-PNG:ModifyDate=2024:05:06 07:08:09",
+            ])
         try appendTrailer(to: url)
         return url
     }
@@ -59,8 +61,10 @@ public enum CameraFixtures {
     /// The hand-built Canon maker-note block (big-endian, as exiftool writes EXIF).
     public static func makerNoteBlock(in scratch: Scratch) throws -> URL {
         let url = scratch.file("makernote.bin")
-        let bytes: [UInt8] = [0x00, 0x01, 0x00, 0x10, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x02, 0x13,
-                              0x00, 0x00, 0x00, 0x00]
+        let bytes: [UInt8] = [
+            0x00, 0x01, 0x00, 0x10, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x02, 0x13,
+            0x00, 0x00, 0x00, 0x00,
+        ]
         try Data(bytes).write(to: url)
         return url
     }
@@ -68,14 +72,18 @@ public enum CameraFixtures {
     public static func addCameraMetadata(to url: URL, in scratch: Scratch, extra: [String]) throws {
         let thumb = try thumbnail(in: scratch)
         let makerNote = try makerNoteBlock(in: scratch)
-        try Tools.run(tool: "exiftool", ["-q", "-q", "-overwrite_original",
-            "-EXIF:Make=Canon", "-EXIF:Model=Canon EOS 5D",
-            "-EXIF:DateTimeOriginal=" + dateTimeOriginal, "-EXIF:OffsetTimeOriginal=" + offsetTimeOriginal,
-            "-EXIF:Orientation#=\(orientation)",
-            "-GPSLatitude=48.137", "-GPSLatitudeRef=N", "-GPSLongitude=11.575", "-GPSLongitudeRef=E",
-            "-XMP-dc:Title=Holiday", "-IPTC:Keywords=beach",
-            "-ThumbnailImage<=" + thumb.path,
-            url.path] + extra)
+        try Tools.run(
+            tool: "exiftool",
+            [
+                "-q", "-q", "-overwrite_original",
+                "-EXIF:Make=Canon", "-EXIF:Model=Canon EOS 5D",
+                "-EXIF:DateTimeOriginal=" + dateTimeOriginal, "-EXIF:OffsetTimeOriginal=" + offsetTimeOriginal,
+                "-EXIF:Orientation#=\(orientation)",
+                "-GPSLatitude=48.137", "-GPSLatitudeRef=N", "-GPSLongitude=11.575", "-GPSLongitudeRef=E",
+                "-XMP-dc:Title=Holiday", "-IPTC:Keywords=beach",
+                "-ThumbnailImage<=" + thumb.path,
+                url.path,
+            ] + extra)
         // Maker notes go in a second pass: exiftool needs Make=Canon to be in the file already.
         try Tools.run(tool: "exiftool", ["-q", "-q", "-overwrite_original", "-MakerNoteCanon<=" + makerNote.path, url.path])
     }

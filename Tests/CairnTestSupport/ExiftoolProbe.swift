@@ -7,7 +7,11 @@ import PhotoMetadata
 
 /// One tag exiftool reported, with its family-0 and family-1 groups (`exiftool -a -G0:1`).
 public struct ExiftoolFinding: Hashable, CustomStringConvertible {
-    public init(group0: String, group1: String, tag: String) { self.group0 = group0; self.group1 = group1; self.tag = tag }
+    public init(group0: String, group1: String, tag: String) {
+        self.group0 = group0
+        self.group1 = group1
+        self.tag = tag
+    }
     public let group0: String
     public let group1: String
     public let tag: String
@@ -44,7 +48,7 @@ public enum ExiftoolProbe {
             switch parts.count {
             case 2: return ExiftoolFinding(group0: parts[0], group1: parts[0], tag: parts[1])
             case 3: return ExiftoolFinding(group0: parts[0], group1: parts[1], tag: parts[2])
-            default: return nil // "SourceFile"
+            default: return nil  // "SourceFile"
             }
         }.filter { !($0.group0 == "ExifTool" && $0.tag == "Warning") } + (try warnings(object))
     }
@@ -74,7 +78,7 @@ public enum ExiftoolProbe {
         let (g0, g1, tag) = (finding.group0, finding.group1, finding.tag)
         switch g0 {
         case _ where g1 == "System":
-            return .structural // File:System: name, size, dates and permissions of the file on disk
+            return .structural  // File:System: name, size, dates and permissions of the file on disk
         case "Composite":
             return .structural
         case "ExifTool":

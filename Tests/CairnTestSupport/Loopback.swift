@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // A bare HTTP/1.1 client over loopback sockets, for tests and benchmarks that must control every byte (slow
@@ -87,7 +88,8 @@ public final class LoopbackSocket: @unchecked Sendable {
                 let body = data[split.upperBound...]
                 if let length, body.count >= length { return parsed(split, body: Data(body.prefix(length))) }
                 if lines.contains(where: { $0.hasPrefix("transfer-encoding:") && $0.contains("chunked") }),
-                   body.firstRange(of: Data("\r\n0\r\n".utf8)) != nil || body.starts(with: Data("0\r\n".utf8)) {
+                    body.firstRange(of: Data("\r\n0\r\n".utf8)) != nil || body.starts(with: Data("0\r\n".utf8))
+                {
                     return parsed(split, body: Self.dechunk(Data(body)))
                 }
             }
@@ -141,7 +143,8 @@ public enum ProcessCPU {
     /// CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
     public static func cpuSeconds(of pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return .nan }
+            let close = stat.lastIndex(of: ")")
+        else { return .nan }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command name: state is field 3; utime and stime are fields 14 and 15 (1-based overall).
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
@@ -153,8 +156,10 @@ public enum ProcessCPU {
 public enum LoopbackHTTP {
     /// A request to 127.0.0.1:`port` with `Connection: close`, the session cookie when `session` is given, and a
     /// `Content-Length` for a body (always for POST).
-    public static func raw(_ method: String, _ target: String, port: UInt16, session: String?, headers: [String] = [],
-                           body: Data = Data()) -> Data {
+    public static func raw(
+        _ method: String, _ target: String, port: UInt16, session: String?, headers: [String] = [],
+        body: Data = Data()
+    ) -> Data {
         var lines = ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"]
         if let session { lines.append("Cookie: cairn_session=\(session)") }
         lines += headers
@@ -182,14 +187,19 @@ public enum LoopbackHTTP {
 
     /// Sends one request to 127.0.0.1:`port` (the session cookie when `session` is given; `form`, when given, as a
     /// url-encoded body) and reads its response.
-    public static func send(_ method: String, _ target: String, port: UInt16, session: String?,
-                            form: [String: String]? = nil) throws -> RawResponse {
-        let body = form.map { fields in
-            fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-        } ?? ""
+    public static func send(
+        _ method: String, _ target: String, port: UInt16, session: String?,
+        form: [String: String]? = nil
+    ) throws -> RawResponse {
+        let body =
+            form.map { fields in
+                fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            } ?? ""
         let socket = try LoopbackSocket(port: port)
-        socket.send(raw(method, target, port: port, session: session,
-                        headers: form == nil ? [] : ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8)))
+        socket.send(
+            raw(
+                method, target, port: port, session: session,
+                headers: form == nil ? [] : ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8)))
         return try socket.receive()
     }
 
@@ -197,7 +207,10 @@ public enum LoopbackHTTP {
     /// `size` bytes. Returns the Content-Type header line and the body.
     public static func multipart(csrf: String, fileBytes size: Int, boundary: String = "cairnBoundary42") -> (header: String, body: Data) {
         var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n".utf8)
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"export.zip\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8))
+        body.append(
+            Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"export.zip\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8))
         body.append(Data(repeating: 0x41, count: size))
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         return ("Content-Type: multipart/form-data; boundary=\(boundary)", body)

@@ -1,5 +1,5 @@
-import CairnCore
 internal import CPangoCairo
+import CairnCore
 import Foundation
 
 /// Renders lines of text (Pango markup allowed) in black on white with cairo + pango, for OCR and
@@ -20,7 +20,8 @@ public enum TextRenderer {
         let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 10, 10)
         let scratchContext = cairo_create(scratch)
         let measuring = layout(on: scratchContext!)
-        var logical = PangoRectangle(), ink = PangoRectangle()
+        var logical = PangoRectangle()
+        var ink = PangoRectangle()
         pango_layout_get_pixel_extents(measuring, &ink, &logical)
         g_object_unref(UnsafeMutableRawPointer(measuring))
         cairo_destroy(scratchContext)
@@ -45,7 +46,9 @@ public enum TextRenderer {
                 // RGB24 is a native-endian 32-bit word: 0x00RRGGBB, i.e. B, G, R, X in memory on little-endian.
                 let p = y * stride + x * 4
                 let o = (y * width + x) * 3
-                pixels[o] = data[p + 2]; pixels[o + 1] = data[p + 1]; pixels[o + 2] = data[p]
+                pixels[o] = data[p + 2]
+                pixels[o + 1] = data[p + 1]
+                pixels[o + 2] = data[p]
             }
         }
         cairo_destroy(cr)

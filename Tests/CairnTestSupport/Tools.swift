@@ -4,7 +4,10 @@ import Foundation
 public struct ToolFailure: Error, CustomStringConvertible {
     public let tool: String
     public let message: String
-    public init(tool: String, message: String) { self.tool = tool; self.message = message }
+    public init(tool: String, message: String) {
+        self.tool = tool
+        self.message = message
+    }
     public var description: String { "\(tool): \(message)" }
 }
 
@@ -12,7 +15,8 @@ public struct ToolFailure: Error, CustomStringConvertible {
 public enum Tools {
     /// The full path of `name` in the usual binary directories, or nil.
     public static func path(of name: String) -> String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let directories =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/usr/local/bin", "/bin"]
         return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -23,10 +27,12 @@ public enum Tools {
     public static func run(_ executable: String, _ arguments: [String]) throws -> Data {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let outURL = scratch.file("stdout"), errURL = scratch.file("stderr")
+        let outURL = scratch.file("stdout")
+        let errURL = scratch.file("stderr")
         FileManager.default.createFile(atPath: outURL.path, contents: nil)
         FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -38,8 +44,9 @@ public enum Tools {
         try err.close()
         let data = try Data(contentsOf: outURL)
         guard process.terminationStatus == 0 else {
-            throw ToolFailure(tool: (executable as NSString).lastPathComponent,
-                              message: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+            throw ToolFailure(
+                tool: (executable as NSString).lastPathComponent,
+                message: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
         }
         return data
     }

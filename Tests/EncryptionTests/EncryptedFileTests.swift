@@ -12,8 +12,10 @@ let vaultID: [UInt8] = Array(0..<16)
 /// Encrypts `plaintext`, handing it to the writer in pieces of `piece` bytes.
 func encrypt(_ plaintext: [UInt8], passphrase: String = "correct horse", piece: Int = 10_000) throws -> [UInt8] {
     var file: [UInt8] = []
-    let writer = try EncryptingWriter(passphrase: try Passphrase(passphrase), kind: .vaultBackup, vaultID: vaultID,
-                                      keyDerivation: cheapDerivation()) { file.append(contentsOf: $0) }
+    let writer = try EncryptingWriter(
+        passphrase: try Passphrase(passphrase), kind: .vaultBackup, vaultID: vaultID,
+        keyDerivation: cheapDerivation()
+    ) { file.append(contentsOf: $0) }
     var offset = 0
     while offset < plaintext.count {
         let end = min(plaintext.count, offset + piece)
@@ -80,8 +82,10 @@ func contentOfAnyLengthComesBackExactly(length: Int) throws {
     let file = try encrypt(content(2 * chunk + 500))
     let body = EncryptedFileHeader.byteCount
     // In the header's checked fields, in the wrapped key, in each chunk, in the last byte.
-    for (offset, expected) in [(20, EncryptionError.headerDamaged), (100, .headerDamaged), (body + 5, .damaged),
-                               (body + chunk + 17 + 99, .damaged), (file.count - 1, .truncated)] {
+    for (offset, expected) in [
+        (20, EncryptionError.headerDamaged), (100, .headerDamaged), (body + 5, .damaged),
+        (body + chunk + 17 + 99, .damaged), (file.count - 1, .truncated),
+    ] {
         var altered = file
         altered[offset] ^= 0x10
         #expect(throws: expected, "offset \(offset)") { try decrypt(altered) }
@@ -99,7 +103,8 @@ func contentOfAnyLengthComesBackExactly(length: Int) throws {
 
 @Test func chunksInAnotherOrderOrBytesAfterTheEndAreRefused() throws {
     let file = try encrypt(content(3 * chunk))
-    let body = EncryptedFileHeader.byteCount, piece = chunk + 17
+    let body = EncryptedFileHeader.byteCount
+    let piece = chunk + 17
     var swapped = Array(file[0..<body])
     swapped += file[body + piece..<body + 2 * piece]
     swapped += file[body..<body + piece]
@@ -111,7 +116,8 @@ func contentOfAnyLengthComesBackExactly(length: Int) throws {
 }
 
 @Test func aHeaderFromAnotherFileDoesNotOpenThisStream() throws {
-    let one = try encrypt(content(chunk + 1000)), two = try encrypt(content(chunk + 1000))
+    let one = try encrypt(content(chunk + 1000))
+    let two = try encrypt(content(chunk + 1000))
     let spliced = Array(one[0..<EncryptedFileHeader.byteCount]) + two[EncryptedFileHeader.byteCount...]
     #expect(throws: EncryptionError.damaged) { try decrypt(spliced) }
 }

@@ -1,6 +1,7 @@
-@testable import Encryption
 import Foundation
 import Testing
+
+@testable import Encryption
 
 private let photoID = "3f2c9a10-5b7e-4c1d-9e8f-0a1b2c3d4e5f"
 private let key = SecretKey(bytes: Array(160..<192))!
@@ -48,8 +49,10 @@ func aSealedPhotoOfAnySizeOpensToTheSameBytes(size: Int) throws {
 
 @Test func aFileCutShortOrWithBytesAppendedIsRefused() throws {
     let file = try seal(photo(chunk + 3_000))
-    for length in [0, 8, EncryptedPhoto.headerByteCount - 1, EncryptedPhoto.headerByteCount, EncryptedPhoto.headerByteCount + 16,
-                   EncryptedPhoto.headerByteCount + chunk + 17, file.count - 1] {
+    for length in [
+        0, 8, EncryptedPhoto.headerByteCount - 1, EncryptedPhoto.headerByteCount, EncryptedPhoto.headerByteCount + 16,
+        EncryptedPhoto.headerByteCount + chunk + 17, file.count - 1,
+    ] {
         #expect(throws: EncryptionError.self, "cut to \(length)") { try open(file.prefix(length)) }
     }
     #expect(throws: EncryptionError.truncated) { try open(file.prefix(EncryptedPhoto.headerByteCount + chunk + 17)) }
@@ -75,7 +78,8 @@ func aSealedPhotoOfAnySizeOpensToTheSameBytes(size: Int) throws {
     // The key never leaves SecretKey: compare what it seals with what the document's key seals.
     let expected = try #require(SecretKey(bytes: try v.bytes("photo-key")))
     let nonce = [UInt8](repeating: 0, count: AEAD.nonceByteCount)
-    #expect(AEAD.seal([1, 2, 3], key: EncryptedPhoto.photoKey(from: vaultKey), nonce: nonce, associatedData: [])
+    #expect(
+        AEAD.seal([1, 2, 3], key: EncryptedPhoto.photoKey(from: vaultKey), nonce: nonce, associatedData: [])
             == AEAD.seal([1, 2, 3], key: expected, nonce: nonce, associatedData: []))
     // And what Cairn writes for the same photo, the document's reader opens.
     let ours = try EncryptedPhoto.seal(Data(plaintext), photoID: id, vaultID: try v.bytes("photo-vault-id"), vaultKey: vaultKey)

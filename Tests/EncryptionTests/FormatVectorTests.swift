@@ -26,22 +26,27 @@ struct Vectors {
 
 @Test func argon2idMatchesTheReferenceProgramsVector() throws {
     let v = try Vectors()
-    let kdf = try #require(KeyDerivation(operations: UInt32(try v.number("argon2id-operations")),
-                                         memoryBytes: try v.number("argon2id-memory"), salt: try v.bytes("argon2id-salt")))
+    let kdf = try #require(
+        KeyDerivation(
+            operations: UInt32(try v.number("argon2id-operations")),
+            memoryBytes: try v.number("argon2id-memory"), salt: try v.bytes("argon2id-salt")))
     let key = try kdf.deriveKey(from: Passphrase(String(decoding: try v.bytes("argon2id-password"), as: UTF8.self)))
     // The key never leaves SecretKey: compare what it seals with what the expected key seals.
     let expected = try #require(SecretKey(bytes: try v.bytes("argon2id-key")))
     let nonce = [UInt8](repeating: 0, count: AEAD.nonceByteCount)
-    #expect(AEAD.seal([1, 2, 3], key: key, nonce: nonce, associatedData: []) == AEAD.seal([1, 2, 3], key: expected, nonce: nonce, associatedData: []))
+    #expect(
+        AEAD.seal([1, 2, 3], key: key, nonce: nonce, associatedData: []) == AEAD.seal([1, 2, 3], key: expected, nonce: nonce, associatedData: []))
 }
 
 @Test func theKeyWrapAEADMatchesTheXChaChaDraftsVector() throws {
     let v = try Vectors()
     let key = try #require(SecretKey(bytes: try v.bytes("aead-key")))
-    let sealed = AEAD.seal(try v.bytes("aead-plaintext"), key: key, nonce: try v.bytes("aead-nonce"),
-                           associatedData: try v.bytes("aead-associated-data"))
+    let sealed = AEAD.seal(
+        try v.bytes("aead-plaintext"), key: key, nonce: try v.bytes("aead-nonce"),
+        associatedData: try v.bytes("aead-associated-data"))
     #expect(sealed == (try v.bytes("aead-sealed")))
-    #expect(AEAD.open(sealed, key: key, nonce: try v.bytes("aead-nonce"), associatedData: try v.bytes("aead-associated-data"))
+    #expect(
+        AEAD.open(sealed, key: key, nonce: try v.bytes("aead-nonce"), associatedData: try v.bytes("aead-associated-data"))
             == (try v.bytes("aead-plaintext")))
 }
 

@@ -18,7 +18,9 @@ import Testing
 }
 
 @Test func twoWrapsOfOneKeyDifferBecauseEachHasItsOwnNonce() {
-    let key = SecretKey.random(), wrappingKey = SecretKey.random()
-    #expect(WrappedKey(wrapping: key, with: wrappingKey, associatedData: []).bytes
+    let key = SecretKey.random()
+    let wrappingKey = SecretKey.random()
+    #expect(
+        WrappedKey(wrapping: key, with: wrappingKey, associatedData: []).bytes
             != WrappedKey(wrapping: key, with: wrappingKey, associatedData: []).bytes)
 }

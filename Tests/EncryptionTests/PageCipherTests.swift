@@ -10,8 +10,10 @@ private func vectorPage() -> [UInt8] {
 @Test func aDatabasePageMatchesTheDocumentsVectors() throws {
     let v = try Vectors()
     let cipher = PageCipher(key: try #require(SecretKey(bytes: try v.bytes("page-key"))))
-    for (associatedData, tag, digest) in [("page-associated-data", "page-tag", "page-sha256"),
-                                           ("wal-associated-data", "wal-tag", "wal-sha256")] {
+    for (associatedData, tag, digest) in [
+        ("page-associated-data", "page-tag", "page-sha256"),
+        ("wal-associated-data", "wal-tag", "wal-sha256"),
+    ] {
         let sealed = cipher.sealedForTest(vectorPage(), nonce: try v.bytes("page-nonce"), associatedData: try v.bytes(associatedData))
         #expect(Array(sealed[0..<32]) == (try v.bytes("page-first-bytes")))
         #expect(Array(sealed[4056..<4080]) == (try v.bytes("page-nonce")))
@@ -40,11 +42,14 @@ private func vectorPage() -> [UInt8] {
     func sealed() -> [UInt8] {
         var page = vectorPage()
         page.withUnsafeMutableBufferPointer { buffer in
-            associatedData.withUnsafeBufferPointer { cipher.seal(page: buffer.baseAddress!, count: 4096, associatedData: $0.baseAddress!, associatedDataCount: 16) }
+            associatedData.withUnsafeBufferPointer {
+                cipher.seal(page: buffer.baseAddress!, count: 4096, associatedData: $0.baseAddress!, associatedDataCount: 16)
+            }
         }
         return page
     }
-    let first = sealed(), second = sealed()
+    let first = sealed()
+    let second = sealed()
     #expect(first[4056..<4080] != second[4056..<4080])
     #expect(first[0..<4056] != vectorPage()[0..<4056])
     func opens(_ page: [UInt8], with cipher: PageCipher, pageNumber: UInt8) -> Bool {
@@ -52,7 +57,9 @@ private func vectorPage() -> [UInt8] {
         var ad = [UInt8](repeating: 0, count: 16)
         ad[7] = pageNumber
         return copy.withUnsafeMutableBufferPointer { buffer in
-            ad.withUnsafeBufferPointer { cipher.open(page: buffer.baseAddress!, count: 4096, associatedData: $0.baseAddress!, associatedDataCount: 16) }
+            ad.withUnsafeBufferPointer {
+                cipher.open(page: buffer.baseAddress!, count: 4096, associatedData: $0.baseAddress!, associatedDataCount: 16)
+            }
         }
     }
     #expect(opens(first, with: cipher, pageNumber: 9))

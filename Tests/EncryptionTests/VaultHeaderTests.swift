@@ -76,7 +76,10 @@ private func rechecksummed(_ bytes: [UInt8]) -> [UInt8] {
     #expect(throws: EncryptionError.keyDerivationTooCostly) { try crafted.vaultKey(passphrase: Passphrase("pass")) }
     // So is one asking for a million passes.
     bytes = header.bytes
-    bytes[32] = 0; bytes[33] = 0x0f; bytes[34] = 0x42; bytes[35] = 0x40
+    bytes[32] = 0
+    bytes[33] = 0x0f
+    bytes[34] = 0x42
+    bytes[35] = 0x40
     #expect(throws: EncryptionError.keyDerivationTooCostly) {
         try VaultHeader.parse(rechecksummed(bytes)).vaultKey(passphrase: Passphrase("pass"))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Regimen
 import Testing
+
 @testable import HealthExport
 
 @Suite struct HealthDailyValuesTests {
@@ -13,8 +14,10 @@ import Testing
     private func stamp(_ text: String) -> HealthTimestamp { HealthTimestamp(exportText: text)! }
     private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 
-    private func sample(_ kind: HealthRecordKind, _ source: Int, _ value: Double, _ start: String, _ end: String? = nil,
-                        zone: String? = nil) -> HealthSample {
+    private func sample(
+        _ kind: HealthRecordKind, _ source: Int, _ value: Double, _ start: String, _ end: String? = nil,
+        zone: String? = nil
+    ) -> HealthSample {
         HealthSample(kind: kind, source: source, value: value, start: stamp(start), end: stamp(end ?? start), timeZoneIdentifier: zone)
     }
 
@@ -61,8 +64,10 @@ import Testing
 
     @Test func theRecordsTimeZoneDecidesTheDayOverTheExportOffset() {
         // Exported from Amsterdam (+0100) but recorded in New York: 02:00 +0100 on 2 March is 20:00 on 1 March there.
-        let samples = [sample(.restingHeartRate, Self.w, 55, "2024-03-02 02:00:00 +0100", zone: "America/New_York"),
-                       sample(.restingHeartRate, Self.w, 60, "2024-03-02 02:00:00 +0100", zone: "Not/AZone")]
+        let samples = [
+            sample(.restingHeartRate, Self.w, 55, "2024-03-02 02:00:00 +0100", zone: "America/New_York"),
+            sample(.restingHeartRate, Self.w, 60, "2024-03-02 02:00:00 +0100", zone: "Not/AZone"),
+        ]
         let values = HealthDailyValues.compute(samples, sources: Self.sources)["resting_heart_rate"]
         #expect(values == [day("2024-03-01"): 55, day("2024-03-02"): 60])
     }
@@ -83,10 +88,14 @@ import Testing
 
     @Test func bodyMassIsTheLastOfTheDayInKilograms() throws {
         let scale = HealthSource(name: "Scale", device: "")
-        let early = try #require(HealthRecord(kind: .bodyMass, sourceName: "Scale", unit: "kg", value: 80, creationDate: nil,
-                                              startDate: stamp("2024-03-01 07:00:00 +0000"), endDate: stamp("2024-03-01 07:00:00 +0000")))
-        let late = try #require(HealthRecord(kind: .bodyMass, sourceName: "Scale", unit: "lb", value: 100, creationDate: nil,
-                                             startDate: stamp("2024-03-01 21:00:00 +0000"), endDate: stamp("2024-03-01 21:00:00 +0000")))
+        let early = try #require(
+            HealthRecord(
+                kind: .bodyMass, sourceName: "Scale", unit: "kg", value: 80, creationDate: nil,
+                startDate: stamp("2024-03-01 07:00:00 +0000"), endDate: stamp("2024-03-01 07:00:00 +0000")))
+        let late = try #require(
+            HealthRecord(
+                kind: .bodyMass, sourceName: "Scale", unit: "lb", value: 100, creationDate: nil,
+                startDate: stamp("2024-03-01 21:00:00 +0000"), endDate: stamp("2024-03-01 21:00:00 +0000")))
         let samples = [HealthSample(late, source: 0)!, HealthSample(early, source: 0)!]
         let values = HealthDailyValues.compute(samples, sources: [scale])
         #expect(values["body_mass"] == [day("2024-03-01"): 45.359237])

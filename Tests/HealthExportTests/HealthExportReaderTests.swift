@@ -2,6 +2,7 @@ import CairnCore
 import CairnTestSupport
 import Foundation
 import Testing
+
 @testable import HealthExport
 
 @Suite struct HealthExportReaderTests {
@@ -23,10 +24,13 @@ import Testing
         let (summary, records) = try read(HealthXML.sample)
         #expect(records.count == 2)
         #expect(summary.recordsRead == 2)
-        #expect(summary.skippedByType == ["HKQuantityTypeIdentifierHeartRate": 2,
-                                          "HKQuantityTypeIdentifierActiveEnergyBurned": 2,
-                                          "HKQuantityTypeIdentifierAppleExerciseTime": 1,
-                                          "HKQuantityTypeIdentifierAppleStandTime": 1])
+        #expect(
+            summary.skippedByType == [
+                "HKQuantityTypeIdentifierHeartRate": 2,
+                "HKQuantityTypeIdentifierActiveEnergyBurned": 2,
+                "HKQuantityTypeIdentifierAppleExerciseTime": 1,
+                "HKQuantityTypeIdentifierAppleStandTime": 1,
+            ])
         #expect(summary.warnings.isEmpty)
         let inBed = try #require(records.first)
         #expect(inBed.kind == .sleepAnalysis)
@@ -46,16 +50,22 @@ import Testing
     }
 
     @Test func readsEveryKeptTypeWithEscapedDeviceAndMetadata() throws {
-        let body = HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "52",
-                                    start: "2024-03-01 07:00:00 +0100", extraMetadata: true)
-            + HealthXML.record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", unit: "ms", value: "48.25",
-                               start: "2024-03-01 07:05:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierStepCount", source: HealthXML.phone, unit: "count", value: "120",
-                               start: "2024-03-01 08:00:00 +0100", end: "2024-03-01 08:05:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierBodyMass", source: (name: "Scale", version: "", device: ""),
-                               unit: "lb", value: "150", start: "2024-03-01 07:10:00 +0100")
-            + HealthXML.record("HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "4",
-                               start: "2024-03-01 02:00:00 +0100", end: "2024-03-01 03:00:00 +0100", timeZone: "Europe/Paris")
+        let body =
+            HealthXML.record(
+                "HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "52",
+                start: "2024-03-01 07:00:00 +0100", extraMetadata: true)
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", unit: "ms", value: "48.25",
+                start: "2024-03-01 07:05:00 +0100")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", source: HealthXML.phone, unit: "count", value: "120",
+                start: "2024-03-01 08:00:00 +0100", end: "2024-03-01 08:05:00 +0100")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierBodyMass", source: (name: "Scale", version: "", device: ""),
+                unit: "lb", value: "150", start: "2024-03-01 07:10:00 +0100")
+            + HealthXML.record(
+                "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "4",
+                start: "2024-03-01 02:00:00 +0100", end: "2024-03-01 03:00:00 +0100", timeZone: "Europe/Paris")
         let (summary, records) = try read(xml: HealthXML.document(body))
         #expect(summary.warnings.isEmpty)
         #expect(records.map(\.kind) == [.restingHeartRate, .heartRateVariabilitySDNN, .stepCount, .bodyMass, .sleepAnalysis])
@@ -136,7 +146,9 @@ import Testing
             try HealthExportReader().read(.bytes(Data(contentsOf: zip))) { _ in records += 1 }
         }
         #expect(records == 0)
-        #expect(HealthExportError.severalExportsInArchive(count: 2).userMessage.hasPrefix("The zip file holds 2 files named export.xml; an export has exactly one."))
+        #expect(
+            HealthExportError.severalExportsInArchive(count: 2).userMessage.hasPrefix(
+                "The zip file holds 2 files named export.xml; an export has exactly one."))
     }
 
     @Test func recordsDatedOutsideTheImportsRangeAreLeftOutWithTheirLines() throws {
@@ -145,7 +157,8 @@ import Testing
         func steps(_ start: String) -> String {
             HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "10", start: start)
         }
-        let body = steps("0001-01-01 08:00:00 +0000") + steps("2024-03-01 08:00:00 +0100") + steps("9999-12-31 08:00:00 +0000")
+        let body =
+            steps("0001-01-01 08:00:00 +0000") + steps("2024-03-01 08:00:00 +0100") + steps("9999-12-31 08:00:00 +0000")
             + steps("2024-03-03 00:00:00 +0000") + steps("1899-12-31 23:59:59 +0000")
         let xml = HealthXML.document(body)
         let url = scratch.file("export.xml")
@@ -174,15 +187,20 @@ import Testing
     }
 
     @Test func refusesTruncatedXML() throws {
-        let body = String(repeating: HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "10",
-                                                      start: "2024-03-01 08:00:00 +0100", end: "2024-03-01 08:01:00 +0100"), count: 50)
+        let body = String(
+            repeating: HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", value: "10",
+                start: "2024-03-01 08:00:00 +0100", end: "2024-03-01 08:01:00 +0100"), count: 50)
         let whole = HealthXML.document(body)
         let truncated = String(whole.prefix(whole.utf8.count * 2 / 3))
         #expect(throws: HealthExportError.self) { try read(xml: truncated) }
         do {
             _ = try read(xml: truncated)
         } catch let error as HealthExportError {
-            guard case .malformedXML(let line) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .malformedXML(let line) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(line > 0)
             #expect(!error.userMessage.contains("export.xml"))
         }
@@ -203,25 +221,27 @@ import Testing
 
     @Test func refusesEntityDeclarationsWithoutExpandingThem() throws {
         let laughs = """
-        <?xml version="1.0"?>
-        <!DOCTYPE HealthData [
-          <!ENTITY a "aaaaaaaaaa">
-          <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
-        ]>
-        <HealthData><Record type="&b;" sourceName="x" startDate="2024-03-01 08:00:00 +0100" endDate="2024-03-01 08:00:00 +0100"/></HealthData>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE HealthData [
+              <!ENTITY a "aaaaaaaaaa">
+              <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+            ]>
+            <HealthData><Record type="&b;" sourceName="x" startDate="2024-03-01 08:00:00 +0100" endDate="2024-03-01 08:00:00 +0100"/></HealthData>
+            """
         #expect(throws: HealthExportError.declaresEntities) { try read(xml: laughs) }
         let external = """
-        <?xml version="1.0"?>
-        <!DOCTYPE HealthData [ <!ENTITY secret SYSTEM "file:///etc/passwd"> ]>
-        <HealthData><Record type="&secret;" sourceName="x" startDate="2024-03-01 08:00:00 +0100" endDate="2024-03-01 08:00:00 +0100"/></HealthData>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE HealthData [ <!ENTITY secret SYSTEM "file:///etc/passwd"> ]>
+            <HealthData><Record type="&secret;" sourceName="x" startDate="2024-03-01 08:00:00 +0100" endDate="2024-03-01 08:00:00 +0100"/></HealthData>
+            """
         #expect(throws: HealthExportError.declaresEntities) { try read(xml: external) }
     }
 
     @Test func countsUnknownTypesByTypeAndKeepsReading() throws {
-        let body = HealthXML.record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "70", start: "2024-03-01 08:00:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "71", start: "2024-03-01 08:01:00 +0100", extraMetadata: true)
+        let body =
+            HealthXML.record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "70", start: "2024-03-01 08:00:00 +0100")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "71", start: "2024-03-01 08:01:00 +0100", extraMetadata: true)
             + HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "5", start: "2024-03-01 08:00:00 +0100")
             + HealthXML.record("HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "72", start: "2024-03-01 08:02:00 +0100")
             + HealthXML.record("HKQuantityTypeIdentifierHeartRateVariabilityRMSSD", unit: "ms", value: "40", start: "2024-03-01 08:02:00 +0100")
@@ -234,7 +254,8 @@ import Testing
 
     @Test func countsImpossibleValuesPerKindAndKeepsTheRest() throws {
         let at = "2024-03-01 08:00:00 +0100"
-        let body = HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "-5", start: at)
+        let body =
+            HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "-5", start: at)
             + HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "-1", start: at)
             + HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "12", start: at)
             + HealthXML.record("HKQuantityTypeIdentifierRestingHeartRate", unit: "count/min", value: "0", start: at)
@@ -250,9 +271,12 @@ import Testing
             + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"x\" unit=\"count\" value=\"3\"/>\n"
         let (summary, records) = try read(xml: HealthXML.document(body))
         #expect(records.count == 1)
-        #expect(summary.warnings == [.negativeStepCount: 2, .impossibleHeartRate: 2, .unexpectedUnit: 1,
-                                     .impossibleHeartRateVariability: 1, .impossibleBodyMass: 1, .unreadableValue: 2,
-                                     .unreadableDate: 1, .endBeforeStart: 1, .impossibleSleepLength: 1, .missingField: 1])
+        #expect(
+            summary.warnings == [
+                .negativeStepCount: 2, .impossibleHeartRate: 2, .unexpectedUnit: 1,
+                .impossibleHeartRateVariability: 1, .impossibleBodyMass: 1, .unreadableValue: 2,
+                .unreadableDate: 1, .endBeforeStart: 1, .impossibleSleepLength: 1, .missingField: 1,
+            ])
         #expect(summary.warningCount == 13)
     }
 
@@ -261,8 +285,12 @@ import Testing
         let scratch = try Scratch()
         defer { scratch.remove() }
         let url = scratch.file("export.xml")
-        try HealthXML.write(HealthXML.document(String(repeating: HealthXML.record("HKQuantityTypeIdentifierStepCount", value: "5",
-                                                                                 start: "2024-03-01 08:00:00 +0100"), count: 3)), to: url)
+        try HealthXML.write(
+            HealthXML.document(
+                String(
+                    repeating: HealthXML.record(
+                        "HKQuantityTypeIdentifierStepCount", value: "5",
+                        start: "2024-03-01 08:00:00 +0100"), count: 3)), to: url)
         var seen = 0
         #expect(throws: Stop.self) {
             _ = try HealthExportReader().read(contentsOf: url) { _ in
@@ -278,12 +306,14 @@ import Testing
         defer { scratch.remove() }
         var body = ""
         for i in 0..<300 {
-            body += HealthXML.record("HKQuantityTypeIdentifierStepCount", source: i % 2 == 0 ? HealthXML.watch : HealthXML.phone,
-                                     value: "\(i)", start: "2024-03-01 08:\(String(format: "%02d", i % 60)):00 +0100")
+            body += HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", source: i % 2 == 0 ? HealthXML.watch : HealthXML.phone,
+                value: "\(i)", start: "2024-03-01 08:\(String(format: "%02d", i % 60)):00 +0100")
         }
         let url = scratch.file("export.xml")
         try HealthXML.write(HealthXML.document(body), to: url)
-        var small: [HealthRecord] = [], large: [HealthRecord] = []
+        var small: [HealthRecord] = []
+        var large: [HealthRecord] = []
         _ = try HealthExportReader(chunkSize: 1).read(contentsOf: url) { small.append($0) }
         _ = try HealthExportReader(chunkSize: 1 << 20).read(contentsOf: url) { large.append($0) }
         #expect(small.count == 300)
@@ -296,12 +326,14 @@ import Testing
         defer { scratch.remove() }
         var body = ""
         for i in 0..<12_000 {
-            body += HealthXML.record(i % 3 == 0 ? "HKQuantityTypeIdentifierHeartRate" : "HKQuantityTypeIdentifierStepCount",
-                                     value: "\(i)", start: "2024-03-01 08:\(String(format: "%02d", i % 60)):00 +0100")
+            body += HealthXML.record(
+                i % 3 == 0 ? "HKQuantityTypeIdentifierHeartRate" : "HKQuantityTypeIdentifierStepCount",
+                value: "\(i)", start: "2024-03-01 08:\(String(format: "%02d", i % 60)):00 +0100")
         }
         let url = scratch.file("export.xml")
         try HealthXML.write(HealthXML.document(body), to: url)
-        var threaded: [HealthRecord] = [], sequential: [HealthRecord] = []
+        var threaded: [HealthRecord] = []
+        var sequential: [HealthRecord] = []
         let reader = HealthExportReader(chunkSize: 8192)
         let summary = try reader.read(contentsOf: url) { threaded.append($0) }
         let expected = try reader.readSequentially(.file(url), progress: { _, _ in }) { sequential.append($0) }

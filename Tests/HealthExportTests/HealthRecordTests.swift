@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthExport
 
 @Suite struct HealthRecordTests {
@@ -14,8 +15,10 @@ import Testing
     }
 
     @Test func refusesMalformedTimestamps() {
-        for text in ["", "2024-01-01", "2024-01-01T01:01:36+0200", "2024-02-30 00:00:00 +0000", "2024-01-01 24:00:00 +0000",
-                     "2024-01-01 01:01:36 +02:00", "2024-01-01 01:01:36 +1900", "2024-01-0a 01:01:36 +0200"] {
+        for text in [
+            "", "2024-01-01", "2024-01-01T01:01:36+0200", "2024-02-30 00:00:00 +0000", "2024-01-01 24:00:00 +0000",
+            "2024-01-01 01:01:36 +02:00", "2024-01-01 01:01:36 +1900", "2024-01-0a 01:01:36 +0200",
+        ] {
             #expect(HealthTimestamp(exportText: text) == nil, "\(text)")
         }
     }
@@ -51,15 +54,20 @@ import Testing
     @Test func identityChangesWithEveryFieldAndNotOtherwise() throws {
         let start = try #require(HealthTimestamp(exportText: "2024-01-01 01:00:00 +0200"))
         let end = try #require(HealthTimestamp(exportText: "2024-01-01 01:05:00 +0200"))
-        func make(name: String = "Watch", version: String = "10", device: String = "", unit: String = "count", value: Double = 5,
-                  created: HealthTimestamp? = nil, zone: String? = nil) -> HealthRecord {
-            HealthRecord(kind: .stepCount, sourceName: name, sourceVersion: version, device: device, unit: unit, value: value,
-                         creationDate: created, startDate: start, endDate: end, timeZoneIdentifier: zone)!
+        func make(
+            name: String = "Watch", version: String = "10", device: String = "", unit: String = "count", value: Double = 5,
+            created: HealthTimestamp? = nil, zone: String? = nil
+        ) -> HealthRecord {
+            HealthRecord(
+                kind: .stepCount, sourceName: name, sourceVersion: version, device: device, unit: unit, value: value,
+                creationDate: created, startDate: start, endDate: end, timeZoneIdentifier: zone)!
         }
         let base = make()
         #expect(base.identityBytes == make().identityBytes)
-        let variants = [make(name: "Watch2"), make(version: "11"), make(device: "d"), make(unit: "km"), make(value: 6),
-                        make(created: end), make(zone: "Europe/Paris"), make(name: "Watch1", version: "0")]
+        let variants = [
+            make(name: "Watch2"), make(version: "11"), make(device: "d"), make(unit: "km"), make(value: 6),
+            make(created: end), make(zone: "Europe/Paris"), make(name: "Watch1", version: "0"),
+        ]
         for variant in variants { #expect(variant.identityBytes != base.identityBytes) }
         // Length prefixes: moving text between fields changes the identity.
         #expect(make(name: "ab", version: "c").identityBytes != make(name: "a", version: "bc").identityBytes)

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Imaging
 
 @Suite struct ChangeOverlayTests {

@@ -1,7 +1,7 @@
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Imaging
-import CairnTestSupport
 
 /// Test material made on the fly: synthetic pictures, files converted by the `vips` and `exiftool` tools.
 enum Fixtures {
@@ -28,11 +28,17 @@ enum Fixtures {
             for x in 0..<width {
                 let i = (y * width + x) * 3
                 if x < width / 2 && y < height / 2 {
-                    pixels[i] = 220; pixels[i + 1] = 20; pixels[i + 2] = 20
+                    pixels[i] = 220
+                    pixels[i + 1] = 20
+                    pixels[i + 2] = 20
                 } else if y >= height - height / 4 {
-                    pixels[i] = 20; pixels[i + 1] = 200; pixels[i + 2] = 20
+                    pixels[i] = 20
+                    pixels[i + 1] = 200
+                    pixels[i + 2] = 20
                 } else {
-                    pixels[i] = 20; pixels[i + 1] = 20; pixels[i + 2] = 220
+                    pixels[i] = 20
+                    pixels[i + 1] = 20
+                    pixels[i + 2] = 220
                 }
             }
         }
@@ -58,14 +64,17 @@ enum Fixtures {
 
     /// `image` turned 90 degrees counter-clockwise: what a camera stores for EXIF orientation 6.
     static func rotatedCounterClockwise(_ image: RGBImage) -> RGBImage {
-        let w = image.height, h = image.width
+        let w = image.height
+        let h = image.width
         var out = [UInt8](repeating: 0, count: w * h * 3)
         for y in 0..<h {
             for x in 0..<w {
                 // Output (x, y) shows source column (width - 1 - y), row x.
                 let p = image.pixel(x: image.width - 1 - y, y: x)
                 let i = (y * w + x) * 3
-                out[i] = p.r; out[i + 1] = p.g; out[i + 2] = p.b
+                out[i] = p.r
+                out[i + 1] = p.g
+                out[i + 2] = p.b
             }
         }
         return RGBImage(width: w, height: h, pixels: out)
@@ -75,7 +84,8 @@ enum Fixtures {
     /// applies. (Orientation 6 gives the same picture as `rotatedCounterClockwise`.)
     static func stored(_ upright: RGBImage, forOrientation orientation: Int) -> RGBImage {
         let swapped = orientation >= 5
-        let sw = swapped ? upright.height : upright.width, sh = swapped ? upright.width : upright.height
+        let sw = swapped ? upright.height : upright.width
+        let sh = swapped ? upright.width : upright.height
         var out = [UInt8](repeating: 0, count: sw * sh * 3)
         for y in 0..<upright.height {
             for x in 0..<upright.width {
@@ -93,7 +103,9 @@ enum Fixtures {
                 }
                 let p = upright.pixel(x: x, y: y)
                 let i = (sy * sw + sx) * 3
-                out[i] = p.r; out[i + 1] = p.g; out[i + 2] = p.b
+                out[i] = p.r
+                out[i + 1] = p.g
+                out[i + 2] = p.b
             }
         }
         return RGBImage(width: sw, height: sh, pixels: out)
@@ -106,7 +118,8 @@ enum Fixtures {
         func s15(_ v: Double) -> [UInt8] { u32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
         func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] { Array("XYZ ".utf8) + [0, 0, 0, 0] + s15(x) + s15(y) + s15(z) }
         let name = Array("Adobe RGB (1998)".utf8) + [0]
-        let desc = Array("desc".utf8) + [0, 0, 0, 0] + u32(UInt32(name.count)) + name + u32(0) + u32(0)
+        let desc =
+            Array("desc".utf8) + [0, 0, 0, 0] + u32(UInt32(name.count)) + name + u32(0) + u32(0)
             + [0, 0, 0] + [UInt8](repeating: 0, count: 67)
         let text = Array("text".utf8) + [0, 0, 0, 0] + Array("No copyright, test profile".utf8) + [0]
         let curve = Array("curv".utf8) + [0, 0, 0, 0] + u32(1) + [0x02, 0x33] + [0, 0]  // gamma 563/256
@@ -115,7 +128,8 @@ enum Fixtures {
             ("rXYZ", xyz(0.60974, 0.31111, 0.01947)), ("gXYZ", xyz(0.20528, 0.62567, 0.06087)),
             ("bXYZ", xyz(0.14919, 0.06322, 0.74457)), ("rTRC", curve), ("gTRC", curve), ("bTRC", curve),
         ]
-        var table: [UInt8] = u32(UInt32(tags.count)), body: [UInt8] = []
+        var table: [UInt8] = u32(UInt32(tags.count))
+        var body: [UInt8] = []
         let bodyStart = 128 + 4 + tags.count * 12
         for (signature, data) in tags {
             table += Array(signature.utf8) + u32(UInt32(bodyStart + body.count)) + u32(UInt32(data.count))
@@ -163,7 +177,8 @@ enum Fixtures {
     /// The largest resident set the process has had, in bytes (VmHWM).
     static func peakResidentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
         let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
         return kilobytes * 1024
     }

@@ -2,13 +2,17 @@ import CairnCore
 import Foundation
 import PhotoMetadata
 import Testing
+
 @testable import Imaging
 
 private let pipeline = ImagePipeline()
 
 /// Swift Testing prints a thrown error's description; include the library text to make failures diagnosable.
 private func kind(of body: () throws -> Any) -> ImagingError.Kind? {
-    do { _ = try body(); return nil } catch let error as ImagingError { return error.kind } catch { return nil }
+    do {
+        _ = try body()
+        return nil
+    } catch let error as ImagingError { return error.kind } catch { return nil }
 }
 
 private func noCheck(_: Data) {}
@@ -63,10 +67,12 @@ private func noCheck(_: Data) {}
     #expect(bomb.count < 1_000_000)
     let peakBefore = Fixtures.peakResidentBytes()
     #expect(kind { try pipeline.probe(bomb) } == .tooManyPixels(width: 30000, height: 30000, limit: 100_000_000))
-    #expect(kind { try pipeline.ingest(bomb, verify: noCheck) }
-        == .tooManyPixels(width: 30000, height: 30000, limit: 100_000_000))
-    #expect(kind { try pipeline.decodeRGB(bomb, maxSide: 256) }
-        == .tooManyPixels(width: 30000, height: 30000, limit: 100_000_000))
+    #expect(
+        kind { try pipeline.ingest(bomb, verify: noCheck) }
+            == .tooManyPixels(width: 30000, height: 30000, limit: 100_000_000))
+    #expect(
+        kind { try pipeline.decodeRGB(bomb, maxSide: 256) }
+            == .tooManyPixels(width: 30000, height: 30000, limit: 100_000_000))
     // Decoding even one byte per pixel would need 900 MB; the header read must not come close.
     #expect(Fixtures.peakResidentBytes() - peakBefore < 64 * 1_048_576)
     do {
@@ -105,8 +111,9 @@ private func noCheck(_: Data) {}
 
 @Test func rejectsATruncatedHEIC() throws {
     let dir = try Fixtures.TempDir()
-    let heic = try Fixtures.convert(try pipeline.encodeJPEG(Fixtures.texturedImage(width: 256, height: 192)),
-                                    to: "a.heic", in: dir)
+    let heic = try Fixtures.convert(
+        try pipeline.encodeJPEG(Fixtures.texturedImage(width: 256, height: 192)),
+        to: "a.heic", in: dir)
     let headOnly = heic.prefix(300)
     let error = kind { try pipeline.probe(Data(headOnly)) }
     #expect(error == .noImageInContainer || error == .corrupt)
@@ -166,10 +173,15 @@ private func noCheck(_: Data) {}
     let plain = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 128, height: 96))
     // sRGB ICC profile from libvips' own conversion, then a comment and XMP from exiftool.
     try plain.write(to: dir.file("plain.jpg"))
-    try Fixtures.run("vips", ["icc_transform", dir.file("plain.jpg").path, dir.file("icc.jpg").path, "srgb",
-                              "--input-profile", "srgb", "--embedded"])
-    let tagged = try Fixtures.exiftool(try Data(contentsOf: dir.file("icc.jpg")),
-                                       ["-EXIF:all=", "-Comment=private note", "-XMP-dc:Subject=private subject"], in: dir)
+    try Fixtures.run(
+        "vips",
+        [
+            "icc_transform", dir.file("plain.jpg").path, dir.file("icc.jpg").path, "srgb",
+            "--input-profile", "srgb", "--embedded",
+        ])
+    let tagged = try Fixtures.exiftool(
+        try Data(contentsOf: dir.file("icc.jpg")),
+        ["-EXIF:all=", "-Comment=private note", "-XMP-dc:Subject=private subject"], in: dir)
     let before = try Fixtures.metadataGroups(tagged, in: dir)
     #expect(before.contains("XMP-dc"))
     #expect(before.contains(where: { $0.hasPrefix("ICC") }))
@@ -336,11 +348,13 @@ private func noCheck(_: Data) {}
 private func orientation6JPEG(width: Int, height: Int, in dir: Fixtures.TempDir) throws -> (Data, RGBImage) {
     let upright = Fixtures.markerImage(width: width, height: height)
     let stored = try pipeline.encodeJPEG(Fixtures.rotatedCounterClockwise(upright), quality: 95)
-    let tagged = try Fixtures.exiftool(stored, [
-        "-n", "-Orientation=6",
-        "-GPSLatitude=48.8566", "-GPSLatitudeRef=N", "-GPSLongitude=2.3522", "-GPSLongitudeRef=E",
-        "-DateTimeOriginal=2024:05:06 07:08:09", "-OffsetTimeOriginal=+02:00",
-    ], in: dir)
+    let tagged = try Fixtures.exiftool(
+        stored,
+        [
+            "-n", "-Orientation=6",
+            "-GPSLatitude=48.8566", "-GPSLatitudeRef=N", "-GPSLongitude=2.3522", "-GPSLongitudeRef=E",
+            "-DateTimeOriginal=2024:05:06 07:08:09", "-OffsetTimeOriginal=+02:00",
+        ], in: dir)
     return (tagged, upright)
 }
 
@@ -393,9 +407,11 @@ func aJPEGWithPartialEdgeBlocksFallsBackToReencodeWhenItMustTurn() throws {
     #expect(photo.width == 50 && photo.height == 30)
     let decoded = try pipeline.decodeRGB(photo.jpeg)
     for (x, y) in [(5, 5), (45, 5), (40, 28)] {
-        let want = upright.pixel(x: x, y: y), got = decoded.pixel(x: x, y: y)
-        #expect(abs(Int(want.r) - Int(got.r)) < 40 && abs(Int(want.g) - Int(got.g)) < 40
-            && abs(Int(want.b) - Int(got.b)) < 40)
+        let want = upright.pixel(x: x, y: y)
+        let got = decoded.pixel(x: x, y: y)
+        #expect(
+            abs(Int(want.r) - Int(got.r)) < 40 && abs(Int(want.g) - Int(got.g)) < 40
+                && abs(Int(want.b) - Int(got.b)) < 40)
     }
 }
 
@@ -492,8 +508,16 @@ func decodeRGBAppliesTheOrientation() throws {
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var count = 0
-        func add() { lock.lock(); count += 1; lock.unlock() }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+        func add() {
+            lock.lock()
+            count += 1
+            lock.unlock()
+        }
+        var value: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return count
+        }
     }
     let failures = Counter()
     DispatchQueue.concurrentPerform(iterations: 8) { i in
@@ -514,8 +538,10 @@ func decodeRGBAppliesTheOrientation() throws {
     let (turned, _) = try orientation6JPEG(width: 64, height: 48, in: dir)
     // Far enough down that the rows above are read in several strips first, one of them short.
     let tall = try pipeline.encodeJPEG(Fixtures.texturedImage(width: 200, height: 700), quality: 95)
-    for (photo, x, y, w, h) in [(upright, 100, 60, 90, 90), (upright, 0, 0, 320, 240), (turned, 20, 10, 30, 30), (turned, 0, 0, 64, 48),
-                                (tall, 30, 333, 120, 120), (tall, 0, 640, 200, 60)] {
+    for (photo, x, y, w, h) in [
+        (upright, 100, 60, 90, 90), (upright, 0, 0, 320, 240), (turned, 20, 10, 30, 30), (turned, 0, 0, 64, 48),
+        (tall, 30, 333, 120, 120), (tall, 0, 640, 200, 60),
+    ] {
         let whole = try pipeline.decodeRGB(photo)
         let region = try pipeline.decodeRGB(photo, x: x, y: y, width: w, height: h)
         #expect(region == pipeline.crop(whole, x: x, y: y, width: w, height: h), "\(x),\(y) \(w)x\(h)")

@@ -1,12 +1,14 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Imaging
 
 @Suite struct OCRPreprocessingTests {
     /// A grey image: paper (230) with dark "text" strokes inside a box, `surround` outside it.
     static func panel(surround: UInt8, margin: Int) -> [UInt8] {
-        let w = 400, h = 300
+        let w = 400
+        let h = 300
         var pixels = [UInt8](repeating: surround, count: w * h)
         for y in margin..<(h - margin) {
             for x in margin..<(w - margin) {
@@ -21,7 +23,8 @@ import Testing
     /// A grey image like a photographed panel: paper (230) with lines of thin strokes (2 pixels wide, like print
     /// at this size) 20 pixels in from the panel's edge, `surround` outside the panel's `margin`.
     static func printedPanel(surround: UInt8, margin: Int) -> [UInt8] {
-        let w = 400, h = 300
+        let w = 400
+        let h = 300
         var pixels = [UInt8](repeating: surround, count: w * h)
         for y in margin..<(h - margin) {
             for x in margin..<(w - margin) {
@@ -45,7 +48,11 @@ import Testing
         #expect(crop.linesOutside == 0)
         // A coloured bottle (blue) is a surround too.
         var blue = Self.rgb(Self.printedPanel(surround: 25, margin: 50)).pixels
-        for i in stride(from: 0, to: blue.count, by: 3) where blue[i] == 25 { blue[i] = 22; blue[i + 1] = 58; blue[i + 2] = 140 }
+        for i in stride(from: 0, to: blue.count, by: 3) where blue[i] == 25 {
+            blue[i] = 22
+            blue[i + 1] = 58
+            blue[i + 2] = 140
+        }
         let coloured = try #require(try OCRPreprocessing.panel(in: RGBImage(width: 400, height: 300, pixels: blue)))
         #expect(abs(coloured.x - 50) <= 2 && abs(coloured.width - 300) <= 3)
     }
@@ -81,14 +88,16 @@ import Testing
         #expect(prepared.panel != nil)
         // Left dark, the corners would be black slivers along the edges of the image read; painted, the edges
         // are paper.
-        let w = prepared.width, h = prepared.height
+        let w = prepared.width
+        let h = prepared.height
         let band = (0..<h).flatMap { y in (0..<w).filter { x in x < 12 || x >= w - 12 || y < 12 || y >= h - 12 }.map { y * w + $0 } }
         let dark = band.filter { prepared.pixels[$0] < 100 }.count
         #expect(dark * 100 < band.count, "\(dark) of \(band.count) edge pixels dark")
     }
 
     @Test func theBowOfLinesCurvedByABottleIsFoundAndTakenOut() {
-        let w = 400, h = 300
+        let w = 400
+        let h = 300
         let straight = Self.panel(surround: 230, margin: 0)
         // The lines 8 pixels lower at the edges than in the middle (a label seen from a little above the bottle).
         let bowed = OCRPreprocessing.unbowed(straight, width: w, height: h, bow: -8)
@@ -102,7 +111,8 @@ import Testing
     }
 
     @Test func straightLinesHaveNoBowAndATiltIsNoBow() {
-        let w = 400, h = 300
+        let w = 400
+        let h = 300
         let straight = Self.panel(surround: 230, margin: 0)
         #expect(abs(OCRPreprocessing.bow(pixels: straight, width: w, height: h, skewDegrees: 0, lineHeight: 20)) < 1)
         // A page tilted by 2 degrees: the strips' shifts grow linearly, which is tilt, not bow.

@@ -2,6 +2,7 @@ import CairnCore
 import Foundation
 import PhotoMetadata
 import Testing
+
 @testable import Imaging
 
 private let pipeline = ImagePipeline()
@@ -9,7 +10,10 @@ private let pipeline = ImagePipeline()
 private func verifyClean(_ data: Data) throws { try MetadataInspector.verifyClean(data, allowList: .cairnJPEG) }
 
 private func kind(of body: () throws -> Any) -> ImagingError.Kind? {
-    do { _ = try body(); return nil } catch let error as ImagingError { return error.kind } catch { return nil }
+    do {
+        _ = try body()
+        return nil
+    } catch let error as ImagingError { return error.kind } catch { return nil }
 }
 
 /// The marker picture as a greyscale JPEG decodes it (BT.601 luma in all three channels).
@@ -17,19 +21,27 @@ private func luma(_ image: RGBImage) -> RGBImage {
     var out = image.pixels
     for i in stride(from: 0, to: out.count, by: 3) {
         let y = (299 * Int(out[i]) + 587 * Int(out[i + 1]) + 114 * Int(out[i + 2]) + 500) / 1000
-        out[i] = UInt8(y); out[i + 1] = UInt8(y); out[i + 2] = UInt8(y)
+        out[i] = UInt8(y)
+        out[i + 1] = UInt8(y)
+        out[i + 2] = UInt8(y)
     }
     return RGBImage(width: image.width, height: image.height, pixels: out)
 }
 
 /// A TurboJPEG-encoded picture stored for `orientation`, tagged by exiftool with the orientation and GPS.
-private func taggedSource(_ upright: RGBImage, sampling: PlanarJPEG.Sampling, orientation: Int,
-                          in dir: Fixtures.TempDir) throws -> Data {
+private func taggedSource(
+    _ upright: RGBImage, sampling: PlanarJPEG.Sampling, orientation: Int,
+    in dir: Fixtures.TempDir
+) throws -> Data {
     let stored = Fixtures.stored(upright, forOrientation: orientation)
     let jpeg = try #require(PlanarJPEG.compress(stored, sampling: sampling, quality: 95).jpeg)
-    return try Fixtures.exiftool(jpeg, ["-n", "-Orientation=\(orientation)", "-GPSLatitude=48.8566",
-                                        "-GPSLatitudeRef=N", "-DateTimeOriginal=2024:05:06 07:08:09"],
-                                 in: dir, name: "o\(orientation)-\(sampling).jpg")
+    return try Fixtures.exiftool(
+        jpeg,
+        [
+            "-n", "-Orientation=\(orientation)", "-GPSLatitude=48.8566",
+            "-GPSLatitudeRef=N", "-DateTimeOriginal=2024:05:06 07:08:09",
+        ],
+        in: dir, name: "o\(orientation)-\(sampling).jpg")
 }
 
 @Test func storedPictureForOrientation6IsTheCounterClockwiseTurn() {
@@ -93,8 +105,11 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
                     bandCounts.append(banded.bands)
                 }
                 // One MCU row per band (8 or 16 rows), several rows, one band.
-                let rowsPerMCU = 8 * (orientation >= 5 ? (sampling == .s420 || sampling == .s422 ? 2 : 1)
-                                                       : (sampling == .s420 || sampling == .s440 ? 2 : 1))
+                let rowsPerMCU =
+                    8
+                    * (orientation >= 5
+                        ? (sampling == .s420 || sampling == .s422 ? 2 : 1)
+                        : (sampling == .s420 || sampling == .s440 ? 2 : 1))
                 #expect(bandCounts[0] == (whole.height + rowsPerMCU - 1) / rowsPerMCU)
                 #expect(bandCounts[1] >= 3 && bandCounts[1] < bandCounts[0])
                 #expect(bandCounts[2] == 1)
@@ -110,7 +125,7 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
     try pipeline.encodeJPEG(stored, quality: 90).write(to: dir.file("b.jpg"))
     try Fixtures.run("vips", ["copy", dir.file("b.jpg").path, dir.file("p.jpg").path + "[Q=90,interlace]"])
     let source = try Data(contentsOf: dir.file("p.jpg"))
-    #expect(source.contains(0xC2))   // SOF2
+    #expect(source.contains(0xC2))  // SOF2
     try source.withUnsafeBytes { bytes in
         let expected = try #require(PlanarJPEG.upright(bytes, orientation: 6, quality: 90).jpeg)
         let banded = PlanarJPEG.uprightInBands(bytes, orientation: 6, quality: 90, bandBytes: 2000)
@@ -176,11 +191,11 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
 }
 
 @Test func thumbnailScaleIsTheSmallestDCTScaleThatKeepsTheSide() {
-    #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 512) == (1, 4))   // 1/8 would give 504
+    #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 512) == (1, 4))  // 1/8 would give 504
     #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 504) == (1, 8))
     #expect(PlanarJPEG.scale(forLongerSide: 4032, atLeast: 1009) == (3, 8))
-    #expect(PlanarJPEG.scale(forLongerSide: 67, atLeast: 20) == (3, 8))      // 26 px; 1/4 would give 17
-    #expect(PlanarJPEG.scale(forLongerSide: 100, atLeast: 512) == (1, 1))    // never enlarged
+    #expect(PlanarJPEG.scale(forLongerSide: 67, atLeast: 20) == (3, 8))  // 26 px; 1/4 would give 17
+    #expect(PlanarJPEG.scale(forLongerSide: 100, atLeast: 512) == (1, 1))  // never enlarged
     #expect(PlanarJPEG.scale(forLongerSide: 512, atLeast: 512) == (1, 1))
 }
 
@@ -222,24 +237,31 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
     let upright = Fixtures.markerImage(width: 64, height: 48)
     let stored = try pipeline.encodeJPEG(Fixtures.rotatedCounterClockwise(upright), quality: 95)
     try Fixtures.adobeRGBProfile().write(to: dir.file("adobe.icc"))
-    let adobe = try Fixtures.exiftool(stored, ["-n", "-Orientation=6", "-ICC_Profile<=" + dir.file("adobe.icc").path],
-                                      in: dir, name: "adobe.jpg")
+    let adobe = try Fixtures.exiftool(
+        stored, ["-n", "-Orientation=6", "-ICC_Profile<=" + dir.file("adobe.icc").path],
+        in: dir, name: "adobe.jpg")
     #expect(try Fixtures.metadataGroups(adobe, in: dir).contains(where: { $0.hasPrefix("ICC") }))
     let photo = try pipeline.ingest(adobe, verify: verifyClean)
     #expect(photo.path == .reencode)
     #expect(photo.width == 64 && photo.height == 48)
     #expect(try Fixtures.metadataGroups(photo.jpeg, in: dir) == [])
     let converted = try pipeline.decodeRGB(photo.jpeg)
-    let red = converted.pixel(x: 8, y: 8), blue = converted.pixel(x: 50, y: 20)
+    let red = converted.pixel(x: 8, y: 8)
+    let blue = converted.pixel(x: 50, y: 20)
     #expect(red.r > 150 && red.b < 100)
     #expect(blue.b > 150 && blue.r < 100)
 
     // The same picture with libvips' own sRGB profile needs no conversion: the planar path takes it.
     try stored.write(to: dir.file("plain.jpg"))
-    try Fixtures.run("vips", ["icc_transform", dir.file("plain.jpg").path, dir.file("srgb.jpg").path, "srgb",
-                              "--input-profile", "srgb", "--embedded"])
-    let srgb = try Fixtures.exiftool(try Data(contentsOf: dir.file("srgb.jpg")), ["-n", "-Orientation=6"], in: dir,
-                                     name: "srgb-tagged.jpg")
+    try Fixtures.run(
+        "vips",
+        [
+            "icc_transform", dir.file("plain.jpg").path, dir.file("srgb.jpg").path, "srgb",
+            "--input-profile", "srgb", "--embedded",
+        ])
+    let srgb = try Fixtures.exiftool(
+        try Data(contentsOf: dir.file("srgb.jpg")), ["-n", "-Orientation=6"], in: dir,
+        name: "srgb-tagged.jpg")
     let plain = try pipeline.ingest(srgb, verify: verifyClean)
     #expect(plain.path == .planarReencode)
     #expect(try Fixtures.metadataGroups(plain.jpeg, in: dir) == [])
@@ -248,8 +270,9 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
 
 @Test func aTruncatedJPEGThatMustTurnIsRefusedAsCorrupt() throws {
     let dir = try Fixtures.TempDir()
-    let source = try taggedSource(Fixtures.texturedImage(width: 320, height: 240), sampling: .s420, orientation: 6,
-                                  in: dir)
+    let source = try taggedSource(
+        Fixtures.texturedImage(width: 320, height: 240), sampling: .s420, orientation: 6,
+        in: dir)
     let truncated = Data(source.prefix(source.count * 7 / 10))
     #expect(kind { try pipeline.ingest(truncated, verify: verifyClean) } == .corrupt)
 }
@@ -275,10 +298,15 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
         private var paths: [IngestPath] = []
         private var errors = 0
         func add(_ path: IngestPath?) {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             if let path { paths.append(path) } else { errors += 1 }
         }
-        var summary: (paths: [IngestPath], errors: Int) { lock.lock(); defer { lock.unlock() }; return (paths, errors) }
+        var summary: (paths: [IngestPath], errors: Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (paths, errors)
+        }
     }
     let outcomes = Outcomes()
     // Every worker of the shared queue is busy here: the thumbnail threads must still run.
@@ -296,8 +324,11 @@ func theTurnInBandsMakesTheSameFileAsTheWholeTurn(sampling: PlanarJPEG.Sampling)
 @Test(arguments: [PlanarJPEG.Sampling.s420, .s422, .s444, .grey, .s440, .s411])
 func theUprightRebuiltInStripsIsTheFileTheWholeRebuildMakes(sampling: PlanarJPEG.Sampling) throws {
     for (width, height) in [(203, 137), (131, 250), (64, 48)] {
-        let source = try #require(PlanarJPEG.compress(Fixtures.texturedImage(width: width, height: height),
-                                                      sampling: sampling, quality: 92).jpeg)
+        let source = try #require(
+            PlanarJPEG.compress(
+                Fixtures.texturedImage(width: width, height: height),
+                sampling: sampling, quality: 92
+            ).jpeg)
         try source.withUnsafeBytes { bytes in
             let expected = try #require(PlanarJPEG.upright(bytes, orientation: 1, quality: 90).jpeg)
             for half in [false, true] {
@@ -324,8 +355,11 @@ func theUprightRebuiltInStripsIsTheFileTheWholeRebuildMakes(sampling: PlanarJPEG
 @Test(arguments: [PlanarJPEG.Sampling.s420, .s444])
 func theHalfSizeCopyIsWithinAFewLevelsOfLibjpegsHalfSizeDecode(sampling: PlanarJPEG.Sampling) throws {
     let (width, height) = (401, 299)
-    let source = try #require(PlanarJPEG.compress(Fixtures.texturedImage(width: width, height: height), sampling: sampling,
-                                                  quality: 92).jpeg)
+    let source = try #require(
+        PlanarJPEG.compress(
+            Fixtures.texturedImage(width: width, height: height), sampling: sampling,
+            quality: 92
+        ).jpeg)
     try source.withUnsafeBytes { bytes in
         let half = try #require(PlanarJPEG.rebuiltUpright(bytes, quality: 90, half: true).half)
         #expect(half.width == 201 && half.height == 150)
@@ -342,8 +376,11 @@ func theHalfSizeCopyIsWithinAFewLevelsOfLibjpegsHalfSizeDecode(sampling: PlanarJ
 
 /// Damage in an upright source ends the rebuild in strips with libjpeg's reason, as the whole rebuild.
 @Test func theRebuildInStripsFailsWithAReasonOnADamagedSource() throws {
-    let source = try #require(PlanarJPEG.compress(Fixtures.texturedImage(width: 96, height: 64), sampling: .s420,
-                                                  quality: 92).jpeg)
+    let source = try #require(
+        PlanarJPEG.compress(
+            Fixtures.texturedImage(width: 96, height: 64), sampling: .s420,
+            quality: 92
+        ).jpeg)
     for damaged in [Data(source.prefix(source.count * 7 / 10)), Data("not a jpeg at all, just words".utf8)] {
         damaged.withUnsafeBytes { bytes in
             let rebuilt = PlanarJPEG.rebuiltUpright(bytes, quality: 90, half: true)

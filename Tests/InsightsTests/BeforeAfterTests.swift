@@ -17,8 +17,9 @@ struct BeforeAfterTests {
         // not carry-over. Fitted across it, one block of both levels would read as a near-permanent carry-over.
         let profile = SeriesProfile(dense: d.values, firstDay: d.firstDay, breaks: [Fixture.day("2026-03-01").dayNumber])
         #expect(profile.correlation(lag: 1) < 0.4)
-        let r = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: profile,
-                                              changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
+        let r = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: profile,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
         #expect(r.windowDays == 28)
         #expect(r.before == Fixture.day("2026-02-01")...Fixture.day("2026-02-28"))
         #expect(r.after == Fixture.day("2026-03-01")...Fixture.day("2026-03-28"))
@@ -32,11 +33,13 @@ struct BeforeAfterTests {
     @Test func theWindowIsFourteenDaysUntilTwentyEightHavePassed() {
         let s = Fixture.series("2026-01-01", "2026-04-30") { Double($0 % 5) }
         let d = dense(s)
-        let young = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: flat,
-                                                  changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-03-27"))
+        let young = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: flat,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-03-27"))
         #expect(young.windowDays == 14)
-        let mature = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: flat,
-                                                   changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-03-28"))
+        let mature = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: flat,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-03-28"))
         #expect(mature.windowDays == 28)
     }
 
@@ -44,16 +47,18 @@ struct BeforeAfterTests {
         // Values only on every other day: 7 of 14 on each side, 10 needed.
         let s = Fixture.series("2026-01-01", "2026-04-30", skip: Set(stride(from: 0, to: 200, by: 2))) { Double($0 % 3) }
         let d = dense(s)
-        let r = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: flat,
-                                              changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-03-20"))
+        let r = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: flat,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-03-20"))
         #expect(!r.enoughData)
         #expect(BeforeAfterAnalysis.minimumValidDays(14) == 10)
         #expect(BeforeAfterAnalysis.minimumValidDays(28) == 20)
     }
 
     @Test func anEmptySeriesGivesNoFigures() {
-        let r = BeforeAfterAnalysis().compare(dense: [], firstDay: 0, profile: flat, changeDay: Fixture.day("2026-03-01"),
-                                              asOf: Fixture.day("2026-04-01"))
+        let r = BeforeAfterAnalysis().compare(
+            dense: [], firstDay: 0, profile: flat, changeDay: Fixture.day("2026-03-01"),
+            asOf: Fixture.day("2026-04-01"))
         #expect(r.beforeCount == 0 && r.afterCount == 0 && !r.enoughData)
         #expect(r.difference == nil && r.interval == nil && r.hedgesG == nil && r.beforeMean == nil)
     }
@@ -63,11 +68,14 @@ struct BeforeAfterTests {
         let s = Fixture.series("2026-01-01", "2026-04-30") { _ in 3 + Fixture.normal(&g) }
         let d = dense(s)
         let sticky = SeriesProfile(weekdayEffect: Array(repeating: 0, count: 7), autocorrelation: 0.7)
-        let plain = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: flat,
-                                                  changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
-        let wide = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: sticky,
-                                                 changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
-        let a = try #require(plain.interval), b = try #require(wide.interval)
+        let plain = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: flat,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
+        let wide = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: sticky,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
+        let a = try #require(plain.interval)
+        let b = try #require(wide.interval)
         #expect(b.upperBound - b.lowerBound > 1.5 * (a.upperBound - a.lowerBound))
     }
 
@@ -90,8 +98,9 @@ struct BeforeAfterTests {
         var g = SeededGenerator(seed: 5)
         let s = Fixture.series("2026-01-01", "2026-04-30", skip: [40, 50, 66]) { _ in 3 + Fixture.normal(&g) }
         let d = dense(s)
-        let r = BeforeAfterAnalysis().compare(dense: d.values, firstDay: d.firstDay, profile: flat,
-                                              changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
+        let r = BeforeAfterAnalysis().compare(
+            dense: d.values, firstDay: d.firstDay, profile: flat,
+            changeDay: Fixture.day("2026-03-01"), asOf: Fixture.day("2026-04-30"))
         let diff = try #require(r.difference)
         #expect(abs(diff - (try #require(r.afterMean) - (try #require(r.beforeMean)))) < 1e-9)
     }
@@ -133,7 +142,8 @@ struct BeforeAfterTests {
 struct CalibrationTests {
     private func findingRate(phi: Double, shift: Double, runs: Int, seed: UInt64) -> Double {
         var g = SeededGenerator(seed: seed)
-        let length = 148, change = 120
+        let length = 148
+        let change = 120
         let first = LocalDay(parsing: "2026-01-05")!.dayNumber
         var values = [Double](repeating: .nan, count: length)
         var findings = 0
@@ -147,11 +157,13 @@ struct CalibrationTests {
             // As the app does: the profile is fitted with the change's own 28 days masked (`profile(around:)`), so
             // the shift does not pass for carry-over; the 28-day look's profile, before any calibration (the
             // simulation only ever widens this look).
-            let prepared = InsightEngine.PreparedSeries(MetricSeriesInput(id: "m", name: "M", unit: "", values: [:]),
-                                                        dense: DenseSeries(firstDay: first, values: values))
+            let prepared = InsightEngine.PreparedSeries(
+                MetricSeriesInput(id: "m", name: "M", unit: "", values: [:]),
+                dense: DenseSeries(firstDay: first, values: values))
             let changeDay = LocalDay(dayNumber: first + change)
-            let r = BeforeAfterAnalysis().compare(dense: values, firstDay: first, profile: prepared.profile(around: changeDay, windowDays: 28),
-                                                  changeDay: changeDay, asOf: LocalDay(dayNumber: first + length - 1))
+            let r = BeforeAfterAnalysis().compare(
+                dense: values, firstDay: first, profile: prepared.profile(around: changeDay, windowDays: 28),
+                changeDay: changeDay, asOf: LocalDay(dayNumber: first + length - 1))
             if InsightEngine.qualifies(r, adjustedPValue: r.pValue) { findings += 1 }
         }
         return Double(findings) / Double(runs)

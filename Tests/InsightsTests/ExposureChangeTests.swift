@@ -22,8 +22,10 @@ struct ExposureChangeTests {
     }
 
     @Test func plansAloneAndSkippedOrCorrectedRecordsAreNotIntake() {
-        let skipped = [Fixture.entry(Fixture.day("2026-03-01"), status: .skipped),
-                       Fixture.entry(Fixture.day("2026-03-02"), supersededBy: IntakeRecordID("later"))]
+        let skipped = [
+            Fixture.entry(Fixture.day("2026-03-01"), status: .skipped),
+            Fixture.entry(Fixture.day("2026-03-02"), supersededBy: IntakeRecordID("later")),
+        ]
         let changes = detector.changes(in: skipped, schedules: [Fixture.schedule("2026-03-01")], asOf: Fixture.day("2026-03-30"))
         #expect(changes.isEmpty)
     }
@@ -86,7 +88,8 @@ struct ExposureChangeTests {
 
         // Same instants in UTC, but the person flew to Tokyo: 08:00 UTC is 17:00 local there.
         let tokyo = TimeZone(identifier: "Asia/Tokyo")!
-        let trip = Fixture.daily("2026-03-01", "2026-04-10", hour: 8)
+        let trip =
+            Fixture.daily("2026-03-01", "2026-04-10", hour: 8)
             + Fixture.daily("2026-04-11", "2026-05-20", hour: 17, zone: tokyo)
         #expect(detector.changes(in: trip, schedules: [], asOf: Fixture.day("2026-05-20")).map(\.kind) == [.start])
     }
@@ -124,8 +127,10 @@ struct ExposureChangeTests {
     @Test func aSingleAsNeededDoseIsNotAStartNorItsEndAStop() {
         let one = [Fixture.entry(Fixture.day("2026-03-05"), name: "Ibuprofen")]
         #expect(detector.changes(in: one, schedules: [], asOf: Fixture.day("2026-04-30")).isEmpty)
-        let scattered = [Fixture.entry(Fixture.day("2026-03-05")), Fixture.entry(Fixture.day("2026-03-12")),
-                         Fixture.entry(Fixture.day("2026-04-20"))]
+        let scattered = [
+            Fixture.entry(Fixture.day("2026-03-05")), Fixture.entry(Fixture.day("2026-03-12")),
+            Fixture.entry(Fixture.day("2026-04-20")),
+        ]
         #expect(detector.changes(in: scattered, schedules: [], asOf: Fixture.day("2026-05-30")).isEmpty)
     }
 
@@ -136,4 +141,3 @@ struct ExposureChangeTests {
         #expect(detector.changes(in: four, schedules: [], asOf: Fixture.day("2026-03-04")).map(\.kind) == [.start])
     }
 }
-

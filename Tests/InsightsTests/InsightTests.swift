@@ -12,8 +12,9 @@ struct InsightTests {
         var g = SeededGenerator(seed: seed)
         let sleep = Fixture.series("2026-01-01", asOf) { $0 >= 59 ? 4 + 0.4 * Fixture.normal(&g) : 3 + 0.4 * Fixture.normal(&g) }
         let steps = Fixture.series("2026-01-01", asOf, id: "steps", name: "Steps", unit: "steps") { _ in 8000 + 900 * Fixture.normal(&g) }
-        return engine.insights(entries: Fixture.daily("2026-03-01", asOf), schedules: [], series: [sleep, steps],
-                               asOf: Fixture.day(asOf))
+        return engine.insights(
+            entries: Fixture.daily("2026-03-01", asOf), schedules: [], series: [sleep, steps],
+            asOf: Fixture.day(asOf))
     }
 
     @Test func aClearShiftIsAQualifiedFindingAndANullIsAnOngoingObservation() throws {
@@ -41,8 +42,11 @@ struct InsightTests {
         let rhr = Fixture.series("2026-01-01", "2026-04-30", id: "rhr", name: "Resting heart rate", unit: "bpm") {
             $0 >= 59 ? 55 + Fixture.normal(&g) : 60 + Fixture.normal(&g)
         }
-        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [rhr],
-                                                   asOf: Fixture.day("2026-04-30")).first)
+        let insight = try #require(
+            engine.insights(
+                entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [rhr],
+                asOf: Fixture.day("2026-04-30")
+            ).first)
         #expect(insight.status == .qualifiedFinding)
         #expect(insight.summary.contains("was associated with lower Resting heart rate values"))
         #expect(insight.summary.contains("−"))
@@ -61,24 +65,29 @@ struct InsightTests {
         #expect(!insight.enoughData)
         #expect(insight.status == .ongoingObservation)
         #expect(insight.summary.hasPrefix("Not enough data yet to compare Sleep quality around the time of starting Magnesium"))
-        #expect(insight.interval != nil) // figures are kept, but never a finding
+        #expect(insight.interval != nil)  // figures are kept, but never a finding
     }
 
     @Test func limitationsNameOtherChangesMissingDaysAndSeasons() throws {
         var g = SeededGenerator(seed: 9)
         let sleep = Fixture.series("2026-01-01", "2026-04-30", skip: [60, 61, 70]) { _ in 3 + Fixture.normal(&g) }
-        let entries = Fixture.daily("2026-03-01", "2026-04-30")
+        let entries =
+            Fixture.daily("2026-03-01", "2026-04-30")
             + Fixture.daily("2026-03-10", "2026-04-30", product: ProductID("p-d"), name: "Vitamin D")
-        let insight = try #require(engine.insights(entries: entries, schedules: [], series: [sleep], asOf: Fixture.day("2026-04-30"))
-            .first { $0.change.productName == "Magnesium" })
+        let insight = try #require(
+            engine.insights(entries: entries, schedules: [], series: [sleep], asOf: Fixture.day("2026-04-30"))
+                .first { $0.change.productName == "Magnesium" })
         #expect(insight.limitations.contains { $0.contains("starting Vitamin D on 2026-03-10") })
         #expect(insight.limitations.contains("Days without a value: 0 of 28 before and 3 of 28 after."))
         #expect(insight.limitations.contains { $0.contains("two seasons (December to February, then March to May)") })
     }
 
     @Test func noSeriesOrNoChangesGiveNoInsights() {
-        #expect(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [],
-                                asOf: Fixture.day("2026-04-30")).isEmpty)
+        #expect(
+            engine.insights(
+                entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [],
+                asOf: Fixture.day("2026-04-30")
+            ).isEmpty)
         let s = Fixture.series("2026-01-01", "2026-04-30") { Double($0) }
         #expect(engine.insights(entries: [], schedules: [], series: [s], asOf: Fixture.day("2026-04-30")).isEmpty)
     }
@@ -86,23 +95,26 @@ struct InsightTests {
     @Test func aSeriesWithNoValueAroundAChangeGivesNoInsightForIt() {
         let old = Fixture.series("2025-01-01", "2025-03-01", id: "steps", name: "Steps", unit: "steps") { _ in 8000 }
         let sparse = MetricSeriesInput(id: "mood", name: "Mood", unit: "1-5", values: [Fixture.day("2026-03-05"): 4])
-        let insights = engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [old, sparse],
-                                       asOf: Fixture.day("2026-04-30"))
+        let insights = engine.insights(
+            entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [old, sparse],
+            asOf: Fixture.day("2026-04-30"))
         #expect(insights.map(\.metricID) == ["mood"])
         #expect(insights.first?.enoughData == false)
     }
 
     @Test func aRepeatedSeriesIdIsUsedOnce() {
         let s = Fixture.series("2026-01-01", "2026-04-30") { Double($0 % 4) }
-        let insights = engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [s, s],
-                                       asOf: Fixture.day("2026-04-30"))
+        let insights = engine.insights(
+            entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [s, s],
+            asOf: Fixture.day("2026-04-30"))
         #expect(insights.count == 1)
     }
 
     @Test func benjaminiHochbergAppliesAcrossTheMetricsOfOneChange() throws {
         let insights = scenario(asOf: "2026-04-30")
         let sleep = try #require(insights.first { $0.metricID == "sleep_quality" })
-        let p = try #require(sleep.pValue), adjusted = try #require(sleep.adjustedPValue)
+        let p = try #require(sleep.pValue)
+        let adjusted = try #require(sleep.adjustedPValue)
         #expect(adjusted >= p)
         #expect(adjusted <= min(1, 2 * p) + 1e-12)
     }
@@ -119,11 +131,14 @@ struct InsightTests {
             for asOf in ["2026-03-05", "2026-03-20", "2026-04-30"] { texts += scenario(asOf: asOf, seed: seed).flatMap(\.texts) }
         }
         var g = SeededGenerator(seed: 2)
-        let kinds = Fixture.daily("2026-01-01", "2026-02-10", hour: 8) + Fixture.daily("2026-02-11", "2026-03-20", hour: 20, servings: 2)
+        let kinds =
+            Fixture.daily("2026-01-01", "2026-02-10", hour: 8) + Fixture.daily("2026-02-11", "2026-03-20", hour: 20, servings: 2)
             + Fixture.daily("2026-04-10", "2026-05-20", step: 2)
         let s = Fixture.series("2025-12-01", "2026-06-30") { _ in 3 + Fixture.normal(&g) }
-        texts += engine.insights(entries: kinds, schedules: [Fixture.schedule("2026-01-01", stoppedFrom: "2026-03-30")], series: [s],
-                                 asOf: Fixture.day("2026-06-30")).flatMap(\.texts)
+        texts += engine.insights(
+            entries: kinds, schedules: [Fixture.schedule("2026-01-01", stoppedFrom: "2026-03-30")], series: [s],
+            asOf: Fixture.day("2026-06-30")
+        ).flatMap(\.texts)
         #expect(texts.count > 100)
         for text in texts { #expect(InsightWording.violations(in: text).isEmpty, "\(text)") }
     }
@@ -155,9 +170,13 @@ struct InsightTests {
         for seed in 1...40 as ClosedRange<UInt64> {
             var h = SeededGenerator(seed: seed)
             series[0] = Fixture.series("2026-01-01", "2026-03-14") { $0 >= 59 ? 3.6 + 0.5 * Fixture.normal(&h) : 3 + 0.5 * Fixture.normal(&h) }
-            let all = engine.insights(entries: Fixture.daily("2026-03-01", "2026-03-14"), schedules: [], series: series,
-                                      asOf: Fixture.day("2026-03-14"))
-            if let hit = all.first(where: { $0.verdict == .didNotHoldUpAcrossSeries }) { found = hit; break }
+            let all = engine.insights(
+                entries: Fixture.daily("2026-03-01", "2026-03-14"), schedules: [], series: series,
+                asOf: Fixture.day("2026-03-14"))
+            if let hit = all.first(where: { $0.verdict == .didNotHoldUpAcrossSeries }) {
+                found = hit
+                break
+            }
         }
         let insight = try #require(found)
         #expect(insight.status == .ongoingObservation)
@@ -198,42 +217,56 @@ struct InsightTests {
         #expect(a.onsetsSearched == 1 && a.result.onsetDays == 0)
         #expect(b.onsetsSearched == 8)
         #expect(b.result.onsetDays >= 3 && b.result.onsetDays <= 7)
-        let p = try #require(b.pValue), look = try #require(b.lookPValue)
+        let p = try #require(b.pValue)
+        let look = try #require(b.lookPValue)
         #expect(abs(look - min(1, 8 * p)) < 1e-12)
         #expect(b.conditions.first { $0.id == "look" }?.text.contains("8 onsets") == true)
     }
 
     @Test func noClearDifferenceOnlyWhenTheIntervalRulesOutAShiftThatCounts() throws {
         func result(_ interval: ClosedRange<Double>, meaningful: Double) -> BeforeAfterResult {
-            BeforeAfterResult(windowDays: 28, before: Fixture.day("2026-02-01")...Fixture.day("2026-02-28"),
-                              after: Fixture.day("2026-03-01")...Fixture.day("2026-03-28"), beforeCount: 26, afterCount: 25, enoughData: true,
-                              beforeMean: 3, afterMean: 3.1, difference: (interval.lowerBound + interval.upperBound) / 2, interval: interval,
-                              hedgesG: 0.1, pValue: 0.5, tStatistic: 0.7, degreesOfFreedom: 40,
-                              standardError: (interval.upperBound - interval.lowerBound) / 4, meaningfulDifference: meaningful)
+            BeforeAfterResult(
+                windowDays: 28, before: Fixture.day("2026-02-01")...Fixture.day("2026-02-28"),
+                after: Fixture.day("2026-03-01")...Fixture.day("2026-03-28"), beforeCount: 26, afterCount: 25, enoughData: true,
+                beforeMean: 3, afterMean: 3.1, difference: (interval.lowerBound + interval.upperBound) / 2, interval: interval,
+                hedgesG: 0.1, pValue: 0.5, tStatistic: 0.7, degreesOfFreedom: 40,
+                standardError: (interval.upperBound - interval.lowerBound) / 4, meaningfulDifference: meaningful)
         }
         #expect(InsightVerdict(result(-0.2...0.3, meaningful: 0.45), lookPValue: 0.5, adjustedPValue: 0.5, lookAlpha: 0.02) == .noClearDifference)
         #expect(InsightVerdict(result(-0.2...0.9, meaningful: 0.45), lookPValue: 0.5, adjustedPValue: 0.5, lookAlpha: 0.02) == .tooLittleDataToTell)
         #expect(InsightVerdict(result(-0.6...0.3, meaningful: 0.45), lookPValue: 0.5, adjustedPValue: 0.5, lookAlpha: 0.02) == .tooLittleDataToTell)
-        let change = ExposureChange(productID: ProductID("p"), productName: "Magnesium", kind: .start, kinds: [.start],
-                                    day: Fixture.day("2026-03-01"), description: "starting Magnesium")
-        let wide = engine.assemble(change: change, series: [MetricSeriesInput(id: "s", name: "Sleep quality", unit: "1-5", values: [:])],
-                                   results: [result(-0.2...0.9, meaningful: 0.45)], placebos: [nil], allChanges: [change],
-                                   dense: [DenseSeries([:])])[0]
-        #expect(wide.summary.hasPrefix("Too little data to tell whether Sleep quality differed around the time of starting Magnesium on 2026-03-01: the 95% interval −0.20 to +0.90 still includes shifts of 0.45 points on the 1-5 scale or more"))
+        let change = ExposureChange(
+            productID: ProductID("p"), productName: "Magnesium", kind: .start, kinds: [.start],
+            day: Fixture.day("2026-03-01"), description: "starting Magnesium")
+        let wide = engine.assemble(
+            change: change, series: [MetricSeriesInput(id: "s", name: "Sleep quality", unit: "1-5", values: [:])],
+            results: [result(-0.2...0.9, meaningful: 0.45)], placebos: [nil], allChanges: [change],
+            dense: [DenseSeries([:])])[0]
+        #expect(
+            wide.summary.hasPrefix(
+                "Too little data to tell whether Sleep quality differed around the time of starting Magnesium on 2026-03-01: the 95% interval −0.20 to +0.90 still includes shifts of 0.45 points on the 1-5 scale or more"
+            ))
         let needed = try #require(wide.daysNeeded)
         #expect(needed > 25)
         #expect(wide.summary.contains("about \(needed) days with a value on each side would be needed (there are 26 and 25)"))
-        let narrow = engine.assemble(change: change, series: [MetricSeriesInput(id: "s", name: "Sleep quality", unit: "1-5", values: [:])],
-                                     results: [result(-0.2...0.3, meaningful: 0.45)], placebos: [nil], allChanges: [change],
-                                     dense: [DenseSeries([:])])[0]
-        #expect(narrow.summary.hasPrefix("No clear difference in Sleep quality around the time of starting Magnesium on 2026-03-01: the 95% interval rules out a shift of 0.45 points on the 1-5 scale or more either way"))
+        let narrow = engine.assemble(
+            change: change, series: [MetricSeriesInput(id: "s", name: "Sleep quality", unit: "1-5", values: [:])],
+            results: [result(-0.2...0.3, meaningful: 0.45)], placebos: [nil], allChanges: [change],
+            dense: [DenseSeries([:])])[0]
+        #expect(
+            narrow.summary.hasPrefix(
+                "No clear difference in Sleep quality around the time of starting Magnesium on 2026-03-01: the 95% interval rules out a shift of 0.45 points on the 1-5 scale or more either way"
+            ))
     }
 
     @Test func daysBeforeAChangeThatWereNeverLoggedAreNotSaidToBeComing() throws {
         var g = SeededGenerator(seed: 3)
         let late = Fixture.series("2026-02-25", "2026-04-30") { _ in 3 + 0.5 * Fixture.normal(&g) }
-        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [late],
-                                                   asOf: Fixture.day("2026-04-30")).first)
+        let insight = try #require(
+            engine.insights(
+                entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [late],
+                asOf: Fixture.day("2026-04-30")
+            ).first)
         #expect(insight.verdict == .notEnoughData)
         #expect(insight.summary.hasPrefix("Too little data to compare Sleep quality around the time of starting Magnesium on 2026-03-01"))
         #expect(insight.summary.contains("The days before it are past"))
@@ -243,7 +276,10 @@ struct InsightTests {
         // A slow component (φ 0.9) carrying half the variance, under day-to-day noise: lag-1 alone sees ~0.45.
         var g = SeededGenerator(seed: 21)
         var slow = 0.0
-        let values: [Double] = (0..<720).map { _ in slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g); return 0.71 * slow + 0.71 * Fixture.normal(&g) }
+        let values: [Double] = (0..<720).map { _ in
+            slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g)
+            return 0.71 * slow + 0.71 * Fixture.normal(&g)
+        }
         let profile = SeriesProfile(dense: values, firstDay: 0)
         // A plain AR(1) fitted at lag 1 would put the correlation a week apart at ~0.45^7 ≈ 0.004 (true: 0.24).
         #expect(profile.carryOverShare < 1)
@@ -253,13 +289,21 @@ struct InsightTests {
     @Test func thePlaceboCheckRunsTheMethodWhereNothingChanged() throws {
         var g = SeededGenerator(seed: 12)
         var x = 0.0
-        let long = Fixture.series("2024-01-01", "2026-04-30") { _ in x = 0.5 * x + Fixture.normal(&g); return 5 + x }
-        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [long],
-                                                   asOf: Fixture.day("2026-04-30")).first)
+        let long = Fixture.series("2024-01-01", "2026-04-30") { _ in
+            x = 0.5 * x + Fixture.normal(&g)
+            return 5 + x
+        }
+        let insight = try #require(
+            engine.insights(
+                entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [long],
+                asOf: Fixture.day("2026-04-30")
+            ).first)
         let placebo = try #require(insight.placebo)
         #expect(placebo.dates == InsightEngine.maximumPlaceboDates)
         #expect(placebo.flagged <= 5)
-        #expect(InsightsOverview.placeboText(insight) == "On your own records, this method flagged \(placebo.flagged) of 40 dates of Sleep quality where nothing changed.")
+        #expect(
+            InsightsOverview.placeboText(insight)
+                == "On your own records, this method flagged \(placebo.flagged) of 40 dates of Sleep quality where nothing changed.")
         let short = try #require(scenario(asOf: "2026-03-20").first)
         #expect((short.placebo?.dates ?? 0) < InsightEngine.minimumPlaceboDates, "too few dates to show, still used to calibrate")
         #expect(InsightsOverview.placeboText(short).hasPrefix("Too few stretches of"))
@@ -273,8 +317,11 @@ struct InsightTests {
             slow = 0.9 * slow + 0.19.squareRoot() * Fixture.normal(&g)
             return 5 + 0.71 * slow + 0.71 * Fixture.normal(&g)
         }
-        let insight = try #require(engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [series],
-                                                   asOf: Fixture.day("2026-04-30")).first)
+        let insight = try #require(
+            engine.insights(
+                entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [series],
+                asOf: Fixture.day("2026-04-30")
+            ).first)
         let placebo = try #require(insight.placebo)
         #expect(insight.windowDays == 28)
         #expect(placebo.longVarianceFactor >= placebo.varianceFactor)
@@ -293,7 +340,8 @@ struct InsightTests {
         let sleep = Fixture.series("2025-12-01", "2026-06-30") { d in (d >= 150 ? 4.2 : 3) + 0.3 * Fixture.normal(&g) }
         let steps = Fixture.series("2025-12-01", "2026-06-30", id: "steps", name: "Steps", unit: "steps") { _ in 8000 + 500 * Fixture.normal(&g) }
         // Magnesium from 2026-01-15 (nothing shifts), Vitamin D from 2026-04-30 (sleep shifts): D's group first.
-        let entries = Fixture.daily("2026-01-15", "2026-06-30")
+        let entries =
+            Fixture.daily("2026-01-15", "2026-06-30")
             + Fixture.daily("2026-04-30", "2026-06-30", product: ProductID("p-d"), name: "Vitamin D")
         let insights = engine.insights(entries: entries, schedules: [], series: [sleep, steps], asOf: Fixture.day("2026-06-30"))
         #expect(insights.map(\.change.productName) == ["Vitamin D", "Vitamin D", "Magnesium", "Magnesium"])
@@ -304,9 +352,9 @@ struct InsightTests {
 
     @Test func theEmptyStateSaysWhy() {
         #expect(InsightsOverview.emptyReason(changes: []).contains("single as-needed dose is not one"))
-        let change = ExposureChange(productID: Fixture.product, productName: "Magnesium", kind: .start, kinds: [.start],
-                                    day: Fixture.day("2026-03-01"), description: "starting Magnesium")
+        let change = ExposureChange(
+            productID: Fixture.product, productName: "Magnesium", kind: .start, kinds: [.start],
+            day: Fixture.day("2026-03-01"), description: "starting Magnesium")
         #expect(InsightsOverview.emptyReason(changes: [change]).contains("no outcome series has a value in the 14 days before or after it"))
     }
 }
-

@@ -21,7 +21,8 @@ struct SimulationTests {
     @Test func anEarlierChangesOwnShiftDoesNotPassForCarryOver() {
         // Day noise only, with a product started on day 40 that shifted the level by 1.5 SD; the change compared is on day 180.
         let values = series(length: 208, phi: 0, seed: 5, steps: [(40, 1.5)])
-        let change = LocalDay(dayNumber: first + 180), earlier = LocalDay(dayNumber: first + 40)
+        let change = LocalDay(dayNumber: first + 180)
+        let earlier = LocalDay(dayNumber: first + 40)
         let profile = InsightEngine.PreparedSeries(input, dense: DenseSeries(firstDay: first, values: values), changeDays: [earlier, change])
             .profile(around: change)
         #expect(profile.correlation(lag: 7) < 0.1)
@@ -44,8 +45,10 @@ struct SimulationTests {
         // Other records, another draw.
         var other = values
         other[3] = 0.5
-        #expect(engine.simulatedFactor(InsightEngine.PreparedSeries(input, dense: DenseSeries(firstDay: first, values: other)), changeDay: change,
-                                       asOf: LocalDay(dayNumber: first + 133), windowDays: 14) != short)
+        #expect(
+            engine.simulatedFactor(
+                InsightEngine.PreparedSeries(input, dense: DenseSeries(firstDay: first, values: other)), changeDay: change,
+                asOf: LocalDay(dayNumber: first + 133), windowDays: 14) != short)
     }
 
     @Test func theSimulatedT2AllowsForAStepThatMovesWithItsAssumedVariance() {
@@ -64,8 +67,9 @@ struct SimulationTests {
 
     @Test func thePlaceboDatesAreMeasuredAgainstTheSimulatedCalibration() {
         // 20 placebo dates whose t² average 0.8 of what the plain model expects.
-        let check = PlaceboCheck(dates: 20, flagged: 0, varianceFactor: InsightEngine.calibration(16, dates: 20, windowDays: 14),
-                                 longVarianceFactor: nil, squares: 16, longSquares: 8, longDates: 10)
+        let check = PlaceboCheck(
+            dates: 20, flagged: 0, varianceFactor: InsightEngine.calibration(16, dates: 20, windowDays: 14),
+            longVarianceFactor: nil, squares: 16, longSquares: 8, longDates: 10)
         #expect(check.varianceFactor(windowDays: 14, simulated: 1) == check.varianceFactor(windowDays: 14))
         #expect(check.varianceFactor(windowDays: 14) == 1, "never narrowed by the placebo dates alone")
         // A simulation that says the method is 20% too careful, and dates that agree with it: narrowed by 20%.

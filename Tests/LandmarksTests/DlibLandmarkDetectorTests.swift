@@ -46,7 +46,8 @@ let sharedDetector = DlibLandmarkDetector()
         var photo = try TestPhotos.load("fr_obama.jpg")
         for i in stride(from: 0, to: photo.pixels.count, by: 3) {
             let g = photo.pixels[i + 1]
-            photo.pixels[i] = g; photo.pixels[i + 2] = g
+            photo.pixels[i] = g
+            photo.pixels[i + 2] = g
         }
         #expect(try sharedDetector.faces(in: photo, upsampling: 0).count == 1)
     }
@@ -116,7 +117,9 @@ let sharedDetector = DlibLandmarkDetector()
 
     @Test func theCacheFolderFollowsXDGThenHome() {
         #expect(DlibLandmarkDetector.defaultCacheDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/a"])?.path == "/x/cache/cairn")
-        #expect(DlibLandmarkDetector.defaultCacheDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/a"])?.path == "/home/a/.cache/cairn")
+        #expect(
+            DlibLandmarkDetector.defaultCacheDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/a"])?.path == "/home/a/.cache/cairn"
+        )
         #expect(DlibLandmarkDetector.defaultCacheDirectory(environment: [:]) == nil)
     }
 

@@ -32,15 +32,20 @@ final class MockNotificationBus: @unchecked Sendable {
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { daemon.terminate(); throw CocoaError(.fileReadUnknown) }
+            guard !chunk.isEmpty else {
+                daemon.terminate()
+                throw CocoaError(.fileReadUnknown)
+            }
             line.append(chunk)
         }
         address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         log = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-dbusmock-\(UUID().uuidString).log")
         let mock = Process()
         mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        mock.arguments = ["-m", "dbusmock", "--template", "notification_daemon", "-p", #"{"capabilities": "body actions"}"#,
-                          "-l", log.path]
+        mock.arguments = [
+            "-m", "dbusmock", "--template", "notification_daemon", "-p", #"{"capabilities": "body actions"}"#,
+            "-l", log.path,
+        ]
         mock.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
         mock.standardOutput = FileHandle.nullDevice
         mock.standardError = FileHandle.nullDevice
@@ -70,15 +75,22 @@ final class MockNotificationBus: @unchecked Sendable {
 
     /// Makes the mock report that the person pressed `action` on notification `id`.
     func invoke(_ action: String, onNotification id: Int) throws {
-        _ = try Self.gdbus(address, ["--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications",
-                                     "ActionInvoked", "us", "[<uint32 \(id)>, <'\(action)'>]"])
+        _ = try Self.gdbus(
+            address,
+            [
+                "--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications",
+                "ActionInvoked", "us", "[<uint32 \(id)>, <'\(action)'>]",
+            ])
     }
 
     private static func gdbus(_ address: String, _ arguments: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/gdbus")
-        p.arguments = ["call", "--address", address, "--dest", "org.freedesktop.Notifications",
-                       "--object-path", "/org/freedesktop/Notifications"] + arguments
+        p.arguments =
+            [
+                "call", "--address", address, "--dest", "org.freedesktop.Notifications",
+                "--object-path", "/org/freedesktop/Notifications",
+            ] + arguments
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
@@ -114,11 +126,14 @@ private struct Setup {
 
     init(bus: MockNotificationBus, now: String = "2026-06-10T06:00:30Z") throws {
         app = try CairnApplication.open(dataDirectory: directory.path, environment: [:], clock: SetClock(now, zone: "Europe/Berlin"))
-        let typed = try Product(name: "Vitamin D3", form: .capsule, servingSize: try Amount(1, .count),
-                                ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3", amount: try Amount(25, .mcg))])
+        let typed = try Product(
+            name: "Vitamin D3", form: .capsule, servingSize: try Amount(1, .count),
+            ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3", amount: try Amount(25, .mcg))])
         let product = try app.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
-        try app.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: [TimeSlot(parsing: "08:00")!],
-                                                     recurrence: .daily, startDay: LocalDay(parsing: "2026-06-10")!))
+        try app.regimen.addSchedule(
+            try SchedulePlan(
+                productID: product.product.id, times: [TimeSlot(parsing: "08:00")!],
+                recurrence: .daily, startDay: LocalDay(parsing: "2026-06-10")!))
         notifier = try DesktopNotifier(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         loop = ReminderLoop(reminders: app.reminders, notifier: notifier)
     }
@@ -137,8 +152,11 @@ private struct Setup {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-@Suite(.serialized, .enabled(if: MockNotificationBus.shared != nil,
-                             "skipped: dbus-daemon or python3-dbusmock could not start a session bus (scripts/install-deps.sh --with-test-tools)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: MockNotificationBus.shared != nil,
+        "skipped: dbus-daemon or python3-dbusmock could not start a session bus (scripts/install-deps.sh --with-test-tools)"))
 struct DesktopNotifierTests {
     let bus = MockNotificationBus.shared!
 
@@ -195,7 +213,9 @@ struct DesktopNotifierTests {
         defer { setup.remove() }
         setup.loop.tick()
         try bus.invoke("snooze", onNotification: bus.notifyCalls().count)
-        try setup.pump { try setup.app.database.read { try $0.scalar("SELECT count(*) FROM reminder_deliveries WHERE kind = 'snooze'", as: Int.self) } == 1 }
+        try setup.pump {
+            try setup.app.database.read { try $0.scalar("SELECT count(*) FROM reminder_deliveries WHERE kind = 'snooze'", as: Int.self) } == 1
+        }
         #expect(try setup.records().isEmpty, "a snooze logs nothing")
     }
 }

@@ -1,11 +1,14 @@
-import Foundation
 import CairnCore
+import Foundation
 import Outcomes
 import Testing
 
 @Test func theBuiltInMetricIdsArePinned() {
-    #expect(BuiltInMetrics.all.map(\.id) == ["sleep_quality", "energy", "skin", "mood", "resting_heart_rate", "hrv_sdnn",
-                                             "steps", "body_mass", "sleep_asleep", "sleep_in_bed"])
+    #expect(
+        BuiltInMetrics.all.map(\.id) == [
+            "sleep_quality", "energy", "skin", "mood", "resting_heart_rate", "hrv_sdnn",
+            "steps", "body_mass", "sleep_asleep", "sleep_in_bed",
+        ])
     #expect(BuiltInMetrics.all.filter { $0.source == .manual }.allSatisfy { $0.valueRange == 1...5 && $0.aggregation == .mean })
     #expect(BuiltInMetrics.steps.aggregation == .sum && BuiltInMetrics.bodyMass.aggregation == .last)
     #expect(BuiltInMetrics.hrvSDNN.unit == "ms" && BuiltInMetrics.hrvSDNN.name.contains("SDNN"))

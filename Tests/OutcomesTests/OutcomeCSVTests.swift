@@ -12,7 +12,8 @@ private func parse(_ text: String) throws -> OutcomeCSV.Parsed {
 }
 
 @Test func readsGoodLinesWithIdsNamesAndANoteColumnInAnyOrder() throws {
-    let parsed = try parse("""
+    let parsed = try parse(
+        """
         Value,Metric,Date,Note\r
         3,energy,2026-03-01,\r
         4.5,Sleep quality,2026-03-02,"slept, finally"\r
@@ -28,7 +29,8 @@ private func parse(_ text: String) throws -> OutcomeCSV.Parsed {
 }
 
 @Test func reportsEveryBadLineWithItsNumberAndAReasonWithoutItsContent() throws {
-    let parsed = try parse("""
+    let parsed = try parse(
+        """
         date,metric,value
         2026-03-01,energy,3
         2026-02-30,energy,3
@@ -45,8 +47,11 @@ private func parse(_ text: String) throws -> OutcomeCSV.Parsed {
     #expect(parsed.rows.count == 1)
     let reasons = parsed.problems.map(\.reason)
     #expect(parsed.problems.map(\.line) == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
-    #expect(reasons == [.badDate, .dayInFuture, .unknownMetric, .readOnlyMetric, .notANumber, .notANumber,
-                        .outOfRange(range: "1-5"), .wrongFieldCount(expected: 3, found: 4), .notANumber, .notANumber])
+    #expect(
+        reasons == [
+            .badDate, .dayInFuture, .unknownMetric, .readOnlyMetric, .notANumber, .notANumber,
+            .outOfRange(range: "1-5"), .wrongFieldCount(expected: 3, found: 4), .notANumber, .notANumber,
+        ])
     for problem in parsed.problems {
         #expect(problem.message.hasPrefix("Line \(problem.line): "))
         #expect(!problem.message.contains("secretmetric") && !problem.message.contains("three"))
@@ -63,8 +68,11 @@ private func parse(_ text: String) throws -> OutcomeCSV.Parsed {
 }
 
 @Test func aFileWithTheWrongColumnsIsRefusedWhole() throws {
-    #expect(throws: CSVError.wrongColumns(missing: ["value"], unknownPositions: [3], repeated: false,
-                                          expected: ["date", "metric", "value", "note"])) {
+    #expect(
+        throws: CSVError.wrongColumns(
+            missing: ["value"], unknownPositions: [3], repeated: false,
+            expected: ["date", "metric", "value", "note"])
+    ) {
         try parse("date,metric,amount\n2026-03-01,energy,3\n")
     }
     // A file without a header: its first line is read as one, and is wrong.

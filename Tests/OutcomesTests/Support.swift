@@ -10,7 +10,8 @@ enum ProductWordingCheck {
 func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 
 func entry(_ metric: String, _ dayText: String, _ value: Double, at seconds: Double, superseded: Bool = false) -> OutcomeEntry {
-    OutcomeEntry(id: .random(), metricID: metric, day: day(dayText), value: value, note: "", origin: .manual,
-                 recordedAt: Date(timeIntervalSince1970: seconds), supersedes: nil,
-                 supersededBy: superseded ? OutcomeEntryID("later") : nil)
+    OutcomeEntry(
+        id: .random(), metricID: metric, day: day(dayText), value: value, note: "", origin: .manual,
+        recordedAt: Date(timeIntervalSince1970: seconds), supersedes: nil,
+        supersededBy: superseded ? OutcomeEntryID("later") : nil)
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PhotoMetadata
 import Testing
+
+@testable import PhotoMetadata
 
 /// The JPEG inspector flags every segment and every byte the picture does not need, one hand-built case each
 /// (the same cases made with libjpeg and checked against exiftool are in ReliabilityTests/HiddenJPEGBytesTests).
@@ -9,8 +10,10 @@ import Testing
     static let planted = Bytes.ascii("GPS 48.8566 N 2.3522 E Canon EOS")
     static let dnl = B.segment(0xDC, [0, 16])
 
-    static func jpeg(head: [UInt8] = B.jfif, frame: [UInt8] = B.frame, beforeScan: [UInt8] = [],
-                     entropy: [UInt8] = B.entropy, afterScan: [UInt8] = []) -> Data {
+    static func jpeg(
+        head: [UInt8] = B.jfif, frame: [UInt8] = B.frame, beforeScan: [UInt8] = [],
+        entropy: [UInt8] = B.entropy, afterScan: [UInt8] = []
+    ) -> Data {
         Data([0xFF, 0xD8] + head + frame + beforeScan + B.scanHeader + entropy + afterScan + [0xFF, 0xD9])
     }
 
@@ -31,23 +34,27 @@ import Testing
     }
 
     @Test func flagsBytesPaddedIntoTheScanBeforeTheEndOfImage() throws {
-        #expect(try Self.items(Self.jpeg(entropy: B.entropy + Self.planted))
+        #expect(
+            try Self.items(Self.jpeg(entropy: B.entropy + Self.planted))
                 == [MetadataItem(kind: .scanPadding, location: "scan data no block uses", byteCount: Self.planted.count)])
         // Padding that hides 0xFF bytes as stuffed pairs is counted in file bytes.
-        #expect(try Self.items(Self.jpeg(entropy: B.entropy + [0x41, 0xFF, 0x00, 0x42]))
+        #expect(
+            try Self.items(Self.jpeg(entropy: B.entropy + [0x41, 0xFF, 0x00, 0x42]))
                 == [MetadataItem(kind: .scanPadding, location: "scan data no block uses", byteCount: 4)])
     }
 
     @Test func flagsBytesPaddedBeforeARestartMarker() throws {
         var entropy = B.entropy
         entropy.insert(contentsOf: Self.planted, at: 32)  // after the first block, before RST0
-        #expect(try Self.items(Self.jpeg(entropy: entropy))
+        #expect(
+            try Self.items(Self.jpeg(entropy: entropy))
                 == [MetadataItem(kind: .scanPadding, location: "scan data no block uses", byteCount: Self.planted.count)])
     }
 
     @Test func flagsRestartMarkersOutOfSequenceAfterTheLastBlockOrOutsideAScan() throws {
         var swapped = B.entropy
-        swapped[33] = 0xD2; swapped[39] = 0xD0
+        swapped[33] = 0xD2
+        swapped[39] = 0xD0
         #expect(try Self.items(Self.jpeg(entropy: swapped)).map(\.kind) == [.restartMarkers])
         #expect(try Self.items(Self.jpeg(entropy: B.entropy + [0xFF, 0xD3])).map(\.kind) == [.restartMarkers])
         #expect(try Self.items(Self.jpeg(beforeScan: [0xFF, 0xD5])).map(\.kind) == [.restartMarkers])
@@ -60,30 +67,39 @@ import Testing
     }
 
     @Test func flagsBytesBetweenSegmentsAndPastASegmentsTables() throws {
-        #expect(try Self.items(Self.jpeg(head: B.jfif + Self.planted))
+        #expect(
+            try Self.items(Self.jpeg(head: B.jfif + Self.planted))
                 == [MetadataItem(kind: .strayBytes, location: "between segments", byteCount: Self.planted.count)])
         let longTables = B.segment(0xDB, [0] + [UInt8](repeating: 1, count: 64) + Self.planted)
-        #expect(try Self.items(Self.jpeg(beforeScan: longTables)).contains(
-            MetadataItem(kind: .strayBytes, location: "DQT past its tables", byteCount: Self.planted.count)))
+        #expect(
+            try Self.items(Self.jpeg(beforeScan: longTables)).contains(
+                MetadataItem(kind: .strayBytes, location: "DQT past its tables", byteCount: Self.planted.count)))
         let thumbnail = B.segment(0xE0, Bytes.ascii("JFIF") + [0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0x10, 0x20, 0x30])
-        #expect(try Self.items(Self.jpeg(head: thumbnail))
+        #expect(
+            try Self.items(Self.jpeg(head: thumbnail))
                 == [MetadataItem(kind: .strayBytes, location: "APP0 JFIF thumbnail", byteCount: 3)])
     }
 
     @Test func flagsTablesThatNoFrameOrScanUses() throws {
         let spareQuantisation = B.segment(0xDB, [2] + Self.planted + [UInt8](repeating: 1, count: 64 - Self.planted.count))
-        #expect(try Self.items(Self.jpeg(beforeScan: spareQuantisation))
+        #expect(
+            try Self.items(Self.jpeg(beforeScan: spareQuantisation))
                 == [MetadataItem(kind: .strayBytes, location: "DQT table no frame uses", byteCount: 65)])
-        let spareHuffman = B.segment(0xC4, [0x01, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(Self.planted.count), 0, 0, 0, 0, 0, 0, 0]
-                                     + Self.planted)
-        #expect(try Self.items(Self.jpeg(beforeScan: spareHuffman))
+        let spareHuffman = B.segment(
+            0xC4,
+            [0x01, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(Self.planted.count), 0, 0, 0, 0, 0, 0, 0]
+                + Self.planted)
+        #expect(
+            try Self.items(Self.jpeg(beforeScan: spareHuffman))
                 == [MetadataItem(kind: .strayBytes, location: "DHT table no scan uses", byteCount: 17 + Self.planted.count)])
     }
 
     @Test func flagsMarkersCairnNeverWrites() throws {
-        #expect(try Self.items(Self.jpeg(beforeScan: B.segment(0xF5, Self.planted)))
+        #expect(
+            try Self.items(Self.jpeg(beforeScan: B.segment(0xF5, Self.planted)))
                 == [MetadataItem(kind: .unknownSegment, location: "JPG5", byteCount: Self.planted.count)])
-        #expect(try Self.items(Self.jpeg(afterScan: B.segment(0x4F, Self.planted)))
+        #expect(
+            try Self.items(Self.jpeg(afterScan: B.segment(0x4F, Self.planted)))
                 == [MetadataItem(kind: .unknownSegment, location: "marker 0x4F", byteCount: Self.planted.count)])
         let secondFrame = B.segment(0xC0, [8, 0, 16, 0, 16, 1, 1, 0x11, 0])
         #expect(try Self.items(Self.jpeg(afterScan: secondFrame)).map(\.kind) == [.unknownSegment])
@@ -93,13 +109,17 @@ import Testing
         let arithmetic = [UInt8](Self.jpeg()).replacingFrameMarker(with: 0xC9)
         #expect(try Self.items(Data(arithmetic)).map(\.location) == ["scan: arithmetic-coded, not decoded"])
         // A DC table holding only the code '0': the first block's one-bits are no code at all.
-        let narrow = B.segment(0xC4, [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0]
-                                  + [0x10, 2] + [UInt8](repeating: 0, count: 15) + [0x00, 0x01])
-        let frame = B.segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + narrow
+        let narrow = B.segment(
+            0xC4,
+            [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0]
+                + [0x10, 2] + [UInt8](repeating: 0, count: 15) + [0x00, 0x01])
+        let frame =
+            B.segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + narrow
             + B.segment(0xC0, [8, 0, 16, 0, 16, 1, 1, 0x11, 0]) + B.segment(0xDD, [0, 1])
         #expect(try Self.items(Self.jpeg(frame: frame)).map(\.location).first == "scan: an invalid DC code")
         // A frame whose height only a DNL would give.
-        let noHeight = B.segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + B.huffmanTables
+        let noHeight =
+            B.segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + B.huffmanTables
             + B.segment(0xC0, [8, 0, 0, 0, 16, 1, 1, 0x11, 0]) + B.segment(0xDD, [0, 1])
         #expect(try Self.items(Self.jpeg(frame: noHeight, afterScan: Self.dnl)).map(\.kind) == [.undecodedScan, .unknownSegment])
     }

@@ -6,8 +6,10 @@ import Testing
 typealias Entry = TIFFBuilder.Entry
 
 @Suite struct ExifReaderTests {
-    static let original = [Entry(tag: 0x9003, value: .ascii("2024:05:06 07:08:09")),
-                           Entry(tag: 0x9011, value: .ascii("+02:00"))]
+    static let original = [
+        Entry(tag: 0x9003, value: .ascii("2024:05:06 07:08:09")),
+        Entry(tag: 0x9011, value: .ascii("+02:00")),
+    ]
 
     @Test(arguments: [true, false])
     func readsCaptureDateOffsetAndOrientationInEitherByteOrder(littleEndian: Bool) throws {
@@ -27,7 +29,7 @@ typealias Entry = TIFFBuilder.Entry
     @Test func turnsTheDateAndOffsetIntoAnInstant() throws {
         let summary = try ExifReader.read(TIFFBuilder.camera(exif: Self.original).build())
         let instant = try #require(summary.captureDate?.instant)
-        #expect(instant == Date(timeIntervalSince1970: 1_714_972_089)) // 2024-05-06T05:08:09Z
+        #expect(instant == Date(timeIntervalSince1970: 1_714_972_089))  // 2024-05-06T05:08:09Z
     }
 
     @Test func keepsALocalTimeWithoutAnInstantWhenNoOffsetWasWritten() throws {
@@ -49,8 +51,10 @@ typealias Entry = TIFFBuilder.Entry
     }
 
     @Test func fallsBackToDateTimeDigitizedWithItsOwnOffset() throws {
-        let exif = [Entry(tag: 0x9004, value: .ascii("2023:12:31 23:59:58")), Entry(tag: 0x9012, value: .ascii("-08:00")),
-                    Entry(tag: 0x9011, value: .ascii("+02:00"))]
+        let exif = [
+            Entry(tag: 0x9004, value: .ascii("2023:12:31 23:59:58")), Entry(tag: 0x9012, value: .ascii("-08:00")),
+            Entry(tag: 0x9011, value: .ascii("+02:00")),
+        ]
         let date = try ExifReader.read(TIFFBuilder.camera(exif: exif).build()).captureDate
         #expect(date == CaptureDate(localDateTime: "2023-12-31T23:59:58", utcOffsetSeconds: -28800))
     }
@@ -93,8 +97,12 @@ typealias Entry = TIFFBuilder.Entry
 
     @Test func survivesDirectoriesThatPointAtThemselves() throws {
         var builder = TIFFBuilder(littleEndian: true)
-        builder.ifds = [[Entry(tag: 0x8769, value: .pointer(0)), Entry(tag: 0x8825, value: .pointer(0)),
-                         Entry(tag: 0x0112, value: .short(3))]]
+        builder.ifds = [
+            [
+                Entry(tag: 0x8769, value: .pointer(0)), Entry(tag: 0x8825, value: .pointer(0)),
+                Entry(tag: 0x0112, value: .short(3)),
+            ]
+        ]
         builder.next[0] = 0
         let summary = try ExifReader.read(builder.build())
         #expect(summary.orientation == 3)

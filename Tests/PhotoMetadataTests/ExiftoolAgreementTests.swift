@@ -63,7 +63,7 @@ struct ExiftoolAgreementTests {
         Addition(kind: .iptc, exiftoolArguments: ["-IPTC:City=Somewhere"]),
         Addition(kind: .comment, exiftoolArguments: ["-Comment=note"]),
         Addition(kind: .photoshop, exiftoolArguments: ["-Photoshop:CopyrightFlag=True"]),
-        Addition(kind: .icc, exiftoolArguments: []), // the profile is added from a file, see below
+        Addition(kind: .icc, exiftoolArguments: []),  // the profile is added from a file, see below
     ]
 
     @Test(arguments: additions)

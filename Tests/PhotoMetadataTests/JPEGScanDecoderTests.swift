@@ -1,8 +1,9 @@
 import CairnCore
 import CairnTestSupport
 import Foundation
-@testable import PhotoMetadata
 import Testing
+
+@testable import PhotoMetadata
 
 @Suite struct JPEGScanDecoderTests {
     @Test func refusesHuffmanCountsThatOverfillTheCodeSpace() {
@@ -13,7 +14,8 @@ import Testing
     @Test func decodesLongCodesBeyondTheLookupTable() throws {
         // Codes of length 1 ('0') and 12 ('100000000000'): the 12-bit symbol is found past the 9-bit lookup.
         var counts = [Int](repeating: 0, count: 16)
-        counts[0] = 1; counts[11] = 1
+        counts[0] = 1
+        counts[11] = 1
         let table = try #require(JPEGScanDecoder.HuffmanTable(counts: counts, values: [7, 9]))
         let bytes: [UInt8] = [0b1000_0000, 0b0000_0000, 0x00, 0x00]
         let symbols = bytes.withUnsafeBytes { raw -> [Int?] in
@@ -30,8 +32,9 @@ import Testing
         let ac = try #require(JPEGScanDecoder.HuffmanTable(counts: [2] + [Int](repeating: 0, count: 15), values: [0, 1]))
         let frame = JPEGScanDecoder.Frame(width: 16, height: 16, components: [.init(id: 1, h: 1, v: 1)])
         let outcome = data.withUnsafeBytes {
-            JPEGScanDecoder.decode($0, from: start, frame: frame, scan: [.init(h: 1, v: 1, dc: dc, ac: ac)],
-                                   restartInterval: 1, twelveBit: false)
+            JPEGScanDecoder.decode(
+                $0, from: start, frame: frame, scan: [.init(h: 1, v: 1, dc: dc, ac: ac)],
+                restartInterval: 1, twelveBit: false)
         }
         #expect(outcome == JPEGScanDecoder.Outcome(end: data.count - 2))
     }
@@ -43,9 +46,14 @@ import Testing
         // DC: '0' is size 0. AC: run 0 size 1 '00', end of block '010', run 0 size 2 '0110000000' (10 bits), ZRL
         // '011000000100' (12 bits).
         let dc = try #require(JPEGScanDecoder.HuffmanTable(counts: [1] + [Int](repeating: 0, count: 15), values: [0x00]))
-        let ac = try #require(JPEGScanDecoder.HuffmanTable(counts: [0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0],
-                                                           values: [0x01, 0x00, 0x02, 0xF0]))
-        let one = "00", endOfBlock = "010", two = "0110000000", zrl = "011000000100"
+        let ac = try #require(
+            JPEGScanDecoder.HuffmanTable(
+                counts: [0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0],
+                values: [0x01, 0x00, 0x02, 0xF0]))
+        let one = "00"
+        let endOfBlock = "010"
+        let two = "0110000000"
+        let zrl = "011000000100"
         func outcomes(_ blocks: [String]) -> [JPEGScanDecoder.Outcome] {
             var bits = blocks.joined()
             bits += String(repeating: "1", count: (8 - bits.count % 8) % 8)
@@ -58,8 +66,9 @@ import Testing
             let frame = JPEGScanDecoder.Frame(width: 8 * blocks.count, height: 8, components: [.init(id: 1, h: 1, v: 1)])
             return [true, false].map { skipTables in
                 data.withUnsafeBytes {
-                    JPEGScanDecoder.decode($0, from: 0, frame: frame, scan: [.init(h: 1, v: 1, dc: dc, ac: ac)],
-                                           restartInterval: 0, twelveBit: false, skipTables: skipTables)
+                    JPEGScanDecoder.decode(
+                        $0, from: 0, frame: frame, scan: [.init(h: 1, v: 1, dc: dc, ac: ac)],
+                        restartInterval: 0, twelveBit: false, skipTables: skipTables)
                 }
             }
         }
@@ -93,17 +102,18 @@ import Testing
             func same(_ bytes: [UInt8]) -> Bool {
                 bytes.withUnsafeBytes { raw in
                     let view = ByteView(raw: raw)
-                    let fast = try? JPEGInspector.items(view), slow = try? JPEGInspector.items(view, skipTables: false)
+                    let fast = try? JPEGInspector.items(view)
+                    let slow = try? JPEGInspector.items(view, skipTables: false)
                     return fast == slow
                 }
             }
             #expect(same([UInt8](file)))
-            for round in 0 ..< 300 {
+            for round in 0..<300 {
                 var bytes = [UInt8](file)
-                for _ in 0 ..< Int.random(in: 1 ... 4, using: &random) {
-                    bytes[Int.random(in: file.count / 4 ..< file.count, using: &random)] = UInt8.random(in: 0 ... 255, using: &random)
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    bytes[Int.random(in: file.count / 4..<file.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
                 }
-                if round % 10 == 0 { bytes.removeLast(Int.random(in: 1 ..< file.count / 2, using: &random)) }
+                if round % 10 == 0 { bytes.removeLast(Int.random(in: 1..<file.count / 2, using: &random)) }
                 #expect(same(bytes), "round \(round)")
             }
         }

@@ -1,3 +1,4 @@
+import CairnCore
 import CairnTestSupport
 import Foundation
 import PhotoMetadata
@@ -23,9 +24,11 @@ struct SegmentCase: Sendable, CustomStringConvertible {
         #expect(ImageContainer.detect(Data([0, 0, 0, 24] + Bytes.ascii("ftypmp42") + [0, 0, 0, 0] + Bytes.ascii("isommif1"))) == .heif)
     }
 
-    @Test(arguments: [Data(), Data([0xFF]), Data([0xFF, 0xD8]), Data("RIFF\0\0\0\0AVI ".utf8),
-                      Data([0, 0, 0, 24] + Bytes.ascii("ftypmp42") + [0, 0, 0, 0] + Bytes.ascii("isomavc1")),
-                      Data("GIF89a".utf8)])
+    @Test(arguments: [
+        Data(), Data([0xFF]), Data([0xFF, 0xD8]), Data("RIFF\0\0\0\0AVI ".utf8),
+        Data([0, 0, 0, 24] + Bytes.ascii("ftypmp42") + [0, 0, 0, 0] + Bytes.ascii("isomavc1")),
+        Data("GIF89a".utf8),
+    ])
     func callsAnythingElseUnknown(bytes: Data) {
         #expect(ImageContainer.detect(bytes) == .unknown)
     }
@@ -56,10 +59,12 @@ struct SegmentCase: Sendable, CustomStringConvertible {
     static let segmentCases: [SegmentCase] = [
         SegmentCase(marker: 0xE0, payload: Bytes.ascii("JFXX\0") + [0x10, 1, 2], kind: .jfxx, location: "APP0 JFXX"),
         SegmentCase(marker: 0xE0, payload: Bytes.ascii("AVI1\0"), kind: .otherApplication, location: "APP0"),
-        SegmentCase(marker: 0xE1, payload: Bytes.ascii("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>"), kind: .xmp,
-                    location: "APP1 XMP"),
-        SegmentCase(marker: 0xE1, payload: Bytes.ascii("http://ns.adobe.com/xmp/extension/\0") + [UInt8](repeating: 0x41, count: 40),
-                    kind: .xmp, location: "APP1 extended XMP"),
+        SegmentCase(
+            marker: 0xE1, payload: Bytes.ascii("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>"), kind: .xmp,
+            location: "APP1 XMP"),
+        SegmentCase(
+            marker: 0xE1, payload: Bytes.ascii("http://ns.adobe.com/xmp/extension/\0") + [UInt8](repeating: 0x41, count: 40),
+            kind: .xmp, location: "APP1 extended XMP"),
         SegmentCase(marker: 0xE1, payload: Bytes.ascii("something else"), kind: .otherApplication, location: "APP1"),
         SegmentCase(marker: 0xE2, payload: Bytes.ascii("ICC_PROFILE\0") + [1, 1, 0, 0], kind: .icc, location: "APP2 ICC_PROFILE"),
         SegmentCase(marker: 0xE2, payload: Bytes.ascii("MPF\0") + Bytes.ascii("MM\0*"), kind: .otherApplication, location: "APP2 MPF"),
@@ -74,8 +79,11 @@ struct SegmentCase: Sendable, CustomStringConvertible {
         let data = JPEGBuilder.jpeg([JPEGBuilder.segment(segmentCase.marker, segmentCase.payload)])
         let report = try MetadataInspector.inspect(data)
         #expect(report.items.dropFirst().map(\.kind) == [segmentCase.kind])
-        #expect(report.items.last == MetadataItem(kind: segmentCase.kind, location: segmentCase.location,
-                                                  byteCount: segmentCase.payload.count))
+        #expect(
+            report.items.last
+                == MetadataItem(
+                    kind: segmentCase.kind, location: segmentCase.location,
+                    byteCount: segmentCase.payload.count))
         #expect(throws: MetadataError.notClean([report.items[1]])) { try MetadataInspector.verifyClean(data) }
     }
 
@@ -100,7 +108,8 @@ struct SegmentCase: Sendable, CustomStringConvertible {
         }
         let header = Bytes.ascii("Photoshop 3.0\0")
         let iptcOnly = JPEGBuilder.segment(0xED, header + resource(0x0404, [0x1C, 2, 25, 0, 5] + Bytes.ascii("beach")))
-        #expect(try MetadataInspector.inspect(JPEGBuilder.jpeg([iptcOnly])).items.dropFirst()
+        #expect(
+            try MetadataInspector.inspect(JPEGBuilder.jpeg([iptcOnly])).items.dropFirst()
                 == [MetadataItem(kind: .iptc, location: "APP13 Photoshop IPTC", byteCount: 10)])
         let both = JPEGBuilder.segment(0xED, header + resource(0x0404, [1, 2, 3]) + resource(0x03ED, [UInt8](repeating: 0, count: 16)))
         #expect(try MetadataInspector.inspect(JPEGBuilder.jpeg([both])).kinds == [.jfif, .iptc, .photoshop])
@@ -139,9 +148,12 @@ struct SegmentCase: Sendable, CustomStringConvertible {
     @Test func acceptsFillBytesAndFlagsATEMMarkerBetweenSegments() throws {
         var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xFF] + JPEGBuilder.jfif + [0xFF, 0x01] + JPEGBuilder.frame
         bytes += JPEGBuilder.scanHeader + JPEGBuilder.entropy + [0xFF, 0xD9]
-        #expect(try MetadataInspector.inspect(Data(bytes)).items
-                == [MetadataItem(kind: .jfif, location: "APP0 JFIF", byteCount: 14),
-                    MetadataItem(kind: .unknownSegment, location: "TEM", byteCount: 0)])
+        #expect(
+            try MetadataInspector.inspect(Data(bytes)).items
+                == [
+                    MetadataItem(kind: .jfif, location: "APP0 JFIF", byteCount: 14),
+                    MetadataItem(kind: .unknownSegment, location: "TEM", byteCount: 0),
+                ])
         var clean: [UInt8] = [0xFF, 0xD8, 0xFF, 0xFF] + JPEGBuilder.jfif + JPEGBuilder.frame
         clean += JPEGBuilder.scanHeader + JPEGBuilder.entropy + [0xFF, 0xD9]
         #expect(try MetadataInspector.inspect(Data(clean)).kinds == [.jfif])
@@ -170,8 +182,10 @@ struct SegmentCase: Sendable, CustomStringConvertible {
     // MARK: PNG
 
     @Test func listsNothingForABarePNGAndSkipsDrawingChunks() throws {
-        let drawing = [PNGBuilder.chunk("gAMA", Bytes.be32(45455)), PNGBuilder.chunk("pHYs", Bytes.be32(2835) + Bytes.be32(2835) + [1]),
-                       PNGBuilder.chunk("sRGB", [0]), PNGBuilder.chunk("bKGD", [0, 0, 0, 0, 0, 0])]
+        let drawing = [
+            PNGBuilder.chunk("gAMA", Bytes.be32(45455)), PNGBuilder.chunk("pHYs", Bytes.be32(2835) + Bytes.be32(2835) + [1]),
+            PNGBuilder.chunk("sRGB", [0]), PNGBuilder.chunk("bKGD", [0, 0, 0, 0, 0, 0]),
+        ]
         let report = try MetadataInspector.inspect(PNGBuilder.png(drawing))
         #expect(report == MetadataReport(container: .png, items: []))
         try MetadataInspector.verifyClean(PNGBuilder.png(drawing), allowList: MetadataAllowList(allowed: []))
@@ -190,11 +204,17 @@ struct SegmentCase: Sendable, CustomStringConvertible {
             PNGBuilder.chunk("prVt", [1, 2, 3]),
         ]
         let report = try MetadataInspector.inspect(PNGBuilder.png(chunks, trailer: [1, 2, 3, 4, 5]))
-        #expect(report.items.map(\.kind) == [.text, .iptc, .xmp, .text, .exif, .gps, .timestamp, .icc, .otherApplication,
-                                             .trailingData])
-        #expect(report.items.map(\.location) == ["PNG chunk tEXt", "PNG chunk zTXt", "PNG chunk iTXt", "PNG chunk iTXt",
-                                                 "PNG chunk eXIf", "PNG chunk eXIf GPS IFD", "PNG chunk tIME",
-                                                 "PNG chunk iCCP", "PNG chunk prVt", "after IEND"])
+        #expect(
+            report.items.map(\.kind) == [
+                .text, .iptc, .xmp, .text, .exif, .gps, .timestamp, .icc, .otherApplication,
+                .trailingData,
+            ])
+        #expect(
+            report.items.map(\.location) == [
+                "PNG chunk tEXt", "PNG chunk zTXt", "PNG chunk iTXt", "PNG chunk iTXt",
+                "PNG chunk eXIf", "PNG chunk eXIf GPS IFD", "PNG chunk tIME",
+                "PNG chunk iCCP", "PNG chunk prVt", "after IEND",
+            ])
         #expect(report.items.last?.byteCount == 5)
     }
 
@@ -222,7 +242,10 @@ struct SegmentCase: Sendable, CustomStringConvertible {
             try MetadataInspector.verifyClean(data)
             Issue.record("verifyClean accepted a file with a comment and a trailer")
         } catch let error as MetadataError {
-            guard case .notClean(let items) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .notClean(let items) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(items.map(\.kind) == [.comment, .trailingData])
             #expect(!error.userMessage.contains("secret"))
             #expect(error.userMessage.contains("comment"))
@@ -238,8 +261,6 @@ struct SegmentCase: Sendable, CustomStringConvertible {
         #expect(MetadataAllowList.cairnJPEG.allowed == [.jfif])
     }
 }
-
-import CairnCore
 
 @Suite struct MetadataErrorWordingTests {
     static let errors: [MetadataError] = [

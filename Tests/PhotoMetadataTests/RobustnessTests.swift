@@ -1,9 +1,8 @@
-import CairnTestSupport
 import CairnCore
+import CairnTestSupport
 import Foundation
 import PhotoMetadata
 import Testing
-
 
 /// Feeds cut-short and damaged files to every entry point: each call must return or throw `MetadataError`,
 /// never trap and never throw anything else.
@@ -12,7 +11,10 @@ import Testing
     @discardableResult
     static func exercise(_ bytes: Data) -> Bool {
         var accepted = false
-        do { _ = try MetadataInspector.inspect(bytes); accepted = true } catch { #expect(error is MetadataError) }
+        do {
+            _ = try MetadataInspector.inspect(bytes)
+            accepted = true
+        } catch { #expect(error is MetadataError) }
         do {
             if let block = try ExifReader.exifBlock(in: bytes) { _ = try? ExifReader.read(block) }
         } catch { #expect(error is MetadataError) }
@@ -21,24 +23,32 @@ import Testing
     }
 
     static func richJPEG() -> Data {
-        let exif = [Entry(tag: 0x9003, value: .ascii("2024:05:06 07:08:09")), Entry(tag: 0x9011, value: .ascii("+02:00")),
-                    Entry(tag: 0x927C, value: .undefined([UInt8](repeating: 3, count: 40)))]
+        let exif = [
+            Entry(tag: 0x9003, value: .ascii("2024:05:06 07:08:09")), Entry(tag: 0x9011, value: .ascii("+02:00")),
+            Entry(tag: 0x927C, value: .undefined([UInt8](repeating: 3, count: 40))),
+        ]
         let tiff = TIFFBuilder.camera(exif: exif, gps: true, thumbnail: true).build()
         let photoshop = Bytes.ascii("Photoshop 3.0\08BIM") + [4, 4, 0, 0] + Bytes.be32(4) + [1, 2, 3, 4]
-        return JPEGBuilder.jpeg([JPEGBuilder.exifSegment(tiff), JPEGBuilder.segment(0xED, photoshop),
-                                 JPEGBuilder.segment(0xFE, Bytes.ascii("comment"))], trailer: [1, 2, 3])
+        return JPEGBuilder.jpeg(
+            [
+                JPEGBuilder.exifSegment(tiff), JPEGBuilder.segment(0xED, photoshop),
+                JPEGBuilder.segment(0xFE, Bytes.ascii("comment")),
+            ], trailer: [1, 2, 3])
     }
 
     static func richPNG() -> Data {
         let tiff = TIFFBuilder.camera(exif: [], gps: true, thumbnail: true).build()
-        return PNGBuilder.png([PNGBuilder.chunk("tEXt", Bytes.ascii("Comment\0x")), PNGBuilder.chunk("eXIf", [UInt8](tiff)),
-                               PNGBuilder.chunk("tIME", [7, 232, 5, 6, 7, 8, 9])], trailer: [9, 9])
+        return PNGBuilder.png(
+            [
+                PNGBuilder.chunk("tEXt", Bytes.ascii("Comment\0x")), PNGBuilder.chunk("eXIf", [UInt8](tiff)),
+                PNGBuilder.chunk("tIME", [7, 232, 5, 6, 7, 8, 9]),
+            ], trailer: [9, 9])
     }
 
     /// Every strict prefix of a complete file (up to `limit`, then random lengths) must be refused, not trap.
     static func checkPrefixes(of file: Data, endOfImage: Int, random: inout SeededGenerator) {
-        var lengths = Array(0 ..< min(endOfImage, 700))
-        for _ in 0 ..< 150 { lengths.append(Int.random(in: 0 ..< endOfImage, using: &random)) }
+        var lengths = Array(0..<min(endOfImage, 700))
+        for _ in 0..<150 { lengths.append(Int.random(in: 0..<endOfImage, using: &random)) }
         for length in lengths {
             let accepted = exercise(file.prefix(length))
             #expect(!accepted, "a prefix of \(length) of \(file.count) bytes was accepted")
@@ -47,11 +57,11 @@ import Testing
 
     /// Flips random bytes (mostly in the first 4 KB, where the metadata is) and runs every parser.
     static func checkMutations(of file: Data, count: Int, random: inout SeededGenerator) {
-        for _ in 0 ..< count {
+        for _ in 0..<count {
             var bytes = [UInt8](file)
-            for _ in 0 ..< Int.random(in: 1 ... 8, using: &random) {
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
                 let window = Bool.random(using: &random) ? min(bytes.count, 4096) : bytes.count
-                bytes[Int.random(in: 0 ..< window, using: &random)] = UInt8.random(in: 0 ... 255, using: &random)
+                bytes[Int.random(in: 0..<window, using: &random)] = UInt8.random(in: 0...255, using: &random)
             }
             exercise(Data(bytes))
         }
@@ -59,15 +69,18 @@ import Testing
 
     @Test func neverTrapsOnCutShortOrDamagedBuiltFiles() {
         var random = SeededGenerator(seed: 20_240_506)
-        let jpeg = Self.richJPEG(), png = Self.richPNG()
+        let jpeg = Self.richJPEG()
+        let png = Self.richPNG()
         Self.checkPrefixes(of: jpeg, endOfImage: jpeg.count - 3, random: &random)
         Self.checkPrefixes(of: png, endOfImage: png.count - 2, random: &random)
         Self.checkMutations(of: jpeg, count: 1500, random: &random)
         Self.checkMutations(of: png, count: 1500, random: &random)
-        let tiff = TIFFBuilder.camera(exif: [Entry(tag: 0x9003, value: .ascii("2024:05:06 07:08:09"))], gps: true,
-                                      thumbnail: true).build()
+        let tiff = TIFFBuilder.camera(
+            exif: [Entry(tag: 0x9003, value: .ascii("2024:05:06 07:08:09"))], gps: true,
+            thumbnail: true
+        ).build()
         Self.checkMutations(of: tiff, count: 1500, random: &random)
-        for length in 0 ..< tiff.count { _ = try? ExifReader.read(tiff.prefix(length)) }
+        for length in 0..<tiff.count { _ = try? ExifReader.read(tiff.prefix(length)) }
     }
 
     @Test func neverTrapsOnCutShortOrDamagedRealPhotos() throws {
@@ -94,7 +107,9 @@ import Testing
     @Test func inspectsAFourMegabyteJPEG() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let noise = scratch.file("noise.v"), gray = scratch.file("gray.v"), rgb = scratch.file("rgb.v")
+        let noise = scratch.file("noise.v")
+        let gray = scratch.file("gray.v")
+        let rgb = scratch.file("rgb.v")
         let big = scratch.file("big.jpg")
         try Tools.run(tool: "vips", ["gaussnoise", noise.path, "2500", "1800", "--sigma", "50", "--mean", "128"])
         try Tools.run(tool: "vips", ["cast", noise.path, gray.path, "uchar"])
@@ -103,7 +118,7 @@ import Testing
         let data = try Data(contentsOf: big)
         var best = Double.infinity
         var report: MetadataReport?
-        for _ in 0 ..< 20 {
+        for _ in 0..<20 {
             let start = DispatchTime.now().uptimeNanoseconds
             report = try MetadataInspector.inspect(data)
             best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)

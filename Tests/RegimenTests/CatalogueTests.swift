@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Regimen
 
 private let catalogue: Catalogue = try! Catalogue.bundled()
@@ -138,14 +139,17 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
 @Test func rejectsMalformedCatalogueData() {
     #expect(throws: RegimenError.self) { try Catalogue(jsonData: Data("{}".utf8)) }
     #expect(throws: RegimenError.self) { try Catalogue(jsonData: Data("not json".utf8)) }
-    let badAmount = #"{"sources":[],"ingredients":[{"id":"x","name":"X","category":"vitamin","labelUnit":"mg","synonyms":[],"forms":[],"sourceIDs":[],"dailyValue":{"amount":"-1","unit":"mg"}}]}"#
+    let badAmount =
+        #"{"sources":[],"ingredients":[{"id":"x","name":"X","category":"vitamin","labelUnit":"mg","synonyms":[],"forms":[],"sourceIDs":[],"dailyValue":{"amount":"-1","unit":"mg"}}]}"#
     #expect(throws: RegimenError.self) { try Catalogue(jsonData: Data(badAmount.utf8)) }
-    let badConversion = #"{"sources":[],"ingredients":[{"id":"x","name":"X","category":"vitamin","labelUnit":"mg","synonyms":[],"forms":[],"sourceIDs":[],"conversion":"vitaminZ"}]}"#
+    let badConversion =
+        #"{"sources":[],"ingredients":[{"id":"x","name":"X","category":"vitamin","labelUnit":"mg","synonyms":[],"forms":[],"sourceIDs":[],"conversion":"vitaminZ"}]}"#
     #expect(throws: RegimenError.self) { try Catalogue(jsonData: Data(badConversion.utf8)) }
 }
 
 @Test func reportsCollisionsInCatalogueData() throws {
-    let json = #"{"sources":[],"ingredients":[{"id":"a","name":"A one","category":"other","labelUnit":"mg","synonyms":["Shared"],"forms":[],"sourceIDs":[]},{"id":"b","name":"B two","category":"other","labelUnit":"mg","synonyms":["shared!"],"forms":[],"sourceIDs":[]}]}"#
+    let json =
+        #"{"sources":[],"ingredients":[{"id":"a","name":"A one","category":"other","labelUnit":"mg","synonyms":["Shared"],"forms":[],"sourceIDs":[]},{"id":"b","name":"B two","category":"other","labelUnit":"mg","synonyms":["shared!"],"forms":[],"sourceIDs":[]}]}"#
     let c = try Catalogue(jsonData: Data(json.utf8))
     #expect(c.collisions == ["shared": ["a", "b"]])
     #expect(c.lookup("Shared") == nil)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Regimen
 
 /// Real Supplement Facts from the NIH DSLD (see ../shared/data/README.md), used as ground truth.
@@ -15,7 +16,8 @@ private let nutritionRows = ["calories", "carbohydrate", "sugar", "fat", "protei
 
 @Test func readsEveryAmountOnRealLabelsAndBuildsPlausibleProducts() throws {
     let catalogue = try Catalogue.bundled()
-    var rows = 0, products = 0
+    var rows = 0
+    var products = 0
     for label in try dsldLabels() {
         let serving = try #require((label["servingSizes"] as? [[String: Any]])?.first)
         let servingUnitText = try #require(serving["unit"] as? String)
@@ -34,8 +36,9 @@ private let nutritionRows = ["calories", "carbohydrate", "sugar", "fat", "protei
             let match = catalogue.match(name)
             ingredients.append(try ProductIngredient(catalogueID: match?.ingredient.id, nameOnLabel: name, amount: amount, form: form))
         }
-        let product = try Product(name: try #require(label["product"] as? String), brand: label["brand"] as? String ?? "",
-                                  form: .lozenge, servingSize: servingSize, ingredients: ingredients)
+        let product = try Product(
+            name: try #require(label["product"] as? String), brand: label["brand"] as? String ?? "",
+            form: .lozenge, servingSize: servingSize, ingredients: ingredients)
         try catalogue.checkPlausibility(of: product)
         products += 1
     }
@@ -45,7 +48,8 @@ private let nutritionRows = ["calories", "carbohydrate", "sugar", "fat", "protei
 
 @Test func matchesMostRealIngredientNamesToTheCatalogue() throws {
     let catalogue = try Catalogue.bundled()
-    var total = 0, matched = 0
+    var total = 0
+    var matched = 0
     var unmatched: [String] = []
     for label in try dsldLabels() {
         for item in label["activeIngredients"] as? [[String: Any]] ?? [] {

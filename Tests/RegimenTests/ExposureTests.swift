@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Regimen
 
 private let utc = TimeZone(identifier: "UTC")!
@@ -21,9 +22,12 @@ private func dose(_ key: String, _ value: Decimal, _ unit: DoseUnit, _ context: 
 
 @Test func countsTakenRecordsOnly() throws {
     let records = [
-        IntakeRecord(productID: productA, status: .taken, doses: [try dose("zinc", 10, .mg)], instant: instant("2026-01-05T08:00:00Z"), timeZone: utc),
-        IntakeRecord(productID: productA, status: .skipped, doses: [try dose("zinc", 10, .mg)], instant: instant("2026-01-05T09:00:00Z"), timeZone: utc),
-        IntakeRecord(productID: productA, status: .missed, doses: [try dose("zinc", 10, .mg)], instant: instant("2026-01-05T20:00:00Z"), timeZone: utc),
+        IntakeRecord(
+            productID: productA, status: .taken, doses: [try dose("zinc", 10, .mg)], instant: instant("2026-01-05T08:00:00Z"), timeZone: utc),
+        IntakeRecord(
+            productID: productA, status: .skipped, doses: [try dose("zinc", 10, .mg)], instant: instant("2026-01-05T09:00:00Z"), timeZone: utc),
+        IntakeRecord(
+            productID: productA, status: .missed, doses: [try dose("zinc", 10, .mg)], instant: instant("2026-01-05T20:00:00Z"), timeZone: utc),
     ]
     let report = try ExposureCalculator().exposure(of: records, in: day(2026, 1, 1)...day(2026, 1, 31))
     #expect(report.products.map(\.intakeCount) == [1])
@@ -32,8 +36,11 @@ private func dose(_ key: String, _ value: Decimal, _ unit: DoseUnit, _ context: 
 
 @Test func sumsCompatibleSameDayAmountsAcrossProducts() throws {
     let records = [
-        IntakeRecord(productID: productA, doses: [try dose("vitamin-d", 1000, .iu, .vitaminD)], instant: instant("2026-01-05T08:00:00Z"), timeZone: utc),
-        IntakeRecord(productID: productB, doses: [try dose("vitamin-d", 25, .mcg, .vitaminD), try dose("magnesium", 200, .mg)], instant: instant("2026-01-05T21:00:00Z"), timeZone: utc),
+        IntakeRecord(
+            productID: productA, doses: [try dose("vitamin-d", 1000, .iu, .vitaminD)], instant: instant("2026-01-05T08:00:00Z"), timeZone: utc),
+        IntakeRecord(
+            productID: productB, doses: [try dose("vitamin-d", 25, .mcg, .vitaminD), try dose("magnesium", 200, .mg)],
+            instant: instant("2026-01-05T21:00:00Z"), timeZone: utc),
         IntakeRecord(productID: productB, doses: [try dose("magnesium", 100000, .mcg)], instant: instant("2026-01-05T22:00:00Z"), timeZone: utc),
     ]
     let report = try ExposureCalculator().exposure(of: records, in: day(2026, 1, 5)...day(2026, 1, 5))
@@ -44,9 +51,15 @@ private func dose(_ key: String, _ value: Decimal, _ unit: DoseUnit, _ context: 
 
 @Test func keepsIncompatibleIngredientUnitsInSeparateRows() throws {
     let records = [
-        IntakeRecord(productID: productA, doses: [try dose("vitamin-a", 5000, .iu, .vitaminA(form: nil))], instant: instant("2026-01-05T08:00:00Z"), timeZone: utc),
-        IntakeRecord(productID: productB, doses: [try dose("vitamin-a", 900, .mcgRAE, .vitaminA(form: nil))], instant: instant("2026-01-05T09:00:00Z"), timeZone: utc),
-        IntakeRecord(productID: productB, doses: [try dose("vitamin-a", 1000, .iu, .vitaminA(form: .retinol))], instant: instant("2026-01-05T10:00:00Z"), timeZone: utc),
+        IntakeRecord(
+            productID: productA, doses: [try dose("vitamin-a", 5000, .iu, .vitaminA(form: nil))], instant: instant("2026-01-05T08:00:00Z"),
+            timeZone: utc),
+        IntakeRecord(
+            productID: productB, doses: [try dose("vitamin-a", 900, .mcgRAE, .vitaminA(form: nil))], instant: instant("2026-01-05T09:00:00Z"),
+            timeZone: utc),
+        IntakeRecord(
+            productID: productB, doses: [try dose("vitamin-a", 1000, .iu, .vitaminA(form: .retinol))], instant: instant("2026-01-05T10:00:00Z"),
+            timeZone: utc),
     ]
     let report = try ExposureCalculator().exposure(of: records, in: day(2026, 1, 1)...day(2026, 1, 31))
     #expect(report.ingredients.map(\.amount) == [try Amount(5000, .iu), try Amount(1200, .mcgRAE)])
@@ -76,8 +89,10 @@ private func dose(_ key: String, _ value: Decimal, _ unit: DoseUnit, _ context: 
     let tie = [record("2026-01-05T08:00:00Z"), record("2026-01-06T20:00:00Z")]
     report = try ExposureCalculator().exposure(of: tie, in: day(2026, 1, 1)...day(2026, 1, 31))
     #expect(report.dominantBuckets[productA] == nil)
-    let plurality = [record("2026-01-05T08:00:00Z"), record("2026-01-06T08:30:00Z"), record("2026-01-07T13:00:00Z"),
-                     record("2026-01-08T20:00:00Z"), record("2026-01-09T23:00:00Z")]
+    let plurality = [
+        record("2026-01-05T08:00:00Z"), record("2026-01-06T08:30:00Z"), record("2026-01-07T13:00:00Z"),
+        record("2026-01-08T20:00:00Z"), record("2026-01-09T23:00:00Z"),
+    ]
     report = try ExposureCalculator().exposure(of: plurality, in: day(2026, 1, 1)...day(2026, 1, 31))
     #expect(report.dominantBuckets[productA] == nil)
     #expect(report.products.allSatisfy { $0.dominantBucket != nil })
@@ -98,16 +113,19 @@ private func dose(_ key: String, _ value: Decimal, _ unit: DoseUnit, _ context: 
 
 @Test func buildsRecordsFromAProductScaledByServings() throws {
     let catalogue = try Catalogue.bundled()
-    let product = try Product(id: productA, name: "Multi", form: .tablet, servingSize: Amount(1, .count), ingredients: [
-        ProductIngredient(catalogueID: "folate", nameOnLabel: "Folate", amount: Amount(400, .mcg), form: "Folic acid"),
-        ProductIngredient(catalogueID: nil, nameOnLabel: "House Blend", amount: Amount(50, .mg)),
-        ProductIngredient(catalogueID: nil, nameOnLabel: "Flavour", amount: nil),
-    ])
+    let product = try Product(
+        id: productA, name: "Multi", form: .tablet, servingSize: Amount(1, .count),
+        ingredients: [
+            ProductIngredient(catalogueID: "folate", nameOnLabel: "Folate", amount: Amount(400, .mcg), form: "Folic acid"),
+            ProductIngredient(catalogueID: nil, nameOnLabel: "House Blend", amount: Amount(50, .mg)),
+            ProductIngredient(catalogueID: nil, nameOnLabel: "Flavour", amount: nil),
+        ])
     let record = try IntakeRecord(taking: 2, of: product, catalogue: catalogue, instant: instant("2026-01-05T08:00:00Z"), timeZone: utc)
-    #expect(record.doses == [
-        IngredientDose(ingredientKey: "folate", amount: try Amount(800, .mcg), context: .folicAcid),
-        IngredientDose(ingredientKey: "label:house blend", amount: try Amount(100, .mg)),
-    ])
+    #expect(
+        record.doses == [
+            IngredientDose(ingredientKey: "folate", amount: try Amount(800, .mcg), context: .folicAcid),
+            IngredientDose(ingredientKey: "label:house blend", amount: try Amount(100, .mg)),
+        ])
     let report = try ExposureCalculator().exposure(of: [record], in: day(2026, 1, 5)...day(2026, 1, 5))
     #expect(report.ingredients.first { $0.ingredientKey == "folate" }?.amount == (try Amount(1360, .mcgDFE)))
     #expect(report.products.map(\.servings) == [2])

@@ -2,6 +2,7 @@ import CairnCore
 
 /// Lets tests write typed ids as string literals.
 extension Identifier: ExpressibleByStringLiteral, ExpressibleByUnicodeScalarLiteral,
-    ExpressibleByExtendedGraphemeClusterLiteral {
+    ExpressibleByExtendedGraphemeClusterLiteral
+{
     public init(stringLiteral value: String) { self.init(value) }
 }

@@ -1,13 +1,15 @@
 import Foundation
 import Testing
+
 @testable import Regimen
 
 @Suite struct LabelGateTests {
     static let gate = LabelGate(catalogue: try! Catalogue.bundled())
 
     static func product(_ lines: [String]) throws -> Product {
-        try Product(name: "Test", form: .capsule, servingSize: Amount(1, .count),
-                    ingredients: lines.map { try TypedIngredient.parse($0, catalogue: try Catalogue.bundled()) })
+        try Product(
+            name: "Test", form: .capsule, servingSize: Amount(1, .count),
+            ingredients: lines.map { try TypedIngredient.parse($0, catalogue: try Catalogue.bundled()) })
     }
 
     @Test func aTypedAmountAboveTheUpperLimitIsFlaggedAsAScannedOneIs() throws {

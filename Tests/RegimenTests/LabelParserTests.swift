@@ -1,22 +1,23 @@
 import Foundation
 import Testing
+
 @testable import Regimen
 
 private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(identifier: "en_US_POSIX"))! }
 
 @Suite struct LabelParserTests {
     static let panel = """
-    Supplement Facts
-    Serving Size 2 Lozenges
-    Servings Per Container 24
-    Amount Per Serving % Daily Value
-    Vitamin A (as 100% Beta-Carotene) 2,000 IU 40%
-    Vitamin C (as ascorbic acid) 200 mg 333%
-    Zinc (as Zinc Oxide) 20 mg 133%
-    Echinacea purpurea Herb Powder 20 mg †
-    † Daily Value not established.
-    Other ingredients: Sorbitol, Sucrose, Natural Flavors (lemon, orange), Citric Acid.
-    """
+        Supplement Facts
+        Serving Size 2 Lozenges
+        Servings Per Container 24
+        Amount Per Serving % Daily Value
+        Vitamin A (as 100% Beta-Carotene) 2,000 IU 40%
+        Vitamin C (as ascorbic acid) 200 mg 333%
+        Zinc (as Zinc Oxide) 20 mg 133%
+        Echinacea purpurea Herb Powder 20 mg †
+        † Daily Value not established.
+        Other ingredients: Sorbitol, Sucrose, Natural Flavors (lemon, orange), Citric Acid.
+        """
 
     @Test func readsServingSizeServingsAndRows() throws {
         let label = LabelParser.parse(text: Self.panel)
@@ -36,15 +37,16 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func readsOCRMisreadsOfUnitsAndMarkers() throws {
-        let label = LabelParser.parse(text: """
-        Supplement Facts
-        Vitamin D3 1000 1U 250%
-        Melatonin 5mg t
-        Vitamin B12 120mcg*
-        Biotin 300 µg **
-        Selenium 55 ug 100%
-        Iron 1,5 mg 8%
-        """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Vitamin D3 1000 1U 250%
+                Melatonin 5mg t
+                Vitamin B12 120mcg*
+                Biotin 300 µg **
+                Selenium 55 ug 100%
+                Iron 1,5 mg 8%
+                """)
         #expect(label.rows.count == 6)
         #expect(label.rows[0].amount == (try Amount(1000, .iu)))
         #expect(label.rows[1].amount == (try Amount(5, .mg)))
@@ -86,14 +88,15 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func readsBlendsWithAndWithoutMemberAmounts() throws {
-        let label = LabelParser.parse(text: """
-        Supplement Facts
-        Proprietary Blend 500 mg †
-          Ginger 200 mg †
-          Melatonin †
-          Slippery Elm
-        Zinc 10 mg 91%
-        """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Proprietary Blend 500 mg †
+                  Ginger 200 mg †
+                  Melatonin †
+                  Slippery Elm
+                Zinc 10 mg 91%
+                """)
         #expect(label.rows.count == 5)
         #expect(label.rows[0].isBlend)
         #expect(label.rows[0].amount == (try Amount(500, .mg)))
@@ -178,17 +181,18 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
 
 @Suite struct LabelPanelStructureTests {
     @Test func theFootnoteEndsThePanelAndNothingBelowItBecomesARow() {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Serving Size 1 Capsule
-            Zinc (as zinc gluconate) 15 mg 136%
-            Melatonin 3 mg †
-            † Daily Value not established.
-            Suggested use: Take 2 capsules daily with a meal.
-            KEEP OUT OF REACH OF CHILDREN
-            Distributed by Example Inc., 100 Main Street, Springfield, IL 62701
-            Other ingredients: Rice flour, gelatin.
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Serving Size 1 Capsule
+                Zinc (as zinc gluconate) 15 mg 136%
+                Melatonin 3 mg †
+                † Daily Value not established.
+                Suggested use: Take 2 capsules daily with a meal.
+                KEEP OUT OF REACH OF CHILDREN
+                Distributed by Example Inc., 100 Main Street, Springfield, IL 62701
+                Other ingredients: Rice flour, gelatin.
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Zinc", "Melatonin"])
         #expect(label.panelEndFound)
         #expect(label.notIngredients.count == 3)
@@ -196,22 +200,24 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func statementsInsideThePanelAreLeftOutNotRows() {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Zinc 15 mg 136%
-            Keep out of reach of children. Consult your physician if pregnant.
-            Questions? Call 1-800-555-0100 or visit www.example.com
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Zinc 15 mg 136%
+                Keep out of reach of children. Consult your physician if pregnant.
+                Questions? Call 1-800-555-0100 or visit www.example.com
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Zinc"])
         #expect(label.notIngredients.count == 2)
     }
 
     @Test func aRowSplitAfterAnOpenParenthesisIsJoined() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Vitamin D3 (as
-            cholecalciferol) 25 mcg 125%
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Vitamin D3 (as
+                cholecalciferol) 25 mcg 125%
+                """)
         #expect(label.rows.count == 1)
         #expect(label.rows[0].nameOnLabel == "Vitamin D3")
         #expect(label.rows[0].form == "cholecalciferol")
@@ -225,14 +231,15 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func aStandardisationIsAFormNotADailyValue() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Sunflower Lecithin 100 mg †
-              Phosphatidylserine 20%
-            Bacopa monnieri extract 300 mg †
-            standardized to 20% bacosides
-            Turmeric root extract (standardized to 95% curcuminoids) 500 mg †
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Sunflower Lecithin 100 mg †
+                  Phosphatidylserine 20%
+                Bacopa monnieri extract 300 mg †
+                standardized to 20% bacosides
+                Turmeric root extract (standardized to 95% curcuminoids) 500 mg †
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Sunflower Lecithin", "Bacopa monnieri extract", "Turmeric root extract"])
         #expect(label.rows.allSatisfy { $0.dailyValuePercent == nil })
         #expect(label.rows[0].form == "standardized to 20% Phosphatidylserine")
@@ -248,18 +255,22 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func blendMembersListedInRunningTextAreRowsOfTheBlendInOrder() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Vitamin C 60 mg 67%
-            Calm Blend 500 mg †
-            Ashwagandha root, Rhodiola rosea, L-Theanine,
-            Lemon Balm leaf, Passionflower, Chamomile,
-            Valerian root, Hops
-            † Daily Value not established.
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Vitamin C 60 mg 67%
+                Calm Blend 500 mg †
+                Ashwagandha root, Rhodiola rosea, L-Theanine,
+                Lemon Balm leaf, Passionflower, Chamomile,
+                Valerian root, Hops
+                † Daily Value not established.
+                """)
         let members = label.rows.filter { $0.blendName == "Calm Blend" }
-        #expect(members.map(\.nameOnLabel) == ["Ashwagandha root", "Rhodiola rosea", "L-Theanine", "Lemon Balm leaf",
-                                                "Passionflower", "Chamomile", "Valerian root", "Hops"])
+        #expect(
+            members.map(\.nameOnLabel) == [
+                "Ashwagandha root", "Rhodiola rosea", "L-Theanine", "Lemon Balm leaf",
+                "Passionflower", "Chamomile", "Valerian root", "Hops",
+            ])
         #expect(label.rows.first { $0.nameOnLabel == "Calm Blend" }?.isBlend == true)
         #expect(label.rows.first { $0.nameOnLabel == "Calm Blend" }?.amount == (try Amount(500, .mg)))
     }
@@ -271,8 +282,10 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func internationalUnitAmountsAreRead() throws {
-        for (line, value) in [("Vitamin D3 800 IU 200%", 800), ("Vitamin E 30IU 100%", 30), ("Vitamin A 5,000 I.U. 100%", 5000),
-                              ("Vitamin D 1000 1U 250%", 1000)] {
+        for (line, value) in [
+            ("Vitamin D3 800 IU 200%", 800), ("Vitamin E 30IU 100%", 30), ("Vitamin A 5,000 I.U. 100%", 5000),
+            ("Vitamin D 1000 1U 250%", 1000),
+        ] {
             let row = try #require(LabelParser.parseRow(line), "\(line)")
             #expect(row.amount == (try Amount(Decimal(value), .iu)), "\(line)")
         }
@@ -296,36 +309,39 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func aStatementAmongTheRowsIsALineOfThePanelNotRead() {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Maca 187.5 mg *
-            Tongkat. Ali root : powder 112. St mg es 4
-            TestoSurge 107.5 mg *
-            * Daily Value not established.
-            Keep out of reach of children. Consult your physician if pregnant.
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Maca 187.5 mg *
+                Tongkat. Ali root : powder 112. St mg es 4
+                TestoSurge 107.5 mg *
+                * Daily Value not established.
+                Keep out of reach of children. Consult your physician if pregnant.
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Maca", "TestoSurge"])
         #expect(label.unusedLines == ["Tongkat. Ali root : powder 112. St mg es 4"])
         #expect(label.notIngredients == ["Keep out of reach of children. Consult your physician if pregnant."])
     }
 
     @Test func aRowEndingWithItsDailyValueDoesNotSwallowTheNextRow() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Vitamin B12 (as Meckyicopaluntta 3,000 oncst Oe ~ 50000%
-            Biotin 300 mcg 100%
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Vitamin B12 (as Meckyicopaluntta 3,000 oncst Oe ~ 50000%
+                Biotin 300 mcg 100%
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Vitamin B12", "Biotin"])
         #expect(label.rows[1].amount == (try Amount(300, .mcg)))
     }
 
     @Test func blendMembersInParenthesesAfterTheBlendsNameAreRowsOfTheBlendInOrder() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Energy Blend (Green Tea leaf extract, Guarana seed, Yerba Mate leaf) 300 mg †
-            Zinc 15 mg 136%
-            † Daily Value not established.
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Energy Blend (Green Tea leaf extract, Guarana seed, Yerba Mate leaf) 300 mg †
+                Zinc 15 mg 136%
+                † Daily Value not established.
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Energy Blend", "Green Tea leaf extract", "Guarana seed", "Yerba Mate leaf", "Zinc"])
         #expect(label.rows[0].isBlend)
         #expect(label.rows[0].amount == (try Amount(300, .mg)))
@@ -334,29 +350,34 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func blendsNamedComplexOrMatrixListTheirMembersLikeBlends() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Focus Matrix 250 mg †
-            Bacopa leaf, Ginkgo biloba leaf,
-            L-Tyrosine
-            Energy Complex 100 mg: Caffeine, Theobromine
-            † Daily Value not established.
-            """)
-        #expect(label.rows.map(\.nameOnLabel) == ["Focus Matrix", "Bacopa leaf", "Ginkgo biloba leaf", "L-Tyrosine",
-                                                  "Energy Complex", "Caffeine", "Theobromine"])
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Focus Matrix 250 mg †
+                Bacopa leaf, Ginkgo biloba leaf,
+                L-Tyrosine
+                Energy Complex 100 mg: Caffeine, Theobromine
+                † Daily Value not established.
+                """)
+        #expect(
+            label.rows.map(\.nameOnLabel) == [
+                "Focus Matrix", "Bacopa leaf", "Ginkgo biloba leaf", "L-Tyrosine",
+                "Energy Complex", "Caffeine", "Theobromine",
+            ])
         #expect(label.rows[1...3].allSatisfy { $0.blendName == "Focus Matrix" })
         #expect(label.rows[5...6].allSatisfy { $0.blendName == "Energy Complex" })
         #expect(label.rows[0].isBlend && label.rows[4].isBlend)
     }
 
     @Test func aPercentageInParenthesesUnderARowIsItsStandardisation() throws {
-        let label = LabelParser.parse(text: """
-            Supplement Facts
-            Green Tea leaf extract 250 mg †
-            (50% EGCG)
-            Turmeric root extract 500 mg †
-            providing 95% curcuminoids
-            """)
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Green Tea leaf extract 250 mg †
+                (50% EGCG)
+                Turmeric root extract 500 mg †
+                providing 95% curcuminoids
+                """)
         #expect(label.rows.map(\.nameOnLabel) == ["Green Tea leaf extract", "Turmeric root extract"])
         #expect(label.rows.allSatisfy { $0.dailyValuePercent == nil })
         #expect(label.rows[0].form == "50% EGCG")
@@ -364,23 +385,28 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
     }
 
     @Test func internationalUnitsAsOCRMisreadsThemAreRead() throws {
-        for (line, value) in [("Vitamin D3 800 lU 200%", 800), ("Vitamin E 400 IU. 1333%", 400), ("Vitamin D3 2,000 IU (50 mcg) 250%", 2000),
-                              ("Vitamin A 10,000 I.U 200%", 10000)] {
+        for (line, value) in [
+            ("Vitamin D3 800 lU 200%", 800), ("Vitamin E 400 IU. 1333%", 400), ("Vitamin D3 2,000 IU (50 mcg) 250%", 2000),
+            ("Vitamin A 10,000 I.U 200%", 10000),
+        ] {
             let row = try #require(LabelParser.parseRow(line), "\(line)")
             #expect(row.amount == (try Amount(Decimal(value), .iu)), "\(line)")
         }
     }
 
     @Test func theFootnoteEndsThePanelInItsUsualWordings() {
-        for footnote in ["†Daily Value not established.", "** Daily Value (DV) not established", "‡ Daily Value not established",
-                         "*Percent Daily Values are based on a 2,000 calorie diet.", "† DV not established."] {
-            let label = LabelParser.parse(text: """
-                Supplement Facts
-                Zinc 15 mg 136%
-                Melatonin 3 mg †
-                \(footnote)
-                Vegan. Gluten free. Non-GMO.
-                """)
+        for footnote in [
+            "†Daily Value not established.", "** Daily Value (DV) not established", "‡ Daily Value not established",
+            "*Percent Daily Values are based on a 2,000 calorie diet.", "† DV not established.",
+        ] {
+            let label = LabelParser.parse(
+                text: """
+                    Supplement Facts
+                    Zinc 15 mg 136%
+                    Melatonin 3 mg †
+                    \(footnote)
+                    Vegan. Gluten free. Non-GMO.
+                    """)
             #expect(label.rows.map(\.nameOnLabel) == ["Zinc", "Melatonin"], "\(footnote)")
             #expect(label.panelEndFound, "\(footnote)")
         }

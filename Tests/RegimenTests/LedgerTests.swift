@@ -1,16 +1,22 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Regimen
 
-private func entry(name: String, supersedes: IntakeRecordID? = nil, supersededBy: IntakeRecordID? = nil,
-                   status: IntakeStatus = .taken) -> LedgerEntry {
-    LedgerEntry(id: "i1", kind: .scheduled, status: status, productID: "p", productRevisionID: "pr", productName: name,
-                scheduleRevisionID: "r", occurrence: DoseOccurrence(revisionID: "r", day: LocalDay(year: 2026, month: 3, day: 1)!,
-                                                                    slot: TimeSlot(hour: 8, minute: 0)!),
-                servings: Decimal(string: "1.5")!, takenAt: Date(timeIntervalSince1970: 1_772_348_400),
-                timeZone: TimeZone(identifier: "Europe/Berlin")!, localDay: LocalDay(year: 2026, month: 3, day: 1)!,
-                recordedAt: Date(timeIntervalSince1970: 1_772_348_401), supersedes: supersedes, supersededBy: supersededBy)
+private func entry(
+    name: String, supersedes: IntakeRecordID? = nil, supersededBy: IntakeRecordID? = nil,
+    status: IntakeStatus = .taken
+) -> LedgerEntry {
+    LedgerEntry(
+        id: "i1", kind: .scheduled, status: status, productID: "p", productRevisionID: "pr", productName: name,
+        scheduleRevisionID: "r",
+        occurrence: DoseOccurrence(
+            revisionID: "r", day: LocalDay(year: 2026, month: 3, day: 1)!,
+            slot: TimeSlot(hour: 8, minute: 0)!),
+        servings: Decimal(string: "1.5")!, takenAt: Date(timeIntervalSince1970: 1_772_348_400),
+        timeZone: TimeZone(identifier: "Europe/Berlin")!, localDay: LocalDay(year: 2026, month: 3, day: 1)!,
+        recordedAt: Date(timeIntervalSince1970: 1_772_348_401), supersedes: supersedes, supersededBy: supersededBy)
 }
 
 @Test func csvRowsQuoteCommasQuotesAndLineBreaksAndDefuseFormulas() {

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Regimen
 
 private let catalogue: Catalogue = try! Catalogue.bundled()
@@ -33,9 +34,12 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
     #expect(refusal.messages(for: .name) == [RegimenError.emptyProductName.userMessage])
     #expect(refusal.messages(for: .form) == [RegimenError.noProductForm.userMessage])
     #expect(refusal.messages(for: .serving) == [RegimenError.unreadableServing.userMessage])
-    #expect(refusal.messages(for: .ingredients) == ["Row 1: " + RegimenError.unknownUnit.userMessage,
-                                                    "Row 2: " + RegimenError.negativeAmount.userMessage],
-            "rows are numbered without the empty line")
+    #expect(
+        refusal.messages(for: .ingredients) == [
+            "Row 1: " + RegimenError.unknownUnit.userMessage,
+            "Row 2: " + RegimenError.negativeAmount.userMessage,
+        ],
+        "rows are numbered without the empty line")
     #expect(refusal.messages(for: .brand).isEmpty)
 }
 
@@ -53,11 +57,14 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
 }
 
 @Test func aRevisionKeepsWhatTypingARowLeftOutOfTheRowOfTheSameName() throws {
-    let current = try Product(name: "Night", form: .capsule, servingSize: Amount(1, .count), ingredients: [
-        ProductIngredient(catalogueID: "magnesium", nameOnLabel: "Magnesium", amount: Amount(200, .mg), dailyValuePercent: 48,
-                          form: "magnesium glycinate"),
-        ProductIngredient(catalogueID: "ashwagandha", nameOnLabel: "Mystery root", amount: Amount(300, .mg)),
-    ])
+    let current = try Product(
+        name: "Night", form: .capsule, servingSize: Amount(1, .count),
+        ingredients: [
+            ProductIngredient(
+                catalogueID: "magnesium", nameOnLabel: "Magnesium", amount: Amount(200, .mg), dailyValuePercent: 48,
+                form: "magnesium glycinate"),
+            ProductIngredient(catalogueID: "ashwagandha", nameOnLabel: "Mystery root", amount: Amount(300, .mg)),
+        ])
     let sameAmount = try ProductInput(ingredients: ["Magnesium = 200 mg", "Mystery root = 300 mg"]).product(revising: current, catalogue: catalogue)
     #expect(sameAmount == current, "the same rows typed without form and %DV are the same product")
     #expect(sameAmount.id == current.id)
@@ -65,7 +72,8 @@ private let catalogue: Catalogue = try! Catalogue.bundled()
     #expect(newAmount.ingredients[0].dailyValuePercent == nil, "a %DV belongs to its amount")
     #expect(newAmount.ingredients[0].form == "magnesium glycinate")
     #expect(newAmount.ingredients[0].catalogueID == "magnesium")
-    let written = try ProductInput(ingredients: ["Magnesium (as magnesium citrate) = 200 mg, 50% DV"]).product(revising: current, catalogue: catalogue)
+    let written = try ProductInput(ingredients: ["Magnesium (as magnesium citrate) = 200 mg, 50% DV"]).product(
+        revising: current, catalogue: catalogue)
     #expect(written.ingredients[0].form == "magnesium citrate" && written.ingredients[0].dailyValuePercent == 50, "what is written wins")
     let renamed = try ProductInput(name: "Night 2").product(revising: current, catalogue: catalogue)
     #expect(renamed.name == "Night 2" && renamed.ingredients == current.ingredients && renamed.form == current.form)

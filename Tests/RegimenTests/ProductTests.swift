@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Regimen
 
 private let catalogue: Catalogue = try! Catalogue.bundled()
@@ -10,11 +11,13 @@ private func row(_ id: String?, _ name: String, _ amount: Amount?, form: String?
 }
 
 @Test func buildsAProductWithKnownAndUnknownIngredients() throws {
-    let p = try Product(name: "Evening Magnesium", brand: "Acme", form: .capsule, servingSize: Amount(2, .count), ingredients: [
-        row("magnesium", "Magnesium", Amount(200, .mg), form: "magnesium bisglycinate"),
-        row(nil, "Proprietary calm blend", Amount(150, .mg)),
-        row(nil, "Lemon balm leaf", nil),
-    ])
+    let p = try Product(
+        name: "Evening Magnesium", brand: "Acme", form: .capsule, servingSize: Amount(2, .count),
+        ingredients: [
+            row("magnesium", "Magnesium", Amount(200, .mg), form: "magnesium bisglycinate"),
+            row(nil, "Proprietary calm blend", Amount(150, .mg)),
+            row(nil, "Lemon balm leaf", nil),
+        ])
     #expect(p.ingredients.count == 3)
     try catalogue.checkPlausibility(of: p)
 }
@@ -52,15 +55,19 @@ private func row(_ id: String?, _ name: String, _ amount: Amount?, form: String?
 }
 
 @Test func refusesAmountsFarBeyondAnyProductForTheIngredient() throws {
-    let absurdD = try Product(name: "X", form: .softgel, servingSize: Amount(1, .count), ingredients: [
-        row("vitamin-d", "Vitamin D3", Amount(500, .mg)),
-    ])
+    let absurdD = try Product(
+        name: "X", form: .softgel, servingSize: Amount(1, .count),
+        ingredients: [
+            row("vitamin-d", "Vitamin D3", Amount(500, .mg))
+        ])
     #expect(throws: RegimenError.implausibleForIngredient(ingredient: "Vitamin D", limit: "10,000 times the Daily Value")) {
         try catalogue.checkPlausibility(of: absurdD)
     }
-    let highButReal = try Product(name: "B12", form: .lozenge, servingSize: Amount(1, .count), ingredients: [
-        row("vitamin-b12", "Vitamin B12", Amount(5000, .mcg)), row("vitamin-d", "Vitamin D", Amount(50000, .iu)),
-    ])
+    let highButReal = try Product(
+        name: "B12", form: .lozenge, servingSize: Amount(1, .count),
+        ingredients: [
+            row("vitamin-b12", "Vitamin B12", Amount(5000, .mcg)), row("vitamin-d", "Vitamin D", Amount(50000, .iu)),
+        ])
     try catalogue.checkPlausibility(of: highButReal)
     let boron = try Product(name: "X", form: .powder, servingSize: Amount(10, .g), ingredients: [row("boron", "Boron", Amount(25, .g))])
     #expect(throws: RegimenError.implausibleForIngredient(ingredient: "Boron", limit: "1,000 times the upper limit")) {
@@ -71,9 +78,13 @@ private func row(_ id: String?, _ name: String, _ amount: Amount?, form: String?
 }
 
 @Test func roundTripsThroughJSONAndValidatesOnDecoding() throws {
-    let p = try Product(name: "C", brand: "B", form: .tablet, servingSize: Amount(1, .count), ingredients: [
-        ProductIngredient(catalogueID: "vitamin-c", nameOnLabel: "Vitamin C", amount: Amount(500, .mg), dailyValuePercent: Decimal(string: "555.5"), form: "ascorbic acid"),
-    ])
+    let p = try Product(
+        name: "C", brand: "B", form: .tablet, servingSize: Amount(1, .count),
+        ingredients: [
+            ProductIngredient(
+                catalogueID: "vitamin-c", nameOnLabel: "Vitamin C", amount: Amount(500, .mg), dailyValuePercent: Decimal(string: "555.5"),
+                form: "ascorbic acid")
+        ])
     let data = try JSONEncoder().encode(p)
     #expect(try JSONDecoder().decode(Product.self, from: data) == p)
     let bad = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\"name\":\"C\"", with: "\"name\":\"\"")

@@ -7,8 +7,10 @@ private func instant(_ text: String) -> Date { ISO8601DateFormatter().date(from:
 
 /// Runs the planner once a minute from `from` to `to` like the loop does, recording what it sends, and
 /// returns every notice.
-private func simulate(_ doses: [OpenDose], from: String, to: String, zone: TimeZone, preferences: ReminderPreferences = .standard,
-                      off: Set<ScheduleID> = [], step: TimeInterval = 60) -> [(Date, ReminderNotice)] {
+private func simulate(
+    _ doses: [OpenDose], from: String, to: String, zone: TimeZone, preferences: ReminderPreferences = .standard,
+    off: Set<ScheduleID> = [], step: TimeInterval = 60
+) -> [(Date, ReminderNotice)] {
     var history: [String: ReminderHistory] = [:]
     var sent: [(Date, ReminderNotice)] = []
     var now = instant(from)
@@ -23,9 +25,11 @@ private func simulate(_ doses: [OpenDose], from: String, to: String, zone: TimeZ
 }
 
 private func dose(_ day: String, _ slot: String, zone: TimeZone, schedule: String = "s-1", name: String = "Vitamin D3") -> OpenDose {
-    let d = LocalDay(parsing: day)!, s = TimeSlot(parsing: slot)!
-    return OpenDose(doseID: "r-\(schedule)_\(day)_\(slot)", scheduleID: ScheduleID(schedule), productName: name, day: d, slot: s,
-                    dueAt: WallClock.instant(of: d, at: s, in: zone))
+    let d = LocalDay(parsing: day)!
+    let s = TimeSlot(parsing: slot)!
+    return OpenDose(
+        doseID: "r-\(schedule)_\(day)_\(slot)", scheduleID: ScheduleID(schedule), productName: name, day: d, slot: s,
+        dueAt: WallClock.instant(of: d, at: s, in: zone))
 }
 
 private let berlin = TimeZone(identifier: "Europe/Berlin")!
@@ -55,19 +59,25 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     var history = [first.doseID: ReminderHistory(sent: 1, lastSentAt: first.dueAt, snoozedUntil: nil)]
     let sameDoseInNewYork = dose("2026-06-10", "08:00", zone: newYork)
     #expect(sameDoseInNewYork.doseID == first.doseID)
-    #expect(ReminderPlanner().plan(open: [sameDoseInNewYork], history: history, preferences: .standard, remindersOff: [],
-                                   now: sameDoseInNewYork.dueAt, zone: newYork).isEmpty)
+    #expect(
+        ReminderPlanner().plan(
+            open: [sameDoseInNewYork], history: history, preferences: .standard, remindersOff: [],
+            now: sameDoseInNewYork.dueAt, zone: newYork
+        ).isEmpty)
     history = [:]
     let sent = simulate([dose("2026-06-11", "08:00", zone: newYork)], from: "2026-06-11T10:00:00Z", to: "2026-06-11T13:00:00Z", zone: newYork)
     #expect(sent.map(\.0) == [instant("2026-06-11T12:00:00Z")], "08:00 EDT")
 }
 
 @Test func aMachineAsleepPastSeveralRemindersShowsOneCatchUp() {
-    let doses = [dose("2026-06-10", "08:00", zone: berlin), dose("2026-06-10", "09:00", zone: berlin, schedule: "s-2"),
-                 dose("2026-06-10", "12:00", zone: berlin, schedule: "s-3")]
+    let doses = [
+        dose("2026-06-10", "08:00", zone: berlin), dose("2026-06-10", "09:00", zone: berlin, schedule: "s-2"),
+        dose("2026-06-10", "12:00", zone: berlin, schedule: "s-3"),
+    ]
     // Asleep from 07:00 to 12:30 Berlin time: the first check after waking.
-    let notices = ReminderPlanner().plan(open: doses, history: [:], preferences: .standard, remindersOff: [],
-                                         now: instant("2026-06-10T10:30:00Z"), zone: berlin)
+    let notices = ReminderPlanner().plan(
+        open: doses, history: [:], preferences: .standard, remindersOff: [],
+        now: instant("2026-06-10T10:30:00Z"), zone: berlin)
     #expect(notices.count == 1)
     #expect(notices[0].kind == .catchUp && notices[0].doseIDs.count == 3, "12:00 is 30 minutes late too: one notice, not a burst")
     #expect(notices[0].body.hasPrefix("3 doses were due earlier (08:00, 09:00, 12:00)"))
@@ -85,12 +95,16 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
 
 @Test func repeatsComeEveryNMinutesUpToTheLimitAndASwitchedOffScheduleIsQuiet() throws {
     let repeating = try ReminderPreferences(repeatMinutes: 15, repeatLimit: 2)
-    let sent = simulate([dose("2026-06-10", "08:00", zone: berlin)], from: "2026-06-10T06:00:00Z", to: "2026-06-10T09:00:00Z",
-                        zone: berlin, preferences: repeating)
+    let sent = simulate(
+        [dose("2026-06-10", "08:00", zone: berlin)], from: "2026-06-10T06:00:00Z", to: "2026-06-10T09:00:00Z",
+        zone: berlin, preferences: repeating)
     #expect(sent.map(\.1.kind) == [.due, .repeated, .repeated])
     #expect(sent.map(\.0) == [instant("2026-06-10T06:00:00Z"), instant("2026-06-10T06:15:00Z"), instant("2026-06-10T06:30:00Z")])
-    #expect(simulate([dose("2026-06-10", "08:00", zone: berlin)], from: "2026-06-10T06:00:00Z", to: "2026-06-10T07:00:00Z",
-                     zone: berlin, off: [ScheduleID("s-1")]).isEmpty)
+    #expect(
+        simulate(
+            [dose("2026-06-10", "08:00", zone: berlin)], from: "2026-06-10T06:00:00Z", to: "2026-06-10T07:00:00Z",
+            zone: berlin, off: [ScheduleID("s-1")]
+        ).isEmpty)
 }
 
 @Test func theTextIsDiscreetUnlessProductNamesAreOn() throws {
@@ -99,15 +113,17 @@ private let berlin = TimeZone(identifier: "Europe/Berlin")!
     let discreet = ReminderPlanner().plan(open: doses, history: [:], preferences: .standard, remindersOff: [], now: now, zone: berlin)
     #expect(discreet.map(\.body) == ["2 doses are due at 08:00."])
     #expect(!discreet[0].body.contains("Vitamin") && discreet[0].title == "Cairn")
-    let named = ReminderPlanner().plan(open: doses, history: [:], preferences: try ReminderPreferences(showProductNames: true),
-                                       remindersOff: [], now: now, zone: berlin)
+    let named = ReminderPlanner().plan(
+        open: doses, history: [:], preferences: try ReminderPreferences(showProductNames: true),
+        remindersOff: [], now: now, zone: berlin)
     #expect(named.map(\.body) == ["Vitamin D3 and Magnesium are due at 08:00."])
 }
 
 @Test func theMorningSummaryCountsYesterdaysUnloggedDoses() throws {
     let planner = ReminderPlanner()
     let doses = [dose("2026-06-09", "08:00", zone: berlin), dose("2026-06-09", "21:00", zone: berlin)]
-    #expect(planner.morningSummary(unloggedYesterday: doses, preferences: .standard)?.body
+    #expect(
+        planner.morningSummary(unloggedYesterday: doses, preferences: .standard)?.body
             == "2 doses of yesterday were not logged. Open Cairn to log them.")
     #expect(planner.morningSummary(unloggedYesterday: [], preferences: .standard) == nil)
     #expect(planner.morningSummary(unloggedYesterday: doses, preferences: try ReminderPreferences(morningSummary: false)) == nil)

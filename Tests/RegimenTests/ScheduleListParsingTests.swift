@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Regimen
 
 @Test func listsOfTimesAndWeekdaysTakeCommasOrSpaces() throws {

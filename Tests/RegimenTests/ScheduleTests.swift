@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Regimen
 
 private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
@@ -15,7 +16,10 @@ private let product = ProductID("p")
 @Test func aPlanRefusesBadInput() {
     let start = day("2026-01-10")
     let cases: [(ScheduleError, () throws -> SchedulePlan)] = [
-        (.endsBeforeStart, { try SchedulePlan(productID: product, times: slots("08:00"), recurrence: .daily, startDay: start, endDay: day("2026-01-09")) }),
+        (
+            .endsBeforeStart,
+            { try SchedulePlan(productID: product, times: slots("08:00"), recurrence: .daily, startDay: start, endDay: day("2026-01-09")) }
+        ),
         (.servingsNotPositive, { try SchedulePlan(productID: product, servings: 0, times: slots("08:00"), recurrence: .daily, startDay: start) }),
         (.servingsNotPositive, { try SchedulePlan(productID: product, servings: -1, times: slots("08:00"), recurrence: .daily, startDay: start) }),
         (.tooManyServings, { try SchedulePlan(productID: product, servings: 101, times: slots("08:00"), recurrence: .daily, startDay: start) }),
@@ -29,8 +33,9 @@ private let product = ProductID("p")
     for (expected, make) in cases {
         #expect(throws: expected) { try make() }
     }
-    #expect((try? SchedulePlan(productID: product, times: slots("08:00"), recurrence: .daily, startDay: start, endDay: start)) != nil,
-            "a one-day schedule is fine")
+    #expect(
+        (try? SchedulePlan(productID: product, times: slots("08:00"), recurrence: .daily, startDay: start, endDay: start)) != nil,
+        "a one-day schedule is fine")
 }
 
 @Test func recurrencesPickTheirDays() {
@@ -49,14 +54,17 @@ private let product = ProductID("p")
 }
 
 @Test func aRevisionHasDosesOnlyWhileActiveAndWithinItsDates() throws {
-    let plan = try SchedulePlan(productID: product, times: slots("08:00", "21:00"), recurrence: .daily,
-                                startDay: day("2026-01-10"), endDay: day("2026-01-20"))
-    let active = ScheduleRevision(id: "r1", scheduleID: "s", number: 1, effectiveFrom: day("2026-01-10"), state: .active, plan: plan, recordedAt: Date())
+    let plan = try SchedulePlan(
+        productID: product, times: slots("08:00", "21:00"), recurrence: .daily,
+        startDay: day("2026-01-10"), endDay: day("2026-01-20"))
+    let active = ScheduleRevision(
+        id: "r1", scheduleID: "s", number: 1, effectiveFrom: day("2026-01-10"), state: .active, plan: plan, recordedAt: Date())
     #expect(active.occurrences(on: day("2026-01-10")).count == 2)
     #expect(active.occurrences(on: day("2026-01-09")).isEmpty)
     #expect(active.occurrences(on: day("2026-01-20")).count == 2)
     #expect(active.occurrences(on: day("2026-01-21")).isEmpty)
-    let paused = ScheduleRevision(id: "r2", scheduleID: "s", number: 2, effectiveFrom: day("2026-01-12"), state: .paused, plan: plan, recordedAt: Date())
+    let paused = ScheduleRevision(
+        id: "r2", scheduleID: "s", number: 2, effectiveFrom: day("2026-01-12"), state: .paused, plan: plan, recordedAt: Date())
     #expect(paused.occurrences(on: day("2026-01-12")).isEmpty)
 }
 
@@ -85,13 +93,15 @@ private let product = ProductID("p")
 }
 
 @Test func scheduleErrorsArePlainAndFreeOfBannedWords() {
-    let all: [ScheduleError] = [.servingsNotPositive, .tooManyServings, .noTimes, .asNeededHasNoTimes, .repeatedTime, .noWeekdays,
-                                .intervalOutOfRange, .endsBeforeStart, .overlappingRevision, .revisionBeforeLoggedDoses,
-                                .scheduleStopped, .alreadyInThatState, .unreadableTime, .unreadableDay, .unreadableWeekday,
-                                .doseNotFound, .doseNotDueYet, .scheduleNotFound, .productNotFound, .productNameAmbiguous,
-                                .recordNotFound, .recordAlreadyCorrected, .notAnAsNeededSchedule, .statusNotLoggable,
-                                .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange,
-                                .unknownRecurrence, .unreadableServings, .noProductChosen, .unknownTimeZone]
+    let all: [ScheduleError] = [
+        .servingsNotPositive, .tooManyServings, .noTimes, .asNeededHasNoTimes, .repeatedTime, .noWeekdays,
+        .intervalOutOfRange, .endsBeforeStart, .overlappingRevision, .revisionBeforeLoggedDoses,
+        .scheduleStopped, .alreadyInThatState, .unreadableTime, .unreadableDay, .unreadableWeekday,
+        .doseNotFound, .doseNotDueYet, .scheduleNotFound, .productNotFound, .productNameAmbiguous,
+        .recordNotFound, .recordAlreadyCorrected, .notAnAsNeededSchedule, .statusNotLoggable,
+        .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange,
+        .unknownRecurrence, .unreadableServings, .noProductChosen, .unknownTimeZone,
+    ]
     for error in all {
         #expect(!error.userMessage.isEmpty)
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty, "\(error)")

@@ -1,7 +1,8 @@
 import CairnCore
 import Foundation
-@testable import Regimen
 import Testing
+
+@testable import Regimen
 
 private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 private func slot(_ text: String) -> TimeSlot { TimeSlot(parsing: text)! }
@@ -10,8 +11,9 @@ private func zone(_ name: String) -> TimeZone { TimeZone(identifier: name)! }
 
 private func revision(zone: ScheduleZone, times: String...) throws -> ScheduleRevision {
     let plan = try SchedulePlan(productID: ProductID("p"), times: times.map(slot), recurrence: .daily, startDay: day("2026-03-01"), zone: zone)
-    return ScheduleRevision(id: ScheduleRevisionID("r"), scheduleID: ScheduleID("s"), number: 1, effectiveFrom: day("2026-03-01"),
-                            state: .active, plan: plan, recordedAt: utc("2026-03-01T00:00:00Z"))
+    return ScheduleRevision(
+        id: ScheduleRevisionID("r"), scheduleID: ScheduleID("s"), number: 1, effectiveFrom: day("2026-03-01"),
+        state: .active, plan: plan, recordedAt: utc("2026-03-01T00:00:00Z"))
 }
 
 @Test func aZoneIsReadFromItsNameInAnyCaseAndNothingOrLocalFollowsThePerson() throws {
@@ -40,7 +42,8 @@ private func revision(zone: ScheduleZone, times: String...) throws -> ScheduleRe
 
 @Test func aDoseOnAFixedZoneKeepsItsInstantAndMovesOnThePersonsClock() throws {
     let r = try revision(zone: .fixed(zone("America/New_York")), times: "08:00", "20:00")
-    let morning = r.occurrences(on: day("2026-03-10"))[0], evening = r.occurrences(on: day("2026-03-10"))[1]
+    let morning = r.occurrences(on: day("2026-03-10"))[0]
+    let evening = r.occurrences(on: day("2026-03-10"))[1]
     // 08:00 EDT on 2026-03-10 (New York changed to summer time on 2026-03-08) is 12:00 UTC.
     for person in ["Europe/Paris", "Asia/Tokyo", "America/Los_Angeles", "America/New_York"] {
         #expect(r.timing(of: morning, personZone: zone(person)).dueAt == utc("2026-03-10T12:00:00Z"), "\(person)")

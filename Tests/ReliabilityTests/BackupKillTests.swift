@@ -5,8 +5,9 @@ import Encryption
 import Foundation
 import Storage
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// kill -9 during `cairn backup create`, at moments from the key derivation to the final read-back: the vault is
@@ -23,8 +24,10 @@ import Glibc
     try Data("a long backup passphrase\n".utf8).write(to: secret)
     for (round, delay) in [50_000, 300_000, 600_000, 900_000, 1_300_000].enumerated() {
         let target = vault.scratch.file("killed-\(round).cairnbackup").path
-        let (process, _, _) = try CairnProcess.start(["--data-dir", vault.directory, "backup", "create", target,
-                                                      "--passphrase-file", secret.path])
+        let (process, _, _) = try CairnProcess.start([
+            "--data-dir", vault.directory, "backup", "create", target,
+            "--passphrase-file", secret.path,
+        ])
         usleep(useconds_t(delay))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

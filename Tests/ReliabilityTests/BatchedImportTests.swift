@@ -5,8 +5,9 @@ import Foundation
 import HealthExport
 import Storage
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finding 4: an 8-million-record Health import held the write lock for 42 s; every other command (even
@@ -24,8 +25,9 @@ import Glibc
         for i in 0..<count {
             let from = formatter.string(from: Date(timeIntervalSince1970: Double(start + i * 3600))) + " +0000"
             let to = formatter.string(from: Date(timeIntervalSince1970: Double(start + i * 3600 + 3000))) + " +0000"
-            body += HealthXML.record("HKQuantityTypeIdentifierStepCount", source: (name: "Phone", version: "1", device: ""),
-                                     unit: "count", value: "\(100 + i % 900)", start: from, end: to)
+            body += HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", source: (name: "Phone", version: "1", device: ""),
+                unit: "count", value: "\(100 + i % 900)", start: from, end: to)
         }
         let document = HealthXML.document(body)
         return truncated ? String(document.dropLast(400)) : document
@@ -33,8 +35,10 @@ import Glibc
 
     static func counts(_ app: CairnApplication) throws -> (samples: Int, imports: Int, sources: Int) {
         try app.database.read { db in
-            (try db.scalar("SELECT count(*) FROM health_samples") ?? 0, try db.scalar("SELECT count(*) FROM health_imports") ?? 0,
-             try db.scalar("SELECT count(*) FROM health_sources") ?? 0)
+            (
+                try db.scalar("SELECT count(*) FROM health_samples") ?? 0, try db.scalar("SELECT count(*) FROM health_imports") ?? 0,
+                try db.scalar("SELECT count(*) FROM health_sources") ?? 0
+            )
         }
     }
 
@@ -50,16 +54,22 @@ import Glibc
         }
         let started = ContinuousClock.now
         importer.start()
-        var slowest: Duration = .zero, rounds = 0, sawImportRunning = false, finished = false
+        var slowest: Duration = .zero
+        var rounds = 0
+        var sawImportRunning = false
+        var finished = false
         while rounds < 100 {
             // The import's signal is taken once: here, or in the wait below (never both, or that wait lasts its
             // whole timeout: the 120 s this test once took were that wait, not the import).
-            if done.wait(timeout: .now() + 0.05) == .success { finished = true; break }
+            if done.wait(timeout: .now() + 0.05) == .success {
+                finished = true
+                break
+            }
             let started = ContinuousClock.now
-            _ = try other.skin.areas()                                      // another process reads
-            try other.skin.addArea(name: "Area \(rounds)")                  // another process writes
-            try vault.app.settings.setFlag("probe", rounds % 2 == 0)        // this process writes beside the import
-            _ = try other.health.importCount()                              // another process reads the import's table
+            _ = try other.skin.areas()  // another process reads
+            try other.skin.addArea(name: "Area \(rounds)")  // another process writes
+            try vault.app.settings.setFlag("probe", rounds % 2 == 0)  // this process writes beside the import
+            _ = try other.health.importCount()  // another process reads the import's table
             slowest = max(slowest, ContinuousClock.now - started)
             sawImportRunning = true
             rounds += 1
@@ -107,14 +117,19 @@ import Glibc
     @Test func impossibleStepCountsAreCountedAsRefusedNotImported() throws {
         let vault = try ServedVault(serve: false)
         let file = vault.scratch.file("export.xml")
-        let body = HealthXML.record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "1e308",
-                                    start: "2024-01-10 08:00:00 +0100", end: "2024-01-10 09:00:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "40000",
-                               start: "2024-01-10 10:00:00 +0100", end: "2024-01-10 10:01:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "1200",
-                               start: "2024-01-10 11:00:00 +0100", end: "2024-01-10 12:00:00 +0100")
-            + HealthXML.record("HKQuantityTypeIdentifierStepCount", unit: "count", value: "12000",
-                               start: "2024-01-10 20:00:00 +0100")  // a day's total entered by hand at one instant
+        let body =
+            HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", unit: "count", value: "1e308",
+                start: "2024-01-10 08:00:00 +0100", end: "2024-01-10 09:00:00 +0100")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", unit: "count", value: "40000",
+                start: "2024-01-10 10:00:00 +0100", end: "2024-01-10 10:01:00 +0100")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", unit: "count", value: "1200",
+                start: "2024-01-10 11:00:00 +0100", end: "2024-01-10 12:00:00 +0100")
+            + HealthXML.record(
+                "HKQuantityTypeIdentifierStepCount", unit: "count", value: "12000",
+                start: "2024-01-10 20:00:00 +0100")  // a day's total entered by hand at one instant
         try HealthXML.write(HealthXML.document(body), to: file)
         let summary = try vault.app.health.importExport(at: file)
         #expect(summary.added == 2)

@@ -5,8 +5,9 @@ import Outcomes
 import Regimen
 import Storage
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The intake history import commits in batches like the Health import (`BatchedImport`): a bad line after
@@ -19,7 +20,8 @@ import Glibc
         text.reserveCapacity(count * 48)
         let first = LocalDay(year: 2020, month: 1, day: 1)!
         for i in 0..<count {
-            let day = first.adding(days: i / 1440), minute = i % 1440
+            let day = first.adding(days: i / 1440)
+            let minute = i % 1440
             let status = badLast && i == count - 1 ? "maybe" : (i % 10 == 9 ? "skipped" : "taken")
             text += "\(day),\(String(format: "%02d:%02d", minute / 60, minute % 60)),UTC,Vitamin D3,1,,\(status)\n"
         }
@@ -27,9 +29,12 @@ import Glibc
     }
 
     static func addProduct(_ app: CairnApplication) throws {
-        _ = try app.regimen.addProduct(Product(name: "Vitamin D3", form: .softgel, servingSize: Amount("1", .count), ingredients: [
-            ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: Amount("25", .mcg)),
-        ]))
+        _ = try app.regimen.addProduct(
+            Product(
+                name: "Vitamin D3", form: .softgel, servingSize: Amount("1", .count),
+                ingredients: [
+                    ProductIngredient(catalogueID: "vitamin-d", nameOnLabel: "Vitamin D3", amount: Amount("25", .mcg))
+                ]))
     }
 
     static func counts(_ app: CairnApplication) throws -> (intake: Int, runs: Int) {

@@ -76,8 +76,11 @@ import Testing
         console.print("note: \u{1B}]0;owned\u{07} and \u{1B}[2J\u{9B}")
         console.error("a\u{0}b")
         console.print("keeps\nnewlines\tand tabs, and CSV's\r\nline ends")
-        #expect(out == ["note: \\u{1B}]0;owned\\u{7} and \\u{1B}[2J\\u{9B}", "a\\u{0}b",
-                        "keeps\nnewlines\tand tabs, and CSV's\r\nline ends"])
+        #expect(
+            out == [
+                "note: \\u{1B}]0;owned\\u{7} and \\u{1B}[2J\\u{9B}", "a\\u{0}b",
+                "keeps\nnewlines\tand tabs, and CSV's\r\nline ends",
+            ])
         #expect(!out.joined().unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{0}" || $0 == "\u{07}" })
     }
 

@@ -16,8 +16,9 @@ import Testing
         try served.app.skin.addArea(name: "Left forearm")
         var err: [String] = []
         let console = Console(out: { _ in }, err: { err.append($0) })
-        let code = CairnCommandLine.run(["--data-dir", served.directory, "settings", "delete-all-data", "--yes"],
-                                        console: console, environment: [:])
+        let code = CairnCommandLine.run(
+            ["--data-dir", served.directory, "settings", "delete-all-data", "--yes"],
+            console: console, environment: [:])
         #expect(code == 1)
         #expect(err.joined().contains("is using this vault"))
         #expect(try served.app.skin.areas().count == 1)

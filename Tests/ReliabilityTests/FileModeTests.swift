@@ -47,11 +47,15 @@ struct FileModeTests {
     @Test func smileExportsComparisonsLedgerExportsAndTheVaultAreAll0600UnderUmask000() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let vault = scratch.file("vault"), out = scratch.file("out")
+        let vault = scratch.file("vault")
+        let out = scratch.file("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let faces = SharedData.faces
-        let added = try Self.cairn(["smile", "add", faces.appendingPathComponent("fr_obama.jpg").path,
-                                    faces.appendingPathComponent("fr_biden.jpg").path, "--json"], vault: vault)
+        let added = try Self.cairn(
+            [
+                "smile", "add", faces.appendingPathComponent("fr_obama.jpg").path,
+                faces.appendingPathComponent("fr_biden.jpg").path, "--json",
+            ], vault: vault)
         #expect(added.status == 0, "\(added.output)")
         let listed = try Self.cairn(["smile", "list", "--json"], vault: vault)
         let ids = listed.output.matches(of: /"id"\s*:\s*"([0-9a-f-]{36})"/).map { String($0.output.1) }
@@ -63,8 +67,10 @@ struct FileModeTests {
         let loose = out.appendingPathComponent("loose.jpg")
         FileManager.default.createFile(atPath: loose.path, contents: Data("x".utf8), attributes: [.posixPermissions: 0o666])
         #expect(try Self.cairn(["smile", "export", ids[0], "--out", loose.path, "--force"], vault: vault).status == 0)
-        #expect(try Self.cairn(["regimen", "export", "--format", "csv", "--out", out.appendingPathComponent("log.csv").path], vault: vault).status == 0)
-        #expect(try Self.cairn(["regimen", "export", "--format", "json", "--out", out.appendingPathComponent("log.json").path], vault: vault).status == 0)
+        #expect(
+            try Self.cairn(["regimen", "export", "--format", "csv", "--out", out.appendingPathComponent("log.csv").path], vault: vault).status == 0)
+        #expect(
+            try Self.cairn(["regimen", "export", "--format", "json", "--out", out.appendingPathComponent("log.json").path], vault: vault).status == 0)
 
         let written = Self.modes(under: out)
         #expect(written.keys.sorted() == ["crop.jpg", "log.csv", "log.json", "loose.jpg", "pair.jpg"])
@@ -77,11 +83,13 @@ struct FileModeTests {
     @Test func anExportNeverReplacesAFileWithoutForceAndLeavesNoTempFileBehind() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let vault = scratch.file("vault"), out = scratch.file("out")
+        let vault = scratch.file("vault")
+        let out = scratch.file("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         _ = try Self.cairn(["smile", "add", SharedData.faces.appendingPathComponent("fr_obama.jpg").path], vault: vault)
-        let id = try #require(try Self.cairn(["smile", "list", "--json"], vault: vault).output
-            .firstMatch(of: /"id"\s*:\s*"([0-9a-f-]{36})"/).map { String($0.output.1) })
+        let id = try #require(
+            try Self.cairn(["smile", "list", "--json"], vault: vault).output
+                .firstMatch(of: /"id"\s*:\s*"([0-9a-f-]{36})"/).map { String($0.output.1) })
         let target = out.appendingPathComponent("mine.jpg")
         try Data("keep me".utf8).write(to: target)
         #expect(try Self.cairn(["smile", "export", id, "--out", target.path], vault: vault).status != 0)

@@ -17,7 +17,7 @@ struct HiddenJPEGBytesTests {
 
     enum Plant: String, CaseIterable, Sendable {
         case dnlBeforeScan, dnlAfterScan, paddingBeforeEndOfImage, paddingBeforeRestartMarker, restartMarkersSwapped,
-             bytesBetweenSegments, trailerAfterEndOfImage
+            bytesBetweenSegments, trailerAfterEndOfImage
 
         /// The kind Cairn's inspector must report for it.
         var kind: MetadataKind {
@@ -54,7 +54,8 @@ struct HiddenJPEGBytesTests {
 
     static func plant(_ plant: Plant, into source: [UInt8]) -> [UInt8] {
         var b = source
-        let dnl: [UInt8] = [0xFF, 0xDC] + [UInt8((planted.count + 4) >> 8), UInt8((planted.count + 4) & 0xFF), 0x01, 0x77]
+        let dnl: [UInt8] =
+            [0xFF, 0xDC] + [UInt8((planted.count + 4) >> 8), UInt8((planted.count + 4) & 0xFF), 0x01, 0x77]
             + planted
         switch plant {
         case .dnlBeforeScan: b.insert(contentsOf: dnl, at: startOfScan(b))
@@ -62,7 +63,8 @@ struct HiddenJPEGBytesTests {
         case .paddingBeforeEndOfImage: b.insert(contentsOf: planted, at: b.count - 2)
         case .paddingBeforeRestartMarker: b.insert(contentsOf: planted, at: restartMarker(0, in: b))
         case .restartMarkersSwapped:
-            let first = restartMarker(0, in: b), second = restartMarker(1, in: b)
+            let first = restartMarker(0, in: b)
+            let second = restartMarker(1, in: b)
             b[first + 1] = 0xD1
             b[second + 1] = 0xD0
         case .bytesBetweenSegments: b.insert(contentsOf: planted, at: startOfScan(b))
@@ -141,7 +143,8 @@ struct HiddenJPEGBytesTests {
                 try MetadataInspector.verifyClean($0, allowList: PhotoIntake.allowList)
             }
         }
-        let left = FileManager.default.enumerator(atPath: app.vault.photosDirectory.path)?.allObjects.compactMap { $0 as? String }
+        let left =
+            FileManager.default.enumerator(atPath: app.vault.photosDirectory.path)?.allObjects.compactMap { $0 as? String }
             .filter { $0.hasSuffix(".jpg") } ?? []
         #expect(left.isEmpty, "nothing half-written stays behind: \(left)")
     }
@@ -157,8 +160,10 @@ struct HiddenJPEGBytesTests {
         try Tools.run(tool: "vips", ["copy", SharedData.photo.path, source.path + "[Q=63,quant-table=3,strip]"])
         let photo = try app.photoIntake.ingest(Data(contentsOf: source), purpose: "skin", database: app.database)
         let stored = try Data(contentsOf: app.photoStore.fileURL(for: photo.full.id))
-        let reference = try ImagePipeline().encodeJPEG(RGBImage(width: 16, height: 16,
-                                                                pixels: [UInt8](repeating: 128, count: 16 * 16 * 3)))
+        let reference = try ImagePipeline().encodeJPEG(
+            RGBImage(
+                width: 16, height: 16,
+                pixels: [UInt8](repeating: 128, count: 16 * 16 * 3)))
         #expect(Self.quantisationTables(stored) == Self.quantisationTables(reference))
         #expect(Self.quantisationTables(stored) != Self.quantisationTables(Array(try Data(contentsOf: source))))
         let digest = try Tools.run(tool: "exiftool", ["-s3", "-JPEGDigest", app.photoStore.fileURL(for: photo.full.id).path])

@@ -1,8 +1,9 @@
 import CairnTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cairn serve` on a vault with a lock, in its own process: it starts without the passphrase, shows the unlock
@@ -24,7 +25,12 @@ import Glibc
         #expect(try run(["settings", "lock", "on", "--passphrase-file", passphraseFile.path]).0 == 0)
 
         let (process, out, _) = try CairnProcess.start(["--data-dir", vault, "serve", "--port", "0"])
-        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        defer {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+        }
         let (port, key) = try #require(LoopbackHTTP.login(readingFirstLineOf: out), "the login line")
         func send(_ method: String, _ target: String, form: [String: String]? = nil) throws -> RawResponse {
             try LoopbackHTTP.send(method, target, port: port, session: key, form: form)
@@ -35,15 +41,18 @@ import Glibc
         #expect(page.status == 200 && page.text.contains("Vault passphrase") && !page.text.contains("Magnesium"))
         let csrf = try #require(page.text.firstMatch(of: /name="csrf" value="([^"]+)"/)).1
         // While locked the server still holds the vault: a command that would change it is refused.
-        let (status, message) = try run(["--vault-passphrase-file", passphraseFile.path, "regimen", "products", "add", "Zinc",
-                                         "--form", "capsule", "Zinc=10 mg"])
+        let (status, message) = try run([
+            "--vault-passphrase-file", passphraseFile.path, "regimen", "products", "add", "Zinc",
+            "--form", "capsule", "Zinc=10 mg",
+        ])
         #expect(status == 1 && message.contains("cairn serve (process \(process.processIdentifier))"), "\(message)")
 
         let wrong = try send("POST", "/unlock", form: ["csrf": String(csrf), "passphrase": "not the passphrase"])
         #expect(wrong.status == 400 && wrong.text.contains("That passphrase does not unlock this vault."))
         #expect(try send("POST", "/unlock", form: ["csrf": String(csrf), "passphrase": "a locked vault passphrase"]).status == 429)
         Thread.sleep(forTimeInterval: 2.1)
-        let opened = try send("POST", "/unlock", form: ["csrf": String(csrf), "passphrase": "a locked vault passphrase", "next": "/regimen/products"])
+        let opened = try send(
+            "POST", "/unlock", form: ["csrf": String(csrf), "passphrase": "a locked vault passphrase", "next": "/regimen/products"])
         #expect(opened.status == 303 && opened.headers("Location") == ["/regimen/products"])
         let products = try send("GET", "/regimen/products")
         #expect(products.status == 200 && products.text.contains("Magnesium") && products.text.contains("id=\"lock-now\""))

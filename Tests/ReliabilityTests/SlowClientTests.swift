@@ -2,8 +2,9 @@ import CairnTestSupport
 import Foundation
 import Testing
 import WebApp
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finding 3: 64 connections trickling header bytes blocked every other request, and connections beyond 64 were

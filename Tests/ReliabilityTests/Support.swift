@@ -1,11 +1,12 @@
 import CairnApp
 import CairnCore
 import CairnTestSupport
-import Imaging
 import Foundation
+import Imaging
 import WebApp
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Fixed tokens, so tests can build cookies and forms.
@@ -27,8 +28,9 @@ final class ServedVault: @unchecked Sendable {
         guard serve else { return }
         try app.claimVaultForServing()
         let services = WebServices(app)
-        let configuration = try WebConfiguration(port: 0, secret: Keys.secret, csrfToken: Keys.csrf,
-                                                 maximumBodyBytes: maximumBodyBytes)
+        let configuration = try WebConfiguration(
+            port: 0, secret: Keys.secret, csrfToken: Keys.csrf,
+            maximumBodyBytes: maximumBodyBytes)
         let server = try WebServer(configuration: configuration, services: services)
         try server.start()
         self.server = server
@@ -51,14 +53,18 @@ final class ServedVault: @unchecked Sendable {
 
 enum HTTP {
     /// The request bytes: `Host` is this server, the session cookie unless `cookie` is false.
-    static func raw(_ method: String, _ target: String, port: UInt16, cookie: Bool = true, headers: [String] = [],
-                    body: Data = Data()) -> Data {
+    static func raw(
+        _ method: String, _ target: String, port: UInt16, cookie: Bool = true, headers: [String] = [],
+        body: Data = Data()
+    ) -> Data {
         LoopbackHTTP.raw(method, target, port: port, session: cookie ? Keys.secret : nil, headers: headers, body: body)
     }
 
     /// Sends one request and reads its response.
-    static func request(_ method: String, _ target: String, port: UInt16, cookie: Bool = true, headers: [String] = [],
-                        body: Data = Data()) throws -> RawResponse {
+    static func request(
+        _ method: String, _ target: String, port: UInt16, cookie: Bool = true, headers: [String] = [],
+        body: Data = Data()
+    ) throws -> RawResponse {
         let socket = try LoopbackSocket(port: port)
         socket.send(raw(method, target, port: port, cookie: cookie, headers: headers, body: body))
         return try socket.receive()
@@ -70,8 +76,9 @@ enum HTTP {
         fields["csrf"] = Keys.csrf
         let body = fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
             .joined(separator: "&")
-        return try request("POST", target, port: port, headers: ["Content-Type: application/x-www-form-urlencoded"],
-                           body: Data(body.utf8))
+        return try request(
+            "POST", target, port: port, headers: ["Content-Type: application/x-www-form-urlencoded"],
+            body: Data(body.utf8))
     }
 
     /// A multipart body with the CSRF field and one file field of `size` bytes.
@@ -111,7 +118,8 @@ enum CairnProcess {
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()

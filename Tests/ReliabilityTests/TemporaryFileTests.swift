@@ -17,8 +17,9 @@ struct TemporaryFileTests {
         let large = try ImagePipeline().probe(Data(contentsOf: photo))
         #expect(large.width * large.height * 3 > 100_000_000)
         let vault = try Self.logWithoutATemporaryFolder(photo, in: scratch)
-        let added = try FileModeTests.cairn(["smile", "add", photo.path, "--square", "100,100,600"], vault: vault,
-                                            environment: Self.missingTemporaryFolder(in: scratch))
+        let added = try FileModeTests.cairn(
+            ["smile", "add", photo.path, "--square", "100,100,600"], vault: vault,
+            environment: Self.missingTemporaryFolder(in: scratch))
         #expect(added.status == 0, "\(added.output)")
     }
 
@@ -52,8 +53,9 @@ struct TemporaryFileTests {
     static func logWithoutATemporaryFolder(_ photo: URL, in scratch: Scratch) throws -> URL {
         let vault = scratch.file("vault")
         #expect(try FileModeTests.cairn(["skin", "add-area", "Arm"], vault: vault).status == 0)
-        let logged = try FileModeTests.cairn(["skin", "log", "Arm", photo.path], vault: vault,
-                                             environment: missingTemporaryFolder(in: scratch))
+        let logged = try FileModeTests.cairn(
+            ["skin", "log", "Arm", photo.path], vault: vault,
+            environment: missingTemporaryFolder(in: scratch))
         #expect(logged.status == 0, "\(logged.output)")
         #expect(logged.output.contains("first photo"), "\(logged.output)")
         return vault

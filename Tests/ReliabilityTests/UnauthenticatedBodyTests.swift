@@ -1,8 +1,9 @@
 import CairnTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finding 3: multipart bodies were collected before the key and Host checks, at a cost growing much faster than
@@ -27,13 +28,13 @@ import Glibc
             }
             let text = String(decoding: line, as: UTF8.self)
             guard let range = text.range(of: #"127\.0\.0\.1:(\d+)/"#, options: .regularExpression),
-                  let port = UInt16(text[range].dropFirst("127.0.0.1:".count).dropLast()) else {
+                let port = UInt16(text[range].dropFirst("127.0.0.1:".count).dropLast())
+            else {
                 process.terminate()
                 throw SocketFailure(step: "read the serve line: \(text)")
             }
             self.port = port
         }
-
 
         var cpuSeconds: Double { ProcessCPU.cpuSeconds(of: process.processIdentifier) }
 
@@ -50,8 +51,10 @@ import Glibc
         let before = server.cpuSeconds
         let socket = try LoopbackSocket(port: server.port)
         let started = ContinuousClock.now
-        socket.send(HTTP.raw("POST", "/regimen/outcomes/health", port: server.port, cookie: false, headers: [form.header],
-                             body: form.body))
+        socket.send(
+            HTTP.raw(
+                "POST", "/regimen/outcomes/health", port: server.port, cookie: false, headers: [form.header],
+                body: form.body))
         let response = try? socket.receive()
         let elapsed = ContinuousClock.now - started
         let cpu = server.cpuSeconds - before
@@ -67,7 +70,8 @@ import Glibc
     @Test func aBodyDeclaredLargerThanItsRouteAcceptsIsRefusedOnTheHeaders() throws {
         let served = try ServedVault()
         let socket = try LoopbackSocket(port: served.port)
-        let head = "POST /settings/comparison-details HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nCookie: cairn_session=\(Keys.secret)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 50000000\r\nConnection: close\r\n\r\n"
+        let head =
+            "POST /settings/comparison-details HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nCookie: cairn_session=\(Keys.secret)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 50000000\r\nConnection: close\r\n\r\n"
         socket.send(Data(head.utf8))
         let response = try socket.receive()
         #expect(response.status == 413)
@@ -76,7 +80,8 @@ import Glibc
     @Test func anotherOriginIsRefusedOnTheHeaders() throws {
         let served = try ServedVault()
         let socket = try LoopbackSocket(port: served.port)
-        let head = "POST /settings/delete HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nCookie: cairn_session=\(Keys.secret)\r\nOrigin: http://evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n"
+        let head =
+            "POST /settings/delete HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nCookie: cairn_session=\(Keys.secret)\r\nOrigin: http://evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n"
         socket.send(Data(head.utf8))
         #expect(try socket.receive().status == 403)
     }

@@ -5,8 +5,9 @@ import Encryption
 import Foundation
 import Storage
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 36: no single fault loses data or leaves it readable. Each file-level fault, and the real `cairn` stopped
@@ -44,13 +45,15 @@ import Glibc
         @discardableResult
         func cairn(_ arguments: String..., locked: Bool = false, crash: String? = nil) throws -> Run {
             let globals = ["--data-dir", directory] + (locked ? ["--vault-passphrase-file", passphraseFile] : [])
-            let (process, out, err) = try CairnProcess.start(globals + arguments,
-                                                             environment: crash.map { ["CAIRN_CRASH_AT": $0] } ?? [:])
+            let (process, out, err) = try CairnProcess.start(
+                globals + arguments,
+                environment: crash.map { ["CAIRN_CRASH_AT": $0] } ?? [:])
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
             let stderr = err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return Run(status: process.terminationStatus, killed: process.terminationReason == .uncaughtSignal,
-                       stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+            return Run(
+                status: process.terminationStatus, killed: process.terminationReason == .uncaughtSignal,
+                stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
         }
 
         func file(_ relative: String) -> String { (directory as NSString).appendingPathComponent(relative) }
@@ -152,8 +155,9 @@ import Glibc
 
     @Test func aBackupKilledWithItsSnapshotWrittenLeavesNoPlainCopyOnceTheLockIsOn() throws {
         let v = try Faulty(photos: 2)
-        let killed = try v.cairn("backup", "create", v.scratch.file("b.cairnbackup").path, "--passphrase-file", v.passphraseFile,
-                                 crash: "backup-snapshot-written")
+        let killed = try v.cairn(
+            "backup", "create", v.scratch.file("b.cairnbackup").path, "--passphrase-file", v.passphraseFile,
+            crash: "backup-snapshot-written")
         #expect(killed.killed)
         #expect(v.files.contains { $0.hasPrefix(".backup-") }, "the kill left the plain snapshot")
         let on = try v.cairn("settings", "lock", "on", "--passphrase-file", v.passphraseFile)
@@ -246,7 +250,10 @@ import Glibc
         let v = try Faulty(photos: 1)
         let app = try CairnApplication.open(dataDirectory: v.directory, environment: [:])
         try app.claimVaultForServing()
-        defer { app.releaseVault(); app.database.close() }
+        defer {
+            app.releaseVault()
+            app.database.close()
+        }
         let refused = try v.cairn("settings", "lock", "on", "--passphrase-file", v.passphraseFile)
         #expect(refused.status == 1)
         #expect(!refused.stderr.contains("Encrypting"))

@@ -28,10 +28,12 @@ import Testing
 
     @Test func theCommandLineSaysWhyItRefusesAndExitsOne() throws {
         let served = try ServedVault()
-        var out: [String] = [], err: [String] = []
+        var out: [String] = []
+        var err: [String] = []
         let console = Console(out: { out.append($0) }, err: { err.append($0) })
-        let code = CairnCommandLine.run(["--data-dir", served.directory, "skin", "add-area", "Right knee"],
-                                        console: console, environment: [:])
+        let code = CairnCommandLine.run(
+            ["--data-dir", served.directory, "skin", "add-area", "Right knee"],
+            console: console, environment: [:])
         #expect(code == 1)
         #expect(err.joined().contains("cairn serve (process \(getpid())) is using this vault"))
         #expect(try served.app.skin.areas().isEmpty)
@@ -48,7 +50,8 @@ import Testing
 
     @Test func commandsThatWriteShareTheVaultButKeepAServerFromStartingUnderThem() throws {
         let vault = try ServedVault(serve: false)
-        let first = try vault.openAgain(), second = try vault.openAgain()
+        let first = try vault.openAgain()
+        let second = try vault.openAgain()
         try first.skin.addArea(name: "Left forearm")
         try second.skin.addArea(name: "Right knee")
         #expect(throws: VaultError.busyElsewhere) { try vault.app.database.vaultLock?.claimExclusive(patience: .milliseconds(50)) }
@@ -58,7 +61,8 @@ import Testing
         let vault = try ServedVault(serve: false)
         try vault.app.skin.addArea(name: "Left forearm")
         // Another process holds SQLite's write lock (a long transaction); opening and reading must not wait for it.
-        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         let writer = Thread {
             _ = try? vault.app.database.write { db in
                 try db.execute("INSERT INTO settings(key, value) VALUES ('held', 'yes')")

@@ -34,8 +34,9 @@ struct PDFRendererTests {
     }
 
     static func document(_ blocks: [ReportBlock], paper: PaperSize = .a4) -> ReportDocument {
-        ReportDocument(paper: paper, title: "Cairn test report", createdAt: Date(timeIntervalSince1970: 1_780_000_000),
-                       header: "Cairn · test", footer: "The footer sentence of every page.", blocks: blocks)
+        ReportDocument(
+            paper: paper, title: "Cairn test report", createdAt: Date(timeIntervalSince1970: 1_780_000_000),
+            header: "Cairn · test", footer: "The footer sentence of every page.", blocks: blocks)
     }
 
     @Test func everyPageCarriesTheFooterAndItsNumberAndPdfinfoAgreesOnTheCount() throws {
@@ -126,8 +127,9 @@ struct PDFRendererTests {
     @Test func tablesBreakAcrossPagesAndRepeatTheirHeader() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let table = ReportTable(columns: [.init("Ingredient", share: 3), .init("Amount", share: 1, alignRight: true)],
-                                rows: (1...90).map { ["Ingredient number \($0)", "\($0) mg"] })
+        let table = ReportTable(
+            columns: [.init("Ingredient", share: 3), .init("Amount", share: 1, alignRight: true)],
+            rows: (1...90).map { ["Ingredient number \($0)", "\($0) mg"] })
         let (url, pages) = try Self.write(Self.document([.table(table)]), scratch)
         #expect(pages >= 2)
         for page in 1...pages { #expect(try Self.text(url, page: page).contains("Ingredient")) }

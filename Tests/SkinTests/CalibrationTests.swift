@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Skin
 
 @Test func theSimilarityMappingIsMonotoneWithDocumentedPoints() {

@@ -1,5 +1,6 @@
 import CairnCore
 import Testing
+
 @testable import Skin
 
 @Test func aWellExposedSharpPhotoRaisesNoFlag() {
@@ -18,7 +19,8 @@ import Testing
 @Test func aBlurredFrameIsFlaggedSoftAndScoresLowerSharpness() {
     let sharp = TestImages.photo(TestImages.scene(seed: 22), view: 256)
     let soft = TestImages.blurred(sharp, radius: 2, passes: 2)
-    let qs = CaptureQualityAnalyzer.analyze(sharp), qb = CaptureQualityAnalyzer.analyze(soft)
+    let qs = CaptureQualityAnalyzer.analyze(sharp)
+    let qb = CaptureQualityAnalyzer.analyze(soft)
     #expect(qb.sharpness < qs.sharpness)
     #expect(qb.isSoft)
     #expect(!qs.isSoft)
@@ -26,8 +28,8 @@ import Testing
 
 @Test func clippingIsMeasured() {
     var px = [UInt8](repeating: 128, count: 100 * 100 * 3)
-    for i in 0..<(100 * 40 * 3) { px[i] = 255 }           // top 40 rows white
-    for i in (100 * 90 * 3)..<(100 * 100 * 3) { px[i] = 0 } // bottom 10 rows black
+    for i in 0..<(100 * 40 * 3) { px[i] = 255 }  // top 40 rows white
+    for i in (100 * 90 * 3)..<(100 * 100 * 3) { px[i] = 0 }  // bottom 10 rows black
     let q = CaptureQualityAnalyzer.analyze(RGBImage(width: 100, height: 100, pixels: px))
     #expect(abs(q.brightClippedFraction - 0.4) < 1e-9)
     #expect(abs(q.darkClippedFraction - 0.1) < 1e-9)
@@ -43,7 +45,8 @@ import Testing
 
 @Test func theSameViewTwiceReadsSteadyEvenWithAnExposureChange() {
     let scene = TestImages.scene(seed: 30)
-    let a = TestImages.photo(scene, view: 320), b = TestImages.photo(scene, view: 320, gain: 0.8)
+    let a = TestImages.photo(scene, view: 320)
+    let b = TestImages.photo(scene, view: 320, gain: 0.8)
     #expect(CaptureQualityAnalyzer.steadiness(previous: a, current: a).displacement < 1e-9)
     let s = CaptureQualityAnalyzer.steadiness(previous: a, current: b)
     print("steadiness, exposure change: \(s.displacement)")

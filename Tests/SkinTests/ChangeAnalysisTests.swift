@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Skin
 
 /// A 128 x 128 plane of seeded band-limited texture (L units, 0...100 scale like the crops).
@@ -67,15 +68,18 @@ private func texturePlane(seed: UInt64, side: Int = 128) -> Plane {
     func coarse(_ image: RGBImage) -> Plane {
         SkinComparator.prepare(color: ColorPlanes.resampled(image, shortSide: SkinComparator.workingSide)).pyramid.levels[2]
     }
-    let base = coarse(TestImages.photo(scene)), probe = coarse(TestImages.photo(scene, rotation: 17, scale: 1.2))
+    let base = coarse(TestImages.photo(scene))
+    let probe = coarse(TestImages.photo(scene, rotation: 17, scale: 1.2))
     let c = Float(base.width - 1) / 2
     let grid = IntensityAlignment.wideGrid
-    let wide = IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c,
-                                               scales: grid.scales, degrees: grid.degrees, keep: 3)
+    let wide = IntensityAlignment.coarseSearch(
+        base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c,
+        scales: grid.scales, degrees: grid.degrees, keep: 3)
     let normal = IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c)
     #expect(wide.count == 3 && normal.count == 1)
     // The best wide seed lies within half a grid step of the true turn (-17 degrees) and zoom (1.2).
-    let halfTurn = (grid.degrees[1] - grid.degrees[0]) / 2, halfZoom = logf(grid.scales[1] / grid.scales[0]) / 2
+    let halfTurn = (grid.degrees[1] - grid.degrees[0]) / 2
+    let halfZoom = logf(grid.scales[1] / grid.scales[0]) / 2
     #expect(abs(wide[0].rotationDegrees + 17) <= halfTurn + 0.01 && abs(logf(wide[0].scale / 1.2)) <= halfZoom + 0.01)
     #expect(abs(normal[0].rotationDegrees + 17) > halfTurn || abs(logf(normal[0].scale / 1.2)) > halfZoom)
     #expect(IntensityAlignment.coarseSearch(base: base, probe: probe, cx: c, cy: c, probeCX: c, probeCY: c, keep: 0).count == 1)
@@ -92,7 +96,9 @@ private func texturePlane(seed: UInt64, side: Int = 128) -> Plane {
         #expect(f < last)
         last = f
     }
-    #expect(abs(ChangeAnalysis.Tuning.noiseFactor(spread: 4 * reference) / ChangeAnalysis.Tuning.noiseFactor(spread: 16 * reference)
+    #expect(
+        abs(
+            ChangeAnalysis.Tuning.noiseFactor(spread: 4 * reference) / ChangeAnalysis.Tuning.noiseFactor(spread: 16 * reference)
                 - ((ChangeAnalysis.Tuning.noiseConstant + 16) / (ChangeAnalysis.Tuning.noiseConstant + 4)).squareRoot()) < 1e-9)
     // A noiseless pair (an identical photo) is bounded, and a spread below 0 cannot occur in effect.
     let quiet = ChangeAnalysis.Tuning.noiseFactor(spread: 0)
@@ -107,7 +113,10 @@ private func sloppy(_ image: RGBImage, gain: Float) -> RGBImage {
     for y in 0..<blurred.height {
         for x in 0..<blurred.width {
             let g = gain * (0.85 + 0.3 * Float(x) / Float(blurred.width - 1))
-            for ch in 0..<3 { let i = (y * blurred.width + x) * 3 + ch; px[i] = UInt8(min(255, (Float(px[i]) * g).rounded())) }
+            for ch in 0..<3 {
+                let i = (y * blurred.width + x) * 3 + ch
+                px[i] = UInt8(min(255, (Float(px[i]) * g).rounded()))
+            }
         }
     }
     return RGBImage(width: blurred.width, height: blurred.height, pixels: px)
@@ -126,7 +135,8 @@ private func sloppy(_ image: RGBImage, gain: Float) -> RGBImage {
 @Test func aBlurredUnevenlyLitOverExposedPhotoOfAnotherSubjectStaysNotComparable() throws {
     let base = TestImages.photo(TestImages.scene(seed: 34))
     for seed: UInt64 in [35, 36] {
-        let r = try SkinComparator.compare(baseline: base, probe: sloppy(TestImages.photo(TestImages.scene(seed: seed), rotation: 7, scale: 1.08), gain: 1.4))
+        let r = try SkinComparator.compare(
+            baseline: base, probe: sloppy(TestImages.photo(TestImages.scene(seed: seed), rotation: 7, scale: 1.08), gain: 1.4))
         #expect(!r.comparable)
         #expect(r.similarityPercent == nil)
         #expect(r.reasonNotComparable == .alignmentFailed)
@@ -137,17 +147,24 @@ private func sloppy(_ image: RGBImage, gain: Float) -> RGBImage {
 /// centre to the top and bottom edges (the far edge smaller), as a phone tilted about its horizontal axis sees it.
 private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, keystone: Double) -> RGBImage {
     var out = [UInt8](repeating: 0, count: view * view * 3)
-    let c = Double(view - 1) / 2, sc = Double(side - 1) / 2
+    let c = Double(view - 1) / 2
+    let sc = Double(side - 1) / 2
     for y in 0..<view {
         for x in 0..<view {
-            let xr = Double(x) - c, yr = Double(y) - c
+            let xr = Double(x) - c
+            let yr = Double(y) - c
             let d = 1 - keystone * yr / c
-            let u = xr / d + sc, v = yr / d + sc
-            let x0 = min(max(Int(u), 0), side - 2), y0 = min(max(Int(v), 0), side - 2)
-            let tx = Float(min(max(u - Double(x0), 0), 1)), ty = Float(min(max(v - Double(y0), 0), 1))
+            let u = xr / d + sc
+            let v = yr / d + sc
+            let x0 = min(max(Int(u), 0), side - 2)
+            let y0 = min(max(Int(v), 0), side - 2)
+            let tx = Float(min(max(u - Double(x0), 0), 1))
+            let ty = Float(min(max(v - Double(y0), 0), 1))
             for ch in 0..<3 {
-                let p00 = scene[(y0 * side + x0) * 3 + ch], p01 = scene[(y0 * side + x0 + 1) * 3 + ch]
-                let p10 = scene[((y0 + 1) * side + x0) * 3 + ch], p11 = scene[((y0 + 1) * side + x0 + 1) * 3 + ch]
+                let p00 = scene[(y0 * side + x0) * 3 + ch]
+                let p01 = scene[(y0 * side + x0 + 1) * 3 + ch]
+                let p10 = scene[((y0 + 1) * side + x0) * 3 + ch]
+                let p11 = scene[((y0 + 1) * side + x0 + 1) * 3 + ch]
                 let value = (p00 * (1 - tx) + p01 * tx) * (1 - ty) + (p10 * (1 - tx) + p11 * tx) * ty
                 out[(y * view + x) * 3 + ch] = UInt8(min(max(value * 255, 0), 255).rounded())
             }
@@ -183,12 +200,14 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     w.g = 1e-9
     let (xp, yp) = w.apply(45, 33)
     #expect(abs(x - xp) < 1e-3 && abs(y - yp) < 1e-3)
-    w.g = 0.001; w.h = -0.0005
+    w.g = 0.001
+    w.h = -0.0005
     let (cx, cy) = w.apply(40, 40)
     #expect(cx == 50 && cy == 60)
     // Expressing it at a coarser level and back is the same map.
     let back = w.atLevel(scale: 2).fromLevel(scale: 2)
-    let (u1, v1) = w.apply(70, 10), (u2, v2) = back.apply(70, 10)
+    let (u1, v1) = w.apply(70, 10)
+    let (u2, v2) = back.apply(70, 10)
     #expect(abs(u1 - u2) < 1e-3 && abs(v1 - v2) < 1e-3)
     // At the coarser level a point maps to the coarse image of its image.
     let coarse = w.atLevel(scale: 2)
@@ -206,16 +225,21 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     let flatLab = [base.data, [Float](repeating: 10, count: n * n), [Float](repeating: 15, count: n * n)]
     let valid = [Bool](repeating: true, count: n * n)
     func texture(_ probe: Plane) -> Double {
-        BlobTerms.measure(bLab: flatLab, pLab: [probe.data, flatLab[1], flatLab[2]], colourValid: valid, detailValid: valid,
-                          bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n).texture
+        BlobTerms.measure(
+            bLab: flatLab, pLab: [probe.data, flatLab[1], flatLab[2]], colourValid: valid, detailValid: valid,
+            bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n
+        ).texture
     }
     let unchanged = texture(base)
     let blurred = base.boxBlurred(radius: 2).boxBlurred(radius: 2)
-    var smoothed = base, rougher = base
-    for y in 40..<88 { for x in 40..<88 {
-        smoothed.data[y * n + x] = blurred.data[y * n + x]
-        rougher.data[y * n + x] = 50 + 2 * (base.data[y * n + x] - 50)
-    } }
+    var smoothed = base
+    var rougher = base
+    for y in 40..<88 {
+        for x in 40..<88 {
+            smoothed.data[y * n + x] = blurred.data[y * n + x]
+            rougher.data[y * n + x] = 50 + 2 * (base.data[y * n + x] - 50)
+        }
+    }
     #expect(texture(smoothed) > unchanged + 0.5)
     #expect(texture(rougher) < unchanged + 0.05)
 }
@@ -227,7 +251,12 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     let lab = [base.data, [Float](repeating: 10, count: n * n), [Float](repeating: 15, count: n * n)]
     let valid = [Bool](repeating: true, count: n * n)
     var shifted = lab
-    for y in 40..<88 { for x in 40..<88 { shifted[1][y * n + x] += 6; shifted[2][y * n + x] += 1.5 } }
+    for y in 40..<88 {
+        for x in 40..<88 {
+            shifted[1][y * n + x] += 6
+            shifted[2][y * n + x] += 1.5
+        }
+    }
     let band = base.highPassed(radius: 2, passes: 2)
     let same = BlobTerms.measure(bLab: lab, pLab: lab, colourValid: valid, detailValid: valid, bBand: band, pBand: band, side: n).colour
     let changed = BlobTerms.measure(bLab: lab, pLab: shifted, colourValid: valid, detailValid: valid, bBand: band, pBand: band, side: n).colour
@@ -243,17 +272,21 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     let n = 128
     var base = texturePlane(seed: 23)
     // Strong detail in the left 30% of the crop, faint detail in the rest.
-    for y in 0..<n { for x in 0..<n {
-        let k = y * n + x
-        base.data[k] = 50 + (x < 38 ? 3 : 0.5) * (base.data[k] - 50)
-    } }
+    for y in 0..<n {
+        for x in 0..<n {
+            let k = y * n + x
+            base.data[k] = 50 + (x < 38 ? 3 : 0.5) * (base.data[k] - 50)
+        }
+    }
     var rng = SeededGenerator(seed: 99)
     let noise = (0..<(n * n)).map { _ in Float(5.2 * (rng.unit() - 0.5)) }
     let flat = [[Float](repeating: 10, count: n * n), [Float](repeating: 15, count: n * n)]
     let valid = [Bool](repeating: true, count: n * n)
     func texture(_ probe: Plane) -> Double {
-        BlobTerms.measure(bLab: [base.data] + flat, pLab: [probe.data] + flat, colourValid: valid, detailValid: valid,
-                          bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n).texture
+        BlobTerms.measure(
+            bLab: [base.data] + flat, pLab: [probe.data] + flat, colourValid: valid, detailValid: valid,
+            bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n
+        ).texture
     }
     var noisier = base
     for k in noisier.data.indices { noisier.data[k] += noise[k] }

@@ -1,11 +1,13 @@
 import Foundation
 import Testing
+
 @testable import Skin
 
 @Test func theCubeRootAgreesWithTheLibraryOverTheLabRange() {
     var t: Float = 0.008
     while t < 1.2 {
-        let mine = ColorScience.cubeRoot(t), lib = cbrtf(t)
+        let mine = ColorScience.cubeRoot(t)
+        let lib = cbrtf(t)
         #expect(abs(mine - lib) <= 2e-6 * lib)
         t *= 1.01
     }

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Skin
 
 /// A plane of seeded band-limited texture.
@@ -17,22 +18,32 @@ private func identity(_ p: Plane) -> Warp {
 @Test func theGatePassesAlignedPhotosAndNamesEachReason() {
     let ok = Calibration.minimumCorrelation + 0.5
     #expect(Gate.reason(correlation: ok, validFraction: 1, medianChange: 0.1, histogramDistance: 0) == nil)
-    #expect(Gate.reason(correlation: Calibration.minimumCorrelation - 0.01, validFraction: 1, medianChange: 0.1, histogramDistance: 0) == .alignmentFailed)
+    #expect(
+        Gate.reason(correlation: Calibration.minimumCorrelation - 0.01, validFraction: 1, medianChange: 0.1, histogramDistance: 0) == .alignmentFailed
+    )
     #expect(Gate.reason(correlation: ok, validFraction: 0.4, medianChange: 0.1, histogramDistance: 0) == .alignmentFailed)
     let weak = (Calibration.minimumCorrelation + Calibration.sameContentCorrelation) / 2
-    #expect(Gate.reason(correlation: weak, validFraction: 1, medianChange: 0.1,
-                        histogramDistance: Calibration.maximumHistogramDistance + 0.1) == .colourMismatch)
-    #expect(Gate.reason(correlation: ok, validFraction: 1, unclippedFraction: Calibration.minimumUnclippedFraction - 0.01,
-                        medianChange: 0.1, histogramDistance: 0) == .tooBright)
+    #expect(
+        Gate.reason(
+            correlation: weak, validFraction: 1, medianChange: 0.1,
+            histogramDistance: Calibration.maximumHistogramDistance + 0.1) == .colourMismatch)
+    #expect(
+        Gate.reason(
+            correlation: ok, validFraction: 1, unclippedFraction: Calibration.minimumUnclippedFraction - 0.01,
+            medianChange: 0.1, histogramDistance: 0) == .tooBright)
 }
 
 @Test func aColourDifferenceBetweenPhotosThatLineUpClearlyIsShownNotHidden() {
     // Same detail, other colours: exposure, or a real change the figure should show.
-    #expect(Gate.reason(correlation: Calibration.sameContentCorrelation, validFraction: 1, medianChange: 0.1,
-                        histogramDistance: 1) == nil)
+    #expect(
+        Gate.reason(
+            correlation: Calibration.sameContentCorrelation, validFraction: 1, medianChange: 0.1,
+            histogramDistance: 1) == nil)
     // Alignment and white come first.
-    #expect(Gate.reason(correlation: Calibration.minimumCorrelation - 0.01, validFraction: 1, unclippedFraction: 0,
-                        medianChange: 5, histogramDistance: 1) == .alignmentFailed)
+    #expect(
+        Gate.reason(
+            correlation: Calibration.minimumCorrelation - 0.01, validFraction: 1, unclippedFraction: 0,
+            medianChange: 5, histogramDistance: 1) == .alignmentFailed)
     #expect(Gate.reason(correlation: 0.9, validFraction: 1, unclippedFraction: 0, medianChange: 5, histogramDistance: 1) == .tooBright)
 }
 
@@ -77,7 +88,8 @@ private func identity(_ p: Plane) -> Warp {
     let detail = texture(seed: 44, side: side)
     var shaded = detail
     for i in shaded.data.indices { shaded.data[i] += ramp.data[i] }
-    let a = Gate.detrended(detail), b = Gate.detrended(shaded)
+    let a = Gate.detrended(detail)
+    let b = Gate.detrended(shaded)
     var worst: Float = 0
     for y in 4..<(side - 4) { for x in 4..<(side - 4) { worst = max(worst, abs(a[x, y] - b[x, y])) } }
     #expect(worst < 1e-4)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Skin
 
 /// A plane of uneven values (no symmetry to hide an indexing mistake).
@@ -24,14 +25,16 @@ private func naiveBox(_ p: Plane, _ r: Int) -> Plane {
 @Test(arguments: [(9, 7, 1), (13, 5, 3), (3, 9, 2), (1, 6, 1), (16, 16, 7)])
 func boxBlurMatchesTheWindowMeanAtEveryPixelWhateverTheRowCount(w: Int, h: Int, r: Int) {
     let p = ramp(w, h)
-    let fast = p.boxBlurred(radius: r), slow = naiveBox(p, r)
+    let fast = p.boxBlurred(radius: r)
+    let slow = naiveBox(p, r)
     for i in fast.data.indices { #expect(abs(fast.data[i] - slow.data[i]) < 1e-5) }
 }
 
 @Test func resizingGivesTheBilinearSampleAtEachPixelCentre() {
     let p = ramp(17, 11)
     let q = p.resized(width: 12, height: 8)
-    let sx = Float(17) / 12, sy = Float(11) / 8
+    let sx = Float(17) / 12
+    let sy = Float(11) / 8
     for y in 0..<8 {
         for x in 0..<12 {
             #expect(q[x, y] == p.sample((Float(x) + 0.5) * sx - 0.5, (Float(y) + 0.5) * sy - 0.5))

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Skin
 
 @Test func identicalPhotosAreComparableAndFullySimilar() throws {
@@ -41,7 +42,8 @@ import Testing
     // The hottest heat-map cell lies right of the centre, where the spot is.
     let m = change.changeMap
     let hottest = m.values.indices.max { m.values[$0] < m.values[$1] }!
-    let hx = hottest % m.width, hy = hottest / m.width
+    let hx = hottest % m.width
+    let hy = hottest / m.width
     #expect(hx > m.width / 2 && abs(hy - m.height / 2) < m.height / 6)
     #expect(m.values.allSatisfy { $0 >= 0 && $0 <= 1 })
 }
@@ -59,8 +61,9 @@ import Testing
     let photo = TestImages.photo(TestImages.scene(seed: 6))
     let fp = try SkinComparator.prepare(photo).fingerprint
     #expect(fp.revision == .current)
-    let future = ComparisonFingerprint(revision: ComparisonRevision(ComparisonRevision.current.number + 1),
-                                       width: fp.width, height: fp.height, pixels: fp.pixels)
+    let future = ComparisonFingerprint(
+        revision: ComparisonRevision(ComparisonRevision.current.number + 1),
+        width: fp.width, height: fp.height, pixels: fp.pixels)
     #expect(throws: SkinComparisonError.revisionMismatch(future.revision, .current)) { try SkinComparator.prepare(future) }
     let corrupt = ComparisonFingerprint(revision: .current, width: fp.width, height: fp.height, pixels: [1, 2, 3])
     #expect(throws: SkinComparisonError.corruptFingerprint) { try SkinComparator.prepare(corrupt) }
@@ -79,7 +82,8 @@ import Testing
 
 @Test func aStoredFingerprintRoundTripsAndComparesLikeThePhoto() throws {
     let scene = TestImages.scene(seed: 7)
-    let base = TestImages.photo(scene), probe = TestImages.photo(scene, shiftX: 0.02, rotation: -2)
+    let base = TestImages.photo(scene)
+    let probe = TestImages.photo(scene, shiftX: 0.02, rotation: -2)
     let data = try JSONEncoder().encode(try SkinComparator.prepare(base).fingerprint)
     let decoded = try JSONDecoder().decode(ComparisonFingerprint.self, from: data)
     let fromStore = try SkinComparator.compare(baseline: try SkinComparator.prepare(decoded), probe: try SkinComparator.prepare(probe))
@@ -153,11 +157,14 @@ import Testing
 }
 
 @Test func alignmentSummariesStoredBeforeRevisionFiveDecodeWithoutPerspective() throws {
-    let old = Data(#"{"method":"keypoints","keypointMatches":40,"keypointInliers":30,"scale":1.01,"rotationDegrees":2,"shiftX":0.01,"shiftY":0,"correlation":0.9}"#.utf8)
+    let old = Data(
+        #"{"method":"keypoints","keypointMatches":40,"keypointInliers":30,"scale":1.01,"rotationDegrees":2,"shiftX":0.01,"shiftY":0,"correlation":0.9}"#
+            .utf8)
     let a = try JSONDecoder().decode(AlignmentSummary.self, from: old)
     #expect(a.keystone == 0 && a.perspectiveMessage == nil && a.keypointInliers == 30)
-    let slanted = AlignmentSummary(method: .keypoints, keypointMatches: 40, keypointInliers: 30, scale: 1, rotationDegrees: 0,
-                                   shiftX: 0, shiftY: 0, correlation: 0.9, keystone: 0.04)
+    let slanted = AlignmentSummary(
+        method: .keypoints, keypointMatches: 40, keypointInliers: 30, scale: 1, rotationDegrees: 0,
+        shiftX: 0, shiftY: 0, correlation: 0.9, keystone: 0.04)
     #expect(try JSONDecoder().decode(AlignmentSummary.self, from: JSONEncoder().encode(slanted)) == slanted)
     #expect(slanted.perspectiveMessage?.contains("4%") == true)
 }
@@ -188,7 +195,11 @@ private func redClipped(_ image: RGBImage, gain: Float) -> RGBImage {
     let greens = stride(from: 1, to: base.pixels.count, by: 3).map { base.pixels[$0] }.sorted()
     let cut = greens[greens.count / 10]
     var px = base.pixels
-    for i in stride(from: 0, to: px.count, by: 3) where px[i + 1] > cut { px[i] = 255; px[i + 1] = 255; px[i + 2] = 255 }
+    for i in stride(from: 0, to: px.count, by: 3) where px[i + 1] > cut {
+        px[i] = 255
+        px[i + 1] = 255
+        px[i + 2] = 255
+    }
     let r = try SkinComparator.compare(baseline: base, probe: RGBImage(width: base.width, height: base.height, pixels: px))
     #expect(!r.comparable)
     #expect(r.similarityPercent == nil)
@@ -226,7 +237,8 @@ private func redClipped(_ image: RGBImage, gain: Float) -> RGBImage {
 /// scene's first photo, without and with a new dark mark of `radius` scene pixels, and the marked retake's raw score from
 /// the four figures other than the new-mark one.
 private func newMarkPair(seed: UInt64, radius: Double, blurred: Bool) throws
-    -> (noChange: SkinComparisonResult, change: SkinComparisonResult, four: Double) {
+    -> (noChange: SkinComparisonResult, change: SkinComparisonResult, four: Double)
+{
     var scene = TestImages.scene(seed: seed)
     let base = TestImages.photo(scene)
     func retake(_ s: [Float]) -> RGBImage {
@@ -237,8 +249,10 @@ private func newMarkPair(seed: UInt64, radius: Double, blurred: Bool) throws
     TestImages.disc(&scene, side: 360, cx: 196.5, cy: 168.5, r: radius, k: 0.45)
     let change = try SkinComparator.compare(baseline: base, probe: retake(scene))
     let d = change.diagnostics
-    return (try SkinComparator.compare(baseline: base, probe: same), change,
-            Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob, texture: d.textureBlob))
+    return (
+        try SkinComparator.compare(baseline: base, probe: same), change,
+        Calibration.rawScore(map: d.mapScore, displacement: d.displacement, colour: d.colourBlob, texture: d.textureBlob)
+    )
 }
 
 /// The new-mark figure (revision 10) is the change of the blob response within a grid pixel's shift: a photo against a

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Skin
 
 /// The grown-spot case of issue 18: a 40 px dark spot on smooth skin-toned texture that grows by 20-60% in radius,

@@ -29,7 +29,9 @@ import Testing
         for y in 250..<300 {
             for x in 0..<400 {
                 let o = image.offset(x: x, y: y)
-                image.pixels[o] = 170; image.pixels[o + 1] = 40; image.pixels[o + 2] = 50
+                image.pixels[o] = 170
+                image.pixels[o + 1] = 40
+                image.pixels[o + 2] = 50
             }
         }
         #expect(ColourMouthFinder().find(in: image) == nil)
@@ -81,7 +83,9 @@ private func paint(_ image: inout RGBImage, x: Range<Int>, y: Range<Int>, rgb: (
     for row in y {
         for column in x {
             let o = image.offset(x: column, y: row)
-            image.pixels[o] = rgb.0; image.pixels[o + 1] = rgb.1; image.pixels[o + 2] = rgb.2
+            image.pixels[o] = rgb.0
+            image.pixels[o + 1] = rgb.1
+            image.pixels[o + 2] = rgb.2
         }
     }
 }

@@ -9,7 +9,8 @@ import Testing
 
     @Test func clampedSquareMovesInsideAtEveryEdge() {
         #expect(CropSquare.clamped(centre: Point(x: 0, y: 0), side: 40, imageWidth: 300, imageHeight: 200) == CropSquare(x: 0, y: 0, side: 40))
-        #expect(CropSquare.clamped(centre: Point(x: 299, y: 199), side: 40, imageWidth: 300, imageHeight: 200) == CropSquare(x: 260, y: 160, side: 40))
+        #expect(
+            CropSquare.clamped(centre: Point(x: 299, y: 199), side: 40, imageWidth: 300, imageHeight: 200) == CropSquare(x: 260, y: 160, side: 40))
     }
 
     @Test func clampedSquareShrinksToTheShorterSideOfASmallImage() {

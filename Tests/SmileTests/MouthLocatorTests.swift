@@ -68,15 +68,17 @@ import Testing
     @Test func aDetectionCopyMadeByTheCallerGivesSquaresAndTheSmallestMouthRuleInThePhotosPixels() throws {
         let copy = RGBImage(width: 1000, height: 750, red: 200, green: 160, blue: 130)
         let detector = ScriptedDetector { _ in [syntheticFace(mouth: Point(x: 500, y: 375), mouthWidth: 10)] }
-        let chosen = try #require(MouthLocator(detector: detector).locate(inDetectionCopy: copy, photoWidth: 4000, photoHeight: 3000).chosen,
-                                  "10 px in the copy is 40 px in the photo: wide enough")
+        let chosen = try #require(
+            MouthLocator(detector: detector).locate(inDetectionCopy: copy, photoWidth: 4000, photoHeight: 3000).chosen,
+            "10 px in the copy is 40 px in the photo: wide enough")
         #expect(detector.calls.first.map { $0.width == 1000 && $0.upsampling == 0 } == true, "the copy is used as it is")
         #expect(abs(chosen.mouthBounds.width - 40) < 1)
         #expect(abs(chosen.square.rect.centre.x - 2000) <= 1 && abs(chosen.square.rect.centre.y - 1500) <= 1)
         #expect(chosen.square.side == 64)
         let narrow = ScriptedDetector { _ in [syntheticFace(mouth: Point(x: 500, y: 375), mouthWidth: 5)] }
-        #expect(MouthLocator(detector: narrow).locate(inDetectionCopy: copy, photoWidth: 4000, photoHeight: 3000)
-            == .notFound(.mouthTooSmall(width: 20, minimum: 24)))
+        #expect(
+            MouthLocator(detector: narrow).locate(inDetectionCopy: copy, photoWidth: 4000, photoHeight: 3000)
+                == .notFound(.mouthTooSmall(width: 20, minimum: 24)))
     }
 
     @Test func detectionRunsOnADownscaledCopyAndMapsBackToFullResolution() throws {

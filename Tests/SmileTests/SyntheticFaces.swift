@@ -1,13 +1,15 @@
-import Foundation
 import CairnCore
+import Foundation
 import Smile
 import Synchronization
 import Testing
 
 /// A 68-point face for geometry tests: eyes one mouth width above the lips, lips `mouthWidth` wide and
 /// `mouthWidth * 0.4` tall centred on `mouth`; `cornerTilt` (degrees) tilts only the lip corners.
-func syntheticFace(mouth: Point, mouthWidth w: Double, cornerTilt: Double = 0, eyeDrop: Double = 1.0,
-                   mouthHeightRatio: Double = 0.4) -> DetectedFace {
+func syntheticFace(
+    mouth: Point, mouthWidth w: Double, cornerTilt: Double = 0, eyeDrop: Double = 1.0,
+    mouthHeightRatio: Double = 0.4
+) -> DetectedFace {
     var points = [Point](repeating: Point(x: mouth.x, y: mouth.y - 0.5 * w), count: 68)
     // Jaw 0-16 around the lower face.
     for i in 0...16 {
@@ -41,7 +43,11 @@ func syntheticFace(mouth: Point, mouthWidth w: Double, cornerTilt: Double = 0, e
 /// A detector returning scripted faces (in the coordinates of the image it is given), recording each call.
 /// It records an issue if called more often than `allowedCalls` (a cascade that should not ask).
 final class ScriptedDetector: FaceLandmarkDetecting {
-    struct Call: Sendable { var width: Int; var height: Int; var upsampling: Int }
+    struct Call: Sendable {
+        var width: Int
+        var height: Int
+        var upsampling: Int
+    }
     private let script: @Sendable (RGBImage) throws -> [DetectedFace]
     private let allowedCalls: Int
     private let log = Mutex<[Call]>([])
@@ -65,20 +71,28 @@ final class ScriptedDetector: FaceLandmarkDetecting {
 
 /// A skin-toned image with a mouth painted at `mouth`: red lip ellipse `width` wide, a white teeth band.
 /// `skin` and `lips` are RGB triples.
-func paintedMouth(imageWidth: Int = 400, imageHeight: Int = 300, mouth: Point, width: Double, teeth: Bool = true,
-                  skin: (UInt8, UInt8, UInt8) = (224, 172, 140), lips: (UInt8, UInt8, UInt8) = (170, 60, 75)) -> RGBImage {
+func paintedMouth(
+    imageWidth: Int = 400, imageHeight: Int = 300, mouth: Point, width: Double, teeth: Bool = true,
+    skin: (UInt8, UInt8, UInt8) = (224, 172, 140), lips: (UInt8, UInt8, UInt8) = (170, 60, 75)
+) -> RGBImage {
     var image = RGBImage(width: imageWidth, height: imageHeight, red: skin.0, green: skin.1, blue: skin.2)
-    let a = width / 2, b = width * 0.22
+    let a = width / 2
+    let b = width * 0.22
     for y in 0..<imageHeight {
         for x in 0..<imageWidth {
-            let dx = (Double(x) - mouth.x) / a, dy = (Double(y) - mouth.y) / b
+            let dx = (Double(x) - mouth.x) / a
+            let dy = (Double(y) - mouth.y) / b
             let r = dx * dx + dy * dy
             guard r <= 1 else { continue }
             let o = image.offset(x: x, y: y)
             if teeth && abs(Double(y) - mouth.y) < b * 0.35 && abs(dx) < 0.7 {
-                image.pixels[o] = 245; image.pixels[o + 1] = 243; image.pixels[o + 2] = 236
+                image.pixels[o] = 245
+                image.pixels[o + 1] = 243
+                image.pixels[o + 2] = 236
             } else {
-                image.pixels[o] = lips.0; image.pixels[o + 1] = lips.1; image.pixels[o + 2] = lips.2
+                image.pixels[o] = lips.0
+                image.pixels[o + 1] = lips.1
+                image.pixels[o + 2] = lips.2
             }
         }
     }
@@ -93,7 +107,9 @@ func grayscale(_ image: RGBImage) -> RGBImage {
         let gr: Int = Int(out.pixels[i + 1]) * 587
         let b: Int = Int(out.pixels[i + 2]) * 114
         let g = UInt8((r + gr + b) / 1000)
-        out.pixels[i] = g; out.pixels[i + 1] = g; out.pixels[i + 2] = g
+        out.pixels[i] = g
+        out.pixels[i + 1] = g
+        out.pixels[i + 2] = g
     }
     return out
 }

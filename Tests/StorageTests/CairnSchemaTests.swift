@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// Database fixtures: one real SQLite file per landed migration, `Fixtures/<migration id>.sqlite`, holding
@@ -15,35 +16,41 @@ import Testing
             try db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", "onboarding.complete", "true")
             try db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", "flag.show-comparison-details", "false")
             try db.execute("INSERT INTO settings (key, value) VALUES (?, ?)", "note", "Ünïcode ✓ 'quoted' \"text\"")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "photos/0b/0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87.jpg", "skin",
                 "image/jpeg", 4032, 3024, 2_481_113, String(repeating: "ab", count: 32), "2026-11-30T09:15:00.000Z")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "photos/e7/e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a.heic", "label",
                 "image/heic", 3024, 4032, 1_200_000, String(repeating: "0f", count: 32), "2026-11-30T09:16:30.250Z")
         },
         "2026-11-30.smile": { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "5a1e0c3b-7d2f-4e8a-b6c9-0d1e2f3a4b5c", "photos/5a/5a1e0c3b-7d2f-4e8a-b6c9-0d1e2f3a4b5c.jpg", "smile",
                 "image/jpeg", 768, 768, 98_304, String(repeating: "cd", count: 32), "2026-11-30T10:00:00.000Z")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO photos (id, relative_path, purpose, media_type, width, height, byte_count, sha256, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "6b2f1d4c-8e3a-4f9b-a7d0-1e2f3a4b5c6d", "photos/6b/6b2f1d4c-8e3a-4f9b-a7d0-1e2f3a4b5c6d.jpg", "smile",
                 "image/jpeg", 768, 768, 101_000, String(repeating: "ef", count: 32), "2026-11-30T10:05:00.000Z")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO smile_entries (id, photo_id, captured_local, captured_offset_seconds, note, detector,
                     square_x, square_y, square_side, source_width, source_height, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "1c3e5a7b-9d0f-4a2c-8e4b-6d8f0a1c3e5b", "5a1e0c3b-7d2f-4e8a-b6c9-0d1e2f3a4b5c", "2026-11-29T08:30:00",
                 3600, "Ünïcode ✓ 'after' \"braces\"", "landmarks", 812, 1400, 604, 3024, 4032, "2026-11-30T10:00:00.000Z")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO smile_entries (id, photo_id, captured_local, captured_offset_seconds, note, detector,
                     square_x, square_y, square_side, source_width, source_height, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -51,7 +58,8 @@ import Testing
                 "manual", 0, 0, 300, 300, 400, "2026-11-30T10:05:00.000Z")
         },
         "2026-11-30.regimen": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO regimen_products (id, created_at) VALUES ('p-1', '2026-11-30T08:00:00.000Z');
                 INSERT INTO regimen_product_revisions (id, product_id, number, name, brand, form, serving_value, serving_unit, recorded_at)
                     VALUES ('pr-1', 'p-1', 1, 'Vitamin D3 1000 IU', 'Ünïcode ✓', 'softgel', '1', 'count', '2026-11-30T08:00:00.000Z'),
@@ -82,35 +90,46 @@ import Testing
                 """)
         },
         "2026-11-30.skin": { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO skin_areas (id, name, body_location, guidance, created_at) VALUES (?, ?, ?, ?, ?)
                 """, "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", "Left forearm ✓", "forearm", "Arm flat on the desk, window light.",
                 "2026-11-30T09:20:00.000Z")
             for (id, photo, thumb, at) in [
-                ("a1000000-0000-4000-8000-000000000001", "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "2026-11-30T09:21:00.000Z"),
-                ("a1000000-0000-4000-8000-000000000002", "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "2026-12-07T09:21:00.000Z"),
+                (
+                    "a1000000-0000-4000-8000-000000000001", "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87", "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a",
+                    "2026-11-30T09:21:00.000Z"
+                ),
+                (
+                    "a1000000-0000-4000-8000-000000000002", "e7a1f3d2-0c4b-4e6a-9b8d-1f2e3d4c5b6a", "0b5d2c64-9f0e-4d7b-8a51-3c2e1f0a9b87",
+                    "2026-12-07T09:21:00.000Z"
+                ),
             ] {
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
                     dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, id, "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", at, "Europe/Berlin", photo, thumb, "after 'sun' \"day\"",
                     0.52, 0.01, 0.002, 11.5, Data([1, 0, 0, 0, 2, 3]), 1, at)
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO skin_comparisons (entry_id, baseline_id, area_id, revision, comparable, similarity, raw_score, reason,
                 change_map, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "a1000000-0000-4000-8000-000000000002", "a1000000-0000-4000-8000-000000000001",
                 "5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f", 1, 1, 87.5, 0.61, nil as String?, Data(repeating: 7, count: 4096), "{}")
         },
         "2026-11-30.insights": { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
                     first_computed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "p1|start|2026-03-01", "sleep_quality", "p1", "start", "2026-03-01", "qualified-finding", 28,
                 #"{"summary":"Starting Magnesium ✓ on 2026-03-01 was associated with higher \"Sleep\" values","windowDays":28}"#,
                 "2026-03-15T08:00:00.000Z", "2026-03-29T08:00:00.000Z")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
                     first_computed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, "p1|start|2026-03-01", "steps", "p1", "start", "2026-03-01", "ongoing-observation", 14,
@@ -119,7 +138,8 @@ import Testing
         },
         "2026-12-01.skin-notes": { db in
             // The fixture's two entries arrive with their notes as version 1; the second is edited, then removed.
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at) VALUES
                     ('a1000000-0000-4000-8000-000000000002', 2, 'Ünïcode ✓ ''edited''
                 second line', '2026-12-08T10:00:00.000Z'),
@@ -127,23 +147,28 @@ import Testing
                 """)
         },
         "2026-12-01.insight-inputs": { db in
-            try db.execute("INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)", "series", "sleep_quality", "2026-03-30T08:00:00.000Z")
+            try db.execute(
+                "INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)", "series", "sleep_quality", "2026-03-30T08:00:00.000Z")
             try db.execute("INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)", "ledger", "*", "2026-03-30T08:00:00.000Z")
-            try db.execute("INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)", "sleep_quality",
-                           "9f2c", #"{"dates":40,"flagged":1}"#)
+            try db.execute(
+                "INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)", "sleep_quality",
+                "9f2c", #"{"dates":40,"flagged":1}"#)
             try db.execute("INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)", "steps", "41aa", nil as String?)
-            try db.execute("INSERT INTO insight_metric_options (metric_id, searches_onset, updated_at) VALUES (?, ?, ?)", "steps", 1,
-                           "2026-03-30T08:00:00.000Z")
+            try db.execute(
+                "INSERT INTO insight_metric_options (metric_id, searches_onset, updated_at) VALUES (?, ?, ?)", "steps", 1,
+                "2026-03-30T08:00:00.000Z")
             try db.execute("UPDATE insight_runs SET inputs = ? WHERE id = 1", #"{"ledger":"3:3|0:0|1:1","changes":[]}"#)
         },
         "2026-12-01.intake-import-runs": { db in
             // The outcomes fixture's imported record came from a finished run.
-            try db.execute("INSERT INTO regimen_intake_import_runs (id, started_at, finished_at) VALUES (1, ?, ?)",
-                           "2026-11-30T10:05:00.000Z", "2026-11-30T10:05:01.000Z")
+            try db.execute(
+                "INSERT INTO regimen_intake_import_runs (id, started_at, finished_at) VALUES (1, ?, ?)",
+                "2026-11-30T10:05:00.000Z", "2026-11-30T10:05:01.000Z")
             try db.execute("UPDATE regimen_intake SET import_run = 1 WHERE id = 'i-4'")
         },
         "2026-12-01.intake-undo": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id, occurrence_day,
                     occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, supersedes, imported_from)
                     VALUES ('i-5', 'scheduled', 'taken', 'p-1', 'pr-1', 'sr-1', '2026-11-30', '21:00', '1',
@@ -156,7 +181,8 @@ import Testing
                 """)
         },
         "2026-12-01.reminders": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO reminder_preferences (effective_from, quiet_start, quiet_end, show_names, repeat_minutes, repeat_limit,
                     morning_summary, refill_days, recorded_at)
                     VALUES ('2026-11-30', '22:00', '07:00', 0, 15, 3, 1, 7, '2026-11-30T08:00:00.000Z');
@@ -168,7 +194,8 @@ import Testing
                 """)
         },
         "2026-12-01.photo-reminders": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO reminder_area_intervals (area_id, effective_from, weeks, recorded_at)
                     VALUES ('5a1c9e20-3b7d-4f6a-8e2c-9d0b1a2c3e4f', '2026-11-30', 4, '2026-11-30T08:00:00.000Z');
                 INSERT INTO reminder_deliveries (subject, kind, sent_at, until)
@@ -176,7 +203,8 @@ import Testing
                 """)
         },
         "2026-12-01.schedule-zones": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO regimen_schedule_revisions (id, schedule_id, number, effective_from, state, servings, times, recurrence,
                     weekdays, interval_days, start_day, end_day, recorded_at, time_zone)
                     VALUES ('sr-3', 's-1', 3, '2027-01-04', 'active', '1', '08:00', 'daily', 0, 1, '2026-11-30', NULL,
@@ -184,7 +212,8 @@ import Testing
                 """)
         },
         "2026-11-30.outcomes": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO outcome_metrics (id, name, unit, aggregation, min_value, max_value, created_at)
                     VALUES ('headache', 'Headache ✓', '1-5', 'mean', 1, 5, '2026-11-30T10:00:00.000Z');
                 INSERT INTO outcome_entries (id, metric_id, day, value, note, origin, import_key, recorded_at, supersedes)
@@ -200,19 +229,22 @@ import Testing
                 """)
         },
         "2026-11-30.health": { db in
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 INSERT INTO health_imports (id, imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
                     VALUES (1, '2026-11-30T11:00:00.000Z', 3790, 2, 2, 0, 6, 0);
                 INSERT INTO health_sources (id, name, version, device) VALUES
                     (1, 'Alexandre''s Apple Watch ✓', '10.2', '<<HKDevice: 0x3012772a0>, name:Apple Watch, model:Watch>'),
                     (2, 'Alexandre''s iPhone', '17.2.1', '');
                 """)
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
                     start_at, start_offset, end_at, end_offset, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, Data(repeating: 0xA1, count: 16), 1, "sleep_analysis", 1, "", 3.0, 1_704_095_184, 7200,
                 1_704_072_473, 7200, 1_704_073_223, 7200, "Europe/Amsterdam")
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
                     start_at, start_offset, end_at, end_offset, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, Data(repeating: 0x5B, count: 16), 1, "body_mass", 2, "lb", 150.5, nil as Int?, nil as Int?,
@@ -227,8 +259,9 @@ import Testing
         #expect(Set(ids).count == ids.count, "migration IDs must be unique")
         for id in ids {
             #expect(Self.sampleRows[id] != nil, "add sample rows for \(id) to CairnSchemaTests.sampleRows")
-            #expect(FileManager.default.fileExists(atPath: Self.fixtureURL(id).path),
-                    "no fixture for \(id): run scripts/storage-fixture.sh")
+            #expect(
+                FileManager.default.fileExists(atPath: Self.fixtureURL(id).path),
+                "no fixture for \(id): run scripts/storage-fixture.sh")
         }
         let stray = ((try? FileManager.default.contentsOfDirectory(atPath: fixturesDirectory.path)) ?? [])
             .filter { $0.hasSuffix(".sqlite") && !ids.contains(String($0.dropLast(".sqlite".count))) }
@@ -255,8 +288,9 @@ import Testing
             for (table, rows) in before {
                 for row in rows {
                     let condition = row.columnNames.map { "\"\($0)\" IS ?" }.joined(separator: " AND ")
-                    let count = try db.scalar("SELECT count(*) FROM \"\(table)\" WHERE \(condition)",
-                                              arguments: row.values.map { $0 }, as: Int.self)
+                    let count = try db.scalar(
+                        "SELECT count(*) FROM \"\(table)\" WHERE \(condition)",
+                        arguments: row.values.map { $0 }, as: Int.self)
                     #expect(count == 1, "a row of \(table) changed or vanished")
                 }
             }
@@ -323,10 +357,12 @@ import Testing
     static func contents(of database: Database) throws -> [String: [Row]] {
         try database.read { db in
             var result: [String: [Row]] = [:]
-            let tables = try db.query("""
+            let tables = try db.query(
+                """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
                 AND name <> 'schema_migrations'
-                """).map { try $0.get("name", as: String.self) }
+                """
+            ).map { try $0.get("name", as: String.self) }
             for table in tables { result[table] = try db.query("SELECT * FROM \"\(table)\"") }
             return result
         }
@@ -335,7 +371,9 @@ import Testing
     static func schema(of database: Database) throws -> [String] {
         try database.read { db in
             try db.query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
-                .map { "\(try $0.get("type", as: String.self)) \(try $0.get("name", as: String.self)): \(try $0.optional("sql", as: String.self) ?? "")" }
+                .map {
+                    "\(try $0.get("type", as: String.self)) \(try $0.get("name", as: String.self)): \(try $0.optional("sql", as: String.self) ?? "")"
+                }
         }
     }
 }

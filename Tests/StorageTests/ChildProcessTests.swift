@@ -2,6 +2,7 @@ import CairnCore
 import Encryption
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// Entry points for child processes started by other tests (see `ChildProcess`). Disabled unless the
@@ -58,8 +59,10 @@ struct ChildProcessTests {
                 let database = try vault.openDatabase(key: try vault.unlock(passphrase: passphrase))
                 try vault.turnLockOff(database: database, passphrase: passphrase, reached: reached).close()
             } else {
-                try vault.turnLockOn(database: try vault.openDatabase(), passphrase: passphrase,
-                                     keyDerivation: cheapDerivation(), reached: reached).close()
+                try vault.turnLockOn(
+                    database: try vault.openDatabase(), passphrase: passphrase,
+                    keyDerivation: cheapDerivation(), reached: reached
+                ).close()
             }
             if stage != nil { Issue.record("the lock change finished although the parent should have killed this process") }
             while true { sleep(60) }
@@ -71,8 +74,10 @@ struct ChildProcessTests {
             let database = try vault.openDatabase(key: try vault.unlock(passphrase: Passphrase(vaultPassphraseText)))
             let out = try #require(FileHandle(forWritingAtPath: directory.appendingPathComponent("backup.partial").path))
             var written = 0
-            _ = try VaultBackup.write(vault: vault, database: database, passphrase: Passphrase("a backup passphrase"),
-                                      createdAt: Date(), keyDerivation: cheapDerivation()) { bytes in
+            _ = try VaultBackup.write(
+                vault: vault, database: database, passphrase: Passphrase("a backup passphrase"),
+                createdAt: Date(), keyDerivation: cheapDerivation()
+            ) { bytes in
                 out.write(Data(bytes))
                 written += bytes.count
                 guard written >= stopAfter else { return }

@@ -1,6 +1,7 @@
 import Encryption
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// A text that must never be found on disk in an encrypted vault.
@@ -96,7 +97,8 @@ private func isUnreadable(_ error: any Error) -> Bool {
     try database.write { try $0.execute("CREATE TABLE notes (body TEXT)") }
     database.close()
     #expect { try readEverything(plain, key: key) } throws: { isUnreadable($0) }
-    #expect(DatabaseError.unreadable(SQLiteFailure(code: 10, extendedCode: 8202, message: "", sql: nil)).userMessage
+    #expect(
+        DatabaseError.unreadable(SQLiteFailure(code: 10, extendedCode: 8202, message: "", sql: nil)).userMessage
             == "The journal database cannot be read: the passphrase is wrong, or the file is damaged or was altered. Nothing was changed.")
 }
 
@@ -316,18 +318,21 @@ private func readAll(_ source: ByteSource) throws -> Data {
         try db.execute("CREATE INDEX doses_c ON doses (c, a)")
     }
     #expect(try database.read { try $0.scalar("SELECT count(*) FROM doses", as: Int.self) } == 0)
-    let batches = 3, rowsPerBatch = 30_000
+    let batches = 3
+    let rowsPerBatch = 30_000
     for batch in 0..<batches {
         try database.write { db in
             for row in 0..<rowsPerBatch {
                 let i = batch * rowsPerBatch + row
                 let scrambled = (i * 7919) % (batches * rowsPerBatch)
-                try db.execute("INSERT INTO doses (body, a, b, c) VALUES (?, ?, ?, ?)", "\(secretText) #\(i)",
-                               scrambled, "k\((i * 104_729) % 99_991)", (i * 31) % 1_009)
+                try db.execute(
+                    "INSERT INTO doses (body, a, b, c) VALUES (?, ?, ?, ?)", "\(secretText) #\(i)",
+                    scrambled, "k\((i * 104_729) % 99_991)", (i * 31) % 1_009)
             }
         }
         // The reader pool reads between batches (while the next batch's frames overwrite a restarted log).
-        #expect(try database.read { try $0.scalar("SELECT count(*) FROM doses WHERE a >= 0", as: Int.self) }
+        #expect(
+            try database.read { try $0.scalar("SELECT count(*) FROM doses WHERE a >= 0", as: Int.self) }
                 == (batch + 1) * rowsPerBatch)
     }
     #expect(try database.read { db in try db.scalar("PRAGMA integrity_check", as: String.self) } == "ok")

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
@@ -96,7 +97,10 @@ private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         let error = try #require(throws: DatabaseError.self) {
             try database.read { try $0.query("SELEC nothing") }
         }
-        guard case .sqlite(let failure) = error else { Issue.record("expected .sqlite, got \(error)"); return }
+        guard case .sqlite(let failure) = error else {
+            Issue.record("expected .sqlite, got \(error)")
+            return
+        }
         #expect(failure.sql == "SELEC nothing")
         #expect(error.description.contains("syntax error"))
     }

@@ -1,12 +1,15 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 private let secret = "my-private-note-7c1f"
 
-private func violation(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?],
-                       setup: String) throws -> DatabaseError {
+private func violation(
+    _ sql: String, _ arguments: [(any DatabaseValueConvertible)?],
+    setup: String
+) throws -> DatabaseError {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let database = try Database(path: dir.url.appendingPathComponent("e.sqlite").path)
@@ -28,10 +31,16 @@ private let schema = """
     #expect(try violation("INSERT INTO note (id, body) VALUES (?, ?)", ["b", secret], setup: schema).constraintKind == .unique)
     #expect(try violation("INSERT INTO note (id, body) VALUES (?, ?)", ["a", "x"], setup: schema).constraintKind == .unique)
     #expect(try violation("INSERT INTO note (id, body) VALUES (?, ?)", ["b", nil], setup: schema).constraintKind == .notNull)
-    #expect(try violation("INSERT INTO note (id, body) VALUES (?, ?)", ["b", String(repeating: secret, count: 3)],
-                          setup: schema).constraintKind == .check)
-    #expect(try violation("INSERT INTO note (id, body, parent) VALUES (?, ?, ?)", ["b", "y", secret],
-                          setup: schema).constraintKind == .foreignKey)
+    #expect(
+        try violation(
+            "INSERT INTO note (id, body) VALUES (?, ?)", ["b", String(repeating: secret, count: 3)],
+            setup: schema
+        ).constraintKind == .check)
+    #expect(
+        try violation(
+            "INSERT INTO note (id, body, parent) VALUES (?, ?, ?)", ["b", "y", secret],
+            setup: schema
+        ).constraintKind == .foreignKey)
 }
 
 @Test func errorTextNeverContainsBoundValues() throws {
@@ -42,8 +51,10 @@ private let schema = """
         try violation("INSERT INTO note (id, body) VALUES (?, ?)", [secret, nil], setup: schema),
     ]
     for error in errors {
-        for text in [error.description, error.debugDescription, error.userMessage, String(describing: error),
-                     String(reflecting: error), "\(error)", error.localizedDescription] {
+        for text in [
+            error.description, error.debugDescription, error.userMessage, String(describing: error),
+            String(reflecting: error), "\(error)", error.localizedDescription,
+        ] {
             #expect(!text.contains(secret), "leaked a bound value: \(text)")
         }
         #expect(error.description.contains("SQLite error 19"))

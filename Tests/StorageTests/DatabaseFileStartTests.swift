@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// Whether another process could take an exclusive POSIX lock on SQLite's SHARED byte range of the file at `path`
@@ -7,7 +8,9 @@ import Testing
 private func anotherProcessCouldLockExclusively(_ path: String) throws -> Bool {
     let python = Process()
     python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    python.arguments = ["-c", """
+    python.arguments = [
+        "-c",
+        """
         import fcntl, sys
         f = open(sys.argv[1], 'rb+')
         try:
@@ -15,7 +18,8 @@ private func anotherProcessCouldLockExclusively(_ path: String) throws -> Bool {
             print('free')
         except OSError:
             print('held')
-        """, path]
+        """, path,
+    ]
     let out = Pipe()
     python.standardOutput = out
     try python.run()

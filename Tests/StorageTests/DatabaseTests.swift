@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Test func opensInWALModeWithForeignKeysOnAndPrivateFiles() throws {
@@ -8,7 +9,10 @@ import Testing
     let path = dir.url.appendingPathComponent("d.sqlite").path
     let database = try Database(path: path)
     defer { database.close() }
-    try database.write { try $0.execute("CREATE TABLE x (v TEXT)"); try $0.execute("INSERT INTO x VALUES ('a')") }
+    try database.write {
+        try $0.execute("CREATE TABLE x (v TEXT)")
+        try $0.execute("INSERT INTO x VALUES ('a')")
+    }
     try database.read { db throws in
         #expect(try db.scalar("PRAGMA journal_mode", as: String.self) == "wal")
         #expect(try db.scalar("PRAGMA foreign_keys", as: Int.self) == 1)
@@ -72,7 +76,10 @@ import Testing
     let path = dir.url.appendingPathComponent("junk.sqlite").path
     try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
     let error = try #require(throws: DatabaseError.self) { _ = try Database(path: path) }
-    guard case .corrupt = error else { Issue.record("expected .corrupt, got \(error)"); return }
+    guard case .corrupt = error else {
+        Issue.record("expected .corrupt, got \(error)")
+        return
+    }
 }
 
 @Test func cannotOpenInAMissingDirectory() throws {
@@ -95,7 +102,10 @@ import Testing
     try holder.write { try $0.execute("CREATE TABLE x (v TEXT)") }
     try holder.write { _ in
         let error = try #require(throws: DatabaseError.self) { try waiter.write { try $0.execute("INSERT INTO x VALUES ('w')") } }
-        guard case .busy = error else { Issue.record("expected .busy, got \(error)"); return }
+        guard case .busy = error else {
+            Issue.record("expected .busy, got \(error)")
+            return
+        }
         // Readers are not blocked by a writer in WAL mode.
         #expect(try waiter.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 0)
     }
@@ -196,7 +206,8 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
     defer { dir.remove() }
     let database = try Database(path: dir.url.appendingPathComponent("d.sqlite").path)
     try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
-    let inside = DispatchSemaphore(value: 0), readDone = DispatchSemaphore(value: 0)
+    let inside = DispatchSemaphore(value: 0)
+    let readDone = DispatchSemaphore(value: 0)
     let writer = Thread {
         try? database.write { db in
             try db.execute("INSERT INTO x VALUES ('uncommitted')")
@@ -222,7 +233,8 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
     try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
     // Each read waits inside its transaction for the other to be inside its own: only readers on their own
     // connections, not queued behind one lock, can both get there.
-    let a = DispatchSemaphore(value: 0), b = DispatchSemaphore(value: 0)
+    let a = DispatchSemaphore(value: 0)
+    let b = DispatchSemaphore(value: 0)
     final class Outcome: @unchecked Sendable {
         private let lock = NSLock()
         private var met: Set<Int> = []

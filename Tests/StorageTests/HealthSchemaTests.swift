@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Suite struct HealthSchemaTests {
@@ -10,7 +11,8 @@ import Testing
         let database = try Vault(directory: directory.url).openDatabase(clock: fixedClock)
         defer { database.close() }
         try database.write { db in
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO health_imports (id, imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
                 VALUES (1, '2026-11-30T12:00:00.000Z', 10, 1, 1, 0, 0, 0)
                 """)
@@ -19,9 +21,12 @@ import Testing
         try body(database)
     }
 
-    private func insert(_ db: Connection, fingerprint: Data = Data(repeating: 1, count: 16), kind: String = "step_count",
-                        start: Int64 = 100, end: Int64 = 200, offset: Int64 = 3600) throws {
-        try db.execute("""
+    private func insert(
+        _ db: Connection, fingerprint: Data = Data(repeating: 1, count: 16), kind: String = "step_count",
+        start: Int64 = 100, end: Int64 = 200, offset: Int64 = 3600
+    ) throws {
+        try db.execute(
+            """
             INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, start_at, start_offset, end_at, end_offset)
             VALUES (?, 1, ?, 1, 'count', 5, ?, ?, ?, ?)
             """, fingerprint, kind, start, offset, end, offset)
@@ -31,10 +36,13 @@ import Testing
         try withDatabase { database in
             try database.write { try insert($0) }
             #expect(throws: DatabaseError.self) { try database.write { try insert($0) } }
-            try database.write { try $0.execute("""
-                INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, start_at, start_offset, end_at, end_offset)
-                VALUES (?, 1, 'step_count', 1, 'count', 5, 100, 0, 200, 0) ON CONFLICT (start_at, fingerprint) DO NOTHING
-                """, Data(repeating: 1, count: 16)) }
+            try database.write {
+                try $0.execute(
+                    """
+                    INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, start_at, start_offset, end_at, end_offset)
+                    VALUES (?, 1, 'step_count', 1, 'count', 5, 100, 0, 200, 0) ON CONFLICT (start_at, fingerprint) DO NOTHING
+                    """, Data(repeating: 1, count: 16))
+            }
             #expect(try database.read { try $0.scalar("SELECT count(*) FROM health_samples", as: Int.self) } == 1)
         }
     }
@@ -60,7 +68,11 @@ import Testing
         #expect(HealthFingerprint.of([1, 2, 3]) == HealthFingerprint.of([1, 2, 3]))
         #expect(HealthFingerprint.of([1, 2, 3]) != HealthFingerprint.of([1, 2, 4]))
         // The first 16 bytes of SHA-256("abc").
-        #expect(HealthFingerprint.of(Array("abc".utf8)) == Data([0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
-                                                                 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23]))
+        #expect(
+            HealthFingerprint.of(Array("abc".utf8))
+                == Data([
+                    0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+                    0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                ]))
     }
 }

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 private let first = Migration(id: "1-first") { try $0.execute("CREATE TABLE a (id TEXT PRIMARY KEY)") }
@@ -51,7 +52,10 @@ private func withDatabase(_ body: (Database) throws -> Void) throws {
     }
     try withDatabase { database throws in
         let error = try #require(throws: MigrationError.self) { try Migrator([first, broken]).migrate(database) }
-        guard case .failed(id: "3-broken", _) = error else { Issue.record("unexpected \(error)"); return }
+        guard case .failed(id: "3-broken", _) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
         #expect(try Migrator([first, broken]).appliedIDs(in: database) == ["1-first"])
         let c = try database.read { try $0.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'c'", as: Int.self) }
         #expect(c == 0)
@@ -79,7 +83,8 @@ private func withDatabase(_ body: (Database) throws -> Void) throws {
 
 @Test func aMigrationMayRebuildATableButMustLeaveForeignKeysConsistent() throws {
     let rebuild = Migration(id: "3-rebuild") { db in
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE a_new (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '');
             INSERT INTO a_new (id) SELECT id FROM a;
             DROP TABLE a;
@@ -89,7 +94,10 @@ private func withDatabase(_ body: (Database) throws -> Void) throws {
     let dangling = Migration(id: "4-dangling") { try $0.execute("INSERT INTO b VALUES ('b2', 'missing')") }
     try withDatabase { database throws in
         try Migrator([first, second]).migrate(database)
-        try database.write { try $0.execute("INSERT INTO a VALUES ('a1')"); try $0.execute("INSERT INTO b VALUES ('b1', 'a1')") }
+        try database.write {
+            try $0.execute("INSERT INTO a VALUES ('a1')")
+            try $0.execute("INSERT INTO b VALUES ('b1', 'a1')")
+        }
         try Migrator([first, second, rebuild]).migrate(database)
         #expect(try database.read { try $0.scalar("SELECT a FROM b", as: String.self) } == "a1")
         #expect(throws: MigrationError.foreignKeyViolations(id: "4-dangling", count: 1)) {
@@ -98,4 +106,3 @@ private func withDatabase(_ body: (Database) throws -> Void) throws {
         #expect(try database.read { try $0.scalar("SELECT count(*) FROM b", as: Int.self) } == 1)
     }
 }
-

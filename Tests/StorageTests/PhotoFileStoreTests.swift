@@ -1,8 +1,9 @@
 import CairnCore
+import Encryption
 import Foundation
 import Testing
+
 @testable import Storage
-import Encryption
 
 /// A vault in a temp directory with its database open; `close()` removes everything.
 struct TestVault {
@@ -61,7 +62,9 @@ struct RejectedByInspector: Error, Equatable {}
     let store = t.store()
     #expect(throws: PhotoStoreError.emptyFile) { try store.write(Data(), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in } }
     #expect(throws: PhotoStoreError.invalidDimensions) { try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 0, height: 1) { _ in } }
-    #expect(throws: PhotoStoreError.invalidDimensions) { try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: -3) { _ in } }
+    #expect(throws: PhotoStoreError.invalidDimensions) {
+        try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: -3) { _ in }
+    }
     #expect(throws: PhotoStoreError.missingPurpose) { try store.write(Data([1]), purpose: "", mediaType: .jpeg, width: 1, height: 1) { _ in } }
     #expect(t.photoFiles.isEmpty)
     #expect(try t.photoRowCount() == 0)
@@ -151,7 +154,12 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     defer { t.close() }
     let store = t.store()
     let photo = try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
-    #expect(throws: CallerFailed.self) { try t.database.write { db in try store.delete(photo.id, in: db); throw CallerFailed() } }
+    #expect(throws: CallerFailed.self) {
+        try t.database.write { db in
+            try store.delete(photo.id, in: db)
+            throw CallerFailed()
+        }
+    }
     #expect(try store.data(for: photo.id) == Data([1]))
 }
 
@@ -176,7 +184,10 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     let photo = try store.write(Data([1]), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
     try FileManager.default.removeItem(at: try store.fileURL(for: photo.id))
     let error = try #require(throws: PhotoStoreError.self) { try store.data(for: photo.id) }
-    guard case .fileUnavailable = error else { Issue.record("unexpected \(error)"); return }
+    guard case .fileUnavailable = error else {
+        Issue.record("unexpected \(error)")
+        return
+    }
     #expect(!error.description.contains(photo.id.rawValue))
     #expect(!error.userMessage.contains(photo.id.rawValue))
 }
@@ -207,8 +218,9 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
     try Data([0]).write(to: deep.appendingPathComponent("deep.jpg"))
     let outside = t.vault.directory.appendingPathComponent("outside.txt")
     try Data([7]).write(to: outside)
-    try FileManager.default.createSymbolicLink(at: t.vault.photosDirectory.appendingPathComponent("ab/link.jpg"),
-                                               withDestinationURL: outside)
+    try FileManager.default.createSymbolicLink(
+        at: t.vault.photosDirectory.appendingPathComponent("ab/link.jpg"),
+        withDestinationURL: outside)
     #expect(try store.sweep() == .init(removed: 0, keptAside: 2))
     #expect(t.photoFiles == [String(photo.relativePath.dropFirst("photos/".count))])
     #expect(try Data(contentsOf: outside) == Data([7]), "the link's target stays as it was")
@@ -241,8 +253,10 @@ func aFailureAtEveryStepLeavesNoFileAndNoRow(stage: PhotoWriteStage) throws {
 }
 
 @Test func photoStoreErrorMessagesArePlainAndFreeOfBannedWords() {
-    let all: [PhotoStoreError] = [.emptyFile, .invalidDimensions, .missingPurpose, .readBackMismatch, .notFound,
-                                  .fileUnavailable("x"), .fileOperationFailed("y"), .notInWriteTransaction, .fileDamaged("z")]
+    let all: [PhotoStoreError] = [
+        .emptyFile, .invalidDimensions, .missingPurpose, .readBackMismatch, .notFound,
+        .fileUnavailable("x"), .fileOperationFailed("y"), .notInWriteTransaction, .fileDamaged("z"),
+    ]
     for error in all {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
         #expect(error.description.hasPrefix("PhotoStoreError."))
@@ -283,7 +297,10 @@ func expectDamaged(_ body: () throws -> Data, _ comment: String, sourceLocation:
         _ = try body()
         Issue.record("\(comment): it opened", sourceLocation: sourceLocation)
     } catch let error as PhotoStoreError {
-        guard case .fileDamaged = error else { Issue.record("\(comment): \(error)", sourceLocation: sourceLocation); return }
+        guard case .fileDamaged = error else {
+            Issue.record("\(comment): \(error)", sourceLocation: sourceLocation)
+            return
+        }
     } catch {
         Issue.record("\(comment): \(error)", sourceLocation: sourceLocation)
     }
@@ -326,8 +343,9 @@ func expectDamaged(_ body: () throws -> Data, _ comment: String, sourceLocation:
     // The same photo id and key, but another vault's identifier.
     let other = try TestVault(key: key)
     defer { other.close() }
-    let foreign = try EncryptedPhoto.seal(Data(repeating: 1, count: 900), photoID: first.id.rawValue,
-                                          vaultID: try other.vault.identifier(), vaultKey: key)
+    let foreign = try EncryptedPhoto.seal(
+        Data(repeating: 1, count: 900), photoID: first.id.rawValue,
+        vaultID: try other.vault.identifier(), vaultKey: key)
     try foreign.write(to: try store.fileURL(for: first.id))
     expectDamaged({ try store.data(for: first.id) }, "another vault's file")
 }
@@ -349,8 +367,10 @@ func expectDamaged(_ body: () throws -> Data, _ comment: String, sourceLocation:
     let t = try TestVault()
     defer { t.close() }
     let photo = try t.store().write(Data(repeating: 5, count: 2_000), purpose: "skin", mediaType: .jpeg, width: 1, height: 1) { _ in }
-    try EncryptedPhoto.seal(Data(repeating: 5, count: 2_000), photoID: photo.id.rawValue, vaultID: try t.vault.identifier(),
-                            vaultKey: SecretKey.random()).write(to: try t.store().fileURL(for: photo.id))
+    try EncryptedPhoto.seal(
+        Data(repeating: 5, count: 2_000), photoID: photo.id.rawValue, vaultID: try t.vault.identifier(),
+        vaultKey: SecretKey.random()
+    ).write(to: try t.store().fileURL(for: photo.id))
     expectDamaged({ try t.store().data(for: photo.id) }, "encrypted without a key")
 }
 
@@ -400,7 +420,9 @@ func aProcessKilledMidWriteLeavesNothingAfterReopenAndSweep(stage: PhotoWriteSta
     download.abandon()
     killed.abandon()
     #expect(t.vault.removeAbandonedArtefacts() == 3)
-    let left = try FileManager.default.contentsOfDirectory(atPath: t.vault.directory.path).filter { $0.hasPrefix(".backup-") || $0.hasPrefix(".download-") }
+    let left = try FileManager.default.contentsOfDirectory(atPath: t.vault.directory.path).filter {
+        $0.hasPrefix(".backup-") || $0.hasPrefix(".download-")
+    }
     #expect(left == [".backup-2.sqlite"], "the running backup keeps its snapshot")
     #expect(registry.entries().map(\.path) == [named(".backup-2.sqlite")])
     running.finish(removing: true)

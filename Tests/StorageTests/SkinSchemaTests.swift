@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// The Skin notes migration: notes written before it become version 1 of each entry's note history.
@@ -14,7 +15,8 @@ import Testing
         defer { database.close() }
         try database.write { db in
             // An entry without a note gets no version.
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO skin_entries (id, area_id, captured_at, time_zone, photo_id, thumbnail_id, note, brightness,
                 dark_clipped, bright_clipped, sharpness, fingerprint, fingerprint_revision, created_at)
                 SELECT 'a1000000-0000-4000-8000-000000000003', area_id, captured_at, time_zone, photo_id, thumbnail_id, '  ',
@@ -34,16 +36,22 @@ import Testing
             try database.write { try $0.execute("UPDATE skin_entry_notes SET text = 'changed'") }
         }
         #expect(throws: DatabaseError.self) {
-            try database.write { try $0.execute("""
-                INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
-                VALUES ('a1000000-0000-4000-8000-000000000003', 1, '', '2026-12-01T00:00:00.000Z')
-                """) }
+            try database.write {
+                try $0.execute(
+                    """
+                    INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
+                    VALUES ('a1000000-0000-4000-8000-000000000003', 1, '', '2026-12-01T00:00:00.000Z')
+                    """)
+            }
         }
         #expect(throws: DatabaseError.self) {
-            try database.write { try $0.execute("""
-                INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
-                VALUES ('a1000000-0000-4000-8000-000000000001', 1, 'again', '2026-12-01T00:00:00.000Z')
-                """) }
+            try database.write {
+                try $0.execute(
+                    """
+                    INSERT INTO skin_entry_notes (entry_id, version, text, recorded_at)
+                    VALUES ('a1000000-0000-4000-8000-000000000001', 1, 'again', '2026-12-01T00:00:00.000Z')
+                    """)
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+
 @testable import Storage
 
 /// A fresh directory under the system temp folder, removed by `remove()` (call it in a `defer`).
@@ -25,7 +26,8 @@ func filesUnder(_ root: URL) -> [String] {
     while let entry = walker.nextObject() as? String {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: root.appendingPathComponent(entry).path, isDirectory: &isDirectory),
-           !isDirectory.boolValue {
+            !isDirectory.boolValue
+        {
             files.append(entry)
         }
     }

@@ -2,6 +2,7 @@ import CairnCore
 import Encryption
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// A vault with a database, a few photos and a backup of it written with cheap key-derivation parameters.
@@ -33,8 +34,10 @@ private final class BackedUpVault {
         FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: path))
         defer { try? handle.close() }
-        return try VaultBackup.write(vault: vault, database: database, passphrase: passphrase, createdAt: fixedClock.now(),
-                                     keyDerivation: cheap()) { handle.write(Data($0)) }
+        return try VaultBackup.write(
+            vault: vault, database: database, passphrase: passphrase, createdAt: fixedClock.now(),
+            keyDerivation: cheap()
+        ) { handle.write(Data($0)) }
     }
 
     func alteredCopy(_ change: (inout [UInt8]) -> Void) throws -> String {
@@ -65,7 +68,8 @@ private func cheap() -> KeyDerivation {
     let note: String? = try database.read { try $0.scalar("SELECT value FROM settings WHERE key = 'note'") }
     #expect(note == "kept")
     for photo in v.photos {
-        #expect(try Data(contentsOf: target.appendingPathComponent(photo.relativePath))
+        #expect(
+            try Data(contentsOf: target.appendingPathComponent(photo.relativePath))
                 == (try Data(contentsOf: v.vault.directory.appendingPathComponent(photo.relativePath))))
         #expect(FileModes.permissions(atPath: target.appendingPathComponent(photo.relativePath).path) == 0o600)
     }
@@ -179,7 +183,8 @@ private func cheap() -> KeyDerivation {
 }
 
 @Test func aBackupOfAnotherVaultSaysSoInItsHeaderAndStillVerifies() throws {
-    let one = try BackedUpVault(photoCount: 1), two = try BackedUpVault(photoCount: 1)
+    let one = try BackedUpVault(photoCount: 1)
+    let two = try BackedUpVault(photoCount: 1)
     let header = try VaultBackup.header(ofFileAt: two.backupPath)
     #expect(header.vaultID == (try two.vault.identifier()))
     #expect(header.vaultID != (try one.vault.identifier()))
@@ -194,8 +199,10 @@ private func cheap() -> KeyDerivation {
 @Test func onlyVaultPathsAreAcceptedInABackup() {
     #expect(VaultBackup.isValidPath("cairn.sqlite"))
     #expect(VaultBackup.isValidPath("photos/3f/3f2c0000-aaaa-bbbb-cccc-000000000000.jpg"))
-    for bad in ["../etc/passwd", "/etc/passwd", "photos/../x", "photos/3f/../../x", "photos/3F/x.jpg", "photos/3f/.hidden",
-                "photos/3f", "photos/3f/a/b", "cairn.sqlite-wal"] {
+    for bad in [
+        "../etc/passwd", "/etc/passwd", "photos/../x", "photos/3f/../../x", "photos/3F/x.jpg", "photos/3f/.hidden",
+        "photos/3f", "photos/3f/a/b", "cairn.sqlite-wal",
+    ] {
         #expect(!VaultBackup.isValidPath(bad), "\(bad)")
     }
 }
@@ -217,11 +224,14 @@ func aProcessKilledDuringALockedVaultsBackupLeavesTheVaultWholeAndNothingReadabl
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir, photos: 8)
-    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                         keyDerivation: cheapDerivation()).close()
-    let before = Dictionary(uniqueKeysWithValues: filesUnder(vault.directory).map {
-        ($0, try? Data(contentsOf: vault.directory.appendingPathComponent($0)))
-    })
+    try vault.turnLockOn(
+        database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+        keyDerivation: cheapDerivation()
+    ).close()
+    let before = Dictionary(
+        uniqueKeysWithValues: filesUnder(vault.directory).map {
+            ($0, try? Data(contentsOf: vault.directory.appendingPathComponent($0)))
+        })
     FileManager.default.createFile(atPath: dir.url.appendingPathComponent("backup.partial").path, contents: nil)
     let child = try ChildProcess.launch(role: "backup", directory: dir.url, extra: ["CAIRN_STOP_AFTER": String(stopAfter)])
     #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never wrote \(stopAfter) bytes")

@@ -6,7 +6,8 @@ import Testing
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-lock-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let reminders = try VaultLock(directory: dir), server = try VaultLock(directory: dir)
+    let reminders = try VaultLock(directory: dir)
+    let server = try VaultLock(directory: dir)
     try reminders.ensureWriter()
     #expect(throws: VaultError.busyElsewhere) { try server.claimExclusive(patience: .milliseconds(50)) }
     reminders.releaseShared()

@@ -1,6 +1,7 @@
 import Encryption
 import Foundation
 import Testing
+
 @testable import Storage
 
 /// The cheapest key derivation a header may name, so the tests stay fast (Cairn writes `KeyDerivation.standard()`).
@@ -86,8 +87,9 @@ private func contains(_ url: URL, _ text: String) -> Bool {
     #expect(contains(vault.databaseURL, noteText))
     do {
         // (In a block of its own: a database that wrote holds the vault's writer lock until it is released.)
-        let locked = try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                                          keyDerivation: cheapDerivation())
+        let locked = try vault.turnLockOn(
+            database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+            keyDerivation: cheapDerivation())
         try locked.write { try $0.execute("INSERT INTO notes (body) VALUES (?)", "written while locked") }
         locked.close()
     }
@@ -98,7 +100,8 @@ private func contains(_ url: URL, _ text: String) -> Bool {
     #expect(!filesUnder(vault.photosDirectory).contains { contains(vault.photosDirectory.appendingPathComponent($0), noteText) })
     #expect(try photos(in: vault) == ((0..<3).map(testPhoto), 3))
     // No copy, pending header or WAL of the old database is left beside it.
-    #expect(Set(filesUnder(vault.directory).filter { !$0.hasPrefix("photos/") })
+    #expect(
+        Set(filesUnder(vault.directory).filter { !$0.hasPrefix("photos/") })
             .isSubset(of: ["cairn.sqlite", "cairn.sqlite-wal", "cairn.sqlite-shm", "owner.lock", "vault.id", "vault.header"]))
     // Without the passphrase (or with a wrong one) it does not open.
     #expect(throws: EncryptionError.wrongVaultPassphrase) { try vault.unlock(passphrase: Passphrase("correct horse battery stapl")) }
@@ -120,8 +123,10 @@ private func contains(_ url: URL, _ text: String) -> Bool {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir)
-    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                         keyDerivation: cheapDerivation()).close()
+    try vault.turnLockOn(
+        database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+        keyDerivation: cheapDerivation()
+    ).close()
     let damaged = vault.photosDirectory.appendingPathComponent(filesUnder(vault.photosDirectory)[1])
     var file = try Data(contentsOf: damaged)
     file[500] ^= 0x08
@@ -147,8 +152,10 @@ private func contains(_ url: URL, _ text: String) -> Bool {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir)
-    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase("first passphrase"),
-                         keyDerivation: cheapDerivation()).close()
+    try vault.turnLockOn(
+        database: try vault.openDatabase(), passphrase: Passphrase("first passphrase"),
+        keyDerivation: cheapDerivation()
+    ).close()
     let before = try Data(contentsOf: vault.databaseURL)
     #expect(throws: EncryptionError.wrongVaultPassphrase) {
         try vault.changePassphrase(from: Passphrase("not it"), to: Passphrase(vaultPassphraseText), keyDerivation: cheapDerivation())
@@ -163,8 +170,10 @@ private func contains(_ url: URL, _ text: String) -> Bool {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir)
-    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                         keyDerivation: cheapDerivation()).close()
+    try vault.turnLockOn(
+        database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+        keyDerivation: cheapDerivation()
+    ).close()
     var bytes = [UInt8](try Data(contentsOf: vault.headerURL))
     let memory = UInt64(64) << 30
     for i in 0..<8 { bytes[36 + i] = UInt8(truncatingIfNeeded: memory >> (56 - 8 * UInt64(i))) }
@@ -183,8 +192,9 @@ func aProcessKilledWhileTurningTheLockOnLeavesTheOldVaultOrTheNew(stage: LockCha
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir)
-    let child = try ChildProcess.launch(role: "lock-change", directory: dir.url,
-                                        extra: ["CAIRN_CRASH_STAGE": stage.rawValue, "CAIRN_LOCK_TO": "on"])
+    let child = try ChildProcess.launch(
+        role: "lock-change", directory: dir.url,
+        extra: ["CAIRN_CRASH_STAGE": stage.rawValue, "CAIRN_LOCK_TO": "on"])
     #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never reached \(stage)")
     kill(child.processIdentifier, SIGKILL)
     child.waitUntilExit()
@@ -208,10 +218,13 @@ func aProcessKilledWhileTurningTheLockOffLeavesTheOldVaultOrTheNew(stage: LockCh
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir)
-    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                         keyDerivation: cheapDerivation()).close()
-    let child = try ChildProcess.launch(role: "lock-change", directory: dir.url,
-                                        extra: ["CAIRN_CRASH_STAGE": stage.rawValue, "CAIRN_LOCK_TO": "off"])
+    try vault.turnLockOn(
+        database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+        keyDerivation: cheapDerivation()
+    ).close()
+    let child = try ChildProcess.launch(
+        role: "lock-change", directory: dir.url,
+        extra: ["CAIRN_CRASH_STAGE": stage.rawValue, "CAIRN_LOCK_TO": "off"])
     #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("reached").path, process: child), "never reached \(stage)")
     kill(child.processIdentifier, SIGKILL)
     child.waitUntilExit()
@@ -238,8 +251,10 @@ func aProcessKilledAtRandomMomentsWhileChangingTheLockNeverLosesTheVaultOrAPhoto
         defer { dir.remove() }
         let vault = try makeVaultWithNotes(in: dir, rows: 20_000, photos: 60)
         if to == "off" {
-            try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                                 keyDerivation: cheapDerivation()).close()
+            try vault.turnLockOn(
+                database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+                keyDerivation: cheapDerivation()
+            ).close()
         }
         let child = try ChildProcess.launch(role: "lock-change", directory: dir.url, extra: ["CAIRN_LOCK_TO": to])
         #expect(ChildProcess.waitForFile(dir.url.appendingPathComponent("started").path, process: child))
@@ -259,8 +274,10 @@ func aProcessKilledAtRandomMomentsWhileChangingTheLockNeverLosesTheVaultOrAPhoto
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try makeVaultWithNotes(in: dir)
-    try vault.turnLockOn(database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
-                         keyDerivation: cheapDerivation()).close()
+    try vault.turnLockOn(
+        database: try vault.openDatabase(), passphrase: Passphrase(vaultPassphraseText),
+        keyDerivation: cheapDerivation()
+    ).close()
     try FileManager.default.removeItem(at: vault.directory.appendingPathComponent(Vault.identifierFileName))
     #expect(try photos(in: vault) == ((0..<3).map(testPhoto), 3))
 }

@@ -1,6 +1,7 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import Storage
 
 @Test func resolvesTheDataDirectoryInPrecedenceOrder() throws {
@@ -9,9 +10,11 @@ import Testing
     #expect(try Vault.resolveDirectory(dataDir: nil, environment: all).path == "/c")
     #expect(try Vault.resolveDirectory(dataDir: "", environment: all).path == "/c")
     #expect(try Vault.resolveDirectory(dataDir: nil, environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path == "/x/cairn")
-    #expect(try Vault.resolveDirectory(dataDir: nil, environment: ["CAIRN_HOME": "", "XDG_DATA_HOME": "", "HOME": "/h"]).path
+    #expect(
+        try Vault.resolveDirectory(dataDir: nil, environment: ["CAIRN_HOME": "", "XDG_DATA_HOME": "", "HOME": "/h"]).path
             == "/h/.local/share/cairn")
-    #expect(try Vault.resolveDirectory(dataDir: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]).path
+    #expect(
+        try Vault.resolveDirectory(dataDir: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]).path
             == "/h/.local/share/cairn")
     #expect(throws: VaultError.noHomeDirectory) { try Vault.resolveDirectory(dataDir: nil, environment: [:]) }
 }

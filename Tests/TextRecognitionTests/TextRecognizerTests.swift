@@ -1,21 +1,22 @@
 import CairnCore
 import CairnTestSupport
 import Foundation
-@testable import Imaging
 import Testing
+
+@testable import Imaging
 @testable import TextRecognition
 
 @Suite(.serialized) struct TextRecognizerTests {
     static let panel = """
-    <b><span size="x-large">Supplement Facts</span></b>
-    Serving Size 2 Lozenges
-    Servings Per Container 24
-    <b>Amount Per Serving                         % Daily Value</b>
-    Vitamin C (as ascorbic acid)        200 mg        222%
-    Zinc (as zinc gluconate)               15 mg        136%
-    Melatonin                                     3 mg            †
-    † Daily Value not established.
-    """
+        <b><span size="x-large">Supplement Facts</span></b>
+        Serving Size 2 Lozenges
+        Servings Per Container 24
+        <b>Amount Per Serving                         % Daily Value</b>
+        Vitamin C (as ascorbic acid)        200 mg        222%
+        Zinc (as zinc gluconate)               15 mg        136%
+        Melatonin                                     3 mg            †
+        † Daily Value not established.
+        """
 
     let recognizer = try! TextRecognizer()
 
@@ -41,18 +42,23 @@ import Testing
     private static func blocks(_ rects: [(Int, Int, Int, Int)]) -> OCRImage {
         var pixels = [UInt8](repeating: 235, count: 60 * 30)
         for (x0, y0, x1, y1) in rects { for y in y0...y1 { for x in x0...x1 { pixels[y * 60 + x] = 30 } } }
-        return OCRImage(width: 60, height: 30, pixels: pixels, scale: 1, deskewDegrees: 0, bow: 0, turnedHalf: false,
-                        sourceWidth: 60, sourceHeight: 30)
+        return OCRImage(
+            width: 60, height: 30, pixels: pixels, scale: 1, deskewDegrees: 0, bow: 0, turnedHalf: false,
+            sourceWidth: 60, sourceHeight: 30)
     }
 
     @Test func aMarkOnTheBaselineBetweenTheDigitsOfANumberReadWithoutAPointIsSeen() {
-        let two = (5, 5, 14, 24), dot = (18, 21, 20, 24), five = (24, 5, 33, 24)
+        let two = (5, 5, 14, 24)
+        let dot = (18, 21, 20, 24)
+        let five = (24, 5, 33, 24)
         let box = TextBox(x: 4, y: 4, width: 31, height: 22)
         // "2.5" read as "25": the point is there in the image.
         #expect(TextRecognizer.hasUnreadMark(in: "25", box: box, image: Self.blocks([two, dot, five])))
         // The unit read with it takes the box's right part ("25mg"): the digits' part is still searched.
-        #expect(TextRecognizer.hasUnreadMark(in: "25mg", box: TextBox(x: 4, y: 4, width: 56, height: 22),
-                                             image: Self.blocks([two, dot, five, (38, 12, 46, 24), (49, 12, 56, 28)])))
+        #expect(
+            TextRecognizer.hasUnreadMark(
+                in: "25mg", box: TextBox(x: 4, y: 4, width: 56, height: 22),
+                image: Self.blocks([two, dot, five, (38, 12, 46, 24), (49, 12, 56, 28)])))
         // No mark between the digits, or the point was read.
         #expect(!TextRecognizer.hasUnreadMark(in: "25", box: box, image: Self.blocks([two, five])))
         #expect(!TextRecognizer.hasUnreadMark(in: "2.5", box: box, image: Self.blocks([two, dot, five])))
@@ -108,9 +114,11 @@ import Testing
             let y = Double(a.y) + Double(a.height) / 2 - Double(upright.height) / 2
             let expectedX = x * cos(angle) - y * sin(angle) + Double(tilted.width) / 2
             let expectedY = x * sin(angle) + y * cos(angle) + Double(tilted.height) / 2
-            let foundX = Double(b.x) + Double(b.width) / 2, foundY = Double(b.y) + Double(b.height) / 2
-            #expect(abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
-                    "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
+            let foundX = Double(b.x) + Double(b.width) / 2
+            let foundY = Double(b.y) + Double(b.height) / 2
+            #expect(
+                abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
+                "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
         }
     }
 
@@ -126,9 +134,11 @@ import Testing
             // In the photo as stored, the word sits where the upright one does, turned about the centre.
             let expectedX = Double(stored.width) - (Double(a.x) + Double(a.width) / 2)
             let expectedY = Double(stored.height) - (Double(a.y) + Double(a.height) / 2)
-            let foundX = Double(b.x) + Double(b.width) / 2, foundY = Double(b.y) + Double(b.height) / 2
-            #expect(abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
-                    "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
+            let foundX = Double(b.x) + Double(b.width) / 2
+            let foundY = Double(b.y) + Double(b.height) / 2
+            #expect(
+                abs(foundX - expectedX) < 8 && abs(foundY - expectedY) < 8,
+                "\(word): box centre (\(foundX), \(foundY)), expected (\(expectedX), \(expectedY))")
         }
     }
 
@@ -177,11 +187,13 @@ import Testing
 
     @Test func aRecognitionKeepsTesseractsParallelRegionsOnTheThreadThatAsked() throws {
         typealias GetInt = @convention(c) () -> Int32
-        let levels = unsafeBitCast(try #require(dlsym(nil, "omp_get_max_active_levels"), "libgomp is loaded with Tesseract"),
-                                   to: GetInt.self)
+        let levels = unsafeBitCast(
+            try #require(dlsym(nil, "omp_get_max_active_levels"), "libgomp is loaded with Tesseract"),
+            to: GetInt.self)
         let jpeg = try ImagePipeline().encodeJPEG(TextRenderer.render(Self.panel), quality: 92)
         final class Seen: @unchecked Sendable { var before: Int32 = -1, after: Int32 = -1, words = 0 }
-        let seen = Seen(), done = DispatchSemaphore(value: 0)
+        let seen = Seen()
+        let done = DispatchSemaphore(value: 0)
         // A fresh thread starts with OpenMP's defaults (parallel regions active); the recognition itself sets its
         // thread's limit, whatever the environment said when the process started.
         let thread = Thread { [recognizer] in
@@ -214,7 +226,10 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
         let file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
         try #require(file >= 0)
-        defer { close(file); unlink(path) }
+        defer {
+            close(file)
+            unlink(path)
+        }
         fflush(nil)
         let saved = dup(2)
         dup2(file, 2)
@@ -237,17 +252,23 @@ import Testing
 
     /// `image` centred on a surround of `colour`, `pad` pixels each side.
     static func framed(_ image: RGBImage, colour: (UInt8, UInt8, UInt8), pad: Int) -> RGBImage {
-        let w = image.width + 2 * pad, h = image.height + 2 * pad
+        let w = image.width + 2 * pad
+        let h = image.height + 2 * pad
         var pixels = [UInt8](repeating: 0, count: w * h * 3)
         for y in 0..<h {
             for x in 0..<w {
                 let o = (y * w + x) * 3
-                let ix = x - pad, iy = y - pad
+                let ix = x - pad
+                let iy = y - pad
                 if ix >= 0, iy >= 0, ix < image.width, iy < image.height {
                     let i = (iy * image.width + ix) * 3
-                    pixels[o] = image.pixels[i]; pixels[o + 1] = image.pixels[i + 1]; pixels[o + 2] = image.pixels[i + 2]
+                    pixels[o] = image.pixels[i]
+                    pixels[o + 1] = image.pixels[i + 1]
+                    pixels[o + 2] = image.pixels[i + 2]
                 } else {
-                    pixels[o] = colour.0; pixels[o + 1] = colour.1; pixels[o + 2] = colour.2
+                    pixels[o] = colour.0
+                    pixels[o + 1] = colour.1
+                    pixels[o + 2] = colour.2
                 }
             }
         }
@@ -269,8 +290,9 @@ import Testing
             #expect(abs(area.x - 120) <= 8 && abs(area.y - 120) <= 8 && abs(area.width - image.width) <= 16, "\(area)")
             #expect(page.image.linesOutsidePanel == 0)
             for (cropped, plain) in zip(page.words, white.words) where cropped.text == plain.text {
-                #expect(abs(cropped.box.x - (plain.box.x + 120)) <= 3 && abs(cropped.box.y - (plain.box.y + 120)) <= 3,
-                        "\(cropped.text): \(cropped.box) against \(plain.box)")
+                #expect(
+                    abs(cropped.box.x - (plain.box.x + 120)) <= 3 && abs(cropped.box.y - (plain.box.y + 120)) <= 3,
+                    "\(cropped.text): \(cropped.box) against \(plain.box)")
             }
         }
         #expect(!white.image.croppedToPanel)

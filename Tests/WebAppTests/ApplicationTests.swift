@@ -1,8 +1,9 @@
+import CairnApp
 import CairnCore
 import Foundation
 import Testing
+
 @testable import WebApp
-import CairnApp
 
 @Test func theFirstVisitShowsOnboardingUntilItIsFinished() throws {
     let settings = SettingsDouble()

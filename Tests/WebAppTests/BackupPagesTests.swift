@@ -3,6 +3,7 @@ import Encryption
 import Foundation
 import Storage
 import Testing
+
 @testable import WebApp
 
 @Test func aBackupDownloadRefusesAShortOrMistypedPassphraseBesideItsFieldAndWritesNothing() throws {
@@ -26,8 +27,9 @@ import Testing
     let fd = try #require(response.bodyFile)
     let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     let bytes = try handle.readToEnd() ?? Data()
-    #expect(!(try FileManager.default.contentsOfDirectory(atPath: site.directory.path)).contains { $0.hasSuffix(".cairnbackup") },
-            "the copy in the vault is gone once the download has it")
+    #expect(
+        !(try FileManager.default.contentsOfDirectory(atPath: site.directory.path)).contains { $0.hasSuffix(".cairnbackup") },
+        "the copy in the vault is gone once the download has it")
     let saved = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-download-\(UUID().uuidString).cairnbackup")
     defer { try? FileManager.default.removeItem(at: saved) }
     try bytes.write(to: saved)

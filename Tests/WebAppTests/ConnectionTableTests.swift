@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import WebApp
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 36, finding 4: connections without the key cannot starve those with it. `ConnectionTable` decides which
@@ -24,7 +26,10 @@ struct ConnectionTableTests {
             var byte: UInt8 = 0
             return recv(client, &byte, 1, 0) == 0
         }
-        deinit { close(server); close(client) }
+        deinit {
+            close(server)
+            close(client)
+        }
     }
 
     @Test func theOldestConnectionsWithoutTheKeyAreClosedFirstAndOnlyAfterTheirGrace() {
@@ -46,7 +51,9 @@ struct ConnectionTableTests {
     @Test func aConnectionWithoutTheKeyPastItsHeaderDeadlineIsClosedWhateverItSends() {
         let table = ConnectionTable(headerDeadline: .seconds(10))
         let start = ContinuousClock.now
-        let trickling = Pair(), authorised = Pair(), young = Pair()
+        let trickling = Pair()
+        let authorised = Pair()
+        let young = Pair()
         table.accepted(trickling.server, at: start)
         table.accepted(authorised.server, at: start)
         table.authorised(authorised.server)

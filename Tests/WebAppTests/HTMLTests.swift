@@ -1,8 +1,10 @@
 import Testing
+
 @testable import WebApp
 
 @Test func escapesEveryCharacterThatCanBreakOutOfTextOrAttributes() {
-    #expect(HTML.escape(#"<script>alert("x") & 'y'</script>"#)
+    #expect(
+        HTML.escape(#"<script>alert("x") & 'y'</script>"#)
             == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
 }
 

@@ -1,6 +1,7 @@
 import CairnApp
 import Foundation
 import Testing
+
 @testable import WebApp
 
 @Suite(.serialized) struct HomePageTests {

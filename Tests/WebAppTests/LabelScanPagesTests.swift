@@ -6,6 +6,7 @@ import Imaging
 import Regimen
 import Testing
 import TextRecognition
+
 @testable import WebApp
 
 /// The label pages end to end in process: a rendered label photo is uploaded, the review page is read back like a
@@ -13,16 +14,16 @@ import TextRecognition
 @Suite(.serialized) struct LabelScanPagesTests {
     static let scanner = try! LabelScanService.makeDefault()
     static let panel = """
-    <b><span size="x-large">Supplement Facts</span></b>
-    Serving Size 1 Lozenge
-    Servings Per Container 60
-    <b>Amount Per Serving                           % Daily Value</b>
-    Vitamin D3 (as cholecalciferol)        25 mcg         125%
-    Zinc (as zinc gluconate)                   15 mg         136%
-    Melatonin                                          3 mg             †
-    † Daily Value not established.
-    Other ingredients: Sorbitol, Citric Acid.
-    """
+        <b><span size="x-large">Supplement Facts</span></b>
+        Serving Size 1 Lozenge
+        Servings Per Container 60
+        <b>Amount Per Serving                           % Daily Value</b>
+        Vitamin D3 (as cholecalciferol)        25 mcg         125%
+        Zinc (as zinc gluconate)                   15 mg         136%
+        Melatonin                                          3 mg             †
+        † Daily Value not established.
+        Other ingredients: Sorbitol, Citric Acid.
+        """
 
     static func jpeg(_ image: RGBImage) throws -> Data { try ImagePipeline().encodeJPEG(image, quality: 90) }
 
@@ -31,9 +32,12 @@ import TextRecognition
         var fields: [String: Data] = [:]
         if let photo { fields["photo"] = photo }
         if let csrf { fields["csrf"] = Data(csrf.utf8) }
-        return Request(method: .post, path: "/regimen/products/scan",
-                       headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                                 "Content-Type": "multipart/form-data; boundary=x"], formFields: fields)
+        return Request(
+            method: .post, path: "/regimen/products/scan",
+            headers: [
+                "Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                "Content-Type": "multipart/form-data; boundary=x",
+            ], formFields: fields)
     }
 
     /// The fields a browser would submit from `html`'s review form: text and hidden inputs, checked boxes, selected options.
@@ -48,7 +52,8 @@ import TextRecognition
         for match in html.matches(of: input) {
             let attributes = String(match.output[1].substring ?? "")
             guard let name = attributes.firstMatch(of: try! Regex(#"name="([^"]*)""#))?.output[1].substring.map(String.init),
-                  let value = attributes.firstMatch(of: try! Regex(#"value="([^"]*)""#))?.output[1].substring.map(String.init) else { continue }
+                let value = attributes.firstMatch(of: try! Regex(#"value="([^"]*)""#))?.output[1].substring.map(String.init)
+            else { continue }
             if attributes.contains("type=\"checkbox\"") && !attributes.contains(" checked") { continue }
             if attributes.contains("type=\"file\"") { continue }
             fields[name] = unescape(value)
@@ -159,9 +164,9 @@ import TextRecognition
         let html = site.app.handle(Self.upload(try Self.jpeg(TextRenderer.render(Self.panel)))).bodyText
         var fields = Self.formFields(html)
         fields["name"] = "Edited"
-        fields["row-1-amount"] = "10"          // zinc 15 -> 10 mg
+        fields["row-1-amount"] = "10"  // zinc 15 -> 10 mg
         fields["row-1-dv"] = "91"
-        fields["row-2-remove"] = "1"           // leave out melatonin
+        fields["row-2-remove"] = "1"  // leave out melatonin
         fields["action"] = "add"
         let added = site.post("/regimen/products/scan/confirm", form: fields)
         #expect(added.status == 200)
@@ -200,8 +205,9 @@ import TextRecognition
         #expect(product.ingredients[1].amount == (try Amount(10, .mg)) && product.ingredients[1].dailyValuePercent == 91)
         #expect(product.ingredients[2].amount == (try Amount(40, .mg)))
         let page = site.get("/regimen/products/\(product.id.rawValue)").bodyText
-        #expect(page.contains("Mystery root — 40 mg <span class=\"regimen-flag\"><strong>Unknown ingredient:</strong>"),
-                "the flag stays visible on the product page")
+        #expect(
+            page.contains("Mystery root — 40 mg <span class=\"regimen-flag\"><strong>Unknown ingredient:</strong>"),
+            "the flag stays visible on the product page")
         #expect(page.contains("Vitamin D3 (as cholecalciferol) — 25 mcg · 125% DV"))
 
         // The Edit page offers every field the review had: name, form, amount and unit, %DV.
@@ -209,9 +215,12 @@ import TextRecognition
         let lines = try #require(Self.formFields(edit)["name"] == "Edited" ? edit : nil)
         #expect(lines.contains("Zinc (as zinc gluconate) = 10 mg, 91% DV"), "\(lines)")
         #expect(lines.contains("Vitamin D3 (as cholecalciferol) = 25 mcg, 125% DV"))
-        let edited = site.post("/regimen/products/\(product.id.rawValue)/edit", form: [
-            "name": "Edited", "form": "lozenge", "serving": "1",
-            "ingredients": "Vitamin D3 (as cholecalciferol) = 25 mcg, 125% DV\nZinc (as zinc picolinate) = 12 mg\nMystery root = 40 mg"])
+        let edited = site.post(
+            "/regimen/products/\(product.id.rawValue)/edit",
+            form: [
+                "name": "Edited", "form": "lozenge", "serving": "1",
+                "ingredients": "Vitamin D3 (as cholecalciferol) = 25 mcg, 125% DV\nZinc (as zinc picolinate) = 12 mg\nMystery root = 40 mg",
+            ])
         #expect(edited.status == 303, "\(edited.bodyText)")
         let second = try #require(try site.regimen.products().first).product
         #expect(second.ingredients.map(\.form) == ["cholecalciferol", "zinc picolinate", nil])
@@ -262,8 +271,9 @@ import TextRecognition
 
     @Test func linesThatAreNotIngredientsAreLeftOutAndListedAndNeverSaved() throws {
         let site = try RegimenSite(labelScanner: Self.scanner)
-        let panel = Self.panel.replacingOccurrences(of: "Other ingredients: Sorbitol, Citric Acid.",
-                                                    with: "Suggested use: Take 1 lozenge daily.\nKEEP OUT OF REACH OF CHILDREN.")
+        let panel = Self.panel.replacingOccurrences(
+            of: "Other ingredients: Sorbitol, Citric Acid.",
+            with: "Suggested use: Take 1 lozenge daily.\nKEEP OUT OF REACH OF CHILDREN.")
         let html = site.app.handle(Self.upload(try Self.jpeg(TextRenderer.render(panel)))).bodyText
         #expect(html.contains("id=\"scan-not-ingredients\""))
         #expect(html.contains("KEEP OUT OF REACH"))
@@ -281,7 +291,7 @@ import TextRecognition
         let site = try RegimenSite(labelScanner: Self.scanner)
         let html = site.app.handle(Self.upload(try Self.jpeg(TextRenderer.render(Self.panel)))).bodyText
         var fields = Self.formFields(html)
-        fields["row-1-amount"] = "90"   // zinc above the upper limit
+        fields["row-1-amount"] = "90"  // zinc above the upper limit
         fields["action"] = "check"
         let checked = site.post("/regimen/products/scan/confirm", form: fields)
         #expect(checked.status == 200)
@@ -293,10 +303,14 @@ import TextRecognition
     @Test func badPhotosGetAClearMessageAndNoRows() throws {
         let site = try RegimenSite(labelScanner: Self.scanner)
         let blank = RGBImage(width: 900, height: 700, red: 235, green: 232, blue: 228)
-        let food = "<b><span size=\"x-large\">Nutrition Facts</span></b>\n8 servings per container\nServing size 2/3 cup (55g)\nCalories 230\nTotal Fat 8g 10%\nSodium 160mg 7%\nTotal Carbohydrate 37g 13%"
-        let german = "<b>Nahrungsergänzungsmittel</b>\nZutaten: Füllstoff Cellulose, Zinkgluconat, Überzugsmittel\nVerzehrempfehlung: täglich 1 Kapsel mit ausreichend Flüssigkeit\npro Tagesdosis          % NRV\nZink    10 mg   100 %"
-        let cases: [(RGBImage, String)] = [(blank, "No text was found"), (TextRenderer.render(food), "Nutrition Facts panel"),
-                                           (TextRenderer.render(german), "does not appear to be in English")]
+        let food =
+            "<b><span size=\"x-large\">Nutrition Facts</span></b>\n8 servings per container\nServing size 2/3 cup (55g)\nCalories 230\nTotal Fat 8g 10%\nSodium 160mg 7%\nTotal Carbohydrate 37g 13%"
+        let german =
+            "<b>Nahrungsergänzungsmittel</b>\nZutaten: Füllstoff Cellulose, Zinkgluconat, Überzugsmittel\nVerzehrempfehlung: täglich 1 Kapsel mit ausreichend Flüssigkeit\npro Tagesdosis          % NRV\nZink    10 mg   100 %"
+        let cases: [(RGBImage, String)] = [
+            (blank, "No text was found"), (TextRenderer.render(food), "Nutrition Facts panel"),
+            (TextRenderer.render(german), "does not appear to be in English"),
+        ]
         for (image, words) in cases {
             let page = site.app.handle(Self.upload(try Self.jpeg(image)))
             #expect(page.status == 200)
@@ -316,14 +330,17 @@ import TextRecognition
     }
 
     @Test func boxesFromTheFormAreCheckedAndPreviewsMustBeJPEG() {
-        #expect(LabelScanPages.boxes(fromField: "1,2,3,4 x,1,2,3 5,6,7 -1,0,1,1 10,20,30,40") ==
-                [TextBox(x: 1, y: 2, width: 3, height: 4), TextBox(x: 10, y: 20, width: 30, height: 40)])
+        #expect(
+            LabelScanPages.boxes(fromField: "1,2,3,4 x,1,2,3 5,6,7 -1,0,1,1 10,20,30,40") == [
+                TextBox(x: 1, y: 2, width: 3, height: 4), TextBox(x: 10, y: 20, width: 30, height: 40),
+            ])
         #expect(LabelScanPages.boxes(fromField: "").isEmpty)
         #expect(LabelScanPages.preview(fromField: Data("<svg/>".utf8).base64EncodedString()) == nil)
         #expect(LabelScanPages.preview(fromField: "not base64!") == nil)
         #expect(LabelScanPages.preview(fromField: nil) == nil)
         #expect(LabelScanPages.union([]) == nil)
-        #expect(LabelScanPages.union([TextBox(x: 10, y: 10, width: 5, height: 5), TextBox(x: 0, y: 12, width: 2, height: 10)]) ==
-                TextBox(x: 0, y: 10, width: 15, height: 12))
+        #expect(
+            LabelScanPages.union([TextBox(x: 10, y: 10, width: 5, height: 5), TextBox(x: 0, y: 12, width: 2, height: 10)])
+                == TextBox(x: 0, y: 10, width: 15, height: 12))
     }
 }

@@ -1,14 +1,18 @@
 import CairnCore
 import Foundation
 import Testing
+
 @testable import WebApp
 
 /// Every page the shell can render, as a logged-in browser would see it.
 private func everyPage() throws -> [(String, String)] {
-    let app = try Fixture.app(SettingsDouble(onboarded: true, allowed: [.isOnboardingComplete, .flag, .setFlag, .completeOnboarding, .deleteAllData]))
+    let app = try Fixture.app(
+        SettingsDouble(onboarded: true, allowed: [.isOnboardingComplete, .flag, .setFlag, .completeOnboarding, .deleteAllData]))
     var pages: [(String, String)] = []
-    for target in ["/", "/welcome/1", "/welcome/2", "/welcome/3", "/skin", "/smile", "/regimen", "/settings", "/settings?saved=1",
-                   "/settings/delete", "/nowhere"] {
+    for target in [
+        "/", "/welcome/1", "/welcome/2", "/welcome/3", "/skin", "/smile", "/regimen", "/settings", "/settings?saved=1",
+        "/settings/delete", "/nowhere",
+    ] {
         pages.append((target, app.handle(Fixture.get(target)).bodyText))
     }
     pages.append(("delete mistyped", app.handle(Fixture.post("/settings/delete", form: ["confirm": "no"])).bodyText))

@@ -2,6 +2,7 @@ import CairnApp
 import CairnCore
 import Foundation
 import Testing
+
 @testable import WebApp
 
 /// The real Apple Health sample from ../shared/data/health.
@@ -16,8 +17,9 @@ private final class HealthSite {
     let app: WebApplication
 
     init() throws {
-        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
-                                          clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))
+        cairn = try CairnApplication.open(
+            dataDirectory: directory.path, environment: [:],
+            clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
@@ -28,9 +30,13 @@ private final class HealthSite {
     func upload(_ data: Data, csrf: String? = Fixture.csrf) -> Response {
         var fields = ["file": data]
         if let csrf { fields["csrf"] = Data(csrf.utf8) }
-        return app.handle(Request(method: .post, path: "/regimen/outcomes/health",
-                                  headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                                            "Content-Type": "multipart/form-data; boundary=x"], formFields: fields))
+        return app.handle(
+            Request(
+                method: .post, path: "/regimen/outcomes/health",
+                headers: [
+                    "Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                    "Content-Type": "multipart/form-data; boundary=x",
+                ], formFields: fields))
     }
 
     /// Files in the vault folder (not in its subfolders).
@@ -80,7 +86,8 @@ private final class HealthSite {
 }
 
 @Test func theRefusalSaysNothingWasImportedExactlyOnce() {
-    #expect(RegimenHealthImportPage.nothingImported("The zip file is damaged or cannot be read.")
+    #expect(
+        RegimenHealthImportPage.nothingImported("The zip file is damaged or cannot be read.")
             == "The zip file is damaged or cannot be read. Nothing was imported.")
     let already = "The export declares XML entities, which Cairn does not expand. Nothing was imported."
     #expect(RegimenHealthImportPage.nothingImported(already) == already)

@@ -4,6 +4,7 @@ import Foundation
 import Insights
 import Regimen
 import Testing
+
 @testable import WebApp
 
 /// A vault on a fixed clock (2026-04-30) with Magnesium taken daily from 2026-03-01, Vitamin D from 2026-04-10,
@@ -15,14 +16,16 @@ final class InsightSite {
 
     init(withData: Bool = true) throws {
         let clock = FixedClock(ISO8601DateFormatter().date(from: "2026-04-30T20:00:00Z")!)
-        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:], clock: clock,
-                                          outcomeSeries: { withData ? InsightSite.series() : [] })
+        cairn = try CairnApplication.open(
+            dataDirectory: directory.path, environment: [:], clock: clock,
+            outcomeSeries: { withData ? InsightSite.series() : [] })
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
         guard withData else { return }
         for (name, from) in [("Magnesium", "2026-03-01"), ("Vitamin D3", "2026-04-10")] {
-            let typed = try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
+            let typed = try Product(
+                name: name, form: .capsule, servingSize: try Amount(1, .count),
                 ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: name, amount: try Amount(100, .mg))])
             let product = try cairn.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
             for d in LocalDay(parsing: from)!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
@@ -36,16 +39,20 @@ final class InsightSite {
     static func series() -> [MetricSeriesInput] {
         var g = SeededGenerator(seed: 30)
         func normal() -> Double { (-2 * log(max(g.unit(), 1e-12))).squareRoot() * cos(2 * .pi * g.unit()) }
-        var sleep: [LocalDay: Double] = [:], steps: [LocalDay: Double] = [:], hrv: [LocalDay: Double] = [:]
+        var sleep: [LocalDay: Double] = [:]
+        var steps: [LocalDay: Double] = [:]
+        var hrv: [LocalDay: Double] = [:]
         for d in LocalDay(parsing: "2026-01-01")!.dayNumber...LocalDay(parsing: "2026-04-30")!.dayNumber {
             let day = LocalDay(dayNumber: d)
             if d % 9 != 0 { sleep[day] = ((day >= LocalDay(parsing: "2026-03-01")! ? 3.9 : 3.0) + 0.45 * normal()).rounded() }
             steps[day] = (8200 + 1500 * normal()).rounded()
             hrv[day] = 48 + 6 * normal()
         }
-        return [MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
-                MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps),
-                MetricSeriesInput(id: "hrv_sdnn", name: "HRV (SDNN)", unit: "ms", values: hrv)]
+        return [
+            MetricSeriesInput(id: "sleep_quality", name: "Sleep quality", unit: "1-5", values: sleep),
+            MetricSeriesInput(id: "steps", name: "Steps", unit: "steps", values: steps),
+            MetricSeriesInput(id: "hrv_sdnn", name: "HRV (SDNN)", unit: "ms", values: hrv),
+        ]
     }
 
     func get(_ target: String) -> Response { app.handle(Fixture.get(target)) }
@@ -116,18 +123,19 @@ final class InsightSite {
     #expect(groups == Set(stored.map(\.change.id)).count)
     #expect(html.contains("condition-held") && html.contains("condition-not-met"))
     #expect(html.contains("Adjusted across the 3 series compared for this change"))
-    #expect(!html.contains("<a") || html.range(of: #"<svg[^>]*role="img"[^>]*>(?:(?!</svg>).)*<a "#, options: .regularExpression) == nil,
-            "no link inside a role=img")
+    #expect(
+        !html.contains("<a") || html.range(of: #"<svg[^>]*role="img"[^>]*>(?:(?!</svg>).)*<a "#, options: .regularExpression) == nil,
+        "no link inside a role=img")
 }
 
 @Test func whileARecomputationRunsThePageSaysSoAndTheButtonWaits() {
-    let html = RegimenInsightsPage.render([], run: nil, state: .running(InsightProgress(phase: "Comparing", done: 3, total: 12)),
-                                          csrfToken: "t")
+    let html = RegimenInsightsPage.render(
+        [], run: nil, state: .running(InsightProgress(phase: "Comparing", done: 3, total: 12)),
+        csrfToken: "t")
     #expect(html.contains("Recomputing insights in the background (comparing: 3 of 12 changes)"))
     #expect(html.contains("disabled"))
     #expect(html.contains("role=\"status\""))
 }
-
 
 @Test func theOnsetSearchIsChosenPerSeriesWithAFormThatWorksWithoutJavaScript() throws {
     let site = try InsightSite()
@@ -168,7 +176,8 @@ final class InsightSite {
     #expect(idle.header("Content-Type") == "application/json")
     let object = try #require(try JSONSerialization.jsonObject(with: idle.body) as? [String: String])
     #expect(object == ["state": "idle", "text": ""])
-    let running = RegimenInsightsPage.render([], run: nil, state: .running(InsightProgress(phase: "Comparing", done: 2, total: 5)), csrfToken: Fixture.csrf)
+    let running = RegimenInsightsPage.render(
+        [], run: nil, state: .running(InsightProgress(phase: "Comparing", done: 2, total: 5)), csrfToken: Fixture.csrf)
     #expect(running.contains("id=\"insights-progress\""))
     #expect(running.contains(HTML.escape(RegimenInsightsPage.progressText(InsightProgress(phase: "Comparing", done: 2, total: 5)))))
     #expect(running.contains("comparing: 2 of 5 changes"))

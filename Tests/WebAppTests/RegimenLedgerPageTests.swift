@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Regimen
 import Testing
+
 @testable import WebApp
 
 @Test func theLedgerStartsEmptyAndSaysWhereDosesComeFrom() throws {
@@ -36,7 +37,8 @@ import Testing
 
 @Test func theLedgerFiltersByProductAndRefusesBadDates() throws {
     let site = try RegimenSite()
-    let d3 = try site.addProduct("Vitamin D3"), magnesium = try site.addProduct("Magnesium")
+    let d3 = try site.addProduct("Vitamin D3")
+    let magnesium = try site.addProduct("Magnesium")
     _ = try site.regimen.logExtra(d3.product.id)
     _ = try site.regimen.logExtra(magnesium.product.id)
     let only = site.get("/regimen/ledger?product=\(magnesium.product.id.rawValue)").bodyText
@@ -69,9 +71,13 @@ import Testing
 private func historyUpload(_ site: RegimenSite, _ text: String, csrf: String? = Fixture.csrf) -> Response {
     var fields = ["file": Data(text.utf8)]
     if let csrf { fields["csrf"] = Data(csrf.utf8) }
-    return site.app.handle(Request(method: .post, path: "/regimen/ledger/import",
-                                   headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                                             "Content-Type": "multipart/form-data; boundary=x"], formFields: fields))
+    return site.app.handle(
+        Request(
+            method: .post, path: "/regimen/ledger/import",
+            headers: [
+                "Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                "Content-Type": "multipart/form-data; boundary=x",
+            ], formFields: fields))
 }
 
 @Test func theLedgerImportsPastDosesOnceAndListsEveryLine() throws {

@@ -5,6 +5,7 @@ import Insights
 import Outcomes
 import Regimen
 import Testing
+
 @testable import WebApp
 
 /// A real vault behind the web application with the Regimen and Outcome services wired in.
@@ -14,8 +15,9 @@ final class OutcomesSite {
     let app: WebApplication
 
     init() throws {
-        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
-                                          clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))  // 2026-03-10 12:00 UTC
+        cairn = try CairnApplication.open(
+            dataDirectory: directory.path, environment: [:],
+            clock: FixedClock(Date(timeIntervalSince1970: 1_773_144_000)))  // 2026-03-10 12:00 UTC
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
@@ -34,9 +36,13 @@ final class OutcomesSite {
     func upload(_ text: String, csrf: String? = Fixture.csrf) -> Response {
         var fields = ["file": Data(text.utf8)]
         if let csrf { fields["csrf"] = Data(csrf.utf8) }
-        return app.handle(Request(method: .post, path: "/regimen/outcomes/import",
-                                  headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                                            "Content-Type": "multipart/form-data; boundary=x"], formFields: fields))
+        return app.handle(
+            Request(
+                method: .post, path: "/regimen/outcomes/import",
+                headers: [
+                    "Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+                    "Content-Type": "multipart/form-data; boundary=x",
+                ], formFields: fields))
     }
 }
 
@@ -74,7 +80,10 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     let html = site.get("/regimen/outcomes?saved=1").bodyText
     #expect(html.contains("Saved."))
     #expect(html.contains("id=\"chart-energy\""))
-    #expect(html.contains("class=\"outcome-chart\" role=\"img\" aria-label=\"Energy, average per day, in 1-5: 3 days from 2026-03-05 to 2026-03-10, values from 2 to 4\""))
+    #expect(
+        html.contains(
+            "class=\"outcome-chart\" role=\"img\" aria-label=\"Energy, average per day, in 1-5: 3 days from 2026-03-05 to 2026-03-10, values from 2 to 4\""
+        ))
     #expect(html.components(separatedBy: "class=\"outcome-point\"").count - 1 == 3)
     // The 5th stands alone (a gap follows); the 9th and 10th are joined.
     #expect(html.contains("<title>2026-03-09: 3.5</title>"))
@@ -139,8 +148,12 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 
 @Test func aMetricOfOnesOwnCanBeAddedAndLogged() throws {
     let site = try OutcomesSite()
-    let added = site.post("/regimen/outcomes/metrics", form: ["id": "headache", "name": "Headache", "unit": "1-5", "min": "1", "max": "5",
-                                                              "aggregation": "mean"])
+    let added = site.post(
+        "/regimen/outcomes/metrics",
+        form: [
+            "id": "headache", "name": "Headache", "unit": "1-5", "min": "1", "max": "5",
+            "aggregation": "mean",
+        ])
     #expect(added.status == 303 && added.header("Location") == "/regimen/outcomes?defined=1")
     #expect(site.get("/regimen/outcomes?defined=1").bodyText.contains("<option value=\"headache\">Headache (1-5)</option>"))
     #expect(site.post("/regimen/outcomes/entries", form: ["metric": "headache", "date": "2026-03-09", "value": "2"]).status == 303)
@@ -150,8 +163,9 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 }
 
 @Test func healthSeriesAreChartedOnTheirOwnSpreadAndSaySoWithoutJudgement() throws {
-    let series = DailyOutcomeSeries(metric: BuiltInMetrics.restingHeartRate,
-                                    values: [day("2026-03-01"): 58, day("2026-03-02"): 61, day("2026-03-04"): 57])
+    let series = DailyOutcomeSeries(
+        metric: BuiltInMetrics.restingHeartRate,
+        values: [day("2026-03-01"): 58, day("2026-03-02"): 61, day("2026-03-04"): 57])
     let html = RegimenOutcomesPage.chartCard(series)
     #expect(html.contains(">bpm</text>") && html.contains("From your Apple Health export."))
     let (low, high) = RegimenOutcomesPage.yRange(metric: BuiltInMetrics.restingHeartRate, values: [58, 61, 57])
@@ -170,10 +184,12 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 @Test func theOutcomesPagesUseNoBannedWordsInlineCodeOrOtherOrigins() throws {
     let site = try OutcomesSite()
     try site.outcomes.add(metricID: "energy", value: 4, on: day("2026-03-10"))
-    let pages = [site.get("/regimen/outcomes").bodyText,
-                 site.upload("date,metric,value\n2026-03-01,mood,3\n").bodyText,
-                 site.upload("date,metric,value\n2026-03-01,mood,9\n").bodyText,
-                 site.post("/regimen/outcomes/entries", form: ["metric": "mood", "date": "x", "value": "3"]).bodyText]
+    let pages = [
+        site.get("/regimen/outcomes").bodyText,
+        site.upload("date,metric,value\n2026-03-01,mood,3\n").bodyText,
+        site.upload("date,metric,value\n2026-03-01,mood,9\n").bodyText,
+        site.post("/regimen/outcomes/entries", form: ["metric": "mood", "date": "x", "value": "3"]).bodyText,
+    ]
     for html in pages {
         #expect(ProductWording.bannedWords(in: html).isEmpty)
         #expect(!html.contains("style=") && !html.contains("<script>") && !html.contains("https://"))
@@ -228,12 +244,17 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
 @Test func everyChangeInWhatWasTakenIsMarkedOnTheOutcomeChart() throws {
     var values: [LocalDay: Double] = [:]
     for d in 0..<90 { values[day("2026-01-01").adding(days: d)] = Double(1 + d % 5) }
-    let changes = [ExposureChange(productID: ProductID("p1"), productName: "Magnesium", kind: .start, kinds: [.start],
-                                  day: day("2026-02-01"), description: "starting Magnesium"),
-                   ExposureChange(productID: ProductID("p1"), productName: "Magnesium", kind: .deactivation, kinds: [.deactivation],
-                                  day: day("2026-03-10"), description: "stopping Magnesium"),
-                   ExposureChange(productID: ProductID("p2"), productName: "Zinc", kind: .start, kinds: [.start],
-                                  day: day("2025-06-01"), description: "starting Zinc")]
+    let changes = [
+        ExposureChange(
+            productID: ProductID("p1"), productName: "Magnesium", kind: .start, kinds: [.start],
+            day: day("2026-02-01"), description: "starting Magnesium"),
+        ExposureChange(
+            productID: ProductID("p1"), productName: "Magnesium", kind: .deactivation, kinds: [.deactivation],
+            day: day("2026-03-10"), description: "stopping Magnesium"),
+        ExposureChange(
+            productID: ProductID("p2"), productName: "Zinc", kind: .start, kinds: [.start],
+            day: day("2025-06-01"), description: "starting Zinc"),
+    ]
     let html = RegimenOutcomesPage.chartCard(DailyOutcomeSeries(metric: BuiltInMetrics.mood, values: values), changes: changes)
     #expect(html.components(separatedBy: "class=\"change-mark\"").count - 1 == 2, "only the changes within the chart's days")
     #expect(html.contains("Dashed lines: starting Magnesium on 2026-02-01; stopping Magnesium on 2026-03-10."))
@@ -241,4 +262,3 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     let svg = try #require(html.range(of: "<svg")).lowerBound..<(try #require(html.range(of: "</svg>")).upperBound)
     #expect(!html[svg].contains("<a "), "no link inside the role=img chart")
 }
-

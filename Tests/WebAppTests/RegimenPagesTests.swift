@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Regimen
 import Testing
+
 @testable import WebApp
 
 /// A real vault in a temp folder behind the web application, with the Regimen service wired in.
@@ -13,7 +14,8 @@ final class RegimenSite {
 
     init(labelScanner: LabelScanService? = nil, clock: (any Clock)? = nil) throws {
         let path = directory.path
-        cairn = try clock.map { try CairnApplication.open(dataDirectory: path, environment: [:], clock: $0) }
+        cairn =
+            try clock.map { try CairnApplication.open(dataDirectory: path, environment: [:], clock: $0) }
             ?? CairnApplication.open(dataDirectory: path, environment: [:])
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
@@ -28,9 +30,13 @@ final class RegimenSite {
     /// A capsule product with one label row.
     @discardableResult
     func addProduct(_ name: String = "Vitamin D3") throws -> StoredProduct {
-        let product = try Product(name: name, form: .capsule, servingSize: try Amount(1, .count),
-                                  ingredients: [try ProductIngredient(catalogueID: nil, nameOnLabel: "Vitamin D3",
-                                                                      amount: try Amount(25, .mcg))])
+        let product = try Product(
+            name: name, form: .capsule, servingSize: try Amount(1, .count),
+            ingredients: [
+                try ProductIngredient(
+                    catalogueID: nil, nameOnLabel: "Vitamin D3",
+                    amount: try Amount(25, .mcg))
+            ])
         // The row names no catalogue entry (flagged): accepted, as the person would after checking it.
         return try regimen.addProduct(product, decisions: .acceptingEveryRow(of: product))
     }
@@ -38,8 +44,10 @@ final class RegimenSite {
     /// A daily schedule at midnight (so its dose is due whenever the test runs), plus `extra` later slots.
     @discardableResult
     func addDailySchedule(for product: StoredProduct, times: [String] = ["00:00"]) throws -> ScheduleRevision {
-        try regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: times.compactMap { TimeSlot(parsing: $0) },
-                                                 recurrence: .daily, startDay: regimen.today()))
+        try regimen.addSchedule(
+            try SchedulePlan(
+                productID: product.product.id, times: times.compactMap { TimeSlot(parsing: $0) },
+                recurrence: .daily, startDay: regimen.today()))
     }
 
     func get(_ target: String) -> Response { app.handle(Fixture.get(target)) }
@@ -149,8 +157,10 @@ final class RegimenSite {
 @Test func asNeededProductsCanBeLoggedFromToday() throws {
     let site = try RegimenSite()
     let product = try site.addProduct("Ginger chew")
-    let schedule = try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: [], recurrence: .asNeeded,
-                                                                 startDay: site.regimen.today()))
+    let schedule = try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: [], recurrence: .asNeeded,
+            startDay: site.regimen.today()))
     let page = site.get("/regimen").bodyText
     #expect(page.contains("action=\"/regimen/as-needed/\(schedule.scheduleID.rawValue)\""))
     #expect(page.contains("Log a dose"))
@@ -165,11 +175,16 @@ final class RegimenSite {
     let dose = try #require(try site.regimen.todayView().currentBatch.first)
     let logged = try site.regimen.checkIn(dose.doseID, status: .taken).entry
     _ = try site.regimen.correct(logged.id, status: .skipped)
-    let pages = ["/regimen", "/regimen?logged=1", "/regimen/ledger", "/regimen/products", "/regimen/products/new",
-                 "/regimen/products/\(product.product.id.rawValue)", "/regimen/schedules",
-                 "/regimen/ledger?from=bad"].map { site.get($0).bodyText }
-        + [site.post("/regimen/products/new", form: ["name": "x", "form": "", "serving": "1"]).bodyText,
-           site.post("/regimen/schedules/\(schedule.scheduleID.rawValue)/pause", form: ["from": "bad"]).bodyText]
+    let pages =
+        [
+            "/regimen", "/regimen?logged=1", "/regimen/ledger", "/regimen/products", "/regimen/products/new",
+            "/regimen/products/\(product.product.id.rawValue)", "/regimen/schedules",
+            "/regimen/ledger?from=bad",
+        ].map { site.get($0).bodyText }
+        + [
+            site.post("/regimen/products/new", form: ["name": "x", "form": "", "serving": "1"]).bodyText,
+            site.post("/regimen/schedules/\(schedule.scheduleID.rawValue)/pause", form: ["from": "bad"]).bodyText,
+        ]
     for html in pages {
         #expect(ProductWording.bannedWords(in: html).isEmpty)
         #expect(!html.contains("style=") && !html.contains("<style") && !html.contains("<script>"))
@@ -186,8 +201,10 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
 @Test func eachDoseOfTodayIsListedOnce() throws {
     let site = try fixedSite("2026-03-10T13:30:00Z")
     let product = try site.addProduct()
-    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00", "13:00", "20:00"].compactMap(TimeSlot.init(parsing:)),
-                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: ["08:00", "13:00", "20:00"].compactMap(TimeSlot.init(parsing:)),
+            recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
     let page = site.get("/regimen").bodyText
     for dose in try site.regimen.todayView().doses {
         #expect(page.components(separatedBy: "id=\"dose-\(dose.doseID)\"").count == 2, "\(dose.occurrence.slot) once")
@@ -199,8 +216,10 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
 @Test func takenAtLogsTheTimeGivenAndAFutureTimeIsRefusedBesideItsField() throws {
     let site = try fixedSite("2026-03-10T12:33:00Z", zone: "Europe/Berlin")
     let product = try site.addProduct()
-    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00", "21:00"].compactMap(TimeSlot.init(parsing:)),
-                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: ["08:00", "21:00"].compactMap(TimeSlot.init(parsing:)),
+            recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
     let dose = try #require(try site.regimen.todayView().currentBatch.first)
     let refused = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "14:00"])
     #expect(refused.status == 400)
@@ -211,7 +230,8 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     // An offset beyond ±14:00 is refused beside the field, never wrapped (+25:00 was stored as +02:00).
     let wrapped = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "2026-03-10T09:05+25:00"])
     #expect(wrapped.status == 400 && wrapped.bodyText.contains("id=\"at-error-\(dose.doseID)\""))
-    #expect(wrapped.bodyText.contains("The time taken has a UTC offset beyond ±14:00, which no place uses.")
+    #expect(
+        wrapped.bodyText.contains("The time taken has a UTC offset beyond ±14:00, which no place uses.")
             && wrapped.bodyText.components(separatedBy: "Nothing was saved.").count == 2)
     #expect(try site.allRecords().isEmpty)
     let saved = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["at": "08:05"])
@@ -228,8 +248,10 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
 @Test func undoFromTodayPutsTheDoseBackAndTheLedgerKeepsBoth() throws {
     let site = try fixedSite("2026-03-10T12:00:00Z")
     let product = try site.addProduct()
-    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00"].compactMap(TimeSlot.init(parsing:)),
-                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: ["08:00"].compactMap(TimeSlot.init(parsing:)),
+            recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
     let dose = try #require(try site.regimen.todayView().currentBatch.first)
     _ = site.post("/regimen/doses/\(dose.doseID)/taken")
     let record = try #require(try site.allRecords().first)
@@ -246,8 +268,10 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
 @Test func asNeededDosesLoggedTodayAreListedWithTheirTimes() throws {
     let site = try fixedSite("2026-03-10T15:00:00Z")
     let product = try site.addProduct("Ginger chew")
-    let schedule = try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: [], recurrence: .asNeeded,
-                                                                 startDay: LocalDay(parsing: "2026-03-01")!))
+    let schedule = try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: [], recurrence: .asNeeded,
+            startDay: LocalDay(parsing: "2026-03-01")!))
     _ = site.post("/regimen/as-needed/\(schedule.scheduleID.rawValue)")
     let page = site.get("/regimen").bodyText
     #expect(page.contains("Logged today (2026-03-10)"))
@@ -257,8 +281,10 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
 @Test func theHomePageSaysWhatIsDueNowAndWhatWasLoggedToday() throws {
     let site = try fixedSite("2026-03-10T08:30:00Z")
     let product = try site.addProduct()
-    try site.regimen.addSchedule(try SchedulePlan(productID: product.product.id, times: ["08:00", "20:00"].compactMap(TimeSlot.init(parsing:)),
-                                                  recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
+    try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: ["08:00", "20:00"].compactMap(TimeSlot.init(parsing:)),
+            recurrence: .daily, startDay: LocalDay(parsing: "2026-03-01")!))
     let before = site.get("/").bodyText
     #expect(before.contains("Due now (08:00):</strong>"))
     #expect(before.contains("Nothing logged yet today."))

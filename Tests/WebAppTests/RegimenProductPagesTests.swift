@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Regimen
 import Testing
+
 @testable import WebApp
 
 @Test func theProductListStartsEmptyAndLinksToTheForm() throws {
@@ -25,8 +26,10 @@ import Testing
 
 @Test func aProductFromTheFormIsSavedWithItsLabelRows() throws {
     let site = try RegimenSite()
-    var form = ["name": "Daily D3", "brand": "Acme", "form": "softgel", "serving": "2",
-                "ingredients": "Vitamin D3 = 25 mcg\n\nMystery root = 10 mg\n"]
+    var form = [
+        "name": "Daily D3", "brand": "Acme", "form": "softgel", "serving": "2",
+        "ingredients": "Vitamin D3 = 25 mcg\n\nMystery root = 10 mg\n",
+    ]
     // A row the catalogue does not know is flagged as a scanned one is: shown with a box to accept it, nothing saved.
     let gated = site.post("/regimen/products/new", form: form)
     #expect(gated.status == 400)
@@ -51,8 +54,12 @@ import Testing
 
 @Test func aTypedAmountAboveTheUpperLimitIsFlaggedBeforeSaving() throws {
     let site = try RegimenSite()
-    let gated = site.post("/regimen/products/new", form: ["name": "D3", "form": "softgel", "serving": "1",
-                                                          "ingredients": "Vitamin D3 = 1,000,000 IU"])
+    let gated = site.post(
+        "/regimen/products/new",
+        form: [
+            "name": "D3", "form": "softgel", "serving": "1",
+            "ingredients": "Vitamin D3 = 1,000,000 IU",
+        ])
     #expect(gated.status == 400 && gated.bodyText.contains("<strong>Above the upper limit:</strong>"))
     #expect(try site.regimen.products().isEmpty)
 }
@@ -63,8 +70,12 @@ import Testing
     #expect(noForm.status == 400)
     #expect(noForm.bodyText.contains("Choose the product&#39;s form.") || noForm.bodyText.contains("Choose the product's form."))
     #expect(noForm.bodyText.contains("value=\"&lt;b&gt;D3&lt;/b&gt;\""))
-    let badAmount = site.post("/regimen/products/new", form: ["name": "D3", "form": "capsule", "serving": "1",
-                                                              "ingredients": "Vitamin D3 = lots"])
+    let badAmount = site.post(
+        "/regimen/products/new",
+        form: [
+            "name": "D3", "form": "capsule", "serving": "1",
+            "ingredients": "Vitamin D3 = lots",
+        ])
     #expect(badAmount.status == 400 && badAmount.bodyText.contains("<p class=\"field-error\" id=\"product-ingredients-error\">Row 1: "))
     let noName = site.post("/regimen/products/new", form: ["name": " ", "form": "capsule", "serving": "1"])
     #expect(noName.status == 400)
@@ -76,10 +87,16 @@ import Testing
     let form = site.get("/regimen/products/new").bodyText
     #expect(form.contains(#"id="product-name" name="name" required maxlength="120""#))
     #expect(form.contains(#"id="product-brand" name="brand" maxlength="120""#))
-    let page = site.post("/regimen/products/new", form: ["name": String(repeating: "p", count: 121), "brand": "Acme\u{202E}",
-                                                         "form": "capsule", "serving": "1"])
+    let page = site.post(
+        "/regimen/products/new",
+        form: [
+            "name": String(repeating: "p", count: 121), "brand": "Acme\u{202E}",
+            "form": "capsule", "serving": "1",
+        ])
     #expect(page.status == 400)
-    #expect(page.bodyText.contains("id=\"product-name-error\">The product name is longer than 120 characters. Shorten it and try again. Nothing was saved.</p>"))
+    #expect(
+        page.bodyText.contains(
+            "id=\"product-name-error\">The product name is longer than 120 characters. Shorten it and try again. Nothing was saved.</p>"))
     #expect(page.bodyText.contains("id=\"product-brand-error\">The brand contains an invisible formatting character"))
     #expect(try site.regimen.products().isEmpty)
 }
@@ -87,8 +104,10 @@ import Testing
 @Test func anEmptyProductFormShowsEveryErrorBesideItsFieldAndFocusesTheFirst() throws {
     let site = try RegimenSite()
     let page = site.post("/regimen/products/new", form: ["name": "", "form": "", "serving": "", "ingredients": "D3 = 5 zorks\nZinc = lots"]).bodyText
-    for (id, message) in [("product-name", "A product needs a name."), ("product-form", "Choose the product&#39;s form."),
-                          ("product-serving", "Write one serving as a number of units, such as 2, or an amount such as 5 g.")] {
+    for (id, message) in [
+        ("product-name", "A product needs a name."), ("product-form", "Choose the product&#39;s form."),
+        ("product-serving", "Write one serving as a number of units, such as 2, or an amount such as 5 g."),
+    ] {
         #expect(page.contains("id=\"\(id)-error\">\(message)</p>"), "\(id)")
         #expect(page.contains("id=\"\(id)\""))
     }
@@ -121,8 +140,11 @@ private func addDailyD3(_ site: RegimenSite, _ ingredients: String) throws -> (S
 @Test func aProductPageShowsEveryVersionNewestFirst() throws {
     let site = try RegimenSite()
     let first = try site.addProduct("Vitamin D3")
-    _ = try site.regimen.editProduct(first.product.id, to: try Product(id: first.product.id, name: "Vitamin D3 forte", form: .capsule,
-                                                                       servingSize: try Amount(1, .count), ingredients: []))
+    _ = try site.regimen.editProduct(
+        first.product.id,
+        to: try Product(
+            id: first.product.id, name: "Vitamin D3 forte", form: .capsule,
+            servingSize: try Amount(1, .count), ingredients: []))
     let page = site.get("/regimen/products/\(first.product.id.rawValue)").bodyText
     let two = try #require(page.range(of: "Version 2 (current)"))
     let one = try #require(page.range(of: "Version 1</h3>"))
@@ -141,18 +163,32 @@ private func addDailyD3(_ site: RegimenSite, _ ingredients: String) throws -> (S
     #expect(form.contains("value=\"Daily D3\""))
     #expect(form.contains(">Vitamin D3 = 25 mcg</textarea>"), "the form starts from the current label rows")
 
-    #expect(site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
-                                                             "ingredients": "Vitamin D3 = 50 mcg"], csrf: nil).status == 403)
-    let edited = site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
-                                                                  "ingredients": "Vitamin D3 = 50 mcg"])
+    #expect(
+        site.post(
+            "/regimen/products/\(id)/edit",
+            form: [
+                "name": "Daily D3", "form": "softgel", "serving": "1",
+                "ingredients": "Vitamin D3 = 50 mcg",
+            ], csrf: nil
+        ).status == 403)
+    let edited = site.post(
+        "/regimen/products/\(id)/edit",
+        form: [
+            "name": "Daily D3", "form": "softgel", "serving": "1",
+            "ingredients": "Vitamin D3 = 50 mcg",
+        ])
     #expect(edited.status == 303)
     let history = try site.regimen.productHistory(saved.product.id)
     #expect(history.count == 2)
     let page = site.get("/regimen/products/\(id)").bodyText
     #expect(page.contains("Version 2 (current)") && page.contains("Version 1"))
 
-    let refused = site.post("/regimen/products/\(id)/edit", form: ["name": "Daily D3", "form": "softgel", "serving": "1",
-                                                                   "ingredients": "Vitamin D3 = 5 kg"])
+    let refused = site.post(
+        "/regimen/products/\(id)/edit",
+        form: [
+            "name": "Daily D3", "form": "softgel", "serving": "1",
+            "ingredients": "Vitamin D3 = 5 kg",
+        ])
     #expect(refused.status == 400 && refused.bodyText.contains("Nothing was saved."))
     #expect(try site.regimen.productHistory(saved.product.id).count == 2)
     #expect(site.get("/regimen/products/not-a-product/edit").status == 404)

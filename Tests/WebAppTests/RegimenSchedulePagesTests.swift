@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Regimen
 import Testing
+
 @testable import WebApp
 
 @Test func schedulesStartEmptyAndAskForAProductFirst() throws {
@@ -18,8 +19,10 @@ import Testing
 @Test func aScheduleFromTheFormShowsOnTodayAndNeedsTheToken() throws {
     let site = try RegimenSite()
     let product = try site.addProduct()
-    let form = ["product": product.product.id.rawValue, "servings": "2", "repeats": "daily", "times": "00:00",
-                "start": site.regimen.today().description]
+    let form = [
+        "product": product.product.id.rawValue, "servings": "2", "repeats": "daily", "times": "00:00",
+        "start": site.regimen.today().description,
+    ]
     #expect(site.post("/regimen/schedules/new", form: form, csrf: nil).status == 403)
     #expect(try site.regimen.schedules().isEmpty)
     let saved = site.post("/regimen/schedules/new", form: form)
@@ -34,8 +37,10 @@ import Testing
 @Test func aScheduleFormTakesATimeZoneAndRefusesAnUnknownOneBesideItsField() throws {
     let site = try RegimenSite()
     let product = try site.addProduct()
-    var form = ["product": product.product.id.rawValue, "servings": "1", "repeats": "daily", "times": "08:00",
-                "start": site.regimen.today().description, "zone": "Mars/Base"]
+    var form = [
+        "product": product.product.id.rawValue, "servings": "1", "repeats": "daily", "times": "08:00",
+        "start": site.regimen.today().description, "zone": "Mars/Base",
+    ]
     let refused = site.post("/regimen/schedules/new", form: form)
     #expect(refused.status == 400)
     #expect(refused.bodyText.contains("id=\"schedule-zone-error\""), "the error is beside the zone field")
@@ -52,11 +57,13 @@ import Testing
     let site = try RegimenSite()
     let product = try site.addProduct()
     let today = site.regimen.today().description
-    for form in [["product": product.product.id.rawValue, "servings": "x", "repeats": "daily", "times": "08:00", "start": today],
-                 ["product": product.product.id.rawValue, "servings": "1", "repeats": "daily", "times": "25:99", "start": today],
-                 ["product": product.product.id.rawValue, "servings": "1", "repeats": "weekdays", "weekdays": "", "times": "08:00", "start": today],
-                 ["product": product.product.id.rawValue, "servings": "0", "repeats": "daily", "times": "08:00", "start": today],
-                 ["product": "", "servings": "1", "repeats": "daily", "times": "08:00", "start": today]] {
+    for form in [
+        ["product": product.product.id.rawValue, "servings": "x", "repeats": "daily", "times": "08:00", "start": today],
+        ["product": product.product.id.rawValue, "servings": "1", "repeats": "daily", "times": "25:99", "start": today],
+        ["product": product.product.id.rawValue, "servings": "1", "repeats": "weekdays", "weekdays": "", "times": "08:00", "start": today],
+        ["product": product.product.id.rawValue, "servings": "0", "repeats": "daily", "times": "08:00", "start": today],
+        ["product": "", "servings": "1", "repeats": "daily", "times": "08:00", "start": today],
+    ] {
         let answer = site.post("/regimen/schedules/new", form: form)
         #expect(answer.status == 400)
         #expect(answer.bodyText.contains("class=\"field-error\"") && answer.bodyText.contains("aria-invalid=\"true\" autofocus"))
@@ -67,12 +74,19 @@ import Testing
 @Test func aScheduleFormShowsEveryErrorBesideItsField() throws {
     let site = try RegimenSite()
     _ = try site.addProduct()
-    let page = site.post("/regimen/schedules/new", form: ["product": "", "servings": "x", "repeats": "every", "every": "0",
-                                                           "times": "8 o'clock", "start": "soon"]).bodyText
-    for (id, message) in [("schedule-product", "Choose a product."), ("schedule-servings", "Servings must be a number, like 1 or 0.5."),
-                          ("schedule-every", "Every N days takes a whole number of days, from 1 to 366."),
-                          ("schedule-times", "A time of day must be written as HH:MM, for example 08:00."),
-                          ("schedule-start", "A date must be written as YYYY-MM-DD, for example 2026-03-01.")] {
+    let page = site.post(
+        "/regimen/schedules/new",
+        form: [
+            "product": "", "servings": "x", "repeats": "every", "every": "0",
+            "times": "8 o'clock", "start": "soon",
+        ]
+    ).bodyText
+    for (id, message) in [
+        ("schedule-product", "Choose a product."), ("schedule-servings", "Servings must be a number, like 1 or 0.5."),
+        ("schedule-every", "Every N days takes a whole number of days, from 1 to 366."),
+        ("schedule-times", "A time of day must be written as HH:MM, for example 08:00."),
+        ("schedule-start", "A date must be written as YYYY-MM-DD, for example 2026-03-01."),
+    ] {
         #expect(page.contains("<p class=\"field-error\" id=\"\(id)-error\">\(message)</p>"), "\(id)")
     }
     #expect(page.contains("5 fields need a change"))
@@ -84,8 +98,13 @@ import Testing
     _ = try site.addProduct()
     let page = site.get("/regimen/schedules").bodyText
     for kind in Recurrence.Kind.allCases { #expect(page.contains("type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\"")) }
-    #expect(page.contains("schedule-when schedule-when-every\"><label for=\"schedule-every\">Every how many days <span class=\"help\">(only for every few days)</span>"))
-    #expect(page.contains("schedule-when schedule-when-weekdays\"><label for=\"schedule-weekdays\">Weekdays <span class=\"help\">(only for some weekdays)</span>"))
+    #expect(
+        page.contains(
+            "schedule-when schedule-when-every\"><label for=\"schedule-every\">Every how many days <span class=\"help\">(only for every few days)</span>"
+        ))
+    #expect(
+        page.contains(
+            "schedule-when schedule-when-weekdays\"><label for=\"schedule-weekdays\">Weekdays <span class=\"help\">(only for some weekdays)</span>"))
     let css = try #require(String(data: AssetStore.bundled().asset(named: "cairn.css")?.data ?? Data(), encoding: .utf8))
     #expect(css.contains(".schedule-form:has(input[name=\"repeats\"]:checked):not(:has(#repeats-every:checked)) .schedule-when-every"))
 }
@@ -96,12 +115,14 @@ import Testing
     let id = revision.scheduleID.rawValue
     let today = site.regimen.today()
     func day(_ n: Int) -> [String: String] { ["from": today.adding(days: n).description] }
-    #expect(site.get("/regimen/schedules").bodyText.contains("name=\"from\" value=\"\(today.adding(days: 1))\""),
-            "the form offers the first day the service accepts")
+    #expect(
+        site.get("/regimen/schedules").bodyText.contains("name=\"from\" value=\"\(today.adding(days: 1))\""),
+        "the form offers the first day the service accepts")
     #expect(site.post("/regimen/schedules/\(id)/pause", form: day(1), csrf: nil).status == 403)
     let sameDay = site.post("/regimen/schedules/\(id)/pause", form: day(0))
-    #expect(sameDay.status == 400 && sameDay.bodyText.contains("<p class=\"field-error\" id=\"pause-\(id)-error\">"),
-            "the refusal sits beside the day of that schedule's pause")
+    #expect(
+        sameDay.status == 400 && sameDay.bodyText.contains("<p class=\"field-error\" id=\"pause-\(id)-error\">"),
+        "the refusal sits beside the day of that schedule's pause")
     #expect(site.post("/regimen/schedules/\(id)/pause", form: ["from": "soon"]).status == 400)
     #expect(site.post("/regimen/schedules/\(id)/pause", form: day(1)).status == 303)
     var page = site.get("/regimen/schedules").bodyText

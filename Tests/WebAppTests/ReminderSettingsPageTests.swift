@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Regimen
 import Testing
+
 @testable import WebApp
 
 @Test func reminderSettingsSaveARevisionAndRefuseHalfQuietHoursBesideTheForm() throws {
@@ -11,13 +12,21 @@ import Testing
     let schedule = try site.addDailySchedule(for: product, times: ["08:00"])
     let page = site.get("/settings/reminders")
     #expect(page.status == 200 && page.bodyText.contains("A dose is due at 08:00"))
-    let saved = site.post("/settings/reminders", form: ["quiet_start": "22:00", "quiet_end": "07:00", "names": "on", "repeat": "15",
-                                                        "repeat_limit": "3", "summary": "on", "refill_days": "7"])
+    let saved = site.post(
+        "/settings/reminders",
+        form: [
+            "quiet_start": "22:00", "quiet_end": "07:00", "names": "on", "repeat": "15",
+            "repeat_limit": "3", "summary": "on", "refill_days": "7",
+        ])
     #expect(saved.status == 303)
     let p = try site.cairn.reminders.preferences()
     #expect(p.quietHoursText == "22:00-07:00" && p.showProductNames && p.repeatMinutes == 15)
-    let refused = site.post("/settings/reminders", form: ["quiet_start": "22:00", "quiet_end": "", "repeat": "0", "repeat_limit": "3",
-                                                          "refill_days": "7"])
+    let refused = site.post(
+        "/settings/reminders",
+        form: [
+            "quiet_start": "22:00", "quiet_end": "", "repeat": "0", "repeat_limit": "3",
+            "refill_days": "7",
+        ])
     #expect(refused.status == 400 && refused.bodyText.contains("id=\"quiet-error\""), "the error sits with the quiet hours")
     #expect(refused.bodyText.contains("name=\"quiet_start\" value=\"22:00\" aria-invalid=\"true\" aria-describedby=\"quiet-error\""))
     #expect(!refused.bodyText.contains("name=\"repeat\" min=\"0\" max=\"720\" value=\"15\" aria-invalid"), "only the field at fault is marked")

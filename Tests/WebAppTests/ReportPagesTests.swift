@@ -3,6 +3,7 @@ import CairnCore
 import Foundation
 import Skin
 import Testing
+
 @testable import WebApp
 
 /// The report pages: a preview that lists what the file holds, then a CSRF-checked download of the PDF.
@@ -13,8 +14,9 @@ final class ReportSite {
     let area: TrackingArea
 
     init() throws {
-        cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:],
-                                          clock: FixedClock(ISO8601DateFormatter().date(from: "2026-04-30T20:00:00Z")!))
+        cairn = try CairnApplication.open(
+            dataDirectory: directory.path, environment: [:],
+            clock: FixedClock(ISO8601DateFormatter().date(from: "2026-04-30T20:00:00Z")!))
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
@@ -27,7 +29,9 @@ final class ReportSite {
 
 @Test func theSkinPreviewSaysWhatTheFileHoldsAndTheDownloadIsAPDFStoredNowhere() throws {
     let site = try ReportSite()
-    let before = try FileManager.default.subpathsOfDirectory(atPath: site.directory.path).filter { !$0.contains("sqlite") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+    let before = try FileManager.default.subpathsOfDirectory(atPath: site.directory.path).filter {
+        !$0.contains("sqlite") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+    }
     let page = site.app.handle(Fixture.get("/reports/skin/\(site.area.id.rawValue)"))
     #expect(page.status == 200)
     #expect(page.bodyText.contains("What the file will hold"))
@@ -42,7 +46,9 @@ final class ReportSite {
     #expect(download.header("Cache-Control") == "no-store")
     #expect(download.header("Content-Disposition") == "attachment; filename=\"cairn-skin-photo-log.pdf\"")
     #expect(download.body.starts(with: Data("%PDF-".utf8)))
-    let after = try FileManager.default.subpathsOfDirectory(atPath: site.directory.path).filter { !$0.contains("sqlite") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+    let after = try FileManager.default.subpathsOfDirectory(atPath: site.directory.path).filter {
+        !$0.contains("sqlite") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+    }
     #expect(after == before, "nothing about the report is stored in the vault")
 
     let forged = site.app.handle(Fixture.post("/reports/skin/\(site.area.id.rawValue)", form: [:], csrf: nil))

@@ -4,6 +4,7 @@ import Foundation
 import Outcomes
 import Regimen
 import Testing
+
 @testable import WebApp
 
 private func table() -> Router {
@@ -78,11 +79,13 @@ private func answer(_ method: HTTPMethod?, _ path: String) throws -> String {
     let app = try Fixture.app(SettingsDouble(allowed: []))
     let declared = app.router.routes.map { "\($0.method.rawValue) \($0.path)" }
     #expect(Set(declared).count == declared.count)
-    for expected in ["GET /", "GET /assets/{name}", "POST /welcome/finish", "GET /settings", "GET /skin/areas/{area}/trend",
-                     "GET /smile/photo/{entry}", "POST /regimen/doses/{dose}/taken", "GET /regimen/products/scan",
-                     "POST /regimen/schedules/{schedule}/pause", "GET /regimen/ledger", "POST /regimen/outcomes/entries/{entry}/correct",
-                     "GET /regimen/outcomes/health", "POST /regimen/insights/recompute", "POST /regimen/insights/onset",
-                     "POST /regimen/records/{record}/undo", "GET /settings/reminders"] {
+    for expected in [
+        "GET /", "GET /assets/{name}", "POST /welcome/finish", "GET /settings", "GET /skin/areas/{area}/trend",
+        "GET /smile/photo/{entry}", "POST /regimen/doses/{dose}/taken", "GET /regimen/products/scan",
+        "POST /regimen/schedules/{schedule}/pause", "GET /regimen/ledger", "POST /regimen/outcomes/entries/{entry}/correct",
+        "GET /regimen/outcomes/health", "POST /regimen/insights/recompute", "POST /regimen/insights/onset",
+        "POST /regimen/records/{record}/undo", "GET /settings/reminders",
+    ] {
         #expect(declared.contains(expected), "\(expected) is in the table")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebApp
 
 // The security checks, exercised through the application in process (no socket).
@@ -9,7 +10,7 @@ import Testing
     let r = app.handle(Request(method: .get, target: "/", headers: ["Host": Fixture.host]))
     #expect(r.status == 403)
     #expect(r.bodyText.contains("cairn serve"))
-    #expect(!r.bodyText.contains("/assets/"))      // outsiders get no stylesheet, links or layout
+    #expect(!r.bodyText.contains("/assets/"))  // outsiders get no stylesheet, links or layout
     #expect(r.header("Set-Cookie") == nil)
 }
 
@@ -93,8 +94,9 @@ func aWrongKeyIsRefusedAndSetsNoCookie(_ key: String) throws {
     let settings = SettingsDouble()
     let app = try Fixture.app(settings)
     #expect(app.handle(Fixture.post("/welcome/finish", headers: ["Origin": "http://127.0.0.1:8737"])).status == 303)
-    let viaHeader = Fixture.post("/settings/comparison-details", form: ["value": "on"], csrf: nil,
-                                 headers: ["X-CSRF-Token": Fixture.csrf])
+    let viaHeader = Fixture.post(
+        "/settings/comparison-details", form: ["value": "on"], csrf: nil,
+        headers: ["X-CSRF-Token": Fixture.csrf])
     #expect(app.handle(viaHeader).status == 303)
     #expect(settings.calls.contains(.setFlag("showComparisonDetails", true)))
 }
@@ -102,12 +104,12 @@ func aWrongKeyIsRefusedAndSetsNoCookie(_ key: String) throws {
 @Test func everyResponseCarriesTheSecurityHeaders() throws {
     let app = try Fixture.app(SettingsDouble(onboarded: true))
     let requests = [
-        Request(method: .get, target: "/", headers: ["Host": Fixture.host]),                      // 403
-        Request(method: .get, target: "/", headers: ["Host": "evil.example"]),                    // 421
-        Request(method: .get, target: "/?key=\(Fixture.secret)", headers: ["Host": Fixture.host]), // 303
+        Request(method: .get, target: "/", headers: ["Host": Fixture.host]),  // 403
+        Request(method: .get, target: "/", headers: ["Host": "evil.example"]),  // 421
+        Request(method: .get, target: "/?key=\(Fixture.secret)", headers: ["Host": Fixture.host]),  // 303
         Fixture.get("/"), Fixture.get("/nowhere"), Fixture.get("/assets/cairn.css"), Fixture.get("/assets/mark.svg"),
-        Fixture.post("/settings/comparison-details", form: ["value": "maybe"]),                    // 400
-        Fixture.post("/settings", form: [:]),                                                      // 405
+        Fixture.post("/settings/comparison-details", form: ["value": "maybe"]),  // 400
+        Fixture.post("/settings", form: [:]),  // 405
     ]
     var statuses: Set<Int> = []
     for request in requests {

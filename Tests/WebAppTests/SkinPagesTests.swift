@@ -5,6 +5,7 @@ import Imaging
 import Skin
 import Storage
 import Testing
+
 @testable import WebApp
 
 /// A real vault in a temporary folder, served in process.
@@ -94,8 +95,9 @@ final class SkinWebVault {
         for i in stride(from: 0, to: bright.count, by: 3) { bright[i] = UInt8(min(255, Int(bright[i]) * 3)) }
         let pipeline = ImagePipeline()
         try v.app.skin.log(photo: pipeline.encodeJPEG(base, quality: 92), in: area.id, capturedAt: Date(timeIntervalSince1970: 1_780_000_000))
-        let probe = try v.app.skin.log(photo: pipeline.encodeJPEG(RGBImage(width: base.width, height: base.height, pixels: bright), quality: 92),
-                                       in: area.id, capturedAt: Date(timeIntervalSince1970: 1_780_086_400))
+        let probe = try v.app.skin.log(
+            photo: pipeline.encodeJPEG(RGBImage(width: base.width, height: base.height, pixels: bright), quality: 92),
+            in: area.id, capturedAt: Date(timeIntervalSince1970: 1_780_086_400))
         let view = try v.app.skin.comparison(of: probe.id, in: area.id)
         let diagnostics = try #require(view.details?.diagnostics)
         #expect(diagnostics.colourFraction < ComparisonDiagnostics.partialColourLimit)
@@ -110,7 +112,8 @@ final class SkinWebVault {
 
     @Test func anotherAreasEntryIsNotFoundUnderThisArea() throws {
         let v = try SkinWebVault()
-        let arm = try v.app.skin.addArea(name: "Arm"), back = try v.app.skin.addArea(name: "Back")
+        let arm = try v.app.skin.addArea(name: "Arm")
+        let back = try v.app.skin.addArea(name: "Back")
         let entries = try SkinDemo.generate(count: 2, seed: 4, into: arm.id, service: v.app.skin, now: Date())
         #expect(v.get("/skin/areas/\(back.id.rawValue)/entries/\(entries[1].id.rawValue)").status == 404)
         #expect(v.get("/skin/areas/not-an-id").status == 404)
@@ -165,8 +168,10 @@ final class SkinWebVault {
     /// A multipart upload as the server hands it over: the fields its form parser decoded. `csrfInForm` puts the
     /// token in the form (a plain HTML form) instead of the header skin.js sends.
     func upload(_ data: Data, to area: AreaID, csrf: String? = Fixture.csrf, csrfInForm: Bool = false, from: String? = nil) -> Request {
-        var headers = ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                       "Content-Type": "multipart/form-data; boundary=x"]
+        var headers = [
+            "Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+            "Content-Type": "multipart/form-data; boundary=x",
+        ]
         var fields = ["photo": data]
         if let from { fields["from"] = Data(from.utf8) }
         if let csrf {
@@ -196,7 +201,9 @@ final class SkinWebVault {
         #expect(!bad.bodyText.contains("id=\"note\""), "the note step follows the upload; the upload form has no note field")
         // From the camera page, the error comes back on the camera page, beside its file field.
         let fromCapture = v.web.handle(upload(Data(), to: area.id, from: "capture"))
-        #expect(fromCapture.status == 400 && fromCapture.bodyText.contains("Choose a photo to add.") && fromCapture.bodyText.contains("id=\"skin-capture\""))
+        #expect(
+            fromCapture.status == 400 && fromCapture.bodyText.contains("Choose a photo to add.")
+                && fromCapture.bodyText.contains("id=\"skin-capture\""))
         expectErrorBesideThePhotoField(fromCapture.bodyText)
     }
 
@@ -204,9 +211,14 @@ final class SkinWebVault {
     func expectErrorBesideThePhotoField(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let field = html.range(of: "<input type=\"file\" id=\"photo\"")
         let error = html.range(of: "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">")
-        guard let field, let error else { Issue.record("no photo field or no error", sourceLocation: sourceLocation); return }
+        guard let field, let error else {
+            Issue.record("no photo field or no error", sourceLocation: sourceLocation)
+            return
+        }
         let between = html[field.upperBound..<error.lowerBound]
-        #expect(between.hasSuffix(">") && between.filter { $0 == "<" }.isEmpty, "the error follows the file input directly", sourceLocation: sourceLocation)
+        #expect(
+            between.hasSuffix(">") && between.filter { $0 == "<" }.isEmpty, "the error follows the file input directly",
+            sourceLocation: sourceLocation)
         #expect(between.contains("aria-invalid=\"true\" aria-describedby=\"upload-error\""), sourceLocation: sourceLocation)
     }
 
@@ -261,10 +273,15 @@ final class SkinWebVault {
         try v.app.skin.addArea(name: "Back")
         let entries = try SkinDemo.generate(count: 3, seed: 3, into: area.id, service: v.app.skin, now: Date())
         let home = v.get("/skin").bodyText
-        #expect(home.contains("<img class=\"skin-area-thumb\" src=\"/skin/areas/\(area.id.rawValue)/entries/\(entries[2].id.rawValue)/thumbnail.jpg\" alt=\"\""))
+        #expect(
+            home.contains(
+                "<img class=\"skin-area-thumb\" src=\"/skin/areas/\(area.id.rawValue)/entries/\(entries[2].id.rawValue)/thumbnail.jpg\" alt=\"\""))
         #expect(home.components(separatedBy: "skin-area-thumb-empty").count == 2, "the empty area has a placeholder")
         let compare = v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)").bodyText
-        #expect(compare.contains("id=\"overlay-slider\" min=\"0\" max=\"100\" value=\"50\" class=\"skin-slider\" aria-valuetext=\"Selected photo 50% over the first photo\""))
+        #expect(
+            compare.contains(
+                "id=\"overlay-slider\" min=\"0\" max=\"100\" value=\"50\" class=\"skin-slider\" aria-valuetext=\"Selected photo 50% over the first photo\""
+            ))
         #expect(SkinPages.overlayText(0) == "First photo only" && SkinPages.overlayText(100) == "Selected photo only")
     }
 
@@ -294,7 +311,9 @@ final class SkinWebVault {
         try SkinDemo.generate(count: 1, seed: 2, into: area.id, service: v.app.skin, now: Date())
         #expect(v.get("/skin/areas/\(area.id.rawValue)/capture").bodyText.contains("id=\"ghost\""))
 
-        #expect(page.bodyText.contains("<p class=\"skin-badges\" id=\"badges\" aria-live=\"polite\" hidden>"), "no badges until the camera runs (and none without JavaScript)")
+        #expect(
+            page.bodyText.contains("<p class=\"skin-badges\" id=\"badges\" aria-live=\"polite\" hidden>"),
+            "no badges until the camera runs (and none without JavaScript)")
         #expect(page.bodyText.contains("id=\"badge-steady\""))
 
         func frame(_ body: Data, previous: Data? = nil, csrf: String?) throws -> [String: Any]? {
@@ -326,8 +345,9 @@ final class SkinWebVault {
     @Test func aThousandEntriesRenderFromStoredRows() throws {
         let v = try SkinWebVault()
         let area = try v.app.skin.addArea(name: "Arm")
-        try SkinDemo.generateStoredCopies(count: 1000, seed: 4, into: area.id, service: v.app.skin, database: v.app.database,
-                                          now: Date(timeIntervalSince1970: 1_700_000_000))
+        try SkinDemo.generateStoredCopies(
+            count: 1000, seed: 4, into: area.id, service: v.app.skin, database: v.app.database,
+            now: Date(timeIntervalSince1970: 1_700_000_000))
         let comparisons = { try v.app.database.read { try $0.query("SELECT rowid, * FROM skin_comparisons ORDER BY rowid") } }
         let before = try comparisons()
         #expect(before.count == 999)

@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import Smile
 import Testing
+
 @testable import WebApp
 
 private let faces = URL(fileURLWithPath: #filePath)
@@ -169,7 +170,9 @@ private final class SmileSite {
 
     let download = site.app.handle(Fixture.post("/smile/export/\(entry.id.rawValue)"))
     #expect(download.status == 200)
-    #expect(download.header("Content-Disposition") == "attachment; filename=\"smile-\(String(entry.captureDate!.localDateTime.prefix(10)))-\(entry.shortID).jpg\"")
+    #expect(
+        download.header("Content-Disposition")
+            == "attachment; filename=\"smile-\(String(entry.captureDate!.localDateTime.prefix(10)))-\(entry.shortID).jpg\"")
     #expect(download.body == stored, "exactly the stored bytes")
     let anonymous = Request(method: .get, target: "/smile/photo/\(entry.id.rawValue)", headers: ["Host": Fixture.host])
     #expect(site.app.handle(anonymous).status == 403, "crops are served only with the session cookie")
@@ -200,8 +203,10 @@ private final class SmileSite {
         #expect(html.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil)
         #expect(!html.contains("https://") && !html.contains("http://"))
     }
-    for error in [SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID,
-                  .uploadExpired, .outputNotClean, .uncertainProposal, .needsManualCrop(.nothingFound)] {
+    for error in [
+        SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID,
+        .uploadExpired, .outputNotClean, .uncertainProposal, .needsManualCrop(.nothingFound),
+    ] {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
     }
 }
@@ -210,9 +215,13 @@ private final class SmileSite {
 private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request {
     var fields = ["photo": photo]
     if let csrf { fields["csrf"] = Data(csrf.utf8) }
-    return Request(method: .post, path: "/smile/upload", headers: ["Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
-                                                                  "Content-Type": "multipart/form-data; boundary=x"],
-                   formFields: fields)
+    return Request(
+        method: .post, path: "/smile/upload",
+        headers: [
+            "Host": Fixture.host, "Cookie": "cairn_session=\(Fixture.secret)",
+            "Content-Type": "multipart/form-data; boundary=x",
+        ],
+        formFields: fields)
 }
 
 @Test func aPlainFormUploadWithoutScriptLeadsToTheCropPage() throws {
@@ -271,8 +280,7 @@ private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request 
     let site = try SmileSite()
     let (_, dated) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
     let page = site.app.handle(Fixture.get("/smile")).bodyText
-    if dated.captureDate != nil { #expect(page.contains("Taken \(dated.displayDate)")) }
-    else { #expect(page.contains("(the photo had no date)")) }
+    if dated.captureDate != nil { #expect(page.contains("Taken \(dated.displayDate)")) } else { #expect(page.contains("(the photo had no date)")) }
     #expect(page.contains("id=\"smile-order\""), "the order is explained")
 }
 

@@ -3,12 +3,18 @@ import CairnCore
 import Foundation
 import Storage
 import Testing
+
 @testable import WebApp
 
 /// An in-memory `SettingsServicing` that records calls and fails loudly on any call it was not told to expect.
 final class SettingsDouble: SettingsServicing, @unchecked Sendable {
     enum Kind: Hashable { case isOnboardingComplete, completeOnboarding, flag, setFlag, deleteAllData }
-    enum Call: Equatable { case isOnboardingComplete, completeOnboarding, flag(String), setFlag(String, Bool), deleteAllData }
+    enum Call: Equatable {
+        case isOnboardingComplete, completeOnboarding
+        case flag(String)
+        case setFlag(String, Bool)
+        case deleteAllData
+    }
     struct Failure: CairnError { var userMessage: String { "The settings could not be read." } }
     struct Unexpected: Error {}
 
@@ -20,8 +26,10 @@ final class SettingsDouble: SettingsServicing, @unchecked Sendable {
     private let failing: Bool
 
     /// `allowed` defaults to everything except deleting; tests that delete must say so.
-    init(onboarded: Bool = false, allowed: Set<Kind> = [.isOnboardingComplete, .completeOnboarding, .flag, .setFlag],
-         failing: Bool = false) {
+    init(
+        onboarded: Bool = false, allowed: Set<Kind> = [.isOnboardingComplete, .completeOnboarding, .flag, .setFlag],
+        failing: Bool = false
+    ) {
         self.onboarded = onboarded
         self.allowed = allowed
         self.failing = failing
@@ -40,10 +48,22 @@ final class SettingsDouble: SettingsServicing, @unchecked Sendable {
         if failing { throw Failure() }
     }
 
-    func isOnboardingComplete() throws -> Bool { try enter(.isOnboardingComplete, .isOnboardingComplete); return isOnboarded }
-    func completeOnboarding() throws { try enter(.completeOnboarding, .completeOnboarding); lock.withLock { onboarded = true } }
-    func flag(_ name: String) throws -> Bool { try enter(.flag, .flag(name)); return lock.withLock { flags[name] ?? false } }
-    func setFlag(_ name: String, _ value: Bool) throws { try enter(.setFlag, .setFlag(name, value)); lock.withLock { flags[name] = value } }
+    func isOnboardingComplete() throws -> Bool {
+        try enter(.isOnboardingComplete, .isOnboardingComplete)
+        return isOnboarded
+    }
+    func completeOnboarding() throws {
+        try enter(.completeOnboarding, .completeOnboarding)
+        lock.withLock { onboarded = true }
+    }
+    func flag(_ name: String) throws -> Bool {
+        try enter(.flag, .flag(name))
+        return lock.withLock { flags[name] ?? false }
+    }
+    func setFlag(_ name: String, _ value: Bool) throws {
+        try enter(.setFlag, .setFlag(name, value))
+        lock.withLock { flags[name] = value }
+    }
     func deleteAllData() throws { try enter(.deleteAllData, .deleteAllData) }
     private var lockState: LockSetting = .neverSet
     private var records = false
@@ -98,8 +118,10 @@ enum Fixture {
     }
 
     /// A form post from a logged-in browser; the CSRF token is included unless `csrf` is nil.
-    static func post(_ target: String, form: [String: String] = [:], csrf: String? = Fixture.csrf,
-                     headers: [String: String] = [:]) -> Request {
+    static func post(
+        _ target: String, form: [String: String] = [:], csrf: String? = Fixture.csrf,
+        headers: [String: String] = [:]
+    ) -> Request {
         var fields = form
         if let csrf { fields["csrf"] = csrf }
         let body = fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }

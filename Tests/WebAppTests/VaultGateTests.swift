@@ -1,10 +1,11 @@
 import CairnApp
 import CairnCore
+import CairnTestSupport
 import Encryption
 import Foundation
-import CairnTestSupport
 import Storage
 import Testing
+
 @testable import WebApp
 
 /// A clock the test moves by hand.
@@ -165,7 +166,10 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         #expect(login.status == 303 && login.header("Set-Cookie")?.hasPrefix("cairn_session=") == true)
         #expect(site.get("/").header("Location") == "/unlock")
         #expect(site.web.handle(Request(method: .get, target: "/unlock", headers: ["Host": Fixture.host])).status == 403, "no key, no unlock page")
-        #expect(site.web.handle(Request(method: .get, target: "/unlock", headers: ["Host": "evil.example:8737", "Cookie": "cairn_session=\(Fixture.secret)"])).status == 421)
+        #expect(
+            site.web.handle(
+                Request(method: .get, target: "/unlock", headers: ["Host": "evil.example:8737", "Cookie": "cairn_session=\(Fixture.secret)"])
+            ).status == 421)
         let noToken = site.web.handle(Fixture.post("/unlock", form: ["passphrase": lockedPassphrase], csrf: nil))
         #expect(noToken.status == 403 && site.gate.isLocked, "the unlock form needs the CSRF token")
     }
@@ -201,7 +205,10 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         let gate = VaultGate(locked: { _ in throw EncryptionError.wrongVaultPassphrase }, clock: clock)
         var delays: [Int] = []
         for _ in 0..<11 {
-            guard case .wrong(let after) = try gate.unlock(try Passphrase("guess")) else { Issue.record("not a wrong answer"); return }
+            guard case .wrong(let after) = try gate.unlock(try Passphrase("guess")) else {
+                Issue.record("not a wrong answer")
+                return
+            }
             delays.append(after)
             #expect(try gate.unlock(try Passphrase("guess")) == .tooSoon(retryAfter: after))
             clock.advance(TimeInterval(after))
@@ -215,7 +222,10 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         #expect(site.unlock().status == 303)
         let skin = site.get("/skin")
         #expect(skin.status == 200 && skin.bodyText.contains(site.areaName))
-        #expect(skin.bodyText.contains("<form method=\"post\" action=\"/lock\" class=\"lock-now\"><input type=\"hidden\" name=\"csrf\" value=\"\(Fixture.csrf)\"><button type=\"submit\" class=\"button button-quiet\" id=\"lock-now\">Lock now</button></form>"))
+        #expect(
+            skin.bodyText.contains(
+                "<form method=\"post\" action=\"/lock\" class=\"lock-now\"><input type=\"hidden\" name=\"csrf\" value=\"\(Fixture.csrf)\"><button type=\"submit\" class=\"button button-quiet\" id=\"lock-now\">Lock now</button></form>"
+            ))
         #expect(skin.bodyText.contains("data-idle-seconds=\"600\""))
         let photo = site.get("/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg")
         #expect(photo.status == 200 && photo.body.starts(with: [0xFF, 0xD8]))
@@ -279,13 +289,20 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         let why = try #require(page.range(of: HTML.escape(LockService.why)))
         let form = try #require(page.range(of: "<form method=\"post\" action=\"/settings/lock/on\""))
         #expect(why.upperBound <= warning.lowerBound && warning.upperBound <= form.lowerBound, "why, then the warning, then the form")
-        #expect(page.contains("<label for=\"on-new\">New vault passphrase</label>") && page.contains("<label for=\"on-again\">The same passphrase again</label>"))
+        #expect(
+            page.contains("<label for=\"on-new\">New vault passphrase</label>")
+                && page.contains("<label for=\"on-again\">The same passphrase again</label>"))
         #expect(page.contains("autocomplete=\"new-password\" required minlength=\"8\""))
 
         let short = site.post("/settings/lock/on", ["passphrase": "seven c", "passphrase_again": "seven c"])
         #expect(short.status == 400)
-        #expect(short.bodyText.contains("<p class=\"field-error\" id=\"on-new-error\">\(HTML.escape(LockService.Problem.passphraseTooShort.userMessage))</p>"))
-        #expect(short.bodyText.contains("id=\"on-new\" name=\"passphrase\" autocomplete=\"new-password\" required minlength=\"8\" aria-describedby=\"on-new-help on-new-error\" aria-invalid=\"true\" autofocus"))
+        #expect(
+            short.bodyText.contains(
+                "<p class=\"field-error\" id=\"on-new-error\">\(HTML.escape(LockService.Problem.passphraseTooShort.userMessage))</p>"))
+        #expect(
+            short.bodyText.contains(
+                "id=\"on-new\" name=\"passphrase\" autocomplete=\"new-password\" required minlength=\"8\" aria-describedby=\"on-new-help on-new-error\" aria-invalid=\"true\" autofocus"
+            ))
         let differ = site.post("/settings/lock/on", ["passphrase": "eight chars or more", "passphrase_again": "eight chars or mode"])
         #expect(differ.status == 400 && differ.bodyText.contains("id=\"on-again-error\">The two passphrases differ. Type the same one twice.</p>"))
         #expect(!differ.bodyText.contains("eight chars"), "a passphrase is never written back into the page")
@@ -296,7 +313,8 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
     @Test func settingsTurnsTheLockOnChangesItAndTurnsItOffWhileServingAndTheVaultReadsInEachNewState() throws {
         let site = try PlainSite()
         let photo = "/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg"
-        let first = "first passphrase here", second = "second passphrase here"
+        let first = "first passphrase here"
+        let second = "second passphrase here"
 
         // On: the vault is converted in place and served again, open, without a restart.
         let on = site.post("/settings/lock/on", ["passphrase": first, "passphrase_again": first])
@@ -312,7 +330,9 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         #expect(settings.bodyText.contains(LockService.Done.turnedOn.message) && settings.bodyText.contains("id=\"lock-now\""))
         #expect(settings.bodyText.contains("action=\"/settings/lock/change\"") && settings.bodyText.contains("action=\"/settings/lock/off\""))
         #expect(site.get(photo).body.starts(with: [0xFF, 0xD8]))
-        #expect(site.post("/settings/lock/on", ["passphrase": first, "passphrase_again": first]).bodyText.contains(HTML.escape(VaultError.lockAlreadyOn.userMessage)))
+        #expect(
+            site.post("/settings/lock/on", ["passphrase": first, "passphrase_again": first]).bodyText.contains(
+                HTML.escape(VaultError.lockAlreadyOn.userMessage)))
 
         // Lock now drops the key (nothing holds the application that had it); the passphrase opens it again.
         weak var keyed = site.gate.services?.application
@@ -324,13 +344,18 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
 
         // Change: a wrong current passphrase waits like the unlock page, beside its field.
         let wrong = site.post("/settings/lock/change", ["current": "not the one", "passphrase": second, "passphrase_again": second])
-        #expect(wrong.status == 400 && wrong.bodyText.contains("id=\"change-current-error\">That passphrase does not unlock this vault. You can try again in 2 seconds.</p>"))
+        #expect(
+            wrong.status == 400
+                && wrong.bodyText.contains(
+                    "id=\"change-current-error\">That passphrase does not unlock this vault. You can try again in 2 seconds.</p>")
+        )
         #expect(wrong.bodyText.contains("<details class=\"setting-row lock-more\" id=\"lock-change\" open>"))
         let soon = site.post("/settings/lock/change", ["current": first, "passphrase": second, "passphrase_again": second])
         #expect(soon.status == 429 && soon.header("Retry-After") == "2" && soon.bodyText.contains("Please wait 2 seconds"))
         site.clock.advance(2)
-        #expect(site.post("/settings/lock/off", ["passphrase": "still not it"]).bodyText.contains("You can try again in 4 seconds."),
-                "one count for the unlock page and every lock form")
+        #expect(
+            site.post("/settings/lock/off", ["passphrase": "still not it"]).bodyText.contains("You can try again in 4 seconds."),
+            "one count for the unlock page and every lock form")
         site.clock.advance(4)
         let changed = site.post("/settings/lock/change", ["current": first, "passphrase": second, "passphrase_again": second])
         #expect(changed.header("Location") == "/settings?lock=changed#lock" && !site.gate.isLocked)
@@ -362,14 +387,17 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         let seen = Seen()
         site.gate.onChange { [weak site] opened in
             guard opened == nil, let site else { return }
-            seen.add(site.get("/skin"), site.get("/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg"), site.get("/unlock"),
-                     site.get("/lock/state"))
+            seen.add(
+                site.get("/skin"), site.get("/skin/areas/\(site.areaID)/entries/\(site.entryIDs[0])/photo.jpg"), site.get("/unlock"),
+                site.get("/lock/state"))
         }
         _ = site.post("/settings/lock/on", ["passphrase": "a long enough passphrase", "passphrase_again": "a long enough passphrase"])
         let (skin, photo, unlock, state) = try #require(seen.first)
         for page in [skin, photo, unlock] {
             #expect(page.status == 503 && page.header("Retry-After") == "2")
-            #expect(page.bodyText.contains("<h1>Cairn is turning the lock on</h1>") && page.bodyText.contains("Encrypting the database and photos in place: 0 photos done so far."))
+            #expect(
+                page.bodyText.contains("<h1>Cairn is turning the lock on</h1>")
+                    && page.bodyText.contains("Encrypting the database and photos in place: 0 photos done so far."))
             #expect(!page.bodyText.contains(site.areaName) && !page.body.starts(with: [0xFF, 0xD8]))
         }
         #expect(state.bodyText == "{\"locked\":true,\"changing\":\"Encrypting the database and photos in place: 0 photos done so far.\"}")
@@ -381,7 +409,9 @@ private func everyRoute(_ site: LockedSite) -> [(HTTPMethod, String)] {
         #expect(!site.get("/").bodyText.contains("id=\"lock-prompt\""), "nothing to protect yet")
         _ = try site.application.skin.addArea(name: "Left shoulder", bodyLocation: "shoulder")
         let home = site.get("/").bodyText
-        #expect(home.contains("<h2 id=\"lock-prompt-title\">Protect your journals with a passphrase?</h2>") && home.contains(HTML.escape(LockService.why)))
+        #expect(
+            home.contains("<h2 id=\"lock-prompt-title\">Protect your journals with a passphrase?</h2>") && home.contains(HTML.escape(LockService.why))
+        )
         #expect(home.contains("<a class=\"button\" href=\"/settings#lock\" id=\"lock-prompt-choose\">"))
         #expect(site.get("/skin").bodyText.contains("id=\"lock-prompt\"") && !site.get("/settings").bodyText.contains("id=\"lock-prompt\""))
         let declined = site.post("/settings/lock/decline", ["next": "/skin"])

@@ -1,13 +1,17 @@
 import CairnTestSupport
 import Foundation
 import Testing
+
 @testable import WebApp
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
-private func request(_ method: String, _ target: String, port: UInt16, host: String? = nil, cookie: Bool = true,
-                     headers: [String] = [], body: Data = Data()) throws -> RawResponse {
+private func request(
+    _ method: String, _ target: String, port: UInt16, host: String? = nil, cookie: Bool = true,
+    headers: [String] = [], body: Data = Data()
+) throws -> RawResponse {
     var lines = ["\(method) \(target) HTTP/1.1", "Host: \(host ?? "127.0.0.1:\(port)")", "Connection: close"]
     if cookie { lines.append("Cookie: cairn_session=\(Fixture.secret)") }
     lines += headers
@@ -18,8 +22,9 @@ private func request(_ method: String, _ target: String, port: UInt16, host: Str
 }
 
 private func startServer(_ settings: SettingsDouble, maximumBodyBytes: Int = 1 << 20) throws -> WebServer {
-    let server = try WebServer(configuration: try Fixture.configuration(maximumBodyBytes: maximumBodyBytes, port: 0),
-                               services: Fixture.services(settings))
+    let server = try WebServer(
+        configuration: try Fixture.configuration(maximumBodyBytes: maximumBodyBytes, port: 0),
+        services: Fixture.services(settings))
     try server.start()
     return server
 }
@@ -55,8 +60,9 @@ private func startServer(_ settings: SettingsDouble, maximumBodyBytes: Int = 1 <
     defer { server.stop() }
     let padding = String(repeating: "x", count: 300_000)
     let body = Data("padding=\(padding)&confirm=DELETE&csrf=\(Fixture.csrf)".utf8)
-    let r = try request("POST", "/settings/delete", port: server.port,
-                        headers: ["Content-Type: application/x-www-form-urlencoded"], body: body)
+    let r = try request(
+        "POST", "/settings/delete", port: server.port,
+        headers: ["Content-Type: application/x-www-form-urlencoded"], body: body)
     #expect(r.status == 200)
     #expect(settings.deleted)
 }
@@ -89,8 +95,9 @@ private func multipart(_ fields: [(String, String)], boundary: String = "cairnBo
     let server = try startServer(settings, maximumBodyBytes: 1024)
     defer { server.stop() }
     let body = Data(("confirm=DELETE&csrf=\(Fixture.csrf)&padding=" + String(repeating: "x", count: 5000)).utf8)
-    let r = try request("POST", "/settings/delete", port: server.port,
-                        headers: ["Content-Type: application/x-www-form-urlencoded"], body: body)
+    let r = try request(
+        "POST", "/settings/delete", port: server.port,
+        headers: ["Content-Type: application/x-www-form-urlencoded"], body: body)
     #expect(r.status == 413)
     #expect(settings.calls.isEmpty)
 }
@@ -98,8 +105,9 @@ private func multipart(_ fields: [(String, String)], boundary: String = "cairnBo
 @Test func aPortInUseIsAClearError() throws {
     let first = try startServer(SettingsDouble(allowed: []))
     defer { first.stop() }
-    let second = try WebServer(configuration: try Fixture.configuration(port: first.port),
-                               services: Fixture.services(SettingsDouble(allowed: [])))
+    let second = try WebServer(
+        configuration: try Fixture.configuration(port: first.port),
+        services: Fixture.services(SettingsDouble(allowed: [])))
     #expect(throws: WebConfigurationError.cannotListen(port: first.port)) { try second.start() }
 }
 

@@ -27,7 +27,8 @@ struct HealthStore {
     func beginImport(at now: Date) throws -> ImportStart {
         let firstSample = (try db.scalar("SELECT max(id) FROM health_samples", as: Int64.self) ?? 0) + 1
         let firstSource = (try db.scalar("SELECT max(id) FROM health_sources", as: Int64.self) ?? 0) + 1
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO health_imports (imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
             VALUES (?, 0, 0, 0, 0, 0, 0)
             """, now)
@@ -35,9 +36,12 @@ struct HealthStore {
     }
 
     /// Writes an import's totals, which makes its samples count.
-    func finishImport(_ id: Int64, fileBytes: Int64, recordsRead: Int, added: Int, alreadyPresent: Int, skipped: Int,
-                      warnings: Int) throws {
-        try db.execute("""
+    func finishImport(
+        _ id: Int64, fileBytes: Int64, recordsRead: Int, added: Int, alreadyPresent: Int, skipped: Int,
+        warnings: Int
+    ) throws {
+        try db.execute(
+            """
             UPDATE health_imports SET file_bytes = ?, records_read = ?, added = ?, already_present = ?, skipped = ?,
                 warnings = ? WHERE id = ?
             """, max(fileBytes, 1), recordsRead, added, alreadyPresent, skipped, warnings, id)
@@ -46,10 +50,12 @@ struct HealthStore {
     /// Removes an unfinished import: the samples recorded under it, its row, and the sources from `start` on that
     /// no sample uses. A finished import is left as it is.
     func removeUnfinishedImport(_ start: ImportStart) throws {
-        try db.execute("DELETE FROM health_samples WHERE id >= ? AND import_id = ? AND import_id IN (SELECT id FROM health_imports WHERE file_bytes = 0)",
-                       start.firstSample, start.importID)
+        try db.execute(
+            "DELETE FROM health_samples WHERE id >= ? AND import_id = ? AND import_id IN (SELECT id FROM health_imports WHERE file_bytes = 0)",
+            start.firstSample, start.importID)
         try db.execute("DELETE FROM health_imports WHERE id = ? AND file_bytes = 0", start.importID)
-        try db.execute("""
+        try db.execute(
+            """
             DELETE FROM health_sources WHERE id >= ? AND NOT EXISTS
             (SELECT 1 FROM health_samples s WHERE s.id >= ? AND s.source_id = health_sources.id)
             """, start.firstSource, start.firstSample)
@@ -64,10 +70,14 @@ struct HealthStore {
 
     /// The id of a source (app, version, device), saved on first sight.
     func sourceID(name: String, version: String, device: String) throws -> Int64 {
-        try db.execute("INSERT INTO health_sources (name, version, device) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                       name, version, device)
-        guard let id: Int64 = try db.scalar("SELECT id FROM health_sources WHERE name = ? AND version = ? AND device = ?",
-                                            name, version, device) else {
+        try db.execute(
+            "INSERT INTO health_sources (name, version, device) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            name, version, device)
+        guard
+            let id: Int64 = try db.scalar(
+                "SELECT id FROM health_sources WHERE name = ? AND version = ? AND device = ?",
+                name, version, device)
+        else {
             throw DatabaseError.misuse("a health source row vanished inside its transaction")
         }
         return id
@@ -76,7 +86,8 @@ struct HealthStore {
     /// Saves a record of the import `importID` unless a record with the same fields is stored; returns whether it
     /// was saved.
     func insertSample(_ record: HealthRecord, importID: Int64, sourceID: Int64) throws -> Bool {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
                 start_at, start_offset, end_at, end_offset, time_zone)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (start_at, fingerprint) DO NOTHING
@@ -109,18 +120,22 @@ struct HealthStore {
     /// At most `limit` samples of finished imports with an id above `id`, in id order, and the last id read (nil
     /// past the end).
     func finishedSamples(after id: Int64, limit: Int) throws -> (samples: [StoredSample], lastID: Int64?) {
-        let page = try db.query("""
+        let page = try db.query(
+            """
             SELECT id, kind, source_id, unit, value, start_at, start_offset, end_at, end_offset, time_zone
             FROM health_samples WHERE id > ? AND import_id IN (\(Self.finishedImports)) ORDER BY id LIMIT ?
             """, id, limit)
         let samples = try page.map { row in
-            StoredSample(kind: HealthRecordKind(rawValue: try row.get("kind")), sourceID: try row.get("source_id"),
-                         unit: try row.get("unit"), value: try row.get("value"),
-                         start: HealthTimestamp(utcSeconds: try row.get("start_at"),
-                                                offsetSeconds: Int32(try row.get("start_offset", as: Int64.self))),
-                         end: HealthTimestamp(utcSeconds: try row.get("end_at"),
-                                              offsetSeconds: Int32(try row.get("end_offset", as: Int64.self))),
-                         timeZone: try row.optional("time_zone"))
+            StoredSample(
+                kind: HealthRecordKind(rawValue: try row.get("kind")), sourceID: try row.get("source_id"),
+                unit: try row.get("unit"), value: try row.get("value"),
+                start: HealthTimestamp(
+                    utcSeconds: try row.get("start_at"),
+                    offsetSeconds: Int32(try row.get("start_offset", as: Int64.self))),
+                end: HealthTimestamp(
+                    utcSeconds: try row.get("end_at"),
+                    offsetSeconds: Int32(try row.get("end_offset", as: Int64.self))),
+                timeZone: try row.optional("time_zone"))
         }
         return (samples, try page.last?.get("id", as: Int64.self))
     }

@@ -15,7 +15,8 @@ struct InsightStore {
 
     /// Records that `key` of `kind` changed at `now` (one mark per kind and key; the newest time wins).
     func mark(kind: String, key: String, at now: Date) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO insight_pending (kind, key, changed_at) VALUES (?, ?, ?)
             ON CONFLICT(kind, key) DO UPDATE SET changed_at = excluded.changed_at
             """, kind, key, now)
@@ -35,15 +36,17 @@ struct InsightStore {
 
     /// Removes a mark read by a run, unless it was written again after `readAt`.
     func clearPending(kind: String, key: String, changedAt: String, readAt: Date) throws {
-        try db.execute("DELETE FROM insight_pending WHERE kind = ? AND key = ? AND changed_at = ? AND changed_at <= ?",
-                       kind, key, changedAt, readAt)
+        try db.execute(
+            "DELETE FROM insight_pending WHERE kind = ? AND key = ? AND changed_at = ? AND changed_at <= ?",
+            kind, key, changedAt, readAt)
     }
 
     // MARK: metric options
 
     /// Sets whether a later onset is searched for `metricID`.
     func setSearchesOnset(_ on: Bool, metricID: String, at now: Date) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO insight_metric_options (metric_id, searches_onset, updated_at) VALUES (?, ?, ?)
             ON CONFLICT(metric_id) DO UPDATE SET searches_onset = excluded.searches_onset, updated_at = excluded.updated_at
             """, metricID, on, now)
@@ -60,7 +63,9 @@ struct InsightStore {
     func seriesStates() throws -> [String: (fingerprint: String, placebo: String?)] {
         var states: [String: (fingerprint: String, placebo: String?)] = [:]
         for row in try db.query("SELECT metric_id, fingerprint, placebo FROM insight_series_state") {
-            states[try row.get("metric_id", as: String.self)] = (try row.get("fingerprint", as: String.self), try row.optional("placebo", as: String.self))
+            states[try row.get("metric_id", as: String.self)] = (
+                try row.get("fingerprint", as: String.self), try row.optional("placebo", as: String.self)
+            )
         }
         return states
     }
@@ -69,8 +74,9 @@ struct InsightStore {
     func replaceSeriesStates(_ states: [(metricID: String, fingerprint: String, placebo: String?)]) throws {
         try db.execute("DELETE FROM insight_series_state")
         for state in states {
-            try db.execute("INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)",
-                           state.metricID, state.fingerprint, state.placebo)
+            try db.execute(
+                "INSERT INTO insight_series_state (metric_id, fingerprint, placebo) VALUES (?, ?, ?)",
+                state.metricID, state.fingerprint, state.placebo)
         }
     }
 
@@ -87,7 +93,8 @@ struct InsightStore {
 
     /// Saves a new insight.
     func insert(_ insight: Insight, payload: String, at now: Date) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO insights (change_id, metric_id, product_id, change_kind, change_day, status, window_days, payload,
                 first_computed_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, insight.change.id, insight.metricID, insight.change.productID.rawValue, insight.change.kind.rawValue,
@@ -96,7 +103,8 @@ struct InsightStore {
 
     /// Updates a stored insight in place (its first computation time kept).
     func update(_ insight: Insight, payload: String, at now: Date) throws {
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE insights SET status = ?, window_days = ?, payload = ?, updated_at = ? WHERE change_id = ? AND metric_id = ?
             """, insight.status.rawValue, insight.windowDays, payload, now, insight.change.id, insight.metricID)
     }
@@ -111,7 +119,8 @@ struct InsightStore {
     /// The last run's day and time, or nil when never run (or its row is unreadable).
     func lastRun() throws -> InsightRun? {
         guard let row = try db.queryFirst("SELECT as_of_day, computed_at FROM insight_runs WHERE id = 1"),
-              let day = try? row.get("as_of_day", as: LocalDay.self), let at = try? row.get("computed_at", as: Date.self) else { return nil }
+            let day = try? row.get("as_of_day", as: LocalDay.self), let at = try? row.get("computed_at", as: Date.self)
+        else { return nil }
         return InsightRun(asOf: day, computedAt: at)
     }
 
@@ -122,7 +131,8 @@ struct InsightStore {
 
     /// Records a run.
     func saveRun(asOf: LocalDay, at now: Date, inputs: String) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO insight_runs (id, as_of_day, computed_at, inputs) VALUES (1, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET as_of_day = excluded.as_of_day, computed_at = excluded.computed_at, inputs = excluded.inputs
             """, asOf, now, inputs)

@@ -32,13 +32,15 @@ struct RegimenStore {
     /// Saves a label revision with its ingredient rows, in the order of the label.
     func insertRevision(_ product: Product, number: Int, at now: Date) throws -> StoredProduct {
         let revisionID = ProductRevisionID.random()
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO regimen_product_revisions (id, product_id, number, name, brand, form, serving_value, serving_unit, recorded_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, revisionID.rawValue, product.id.rawValue, number, product.name, product.brand, product.form.rawValue,
             product.servingSize.value, product.servingSize.unit.rawValue, now)
         for (position, row) in product.ingredients.enumerated() {
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO regimen_product_ingredients (revision_id, position, catalogue_id, name_on_label, amount_value,
                     amount_unit, daily_value_percent, form) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, revisionID.rawValue, position, row.catalogueID, row.nameOnLabel, row.amount?.value,
@@ -49,8 +51,10 @@ struct RegimenStore {
 
     /// The product at its newest revision, or nil.
     func latestProduct(_ id: ProductID) throws -> StoredProduct? {
-        try db.queryFirst("SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number DESC LIMIT 1",
-                          id.rawValue).map(storedProduct(revisionRow:))
+        try db.queryFirst(
+            "SELECT * FROM regimen_product_revisions WHERE product_id = ? ORDER BY number DESC LIMIT 1",
+            id.rawValue
+        ).map(storedProduct(revisionRow:))
     }
 
     /// One label revision, or nil.
@@ -66,36 +70,48 @@ struct RegimenStore {
 
     private func storedProduct(revisionRow row: Row) throws -> StoredProduct {
         let revisionID: String = try row.get("id")
-        let ingredients = try db.query("SELECT * FROM regimen_product_ingredients WHERE revision_id = ? ORDER BY position",
-                                       revisionID).map(ProductIngredient.init(row:))
-        let product = try Product(id: ProductID(try row.get("product_id")), name: row.get("name"), brand: row.get("brand"),
-                                  form: row.stored("form"),
-                                  servingSize: Amount(row.get("serving_value", as: Decimal.self), row.stored("serving_unit", as: DoseUnit.self)),
-                                  ingredients: ingredients)
-        return StoredProduct(product: product, revisionID: ProductRevisionID(revisionID), revisionNumber: try row.get("number"),
-                             recordedAt: try row.get("recorded_at"))
+        let ingredients = try db.query(
+            "SELECT * FROM regimen_product_ingredients WHERE revision_id = ? ORDER BY position",
+            revisionID
+        ).map(ProductIngredient.init(row:))
+        let product = try Product(
+            id: ProductID(try row.get("product_id")), name: row.get("name"), brand: row.get("brand"),
+            form: row.stored("form"),
+            servingSize: Amount(row.get("serving_value", as: Decimal.self), row.stored("serving_unit", as: DoseUnit.self)),
+            ingredients: ingredients)
+        return StoredProduct(
+            product: product, revisionID: ProductRevisionID(revisionID), revisionNumber: try row.get("number"),
+            recordedAt: try row.get("recorded_at"))
     }
 
     // MARK: schedules
 
     /// Saves a schedule's identity and the product it doses (its revisions carry the plan).
     func insertSchedule(_ id: ScheduleID, productID: ProductID, at now: Date) throws {
-        try db.execute("INSERT INTO regimen_schedules (id, product_id, created_at) VALUES (?, ?, ?)", id.rawValue,
-                       productID.rawValue, now)
+        try db.execute(
+            "INSERT INTO regimen_schedules (id, product_id, created_at) VALUES (?, ?, ?)", id.rawValue,
+            productID.rawValue, now)
     }
 
     /// Saves a schedule revision. Throws `DatabaseError` with `constraintKind == .unique` when the schedule has a
     /// revision in force from the same day.
     func insert(_ revision: ScheduleRevision) throws {
         let plan = revision.plan
-        var kind = "daily", weekdays = 0, interval = 1
+        var kind = "daily"
+        var weekdays = 0
+        var interval = 1
         switch plan.recurrence {
         case .daily: break
-        case .weekdays(let days): kind = "weekdays"; weekdays = days.reduce(0) { $0 | (1 << ($1.rawValue - 1)) }
-        case .everyNDays(let n): kind = "every"; interval = n
+        case .weekdays(let days):
+            kind = "weekdays"
+            weekdays = days.reduce(0) { $0 | (1 << ($1.rawValue - 1)) }
+        case .everyNDays(let n):
+            kind = "every"
+            interval = n
         case .asNeeded: kind = "as-needed"
         }
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO regimen_schedule_revisions (id, schedule_id, number, effective_from, state, servings, times, recurrence,
                 weekdays, interval_days, start_day, end_day, recorded_at, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, revision.id.rawValue, revision.scheduleID.rawValue, revision.number, revision.effectiveFrom,
@@ -111,8 +127,11 @@ struct RegimenStore {
 
     /// The history of the schedule `revision` belongs to; nil when no schedule has that revision.
     func history(ofRevision revision: ScheduleRevisionID) throws -> ScheduleHistory? {
-        guard let schedule: String = try db.scalar("SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
-                                                   revision.rawValue) else { return nil }
+        guard
+            let schedule: String = try db.scalar(
+                "SELECT schedule_id FROM regimen_schedule_revisions WHERE id = ?",
+                revision.rawValue)
+        else { return nil }
         return try history(of: ScheduleID(schedule))
     }
 
@@ -125,7 +144,8 @@ struct RegimenStore {
 
     /// The latest dose day any record of the schedule names; nil when none is logged.
     func lastLoggedDoseDay(of id: ScheduleID) throws -> LocalDay? {
-        try db.scalar("""
+        try db.scalar(
+            """
             SELECT max(i.occurrence_day) FROM regimen_intake i JOIN regimen_schedule_revisions r ON r.id = i.schedule_revision_id
             WHERE r.schedule_id = ?
             """, id.rawValue)
@@ -145,7 +165,8 @@ struct RegimenStore {
 
     /// Appends a ledger record whose values were worked out before (`NewIntakeRecord.storedValues`).
     func insert(_ values: StoredIntakeValues, supersedes: IntakeRecordID?) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO regimen_intake (id, kind, status, product_id, product_revision_id, schedule_revision_id,
                 occurrence_day, occurrence_slot, servings, taken_at, time_zone, local_day, recorded_at, imported_from, import_run,
                 supersedes)
@@ -173,17 +194,21 @@ struct RegimenStore {
 
     /// The current record of one scheduled dose, or nil when it is not logged.
     func currentRecord(for occurrence: DoseOccurrence) throws -> LedgerEntry? {
-        try db.queryFirst("""
+        try db.queryFirst(
+            """
             \(Self.entrySelect) WHERE i.schedule_revision_id = ? AND i.occurrence_day = ? AND i.occurrence_slot = ? AND s.id IS NULL
-            """, occurrence.revisionID.rawValue, occurrence.day, occurrence.slot.description).map(LedgerEntry.init(row:))
+            """, occurrence.revisionID.rawValue, occurrence.day, occurrence.slot.description
+        ).map(LedgerEntry.init(row:))
     }
 
     /// The extra and as-needed records of a local day still in force and not undone, oldest first.
     func unscheduledEntries(on day: LocalDay) throws -> [LedgerEntry] {
-        try db.query("""
+        try db.query(
+            """
             \(Self.entrySelect) WHERE i.local_day = ? AND i.kind <> 'scheduled' AND s.id IS NULL AND i.status <> 'undone'
             ORDER BY i.taken_at, i.rowid
-            """, day).map(LedgerEntry.init(row:))
+            """, day
+        ).map(LedgerEntry.init(row:))
     }
 
     /// At most `limit` records newest first (by instant) from `offset`, corrected ones included; optionally of one
@@ -191,18 +216,29 @@ struct RegimenStore {
     func entries(productID: ProductID?, from: LocalDay?, to: LocalDay?, limit: Int, offset: Int) throws -> [LedgerEntry] {
         var conditions: [String] = [Self.isRead("i")]
         var arguments: [(any DatabaseValueConvertible)?] = []
-        if let productID { conditions.append("i.product_id = ?"); arguments.append(productID.rawValue) }
-        if let from { conditions.append("i.local_day >= ?"); arguments.append(from) }
-        if let to { conditions.append("i.local_day <= ?"); arguments.append(to) }
+        if let productID {
+            conditions.append("i.product_id = ?")
+            arguments.append(productID.rawValue)
+        }
+        if let from {
+            conditions.append("i.local_day >= ?")
+            arguments.append(from)
+        }
+        if let to {
+            conditions.append("i.local_day <= ?")
+            arguments.append(to)
+        }
         arguments.append(limit)
         arguments.append(offset)
         // The page's rowids come from the index alone; only those rows are joined and decoded.
-        return try db.query("""
+        return try db.query(
+            """
             \(Self.entrySelect) WHERE i.rowid IN (
                 SELECT i.rowid FROM regimen_intake i WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY i.taken_at DESC, i.rowid DESC LIMIT ? OFFSET ?)
             ORDER BY i.taken_at DESC, i.rowid DESC
-            """, arguments: arguments).map(LedgerEntry.init(row:))
+            """, arguments: arguments
+        ).map(LedgerEntry.init(row:))
     }
 
     /// Every record, oldest first, corrected ones included.
@@ -225,14 +261,17 @@ struct RegimenStore {
             guard case .text(let value) = row.values[index] else { throw DatabaseError.misuse("expected text in column \(index)") }
             return value
         }
-        return try db.query("""
+        return try db.query(
+            """
             SELECT i.product_revision_id, i.servings, i.taken_at, i.time_zone FROM regimen_intake i
             WHERE i.local_day >= ? AND i.local_day <= ? AND i.status = 'taken' AND \(Self.isRead("i"))
               AND NOT EXISTS (SELECT 1 FROM regimen_intake s WHERE s.supersedes = i.id AND \(Self.isRead("s")))
             ORDER BY i.local_day
-            """, days.lowerBound, days.upperBound).map { row in
-            TakenDose(productRevisionID: try text(row, 0), servings: try text(row, 1), takenAt: try text(row, 2),
-                      timeZone: try text(row, 3))
+            """, days.lowerBound, days.upperBound
+        ).map { row in
+            TakenDose(
+                productRevisionID: try text(row, 0), servings: try text(row, 1), takenAt: try text(row, 2),
+                timeZone: try text(row, 3))
         }
     }
 
@@ -254,7 +293,8 @@ struct RegimenStore {
     /// rows too.
     func removeUnfinishedImportRun(_ run: Int64) throws {
         let unfinished = "SELECT id FROM regimen_intake_import_runs WHERE id = ? AND finished_at IS NULL"
-        try db.execute("""
+        try db.execute(
+            """
             DELETE FROM regimen_intake_imports WHERE intake_id IN (SELECT id FROM regimen_intake WHERE import_run IN (\(unfinished)))
             """, run)
         try db.execute("DELETE FROM regimen_intake WHERE import_run IN (\(unfinished))", run)
@@ -267,11 +307,13 @@ struct RegimenStore {
     /// at that instant, in the order they were saved. The records themselves are the key: nothing else is written
     /// per line (until December 2026 a separate key row was, which held the same pairing).
     func importedRecord(product: ProductID, takenAt: String, ordinal: Int) throws -> IntakeRecordID? {
-        try db.scalar("""
+        try db.scalar(
+            """
             SELECT id FROM regimen_intake INDEXED BY regimen_intake_by_product_time
             WHERE product_id = ? AND taken_at = ? AND imported_from IS NOT NULL AND supersedes IS NULL
             ORDER BY rowid LIMIT 1 OFFSET ?
-            """, product.rawValue, takenAt, ordinal - 1, as: String.self).map(IntakeRecordID.init)
+            """, product.rawValue, takenAt, ordinal - 1, as: String.self
+        ).map(IntakeRecordID.init)
     }
 
     /// The record that supersedes `id` (whatever run it belongs to), or nil.
@@ -283,8 +325,9 @@ struct RegimenStore {
 
     /// Whether a count on hand was ever set for the product.
     func isTracked(_ productID: ProductID) throws -> Bool {
-        try db.scalar("SELECT EXISTS (SELECT 1 FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set')",
-                      productID.rawValue, as: Int.self) == 1
+        try db.scalar(
+            "SELECT EXISTS (SELECT 1 FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set')",
+            productID.rawValue, as: Int.self) == 1
     }
 
     /// Every product with a count on hand set.
@@ -294,23 +337,30 @@ struct RegimenStore {
 
     /// Records a count on hand.
     func insertSupplyCount(_ productID: ProductID, count: Decimal, at now: Date) throws {
-        try db.execute("INSERT INTO regimen_supply_changes (product_id, kind, count, recorded_at) VALUES (?, 'set', ?, ?)",
-                       productID.rawValue, count, now)
+        try db.execute(
+            "INSERT INTO regimen_supply_changes (product_id, kind, count, recorded_at) VALUES (?, 'set', ?, ?)",
+            productID.rawValue, count, now)
     }
 
     /// Records the change a ledger record makes to the count on hand.
     func insertSupplyChange(_ productID: ProductID, delta: Decimal, intake: IntakeRecordID, at now: Date) throws {
-        try db.execute("INSERT INTO regimen_supply_changes (product_id, kind, delta, intake_id, recorded_at) VALUES (?, 'intake', ?, ?, ?)",
-                       productID.rawValue, delta, intake.rawValue, now)
+        try db.execute(
+            "INSERT INTO regimen_supply_changes (product_id, kind, delta, intake_id, recorded_at) VALUES (?, 'intake', ?, ?, ?)",
+            productID.rawValue, delta, intake.rawValue, now)
     }
 
     /// The count last set for a product and the changes recorded since; nil when no count was ever set.
     func supplySinceLastCount(_ productID: ProductID) throws -> (count: Decimal, changes: [Decimal])? {
-        guard let set = try db.queryFirst("""
-            SELECT id, count FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set' ORDER BY id DESC LIMIT 1
-            """, productID.rawValue) else { return nil }
-        let changes = try db.query("SELECT delta FROM regimen_supply_changes WHERE product_id = ? AND id > ? AND kind = 'intake'",
-                                   productID.rawValue, try set.get("id", as: Int64.self)).map { try $0.get(at: 0, as: Decimal.self) }
+        guard
+            let set = try db.queryFirst(
+                """
+                SELECT id, count FROM regimen_supply_changes WHERE product_id = ? AND kind = 'set' ORDER BY id DESC LIMIT 1
+                """, productID.rawValue)
+        else { return nil }
+        let changes = try db.query(
+            "SELECT delta FROM regimen_supply_changes WHERE product_id = ? AND id > ? AND kind = 'intake'",
+            productID.rawValue, try set.get("id", as: Int64.self)
+        ).map { try $0.get(at: 0, as: Decimal.self) }
         return (try set.get("count"), changes)
     }
 
@@ -387,8 +437,9 @@ extension ProductIngredient {
     init(row: Row) throws {
         let unit: String? = try row.optional("amount_unit")
         let amount = try row.optional("amount_value", as: Decimal.self).map { try Amount($0, Row.storedValue(unit ?? "", as: DoseUnit.self)) }
-        try self.init(catalogueID: row.optional("catalogue_id"), nameOnLabel: row.get("name_on_label"), amount: amount,
-                      dailyValuePercent: row.optional("daily_value_percent"), form: row.optional("form"))
+        try self.init(
+            catalogueID: row.optional("catalogue_id"), nameOnLabel: row.get("name_on_label"), amount: amount,
+            dailyValuePercent: row.optional("daily_value_percent"), form: row.optional("form"))
     }
 }
 
@@ -408,12 +459,14 @@ extension ScheduleRevision {
             guard let slot = TimeSlot(parsing: String(text)) else { throw DatabaseError.misuse("unreadable stored time") }
             return slot
         }
-        let plan = try SchedulePlan(productID: ProductID(row.get("product_id")), servings: row.get("servings"),
-                                    times: times, recurrence: recurrence, startDay: row.get("start_day"),
-                                    endDay: row.optional("end_day"), zone: Self.zone(row.optional("time_zone")))
-        self.init(id: ScheduleRevisionID(try row.get("id")), scheduleID: ScheduleID(try row.get("schedule_id")),
-                  number: try row.get("number"), effectiveFrom: try row.get("effective_from"), state: try row.stored("state"),
-                  plan: plan, recordedAt: try row.get("recorded_at"))
+        let plan = try SchedulePlan(
+            productID: ProductID(row.get("product_id")), servings: row.get("servings"),
+            times: times, recurrence: recurrence, startDay: row.get("start_day"),
+            endDay: row.optional("end_day"), zone: Self.zone(row.optional("time_zone")))
+        self.init(
+            id: ScheduleRevisionID(try row.get("id")), scheduleID: ScheduleID(try row.get("schedule_id")),
+            number: try row.get("number"), effectiveFrom: try row.get("effective_from"), state: try row.stored("state"),
+            plan: plan, recordedAt: try row.get("recorded_at"))
     }
 
     /// The stored zone of a revision: NULL follows the person; a name the zone database no longer has is an error
@@ -436,15 +489,16 @@ extension LedgerEntry {
             occurrence = DoseOccurrence(revisionID: ScheduleRevisionID(revision), day: day, slot: slot)
         }
         let zoneName: String = try row.get("time_zone")
-        self.init(id: IntakeRecordID(try row.get("id")), kind: try row.stored("kind"), status: try row.stored("status"),
-                  productID: ProductID(try row.get("product_id")),
-                  productRevisionID: ProductRevisionID(try row.get("product_revision_id")),
-                  productName: try row.get("product_name"), scheduleRevisionID: revision.map(ScheduleRevisionID.init),
-                  occurrence: occurrence, servings: try row.get("servings"), takenAt: try row.get("taken_at"),
-                  timeZone: TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")!,
-                  localDay: try row.get("local_day"), recordedAt: try row.get("recorded_at"),
-                  supersedes: try row.optional("supersedes", as: String.self).map(IntakeRecordID.init),
-                  supersededBy: try row.optional("superseded_by", as: String.self).map(IntakeRecordID.init),
-                  importedFrom: try row.optional("imported_from"))
+        self.init(
+            id: IntakeRecordID(try row.get("id")), kind: try row.stored("kind"), status: try row.stored("status"),
+            productID: ProductID(try row.get("product_id")),
+            productRevisionID: ProductRevisionID(try row.get("product_revision_id")),
+            productName: try row.get("product_name"), scheduleRevisionID: revision.map(ScheduleRevisionID.init),
+            occurrence: occurrence, servings: try row.get("servings"), takenAt: try row.get("taken_at"),
+            timeZone: TimeZone(identifier: zoneName) ?? TimeZone(identifier: "UTC")!,
+            localDay: try row.get("local_day"), recordedAt: try row.get("recorded_at"),
+            supersedes: try row.optional("supersedes", as: String.self).map(IntakeRecordID.init),
+            supersededBy: try row.optional("superseded_by", as: String.self).map(IntakeRecordID.init),
+            importedFrom: try row.optional("imported_from"))
     }
 }

@@ -16,13 +16,16 @@ struct ReminderStore {
 
     /// The preferences in force on `day`: the newest revision on or before it; nil when there is none.
     func preferences(on day: LocalDay) throws -> ReminderPreferences? {
-        try db.queryFirst("""
+        try db.queryFirst(
+            """
             SELECT * FROM reminder_preferences WHERE effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
-            """, day).map(ReminderPreferences.init(row:))
+            """, day
+        ).map(ReminderPreferences.init(row:))
     }
 
     func insertPreferences(_ p: ReminderPreferences, from day: LocalDay, at now: Date) throws {
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO reminder_preferences (effective_from, quiet_start, quiet_end, show_names, repeat_minutes, repeat_limit,
                 morning_summary, refill_days, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, day, p.quietStart?.description, p.quietEnd?.description, p.showProductNames, p.repeatMinutes, p.repeatLimit,
@@ -30,32 +33,38 @@ struct ReminderStore {
     }
 
     func insertSwitch(_ enabled: Bool, for schedule: ScheduleID, from day: LocalDay, at now: Date) throws {
-        try db.execute("INSERT INTO reminder_schedule_switches (schedule_id, effective_from, enabled, recorded_at) VALUES (?, ?, ?, ?)",
-                       schedule.rawValue, day, enabled, now)
+        try db.execute(
+            "INSERT INTO reminder_schedule_switches (schedule_id, effective_from, enabled, recorded_at) VALUES (?, ?, ?, ?)",
+            schedule.rawValue, day, enabled, now)
     }
 
     /// The schedules whose newest switch on or before `day` is off.
     func remindersOff(on day: LocalDay) throws -> Set<ScheduleID> {
         var latest: [String: Bool] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT schedule_id, enabled FROM reminder_schedule_switches WHERE effective_from <= ? ORDER BY effective_from, id
-            """, day) {
+            """, day)
+        {
             latest[try row.get("schedule_id")] = try row.get("enabled")
         }
         return Set(latest.filter { !$0.value }.keys.map(ScheduleID.init))
     }
 
     func insertPhotoInterval(weeks: Int, for area: AreaID, from day: LocalDay, at now: Date) throws {
-        try db.execute("INSERT INTO reminder_area_intervals (area_id, effective_from, weeks, recorded_at) VALUES (?, ?, ?, ?)",
-                       area.rawValue, day, weeks, now)
+        try db.execute(
+            "INSERT INTO reminder_area_intervals (area_id, effective_from, weeks, recorded_at) VALUES (?, ?, ?, ?)",
+            area.rawValue, day, weeks, now)
     }
 
     /// Every area's newest photo interval on or before `day`, in weeks; areas whose newest is 0 (off) are absent.
     func photoIntervals(on day: LocalDay) throws -> [AreaID: Int] {
         var latest: [String: Int] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT area_id, weeks FROM reminder_area_intervals WHERE effective_from <= ? ORDER BY effective_from, id
-            """, day) {
+            """, day)
+        {
             latest[try row.get("area_id")] = try row.get("weeks")
         }
         return Dictionary(uniqueKeysWithValues: latest.filter { $0.value > 0 }.map { (AreaID($0.key), $0.value) })
@@ -97,10 +106,12 @@ struct ReminderStore {
 extension ReminderPreferences {
     /// A `reminder_preferences` row.
     init(row: Row) throws {
-        let start: String? = try row.optional("quiet_start"), end: String? = try row.optional("quiet_end")
-        try self.init(quietStart: start.flatMap(TimeSlot.init(parsing:)), quietEnd: end.flatMap(TimeSlot.init(parsing:)),
-                      showProductNames: try row.get("show_names"), repeatMinutes: try row.get("repeat_minutes"),
-                      repeatLimit: try row.get("repeat_limit"), morningSummary: try row.get("morning_summary"),
-                      refillDays: try row.get("refill_days"))
+        let start: String? = try row.optional("quiet_start")
+        let end: String? = try row.optional("quiet_end")
+        try self.init(
+            quietStart: start.flatMap(TimeSlot.init(parsing:)), quietEnd: end.flatMap(TimeSlot.init(parsing:)),
+            showProductNames: try row.get("show_names"), repeatMinutes: try row.get("repeat_minutes"),
+            repeatLimit: try row.get("repeat_limit"), morningSummary: try row.get("morning_summary"),
+            refillDays: try row.get("refill_days"))
     }
 }

@@ -17,9 +17,12 @@ struct SmileStore {
     }
 
     /// Saves an entry for a stored crop.
-    func insert(id: SmileEntryID, photo: PhotoID, captureDate: CaptureDate?, note: String, source: SmileCropSource,
-                square: CropSquare, sourceWidth: Int, sourceHeight: Int, at now: Date) throws {
-        try db.execute("""
+    func insert(
+        id: SmileEntryID, photo: PhotoID, captureDate: CaptureDate?, note: String, source: SmileCropSource,
+        square: CropSquare, sourceWidth: Int, sourceHeight: Int, at now: Date
+    ) throws {
+        try db.execute(
+            """
             INSERT INTO smile_entries (id, photo_id, captured_local, captured_offset_seconds, note, detector,
                 square_x, square_y, square_side, source_width, source_height, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -53,17 +56,19 @@ struct SmileStore {
     /// A `smile_entries` row with its stored crop's photo record.
     private func entry(row: Row) throws -> SmileEntry {
         guard let photo = try photos.photo(PhotoID(try row.get("photo_id")), in: db),
-              let source = SmileCropSource(rawValue: try row.get("detector")),
-              let createdAt = Timestamp.date(from: try row.get("created_at")) else {
+            let source = SmileCropSource(rawValue: try row.get("detector")),
+            let createdAt = Timestamp.date(from: try row.get("created_at"))
+        else {
             throw DatabaseError.misuse("smile_entries row holds an unknown photo, detector or timestamp")
         }
         let captureDate = try row.optional("captured_local", as: String.self).map {
             CaptureDate(localDateTime: $0, utcOffsetSeconds: try row.optional("captured_offset_seconds", as: Int.self))
         }
-        return SmileEntry(id: SmileEntryID(try row.get("id")), photo: photo, captureDate: captureDate,
-                          note: try row.get("note"), source: source,
-                          square: CropSquare(x: try row.get("square_x"), y: try row.get("square_y"), side: try row.get("square_side")),
-                          sourceWidth: try row.get("source_width"), sourceHeight: try row.get("source_height"),
-                          createdAt: createdAt)
+        return SmileEntry(
+            id: SmileEntryID(try row.get("id")), photo: photo, captureDate: captureDate,
+            note: try row.get("note"), source: source,
+            square: CropSquare(x: try row.get("square_x"), y: try row.get("square_y"), side: try row.get("square_side")),
+            sourceWidth: try row.get("source_width"), sourceHeight: try row.get("source_height"),
+            createdAt: createdAt)
     }
 }

@@ -5,11 +5,15 @@ import Foundation
 
 /// `cairn backup create|verify|restore`: encrypted backups of the vault.
 enum BackupCommands {
-    static var group: CommandGroup { CommandGroup(name: "backup", abstract: "Encrypted backups of the vault, checked before they count.", children: [
-        .command(BackupCreateCommand.self),
-        .command(BackupVerifyCommand.self),
-        .command(BackupRestoreCommand.self),
-    ]) }
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "backup", abstract: "Encrypted backups of the vault, checked before they count.",
+            children: [
+                .command(BackupCreateCommand.self),
+                .command(BackupVerifyCommand.self),
+                .command(BackupRestoreCommand.self),
+            ])
+    }
 }
 
 /// Where a passphrase comes from: a terminal (typed, not shown), `--passphrase-file FILE` or `--passphrase-fd N`.
@@ -37,12 +41,17 @@ struct PassphraseInput {
             case .unreadable: return "The passphrase could not be read from that file or descriptor."
             case .mismatch: return "The two passphrases differ. Nothing was written."
             case .lockedVault:
-                return "This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed."
+                return
+                    "This vault is locked: type its passphrase at a terminal, or pass --vault-passphrase-file FILE or --vault-passphrase-fd N. Nothing was changed."
             }
         }
     }
 
-    private enum Source { case terminal, file(String), descriptor(Int32) }
+    private enum Source {
+        case terminal
+        case file(String)
+        case descriptor(Int32)
+    }
     private let source: Source
     /// What is said when nobody can type the passphrase and no file or descriptor names it.
     private let missing: Failure
@@ -58,8 +67,10 @@ struct PassphraseInput {
 
     /// From a file path or a descriptor number as given (at most one, under the option names `names`), else the
     /// terminal; `missing` is what is said when neither is given and nobody can type.
-    init(path: String?, descriptor: String?, missing: Failure = .none,
-         names: (file: String, descriptor: String) = ("--passphrase-file", "--passphrase-fd")) throws {
+    init(
+        path: String?, descriptor: String?, missing: Failure = .none,
+        names: (file: String, descriptor: String) = ("--passphrase-file", "--passphrase-fd")
+    ) throws {
         let fd = try descriptor.map { text -> Int32 in
             guard let n = Int32(text), n >= 0 else { throw UsageError("\(names.descriptor) needs a file descriptor number.") }
             return n
@@ -110,7 +121,8 @@ struct PassphraseInput {
     }
 
     private func firstLine(_ data: Data) throws -> Passphrase {
-        var line = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        var line =
+            String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         if line.hasSuffix("\r") { line.removeLast() }
         guard !line.isEmpty else { throw Failure.unreadable }
         return try Passphrase(line)
@@ -123,11 +135,11 @@ struct BackupCreateCommand: Command {
     static let abstract = "Write an encrypted backup of the whole vault and check that it restores."
     static let synopsis = "FILE|FOLDER"
     static let discussion = """
-    Writes the database (a consistent snapshot, also while cairn serve runs) and every photo into one file,
-    encrypted with a backup passphrase, owner-only. Before it says done, it decrypts the whole file again and
-    compares every SHA-256 with the backup's manifest. With a FOLDER, the file is named by the date.
-    If you forget the passphrase, the backup cannot be opened: nobody can recover it.
-    """
+        Writes the database (a consistent snapshot, also while cairn serve runs) and every photo into one file,
+        encrypted with a backup passphrase, owner-only. Before it says done, it decrypts the whole file again and
+        compares every SHA-256 with the backup's manifest. With a FOLDER, the file is named by the date.
+        If you forget the passphrase, the backup cannot be opened: nobody can recover it.
+        """
     static let keep = Option("--keep", "N", help: "With a FOLDER: keep this vault's newest N backups there, remove older ones.")
     static let options: [Option] = [keep] + PassphraseInput.options
 
@@ -143,10 +155,12 @@ struct BackupCreateCommand: Command {
 
     func run(in context: CommandContext) throws {
         let application = try context.openApplication()
-        let secret = try passphrase.read(console: context.console, prompt: "Backup passphrase: ", confirming: true, warning: """
-            Choose a passphrase for this backup (at least \(BackupService.minimumPassphraseLength) characters). \
-            If you forget it, the backup cannot be opened: nobody can recover it.
-            """)
+        let secret = try passphrase.read(
+            console: context.console, prompt: "Backup passphrase: ", confirming: true,
+            warning: """
+                Choose a passphrase for this backup (at least \(BackupService.minimumPassphraseLength) characters). \
+                If you forget it, the backup cannot be opened: nobody can recover it.
+                """)
         context.console.error("Writing the backup, then reading it all back to check it…")
         let result = try application.backups.create(at: path, passphrase: secret, keep: keepCount)
         context.console.print("Backup written and verified: \(photoCount(result.summary.photoCount)) and the database, every SHA-256 checked.")
@@ -187,10 +201,10 @@ struct BackupRestoreCommand: Command {
     static let synopsis = "FILE"
     static let usage = "FILE --data-dir DIR [--passphrase-file FILE] [--passphrase-fd N]"
     static let discussion = """
-    DIR (the global --data-dir, required here) must be missing or empty: a restore never replaces a vault.
-    Everything is written beside it, checked (every SHA-256, then the database's integrity), and only then
-    moved into place; if anything fails, DIR is left as it was.
-    """
+        DIR (the global --data-dir, required here) must be missing or empty: a restore never replaces a vault.
+        Everything is written beside it, checked (every SHA-256, then the database's integrity), and only then
+        moved into place; if anything fails, DIR is left as it was.
+        """
     static let options: [Option] = PassphraseInput.options
     /// It never runs inside `cairn serve` (CommandForwarding): it opens no vault.
     var goesThroughServer: Bool { false }

@@ -7,10 +7,10 @@ struct DeleteAllDataCommand: Command {
     static let notesMissingLock = false
     static let abstract = "Remove every record and photo in the vault. Cannot be undone."
     static let discussion = """
-    Removes everything Cairn keeps in this vault and leaves an empty vault:
-    \(SettingsService.whatDeleteAllRemoves.map { "  - " + $0 }.joined(separator: "\n"))
-    There is no undo. \(SettingsService.whatDeleteAllKeeps) --yes confirms that you mean it.
-    """
+        Removes everything Cairn keeps in this vault and leaves an empty vault:
+        \(SettingsService.whatDeleteAllRemoves.map { "  - " + $0 }.joined(separator: "\n"))
+        There is no undo. \(SettingsService.whatDeleteAllKeeps) --yes confirms that you mean it.
+        """
     static let yes = Option("--yes", help: "Confirm that everything is to be deleted.", required: true)
     static let options: [Option] = [yes]
 

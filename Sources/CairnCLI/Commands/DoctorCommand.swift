@@ -7,12 +7,12 @@ struct DoctorCommand: Command {
     static let name = "doctor"
     static let abstract = "Check the vault (database, every photo, leftovers) and report which native parts are present."
     static let discussion = """
-    Reads the database (SQLite's integrity check) and every photo whole, decrypted where the vault is locked, and
-    compares each with the digest recorded when it was stored; lists photo files no record names, what was kept
-    aside in lost+found, and leftovers of commands that were stopped (which it removes, as any command does). Then
-    it reports each library Cairn uses and each model file. Exit 0 when the vault is sound (a missing optional part
-    is only a warning line), 1 when the vault itself has a problem. A locked vault asks for its passphrase.
-    """
+        Reads the database (SQLite's integrity check) and every photo whole, decrypted where the vault is locked, and
+        compares each with the digest recorded when it was stored; lists photo files no record names, what was kept
+        aside in lost+found, and leftovers of commands that were stopped (which it removes, as any command does). Then
+        it reports each library Cairn uses and each model file. Exit 0 when the vault is sound (a missing optional part
+        is only a warning line), 1 when the vault itself has a problem. A locked vault asks for its passphrase.
+        """
 
     static let json = Option("--json", help: "Print the report as JSON.")
     static let options: [Option] = [json]
@@ -42,10 +42,12 @@ struct DoctorCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let report = Diagnostics.report(dataDirectory: context.dataDirectory, environment: context.environment,
-                                        extra: WebLibraries.statuses())
-        let check = Diagnostics.checkVault(dataDirectory: context.dataDirectory, environment: context.environment,
-                                           clock: context.clock, passphrase: context.askVaultPassphrase)
+        let report = Diagnostics.report(
+            dataDirectory: context.dataDirectory, environment: context.environment,
+            extra: WebLibraries.statuses())
+        let check = Diagnostics.checkVault(
+            dataDirectory: context.dataDirectory, environment: context.environment,
+            clock: context.clock, passphrase: context.askVaultPassphrase)
         let problems = check.findings.filter { $0.kind == .problem }.count
         if json {
             try context.console.printJSON(Report(components: report.components, vault: report.vault, check: check))
@@ -63,11 +65,12 @@ struct DoctorCommand: Command {
         context.console.print("")
         context.console.print("Vault: \(report.vault.path)\(report.vault.exists ? "" : " (not created yet)")")
         for finding in check.findings {
-            let label = switch finding.kind {
-            case .problem: "Problem: "
-            case .repaired: "Repaired: "
-            case .note: ""
-            }
+            let label =
+                switch finding.kind {
+                case .problem: "Problem: "
+                case .repaired: "Repaired: "
+                case .note: ""
+                }
             context.console.print("  " + label + finding.message)
         }
         if problems > 0 { throw VaultProblems(count: problems) }

@@ -15,13 +15,13 @@ struct HealthImportCommand: Command {
     static let abstract = "Import an Apple Health export (export.zip or export.xml), read-only."
     static let synopsis = "FILE"
     static let discussion = """
-    FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
-    read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
-    Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
-    other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
-    left out and counted. Importing a newer export later adds only the records not already stored. An import
-    that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
-    """
+        FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
+        read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
+        Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
+        other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
+        left out and counted. Importing a newer export later adds only the records not already stored. An import
+        that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
+        """
     static let json = Option("--json", help: "Print the summary as JSON.")
     static let options: [Option] = [json]
 
@@ -52,11 +52,12 @@ struct HealthImportCommand: Command {
             console.error("Reading the export: \(percent)% (\(read >> 20) of \(total >> 20) MiB)")
         }
         if json {
-            return try console.printJSON(HealthImportJSON(
-                added: summary.added, alreadyPresent: summary.alreadyPresent, skipped: summary.skippedCount,
-                skippedByType: summary.skippedByType, warnings: summary.warningCount,
-                warningsByKind: Dictionary(uniqueKeysWithValues: summary.warnings.map { ($0.key.rawValue, $0.value) }),
-                fileBytes: summary.fileBytes))
+            return try console.printJSON(
+                HealthImportJSON(
+                    added: summary.added, alreadyPresent: summary.alreadyPresent, skipped: summary.skippedCount,
+                    skippedByType: summary.skippedByType, warnings: summary.warningCount,
+                    warningsByKind: Dictionary(uniqueKeysWithValues: summary.warnings.map { ($0.key.rawValue, $0.value) }),
+                    fileBytes: summary.fileBytes))
         }
         summary.sentences.forEach { console.print($0) }
         if summary.warningCount > 0 {

@@ -9,11 +9,11 @@ struct InspectCommand: Command {
     static let abstract = "List the metadata (EXIF, GPS, XMP, comments, ...) a JPEG or PNG file carries."
     static let synopsis = "FILE"
     static let discussion = """
-    Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it,
-    and for a JPEG every segment and byte its picture does not need (unknown segments such as DNL, bytes
-    between segments, padding in the image data, restart markers out of place, unused tables, trailers).
-    Nothing is stored. Every photo Cairn writes is checked the same way and carries at most a bare JFIF header.
-    """
+        Reads the file's markers or chunks with Cairn's own inspector and lists every kind of metadata in it,
+        and for a JPEG every segment and byte its picture does not need (unknown segments such as DNL, bytes
+        between segments, padding in the image data, restart markers out of place, unused tables, trailers).
+        Nothing is stored. Every photo Cairn writes is checked the same way and carries at most a bare JFIF header.
+        """
 
     static let json = Option("--json", help: "Print the report as JSON.")
     static let options: [Option] = [json]
@@ -51,7 +51,11 @@ struct InspectCommand: Command {
 }
 
 private struct InspectReport: Encodable {
-    struct Item: Encodable { let kind: String; let location: String; let byteCount: Int }
+    struct Item: Encodable {
+        let kind: String
+        let location: String
+        let byteCount: Int
+    }
     let container: String
     let items: [Item]
     let carriesOnlyAllowedMetadata: Bool

@@ -1,7 +1,7 @@
 import CairnApp
-import Regimen
 import CairnCore
 import Foundation
+import Regimen
 
 /// `cairn regimen scan LABEL.jpg`: reads a Supplement Facts photo on this machine and prints the proposed rows
 /// as JSON. Nothing is stored: the photo stays in memory for the call. With `--confirm` the product is saved, but
@@ -12,20 +12,23 @@ struct LabelScanCommand: Command {
     static let abstract = "Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved)."
     static let usage = "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]...]"
     static let discussion = """
-    Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
-    amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
-    Lines that are not ingredients (directions, warnings, an address, text below the panel) are left out and
-    listed; lines seen but not read, and a panel that runs off the photo, are reported in "warnings". The
-    photo is used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
-    """
+        Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
+        amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
+        Lines that are not ingredients (directions, warnings, an address, text below the panel) are left out and
+        listed; lines seen but not read, and a panel that runs off the photo, are reported in "warnings". The
+        photo is used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
+        """
 
     static let json = Option("--json", help: "Print the proposal as JSON (the default).")
-    static let confirm = Option("--confirm", help: """
-        Save the proposal as a product. Needs --name and --form. A flagged row is saved only once
-        you decide it: on a terminal, scan asks for each flagged row (accept, edit, leave out);
-        otherwise give --accept N or --leave-out N for each, or nothing is saved.
-        """)
-    static let accept = Option("--accept", "N", help: "Save flagged row N as read, after checking it against the label (repeat per row; \"2,5\" works).")
+    static let confirm = Option(
+        "--confirm",
+        help: """
+            Save the proposal as a product. Needs --name and --form. A flagged row is saved only once
+            you decide it: on a terminal, scan asks for each flagged row (accept, edit, leave out);
+            otherwise give --accept N or --leave-out N for each, or nothing is saved.
+            """)
+    static let accept = Option(
+        "--accept", "N", help: "Save flagged row N as read, after checking it against the label (repeat per row; \"2,5\" works).")
     static let leaveOut = Option("--leave-out", "N", help: "Do not save row N (repeat per row).")
     static let nameOption = Option("--name", "NAME", help: "The product's name.")
     static let form = RegimenCommands.formOption
@@ -52,7 +55,8 @@ struct LabelScanCommand: Command {
             confirmation = (name, form, arguments.value(Self.brand) ?? "")
         } else {
             guard arguments.value(Self.nameOption) == nil, arguments.value(Self.form) == nil, arguments.value(Self.brand) == nil,
-                  accepted.isEmpty, leftOut.isEmpty else {
+                accepted.isEmpty, leftOut.isEmpty
+            else {
                 throw UsageError("--name, --form, --brand, --accept and --leave-out go with --confirm.")
             }
             confirmation = nil
@@ -73,19 +77,22 @@ struct LabelScanCommand: Command {
         if let unknown = accepted.union(leftOut).first(where: { $0 > proposal.rows.count }) {
             throw UsageError("There is no row \(unknown): the label gave \(proposal.rows.count) rows.")
         }
-        let review = ScanReview(proposal: proposal, accepted: accepted, leftOut: leftOut, scanner: scanner,
-                                console: context.console)
+        let review = ScanReview(
+            proposal: proposal, accepted: accepted, leftOut: leftOut, scanner: scanner,
+            console: context.console)
         let kept = try review.decide()
-        let product = try scanner.product(fromReviewed: kept.map(\.row), servingSize: proposal.servingSize,
-                                          name: confirmation.name, brand: confirmation.brand, form: confirmation.form)
+        let product = try scanner.product(
+            fromReviewed: kept.map(\.row), servingSize: proposal.servingSize,
+            name: confirmation.name, brand: confirmation.brand, form: confirmation.form)
         let decisions = RowDecisions(
             accepted: Set(kept.enumerated().filter { $0.element.accepted }.map { $0.offset + 1 }),
             readFlags: Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.offset + 1, $0.element.row.flags) }))
         let saved = try context.openApplication().regimen.addProduct(product, decisions: decisions)
-        try context.console.printJSON(ConfirmedScan(
-            proposal: proposal, savedProductID: saved.product.id.rawValue,
-            acceptedRows: kept.filter(\.accepted).map(\.number), editedRows: kept.filter(\.edited).map(\.number),
-            leftOutRows: review.leftOutNumbers(kept)))
+        try context.console.printJSON(
+            ConfirmedScan(
+                proposal: proposal, savedProductID: saved.product.id.rawValue,
+                acceptedRows: kept.filter(\.accepted).map(\.number), editedRows: kept.filter(\.edited).map(\.number),
+                leftOutRows: review.leftOutNumbers(kept)))
     }
 }
 
@@ -117,7 +124,10 @@ struct ScanReview {
                 kept.append(Kept(number: row.number, row: row, accepted: row.needsDecision, edited: false))
                 continue
             }
-            guard console.canAsk else { undecided.append(row); continue }
+            guard console.canAsk else {
+                undecided.append(row)
+                continue
+            }
             if let decided = ask(about: row) { kept.append(decided) }
         }
         guard undecided.isEmpty else { throw ScanRowsUndecided(rows: undecided) }
@@ -138,8 +148,10 @@ struct ScanReview {
             console.error("")
             console.error("Row \(read.number): \(ScanReview.describe(row))")
             for flag in row.flags { console.error("  \(flag.title): \(flag.reason)") }
-            guard let answer = console.ask("Accept this row as it is, edit it, or leave it out? [a/e/l]")?
-                .trimmingCharacters(in: .whitespaces).lowercased() else {
+            guard
+                let answer = console.ask("Accept this row as it is, edit it, or leave it out? [a/e/l]")?
+                    .trimmingCharacters(in: .whitespaces).lowercased()
+            else {
                 console.error("No answer: nothing was saved.")
                 return Kept(number: read.number, row: row, accepted: false, edited: edited)
             }
@@ -169,15 +181,22 @@ struct ScanReview {
         var amount = row.amount
         while true {
             let text = field("Amount per serving (e.g. 25 mcg)", row.amount?.description ?? "")
-            if text.isEmpty { amount = nil; break }
-            if let parsed = try? LabelUnitParser.amount(text) { amount = parsed; break }
+            if text.isEmpty {
+                amount = nil
+                break
+            }
+            if let parsed = try? LabelUnitParser.amount(text) {
+                amount = parsed
+                break
+            }
             console.error("That is not an amount Cairn can read; write a number and a unit, such as 25 mcg.")
         }
         let dv = field("%DV", row.dailyValuePercent.map { "\($0)" } ?? "").replacingOccurrences(of: "%", with: "")
-        return scanner.revalidate(EditedLabelRow(
-            nameOnLabel: name.isEmpty ? row.nameOnLabel : name, form: form.isEmpty ? nil : form, amount: amount,
-            dailyValuePercent: try? LabelUnitParser.number(dv), isBlend: row.isBlend, blendName: row.blendName,
-            wordBoxes: row.wordBoxes), number: row.number)
+        return scanner.revalidate(
+            EditedLabelRow(
+                nameOnLabel: name.isEmpty ? row.nameOnLabel : name, form: form.isEmpty ? nil : form, amount: amount,
+                dailyValuePercent: try? LabelUnitParser.number(dv), isBlend: row.isBlend, blendName: row.blendName,
+                wordBoxes: row.wordBoxes), number: row.number)
     }
 
     /// Label text in quotes. (Every line the console writes has its control characters escaped, `Console.escaped`.)
@@ -202,10 +221,10 @@ struct ScanRowsUndecided: CairnError {
         let list = rows.map { "  row \($0.number): \($0.flags.map(\.title).joined(separator: ", "))" }
         let numbers = FlaggedRowsUndecided.join(rows.map { "\($0.number)" })
         return """
-        \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged and not decided (numbers as in the proposal's "number"):
-        \(list.joined(separator: "\n"))
-        Check each against the label, then give --accept N (save it as read) or --leave-out N for each, or run scan on a terminal to decide row by row. Nothing was saved.
-        """
+            \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged and not decided (numbers as in the proposal's "number"):
+            \(list.joined(separator: "\n"))
+            Check each against the label, then give --accept N (save it as read) or --leave-out N for each, or run scan on a terminal to decide row by row. Nothing was saved.
+            """
     }
 }
 

@@ -10,21 +10,24 @@ struct LockCommand: Command {
     static let abstract = "Turn the passphrase lock (database and photos encrypted) on or off, or change the passphrase."
     static let synopsis = "on|off|change|not-now"
     static let discussion = """
-    on      Choose a passphrase; the database and every photo are encrypted in place (a crash leaves the old
-            vault or the new one, never neither). Every later command asks for the passphrase.
-    off     The database and photos are decrypted in place; the vault opens without a passphrase again.
-    change  A new passphrase for the same key: nothing else changes.
-    not-now Cairn stops asking: once a vault holds records and never had a lock, a command that changed
-            data says so at a terminal (never in a script) until the lock is turned on or this is said.
-    If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
-    The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
-    """
+        on      Choose a passphrase; the database and every photo are encrypted in place (a crash leaves the old
+                vault or the new one, never neither). Every later command asks for the passphrase.
+        off     The database and photos are decrypted in place; the vault opens without a passphrase again.
+        change  A new passphrase for the same key: nothing else changes.
+        not-now Cairn stops asking: once a vault holds records and never had a lock, a command that changed
+                data says so at a terminal (never in a script) until the lock is turned on or this is said.
+        If you forget the passphrase, the data cannot be recovered: nobody can do it, Cairn neither.
+        The passphrase is typed at the terminal (not shown) or read from a file; never from an argument.
+        """
     static let options: [Option] = PassphraseInput.options + [PassphraseInput.newFile]
 
     /// It never runs inside `cairn serve` (CommandForwarding): it converts the vault in place.
     var goesThroughServer: Bool { false }
 
-    enum Action: String { case on, off, change, notNow = "not-now" }
+    enum Action: String {
+        case on, off, change
+        case notNow = "not-now"
+    }
     let action: Action, passphrase: PassphraseInput, newPassphrase: PassphraseInput
 
     init(arguments: Arguments) throws {
@@ -51,8 +54,9 @@ struct LockCommand: Command {
                 return
             }
             try LockService.require(on: false, dataDirectory: directory, environment: environment)
-            let secret = try passphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
-                                             warning: LockService.warning)
+            let secret = try passphrase.read(
+                console: console, prompt: "New vault passphrase: ", confirming: true,
+                warning: LockService.warning)
             try LockService.checkNew(secret)  // before the vault is opened
             let application = try context.openApplication()
             try LockService.claimForChange(application)
@@ -71,8 +75,9 @@ struct LockCommand: Command {
             try LockService.require(on: true, dataDirectory: directory, environment: environment)
             let current = try passphrase.read(console: console, prompt: "Current vault passphrase: ")
             try LockService.checkPassphrase(current, dataDirectory: directory, environment: environment)
-            let new = try newPassphrase.read(console: console, prompt: "New vault passphrase: ", confirming: true,
-                                             warning: LockService.warning)
+            let new = try newPassphrase.read(
+                console: console, prompt: "New vault passphrase: ", confirming: true,
+                warning: LockService.warning)
             try LockService.checkNew(new)
             try LockService.changePassphrase(dataDirectory: directory, environment: environment, from: current, to: new)
             console.print(LockService.Done.changed.message)
@@ -87,7 +92,10 @@ struct LockCommand: Command {
     /// Never in a script (standard input not a terminal); it never fails the command.
     static func noteIfDue(_ context: CommandContext) {
         guard context.console.canAsk,
-              (try? LockService.shouldAsk(dataDirectory: context.dataDirectory, environment: context.environment)) == true else { return }
-        context.console.error("This vault holds your records and has no passphrase. \(LockService.why) To choose one: cairn settings lock on. Not now: cairn settings lock not-now (remembered).")
+            (try? LockService.shouldAsk(dataDirectory: context.dataDirectory, environment: context.environment)) == true
+        else { return }
+        context.console.error(
+            "This vault holds your records and has no passphrase. \(LockService.why) To choose one: cairn settings lock on. Not now: cairn settings lock not-now (remembered)."
+        )
     }
 }

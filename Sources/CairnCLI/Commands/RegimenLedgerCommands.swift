@@ -9,13 +9,13 @@ struct RegimenTodayCommand: Command {
     static let readsOnly = true
     static let abstract = "Show today's doses: the batch due now, what comes next, and what is logged."
     static let discussion = """
-    Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
-    08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
-    daylight-saving changes never add or drop one. A time skipped by a daylight-saving change is due at
-    the first minute after it; a time that happens twice is due the first time.
+        Today is the date where you are now (the TZ zone, else the system's). Dose times follow you: a dose at
+        08:00 is due at 08:00 local time after a trip, and each dose of a day exists once, so travel and
+        daylight-saving changes never add or drop one. A time skipped by a daylight-saving change is due at
+        the first minute after it; a time that happens twice is due the first time.
 
-    Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
-    """
+        Log a dose with 'cairn regimen take DOSE-ID' or 'cairn regimen skip DOSE-ID'.
+        """
     static let json = Option("--json", help: "Print the view as JSON.")
     static let options: [Option] = [json]
 
@@ -29,10 +29,11 @@ struct RegimenTodayCommand: Command {
     func run(in context: CommandContext) throws {
         let view = try context.openApplication().regimen.todayView()
         if json {
-            return try context.console.printJSON(TodayJSON(
-                day: view.day.description, timeZone: view.timeZone.identifier, doses: view.doses.map(TodayDoseJSON.init),
-                currentBatch: view.currentBatch.map(TodayDoseJSON.init), next: view.next.map(TodayDoseJSON.init),
-                asNeeded: view.asNeeded.map { AsNeededJSON(scheduleID: $0.scheduleID.rawValue, productName: $0.productName) }))
+            return try context.console.printJSON(
+                TodayJSON(
+                    day: view.day.description, timeZone: view.timeZone.identifier, doses: view.doses.map(TodayDoseJSON.init),
+                    currentBatch: view.currentBatch.map(TodayDoseJSON.init), next: view.next.map(TodayDoseJSON.init),
+                    asNeeded: view.asNeeded.map { AsNeededJSON(scheduleID: $0.scheduleID.rawValue, productName: $0.productName) }))
         }
         let console = context.console
         console.print("Today, \(view.day) (\(view.timeZone.identifier))")
@@ -54,9 +55,13 @@ struct RegimenTodayCommand: Command {
             for dose in rest { console.print(line(dose)) }
         }
         for entry in view.unscheduledLogged {
-            if entry.id == view.unscheduledLogged.first?.id { console.print(""); console.print("Logged today, unscheduled:") }
-            console.print("  \(DateText.string(entry.takenAt, .numericMinute, in: view.timeZone))  \(entry.productName), "
-                          + "\(RegimenCommands.describe(entry.servings))  [\(entry.kind == .asNeeded ? "as needed" : "extra")]  \(entry.id)")
+            if entry.id == view.unscheduledLogged.first?.id {
+                console.print("")
+                console.print("Logged today, unscheduled:")
+            }
+            console.print(
+                "  \(DateText.string(entry.takenAt, .numericMinute, in: view.timeZone))  \(entry.productName), "
+                    + "\(RegimenCommands.describe(entry.servings))  [\(entry.kind == .asNeeded ? "as needed" : "extra")]  \(entry.id)")
         }
         if !view.tomorrow.isEmpty {
             console.print("")
@@ -82,7 +87,10 @@ struct RegimenTodayCommand: Command {
     }
 }
 
-private struct AsNeededJSON: Encodable { let scheduleID: String; let productName: String }
+private struct AsNeededJSON: Encodable {
+    let scheduleID: String
+    let productName: String
+}
 private struct TodayJSON: Encodable {
     let day: String
     let timeZone: String
@@ -98,25 +106,34 @@ struct RegimenTakeCommand: Command {
     static let abstract = "Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose."
     static let usage = "DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]"
     static let discussion = """
-    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here, the page
-    or a reminder) changes nothing and says so. A dose of an earlier day logged without --at is recorded
-    at its scheduled time, so it counts on the day it was due. A time is never later than now, and is on
-    the dose's own day or today.
-    """
+        DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here, the page
+        or a reminder) changes nothing and says so. A dose of an earlier day logged without --at is recorded
+        at its scheduled time, so it counts on the day it was due. A time is never later than now, and is on
+        the dose's own day or today.
+        """
 
-    static let at = Option("--at", "TIME", help: "When it was taken: HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO\n8601 time (2026-03-10T08:05:00Z). Default: now (a past day's dose: its time).")
+    static let at = Option(
+        "--at", "TIME",
+        help:
+            "When it was taken: HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO\n8601 time (2026-03-10T08:05:00Z). Default: now (a past day's dose: its time)."
+    )
     static let extra = Option("--extra", "PRODUCT", help: "Log an unscheduled dose of a product (id or exact name).")
     static let servings = Option("--servings", "N", help: "Servings of an extra dose (default 1).")
     static let asNeeded = Option("--as-needed", "SCHEDULE", help: "Log a dose of an as-needed schedule.")
     static let options: [Option] = [at, extra, servings, asNeeded]
 
-    enum Target { case dose(String), extra(String, Decimal), asNeeded(ScheduleID) }
+    enum Target {
+        case dose(String)
+        case extra(String, Decimal)
+        case asNeeded(ScheduleID)
+    }
     let target: Target
     let at: String?
 
     init(arguments: Arguments) throws {
         at = arguments.value(Self.at)
-        let extra = arguments.value(Self.extra), asNeeded = arguments.value(Self.asNeeded)
+        let extra = arguments.value(Self.extra)
+        let asNeeded = arguments.value(Self.asNeeded)
         switch (extra, asNeeded) {
         case (let product?, nil):
             _ = try arguments.positionals(exactly: [])
@@ -141,8 +158,9 @@ struct RegimenTakeCommand: Command {
             report(result, context.console)
         case .extra(let reference, let servings):
             let product = try service.findProduct(reference)
-            let entry = try service.logExtra(product.product.id, servings: servings,
-                                             at: RegimenCommands.parseAt(at, forDose: nil, service))
+            let entry = try service.logExtra(
+                product.product.id, servings: servings,
+                at: RegimenCommands.parseAt(at, forDose: nil, service))
             context.console.print("Logged an extra dose of \(entry.productName) as taken (record \(entry.id)).")
         case .asNeeded(let schedule):
             let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, forDose: nil, service))
@@ -156,7 +174,8 @@ struct RegimenSkipCommand: Command {
     static let name = "skip"
     static let abstract = "Log a scheduled dose as skipped (it never counts as taken)."
     static let synopsis = "DOSE-ID"
-    static let at = Option("--at", "TIME", help: "HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO 8601 time. Default: now\n(a past day's dose: its time).")
+    static let at = Option(
+        "--at", "TIME", help: "HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO 8601 time. Default: now\n(a past day's dose: its time).")
     static let options: [Option] = [at]
 
     let id: String
@@ -169,8 +188,9 @@ struct RegimenSkipCommand: Command {
 
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        report(try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, forDose: id, app.regimen)),
-               context.console)
+        report(
+            try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, forDose: id, app.regimen)),
+            context.console)
     }
 }
 
@@ -180,8 +200,9 @@ private func report(_ result: CheckInResult, _ console: Console) {
     if result.alreadyLogged {
         console.print("Already logged as \(e.status.rawValue): \(what) (record \(e.id)). Nothing was changed.")
     } else if result.atScheduledTime {
-        console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)), at its scheduled time "
-                      + "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) because no --at was given.")
+        console.print(
+            "Logged as \(e.status.rawValue): \(what) (record \(e.id)), at its scheduled time "
+                + "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) because no --at was given.")
     } else {
         console.print("Logged as \(e.status.rawValue): \(what) (record \(e.id)).")
     }
@@ -214,8 +235,9 @@ struct RegimenCorrectCommand: Command {
         let app = try context.openApplication()
         guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
         let entry = try app.regimen.correct(id, status: status, at: try at.map { try app.regimen.takenTime($0, correcting: old) })
-        context.console.print("Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
-                              + "\(DateText.string(entry.takenAt, .numericMinute, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
+        context.console.print(
+            "Corrected: \(entry.productName) is now \(entry.status.rawValue) at "
+                + "\(DateText.string(entry.takenAt, .numericMinute, in: entry.timeZone)) (record \(entry.id) replaces \(old.id)).")
     }
 }
 
@@ -238,8 +260,9 @@ struct RegimenUndoCommand: Command {
         if result.alreadyUndone {
             context.console.print("Already undone: \(what). Nothing was changed.")
         } else {
-            context.console.print("Undone: \(what) was logged as \(old.status.rawValue); it is now not logged "
-                                  + "(record \(result.entry.id) undoes \(old.id)).")
+            context.console.print(
+                "Undone: \(what) was logged as \(old.status.rawValue); it is now not logged "
+                    + "(record \(result.entry.id) undoes \(old.id)).")
         }
     }
 }
@@ -281,7 +304,8 @@ struct RegimenLedgerCommand: Command {
         if json { return try context.console.printJSON(LedgerPageJSON(entries: page.entries, nextOffset: page.nextOffset)) }
         if page.entries.isEmpty { context.console.print("No log entries.") }
         for e in page.entries {
-            var line = "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
+            var line =
+                "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
                 + "\(e.productName), \(RegimenCommands.describe(e.servings))  [\(e.importedFrom.map { $0.isEmpty ? "imported" : "imported from \($0)" } ?? e.kind.rawValue)]  \(e.id)"
             if let old = e.supersedes { line += e.isUndo ? "  (undoes \(old))" : "  (corrects \(old))" }
             if let by = e.supersededBy { line += "  (replaced by \(by))" }
@@ -302,8 +326,8 @@ struct RegimenExportCommand: Command {
     static let readsOnly = true
     static let abstract = "Export the whole log as CSV or JSON."
     static let discussion = """
-    Every entry, oldest first, corrected ones included, with UTC times and the zone each was logged in.
-    """
+        Every entry, oldest first, corrected ones included, with UTC times and the zone each was logged in.
+        """
     static let format = Option("--format", "csv|json", help: "The format.", required: true)
     static let out = Option("--out", "FILE", help: "Write to FILE (created with owner-only access) instead of standard output.")
     static let options: [Option] = [format, out]
@@ -347,9 +371,9 @@ struct RegimenExposureCommand: Command {
     static let readsOnly = true
     static let abstract = "Sum what was taken per product and per ingredient, per day."
     static let discussion = """
-    Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
-    other units stay on their own line. Default range: the last 7 days up to today.
-    """
+        Only doses logged as taken count. Amounts of one ingredient add up when their units convert exactly;
+        other units stay on their own line. Default range: the last 7 days up to today.
+        """
     static let from = Option("--from", "DATE", help: "Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).")
     static let to = Option("--to", "DATE", help: "Only days in this range, YYYY-MM-DD (default: the last 7 days up to today).")
     static let options: [Option] = [from, to, .json]
@@ -377,12 +401,19 @@ struct RegimenExposureCommand: Command {
             IngredientDose.name(ofKey: key, catalogue: catalogue)
         }
         if json {
-            return try context.console.printJSON(ExposureJSON(
-                products: report.products.map { .init(day: $0.day.description, productID: $0.productID.rawValue,
-                                                      productName: names[$0.productID] ?? "", servings: "\($0.servings)",
-                                                      intakes: $0.intakeCount, timeOfDay: $0.dominantBucket?.rawValue) },
-                ingredients: report.ingredients.map { .init(day: $0.day.description, ingredient: $0.ingredientKey,
-                                                            name: ingredientName($0.ingredientKey), amount: $0.amount) }))
+            return try context.console.printJSON(
+                ExposureJSON(
+                    products: report.products.map {
+                        .init(
+                            day: $0.day.description, productID: $0.productID.rawValue,
+                            productName: names[$0.productID] ?? "", servings: "\($0.servings)",
+                            intakes: $0.intakeCount, timeOfDay: $0.dominantBucket?.rawValue)
+                    },
+                    ingredients: report.ingredients.map {
+                        .init(
+                            day: $0.day.description, ingredient: $0.ingredientKey,
+                            name: ingredientName($0.ingredientKey), amount: $0.amount)
+                    }))
         }
         if report.products.isEmpty { context.console.print("Nothing logged as taken from \(first) to \(last).") }
         for day in Set(report.products.map(\.day)).sorted() {
@@ -412,9 +443,9 @@ struct RegimenSupplySetCommand: Command {
     static let abstract = "Set how many units (or servings) of a product are on hand."
     static let synopsis = "PRODUCT COUNT"
     static let discussion = """
-    COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
-    logged as taken counts it down.
-    """
+        COUNT is in units (capsules, tablets, ...) when a serving is a count, else in servings. Each dose
+        logged as taken counts it down.
+        """
     let reference: String
     let count: Decimal
 

@@ -8,14 +8,18 @@ import Regimen
 /// Apple Health metrics once imported).
 enum RegimenOutcomeCommands {
     /// The group registered under `cairn regimen`.
-    static var group: CommandGroup { CommandGroup(name: "outcomes", abstract: "Outcome series: daily ratings and other values you track.", children: [
-        .command(OutcomesAddCommand.self),
-        .command(OutcomesCorrectCommand.self),
-        .command(OutcomesImportCommand.self),
-        .command(OutcomesListCommand.self),
-        .command(OutcomesMetricsCommand.self),
-        .command(OutcomesDefineCommand.self),
-    ] + HealthCommands.outcomesChildren) }
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "outcomes", abstract: "Outcome series: daily ratings and other values you track.",
+            children: [
+                .command(OutcomesAddCommand.self),
+                .command(OutcomesCorrectCommand.self),
+                .command(OutcomesImportCommand.self),
+                .command(OutcomesListCommand.self),
+                .command(OutcomesMetricsCommand.self),
+                .command(OutcomesDefineCommand.self),
+            ] + HealthCommands.outcomesChildren)
+    }
 
     /// A value as typed on the command line: a plain decimal number.
     static func parseValue(_ text: String) throws -> Double {
@@ -40,9 +44,9 @@ struct OutcomesAddCommand: Command {
     static let abstract = "Log one value of a metric for a day (today by default)."
     static let synopsis = "METRIC VALUE"
     static let discussion = """
-    METRIC is a metric id from 'cairn regimen outcomes metrics' (sleep_quality, energy, skin, mood, or one
-    of your own). Several values on one day are combined by the metric's daily rule (mean, sum or last).
-    """
+        METRIC is a metric id from 'cairn regimen outcomes metrics' (sleep_quality, energy, skin, mood, or one
+        of your own). Several values on one day are combined by the metric's daily rule (mean, sum or last).
+        """
     static let date = Option("--date", "YYYY-MM-DD", help: "The day the value belongs to (default: today).")
     static let note = Option("--note", "TEXT", help: "A note kept with the value.")
     static let json = Option("--json", help: "Print the saved entry as JSON.")
@@ -68,7 +72,8 @@ struct OutcomesAddCommand: Command {
         let entry = try service.add(metricID: metric, value: value, on: day, note: note)
         if json { return try context.console.printJSON(OutcomeEntryJSON(entry)) }
         let definition = try service.definition(entry.metricID)
-        context.console.print("Logged \(definition?.name ?? entry.metricID) \(MetricDefinition.number(entry.value)) for \(entry.day) (entry \(entry.id)).")
+        context.console.print(
+            "Logged \(definition?.name ?? entry.metricID) \(MetricDefinition.number(entry.value)) for \(entry.day) (entry \(entry.id)).")
     }
 }
 
@@ -104,19 +109,19 @@ struct OutcomesImportCommand: Command {
     static let abstract = "Import outcome values from a CSV file (date, metric, value), or an Apple Health export."
     static let synopsis = "FILE.csv|export.zip|export.xml"
     static let discussion = """
-    The file needs a header row naming the columns date, metric and value (any order, any case), and may
-    have a note column. Dates are YYYY-MM-DD; metrics are ids or names from 'cairn regimen outcomes metrics';
-    values use a dot for decimals. Example:
+        The file needs a header row naming the columns date, metric and value (any order, any case), and may
+        have a note column. Dates are YYYY-MM-DD; metrics are ids or names from 'cairn regimen outcomes metrics';
+        values use a dot for decimals. Example:
 
-      date,metric,value,note
-      2026-03-01,sleep_quality,4,
-      2026-03-01,energy,3.5,after a long walk
+          date,metric,value,note
+          2026-03-01,sleep_quality,4,
+          2026-03-01,energy,3.5,after a long walk
 
-    A file with any bad line imports nothing: every bad line is listed with its line number. Importing
-    the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
-    one imported before (both stay in the history). Apple Health metrics come only from a Health export:
-    a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
-    """
+        A file with any bad line imports nothing: every bad line is listed with its line number. Importing
+        the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
+        one imported before (both stay in the history). Apple Health metrics come only from a Health export:
+        a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
+        """
     static let json = Option("--json", help: "Print the result of every line as JSON.")
     static let options: [Option] = [json]
 
@@ -137,16 +142,24 @@ struct OutcomesImportCommand: Command {
         let service = try context.openApplication().outcomes
         let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importCSV(data) }
         if json {
-            return try context.console.printJSON(ImportJSON(added: report.added, replaced: report.replaced, unchanged: report.unchanged,
-                                                            lines: report.lines.map {
-                .init(line: $0.line, result: $0.result.rawValue, metric: $0.metricID, date: $0.day.description, value: $0.value)
-            }))
+            return try context.console.printJSON(
+                ImportJSON(
+                    added: report.added, replaced: report.replaced, unchanged: report.unchanged,
+                    lines: report.lines.map {
+                        .init(line: $0.line, result: $0.result.rawValue, metric: $0.metricID, date: $0.day.description, value: $0.value)
+                    }))
         }
         context.console.print(report.summary)
     }
 
     private struct ImportJSON: Encodable {
-        struct Line: Encodable { let line: Int; let result: String; let metric: String; let date: String; let value: Double }
+        struct Line: Encodable {
+            let line: Int
+            let result: String
+            let metric: String
+            let date: String
+            let value: Double
+        }
         let added: Int, replaced: Int, unchanged: Int
         let lines: [Line]
     }
@@ -159,7 +172,9 @@ struct OutcomesListCommand: Command {
     static let metric = Option("--metric", "METRIC", help: "Only this metric (its id).")
     static let from = Option("--from", "DATE", help: "Only days in this range (YYYY-MM-DD).")
     static let to = Option("--to", "DATE", help: "Only days in this range (YYYY-MM-DD).")
-    static let daily = Option("--daily", help: "One value per metric and day, combined by the metric's daily rule\n(Apple Health metrics included once a Health export is imported).")
+    static let daily = Option(
+        "--daily",
+        help: "One value per metric and day, combined by the metric's daily rule\n(Apple Health metrics included once a Health export is imported).")
     static let options: [Option] = [metric, from, to, daily, .json]
 
     let metric: String?
@@ -208,7 +223,12 @@ struct OutcomesListCommand: Command {
         }
     }
 
-    private struct SeriesDayJSON: Encodable { let metric: String; let unit: String; let date: String; let value: Double }
+    private struct SeriesDayJSON: Encodable {
+        let metric: String
+        let unit: String
+        let date: String
+        let value: Double
+    }
 }
 
 /// `cairn regimen outcomes metrics`.
@@ -231,8 +251,9 @@ struct OutcomesMetricsCommand: Command {
         let width = (metrics.map(\.id.count).max() ?? 0) + 2
         for m in metrics {
             let source = m.source == .manual ? "typed in or CSV" : "Apple Health export"
-            context.console.print(m.id.padding(toLength: width, withPad: " ", startingAt: 0)
-                                  + "\(m.name): \(m.unit), \(m.rangeText), \(m.aggregation.rawValue) per day, from \(source)")
+            context.console.print(
+                m.id.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "\(m.name): \(m.unit), \(m.rangeText), \(m.aggregation.rawValue) per day, from \(source)")
         }
     }
 }
@@ -243,9 +264,9 @@ struct OutcomesDefineCommand: Command {
     static let abstract = "Add a metric of your own (for example a 1-5 headache rating)."
     static let synopsis = "ID NAME"
     static let discussion = """
-    ID is 1 to 40 lower-case letters, digits or underscores, starting with a letter. A metric cannot be
-    changed once defined.
-    """
+        ID is 1 to 40 lower-case letters, digits or underscores, starting with a letter. A metric cannot be
+        changed once defined.
+        """
     static let unit = Option("--unit", "UNIT", help: "The unit shown with values (default 1-5).")
     static let min = Option("--min", "N", help: "The values accepted (default 1 and 5).")
     static let max = Option("--max", "N", help: "The values accepted (default 1 and 5).")
@@ -263,20 +284,23 @@ struct OutcomesDefineCommand: Command {
         id = values[0]
         name = values[1]
         unit = arguments.value(Self.unit) ?? "1-5"
-        let low = try arguments.value(Self.min).map { text -> Double in
-            guard let v = OutcomeCSV.number(text) else { throw UsageError("--min takes a number.") }
-            return v
-        } ?? 1
-        let high = try arguments.value(Self.max).map { text -> Double in
-            guard let v = OutcomeCSV.number(text) else { throw UsageError("--max takes a number.") }
-            return v
-        } ?? 5
+        let low =
+            try arguments.value(Self.min).map { text -> Double in
+                guard let v = OutcomeCSV.number(text) else { throw UsageError("--min takes a number.") }
+                return v
+            } ?? 1
+        let high =
+            try arguments.value(Self.max).map { text -> Double in
+                guard let v = OutcomeCSV.number(text) else { throw UsageError("--max takes a number.") }
+                return v
+            } ?? 5
         guard low < high else { throw UsageError("--min must be below --max.") }
         range = low...high
-        aggregation = try arguments.value(Self.daily).map { text in
-            guard let parsed = DailyAggregation(rawValue: text) else { throw UsageError("--daily takes mean, sum or last.") }
-            return parsed
-        } ?? .mean
+        aggregation =
+            try arguments.value(Self.daily).map { text in
+                guard let parsed = DailyAggregation(rawValue: text) else { throw UsageError("--daily takes mean, sum or last.") }
+                return parsed
+            } ?? .mean
     }
 
     func run(in context: CommandContext) throws {
@@ -292,25 +316,25 @@ struct RegimenImportCommand: Command {
     static let abstract = "Import past doses from a CSV file (another app's history)."
     static let synopsis = "FILE.csv"
     static let discussion = """
-    The file needs a header row naming the columns date, time, time zone, product, amount, unit
-    (optional) and status, in any order and any case. Example:
+        The file needs a header row naming the columns date, time, time zone, product, amount, unit
+        (optional) and status, in any order and any case. Example:
 
-      date,time,time zone,product,amount,unit,status
-      2026-03-01,08:00,Europe/Berlin,Vitamin D3,1,softgel,taken
-      2026-03-01,21:30,Europe/Berlin,Magnesium,2,capsules,skipped
+          date,time,time zone,product,amount,unit,status
+          2026-03-01,08:00,Europe/Berlin,Vitamin D3,1,softgel,taken
+          2026-03-01,21:30,Europe/Berlin,Magnesium,2,capsules,skipped
 
-    time is HH:MM or HH:MM:SS on the wall clock of the time zone (an IANA name such as Europe/Berlin, or
-    UTC). product is a product's name (ignoring case) or its id. status is taken or skipped.
-    Amount and unit become servings of the product's label in force on that day: no unit or "servings"
-    counts servings; capsules, tablets and other counts are divided by the units per serving; g, mg, mL
-    and other masses or volumes are converted to the serving's unit and divided by it. An empty amount is
-    one serving.
+        time is HH:MM or HH:MM:SS on the wall clock of the time zone (an IANA name such as Europe/Berlin, or
+        UTC). product is a product's name (ignoring case) or its id. status is taken or skipped.
+        Amount and unit become servings of the product's label in force on that day: no unit or "servings"
+        counts servings; capsules, tablets and other counts are divided by the units per serving; g, mg, mL
+        and other masses or volumes are converted to the serving's unit and divided by it. An empty amount is
+        one serving.
 
-    Doses are added to the log as unscheduled entries with their own time and zone; schedules, Today and
-    the count on hand are not changed. A file with any bad line imports nothing: every bad line is listed
-    with its line number. Importing the same file again adds nothing; a newer export adds only its new
-    lines, and a line whose status or amount changed is added as a correction (the history keeps both).
-    """
+        Doses are added to the log as unscheduled entries with their own time and zone; schedules, Today and
+        the count on hand are not changed. A file with any bad line imports nothing: every bad line is listed
+        with its line number. Importing the same file again adds nothing; a newer export adds only its new
+        lines, and a line whose status or amount changed is added as a correction (the history keeps both).
+        """
     static let json = Option("--json", help: "Print the result of every line as JSON.")
     static let options: [Option] = [json]
 
@@ -325,16 +349,24 @@ struct RegimenImportCommand: Command {
     func run(in context: CommandContext) throws {
         let data = try InputFile.read(path, maximumBytes: 64 << 20)
         let service = try context.openApplication().regimen
-        let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importIntakeHistory(data, sourceName: URL(fileURLWithPath: path).lastPathComponent, keepingLines: json) }
+        let report = try RegimenOutcomeCommands.reportingBadLines(context.console) {
+            try service.importIntakeHistory(data, sourceName: URL(fileURLWithPath: path).lastPathComponent, keepingLines: json)
+        }
         if json {
-            return try context.console.printJSON(ImportJSON(added: report.added, replaced: report.replaced, unchanged: report.unchanged,
-                                                            lines: report.lines.map { .init(line: $0.line, result: $0.result.rawValue, entry: $0.entry) }))
+            return try context.console.printJSON(
+                ImportJSON(
+                    added: report.added, replaced: report.replaced, unchanged: report.unchanged,
+                    lines: report.lines.map { .init(line: $0.line, result: $0.result.rawValue, entry: $0.entry) }))
         }
         context.console.print(report.summary)
     }
 
     private struct ImportJSON: Encodable {
-        struct Line: Encodable { let line: Int; let result: String; let entry: LedgerEntry }
+        struct Line: Encodable {
+            let line: Int
+            let result: String
+            let entry: LedgerEntry
+        }
         let added: Int, replaced: Int, unchanged: Int
         let lines: [Line]
     }

@@ -4,13 +4,13 @@ import Foundation
 import Regimen
 
 private let ingredientHelp = """
-  INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
-                    (or a NAME alone for a row without an amount); a form and the %DV may follow:
-                    "Magnesium (as magnesium glycinate)=200 mg, 48% DV". Names are matched against Cairn's
-                    ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
-Rows are checked as scanned ones are (catalogue, unit, usual range, upper limit, %DV, a missing amount); a
-flagged row is saved only with --accept N, after you have checked it. Without it nothing is saved.
-"""
+      INGREDIENT        A label row written NAME=AMOUNT, e.g. "Vitamin D3=25 mcg" or "Magnesium=200 mg"
+                        (or a NAME alone for a row without an amount); a form and the %DV may follow:
+                        "Magnesium (as magnesium glycinate)=200 mg, 48% DV". Names are matched against Cairn's
+                        ingredient catalogue; rows it does not know are kept and marked "not in catalogue".
+    Rows are checked as scanned ones are (catalogue, unit, usual range, upper limit, %DV, a missing amount); a
+    flagged row is saved only with --accept N, after you have checked it. Without it nothing is saved.
+    """
 
 /// `cairn regimen products list`.
 struct RegimenProductsListCommand: Command {
@@ -33,7 +33,8 @@ struct RegimenProductsListCommand: Command {
             context.console.print("No products yet. Add one with 'cairn regimen products add NAME --form FORM INGREDIENT...'.")
         }
         for p in products {
-            context.console.print("\(p.product.id)  \(p.product.name)  (\(p.product.form.rawValue), \(CountText.counted(p.product.ingredients.count, "ingredient")))")
+            context.console.print(
+                "\(p.product.id)  \(p.product.name)  (\(p.product.form.rawValue), \(CountText.counted(p.product.ingredients.count, "ingredient")))")
         }
     }
 }
@@ -44,13 +45,14 @@ struct RegimenProductsAddCommand: Command {
     static let abstract = "Add a product with its label rows."
     static let synopsis = "NAME [INGREDIENT ...]"
     static let discussion = """
-    \(ingredientHelp)
-    Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
-    refused and nothing is saved.
-    """
+        \(ingredientHelp)
+        Amounts on the label are checked: an unknown unit, a negative amount or one no serving can hold is
+        refused and nothing is saved.
+        """
 
     static let form = RegimenCommands.formOption.required
-    static let serving = Option("--serving", "AMOUNT", help: "One serving: a count (\"2\" capsules, the default is 1), a mass (\"5 g\") or a volume (\"1 mL\").")
+    static let serving = Option(
+        "--serving", "AMOUNT", help: "One serving: a count (\"2\" capsules, the default is 1), a mass (\"5 g\") or a volume (\"1 mL\").")
     static let brand = Option("--brand", "TEXT", help: "The brand, if any.")
     static let accept = Option("--accept", "N", help: "Save flagged INGREDIENT row N (its number, from 1) as typed; repeat per row, or \"2,5\".")
     static let options: [Option] = [form, serving, brand, accept, .json]
@@ -109,7 +111,8 @@ struct RegimenProductsShowCommand: Command {
         let product = try service.findProduct(reference)
         if json { return try context.console.printJSON(ProductJSON(product)) }
         context.console.print("\(product.product.name)\(product.product.brand.isEmpty ? "" : " (\(product.product.brand))")")
-        context.console.print("Id: \(product.product.id)   Revision \(product.revisionNumber) of \(try service.productHistory(product.product.id).count)")
+        context.console.print(
+            "Id: \(product.product.id)   Revision \(product.revisionNumber) of \(try service.productHistory(product.product.id).count)")
         if let supply = try service.supply(product.product.id) { context.console.print(supplyLine(supply)) }
         printRows(product, context.console)
     }
@@ -121,11 +124,11 @@ struct RegimenProductsEditCommand: Command {
     static let abstract = "Save a new revision of a product's label (earlier log entries keep the old one)."
     static let synopsis = "PRODUCT [INGREDIENT ...]"
     static let discussion = """
-    Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row named as
-    before keeps its form and catalogue entry unless you write them, and its %DV while the amount is unchanged.
-    A row left as it was keeps the decision made when it was saved; an edit that changes nothing saves nothing.
-    \(ingredientHelp)
-    """
+        Options not given keep their current value. INGREDIENT rows, when given, replace all rows; a row named as
+        before keeps its form and catalogue entry unless you write them, and its %DV while the amount is unchanged.
+        A row left as it was keeps the decision made when it was saved; an edit that changes nothing saves nothing.
+        \(ingredientHelp)
+        """
 
     static let nameOption = Option("--name", "TEXT", help: "The new name.")
     static let form = RegimenCommands.formOption
@@ -161,8 +164,9 @@ struct RegimenProductsEditCommand: Command {
     func run(in context: CommandContext) throws {
         let service = try context.openApplication().regimen
         let current = try service.findProduct(reference).product
-        let input = ProductInput(name: name, brand: brand, form: form?.rawValue, serving: serving,
-                                 ingredients: ingredients.isEmpty ? nil : ingredients)
+        let input = ProductInput(
+            name: name, brand: brand, form: form?.rawValue, serving: serving,
+            ingredients: ingredients.isEmpty ? nil : ingredients)
         let outcome = try typedRowsGate {
             try service.editProduct(current.id, input, decisions: RowDecisions(accepted: accepted))
         }
@@ -191,13 +195,14 @@ struct TypedProductRefused: CairnError {
 
     var userMessage: String {
         let lines = ProblemList.entries(problems.problems) { p -> String in
-            let what: String = switch p.field {
-            case .name: "NAME"
-            case .brand: "--brand"
-            case .form: "--form"
-            case .serving: "--serving"
-            case .ingredients: p.row.map { "INGREDIENT row \($0)" } ?? "INGREDIENT rows"
-            }
+            let what: String =
+                switch p.field {
+                case .name: "NAME"
+                case .brand: "--brand"
+                case .form: "--form"
+                case .serving: "--serving"
+                case .ingredients: p.row.map { "INGREDIENT row \($0)" } ?? "INGREDIENT rows"
+                }
             return "  \(what): \(p.message)"
         }
         return "Nothing was saved:\n" + lines.joined(separator: "\n")
@@ -212,13 +217,15 @@ struct TypedRowsUndecided: CairnError {
         let list = ProblemList.entries(rows) { row in
             "  row \(row.number):\n" + row.flags.map { "    \($0.title): \($0.reason)" }.joined(separator: "\n")
         }
-        let numbers = rows.count > ProblemList.shown ? ProblemList.joined(rows, separator: ", ") { "\($0.number)" }
+        let numbers =
+            rows.count > ProblemList.shown
+            ? ProblemList.joined(rows, separator: ", ") { "\($0.number)" }
             : FlaggedRowsUndecided.join(rows.map { "\($0.number)" })
         return """
-        \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged (rows count from 1, in the order given):
-        \(list.joined(separator: "\n"))
-        Nothing was saved. Check each against the label; to save it as written, add --accept \(rows.map { "\($0.number)" }.joined(separator: ",")).
-        """
+            \(rows.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged (rows count from 1, in the order given):
+            \(list.joined(separator: "\n"))
+            Nothing was saved. Check each against the label; to save it as written, add --accept \(rows.map { "\($0.number)" }.joined(separator: ",")).
+            """
     }
 }
 

@@ -6,12 +6,14 @@ import Regimen
 /// `cairn regimen reminders ...`: the reminder preferences (effective-dated, like plans).
 enum RegimenReminderCommands {
     static var group: CommandGroup {
-        CommandGroup(name: "reminders", abstract: "Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.", children: [
-            .command(RegimenRemindersShowCommand.self),
-            .command(RegimenRemindersSetCommand.self),
-            .command(RegimenRemindersScheduleCommand.self),
-            .command(RegimenRemindersAreaCommand.self),
-        ])
+        CommandGroup(
+            name: "reminders", abstract: "Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.",
+            children: [
+                .command(RegimenRemindersShowCommand.self),
+                .command(RegimenRemindersSetCommand.self),
+                .command(RegimenRemindersScheduleCommand.self),
+                .command(RegimenRemindersAreaCommand.self),
+            ])
     }
 
     static let from = Option("--from", "DATE", help: "The first day the change is in force, YYYY-MM-DD (default today).")
@@ -99,8 +101,9 @@ struct RegimenRemindersSetCommand: Command {
     func run(in context: CommandContext) throws {
         let reminders = try context.openApplication().reminders
         let current = try reminders.preferences(on: from)
-        let next = try current.with(quiet: quiet, showProductNames: names, repeatMinutes: repeatMinutes, repeatLimit: repeatLimit,
-                                    morningSummary: summary, refillDays: refillDays)
+        let next = try current.with(
+            quiet: quiet, showProductNames: names, repeatMinutes: repeatMinutes, repeatLimit: repeatLimit,
+            morningSummary: summary, refillDays: refillDays)
         try reminders.setPreferences(next, from: from)
         context.console.print("Saved. From \(RegimenReminderCommands.dayText(from)):")
         for line in RegimenReminderCommands.describe(next) { context.console.print("  " + line) }
@@ -162,7 +165,9 @@ struct RegimenRemindersAreaCommand: Command {
         let found = try app.skin.area(named: area)
         try app.reminders.setPhotoReminder(every: weeks, for: found.id, from: from)
         let when = RegimenReminderCommands.dayText(from)
-        context.console.print(weeks == 0 ? "No photo reminders for \(found.name) from \(when)."
-                              : "A reminder to photograph \(found.name) every \(CountText.counted(weeks, "week")) after its newest photo, from \(when).")
+        context.console.print(
+            weeks == 0
+                ? "No photo reminders for \(found.name) from \(when)."
+                : "A reminder to photograph \(found.name) every \(CountText.counted(weeks, "week")) after its newest photo, from \(when).")
     }
 }

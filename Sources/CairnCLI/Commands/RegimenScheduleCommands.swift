@@ -5,10 +5,20 @@ import Regimen
 
 /// The options that describe a plan, shared by `schedules add` and `schedules edit`.
 private enum PlanOptions {
-    static let times = Option("--times", "LIST", help: "Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means\n08:00 wherever you are, unless --zone names a zone.")
-    static let days = Option("--days", "DAYS", help: "daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),\nor as-needed (no times; log each dose with 'take --as-needed').")
+    static let times = Option(
+        "--times", "LIST",
+        help:
+            "Times of day, HH:MM separated by commas (08:00,21:00). Times follow you: 08:00 means\n08:00 wherever you are, unless --zone names a zone."
+    )
+    static let days = Option(
+        "--days", "DAYS",
+        help:
+            "daily (default), weekdays such as mon,wed,fri, every:N (every N days from the start),\nor as-needed (no times; log each dose with 'take --as-needed')."
+    )
     static let servings = Option("--servings", "N", help: "Servings per dose (default 1; 0.5 is allowed).")
-    static let zone = Option("--zone", "ZONE|local", help: "Keep the times on one zone's clock, such as America/New_York, wherever you are;\nlocal (the default) makes them follow you.")
+    static let zone = Option(
+        "--zone", "ZONE|local",
+        help: "Keep the times on one zone's clock, such as America/New_York, wherever you are;\nlocal (the default) makes them follow you.")
 }
 
 /// `cairn regimen schedules list`.
@@ -73,8 +83,9 @@ struct RegimenSchedulesAddCommand: Command {
     func run(in context: CommandContext) throws {
         let service = try context.openApplication().regimen
         let product = try service.findProduct(reference)
-        let plan = try SchedulePlan(productID: product.product.id, servings: servings, times: times, recurrence: days,
-                                    startDay: start ?? service.today(), endDay: end, zone: zone)
+        let plan = try SchedulePlan(
+            productID: product.product.id, servings: servings, times: times, recurrence: days,
+            startDay: start ?? service.today(), endDay: end, zone: zone)
         let revision = try service.addSchedule(plan)
         if json { return try context.console.printJSON(ScheduleRevisionJSON(revision)) }
         context.console.print("Added schedule \(revision.scheduleID): \(product.product.name) \(summary(revision))")
@@ -92,7 +103,11 @@ struct RegimenSchedulesEditCommand: Command {
     static let days = PlanOptions.days
     static let servings = PlanOptions.servings
     static let end = Option("--end", "DATE|none", help: "New last day, or none.")
-    static let from = Option("--from", "DATE", help: "The first day the change is in force (default today). It must be after the day the\nprevious change started, and after any day with logged doses.")
+    static let from = Option(
+        "--from", "DATE",
+        help:
+            "The first day the change is in force (default today). It must be after the day the\nprevious change started, and after any day with logged doses."
+    )
     static let zone = PlanOptions.zone
     static let options: [Option] = [times, days, servings, end, zone, from, .json]
 
@@ -127,9 +142,10 @@ struct RegimenSchedulesEditCommand: Command {
         let service = try context.openApplication().regimen
         guard let latest = try service.scheduleHistory(id).latest else { throw ScheduleError.scheduleNotFound }
         let recurrence = days ?? latest.plan.recurrence
-        let plan = try SchedulePlan(productID: latest.plan.productID, servings: servings ?? latest.plan.servings,
-                                    times: times ?? (recurrence == .asNeeded ? [] : latest.plan.times), recurrence: recurrence,
-                                    startDay: latest.plan.startDay, endDay: end ?? latest.plan.endDay, zone: zone ?? latest.plan.zone)
+        let plan = try SchedulePlan(
+            productID: latest.plan.productID, servings: servings ?? latest.plan.servings,
+            times: times ?? (recurrence == .asNeeded ? [] : latest.plan.times), recurrence: recurrence,
+            startDay: latest.plan.startDay, endDay: end ?? latest.plan.endDay, zone: zone ?? latest.plan.zone)
         let revision = try service.editSchedule(id, plan: plan, effectiveFrom: from)
         if json { return try context.console.printJSON(ScheduleRevisionJSON(revision)) }
         context.console.print("Saved revision \(revision.number), in force from \(revision.effectiveFrom): \(summary(revision))")

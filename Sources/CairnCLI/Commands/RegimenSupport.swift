@@ -6,43 +6,57 @@ import Regimen
 /// The `cairn regimen` command tree.
 enum RegimenCommands {
     /// `--form FORM`, for the commands that add or change a product.
-    static let formOption = Option("--form", "FORM", help: "capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,\npacket or other.")
+    static let formOption = Option(
+        "--form", "FORM", help: "capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,\npacket or other.")
     /// The group registered in `CairnCommandLine.commands`.
-    static var group: CommandGroup { CommandGroup(name: "regimen", abstract: "Supplements and medications: products, schedules, today's doses, the log and outcome series.", children: [
-        .group(CommandGroup(name: "products", abstract: "List, add, show and edit products.", children: [
-            .command(RegimenProductsListCommand.self),
-            .command(RegimenProductsAddCommand.self),
-            .command(RegimenProductsShowCommand.self),
-            .command(RegimenProductsEditCommand.self),
-        ])),
-        .group(CommandGroup(name: "schedules", abstract: "List, add and change schedules (every change is a dated revision).", children: [
-            .command(RegimenSchedulesListCommand.self),
-            .command(RegimenSchedulesAddCommand.self),
-            .command(RegimenSchedulesEditCommand.self),
-            .command(RegimenScheduleStateCommand<PauseAction>.self),
-            .command(RegimenScheduleStateCommand<ResumeAction>.self),
-            .command(RegimenScheduleStateCommand<StopAction>.self),
-            .command(RegimenSchedulesHistoryCommand.self),
-        ])),
-        .command(RegimenTodayCommand.self),
-        .command(RegimenTakeCommand.self),
-        .command(RegimenSkipCommand.self),
-        .command(RegimenCorrectCommand.self),
-        .command(RegimenUndoCommand.self),
-        .command(RegimenLedgerCommand.self),
-        .command(RegimenExportCommand.self),
-        .command(RegimenImportCommand.self),
-        .command(RegimenExposureCommand.self),
-        .command(RegimenInsightsCommand.self),
-        .command(RegimenReportCommand.self),
-        .command(LabelScanCommand.self),
-        .group(CommandGroup(name: "supply", abstract: "Counts on hand and when they run out.", children: [
-            .command(RegimenSupplySetCommand.self),
-            .command(RegimenSupplyListCommand.self),
-        ])),
-        .group(RegimenOutcomeCommands.group),
-        .group(RegimenReminderCommands.group),
-    ]) }
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "regimen", abstract: "Supplements and medications: products, schedules, today's doses, the log and outcome series.",
+            children: [
+                .group(
+                    CommandGroup(
+                        name: "products", abstract: "List, add, show and edit products.",
+                        children: [
+                            .command(RegimenProductsListCommand.self),
+                            .command(RegimenProductsAddCommand.self),
+                            .command(RegimenProductsShowCommand.self),
+                            .command(RegimenProductsEditCommand.self),
+                        ])),
+                .group(
+                    CommandGroup(
+                        name: "schedules", abstract: "List, add and change schedules (every change is a dated revision).",
+                        children: [
+                            .command(RegimenSchedulesListCommand.self),
+                            .command(RegimenSchedulesAddCommand.self),
+                            .command(RegimenSchedulesEditCommand.self),
+                            .command(RegimenScheduleStateCommand<PauseAction>.self),
+                            .command(RegimenScheduleStateCommand<ResumeAction>.self),
+                            .command(RegimenScheduleStateCommand<StopAction>.self),
+                            .command(RegimenSchedulesHistoryCommand.self),
+                        ])),
+                .command(RegimenTodayCommand.self),
+                .command(RegimenTakeCommand.self),
+                .command(RegimenSkipCommand.self),
+                .command(RegimenCorrectCommand.self),
+                .command(RegimenUndoCommand.self),
+                .command(RegimenLedgerCommand.self),
+                .command(RegimenExportCommand.self),
+                .command(RegimenImportCommand.self),
+                .command(RegimenExposureCommand.self),
+                .command(RegimenInsightsCommand.self),
+                .command(RegimenReportCommand.self),
+                .command(LabelScanCommand.self),
+                .group(
+                    CommandGroup(
+                        name: "supply", abstract: "Counts on hand and when they run out.",
+                        children: [
+                            .command(RegimenSupplySetCommand.self),
+                            .command(RegimenSupplyListCommand.self),
+                        ])),
+                .group(RegimenOutcomeCommands.group),
+                .group(RegimenReminderCommands.group),
+            ])
+    }
 
     /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from
     /// `CAIRN_NOW` (ISO 8601, for demos and tests); the zone is `TZ` when it names an IANA zone.
@@ -73,7 +87,8 @@ enum RegimenCommands {
     static func parseDecimal(_ text: String?, option: String) throws -> Decimal? {
         guard let text else { return nil }
         guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), !text.isEmpty,
-              let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        else {
             throw UsageError("\(option) takes a number such as 1 or 0.5.")
         }
         return value
@@ -156,8 +171,9 @@ struct ProductJSON: Encodable {
         form = stored.product.form.rawValue
         servingSize = stored.product.servingSize
         ingredients = stored.product.ingredients.map {
-            Ingredient(nameOnLabel: $0.nameOnLabel, catalogueID: $0.catalogueID, amount: $0.amount, form: $0.form,
-                       inCatalogue: $0.catalogueID != nil)
+            Ingredient(
+                nameOnLabel: $0.nameOnLabel, catalogueID: $0.catalogueID, amount: $0.amount, form: $0.form,
+                inCatalogue: $0.catalogueID != nil)
         }
     }
 }

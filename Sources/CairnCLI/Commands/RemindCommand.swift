@@ -12,12 +12,12 @@ struct RemindCommand: Command {
     static let abstract = "Show dose reminders as desktop notifications, with Taken, Skip and Snooze."
     static let usage = "[--once] | --install | --uninstall"
     static let discussion = """
-    Runs until stopped (Ctrl+C), checking every 30 seconds. 'cairn serve' runs the same reminders, so
-    you need this only to get reminders without the app open. A dose logged anywhere (page, CLI or a
-    notification) is not reminded again. The text is discreet unless product names are turned on
-    ('cairn regimen reminders set --names on'). On a locked vault it needs no passphrase: it reminds from
-    the timetable, without names, and what is pressed is logged at the next unlock.
-    """
+        Runs until stopped (Ctrl+C), checking every 30 seconds. 'cairn serve' runs the same reminders, so
+        you need this only to get reminders without the app open. A dose logged anywhere (page, CLI or a
+        notification) is not reminded again. The text is discreet unless product names are turned on
+        ('cairn regimen reminders set --names on'). On a locked vault it needs no passphrase: it reminds from
+        the timetable, without names, and what is pressed is logged at the next unlock.
+        """
     static let once = Option("--once", help: "Check once, show what is due, and exit.")
     static let install = Option("--install", help: "Write a systemd user service that runs 'cairn remind' at login.")
     static let uninstall = Option("--uninstall", help: "Remove that service.")
@@ -34,8 +34,10 @@ struct RemindCommand: Command {
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        let chosen = [(arguments.has(Self.once), Mode.once), (arguments.has(Self.install), .install),
-                      (arguments.has(Self.uninstall), .uninstall)].filter(\.0)
+        let chosen = [
+            (arguments.has(Self.once), Mode.once), (arguments.has(Self.install), .install),
+            (arguments.has(Self.uninstall), .uninstall),
+        ].filter(\.0)
         guard chosen.count <= 1 else { throw UsageError("Give one of --once, --install and --uninstall.") }
         mode = chosen.first?.1 ?? .loop
     }
@@ -61,13 +63,15 @@ struct RemindCommand: Command {
 
     /// A word for ExecStart: quoted, with backslashes, quotes, `%` and `$` escaped as systemd reads them.
     static func systemdQuoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\""
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$") + "\""
     }
 
     /// `$XDG_CONFIG_HOME/systemd/user/cairn-remind.service` (else under `~/.config`).
     static func unitPath(_ environment: [String: String]) -> String {
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let config =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
         return config + "/systemd/user/" + unitName
     }
@@ -108,9 +112,10 @@ struct RemindCommand: Command {
             // Between checks the loop lets go of its writer's hold on the vault, so `cairn serve` can start while this
             // runs (a reminder service installed at login runs all the time); while a server runs, it reminds.
             let reminders = application?.reminders
-            let loop = ReminderLoop(current: { reminders }, locked: vault.lockedReminders(clock: context.clock),
-                                    notifier: notifier, report: { console.error($0) },
-                                    afterEachCheck: { application?.releaseWriterHold() })
+            let loop = ReminderLoop(
+                current: { reminders }, locked: vault.lockedReminders(clock: context.clock),
+                notifier: notifier, report: { console.error($0) },
+                afterEachCheck: { application?.releaseWriterHold() })
             if fromTimetable { console.print("The vault is locked: reminders come from its timetable, without names, until it is unlocked.") }
             if mode == .once {
                 let posted = loop.tick()

@@ -7,8 +7,9 @@ import Reports
 /// What the three `report` commands share: `--out FILE` (required), `--paper a4|letter`, `--force`, and how
 /// the written file is announced (page count and, line by line, what it holds).
 enum ReportCommands {
-    static let out = Option("--out", "FILE", help: "The PDF to write (owner-only access, mode 0600). Nothing half-written is left if it fails.",
-                            required: true)
+    static let out = Option(
+        "--out", "FILE", help: "The PDF to write (owner-only access, mode 0600). Nothing half-written is left if it fails.",
+        required: true)
     static let paper = Option("--paper", "a4|letter", help: "Paper size (default a4).")
     static let force = Option("--force", help: "Replace a file already at FILE (otherwise it is left alone and nothing is written).")
     static let options = [out, paper, force]
@@ -80,8 +81,12 @@ struct RegimenReportCommand: Command {
     let from: LocalDay, to: LocalDay, output: ReportCommands.Output
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        guard let from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name) else { throw UsageError("Missing --from YYYY-MM-DD.") }
-        guard let to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name) else { throw UsageError("Missing --to YYYY-MM-DD.") }
+        guard let from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name) else {
+            throw UsageError("Missing --from YYYY-MM-DD.")
+        }
+        guard let to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name) else {
+            throw UsageError("Missing --to YYYY-MM-DD.")
+        }
         guard from <= to else { throw UsageError("--to is before --from.") }
         self.from = from
         self.to = to
@@ -89,7 +94,8 @@ struct RegimenReportCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        try ReportCommands.write(try app.reports.regimenSummary(from: from, to: to, paper: output.paper), output, app: app,
-                                 console: context.console)
+        try ReportCommands.write(
+            try app.reports.regimenSummary(from: from, to: to, paper: output.paper), output, app: app,
+            console: context.console)
     }
 }

@@ -12,13 +12,13 @@ struct ServeCommand: Command {
     static let notesMissingLock = false
     static let abstract = "Start the local web app on this computer (127.0.0.1 only) and print its address."
     static let discussion = """
-    The printed address carries a secret for this launch: open it in a browser on this computer.
-    A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
-    before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
-    and when the server stops. The Lock section of Settings turns the lock on or off and changes the
-    passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
-    through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
-    """
+        The printed address carries a secret for this launch: open it in a browser on this computer.
+        A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
+        before 'serve' to unlock it at start); it locks again on Lock now, after the idle time set in Settings,
+        and when the server stops. The Lock section of Settings turns the lock on or off and changes the
+        passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
+        through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
+        """
 
     static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
     static let host = Option("--host", "HOST", help: "127.0.0.1 or localhost. Cairn never listens on any other address.")
@@ -58,7 +58,10 @@ struct ServeCommand: Command {
             placeholder.release()
             do {
                 let application = try vault.open(clock: clock, housekeeping: .none, passphrase: passphrase.map { given in { given } })
-                do { try application.claimVaultForServing() } catch { application.database.close(); throw error }
+                do { try application.claimVaultForServing() } catch {
+                    application.database.close()
+                    throw error
+                }
                 application.insights.recomputesInBackground = true
                 // What was imported or logged since the last run (from the CLI too) is caught up at once, in the background.
                 _ = try? application.insights.recomputeInBackgroundIfNeeded()
@@ -77,9 +80,10 @@ struct ServeCommand: Command {
         // A locked vault opens on the unlock page; `--vault-passphrase-file` or `-fd` unlocks it at once. Settings may
         // turn the lock on or off while this runs (`VaultGate.changeLock`), reopening the vault through `open`.
         try placeholder.claim()
-        let gate = try VaultGate(lockIsOn: vault.lockIsOn,
-                                 passphrase: context.vaultPassphrase.isGiven ? context.askVaultPassphrase : nil,
-                                 opening: open, clock: clock)
+        let gate = try VaultGate(
+            lockIsOn: vault.lockIsOn,
+            passphrase: context.vaultPassphrase.isGiven ? context.askVaultPassphrase : nil,
+            opening: open, clock: clock)
         defer { gate.lock() }  // the vault is locked when the server stops, however it stops
         // Commands sent over the socket stop being let in, and those under way finish, before the vault is locked
         // or its lock changes (the gate tells its followers before it closes or converts anything).
@@ -90,8 +94,10 @@ struct ServeCommand: Command {
         try server.start()
         let commands = startCommandSocket(vault: vault, served: served, context: context)
         context.console.print(server.startupLine)
-        context.console.print(gate.isLocked ? "Open that address in a browser on this computer and type the vault's passphrase there. Press Ctrl+C to stop."
-                                            : "Open that address in a browser on this computer. Press Ctrl+C to stop.")
+        context.console.print(
+            gate.isLocked
+                ? "Open that address in a browser on this computer and type the vault's passphrase there. Press Ctrl+C to stop."
+                : "Open that address in a browser on this computer. Press Ctrl+C to stop.")
         if opensBrowser { openInBrowser(server.loginURL, console: context.console) }
         let stopIdleTimer = gate.startIdleTimer()
         let reminders = startReminders(gate: gate, vault: vault, clock: clock, environment: context.environment, console: context.console)
@@ -124,18 +130,25 @@ private func startCommandSocket(vault: VaultFolder, served: ServedApplication, c
 /// Runs the reminder loop (`cairn remind`) on its own thread, so the person running the app gets reminders with
 /// nothing else to start; nil (and a line saying so) without a desktop notification service. While the vault is
 /// locked it reminds from the timetable, as `cairn remind` does.
-private func startReminders(gate: VaultGate, vault: VaultFolder, clock: any Clock, environment: [String: String],
-                            console: Console) -> StopFlag? {
+private func startReminders(
+    gate: VaultGate, vault: VaultFolder, clock: any Clock, environment: [String: String],
+    console: Console
+) -> StopFlag? {
     let stop = StopFlag()
     let started = DispatchSemaphore(value: 0)
     let available = StopFlag()  // raised when the notification service is there
     let thread = Thread {
         // libnotify is used from this thread only (its button presses arrive through GLib's default context).
-        guard let notifier = try? DesktopNotifier(environment: environment) else { started.signal(); return }
+        guard let notifier = try? DesktopNotifier(environment: environment) else {
+            started.signal()
+            return
+        }
         available.raise()
         started.signal()
-        ReminderLoop(current: { gate.services?.reminders }, locked: vault.lockedReminders(clock: clock),
-                     notifier: notifier, report: { console.error($0) }).run(shouldStop: { stop.isSet })
+        ReminderLoop(
+            current: { gate.services?.reminders }, locked: vault.lockedReminders(clock: clock),
+            notifier: notifier, report: { console.error($0) }
+        ).run(shouldStop: { stop.isSet })
     }
     thread.name = "cairn-reminders"
     thread.start()

@@ -7,13 +7,15 @@ import Skin
 enum SkinCommands {
     /// The `skin` command group.
     static var group: CommandGroup {
-        CommandGroup(name: "skin", abstract: "The Skin journal: areas, photos and how much they differ from the first one.", children: [
-            .command(SkinAreasCommand.self), .command(SkinAddAreaCommand.self), .command(SkinRenameAreaCommand.self),
-            .command(SkinDeleteAreaCommand.self), .command(SkinLogCommand.self), .command(SkinTimelineCommand.self),
-            .command(SkinCompareCommand.self), .command(SkinNoteCommand.self), .command(SkinTrendCommand.self),
-            .command(SkinDeleteEntryCommand.self),
-            .command(SkinCompareBatchCommand.self), .command(SkinGenerateCommand.self), .command(SkinReportCommand.self),
-        ])
+        CommandGroup(
+            name: "skin", abstract: "The Skin journal: areas, photos and how much they differ from the first one.",
+            children: [
+                .command(SkinAreasCommand.self), .command(SkinAddAreaCommand.self), .command(SkinRenameAreaCommand.self),
+                .command(SkinDeleteAreaCommand.self), .command(SkinLogCommand.self), .command(SkinTimelineCommand.self),
+                .command(SkinCompareCommand.self), .command(SkinNoteCommand.self), .command(SkinTrendCommand.self),
+                .command(SkinDeleteEntryCommand.self),
+                .command(SkinCompareBatchCommand.self), .command(SkinGenerateCommand.self), .command(SkinReportCommand.self),
+            ])
     }
 
     /// What the help of a command taking ENTRY says about it.
@@ -37,10 +39,12 @@ enum SkinCommands {
     /// characters are shown as `<U+202E>` by `Console`, for everything the CLI prints.)
     static func noteLine(_ note: String) -> String {
         let lines = note.split(separator: "\n", omittingEmptySubsequences: true).map { line in
-            String(String.UnicodeScalarView(line.unicodeScalars.map { scalar -> Unicode.Scalar in
-                if scalar == "\t" { return " " }
-                return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
-            }))
+            String(
+                String.UnicodeScalarView(
+                    line.unicodeScalars.map { scalar -> Unicode.Scalar in
+                        if scalar == "\t" { return " " }
+                        return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
+                    }))
         }
         return lines.joined(separator: " / ")
     }
@@ -82,16 +86,28 @@ struct SkinAreasCommand: Command {
     static let options: [Option] = [.json]
 
     let json: Bool
-    init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []); json = arguments.has(.json) }
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        json = arguments.has(.json)
+    }
 
     func run(in context: CommandContext) throws {
         let areas = try context.openApplication().skin.areas()
         if json {
-            struct Item: Encodable { let id: String; let name: String; let bodyLocation: String?; let photos: Int }
-            try context.console.printJSON(areas.map { Item(id: $0.area.id.rawValue, name: $0.area.name, bodyLocation: $0.area.bodyLocation, photos: $0.entryCount) })
+            struct Item: Encodable {
+                let id: String
+                let name: String
+                let bodyLocation: String?
+                let photos: Int
+            }
+            try context.console.printJSON(
+                areas.map { Item(id: $0.area.id.rawValue, name: $0.area.name, bodyLocation: $0.area.bodyLocation, photos: $0.entryCount) })
             return
         }
-        if areas.isEmpty { context.console.print("No areas yet. Add one with 'cairn skin add-area NAME'."); return }
+        if areas.isEmpty {
+            context.console.print("No areas yet. Add one with 'cairn skin add-area NAME'.")
+            return
+        }
         for a in areas {
             context.console.print("\(a.area.id.rawValue)  \(a.area.name)  (\(a.entryCount) photo\(a.entryCount == 1 ? "" : "s"))")
         }
@@ -125,7 +141,8 @@ struct SkinRenameAreaCommand: Command {
     let area: String, newName: String
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "NEW_NAME"])
-        area = p[0]; newName = p[1]
+        area = p[0]
+        newName = p[1]
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
@@ -142,12 +159,17 @@ struct SkinDeleteAreaCommand: Command {
     static let options: [Option] = [yes]
 
     let area: String, confirmed: Bool
-    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; confirmed = arguments.has(Self.yes) }
+    init(arguments: Arguments) throws {
+        area = try arguments.positionals(exactly: ["AREA"])[0]
+        confirmed = arguments.has(Self.yes)
+    }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
         let found = try skin.area(named: area)
         guard confirmed else {
-            throw UsageError("This removes the area and all \(try skin.timeline(of: found.id).items.count) of its photos and cannot be undone. Add --yes to confirm.")
+            throw UsageError(
+                "This removes the area and all \(try skin.timeline(of: found.id).items.count) of its photos and cannot be undone. Add --yes to confirm."
+            )
         }
         try skin.deleteArea(found.id)
         context.console.print("Deleted the area and its photos.")
@@ -164,7 +186,10 @@ struct SkinLogCommand: Command {
     let area: String, path: String, note: String, json: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "PHOTO"])
-        area = p[0]; path = arguments.filePath(p[1]); note = arguments.value(Self.note) ?? ""; json = arguments.has(.json)
+        area = p[0]
+        path = arguments.filePath(p[1])
+        note = arguments.value(Self.note) ?? ""
+        json = arguments.has(.json)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
@@ -183,25 +208,43 @@ struct SkinTimelineCommand: Command {
     static let options: [Option] = [.json]
 
     let area: String, json: Bool
-    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has(.json) }
+    init(arguments: Arguments) throws {
+        area = try arguments.positionals(exactly: ["AREA"])[0]
+        json = arguments.has(.json)
+    }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
         let details = try app.settings.flag(SkinCommands.detailsFlag)
         if json {
             struct Item: Encodable {
-                let entry: String; let capturedAt: String; let timeZone: String; let note: String; let isBaseline: Bool
+                let entry: String
+                let capturedAt: String
+                let timeZone: String
+                let note: String
+                let isBaseline: Bool
                 let comparison: SkinFigureJSON?
             }
-            struct Output: Encodable { let area: String; let entries: [Item]; let disclaimer: String }
-            try context.console.printJSON(Output(area: timeline.area.id.rawValue, entries: timeline.items.map { item in
-                Item(entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt), timeZone: item.entry.timeZone,
-                     note: item.entry.note, isBaseline: item.isBaseline,
-                     comparison: item.comparison.map { SkinFigureJSON($0, capturedAt: item.entry.capturedAt, details: details) })
-            }, disclaimer: Disclaimer.similarity.text))
+            struct Output: Encodable {
+                let area: String
+                let entries: [Item]
+                let disclaimer: String
+            }
+            try context.console.printJSON(
+                Output(
+                    area: timeline.area.id.rawValue,
+                    entries: timeline.items.map { item in
+                        Item(
+                            entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt), timeZone: item.entry.timeZone,
+                            note: item.entry.note, isBaseline: item.isBaseline,
+                            comparison: item.comparison.map { SkinFigureJSON($0, capturedAt: item.entry.capturedAt, details: details) })
+                    }, disclaimer: Disclaimer.similarity.text))
             return
         }
-        if timeline.items.isEmpty { context.console.print("No photos of this area yet."); return }
+        if timeline.items.isEmpty {
+            context.console.print("No photos of this area yet.")
+            return
+        }
         for item in timeline.items {
             var figure = "first photo (the one others are compared with)"
             if let c = item.comparison {
@@ -211,7 +254,9 @@ struct SkinTimelineCommand: Command {
                 figure = "no comparison stored"
             }
             let note = item.entry.note.isEmpty ? "" : "  note: \(SkinCommands.noteLine(item.entry.note))"
-            context.console.print("\(item.entry.id.rawValue.prefix(8))  \(DateText.string(item.entry.capturedAt, .numericMinute, inZoneNamed: item.entry.timeZone))  \(figure)\(note)")
+            context.console.print(
+                "\(item.entry.id.rawValue.prefix(8))  \(DateText.string(item.entry.capturedAt, .numericMinute, inZoneNamed: item.entry.timeZone))  \(figure)\(note)"
+            )
         }
         context.console.print(Disclaimer.similarity.text)
     }
@@ -222,37 +267,51 @@ struct SkinCompareCommand: Command {
     static let abstract = "Show how similar one photo of an area is to the area's first photo."
     static let synopsis = "AREA ENTRY"
     static let discussion = """
-    \(SkinCommands.entryHelp)
-    """
+        \(SkinCommands.entryHelp)
+        """
     static let options: [Option] = [.json]
 
     let area: String, entry: String, json: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
-        area = p[0]; entry = p[1]; json = arguments.has(.json)
+        area = p[0]
+        entry = p[1]
+        json = arguments.has(.json)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let found = try app.skin.area(named: area)
         let id = try SkinCommands.entryID(entry, in: app.skin.timeline(of: found.id))
-        try Self.show(app.skin.comparison(of: id, in: found.id), details: try app.settings.flag(SkinCommands.detailsFlag),
-                      json: json, console: context.console)
+        try Self.show(
+            app.skin.comparison(of: id, in: found.id), details: try app.settings.flag(SkinCommands.detailsFlag),
+            json: json, console: context.console)
     }
 
     static func show(_ view: SkinComparisonView, details: Bool, json: Bool, console: Console) throws {
         if json {
-            struct Output: Encodable { let entry: String; let isBaseline: Bool; let comparison: SkinFigureJSON?; let disclaimer: String }
-            try console.printJSON(Output(entry: view.entry.id.rawValue, isBaseline: view.isBaseline,
-                                         comparison: view.comparison.map { SkinFigureJSON($0, capturedAt: view.entry.capturedAt, details: details) },
-                                         disclaimer: Disclaimer.similarity.text))
+            struct Output: Encodable {
+                let entry: String
+                let isBaseline: Bool
+                let comparison: SkinFigureJSON?
+                let disclaimer: String
+            }
+            try console.printJSON(
+                Output(
+                    entry: view.entry.id.rawValue, isBaseline: view.isBaseline,
+                    comparison: view.comparison.map { SkinFigureJSON($0, capturedAt: view.entry.capturedAt, details: details) },
+                    disclaimer: Disclaimer.similarity.text))
             return
         }
-        console.print("Photo \(view.entry.id.rawValue) of \(DateText.string(view.entry.capturedAt, .numericMinute, inZoneNamed: view.entry.timeZone))")
+        console.print(
+            "Photo \(view.entry.id.rawValue) of \(DateText.string(view.entry.capturedAt, .numericMinute, inZoneNamed: view.entry.timeZone))")
         guard !view.isBaseline else {
             console.print("This is the area's first photo: the others are compared with it.")
             return
         }
-        guard let c = view.comparison else { console.print("No comparison is stored for this photo."); return }
+        guard let c = view.comparison else {
+            console.print("No comparison is stored for this photo.")
+            return
+        }
         if let s = c.similarityPercent {
             console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
             if let partial = view.details?.diagnostics.partialColourMessage { console.print(partial) }
@@ -271,30 +330,38 @@ struct SkinNoteCommand: Command {
     static let abstract = "Write, remove or list the note of one photo of an area."
     static let usage = "AREA ENTRY TEXT | AREA ENTRY --clear | AREA ENTRY --history"
     static let discussion = """
-    \(SkinCommands.entryHelp)
-    TEXT becomes the photo's note: at most \(TextInput.maximumNoteLength) characters; line breaks and tabs are kept,
-    other control characters are refused. Put -- before a TEXT that starts with a dash.
-    A new note takes the place of the current one, which stays recorded.
-    """
+        \(SkinCommands.entryHelp)
+        TEXT becomes the photo's note: at most \(TextInput.maximumNoteLength) characters; line breaks and tabs are kept,
+        other control characters are refused. Put -- before a TEXT that starts with a dash.
+        A new note takes the place of the current one, which stays recorded.
+        """
     static let clear = Option("--clear", help: "Remove the photo's note (the removal is recorded too).")
     static let history = Option("--history", help: "List every version of the note, oldest first.")
     static let options: [Option] = [clear, history]
 
-    enum Action: Equatable { case write(String), clear, history }
+    enum Action: Equatable {
+        case write(String)
+        case clear, history
+    }
     let area: String, entry: String, action: Action
     init(arguments: Arguments) throws {
-        let clear = arguments.has(Self.clear), history = arguments.has(Self.history)
+        let clear = arguments.has(Self.clear)
+        let history = arguments.has(Self.history)
         if clear || history {
             guard !(clear && history) else { throw UsageError("Use either --clear or --history, not both.") }
             let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
-            area = p[0]; entry = p[1]; action = clear ? .clear : .history
+            area = p[0]
+            entry = p[1]
+            action = clear ? .clear : .history
             return
         }
         let p = try arguments.positionals(exactly: ["AREA", "ENTRY", "TEXT"])
         guard !p[2].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw UsageError("The note is empty. To remove a photo's note, use --clear.")
         }
-        area = p[0]; entry = p[1]; action = .write(p[2])
+        area = p[0]
+        entry = p[1]
+        action = .write(p[2])
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
@@ -303,7 +370,10 @@ struct SkinNoteCommand: Command {
         switch action {
         case .history:
             let versions = try skin.noteHistory(of: id, in: found.id)
-            if versions.isEmpty { context.console.print("This photo has no note."); return }
+            if versions.isEmpty {
+                context.console.print("This photo has no note.")
+                return
+            }
             let zone = try skin.entry(id, in: found.id).timeZone
             for v in versions {
                 let text = v.text.isEmpty ? "(note removed)" : SkinCommands.noteLine(v.text)
@@ -327,21 +397,40 @@ struct SkinTrendCommand: Command {
     static let options: [Option] = [.json]
 
     let area: String, json: Bool
-    init(arguments: Arguments) throws { area = try arguments.positionals(exactly: ["AREA"])[0]; json = arguments.has(.json) }
+    init(arguments: Arguments) throws {
+        area = try arguments.positionals(exactly: ["AREA"])[0]
+        json = arguments.has(.json)
+    }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
         if json {
-            struct Point: Encodable { let entry: String; let capturedAt: String; let comparable: Bool; let difference: Double? }
-            struct Output: Encodable { let area: String; let points: [Point]; let disclaimer: String }
-            try context.console.printJSON(Output(area: timeline.area.id.rawValue, points: timeline.items.map { item in
-                Point(entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt),
-                      comparable: item.isBaseline || item.comparison?.comparable == true,
-                      difference: item.isBaseline ? 0 : item.comparison?.magnitude)
-            }, disclaimer: Disclaimer.trend.text))
+            struct Point: Encodable {
+                let entry: String
+                let capturedAt: String
+                let comparable: Bool
+                let difference: Double?
+            }
+            struct Output: Encodable {
+                let area: String
+                let points: [Point]
+                let disclaimer: String
+            }
+            try context.console.printJSON(
+                Output(
+                    area: timeline.area.id.rawValue,
+                    points: timeline.items.map { item in
+                        Point(
+                            entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt),
+                            comparable: item.isBaseline || item.comparison?.comparable == true,
+                            difference: item.isBaseline ? 0 : item.comparison?.magnitude)
+                    }, disclaimer: Disclaimer.trend.text))
             return
         }
-        if timeline.items.isEmpty { context.console.print("No photos of this area yet."); return }
+        if timeline.items.isEmpty {
+            context.console.print("No photos of this area yet.")
+            return
+        }
         let width = 30
         context.console.print("Date              Similar " + String(repeating: " ", count: width - 8) + "Different")
         for item in timeline.items {
@@ -364,7 +453,9 @@ struct SkinDeleteEntryCommand: Command {
     let area: String, entry: String, confirmed: Bool
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["AREA", "ENTRY"])
-        area = p[0]; entry = p[1]; confirmed = arguments.has(Self.yes)
+        area = p[0]
+        entry = p[1]
+        confirmed = arguments.has(Self.yes)
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
@@ -373,8 +464,10 @@ struct SkinDeleteEntryCommand: Command {
         let consequence = try skin.deletionConsequence(of: id, in: found.id)
         guard confirmed else { throw UsageError(consequence.message + " Add --yes to confirm.") }
         try skin.deleteEntry(id, in: found.id)
-        context.console.print("Deleted the photo." + (consequence.isBaseline && consequence.nextBaseline != nil
-            ? " The other photos are now compared with the next-oldest one." : ""))
+        context.console.print(
+            "Deleted the photo."
+                + (consequence.isBaseline && consequence.nextBaseline != nil
+                    ? " The other photos are now compared with the next-oldest one." : ""))
     }
 }
 
@@ -383,10 +476,10 @@ struct SkinCompareBatchCommand: Command {
     static let abstract = "Compare pairs of image files listed in a TSV file, storing nothing."
     static let synopsis = "PAIRS.tsv"
     static let discussion = """
-    Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
-    per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
-    comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
-    """
+        Each line is: id<TAB>baseline<TAB>probe, with paths relative to the TSV file's folder. Prints one JSON line
+        per pair: id, score (raw distance, higher = more different), similarity (0-100, null when not comparable),
+        comparable, and the disclaimer. A pair that cannot be read gets an "error" instead.
+        """
     let path: String
     init(arguments: Arguments) throws { path = arguments.filePath(try arguments.positionals(exactly: ["PAIRS.tsv"])[0]) }
 
@@ -407,22 +500,30 @@ struct SkinCompareBatchCommand: Command {
         for raw in text.split(whereSeparator: \.isNewline) where !raw.trimmingCharacters(in: .whitespaces).isEmpty {
             let fields = raw.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 3 else {
-                context.console.print(try SkinCommands.line(Line(id: fields.first ?? "", score: nil, similarity: nil, comparable: false, reason: nil,
-                                                                 error: "A line needs three tab-separated fields: id, baseline, probe.",
-                                                                 disclaimer: Disclaimer.similarity.text)))
+                context.console.print(
+                    try SkinCommands.line(
+                        Line(
+                            id: fields.first ?? "", score: nil, similarity: nil, comparable: false, reason: nil,
+                            error: "A line needs three tab-separated fields: id, baseline, probe.",
+                            disclaimer: Disclaimer.similarity.text)))
                 continue
             }
             func file(_ name: String) -> String { name.hasPrefix("/") ? name : folder.appendingPathComponent(name).path }
             do {
                 let result = try skin.compareFiles(baseline: InputFile.read(file(fields[1])), probe: InputFile.read(file(fields[2])))
-                context.console.print(try SkinCommands.line(Line(
-                    id: fields[0], score: (result.rawScore * 10_000).rounded() / 10_000,
-                    similarity: result.comparable ? result.similarityPercent.map { Int($0.rounded()) } : nil,
-                    comparable: result.comparable, reason: result.reasonNotComparable?.userMessage, error: nil,
-                    disclaimer: Disclaimer.similarity.text)))
+                context.console.print(
+                    try SkinCommands.line(
+                        Line(
+                            id: fields[0], score: (result.rawScore * 10_000).rounded() / 10_000,
+                            similarity: result.comparable ? result.similarityPercent.map { Int($0.rounded()) } : nil,
+                            comparable: result.comparable, reason: result.reasonNotComparable?.userMessage, error: nil,
+                            disclaimer: Disclaimer.similarity.text)))
             } catch let problem as CairnError {
-                context.console.print(try SkinCommands.line(Line(id: fields[0], score: nil, similarity: nil, comparable: false, reason: nil,
-                                                                 error: problem.userMessage, disclaimer: Disclaimer.similarity.text)))
+                context.console.print(
+                    try SkinCommands.line(
+                        Line(
+                            id: fields[0], score: nil, similarity: nil, comparable: false, reason: nil,
+                            error: problem.userMessage, disclaimer: Disclaimer.similarity.text)))
             }
         }
     }

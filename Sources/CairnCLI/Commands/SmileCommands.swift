@@ -8,14 +8,18 @@ import Smile
 /// The `cairn smile` group: add photos, list entries, export one crop, compare two.
 enum SmileCommands {
     /// The group as `CairnCommandLine.commands` lists it.
-    static var group: CommandGroup { CommandGroup(name: "smile", abstract: "Smile journal: mouth crops of your smile, to compare over time.", children: [
-        .command(SmileAddCommand.self),
-        .command(SmileListCommand.self),
-        .command(SmileExportCommand.self),
-        .command(SmileCompareCommand.self),
-        .command(SmileDeleteCommand.self),
-        .command(SmileReportCommand.self),
-    ]) }
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "smile", abstract: "Smile journal: mouth crops of your smile, to compare over time.",
+            children: [
+                .command(SmileAddCommand.self),
+                .command(SmileListCommand.self),
+                .command(SmileExportCommand.self),
+                .command(SmileCompareCommand.self),
+                .command(SmileDeleteCommand.self),
+                .command(SmileReportCommand.self),
+            ])
+    }
 
     /// Writes `data` to `path` as a 0600 file unless a file is there (and `force` is off); never through a
     /// partial file (`OutputFile`).
@@ -43,17 +47,25 @@ struct SmileAddCommand: Command {
     static let abstract = "Add photos of your smile: each is cropped to the mouth and only the crop is kept."
     static let synopsis = "FILE|FOLDER..."
     static let discussion = """
-    Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a \(SmileService.cropSide)x\(SmileService.cropSide) \
-    square crop is stored, with the capture date from the photo and which method found the mouth. The photo
-    itself is never stored. A folder adds the images directly inside it, in name order.
+        Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a \(SmileService.cropSide)x\(SmileService.cropSide) \
+        square crop is stored, with the capture date from the photo and which method found the mouth. The photo
+        itself is never stored. A folder adds the images directly inside it, in name order.
 
-    Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
-    web page to place the square), or not an image.
-    """
+        Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
+        web page to place the square), or not an image.
+        """
 
     static let note = Option("--note", "TEXT", help: "A note for every entry added.")
-    static let square = Option("--square", "X,Y,SIDE", help: "Place the crop square yourself (one file only): its top-left corner and side, in the\nphoto's pixels as it is meant to be seen (after rotation).")
-    static let json = Option("--json", help: "Print one result per file as JSON: outcome, detector, the crop square in the\nphoto's pixels, the photo's size, and the other faces when there were several.")
+    static let square = Option(
+        "--square", "X,Y,SIDE",
+        help:
+            "Place the crop square yourself (one file only): its top-left corner and side, in the\nphoto's pixels as it is meant to be seen (after rotation)."
+    )
+    static let json = Option(
+        "--json",
+        help:
+            "Print one result per file as JSON: outcome, detector, the crop square in the\nphoto's pixels, the photo's size, and the other faces when there were several."
+    )
     static let options: [Option] = [note, square, json]
 
     let inputs: [String]
@@ -142,7 +154,9 @@ struct SmileAddCommand: Command {
             result.message = "Added as \(entry.shortID) (\(entry.source.label))."
         } catch SmileError.uncertainProposal {
             result.outcome = .needsManualCrop
-            result.message = SmileError.uncertainProposal.userMessage + " Nothing was stored; to keep the suggested square, add it again with --square " + (result.square.map { "\($0.x),\($0.y),\($0.side)" } ?? "X,Y,SIDE") + "."
+            result.message =
+                SmileError.uncertainProposal.userMessage + " Nothing was stored; to keep the suggested square, add it again with --square "
+                + (result.square.map { "\($0.x),\($0.y),\($0.side)" } ?? "X,Y,SIDE") + "."
         } catch SmileError.needsManualCrop(let reason) {
             result.outcome = .needsManualCrop
             result.message = reason.userMessage + " Nothing was stored; add it again with --square X,Y,SIDE."
@@ -160,13 +174,25 @@ struct SmileAddCommand: Command {
 /// A crop square as JSON.
 struct SquareJSON: Encodable, Equatable {
     let x: Int, y: Int, side: Int
-    init(_ s: CropSquare) { x = s.x; y = s.y; side = s.side }
+    init(_ s: CropSquare) {
+        x = s.x
+        y = s.y
+        side = s.side
+    }
 }
 
 /// One file's result of `smile add`.
 struct SmileAddResult: Encodable {
-    enum Outcome: String, Encodable { case ok, needsManualCrop = "needs-manual-crop", notAnImage = "not-an-image" }
-    struct Face: Encodable { let detector: String; let square: SquareJSON; let confidence: Double }
+    enum Outcome: String, Encodable {
+        case ok
+        case needsManualCrop = "needs-manual-crop"
+        case notAnImage = "not-an-image"
+    }
+    struct Face: Encodable {
+        let detector: String
+        let square: SquareJSON
+        let confidence: Double
+    }
     let file: String
     var outcome: Outcome
     var message: String
@@ -185,7 +211,9 @@ struct SmileAddResult: Encodable {
     var otherFaces: [Face] = []
 
     init(file: String, outcome: Outcome, message: String) {
-        self.file = file; self.outcome = outcome; self.message = message
+        self.file = file
+        self.outcome = outcome
+        self.message = message
     }
 
     init(file: String, analysis: SmileAnalysis) {
@@ -198,7 +226,9 @@ struct SmileAddResult: Encodable {
         photoWidth = analysis.sourceWidth
         photoHeight = analysis.sourceHeight
         captureDate = analysis.captureDate?.localDateTime
-        otherFaces = analysis.candidates.dropFirst().map { Face(detector: SmileCropSource($0.detector).rawValue, square: SquareJSON($0.square), confidence: $0.confidence) }
+        otherFaces = analysis.candidates.dropFirst().map {
+            Face(detector: SmileCropSource($0.detector).rawValue, square: SquareJSON($0.square), confidence: $0.confidence)
+        }
     }
 
     var line: String {
@@ -209,8 +239,12 @@ struct SmileAddResult: Encodable {
         case .notAnImage: word = "not an image"
         }
         var text = "\(file): \(word). \(message)"
-        if let square, outcome == .ok { text += " Square \(square.x),\(square.y),\(square.side)" + (photoWidth.map { " in \($0)x\(photoHeight ?? 0)." } ?? ".") }
-        if !otherFaces.isEmpty { text += " Other faces: " + otherFaces.map { "\($0.square.x),\($0.square.y),\($0.square.side)" }.joined(separator: "; ") + "." }
+        if let square, outcome == .ok {
+            text += " Square \(square.x),\(square.y),\(square.side)" + (photoWidth.map { " in \($0)x\(photoHeight ?? 0)." } ?? ".")
+        }
+        if !otherFaces.isEmpty {
+            text += " Other faces: " + otherFaces.map { "\($0.square.x),\($0.square.y),\($0.square.side)" }.joined(separator: "; ") + "."
+        }
         return text
     }
 }
@@ -237,11 +271,13 @@ struct SmileListCommand: Command {
     func run(in context: CommandContext) throws {
         let entries = try context.openApplication().smile.entries()
         if json {
-            try context.console.printJSON(entries.map {
-                Item(id: $0.id.rawValue, captureDate: $0.captureDate?.localDateTime, added: Timestamp.string(from: $0.createdAt),
-                     note: $0.note, detector: $0.source.rawValue, square: SquareJSON($0.square), photoWidth: $0.sourceWidth,
-                     photoHeight: $0.sourceHeight, cropBytes: $0.photo.byteCount)
-            })
+            try context.console.printJSON(
+                entries.map {
+                    Item(
+                        id: $0.id.rawValue, captureDate: $0.captureDate?.localDateTime, added: Timestamp.string(from: $0.createdAt),
+                        note: $0.note, detector: $0.source.rawValue, square: SquareJSON($0.square), photoWidth: $0.sourceWidth,
+                        photoHeight: $0.sourceHeight, cropBytes: $0.photo.byteCount)
+                })
             return
         }
         guard !entries.isEmpty else {
@@ -262,8 +298,8 @@ struct SmileExportCommand: Command {
     static let abstract = "Write one smile crop to a file, exactly as stored."
     static let synopsis = "ID"
     static let discussion = """
-    Writes the stored crop's bytes unchanged (no re-encoding); it carries no metadata (checked before writing).
-    """
+        Writes the stored crop's bytes unchanged (no re-encoding); it carries no metadata (checked before writing).
+        """
     static let out = Option("--out", "PATH", help: "The file to write.", required: true)
     static let force = Option("--force", help: "Replace a file already at PATH.")
     static let options: [Option] = [out, force]
@@ -282,7 +318,9 @@ struct SmileExportCommand: Command {
         let export = try smile.export(try smile.entry(matching: id))
         guard export.containsNoMetadata else { throw SmileError.outputNotClean }
         try SmileCommands.write(export.jpeg, to: out, force: force)
-        context.console.print("Wrote \(out): \(SmileService.cropSide)x\(SmileService.cropSide) JPEG, \(export.jpeg.count) bytes (\(SmileCommands.size(export.jpeg.count))), no metadata (checked).")
+        context.console.print(
+            "Wrote \(out): \(SmileService.cropSide)x\(SmileService.cropSide) JPEG, \(export.jpeg.count) bytes (\(SmileCommands.size(export.jpeg.count))), no metadata (checked)."
+        )
     }
 }
 
@@ -292,8 +330,8 @@ struct SmileCompareCommand: Command {
     static let abstract = "Write two smile crops side by side into a new JPEG (not stored in Cairn)."
     static let synopsis = "A B"
     static let discussion = """
-    A goes on the left, B on the right. The new picture carries no metadata (checked before writing).
-    """
+        A goes on the left, B on the right. The new picture carries no metadata (checked before writing).
+        """
     static let out = Option("--out", "PATH", help: "The file to write, e.g. side-by-side.jpg.", required: true)
     static let force = Option("--force", help: "Replace a file already at PATH.")
     static let options: [Option] = [out, force]
@@ -302,7 +340,8 @@ struct SmileCompareCommand: Command {
 
     init(arguments: Arguments) throws {
         let ids = try arguments.positionals(exactly: ["A", "B"])
-        a = ids[0]; b = ids[1]
+        a = ids[0]
+        b = ids[1]
         guard let out = arguments.value(Self.out), !out.isEmpty else { throw UsageError("Missing --out PATH.") }
         self.out = arguments.filePath(out)
         force = arguments.has(Self.force)
@@ -313,7 +352,8 @@ struct SmileCompareCommand: Command {
         let jpeg = try smile.sideBySide(try smile.entry(matching: a), try smile.entry(matching: b))
         try SmileCommands.write(jpeg, to: out, force: force)
         let width = 2 * SmileService.cropSide + SmileService.sideBySideGap
-        context.console.print("Wrote \(out): \(width)x\(SmileService.cropSide) JPEG, \(jpeg.count) bytes (\(SmileCommands.size(jpeg.count))), no metadata (checked).")
+        context.console.print(
+            "Wrote \(out): \(width)x\(SmileService.cropSide) JPEG, \(jpeg.count) bytes (\(SmileCommands.size(jpeg.count))), no metadata (checked).")
     }
 }
 

@@ -69,13 +69,17 @@ enum CommandForwarding {
 
     /// Runs the command `words` through the server of the vault folder `directory`; nil when it is to run here (no
     /// server answers, or it is locked or declined: nothing was done). `clock` is the client's clock identity.
-    static func run(_ words: [String], vaultDirectory directory: URL, workingDirectory: String, clock: String,
-                    console: Console) -> Int32? {
+    static func run(
+        _ words: [String], vaultDirectory directory: URL, workingDirectory: String, clock: String,
+        console: Console
+    ) -> Int32? {
         guard let connection = CommandSocket.connect(toVaultAt: directory) else { return nil }
-        let request = Request(words: words, workingDirectory: workingDirectory, clock: clock,
-                              canAsk: console.canAsk, canAskSecret: console.canAskSecret)
+        let request = Request(
+            words: words, workingDirectory: workingDirectory, clock: clock,
+            canAsk: console.canAsk, canAskSecret: console.canAskSecret)
         guard let body = try? JSONEncoder().encode(request), connection.send(Frame.request.rawValue, body),
-              let first = connection.receive(limit: requestLimit), let kind = Frame(rawValue: first.kind) else { return nil }
+            let first = connection.receive(limit: requestLimit), let kind = Frame(rawValue: first.kind)
+        else { return nil }
         switch kind {
         case .running: break
         case .declined:
@@ -99,7 +103,8 @@ enum CommandForwarding {
             default: break
             }
         }
-        console.error("cairn: cairn serve stopped before the command finished, so it may or may not have been done. Check, and run it again if needed.")
+        console.error(
+            "cairn: cairn serve stopped before the command finished, so it may or may not have been done. Check, and run it again if needed.")
         return 1
     }
 
@@ -107,17 +112,23 @@ enum CommandForwarding {
 
     /// Answers one connection of the server whose open vault `served` holds: reads the request, and runs its
     /// command with `environment` (the server's) unless the vault is locked or the clocks differ.
-    static func answer(_ connection: FramedConnection, served: ServedApplication, environment: [String: String],
-                       clock: String) {
+    static func answer(
+        _ connection: FramedConnection, served: ServedApplication, environment: [String: String],
+        clock: String
+    ) {
         connection.setReceiveTimeout(seconds: requestTimeoutSeconds)
         guard let first = connection.receive(limit: requestLimit), first.kind == Frame.request.rawValue,
-              let request = try? JSONDecoder().decode(Request.self, from: first.payload) else { return }
+            let request = try? JSONDecoder().decode(Request.self, from: first.payload)
+        else { return }
         connection.setReceiveTimeout(seconds: 0)
         guard request.clock == clock else {
-            connection.send(Frame.declined.rawValue, Data("""
-                cairn serve runs with another time zone (TZ) or CAIRN_NOW than this command, so the command runs \
-                on its own.
-                """.utf8))
+            connection.send(
+                Frame.declined.rawValue,
+                Data(
+                    """
+                    cairn serve runs with another time zone (TZ) or CAIRN_NOW than this command, so the command runs \
+                    on its own.
+                    """.utf8))
             return
         }
         guard let application = served.begin() else {
@@ -129,16 +140,19 @@ enum CommandForwarding {
         func asking(_ kind: Frame) -> () -> String? {
             {
                 guard connection.send(kind.rawValue), let reply = connection.receive(limit: requestLimit),
-                      reply.kind == Frame.answer.rawValue else { return nil }
+                    reply.kind == Frame.answer.rawValue
+                else { return nil }
                 return String(decoding: reply.payload, as: UTF8.self)
             }
         }
-        let console = Console(out: { connection.send(Frame.out.rawValue, Data($0.utf8)) },
-                              err: { connection.send(Frame.err.rawValue, Data($0.utf8)) },
-                              input: request.canAsk ? asking(.ask) : nil,
-                              secret: request.canAskSecret ? asking(.askSecret) : nil)
-        let code = CairnCommandLine.runInServer(request.words, console: console, environment: environment,
-                                                application: application, workingDirectory: request.workingDirectory)
+        let console = Console(
+            out: { connection.send(Frame.out.rawValue, Data($0.utf8)) },
+            err: { connection.send(Frame.err.rawValue, Data($0.utf8)) },
+            input: request.canAsk ? asking(.ask) : nil,
+            secret: request.canAskSecret ? asking(.askSecret) : nil)
+        let code = CairnCommandLine.runInServer(
+            request.words, console: console, environment: environment,
+            application: application, workingDirectory: request.workingDirectory)
         connection.send(Frame.exit.rawValue, Data(String(code).utf8))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The unix socket in the vault folder through which `cairn` commands reach a running `cairn serve`

@@ -25,6 +25,7 @@ enum FormField {
         guard !fields.isEmpty else { return "" }
         let links = fields.map { "<a href=\"#\($0.id)\">\(HTML.escape($0.label))</a>" }
         let count = fields.count == 1 ? "One field needs" : "\(fields.count) fields need"
-        return "<p class=\"form-error\" role=\"alert\" id=\"form-problems\">Nothing was saved. \(count) a change: \(links.joined(separator: ", ")).</p>"
+        return
+            "<p class=\"form-error\" role=\"alert\" id=\"form-problems\">Nothing was saved. \(count) a change: \(links.joined(separator: ", ")).</p>"
     }
 }

@@ -1,4 +1,5 @@
 import CairnApp
+
 /// The three journals the home page links to, with the words of their empty states.
 enum Journal: String, CaseIterable {
     case skin, smile, regimen
@@ -58,14 +59,14 @@ enum HomePage {
             """
         }.joined(separator: "\n")
         let body = """
-        <div class="page-intro">
-        <h1>Your journals</h1>
-        <p class="lead">Three journals, one place. Leave a marker today and come back to see where things stand.</p>
-        </div>
-        <ul class="journal-grid" aria-label="Journals">
-        \(cards)
-        </ul>
-        """
+            <div class="page-intro">
+            <h1>Your journals</h1>
+            <p class="lead">Three journals, one place. Leave a marker today and come back to see where things stand.</p>
+            </div>
+            <ul class="journal-grid" aria-label="Journals">
+            \(cards)
+            </ul>
+            """
         return Layout.page(title: "Your journals", section: .home, body: body)
     }
 }
@@ -73,10 +74,12 @@ enum HomePage {
 extension HomePage {
     /// `GET /`: the journals, or the introduction on the first visit.
     static func routes(_ services: WebServices) -> [Route] {
-        [route(.get, "/") { _ in
-            if try !services.settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
-            return .html(render(summaries: try summaries(services), regimenToday: regimenToday(try services.regimen.todayView())))
-        }]
+        [
+            route(.get, "/") { _ in
+                if try !services.settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
+                return .html(render(summaries: try summaries(services), regimenToday: regimenToday(try services.regimen.todayView())))
+            }
+        ]
     }
 
     /// A short count for each journal that holds something, for the home page's cards.
@@ -102,16 +105,24 @@ extension HomePage {
         if let first = view.currentBatch.first {
             let link = "<a href=\"/regimen?focus=\(HTML.escape(first.doseID))\">"
             if view.isBatchDue {
-                lines.append("<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(HTML.escape(first.timeText))):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
+                lines.append(
+                    "<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(HTML.escape(first.timeText))):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>"
+                )
             } else {
-                lines.append("<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(HTML.escape(first.timeText)): \(link)\(HTML.escape(names(view.currentBatch)))</a></p>")
+                lines.append(
+                    "<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(HTML.escape(first.timeText)): \(link)\(HTML.escape(names(view.currentBatch)))</a></p>"
+                )
             }
         } else if let first = view.next.first {
-            lines.append("<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(HTML.escape("\(first.day) \(first.timeText)")).</p>")
+            lines.append(
+                "<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(HTML.escape("\(first.day) \(first.timeText)")).</p>"
+            )
         }
         let taken = view.loggedToday.filter { $0.state == .taken }.count + view.unscheduledLogged.filter { $0.status == .taken }.count
         let skipped = view.loggedToday.filter { $0.state == .skipped }.count
-        let logged = taken + skipped == 0 ? "Nothing logged yet today."
+        let logged =
+            taken + skipped == 0
+            ? "Nothing logged yet today."
             : "Logged today: \(count(taken, "dose")) taken" + (skipped > 0 ? ", \(skipped) skipped." : ".")
         lines.append("<p class=\"home-logged\" id=\"home-logged-today\">\(HTML.escape(logged))</p>")
         return lines.joined(separator: "\n")

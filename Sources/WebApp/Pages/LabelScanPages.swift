@@ -53,22 +53,26 @@ enum LabelScanPages {
     }
 
     /// Saves the reviewed product, or shows the page again with the person's edits and why nothing was saved.
-    private static func save(_ reviewed: Review, regimen: RegimenService, scanner: LabelScanService,
-                             csrfToken: String) throws -> Response {
+    private static func save(
+        _ reviewed: Review, regimen: RegimenService, scanner: LabelScanService,
+        csrfToken: String
+    ) throws -> Response {
         var review = reviewed
         guard !review.hasFieldErrors else {
             review.error = "Some fields need a look; each is marked below. Nothing was saved."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         if review.rows.contains(where: { !$0.unseenFlags.isEmpty }) {
-            review.error = "Your edits raised something to check, marked beside the row. Nothing was saved yet: look at it, then choose Save product again."
+            review.error =
+                "Your edits raised something to check, marked beside the row. Nothing was saved yet: look at it, then choose Save product again."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         // The gate: a flagged row is saved only when the person ticked that they checked it (or left it out).
         let undecided = review.rows.enumerated().filter { $0.element.needsDecision && !$0.element.accepted }.map { $0.offset + 1 }
         if !undecided.isEmpty {
             let numbers = FlaggedRowsUndecided.join(undecided.map(String.init))
-            review.error = "\(undecided.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged. Check each against the label, then tick \"I checked this row\" to save it as it is, change it, or leave it out. Nothing was saved."
+            review.error =
+                "\(undecided.count == 1 ? "Row \(numbers) is" : "Rows \(numbers) are") flagged. Check each against the label, then tick \"I checked this row\" to save it as it is, change it, or leave it out. Nothing was saved."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         guard review.rows.contains(where: { $0.checked != nil }) else {
@@ -78,9 +82,10 @@ enum LabelScanPages {
         do {
             guard let form = review.productForm else { throw RegimenError.noProductForm }
             let kept = review.rows.compactMap(\.checked)
-            let product = try scanner.product(fromReviewed: kept, servingSize: review.servingSize,
-                                              name: review.name.trimmingCharacters(in: .whitespaces),
-                                              brand: review.brand.trimmingCharacters(in: .whitespaces), form: form)
+            let product = try scanner.product(
+                fromReviewed: kept, servingSize: review.servingSize,
+                name: review.name.trimmingCharacters(in: .whitespaces),
+                brand: review.brand.trimmingCharacters(in: .whitespaces), form: form)
             let decisions = RowDecisions(
                 accepted: Set(review.rows.enumerated().filter { $0.element.accepted }.map { $0.offset + 1 }),
                 readFlags: Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.offset + 1, $0.element.flags) }))
@@ -194,8 +199,9 @@ enum LabelScanPages {
             photoWidth = Int(fields["photo-width"] ?? "") ?? 0
             photoHeight = Int(fields["photo-height"] ?? "") ?? 0
             preview = LabelScanPages.preview(fromField: fields["photo"])
-            if name.trimmingCharacters(in: .whitespaces).isEmpty { nameError = RegimenError.emptyProductName.userMessage }
-            else {
+            if name.trimmingCharacters(in: .whitespaces).isEmpty {
+                nameError = RegimenError.emptyProductName.userMessage
+            } else {
                 do { try TextInput.name(name, field: "product name") } catch let error as CairnError { nameError = error.userMessage } catch {}
             }
             do { _ = try ProductForm(parsing: form) } catch { formError = (error as? CairnError)?.userMessage }
@@ -233,26 +239,32 @@ enum LabelScanPages {
     // MARK: pages
 
     static func upload(csrfToken: String, scannerAvailable: Bool = true, error: String? = nil) -> String {
-        let intro = RegimenPages.intro("Add a product from its label",
-                                       lead: "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved.")
+        let intro = RegimenPages.intro(
+            "Add a product from its label",
+            lead:
+                "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved."
+        )
         guard scannerAvailable else {
-            return Layout.page(title: "Add a product from its label", section: .regimen, body: intro + RegimenPages.subnav("/regimen/products") + """
-            <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
-            <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
-            """)
+            return Layout.page(
+                title: "Add a product from its label", section: .regimen,
+                body: intro + RegimenPages.subnav("/regimen/products") + """
+                    <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
+                    <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
+                    """)
         }
-        let body = intro + RegimenPages.subnav("/regimen/products") + """
-        <form method="post" action="/regimen/products/scan" enctype="multipart/form-data" class="card regimen-form scan-upload" id="scan-upload">\(Layout.csrfField(csrfToken))
-        \(RegimenPages.message(notice: nil, error: error))
-        <div class="stack"><label for="scan-photo">Photo of the Supplement Facts panel</label>
-        <input type="file" id="scan-photo" name="photo" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" required aria-describedby="scan-photo-help">
-        <p class="help" id="scan-photo-help">JPEG, PNG, WebP or HEIC. The photo is read in memory and is not kept: it is not saved with the product.</p></div>
-        <div class="form-actions"><button type="submit" class="button" id="scan-read">Read the label</button>
-        <a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></div>
-        <p class="help scan-progress" id="scan-progress" role="status" aria-live="polite"></p>
-        </form>
-        <script src="/assets/label-scan.js" defer></script>
-        """
+        let body =
+            intro + RegimenPages.subnav("/regimen/products") + """
+                <form method="post" action="/regimen/products/scan" enctype="multipart/form-data" class="card regimen-form scan-upload" id="scan-upload">\(Layout.csrfField(csrfToken))
+                \(RegimenPages.message(notice: nil, error: error))
+                <div class="stack"><label for="scan-photo">Photo of the Supplement Facts panel</label>
+                <input type="file" id="scan-photo" name="photo" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" required aria-describedby="scan-photo-help">
+                <p class="help" id="scan-photo-help">JPEG, PNG, WebP or HEIC. The photo is read in memory and is not kept: it is not saved with the product.</p></div>
+                <div class="form-actions"><button type="submit" class="button" id="scan-read">Read the label</button>
+                <a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></div>
+                <p class="help scan-progress" id="scan-progress" role="status" aria-live="polite"></p>
+                </form>
+                <script src="/assets/label-scan.js" defer></script>
+                """
         return Layout.page(title: "Add a product from its label", section: .regimen, body: body)
     }
 
@@ -261,9 +273,11 @@ enum LabelScanPages {
         var messages = ""
         if let message = review.statusMessage {
             let cls = review.status == .proposed ? "notice" : "form-error"
-            messages += "<p class=\"\(cls)\" role=\"\(review.status == .proposed ? "status" : "alert")\" id=\"scan-message\">\(HTML.escape(message))</p>"
+            messages +=
+                "<p class=\"\(cls)\" role=\"\(review.status == .proposed ? "status" : "alert")\" id=\"scan-message\">\(HTML.escape(message))</p>"
             if review.status != .proposed {
-                messages += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/scan\" id=\"scan-retry\">Try another photo</a> <span class=\"regimen-meta\">or type the rows in below.</span></p>"
+                messages +=
+                    "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/scan\" id=\"scan-retry\">Try another photo</a> <span class=\"regimen-meta\">or type the rows in below.</span></p>"
             }
         }
         for (i, warning) in review.warnings.enumerated() {
@@ -271,108 +285,123 @@ enum LabelScanPages {
         }
         messages += RegimenPages.message(notice: review.notice, error: review.error)
         let photo = photoFigure(review)
-        let formOptions = ["<option value=\"\"\(review.form.isEmpty ? " selected" : "")>Choose…</option>"] + ProductForm.allCases.map { f in
-            "<option value=\"\(f.rawValue)\"\(f.rawValue == review.form ? " selected" : "")>\(f.rawValue)</option>"
-        }
+        let formOptions =
+            ["<option value=\"\"\(review.form.isEmpty ? " selected" : "")>Choose…</option>"]
+            + ProductForm.allCases.map { f in
+                "<option value=\"\(f.rawValue)\"\(f.rawValue == review.form ? " selected" : "")>\(f.rawValue)</option>"
+            }
         let servingHelp = review.servingOnLabel.map { "The label says: \(HTML.escape($0)). " } ?? ""
         let rows = review.rows.enumerated().map { i, row in
             rowHTML(row, index: i, autofocus: focusLastRow && i == review.rows.count - 1)
         }.joined(separator: "\n")
-        let empty = review.rows.isEmpty
+        let empty =
+            review.rows.isEmpty
             ? "<p class=\"help\" id=\"scan-no-rows\">No rows were read. Try another photo, or add the rows by hand.</p>" : ""
-        var other = review.otherIngredients.isEmpty ? "" : """
-        <p class="help scan-other" id="scan-other"><strong>Other ingredients (not saved as rows):</strong> \(HTML.escape(review.otherIngredients.joined(separator: ", ")))</p>
-        """
+        var other =
+            review.otherIngredients.isEmpty
+            ? ""
+            : """
+            <p class="help scan-other" id="scan-other"><strong>Other ingredients (not saved as rows):</strong> \(HTML.escape(review.otherIngredients.joined(separator: ", ")))</p>
+            """
         if !review.notIngredients.isEmpty {
             let items = review.notIngredients.map { "<li>\(HTML.escape($0))</li>" }.joined()
-            other += "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
+            other +=
+                "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
         }
-        let body = RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text)
+        let body =
+            RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text)
             + RegimenPages.subnav("/regimen/products") + messages + """
-        <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
-        <input type="hidden" name="photo" value="\(review.preview.map { $0.base64EncodedString() } ?? "")">
-        <input type="hidden" name="photo-width" value="\(review.photoWidth)">
-        <input type="hidden" name="photo-height" value="\(review.photoHeight)">
-        <input type="hidden" name="rows" value="\(review.rows.count)">
-        <input type="hidden" name="other-ingredients" value="\(HTML.escape(review.otherIngredients.joined(separator: "\n")))">
-        <input type="hidden" name="not-ingredients" value="\(HTML.escape(review.notIngredients.joined(separator: "\n")))">
-        <div class="scan-layout">
-        \(photo)
-        <div class="scan-fields">
-        <fieldset class="card scan-product">
-        <legend>Product</legend>
-        \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true,
+                <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
+                <input type="hidden" name="photo" value="\(review.preview.map { $0.base64EncodedString() } ?? "")">
+                <input type="hidden" name="photo-width" value="\(review.photoWidth)">
+                <input type="hidden" name="photo-height" value="\(review.photoHeight)">
+                <input type="hidden" name="rows" value="\(review.rows.count)">
+                <input type="hidden" name="other-ingredients" value="\(HTML.escape(review.otherIngredients.joined(separator: "\n")))">
+                <input type="hidden" name="not-ingredients" value="\(HTML.escape(review.notIngredients.joined(separator: "\n")))">
+                <div class="scan-layout">
+                \(photo)
+                <div class="scan-fields">
+                <fieldset class="card scan-product">
+                <legend>Product</legend>
+                \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true,
                    maxLength: TextInput.maximumNameLength))
-        \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil,
+                \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil,
                    maxLength: TextInput.maximumNameLength))
-        <div class="stack"><label for="scan-form">Form</label>
-        <select id="scan-form" name="form"\(FormField.attributes("scan-form", errors: review.formError.map { [$0] } ?? []))>\(formOptions.joined())</select>\(FormField.errors(review.formError.map { [$0] } ?? [], "scan-form"))</div>
-        \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
+                <div class="stack"><label for="scan-form">Form</label>
+                <select id="scan-form" name="form"\(FormField.attributes("scan-form", errors: review.formError.map { [$0] } ?? []))>\(formOptions.joined())</select>\(FormField.errors(review.formError.map { [$0] } ?? [], "scan-form"))</div>
+                \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
                     help: servingHelp + "A number of units (2 for two capsules), or an amount such as 5 g."))
-        </fieldset>
-        <fieldset class="card scan-rows-set">
-        <legend>Ingredients, per serving</legend>
-        \(empty)
-        <ol class="scan-rows" id="scan-rows">
-        \(rows)
-        </ol>
-        \(other)
-        </fieldset>
-        <div class="form-actions scan-actions">
-        <button type="submit" class="button" name="action" value="save" id="scan-save">Save product</button>
-        <button type="submit" class="button button-quiet" name="action" value="check" id="scan-check">Check my edits</button>
-        <button type="submit" class="button button-quiet" name="action" value="add" id="scan-add">Add a row</button>
-        <a class="button-link" href="/regimen/products/scan" id="scan-again">Try another photo</a>
-        </div>
-        <p class="help">Nothing is saved until you choose Save product. Leaving this page discards the photo and the rows.</p>
-        </div>
-        </div>
-        </form>
-        <script src="/assets/label-scan.js" defer></script>
-        """
+                </fieldset>
+                <fieldset class="card scan-rows-set">
+                <legend>Ingredients, per serving</legend>
+                \(empty)
+                <ol class="scan-rows" id="scan-rows">
+                \(rows)
+                </ol>
+                \(other)
+                </fieldset>
+                <div class="form-actions scan-actions">
+                <button type="submit" class="button" name="action" value="save" id="scan-save">Save product</button>
+                <button type="submit" class="button button-quiet" name="action" value="check" id="scan-check">Check my edits</button>
+                <button type="submit" class="button button-quiet" name="action" value="add" id="scan-add">Add a row</button>
+                <a class="button-link" href="/regimen/products/scan" id="scan-again">Try another photo</a>
+                </div>
+                <p class="help">Nothing is saved until you choose Save product. Leaving this page discards the photo and the rows.</p>
+                </div>
+                </div>
+                </form>
+                <script src="/assets/label-scan.js" defer></script>
+                """
         return Layout.page(title: "Check the label", section: .regimen, body: body)
     }
 
     /// The photo with one outlined, numbered box per row (an SVG in the photo's own pixel space, stretched over it).
     static func photoFigure(_ review: Review) -> String {
         guard let preview = review.preview, review.photoWidth > 0, review.photoHeight > 0 else {
-            return "<figure class=\"card scan-photo\"><p class=\"help\">The photo is not shown again after this page was sent back; the rows are kept.</p></figure>"
+            return
+                "<figure class=\"card scan-photo\"><p class=\"help\">The photo is not shown again after this page was sent back; the rows are kept.</p></figure>"
         }
-        let w = review.photoWidth, h = review.photoHeight
+        let w = review.photoWidth
+        let h = review.photoHeight
         let marks = review.rows.enumerated().compactMap { i, row -> String? in
             // One outline per word: on a tilted photo the words follow the line, where one box around the row
             // would also cover its neighbours.
             guard let first = row.boxes.first, let all = union(row.boxes) else { return nil }
             let pad = max(2, all.height / 8)
             let words = row.boxes.map { box in
-                let x = max(0, box.x - pad), y = max(0, box.y - pad)
-                return "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(min(w - x, box.width + 2 * pad))\" height=\"\(min(h - y, box.height + 2 * pad))\" rx=\"\(pad)\" vector-effect=\"non-scaling-stroke\"/>"
+                let x = max(0, box.x - pad)
+                let y = max(0, box.y - pad)
+                return
+                    "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(min(w - x, box.width + 2 * pad))\" height=\"\(min(h - y, box.height + 2 * pad))\" rx=\"\(pad)\" vector-effect=\"non-scaling-stroke\"/>"
             }.joined()
             let r = max(Double(first.height) * 0.6, Double(max(w, h)) / 80)
-            let cx = max(r, Double(first.x - pad) - r * 1.2), cy = Double(first.y) + Double(first.height) / 2
+            let cx = max(r, Double(first.x - pad) - r * 1.2)
+            let cy = Double(first.y) + Double(first.height) / 2
             return """
-            <g class="scan-box" id="scan-box-\(i)" data-row="\(i)">\(words)\
-            <circle cx="\(fmt(cx))" cy="\(fmt(cy))" r="\(fmt(r))"/><text x="\(fmt(cx))" y="\(fmt(cy))" font-size="\(fmt(r * 1.25))" text-anchor="middle" dominant-baseline="central">\(i + 1)</text></g>
-            """
+                <g class="scan-box" id="scan-box-\(i)" data-row="\(i)">\(words)\
+                <circle cx="\(fmt(cx))" cy="\(fmt(cy))" r="\(fmt(r))"/><text x="\(fmt(cx))" y="\(fmt(cy))" font-size="\(fmt(r * 1.25))" text-anchor="middle" dominant-baseline="central">\(i + 1)</text></g>
+                """
         }.joined(separator: "\n")
         return """
-        <figure class="card scan-photo" id="scan-photo" tabindex="0">
-        <div class="scan-stage">
-        <img class="scan-image" id="scan-image" src="data:image/jpeg;base64,\(preview.base64EncodedString())" width="\(w)" height="\(h)" alt="The label photo, with a numbered box around each row that was read">
-        <svg class="scan-boxes" id="scan-boxes" viewBox="0 0 \(w) \(h)" preserveAspectRatio="none" aria-hidden="true" focusable="false">
-        \(marks)
-        </svg>
-        </div>
-        <figcaption class="help">Each numbered box is where that row was read. The photo is not kept.</figcaption>
-        </figure>
-        """
+            <figure class="card scan-photo" id="scan-photo" tabindex="0">
+            <div class="scan-stage">
+            <img class="scan-image" id="scan-image" src="data:image/jpeg;base64,\(preview.base64EncodedString())" width="\(w)" height="\(h)" alt="The label photo, with a numbered box around each row that was read">
+            <svg class="scan-boxes" id="scan-boxes" viewBox="0 0 \(w) \(h)" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+            \(marks)
+            </svg>
+            </div>
+            <figcaption class="help">Each numbered box is where that row was read. The photo is not kept.</figcaption>
+            </figure>
+            """
     }
 
     static func rowHTML(_ row: Review.Row, index i: Int, autofocus: Bool) -> String {
         let id = "row-\(i)"
-        let unitOptions = ["<option value=\"\"\(row.unit.isEmpty ? " selected" : "")>—</option>"] + DoseUnit.allCases.map { u in
-            "<option value=\"\(u.rawValue)\"\(u.rawValue == row.unit ? " selected" : "")>\(HTML.escape(u.symbol))</option>"
-        }
+        let unitOptions =
+            ["<option value=\"\"\(row.unit.isEmpty ? " selected" : "")>—</option>"]
+            + DoseUnit.allCases.map { u in
+                "<option value=\"\(u.rawValue)\"\(u.rawValue == row.unit ? " selected" : "")>\(HTML.escape(u.symbol))</option>"
+            }
         var about: [String] = []
         if let match = row.checked?.catalogueName { about.append("Matched to \(HTML.escape(match))") }
         if row.isBlend { about.append("blend total") }
@@ -387,40 +416,46 @@ enum LabelScanPages {
         let rowError = row.error.map { "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.escape($0))</p>" } ?? ""
         let hidden = [
             ("boxes", row.boxes.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: " ")),
-            ("confidence", row.confidence.map { String($0) } ?? ""), ("photo-flags", LabelFlag.Kind.allCases.filter(row.photoFlags.contains).map(\.rawValue).joined(separator: ",")), ("read", row.asRead),
+            ("confidence", row.confidence.map { String($0) } ?? ""),
+            ("photo-flags", LabelFlag.Kind.allCases.filter(row.photoFlags.contains).map(\.rawValue).joined(separator: ",")), ("read", row.asRead),
             ("marker", row.marker?.rawValue ?? ""), ("blend-total", row.isBlend ? "1" : ""), ("blend", row.blendName ?? ""),
             ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
         ].map { "<input type=\"hidden\" name=\"\(id)-\($0.0)\" value=\"\(HTML.escape($0.1))\">" }.joined()
         let flagged = row.flags.isEmpty ? "" : " is-flagged"
-        let acceptBox = !row.needsDecision ? "" : """
-        <p class="scan-accept"><input type="checkbox" id="\(id)-accept" name="\(id)-accept" value="1"\(row.accepted ? " checked" : "")> <label for="\(id)-accept">I checked this row against the label: save it as it is</label></p>
-        """
+        let acceptBox =
+            !row.needsDecision
+            ? ""
+            : """
+            <p class="scan-accept"><input type="checkbox" id="\(id)-accept" name="\(id)-accept" value="1"\(row.accepted ? " checked" : "")> <label for="\(id)-accept">I checked this row against the label: save it as it is</label></p>
+            """
         return """
-        <li class="scan-row\(flagged)" id="\(id)" data-row="\(i)">\(hidden)
-        <p class="scan-row-head"><span class="scan-number" aria-hidden="true">\(i + 1)</span> <span class="visually-hidden">Row \(i + 1)</span><span class="regimen-meta">\(about.joined(separator: " · "))</span></p>
-        <div class="scan-grid">
-        <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="\(TextInput.maximumNameLength)"\(describedBy)\(autofocus ? " autofocus" : "")>\(HTML.escape(row.name))</textarea></div>
-        <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="\(TextInput.maximumNameLength)">\(HTML.escape(row.form))</textarea></div>
-        <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(HTML.escape(row.amount))" maxlength="20"\(row.error == nil ? "" : " aria-invalid=\"true\"")\(describedBy)></div>
-        <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions.joined())</select></div>
-        <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(HTML.escape(row.dailyValue))" maxlength="10"></div>
-        </div>
-        \(rowError)\(flagList)\(acceptBox)
-        <p class="scan-remove"><input type="checkbox" id="\(id)-remove" name="\(id)-remove" value="1"> <label for="\(id)-remove">Leave out this row</label></p>
-        </li>
-        """
+            <li class="scan-row\(flagged)" id="\(id)" data-row="\(i)">\(hidden)
+            <p class="scan-row-head"><span class="scan-number" aria-hidden="true">\(i + 1)</span> <span class="visually-hidden">Row \(i + 1)</span><span class="regimen-meta">\(about.joined(separator: " · "))</span></p>
+            <div class="scan-grid">
+            <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="\(TextInput.maximumNameLength)"\(describedBy)\(autofocus ? " autofocus" : "")>\(HTML.escape(row.name))</textarea></div>
+            <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="\(TextInput.maximumNameLength)">\(HTML.escape(row.form))</textarea></div>
+            <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(HTML.escape(row.amount))" maxlength="20"\(row.error == nil ? "" : " aria-invalid=\"true\"")\(describedBy)></div>
+            <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions.joined())</select></div>
+            <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(HTML.escape(row.dailyValue))" maxlength="10"></div>
+            </div>
+            \(rowError)\(flagList)\(acceptBox)
+            <p class="scan-remove"><input type="checkbox" id="\(id)-remove" name="\(id)-remove" value="1"> <label for="\(id)-remove">Leave out this row</label></p>
+            </li>
+            """
     }
 
     // MARK: helpers
 
-    private static func textField(id: String, name: String, label: String, value: String, error: String?, required: Bool = false,
-                                  help: String? = nil, maxLength: Int = 200) -> String {
+    private static func textField(
+        id: String, name: String, label: String, value: String, error: String?, required: Bool = false,
+        help: String? = nil, maxLength: Int = 200
+    ) -> String {
         let helpHTML = help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? ""
         let errors = error.map { [$0] } ?? []
         return """
-        <div class="stack"><label for="\(id)">\(label)</label>
-        <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="\(maxLength)"\(required ? " required" : "")\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
-        """
+            <div class="stack"><label for="\(id)">\(label)</label>
+            <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="\(maxLength)"\(required ? " required" : "")\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
+            """
     }
 
     private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
@@ -431,9 +466,15 @@ enum LabelScanPages {
     /// The box around all of a row's word boxes; nil for none.
     static func union(_ boxes: [TextBox]) -> TextBox? {
         guard let first = boxes.first else { return nil }
-        var x0 = first.x, y0 = first.y, x1 = first.x + first.width, y1 = first.y + first.height
+        var x0 = first.x
+        var y0 = first.y
+        var x1 = first.x + first.width
+        var y1 = first.y + first.height
         for b in boxes.dropFirst() {
-            x0 = min(x0, b.x); y0 = min(y0, b.y); x1 = max(x1, b.x + b.width); y1 = max(y1, b.y + b.height)
+            x0 = min(x0, b.x)
+            y0 = min(y0, b.y)
+            x1 = max(x1, b.x + b.width)
+            y1 = max(y1, b.y + b.height)
         }
         return TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
@@ -450,8 +491,9 @@ enum LabelScanPages {
     /// The preview carried by the review form: base64 of a JPEG, else nil (it is only ever shown as an image).
     static func preview(fromField text: String?) -> Data? {
         guard let text, !text.isEmpty, text.utf8.count <= maximumPreviewBytes * 4 / 3 + 4,
-              let data = Data(base64Encoded: text), data.count <= maximumPreviewBytes,
-              data.starts(with: [0xFF, 0xD8, 0xFF]) else { return nil }
+            let data = Data(base64Encoded: text), data.count <= maximumPreviewBytes,
+            data.starts(with: [0xFF, 0xD8, 0xFF])
+        else { return nil }
         return data
     }
 }
@@ -494,9 +536,10 @@ extension LabelScanPages.Review.Row {
             return
         }
         let unchanged = fingerprint == asRead
-        checked = scanner.revalidate(EditedLabelRow(
-            nameOnLabel: trimmedName, form: form, amount: amountValue, dailyValuePercent: percent,
-            dailyValueMarker: unchanged ? marker : nil, isBlend: isBlend, blendName: blendName, wordBoxes: boxes,
-            readConfidence: unchanged ? confidence : nil, readPhotoFlags: unchanged ? photoFlags : []))
+        checked = scanner.revalidate(
+            EditedLabelRow(
+                nameOnLabel: trimmedName, form: form, amount: amountValue, dailyValuePercent: percent,
+                dailyValueMarker: unchanged ? marker : nil, isBlend: isBlend, blendName: blendName, wordBoxes: boxes,
+                readConfidence: unchanged ? confidence : nil, readPhotoFlags: unchanged ? photoFlags : []))
     }
 }

@@ -29,13 +29,13 @@ enum Layout {
     /// The mark: four balanced stones, slightly rotated and offset, with a teal capstone. Decorative here
     /// (the word "Cairn" beside it is the accessible name).
     static let mark = """
-    <svg class="mark" viewBox="0 0 32 32" width="32" height="32" aria-hidden="true" focusable="false">\
-    <ellipse cx="16" cy="26.6" rx="12" ry="4.4" transform="rotate(-4 16 26.6)" fill="#6F685E"/>\
-    <ellipse cx="15.3" cy="19.3" rx="8.8" ry="3.6" transform="rotate(6 15.3 19.3)" fill="#8C857A"/>\
-    <ellipse cx="16.8" cy="13" rx="6.4" ry="3" transform="rotate(-7 16.8 13)" fill="#A8A195"/>\
-    <ellipse cx="15.8" cy="7.4" rx="4.4" ry="2.9" transform="rotate(9 15.8 7.4)" fill="#1F6F6B"/>\
-    </svg>
-    """
+        <svg class="mark" viewBox="0 0 32 32" width="32" height="32" aria-hidden="true" focusable="false">\
+        <ellipse cx="16" cy="26.6" rx="12" ry="4.4" transform="rotate(-4 16 26.6)" fill="#6F685E"/>\
+        <ellipse cx="15.3" cy="19.3" rx="8.8" ry="3.6" transform="rotate(6 15.3 19.3)" fill="#8C857A"/>\
+        <ellipse cx="16.8" cy="13" rx="6.4" ry="3" transform="rotate(-7 16.8 13)" fill="#A8A195"/>\
+        <ellipse cx="15.8" cy="7.4" rx="4.4" ry="2.9" transform="rotate(9 15.8 7.4)" fill="#1F6F6B"/>\
+        </svg>
+        """
 
     /// What the page frame shows of a vault with a lock: "Lock now" in the header, and the idle time the page's
     /// script waits for before it asks whether the vault is still open.
@@ -72,47 +72,52 @@ enum Layout {
             return "<li><a href=\"\(s.path)\"\(current)>\(HTML.escape(s.label))</a></li>"
         }.joined()
         let lock = lockChrome
-        let header = chrome ? """
-        <header class="site-header"><div class="wrap header-row">\
-        <a class="brand" href="/">\(mark)<span>Cairn</span></a>\
-        <nav aria-label="Main"><ul class="nav">\(nav)</ul></nav>\
-        \(lock.map(lockNowForm) ?? "")\
-        </div></header>
-        """ : """
-        <header class="site-header"><div class="wrap header-row"><span class="brand">\(mark)<span>Cairn</span></span></div></header>
-        """
+        let header =
+            chrome
+            ? """
+            <header class="site-header"><div class="wrap header-row">\
+            <a class="brand" href="/">\(mark)<span>Cairn</span></a>\
+            <nav aria-label="Main"><ul class="nav">\(nav)</ul></nav>\
+            \(lock.map(lockNowForm) ?? "")\
+            </div></header>
+            """
+            : """
+            <header class="site-header"><div class="wrap header-row"><span class="brand">\(mark)<span>Cairn</span></span></div></header>
+            """
         return """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(HTML.escape(title)) · Cairn</title>
-        <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
-        <link rel="stylesheet" href="/assets/cairn.css">
-        <script src="/assets/cairn.js" defer></script>
-        </head>
-        <body\(lock.map { " data-idle-seconds=\"\($0.idleSeconds)\"" } ?? "")>
-        <a class="skip-link" href="#main">Skip to content</a>
-        \(header)
-        <main id="main" class="wrap" tabindex="-1">
-        \(chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } ?? "" : "")\(body)
-        </main>
-        <footer class="site-footer"><div class="wrap"><p>\(HTML.escape(ProductWording.privacy))</p></div></footer>
-        </body>
-        </html>
-        """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(HTML.escape(title)) · Cairn</title>
+            <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
+            <link rel="stylesheet" href="/assets/cairn.css">
+            <script src="/assets/cairn.js" defer></script>
+            </head>
+            <body\(lock.map { " data-idle-seconds=\"\($0.idleSeconds)\"" } ?? "")>
+            <a class="skip-link" href="#main">Skip to content</a>
+            \(header)
+            <main id="main" class="wrap" tabindex="-1">
+            \(chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } ?? "" : "")\(body)
+            </main>
+            <footer class="site-footer"><div class="wrap"><p>\(HTML.escape(ProductWording.privacy))</p></div></footer>
+            </body>
+            </html>
+            """
     }
 
     /// The attributes of every date field: a text field written YYYY-MM-DD, as the pages and the CLI write dates
     /// (a browser's own date field shows the browser's locale, e.g. mm/dd/yyyy). The server parses the value with
     /// `LocalDay(parsing:)` and answers a bad date beside the form, so it works without JavaScript.
-    static let dateField = #"type="text" inputmode="numeric" autocomplete="off" maxlength="10" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="YYYY-MM-DD" title="A date written year-month-day, for example 2026-01-31" class="date-field""#
+    static let dateField =
+        #"type="text" inputmode="numeric" autocomplete="off" maxlength="10" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="YYYY-MM-DD" title="A date written year-month-day, for example 2026-01-31" class="date-field""#
 
     /// The attributes of every time-of-day field: a text field written HH:MM on a 24-hour clock, as Cairn writes every
     /// time (a browser's own time field shows the browser's locale, e.g. "--:-- --" with AM/PM). The server parses it
     /// and answers a bad time beside its field, so it works without JavaScript.
-    static let timeField = #"type="text" inputmode="numeric" autocomplete="off" maxlength="5" pattern="[0-2]?[0-9]:[0-5][0-9]" placeholder="HH:MM" title="A time on a 24-hour clock, for example 08:30 or 21:00" class="time-field""#
+    static let timeField =
+        #"type="text" inputmode="numeric" autocomplete="off" maxlength="5" pattern="[0-2]?[0-9]:[0-5][0-9]" placeholder="HH:MM" title="A time on a 24-hour clock, for example 08:30 or 21:00" class="time-field""#
 
     /// A hidden CSRF field for a form.
     static func csrfField(_ token: String) -> String {

@@ -57,8 +57,9 @@ enum LockPages {
             route(.get, "/lock/state") { _ in
                 gate.lockIfIdle()
                 let changing = gate.changeProgress.map { ",\"changing\":\"\(progressText($0))\"" } ?? ""
-                return Response(status: 200, headers: [("Content-Type", "application/json")],
-                         body: Data("{\"locked\":\(gate.isLocked)\(changing)}".utf8))
+                return Response(
+                    status: 200, headers: [("Content-Type", "application/json")],
+                    body: Data("{\"locked\":\(gate.isLocked)\(changing)}".utf8))
             },
         ]
     }
@@ -144,7 +145,6 @@ enum LockPages {
         return .success(new)
     }
 
-
     /// The answer to any other request while the vault is locked: to the unlock page, which comes back to a page
     /// asked for by GET afterwards. Nothing of the vault is in it (nothing of it is open).
     static func redirectToUnlock(from request: Request) -> Response {
@@ -156,7 +156,8 @@ enum LockPages {
     /// `next` when it is a path on this server (`/…`, not `//host`), else `/`.
     static func safeNext(_ next: String?) -> String {
         guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"),
-              !next.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return "/" }
+            !next.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return "/" }
         return next.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "/"
     }
 
@@ -194,19 +195,19 @@ enum LockPages {
         let attributes = FormField.attributes("passphrase", errors: problem == nil ? [] : ["x"], help: true, first: true)
         let nextField = next.map { "<input type=\"hidden\" name=\"next\" value=\"\(HTML.escape(safeNext($0)))\">" } ?? ""
         let body = """
-        <div class="page-intro"><h1>Cairn is locked</h1>
-        <p class="lead">Type the vault's passphrase to open your journals.</p></div>
-        <section class="card unlock" aria-labelledby="unlock-title">
-        <h2 id="unlock-title" class="visually-hidden">Unlock</h2>
-        <form method="post" action="/unlock" id="unlock-form">\(Layout.csrfField(csrfToken))\(nextField)
-        <div class="stack"><label for="passphrase">Vault passphrase</label>
-        <p class="help" id="passphrase-help">The passphrase you chose when you turned the lock on.</p>
-        <input type="password" id="passphrase" name="passphrase" autocomplete="current-password" required\(problem == nil ? " autofocus" : "")\(attributes)>\(error)</div>
-        <div class="form-actions"><button type="submit" class="button" id="unlock">Unlock</button></div>
-        </form>
-        <p class="help">If the passphrase is forgotten, the data cannot be recovered: nobody can open the vault without it, Cairn neither.</p>
-        </section>
-        """
+            <div class="page-intro"><h1>Cairn is locked</h1>
+            <p class="lead">Type the vault's passphrase to open your journals.</p></div>
+            <section class="card unlock" aria-labelledby="unlock-title">
+            <h2 id="unlock-title" class="visually-hidden">Unlock</h2>
+            <form method="post" action="/unlock" id="unlock-form">\(Layout.csrfField(csrfToken))\(nextField)
+            <div class="stack"><label for="passphrase">Vault passphrase</label>
+            <p class="help" id="passphrase-help">The passphrase you chose when you turned the lock on.</p>
+            <input type="password" id="passphrase" name="passphrase" autocomplete="current-password" required\(problem == nil ? " autofocus" : "")\(attributes)>\(error)</div>
+            <div class="form-actions"><button type="submit" class="button" id="unlock">Unlock</button></div>
+            </form>
+            <p class="help">If the passphrase is forgotten, the data cannot be recovered: nobody can open the vault without it, Cairn neither.</p>
+            </section>
+            """
         return Layout.page(title: "Cairn is locked", section: .none, body: body, chrome: false)
     }
 
@@ -223,9 +224,9 @@ enum LockPages {
             let complete = new ? "new-password" : "current-password"
             let length = new ? " minlength=\"\(LockService.minimumPassphraseLength)\"" : ""
             return """
-            <div class="stack"><label for="\(id)">\(label)</label>\(helpHTML)
-            <input type="password" id="\(id)" name="\(name)" autocomplete="\(complete)" required\(length)\(FormField.attributes(id, errors: refused, help: help != nil, first: first))>\(FormField.errors(refused, id))</div>
-            """
+                <div class="stack"><label for="\(id)">\(label)</label>\(helpHTML)
+                <input type="password" id="\(id)" name="\(name)" autocomplete="\(complete)" required\(length)\(FormField.attributes(id, errors: refused, help: help != nil, first: first))>\(FormField.errors(refused, id))</div>
+                """
         }
         /// The refusal that belongs to no field, above the button of form `form`.
         func general(_ form: Refusal.Form) -> String {
@@ -245,59 +246,61 @@ enum LockPages {
             let state: String
             switch setting {
             case .turnedOff: state = "The lock was turned off: this vault opens without a passphrase and its files are not encrypted."
-            case .declined: state = "This vault has no passphrase: you said Not now when Cairn asked, and it will not ask again. You can turn the lock on here at any time."
+            case .declined:
+                state =
+                    "This vault has no passphrase: you said Not now when Cairn asked, and it will not ask again. You can turn the lock on here at any time."
             default: state = "This vault has no passphrase: anyone at this computer with Cairn open can read it, and its files are not encrypted."
             }
             return """
-            <section class="card setting" aria-labelledby="lock-title" id="lock">
-            <h2 id="lock-title">Lock</h2>
-            <p id="lock-state">\(HTML.escape(state))</p>\(stray([.on]))
-            <p>\(HTML.escape(LockService.why))</p>
-            <p class="consequence" id="lock-warning">\(HTML.escape(LockService.warning))</p>
-            <form method="post" action="/settings/lock/on" class="lock-form" data-lock-change>\(csrf)
-            \(field("on-new", name: "passphrase", label: "New vault passphrase", help: newHelp, new: true))
-            \(field("on-again", name: "passphrase_again", label: "The same passphrase again", new: true))
-            \(general(.on))<div class="form-actions"><button type="submit" class="button" id="lock-on">Turn the lock on</button></div>
-            \(progress("Encrypting"))
-            </form>
-            </section>
-            """
+                <section class="card setting" aria-labelledby="lock-title" id="lock">
+                <h2 id="lock-title">Lock</h2>
+                <p id="lock-state">\(HTML.escape(state))</p>\(stray([.on]))
+                <p>\(HTML.escape(LockService.why))</p>
+                <p class="consequence" id="lock-warning">\(HTML.escape(LockService.warning))</p>
+                <form method="post" action="/settings/lock/on" class="lock-form" data-lock-change>\(csrf)
+                \(field("on-new", name: "passphrase", label: "New vault passphrase", help: newHelp, new: true))
+                \(field("on-again", name: "passphrase_again", label: "The same passphrase again", new: true))
+                \(general(.on))<div class="form-actions"><button type="submit" class="button" id="lock-on">Turn the lock on</button></div>
+                \(progress("Encrypting"))
+                </form>
+                </section>
+                """
         }
         let options = LockService.idleChoices.map { minutes in
             "<option value=\"\(minutes)\"\(minutes == idleMinutes ? " selected" : "")>\(duration(minutes * 60))</option>"
         }.joined()
         let open = { (form: Refusal.Form) in refusal?.form == form ? " open" : "" }
         return """
-        <section class="card setting" aria-labelledby="lock-title" id="lock">
-        <h2 id="lock-title">Lock</h2>
-        <p id="lock-state">This vault has a passphrase: its database and photos are encrypted on this computer. Cairn locks it again when you press Lock now, when it has not been used for the time below, and when Cairn stops. While its window is in the background, Cairn covers the page; coming back uncovers it, no passphrase needed.</p>\(stray([.off, .change]))
-        <form method="post" action="/settings/lock/idle" class="setting-row">\(csrf)\
-        <label for="idle-minutes">Lock after this long without use</label>\
-        <span class="inline-setting-row"><select id="idle-minutes" name="minutes">\(options)</select>\
-        <button type="submit" class="button button-quiet" id="idle-save">Save</button></span>\
-        </form>
-        <form method="post" action="/lock" class="setting-row">\(csrf)\
-        <p class="setting-state">Locking closes the vault until the passphrase is typed again.</p>\
-        <button type="submit" class="button button-quiet" id="settings-lock-now">Lock now</button></form>
-        <details class="setting-row lock-more" id="lock-change"\(open(.change))><summary>Change the passphrase</summary>
-        <form method="post" action="/settings/lock/change" class="lock-form">\(csrf)
-        \(field("change-current", name: "current", label: "Current passphrase", new: false))
-        \(field("change-new", name: "passphrase", label: "New vault passphrase", help: newHelp + " " + LockService.forgotten, new: true))
-        \(field("change-again", name: "passphrase_again", label: "The same passphrase again", new: true))
-        \(general(.change))<div class="form-actions"><button type="submit" class="button button-quiet" id="lock-change-save">Change the passphrase</button></div>
-        <p class="help">Only the passphrase changes: the data stays encrypted under the same key, nothing is rewritten.</p>
-        </form>
-        </details>
-        <details class="setting-row lock-more" id="lock-off"\(open(.off))><summary>Turn the lock off</summary>
-        <form method="post" action="/settings/lock/off" class="lock-form" data-lock-change>\(csrf)
-        <p>The database and every photo are decrypted in place; the vault then opens without a passphrase, and anyone at this computer with Cairn open can read it.</p>
-        \(field("off-current", name: "passphrase", label: "Vault passphrase", new: false))
-        \(general(.off))<div class="form-actions"><button type="submit" class="button button-quiet" id="lock-off-save">Turn the lock off</button></div>
-        \(progress("Decrypting"))
-        </form>
-        </details>
-        </section>
-        """
+            <section class="card setting" aria-labelledby="lock-title" id="lock">
+            <h2 id="lock-title">Lock</h2>
+            <p id="lock-state">This vault has a passphrase: its database and photos are encrypted on this computer. Cairn locks it again when you press Lock now, when it has not been used for the time below, and when Cairn stops. While its window is in the background, Cairn covers the page; coming back uncovers it, no passphrase needed.</p>\(stray([.off, .change]))
+            <form method="post" action="/settings/lock/idle" class="setting-row">\(csrf)\
+            <label for="idle-minutes">Lock after this long without use</label>\
+            <span class="inline-setting-row"><select id="idle-minutes" name="minutes">\(options)</select>\
+            <button type="submit" class="button button-quiet" id="idle-save">Save</button></span>\
+            </form>
+            <form method="post" action="/lock" class="setting-row">\(csrf)\
+            <p class="setting-state">Locking closes the vault until the passphrase is typed again.</p>\
+            <button type="submit" class="button button-quiet" id="settings-lock-now">Lock now</button></form>
+            <details class="setting-row lock-more" id="lock-change"\(open(.change))><summary>Change the passphrase</summary>
+            <form method="post" action="/settings/lock/change" class="lock-form">\(csrf)
+            \(field("change-current", name: "current", label: "Current passphrase", new: false))
+            \(field("change-new", name: "passphrase", label: "New vault passphrase", help: newHelp + " " + LockService.forgotten, new: true))
+            \(field("change-again", name: "passphrase_again", label: "The same passphrase again", new: true))
+            \(general(.change))<div class="form-actions"><button type="submit" class="button button-quiet" id="lock-change-save">Change the passphrase</button></div>
+            <p class="help">Only the passphrase changes: the data stays encrypted under the same key, nothing is rewritten.</p>
+            </form>
+            </details>
+            <details class="setting-row lock-more" id="lock-off"\(open(.off))><summary>Turn the lock off</summary>
+            <form method="post" action="/settings/lock/off" class="lock-form" data-lock-change>\(csrf)
+            <p>The database and every photo are decrypted in place; the vault then opens without a passphrase, and anyone at this computer with Cairn open can read it.</p>
+            \(field("off-current", name: "passphrase", label: "Vault passphrase", new: false))
+            \(general(.off))<div class="form-actions"><button type="submit" class="button button-quiet" id="lock-off-save">Turn the lock off</button></div>
+            \(progress("Decrypting"))
+            </form>
+            </details>
+            </section>
+            """
     }
 
     /// How far a lock change is, the same on the "changing" page and in `/lock/state`.
@@ -312,11 +315,11 @@ enum LockPages {
     static func changing(_ progress: VaultGate.ChangeProgress) -> Response {
         let title = progress.turningOn ? "Cairn is turning the lock on" : "Cairn is turning the lock off"
         let body = """
-        <div class="page-intro"><h1>\(title)</h1>
-        <p class="lead" id="lock-changing" role="status">\(HTML.escape(progressText(progress)))</p>
-        <p>Each file is rewritten on its own and checked: if Cairn stops now, nothing is lost, though the change may have to be made again. Reload this page to see how far it is; your journals show again once it is done.</p>
-        <p class="card-action"><a class="button button-quiet" href="/settings#lock">Reload</a></p></div>
-        """
+            <div class="page-intro"><h1>\(title)</h1>
+            <p class="lead" id="lock-changing" role="status">\(HTML.escape(progressText(progress)))</p>
+            <p>Each file is rewritten on its own and checked: if Cairn stops now, nothing is lost, though the change may have to be made again. Reload this page to see how far it is; your journals show again once it is done.</p>
+            <p class="card-action"><a class="button button-quiet" href="/settings#lock">Reload</a></p></div>
+            """
         var response = Response.html(Layout.page(title: title, section: .none, body: body, chrome: false), status: 503)
         response.headers.append(("Retry-After", "2"))
         return response

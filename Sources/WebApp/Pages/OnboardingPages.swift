@@ -13,7 +13,7 @@ enum OnboardingPages {
             route(.post, "/welcome/finish") { _ in
                 try settings.completeOnboarding()
                 return .redirect(to: "/")
-            },
+            }
         ]
     }
 
@@ -23,52 +23,63 @@ enum OnboardingPages {
     }
 
     static let steps: [Step] = [
-        Step(heading: "What Cairn is", paragraphs: [
-            "A cairn is the stack of stones hikers leave to find their way back to a spot. Cairn does the same for you: you leave a marker today and come back later to see where things stand.",
-            "It holds three journals: Skin, for photos of a patch of skin over time; Smile, for photos of your smile; and Regimen, for what you take and when.",
-        ]),
-        Step(heading: "How it works", paragraphs: [
-            "Each time, you add a photo or tick off a dose. Cairn keeps them in order and lines new photos up beside earlier ones so you can compare them.",
-            "Where Cairn shows a figure, it says what the figure means and what it does not. Cairn is a journal for noticing and remembering, not a medical tool.",
-        ]),
-        Step(heading: "Private by design", paragraphs: [
-            ProductWording.privacy,
-            "There is no account and nothing to sign in to. You can delete everything at any time from Settings.",
-        ]),
+        Step(
+            heading: "What Cairn is",
+            paragraphs: [
+                "A cairn is the stack of stones hikers leave to find their way back to a spot. Cairn does the same for you: you leave a marker today and come back later to see where things stand.",
+                "It holds three journals: Skin, for photos of a patch of skin over time; Smile, for photos of your smile; and Regimen, for what you take and when.",
+            ]),
+        Step(
+            heading: "How it works",
+            paragraphs: [
+                "Each time, you add a photo or tick off a dose. Cairn keeps them in order and lines new photos up beside earlier ones so you can compare them.",
+                "Where Cairn shows a figure, it says what the figure means and what it does not. Cairn is a journal for noticing and remembering, not a medical tool.",
+            ]),
+        Step(
+            heading: "Private by design",
+            paragraphs: [
+                ProductWording.privacy,
+                "There is no account and nothing to sign in to. You can delete everything at any time from Settings.",
+            ]),
     ]
 
     static func render(step number: Int, csrfToken: String) -> String {
         let step = steps[number - 1]
         let dots = (1...count).map { i in
-            i == number ? "<li class=\"step-dot is-current\" aria-current=\"step\"><span class=\"visually-hidden\">Step \(i), current</span></li>"
+            i == number
+                ? "<li class=\"step-dot is-current\" aria-current=\"step\"><span class=\"visually-hidden\">Step \(i), current</span></li>"
                 : "<li class=\"step-dot\"><span class=\"visually-hidden\">Step \(i)</span></li>"
         }.joined()
         let paragraphs = step.paragraphs.map { "<p>\(HTML.escape($0))</p>" }.joined(separator: "\n")
-        let back = number > 1
+        let back =
+            number > 1
             ? "<a class=\"button button-quiet\" id=\"onboarding-back\" href=\"/welcome/\(number - 1)\">Back</a>"
             : ""
-        let forward = number < count
+        let forward =
+            number < count
             ? "<a class=\"button\" id=\"onboarding-next\" href=\"/welcome/\(number + 1)\">Next</a>"
             : """
             <form method="post" action="/welcome/finish" class="inline-form">\(Layout.csrfField(csrfToken))\
             <button type="submit" class="button" id="onboarding-finish">Finish</button></form>
             """
-        let skip = number < count ? """
+        let skip =
+            number < count
+            ? """
             <form method="post" action="/welcome/finish" class="inline-form skip-form">\(Layout.csrfField(csrfToken))\
             <button type="submit" class="button-link" id="onboarding-skip">Skip introduction</button></form>
             """ : ""
         let body = """
-        <section class="card onboarding" aria-labelledby="onboarding-title">
-        <p class="progress" id="onboarding-progress">\(number) of \(count)</p>
-        <ol class="step-dots" aria-label="Progress">\(dots)</ol>
-        <h1 id="onboarding-title">\(HTML.escape(step.heading))</h1>
-        \(paragraphs)
-        <div class="onboarding-actions">
-        <div class="actions-start">\(back)</div>
-        <div class="actions-end">\(skip)\(forward)</div>
-        </div>
-        </section>
-        """
+            <section class="card onboarding" aria-labelledby="onboarding-title">
+            <p class="progress" id="onboarding-progress">\(number) of \(count)</p>
+            <ol class="step-dots" aria-label="Progress">\(dots)</ol>
+            <h1 id="onboarding-title">\(HTML.escape(step.heading))</h1>
+            \(paragraphs)
+            <div class="onboarding-actions">
+            <div class="actions-start">\(back)</div>
+            <div class="actions-end">\(skip)\(forward)</div>
+            </div>
+            </section>
+            """
         return Layout.page(title: "\(step.heading) (\(number) of \(count))", section: .none, body: body, chrome: false)
     }
 }

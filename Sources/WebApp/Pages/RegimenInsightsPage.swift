@@ -18,19 +18,24 @@ enum RegimenInsightsPage {
         [
             route(.get, "/regimen/insights") { r in
                 try insights.recomputeInBackgroundIfNeeded()
-                let notice = r.query["recomputed"] == "1" ? "Insights recomputed."
+                let notice =
+                    r.query["recomputed"] == "1"
+                    ? "Insights recomputed."
                     : (r.query["onset"] == "1" ? "Onset search saved; the insights of that series are recomputed." : nil)
-                return .html(render(try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
-                                    changes: try insights.changes(), csrfToken: csrfToken, notice: notice,
-                                    searching: try insights.metricsSearchingOnset()))
+                return .html(
+                    render(
+                        try insights.list(), run: try insights.lastRun(), state: insights.backgroundState,
+                        changes: try insights.changes(), csrfToken: csrfToken, notice: notice,
+                        searching: try insights.metricsSearchingOnset()))
             },
             route(.get, "/regimen/insights/progress") { _ in
                 // For the page script while a background recomputation runs: where it is, then done or failed.
-                let (state, text): (String, String) = switch insights.backgroundState {
-                case .idle: ("idle", "")
-                case .running(let progress): ("running", progressText(progress))
-                case .failed(let message): ("failed", message)
-                }
+                let (state, text): (String, String) =
+                    switch insights.backgroundState {
+                    case .idle: ("idle", "")
+                    case .running(let progress): ("running", progressText(progress))
+                    case .failed(let message): ("failed", message)
+                    }
                 let body = try JSONSerialization.data(withJSONObject: ["state": state, "text": text], options: [.sortedKeys])
                 return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: body)
             },
@@ -46,8 +51,10 @@ enum RegimenInsightsPage {
         ]
     }
 
-    static func render(_ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
-                       csrfToken: String, notice: String? = nil, searching: Set<String> = []) -> String {
+    static func render(
+        _ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
+        csrfToken: String, notice: String? = nil, searching: Set<String> = []
+    ) -> String {
         var messages = RegimenPages.message(notice: notice, error: nil)
         var running = false
         switch state {
@@ -58,36 +65,43 @@ enum RegimenInsightsPage {
         case .failed(let message):
             messages += "<p class=\"form-error\" role=\"alert\">\(HTML.escape(message))</p>"
         }
-        let head = RegimenPages.intro("Insights", lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
+        let head =
+            RegimenPages.intro(
+                "Insights",
+                lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
             + RegimenPages.subnav("/regimen/insights") + messages
-        let computed = run.map { "Computed for \(HTML.escape($0.asOf.description)), updated by itself after imports and edits." } ?? "Not computed yet."
+        let computed =
+            run.map { "Computed for \(HTML.escape($0.asOf.description)), updated by itself after imports and edits." } ?? "Not computed yet."
         let recompute = """
-        <form method="post" action="/regimen/insights/recompute" class="insight-recompute">\(Layout.csrfField(csrfToken))
-        <p>\(computed)
-        <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute"\(running ? " disabled aria-disabled=\"true\"" : "")>\(running ? "Recomputing…" : "Recompute everything")</button></p>
-        </form>
-        """
+            <form method="post" action="/regimen/insights/recompute" class="insight-recompute">\(Layout.csrfField(csrfToken))
+            <p>\(computed)
+            <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute"\(running ? " disabled aria-disabled=\"true\"" : "")>\(running ? "Recomputing…" : "Recompute everything")</button></p>
+            </form>
+            """
         guard !insights.isEmpty else {
-            return Layout.page(title: "Insights", section: .regimen, body: head + """
-            <section class="card empty-state" aria-labelledby="insights-empty-title">
-            <h2 id="insights-empty-title">No insights yet</h2>
-            <p>\(HTML.escape(running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)))</p>
-            <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
-            \(recompute)
-            </section>
-            <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
-            """)
+            return Layout.page(
+                title: "Insights", section: .regimen,
+                body: head + """
+                    <section class="card empty-state" aria-labelledby="insights-empty-title">
+                    <h2 id="insights-empty-title">No insights yet</h2>
+                    <p>\(HTML.escape(running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)))</p>
+                    <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
+                    \(recompute)
+                    </section>
+                    <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
+                    """)
         }
         let overview = InsightsOverview(insights)
-        var body = head + """
-        <section class="card insight-overview" aria-labelledby="insights-overview-title">
-        <h2 id="insights-overview-title">Summary</h2>
-        <p id="insights-summary">\(HTML.escape(overview.summary))</p>
-        <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14)))) at 14 days or \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 28)))) at 28 days before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
-        <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
-        \(recompute)
-        </section>
-        """
+        var body =
+            head + """
+                <section class="card insight-overview" aria-labelledby="insights-overview-title">
+                <h2 id="insights-overview-title">Summary</h2>
+                <p id="insights-summary">\(HTML.escape(overview.summary))</p>
+                <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14)))) at 14 days or \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 28)))) at 28 days before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
+                <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
+                \(recompute)
+                </section>
+                """
         body += onsetForms(insights, searching: searching, csrfToken: csrfToken)
         for (n, change) in overview.changes.enumerated() {
             body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
@@ -99,7 +113,8 @@ enum RegimenInsightsPage {
     /// script, in cairn.js, follows it and shows the new state once it is done; without it, a reload does).
     static func progressText(_ progress: InsightProgress) -> String {
         let step = progress.total > 0 ? ": \(progress.done) of \(progress.total) changes" : ""
-        return "Recomputing insights in the background (\(progress.phase.lowercased())\(step)). What you see below is from the last run; the page shows the new state when it is done (or reload it)."
+        return
+            "Recomputing insights in the background (\(progress.phase.lowercased())\(step)). What you see below is from the last run; the page shows the new state when it is done (or reload it)."
     }
 
     /// Per series, a form that turns the search for a later onset (0-7 days after a change) on or off; the
@@ -112,39 +127,41 @@ enum RegimenInsightsPage {
         let rows = metrics.map { id, name in
             let on = searching.contains(id)
             return """
-            <li><form method="post" action="/regimen/insights/onset" class="insight-onset-form">\(Layout.csrfField(csrfToken))
-            <input type="hidden" name="metric" value="\(HTML.escape(id))"><input type="hidden" name="search" value="\(on ? "off" : "on")">
-            <span>\(HTML.escape(name)): \(on ? "onsets 0-7 days after a change are searched" : "compared from the change day only")</span>
-            <button type="submit" class="button button-quiet">\(on ? "Use the change day only" : "Also search a later onset")</button>
-            </form></li>
-            """
+                <li><form method="post" action="/regimen/insights/onset" class="insight-onset-form">\(Layout.csrfField(csrfToken))
+                <input type="hidden" name="metric" value="\(HTML.escape(id))"><input type="hidden" name="search" value="\(on ? "off" : "on")">
+                <span>\(HTML.escape(name)): \(on ? "onsets 0-7 days after a change are searched" : "compared from the change day only")</span>
+                <button type="submit" class="button button-quiet">\(on ? "Use the change day only" : "Also search a later onset")</button>
+                </form></li>
+                """
         }.joined(separator: "\n")
         return """
-        <section class="card insight-onset" aria-labelledby="insights-onset-title">
-        <details>
-        <summary id="insights-onset-title">Later onsets (0-7 days after a change)</summary>
-        <p class="regimen-meta">Some series may shift only days after a change. Searching onsets 0 to 7 days after it makes 8 comparisons, and the search is counted in the p-value (it is multiplied by 8), so a finding then needs stronger evidence. Choose this per series before looking at its results.</p>
-        <ul class="insight-onset-list">\(rows)</ul>
-        </details>
-        </section>
-        """
+            <section class="card insight-onset" aria-labelledby="insights-onset-title">
+            <details>
+            <summary id="insights-onset-title">Later onsets (0-7 days after a change)</summary>
+            <p class="regimen-meta">Some series may shift only days after a change. Searching onsets 0 to 7 days after it makes 8 comparisons, and the search is counted in the p-value (it is multiplied by 8), so a finding then needs stronger evidence. Choose this per series before looking at its results.</p>
+            <ul class="insight-onset-list">\(rows)</ul>
+            </details>
+            </section>
+            """
     }
 
     /// One change and its insights, qualified findings first.
     private static func group(_ change: ExposureChange, items: [Insight], index: Int, allChanges: [ExposureChange]) -> String {
         let id = "change-\(index)"
         let qualified = items.filter { $0.status == .qualifiedFinding }.count
-        let count = qualified > 0 ? "\(qualified) qualified finding\(qualified == 1 ? "" : "s") of \(items.count) series"
+        let count =
+            qualified > 0
+            ? "\(qualified) qualified finding\(qualified == 1 ? "" : "s") of \(items.count) series"
             : "\(items.count) series, no qualified finding"
         return """
-        <section class="insight-section insight-group" aria-labelledby="\(id)-title" id="\(id)">
-        <h2 id="\(id)-title">Around \(HTML.escape(change.description)) <span class="insight-day">(\(HTML.escape(change.day.description)))</span></h2>
-        <p class="regimen-meta">\(HTML.escape(count))</p>
-        <ol class="insight-list">
-        \(items.enumerated().map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }.joined(separator: "\n"))
-        </ol>
-        </section>
-        """
+            <section class="insight-section insight-group" aria-labelledby="\(id)-title" id="\(id)">
+            <h2 id="\(id)-title">Around \(HTML.escape(change.description)) <span class="insight-day">(\(HTML.escape(change.day.description)))</span></h2>
+            <p class="regimen-meta">\(HTML.escape(count))</p>
+            <ol class="insight-list">
+            \(items.enumerated().map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }.joined(separator: "\n"))
+            </ol>
+            </section>
+            """
     }
 
     private static func card(_ insight: Insight, id: String, allChanges: [ExposureChange]) -> String {
@@ -158,45 +175,53 @@ enum RegimenInsightsPage {
         let limits = insight.limitations.map { "<li>\(HTML.escape($0))</li>" }.joined()
         let others = allChanges.filter { $0.id != insight.change.id && $0.day >= insight.before.lowerBound && $0.day <= insight.after.upperBound }
         return """
-        <li class="card insight insight-\(insight.status.rawValue)" aria-labelledby="\(id)-title">
-        <p class="insight-status"><span class="insight-badge">\(statusWord)</span></p>
-        <h3 id="\(id)-title">\(HTML.escape(insight.metricName))</h3>
-        <p class="insight-summary">\(HTML.escape(insight.summary))</p>
-        <details class="insight-details">
-        <summary>Chart, conditions and limitations</summary>
-        \(chart(insight, id: id, otherChanges: others))
-        <h4>Conditions for a qualified finding</h4>
-        <ul class="insight-conditions">\(conditions)</ul>
-        <p class="insight-placebo">\(HTML.escape(InsightsOverview.placeboText(insight)))</p>
-        <dl class="insight-facts">\(dl)</dl>
-        <h4>Limitations</h4>
-        <ul class="insight-limitations">\(limits)</ul>
-        </details>
-        <p class="insight-disclaimer">\(HTML.escape(insight.disclaimer))</p>
-        </li>
-        """
+            <li class="card insight insight-\(insight.status.rawValue)" aria-labelledby="\(id)-title">
+            <p class="insight-status"><span class="insight-badge">\(statusWord)</span></p>
+            <h3 id="\(id)-title">\(HTML.escape(insight.metricName))</h3>
+            <p class="insight-summary">\(HTML.escape(insight.summary))</p>
+            <details class="insight-details">
+            <summary>Chart, conditions and limitations</summary>
+            \(chart(insight, id: id, otherChanges: others))
+            <h4>Conditions for a qualified finding</h4>
+            <ul class="insight-conditions">\(conditions)</ul>
+            <p class="insight-placebo">\(HTML.escape(InsightsOverview.placeboText(insight)))</p>
+            <dl class="insight-facts">\(dl)</dl>
+            <h4>Limitations</h4>
+            <ul class="insight-limitations">\(limits)</ul>
+            </details>
+            <p class="insight-disclaimer">\(HTML.escape(insight.disclaimer))</p>
+            </li>
+            """
     }
 
     /// A small SVG of the daily values: hollow stone circles before the change, filled teal circles from it
     /// on, each side's mean as a line, and the change day as a labelled vertical line. Scales to its box
     /// (viewBox); its text stays readable at 390 px (`ChartText`).
     static func chart(_ insight: Insight, id: String, otherChanges: [ExposureChange] = []) -> String {
-        let width = 360.0, height = 170.0
+        let width = 360.0
+        let height = 170.0
         var left = 40.0
-        let right = 8.0, top = 22.0, bottom = 28.0
-        let firstDay = insight.before.lowerBound.dayNumber, lastDay = insight.after.upperBound.dayNumber
+        let right = 8.0
+        let top = 22.0
+        let bottom = 28.0
+        let firstDay = insight.before.lowerBound.dayNumber
+        let lastDay = insight.after.upperBound.dayNumber
         let values = insight.points.map(\.value)
-        let description = "Daily \(insight.metricName) values from \(insight.before.lowerBound) to \(insight.after.upperBound). "
+        let description =
+            "Daily \(insight.metricName) values from \(insight.before.lowerBound) to \(insight.after.upperBound). "
             + (insight.beforeMean.map { "Mean \(plain($0)) before" } ?? "No values before")
             + (insight.afterMean.map { " and \(plain($0)) from the change on" } ?? " and none from the change on")
             + " (\(insight.change.day))."
-            + (otherChanges.isEmpty ? "" : " Other changes in these windows, marked with thin lines: "
-               + otherChanges.map { "\($0.description) on \($0.day)" }.joined(separator: "; ") + ".")
+            + (otherChanges.isEmpty
+                ? ""
+                : " Other changes in these windows, marked with thin lines: "
+                    + otherChanges.map { "\($0.description) on \($0.day)" }.joined(separator: "; ") + ".")
         guard let minValue = values.min(), let maxValue = values.max() else {
             return "<p class=\"regimen-meta\">No values in these windows yet.</p>"
         }
         let padding = maxValue > minValue ? (maxValue - minValue) * 0.1 : max(1, abs(maxValue) * 0.1)
-        let low = minValue - padding, high = maxValue + padding
+        let low = minValue - padding
+        let high = maxValue + padding
         left = ChartText.margin(for: [plain(high - padding), plain(low + padding)], gap: 4, minimum: left)
         let span = Double(max(1, lastDay - firstDay))
         func x(_ day: Int) -> Double { left + (width - left - right) * Double(day - firstDay) / span }
@@ -204,18 +229,18 @@ enum RegimenInsightsPage {
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
         let change = insight.change.day.dayNumber
         var svg = """
-        <figure class="insight-figure"><svg class="insight-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-labelledby="\(id)-chart-title \(id)-chart-desc" focusable="false">
-        <title id="\(id)-chart-title">\(HTML.escape(insight.metricName)) before and after the change</title>
-        <desc id="\(id)-chart-desc">\(HTML.escape(description))</desc>
-        <line class="axis" x1="\(f(left))" y1="\(f(height - bottom))" x2="\(f(width - right))" y2="\(f(height - bottom))"/>
-        <text class="tick" x="\(f(left - 4))" y="\(f(y(high - padding) + 4))" text-anchor="end">\(HTML.escape(plain(high - padding)))</text>
-        <text class="tick" x="\(f(left - 4))" y="\(f(y(low + padding) + 4))" text-anchor="end">\(HTML.escape(plain(low + padding)))</text>
-        <text class="tick" x="\(f(left))" y="\(f(height - 6))">\(HTML.escape(insight.before.lowerBound.description))</text>
-        <text class="tick" x="\(f(width - right))" y="\(f(height - 6))" text-anchor="end">\(HTML.escape(insight.after.upperBound.description))</text>
-        <line class="change" x1="\(f(x(change) - 0.5))" y1="\(f(top - 6))" x2="\(f(x(change) - 0.5))" y2="\(f(height - bottom))"/>
-        <text class="change-label" x="\(f(x(change) + 3))" y="\(f(top - 9))">change</text>
+            <figure class="insight-figure"><svg class="insight-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-labelledby="\(id)-chart-title \(id)-chart-desc" focusable="false">
+            <title id="\(id)-chart-title">\(HTML.escape(insight.metricName)) before and after the change</title>
+            <desc id="\(id)-chart-desc">\(HTML.escape(description))</desc>
+            <line class="axis" x1="\(f(left))" y1="\(f(height - bottom))" x2="\(f(width - right))" y2="\(f(height - bottom))"/>
+            <text class="tick" x="\(f(left - 4))" y="\(f(y(high - padding) + 4))" text-anchor="end">\(HTML.escape(plain(high - padding)))</text>
+            <text class="tick" x="\(f(left - 4))" y="\(f(y(low + padding) + 4))" text-anchor="end">\(HTML.escape(plain(low + padding)))</text>
+            <text class="tick" x="\(f(left))" y="\(f(height - 6))">\(HTML.escape(insight.before.lowerBound.description))</text>
+            <text class="tick" x="\(f(width - right))" y="\(f(height - 6))" text-anchor="end">\(HTML.escape(insight.after.upperBound.description))</text>
+            <line class="change" x1="\(f(x(change) - 0.5))" y1="\(f(top - 6))" x2="\(f(x(change) - 0.5))" y2="\(f(height - bottom))"/>
+            <text class="change-label" x="\(f(x(change) + 3))" y="\(f(top - 9))">change</text>
 
-        """
+            """
         for other in otherChanges {
             let d = other.day.dayNumber
             svg += "<line class=\"other-change\" x1=\"\(f(x(d) - 0.5))\" y1=\"\(f(top))\" x2=\"\(f(x(d) - 0.5))\" y2=\"\(f(height - bottom))\"/>\n"
@@ -230,7 +255,8 @@ enum RegimenInsightsPage {
             let d = point.day.dayNumber
             svg += "<circle class=\"\(d < change ? "before" : "after")\" cx=\"\(f(x(d)))\" cy=\"\(f(y(point.value)))\" r=\"2.6\"/>\n"
         }
-        svg += "</svg>\n<figcaption class=\"insight-legend\"><span class=\"legend-before\">○ before</span> <span class=\"legend-after\">● from the change on</span>; lines: means</figcaption></figure>"
+        svg +=
+            "</svg>\n<figcaption class=\"insight-legend\"><span class=\"legend-before\">○ before</span> <span class=\"legend-after\">● from the change on</span>; lines: means</figcaption></figure>"
         return svg
     }
 

@@ -16,8 +16,10 @@ enum RegimenLedgerPage {
         ]
     }
 
-    static func render(request: Request, regimen: RegimenService, csrfToken: String,
-                       importResult: (message: String, lines: [String], failed: Bool)? = nil) throws -> Response {
+    static func render(
+        request: Request, regimen: RegimenService, csrfToken: String,
+        importResult: (message: String, lines: [String], failed: Bool)? = nil
+    ) throws -> Response {
         let productText = (request.query["product"] ?? "").trimmingCharacters(in: .whitespaces)
         let fromText = (request.query["from"] ?? "").trimmingCharacters(in: .whitespaces)
         let toText = (request.query["to"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -33,18 +35,24 @@ enum RegimenLedgerPage {
         if let productID, !products.contains(where: { $0.product.id == productID }) { problems.append("That product is not in your list.") }
 
         let filters = form(products: products, product: productText, from: fromText, to: toText)
-        let head = RegimenPages.intro("Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced.")
+        let head =
+            RegimenPages.intro(
+                "Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced.")
             + RegimenPages.subnav("/regimen/ledger")
         guard problems.isEmpty else {
             let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")) + filters
             return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: 400)
         }
-        let page = try regimen.ledger(LedgerQuery(from: from, to: to, productID: productID, limit: pageSize,
-                                                  offset: (pageNumber - 1) * pageSize))
-        var body = head + filters
+        let page = try regimen.ledger(
+            LedgerQuery(
+                from: from, to: to, productID: productID, limit: pageSize,
+                offset: (pageNumber - 1) * pageSize))
+        var body =
+            head + filters
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a></p>"
         if page.entries.isEmpty {
-            body += "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(from != nil || to != nil || productID != nil ? " for this choice" : " yet"). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
+            body +=
+                "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(from != nil || to != nil || productID != nil ? " for this choice" : " yet"). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
         } else {
             body += table(page.entries) { try? regimen.record($0) }
         }
@@ -74,20 +82,23 @@ enum RegimenLedgerPage {
     static func importHistory(request: Request, regimen: RegimenService, csrfToken: String) throws -> Response {
         let page = Request(method: .get, path: "/regimen/ledger", headers: request.headers)
         guard let data = request.formValue("file"), !data.isEmpty else {
-            return try render(request: page, regimen: regimen, csrfToken: csrfToken,
-                              importResult: ("Choose a CSV file to import.", [], true))
+            return try render(
+                request: page, regimen: regimen, csrfToken: csrfToken,
+                importResult: ("Choose a CSV file to import.", [], true))
         }
         do {
             let name = request.formValue("file.filename").map { String(decoding: $0, as: UTF8.self) } ?? ""
             let report = try regimen.importIntakeHistory(data, sourceName: name)
             let lines = report.lines.map { line -> String in
                 let what = line.result == .added ? "added" : line.result == .unchanged ? "already there" : "added as a correction"
-                return "Line \(line.line): \(line.entry.productName), \(line.entry.status.rawValue), \(DateText.string(line.entry.takenAt, .numericMinute, in: line.entry.timeZone)): \(what)"
+                return
+                    "Line \(line.line): \(line.entry.productName), \(line.entry.status.rawValue), \(DateText.string(line.entry.takenAt, .numericMinute, in: line.entry.timeZone)): \(what)"
             }
             return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (report.summary, lines, false))
         } catch let error as ImportLinesError {
-            return try render(request: page, regimen: regimen, csrfToken: csrfToken,
-                              importResult: (error.userMessage, error.listedProblems, true))
+            return try render(
+                request: page, regimen: regimen, csrfToken: csrfToken,
+                importResult: (error.userMessage, error.listedProblems, true))
         } catch let error as CSVError {
             return try render(request: page, regimen: regimen, csrfToken: csrfToken, importResult: (error.userMessage, [], true))
         }
@@ -99,43 +110,47 @@ enum RegimenLedgerPage {
         if let result {
             let items = result.lines.map { "<li>\(HTML.escape($0))</li>" }.joined()
             if result.failed {
-                resultHTML = "<div class=\"form-error\" role=\"alert\" id=\"ledger-import-error\"><p>\(HTML.escape(result.message))</p>"
+                resultHTML =
+                    "<div class=\"form-error\" role=\"alert\" id=\"ledger-import-error\"><p>\(HTML.escape(result.message))</p>"
                     + (items.isEmpty ? "" : "<ul id=\"ledger-import-problems\">\(items)</ul>") + "</div>"
             } else {
-                resultHTML = "<p class=\"notice\" role=\"status\" id=\"ledger-import-summary\">\(HTML.escape(result.message))</p>"
+                resultHTML =
+                    "<p class=\"notice\" role=\"status\" id=\"ledger-import-summary\">\(HTML.escape(result.message))</p>"
                     + (items.isEmpty ? "" : "<details><summary>Every line</summary><ul id=\"ledger-import-lines\">\(items)</ul></details>")
             }
         }
         return """
-        <section class="card regimen-form" aria-labelledby="ledger-import-title">
-        <h2 id="ledger-import-title">Import past doses</h2>
-        <p>From another app's export: a CSV file with a header row naming the columns <code>date</code>, <code>time</code>, <code>time zone</code>, <code>product</code>, <code>amount</code>, <code>unit</code> and <code>status</code> (taken or skipped). Products are matched by name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
-        \(resultHTML)
-        <form method="post" action="/regimen/ledger/import" enctype="multipart/form-data" id="ledger-import">\(Layout.csrfField(csrfToken))
-        <div class="stack"><label for="ledger-file">CSV file</label>
-        <input type="file" id="ledger-file" name="file" accept=".csv,text/csv" required></div>
-        <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
-        </form>
-        </section>
-        """
+            <section class="card regimen-form" aria-labelledby="ledger-import-title">
+            <h2 id="ledger-import-title">Import past doses</h2>
+            <p>From another app's export: a CSV file with a header row naming the columns <code>date</code>, <code>time</code>, <code>time zone</code>, <code>product</code>, <code>amount</code>, <code>unit</code> and <code>status</code> (taken or skipped). Products are matched by name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
+            \(resultHTML)
+            <form method="post" action="/regimen/ledger/import" enctype="multipart/form-data" id="ledger-import">\(Layout.csrfField(csrfToken))
+            <div class="stack"><label for="ledger-file">CSV file</label>
+            <input type="file" id="ledger-file" name="file" accept=".csv,text/csv" required></div>
+            <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
+            </form>
+            </section>
+            """
     }
 
     static func form(products: [StoredProduct], product: String, from: String, to: String) -> String {
-        let options = ["<option value=\"\"\(product.isEmpty ? " selected" : "")>All products</option>"] + products.map { p in
-            let id = p.product.id.rawValue
-            return "<option value=\"\(HTML.escape(id))\"\(id == product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
-        }
+        let options =
+            ["<option value=\"\"\(product.isEmpty ? " selected" : "")>All products</option>"]
+            + products.map { p in
+                let id = p.product.id.rawValue
+                return "<option value=\"\(HTML.escape(id))\"\(id == product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
+            }
         return """
-        <form method="get" action="/regimen/ledger" class="card regimen-filter" aria-label="Filter the ledger">
-        <div class="stack"><label for="ledger-product">Product</label>
-        <select id="ledger-product" name="product">\(options.joined())</select></div>
-        <div class="stack"><label for="ledger-from">From</label>
-        <input \(Layout.dateField) id="ledger-from" name="from" value="\(HTML.escape(from))"></div>
-        <div class="stack"><label for="ledger-to">To</label>
-        <input \(Layout.dateField) id="ledger-to" name="to" value="\(HTML.escape(to))"></div>
-        <div class="form-actions"><button type="submit" class="button button-quiet">Show</button></div>
-        </form>
-        """
+            <form method="get" action="/regimen/ledger" class="card regimen-filter" aria-label="Filter the ledger">
+            <div class="stack"><label for="ledger-product">Product</label>
+            <select id="ledger-product" name="product">\(options.joined())</select></div>
+            <div class="stack"><label for="ledger-from">From</label>
+            <input \(Layout.dateField) id="ledger-from" name="from" value="\(HTML.escape(from))"></div>
+            <div class="stack"><label for="ledger-to">To</label>
+            <input \(Layout.dateField) id="ledger-to" name="to" value="\(HTML.escape(to))"></div>
+            <div class="form-actions"><button type="submit" class="button button-quiet">Show</button></div>
+            </form>
+            """
     }
 
     /// A short form of a record id, for the row's `id` attribute (never shown).
@@ -193,25 +208,25 @@ enum RegimenLedgerPage {
             let status = statusWord(e.status)
             let classes = "regimen-row regimen-\(e.status.rawValue)" + (e.isCurrent ? "" : " regimen-replaced")
             return """
-            <tr class="\(classes)" id="record-\(HTML.escape(short(e.id)))">
-            <td>\(HTML.escape(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)))</td>
-            <td>\(HTML.escape(e.productName))</td>
-            <td class="regimen-status">\(e.isCurrent ? status : "<s>\(status)</s> (replaced)")</td>
-            <td>\(HTML.escape(RegimenPages.servings(e.servings)))</td>
-            <td>\(HTML.escape(notes.joined(separator: "; ")))</td>
-            </tr>
-            """
+                <tr class="\(classes)" id="record-\(HTML.escape(short(e.id)))">
+                <td>\(HTML.escape(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)))</td>
+                <td>\(HTML.escape(e.productName))</td>
+                <td class="regimen-status">\(e.isCurrent ? status : "<s>\(status)</s> (replaced)")</td>
+                <td>\(HTML.escape(RegimenPages.servings(e.servings)))</td>
+                <td>\(HTML.escape(notes.joined(separator: "; ")))</td>
+                </tr>
+                """
         }.joined(separator: "\n")
         return """
-        <div class="regimen-table-wrap">
-        <table class="regimen-ledger">
-        <caption class="visually-hidden">Logged doses, newest first</caption>
-        <thead><tr><th scope="col">When</th><th scope="col">Product</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Details</th></tr></thead>
-        <tbody>
-        \(rows)
-        </tbody>
-        </table>
-        </div>
-        """
+            <div class="regimen-table-wrap">
+            <table class="regimen-ledger">
+            <caption class="visually-hidden">Logged doses, newest first</caption>
+            <thead><tr><th scope="col">When</th><th scope="col">Product</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Details</th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
+            </div>
+            """
     }
 }

@@ -60,8 +60,9 @@ enum RegimenOutcomesPage {
     private static func correctEntry(_ id: OutcomeEntryID, _ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
         guard try outcomes.entry(id) != nil else { throw WebError.notFound }
         guard let value = OutcomeCSV.number((request.form["value"] ?? "").trimmingCharacters(in: .whitespaces)) else {
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, recentError: "The value must be a number, like 3 or 3.5. Nothing was saved."),
-                         status: 400)
+            return .html(
+                try render(outcomes: outcomes, csrfToken: csrfToken, recentError: "The value must be a number, like 3 or 3.5. Nothing was saved."),
+                status: 400)
         }
         do {
             try outcomes.correct(id, value: value)
@@ -73,15 +74,17 @@ enum RegimenOutcomesPage {
 
     private static func importFile(_ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
         guard let data = request.formValue("file"), !data.isEmpty else {
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused("Choose a CSV file to import.", [])),
-                         status: 400)
+            return .html(
+                try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused("Choose a CSV file to import.", [])),
+                status: 400)
         }
         do {
             let report = try outcomes.importCSV(data)
             return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .imported(report)))
         } catch let error as ImportLinesError {
-            return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.listedProblems)),
-                         status: 400)
+            return .html(
+                try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, error.listedProblems)),
+                status: 400)
         } catch let error as CSVError {
             return .html(try render(outcomes: outcomes, csrfToken: csrfToken, importResult: .refused(error.userMessage, [])), status: 400)
         }
@@ -99,9 +102,11 @@ enum RegimenOutcomesPage {
             return try refuse(OutcomeError.invalidRange.userMessage)
         }
         do {
-            try outcomes.defineMetric(MetricDefinition.custom(id: (form["id"] ?? "").trimmingCharacters(in: .whitespaces),
-                                                              name: form["name"] ?? "", unit: form["unit"] ?? "",
-                                                              range: low...high, aggregation: aggregation))
+            try outcomes.defineMetric(
+                MetricDefinition.custom(
+                    id: (form["id"] ?? "").trimmingCharacters(in: .whitespaces),
+                    name: form["name"] ?? "", unit: form["unit"] ?? "",
+                    range: low...high, aggregation: aggregation))
         } catch let error as OutcomeError {
             return try refuse(error.userMessage + " Nothing was saved.")
         } catch let error as TextInputError {
@@ -121,22 +126,29 @@ enum RegimenOutcomesPage {
         case refused(String, [String])
     }
 
-    static func render(outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
-                       typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil,
-                       recentError: String? = nil, changes: [ExposureChange] = []) throws -> String {
+    static func render(
+        outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
+        typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil,
+        recentError: String? = nil, changes: [ExposureChange] = []
+    ) throws -> String {
         let metrics = try outcomes.definitions()
         let series = try outcomes.dailySeries()
         let today = outcomes.today()
-        var body = RegimenPages.intro("Outcomes", lead: "Daily values you track, such as sleep quality or energy, shown over time. Cairn shows what you logged and never says whether a value is good or bad.")
+        var body =
+            RegimenPages.intro(
+                "Outcomes",
+                lead:
+                    "Daily values you track, such as sleep quality or energy, shown over time. Cairn shows what you logged and never says whether a value is good or bad."
+            )
             + RegimenPages.subnav("/regimen/outcomes")
             + RegimenPages.message(notice: notice, error: nil)
         if series.isEmpty {
             body += """
-            <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
-            <h2 id="outcomes-empty-title">No values yet</h2>
-            <p>Log a value below, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
-            </section>
-            """
+                <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
+                <h2 id="outcomes-empty-title">No values yet</h2>
+                <p>Log a value below, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
+                </section>
+                """
         } else {
             body += "<div class=\"outcome-charts\">" + series.map { chartCard($0, changes: changes) }.joined(separator: "\n") + "</div>"
         }
@@ -144,11 +156,11 @@ enum RegimenOutcomesPage {
         body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
         body += importForm(result: importResult, csrfToken: csrfToken)
         body += """
-        <section class="card" aria-labelledby="outcome-health-title">
-        <h2 id="outcome-health-title">Apple Health</h2>
-        <p>Resting heart rate, heart rate variability, steps, body mass and sleep come from the Health app's export. <a href="/regimen/outcomes/health">Import an Apple Health export</a></p>
-        </section>
-        """
+            <section class="card" aria-labelledby="outcome-health-title">
+            <h2 id="outcome-health-title">Apple Health</h2>
+            <p>Resting heart rate, heart rate variability, steps, body mass and sleep come from the Health app's export. <a href="/regimen/outcomes/health">Import an Apple Health export</a></p>
+            </section>
+            """
         body += metricForm(error: metricError, csrfToken: csrfToken)
         return Layout.page(title: "Outcomes", section: .regimen, body: body)
     }
@@ -160,23 +172,23 @@ enum RegimenOutcomesPage {
         let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-entry-error\">\(HTML.escape($0))</p>" } ?? ""
         let date = typed.date.isEmpty ? today.description : typed.date
         return """
-        <section class="card regimen-form" aria-labelledby="outcome-entry-title">
-        <h2 id="outcome-entry-title">Log a value</h2>
-        \(errorHTML)
-        <form method="post" action="/regimen/outcomes/entries" class="outcome-entry" id="outcome-entry">\(Layout.csrfField(csrfToken))
-        <div class="stack"><label for="outcome-metric">Metric</label>
-        <select id="outcome-metric" name="metric" required>\(options)</select></div>
-        <div class="stack"><label for="outcome-date">Date</label>
-        <input \(Layout.dateField) id="outcome-date" name="date" value="\(HTML.escape(date))" max="\(today)" required></div>
-        <div class="stack"><label for="outcome-value">Value</label>
-        <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(HTML.escape(typed.value))" required aria-describedby="outcome-value-help"\(error == nil ? "" : " aria-invalid=\"true\"")>
-        <p class="help" id="outcome-value-help">A number inside the metric's range, shown beside its name. Several values on one day are combined.</p></div>
-        <div class="stack"><label for="outcome-note">Note (optional)</label>
-        <input type="text" id="outcome-note" name="note" maxlength="500" value="\(HTML.escape(typed.note))"></div>
-        <div class="form-actions"><button type="submit" class="button" id="outcome-save">Save</button></div>
-        </form>
-        </section>
-        """
+            <section class="card regimen-form" aria-labelledby="outcome-entry-title">
+            <h2 id="outcome-entry-title">Log a value</h2>
+            \(errorHTML)
+            <form method="post" action="/regimen/outcomes/entries" class="outcome-entry" id="outcome-entry">\(Layout.csrfField(csrfToken))
+            <div class="stack"><label for="outcome-metric">Metric</label>
+            <select id="outcome-metric" name="metric" required>\(options)</select></div>
+            <div class="stack"><label for="outcome-date">Date</label>
+            <input \(Layout.dateField) id="outcome-date" name="date" value="\(HTML.escape(date))" max="\(today)" required></div>
+            <div class="stack"><label for="outcome-value">Value</label>
+            <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(HTML.escape(typed.value))" required aria-describedby="outcome-value-help"\(error == nil ? "" : " aria-invalid=\"true\"")>
+            <p class="help" id="outcome-value-help">A number inside the metric's range, shown beside its name. Several values on one day are combined.</p></div>
+            <div class="stack"><label for="outcome-note">Note (optional)</label>
+            <input type="text" id="outcome-note" name="note" maxlength="500" value="\(HTML.escape(typed.note))"></div>
+            <div class="form-actions"><button type="submit" class="button" id="outcome-save">Save</button></div>
+            </form>
+            </section>
+            """
     }
 
     /// How many entries the "Recent values" list shows.
@@ -194,32 +206,34 @@ enum RegimenOutcomesPage {
             if e.supersedes != nil { details.append("a correction") }
             if !e.isCurrent { details.append("replaced by a correction") }
             let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(TextInput.displayed(e.note)))</span>"
-            let action = e.isCurrent ? """
-            <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
-            <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
-            <input type="text" inputmode="decimal" id="fix-\(id)" name="value" value="\(value)" size="4">
-            <button type="submit" class="button button-quiet">Correct</button>
-            </form>
-            """ : ""
+            let action =
+                e.isCurrent
+                ? """
+                <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
+                <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
+                <input type="text" inputmode="decimal" id="fix-\(id)" name="value" value="\(value)" size="4">
+                <button type="submit" class="button button-quiet">Correct</button>
+                </form>
+                """ : ""
             return """
-            <li class="outcome-entry-row\(e.isCurrent ? "" : " regimen-replaced")" id="entry-\(id)">
-            <span class="regimen-time">\(e.day)</span> <span class="regimen-product">\(HTML.escape(names[e.metricID] ?? e.metricID))</span>: \
-            <span class="outcome-entry-value">\(e.isCurrent ? value : "<s>\(value)</s>")</span>
-            <span class="regimen-meta">(\(details.joined(separator: ", ")))</span>\(note)\(action)
-            </li>
-            """
+                <li class="outcome-entry-row\(e.isCurrent ? "" : " regimen-replaced")" id="entry-\(id)">
+                <span class="regimen-time">\(e.day)</span> <span class="regimen-product">\(HTML.escape(names[e.metricID] ?? e.metricID))</span>: \
+                <span class="outcome-entry-value">\(e.isCurrent ? value : "<s>\(value)</s>")</span>
+                <span class="regimen-meta">(\(details.joined(separator: ", ")))</span>\(note)\(action)
+                </li>
+                """
         }.joined(separator: "\n")
         let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-recent-error\">\(HTML.escape($0))</p>" } ?? ""
         return """
-        <section class="card" aria-labelledby="outcome-recent-title">
-        <h2 id="outcome-recent-title">Recent values</h2>
-        <p class="help">The newest \(recentCount) entries. A correction adds a new entry; the one it replaces stays here, marked.</p>
-        \(errorHTML)
-        <ul class="outcome-recent" id="outcome-recent">
-        \(rows)
-        </ul>
-        </section>
-        """
+            <section class="card" aria-labelledby="outcome-recent-title">
+            <h2 id="outcome-recent-title">Recent values</h2>
+            <p class="help">The newest \(recentCount) entries. A correction adds a new entry; the one it replaces stays here, marked.</p>
+            \(errorHTML)
+            <ul class="outcome-recent" id="outcome-recent">
+            \(rows)
+            </ul>
+            </section>
+            """
     }
 
     static func importForm(result: ImportResult?, csrfToken: String) -> String {
@@ -233,58 +247,59 @@ enum RegimenOutcomesPage {
                 case .unchanged: what = "already there"
                 case .replaced: what = "replaced the value imported before"
                 }
-                return "<li>Line \(line.line): \(HTML.escape(line.metricID)) on \(line.day), \(HTML.escape(MetricDefinition.number(line.value))): \(what)</li>"
+                return
+                    "<li>Line \(line.line): \(HTML.escape(line.metricID)) on \(line.day), \(HTML.escape(MetricDefinition.number(line.value))): \(what)</li>"
             }.joined()
             resultHTML = """
-            <p class="notice" role="status" id="outcome-import-summary">\(HTML.escape(report.summary))</p>
-            \(report.lines.isEmpty ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>")
-            """
+                <p class="notice" role="status" id="outcome-import-summary">\(HTML.escape(report.summary))</p>
+                \(report.lines.isEmpty ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>")
+                """
         case .refused(let message, let problems):
             let rows = problems.map { "<li>\(HTML.escape($0))</li>" }.joined()
             resultHTML = """
-            <div class="form-error" role="alert" id="outcome-import-error"><p>\(HTML.escape(message))</p>\
-            \(problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>")</div>
-            """
+                <div class="form-error" role="alert" id="outcome-import-error"><p>\(HTML.escape(message))</p>\
+                \(problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>")</div>
+                """
         case nil:
             break
         }
         return """
-        <section class="card regimen-form" aria-labelledby="outcome-import-title">
-        <h2 id="outcome-import-title">Import a CSV file</h2>
-        <p>The file needs a header row with the columns <code>date</code>, <code>metric</code> and <code>value</code> (and, if you like, <code>note</code>). Dates are written 2026-01-31; a metric is its id or its name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
-        \(resultHTML)
-        <form method="post" action="/regimen/outcomes/import" enctype="multipart/form-data" id="outcome-import" data-upload-progress>\(Layout.csrfField(csrfToken))
-        <div class="stack"><label for="outcome-file">CSV file</label>
-        <input type="file" id="outcome-file" name="file" accept=".csv,text/csv" required></div>
-        <div class="form-actions"><button type="submit" class="button button-quiet" id="outcome-import-button">Import</button></div>
-        <progress id="outcome-import-progress" max="100" value="0" hidden>Sending</progress>
-        <p class="help" role="status" id="outcome-import-status" hidden></p>
-        </form>
-        <script src="/assets/outcomes.js" defer></script>
-        </section>
-        """
+            <section class="card regimen-form" aria-labelledby="outcome-import-title">
+            <h2 id="outcome-import-title">Import a CSV file</h2>
+            <p>The file needs a header row with the columns <code>date</code>, <code>metric</code> and <code>value</code> (and, if you like, <code>note</code>). Dates are written 2026-01-31; a metric is its id or its name. A file with any line Cairn cannot read imports nothing, and each such line is listed. Importing the same file again adds nothing.</p>
+            \(resultHTML)
+            <form method="post" action="/regimen/outcomes/import" enctype="multipart/form-data" id="outcome-import" data-upload-progress>\(Layout.csrfField(csrfToken))
+            <div class="stack"><label for="outcome-file">CSV file</label>
+            <input type="file" id="outcome-file" name="file" accept=".csv,text/csv" required></div>
+            <div class="form-actions"><button type="submit" class="button button-quiet" id="outcome-import-button">Import</button></div>
+            <progress id="outcome-import-progress" max="100" value="0" hidden>Sending</progress>
+            <p class="help" role="status" id="outcome-import-status" hidden></p>
+            </form>
+            <script src="/assets/outcomes.js" defer></script>
+            </section>
+            """
     }
 
     static func metricForm(error: String?, csrfToken: String) -> String {
         let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-metric-error\">\(HTML.escape($0))</p>" } ?? ""
         return """
-        <section class="card regimen-form" aria-labelledby="outcome-metric-title">
-        <details\(error == nil ? "" : " open")><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
-        \(errorHTML)
-        <form method="post" action="/regimen/outcomes/metrics" id="outcome-define">\(Layout.csrfField(csrfToken))
-        <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="\(TextInput.maximumNameLength)" required></div>
-        <div class="stack"><label for="metric-id">Id</label><input type="text" id="metric-id" name="id" maxlength="40" pattern="[a-z][a-z0-9_]*" required aria-describedby="metric-id-help">
-        <p class="help" id="metric-id-help">Lower-case letters, digits and underscores, for example headache. Used in CSV files.</p></div>
-        <div class="stack"><label for="metric-unit">Unit</label><input type="text" id="metric-unit" name="unit" maxlength="20" value="1-5"></div>
-        <div class="stack"><label for="metric-min">Lowest value</label><input type="text" inputmode="decimal" id="metric-min" name="min" value="1" required></div>
-        <div class="stack"><label for="metric-max">Highest value</label><input type="text" inputmode="decimal" id="metric-max" name="max" value="5" required></div>
-        <div class="stack"><label for="metric-aggregation">Several values on one day</label>
-        <select id="metric-aggregation" name="aggregation"><option value="mean" selected>Average them</option><option value="sum">Add them up</option><option value="last">Keep the last one</option></select></div>
-        <div class="form-actions"><button type="submit" class="button button-quiet">Add the metric</button></div>
-        </form>
-        </details>
-        </section>
-        """
+            <section class="card regimen-form" aria-labelledby="outcome-metric-title">
+            <details\(error == nil ? "" : " open")><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
+            \(errorHTML)
+            <form method="post" action="/regimen/outcomes/metrics" id="outcome-define">\(Layout.csrfField(csrfToken))
+            <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="\(TextInput.maximumNameLength)" required></div>
+            <div class="stack"><label for="metric-id">Id</label><input type="text" id="metric-id" name="id" maxlength="40" pattern="[a-z][a-z0-9_]*" required aria-describedby="metric-id-help">
+            <p class="help" id="metric-id-help">Lower-case letters, digits and underscores, for example headache. Used in CSV files.</p></div>
+            <div class="stack"><label for="metric-unit">Unit</label><input type="text" id="metric-unit" name="unit" maxlength="20" value="1-5"></div>
+            <div class="stack"><label for="metric-min">Lowest value</label><input type="text" inputmode="decimal" id="metric-min" name="min" value="1" required></div>
+            <div class="stack"><label for="metric-max">Highest value</label><input type="text" inputmode="decimal" id="metric-max" name="max" value="5" required></div>
+            <div class="stack"><label for="metric-aggregation">Several values on one day</label>
+            <select id="metric-aggregation" name="aggregation"><option value="mean" selected>Average them</option><option value="sum">Add them up</option><option value="last">Keep the last one</option></select></div>
+            <div class="form-actions"><button type="submit" class="button button-quiet">Add the metric</button></div>
+            </form>
+            </details>
+            </section>
+            """
     }
 
     // MARK: charts
@@ -313,18 +328,27 @@ enum RegimenOutcomesPage {
         let values = days.map { series.values[$0]! }
         let (low, high, tickValues) = yAxis(metric: metric, values: values)
         let left = ChartText.margin(for: tickValues.map(MetricDefinition.number), gap: 6, minimum: 44)
-        let w = 400.0, h = 210.0, right = 12.0, top = 26.0, bottom = 34.0
+        let w = 400.0
+        let h = 210.0
+        let right = 12.0
+        let top = 26.0
+        let bottom = 34.0
         let span = max(1, first.days(to: last))
-        func x(_ day: LocalDay) -> Double { days.count == 1 ? (left + w - right) / 2 : left + Double(first.days(to: day)) / Double(span) * (w - left - right) }
+        func x(_ day: LocalDay) -> Double {
+            days.count == 1 ? (left + w - right) / 2 : left + Double(first.days(to: day)) / Double(span) * (w - left - right)
+        }
         func y(_ v: Double) -> Double { top + (high - v) / (high - low) * (h - top - bottom) }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
-        var path = "", points = ""
+        var path = ""
+        var points = ""
         var previous: LocalDay?
         let radius = days.count > 120 ? 1.6 : 3
         for (day, value) in zip(days, values) {
-            let px = f(x(day)), py = f(y(value))
+            let px = f(x(day))
+            let py = f(y(value))
             path += (previous.map { $0.days(to: day) == 1 } ?? false ? "L" : "M") + "\(px) \(py) "
-            points += "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(radius)\" class=\"outcome-point\"><title>\(day): \(HTML.escape(MetricDefinition.number(value)))</title></circle>"
+            points +=
+                "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(radius)\" class=\"outcome-point\"><title>\(day): \(HTML.escape(MetricDefinition.number(value)))</title></circle>"
             previous = day
         }
         // Every change in what was taken within the chart's days, as a dashed vertical line (listed below the chart).
@@ -334,38 +358,45 @@ enum RegimenOutcomesPage {
         }.joined()
         let ticks = tickValues.map { v in
             "<line x1=\"\(f(left))\" y1=\"\(f(y(v)))\" x2=\"\(f(w - right))\" y2=\"\(f(y(v)))\" class=\"outcome-grid\"/>"
-            + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(HTML.escape(MetricDefinition.number(v)))</text>"
+                + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(HTML.escape(MetricDefinition.number(v)))</text>"
         }.joined()
         let axis = """
-        <line x1="\(f(left))" y1="\(f(top))" x2="\(f(left))" y2="\(f(h - bottom))" class="outcome-axis"/>\
-        <line x1="\(f(left))" y1="\(f(h - bottom))" x2="\(f(w - right))" y2="\(f(h - bottom))" class="outcome-axis"/>\
-        <text x="2" y="14" class="outcome-axis-label outcome-unit">\(HTML.escape(metric.unit))</text>\
-        <text x="\(f(left))" y="\(f(h - 10))" class="outcome-axis-label">\(first)</text>\
-        \(days.count > 1 ? "<text x=\"\(f(w - right))\" y=\"\(f(h - 10))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(last)</text>" : "")
-        """
+            <line x1="\(f(left))" y1="\(f(top))" x2="\(f(left))" y2="\(f(h - bottom))" class="outcome-axis"/>\
+            <line x1="\(f(left))" y1="\(f(h - bottom))" x2="\(f(w - right))" y2="\(f(h - bottom))" class="outcome-axis"/>\
+            <text x="2" y="14" class="outcome-axis-label outcome-unit">\(HTML.escape(metric.unit))</text>\
+            <text x="\(f(left))" y="\(f(h - 10))" class="outcome-axis-label">\(first)</text>\
+            \(days.count > 1 ? "<text x=\"\(f(w - right))\" y=\"\(f(h - 10))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(last)</text>" : "")
+            """
         let id = HTML.escape(metric.id)
         let name = HTML.escape(metric.name)
-        let minValue = values.min()!, maxValue = values.max()!
-        let label = "\(name), \(aggregationWords(metric.aggregation)), in \(HTML.escape(metric.unit)): \(days.count) day\(days.count == 1 ? "" : "s") from \(first) to \(last), values from \(HTML.escape(MetricDefinition.number(minValue))) to \(HTML.escape(MetricDefinition.number(maxValue)))"
-            + (shown.isEmpty ? "" : "; dashed lines mark \(shown.count) change\(shown.count == 1 ? "" : "s") in what you took, listed below the chart")
-        let changeList = shown.isEmpty ? "" : "<p class=\"help outcome-changes\">Dashed lines: " + shown.map {
-            "\(HTML.escape($0.description)) on \($0.day)"
-        }.joined(separator: "; ") + ". <a href=\"/regimen/insights\">Insights around these changes</a></p>"
+        let minValue = values.min()!
+        let maxValue = values.max()!
+        let label =
+            "\(name), \(aggregationWords(metric.aggregation)), in \(HTML.escape(metric.unit)): \(days.count) day\(days.count == 1 ? "" : "s") from \(first) to \(last), values from \(HTML.escape(MetricDefinition.number(minValue))) to \(HTML.escape(MetricDefinition.number(maxValue)))"
+            + (shown.isEmpty
+                ? "" : "; dashed lines mark \(shown.count) change\(shown.count == 1 ? "" : "s") in what you took, listed below the chart")
+        let changeList =
+            shown.isEmpty
+            ? ""
+            : "<p class=\"help outcome-changes\">Dashed lines: "
+                + shown.map {
+                    "\(HTML.escape($0.description)) on \($0.day)"
+                }.joined(separator: "; ") + ". <a href=\"/regimen/insights\">Insights around these changes</a></p>"
         let recent = zip(days, values).suffix(31).reversed().map { day, value in
             "<tr><td>\(day)</td><td>\(HTML.escape(MetricDefinition.number(value)))</td></tr>"
         }.joined()
         let source = metric.source == .appleHealth ? " From your Apple Health export." : ""
         return """
-        <section class="card outcome-card" aria-labelledby="chart-\(id)-title" id="chart-\(id)">
-        <h2 id="chart-\(id)-title">\(name)</h2>
-        <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : "").\(source)</p>
-        <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)\(marks)<path d="\(path)" class="outcome-line"/>\(points)</svg>
-        \(changeList)
-        <details><summary>Values of the last \(min(31, days.count)) day\(min(31, days.count) == 1 ? "" : "s") with data</summary>
-        <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(HTML.escape(metric.unit)))</th></tr></thead><tbody>\(recent)</tbody></table>
-        </details>
-        </section>
-        """
+            <section class="card outcome-card" aria-labelledby="chart-\(id)-title" id="chart-\(id)">
+            <h2 id="chart-\(id)-title">\(name)</h2>
+            <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : "").\(source)</p>
+            <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)\(marks)<path d="\(path)" class="outcome-line"/>\(points)</svg>
+            \(changeList)
+            <details><summary>Values of the last \(min(31, days.count)) day\(min(31, days.count) == 1 ? "" : "s") with data</summary>
+            <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(HTML.escape(metric.unit)))</th></tr></thead><tbody>\(recent)</tbody></table>
+            </details>
+            </section>
+            """
     }
 
     /// The value axis and its labelled ticks: a manual metric's whole range (so a rating of 3 sits where a 3
@@ -381,12 +412,17 @@ enum RegimenOutcomesPage {
         if metric.source == .manual, range.upperBound - range.lowerBound <= 20 {
             return (range.lowerBound, range.upperBound, [range.upperBound, (range.lowerBound + range.upperBound) / 2, range.lowerBound])
         }
-        var low = values.min() ?? 0, high = values.max() ?? 1
-        if high - low < 1e-9 { low -= max(1, abs(low) * 0.05); high += max(1, abs(high) * 0.05) }
+        var low = values.min() ?? 0
+        var high = values.max() ?? 1
+        if high - low < 1e-9 {
+            low -= max(1, abs(low) * 0.05)
+            high += max(1, abs(high) * 0.05)
+        }
         let rough = (high - low) / 3
         let magnitude = pow(10, (log10(rough)).rounded(.down))
         let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
-        let first = (low / step).rounded(.down) * step, last = (high / step).rounded(.up) * step
+        let first = (low / step).rounded(.down) * step
+        let last = (high / step).rounded(.up) * step
         let ticks = stride(from: last, through: first - step / 2, by: -step).map { $0 }
         return (first, last, ticks)
     }

@@ -13,8 +13,10 @@ enum RegimenPages {
     static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
         [
             route(.get, "/regimen") { r in
-                .html(today(try regimen.todayView(), csrfToken: csrfToken, notice: notice(r.query["logged"]),
-                            focus: r.query["focus"]))
+                .html(
+                    today(
+                        try regimen.todayView(), csrfToken: csrfToken, notice: notice(r.query["logged"]),
+                        focus: r.query["focus"]))
             },
             route(.post, "/regimen/batch/taken") { r in
                 let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -35,23 +37,26 @@ enum RegimenPages {
                     try regimen.undo(IntakeRecordID(r.parameter("record"))).alreadyUndone ? "undone-already" : "undone"
                 }
             },
-        ] + [IntakeStatus.taken, .skipped].map { status in
-            route(.post, "/regimen/doses/{dose}/\(status.rawValue)") { r in
-                let doseID = r.parameter("dose")
-                let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
-                return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
-                    let at = try atText.isEmpty ? nil : regimen.takenTime(atText, forDose: doseID)
-                    return try regimen.checkIn(doseID, status: status, at: at).alreadyLogged ? "already" : "1"
+        ]
+            + [IntakeStatus.taken, .skipped].map { status in
+                route(.post, "/regimen/doses/{dose}/\(status.rawValue)") { r in
+                    let doseID = r.parameter("dose")
+                    let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
+                    return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
+                        let at = try atText.isEmpty ? nil : regimen.takenTime(atText, forDose: doseID)
+                        return try regimen.checkIn(doseID, status: status, at: at).alreadyLogged ? "already" : "1"
+                    }
                 }
             }
-        }
     }
 
     /// Runs an action of Today; redirects to Today with focus on the next dose to log (the `focus` query renders
     /// `autofocus` on its Taken button: HTML, so it works without JavaScript),
     /// or shows Today with the service's message (status 400), beside the "Taken at" field of `field` if given.
-    private static func logged(regimen: RegimenService, csrfToken: String, field: String? = nil,
-                               _ action: () throws -> String) throws -> Response {
+    private static func logged(
+        regimen: RegimenService, csrfToken: String, field: String? = nil,
+        _ action: () throws -> String
+    ) throws -> Response {
         do {
             let notice = try action()
             let view = try regimen.todayView()
@@ -62,9 +67,11 @@ enum RegimenPages {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
             let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id } ? id : nil }
-            return .html(today(view, csrfToken: csrfToken, error: inRow == nil ? message : nil,
-                               fieldError: inRow.map { ($0, message) }, focus: inRow),
-                         status: error.namesNoRecord ? 404 : 400)
+            return .html(
+                today(
+                    view, csrfToken: csrfToken, error: inRow == nil ? message : nil,
+                    fieldError: inRow.map { ($0, message) }, focus: inRow),
+                status: error.namesNoRecord ? 404 : 400)
         }
     }
 
@@ -91,8 +98,10 @@ enum RegimenPages {
 
     /// The sub-navigation of the journal; `current` is marked for assistive technology too.
     static func subnav(_ current: String) -> String {
-        let links = [("/regimen", "Today"), ("/regimen/ledger", "Ledger"), ("/regimen/products", "Products"),
-                     ("/regimen/schedules", "Schedules"), ("/regimen/outcomes", "Outcomes"), ("/regimen/insights", "Insights")]
+        let links = [
+            ("/regimen", "Today"), ("/regimen/ledger", "Ledger"), ("/regimen/products", "Products"),
+            ("/regimen/schedules", "Schedules"), ("/regimen/outcomes", "Outcomes"), ("/regimen/insights", "Insights"),
+        ]
         let items = links.map { path, label in
             "<li><a href=\"\(path)\"\(path == current ? " aria-current=\"page\"" : "")>\(label)</a></li>"
         }.joined()
@@ -125,8 +134,10 @@ enum RegimenPages {
     /// Today: the batch due now, open doses earlier and later today, what was logged today (scheduled, as
     /// needed and extra, with times and Undo), tomorrow's first doses when today is done, and the as-needed
     /// schedules. Each dose is listed once. `focus` (a dose id) gets `autofocus` on its Taken button.
-    static func today(_ view: TodayView, csrfToken: String, notice: String? = nil, error: String? = nil,
-                      fieldError: (doseID: String, message: String)? = nil, focus: String? = nil) -> String {
+    static func today(
+        _ view: TodayView, csrfToken: String, notice: String? = nil, error: String? = nil,
+        fieldError: (doseID: String, message: String)? = nil, focus: String? = nil
+    ) -> String {
         let intro = intro("Regimen", lead: Journal.regimen.purpose) + subnav("/regimen")
         let focusID = focus.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
         var messages = ""
@@ -136,91 +147,105 @@ enum RegimenPages {
         }
         if let error { messages += "<p class=\"form-error\" role=\"alert\" id=\"regimen-error\">\(HTML.escape(error))</p>" }
         guard !view.doses.isEmpty || !view.asNeeded.isEmpty || !view.next.isEmpty || !view.unscheduledLogged.isEmpty else {
-            return Layout.page(title: "Regimen", section: .regimen, body: intro + messages + """
-            <section class="card empty-state" aria-labelledby="empty-title">
-            <h2 id="empty-title">Nothing scheduled yet</h2>
-            <p>Regimen keeps a plain record of what you take and when. Add a product from its label, give it a schedule, and each dose shows up here to tick off as taken or skipped.</p>
-            <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
-            </section>
-            """)
+            return Layout.page(
+                title: "Regimen", section: .regimen,
+                body: intro + messages + """
+                    <section class="card empty-state" aria-labelledby="empty-title">
+                    <h2 id="empty-title">Nothing scheduled yet</h2>
+                    <p>Regimen keeps a plain record of what you take and when. Add a product from its label, give it a schedule, and each dose shows up here to tick off as taken or skipped.</p>
+                    <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
+                    </section>
+                    """)
         }
         func openRows(_ doses: [TodayDose]) -> String {
-            doses.map { openRow($0, csrfToken: csrfToken, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil,
-                                autofocus: focusID == $0.doseID) }.joined(separator: "\n")
+            doses.map {
+                openRow(
+                    $0, csrfToken: csrfToken, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil,
+                    autofocus: focusID == $0.doseID)
+            }.joined(separator: "\n")
         }
         var sections: [String] = []
         let dayText = HTML.escape(view.day.description)
         if view.currentBatch.isEmpty {
-            sections.append("""
-            <section class="card regimen-batch" aria-labelledby="batch-title">
-            <h2 id="batch-title">Due now</h2>
-            <p id="regimen-all-logged">Every dose of today is logged.</p>
-            </section>
-            """)
+            sections.append(
+                """
+                <section class="card regimen-batch" aria-labelledby="batch-title">
+                <h2 id="batch-title">Due now</h2>
+                <p id="regimen-all-logged">Every dose of today is logged.</p>
+                </section>
+                """)
         } else {
             let ids = view.currentBatch.map(\.doseID).joined(separator: ",")
-            let takeAll = view.currentBatch.count > 1 ? """
-            <form method="post" action="/regimen/batch/taken" class="regimen-take-all">\(Layout.csrfField(csrfToken))
-            <input type="hidden" name="doses" value="\(HTML.escape(ids))">
-            <button type="submit" class="button" id="regimen-take-all">Take all (\(view.currentBatch.count))</button>
-            </form>
-            """ : ""
-            sections.append("""
-            <section class="card regimen-batch" aria-labelledby="batch-title">
-            <h2 id="batch-title">\(HTML.escape(view.batchHeading))</h2>
-            <ul class="regimen-doses" aria-label="\(view.isBatchDue ? "Doses due now" : "Doses coming up")">
-            \(openRows(view.currentBatch))
-            </ul>
-            \(takeAll)
-            </section>
-            """)
+            let takeAll =
+                view.currentBatch.count > 1
+                ? """
+                <form method="post" action="/regimen/batch/taken" class="regimen-take-all">\(Layout.csrfField(csrfToken))
+                <input type="hidden" name="doses" value="\(HTML.escape(ids))">
+                <button type="submit" class="button" id="regimen-take-all">Take all (\(view.currentBatch.count))</button>
+                </form>
+                """ : ""
+            sections.append(
+                """
+                <section class="card regimen-batch" aria-labelledby="batch-title">
+                <h2 id="batch-title">\(HTML.escape(view.batchHeading))</h2>
+                <ul class="regimen-doses" aria-label="\(view.isBatchDue ? "Doses due now" : "Doses coming up")">
+                \(openRows(view.currentBatch))
+                </ul>
+                \(takeAll)
+                </section>
+                """)
         }
         if !view.earlierOpen.isEmpty {
-            sections.append("""
-            <section class="card" aria-labelledby="earlier-title">
-            <h2 id="earlier-title">Earlier today, not logged yet</h2>
-            <ul class="regimen-doses">
-            \(openRows(view.earlierOpen))
-            </ul>
-            </section>
-            """)
+            sections.append(
+                """
+                <section class="card" aria-labelledby="earlier-title">
+                <h2 id="earlier-title">Earlier today, not logged yet</h2>
+                <ul class="regimen-doses">
+                \(openRows(view.earlierOpen))
+                </ul>
+                </section>
+                """)
         }
         if !view.laterToday.isEmpty {
-            sections.append("""
-            <section class="card" aria-labelledby="later-title">
-            <h2 id="later-title">Later today</h2>
-            <ul class="regimen-doses">
-            \(openRows(view.laterToday))
-            </ul>
-            </section>
-            """)
+            sections.append(
+                """
+                <section class="card" aria-labelledby="later-title">
+                <h2 id="later-title">Later today</h2>
+                <ul class="regimen-doses">
+                \(openRows(view.laterToday))
+                </ul>
+                </section>
+                """)
         }
-        let logged = view.loggedToday.compactMap { dose in dose.record.map { (dose.time.description, $0) } }
+        let logged =
+            view.loggedToday.compactMap { dose in dose.record.map { (dose.time.description, $0) } }
             + view.unscheduledLogged.map { (DateText.string($0.takenAt, .clock, in: view.timeZone), $0) }
         if !logged.isEmpty {
             let rows = logged.sorted { $0.1.takenAt < $1.1.takenAt }.map { loggedRow(slot: $0.0, $0.1, view: view, csrfToken: csrfToken) }
                 .joined(separator: "\n")
-            sections.append("""
-            <section class="card" aria-labelledby="logged-title">
-            <h2 id="logged-title">Logged today (\(dayText))</h2>
-            <ul class="regimen-doses">
-            \(rows)
-            </ul>
-            </section>
-            """)
+            sections.append(
+                """
+                <section class="card" aria-labelledby="logged-title">
+                <h2 id="logged-title">Logged today (\(dayText))</h2>
+                <ul class="regimen-doses">
+                \(rows)
+                </ul>
+                </section>
+                """)
         }
         if !view.tomorrow.isEmpty {
             let rows = view.tomorrow.map { d in
                 "<li class=\"regimen-next\"><span class=\"regimen-time\">\(HTML.escape("\(d.day) \(d.timeText)"))</span> \(HTML.escape(d.productName)), \(HTML.escape(servings(d.servings)))</li>"
             }.joined(separator: "\n")
-            sections.append("""
-            <section class="card" aria-labelledby="next-title">
-            <h2 id="next-title">Next, tomorrow</h2>
-            <ul class="regimen-list">
-            \(rows)
-            </ul>
-            </section>
-            """)
+            sections.append(
+                """
+                <section class="card" aria-labelledby="next-title">
+                <h2 id="next-title">Next, tomorrow</h2>
+                <ul class="regimen-list">
+                \(rows)
+                </ul>
+                </section>
+                """)
         }
         if !view.asNeeded.isEmpty {
             let rows = view.asNeeded.map { s in
@@ -231,14 +256,15 @@ enum RegimenPages {
                 </form></li>
                 """
             }.joined(separator: "\n")
-            sections.append("""
-            <section class="card" aria-labelledby="as-needed-title">
-            <h2 id="as-needed-title">As needed</h2>
-            <ul class="regimen-doses">
-            \(rows)
-            </ul>
-            </section>
-            """)
+            sections.append(
+                """
+                <section class="card" aria-labelledby="as-needed-title">
+                <h2 id="as-needed-title">As needed</h2>
+                <ul class="regimen-doses">
+                \(rows)
+                </ul>
+                </section>
+                """)
         }
         let body = intro + messages + sections.joined(separator: "\n")
         return Layout.page(title: "Regimen", section: .regimen, body: body)
@@ -252,25 +278,25 @@ enum RegimenPages {
         let errorID = "at-error-\(id)"
         let errorHTML = fieldError.map { "<p class=\"form-error\" role=\"alert\" id=\"\(errorID)\">\(HTML.escape($0))</p>" } ?? ""
         return """
-        <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(id)">
-        <span class="regimen-time">\(HTML.escape(dose.time.description))</span>
-        <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(dose.servings)))\(dose.scheduleTimeText.map { " · " + HTML.escape($0) + " time" } ?? "")</span>
-        <span class="regimen-state">\(HTML.escape(stateWords(dose.state)))</span>
-        <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
-        <button type="submit" class="button" id="take-\(id)"\(autofocus ? " autofocus" : "")>Taken<span class="visually-hidden">: \(name)</span></button>
-        <button type="submit" class="button button-quiet" formaction="/regimen/doses/\(id)/skipped">Skipped<span class="visually-hidden">: \(name)</span></button>
-        </form>
-        <details class="regimen-taken-at"\(fieldError == nil ? "" : " open")><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
-        <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
-        <label for="at-\(id)">Taken at</label>
-        <input type="text" inputmode="numeric" autocomplete="off" maxlength="25" placeholder="HH:MM" class="time-field" id="at-\(id)" name="at" required aria-describedby="at-help-\(id)\(fieldError == nil ? "" : " \(errorID)")"\(fieldError == nil ? "" : " aria-invalid=\"true\"")>
-        <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the time for \(name)</span></button>
-        <p class="help" id="at-help-\(id)">HH:MM on a 24-hour clock; for a time on another day, YYYY-MM-DD HH:MM.</p>
-        </form>
-        \(errorHTML)
-        </details>
-        </li>
-        """
+            <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(id)">
+            <span class="regimen-time">\(HTML.escape(dose.time.description))</span>
+            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(dose.servings)))\(dose.scheduleTimeText.map { " · " + HTML.escape($0) + " time" } ?? "")</span>
+            <span class="regimen-state">\(HTML.escape(stateWords(dose.state)))</span>
+            <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
+            <button type="submit" class="button" id="take-\(id)"\(autofocus ? " autofocus" : "")>Taken<span class="visually-hidden">: \(name)</span></button>
+            <button type="submit" class="button button-quiet" formaction="/regimen/doses/\(id)/skipped">Skipped<span class="visually-hidden">: \(name)</span></button>
+            </form>
+            <details class="regimen-taken-at"\(fieldError == nil ? "" : " open")><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
+            <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
+            <label for="at-\(id)">Taken at</label>
+            <input type="text" inputmode="numeric" autocomplete="off" maxlength="25" placeholder="HH:MM" class="time-field" id="at-\(id)" name="at" required aria-describedby="at-help-\(id)\(fieldError == nil ? "" : " \(errorID)")"\(fieldError == nil ? "" : " aria-invalid=\"true\"")>
+            <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the time for \(name)</span></button>
+            <p class="help" id="at-help-\(id)">HH:MM on a 24-hour clock; for a time on another day, YYYY-MM-DD HH:MM.</p>
+            </form>
+            \(errorHTML)
+            </details>
+            </li>
+            """
     }
 
     /// A dose logged today (scheduled, as needed or extra): what, when, and Undo.
@@ -284,14 +310,14 @@ enum RegimenPages {
         }
         let anchor = entry.occurrence.map { " id=\"dose-\(HTML.escape($0.doseID))\"" } ?? ""
         return """
-        <li class="regimen-dose regimen-\(entry.status.rawValue)"\(anchor)>
-        <span class="regimen-time">\(HTML.escape(slot))</span>
-        <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(entry.servings)))</span>
-        <span class="regimen-state">\(HTML.escape(what))</span>
-        <form method="post" action="/regimen/records/\(HTML.escape(entry.id.rawValue))/undo" class="regimen-actions">\(Layout.csrfField(csrfToken))
-        <button type="submit" class="button button-quiet">Undo<span class="visually-hidden">: \(name), \(HTML.escape(what))</span></button>
-        </form>
-        </li>
-        """
+            <li class="regimen-dose regimen-\(entry.status.rawValue)"\(anchor)>
+            <span class="regimen-time">\(HTML.escape(slot))</span>
+            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(entry.servings)))</span>
+            <span class="regimen-state">\(HTML.escape(what))</span>
+            <form method="post" action="/regimen/records/\(HTML.escape(entry.id.rawValue))/undo" class="regimen-actions">\(Layout.csrfField(csrfToken))
+            <button type="submit" class="button button-quiet">Undo<span class="visually-hidden">: \(name), \(HTML.escape(what))</span></button>
+            </form>
+            </li>
+            """
     }
 }

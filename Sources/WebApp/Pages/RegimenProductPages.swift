@@ -26,8 +26,9 @@ enum RegimenProductPages {
 
         /// What the person typed, for the domain's one parser (every field is given: the form shows them all).
         var input: ProductInput {
-            ProductInput(name: name, brand: brand, form: form, serving: serving,
-                         ingredients: ingredients.split(whereSeparator: \.isNewline).map(String.init))
+            ProductInput(
+                name: name, brand: brand, form: form, serving: serving,
+                ingredients: ingredients.split(whereSeparator: \.isNewline).map(String.init))
         }
 
         /// The ingredient lines that are rows, as the parser numbers them.
@@ -113,9 +114,11 @@ enum RegimenProductPages {
     }
 
     static func list(_ products: [StoredProduct]) -> String {
-        var body = RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
+        var body =
+            RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
             + RegimenPages.subnav("/regimen/products")
-        body += "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
+        body +=
+            "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
         if products.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
         } else {
@@ -142,16 +145,19 @@ enum RegimenProductPages {
             let line = row.number <= lines.count ? lines[row.number - 1] : ""
             let flags = row.flags.map { "<li class=\"scan-flag\"><strong>\(HTML.escape($0.title)):</strong> \(HTML.escape($0.reason))</li>" }.joined()
             return """
-            <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(HTML.escape(line))</p><ul class="scan-flags">\(flags)</ul>
-            <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"\(row.number == flagged[0].number ? " autofocus" : "")> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
-            """
+                <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(HTML.escape(line))</p><ul class="scan-flags">\(flags)</ul>
+                <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"\(row.number == flagged[0].number ? " autofocus" : "")> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
+                """
         }.joined()
-        let flaggedHTML = flagged.isEmpty ? "" : """
-        <fieldset class="stack field-group regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
-        <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
-        <ul class="regimen-list">\(flaggedRows)</ul>
-        <p class="help">A changed row is checked again.</p></fieldset>
-        """
+        let flaggedHTML =
+            flagged.isEmpty
+            ? ""
+            : """
+            <fieldset class="stack field-group regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
+            <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
+            <ul class="regimen-list">\(flaggedRows)</ul>
+            <p class="help">A changed row is checked again.</p></fieldset>
+            """
         let problems = refusal?.fields ?? FieldProblems([])
         let ids: [ProductField: (id: String, label: String)] = [
             .name: ("product-name", "Name"), .brand: ("product-brand", "Brand"), .form: ("product-form", "Form"),
@@ -166,70 +172,78 @@ enum RegimenProductPages {
         func errors(_ field: ProductField) -> String { FormField.errors(problems.messages(for: field), ids[field]!.id) }
         let title = editing.map { "Edit " + $0.name } ?? "Add a product"
         let action = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))/edit" } ?? "/regimen/products/new"
-        let lead = editing == nil
+        let lead =
+            editing == nil
             ? "Copy the label: the name, the form, what one serving is, and one line per ingredient."
             : "Saving keeps the earlier version: doses already logged still refer to the label as it was then."
         let cancel = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))" } ?? "/regimen/products"
-        let options = ["<option value=\"\"\(draft.form.isEmpty ? " selected" : "")>Choose…</option>"] + ProductForm.allCases.map { f in
-            "<option value=\"\(f.rawValue)\"\(f.rawValue == draft.form ? " selected" : "")>\(f.rawValue)</option>"
-        }
-        let body = RegimenPages.intro(title, lead: lead)
+        let options =
+            ["<option value=\"\"\(draft.form.isEmpty ? " selected" : "")>Choose…</option>"]
+            + ProductForm.allCases.map { f in
+                "<option value=\"\(f.rawValue)\"\(f.rawValue == draft.form ? " selected" : "")>\(f.rawValue)</option>"
+            }
+        let body =
+            RegimenPages.intro(title, lead: lead)
             + RegimenPages.subnav("/regimen/products") + """
-        \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
-        <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
-        \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other))
-        <div class="stack"><label for="product-name">Name</label>
-        <input type="text" id="product-name" name="name" required maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
-        <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
-        <input type="text" id="product-brand" name="brand" maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.brand))"\(attributes(.brand))>\(errors(.brand))</div>
-        <div class="stack"><label for="product-form">Form</label>
-        <select id="product-form" name="form" required\(attributes(.form))>\(options.joined())</select>\(errors(.form))</div>
-        <div class="stack"><label for="product-serving">One serving</label>
-        <input type="text" id="product-serving" name="serving" required value="\(HTML.escape(draft.serving))"\(attributes(.serving, help: true))>\(errors(.serving))
-        <p class="help" id="product-serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
-        <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
-        <textarea id="product-ingredients" name="ingredients" rows="6"\(attributes(.ingredients, help: true))>\(HTML.escape(draft.ingredients))</textarea>\(errors(.ingredients))
-        <p class="help" id="product-ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
-        \(flaggedHTML)
-        <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
-        <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
-        </form>
-        """
+                \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
+                <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
+                \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other))
+                <div class="stack"><label for="product-name">Name</label>
+                <input type="text" id="product-name" name="name" required maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
+                <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
+                <input type="text" id="product-brand" name="brand" maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.brand))"\(attributes(.brand))>\(errors(.brand))</div>
+                <div class="stack"><label for="product-form">Form</label>
+                <select id="product-form" name="form" required\(attributes(.form))>\(options.joined())</select>\(errors(.form))</div>
+                <div class="stack"><label for="product-serving">One serving</label>
+                <input type="text" id="product-serving" name="serving" required value="\(HTML.escape(draft.serving))"\(attributes(.serving, help: true))>\(errors(.serving))
+                <p class="help" id="product-serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
+                <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
+                <textarea id="product-ingredients" name="ingredients" rows="6"\(attributes(.ingredients, help: true))>\(HTML.escape(draft.ingredients))</textarea>\(errors(.ingredients))
+                <p class="help" id="product-ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
+                \(flaggedHTML)
+                <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
+                <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
+                </form>
+                """
         return Layout.page(title: title, section: .regimen, body: body)
     }
 
     static func detail(_ history: [StoredProduct], notice: String?) -> String {
         let current = history.max { $0.revisionNumber < $1.revisionNumber }!
         let p = current.product
-        var body = RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
+        var body =
+            RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
             + RegimenPages.subnav("/regimen/products")
             + RegimenPages.message(notice: notice, error: nil)
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(HTML.escape(p.id.rawValue))/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
             let rows = rev.product.ingredients.map { row in
-                let known = row.catalogueID == nil
-                    ? " <span class=\"regimen-flag\"><strong>\(HTML.escape(LabelFlag.Kind.unknownIngredient.title)):</strong> not in Cairn's ingredient catalogue. Check the spelling, or keep it as written.</span>" : ""
+                let known =
+                    row.catalogueID == nil
+                    ? " <span class=\"regimen-flag\"><strong>\(HTML.escape(LabelFlag.Kind.unknownIngredient.title)):</strong> not in Cairn's ingredient catalogue. Check the spelling, or keep it as written.</span>"
+                    : ""
                 let form = row.form.map { " (as " + HTML.escape($0) + ")" } ?? ""
                 let percent = row.dailyValuePercent.map { " · \($0)% DV" } ?? ""
-                return "<li>\(HTML.escape(row.nameOnLabel))\(form)\(row.amount.map { " — " + HTML.escape($0.description) } ?? "")\(percent)\(known)</li>"
+                return
+                    "<li>\(HTML.escape(row.nameOnLabel))\(form)\(row.amount.map { " — " + HTML.escape($0.description) } ?? "")\(percent)\(known)</li>"
             }.joined()
             return """
-            <li class="card regimen-revision" id="revision-\(rev.revisionNumber)">
-            <h3>Version \(rev.revisionNumber)\(rev.revisionNumber == current.revisionNumber ? " (current)" : "")</h3>
-            <p class="regimen-meta">Saved \(HTML.escape(DateText.string(rev.recordedAt, .numericMinute, in: .current))) · \(HTML.escape(rev.product.name)) · serving: \(HTML.escape(serving(rev.product)))</p>
-            \(rows.isEmpty ? "<p>No label rows.</p>" : "<ul class=\"regimen-list\">\(rows)</ul>")
-            </li>
-            """
+                <li class="card regimen-revision" id="revision-\(rev.revisionNumber)">
+                <h3>Version \(rev.revisionNumber)\(rev.revisionNumber == current.revisionNumber ? " (current)" : "")</h3>
+                <p class="regimen-meta">Saved \(HTML.escape(DateText.string(rev.recordedAt, .numericMinute, in: .current))) · \(HTML.escape(rev.product.name)) · serving: \(HTML.escape(serving(rev.product)))</p>
+                \(rows.isEmpty ? "<p>No label rows.</p>" : "<ul class=\"regimen-list\">\(rows)</ul>")
+                </li>
+                """
         }.joined(separator: "\n")
         body += """
-        <section aria-labelledby="versions-title">
-        <h2 id="versions-title">Versions, newest first</h2>
-        <ol class="regimen-revisions">
-        \(versions)
-        </ol>
-        </section>
-        <p><a href="/regimen/ledger?product=\(HTML.escape(p.id.rawValue))">Logged doses of this product</a></p>
-        """
+            <section aria-labelledby="versions-title">
+            <h2 id="versions-title">Versions, newest first</h2>
+            <ol class="regimen-revisions">
+            \(versions)
+            </ol>
+            </section>
+            <p><a href="/regimen/ledger?product=\(HTML.escape(p.id.rawValue))">Logged doses of this product</a></p>
+            """
         return Layout.page(title: p.name, section: .regimen, body: body)
     }
 }

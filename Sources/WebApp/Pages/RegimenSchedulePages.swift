@@ -34,10 +34,13 @@ enum RegimenSchedulePages {
     private enum Change: String, CaseIterable { case pause, resume, stop }
 
     static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
-        @Sendable func page(_ draft: Draft? = nil, notice: String? = nil, problems: FieldProblems<ScheduleField> = FieldProblems([]),
-                            change: ChangeRefusal? = nil) throws -> String {
-            try render(regimen: regimen, draft: draft ?? Draft(start: regimen.today().description), csrfToken: csrfToken,
-                       notice: notice, problems: problems, change: change)
+        @Sendable func page(
+            _ draft: Draft? = nil, notice: String? = nil, problems: FieldProblems<ScheduleField> = FieldProblems([]),
+            change: ChangeRefusal? = nil
+        ) throws -> String {
+            try render(
+                regimen: regimen, draft: draft ?? Draft(start: regimen.today().description), csrfToken: csrfToken,
+                notice: notice, problems: problems, change: change)
         }
         return [
             route(.get, "/regimen/schedules") { r in .html(try page(notice: r.query["saved"] == "1" ? "Saved." : nil)) },
@@ -53,28 +56,29 @@ enum RegimenSchedulePages {
                     return .html(try page(draft, problems: FieldProblems([.init(field, error)])), status: 400)
                 }
             },
-        ] + Change.allCases.map { change in
-            route(.post, "/regimen/schedules/{schedule}/\(change.rawValue)") { r in
-                let id = ScheduleID(r.parameter("schedule"))
-                do {
-                    let fromText = (r.form["from"] ?? "").trimmingCharacters(in: .whitespaces)
-                    var day: LocalDay? = nil
-                    if !fromText.isEmpty {
-                        guard let parsed = LocalDay(parsing: fromText) else { throw ScheduleError.unreadableDay }
-                        day = parsed
+        ]
+            + Change.allCases.map { change in
+                route(.post, "/regimen/schedules/{schedule}/\(change.rawValue)") { r in
+                    let id = ScheduleID(r.parameter("schedule"))
+                    do {
+                        let fromText = (r.form["from"] ?? "").trimmingCharacters(in: .whitespaces)
+                        var day: LocalDay? = nil
+                        if !fromText.isEmpty {
+                            guard let parsed = LocalDay(parsing: fromText) else { throw ScheduleError.unreadableDay }
+                            day = parsed
+                        }
+                        switch change {
+                        case .pause: _ = try regimen.pauseSchedule(id, from: day)
+                        case .resume: _ = try regimen.resumeSchedule(id, from: day)
+                        case .stop: _ = try regimen.stopSchedule(id, from: day)
+                        }
+                        return .redirect(to: "/regimen/schedules?saved=1")
+                    } catch let error as CairnError {
+                        let refusal = ChangeRefusal(schedule: id, verb: change.rawValue, message: error.userMessage + " Nothing was saved.")
+                        return .html(try page(change: refusal), status: error.namesNoRecord ? 404 : 400)
                     }
-                    switch change {
-                    case .pause: _ = try regimen.pauseSchedule(id, from: day)
-                    case .resume: _ = try regimen.resumeSchedule(id, from: day)
-                    case .stop: _ = try regimen.stopSchedule(id, from: day)
-                    }
-                    return .redirect(to: "/regimen/schedules?saved=1")
-                } catch let error as CairnError {
-                    let refusal = ChangeRefusal(schedule: id, verb: change.rawValue, message: error.userMessage + " Nothing was saved.")
-                    return .html(try page(change: refusal), status: error.namesNoRecord ? 404 : 400)
                 }
             }
-        }
     }
 
     /// The plan the form describes, each field read by its domain parser. Throws `FieldProblems<ScheduleField>`
@@ -95,8 +99,9 @@ enum RegimenSchedulePages {
         let zone = problems.field(.zone) { try ScheduleZone(parsing: d.zone) }
         try problems.check()
         do {
-            return try SchedulePlan(productID: ProductID(d.product), servings: servings!, times: times!, recurrence: recurrence!,
-                                    startDay: start!, zone: zone!)
+            return try SchedulePlan(
+                productID: ProductID(d.product), servings: servings!, times: times!, recurrence: recurrence!,
+                startDay: start!, zone: zone!)
         } catch let error as ScheduleError {
             throw FieldProblems<ScheduleField>([.init(error.field ?? .product, error)])
         }
@@ -127,11 +132,16 @@ enum RegimenSchedulePages {
         }
     }
 
-    static func render(regimen: RegimenService, draft: Draft, csrfToken: String, notice: String?,
-                       problems: FieldProblems<ScheduleField>, change: ChangeRefusal?) throws -> String {
+    static func render(
+        regimen: RegimenService, draft: Draft, csrfToken: String, notice: String?,
+        problems: FieldProblems<ScheduleField>, change: ChangeRefusal?
+    ) throws -> String {
         let products = try regimen.products()
         let summaries = try regimen.schedules()
-        var body = RegimenPages.intro("Schedules", lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
+        var body =
+            RegimenPages.intro(
+                "Schedules",
+                lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
             + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil)
         // A refused change shows beside its day field; when the schedule no longer offers that change (stopped,
         // or already in that state), at the top.
@@ -152,34 +162,36 @@ enum RegimenSchedulePages {
                 func action(_ verb: String, _ label: String) -> String {
                     let errors = change.map { $0.schedule == s.scheduleID && $0.verb == verb ? [$0.message] : [] } ?? []
                     return """
-                    <form method="post" action="/regimen/schedules/\(id)/\(verb)" class="regimen-inline-form">\(Layout.csrfField(csrfToken))\
-                    <label for="\(verb)-\(id)">\(label)</label> \
-                    <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"\(FormField.attributes("\(verb)-\(id)", errors: errors, first: true))> \
-                    <button type="submit" class="button button-quiet">\(label.components(separatedBy: " ").first ?? label)<span class="visually-hidden">: \(HTML.escape(s.productName))</span></button>\
-                    \(FormField.errors(errors, "\(verb)-\(id)"))</form>
-                    """
+                        <form method="post" action="/regimen/schedules/\(id)/\(verb)" class="regimen-inline-form">\(Layout.csrfField(csrfToken))\
+                        <label for="\(verb)-\(id)">\(label)</label> \
+                        <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"\(FormField.attributes("\(verb)-\(id)", errors: errors, first: true))> \
+                        <button type="submit" class="button button-quiet">\(label.components(separatedBy: " ").first ?? label)<span class="visually-hidden">: \(HTML.escape(s.productName))</span></button>\
+                        \(FormField.errors(errors, "\(verb)-\(id)"))</form>
+                        """
                 }
                 let labels = ["pause": "Pause from", "resume": "Resume from", "stop": "Stop from"]
                 actions = offered(s.latest.state).map { action($0, labels[$0]!) }
                 return """
-                <li class="card regimen-schedule" id="schedule-\(id)">
-                <h2>\(HTML.escape(s.productName))</h2>
-                <p><span class="regimen-state">\(stateWords(s.latest.state))</span> \(HTML.escape(describe(s.latest.plan)))\(s.inForceToday == nil ? " · not started yet" : "")</p>
-                <h3>History, newest first</h3>
-                <ol class="regimen-list regimen-history">\(history)</ol>
-                \(actions.isEmpty ? "" : "<div class=\"regimen-schedule-actions\">\(actions.joined())</div>")
-                </li>
-                """
+                    <li class="card regimen-schedule" id="schedule-\(id)">
+                    <h2>\(HTML.escape(s.productName))</h2>
+                    <p><span class="regimen-state">\(stateWords(s.latest.state))</span> \(HTML.escape(describe(s.latest.plan)))\(s.inForceToday == nil ? " · not started yet" : "")</p>
+                    <h3>History, newest first</h3>
+                    <ol class="regimen-list regimen-history">\(history)</ol>
+                    \(actions.isEmpty ? "" : "<div class=\"regimen-schedule-actions\">\(actions.joined())</div>")
+                    </li>
+                    """
             }.joined(separator: "\n")
             body += "<ul class=\"regimen-products\" aria-label=\"Schedules\">\n\(items)\n</ul>"
         }
         if products.isEmpty {
             body += "<p class=\"notice\">Add a product first: <a href=\"/regimen/products/new\">Add a product</a>.</p>"
         } else {
-            let productOptions = ["<option value=\"\"\(draft.product.isEmpty ? " selected" : "")>Choose…</option>"] + products.map { p in
-                let pid = p.product.id.rawValue
-                return "<option value=\"\(HTML.escape(pid))\"\(pid == draft.product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
-            }
+            let productOptions =
+                ["<option value=\"\"\(draft.product.isEmpty ? " selected" : "")>Choose…</option>"]
+                + products.map { p in
+                    let pid = p.product.id.rawValue
+                    return "<option value=\"\(HTML.escape(pid))\"\(pid == draft.product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
+                }
             let ids: [ScheduleField: (id: String, label: String)] = [
                 .product: ("schedule-product", "Product"), .servings: ("schedule-servings", "Servings each time"),
                 .recurrence: ("repeats-daily", "How often"), .times: ("schedule-times", "Times of day"),
@@ -192,42 +204,45 @@ enum RegimenSchedulePages {
                 FormField.attributes(ids[field]!.id, errors: problems.messages(for: field), help: help, first: refused.first == field)
             }
             func errors(_ field: ScheduleField) -> String { FormField.errors(problems.messages(for: field), ids[field]!.id) }
-            let kinds: [(Recurrence.Kind, String)] = [(.daily, "Every day"), (.every, "Every few days"), (.weekdays, "On some weekdays"),
-                                                      (.asNeeded, "As needed (no set times)")]
+            let kinds: [(Recurrence.Kind, String)] = [
+                (.daily, "Every day"), (.every, "Every few days"), (.weekdays, "On some weekdays"),
+                (.asNeeded, "As needed (no set times)"),
+            ]
             let chosen = Recurrence.Kind(rawValue: draft.repeats) ?? .daily
             let repeatOptions = kinds.map { kind, label in
                 let first = kind == .daily && refused.first == .recurrence ? " autofocus" : ""
-                return "<p class=\"schedule-repeat\"><input type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\" value=\"\(kind.rawValue)\"\(kind == chosen ? " checked" : "")\(first)> <label for=\"repeats-\(kind.rawValue)\">\(label)</label></p>"
+                return
+                    "<p class=\"schedule-repeat\"><input type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\" value=\"\(kind.rawValue)\"\(kind == chosen ? " checked" : "")\(first)> <label for=\"repeats-\(kind.rawValue)\">\(label)</label></p>"
             }
             body += """
-            <form method="post" action="/regimen/schedules/new" class="card regimen-form schedule-form" aria-labelledby="add-schedule-title" novalidate>\(Layout.csrfField(csrfToken))
-            <h2 id="add-schedule-title">Add a schedule</h2>
-            \(FormField.summary(refused.compactMap { ids[$0] }))
-            <div class="stack"><label for="schedule-product">Product</label>
-            <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions.joined())</select>\(errors(.product))</div>
-            <div class="stack"><label for="schedule-servings">Servings each time</label>
-            <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(HTML.escape(draft.servings))"\(attributes(.servings))>\(errors(.servings))</div>
-            <fieldset class="stack field-group schedule-repeats"\(problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\"")><legend>How often</legend>
-            \(repeatOptions.joined(separator: "\n"))\(errors(.recurrence))</fieldset>
-            <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
-            <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(HTML.escape(draft.every))"\(attributes(.interval, help: true))>\(errors(.interval))
-            <p class="help" id="schedule-every-help">Counted from the first day: 2 is every other day.</p></div>
-            <div class="stack schedule-when schedule-when-weekdays"><label for="schedule-weekdays">Weekdays <span class="help">(only for some weekdays)</span></label>
-            <input type="text" id="schedule-weekdays" name="weekdays" value="\(HTML.escape(draft.weekdays))"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
-            <p class="help" id="schedule-weekdays-help">Like mon, wed, fri.</p></div>
-            <div class="stack schedule-when schedule-when-times"><label for="schedule-times">Times of day <span class="help">(not for as needed)</span></label>
-            <input type="text" id="schedule-times" name="times" value="\(HTML.escape(draft.times))"\(attributes(.times, help: true))>\(errors(.times))
-            <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
-            <div class="stack"><label for="schedule-start">First day</label>
-            <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"\(attributes(.start))>\(errors(.start))</div>
-            <details class="stack schedule-zone"\(draft.zone.isEmpty && problems.messages(for: .zone).isEmpty ? "" : " open")><summary>Time zone: follows you unless you name one</summary>
-            <div class="stack"><label for="schedule-zone">Time zone <span class="help">(optional)</span></label>
-            <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(HTML.escape(draft.zone))"\(attributes(.zone, help: true))>\(errors(.zone))
-            <p class="help" id="schedule-zone-help">Leave empty and the times follow you: 08:00 is 08:00 wherever you are. Name a zone, such as America/New_York, to keep them on that zone's clock when you travel.</p></div>
-            </details>
-            <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
-            </form>
-            """
+                <form method="post" action="/regimen/schedules/new" class="card regimen-form schedule-form" aria-labelledby="add-schedule-title" novalidate>\(Layout.csrfField(csrfToken))
+                <h2 id="add-schedule-title">Add a schedule</h2>
+                \(FormField.summary(refused.compactMap { ids[$0] }))
+                <div class="stack"><label for="schedule-product">Product</label>
+                <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions.joined())</select>\(errors(.product))</div>
+                <div class="stack"><label for="schedule-servings">Servings each time</label>
+                <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(HTML.escape(draft.servings))"\(attributes(.servings))>\(errors(.servings))</div>
+                <fieldset class="stack field-group schedule-repeats"\(problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\"")><legend>How often</legend>
+                \(repeatOptions.joined(separator: "\n"))\(errors(.recurrence))</fieldset>
+                <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
+                <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(HTML.escape(draft.every))"\(attributes(.interval, help: true))>\(errors(.interval))
+                <p class="help" id="schedule-every-help">Counted from the first day: 2 is every other day.</p></div>
+                <div class="stack schedule-when schedule-when-weekdays"><label for="schedule-weekdays">Weekdays <span class="help">(only for some weekdays)</span></label>
+                <input type="text" id="schedule-weekdays" name="weekdays" value="\(HTML.escape(draft.weekdays))"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
+                <p class="help" id="schedule-weekdays-help">Like mon, wed, fri.</p></div>
+                <div class="stack schedule-when schedule-when-times"><label for="schedule-times">Times of day <span class="help">(not for as needed)</span></label>
+                <input type="text" id="schedule-times" name="times" value="\(HTML.escape(draft.times))"\(attributes(.times, help: true))>\(errors(.times))
+                <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
+                <div class="stack"><label for="schedule-start">First day</label>
+                <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"\(attributes(.start))>\(errors(.start))</div>
+                <details class="stack schedule-zone"\(draft.zone.isEmpty && problems.messages(for: .zone).isEmpty ? "" : " open")><summary>Time zone: follows you unless you name one</summary>
+                <div class="stack"><label for="schedule-zone">Time zone <span class="help">(optional)</span></label>
+                <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(HTML.escape(draft.zone))"\(attributes(.zone, help: true))>\(errors(.zone))
+                <p class="help" id="schedule-zone-help">Leave empty and the times follow you: 08:00 is 08:00 wherever you are. Name a zone, such as America/New_York, to keep them on that zone's clock when you travel.</p></div>
+                </details>
+                <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
+                </form>
+                """
         }
         return Layout.page(title: "Schedules", section: .regimen, body: body)
     }

@@ -21,16 +21,20 @@ enum ReportPages {
         return [
             route(.get, "/reports/skin/{area}") { r in
                 let (area, report) = try skinLog(r)
-                return .html(preview(report, title: "PDF photo log",
-                                     lead: "A PDF of every photo of \(area.name), to keep or to show someone. Cairn writes the file; where it goes is up to you.",
-                                     action: "/reports/skin/\(area.id.rawValue)", back: (SkinPages.areaPath(area.id), "Back to \(area.name)"),
-                                     section: .skin, csrfToken: csrfToken))
+                return .html(
+                    preview(
+                        report, title: "PDF photo log",
+                        lead: "A PDF of every photo of \(area.name), to keep or to show someone. Cairn writes the file; where it goes is up to you.",
+                        action: "/reports/skin/\(area.id.rawValue)", back: (SkinPages.areaPath(area.id), "Back to \(area.name)"),
+                        section: .skin, csrfToken: csrfToken))
             },
             route(.post, "/reports/skin/{area}") { r in try download(try skinLog(r).1, reports: reports) },
             route(.get, "/reports/smile") { r in
-                .html(preview(try reports.smileProgressSheet(paper: paper(r)), title: "PDF progress sheet",
-                              lead: "A PDF of your smile crops in date order. Only the anonymised crops go in it, nothing else.",
-                              action: "/reports/smile", back: ("/smile", "Back to Smile"), section: .smile, csrfToken: csrfToken))
+                .html(
+                    preview(
+                        try reports.smileProgressSheet(paper: paper(r)), title: "PDF progress sheet",
+                        lead: "A PDF of your smile crops in date order. Only the anonymised crops go in it, nothing else.",
+                        action: "/reports/smile", back: ("/smile", "Back to Smile"), section: .smile, csrfToken: csrfToken))
             },
             route(.post, "/reports/smile") { r in try download(try reports.smileProgressSheet(paper: paper(r)), reports: reports) },
             route(.get, "/reports/regimen") { r in try regimenSummary(r, source: r.query, reports: reports, regimen: regimen, csrfToken: csrfToken) },
@@ -43,18 +47,25 @@ enum ReportPages {
 
     /// The preview (GET) or the download (POST) of the summary of the period the form names (default: the last 90
     /// days); a period that cannot be read is shown beside its fields.
-    static func regimenSummary(_ r: RouteRequest, source: [String: String], reports: ReportService, regimen: RegimenService,
-                               csrfToken: String) throws -> Response {
+    static func regimenSummary(
+        _ r: RouteRequest, source: [String: String], reports: ReportService, regimen: RegimenService,
+        csrfToken: String
+    ) throws -> Response {
         let today = regimen.today()
         let fromText = (source["from"] ?? "").trimmingCharacters(in: .whitespaces)
         let toText = (source["to"] ?? "").trimmingCharacters(in: .whitespaces)
         let to = toText.isEmpty ? today : LocalDay(parsing: toText)
         let from = fromText.isEmpty ? (to ?? today).adding(days: -89) : LocalDay(parsing: fromText)
         var problem: String?
-        if from == nil { problem = "The first day must be a date like 2026-01-31." }
-        else if to == nil { problem = "The last day must be a date like 2026-01-31." }
-        else if to! < from! { problem = "The last day comes before the first day." }
-        else if from!.days(to: to!) > 3660 { problem = ReportError.periodTooLong.userMessage }
+        if from == nil {
+            problem = "The first day must be a date like 2026-01-31."
+        } else if to == nil {
+            problem = "The last day must be a date like 2026-01-31."
+        } else if to! < from! {
+            problem = "The last day comes before the first day."
+        } else if from!.days(to: to!) > 3660 {
+            problem = ReportError.periodTooLong.userMessage
+        }
         let periodForm = regimenPeriodForm(from: from?.description ?? fromText, to: to?.description ?? toText, problem: problem)
         guard problem == nil, let from, let to else {
             let body = intro("PDF summary", lead: regimenLead) + periodForm
@@ -62,17 +73,24 @@ enum ReportPages {
         }
         let report = try reports.regimenSummary(from: from, to: to, paper: paper(r))
         if r.request.method == .post { return try download(report, reports: reports) }
-        return .html(preview(report, title: "PDF summary", lead: regimenLead, action: "/reports/regimen", back: ("/regimen/ledger", "Back to the ledger"),
-                             section: .regimen, csrfToken: csrfToken, before: periodForm,
-                             hidden: [("from", from.description), ("to", to.description)]))
+        return .html(
+            preview(
+                report, title: "PDF summary", lead: regimenLead, action: "/reports/regimen", back: ("/regimen/ledger", "Back to the ledger"),
+                section: .regimen, csrfToken: csrfToken, before: periodForm,
+                hidden: [("from", from.description), ("to", to.description)]))
     }
 
-    static let regimenLead = "A PDF of one period to take to an appointment: products, schedules, what was logged, ingredient totals, outcome series and insights."
+    static let regimenLead =
+        "A PDF of one period to take to an appointment: products, schedules, what was logged, ingredient totals, outcome series and insights."
 
     static func download(_ report: Report, reports: ReportService) throws -> Response {
-        Response(status: 200, headers: [("Content-Type", "application/pdf"), ("Cache-Control", "no-store"),
-                                        ("Content-Disposition", "attachment; filename=\"\(report.fileName)\"")],
-                 body: try reports.pdf(report))
+        Response(
+            status: 200,
+            headers: [
+                ("Content-Type", "application/pdf"), ("Cache-Control", "no-store"),
+                ("Content-Disposition", "attachment; filename=\"\(report.fileName)\""),
+            ],
+            body: try reports.pdf(report))
     }
 
     static func intro(_ title: String, lead: String) -> String {
@@ -82,42 +100,45 @@ enum ReportPages {
     static func regimenPeriodForm(from: String, to: String, problem: String?) -> String {
         let error = problem.map { "<p class=\"field-error\" role=\"alert\" id=\"report-period-error\">\(HTML.escape($0))</p>" } ?? ""
         return """
-        <form method="get" action="/reports/regimen" class="card report-period" aria-labelledby="period-title">
-        <h2 id="period-title">Period</h2>
-        <div class="report-period-fields">
-        <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(HTML.escape(from))" required></div>
-        <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(HTML.escape(to))" required></div>
-        </div>
-        \(error)
-        <div class="form-actions"><button type="submit" class="button button-quiet" id="report-period-show">Show what it will hold</button></div>
-        </form>
-        """
+            <form method="get" action="/reports/regimen" class="card report-period" aria-labelledby="period-title">
+            <h2 id="period-title">Period</h2>
+            <div class="report-period-fields">
+            <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(HTML.escape(from))" required></div>
+            <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(HTML.escape(to))" required></div>
+            </div>
+            \(error)
+            <div class="form-actions"><button type="submit" class="button button-quiet" id="report-period-show">Show what it will hold</button></div>
+            </form>
+            """
     }
 
     /// The preview: what the file will hold, its pages, and the download form with the paper choice.
-    static func preview(_ report: Report, title: String, lead: String, action: String, back: (String, String), section: Layout.Section,
-                        csrfToken: String, before: String = "", hidden: [(String, String)] = []) -> String {
+    static func preview(
+        _ report: Report, title: String, lead: String, action: String, back: (String, String), section: Layout.Section,
+        csrfToken: String, before: String = "", hidden: [(String, String)] = []
+    ) -> String {
         let pagesA4 = report.pageCount
         let items = report.contents.map { "<li>\(HTML.escape($0))</li>" }.joined(separator: "\n")
         let hiddenFields = hidden.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.0))\" value=\"\(HTML.escape($0.1))\">" }.joined()
         let photos = report.photoCount == 0 ? "" : " and \(report.photoCount) photo\(report.photoCount == 1 ? "" : "s") (not encoded again)"
-        let body = intro(title, lead: lead) + before + """
-        <section class="card report-preview" aria-labelledby="holds-title">
-        <h2 id="holds-title">What the file will hold</h2>
-        <ol class="report-contents" id="report-contents">
-        \(items)
-        </ol>
-        <p class="help" id="report-size">About \(pagesA4) page\(pagesA4 == 1 ? "" : "s") on \(report.document.paper.label)\(photos). Nothing is kept in Cairn after the download.</p>
-        <form method="post" action="\(HTML.escape(action))" class="stack">\(Layout.csrfField(csrfToken))\(hiddenFields)
-        <fieldset class="report-paper"><legend>Paper</legend>
-        <label><input type="radio" name="paper" value="a4"\(report.document.paper == .a4 ? " checked" : "")> A4</label>
-        <label><input type="radio" name="paper" value="letter"\(report.document.paper == .letter ? " checked" : "")> US Letter</label>
-        </fieldset>
-        <div class="form-actions"><button type="submit" class="button" id="report-download">Download \(HTML.escape(report.fileName))</button>
-        <a class="button button-quiet" href="\(HTML.escape(back.0))">\(HTML.escape(back.1))</a></div>
-        </form>
-        </section>
-        """
+        let body =
+            intro(title, lead: lead) + before + """
+                <section class="card report-preview" aria-labelledby="holds-title">
+                <h2 id="holds-title">What the file will hold</h2>
+                <ol class="report-contents" id="report-contents">
+                \(items)
+                </ol>
+                <p class="help" id="report-size">About \(pagesA4) page\(pagesA4 == 1 ? "" : "s") on \(report.document.paper.label)\(photos). Nothing is kept in Cairn after the download.</p>
+                <form method="post" action="\(HTML.escape(action))" class="stack">\(Layout.csrfField(csrfToken))\(hiddenFields)
+                <fieldset class="report-paper"><legend>Paper</legend>
+                <label><input type="radio" name="paper" value="a4"\(report.document.paper == .a4 ? " checked" : "")> A4</label>
+                <label><input type="radio" name="paper" value="letter"\(report.document.paper == .letter ? " checked" : "")> US Letter</label>
+                </fieldset>
+                <div class="form-actions"><button type="submit" class="button" id="report-download">Download \(HTML.escape(report.fileName))</button>
+                <a class="button button-quiet" href="\(HTML.escape(back.0))">\(HTML.escape(back.1))</a></div>
+                </form>
+                </section>
+                """
         return Layout.page(title: title, section: section, body: body)
     }
 }

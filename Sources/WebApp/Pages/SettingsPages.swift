@@ -44,10 +44,13 @@ enum SettingsPages {
     }
 
     /// The Settings page of the vault `settings` serves, its lock section showing `refusal` (a lock form sent back).
-    static func page(_ settings: any SettingsServicing, csrfToken: String, notice: String? = nil,
-                     refusal: LockPages.Refusal? = nil) throws -> String {
-        let lock = LockPages.settingsSection(setting: try settings.lockSetting(), idleMinutes: try settings.idleLockMinutes(),
-                                             csrfToken: csrfToken, refusal: refusal)
+    static func page(
+        _ settings: any SettingsServicing, csrfToken: String, notice: String? = nil,
+        refusal: LockPages.Refusal? = nil
+    ) throws -> String {
+        let lock = LockPages.settingsSection(
+            setting: try settings.lockSetting(), idleMinutes: try settings.idleLockMinutes(),
+            csrfToken: csrfToken, refusal: refusal)
         return render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: notice, lock: lock)
     }
 
@@ -57,82 +60,83 @@ enum SettingsPages {
         let buttonLabel = showComparisonDetails ? "Turn off" : "Turn on"
         let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
         let body = """
-        <div class="page-intro"><h1>Settings</h1></div>
-        \(noticeHTML)
-        <section class="card setting" aria-labelledby="comparison-title">
-        <h2 id="comparison-title">Show comparison details</h2>
-        <p>Under each comparison of two photos, also show how it was worked out: the alignment used and the figures behind it.</p>
-        <form method="post" action="/settings/comparison-details" class="setting-row">\(Layout.csrfField(csrfToken))\
-        <input type="hidden" name="value" value="\(nextValue)">\
-        <p class="setting-state">Currently: <strong id="comparison-state">\(state)</strong></p>\
-        <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
-        </form>
-        </section>
-        \(lock)
-        <section class="card setting" aria-labelledby="reminders-title">
-        <h2 id="reminders-title">Reminders</h2>
-        <p>Quiet hours, names in notifications, repeats, the morning summary, refill warnings and skin photo reminders.</p>
-        <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
-        </section>
-        <section class="card setting" aria-labelledby="backup-title">
-        <h2 id="backup-title">Backups and privacy</h2>
-        <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>
-        <p>With the lock on, the database and every photo are encrypted on this computer. Backups are encrypted too, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
-        <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
-        <p class="card-action"><a class="button button-quiet" href="/settings/backup" id="settings-backup">Back up everything…</a></p>
-        </section>
-        <section class="card setting danger-zone" aria-labelledby="delete-title">
-        <h2 id="delete-title">Delete all data</h2>
-        <p>Remove everything Cairn keeps on this computer. The next page lists exactly what goes, and asks you to confirm.</p>
-        <p class="card-action"><a class="button button-quiet" href="/settings/delete" id="delete-start">Delete all data…</a></p>
-        </section>
-        """
+            <div class="page-intro"><h1>Settings</h1></div>
+            \(noticeHTML)
+            <section class="card setting" aria-labelledby="comparison-title">
+            <h2 id="comparison-title">Show comparison details</h2>
+            <p>Under each comparison of two photos, also show how it was worked out: the alignment used and the figures behind it.</p>
+            <form method="post" action="/settings/comparison-details" class="setting-row">\(Layout.csrfField(csrfToken))\
+            <input type="hidden" name="value" value="\(nextValue)">\
+            <p class="setting-state">Currently: <strong id="comparison-state">\(state)</strong></p>\
+            <button type="submit" class="button button-quiet" id="comparison-toggle">\(buttonLabel)</button>\
+            </form>
+            </section>
+            \(lock)
+            <section class="card setting" aria-labelledby="reminders-title">
+            <h2 id="reminders-title">Reminders</h2>
+            <p>Quiet hours, names in notifications, repeats, the morning summary, refill warnings and skin photo reminders.</p>
+            <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
+            </section>
+            <section class="card setting" aria-labelledby="backup-title">
+            <h2 id="backup-title">Backups and privacy</h2>
+            <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>
+            <p>With the lock on, the database and every photo are encrypted on this computer. Backups are encrypted too, with a passphrase you choose; if you forget it, nobody can open that backup.</p>
+            <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
+            <p class="card-action"><a class="button button-quiet" href="/settings/backup" id="settings-backup">Back up everything…</a></p>
+            </section>
+            <section class="card setting danger-zone" aria-labelledby="delete-title">
+            <h2 id="delete-title">Delete all data</h2>
+            <p>Remove everything Cairn keeps on this computer. The next page lists exactly what goes, and asks you to confirm.</p>
+            <p class="card-action"><a class="button button-quiet" href="/settings/delete" id="delete-start">Delete all data…</a></p>
+            </section>
+            """
         return Layout.page(title: "Settings", section: .settings, body: body)
     }
 
     static func confirmDelete(csrfToken: String, mistyped: Bool = false) -> String {
-        let error = mistyped
+        let error =
+            mistyped
             ? "<p class=\"field-error\" role=\"alert\" id=\"confirm-error\">Type DELETE in capital letters to confirm.</p>" : ""
         let describedBy = mistyped ? "confirm-help confirm-error" : "confirm-help"
         let invalid = mistyped ? " aria-invalid=\"true\" autofocus" : ""
         let body = """
-        <section class="card confirm" aria-labelledby="confirm-title">
-        <h1 id="confirm-title">Delete all data?</h1>
-        \(deleteConsequence)
-        <form method="post" action="/settings/delete" class="stack">\(Layout.csrfField(csrfToken))
-        <label for="confirm">Type <span class="kbd">\(confirmationWord)</span> to confirm</label>
-        <p class="help" id="confirm-help">This is to make sure nothing is deleted by accident.</p>
-        <input type="text" id="confirm" name="confirm" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="\(describedBy)"\(invalid)>
-        \(error)
-        <div class="form-actions">
-        <button type="submit" class="button button-danger" id="delete-confirm">Delete all data</button>
-        <a class="button button-quiet" href="/settings">Cancel</a>
-        </div>
-        </form>
-        </section>
-        """
+            <section class="card confirm" aria-labelledby="confirm-title">
+            <h1 id="confirm-title">Delete all data?</h1>
+            \(deleteConsequence)
+            <form method="post" action="/settings/delete" class="stack">\(Layout.csrfField(csrfToken))
+            <label for="confirm">Type <span class="kbd">\(confirmationWord)</span> to confirm</label>
+            <p class="help" id="confirm-help">This is to make sure nothing is deleted by accident.</p>
+            <input type="text" id="confirm" name="confirm" autocomplete="off" autocapitalize="characters" spellcheck="false" required aria-describedby="\(describedBy)"\(invalid)>
+            \(error)
+            <div class="form-actions">
+            <button type="submit" class="button button-danger" id="delete-confirm">Delete all data</button>
+            <a class="button button-quiet" href="/settings">Cancel</a>
+            </div>
+            </form>
+            </section>
+            """
         return Layout.page(title: "Delete all data?", section: .settings, body: body)
     }
 
     static func deleted() -> String {
         let body = """
-        <section class="card confirm" aria-labelledby="deleted-title">
-        <h1 id="deleted-title">All data deleted</h1>
-        <p role="status">Everything Cairn kept in this vault has been removed: photos, records, imported Health data, insights, settings and the database's journal and temporary files. The vault is empty.</p>
-        <p class="card-action"><a class="button" href="/">Back to your journals</a></p>
-        </section>
-        """
+            <section class="card confirm" aria-labelledby="deleted-title">
+            <h1 id="deleted-title">All data deleted</h1>
+            <p role="status">Everything Cairn kept in this vault has been removed: photos, records, imported Health data, insights, settings and the database's journal and temporary files. The vault is empty.</p>
+            <p class="card-action"><a class="button" href="/">Back to your journals</a></p>
+            </section>
+            """
         return Layout.page(title: "All data deleted", section: .settings, body: body)
     }
 
     static func error(_ error: WebError) -> String {
         let body = """
-        <section class="card" aria-labelledby="error-title">
-        <h1 id="error-title">\(HTML.escape(error.title))</h1>
-        <p>\(HTML.escape(error.userMessage))</p>
-        <p class="card-action"><a class="button button-quiet" href="/">Back to your journals</a></p>
-        </section>
-        """
+            <section class="card" aria-labelledby="error-title">
+            <h1 id="error-title">\(HTML.escape(error.title))</h1>
+            <p>\(HTML.escape(error.userMessage))</p>
+            <p class="card-action"><a class="button button-quiet" href="/">Back to your journals</a></p>
+            </section>
+            """
         return Layout.page(title: error.title, section: .none, body: body)
     }
 }

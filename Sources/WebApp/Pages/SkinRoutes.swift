@@ -23,8 +23,10 @@ enum SkinRoutes {
             },
             route(.get, "/skin/areas/{area}") { r in
                 let areaID = try area(r)
-                return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
-                                                notice: r.query["deleted"] == "1" ? "The photo was removed." : nil))
+                return .html(
+                    SkinPages.timeline(
+                        try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
+                        notice: r.query["deleted"] == "1" ? "The photo was removed." : nil))
             },
             route(.get, "/skin/areas/{area}/trend") { r in
                 let areaID = try area(r)
@@ -49,8 +51,10 @@ enum SkinRoutes {
                     try skin.renameArea(areaID, to: typed)
                 } catch let error as CairnError where error is SkinJournalError || error is TextInputError {
                     guard !error.namesNoRecord else { throw error }
-                    return .html(SkinPages.timeline(try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
-                                                    renameError: (typed, error.userMessage)), status: 400)
+                    return .html(
+                        SkinPages.timeline(
+                            try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
+                            renameError: (typed, error.userMessage)), status: 400)
                 }
                 return .redirect(to: "/skin/areas/\(areaID.rawValue)")
             },
@@ -65,14 +69,18 @@ enum SkinRoutes {
             },
             route(.get, "/skin/areas/{area}/entries/{entry}") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
-                return .html(SkinPages.compare(try skin.comparison(of: entryID, in: areaID), details: try details(),
-                                               notice: r.query["noted"] == "1" ? "The note was saved." : nil))
+                return .html(
+                    SkinPages.compare(
+                        try skin.comparison(of: entryID, in: areaID), details: try details(),
+                        notice: r.query["noted"] == "1" ? "The note was saved." : nil))
             },
             route(.get, "/skin/areas/{area}/entries/{entry}/note") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
-                return .html(SkinPages.note(area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
-                                            history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.query["new"] == "1",
-                                            csrfToken: csrfToken))
+                return .html(
+                    SkinPages.note(
+                        area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
+                        history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.query["new"] == "1",
+                        csrfToken: csrfToken))
             },
             route(.post, "/skin/areas/{area}/entries/{entry}/note") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
@@ -81,9 +89,11 @@ enum SkinRoutes {
                     let changed = try skin.setNote(typed, of: entryID, in: areaID)
                     return .redirect(to: "/skin/areas/\(areaID.rawValue)/entries/\(entryID.rawValue)" + (changed ? "?noted=1" : ""))
                 } catch let error as TextInputError {
-                    return .html(SkinPages.note(area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
-                                                history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.form["new"] == "1",
-                                                csrfToken: csrfToken, typed: typed, error: error.userMessage), status: 400)
+                    return .html(
+                        SkinPages.note(
+                            area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
+                            history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.form["new"] == "1",
+                            csrfToken: csrfToken, typed: typed, error: error.userMessage), status: 400)
                 }
             },
             route(.get, "/skin/areas/{area}/entries/{entry}/photo.jpg") { r in
@@ -102,8 +112,10 @@ enum SkinRoutes {
             route(.get, "/skin/areas/{area}/entries/{entry}/delete") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
                 let view = try skin.comparison(of: entryID, in: areaID)
-                return .html(SkinPages.confirmDeleteEntry(view, consequence: try skin.deletionConsequence(of: entryID, in: areaID),
-                                                          csrfToken: csrfToken))
+                return .html(
+                    SkinPages.confirmDeleteEntry(
+                        view, consequence: try skin.deletionConsequence(of: entryID, in: areaID),
+                        csrfToken: csrfToken))
             },
             route(.post, "/skin/areas/{area}/entries/{entry}/delete") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
@@ -131,7 +143,8 @@ enum SkinRoutes {
     static func logPhoto(_ request: Request, areaID: AreaID, skin: SkinService, details: Bool, csrfToken: String) throws -> Response {
         func problem(_ message: String) throws -> Response {
             let timeline = try skin.timeline(of: areaID)
-            let page = request.form["from"] == "capture"
+            let page =
+                request.form["from"] == "capture"
                 ? SkinPages.capture(timeline, csrfToken: csrfToken, uploadError: message)
                 : SkinPages.timeline(timeline, details: details, csrfToken: csrfToken, uploadError: message)
             return .html(page, status: 400)

@@ -46,9 +46,13 @@ enum SmilePages {
             route(.post, "/smile/export/{entry}") { r in
                 let export = try smile.export(try smile.entry(matching: r.parameter("entry")))
                 guard export.containsNoMetadata else { throw SmileError.outputNotClean }
-                return Response(status: 200, headers: [("Content-Type", "image/jpeg"),
-                                                       ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\"")],
-                                body: export.jpeg)
+                return Response(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "image/jpeg"),
+                        ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\""),
+                    ],
+                    body: export.jpeg)
             },
             route(.get, "/smile/delete/{entry}") { r in
                 .html(confirmDelete(try smile.entry(matching: r.parameter("entry")), csrfToken: csrfToken))
@@ -70,21 +74,26 @@ enum SmilePages {
 
     static func timeline(_ entries: [SmileEntry], added: String?, deleted: Bool = false) -> String {
         let intro = """
-        <div class="page-intro">
-        <h1>Smile</h1>
-        <p class="lead">\(HTML.escape(Journal.smile.purpose))</p>
-        </div>
-        """
-        let notice = (added.map { _ in "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>" } ?? "")
+            <div class="page-intro">
+            <h1>Smile</h1>
+            <p class="lead">\(HTML.escape(Journal.smile.purpose))</p>
+            </div>
+            """
+        let notice =
+            (added.map { _ in
+                "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>"
+            } ?? "")
             + (deleted ? "<p class=\"notice\" role=\"status\" id=\"smile-deleted\">Deleted. The crop and its note are no longer in Cairn.</p>" : "")
         guard !entries.isEmpty else {
-            return Layout.page(title: "Smile", section: .smile, body: intro + notice + """
-            <section class="card empty-state" aria-labelledby="empty-title">
-            <h2 id="empty-title">Nothing here yet</h2>
-            <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
-            <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
-            </section>
-            """)
+            return Layout.page(
+                title: "Smile", section: .smile,
+                body: intro + notice + """
+                    <section class="card empty-state" aria-labelledby="empty-title">
+                    <h2 id="empty-title">Nothing here yet</h2>
+                    <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
+                    <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
+                    </section>
+                    """)
         }
         let items = entries.reversed().map { e in
             """
@@ -97,16 +106,18 @@ enum SmilePages {
             </li>
             """
         }.joined(separator: "\n")
-        let compareLink = entries.count >= 2
+        let compareLink =
+            entries.count >= 2
             ? "<a class=\"button button-quiet\" href=\"/smile/compare\" id=\"smile-compare-link\">Compare two</a>" : ""
-        let body = intro + notice + """
-        <div class="smile-actions"><a class="button" href="/smile/add" id="smile-add">Add a photo</a>\(compareLink)<a class="button button-quiet" href="/reports/smile" id="report-link">PDF progress sheet</a></div>
-        <h2 class="visually-hidden">Your smile crops, newest first</h2>
-        <p class="help" id="smile-order">Newest first, by the day each photo was taken (a photo without a date: the day it was added).</p>
-        <ol class="smile-timeline" aria-label="Smile crops, newest first" aria-describedby="smile-order" reversed>
-        \(items)
-        </ol>
-        """
+        let body =
+            intro + notice + """
+                <div class="smile-actions"><a class="button" href="/smile/add" id="smile-add">Add a photo</a>\(compareLink)<a class="button button-quiet" href="/reports/smile" id="report-link">PDF progress sheet</a></div>
+                <h2 class="visually-hidden">Your smile crops, newest first</h2>
+                <p class="help" id="smile-order">Newest first, by the day each photo was taken (a photo without a date: the day it was added).</p>
+                <ol class="smile-timeline" aria-label="Smile crops, newest first" aria-describedby="smile-order" reversed>
+                \(items)
+                </ol>
+                """
         return Layout.page(title: "Smile", section: .smile, body: body)
     }
 
@@ -116,37 +127,37 @@ enum SmilePages {
         let problem = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
         let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"
         let body = """
-        <div class="page-intro">
-        <h1>Add a smile photo</h1>
-        <p class="lead">Use your camera or choose a photo. Cairn finds your mouth and shows you the square it will keep. Nothing is saved until you confirm the crop.</p>
-        </div>
-        <div class="smile-capture" id="smile-capture" data-csrf="\(HTML.escape(csrfToken))">
-        <section class="card" aria-labelledby="camera-title" id="smile-camera-card" hidden>
-        <h2 id="camera-title">Camera</h2>
-        <p class="help">Line your smile up inside the box. The camera picture stays in this browser until you take the photo.</p>
-        <div class="smile-camera">
-        <video id="smile-video" class="smile-video" autoplay playsinline muted></video>
-        <div class="smile-guide" aria-hidden="true"></div>
-        </div>
-        <div class="form-actions">
-        <button type="button" class="button button-quiet" id="smile-camera-start">Start camera</button>
-        <button type="button" class="button" id="smile-camera-take" disabled>Take photo</button>
-        </div>
-        </section>
-        <section class="card" aria-labelledby="file-title">
-        <h2 id="file-title">Choose a photo</h2>
-        <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
-        <form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
-        <label for="smile-file">Photo</label>
-        <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required\(invalid)>\(problem)
-        <p class="field-error" role="alert" id="smile-file-error" hidden></p>
-        <div class="form-actions"><button type="submit" class="button" id="smile-file-send">Send photo</button></div>
-        </form>
-        </section>
-        <p class="notice" id="smile-status" role="status" hidden></p>
-        <noscript><p class="notice">The camera needs JavaScript. To add a photo without it, choose the file and press Send photo (it goes only to this computer), or use <span class="kbd">cairn smile add</span>.</p></noscript>
-        </div>
-        """
+            <div class="page-intro">
+            <h1>Add a smile photo</h1>
+            <p class="lead">Use your camera or choose a photo. Cairn finds your mouth and shows you the square it will keep. Nothing is saved until you confirm the crop.</p>
+            </div>
+            <div class="smile-capture" id="smile-capture" data-csrf="\(HTML.escape(csrfToken))">
+            <section class="card" aria-labelledby="camera-title" id="smile-camera-card" hidden>
+            <h2 id="camera-title">Camera</h2>
+            <p class="help">Line your smile up inside the box. The camera picture stays in this browser until you take the photo.</p>
+            <div class="smile-camera">
+            <video id="smile-video" class="smile-video" autoplay playsinline muted></video>
+            <div class="smile-guide" aria-hidden="true"></div>
+            </div>
+            <div class="form-actions">
+            <button type="button" class="button button-quiet" id="smile-camera-start">Start camera</button>
+            <button type="button" class="button" id="smile-camera-take" disabled>Take photo</button>
+            </div>
+            </section>
+            <section class="card" aria-labelledby="file-title">
+            <h2 id="file-title">Choose a photo</h2>
+            <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
+            <form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
+            <label for="smile-file">Photo</label>
+            <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required\(invalid)>\(problem)
+            <p class="field-error" role="alert" id="smile-file-error" hidden></p>
+            <div class="form-actions"><button type="submit" class="button" id="smile-file-send">Send photo</button></div>
+            </form>
+            </section>
+            <p class="notice" id="smile-status" role="status" hidden></p>
+            <noscript><p class="notice">The camera needs JavaScript. To add a photo without it, choose the file and press Send photo (it goes only to this computer), or use <span class="kbd">cairn smile add</span>.</p></noscript>
+            </div>
+            """
         return Layout.page(title: "Add a smile photo", section: .smile, body: body + script)
     }
 
@@ -182,8 +193,10 @@ enum SmilePages {
 
     // MARK: crop
 
-    static func crop(_ upload: SmilePendingUpload, smile: SmileService, csrfToken: String, error: String? = nil,
-                     square: CropSquare? = nil, note: String = "") throws -> String {
+    static func crop(
+        _ upload: SmilePendingUpload, smile: SmileService, csrfToken: String, error: String? = nil,
+        square: CropSquare? = nil, note: String = ""
+    ) throws -> String {
         let a = upload.analysis
         let preview = try smile.preview(of: a)
         let start = square ?? a.startingSquare
@@ -195,37 +208,37 @@ enum SmilePages {
         }.joined()
         let errorHTML = error.map { "<p class=\"field-error\" id=\"crop-error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
         let body = """
-        <div class="page-intro">
-        <h1>\(found ? "Check the crop" : "Place the square")</h1>
-        <p class="lead" id="smile-message">\(HTML.escape(a.message))</p>
-        </div>
-        \(errorHTML)
-        <form method="post" action="/smile/crop/\(upload.id)" class="smile-crop-form">\(Layout.csrfField(csrfToken))
-        <div class="smile-stage" id="smile-stage" data-width="\(a.sourceWidth)" data-height="\(a.sourceHeight)" data-min="\(SmileService.minimumSquareSide)">
-        <img class="smile-preview" id="smile-preview" src="data:image/jpeg;base64,\(preview.jpeg.base64EncodedString())" width="\(preview.width)" height="\(preview.height)" alt="Your photo, with the square that will be kept">
-        <div class="smile-square" id="smile-square" tabindex="0" role="group" aria-label="Crop square: drag it, or use the arrow keys; plus and minus change its size" aria-describedby="smile-square-status" hidden><span class="smile-handle" id="smile-handle"></span></div>
-        </div>
-        <p class="help smile-square-status" id="smile-square-status" aria-live="polite" hidden></p>
-        \(a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : "")
-        <fieldset class="smile-fields">
-        <legend>Square, in the photo's pixels (\(a.sourceWidth) × \(a.sourceHeight))</legend>
-        <div class="smile-field-row">
-        <label>Left <input type="number" name="x" id="smile-x" min="0" max="\(a.sourceWidth)" value="\(start.x)" required></label>
-        <label>Top <input type="number" name="y" id="smile-y" min="0" max="\(a.sourceHeight)" value="\(start.y)" required></label>
-        <label>Side <input type="number" name="side" id="smile-side" min="\(SmileService.minimumSquareSide)" max="\(min(a.sourceWidth, a.sourceHeight))" value="\(start.side)" required></label>
-        </div>
-        </fieldset>
-        <div class="stack">
-        <label for="smile-note-field">Note (optional)</label>
-        <input type="text" id="smile-note-field" name="note" maxlength="\(TextInput.maximumNoteLength)" value="\(HTML.escape(note))">
-        </div>
-        <div class="form-actions">
-        <button type="submit" class="button" id="smile-save">Save this crop</button>
-        <button type="submit" class="button button-quiet" formaction="/smile/crop/\(upload.id)/discard" formnovalidate id="smile-discard">Discard</button>
-        </div>
-        <p class="help">Only the square is kept, as a \(SmileService.cropSide) × \(SmileService.cropSide) picture with no metadata. The photo itself is never stored.</p>
-        </form>
-        """
+            <div class="page-intro">
+            <h1>\(found ? "Check the crop" : "Place the square")</h1>
+            <p class="lead" id="smile-message">\(HTML.escape(a.message))</p>
+            </div>
+            \(errorHTML)
+            <form method="post" action="/smile/crop/\(upload.id)" class="smile-crop-form">\(Layout.csrfField(csrfToken))
+            <div class="smile-stage" id="smile-stage" data-width="\(a.sourceWidth)" data-height="\(a.sourceHeight)" data-min="\(SmileService.minimumSquareSide)">
+            <img class="smile-preview" id="smile-preview" src="data:image/jpeg;base64,\(preview.jpeg.base64EncodedString())" width="\(preview.width)" height="\(preview.height)" alt="Your photo, with the square that will be kept">
+            <div class="smile-square" id="smile-square" tabindex="0" role="group" aria-label="Crop square: drag it, or use the arrow keys; plus and minus change its size" aria-describedby="smile-square-status" hidden><span class="smile-handle" id="smile-handle"></span></div>
+            </div>
+            <p class="help smile-square-status" id="smile-square-status" aria-live="polite" hidden></p>
+            \(a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : "")
+            <fieldset class="smile-fields">
+            <legend>Square, in the photo's pixels (\(a.sourceWidth) × \(a.sourceHeight))</legend>
+            <div class="smile-field-row">
+            <label>Left <input type="number" name="x" id="smile-x" min="0" max="\(a.sourceWidth)" value="\(start.x)" required></label>
+            <label>Top <input type="number" name="y" id="smile-y" min="0" max="\(a.sourceHeight)" value="\(start.y)" required></label>
+            <label>Side <input type="number" name="side" id="smile-side" min="\(SmileService.minimumSquareSide)" max="\(min(a.sourceWidth, a.sourceHeight))" value="\(start.side)" required></label>
+            </div>
+            </fieldset>
+            <div class="stack">
+            <label for="smile-note-field">Note (optional)</label>
+            <input type="text" id="smile-note-field" name="note" maxlength="\(TextInput.maximumNoteLength)" value="\(HTML.escape(note))">
+            </div>
+            <div class="form-actions">
+            <button type="submit" class="button" id="smile-save">Save this crop</button>
+            <button type="submit" class="button button-quiet" formaction="/smile/crop/\(upload.id)/discard" formnovalidate id="smile-discard">Discard</button>
+            </div>
+            <p class="help">Only the square is kept, as a \(SmileService.cropSide) × \(SmileService.cropSide) picture with no metadata. The photo itself is never stored.</p>
+            </form>
+            """
         return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: body + script)
     }
 
@@ -234,8 +247,10 @@ enum SmilePages {
         let upload = try smile.pendingUpload(id)
         let note = form["note"] ?? ""
         guard let x = form["x"].flatMap({ Int($0) }), let y = form["y"].flatMap({ Int($0) }),
-              let side = form["side"].flatMap({ Int($0) }), x >= 0, y >= 0, side > 0 else {
-            return .html(try crop(upload, smile: smile, csrfToken: csrfToken, error: "Left, top and side must be whole numbers.", note: note), status: 400)
+            let side = form["side"].flatMap({ Int($0) }), x >= 0, y >= 0, side > 0
+        else {
+            return .html(
+                try crop(upload, smile: smile, csrfToken: csrfToken, error: "Left, top and side must be whole numbers.", note: note), status: 400)
         }
         let square = CropSquare(x: x, y: y, side: side)
         do {
@@ -252,21 +267,26 @@ enum SmilePages {
 
     static func compare(entries: [SmileEntry], a: String?, b: String?) throws -> String {
         guard entries.count >= 2 else {
-            return Layout.page(title: "Compare", section: .smile, body: """
-            <section class="card empty-state"><h1>Compare two smiles</h1>
-            <p>Comparing needs at least two entries. Add another photo first.</p>
-            <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
-            """)
+            return Layout.page(
+                title: "Compare", section: .smile,
+                body: """
+                    <section class="card empty-state"><h1>Compare two smiles</h1>
+                    <p>Comparing needs at least two entries. Add another photo first.</p>
+                    <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
+                    """)
         }
         func pick(_ text: String?, default fallback: SmileEntry) -> SmileEntry {
             guard let text, !text.isEmpty else { return fallback }
             return entries.first { $0.id.rawValue == text } ?? fallback
         }
-        let before = pick(a, default: entries.first!), after = pick(b, default: entries.last!)
+        let before = pick(a, default: entries.first!)
+        let after = pick(b, default: entries.last!)
         // Two entries of one day read alike: each gets its place among that day's ("1 of 2"), in the list's order.
         let sameDay = Dictionary(grouping: entries, by: \.displayDate)
         func label(_ e: SmileEntry) -> String {
-            guard let group = sameDay[e.displayDate], group.count > 1, let place = group.firstIndex(where: { $0.id == e.id }) else { return e.displayDate }
+            guard let group = sameDay[e.displayDate], group.count > 1, let place = group.firstIndex(where: { $0.id == e.id }) else {
+                return e.displayDate
+            }
             return "\(e.displayDate), \(place + 1) of \(group.count)"
         }
         func options(selected: SmileEntry) -> String {
@@ -275,61 +295,65 @@ enum SmilePages {
             }.joined()
         }
         let body = """
-        <div class="page-intro">
-        <h1>Compare two smiles</h1>
-        <p class="lead">Slide to move between the two crops. Both are the same size, so they line up.</p>
-        </div>
-        <form method="get" action="/smile/compare" class="smile-pickers card">
-        <div class="stack"><label for="compare-a">Before</label><select id="compare-a" name="a">\(options(selected: before))</select></div>
-        <div class="stack"><label for="compare-b">After</label><select id="compare-b" name="b">\(options(selected: after))</select></div>
-        <button type="submit" class="button button-quiet" id="compare-show">Show</button>
-        </form>
-        <div class="smile-compare" id="smile-compare">
-        <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(HTML.escape(label(before)))"><figcaption>Before · \(HTML.escape(label(before)))</figcaption></figure>
-        <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(HTML.escape(label(after)))"><figcaption>After · \(HTML.escape(label(after)))</figcaption></figure>
-        </div>
-        <div class="smile-slider" id="smile-slider-row" hidden>
-        <label for="smile-slider">Before ↔ after</label>
-        <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: label(before), after: label(after))))" data-before="\(HTML.escape(label(before)))" data-after="\(HTML.escape(label(after)))">
-        </div>
-        """
+            <div class="page-intro">
+            <h1>Compare two smiles</h1>
+            <p class="lead">Slide to move between the two crops. Both are the same size, so they line up.</p>
+            </div>
+            <form method="get" action="/smile/compare" class="smile-pickers card">
+            <div class="stack"><label for="compare-a">Before</label><select id="compare-a" name="a">\(options(selected: before))</select></div>
+            <div class="stack"><label for="compare-b">After</label><select id="compare-b" name="b">\(options(selected: after))</select></div>
+            <button type="submit" class="button button-quiet" id="compare-show">Show</button>
+            </form>
+            <div class="smile-compare" id="smile-compare">
+            <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(HTML.escape(label(before)))"><figcaption>Before · \(HTML.escape(label(before)))</figcaption></figure>
+            <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(HTML.escape(label(after)))"><figcaption>After · \(HTML.escape(label(after)))</figcaption></figure>
+            </div>
+            <div class="smile-slider" id="smile-slider-row" hidden>
+            <label for="smile-slider">Before ↔ after</label>
+            <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: label(before), after: label(after))))" data-before="\(HTML.escape(label(before)))" data-after="\(HTML.escape(label(after)))">
+            </div>
+            """
         return Layout.page(title: "Compare", section: .smile, body: body + script)
     }
 
     /// What the before/after slider says at `value` (the after crop covers the part right of `value`%); smile.js
     /// says the same as it moves.
     static func sliderText(_ value: Int, before: String, after: String) -> String {
-        value <= 0 ? "After only (\(after))" : value >= 100 ? "Before only (\(before))"
-            : "Before (\(before)) on the left \(value)%, after (\(after)) on the right \(100 - value)%"
+        value <= 0
+            ? "After only (\(after))"
+            : value >= 100
+                ? "Before only (\(before))"
+                : "Before (\(before)) on the left \(value)%, after (\(after)) on the right \(100 - value)%"
     }
 
     // MARK: export
 
     static func exportPage(_ export: SmileExport, csrfToken: String) -> String {
         let e = export.entry
-        let check = export.containsNoMetadata
+        let check =
+            export.containsNoMetadata
             ? "Contains no metadata (checked): no date, place or camera details, only the picture."
             : "This file did not pass the metadata check, so it cannot be exported."
         let body = """
-        <section class="card smile-export" aria-labelledby="export-title">
-        <h1 id="export-title">Export this crop?</h1>
-        <p>This is exactly the file that will be saved to your downloads. Nothing else leaves Cairn.</p>
-        <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be exported">
-        <dl class="smile-facts">
-        <dt>File</dt><dd id="export-name">\(HTML.escape(export.suggestedFileName))</dd>
-        <dt>Picture</dt><dd id="export-dimensions">\(e.photo.width) × \(e.photo.height) JPEG</dd>
-        <dt>Size</dt><dd id="export-size">\(CountText.grouped(export.jpeg.count)) bytes (\(CountText.grouped((export.jpeg.count + 500) / 1000)) KB)</dd>
-        <dt>Date</dt><dd>\(HTML.escape(e.displayDate))</dd>
-        </dl>
-        <p class="consequence" id="export-check">\(HTML.escape(check))</p>
-        <form method="post" action="/smile/export/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
-        <div class="form-actions">
-        \(export.containsNoMetadata ? "<button type=\"submit\" class=\"button\" id=\"export-confirm\">Download this file</button>" : "")
-        <a class="button button-quiet" href="/smile">Cancel</a>
-        </div>
-        </form>
-        </section>
-        """
+            <section class="card smile-export" aria-labelledby="export-title">
+            <h1 id="export-title">Export this crop?</h1>
+            <p>This is exactly the file that will be saved to your downloads. Nothing else leaves Cairn.</p>
+            <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be exported">
+            <dl class="smile-facts">
+            <dt>File</dt><dd id="export-name">\(HTML.escape(export.suggestedFileName))</dd>
+            <dt>Picture</dt><dd id="export-dimensions">\(e.photo.width) × \(e.photo.height) JPEG</dd>
+            <dt>Size</dt><dd id="export-size">\(CountText.grouped(export.jpeg.count)) bytes (\(CountText.grouped((export.jpeg.count + 500) / 1000)) KB)</dd>
+            <dt>Date</dt><dd>\(HTML.escape(e.displayDate))</dd>
+            </dl>
+            <p class="consequence" id="export-check">\(HTML.escape(check))</p>
+            <form method="post" action="/smile/export/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
+            <div class="form-actions">
+            \(export.containsNoMetadata ? "<button type=\"submit\" class=\"button\" id=\"export-confirm\">Download this file</button>" : "")
+            <a class="button button-quiet" href="/smile">Cancel</a>
+            </div>
+            </form>
+            </section>
+            """
         return Layout.page(title: "Export", section: .smile, body: body)
     }
 
@@ -337,18 +361,18 @@ enum SmilePages {
 
     static func confirmDelete(_ e: SmileEntry, csrfToken: String) -> String {
         let body = """
-        <section class="card smile-delete" aria-labelledby="delete-title">
-        <h1 id="delete-title">Delete this entry?</h1>
-        <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be deleted">
-        <p class="consequence" id="delete-consequence">The crop of \(HTML.escape(e.displayDate)) and its note are removed from Cairn. This cannot be undone.</p>
-        <form method="post" action="/smile/delete/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
-        <div class="form-actions">
-        <button type="submit" class="button button-danger" id="smile-delete-confirm">Delete</button>
-        <a class="button button-quiet" href="/smile">Keep it</a>
-        </div>
-        </form>
-        </section>
-        """
+            <section class="card smile-delete" aria-labelledby="delete-title">
+            <h1 id="delete-title">Delete this entry?</h1>
+            <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be deleted">
+            <p class="consequence" id="delete-consequence">The crop of \(HTML.escape(e.displayDate)) and its note are removed from Cairn. This cannot be undone.</p>
+            <form method="post" action="/smile/delete/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
+            <div class="form-actions">
+            <button type="submit" class="button button-danger" id="smile-delete-confirm">Delete</button>
+            <a class="button button-quiet" href="/smile">Keep it</a>
+            </div>
+            </form>
+            </section>
+            """
         return Layout.page(title: "Delete entry", section: .smile, body: body)
     }
 }

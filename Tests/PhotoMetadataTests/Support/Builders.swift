@@ -17,15 +17,19 @@ enum JPEGBuilder {
     }
     static let jfif = segment(0xE0, Bytes.ascii("JFIF") + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0])
     /// Two-code Huffman tables: DC '0' = size 0, '1' = size 1; AC '0' = end of block, '1' = run 0 size 1.
-    static let huffmanTables = segment(0xC4, [0x00, 2] + [UInt8](repeating: 0, count: 15) + [0, 1]
-                                             + [0x10, 2] + [UInt8](repeating: 0, count: 15) + [0x00, 0x01])
+    static let huffmanTables = segment(
+        0xC4,
+        [0x00, 2] + [UInt8](repeating: 0, count: 15) + [0, 1]
+            + [0x10, 2] + [UInt8](repeating: 0, count: 15) + [0x00, 0x01])
     /// A 16 x 16 grey frame (four blocks, one per MCU) with its tables and a restart after every block.
-    static let frame = segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + huffmanTables
+    static let frame =
+        segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + huffmanTables
         + segment(0xC0, [8, 0, 16, 0, 16, 1, 1, 0x11, 0]) + segment(0xDD, [0, 1])
     static let scanHeader = segment(0xDA, [1, 1, 0x00, 0, 63, 0])
     /// Four blocks: the first with every coefficient (128 one-bits: sixteen stuffed 0xFF00), the others with a
     /// zero DC and an end of block (two zero-bits, padded with ones: 0x3F), RST0-RST2 between them.
-    static let entropy: [UInt8] = [UInt8]((0..<16).flatMap { _ in [UInt8(0xFF), 0x00] })
+    static let entropy: [UInt8] =
+        [UInt8]((0..<16).flatMap { _ in [UInt8(0xFF), 0x00] })
         + [0xFF, 0xD0, 0x3F, 0xFF, 0xD1, 0x3F, 0xFF, 0xD2, 0x3F]
 
     /// SOI, JFIF, `segments`, one scan, EOI, then `trailer`.
@@ -46,7 +50,7 @@ enum PNGBuilder {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte)
-            for _ in 0 ..< 8 { crc = (crc & 1) == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            for _ in 0..<8 { crc = (crc & 1) == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return ~crc
     }
@@ -78,7 +82,10 @@ struct TIFFBuilder {
         /// A LONG holding a raw offset (for out-of-range tests).
         case rawOffset(Int)
     }
-    struct Entry { let tag: Int; let value: Value }
+    struct Entry {
+        let tag: Int
+        let value: Value
+    }
 
     var littleEndian = true
     var ifds: [[Entry]] = [[]]
@@ -93,7 +100,10 @@ struct TIFFBuilder {
     func build() -> Data {
         var offsets: [Int] = []
         var cursor = 8
-        for ifd in ifds { offsets.append(cursor); cursor += 2 + 12 * ifd.count + 4 }
+        for ifd in ifds {
+            offsets.append(cursor)
+            cursor += 2 + 12 * ifd.count + 4
+        }
         var tables: [UInt8] = []
         var dataArea: [UInt8] = []
         for (index, ifd) in ifds.enumerated() {
@@ -125,8 +135,10 @@ struct TIFFBuilder {
     }
 
     /// IFD0 -> ExifIFD with the given entries; optional GPS IFD, maker note and thumbnail IFD.
-    static func camera(littleEndian: Bool = true, orientation: Int? = 6, exif: [Entry],
-                       gps: Bool = false, thumbnail: Bool = false) -> TIFFBuilder {
+    static func camera(
+        littleEndian: Bool = true, orientation: Int? = 6, exif: [Entry],
+        gps: Bool = false, thumbnail: Bool = false
+    ) -> TIFFBuilder {
         var builder = TIFFBuilder(littleEndian: littleEndian)
         var ifd0: [Entry] = [Entry(tag: 0x8769, value: .pointer(1))]
         if let orientation { ifd0.append(Entry(tag: 0x0112, value: .short(orientation))) }
