@@ -3,7 +3,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PORT ?= 8737
 
-.PHONY: run test test-fast bench build release deps test-deps install uninstall clean
+.PHONY: run test test-fast lint bench build release deps test-deps install uninstall clean
 
 deps:
 	@scripts/install-deps.sh
@@ -41,17 +41,21 @@ uninstall:
 	-"$(PREFIX)/bin/cairn" remind --uninstall
 	rm -f "$(PREFIX)/bin/cairn" "$(APPLICATIONS)/cairn.desktop"
 
-## Install what is missing (including test tools), check the module graph, build, and run every test (CI's command).
-test: test-deps
+## The rules the build enforces: every import declared in Package.swift (and none of Storage in the CLI), and the
+## formatter's strict lint (.swift-format; `swift format format --in-place -r Sources Tests` fixes most findings).
+lint:
 	SWIFT=$(SWIFT) scripts/check-imports.py
+	$(SWIFT) format lint --strict --parallel -r Sources Tests
+
+## Install what is missing (including test tools), check the rules, build, and run every test (CI's command).
+test: test-deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
 ## The edit-run loop's tier (domain, stores, services, in-process web and CLI): a few minutes, never instead of
 ## `make test`. The browser, reliability, imaging, OCR, landmark, report and notification suites are left out.
 FAST_SUITES = CairnCoreTests|PhotoMetadataTests|EncryptionTests|StorageTests|RegimenTests|SkinTests|SmileTests|InsightsTests|OutcomesTests|HealthExportTests|CairnAppTests|WebAppTests|CairnCLITests
-test-fast: test-deps
-	SWIFT=$(SWIFT) scripts/check-imports.py
+test-fast: test-deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '^($(FAST_SUITES))\.'
 

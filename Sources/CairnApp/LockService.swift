@@ -51,7 +51,9 @@ public enum LockService {
 
     /// A lock change that was made, as both doors say it.
     public enum Done: String, Sendable {
-        case turnedOn = "on", turnedOff = "off", changed
+        case turnedOn = "on"
+        case turnedOff = "off"
+        case changed
 
         public var message: String {
             switch self {

@@ -33,12 +33,12 @@ enum JPEGInspector {
                 } else {
                     items.append(MetadataItem(kind: .restartMarkers, location: name + " outside a scan", byteCount: 2))
                 }
-            }
-        ) { segment in
-            classify(segment, into: &items)
-            structure.read(segment, into: &items)
-            return true
-        }
+            },
+            visit: { segment in
+                classify(segment, into: &items)
+                structure.read(segment, into: &items)
+                return true
+            })
         structure.addUnusedTables(into: &items)
         if let end, end < view.count {
             items.append(MetadataItem(kind: .trailingData, location: "after EOI", byteCount: view.count - end))

@@ -662,10 +662,10 @@ enum IntensityAlignment {
         var j = [Double](repeating: 0, count: n)
         var sumW: Double = 0
         var sumWE2: Double = 0
-        let A = Double(warp.a + warp.e)
-        let B = Double(warp.f - warp.b)
-        let C = Double(warp.b + warp.f)
-        let D = Double(warp.a - warp.e)
+        let sumAE = Double(warp.a + warp.e)
+        let diffFB = Double(warp.f - warp.b)
+        let sumBF = Double(warp.b + warp.f)
+        let diffAE = Double(warp.a - warp.e)
         for i in 0..<cnt {
             let e0 = Double(bs[i] - (alpha * ps[i] + beta))
             let wgt = (abs(e0) <= huber ? 1 : huber / abs(e0)) * Double(ws[i])
@@ -674,8 +674,8 @@ enum IntensityAlignment {
             let xr = Double(xs[i])
             let yr = Double(ys[i])
             let id = 1 / max(0.2, 1 + Double(warp.g) * xr + Double(warp.h) * yr)
-            let u = (A * xr + B * yr) * id
-            let v = (C * xr + D * yr) * id
+            let u = (sumAE * xr + diffFB * yr) * id
+            let v = (sumBF * xr + diffAE * yr) * id
             // d(x', y') / d(a, b, tx, ty, e, f, g*r, h*r), each dotted with the probe's gradient.
             j[0] = (ax * xr + ay * yr) * id
             j[1] = (-ax * yr + ay * xr) * id

@@ -142,7 +142,11 @@ enum ChangeAnalysis {
         let step = side / Float(n)
         // Sample both crops.
         let count = n * n
+        // B and P (BL and PL in linear light, below): the baseline's and the probe's three channels, named as in
+        // the colour fit's equations, where the capitals keep the two apart at a glance.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         var B = [[Float]](repeating: [Float](repeating: 0, count: count), count: 3)
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         var P = B
         var valid = [Bool](repeating: true, count: count)
         let bp = [baseline.color.r, baseline.color.g, baseline.color.b]
@@ -188,7 +192,9 @@ enum ChangeAnalysis {
         inspection?.colour("baseline", B)
         inspection?.colour("probe", P)
         // Robust colour fit in linear light.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         var BL = B.map { $0.map(ColorScience.linear) }
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         var PL = P.map { $0.map(ColorScience.linear) }
         var usable = [Bool](repeating: false, count: count)
         for k in 0..<count where valid[k] {

@@ -87,9 +87,11 @@ public final class Connection {
     /// Runs one statement with values already as stored (worked out ahead, on another thread, say): binds them
     /// without converting each (an import runs this for every line).
     public func execute(_ sql: String, values: [DatabaseValue]) throws {
-        try withStatement(sql, count: values.count, value: { values[$0] }) { stmt in
-            while try step(stmt, sql) {}
-        }
+        try withStatement(
+            sql, count: values.count, value: { values[$0] },
+            { stmt in
+                while try step(stmt, sql) {}
+            })
     }
 
     /// Runs several statements separated by semicolons, without arguments (schema scripts, pragmas).

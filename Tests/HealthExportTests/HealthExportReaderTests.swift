@@ -88,7 +88,7 @@ import Testing
         try HealthXML.writeZip(xml: xml, to: zip, in: scratch)
         var calls: [(Int64, Int64)] = []
         var records: [HealthRecord] = []
-        let summary = try HealthExportReader().read(contentsOf: zip, progress: { calls.append(($0, $1)) }) { records.append($0) }
+        let summary = try HealthExportReader().read(contentsOf: zip, progress: { calls.append(($0, $1)) }, onRecord: { records.append($0) })
         let (plainSummary, plainRecords) = try read(HealthXML.sample)
         #expect(records == plainRecords)
         #expect(summary.skippedByType == plainSummary.skippedByType)
@@ -108,7 +108,7 @@ import Testing
             let bytes = try Data(contentsOf: file)
             var records: [HealthRecord] = []
             var last: (Int64, Int64)?
-            let summary = try HealthExportReader(chunkSize: 4096).read(.bytes(bytes), progress: { last = ($0, $1) }) { records.append($0) }
+            let summary = try HealthExportReader(chunkSize: 4096).read(.bytes(bytes), progress: { last = ($0, $1) }, onRecord: { records.append($0) })
             #expect(records == plainRecords)
             #expect(summary.fileBytes == Int64(bytes.count))
             #expect(last.map { $0.0 == Int64(bytes.count) && $0.1 == Int64(bytes.count) } == true)
@@ -336,7 +336,7 @@ import Testing
         var sequential: [HealthRecord] = []
         let reader = HealthExportReader(chunkSize: 8192)
         let summary = try reader.read(contentsOf: url) { threaded.append($0) }
-        let expected = try reader.readSequentially(.file(url), progress: { _, _ in }) { sequential.append($0) }
+        let expected = try reader.readSequentially(.file(url), progress: { _, _ in }, onRecord: { sequential.append($0) })
         #expect(threaded.count == 8000)
         #expect(threaded == sequential)
         #expect(summary == expected)

@@ -59,10 +59,10 @@ struct HealthImportCommand: Command {
                     warningsByKind: Dictionary(uniqueKeysWithValues: summary.warnings.map { ($0.key.rawValue, $0.value) }),
                     fileBytes: summary.fileBytes))
         }
-        summary.sentences.forEach { console.print($0) }
+        for sentence in summary.sentences { console.print(sentence) }
         if summary.warningCount > 0 {
             console.print("Left out \(CountText.counted(summary.warningCount, "record")), with their reason:")
-            summary.warningLines.forEach { console.print("  " + $0) }
+            for line in summary.warningLines { console.print("  " + line) }
         }
     }
 }

@@ -41,8 +41,17 @@ enum CommandForwarding {
     /// asked. Server to client: first `running`, `locked` or `declined` (a line of text); after `running`, `out` and
     /// `err` lines, `ask` / `askSecret` (the client answers), and last `exit` (the code as text).
     enum Frame: UInt8 {
-        case request = 1, answer, noAnswer
-        case running = 16, locked, declined, out, err, ask, askSecret, exit
+        case request = 1
+        case answer = 2
+        case noAnswer = 3
+        case running = 16
+        case locked = 17
+        case declined = 18
+        case out = 19
+        case err = 20
+        case ask = 21
+        case askSecret = 22
+        case exit = 23
     }
 
     /// What the client sends first.
