@@ -1,11 +1,11 @@
 // swift-tools-version:6.0
-// Cairn: a private health journal. Layers point inward (see ARCHITECTURE.md):
-// cairn (CLI + serve) -> WebApp -> CairnApp (services) -> domain (CairnCore, PhotoMetadata, Regimen)
-//                                             \-> adapters (Storage, Imaging) -> native targets (C*)
+// Cairn: a private health journal. Layers point inward (see docs/ARCHITECTURE.md), one folder each under Sources/:
+// Doors (cairn, CairnCLI, WebApp) -> App (CairnApp) -> Adapters (Storage, Imaging, ...) -> Native (C shims and
+// system libraries), and every layer -> Domain (CairnCore, Regimen, Skin, ...). Bench holds cairn-bench.
 import Foundation
 import PackageDescription
 
-// Libraries only some commands use are opened on first use, not linked (Sources/NativeLoader): their system
+// Libraries only some commands use are opened on first use, not linked (Sources/Native/NativeLoader): their system
 // library targets name no pkg-config package (which would add `-l` flags), so their headers' search paths
 // come from pkg-config here and go to every target (a Swift module that imports one, or imports a module that
 // does, must find them).
@@ -31,59 +31,59 @@ let package = Package(
     ],
     targets: [
         // MARK: native targets (one per C library; only its adapter imports it)
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/Native/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The database's page cipher: an SQLite VFS in C, its cryptography passed in from Swift (Encryption).
-        .target(name: "SQLiteCipherShim", dependencies: ["CSQLite"]),
+        .target(name: "SQLiteCipherShim", dependencies: ["CSQLite"], path: "Sources/Native/SQLiteCipherShim"),
         // libvips and libheif: called only by VipsShim's C code, through NativeLoader (vips_lazy.h).
-        .target(name: "VipsShim", dependencies: ["NativeLoader"]),
+        .target(name: "VipsShim", dependencies: ["NativeLoader"], path: "Sources/Native/VipsShim"),
         // libjpeg's own API (opened on first use, as libvips is) for what TurboJPEG 2.1 cannot do: a JPEG turned
         // in bands (cairn_jpeg_bands.h); also the plane turns both JPEG paths use (cairn_orient.h).
-        .target(name: "JPEGShim", dependencies: ["NativeLoader"]),
-        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "JPEGShim", dependencies: ["NativeLoader"], path: "Sources/Native/JPEGShim"),
+        .systemLibrary(name: "CSodium", path: "Sources/Native/CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/Native/CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // Opened on first use (NativeLoader's stubs): headers only, no pkg-config package and no link line.
-        .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CTesseract", providers: [.apt(["libtesseract-dev"])]),
-        .systemLibrary(name: "CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        .systemLibrary(name: "CLibXML2", providers: [.apt(["libxml2-dev"])]),
-        .systemLibrary(name: "CArchive", providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CNotify", providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/Native/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CTesseract", path: "Sources/Native/CTesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CPangoCairo", path: "Sources/Native/CPangoCairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CLibXML2", path: "Sources/Native/CLibXML2", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CArchive", path: "Sources/Native/CArchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CNotify", path: "Sources/Native/CNotify", providers: [.apt(["libnotify-dev"])]),
         // dlopen on first use, and the stubs through which Swift calls the libraries above (native_loader.h).
-        .target(name: "NativeLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "NativeLoader", path: "Sources/Native/NativeLoader", linkerSettings: [.linkedLibrary("dl")]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
         // Its templates are compiled into the shim; the few compiled functions they call (dlib's own, LAPACK's and
         // BLAS's) are stubs that open libdlib on first use (dlib_stubs.cpp), so nothing is linked.
-        .target(name: "DlibShim", dependencies: ["NativeLoader"],
+        .target(name: "DlibShim", dependencies: ["NativeLoader"], path: "Sources/Native/DlibShim",
                 cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])]),
 
         // MARK: domain (pure Swift, no I/O, no C imports)
-        .target(name: "CairnCore"),
-        .target(name: "PhotoMetadata", dependencies: ["CairnCore"]),
-        .target(name: "Regimen", dependencies: ["CairnCore"], resources: [.copy("Resources")]),
-        .target(name: "Skin", dependencies: ["CairnCore"]),
-        .target(name: "Smile", dependencies: ["CairnCore"]),
-        .target(name: "Insights", dependencies: ["CairnCore", "Regimen"]),
-        .target(name: "Outcomes", dependencies: ["CairnCore"]),
+        .target(name: "CairnCore", path: "Sources/Domain/CairnCore"),
+        .target(name: "PhotoMetadata", dependencies: ["CairnCore"], path: "Sources/Domain/PhotoMetadata"),
+        .target(name: "Regimen", dependencies: ["CairnCore"], path: "Sources/Domain/Regimen", resources: [.copy("Resources")]),
+        .target(name: "Skin", dependencies: ["CairnCore"], path: "Sources/Domain/Skin"),
+        .target(name: "Smile", dependencies: ["CairnCore"], path: "Sources/Domain/Smile"),
+        .target(name: "Insights", dependencies: ["CairnCore", "Regimen"], path: "Sources/Domain/Insights"),
+        .target(name: "Outcomes", dependencies: ["CairnCore"], path: "Sources/Domain/Outcomes"),
 
         // MARK: adapters
         // Encryption is the one module over libsodium: keys, Argon2id, key wrapping, secretstream files, SHA-256.
-        .target(name: "Encryption", dependencies: ["CairnCore", "CSodium"]),
-        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "SQLiteCipherShim", "Encryption"]),
-        .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "JPEGShim", "CTurboJPEG"]),
-        .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"]),
-        .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract", "NativeLoader"]),
-        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "NativeLoader"]),
-        .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo", "NativeLoader"]),
-        .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify", "NativeLoader"]),
+        .target(name: "Encryption", dependencies: ["CairnCore", "CSodium"], path: "Sources/Adapters/Encryption"),
+        .target(name: "Storage", dependencies: ["CairnCore", "CSQLite", "SQLiteCipherShim", "Encryption"], path: "Sources/Adapters/Storage"),
+        .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "JPEGShim", "CTurboJPEG"], path: "Sources/Adapters/Imaging"),
+        .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"], path: "Sources/Adapters/Landmarks"),
+        .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract", "NativeLoader"], path: "Sources/Adapters/TextRecognition"),
+        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "NativeLoader"], path: "Sources/Adapters/HealthExport"),
+        .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo", "NativeLoader"], path: "Sources/Adapters/Reports"),
+        .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify", "NativeLoader"], path: "Sources/Adapters/Notifications"),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"]),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"], path: "Sources/App/CairnApp"),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications"]),
-        .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"]),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"]),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], path: "Sources/Doors/WebApp", resources: [.copy("Assets")]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications"], path: "Sources/Doors/CairnCLI"),
+        .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"], path: "Sources/Doors/cairn"),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
 
         // MARK: tests (mirror the sources)
         .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo", "NativeLoader"], path: "Tests/CairnTestSupport"),

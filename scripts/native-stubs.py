@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the C stubs through which Swift code calls a native library that cairn opens on first use
-(Sources/NativeLoader/include/native_loader.h says why).
+(Sources/Native/NativeLoader/include/native_loader.h says why).
 
     scripts/native-stubs.py OUT.c SONAME HEADER [CFLAGS...] -- NAME...
 

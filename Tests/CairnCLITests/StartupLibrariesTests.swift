@@ -2,7 +2,7 @@ import Foundation
 import NativeLoader
 import Testing
 
-/// The libraries only some commands use are opened on first use (Sources/NativeLoader), so a command starts
+/// The libraries only some commands use are opened on first use (Sources/Native/NativeLoader), so a command starts
 /// without them: about 100 shared libraries fewer for every `cairn` process (PLATFORM.md: a process that loads
 /// all 141 spends about 57 ms of CPU in the dynamic loader before main; 33 cost 10 ms).
 @Suite struct StartupLibrariesTests {
