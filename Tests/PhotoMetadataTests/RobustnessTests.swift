@@ -103,8 +103,8 @@ import Testing
         }
     }
 
-    /// Prints how long inspecting a ~4 MB JPEG takes (no assertion on time).
-    @Test func inspectsAFourMegabyteJPEG() throws {
+    /// A ~4 MB JPEG of noise is read whole and found clean (its speed is `cairn-bench ingest`'s inspector figure).
+    @Test func inspectsAFourMegabyteJPEGOfNoiseAndFindsNoTrailingData() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let noise = scratch.file("noise.v")
@@ -116,15 +116,9 @@ import Testing
         try Tools.run(tool: "vips", ["bandjoin", "\(gray.path) \(gray.path) \(gray.path)", rgb.path])
         try Tools.run(tool: "vips", ["copy", rgb.path, big.path + "[Q=95]"])
         let data = try Data(contentsOf: big)
-        var best = Double.infinity
-        var report: MetadataReport?
-        for _ in 0..<20 {
-            let start = DispatchTime.now().uptimeNanoseconds
-            report = try MetadataInspector.inspect(data)
-            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
-        #expect(report?.container == .jpeg)
-        #expect(report?.items.contains { $0.kind == .trailingData } == false)
-        print("inspect: \(data.count) byte JPEG in \(String(format: "%.2f", best)) ms (best of 20)")
+        let report = try MetadataInspector.inspect(data)
+        #expect(data.count > 3_000_000)
+        #expect(report.container == .jpeg)
+        #expect(!report.items.contains { $0.kind == .trailingData })
     }
 }

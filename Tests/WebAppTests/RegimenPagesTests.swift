@@ -142,13 +142,13 @@ final class RegimenSite {
     #expect(records.count == 2 && records.allSatisfy { $0.status == .taken })
 }
 
-@Test func anUnknownDoseShowsTheServiceMessageBesideTodayAndSavesNothing() throws {
+@Test func anUnknownDoseIsTheRoutersPageNotFoundWithTheServicesSentenceAndSavesNothing() throws {
     let site = try RegimenSite()
     try site.addDailySchedule(for: try site.addProduct())
     let answer = site.post("/regimen/doses/nothing_2020-01-01_0800/taken")
-    #expect(answer.status == 404, "an unknown id answers 404, with Today and the message")
-    #expect(answer.bodyText.contains("id=\"regimen-error\""))
-    #expect(answer.bodyText.contains("Nothing was saved."))
+    #expect(answer.status == 404, "an unknown id answers 404 from the router: Today catches only refused input")
+    #expect(answer.bodyText.contains("Page not found"))
+    #expect(answer.bodyText.contains("There is no scheduled dose with that id."))
     #expect(try site.allRecords().isEmpty)
     #expect(site.post("/regimen/doses/x/missed").status == 404)
     #expect(site.post("/regimen/batch/taken", form: ["doses": ""]).status == 400)

@@ -101,5 +101,7 @@ private func answer(_ method: HTTPMethod?, _ path: String) throws -> String {
     #expect(WebError(answering: ScheduleError.scheduleNotFound) == .noSuchRecord(ScheduleError.scheduleNotFound.userMessage))
     #expect(WebError(answering: OutcomeError.entryNotFound) == .noSuchRecord(OutcomeError.entryNotFound.userMessage))
     #expect(WebError(answering: SkinJournalError.areaNotFound).status == 404)
-    #expect(WebError(answering: SkinJournalError.nameTaken) == .serviceFailed(SkinJournalError.nameTaken.userMessage))
+    // A refusal no page caught is answered 400 with its own sentence (it was 500 before every error had a kind).
+    #expect(WebError(answering: SkinJournalError.nameTaken) == .refused(SkinJournalError.nameTaken.userMessage))
+    #expect(WebError(answering: SkinJournalError.nameTaken).status == 400)
 }

@@ -15,7 +15,10 @@ final class SettingsDouble: SettingsServicing, @unchecked Sendable {
         case setFlag(String, Bool)
         case deleteAllData
     }
-    struct Failure: CairnError { var userMessage: String { "The settings could not be read." } }
+    struct Failure: CairnError {
+        var userMessage: String { "The settings could not be read." }
+        var errorKind: ErrorKind { .failure }
+    }
     struct Unexpected: Error {}
 
     private let lock = NSLock()

@@ -184,3 +184,7 @@ public final class DlibLandmarkDetector: FaceLandmarkDetecting, @unchecked Senda
             points: points, score: Double(f.score))
     }
 }
+
+extension LandmarkError {
+    public var errorKind: ErrorKind { self == .detectionFailed ? .failure : .unavailable }
+}

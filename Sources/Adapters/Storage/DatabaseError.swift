@@ -122,3 +122,13 @@ public enum DatabaseError: CairnError, Equatable, CustomDebugStringConvertible {
         }
     }
 }
+
+extension DatabaseError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .constraint: return .conflict
+        case .busy: return .conflict
+        case .corrupt, .unreadable, .sqlite, .misuse: return .failure
+        }
+    }
+}

@@ -145,3 +145,10 @@ public struct Migrator: Sendable {
         return try db.query("SELECT id FROM schema_migrations ORDER BY rowid").map { try $0.get("id") }
     }
 }
+
+extension MigrationError {
+    public var errorKind: ErrorKind {
+        if case .unknownMigrations = self { return .unavailable }  // a newer Cairn wrote this database
+        return .failure
+    }
+}

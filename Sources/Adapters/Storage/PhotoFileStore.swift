@@ -534,3 +534,12 @@ struct PhotoFileForm {
         }
     }
 }
+
+extension PhotoStoreError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .notFound: return .notFound
+        default: return .failure
+        }
+    }
+}

@@ -262,3 +262,13 @@ public struct Vault: Sendable, Equatable {
         }
     }
 }
+
+extension VaultError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .noHomeDirectory, .databaseMissing: return .unavailable
+        case .directoryUnusable, .fileOperationFailed: return .failure
+        case .servedElsewhere, .busyElsewhere, .lockAlreadyOn, .lockNotOn: return .conflict
+        }
+    }
+}

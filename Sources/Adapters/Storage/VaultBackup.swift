@@ -430,3 +430,13 @@ public enum VaultBackup {
         }
     }
 }
+
+extension BackupError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .notABackup, .malformed, .digestMismatch, .databaseDamaged: return .refusedInput  // the file given
+        case .restoreTargetNotEmpty, .photoChanged: return .conflict
+        case .photoUnavailable, .photoDamaged, .fileOperationFailed: return .failure
+        }
+    }
+}

@@ -371,3 +371,13 @@ public final class TextRecognizer: @unchecked Sendable {
         return TextBox(x: max(0, x), y: max(0, y), width: w, height: h)
     }
 }
+
+extension TextRecognitionError {
+    public var errorKind: ErrorKind {
+        switch kind {
+        case .engineUnavailable: return .unavailable
+        case .unreadableImage: return .refusedInput
+        case .recognitionFailed: return .failure
+        }
+    }
+}

@@ -185,3 +185,7 @@ public final class BackupService: Sendable {
         return removed
     }
 }
+
+extension BackupRequestError {
+    public var errorKind: ErrorKind { self == .targetExists ? .conflict : .refusedInput }
+}

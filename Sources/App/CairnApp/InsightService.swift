@@ -77,9 +77,9 @@ public enum InsightServiceError: CairnError, Hashable, Sendable {
     }
 
     /// An unknown series is a missing record: the page answers 404 with this sentence.
-    public var namesNoRecord: Bool {
-        if case .unknownMetric = self { return true }
-        return false
+    public var errorKind: ErrorKind {
+        if case .unknownMetric = self { return .notFound }
+        return .refusedInput
     }
 }
 

@@ -185,3 +185,13 @@ public enum LockService {
         try vault.changePassphrase(from: passphrase, to: newPassphrase)
     }
 }
+
+extension LockService.Problem {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .locked: return .unavailable
+        case .headerMissing: return .failure
+        case .passphraseTooShort, .idleChoice: return .refusedInput
+        }
+    }
+}

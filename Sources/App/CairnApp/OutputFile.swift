@@ -146,3 +146,13 @@ public final class OutputFile {
         try file.commit()
     }
 }
+
+extension OutputFileError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .exists: return .conflict
+        case .isDirectory: return .refusedInput
+        case .unwritable: return .failure
+        }
+    }
+}

@@ -181,7 +181,10 @@ public final class LockedReminders: ReminderSource, @unchecked Sendable {
 /// and the new timetable happen together under an exclusive `flock` on `reminders.lock` (see docs/REMINDERS.md).
 struct ReminderCheckLock {
     /// Another process held it for longer than a check takes.
-    struct Busy: CairnError { var userMessage: String { "Another Cairn process is checking reminders; the next check tries again." } }
+    struct Busy: CairnError {
+        var userMessage: String { "Another Cairn process is checking reminders; the next check tries again." }
+        var errorKind: ErrorKind { .conflict }
+    }
 
     let url: URL
 

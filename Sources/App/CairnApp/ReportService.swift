@@ -540,3 +540,12 @@ public final class ReportService: @unchecked Sendable {
         return text.hasSuffix(".00") ? String(text.dropLast(3)) : text
     }
 }
+
+extension ReportError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .unreadablePhoto, .renderingFailed: return .failure
+        default: return .refusedInput
+        }
+    }
+}

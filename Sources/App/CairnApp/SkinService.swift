@@ -18,7 +18,7 @@ public enum SkinJournalError: CairnError, Equatable {
     /// The photo could not be read (not an image, corrupt, too large): the imaging layer's message.
     case unreadablePhoto(String)
 
-    public var namesNoRecord: Bool { self == .areaNotFound || self == .entryNotFound }
+    public var errorKind: ErrorKind { self == .areaNotFound || self == .entryNotFound ? .notFound : .refusedInput }
 
     /// Plain English.
     public var userMessage: String {
@@ -222,7 +222,7 @@ public final class SkinService: @unchecked Sendable {
             _ = try Self.area(area, store)
             let photo = try intake.save(processed, purpose: Self.photoPurpose, in: db)
             let instant = capturedAt ?? photo.captureDate?.instant ?? clock.now()
-            let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone.current
+            let zone = timeZone ?? photo.captureDate?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? clock.timeZone
             let entry = TrackingEntry(
                 id: .random(), areaID: area, capturedAt: instant, timeZone: zone.identifier,
                 photoID: photo.full.id, thumbnailID: photo.thumbnail.id,

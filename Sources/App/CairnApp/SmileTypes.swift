@@ -205,7 +205,7 @@ public enum SmileError: CairnError, Equatable {
     case photoChanged
 
     /// An entry id that matches nothing, or a held upload that is gone (expired, discarded, never made).
-    public var namesNoRecord: Bool { self == .noSuchEntry || self == .uploadExpired }
+    public var errorKind: ErrorKind { self == .noSuchEntry || self == .uploadExpired ? .notFound : .refusedInput }
 
     /// Plain English for the person.
     public var userMessage: String {

@@ -79,7 +79,34 @@ enum IngestBenchmark {
                     + "CPU about %.1f ms", chosen.callerCPU, (chosen.callerCPU <= 150 ? "within" : "above") as NSString,
                 max(0, chosen.cpu - chosen.callerCPU)))
         print("  note: the tool pair strips but does not turn the full-size image upright; ours does both")
+        try inspectorFigure(in: work)
         return met
+    }
+
+    /// How long Cairn's own inspector takes over a 4 MB JPEG of noise (every photo Cairn writes is checked with it),
+    /// best of 20, beside `exiftool -fast` reading the same file as a process (best of 5). No target: a figure to
+    /// watch (it was a test that only printed it).
+    private static func inspectorFigure(in work: URL) throws {
+        let noise = work.appendingPathComponent("noise.v")
+        let gray = work.appendingPathComponent("gray.v")
+        let rgb = work.appendingPathComponent("rgb.v")
+        let big = work.appendingPathComponent("noise.jpg")
+        _ = try ReportsBenchmark.timed("/usr/bin/vips", ["gaussnoise", noise.path, "2500", "1800", "--sigma", "50", "--mean", "128"])
+        _ = try ReportsBenchmark.timed("/usr/bin/vips", ["cast", noise.path, gray.path, "uchar"])
+        _ = try ReportsBenchmark.timed("/usr/bin/vips", ["bandjoin", "\(gray.path) \(gray.path) \(gray.path)", rgb.path])
+        _ = try ReportsBenchmark.timed("/usr/bin/vips", ["copy", rgb.path, big.path + "[Q=95]"])
+        let data = try Data(contentsOf: big)
+        var best = Double.infinity
+        for _ in 0..<20 {
+            let start = ContinuousClock.now
+            _ = try MetadataInspector.inspect(data)
+            best = min(best, milliseconds(start.duration(to: .now)))
+        }
+        let exiftool = try (0..<5).map { _ in try ReportsBenchmark.timed("/usr/bin/exiftool", ["-fast", "-j", big.path]).seconds * 1000 }.min() ?? 0
+        print(
+            String(
+                format: "  inspector: %d byte JPEG in %.2f ms (best of 20); exiftool -fast as a process %.0f ms (baseline, best of 5)",
+                data.count, best, exiftool))
     }
 
     private static func loadAverage() -> Double {

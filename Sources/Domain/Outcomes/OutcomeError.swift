@@ -29,7 +29,7 @@ public enum OutcomeError: CairnError, Hashable, Sendable {
     case entryAlreadyCorrected
 
     /// The plain-English message.
-    public var namesNoRecord: Bool { self == .entryNotFound }
+    public var errorKind: ErrorKind { self == .entryNotFound ? .notFound : .refusedInput }
 
     public var userMessage: String {
         switch self {

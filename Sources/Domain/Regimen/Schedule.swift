@@ -471,8 +471,8 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case unknownTimeZone
 
     /// The "not found" kinds (answered 404 on the web).
-    public var namesNoRecord: Bool {
-        [.doseNotFound, .scheduleNotFound, .productNotFound, .recordNotFound].contains(self)
+    public var errorKind: ErrorKind {
+        [.doseNotFound, .scheduleNotFound, .productNotFound, .recordNotFound].contains(self) ? .notFound : .refusedInput
     }
 
     /// Plain English; never contains user content.

@@ -163,11 +163,19 @@ public enum CairnCommandLine {
             return usageFailure(usage, path: path, console: console)
         } catch let problem as CairnError {
             console.error("cairn: \(problem.userMessage)")
-            return 1
+            return Self.exitCode(for: problem.errorKind)
         } catch {
             // Never print an unknown error's description: it may carry paths or other private text.
             console.error("cairn: an unexpected problem stopped the command (\(String(describing: Swift.type(of: error)))).")
             return 1
+        }
+    }
+
+    /// The one mapping of a refusal's kind to an exit code: 1 for every kind (the README's "1 a problem with the
+    /// input or the vault"); 2 is a usage error, which is not a `CairnError`. A new kind changes no existing code.
+    public static func exitCode(for kind: ErrorKind) -> Int32 {
+        switch kind {
+        case .notFound, .refusedInput, .conflict, .unavailable, .failure: return 1
         }
     }
 

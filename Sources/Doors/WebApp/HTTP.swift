@@ -138,6 +138,15 @@ public struct Response: Sendable {
             bodyFile: fd)
     }
 
+    /// A JSON body encoded from `value` (keys sorted), never built by interpolation: a string in it is escaped by
+    /// the encoder whatever it holds.
+    public static func json(_ value: some Encodable, status: Int = 200) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [("Content-Type", "application/json")], body: body)
+    }
+
     /// An HTML page.
     public static func html(_ html: String, status: Int = 200) -> Response {
         Response(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Data(html.utf8))

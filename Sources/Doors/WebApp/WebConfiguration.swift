@@ -101,3 +101,13 @@ public enum WebConfigurationError: CairnError, Equatable {
         }
     }
 }
+
+extension WebConfigurationError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .hostNotLoopback, .weakSecret, .invalidBodyLimit: return .refusedInput
+        case .cannotListen: return .conflict
+        case .noRandomness, .serverDidNotStart: return .failure
+        }
+    }
+}

@@ -21,6 +21,12 @@ public enum WebError: CairnError, Equatable {
     case badForm
     /// A service failed; the message is the service's own `userMessage` (never user content).
     case serviceFailed(String)
+    /// A service refused what the request gave it and no page showed the form again: the service's own sentence.
+    case refused(String)
+    /// The vault's state forbids the action now (another process holds it, a file is already there).
+    case conflict(String)
+    /// Something the action needs is not there (a library, a model, the database).
+    case unavailable(String)
     /// An identifier in the address names nothing (no such entry, area, product, held upload); the message is
     /// the service's own `userMessage`.
     case noSuchRecord(String)
@@ -33,8 +39,10 @@ public enum WebError: CairnError, Equatable {
         case .notFound, .noSuchRecord: return 404
         case .methodNotAllowed: return 405
         case .bodyTooLarge: return 413
-        case .badForm: return 400
+        case .badForm, .refused: return 400
+        case .conflict: return 409
         case .serviceFailed: return 500
+        case .unavailable: return 503
         }
     }
 
@@ -47,8 +55,10 @@ public enum WebError: CairnError, Equatable {
         case .notFound, .noSuchRecord: return "Page not found"
         case .methodNotAllowed: return "Not available"
         case .bodyTooLarge: return "Too large"
-        case .badForm: return "Please check the form"
+        case .badForm, .refused: return "Please check the form"
+        case .conflict: return "Not possible right now"
         case .serviceFailed: return "Something went wrong"
+        case .unavailable: return "Not available"
         }
     }
 
@@ -68,23 +78,43 @@ public enum WebError: CairnError, Equatable {
             return "The upload is larger than Cairn accepts."
         case .badForm:
             return "The form was incomplete. Go back and try again."
-        case .serviceFailed(let message), .noSuchRecord(let message):
+        case .serviceFailed(let message), .noSuchRecord(let message), .refused(let message), .conflict(let message),
+            .unavailable(let message):
             return message
         }
     }
 }
 
 extension WebError {
-    /// The page answered for an error a handler threw: a `WebError` as it is, a journal's "not found" (an error
-    /// whose `namesNoRecord` is true, decided once on the error's own type) as the "Page not found" page with
-    /// status 404 and the journal's own sentence, anything else as "Something went wrong" with the service's own
-    /// message. The one error-to-status mapping: no page catches "not found" itself.
+    /// The page answered for an error a handler threw: a `WebError` as it is, any other `CairnError` by its kind
+    /// (`ErrorKind`, declared once on the error's own type) with the service's own sentence: not found 404
+    /// ("Page not found"), refused input 400, conflict 409, unavailable 503, failure 500; an error that is not
+    /// Cairn's as 500 with a sentence of its own. The one error-to-status mapping: a page catches only the
+    /// refusals it shows beside its form.
     init(answering error: any Error) {
         switch error {
         case let error as WebError: self = error
-        case let error as any CairnError where error.namesNoRecord: self = .noSuchRecord(error.userMessage)
-        case let error as any CairnError: self = .serviceFailed(error.userMessage)
+        case let error as any CairnError:
+            switch error.errorKind {
+            case .notFound: self = .noSuchRecord(error.userMessage)
+            case .refusedInput: self = .refused(error.userMessage)
+            case .conflict: self = .conflict(error.userMessage)
+            case .unavailable: self = .unavailable(error.userMessage)
+            case .failure: self = .serviceFailed(error.userMessage)
+            }
         default: self = .serviceFailed("Cairn could not complete this action. Nothing else was changed.")
+        }
+    }
+}
+
+extension WebError {
+    public var errorKind: ErrorKind {
+        switch self {
+        case .notFound, .noSuchRecord: return .notFound
+        case .serviceFailed: return .failure
+        case .conflict: return .conflict
+        case .unavailable: return .unavailable
+        case .missingSecret, .wrongHost, .csrfRejected, .methodNotAllowed, .bodyTooLarge, .badForm, .refused: return .refusedInput
         }
     }
 }

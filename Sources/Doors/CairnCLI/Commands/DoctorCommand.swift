@@ -30,6 +30,7 @@ struct DoctorCommand: Command {
     /// The vault has a problem: the command exits 1 after its report.
     struct VaultProblems: CairnError {
         let count: Int
+        var errorKind: ErrorKind { .failure }
         var userMessage: String {
             "The vault has \(CountText.counted(count, "problem")) (listed above). A backup made before it happened restores it."
         }

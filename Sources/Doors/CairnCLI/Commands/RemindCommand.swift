@@ -154,3 +154,7 @@ final class StopFlag: @unchecked Sendable {
 
     func raise() { lock.withLock { set = true } }
 }
+
+extension RemindError {
+    var errorKind: ErrorKind { self == .noNotificationService ? .unavailable : .failure }
+}

@@ -56,10 +56,7 @@ enum LockPages {
             },
             route(.get, "/lock/state") { _ in
                 gate.lockIfIdle()
-                let changing = gate.changeProgress.map { ",\"changing\":\"\(progressText($0))\"" } ?? ""
-                return Response(
-                    status: 200, headers: [("Content-Type", "application/json")],
-                    body: Data("{\"locked\":\(gate.isLocked)\(changing)}".utf8))
+                return .json(LockState(locked: gate.isLocked, changing: gate.changeProgress.map(progressText)))
             },
         ]
     }
@@ -340,4 +337,10 @@ enum LockPages {
         </section>
         """
     }
+}
+
+/// What `/lock/state` answers: whether the vault is locked, and while the lock changes, how far it got.
+struct LockState: Encodable {
+    let locked: Bool
+    let changing: String?
 }

@@ -63,7 +63,7 @@ enum RegimenPages {
             // No fragment: a page whose address names a fragment target skips `autofocus` (HTML's rule).
             guard let next = view.nextToLog else { return .redirect(to: "/regimen?logged=\(notice)") }
             return .redirect(to: "/regimen?logged=\(notice)&focus=\(next.doseID)")
-        } catch let error as CairnError {
+        } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
             let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id } ? id : nil }
@@ -71,7 +71,7 @@ enum RegimenPages {
                 today(
                     view, csrfToken: csrfToken, error: inRow == nil ? message : nil,
                     fieldError: inRow.map { ($0, message) }, focus: inRow),
-                status: error.namesNoRecord ? 404 : 400)
+                status: 400)
         }
     }
 

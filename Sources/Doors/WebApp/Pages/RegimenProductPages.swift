@@ -102,7 +102,7 @@ enum RegimenProductPages {
                     case .saved: return .redirect(to: "/regimen/products/\(current.id.rawValue)?added=1")
                     case .unchanged: return .redirect(to: "/regimen/products/\(current.id.rawValue)?unchanged=1")
                     }
-                } catch let error as CairnError where !error.namesNoRecord {
+                } catch let error as CairnError where error.errorKind == .refusedInput {
                     return .html(productForm(draft, editing: current.product, csrfToken: csrfToken, refusal: Refusal(error)), status: 400)
                 }
             },

@@ -73,9 +73,9 @@ enum RegimenSchedulePages {
                         case .stop: _ = try regimen.stopSchedule(id, from: day)
                         }
                         return .redirect(to: "/regimen/schedules?saved=1")
-                    } catch let error as CairnError {
+                    } catch let error as CairnError where error.errorKind == .refusedInput {
                         let refusal = ChangeRefusal(schedule: id, verb: change.rawValue, message: error.userMessage + " Nothing was saved.")
-                        return .html(try page(change: refusal), status: error.namesNoRecord ? 404 : 400)
+                        return .html(try page(change: refusal), status: 400)
                     }
                 }
             }

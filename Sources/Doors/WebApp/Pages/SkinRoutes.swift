@@ -49,8 +49,7 @@ enum SkinRoutes {
                 let typed = r.form["name"] ?? ""
                 do {
                     try skin.renameArea(areaID, to: typed)
-                } catch let error as CairnError where error is SkinJournalError || error is TextInputError {
-                    guard !error.namesNoRecord else { throw error }
+                } catch let error as CairnError where error.errorKind == .refusedInput {
                     return .html(
                         SkinPages.timeline(
                             try skin.timeline(of: areaID), details: try details(), csrfToken: csrfToken,
@@ -163,16 +162,23 @@ enum SkinRoutes {
     /// badge) and answers the badges' words as JSON. Nothing is stored.
     static func liveScores(_ request: Request, skin: SkinService) -> Response {
         guard let frame = request.formValue("frame"), let scores = try? skin.liveScores(frame: frame, previous: request.formValue("previous")) else {
-            return Response(status: 400, headers: [("Content-Type", "application/json")], body: Data("{\"error\":\"not an image\"}".utf8))
+            return .json(["error": "not an image"], status: 400)
         }
         let q = scores.quality
-        let focus = q.isSoft ? "\(q.focusWords): \(CaptureQuality.softAdvice)" : q.focusWords
-        var json = "{\"light\":\"\(q.lightWords)\",\"lightGood\":\(q.isLightGood),\"focus\":\"\(focus)\",\"focusGood\":\(!q.isSoft)"
-        if let steady = scores.steadiness {
-            json += ",\"steady\":\"\(steady.words)\",\"steadyGood\":\(steady.isSteady)"
-        }
-        json += "}"
-        return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Data(json.utf8))
+        return .json(
+            LiveBadges(
+                light: q.lightWords, lightGood: q.isLightGood, focus: q.isSoft ? "\(q.focusWords): \(CaptureQuality.softAdvice)" : q.focusWords,
+                focusGood: !q.isSoft, steady: scores.steadiness?.words, steadyGood: scores.steadiness?.isSteady))
+    }
+
+    /// The live capture badges' words, as the page's script reads them (`steady…` only once a previous frame came).
+    struct LiveBadges: Encodable {
+        let light: String
+        let lightGood: Bool
+        let focus: String
+        let focusGood: Bool
+        let steady: String?
+        let steadyGood: Bool?
     }
 
     static func jpeg(_ data: Data) -> Response {
