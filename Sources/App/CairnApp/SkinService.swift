@@ -217,6 +217,17 @@ public final class SkinService: @unchecked Sendable {
         } catch let error as CairnError {
             throw SkinJournalError.unreadablePhoto(error.userMessage)
         }
+        // The comparison with the area's current baseline runs here, on a read snapshot, outside the write
+        // transaction (which would hold every other writer for its ~30 ms); the write stores it when the baseline is
+        // still that one. Only when it is not (a photo dated before the baseline becomes the new one) or the
+        // baseline's data must be extracted again does `reanchor` compare inside the write.
+        let compared = try? database.read { db -> (baselineID: String, result: SkinComparisonResult)? in
+            let store = SkinStore(db)
+            guard let baselineID = try store.baselineID(of: area), let baseline = try? preparedFromStore(baselineID, store) else {
+                return nil
+            }
+            return (baselineID, try SkinComparator.compare(baseline: baseline, probe: SkinComparator.prepare(fingerprint)))
+        }
         return try database.write { db in
             let store = SkinStore(db)
             _ = try Self.area(area, store)
@@ -229,6 +240,9 @@ public final class SkinService: @unchecked Sendable {
                 note: note, quality: quality)
             try store.insert(entry, fingerprint: fingerprint, at: clock.now())
             if !note.isEmpty { try store.appendNote(note, to: entry.id, at: clock.now()) }
+            if let compared, compared.baselineID != entry.id.rawValue, try store.baselineID(of: area) == compared.baselineID {
+                try storeComparison(compared.result, of: entry.id.rawValue, baselineID: compared.baselineID, area: area, store)
+            }
             try reanchor(area, in: db)
             return entry
         }
@@ -408,32 +422,44 @@ public final class SkinService: @unchecked Sendable {
         let missing = try store.entriesMissingComparison(in: area, baselineID: baselineID, revision: revision)
         guard !missing.isEmpty else { return }
         let baseline = try prepared(baselineID, store)
-        let encoder = JSONEncoder()
         for id in missing {
-            let result = try SkinComparator.compare(baseline: baseline, probe: prepared(id, store))
-            let mapBytes = Data(result.changeMap.values.map { UInt8(min(max($0, 0), 1) * 255 + 0.5) })
-            let details = String(
-                decoding: try encoder.encode(
-                    ComparisonDetails(
-                        alignment: result.alignment,
-                        diagnostics: result.diagnostics)), as: UTF8.self)
-            let similarity = result.comparable ? result.similarityPercent.map { min(max($0, 0), 100) } : nil
-            try store.insertComparison(
-                entryID: id, baselineID: baselineID, area: area, result: result, similarity: similarity,
-                reason: similarity == nil ? (result.reasonNotComparable ?? .alignmentFailed) : nil,
-                changeMap: mapBytes, details: details)
+            try storeComparison(
+                SkinComparator.compare(baseline: baseline, probe: prepared(id, store)), of: id, baselineID: baselineID,
+                area: area, store)
         }
+    }
+
+    /// Stores one comparison row: the figure (clamped to 0-100, none when not comparable, with the reason), the
+    /// change map as bytes and the details as JSON.
+    private func storeComparison(
+        _ result: SkinComparisonResult, of entryID: String, baselineID: String, area: AreaID,
+        _ store: SkinStore
+    ) throws {
+        let mapBytes = Data(result.changeMap.values.map { UInt8(min(max($0, 0), 1) * 255 + 0.5) })
+        let details = String(
+            decoding: try JSONEncoder().encode(ComparisonDetails(alignment: result.alignment, diagnostics: result.diagnostics)),
+            as: UTF8.self)
+        let similarity = result.comparable ? result.similarityPercent.map { min(max($0, 0), 100) } : nil
+        try store.insertComparison(
+            entryID: entryID, baselineID: baselineID, area: area, result: result, similarity: similarity,
+            reason: similarity == nil ? (result.reasonNotComparable ?? .alignmentFailed) : nil,
+            changeMap: mapBytes, details: details)
+    }
+
+    /// An entry prepared from its stored comparison data of this build's revision, without touching its photo
+    /// (throws when that data is missing, of another revision or unreadable: `prepared` then extracts it again).
+    private func preparedFromStore(_ id: String, _ store: SkinStore) throws -> PreparedPhoto {
+        guard let stored = try store.comparisonData(of: id), stored.revision == ComparisonRevision.current.number,
+            let data = stored.fingerprint
+        else { throw SkinJournalError.entryNotFound }
+        return try SkinComparator.prepare(FingerprintCoding.decode(data))
     }
 
     /// An entry prepared for comparison from its stored data; re-extracted from its stored photo (and saved)
     /// when the stored data was made by another revision or cannot be read.
     private func prepared(_ id: String, _ store: SkinStore) throws -> PreparedPhoto {
+        if let photo = try? preparedFromStore(id, store) { return photo }
         guard let stored = try store.comparisonData(of: id) else { throw SkinJournalError.entryNotFound }
-        if stored.revision == ComparisonRevision.current.number, let data = stored.fingerprint,
-            let fingerprint = try? FingerprintCoding.decode(data), let photo = try? SkinComparator.prepare(fingerprint)
-        {
-            return photo
-        }
         // Inside the caller's transaction: read the file through the row this connection sees.
         let data = try photoStore.data(for: stored.photoID, in: store.db)
         let fresh = try SkinComparator.fingerprint(of: pipeline.decodeRGB(data, maxSide: Self.analysisSide))
