@@ -79,7 +79,7 @@ import Testing
     #expect(FileModes.permissions(atPath: vault.directory.path) == 0o700)
 }
 
-@Test func deleteAllDataRemovesTheTemporaryFilesTooButKeepsTheVaultsOwnFiles() throws {
+@Test func deleteAllDataRemovesTheTemporaryFilesAndWhatWasKeptAsideButKeepsTheVaultsOwnFiles() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let vault = try Vault(directory: dir.url.appendingPathComponent("v"))
@@ -88,6 +88,10 @@ import Testing
     for name in [".health-upload-1234", ".health-import-abcd.lock", ".backup-5678.sqlite"] {
         try Data("private".utf8).write(to: vault.directory.appendingPathComponent(name))
     }
+    // A photo file once kept aside is the person's data too.
+    let keptAside = vault.lostAndFoundURL.appendingPathComponent("20261207-101010/photos/ab")
+    try FileManager.default.createDirectory(at: keptAside, withIntermediateDirectories: true)
+    try Data("photo".utf8).write(to: keptAside.appendingPathComponent("x.jpg"))
     try vault.deleteAllData(database: database)
     #expect(Set(filesUnder(vault.directory)).isSubset(of: ["cairn.sqlite", "cairn.sqlite-wal", "cairn.sqlite-shm", "owner.lock", "vault.id"]))
     #expect(try vault.identifier() == id)

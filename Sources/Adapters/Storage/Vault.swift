@@ -215,7 +215,7 @@ public struct Vault: Sendable, Equatable {
     }
 
     /// Deletes every record and every photo file: closes `database`, removes the database file with its
-    /// `-wal`/`-shm`/`-journal` files, everything under `photos/` and every temporary file (a name starting with a
+    /// `-wal`/`-shm`/`-journal` files, everything under `photos/` and `lost+found/` and every temporary file (a name starting with a
     /// dot) in the vault folder, then reopens `database` on a new, empty file
     /// migrated to `migrations`. `database` stays usable afterwards.
     ///
@@ -238,6 +238,8 @@ public struct Vault: Sendable, Equatable {
                 }
                 try removeTree(photosDirectory)
                 try FileModes.ensurePrivateDirectory(atPath: photosDirectory.path)
+                // Photo files once kept aside are the person's data too: "all data" includes them.
+                try removeTree(lostAndFoundURL)
                 try FileModes.removeFile(atPath: reminderTimetableURL.path)
                 try FileModes.removeFile(atPath: reminderQueueURL.path)
                 // Cairn's temporary files in the vault all have names starting with a dot (an Apple Health upload,
