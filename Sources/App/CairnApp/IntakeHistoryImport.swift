@@ -66,6 +66,8 @@ enum IntakeHistoryCSV {
         var references: [String: Result<[StoredProduct], LineProblemReasonBox>] = [:]
         var servingsOf: [ServingsKey: Result<Decimal, LineProblemReasonBox>] = [:]
         var at: [Int?] = []
+        // Once per file: the days an import accepts (`ImportDates`; "tomorrow" asks the calendar).
+        let acceptedDays = ImportDates.earliest...ImportDates.latest(now: now, zone: personZone)
         try CSV.forEachRecord(in: data) { record in
             guard let header else {
                 let found = try CSVColumns(header: record.fields, columns: columns)
@@ -84,7 +86,7 @@ enum IntakeHistoryCSV {
                 fail(.badDate)
                 return
             }
-            guard ImportDates.accepts(day, now: now, zone: personZone) else {
+            guard acceptedDays.contains(day) else {
                 fail(.dateOutOfRange)
                 return
             }

@@ -22,8 +22,7 @@ enum ImportBenchmark {
         guard FileManager.default.isExecutableFile(atPath: cairn.path) else {
             throw IngestBenchmark.BenchError(message: "no cairn binary at \(cairn.path) (\(ProcessBench.buildCairn))")
         }
-        let anchor = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/bench/intake_import_anchor.py")
+        let anchor = BenchPaths.repositoryRoot.appendingPathComponent("scripts/bench/intake_import_anchor.py")
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-bench-import-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }

@@ -140,9 +140,7 @@ enum IngestBenchmark {
     /// Builds the test JPEG: a real photo cropped to 4:3, upscaled to 4032x3024, grain added (so it compresses
     /// like a camera file), then tagged with exiftool: `orientation` (6 unless told), GPS, capture date.
     static func makeSource(at url: URL, pipeline: ImagePipeline, photo name: String = sourcePhoto, orientation: Int = 6) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let photo = root.deletingLastPathComponent().appendingPathComponent("shared/data/faces/\(name)")
+        let photo = BenchPaths.sharedData.appendingPathComponent("faces/\(name)")
         let decoded = try pipeline.decodeRGB(try Data(contentsOf: photo))
         let cropHeight = min(decoded.height, decoded.width * 3 / 4)
         guard

@@ -59,8 +59,7 @@ enum InputMemoryBenchmark {
         // 2. A 100 MP photo through Smile.
         let photo = work.appendingPathComponent("big.jpg")
         // A real face photo enlarged to just under 100 MP (Cairn refuses more), saved as a camera would (Q90).
-        let face = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/faces/fr_obama.jpg")
+        let face = BenchPaths.sharedData.appendingPathComponent("faces/fr_obama.jpg")
         let small = try ImagePipeline().probe(Data(contentsOf: face))
         let factor = (99_000_000.0 / Double(small.width * small.height)).squareRoot()
         try tool("/usr/bin/vips", ["resize", face.path, photo.path + "[Q=90,strip]", String(format: "%.4f", factor)])

@@ -216,8 +216,7 @@ enum LabelBenchmark {
     }
 
     static func loadCorpus() throws -> [CorpusLabel] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.deletingLastPathComponent().appendingPathComponent("shared/data/labels/dsld-labels.json")
+        let url = BenchPaths.sharedData.appendingPathComponent("labels/dsld-labels.json")
         return try JSONDecoder().decode([CorpusLabel].self, from: Data(contentsOf: url))
     }
 

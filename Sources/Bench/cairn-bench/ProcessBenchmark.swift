@@ -120,8 +120,7 @@ final class ProcessBench {
         try IngestBenchmark.makeSource(at: upright, pipeline: pipeline, orientation: 1)
         try IngestBenchmark.makeSource(at: sideways, pipeline: pipeline, orientation: 6)
         // A portrait enlarged to 12 MP (the 4:3 crop of `makeSource` would cut its mouth off), with camera EXIF.
-        let portrait = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/faces/fr_obama.jpg")
+        let portrait = BenchPaths.sharedData.appendingPathComponent("faces/fr_obama.jpg")
         let small = try pipeline.probe(Data(contentsOf: portrait))
         let factor = (12_000_000.0 / Double(small.width * small.height)).squareRoot()
         _ = try time("/usr/bin/vips", ["resize", portrait.path, face.path + "[Q=92]", String(format: "%.4f", factor)])

@@ -201,10 +201,7 @@ enum SkinBenchmark {
             100 * (b.steal - a.steal) / t)
     }
 
-    static func defaultDataDir() -> String {
-        let cwd = FileManager.default.currentDirectoryPath
-        return URL(fileURLWithPath: cwd).deletingLastPathComponent().appendingPathComponent("shared/data").path
-    }
+    static func defaultDataDir() -> String { BenchPaths.sharedData.path }
 }
 
 // MARK: - Records and report

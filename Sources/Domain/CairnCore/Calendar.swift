@@ -116,6 +116,11 @@ public struct TimeSlot: Hashable, Comparable, Sendable, Codable, CustomStringCon
 public enum WallClock {
     /// The instant of `slot` on `day` in `zone`, by the rule above.
     public static func instant(of day: LocalDay, at slot: TimeSlot, in zone: TimeZone) -> Date {
+        placed(day, slot, zone).instant
+    }
+
+    /// The instant by the rule above, and whether the wall-clock time happens there (false in a gap).
+    private static func placed(_ day: LocalDay, _ slot: TimeSlot, _ zone: TimeZone) -> (instant: Date, exists: Bool) {
         let wall = Double(day.dayNumber) * 86_400 + Double(slot.minuteOfDay) * 60  // wall time read as if UTC
         let before = offset(zone, wall - 86_400 - 3_600 * 14)
         let after = offset(zone, wall + 86_400 + 3_600 * 14)
@@ -124,7 +129,7 @@ public enum WallClock {
             let t = wall - o
             if offset(zone, t) == o { valid.append(t) }
         }
-        if let first = valid.min() { return Date(timeIntervalSince1970: first) }
+        if let first = valid.min() { return (Date(timeIntervalSince1970: first), true) }
         // In a gap: the first instant after it is the transition itself. Search between the instant the wall
         // time would have with the earlier offset and with the later one.
         var low = wall - max(before, after) - 3_600 * 3
@@ -134,16 +139,15 @@ public enum WallClock {
             let mid = ((low + high) / 2).rounded(.down)
             if offset(zone, mid) == lowOffset { low = mid } else { high = mid }
         }
-        return Date(timeIntervalSince1970: high)
+        return (Date(timeIntervalSince1970: high), false)
     }
 
     /// The instant of `slot` on `day` in `zone` when that wall-clock time happens there, nil when it does not:
     /// a time inside the gap of a spring-forward day (02:30 in Europe/Amsterdam on the last Sunday of March). A
     /// repeated time is its first instant, as above. Imports refuse a time that does not exist rather than move it.
     public static func existingInstant(of day: LocalDay, at slot: TimeSlot, in zone: TimeZone) -> Date? {
-        let t = instant(of: day, at: slot, in: zone)
-        let wall = Double(day.dayNumber) * 86_400 + Double(slot.minuteOfDay) * 60
-        return t.timeIntervalSince1970 + offset(zone, t.timeIntervalSince1970) == wall ? t : nil
+        let placed = placed(day, slot, zone)
+        return placed.exists ? placed.instant : nil
     }
 
     private static func offset(_ zone: TimeZone, _ seconds: Double) -> Double {
