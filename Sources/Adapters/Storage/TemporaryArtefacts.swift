@@ -60,8 +60,6 @@ public struct TemporaryArtefacts: Sendable {
         public let path: String
         /// Whether its owner still runs (its lock is held).
         public let ownerRunning: Bool
-        /// The entry file.
-        let entryPath: String
     }
 
     /// The registry's folder.
@@ -100,7 +98,7 @@ public struct TemporaryArtefacts: Sendable {
             let free = lock.tryLock(exclusive: true)
             defer { if free { lock.unlock() } }
             guard lock.isStillNamed else { return nil }
-            return Self.parse(lock.read(), entryPath: path, ownerRunning: !free)
+            return Self.parse(lock.read(), ownerRunning: !free)
         }
     }
 
@@ -126,7 +124,7 @@ public struct TemporaryArtefacts: Sendable {
                 unlink(path)
                 continue
             }
-            guard let entry = Self.parse(lock.read(), entryPath: path, ownerRunning: false) else {
+            guard let entry = Self.parse(lock.read(), ownerRunning: false) else {
                 lock.unlock()
                 continue
             }
@@ -146,12 +144,12 @@ public struct TemporaryArtefacts: Sendable {
             .filter { $0.hasSuffix(".entry") || $0.hasSuffix(".pending") }.sorted()
     }
 
-    private static func parse(_ text: String, entryPath: String, ownerRunning: Bool) -> Entry? {
+    private static func parse(_ text: String, ownerRunning: Bool) -> Entry? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 3, let kind = Kind(rawValue: lines[0]), let pid = Int32(lines[1]), lines[2].hasPrefix("/") else {
             return nil
         }
-        return Entry(kind: kind, processID: pid, path: lines[2], ownerRunning: ownerRunning, entryPath: entryPath)
+        return Entry(kind: kind, processID: pid, path: lines[2], ownerRunning: ownerRunning)
     }
 }
 

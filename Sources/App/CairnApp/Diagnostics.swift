@@ -68,8 +68,8 @@ public struct VaultCheckReport: Sendable, Encodable {
     /// Photos read and compared with their digests.
     public let photosChecked: Int
     public let findings: [Finding]
-    /// Whether the vault itself has a problem (the command then exits 1).
-    public var hasProblem: Bool { findings.contains { $0.kind == .problem } }
+    /// How many problems the vault itself has (the command then exits 1).
+    public var problemCount: Int { findings.filter { $0.kind == .problem }.count }
 }
 
 extension Diagnostics {
@@ -159,7 +159,7 @@ extension Diagnostics {
                 "\(CountText.counted(keptAside, "file")) kept aside in the lost+found folder of the data folder (photo files no record named). Look at them, then move or remove them yourself."
             )
         }
-        if findings.isEmpty || !findings.contains(where: { $0.kind == .problem }) {
+        if !findings.contains(where: { $0.kind == .problem }) {
             add(
                 .note,
                 "Database intact; \(CountText.counted(checked, "photo")) read whole and matching \(checked == 1 ? "its" : "their") recorded digest\(checked == 1 ? "" : "s")."

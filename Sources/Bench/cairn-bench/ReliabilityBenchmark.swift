@@ -402,7 +402,7 @@ enum ReliabilityBenchmark {
                     continue
                 }
                 // The next command (one that reads) opens the vault as the person's next command would.
-                locked = LockServiceProbe.isOn(vault)
+                locked = (try? LockService.isOn(dataDirectory: vault.path, environment: [:])) ?? false
                 _ = try run(cairn, ["--data-dir", vault.path] + (locked ? lockWords : []) + ["skin", "areas"])
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: vault.path)) ?? []
                 leftovers +=
@@ -437,13 +437,6 @@ enum ReliabilityBenchmark {
                 }
             }
             if name == "backup restore" { try? FileManager.default.removeItem(at: target) }
-        }
-    }
-
-    /// Whether the vault's lock is on (its header says so).
-    private enum LockServiceProbe {
-        static func isOn(_ vault: URL) -> Bool {
-            (try? LockService.isOn(dataDirectory: vault.path, environment: [:])) ?? false
         }
     }
 

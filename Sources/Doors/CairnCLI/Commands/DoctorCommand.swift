@@ -49,7 +49,7 @@ struct DoctorCommand: Command {
         let check = Diagnostics.checkVault(
             dataDirectory: context.dataDirectory, environment: context.environment,
             clock: context.clock, passphrase: context.askVaultPassphrase)
-        let problems = check.findings.filter { $0.kind == .problem }.count
+        let problems = check.problemCount
         if json {
             try context.console.printJSON(Report(components: report.components, vault: report.vault, check: check))
             if problems > 0 { throw VaultProblems(count: problems) }
