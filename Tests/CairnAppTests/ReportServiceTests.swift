@@ -180,7 +180,7 @@ struct ReportServiceTests {
             let at = Date(timeIntervalSince1970: Double(d) * 86_400 + 8 * 3_600)
             try app.regimen.checkIn(dose.doseID, status: d % 10 == 0 ? .skipped : .taken, at: at)
         }
-        let report = try app.reports.regimenSummary(from: day("2026-02-01"), to: day("2026-04-30"), paper: .a4)
+        let report = try app.reports.regimenSummary(ReportPeriod(from: day("2026-02-01"), to: day("2026-04-30")), paper: .a4)
         let url = scratch.file("summary.pdf")
         let pages = try app.reports.write(report, to: url.path, replace: false)
         #expect(try Self.pages(url) == pages)
@@ -201,8 +201,7 @@ struct ReportServiceTests {
             #expect(text[start.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(Disclaimer.insight.text))
         }
         #expect(report.contents.contains { $0.contains(Disclaimer.insight.text) })
-        #expect(throws: ReportError.periodEndsBeforeStart) {
-            _ = try app.reports.regimenSummary(from: day("2026-03-02"), to: day("2026-03-01"), paper: .a4)
-        }
+        #expect(throws: ReportPeriodError.endsBeforeStart) { try ReportPeriod(from: day("2026-03-02"), to: day("2026-03-01")) }
+        #expect(throws: ReportPeriodError.tooLong) { try ReportPeriod(from: day("2015-01-01"), to: day("2026-01-01")) }
     }
 }

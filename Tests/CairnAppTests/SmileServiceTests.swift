@@ -251,12 +251,13 @@ func badInputGetsAClearMessageAndStoresNothing(_ kind: String) throws {
     let vault = try TestVault()
     let smile = vault.app.smile
     #expect(try smile.entries().isEmpty)
-    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "abcd") }
+    func prefix(_ text: String) throws -> IdentifierPrefix { try IdentifierPrefix.parse(text) }
+    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: prefix("abcd")) }
     let (_, a) = try smile.add(try face("fr_obama.jpg"))
-    #expect(try smile.entry(matching: a.shortID) == a)
-    #expect(try smile.entry(matching: a.id.rawValue.uppercased()) == a)
-    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "ab") }
-    #expect(throws: SmileError.noSuchEntry) { try smile.entry(matching: "zz'; DROP") }
+    #expect(try smile.entry(matching: prefix(a.shortID)) == a)
+    #expect(try smile.entry(matching: prefix(a.id.rawValue.uppercased())) == a)
+    #expect(throws: InputError.unreadableIdentifier) { try prefix("ab") }
+    #expect(throws: InputError.unreadableIdentifier) { try prefix("zz'; DROP") }
 }
 
 @Test func deletingAnEntryRemovesItsRowAndItsCropAndLeavesTheOthers() throws {

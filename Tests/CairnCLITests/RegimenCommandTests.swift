@@ -88,7 +88,7 @@ private func doseIDs(_ list: Any?) -> [String] { (list as? [[String: Any]] ?? []
             (["schedules", "add", "X", "--days", "someday"], "--days: Choose how often: daily, every N days (every:N)"),
             (["schedules", "add", "X", "--days", "every:0"], "--days: Every N days takes a whole number of days, from 1 to 366."),
             (["schedules", "add", "X", "--servings", "two"], "--servings: Servings must be a number, like 1 or 0.5."),
-            (["schedules", "add", "X", "--start", "March"], "--start takes a date"),
+            (["schedules", "add", "X", "--start", "March"], "--start: A date must be written as YYYY-MM-DD"),
             (["schedules", "add", "X", "--times", "08:00", "--zone", "Mars/Base"], "--zone: That is not a time zone Cairn knows."),
             (["take"], "Missing DOSE-ID."),
             (["take", "--extra", "X", "--as-needed", "Y"], "not both"),

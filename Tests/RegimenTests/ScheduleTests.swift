@@ -96,7 +96,7 @@ private let product = ProductID("p")
     let all: [ScheduleError] = [
         .servingsNotPositive, .tooManyServings, .noTimes, .asNeededHasNoTimes, .repeatedTime, .noWeekdays,
         .intervalOutOfRange, .endsBeforeStart, .overlappingRevision, .revisionBeforeLoggedDoses,
-        .scheduleStopped, .alreadyInThatState, .unreadableTime, .unreadableDay, .unreadableWeekday,
+        .scheduleStopped, .alreadyInThatState, .unreadableTime, .unreadableWeekday,
         .doseNotFound, .doseNotDueYet, .scheduleNotFound, .productNotFound, .productNameAmbiguous,
         .recordNotFound, .recordAlreadyCorrected, .notAnAsNeededSchedule, .statusNotLoggable,
         .supplyOutOfRange, .pageOutOfRange, .rangeEndsBeforeStart, .productCannotChange,
@@ -135,10 +135,10 @@ private let product = ProductID("p")
 }
 
 @Test func servingsPerDoseArePlainDecimalNumbers() throws {
-    #expect(try SchedulePlan.servings(parsing: " 0.5 ") == Decimal(string: "0.5"))
-    #expect(try SchedulePlan.servings(parsing: "2") == 2)
-    for bad in ["", "two", "1,5", "-1", "1e3"] {
-        #expect(throws: ScheduleError.unreadableServings) { try SchedulePlan.servings(parsing: bad) }
+    #expect(try DoseServings.parse(" 0.5 ").value == Decimal(string: "0.5"))
+    #expect(try DoseServings.parse("2").value == 2)
+    for bad in ["", "two", "1,5", "-1", "1e3", "1.2.3", "."] {
+        #expect(throws: ScheduleError.unreadableServings) { try DoseServings.parse(bad) }
     }
 }
 

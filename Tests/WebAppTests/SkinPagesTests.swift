@@ -82,7 +82,7 @@ final class SkinWebVault {
         let entries = try SkinDemo.generate(count: 2, seed: 4, into: area.id, service: v.app.skin, now: Date())
         let path = "/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)"
         #expect(!v.get(path).bodyText.contains("raw-score"))
-        try v.app.settings.setFlag(SettingsPages.comparisonDetailsFlag, true)
+        try v.app.settings.setFlag(SettingFlag.showComparisonDetails, true)
         #expect(v.get(path).bodyText.contains("id=\"raw-score\""))
         #expect(v.get("/skin/areas/\(area.id.rawValue)").bodyText.contains("Raw score"))
     }

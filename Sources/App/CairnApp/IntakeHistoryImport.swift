@@ -196,9 +196,7 @@ enum IntakeHistoryCSV {
             unitText = String(amount[split...]).trimmingCharacters(in: .whitespaces)
         }
         if numberText.isEmpty && unitText.isEmpty { return .success(1) }
-        guard numberText.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), numberText.contains(where: \.isNumber),
-            let number = Decimal(string: numberText, locale: Locale(identifier: "en_US_POSIX")), number > 0
-        else {
+        guard let number = PlainDecimal(numberText)?.value, number > 0 else {
             return .failure(.init(.impossibleAmount))
         }
         var result: Decimal

@@ -188,14 +188,19 @@ public struct CheckInRequest: Hashable, Sendable {
     public let doseID: String
     /// Taken or skipped.
     public let status: IntakeStatus
-    /// When; nil for now.
+    /// When; nil for now (or for `typedAt`).
     public let at: Date?
+    /// "Taken at" as the person typed it (`TakenTime`), read against the dose's own day inside the check-in, so
+    /// the dose id is parsed and its schedule read once.
+    public let typedAt: String?
 
-    /// A request.
-    public init(doseID: String, status: IntakeStatus, at: Date? = nil) {
+    /// A request; give `at` or `typedAt`, not both (neither: now).
+    public init(doseID: String, status: IntakeStatus, at: Date? = nil, typedAt: String? = nil) {
+        precondition(at == nil || typedAt == nil, "a check-in has one time")
         self.doseID = doseID
         self.status = status
         self.at = at
+        self.typedAt = typedAt
     }
 }
 

@@ -29,17 +29,9 @@ public final class RegimenService: @unchecked Sendable {
 
     /// "Taken at...": the instant the person typed (see `TakenTime`) for the dose `doseID` (nil: an extra or
     /// as-needed dose, or a correction of one), read against the Clock's now and zone. The CLI's `--at` and the
-    /// page's "Taken at" field both come here.
+    /// page's "Taken at" field both come here (for a scheduled dose, through `CheckInRequest.typedAt`).
     public func takenTime(_ text: String, forDoseOn doseDay: LocalDay?) throws -> Date {
         try TakenTime.parse(text, doseDay: doseDay, now: clock.now(), zone: clock.timeZone)
-    }
-
-    /// "Taken at" for the scheduled dose `doseID`: its own day is the person's day the dose is listed on (for a
-    /// schedule with a fixed zone, where its due instant falls on the person's clock). An id that names no dose
-    /// reads the text against today; the check-in then refuses the id.
-    public func takenTime(_ text: String, forDose doseID: String) throws -> Date {
-        let day = try DoseOccurrence(doseID: doseID).map { occurrence in try database.read { db in try listedDay(of: occurrence, RegimenStore(db)) } }
-        return try takenTime(text, forDoseOn: day ?? today())
     }
 
     /// "Taken at" for a correction of `entry`: the dose's listed day for a scheduled record, else any time up to now.
@@ -351,6 +343,13 @@ public final class RegimenService: @unchecked Sendable {
         try checkIn([CheckInRequest(doseID: doseID, status: status, at: at)])[0]
     }
 
+    /// Logs a scheduled dose with "taken at" as the person typed it (`TakenTime`, read against the dose's own
+    /// day); nil is now. Throws like `checkIn(_:status:at:)` and `TakenTime.parse`.
+    @discardableResult
+    public func checkIn(_ doseID: String, status: IntakeStatus, typedAt: String?) throws -> CheckInResult {
+        try checkIn([CheckInRequest(doseID: doseID, status: status, typedAt: typedAt)])[0]
+    }
+
     /// Logs several scheduled doses in ONE transaction (e.g. "take all" for the current batch, or an import):
     /// all are written or none. Each behaves like `checkIn(_:status:at:)`; results are in request order.
     @discardableResult
@@ -383,12 +382,14 @@ public final class RegimenService: @unchecked Sendable {
                 else { throw ScheduleError.doseNotFound }
                 let timing = revision.timing(of: occurrence, personZone: zone)
                 guard timing.day <= today else { throw ScheduleError.doseNotDueYet }
-                if let at = request.at { try TakenTime.check(at, doseDay: timing.day, now: now, zone: zone) }
+                var at = request.at
+                if let at { try TakenTime.check(at, doseDay: timing.day, now: now, zone: zone) }
+                if let typed = request.typedAt { at = try TakenTime.parse(typed, doseDay: timing.day, now: now, zone: zone) }
                 let productID = revision.plan.productID
                 if products[productID] == nil { products[productID] = try store.latestProduct(productID) }
                 guard let product = products[productID] else { throw ScheduleError.productNotFound }
-                let atScheduledTime = request.at == nil && timing.day < today
-                let takenAt = request.at ?? (atScheduledTime ? timing.dueAt : now)
+                let atScheduledTime = at == nil && timing.day < today
+                let takenAt = at ?? (atScheduledTime ? timing.dueAt : now)
                 let id = IntakeRecordID.random()
                 func insert(supersedes: IntakeRecordID?) throws {
                     try store.insert(

@@ -24,10 +24,6 @@ public struct Report: Sendable {
 
 /// Why a report was not made.
 public enum ReportError: CairnError, Equatable {
-    /// The period ends before it starts.
-    case periodEndsBeforeStart
-    /// The period is longer than the summary lays out (ten years).
-    case periodTooLong
     /// A stored photo could not be read back; nothing was written.
     case unreadablePhoto
     /// The PDF could not be made (cairo's status, no content).
@@ -35,8 +31,6 @@ public enum ReportError: CairnError, Equatable {
 
     public var userMessage: String {
         switch self {
-        case .periodEndsBeforeStart: return "The period ends before it starts: give a --to date on or after --from."
-        case .periodTooLong: return "The period is longer than ten years; give a shorter one."
         case .unreadablePhoto: return "A stored photo could not be read, so no report was written. Run 'cairn doctor' to check the vault."
         case .renderingFailed: return "The PDF could not be made. Nothing was written."
         }
@@ -266,11 +260,9 @@ public final class ReportService: @unchecked Sendable {
     /// The regimen over `period`: the products with their label facts, the schedules in force and their revisions,
     /// taken / skipped / not logged per product with a day-by-day grid, daily totals per ingredient by unit, outcome
     /// series with the schedule changes marked, and the insights of the period with their windows, caveats and
-    /// the association sentence. Throws `periodEndsBeforeStart`, `periodTooLong`.
-    public func regimenSummary(from: LocalDay, to: LocalDay, paper: PaperSize) throws -> Report {
-        guard from <= to else { throw ReportError.periodEndsBeforeStart }
-        guard from.days(to: to) <= 3660 else { throw ReportError.periodTooLong }
-        let period = from...to
+    /// the association sentence (the period's rule is `ReportPeriod`'s).
+    public func regimenSummary(_ reportPeriod: ReportPeriod, paper: PaperSize) throws -> Report {
+        let (from, to, period) = (reportPeriod.from, reportPeriod.to, reportPeriod.days)
         let doses = try regimen.doses(in: period)
         let ledger = try ledgerEntries(in: period)
         var schedules: [(summary: ScheduleSummary, inForce: [ScheduleRevision])] = []

@@ -4,6 +4,12 @@ import Storage
 // INTERFACE PINNED BY THE INTEGRATOR: the web shell codes against this port; the concrete service over
 // Storage implements it.
 
+/// The names of the boolean preferences (`SettingsServicing.flag(_:)`), declared once for every door.
+public enum SettingFlag {
+    /// "Show comparison details": the raw distance and alignment figures beside each Skin similarity.
+    public static let showComparisonDetails = "showComparisonDetails"
+}
+
 /// Vault-wide settings and the "delete everything" action.
 public protocol SettingsServicing: Sendable {
     /// Whether the person has finished or skipped onboarding.

@@ -192,11 +192,10 @@ public final class SmileService: @unchecked Sendable {
         try database.read { try SmileStore($0, photos: photoStore).entry(id) }
     }
 
-    /// The one entry whose identifier starts with `prefix` (at least 4 characters, as `smile list` prints 8).
-    public func entry(matching prefix: String) throws -> SmileEntry {
-        let cleaned = prefix.lowercased()
-        guard cleaned.count >= 4, cleaned.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw SmileError.noSuchEntry }
-        let ids = try database.read { try SmileStore($0, photos: photoStore).ids(startingWith: cleaned) }
+    /// The one entry whose identifier starts with `prefix` (`smile list` prints 8 characters). Throws
+    /// `SmileError.noSuchEntry` or `.ambiguousID`.
+    public func entry(matching prefix: IdentifierPrefix) throws -> SmileEntry {
+        let ids = try database.read { try SmileStore($0, photos: photoStore).ids(startingWith: prefix.text) }
         guard !ids.isEmpty else { throw SmileError.noSuchEntry }
         guard ids.count == 1 else { throw SmileError.ambiguousID }
         guard let entry = try entry(ids[0]) else { throw SmileError.noSuchEntry }

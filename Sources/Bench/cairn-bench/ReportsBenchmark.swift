@@ -207,7 +207,7 @@ enum ReportsBenchmark {
         let out = directory.appendingPathComponent("summary.pdf").path
         func once() throws -> (Double, Int) {
             let start = ContinuousClock.now
-            let report = try app.reports.regimenSummary(from: from, to: lastDay, paper: .a4)
+            let report = try app.reports.regimenSummary(ReportPeriod(from: from, to: lastDay), paper: .a4)
             let pages = try app.reports.write(report, to: out, replace: true)
             return (IngestBenchmark.milliseconds(ContinuousClock.now - start) / 1000, pages)
         }

@@ -20,10 +20,8 @@ extension Amount {
     public init(serving text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let amount: Amount
-        if !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-            let count = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
-        {
-            amount = try Amount(count, .count)
+        if let count = PlainDecimal(trimmed) {
+            amount = try Amount(count.value, .count)
         } else {
             do { amount = try LabelUnitParser.amount(trimmed) } catch RegimenError.unreadableNumber {
                 throw RegimenError.unreadableServing

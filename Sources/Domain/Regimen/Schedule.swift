@@ -186,18 +186,6 @@ public struct SchedulePlan: Hashable, Sendable {
     /// Whose wall clock `times`, `startDay` and `endDay` are read on.
     public let zone: ScheduleZone
 
-    /// Servings per dose as typed ("1", "0.5"); throws `ScheduleError.unreadableServings` for anything but a plain
-    /// decimal number. (Zero and too many are refused by `init`.)
-    public static func servings(parsing text: String) throws -> Decimal {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-            let value = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
-        else {
-            throw ScheduleError.unreadableServings
-        }
-        return value
-    }
-
     /// A plan. Throws `ScheduleError` for servings of zero or above `maximumServings`, no times (unless as
     /// needed), the same time twice, no weekdays, an interval outside 1...366, or an end before the start.
     public init(
@@ -423,8 +411,6 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case alreadyInThatState
     /// A time of day that is not HH:MM.
     case unreadableTime
-    /// A day that is not YYYY-MM-DD.
-    case unreadableDay
     /// A weekday name that is not known.
     case unreadableWeekday
     /// A recurrence that is none of daily, every N days, some weekdays or as needed.
@@ -491,7 +477,6 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .scheduleStopped: "This schedule is stopped and cannot be changed. Add a new schedule instead."
         case .alreadyInThatState: "The schedule is already in that state on that day."
         case .unreadableTime: "A time of day must be written as HH:MM, for example 08:00."
-        case .unreadableDay: "A date must be written as YYYY-MM-DD, for example 2026-03-01."
         case .unreadableWeekday: "Weekdays are written mon, tue, wed, thu, fri, sat, sun."
         case .unknownRecurrence: "Choose how often: daily, every N days (every:N), some weekdays (such as mon,wed,fri) or as needed (as-needed)."
         case .unreadableServings: "Servings must be a number, like 1 or 0.5."

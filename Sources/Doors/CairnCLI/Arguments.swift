@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// A mistake in how a command was called. The CLI prints it with a hint and exits 2.
@@ -70,6 +71,18 @@ public struct Arguments: Sendable {
     public func value(_ option: Option) -> String? {
         precondition(declared.contains(option) && option.takesValue, "\(option.name) is not one of the command's options with a value")
         return values[option.name]?.last
+    }
+
+    /// The value of `option` read by its type's one parser (`TextParsable`); nil when the option is absent. The
+    /// parser's refusal becomes a usage error naming the option ("--from: A date must be written as ...").
+    public func value<Value: TextParsable>(_ option: Option, as type: Value.Type) throws -> Value? {
+        try value(option).map { try Self.parse($0, as: type, naming: option.name) }
+    }
+
+    /// `text` (an option's or a positional argument's) read by its type's one parser; a refusal is a usage error
+    /// that starts with `name`.
+    public static func parse<Value: TextParsable>(_ text: String, as type: Value.Type, naming name: String) throws -> Value {
+        do { return try Value.parse(text) } catch let refusal as any CairnError { throw UsageError("\(name): \(refusal.userMessage)") }
     }
 
     /// Every value given for `option`, in order (`--accept 2 --accept 5`).

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// The web app's route table: every page is one `route(.get, "/skin/areas/{area}/trend") { ... }` line in the
 /// `routes(...)` of its page group, and the table alone decides which handler answers, or that the answer is 404
 /// (no route has this path) or 405 with an `Allow` header (routes have this path, none for this method).
@@ -73,10 +75,25 @@ struct RouteRequest: Sendable {
         return value
     }
 
+    /// The `{name}` segment read by its type's one parser (`TextParsable`). A segment the parser refuses names
+    /// nothing, so it answers 404 like an identifier that names no record.
+    func parameter<Value: TextParsable>(_ name: String, as type: Value.Type) throws -> Value {
+        do { return try Value.parse(parameter(name)) } catch is any CairnError { throw WebError.notFound }
+    }
+
     /// Query parameters of the request.
     var query: [String: String] { request.query }
     /// The form's text fields.
     var form: [String: String] { request.form }
+}
+
+extension [String: String] {
+    /// The form or query field `name` read by its type's one parser (`TextParsable`); nil when it is absent or
+    /// blank. Throws the parser's refusal, for the page to show beside the field.
+    func value<Parsed: TextParsable>(_ name: String, as type: Parsed.Type) throws -> Parsed? {
+        guard let text = self[name], !text.allSatisfy(\.isWhitespace) else { return nil }
+        return try Parsed.parse(text)
+    }
 }
 
 /// The table of every route, and the one place that matches a request against it.

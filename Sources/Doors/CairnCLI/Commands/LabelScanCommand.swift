@@ -49,7 +49,7 @@ struct LabelScanCommand: Command {
         }
         if arguments.has(Self.confirm) {
             guard let name = arguments.value(Self.nameOption), !name.isEmpty else { throw UsageError("--confirm needs --name.") }
-            guard let form = try RegimenCommands.parseForm(arguments.value(Self.form)) else {
+            guard let form = try arguments.value(Self.form, as: ProductForm.self) else {
                 throw UsageError("--confirm needs --form.")
             }
             confirmation = (name, form, arguments.value(Self.brand) ?? "")

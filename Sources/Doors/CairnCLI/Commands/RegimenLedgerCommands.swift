@@ -137,7 +137,7 @@ struct RegimenTakeCommand: Command {
         switch (extra, asNeeded) {
         case (let product?, nil):
             _ = try arguments.positionals(exactly: [])
-            target = .extra(product, try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name) ?? 1)
+            target = .extra(product, try arguments.value(Self.servings, as: DoseServings.self)?.value ?? 1)
         case (nil, let schedule?):
             _ = try arguments.positionals(exactly: [])
             target = .asNeeded(ScheduleID(schedule))
@@ -154,16 +154,16 @@ struct RegimenTakeCommand: Command {
         let service = app.regimen
         switch target {
         case .dose(let id):
-            let result = try service.checkIn(id, status: .taken, at: RegimenCommands.parseAt(at, forDose: id, service))
+            let result = try service.checkIn(id, status: .taken, typedAt: at)
             report(result, context.console)
         case .extra(let reference, let servings):
             let product = try service.findProduct(reference)
             let entry = try service.logExtra(
                 product.product.id, servings: servings,
-                at: RegimenCommands.parseAt(at, forDose: nil, service))
+                at: RegimenCommands.parseAt(at, service))
             context.console.print("Logged an extra dose of \(entry.productName) as taken (record \(entry.id)).")
         case .asNeeded(let schedule):
-            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, forDose: nil, service))
+            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, service))
             context.console.print("Logged an as-needed dose of \(entry.productName) as taken (record \(entry.id)).")
         }
     }
@@ -189,7 +189,7 @@ struct RegimenSkipCommand: Command {
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         report(
-            try app.regimen.checkIn(id, status: .skipped, at: RegimenCommands.parseAt(at, forDose: id, app.regimen)),
+            try app.regimen.checkIn(id, status: .skipped, typedAt: at),
             context.console)
     }
 }
@@ -289,8 +289,8 @@ struct RegimenLedgerCommand: Command {
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
-        to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name)
+        from = try arguments.value(Self.from, as: LocalDay.self)
+        to = try arguments.value(Self.to, as: LocalDay.self)
         product = arguments.value(Self.product)
         limit = try arguments.integer(Self.limit, in: 1...1000, default: 50)
         offset = try arguments.integer(Self.offset, in: 0...Int(Int32.max), default: 0)
@@ -384,8 +384,8 @@ struct RegimenExposureCommand: Command {
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
-        to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name)
+        from = try arguments.value(Self.from, as: LocalDay.self)
+        to = try arguments.value(Self.to, as: LocalDay.self)
         json = arguments.has(.json)
     }
 
@@ -452,7 +452,7 @@ struct RegimenSupplySetCommand: Command {
     init(arguments: Arguments) throws {
         let values = try arguments.positionals(exactly: ["PRODUCT", "COUNT"])
         reference = values[0]
-        guard let count = try RegimenCommands.parseDecimal(values[1], option: "COUNT") else { throw UsageError("Missing COUNT.") }
+        let count = try Arguments.parse(values[1], as: PlainDecimal.self, naming: "COUNT").value
         self.count = count
     }
 

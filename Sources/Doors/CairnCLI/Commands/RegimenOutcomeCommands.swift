@@ -62,7 +62,7 @@ struct OutcomesAddCommand: Command {
         let values = try arguments.positionals(exactly: ["METRIC", "VALUE"])
         metric = values[0]
         value = try RegimenOutcomeCommands.parseValue(values[1])
-        day = try RegimenCommands.parseDay(arguments.value(Self.date), option: Self.date.name)
+        day = try arguments.value(Self.date, as: LocalDay.self)
         note = arguments.value(Self.note) ?? ""
         json = arguments.has(Self.json)
     }
@@ -186,8 +186,8 @@ struct OutcomesListCommand: Command {
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
         metric = arguments.value(Self.metric)
-        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
-        to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name)
+        from = try arguments.value(Self.from, as: LocalDay.self)
+        to = try arguments.value(Self.to, as: LocalDay.self)
         daily = arguments.has(Self.daily)
         json = arguments.has(.json)
     }

@@ -68,7 +68,7 @@ struct RegimenProductsAddCommand: Command {
         guard let first = arguments.positionals.first else { throw UsageError("Missing NAME.") }
         name = first
         ingredients = Array(arguments.positionals.dropFirst())
-        guard let form = try RegimenCommands.parseForm(arguments.value(Self.form)) else { throw UsageError("--form is required.") }
+        guard let form = try arguments.value(Self.form, as: ProductForm.self) else { throw UsageError("--form is required.") }
         self.form = form
         serving = arguments.value(Self.serving) ?? "1"
         brand = arguments.value(Self.brand) ?? ""
@@ -151,7 +151,7 @@ struct RegimenProductsEditCommand: Command {
         reference = first
         ingredients = Array(arguments.positionals.dropFirst())
         name = arguments.value(Self.nameOption)
-        form = try RegimenCommands.parseForm(arguments.value(Self.form))
+        form = try arguments.value(Self.form, as: ProductForm.self)
         serving = arguments.value(Self.serving)
         brand = arguments.value(Self.brand)
         json = arguments.has(.json)

@@ -20,7 +20,7 @@ enum RegimenReminderCommands {
 
     /// The `--from` day; nil for today.
     static func fromDay(_ arguments: Arguments) throws -> LocalDay? {
-        try RegimenCommands.parseDay(arguments.value(from), option: from.name)
+        try arguments.value(from, as: LocalDay.self)
     }
 
     /// "2026-03-10", or "today" for no `--from`.

@@ -71,12 +71,12 @@ struct RegimenSchedulesAddCommand: Command {
 
     init(arguments: Arguments) throws {
         reference = try arguments.positionals(exactly: ["PRODUCT"])[0]
-        times = try RegimenCommands.parseTimes(arguments.value(Self.times)) ?? []
-        days = try RegimenCommands.parseDays(arguments.value(Self.days)) ?? .daily
-        servings = try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name) ?? 1
-        start = try RegimenCommands.parseDay(arguments.value(Self.start), option: Self.start.name)
-        end = try RegimenCommands.parseDay(arguments.value(Self.end), option: Self.end.name)
-        zone = try RegimenCommands.parseZone(arguments.value(Self.zone)) ?? .followsYou
+        times = try arguments.value(Self.times, as: [TimeSlot].self) ?? []
+        days = try arguments.value(Self.days, as: Recurrence.self) ?? .daily
+        servings = try arguments.value(Self.servings, as: DoseServings.self)?.value ?? 1
+        start = try arguments.value(Self.start, as: LocalDay.self)
+        end = try arguments.value(Self.end, as: LocalDay.self)
+        zone = try arguments.value(Self.zone, as: ScheduleZone.self) ?? .followsYou
         json = arguments.has(.json)
     }
 
@@ -122,16 +122,16 @@ struct RegimenSchedulesEditCommand: Command {
 
     init(arguments: Arguments) throws {
         id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
-        times = try RegimenCommands.parseTimes(arguments.value(Self.times))
-        days = try RegimenCommands.parseDays(arguments.value(Self.days))
-        servings = try RegimenCommands.parseServings(arguments.value(Self.servings), option: Self.servings.name)
+        times = try arguments.value(Self.times, as: [TimeSlot].self)
+        days = try arguments.value(Self.days, as: Recurrence.self)
+        servings = try arguments.value(Self.servings, as: DoseServings.self)?.value
         if let text = arguments.value(Self.end) {
-            end = text == "none" ? .some(nil) : .some(try RegimenCommands.parseDay(text, option: Self.end.name))
+            end = text == "none" ? .some(nil) : .some(try Arguments.parse(text, as: LocalDay.self, naming: Self.end.name))
         } else {
             end = nil
         }
-        zone = try RegimenCommands.parseZone(arguments.value(Self.zone))
-        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
+        zone = try arguments.value(Self.zone, as: ScheduleZone.self)
+        from = try arguments.value(Self.from, as: LocalDay.self)
         json = arguments.has(.json)
         if times == nil, days == nil, servings == nil, end == nil, zone == nil {
             throw UsageError("Nothing to change: give --times, --days, --servings, --end or --zone.")
@@ -190,7 +190,7 @@ struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
 
     init(arguments: Arguments) throws {
         id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
-        from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name)
+        from = try arguments.value(Self.from, as: LocalDay.self)
     }
 
     func run(in context: CommandContext) throws {

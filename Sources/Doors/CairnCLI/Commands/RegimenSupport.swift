@@ -64,59 +64,10 @@ enum RegimenCommands {
     /// An ISO 8601 instant (`TakenTime.isoInstant`).
     static func parseInstant(_ text: String) -> Date? { TakenTime.isoInstant(text) }
 
-    /// `--at`: "taken at" read by the one parser (`RegimenService.takenTime`, `TakenTime`) for a dose of
-    /// `doseDay` (nil: an extra or as-needed dose). Throws the service's `ScheduleError` for text it cannot read,
-    /// a time in the future or on another day.
-    static func parseAt(_ text: String?, forDose doseID: String?, _ service: RegimenService) throws -> Date? {
-        guard let text else { return nil }
-        return try doseID.map { try service.takenTime(text, forDose: $0) } ?? service.takenTime(text, forDoseOn: nil)
-    }
-
-    static func parseDay(_ text: String?, option: String) throws -> LocalDay? {
-        guard let text else { return nil }
-        guard let day = LocalDay(parsing: text) else { throw UsageError("\(option) takes a date written YYYY-MM-DD.") }
-        return day
-    }
-
-    /// `--servings`: servings per dose (`SchedulePlan.servings(parsing:)`).
-    static func parseServings(_ text: String?, option: String) throws -> Decimal? {
-        try text.map { text in try usage(option) { try SchedulePlan.servings(parsing: text) } }
-    }
-
-    /// A count such as `COUNT` of `supply set`: a plain decimal number.
-    static func parseDecimal(_ text: String?, option: String) throws -> Decimal? {
-        guard let text else { return nil }
-        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), !text.isEmpty,
-            let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
-        else {
-            throw UsageError("\(option) takes a number such as 1 or 0.5.")
-        }
-        return value
-    }
-
-    /// `--times`: times of day (`TimeSlot.list(parsing:)`); an empty text is no times.
-    static func parseTimes(_ text: String?) throws -> [TimeSlot]? {
-        try text.map { text in try usage("--times") { try TimeSlot.list(parsing: text) } }
-    }
-
-    /// `--days`: daily, as-needed, every:N, or weekday names (`Recurrence(parsing:)`).
-    static func parseDays(_ text: String?) throws -> Recurrence? {
-        try text.map { text in try usage("--days") { try Recurrence(parsing: text) } }
-    }
-
-    /// `--zone` (`ScheduleZone(parsing:)`).
-    static func parseZone(_ text: String?) throws -> ScheduleZone? {
-        try text.map { text in try usage("--zone") { try ScheduleZone(parsing: text) } }
-    }
-
-    /// `--form` (`ProductForm(parsing:)`).
-    static func parseForm(_ text: String?) throws -> ProductForm? {
-        try text.map { text in try usage("--form") { try ProductForm(parsing: text) } }
-    }
-
-    /// The domain parser's refusal of an option's value as a usage error naming the option.
-    private static func usage<T>(_ option: String, _ parse: () throws -> T) throws -> T {
-        do { return try parse() } catch let refusal as any CairnError { throw UsageError("\(option): \(refusal.userMessage)") }
+    /// `--at` of an extra or as-needed dose: "taken at" read by the one parser (`RegimenService.takenTime`,
+    /// `TakenTime`). A scheduled dose's `--at` goes with its check-in (`checkIn(_:status:typedAt:)`).
+    static func parseAt(_ text: String?, _ service: RegimenService) throws -> Date? {
+        try text.map { try service.takenTime($0, forDoseOn: nil) }
     }
 
     /// Row numbers from `--accept 2 --accept 5` or `--accept 2,5`; a usage error for anything but numbers from 1.

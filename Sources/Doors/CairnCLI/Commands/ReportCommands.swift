@@ -78,24 +78,22 @@ struct RegimenReportCommand: Command {
     static let to = Option("--to", "YYYY-MM-DD", help: "The first and last day of the period (local days, inclusive).", required: true)
     static let options = [from, to] + ReportCommands.options
     static let discussion = ReportCommands.discussion
-    let from: LocalDay, to: LocalDay, output: ReportCommands.Output
+    let period: ReportPeriod, output: ReportCommands.Output
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
-        guard let from = try RegimenCommands.parseDay(arguments.value(Self.from), option: Self.from.name) else {
+        guard let from = try arguments.value(Self.from, as: LocalDay.self) else {
             throw UsageError("Missing --from YYYY-MM-DD.")
         }
-        guard let to = try RegimenCommands.parseDay(arguments.value(Self.to), option: Self.to.name) else {
+        guard let to = try arguments.value(Self.to, as: LocalDay.self) else {
             throw UsageError("Missing --to YYYY-MM-DD.")
         }
-        guard from <= to else { throw UsageError("--to is before --from.") }
-        self.from = from
-        self.to = to
+        do { period = try ReportPeriod(from: from, to: to) } catch let refusal as ReportPeriodError { throw UsageError(refusal.userMessage) }
         output = try ReportCommands.Output(arguments)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         try ReportCommands.write(
-            try app.reports.regimenSummary(from: from, to: to, paper: output.paper), output, app: app,
+            try app.reports.regimenSummary(period, paper: output.paper), output, app: app,
             console: context.console)
     }
 }

@@ -22,7 +22,6 @@ enum SkinCommands {
     static let entryHelp = "ENTRY is a photo's identifier from 'cairn skin timeline' (its first characters are enough)."
 
     /// The flag that reveals raw scores (the same one the web settings page sets).
-    static let detailsFlag = "showComparisonDetails"
 
     /// "87%" (whole percent).
     static func percent(_ value: Double) -> String { "\(Int(value.rounded()))%" }
@@ -196,7 +195,7 @@ struct SkinLogCommand: Command {
         let found = try app.skin.area(named: area)
         let entry = try app.skin.log(photo: InputFile.read(path), in: found.id, note: note)
         let view = try app.skin.comparison(of: entry.id, in: found.id)
-        try SkinCompareCommand.show(view, details: try app.settings.flag(SkinCommands.detailsFlag), json: json, console: context.console)
+        try SkinCompareCommand.show(view, details: try app.settings.flag(SettingFlag.showComparisonDetails), json: json, console: context.console)
     }
 }
 
@@ -215,7 +214,7 @@ struct SkinTimelineCommand: Command {
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
-        let details = try app.settings.flag(SkinCommands.detailsFlag)
+        let details = try app.settings.flag(SettingFlag.showComparisonDetails)
         if json {
             struct Item: Encodable {
                 let entry: String
@@ -283,7 +282,7 @@ struct SkinCompareCommand: Command {
         let found = try app.skin.area(named: area)
         let id = try SkinCommands.entryID(entry, in: app.skin.timeline(of: found.id))
         try Self.show(
-            app.skin.comparison(of: id, in: found.id), details: try app.settings.flag(SkinCommands.detailsFlag),
+            app.skin.comparison(of: id, in: found.id), details: try app.settings.flag(SettingFlag.showComparisonDetails),
             json: json, console: context.console)
     }
 

@@ -315,7 +315,7 @@ struct SmileExportCommand: Command {
 
     func run(in context: CommandContext) throws {
         let smile = try context.openApplication().smile
-        let export = try smile.export(try smile.entry(matching: id))
+        let export = try smile.export(try smile.entry(matching: Arguments.parse(id, as: IdentifierPrefix.self, naming: "ID")))
         guard export.containsNoMetadata else { throw SmileError.outputNotClean }
         try SmileCommands.write(export.jpeg, to: out, force: force)
         context.console.print(
@@ -349,7 +349,9 @@ struct SmileCompareCommand: Command {
 
     func run(in context: CommandContext) throws {
         let smile = try context.openApplication().smile
-        let jpeg = try smile.sideBySide(try smile.entry(matching: a), try smile.entry(matching: b))
+        let jpeg = try smile.sideBySide(
+            try smile.entry(matching: Arguments.parse(a, as: IdentifierPrefix.self, naming: "ID")),
+            try smile.entry(matching: Arguments.parse(b, as: IdentifierPrefix.self, naming: "ID")))
         try SmileCommands.write(jpeg, to: out, force: force)
         let width = 2 * SmileService.cropSide + SmileService.sideBySideGap
         context.console.print(
@@ -374,7 +376,7 @@ struct SmileDeleteCommand: Command {
 
     func run(in context: CommandContext) throws {
         let smile = try context.openApplication().smile
-        let entry = try smile.entry(matching: id)
+        let entry = try smile.entry(matching: Arguments.parse(id, as: IdentifierPrefix.self, naming: "ID"))
         guard confirmed else {
             throw UsageError("This deletes the smile entry of \(entry.displayDate) and its crop; it cannot be undone. Add --yes to confirm.")
         }

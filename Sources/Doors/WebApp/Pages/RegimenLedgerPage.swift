@@ -26,11 +26,15 @@ enum RegimenLedgerPage {
         let pageNumber = max(1, Int(request.query["page"] ?? "") ?? 1)
         let products = try regimen.products()
         var problems: [String] = []
-        let from = fromText.isEmpty ? nil : LocalDay(parsing: fromText)
-        let to = toText.isEmpty ? nil : LocalDay(parsing: toText)
-        if !fromText.isEmpty, from == nil { problems.append("The first day must be a date like 2026-01-31.") }
-        if !toText.isEmpty, to == nil { problems.append("The last day must be a date like 2026-01-31.") }
-        if let from, let to, to < from { problems.append("The last day comes before the first day.") }
+        func day(_ name: String, _ label: String) -> LocalDay? {
+            do { return try request.query.value(name, as: LocalDay.self) } catch let refusal as any CairnError {
+                problems.append("\(label): \(refusal.userMessage)")
+                return nil
+            } catch { preconditionFailure("parsers throw CairnError") }
+        }
+        let from = day("from", "First day")
+        let to = day("to", "Last day")
+        if let from, let to, to < from { problems.append(ReportPeriodError.endsBeforeStart.userMessage) }
         let productID = productText.isEmpty ? nil : ProductID(productText)
         if let productID, !products.contains(where: { $0.product.id == productID }) { problems.append("That product is not in your list.") }
 

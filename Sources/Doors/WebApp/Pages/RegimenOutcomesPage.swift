@@ -41,9 +41,11 @@ enum RegimenOutcomesPage {
         func refuse(_ message: String) throws -> Response {
             .html(try render(outcomes: outcomes, csrfToken: csrfToken, entryError: message, typed: typed), status: 400)
         }
-        guard let day = LocalDay(parsing: typed.date.trimmingCharacters(in: .whitespaces)) else {
-            return try refuse("Choose a date, written like 2026-01-31.")
-        }
+        let day: LocalDay
+        do {
+            guard let typedDay = try form.value("date", as: LocalDay.self) else { return try refuse("Choose a date.") }
+            day = typedDay
+        } catch let refusal as InputError { return try refuse(refusal.userMessage) }
         guard let value = OutcomeCSV.number(typed.value.trimmingCharacters(in: .whitespaces)) else {
             return try refuse("The value must be a number, like 3 or 3.5.")
         }

@@ -43,8 +43,7 @@ enum RegimenPages {
                     let doseID = r.parameter("dose")
                     let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
                     return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
-                        let at = try atText.isEmpty ? nil : regimen.takenTime(atText, forDose: doseID)
-                        return try regimen.checkIn(doseID, status: status, at: at).alreadyLogged ? "already" : "1"
+                        try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText).alreadyLogged ? "already" : "1"
                     }
                 }
             }

@@ -61,12 +61,7 @@ enum RegimenSchedulePages {
                 route(.post, "/regimen/schedules/{schedule}/\(change.rawValue)") { r in
                     let id = ScheduleID(r.parameter("schedule"))
                     do {
-                        let fromText = (r.form["from"] ?? "").trimmingCharacters(in: .whitespaces)
-                        var day: LocalDay? = nil
-                        if !fromText.isEmpty {
-                            guard let parsed = LocalDay(parsing: fromText) else { throw ScheduleError.unreadableDay }
-                            day = parsed
-                        }
+                        let day = try r.form.value("from", as: LocalDay.self)
                         switch change {
                         case .pause: _ = try regimen.pauseSchedule(id, from: day)
                         case .resume: _ = try regimen.resumeSchedule(id, from: day)
@@ -86,11 +81,8 @@ enum RegimenSchedulePages {
     static func plan(from d: Draft) throws -> SchedulePlan {
         var problems = FieldProblems<ScheduleField>.Collector()
         if d.product.isEmpty { problems.add(.product, ScheduleError.noProductChosen) }
-        let servings = problems.field(.servings) { try SchedulePlan.servings(parsing: d.servings) }
-        let start = problems.field(.start) { () throws -> LocalDay in
-            guard let day = LocalDay(parsing: d.start.trimmingCharacters(in: .whitespaces)) else { throw ScheduleError.unreadableDay }
-            return day
-        }
+        let servings = problems.field(.servings) { try DoseServings.parse(d.servings).value }
+        let start = problems.field(.start) { try LocalDay.parse(d.start) }
         var recurrence: Recurrence?
         do { recurrence = try Recurrence(kind: d.repeats, interval: d.every, weekdays: d.weekdays) } catch let error as ScheduleError {
             problems.add(error.field ?? .recurrence, error)

@@ -51,33 +51,24 @@ enum ReportPages {
         _ r: RouteRequest, source: [String: String], reports: ReportService, regimen: RegimenService,
         csrfToken: String
     ) throws -> Response {
-        let today = regimen.today()
-        let fromText = (source["from"] ?? "").trimmingCharacters(in: .whitespaces)
-        let toText = (source["to"] ?? "").trimmingCharacters(in: .whitespaces)
-        let to = toText.isEmpty ? today : LocalDay(parsing: toText)
-        let from = fromText.isEmpty ? (to ?? today).adding(days: -89) : LocalDay(parsing: fromText)
-        var problem: String?
-        if from == nil {
-            problem = "The first day must be a date like 2026-01-31."
-        } else if to == nil {
-            problem = "The last day must be a date like 2026-01-31."
-        } else if to! < from! {
-            problem = "The last day comes before the first day."
-        } else if from!.days(to: to!) > 3660 {
-            problem = ReportError.periodTooLong.userMessage
-        }
-        let periodForm = regimenPeriodForm(from: from?.description ?? fromText, to: to?.description ?? toText, problem: problem)
-        guard problem == nil, let from, let to else {
-            let body = intro("PDF summary", lead: regimenLead) + periodForm
+        let fromText = source["from"] ?? ""
+        let toText = source["to"] ?? ""
+        let period: ReportPeriod
+        do {
+            period = try ReportPeriod(typedFrom: fromText, typedTo: toText, today: regimen.today())
+        } catch let problems as FieldProblems<ReportPeriod.Field> {
+            let form = regimenPeriodForm(from: fromText, to: toText, problems: problems)
+            let body = intro("PDF summary", lead: regimenLead) + form
             return .html(Layout.page(title: "PDF summary", section: .regimen, body: body), status: 400)
         }
-        let report = try reports.regimenSummary(from: from, to: to, paper: paper(r))
+        let periodForm = regimenPeriodForm(from: period.from.description, to: period.to.description, problems: nil)
+        let report = try reports.regimenSummary(period, paper: paper(r))
         if r.request.method == .post { return try download(report, reports: reports) }
         return .html(
             preview(
                 report, title: "PDF summary", lead: regimenLead, action: "/reports/regimen", back: ("/regimen/ledger", "Back to the ledger"),
                 section: .regimen, csrfToken: csrfToken, before: periodForm,
-                hidden: [("from", from.description), ("to", to.description)]))
+                hidden: [("from", period.from.description), ("to", period.to.description)]))
     }
 
     static let regimenLead =
@@ -97,16 +88,24 @@ enum ReportPages {
         "<div class=\"page-intro\"><h1>\(HTML.escape(title))</h1><p class=\"lead\">\(HTML.escape(lead))</p></div>"
     }
 
-    static func regimenPeriodForm(from: String, to: String, problem: String?) -> String {
-        let error = problem.map { "<p class=\"field-error\" role=\"alert\" id=\"report-period-error\">\(HTML.escape($0))</p>" } ?? ""
+    /// The period form; `problems` are shown beside the day they are about, the period's own under both.
+    static func regimenPeriodForm(from: String, to: String, problems: FieldProblems<ReportPeriod.Field>?) -> String {
+        func error(_ field: ReportPeriod.Field, _ id: String) -> (html: String, describedBy: String) {
+            guard let messages = problems?.messages(for: field), !messages.isEmpty else { return ("", "") }
+            let html = "<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(HTML.escape(messages.joined(separator: " ")))</p>"
+            return (html, " aria-describedby=\"\(id)\" aria-invalid=\"true\"")
+        }
+        let fromError = error(.from, "report-from-error")
+        let toError = error(.to, "report-to-error")
+        let periodError = error(.period, "report-period-error")
         return """
             <form method="get" action="/reports/regimen" class="card report-period" aria-labelledby="period-title">
             <h2 id="period-title">Period</h2>
             <div class="report-period-fields">
-            <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(HTML.escape(from))" required></div>
-            <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(HTML.escape(to))" required></div>
+            <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(HTML.escape(from))" required\(fromError.describedBy)>\(fromError.html)</div>
+            <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(HTML.escape(to))" required\(toError.describedBy)>\(toError.html)</div>
             </div>
-            \(error)
+            \(periodError.html)
             <div class="form-actions"><button type="submit" class="button button-quiet" id="report-period-show">Show what it will hold</button></div>
             </form>
             """

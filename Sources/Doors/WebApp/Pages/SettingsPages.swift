@@ -4,7 +4,6 @@ import Foundation
 /// Settings: the comparison-details preference and "Delete all data" behind a typed confirmation.
 enum SettingsPages {
     /// The flag that shows the details behind each comparison figure.
-    static let comparisonDetailsFlag = "showComparisonDetails"
     /// The word the person types to confirm deleting everything.
     static let confirmationWord = "DELETE"
     /// The consequence, named exactly on the confirmation page: everything it removes, then what it keeps.
@@ -29,7 +28,7 @@ enum SettingsPages {
                 case "off": value = false
                 default: throw WebError.badForm
                 }
-                try settings.setFlag(comparisonDetailsFlag, value)
+                try settings.setFlag(SettingFlag.showComparisonDetails, value)
                 return .redirect(to: "/settings?saved=1")
             },
             route(.get, "/settings/delete") { _ in .html(confirmDelete(csrfToken: csrfToken)) },
@@ -51,7 +50,7 @@ enum SettingsPages {
         let lock = LockPages.settingsSection(
             setting: try settings.lockSetting(), idleMinutes: try settings.idleLockMinutes(),
             csrfToken: csrfToken, refusal: refusal)
-        return render(showComparisonDetails: try settings.flag(comparisonDetailsFlag), csrfToken: csrfToken, notice: notice, lock: lock)
+        return render(showComparisonDetails: try settings.flag(SettingFlag.showComparisonDetails), csrfToken: csrfToken, notice: notice, lock: lock)
     }
 
     static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: String = "") -> String {

@@ -7,7 +7,7 @@ import Skin
 /// that is not there answers 404 (`SkinJournalError` carries its status).
 enum SkinRoutes {
     static func routes(_ skin: SkinService, settings: any SettingsServicing, csrfToken: String) -> [Route] {
-        @Sendable func details() throws -> Bool { try settings.flag(SettingsPages.comparisonDetailsFlag) }
+        @Sendable func details() throws -> Bool { try settings.flag(SettingFlag.showComparisonDetails) }
         return [
             route(.get, "/skin") { _ in .html(SkinPages.home(try skin.areas(), csrfToken: csrfToken)) },
             route(.post, "/skin/areas") { r in

@@ -34,17 +34,17 @@ enum SmilePages {
                 return .redirect(to: "/smile")
             },
             route(.get, "/smile/photo/{entry}") { r in
-                let entry = try smile.entry(matching: r.parameter("entry"))
+                let entry = try smile.entry(matching: r.parameter("entry", as: IdentifierPrefix.self))
                 return Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: try smile.cropJPEG(entry))
             },
             route(.get, "/smile/compare") { r in
                 .html(try compare(entries: try smile.entries(), a: r.query["a"], b: r.query["b"]))
             },
             route(.get, "/smile/export/{entry}") { r in
-                .html(exportPage(try smile.export(try smile.entry(matching: r.parameter("entry"))), csrfToken: csrfToken))
+                .html(exportPage(try smile.export(try smile.entry(matching: r.parameter("entry", as: IdentifierPrefix.self))), csrfToken: csrfToken))
             },
             route(.post, "/smile/export/{entry}") { r in
-                let export = try smile.export(try smile.entry(matching: r.parameter("entry")))
+                let export = try smile.export(try smile.entry(matching: r.parameter("entry", as: IdentifierPrefix.self)))
                 guard export.containsNoMetadata else { throw SmileError.outputNotClean }
                 return Response(
                     status: 200,
@@ -55,10 +55,10 @@ enum SmilePages {
                     body: export.jpeg)
             },
             route(.get, "/smile/delete/{entry}") { r in
-                .html(confirmDelete(try smile.entry(matching: r.parameter("entry")), csrfToken: csrfToken))
+                .html(confirmDelete(try smile.entry(matching: r.parameter("entry", as: IdentifierPrefix.self)), csrfToken: csrfToken))
             },
             route(.post, "/smile/delete/{entry}") { r in
-                try smile.delete(try smile.entry(matching: r.parameter("entry")).id)
+                try smile.delete(try smile.entry(matching: r.parameter("entry", as: IdentifierPrefix.self)).id)
                 return .redirect(to: "/smile?deleted=1")
             },
         ]
