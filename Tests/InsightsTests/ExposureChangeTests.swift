@@ -22,12 +22,17 @@ struct ExposureChangeTests {
     }
 
     @Test func plansAloneAndSkippedOrCorrectedRecordsAreNotIntake() {
-        let skipped = [
-            Fixture.entry(Fixture.day("2026-03-01"), status: .skipped),
-            Fixture.entry(Fixture.day("2026-03-02"), supersededBy: IntakeRecordID("later")),
-        ]
-        let changes = detector.changes(in: skipped, schedules: [Fixture.schedule("2026-03-01")], asOf: Fixture.day("2026-03-30"))
-        #expect(changes.isEmpty)
+        let schedules = [Fixture.schedule("2026-03-01")]
+        let asOf = Fixture.day("2026-03-20")
+        let days = (0..<20).map { Fixture.day("2026-03-01").adding(days: $0) }
+        // The control: twenty days logged as taken are an established start.
+        #expect(detector.changes(in: days.map { Fixture.entry($0) }, schedules: schedules, asOf: asOf).map(\.kind) == [.start])
+        // The same twenty days skipped, or taken and then corrected, are no intake; nor is the plan alone.
+        let skipped = days.map { Fixture.entry($0, status: .skipped) }
+        let corrected = days.map { Fixture.entry($0, supersededBy: IntakeRecordID("later-\($0)")) }
+        #expect(detector.changes(in: skipped, schedules: schedules, asOf: asOf).isEmpty)
+        #expect(detector.changes(in: corrected, schedules: schedules, asOf: asOf).isEmpty)
+        #expect(detector.changes(in: [], schedules: schedules, asOf: asOf).isEmpty)
     }
 
     @Test func threeScheduledDaysWithoutADoseAreAnInterruption() throws {

@@ -50,19 +50,17 @@ import Testing
         let form = HTTP.multipart(fileBytes: 60 * 1024 * 1024)
         let before = server.cpuSeconds
         let socket = try LoopbackSocket(port: server.port)
-        let started = ContinuousClock.now
         socket.send(
             HTTP.raw(
                 "POST", "/regimen/outcomes/health", port: server.port, cookie: false, headers: [form.header],
                 body: form.body))
         let response = try? socket.receive()
-        let elapsed = ContinuousClock.now - started
         let cpu = server.cpuSeconds - before
         // The refusal is sent on the headers; the client may see it or a reset while it still writes the body.
         if let response { #expect(response.status == 403) }
-        // Generous bound for a debug build on a shared machine (before: 35 s); `cairn-bench reliability` reports it.
+        // The server's own CPU, not the wall clock (which load stretches): reading the body cost 35 s before; a
+        // generous bound for a debug build. `cairn-bench reliability` reports the time a person waits.
         #expect(cpu < 0.5, "the server spent \(cpu) s of CPU on a refused body")
-        #expect(elapsed < .seconds(5))
         // The server still answers.
         #expect(try HTTP.request("GET", "/", port: server.port, cookie: false).status == 403)
     }

@@ -54,6 +54,9 @@ import Testing
         let second = try vault.openAgain()
         try first.skin.addArea(name: "Left forearm")
         try second.skin.addArea(name: "Right knee")
+        // Both writes landed in the one vault, and each process sees the other's.
+        #expect(try first.skin.areas().map(\.area.name).sorted() == ["Left forearm", "Right knee"])
+        #expect(try second.skin.areas().map(\.area.name).sorted() == ["Left forearm", "Right knee"])
         #expect(throws: VaultError.busyElsewhere) { try vault.app.database.vaultLock?.claimExclusive(patience: .milliseconds(50)) }
     }
 
@@ -63,21 +66,24 @@ import Testing
         // Another process holds SQLite's write lock (a long transaction); opening and reading must not wait for it.
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let writerEnded = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var stillHeldWhenReadEnded = false
         let writer = Thread {
             _ = try? vault.app.database.write { db in
                 try db.execute("INSERT INTO settings(key, value) VALUES ('held', 'yes')")
                 holding.signal()
-                _ = release.wait(timeout: .now() + 10)
+                // Held until the reader is done (a reader that waited for the lock would only go on after this).
+                stillHeldWhenReadEnded = release.wait(timeout: .now() + 30) == .success
             }
+            writerEnded.signal()
         }
         writer.start()
         #expect(holding.wait(timeout: .now() + 5) == .success)
-        let started = ContinuousClock.now
         let reader = try vault.openAgain()
         let areas = try reader.skin.areas()
-        let elapsed = ContinuousClock.now - started
         release.signal()
+        #expect(writerEnded.wait(timeout: .now() + 60) == .success)
         #expect(areas.map(\.area.name) == ["Left forearm"])
-        #expect(elapsed < .seconds(1), "opening and reading took \(elapsed)")
+        #expect(stillHeldWhenReadEnded, "opening and reading ended while the write lock was still held")
     }
 }

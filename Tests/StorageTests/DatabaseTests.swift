@@ -208,19 +208,23 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
     try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
     let inside = DispatchSemaphore(value: 0)
     let readDone = DispatchSemaphore(value: 0)
+    let writerEnded = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var writerSawTheRead = false
     let writer = Thread {
         try? database.write { db in
             try db.execute("INSERT INTO x VALUES ('uncommitted')")
             inside.signal()
-            _ = readDone.wait(timeout: .now() + 10)
+            // The write stays open until the read is done: a read that waited for it would find it committed.
+            writerSawTheRead = readDone.wait(timeout: .now() + 30) == .success
         }
+        writerEnded.signal()
     }
     writer.start()
     #expect(inside.wait(timeout: .now() + 10) == .success)
-    let started = ContinuousClock.now
     let seen = try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) }
-    #expect(ContinuousClock.now - started < .seconds(2))  // it did not wait for the write to end
     readDone.signal()
+    #expect(writerEnded.wait(timeout: .now() + 60) == .success)
+    #expect(writerSawTheRead, "the read ended while the write transaction was still open")
     #expect(seen == 0)
     while writer.isExecuting { usleep(1000) }
     #expect(try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 1)

@@ -29,7 +29,7 @@ enum LabelScanPages {
                 do {
                     proposal = try scanner.propose(imageData: photo)
                     preview = try scanner.preview(imageData: photo)
-                } catch let error as CairnError {
+                } catch let error as CairnError where error.errorKind == .refusedInput {
                     return .html(upload(csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
                 }
                 return .html(page(Review(proposal: proposal, preview: preview), csrfToken: csrfToken))
@@ -91,7 +91,7 @@ enum LabelScanPages {
                 readFlags: Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.offset + 1, $0.element.flags) }))
             let saved = try regimen.addProduct(product, decisions: decisions)
             return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
-        } catch let error as CairnError {
+        } catch let error as CairnError where error.errorKind == .refusedInput {
             review.error = error.userMessage + " Nothing was saved."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }

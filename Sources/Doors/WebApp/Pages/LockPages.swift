@@ -79,7 +79,7 @@ enum LockPages {
                 }
             } catch LockService.Problem.passphraseTooShort {
                 return try refused(Refusal(form, "\(form.rawValue)-new", .text(LockService.Problem.passphraseTooShort.userMessage)))
-            } catch let error as CairnError {
+            } catch let error as CairnError where error.errorKind == .refusedInput {
                 return try refused(Refusal(form, nil, .text(error.userMessage)))
             }
         }

@@ -80,7 +80,7 @@ enum RegimenProductPages {
                 do {
                     let saved = try regimen.addProduct(draft.input, decisions: draft.decisions)
                     return .redirect(to: "/regimen/products/\(saved.product.id.rawValue)?added=1")
-                } catch let error as CairnError {
+                } catch let error as CairnError where error.errorKind == .refusedInput {
                     return .html(productForm(draft, editing: nil, csrfToken: csrfToken, refusal: Refusal(error)), status: 400)
                 }
             },

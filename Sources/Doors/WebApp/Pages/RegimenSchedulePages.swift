@@ -51,7 +51,8 @@ enum RegimenSchedulePages {
                     return .redirect(to: "/regimen/schedules?saved=1")
                 } catch let problems as FieldProblems<ScheduleField> {
                     return .html(try page(draft, problems: problems), status: 400)
-                } catch let error as CairnError {
+                } catch let error as CairnError where error.errorKind == .refusedInput || (error as? ScheduleError)?.field != nil {
+                    // A product the form chose that is no longer there (notFound) belongs beside its field too.
                     let field = (error as? ScheduleError)?.field ?? .product
                     return .html(try page(draft, problems: FieldProblems([.init(field, error)])), status: 400)
                 }

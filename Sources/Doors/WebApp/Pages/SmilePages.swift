@@ -22,7 +22,7 @@ enum SmilePages {
         [
             route(.get, "/smile") { r in .html(timeline(try smile.entries(), added: r.query["added"], deleted: r.query["deleted"] == "1")) },
             route(.get, "/smile/add") { _ in .html(capture(csrfToken: csrfToken)) },
-            route(.post, "/smile/upload") { r in upload(r.request, smile: smile, csrfToken: csrfToken) },
+            route(.post, "/smile/upload") { r in try upload(r.request, smile: smile, csrfToken: csrfToken) },
             route(.get, "/smile/crop/{upload}") { r in
                 .html(try crop(try smile.pendingUpload(r.parameter("upload")), smile: smile, csrfToken: csrfToken))
             },
@@ -163,17 +163,15 @@ enum SmilePages {
 
     /// `POST /smile/upload`: the body is the photo itself (the page's script; answers JSON), or a multipart
     /// form with the photo in field `photo` (no script; answers with a redirect or the capture page).
-    static func upload(_ request: Request, smile: SmileService, csrfToken: String) -> Response {
+    static func upload(_ request: Request, smile: SmileService, csrfToken: String) throws -> Response {
         if request.formFields != nil {
             guard let data = request.formValue("photo"), !data.isEmpty else {
                 return .html(capture(csrfToken: csrfToken, error: "No photo arrived. Choose a photo and try again."), status: 400)
             }
             do {
                 return .redirect(to: "/smile/crop/\(try smile.holdUpload(data).id)")
-            } catch let error as CairnError {
+            } catch let error as CairnError where error.errorKind == .refusedInput {
                 return .html(capture(csrfToken: csrfToken, error: error.userMessage + " Nothing was stored."), status: 422)
-            } catch {
-                return .html(capture(csrfToken: csrfToken, error: "The photo could not be read. Nothing was stored."), status: 422)
             }
         }
         func json(_ object: [String: String], status: Int) -> Response {
@@ -184,10 +182,8 @@ enum SmilePages {
         do {
             let upload = try smile.holdUpload(request.body)
             return json(["next": "/smile/crop/\(upload.id)"], status: 200)
-        } catch let error as CairnError {
+        } catch let error as CairnError where error.errorKind == .refusedInput {
             return json(["error": error.userMessage + " Nothing was stored."], status: 422)
-        } catch {
-            return json(["error": "The photo could not be read. Nothing was stored."], status: 422)
         }
     }
 
