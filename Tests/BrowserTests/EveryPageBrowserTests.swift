@@ -122,6 +122,7 @@ private let faces = URL(fileURLWithPath: #filePath)
             for address in [
                 "/smile?added=1", "/regimen/schedules?saved=1",
                 "/skin/areas/\(samples.skinArea)/entries/\(samples.skinEntries.last ?? "")/note?new=1",
+                "/skin/areas/\(samples.skinArea)/entries/\(samples.skinEntries.last ?? "")?added=1",
             ] {
                 try await browser.open(origin + address)
             }

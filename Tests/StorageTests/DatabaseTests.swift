@@ -272,3 +272,25 @@ func insertCheckins(database: Database, writer: String) throws -> Int {
     try database.write { try $0.execute("INSERT INTO x VALUES ('w')") }
     #expect(try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 1)
 }
+
+@Test func readsInsideASnapshotSeeOneCommitAndAWriteInsideItIsRefused() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let database = try Database(path: dir.url.appendingPathComponent("d.sqlite").path)
+    try database.write { try $0.execute("CREATE TABLE x (v TEXT)") }
+    let counts: [Int?] = try database.snapshot {
+        let before = try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) }
+        // Another thread commits a row between the two reads of the snapshot.
+        let committed = DispatchSemaphore(value: 0)
+        Thread {
+            try? database.write { try $0.execute("INSERT INTO x VALUES ('later')") }
+            committed.signal()
+        }.start()
+        #expect(committed.wait(timeout: .now() + 30) == .success)
+        let after = try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) }
+        #expect(throws: DatabaseError.self) { try database.write { try $0.execute("INSERT INTO x VALUES ('inside')") } }
+        return [before, after]
+    }
+    #expect(counts == [0, 0])
+    #expect(try database.read { try $0.scalar("SELECT count(*) FROM x", as: Int.self) } == 1)
+}

@@ -189,11 +189,22 @@ final class SkinWebVault {
         #expect(done.status == 303)
         let items = try v.app.skin.timeline(of: area.id).items
         #expect(items.count == 1 && items[0].entry.note.isEmpty)
-        // The optional note step follows the upload.
-        #expect(done.header("Location") == "/skin/areas/\(area.id.rawValue)/entries/\(items[0].entry.id.rawValue)/note?new=1")
+        // The photo's one screen follows the upload: "Photo added", what was compared, and the optional note step.
+        let added = "/skin/areas/\(area.id.rawValue)/entries/\(items[0].entry.id.rawValue)?added=1"
+        #expect(done.header("Location") == added)
+        let screen = v.get(added).bodyText
+        #expect(screen.contains("<h1>Photo added</h1>") && screen.contains("This is the first photo of this area."))
+        #expect(screen.contains("<textarea id=\"note\" name=\"note\"") && screen.contains(" autofocus>") && screen.contains("Note (optional)"))
         // A plain HTML form (no JavaScript) carries the token as a field; the server's form parser hands it over.
-        #expect(v.web.handle(upload(photo, to: area.id, csrf: Fixture.csrf, csrfInForm: true)).status == 303)
+        let second = v.web.handle(upload(photo, to: area.id, csrf: Fixture.csrf, csrfInForm: true))
+        #expect(second.status == 303)
         #expect(try v.app.skin.timeline(of: area.id).items.count == 2)
+        // A later photo's screen holds its figure with the disclaimer beside it, and the note step after it.
+        let secondScreen = v.get(try #require(second.header("Location"))).bodyText
+        #expect(secondScreen.contains("id=\"similarity\"") && secondScreen.contains(Disclaimer.similarity.text))
+        let figure = try #require(secondScreen.range(of: "id=\"similarity\""))
+        let noteStep = try #require(secondScreen.range(of: "id=\"note-form\""))
+        #expect(figure.lowerBound < noteStep.lowerBound)
         let bad = v.web.handle(upload(Data("not a photo".utf8), to: area.id))
         #expect(bad.status == 400 && bad.bodyText.contains("not a photo Cairn can read"))
         #expect(try v.app.skin.timeline(of: area.id).items.count == 2)

@@ -39,6 +39,8 @@ public final class Database: @unchecked Sendable {
     private var reopening = false
     /// The key under which a thread records that it is inside one of this database's transactions.
     private let threadKey = "cairn.database.transaction.\(UUID().uuidString)"
+    /// The key under which a thread keeps the connection of its `snapshot { }`.
+    private let snapshotKey = "cairn.database.snapshot.\(UUID().uuidString)"
 
     /// Opens (creating if needed) the database at `path`. A new file is created with mode 0600, and so are
     /// its `-wal` and `-shm` files. Does not run migrations (see `Migrator`, `Vault.openDatabase`).
@@ -60,8 +62,10 @@ public final class Database: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Runs `body` in a read transaction (a consistent snapshot; other processes may write meanwhile).
+    /// Runs `body` in a read transaction (a consistent snapshot; other processes may write meanwhile). Inside
+    /// `snapshot { }` on this thread it runs in the snapshot's transaction.
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        if let shared = Thread.current.threadDictionary[snapshotKey] as? Connection { return try body(shared) }
         try enterTransaction()
         defer { leaveTransaction() }
         let reader = try checkOutReader()
@@ -85,6 +89,17 @@ public final class Database: @unchecked Sendable {
             throw error
         }
         return result
+    }
+
+    /// Runs `body` in ONE read transaction that every `read { }` of this database on this thread joins until it
+    /// returns, so a screen assembled from several service calls (a report) sees one commit throughout. A write
+    /// inside it is refused like any nested transaction.
+    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+        try read { connection in
+            Thread.current.threadDictionary[snapshotKey] = connection
+            defer { Thread.current.threadDictionary.removeObject(forKey: snapshotKey) }
+            return try body()
+        }
     }
 
     /// Runs `body` in a write transaction: `BEGIN IMMEDIATE` (waiting up to the busy timeout for other

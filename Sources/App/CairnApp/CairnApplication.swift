@@ -186,7 +186,7 @@ extension CairnApplication {
             }
             reports = Built {
                 ReportService(
-                    skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
+                    database: database, skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
                     insights: insights.value, photoStore: photoStore, clock: clock)
             }
             reminders = Built { ReminderService(database: database, vault: vault, regimen: regimen.value, skin: skin.value, clock: clock) }

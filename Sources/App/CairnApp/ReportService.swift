@@ -40,6 +40,7 @@ public enum ReportError: CairnError, Equatable {
 /// Gathers what each report holds, the same for the CLI and the web, and writes it as a PDF. Reads only:
 /// nothing about a report is stored in the vault. Photos go in as their stored JPEG files, unchanged.
 public final class ReportService: @unchecked Sendable {
+    private let database: Database
     private let skin: SkinService
     private let smile: SmileService
     private let regimen: RegimenService
@@ -55,9 +56,10 @@ public final class ReportService: @unchecked Sendable {
     public static let notEncryptedSentence = "The PDF itself is not encrypted, even when the vault's lock is on: whoever has the file can read it."
 
     public init(
-        skin: SkinService, smile: SmileService, regimen: RegimenService, outcomes: OutcomeService, insights: InsightService,
-        photoStore: PhotoFileStore, clock: any Clock
+        database: Database, skin: SkinService, smile: SmileService, regimen: RegimenService, outcomes: OutcomeService,
+        insights: InsightService, photoStore: PhotoFileStore, clock: any Clock
     ) {
+        self.database = database
         self.skin = skin
         self.smile = smile
         self.regimen = regimen
@@ -261,7 +263,14 @@ public final class ReportService: @unchecked Sendable {
     /// taken / skipped / not logged per product with a day-by-day grid, daily totals per ingredient by unit, outcome
     /// series with the schedule changes marked, and the insights of the period with their windows, caveats and
     /// the association sentence (the period's rule is `ReportPeriod`'s).
+    /// Insights out of date are recomputed first (a write); then everything is read in one snapshot
+    /// (`Database.snapshot`), so the summary shows one state of the vault even while a reminder logs a dose.
     public func regimenSummary(_ reportPeriod: ReportPeriod, paper: PaperSize) throws -> Report {
+        try insights.recomputeIfStale()
+        return try database.snapshot { try regimenSummaryInSnapshot(reportPeriod, paper: paper) }
+    }
+
+    private func regimenSummaryInSnapshot(_ reportPeriod: ReportPeriod, paper: PaperSize) throws -> Report {
         let (from, to, period) = (reportPeriod.from, reportPeriod.to, reportPeriod.days)
         let doses = try regimen.doses(in: period)
         let ledger = try ledgerEntries(in: period)
@@ -437,8 +446,7 @@ public final class ReportService: @unchecked Sendable {
             }
         }
 
-        // Insights of the period.
-        try insights.recomputeIfStale()
+        // Insights of the period (recomputed before the snapshot).
         let found = try insights.list().filter { period.contains($0.change.day) }
         blocks.append(.heading("Insights"))
         if found.isEmpty {

@@ -82,6 +82,13 @@ public struct SkinComparisonView: Sendable, Equatable {
     public var isBaseline: Bool { entry.id == baseline.id }
 }
 
+/// What the note page shows: the area, the entry and its note's versions, oldest first.
+public struct SkinNoteView: Sendable, Equatable {
+    public let area: TrackingArea
+    public let entry: TrackingEntry
+    public let history: [SkinNoteVersion]
+}
+
 /// What deleting an entry does to the area's comparisons.
 public struct SkinDeletionConsequence: Sendable, Equatable {
     /// True when the entry is the baseline.
@@ -344,6 +351,17 @@ public final class SkinService: @unchecked Sendable {
             let store = SkinStore(db)
             _ = try Self.entry(entryID, in: areaID, store)
             return try store.noteVersions(of: entryID)
+        }
+    }
+
+    /// What the note page shows, read in one transaction: the area, the entry and every version of its note
+    /// (`noteHistory`). Throws `areaNotFound`, `entryNotFound`.
+    public func noteView(of entryID: EntryID, in areaID: AreaID) throws -> SkinNoteView {
+        try database.read { db in
+            let store = SkinStore(db)
+            return SkinNoteView(
+                area: try Self.area(areaID, store), entry: try Self.entry(entryID, in: areaID, store),
+                history: try store.noteVersions(of: entryID))
         }
     }
 

@@ -37,7 +37,8 @@
 
 // Guided capture: camera, ghost of the last photo, live light, focus and steadiness badges from Cairn's
 // analyzer (each frame is posted with the one before it, whose change stands in for a gyroscope), shutter.
-// The badges inform and never block; the note step follows the shutter (the server redirects to it).
+// The badges inform and never block; the shutter leads to the photo's screen (the server redirects to it): the
+// figure with its disclaimer and the optional note step.
 (function () {
   "use strict";
   var section = document.getElementById("skin-capture");

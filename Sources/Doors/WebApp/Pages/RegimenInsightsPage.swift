@@ -36,8 +36,7 @@ enum RegimenInsightsPage {
                     case .running(let progress): ("running", progressText(progress))
                     case .failed(let message): ("failed", message)
                     }
-                let body = try JSONSerialization.data(withJSONObject: ["state": state, "text": text], options: [.sortedKeys])
-                return Response(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: body)
+                return .json(["state": state, "text": text])
             },
             route(.post, "/regimen/insights/onset") { r in
                 try insights.setSearchesOnset(r.form["search"] == "on", metricID: r.form["metric"] ?? "")

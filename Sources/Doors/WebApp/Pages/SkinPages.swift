@@ -154,7 +154,9 @@ enum SkinPages {
 
     // MARK: compare
 
-    static func compare(_ v: SkinComparisonView, details: Bool, notice: String? = nil) -> String {
+    /// The compare page; `added` (right after a photo was logged) makes it the photo's one screen: "Photo added",
+    /// the figure with its disclaimer, and the optional note step, focused.
+    static func compare(_ v: SkinComparisonView, details: Bool, notice: String? = nil, added: Bool = false, csrfToken: String = "") -> String {
         let baseDate = HTML.escape(date(v.baseline, time: true))
         let entryDate = HTML.escape(date(v.entry, time: true))
         let base = "\(entryPath(v.baseline))/photo.jpg"
@@ -186,9 +188,11 @@ enum SkinPages {
         let heatImage = heat.isEmpty ? "" : "<img class=\"skin-heatmap\" src=\"\(entryPath(v.entry))/change-map.jpg\" alt=\"\">"
         let noteLink = "<a href=\"\(entryPath(v.entry))/note\" id=\"edit-note\">\(v.entry.note.isEmpty ? "Add a note" : "Edit the note")</a>"
         let note =
-            v.entry.note.isEmpty
-            ? "<p class=\"skin-note\" id=\"note\">No note. \(noteLink)</p>"
-            : "<p class=\"skin-note\" id=\"note\"><span class=\"skin-note-text\">Note: \(HTML.escape(TextInput.displayed(v.entry.note)))</span> \(noteLink)</p>"
+            added && v.entry.note.isEmpty
+            ? "<section class=\"card skin-note-step\" aria-labelledby=\"note-label\">\(noteForm(v.entry, isNew: true, csrfToken: csrfToken))</section>"
+            : v.entry.note.isEmpty
+                ? "<p class=\"skin-note\" id=\"note\">No note. \(noteLink)</p>"
+                : "<p class=\"skin-note\" id=\"note\"><span class=\"skin-note-text\">Note: \(HTML.escape(TextInput.displayed(v.entry.note)))</span> \(noteLink)</p>"
         let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
         let views =
             v.isBaseline
@@ -210,16 +214,17 @@ enum SkinPages {
             """
         let body = """
             <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(v.area.id))">\(HTML.escape(v.area.name))</a></p>
-            <h1>Compare</h1></div>
+            <h1>\(added ? "Photo added" : "Compare")</h1>\(added && v.entry.note.isEmpty ? "<p class=\"lead\">\(noteInvitation)</p>" : "")</div>
             \(noticeHTML)
             \(figure)
+            \(added ? note : "")
             \(views)
-            \(note)
+            \(added ? "" : note)
             <p class="card-action"><a class="button button-quiet" href="\(areaPath(v.area.id))">Back to the photos</a> \
             <a class="button button-quiet" href="\(entryPath(v.entry))/delete">Delete this photo…</a></p>
             <script src="/assets/skin.js" defer></script>
             """
-        return Layout.page(title: "Compare", section: .skin, body: body)
+        return Layout.page(title: added ? "Photo added" : "Compare", section: .skin, body: body)
     }
 
     static func detailsHTML(_ c: StoredComparison, _ d: ComparisonDetails?) -> String {
@@ -357,9 +362,6 @@ enum SkinPages {
         typed: String? = nil, error: String? = nil
     ) -> String {
         let date = HTML.escape(date(entry, time: true))
-        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"note-error\">\(HTML.escape($0))</p>" } ?? ""
-        let described = "note-help" + (error == nil ? "" : " note-error")
-        let invalid = error == nil ? "" : " aria-invalid=\"true\""
         let earlier = history.dropLast().reversed().map { v -> String in
             let when = HTML.escape(DateText.string(v.recordedAt, .dayAndTime, inZoneNamed: entry.timeZone))
             let text = v.text.isEmpty ? "<em>Note removed</em>" : HTML.escape(v.text)
@@ -374,28 +376,40 @@ enum SkinPages {
             <ul id="note-history" aria-label="Earlier notes, newest first">\(earlier)</ul></section>
             """
         let heading = isNew ? "Photo added" : (entry.note.isEmpty ? "Add a note" : "Edit the note")
-        let intro =
-            isNew
-            ? "<p class=\"lead\">Add a note if you like: the light, a new cream, anything you want to remember about this photo.</p>"
-            : ""
-        let leave = isNew ? "Skip" : "Cancel"
+        let intro = isNew ? "<p class=\"lead\">\(noteInvitation)</p>" : ""
         let body = """
             <div class="page-intro"><p class="skin-crumb"><a href="/skin">Skin</a> › <a href="\(areaPath(area.id))">\(HTML.escape(area.name))</a></p>
             <h1>\(heading)</h1>\(intro)</div>
             <section class="card skin-note-step" aria-labelledby="note-label">
             <img class="skin-note-thumb" src="\(entryPath(entry))/thumbnail.jpg" alt="The photo of \(date)" width="160" height="120">
+            \(noteForm(entry, isNew: isNew, csrfToken: csrfToken, typed: typed, error: error, leave: (isNew ? "Skip" : "Cancel")))
+            </section>
+            \(historyHTML)
+            """
+        return Layout.page(title: heading, section: .skin, body: body)
+    }
+
+    static let noteInvitation = "Add a note if you like: the light, a new cream, anything you want to remember about this photo."
+
+    /// The note form (a plain form: it works without JavaScript), on the note page and as the note step of the
+    /// compare page right after a photo is added (`isNew`: optional, focused). `leave` is the link back to the
+    /// compare page, if any.
+    static func noteForm(
+        _ entry: TrackingEntry, isNew: Bool, csrfToken: String, typed: String? = nil, error: String? = nil, leave: String? = nil
+    ) -> String {
+        let errorHTML = error.map { "<p class=\"field-error\" role=\"alert\" id=\"note-error\">\(HTML.escape($0))</p>" } ?? ""
+        let described = "note-help" + (error == nil ? "" : " note-error")
+        let invalid = error == nil ? "" : " aria-invalid=\"true\""
+        let leaveHTML = leave.map { "\n<a class=\"button button-quiet\" href=\"\(entryPath(entry))\" id=\"skip-note\">\($0)</a>" } ?? ""
+        return """
             <form method="post" action="\(entryPath(entry))/note" class="stack" id="note-form">\(Layout.csrfField(csrfToken))\
             \(isNew ? "<input type=\"hidden\" name=\"new\" value=\"1\">" : "")
             <label for="note" id="note-label">Note\(isNew ? " (optional)" : "")</label>
             <p class="help" id="note-help">Up to \(TextInput.maximumNoteLength) characters.\(isNew || entry.note.isEmpty ? "" : " Leave it empty to remove the note.")</p>
             <textarea id="note" name="note" rows="3" maxlength="\(TextInput.maximumNoteLength)" aria-describedby="\(described)"\(invalid)\(isNew ? " autofocus" : "")>\(HTML.escape(typed ?? entry.note))</textarea>\(errorHTML)
-            <div class="form-actions"><button type="submit" class="button" id="save-note">Save note</button>
-            <a class="button button-quiet" href="\(entryPath(entry))" id="skip-note">\(leave)</a></div>
+            <div class="form-actions"><button type="submit" class="button" id="save-note">Save note</button>\(leaveHTML)</div>
             </form>
-            </section>
-            \(historyHTML)
             """
-        return Layout.page(title: heading, section: .skin, body: body)
     }
 
     // MARK: confirmations

@@ -71,15 +71,15 @@ enum SkinRoutes {
                 return .html(
                     SkinPages.compare(
                         try skin.comparison(of: entryID, in: areaID), details: try details(),
-                        notice: r.query["noted"] == "1" ? "The note was saved." : nil))
+                        notice: r.query["noted"] == "1" ? "The note was saved." : nil, added: r.query["added"] == "1",
+                        csrfToken: csrfToken))
             },
             route(.get, "/skin/areas/{area}/entries/{entry}/note") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
+                let view = try skin.noteView(of: entryID, in: areaID)
                 return .html(
                     SkinPages.note(
-                        area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
-                        history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.query["new"] == "1",
-                        csrfToken: csrfToken))
+                        area: view.area, entry: view.entry, history: view.history, isNew: r.query["new"] == "1", csrfToken: csrfToken))
             },
             route(.post, "/skin/areas/{area}/entries/{entry}/note") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
@@ -88,10 +88,10 @@ enum SkinRoutes {
                     let changed = try skin.setNote(typed, of: entryID, in: areaID)
                     return .redirect(to: "/skin/areas/\(areaID.rawValue)/entries/\(entryID.rawValue)" + (changed ? "?noted=1" : ""))
                 } catch let error as TextInputError {
+                    let view = try skin.noteView(of: entryID, in: areaID)
                     return .html(
                         SkinPages.note(
-                            area: try skin.area(areaID), entry: try skin.entry(entryID, in: areaID),
-                            history: try skin.noteHistory(of: entryID, in: areaID), isNew: r.form["new"] == "1",
+                            area: view.area, entry: view.entry, history: view.history, isNew: r.form["new"] == "1",
                             csrfToken: csrfToken, typed: typed, error: error.userMessage), status: 400)
                 }
             },
@@ -150,8 +150,10 @@ enum SkinRoutes {
         }
         guard let data = request.formValue("photo"), !data.isEmpty else { return try problem("Choose a photo to add.") }
         do {
+            // One call stores the photo and its comparison (a read and a write); the next page is the photo's one
+            // screen: the figure with its disclaimer and the optional note step.
             let entry = try skin.log(photo: data, in: areaID)
-            return .redirect(to: SkinPages.entryPath(entry) + "/note?new=1")
+            return .redirect(to: SkinPages.entryPath(entry) + "?added=1")
         } catch let error as SkinJournalError {
             guard case .unreadablePhoto(let message) = error else { throw error }
             return try problem(message)

@@ -174,16 +174,12 @@ enum SmilePages {
                 return .html(capture(csrfToken: csrfToken, error: error.userMessage + " Nothing was stored."), status: 422)
             }
         }
-        func json(_ object: [String: String], status: Int) -> Response {
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return Response(status: status, headers: [("Content-Type", "application/json")], body: data)
-        }
-        guard !request.body.isEmpty else { return json(["error": "No photo arrived. Choose a photo and try again."], status: 400) }
+        guard !request.body.isEmpty else { return .json(["error": "No photo arrived. Choose a photo and try again."], status: 400) }
         do {
             let upload = try smile.holdUpload(request.body)
-            return json(["next": "/smile/crop/\(upload.id)"], status: 200)
+            return .json(["next": "/smile/crop/\(upload.id)"])
         } catch let error as CairnError where error.errorKind == .refusedInput {
-            return json(["error": error.userMessage + " Nothing was stored."], status: 422)
+            return .json(["error": error.userMessage + " Nothing was stored."], status: 422)
         }
     }
 
