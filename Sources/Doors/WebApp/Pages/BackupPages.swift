@@ -53,6 +53,6 @@ enum BackupPages {
             <p class="help">It can take a while for many photos. To restore: <code>cairn backup restore FILE --data-dir FOLDER</code> (an empty folder). From the command line, <code>cairn backup create FOLDER --keep 5</code> keeps the last five.</p>
             </section>
             """
-        return Layout.page(title: "Back up everything", section: .settings, body: body)
+        return Layout.page(title: "Back up everything", section: .settings, body: HTML(trusted: body))
     }
 }

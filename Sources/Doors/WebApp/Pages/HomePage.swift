@@ -67,7 +67,7 @@ enum HomePage {
             \(cards)
             </ul>
             """
-        return Layout.page(title: "Your journals", section: .home, body: body)
+        return Layout.page(title: "Your journals", section: .home, body: HTML(trusted: body))
     }
 }
 

@@ -247,10 +247,11 @@ enum LabelScanPages {
         guard scannerAvailable else {
             return Layout.page(
                 title: "Add a product from its label", section: .regimen,
-                body: intro + RegimenPages.subnav("/regimen/products") + """
-                    <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
-                    <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
-                    """)
+                body: HTML(
+                    trusted: intro + RegimenPages.subnav("/regimen/products") + """
+                        <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
+                        <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
+                        """))
         }
         let body =
             intro + RegimenPages.subnav("/regimen/products") + """
@@ -265,7 +266,7 @@ enum LabelScanPages {
                 </form>
                 <script src="/assets/label-scan.js" defer></script>
                 """
-        return Layout.page(title: "Add a product from its label", section: .regimen, body: body)
+        return Layout.page(title: "Add a product from its label", section: .regimen, body: HTML(trusted: body))
     }
 
     /// The review page: the photo with each row's box, and the editable fields with every flag.
@@ -352,7 +353,7 @@ enum LabelScanPages {
                 </form>
                 <script src="/assets/label-scan.js" defer></script>
                 """
-        return Layout.page(title: "Check the label", section: .regimen, body: body)
+        return Layout.page(title: "Check the label", section: .regimen, body: HTML(trusted: body))
     }
 
     /// The photo with one outlined, numbered box per row (an SVG in the photo's own pixel space, stretched over it).

@@ -28,7 +28,7 @@ enum Layout {
 
     /// The mark: four balanced stones, slightly rotated and offset, with a teal capstone. Decorative here
     /// (the word "Cairn" beside it is the accessible name).
-    static let mark = """
+    static let mark: HTML = """
         <svg class="mark" viewBox="0 0 32 32" width="32" height="32" aria-hidden="true" focusable="false">\
         <ellipse cx="16" cy="26.6" rx="12" ry="4.4" transform="rotate(-4 16 26.6)" fill="#6F685E"/>\
         <ellipse cx="15.3" cy="19.3" rx="8.8" ry="3.6" transform="rotate(6 15.3 19.3)" fill="#8C857A"/>\
@@ -60,77 +60,83 @@ enum Layout {
     @TaskLocal static var lockPrompt: LockPrompt?
 
     /// The header's "Lock now": a form, so it works without JavaScript.
-    static func lockNowForm(_ chrome: LockChrome) -> String {
-        "<form method=\"post\" action=\"/lock\" class=\"lock-now\">\(csrfField(chrome.csrfToken))"
-            + "<button type=\"submit\" class=\"button button-quiet\" id=\"lock-now\">Lock now</button></form>"
+    static func lockNowForm(_ chrome: LockChrome) -> HTML {
+        """
+        <form method="post" action="/lock" class="lock-now">\(csrfField(chrome.csrfToken))\
+        <button type="submit" class="button button-quiet" id="lock-now">Lock now</button></form>
+        """
     }
 
-    /// A complete page. `body` is trusted HTML built by the page functions (which escape every value).
-    static func page(title: String, section: Section, body: String, chrome: Bool = true) -> String {
-        let nav = Section.allCases.filter { $0 != .none }.map { s -> String in
-            let current = s == section ? " aria-current=\"page\"" : ""
-            return "<li><a href=\"\(s.path)\"\(current)>\(HTML.escape(s.label))</a></li>"
-        }.joined()
+    /// A complete page around `body`, as the bytes to send.
+    static func page(title: String, section: Section, body: HTML, chrome: Bool = true) -> String {
+        let nav = Section.allCases.filter { $0 != .none }.map { s -> HTML in
+            let current: HTML = s == section ? " aria-current=\"page\"" : ""
+            return "<li><a href=\"\(s.path)\"\(current)>\(s.label)</a></li>"
+        }
         let lock = lockChrome
-        let header =
+        let prompt = chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } : nil
+        let idle: HTML? = lock.map { " data-idle-seconds=\"\($0.idleSeconds)\"" }
+        let header: HTML =
             chrome
             ? """
             <header class="site-header"><div class="wrap header-row">\
             <a class="brand" href="/">\(mark)<span>Cairn</span></a>\
             <nav aria-label="Main"><ul class="nav">\(nav)</ul></nav>\
-            \(lock.map(lockNowForm) ?? "")\
+            \(lock.map(lockNowForm))\
             </div></header>
             """
             : """
             <header class="site-header"><div class="wrap header-row"><span class="brand">\(mark)<span>Cairn</span></span></div></header>
             """
-        return """
+        let document: HTML = """
             <!doctype html>
             <html lang="en">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTML.escape(title)) · Cairn</title>
+            <title>\(title) · Cairn</title>
             <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
             <link rel="stylesheet" href="/assets/cairn.css">
             <script src="/assets/cairn.js" defer></script>
             </head>
-            <body\(lock.map { " data-idle-seconds=\"\($0.idleSeconds)\"" } ?? "")>
+            <body\(idle)>
             <a class="skip-link" href="#main">Skip to content</a>
             \(header)
             <main id="main" class="wrap" tabindex="-1">
-            \(chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } ?? "" : "")\(body)
+            \(prompt.map { HTML(trusted: $0) })\(body)
             </main>
-            <footer class="site-footer"><div class="wrap"><p>\(HTML.escape(ProductWording.privacy))</p></div></footer>
+            <footer class="site-footer"><div class="wrap"><p>\(ProductWording.privacy)</p></div></footer>
             </body>
             </html>
             """
+        return document.rendered
     }
 
     /// The attributes of every date field: a text field written YYYY-MM-DD, as the pages and the CLI write dates
     /// (a browser's own date field shows the browser's locale, e.g. mm/dd/yyyy). The server parses the value with
     /// `LocalDay(parsing:)` and answers a bad date beside the form, so it works without JavaScript.
-    static let dateField =
+    static let dateField: HTML =
         #"type="text" inputmode="numeric" autocomplete="off" maxlength="10" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="YYYY-MM-DD" title="A date written year-month-day, for example 2026-01-31" class="date-field""#
 
     /// The attributes of every time-of-day field: a text field written HH:MM on a 24-hour clock, as Cairn writes every
     /// time (a browser's own time field shows the browser's locale, e.g. "--:-- --" with AM/PM). The server parses it
     /// and answers a bad time beside its field, so it works without JavaScript.
-    static let timeField =
+    static let timeField: HTML =
         #"type="text" inputmode="numeric" autocomplete="off" maxlength="5" pattern="[0-2]?[0-9]:[0-5][0-9]" placeholder="HH:MM" title="A time on a 24-hour clock, for example 08:30 or 21:00" class="time-field""#
 
     /// A hidden CSRF field for a form.
-    static func csrfField(_ token: String) -> String {
-        "<input type=\"hidden\" name=\"\(SecurityPolicy.csrfField)\" value=\"\(HTML.escape(token))\">"
+    static func csrfField(_ token: String) -> HTML {
+        "<input type=\"hidden\" name=\"\(SecurityPolicy.csrfField)\" value=\"\(token)\">"
     }
 
     /// The bare page used when the request is not allowed in (no stylesheet: assets also need the secret).
     static func plainPage(title: String, message: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
-        <title>\(HTML.escape(title)) · Cairn</title></head>
-        <body><main><h1>\(HTML.escape(title))</h1><p>\(HTML.escape(message))</p></main></body></html>
-        """
+        let page: HTML = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+            <title>\(title) · Cairn</title></head>
+            <body><main><h1>\(title)</h1><p>\(message)</p></main></body></html>
+            """
+        return page.rendered
     }
 }

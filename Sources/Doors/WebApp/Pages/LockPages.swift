@@ -205,7 +205,7 @@ enum LockPages {
             <p class="help">If the passphrase is forgotten, the data cannot be recovered: nobody can open the vault without it, Cairn neither.</p>
             </section>
             """
-        return Layout.page(title: "Cairn is locked", section: .none, body: body, chrome: false)
+        return Layout.page(title: "Cairn is locked", section: .none, body: HTML(trusted: body), chrome: false)
     }
 
     /// The Lock section of Settings. With the lock off (never set, "Not now", turned off): why, the warning and the
@@ -317,7 +317,7 @@ enum LockPages {
             <p>Each file is rewritten on its own and checked: if Cairn stops now, nothing is lost, though the change may have to be made again. Reload this page to see how far it is; your journals show again once it is done.</p>
             <p class="card-action"><a class="button button-quiet" href="/settings#lock">Reload</a></p></div>
             """
-        var response = Response.html(Layout.page(title: title, section: .none, body: body, chrome: false), status: 503)
+        var response = Response.html(Layout.page(title: title, section: .none, body: HTML(trusted: body), chrome: false), status: 503)
         response.headers.append(("Retry-After", "2"))
         return response
     }

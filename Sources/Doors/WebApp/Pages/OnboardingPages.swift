@@ -80,6 +80,6 @@ enum OnboardingPages {
             </div>
             </section>
             """
-        return Layout.page(title: "\(step.heading) (\(number) of \(count))", section: .none, body: body, chrome: false)
+        return Layout.page(title: "\(step.heading) (\(number) of \(count))", section: .none, body: HTML(trusted: body), chrome: false)
     }
 }

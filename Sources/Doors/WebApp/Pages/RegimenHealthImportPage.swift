@@ -69,6 +69,6 @@ enum RegimenHealthImportPage {
             <script src="/assets/outcomes.js" defer></script>
             </section>
             """
-        return Layout.page(title: "Apple Health import", section: .regimen, body: body)
+        return Layout.page(title: "Apple Health import", section: .regimen, body: HTML(trusted: body))
     }
 }

@@ -80,15 +80,16 @@ enum RegimenInsightsPage {
         guard !insights.isEmpty else {
             return Layout.page(
                 title: "Insights", section: .regimen,
-                body: head + """
-                    <section class="card empty-state" aria-labelledby="insights-empty-title">
-                    <h2 id="insights-empty-title">No insights yet</h2>
-                    <p>\(HTML.escape(running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)))</p>
-                    <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
-                    \(recompute)
-                    </section>
-                    <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
-                    """)
+                body: HTML(
+                    trusted: head + """
+                        <section class="card empty-state" aria-labelledby="insights-empty-title">
+                        <h2 id="insights-empty-title">No insights yet</h2>
+                        <p>\(HTML.escape(running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)))</p>
+                        <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
+                        \(recompute)
+                        </section>
+                        <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
+                        """))
         }
         let overview = InsightsOverview(insights)
         var body =
@@ -105,7 +106,7 @@ enum RegimenInsightsPage {
         for (n, change) in overview.changes.enumerated() {
             body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
         }
-        return Layout.page(title: "Insights", section: .regimen, body: body)
+        return Layout.page(title: "Insights", section: .regimen, body: HTML(trusted: body))
     }
 
     /// Where a background recomputation is, the same on the page and in `/regimen/insights/progress` (whose

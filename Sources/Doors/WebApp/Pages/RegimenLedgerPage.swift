@@ -45,7 +45,7 @@ enum RegimenLedgerPage {
             + RegimenPages.subnav("/regimen/ledger")
         guard problems.isEmpty else {
             let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")) + filters
-            return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: 400)
+            return .html(Layout.page(title: "Ledger", section: .regimen, body: HTML(trusted: body)), status: 400)
         }
         let page = try regimen.ledger(
             LedgerQuery(
@@ -77,7 +77,7 @@ enum RegimenLedgerPage {
             body += "<nav class=\"regimen-pager\" aria-label=\"Ledger pages\"><p>Page \(pageNumber) \(pager.joined(separator: " "))</p></nav>"
         }
         body += importCard(result: importResult, csrfToken: csrfToken)
-        return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: importResult?.failed == true ? 400 : 200)
+        return .html(Layout.page(title: "Ledger", section: .regimen, body: HTML(trusted: body)), status: importResult?.failed == true ? 400 : 200)
     }
 
     /// `POST /regimen/ledger/import` (multipart, `file`): imports an intake history CSV through

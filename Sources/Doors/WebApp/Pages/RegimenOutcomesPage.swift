@@ -164,7 +164,7 @@ enum RegimenOutcomesPage {
             </section>
             """
         body += metricForm(error: metricError, csrfToken: csrfToken)
-        return Layout.page(title: "Outcomes", section: .regimen, body: body)
+        return Layout.page(title: "Outcomes", section: .regimen, body: HTML(trusted: body))
     }
 
     static func entryForm(metrics: [MetricDefinition], today: LocalDay, typed: FormValues, error: String?, csrfToken: String) -> String {

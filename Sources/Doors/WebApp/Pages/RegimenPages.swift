@@ -148,13 +148,14 @@ enum RegimenPages {
         guard !view.doses.isEmpty || !view.asNeeded.isEmpty || !view.next.isEmpty || !view.unscheduledLogged.isEmpty else {
             return Layout.page(
                 title: "Regimen", section: .regimen,
-                body: intro + messages + """
-                    <section class="card empty-state" aria-labelledby="empty-title">
-                    <h2 id="empty-title">Nothing scheduled yet</h2>
-                    <p>Regimen keeps a plain record of what you take and when. Add a product from its label, give it a schedule, and each dose shows up here to tick off as taken or skipped.</p>
-                    <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
-                    </section>
-                    """)
+                body: HTML(
+                    trusted: intro + messages + """
+                        <section class="card empty-state" aria-labelledby="empty-title">
+                        <h2 id="empty-title">Nothing scheduled yet</h2>
+                        <p>Regimen keeps a plain record of what you take and when. Add a product from its label, give it a schedule, and each dose shows up here to tick off as taken or skipped.</p>
+                        <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
+                        </section>
+                        """))
         }
         func openRows(_ doses: [TodayDose]) -> String {
             doses.map {
@@ -266,7 +267,7 @@ enum RegimenPages {
                 """)
         }
         let body = intro + messages + sections.joined(separator: "\n")
-        return Layout.page(title: "Regimen", section: .regimen, body: body)
+        return Layout.page(title: "Regimen", section: .regimen, body: HTML(trusted: body))
     }
 
     /// A dose not logged yet: time, product, Taken (now) and Skipped, and "Taken at another time" (a time

@@ -133,7 +133,7 @@ enum RegimenProductPages {
             }.joined(separator: "\n")
             body += "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(items)\n</ul>"
         }
-        return Layout.page(title: "Products", section: .regimen, body: body)
+        return Layout.page(title: "Products", section: .regimen, body: HTML(trusted: body))
     }
 
     /// The add form, or with `editing` the edit form of that product (saving adds a version). A refusal shows
@@ -205,7 +205,7 @@ enum RegimenProductPages {
                 <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
                 </form>
                 """
-        return Layout.page(title: title, section: .regimen, body: body)
+        return Layout.page(title: title, section: .regimen, body: HTML(trusted: body))
     }
 
     static func detail(_ history: [StoredProduct], notice: String?) -> String {
@@ -244,6 +244,6 @@ enum RegimenProductPages {
             </section>
             <p><a href="/regimen/ledger?product=\(HTML.escape(p.id.rawValue))">Logged doses of this product</a></p>
             """
-        return Layout.page(title: p.name, section: .regimen, body: body)
+        return Layout.page(title: p.name, section: .regimen, body: HTML(trusted: body))
     }
 }

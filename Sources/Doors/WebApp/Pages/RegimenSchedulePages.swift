@@ -237,6 +237,6 @@ enum RegimenSchedulePages {
                 </form>
                 """
         }
-        return Layout.page(title: "Schedules", section: .regimen, body: body)
+        return Layout.page(title: "Schedules", section: .regimen, body: HTML(trusted: body))
     }
 }

@@ -141,6 +141,6 @@ enum ReminderSettingsPage {
             \(areaRows.isEmpty ? "<p>No skin areas yet.</p>" : "<ul class=\"setting-list\">\(areaRows)</ul>")
             </section>
             """
-        return Layout.page(title: "Reminders", section: .settings, body: body)
+        return Layout.page(title: "Reminders", section: .settings, body: HTML(trusted: body))
     }
 }

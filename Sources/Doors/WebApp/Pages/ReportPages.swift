@@ -59,7 +59,7 @@ enum ReportPages {
         } catch let problems as FieldProblems<ReportPeriod.Field> {
             let form = regimenPeriodForm(from: fromText, to: toText, problems: problems)
             let body = intro("PDF summary", lead: regimenLead) + form
-            return .html(Layout.page(title: "PDF summary", section: .regimen, body: body), status: 400)
+            return .html(Layout.page(title: "PDF summary", section: .regimen, body: HTML(trusted: body)), status: 400)
         }
         let periodForm = regimenPeriodForm(from: period.from.description, to: period.to.description, problems: nil)
         let report = try reports.regimenSummary(period, paper: paper(r))
@@ -138,6 +138,6 @@ enum ReportPages {
                 </form>
                 </section>
                 """
-        return Layout.page(title: title, section: section, body: body)
+        return Layout.page(title: title, section: section, body: HTML(trusted: body))
     }
 }

@@ -89,7 +89,7 @@ enum SettingsPages {
             <p class="card-action"><a class="button button-quiet" href="/settings/delete" id="delete-start">Delete all data…</a></p>
             </section>
             """
-        return Layout.page(title: "Settings", section: .settings, body: body)
+        return Layout.page(title: "Settings", section: .settings, body: HTML(trusted: body))
     }
 
     static func confirmDelete(csrfToken: String, mistyped: Bool = false) -> String {
@@ -114,7 +114,7 @@ enum SettingsPages {
             </form>
             </section>
             """
-        return Layout.page(title: "Delete all data?", section: .settings, body: body)
+        return Layout.page(title: "Delete all data?", section: .settings, body: HTML(trusted: body))
     }
 
     static func deleted() -> String {
@@ -125,7 +125,7 @@ enum SettingsPages {
             <p class="card-action"><a class="button" href="/">Back to your journals</a></p>
             </section>
             """
-        return Layout.page(title: "All data deleted", section: .settings, body: body)
+        return Layout.page(title: "All data deleted", section: .settings, body: HTML(trusted: body))
     }
 
     static func error(_ error: WebError) -> String {
@@ -136,6 +136,6 @@ enum SettingsPages {
             <p class="card-action"><a class="button button-quiet" href="/">Back to your journals</a></p>
             </section>
             """
-        return Layout.page(title: error.title, section: .none, body: body)
+        return Layout.page(title: error.title, section: .none, body: HTML(trusted: body))
     }
 }

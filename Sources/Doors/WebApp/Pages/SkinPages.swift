@@ -78,7 +78,7 @@ enum SkinPages {
             </form>
             </section>
             """
-        return Layout.page(title: "Skin", section: .skin, body: body)
+        return Layout.page(title: "Skin", section: .skin, body: HTML(trusted: body))
     }
 
     // MARK: timeline
@@ -149,7 +149,7 @@ enum SkinPages {
             </section>
             <script src="/assets/skin.js" defer></script>
             """
-        return Layout.page(title: t.area.name, section: .skin, body: body)
+        return Layout.page(title: t.area.name, section: .skin, body: HTML(trusted: body))
     }
 
     // MARK: compare
@@ -224,7 +224,7 @@ enum SkinPages {
             <a class="button button-quiet" href="\(entryPath(v.entry))/delete">Delete this photo…</a></p>
             <script src="/assets/skin.js" defer></script>
             """
-        return Layout.page(title: added ? "Photo added" : "Compare", section: .skin, body: body)
+        return Layout.page(title: added ? "Photo added" : "Compare", section: .skin, body: HTML(trusted: body))
     }
 
     static func detailsHTML(_ c: StoredComparison, _ d: ComparisonDetails?) -> String {
@@ -309,7 +309,7 @@ enum SkinPages {
             <h2>The photos on the chart</h2>
             <ol class="skin-strip" aria-label="Photos, oldest first">\(strip)</ol>
             """
-        return Layout.page(title: "Trend", section: .skin, body: body)
+        return Layout.page(title: "Trend", section: .skin, body: HTML(trusted: body))
     }
 
     // MARK: guided capture
@@ -350,7 +350,7 @@ enum SkinPages {
             </section>
             <script src="/assets/skin.js" defer></script>
             """
-        return Layout.page(title: "Take a photo", section: .skin, body: body)
+        return Layout.page(title: "Take a photo", section: .skin, body: HTML(trusted: body))
     }
 
     // MARK: note
@@ -386,7 +386,7 @@ enum SkinPages {
             </section>
             \(historyHTML)
             """
-        return Layout.page(title: heading, section: .skin, body: body)
+        return Layout.page(title: heading, section: .skin, body: HTML(trusted: body))
     }
 
     static let noteInvitation = "Add a note if you like: the light, a new cream, anything you want to remember about this photo."
@@ -426,7 +426,7 @@ enum SkinPages {
             </form>
             </section>
             """
-        return Layout.page(title: "Delete this photo?", section: .skin, body: body)
+        return Layout.page(title: "Delete this photo?", section: .skin, body: HTML(trusted: body))
     }
 
     static func confirmDeleteArea(_ t: SkinTimeline, csrfToken: String) -> String {
@@ -441,6 +441,6 @@ enum SkinPages {
             </form>
             </section>
             """
-        return Layout.page(title: "Delete this area?", section: .skin, body: body)
+        return Layout.page(title: "Delete this area?", section: .skin, body: HTML(trusted: body))
     }
 }

@@ -87,13 +87,14 @@ enum SmilePages {
         guard !entries.isEmpty else {
             return Layout.page(
                 title: "Smile", section: .smile,
-                body: intro + notice + """
-                    <section class="card empty-state" aria-labelledby="empty-title">
-                    <h2 id="empty-title">Nothing here yet</h2>
-                    <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
-                    <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
-                    </section>
-                    """)
+                body: HTML(
+                    trusted: intro + notice + """
+                        <section class="card empty-state" aria-labelledby="empty-title">
+                        <h2 id="empty-title">Nothing here yet</h2>
+                        <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
+                        <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
+                        </section>
+                        """))
         }
         let items = entries.reversed().map { e in
             """
@@ -118,7 +119,7 @@ enum SmilePages {
                 \(items)
                 </ol>
                 """
-        return Layout.page(title: "Smile", section: .smile, body: body)
+        return Layout.page(title: "Smile", section: .smile, body: HTML(trusted: body))
     }
 
     // MARK: capture
@@ -158,7 +159,7 @@ enum SmilePages {
             <noscript><p class="notice">The camera needs JavaScript. To add a photo without it, choose the file and press Send photo (it goes only to this computer), or use <span class="kbd">cairn smile add</span>.</p></noscript>
             </div>
             """
-        return Layout.page(title: "Add a smile photo", section: .smile, body: body + script)
+        return Layout.page(title: "Add a smile photo", section: .smile, body: HTML(trusted: body + script))
     }
 
     /// `POST /smile/upload`: the body is the photo itself (the page's script; answers JSON), or a multipart
@@ -231,7 +232,7 @@ enum SmilePages {
             <p class="help">Only the square is kept, as a \(SmileService.cropSide) × \(SmileService.cropSide) picture with no metadata. The photo itself is never stored.</p>
             </form>
             """
-        return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: body + script)
+        return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: HTML(trusted: body + script))
     }
 
     static func saveCrop(id: String, request: Request, smile: SmileService, csrfToken: String) throws -> Response {
@@ -261,11 +262,12 @@ enum SmilePages {
         guard entries.count >= 2 else {
             return Layout.page(
                 title: "Compare", section: .smile,
-                body: """
-                    <section class="card empty-state"><h1>Compare two smiles</h1>
-                    <p>Comparing needs at least two entries. Add another photo first.</p>
-                    <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
-                    """)
+                body: HTML(
+                    trusted: """
+                        <section class="card empty-state"><h1>Compare two smiles</h1>
+                        <p>Comparing needs at least two entries. Add another photo first.</p>
+                        <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
+                        """))
         }
         func pick(_ text: String?, default fallback: SmileEntry) -> SmileEntry {
             guard let text, !text.isEmpty else { return fallback }
@@ -305,7 +307,7 @@ enum SmilePages {
             <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: label(before), after: label(after))))" data-before="\(HTML.escape(label(before)))" data-after="\(HTML.escape(label(after)))">
             </div>
             """
-        return Layout.page(title: "Compare", section: .smile, body: body + script)
+        return Layout.page(title: "Compare", section: .smile, body: HTML(trusted: body + script))
     }
 
     /// What the before/after slider says at `value` (the after crop covers the part right of `value`%); smile.js
@@ -346,7 +348,7 @@ enum SmilePages {
             </form>
             </section>
             """
-        return Layout.page(title: "Export", section: .smile, body: body)
+        return Layout.page(title: "Export", section: .smile, body: HTML(trusted: body))
     }
 
     // MARK: delete
@@ -365,6 +367,6 @@ enum SmilePages {
             </form>
             </section>
             """
-        return Layout.page(title: "Delete entry", section: .smile, body: body)
+        return Layout.page(title: "Delete entry", section: .smile, body: HTML(trusted: body))
     }
 }
