@@ -189,7 +189,8 @@ func webAccessHandler(
             }
             return queue(closing, on: connection)
         }
-        context.connections.authorised(cairn_mhd_connection_fd(connection))
+        // (The phone listener lets the pairing page in without counting it: only a paired phone's connection is kept.)
+        if context.application.passesSecurityChecks(request) { context.connections.authorised(cairn_mhd_connection_fd(connection)) }
         // The headers are in: the body may take longer between bytes than the headers were given.
         _ = cairn_mhd_set_connection_timeout(connection, context.bodyTimeoutSeconds)
         state.postProcessor = makePostProcessor(for: connection, method: method, state: state)

@@ -79,7 +79,7 @@ struct PhoneApplication: HTTPAnswering {
     }
 
     func handle(_ request: Request) -> Response {
-        SecurityPolicy.secure(respond(to: request))
+        PhoneServer.$answering.withValue(true) { SecurityPolicy.secure(respond(to: request)) }
     }
 
     func errorResponse(_ error: WebError) -> Response { SecurityPolicy.secure(PhonePages.refused(error)) }

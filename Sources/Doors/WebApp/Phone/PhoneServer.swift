@@ -71,22 +71,41 @@ final class PhoneServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Stops accepting, closes the listening socket, then stops serving (open connections are closed). Safe to call
-    /// more than once.
+    /// True on a thread answering a phone request (set by `PhoneApplication.handle`).
+    @TaskLocal static var answering = false
+
+    /// Stops accepting and closes the listening socket (nothing listens once it returns), then stops serving (open
+    /// connections are closed). Safe to call more than once. Called while answering a phone request (a phone route
+    /// whose service call locks the vault, and so ends the session), libmicrohttpd is stopped on another thread: it
+    /// waits for its connection threads, that one included.
     func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        acceptLoop?.stop()
-        acceptLoop = nil
-        if let daemon { MHD_stop_daemon(daemon) }
-        daemon = nil
-        context?.release()
-        context = nil
-        if let pem {
-            free(pem.key)
-            free(pem.certificate)
+        let (loop, daemon, context, pem) = lock.withLock {
+            defer {
+                acceptLoop = nil
+                self.daemon = nil
+                self.context = nil
+                self.pem = nil
+            }
+            return (acceptLoop, self.daemon, self.context, self.pem)
         }
-        pem = nil
+        loop?.stop()
+        let rest = Remainder(daemon: daemon, context: context, pem: pem)
+        if Self.answering { Thread.detachNewThread { rest.stop() } } else { rest.stop() }
+    }
+
+    /// What `stop` lets go of after the socket is closed.
+    private struct Remainder: @unchecked Sendable {
+        let daemon: OpaquePointer?
+        let context: Unmanaged<ServerContext>?
+        let pem: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)?
+        func stop() {
+            if let daemon { MHD_stop_daemon(daemon) }
+            context?.release()
+            if let pem {
+                free(pem.key)
+                free(pem.certificate)
+            }
+        }
     }
 
     /// A TCP socket bound to `address`:`port` and listening, with the bound port.
