@@ -112,6 +112,11 @@ func cookieValue(_ reply: PhoneReply, _ name: String) -> String? {
         #expect(token != pairing)
         let cookie = "\(PhoneApplication.sessionCookie)=\(token)"
 
+        // Every computer page says so, with how to end it, and its footer names the phone.
+        let settings = web.handle(Fixture.get("/settings")).bodyText
+        #expect(settings.contains("Your phone (Chrome on Android) is connected over your home network until"))
+        #expect(settings.contains("action=\"/phone/end\"") && settings.contains("to your phone (Chrome on Android)"))
+
         let home = try phoneRequest(status, "/", cookie: cookie)
         #expect(home.status == 200 && home.body.contains("This phone is connected"))
         #expect(home.headers.contains("Content-Security-Policy") && home.headers.contains("Cache-Control: no-store"))

@@ -59,6 +59,22 @@ enum Layout {
     /// Set by `WebApplication` while it answers a request of a vault whose lock is off (nil: nothing asked).
     @TaskLocal static var lockPrompt: LockPrompt?
 
+    /// While a phone session is open, every page says so, with how to end it (DESIGN.md), and its footer names the
+    /// phone: the words (already escaped) and the CSRF token of the "End now" form. Set by `WebApplication.respond`.
+    struct PhoneNotice: Sendable {
+        let text: String
+        let footer: String
+        let csrfToken: String
+    }
+    @TaskLocal static var phoneNotice: PhoneNotice?
+
+    /// The banner of an open phone session.
+    static func phoneBanner(_ notice: PhoneNotice) -> String {
+        "<div class=\"notice phone-banner\" role=\"status\"><span>\(notice.text)</span> "
+            + "<form method=\"post\" action=\"/phone/end\">\(csrfField(notice.csrfToken))"
+            + "<button type=\"submit\" class=\"button button-quiet\">End now</button></form></div>"
+    }
+
     /// The header's "Lock now": a form, so it works without JavaScript.
     static func lockNowForm(_ chrome: LockChrome) -> String {
         "<form method=\"post\" action=\"/lock\" class=\"lock-now\">\(csrfField(chrome.csrfToken))"
@@ -99,9 +115,9 @@ enum Layout {
             <a class="skip-link" href="#main">Skip to content</a>
             \(header)
             <main id="main" class="wrap" tabindex="-1">
-            \(chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } ?? "" : "")\(body)
+            \(chrome ? phoneNotice.map(phoneBanner) ?? "" : "")\(chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } ?? "" : "")\(body)
             </main>
-            <footer class="site-footer"><div class="wrap"><p>\(HTML.escape(ProductWording.privacy))</p></div></footer>
+            <footer class="site-footer"><div class="wrap"><p>\(phoneNotice?.footer ?? HTML.escape(ProductWording.privacy))</p></div></footer>
             </body>
             </html>
             """

@@ -150,6 +150,23 @@ enum UsePhonePage {
         return Layout.page(title: "Use your phone", section: .settings, body: body)
     }
 
+    /// The banner and footer words of every computer page while a session is open (DESIGN.md: "Your phone (Chrome on
+    /// Android) is connected over your home network until 08:25. End now."), nil while none is.
+    static func notice(_ sessions: PhoneSessions, csrfToken: String) -> Layout.PhoneNotice? {
+        guard let status = sessions.status else { return nil }
+        let until = DateText.string(status.ends, .clock, in: sessions.timeZone)
+        let names = status.phones.map { HTML.escape($0.browser) }
+        let text =
+            names.isEmpty
+            ? "A phone session is open on your home network until \(until); no phone is connected. <a href=\"/phone\">Use your phone</a>."
+            : "Your phone (\(names.joined(separator: ", "))) is connected over your home network until \(until)."
+        let footer =
+            names.isEmpty
+            ? "Everything stays on this computer. Cairn makes no network connections; the page you are looking at is served by Cairn itself, only to this computer, and until \(until) it also answers a phone you allow on your home network."
+            : "Everything stays on this computer. Cairn makes no network connections; the page you are looking at is served by Cairn itself, to this computer and, until \(until), to your phone (\(names.joined(separator: ", "))) over your home network."
+        return Layout.PhoneNotice(text: text, footer: footer, csrfToken: csrfToken)
+    }
+
     static func endedText(_ reason: PhoneSessions.EndReason) -> String {
         switch reason {
         case .ended: return "The phone session has ended. Nothing listens on your home network any more."
