@@ -120,7 +120,10 @@ public struct WebApplication: Sendable {
 
     /// Answers one request. Every response, including errors and redirects, carries the security headers.
     public func handle(_ request: Request) -> Response {
-        SecurityPolicy.secure(respond(to: request))
+        // While a phone session is open, every page says so (`Layout.phoneNotice`).
+        Layout.$phoneNotice.withValue(phone.flatMap { UsePhonePage.notice($0, csrfToken: configuration.csrfToken) }) {
+            SecurityPolicy.secure(respond(to: request))
+        }
     }
 
     /// The response for an error, with the security headers (used by the server adapter, e.g. for 413).
@@ -161,18 +164,16 @@ public struct WebApplication: Sendable {
                     guard let setting = try? settings.lockSetting(), setting == .neverSet else { return false }
                     return LockService.shouldAsk(setting, holdsRecords: (try? settings.holdsRecords()) ?? false)
                 })
-        return Layout.$phoneNotice.withValue(phone.flatMap { UsePhonePage.notice($0, csrfToken: configuration.csrfToken) }) {
-            Layout.$lockChrome.withValue(chrome) {
-                Layout.$lockPrompt.withValue(prompt) {
-                    let response = route(request, with: vault.router(makeRouter))
-                    // After any form that was taken (an import, an edit, a check-in), insights catch up on their own: in the
-                    // background in `cairn serve`, inline elsewhere (`InsightService.recomputeInBackgroundIfNeeded`); not
-                    // once the form has locked the vault.
-                    if request.method?.isStateChanging == true, response.status < 400, gate.current(touch: false) === vault {
-                        _ = try? vault.services.insights.recomputeInBackgroundIfNeeded()
-                    }
-                    return response
+        return Layout.$lockChrome.withValue(chrome) {
+            Layout.$lockPrompt.withValue(prompt) {
+                let response = route(request, with: vault.router(makeRouter))
+                // After any form that was taken (an import, an edit, a check-in), insights catch up on their own: in the
+                // background in `cairn serve`, inline elsewhere (`InsightService.recomputeInBackgroundIfNeeded`); not
+                // once the form has locked the vault.
+                if request.method?.isStateChanging == true, response.status < 400, gate.current(touch: false) === vault {
+                    _ = try? vault.services.insights.recomputeInBackgroundIfNeeded()
                 }
+                return response
             }
         }
     }
