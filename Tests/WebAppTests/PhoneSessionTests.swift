@@ -145,6 +145,9 @@ func cookieValue(_ reply: PhoneReply, _ name: String) -> String? {
         let status = try sessions.open()
         #expect(try phoneRequest(status, "/pair", from: "127.0.0.3").status == 200)
         site.clock.advance(61)
+        // The first to notice may be a phone's request: it is told the session ended (or its connection closes).
+        let late = try phoneRequest(status, "/pair")
+        #expect(late.status == 410 || late.exit != 0)
         #expect(!sessions.isOpen)
         #expect(try phoneRequest(status, "/pair").exit == 7)
 

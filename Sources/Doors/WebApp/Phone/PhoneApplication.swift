@@ -63,7 +63,15 @@ struct PhoneApplication: HTTPAnswering {
         return false
     }
 
+    /// Runs `body` marked as answering a phone request: a session that ends meanwhile (its minutes ran out) must not
+    /// wait for libmicrohttpd to stop on one of libmicrohttpd's own threads (`PhoneServer.stop`).
+    private func answering<T>(_ body: () -> T) -> T { PhoneServer.$answering.withValue(true, operation: body) }
+
     func refusalBeforeBody(_ request: Request, maximumBodyBytes: Int) -> Response? {
+        answering { refusalOnHeaders(request, maximumBodyBytes: maximumBodyBytes) }
+    }
+
+    private func refusalOnHeaders(_ request: Request, maximumBodyBytes: Int) -> Response? {
         if let refusal = refusal(request) { return SecurityPolicy.secure(refusal) }
         if let declared = request.header("content-length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
             declared > maximumBodyBytes
@@ -75,11 +83,11 @@ struct PhoneApplication: HTTPAnswering {
 
     /// Only a phone holding its session counts as having passed the checks (its connection is kept, `ConnectionTable`).
     func passesSecurityChecks(_ request: Request) -> Bool {
-        refusal(request) == nil && request.cookies[Self.sessionCookie].flatMap(sessions.phone(token:)) != nil
+        answering { refusal(request) == nil && request.cookies[Self.sessionCookie].flatMap(sessions.phone(token:)) != nil }
     }
 
     func handle(_ request: Request) -> Response {
-        PhoneServer.$answering.withValue(true) { SecurityPolicy.secure(respond(to: request)) }
+        answering { SecurityPolicy.secure(respond(to: request)) }
     }
 
     func errorResponse(_ error: WebError) -> Response { SecurityPolicy.secure(PhonePages.refused(error)) }

@@ -55,7 +55,6 @@ enum PhonePages {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="referrer" content="no-referrer">
         <title>\(HTML.escape(title)) · Cairn</title>
         <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
         <link rel="stylesheet" href="/assets/cairn.css">
