@@ -6,6 +6,8 @@
 
 #define SONAME "libgnutls.so.30"
 
+int cairn_gnutls_available(void) { return cairn_native_available(SONAME); }
+
 CAIRN_NATIVE_STUB(SONAME, int, gnutls_x509_privkey_init, (gnutls_x509_privkey_t *key), (key))
 CAIRN_NATIVE_STUB_VOID(SONAME, gnutls_x509_privkey_deinit, (gnutls_x509_privkey_t key), (key))
 CAIRN_NATIVE_STUB(SONAME, int, gnutls_x509_privkey_generate, (gnutls_x509_privkey_t key, gnutls_pk_algorithm_t algo, unsigned int bits, unsigned int flags), (key, algo, bits, flags))
@@ -37,3 +39,4 @@ CAIRN_NATIVE_STUB(SONAME, int, gnutls_hash_fast, (gnutls_digest_algorithm_t algo
 CAIRN_NATIVE_STUB(SONAME, const char *, gnutls_strerror, (int error), (error))
 CAIRN_NATIVE_STUB(SONAME, int, gnutls_x509_privkey_get_key_id, (gnutls_x509_privkey_t key, unsigned int flags, unsigned char *output_data, size_t *output_data_size), (key, flags, output_data, output_data_size))
 CAIRN_NATIVE_STUB(SONAME, int, gnutls_x509_crt_get_key_id, (gnutls_x509_crt_t crt, unsigned int flags, unsigned char *output_data, size_t *output_data_size), (crt, flags, output_data, output_data_size))
+CAIRN_NATIVE_STUB(SONAME, const char *, gnutls_check_version, (const char *req_version), (req_version))
