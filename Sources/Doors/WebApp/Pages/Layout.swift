@@ -60,7 +60,7 @@ enum Layout {
     @TaskLocal static var lockPrompt: LockPrompt?
 
     /// While a phone session is open, every page says so, with how to end it (DESIGN.md), and its footer names the
-    /// phone: the words (already escaped) and the CSRF token of the "End now" form. Set by `WebApplication.respond`.
+    /// phone: the words (already escaped) and the CSRF token of the "End now" form. Set by `WebApplication.handle`.
     struct PhoneNotice: Sendable {
         let text: String
         let footer: String
