@@ -21,7 +21,7 @@ func headerSearchPaths(_ packages: [String]) -> [String] {
     return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).filter { $0.hasPrefix("-I") }
 }
 let openedOnFirstUse = headerSearchPaths(["vips", "libheif", "pangocairo", "libxml-2.0", "libnotify", "tesseract", "libarchive",
-                                          "libmicrohttpd"])
+                                          "libmicrohttpd", "gnutls", "libqrencode"])
 
 let package = Package(
     name: "Cairn",
@@ -48,6 +48,9 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", path: "Sources/Native/CLibXML2", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CArchive", path: "Sources/Native/CArchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CNotify", path: "Sources/Native/CNotify", providers: [.apt(["libnotify-dev"])]),
+        // The phone session (PhoneLink): its certificate through GnuTLS, its QR code through libqrencode.
+        .systemLibrary(name: "CGnuTLS", path: "Sources/Native/CGnuTLS", providers: [.apt(["libgnutls28-dev"])]),
+        .systemLibrary(name: "CQREncode", path: "Sources/Native/CQREncode", providers: [.apt(["libqrencode-dev"])]),
         // dlopen on first use, and the stubs through which Swift calls the libraries above (native_loader.h).
         .target(name: "NativeLoader", path: "Sources/Native/NativeLoader", linkerSettings: [.linkedLibrary("dl")]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
@@ -75,13 +78,15 @@ let package = Package(
         .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "NativeLoader"], path: "Sources/Adapters/HealthExport"),
         .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo", "NativeLoader"], path: "Sources/Adapters/Reports"),
         .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify", "NativeLoader"], path: "Sources/Adapters/Notifications"),
+        // The phone session's address rules, TLS certificate (GnuTLS) and QR code (libqrencode).
+        .target(name: "PhoneLink", dependencies: ["CairnCore", "CGnuTLS", "CQREncode", "NativeLoader"], path: "Sources/Adapters/PhoneLink"),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports"], path: "Sources/App/CairnApp"),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "PhoneLink"], path: "Sources/App/CairnApp"),
 
         // MARK: web + executables
-        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption"], path: "Sources/Doors/WebApp", resources: [.copy("Assets")]),
-        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications"], path: "Sources/Doors/CairnCLI"),
+        .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption", "PhoneLink"], path: "Sources/Doors/WebApp", resources: [.copy("Assets")]),
+        .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications", "PhoneLink"], path: "Sources/Doors/CairnCLI"),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"], path: "Sources/Doors/cairn"),
         .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
 
@@ -101,9 +106,10 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Encryption", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Reports"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption", "PhoneLink"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "Regimen", "Insights", "CairnTestSupport", "NativeLoader"], exclude: ["Fixtures"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Storage", "Encryption", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
+        .testTarget(name: "PhoneLinkTests", dependencies: ["PhoneLink", "CairnCore"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "CairnApp", "CairnCore", "Regimen", "Storage"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),

@@ -11,6 +11,8 @@ packages=(
   libturbojpeg0-dev              # lossless JPEG rotation and marker stripping
   libjpeg62-turbo-dev            # libjpeg's scanline API: large photos turned in bands (JPEGShim)
   libmicrohttpd-dev              # the loopback web server
+  libgnutls28-dev                # the phone session's certificate, made in-process (PhoneLink)
+  libqrencode-dev                # the phone session's QR code (PhoneLink)
   libsodium-dev                  # hashing (and, later, encryption)
   libdlib-dev liblapack-dev libblas-dev  # face landmarks (Smile)
   libdlib-data                   # dlib's 68-point landmark model (optional at run time; see README)

@@ -44,8 +44,9 @@ final class WebDriver {
     /// Starts chromedriver on a free loopback port and opens a headless Chromium session with the
     /// performance (network) and browser (console) logs enabled. `fakeCamera` gives the page Chromium's
     /// built-in test camera (a moving pattern) without a permission prompt; `fakeVideo` (a .y4m file) makes that
-    /// camera play the file, looped, instead.
-    static func launch(fakeCamera: Bool = false, fakeVideo: URL? = nil) async throws -> WebDriver {
+    /// camera play the file, looped, instead. `arguments` go to Chromium as well (the phone tests:
+    /// `--ignore-certificate-errors-spki-list` for the phone session's key).
+    static func launch(fakeCamera: Bool = false, fakeVideo: URL? = nil, arguments: [String] = []) async throws -> WebDriver {
         func trace(_ s: String) {
             if ProcessInfo.processInfo.environment["CAIRN_TRACE"] != nil { FileHandle.standardError.write(Data("webdriver: \(s)\n".utf8)) }
         }
@@ -76,7 +77,7 @@ final class WebDriver {
                                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                             ]
                                 + (fakeCamera ? ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"] : [])
-                                + (fakeVideo.map { ["--use-file-for-fake-video-capture=\($0.path)"] } ?? []) + ["about:blank"],
+                                + (fakeVideo.map { ["--use-file-for-fake-video-capture=\($0.path)"] } ?? []) + arguments + ["about:blank"],
                         ] as [String: Any],
                         "goog:loggingPrefs": ["performance": "ALL", "browser": "ALL"],
                     ] as [String: Any]

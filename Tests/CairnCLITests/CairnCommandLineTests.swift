@@ -65,6 +65,20 @@ import Testing
     }
 }
 
+@Test func serveRefusesAPublicPhoneAddressAndMinutesOutOfRangeBeforeOpeningAnything() {
+    withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        let run = cairn("--data-dir", vault, "serve", "--phone", "--phone-address", "8.8.8.8")
+        #expect(run.status == 2)
+        #expect(run.err.first?.hasPrefix("cairn serve: Cairn never opens the phone session on 8.8.8.8: only on a private address") == true)
+        #expect(
+            cairn("--data-dir", vault, "serve", "--phone-minutes", "61").err.first
+                == "cairn serve: --phone-minutes takes a whole number from 1 to 60.")
+        #expect(cairn("--data-dir", vault, "serve", "--phone-address", "phone.local").status == 2)
+        #expect(!FileManager.default.fileExists(atPath: vault), "validation happens before the vault is created")
+    }
+}
+
 @Test func servePortMustBeAPortNumber() {
     let run = cairn("serve", "--port", "70000")
     #expect(run.status == 2)

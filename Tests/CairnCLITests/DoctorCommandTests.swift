@@ -8,7 +8,9 @@ import Testing
     let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
     let components = try #require(json["components"] as? [[String: Any]])
     let names = components.compactMap { $0["name"] as? String }
-    for name in ["SQLite", "libsodium", "libvips", "libheif", "libjpeg-turbo", "libmicrohttpd", "dlib", "Face landmark model"] {
+    for name in [
+        "SQLite", "libsodium", "libvips", "libheif", "libjpeg-turbo", "libmicrohttpd", "GnuTLS", "libqrencode", "dlib", "Face landmark model",
+    ] {
         #expect(names.contains(name), "doctor lists \(name)")
     }
     let model = try #require(components.first { $0["name"] as? String == "Face landmark model" })

@@ -40,7 +40,7 @@ private let expectedHelp: [String: String] = [
     "cairn serve": #"""
     Start the local web app on this computer (127.0.0.1 only) and print its address.
 
-    Usage: cairn serve [--port N] [--host HOST] [--open]
+    Usage: cairn serve [--port N] [--host HOST] [--open] [--phone] [--phone-address ADDR] [--phone-port N] [--phone-minutes N]
 
     The printed address carries a secret for this launch: open it in a browser on this computer.
     A vault with a lock opens on a page that asks for its passphrase (or give --vault-passphrase-file FILE
@@ -48,11 +48,23 @@ private let expectedHelp: [String: String] = [
     and when the server stops. The Lock section of Settings turns the lock on or off and changes the
     passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
     through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
+    --phone (or Settings > Use your phone) opens a phone session: for --phone-minutes, Cairn also listens
+    over TLS, with a certificate it makes for this vault, on one private address of this computer (by
+    default the default route's, if it is private), for phones on that network only. It prints the
+    phone's address, and a QR code to pair with when its output is a terminal; a phone joins only after
+    you allow it on the computer. The session ends on End, when the time is up, when the vault locks and
+    when the server stops; then nothing listens there. Never forward the phone port from a router.
 
     Options:
-      --port N      The port to listen on (default 8737; 0 picks a free one).
-      --host HOST   127.0.0.1 or localhost. Cairn never listens on any other address.
-      --open        Also open the address in your default browser (what the desktop entry does).
+      --port N               The port to listen on (default 8737; 0 picks a free one).
+      --host HOST            127.0.0.1 or localhost. The web app never listens on any other address (phones: --phone).
+      --open                 Also open the address in your default browser (what the desktop entry does).
+      --phone                Open a phone session at start (once the vault is unlocked).
+      --phone-address ADDR   The phone session's address: a private (192.168.x.x, 10.x.x.x, 172.16-31.x.x, fc00::/7),
+                             carrier-grade NAT (100.64-127.x.x, e.g. Tailscale) or loopback address of this computer;
+                             a public one is refused. Default: the default route's, if private.
+      --phone-port N         The phone session's port (default 8738; 0 picks a free one).
+      --phone-minutes N      How long a phone session stays open, 1 to 60 (default 15); renewable.
     """#,
     "cairn doctor": #"""
     Check the vault (database, every photo, leftovers) and report which native parts are present.

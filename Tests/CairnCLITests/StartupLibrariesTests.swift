@@ -30,7 +30,7 @@ import Testing
         #expect(loaded.contains { $0.hasPrefix("libsqlite3.so") }, "the trace lists what is linked")
         for lazy in [
             "libvips", "libheif", "libtesseract", "libpango", "libcairo", "libxml2", "libarchive", "libnotify",
-            "libglib-2.0", "libgobject-2.0", "libmicrohttpd", "libgnutls", "libdlib", "liblapack", "libblas",
+            "libglib-2.0", "libgobject-2.0", "libmicrohttpd", "libgnutls", "libqrencode", "libdlib", "liblapack", "libblas",
             "libgfortran",
         ] {
             #expect(!loaded.contains { $0.hasPrefix(lazy) }, "\(lazy) is opened on first use, not at start")

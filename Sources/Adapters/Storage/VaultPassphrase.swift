@@ -135,6 +135,7 @@ extension Vault {
             defer { encrypted.vaultLock?.release() }
             _ = try convertPhotos(of: encrypted, readingWith: key, to: key, reached: reached)
             try convertLostAndFound(readingWith: key, to: key)
+            try convertKeptFiles(readingWith: key, to: key)
             try removePhotoConversionMarker()
             reached(.done)
         } catch {
@@ -165,6 +166,7 @@ extension Vault {
             try startPhotoConversion()
             let unreadable = try convertPhotos(of: database, readingWith: key, to: nil, reached: reached)
             try convertLostAndFound(readingWith: key, to: nil)
+            try convertKeptFiles(readingWith: key, to: nil)
             guard unreadable.isEmpty else {
                 throw PhotoStoreError.fileDamaged("\(unreadable.count) encrypted photo file(s) do not open; the lock stays on")
             }

@@ -38,6 +38,7 @@ extension Vault {
         if let key = database.vaultKey {
             _ = try convertPhotos(of: database, readingWith: key, to: key)
             try convertLostAndFound(readingWith: key, to: key)
+            try convertKeptFiles(readingWith: key, to: key)
         }
         try removePhotoConversionMarker()
     }

@@ -8,14 +8,17 @@ public final class Console: @unchecked Sendable {
     private let writeErr: (String) -> Void
     private let readAnswer: (() -> String?)?
     private let readSecret: (() -> String?)?
+    /// True when standard output is a terminal (a person reads it; `cairn serve` prints the phone's QR code then).
+    public let outputIsTerminal: Bool
 
     /// A console that sends each line to the given closures. `input` reads one answer typed by the person (nil
     /// when nobody can answer, e.g. standard input is not a terminal); `secret` reads one without showing it
     /// (a passphrase).
     public init(
         out: @escaping (String) -> Void, err: @escaping (String) -> Void, input: (() -> String?)? = nil,
-        secret: (() -> String?)? = nil
+        secret: (() -> String?)? = nil, outputIsTerminal: Bool = false
     ) {
+        self.outputIsTerminal = outputIsTerminal
         writeOut = out
         writeErr = err
         readAnswer = input
@@ -59,7 +62,8 @@ public final class Console: @unchecked Sendable {
             err: { line in
                 FileHandle.standardError.write(Data((line + "\n").utf8))
             }, input: isatty(STDIN_FILENO) == 1 ? { Swift.readLine(strippingNewline: true) } : nil,
-            secret: isatty(STDIN_FILENO) == 1 ? { Console.readWithoutEcho() } : nil)
+            secret: isatty(STDIN_FILENO) == 1 ? { Console.readWithoutEcho() } : nil,
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1)
     }
 
     /// One line from the terminal with echo turned off (and back on, however the read ends).

@@ -56,9 +56,10 @@ public func buildApplication(configuration: WebConfiguration, services: WebServi
     buildApplication(configuration: configuration, gate: VaultGate(open: services), port: port)
 }
 
-/// The same for a vault whose pages `gate` opens and closes (a vault with a lock).
-public func buildApplication(configuration: WebConfiguration, gate: VaultGate, port: UInt16? = nil) -> WebApplication {
-    WebApplication(configuration: configuration, gate: gate, port: port ?? configuration.port, assets: .bundled())
+/// The same for a vault whose pages `gate` opens and closes (a vault with a lock); `phone` is the server's phone
+/// session (Settings → Use your phone), nil when it offers none.
+public func buildApplication(configuration: WebConfiguration, gate: VaultGate, port: UInt16? = nil, phone: PhoneSessions? = nil) -> WebApplication {
+    WebApplication(configuration: configuration, gate: gate, port: port ?? configuration.port, assets: .bundled(), phone: phone)
 }
 
 /// A pure `Request -> Response` function: security checks, routing and page rendering.
@@ -72,25 +73,28 @@ public struct WebApplication: Sendable {
     let policy: SecurityPolicy
     /// The routes answered whether the vault is locked or not: the assets and the unlock and lock pages.
     let openRouter: Router
+    /// The server's phone session, nil when it offers none.
+    let phone: PhoneSessions?
     private let makeRouter: @Sendable (WebServices) -> Router
 
-    init(configuration: WebConfiguration, gate: VaultGate, port: UInt16, assets: AssetStore) {
+    init(configuration: WebConfiguration, gate: VaultGate, port: UInt16, assets: AssetStore, phone: PhoneSessions? = nil) {
         self.configuration = configuration
         self.gate = gate
         self.port = port
         self.policy = SecurityPolicy(secret: configuration.secret, csrfToken: configuration.csrfToken, port: port)
         self.openRouter = Router(assets.routes() + LockPages.routes(gate, csrfToken: configuration.csrfToken))
         let csrfToken = configuration.csrfToken
-        self.makeRouter = { services in Router(Self.routes(services, gate: gate, csrfToken: csrfToken)) }
+        self.phone = phone
+        self.makeRouter = { services in Router(Self.routes(services, gate: gate, csrfToken: csrfToken, phone: phone)) }
     }
 
     /// The whole route table of the opened vault, the open routes included (for tests; nil services: only those).
     var router: Router {
-        Router(openRouter.routes + (gate.services.map { Self.routes($0, gate: gate, csrfToken: configuration.csrfToken) } ?? []))
+        Router(openRouter.routes + (gate.services.map { Self.routes($0, gate: gate, csrfToken: configuration.csrfToken, phone: phone) } ?? []))
     }
 
     /// Every page group's routes over an opened vault (the assets and the unlock page are in `openRouter`).
-    static func routes(_ services: WebServices, gate: VaultGate, csrfToken: String) -> [Route] {
+    static func routes(_ services: WebServices, gate: VaultGate, csrfToken: String, phone: PhoneSessions? = nil) -> [Route] {
         HomePage.routes(services)
             + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
             + SettingsPages.routes(services.settings, csrfToken: csrfToken)
@@ -108,6 +112,7 @@ public struct WebApplication: Sendable {
             + RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken)
             + RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken)
             + ReportPages.routes(services.reports, skin: services.skin, regimen: services.regimen, csrfToken: csrfToken)
+            + UsePhonePage.routes(phone, csrfToken: csrfToken)
     }
 
     /// The address that logs a browser in: `http://127.0.0.1:PORT/?key=SECRET`.
@@ -115,7 +120,10 @@ public struct WebApplication: Sendable {
 
     /// Answers one request. Every response, including errors and redirects, carries the security headers.
     public func handle(_ request: Request) -> Response {
-        SecurityPolicy.secure(respond(to: request))
+        // While a phone session is open, every page says so (`Layout.phoneNotice`).
+        Layout.$phoneNotice.withValue(phone.flatMap { UsePhonePage.notice($0, csrfToken: configuration.csrfToken) }) {
+            SecurityPolicy.secure(respond(to: request))
+        }
     }
 
     /// The response for an error, with the security headers (used by the server adapter, e.g. for 413).

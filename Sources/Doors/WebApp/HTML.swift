@@ -56,7 +56,7 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
         public mutating func appendInterpolation(_ text: String) { output += HTML.escape(text) }
 
         /// A whole number, as digits.
-        public mutating func appendInterpolation(_ number: Int) { output += String(number) }
+        public mutating func appendInterpolation<Number: BinaryInteger>(_ number: Number) { output += String(number) }
     }
 
     /// Escapes `& < > " '` so `text` is safe both as element content and inside a quoted attribute.

@@ -4,10 +4,24 @@ import Foundation
 // The libmicrohttpd callbacks. They live outside any `main.swift` (top-level code there is @MainActor and
 // trapped when libmicrohttpd called it from its own threads; PLATFORM.md).
 
+/// What a daemon answers with: the web app (`WebApplication`) or the phone listener's (`PhoneApplication`).
+protocol HTTPAnswering: Sendable {
+    /// The largest body a request to `path` may send.
+    func maximumBodyBytes(forPath path: String, configured: Int) -> Int
+    /// The answer to a request refused on its line and headers alone, or nil to read its body.
+    func refusalBeforeBody(_ request: Request, maximumBodyBytes: Int) -> Response?
+    /// Whether the request's line and headers pass the security checks (its connection is then kept).
+    func passesSecurityChecks(_ request: Request) -> Bool
+    /// Answers one whole request.
+    func handle(_ request: Request) -> Response
+    /// The response for an error, with the security headers.
+    func errorResponse(_ error: WebError) -> Response
+}
+
 /// What a daemon's callbacks need: the application, the body limit and the timeouts. Immutable, shared across
 /// threads.
 final class ServerContext: Sendable {
-    let application: WebApplication
+    let application: any HTTPAnswering
     let maximumBodyBytes: Int
     /// The inactivity timeout once the headers are in (the daemon's own, shorter timeout covers the headers).
     let bodyTimeoutSeconds: UInt32
@@ -17,7 +31,7 @@ final class ServerContext: Sendable {
     /// The connections being served, for the header deadline and making room (`ConnectionTable`).
     let connections: ConnectionTable
     init(
-        application: WebApplication, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int,
+        application: any HTTPAnswering, maximumBodyBytes: Int, bodyTimeoutSeconds: UInt32, maximumConnections: Int,
         headerDeadline: Duration = .seconds(WebServer.headerDeadlineSeconds)
     ) {
         self.application = application
@@ -163,7 +177,7 @@ func webAccessHandler(
         let state = RequestState()
         reqCls.pointee = Unmanaged.passRetained(state).toOpaque()
         let request = head(of: connection, url: url, method: method)
-        state.maximumBodyBytes = SecurityPolicy.maximumBodyBytes(forPath: request.path, configured: context.maximumBodyBytes)
+        state.maximumBodyBytes = context.application.maximumBodyBytes(forPath: request.path, configured: context.maximumBodyBytes)
         if let refusal = context.application.refusalBeforeBody(request, maximumBodyBytes: state.maximumBodyBytes) {
             state.answered = true
             var closing = refusal
@@ -175,7 +189,8 @@ func webAccessHandler(
             }
             return queue(closing, on: connection)
         }
-        context.connections.authorised(cairn_mhd_connection_fd(connection))
+        // (The phone listener lets the pairing page in without counting it: only a paired phone's connection is kept.)
+        if context.application.passesSecurityChecks(request) { context.connections.authorised(cairn_mhd_connection_fd(connection)) }
         // The headers are in: the body may take longer between bytes than the headers were given.
         _ = cairn_mhd_set_connection_timeout(connection, context.bodyTimeoutSeconds)
         state.postProcessor = makePostProcessor(for: connection, method: method, state: state)

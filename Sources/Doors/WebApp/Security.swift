@@ -140,7 +140,11 @@ public struct SecurityPolicy: Sendable {
     }
 }
 
-extension WebApplication {
+extension WebApplication: HTTPAnswering {
+    func maximumBodyBytes(forPath path: String, configured: Int) -> Int {
+        SecurityPolicy.maximumBodyBytes(forPath: path, configured: configured)
+    }
+
     /// The answer to a request refused on its request line and headers alone (wrong Host, no key, another
     /// Origin, a declared body over the route's limit), or nil to go on and read its body. The server adapter
     /// calls it before any body byte is read.

@@ -22,6 +22,8 @@ public struct WebConfiguration: Sendable {
     public let csrfToken: String
     /// The largest request body accepted, in bytes.
     public let maximumBodyBytes: Int
+    /// Where a phone session listens when one is opened (`cairn serve` sets it; nil: "Use your phone" is not offered).
+    public var phone: PhoneOptions?
 
     /// Creates a configuration, refusing anything but a loopback host and secrets that are short or unsafe
     /// in a cookie. Secrets default to 32 random bytes from `/dev/urandom`, base64url-encoded.

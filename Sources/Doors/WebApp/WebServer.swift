@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import PhoneLink
 
 #if canImport(Glibc)
     import Glibc
@@ -49,6 +50,9 @@ public final class WebServer: @unchecked Sendable {
     private var context: Unmanaged<ServerContext>?
     private var boundPort: UInt16?
     private var acceptLoop: AcceptLoop?
+    /// The phone session (Settings → Use your phone, `cairn serve --phone`), nil when the configuration offers none.
+    /// It ends when the server stops.
+    public let phone: PhoneSessions?
 
     /// Creates a server; nothing is bound until `start()`. The configuration has already refused any
     /// non-loopback host.
@@ -61,6 +65,7 @@ public final class WebServer: @unchecked Sendable {
         guard WebConfiguration.isAcceptedHost(configuration.host) else { throw WebConfigurationError.hostNotLoopback }
         self.configuration = configuration
         self.gate = gate
+        phone = configuration.phone.map { PhoneSessions(options: $0, gate: gate) }
     }
 
     deinit { stop() }
@@ -84,7 +89,7 @@ public final class WebServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard daemon == nil else { return }
         let (fd, port) = try WebServer.listenOnLoopback(port: configuration.port)
-        let application = buildApplication(configuration: configuration, gate: gate, port: port)
+        let application = buildApplication(configuration: configuration, gate: gate, port: port, phone: phone)
         let context = Unmanaged.passRetained(
             ServerContext(
                 application: application,
@@ -123,6 +128,7 @@ public final class WebServer: @unchecked Sendable {
 
     /// Stops accepting, closes the listening socket, then stops serving. Safe to call more than once.
     public func stop() {
+        phone?.end(.serverStopped)
         lock.lock()
         defer { lock.unlock() }
         acceptLoop?.stop()
@@ -241,7 +247,14 @@ final class AcceptLoop: @unchecked Sendable {
     private let state = NSLock()
     private var stopping = false
 
-    init(listening: Int32, daemon: OpaquePointer, slots: DispatchSemaphore, connections: ConnectionTable) {
+    /// Whether a client at an address may connect at all (the phone listener admits its network only); nil: all.
+    private let admits: (@Sendable (IPAddress) -> Bool)?
+
+    init(
+        listening: Int32, daemon: OpaquePointer, slots: DispatchSemaphore, connections: ConnectionTable,
+        admits: (@Sendable (IPAddress) -> Bool)? = nil
+    ) {
+        self.admits = admits
         self.listening = listening
         self.daemon = daemon
         self.slots = slots
@@ -294,6 +307,14 @@ final class AcceptLoop: @unchecked Sendable {
                 continue
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            if let admits {
+                let peer = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { IPAddress(socketAddress: $0) } }
+                guard let peer, admits(peer) else {
+                    close(client)
+                    slots.signal()
+                    continue
+                }
+            }
             connections.accepted(client)
             let added = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, client, $0, length) }

@@ -40,7 +40,8 @@ static void *open_library(const char *soname, int scope) {
     int known = 0;
     for (int i = 0; i < opened_count; ++i) known |= strcmp(opened[i].soname, soname) == 0;
     if (!known && opened_count < (int)(sizeof opened / sizeof opened[0])) {
-        opened[opened_count].soname = soname;
+        /* A copy: a caller's name may be a temporary (a Swift string passed as a C string). */
+        opened[opened_count].soname = strdup(soname);
         opened[opened_count].handle = handle;
         ++opened_count;
     }

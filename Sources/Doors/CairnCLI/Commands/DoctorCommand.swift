@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import PhoneLink
 import WebApp
 
 /// `cairn doctor`: which native libraries and models are present, where the vault is, and whether it is sound.
@@ -45,7 +46,7 @@ struct DoctorCommand: Command {
     func run(in context: CommandContext) throws {
         let report = Diagnostics.report(
             dataDirectory: context.dataDirectory, environment: context.environment,
-            extra: WebLibraries.statuses())
+            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses())
         let check = Diagnostics.checkVault(
             dataDirectory: context.dataDirectory, environment: context.environment,
             clock: context.clock, passphrase: context.askVaultPassphrase)

@@ -4,6 +4,7 @@ import Dispatch
 import Encryption
 import Foundation
 import Notifications
+import PhoneLink
 import WebApp
 
 /// `cairn serve`: the local web app, on 127.0.0.1 only, until Ctrl+C.
@@ -18,12 +19,28 @@ struct ServeCommand: Command {
         and when the server stops. The Lock section of Settings turns the lock on or off and changes the
         passphrase while it runs. While it has the vault unlocked, other cairn commands run inside it,
         through serve.sock in the vault folder (a unix socket only you can use). Stop with Ctrl+C.
+        --phone (or Settings > Use your phone) opens a phone session: for --phone-minutes, Cairn also listens
+        over TLS, with a certificate it makes for this vault, on one private address of this computer (by
+        default the default route's, if it is private), for phones on that network only. It prints the
+        phone's address, and a QR code to pair with when its output is a terminal; a phone joins only after
+        you allow it on the computer. The session ends on End, when the time is up, when the vault locks and
+        when the server stops; then nothing listens there. Never forward the phone port from a router.
         """
 
     static let port = Option("--port", "N", help: "The port to listen on (default \(WebConfiguration.defaultPort); 0 picks a free one).")
-    static let host = Option("--host", "HOST", help: "127.0.0.1 or localhost. Cairn never listens on any other address.")
+    static let host = Option(
+        "--host", "HOST", help: "127.0.0.1 or localhost. The web app never listens on any other address (phones: --phone).")
     static let open = Option("--open", help: "Also open the address in your default browser (what the desktop entry does).")
-    static let options: [Option] = [port, host, open]
+    static let phone = Option("--phone", help: "Open a phone session at start (once the vault is unlocked).")
+    static let phoneAddress = Option(
+        "--phone-address", "ADDR",
+        help:
+            "The phone session's address: a private (192.168.x.x, 10.x.x.x, 172.16-31.x.x, fc00::/7),\ncarrier-grade NAT (100.64-127.x.x, e.g. Tailscale) or loopback address of this computer;\na public one is refused. Default: the default route's, if private."
+    )
+    static let phonePort = Option("--phone-port", "N", help: "The phone session's port (default \(PhoneOptions.defaultPort); 0 picks a free one).")
+    static let phoneMinutes = Option(
+        "--phone-minutes", "N", help: "How long a phone session stays open, 1 to 60 (default \(PhoneOptions.defaultMinutes)); renewable.")
+    static let options: [Option] = [port, host, open, phone, phoneAddress, phonePort, phoneMinutes]
 
     /// It never runs inside `cairn serve` (CommandForwarding): it is the server.
     var goesThroughServer: Bool { false }
@@ -31,9 +48,22 @@ struct ServeCommand: Command {
     let port: UInt16
     let host: String
     let opensBrowser: Bool
+    let phoneOptions: PhoneOptions
+    let opensPhoneSession: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
+        opensPhoneSession = arguments.has(Self.phone)
+        let phoneAddress = arguments.value(Self.phoneAddress)
+        if let phoneAddress {
+            // The address rules in one place (PhoneNetwork): a public or malformed address is a usage error at once.
+            guard let address = IPAddress(phoneAddress) else { throw UsageError(PhoneLinkError.notAnAddress(phoneAddress).userMessage) }
+            guard address.mayServePhone else { throw UsageError(PhoneLinkError.notPrivate(address.description).userMessage) }
+        }
+        phoneOptions = PhoneOptions(
+            address: phoneAddress,
+            port: UInt16(try arguments.integer(Self.phonePort, in: 0...65535, default: Int(PhoneOptions.defaultPort))),
+            minutes: try arguments.integer(Self.phoneMinutes, in: PhoneOptions.minuteRange, default: PhoneOptions.defaultMinutes))
         port = UInt16(try arguments.integer(Self.port, in: 0...65535, default: Int(WebConfiguration.defaultPort)))
         host = arguments.value(Self.host) ?? "127.0.0.1"
         opensBrowser = arguments.has(Self.open)
@@ -88,7 +118,11 @@ struct ServeCommand: Command {
         // Commands sent over the socket stop being let in, and those under way finish, before the vault is locked
         // or its lock changes (the gate tells its followers before it closes or converts anything).
         gate.onChange { opened in if opened == nil { served.close() } }
-        let server = try WebServer(configuration: WebConfiguration(host: host, port: port), gate: gate)
+        var configuration = try WebConfiguration(host: host, port: port)
+        configuration.phone = phoneOptions
+        let server = try WebServer(configuration: configuration, gate: gate)
+        let console = context.console
+        server.phone?.onOpen { status in printPhoneSession(status, console: console) }
         // Ctrl+C and SIGTERM are caught before the address is printed: one sent the moment it appears is not lost.
         let termination = TerminationSignal()
         try server.start()
@@ -99,6 +133,7 @@ struct ServeCommand: Command {
                 ? "Open that address in a browser on this computer and type the vault's passphrase there. Press Ctrl+C to stop."
                 : "Open that address in a browser on this computer. Press Ctrl+C to stop.")
         if opensBrowser { openInBrowser(server.loginURL, console: context.console) }
+        if opensPhoneSession, let phone = server.phone { openPhoneSession(phone, gate: gate, console: context.console) }
         let stopIdleTimer = gate.startIdleTimer()
         let reminders = startReminders(gate: gate, vault: vault, clock: clock, environment: context.environment, console: context.console)
         termination.wait()
@@ -110,6 +145,35 @@ struct ServeCommand: Command {
         gate.lock()
         placeholder.release()
         context.console.print("Cairn stopped.")
+    }
+}
+
+/// `--phone`: opens the phone session now, or at the first unlock of a locked vault (its key is needed for the
+/// certificate's). A session that cannot open says why and the server runs on.
+private func openPhoneSession(_ phone: PhoneSessions, gate: VaultGate, console: Console) {
+    @Sendable func open() {
+        do { try phone.open() } catch { console.error("No phone session: \((error as? CairnError)?.userMessage ?? "it could not open.")") }
+    }
+    guard gate.isLocked else { return open() }
+    console.print("The phone session opens once the vault is unlocked.")
+    let once = StopFlag()
+    gate.onChange { opened in
+        guard opened != nil, !once.isSet else { return }
+        once.raise()
+        Thread.detachNewThread { open() }
+    }
+}
+
+/// What the terminal says when a phone session opens: the phone's address always; the QR code of the pairing address
+/// (which carries the single-use secret) only when a person reads the output (a terminal), never into a log.
+private func printPhoneSession(_ status: PhoneSessions.Status, console: Console) {
+    console.print("Phone: \(status.address)")
+    console.print("Certificate SHA-256 fingerprint: \(status.fingerprint)")
+    if console.outputIsTerminal, let pairing = status.pairingURL, let code = try? QRCode(encoding: pairing) {
+        console.print(code.terminalText())
+        console.print("Scan it with your phone, then allow the phone in the browser on this computer (Settings > Use your phone).")
+    } else {
+        console.print("Pair a phone from Settings > Use your phone in the browser on this computer.")
     }
 }
 

@@ -85,3 +85,16 @@
     window.setTimeout(watch, idle * 1000 + 2000);
   }
 })();
+// Settings → Use your phone: reloads the page when the phone session changes (a phone asks to join, a new code).
+(function () {
+  "use strict";
+  var state = document.getElementById("phone-session-state");
+  if (!state) { return; }
+  var check = function () {
+    fetch("/phone/state", { cache: "no-store", credentials: "same-origin" })
+      .then(function (r) { return r.json(); })
+      .then(function (s) { if (s.stamp !== state.getAttribute("data-stamp")) { window.location.reload(); } else { window.setTimeout(check, 2000); } })
+      .catch(function () {});
+  };
+  window.setTimeout(check, 2000);
+})();

@@ -59,6 +59,24 @@ enum Layout {
     /// Set by `WebApplication` while it answers a request of a vault whose lock is off (nil: nothing asked).
     @TaskLocal static var lockPrompt: LockPrompt?
 
+    /// While a phone session is open, every page says so, with how to end it (DESIGN.md), and its footer names the
+    /// phone: the words and the CSRF token of the "End now" form. Set by `WebApplication.handle`.
+    struct PhoneNotice: Sendable {
+        let text: HTML
+        let footer: HTML
+        let csrfToken: String
+    }
+    @TaskLocal static var phoneNotice: PhoneNotice?
+
+    /// The banner of an open phone session.
+    static func phoneBanner(_ notice: PhoneNotice) -> HTML {
+        """
+        <div class="notice phone-banner" role="status"><span>\(notice.text)</span> \
+        <form method="post" action="/phone/end">\(csrfField(notice.csrfToken))\
+        <button type="submit" class="button button-quiet">End now</button></form></div>
+        """
+    }
+
     /// The header's "Lock now": a form, so it works without JavaScript.
     static func lockNowForm(_ chrome: LockChrome) -> HTML {
         """
@@ -103,9 +121,9 @@ enum Layout {
             <a class="skip-link" href="#main">Skip to content</a>
             \(header)
             <main id="main" class="wrap" tabindex="-1">
-            \(prompt.map { HTML(trusted: $0) })\(body)
+            \(chrome ? phoneNotice.map(phoneBanner) : nil)\(prompt.map { HTML(trusted: $0) })\(body)
             </main>
-            <footer class="site-footer"><div class="wrap"><p>\(ProductWording.privacy)</p></div></footer>
+            <footer class="site-footer"><div class="wrap"><p>\(phoneNotice?.footer ?? "\(ProductWording.privacy)")</p></div></footer>
             </body>
             </html>
             """

@@ -76,6 +76,11 @@ enum SettingsPages {
             <p>Quiet hours, names in notifications, repeats, the morning summary, refill warnings and skin photo reminders.</p>
             <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
             </section>
+            <section class="card setting" aria-labelledby="phone-title">
+            <h2 id="phone-title">Use your phone</h2>
+            <p>Take photos and log doses from your phone over your home network, for a short session you open here and end any time.</p>
+            <p class="card-action"><a class="button button-quiet" href="/phone" id="settings-phone">Use your phone…</a></p>
+            </section>
             <section class="card setting" aria-labelledby="backup-title">
             <h2 id="backup-title">Backups and privacy</h2>
             <p>Everything stays in one folder on this computer, readable by your account only. Nothing leaves it unless you save an export, a report or a backup yourself.</p>

@@ -41,6 +41,9 @@ int cairn_notify_available(void);
 void cairn_leptonica_silence(void);
 /* Whether libmicrohttpd can be opened: `cairn doctor` reports it without ending the process when it is not. */
 int cairn_microhttpd_available(void);
+/* Whether GnuTLS and libqrencode (the phone session, PhoneLink) can be opened: `cairn doctor` reports them. */
+int cairn_gnutls_available(void);
+int cairn_qrencode_available(void);
 
 /* The function pointer `name` (of its own type) kept in `cache`, a static of that type: looked up in `soname` on
  * first use. */
