@@ -65,7 +65,7 @@ enum RegimenPages {
         } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
-            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id } ? id : nil }
+            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
             return .html(
                 today(
                     view, csrfToken: csrfToken, error: inRow == nil ? message : nil,

@@ -124,14 +124,19 @@ enum SmilePages {
 
     // MARK: capture
 
-    static func capture(csrfToken: String, error: String? = nil) -> String {
+    static func capture(csrfToken: String, error: String? = nil, phoneNotice: String? = nil) -> String {
         let problem = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
+        // On the phone: what was just saved, and that the camera app may keep its own copy.
+        let notice = phoneNotice.map { "<p class=\"notice\" role=\"status\" id=\"smile-saved\">\(HTML.escape($0))</p>" } ?? ""
+        let cameraApp = PhoneRequest.current == nil ? "" : PhoneJournalPages.cameraAppCopy.rendered
+        let captureAttribute = PhoneRequest.current == nil ? "" : " capture=\"user\""
         let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"
         let body = """
             <div class="page-intro">
             <h1>Add a smile photo</h1>
             <p class="lead">Use your camera or choose a photo. Cairn finds your mouth and shows you the square it will keep. Nothing is saved until you confirm the crop.</p>
             </div>
+            \(notice)
             <div class="smile-capture" id="smile-capture" data-csrf="\(HTML.escape(csrfToken))">
             <section class="card" aria-labelledby="camera-title" id="smile-camera-card" hidden>
             <h2 id="camera-title">Camera</h2>
@@ -150,7 +155,8 @@ enum SmilePages {
             <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
             <form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
             <label for="smile-file">Photo</label>
-            <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required\(invalid)>\(problem)
+            <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp"\(captureAttribute) required\(invalid)>\(problem)
+            \(cameraApp)
             <p class="field-error" role="alert" id="smile-file-error" hidden></p>
             <div class="form-actions"><button type="submit" class="button" id="smile-file-send">Send photo</button></div>
             </form>

@@ -88,20 +88,6 @@ enum PhonePages {
                 """)
     }
 
-    /// `GET /` once paired: says it is paired and what it will offer.
-    static func home() -> String {
-        page(
-            title: "Cairn on this phone",
-            body: """
-                <div class="page-intro"><h1>This phone is connected</h1></div>
-                <section class="card" aria-labelledby="offer-title">
-                <h2 id="offer-title">What you can do here</h2>
-                <p>While the session is open, this phone will let you take Skin and Smile photos with the guided capture, send a label photo to the computer for review, and log today's doses.</p>
-                <p>Photos go straight to the journal on your computer. This phone keeps nothing of it after the session ends.</p>
-                </section>
-                """)
-    }
-
     /// What a phone sees once its session has ended (any reason): nothing of the vault, and how to connect again.
     static func ended() -> Response {
         .html(

@@ -108,8 +108,18 @@ public final class PhoneSessions: @unchecked Sendable {
         self.options = options
         self.gate = gate
         self.clock = clock
-        gate.onChange { [weak self] opened in if opened == nil { self?.end(.locked) } }
+        labelInbox = LabelInbox(clock: clock)
+        gate.onChange { [weak self] opened in
+            if opened == nil {
+                self?.end(.locked)
+                self?.labelInbox.removeAll()
+            }
+        }
     }
+
+    /// Label photos phones sent for the computer's review (memory only; kept when a session ends, so the person can
+    /// review after ending it; dropped when the vault locks).
+    public let labelInbox: LabelInbox
 
     /// Runs `action` with the status each time a session opens (`cairn serve` prints the address and the QR).
     public func onOpen(_ action: @escaping @Sendable (Status) -> Void) { state.withLock { announce.append(action) } }
