@@ -1,11 +1,30 @@
 // The phone's steadiness badge from its own motion sensor (the rotation rate of devicemotion), where the browser
 // gives it: skin.js then leaves that badge to this script. The words are the analyser's ("Holding still",
-// "Moving: hold still"); like every badge, it informs and never blocks the shutter. iOS Safari asks for the
-// sensor from a tap (DeviceMotionEvent.requestPermission), so the page shows a button for it there.
+// "Moving: hold still"); like every badge, it informs and never blocks the shutter. iOS Safari gives the sensor
+// only after a tap (DeviceMotionEvent.requestPermission): the page shows a button for it when no motion arrives.
 (function () {
   "use strict";
   var section = document.getElementById("skin-capture");
-  if (!section || typeof DeviceMotionEvent === "undefined") { return; }
+  if (!section) { return; }
+  // Once the camera runs (skin.js shows the viewfinder), the stage is brought into view: the shutter then sits in
+  // the lower part of the screen.
+  var finder = document.getElementById("viewfinder");
+  var stage = document.getElementById("phone-stage");
+  var camera = document.getElementById("camera");
+  function bringIntoView() {
+    if (finder && stage && !finder.hidden) { stage.scrollIntoView({ block: "end" }); }
+  }
+  // The video's size is known only once its first frame's metadata arrives; the stage is placed again then.
+  if (camera) {
+    camera.addEventListener("loadedmetadata", bringIntoView);
+    camera.addEventListener("resize", bringIntoView);
+  }
+  // Turning the phone lays the stage out again (landscape: camera left, badges and shutter right).
+  window.addEventListener("resize", bringIntoView);
+  if (finder && window.MutationObserver) {
+    new MutationObserver(bringIntoView).observe(finder, { attributes: true, attributeFilter: ["hidden"] });
+  }
+  if (typeof DeviceMotionEvent === "undefined") { return; }
   var badge = document.getElementById("badge-steady");
   // Degrees per second, averaged over about a third of a second: a hand holding still stays well under it.
   var steadyBelow = 12;
@@ -26,17 +45,17 @@
       badge.classList.toggle("skin-badge-check", !steady);
     }
   }
+  window.addEventListener("devicemotion", onMotion);
+  // A browser that gives motion only after asking (iOS Safari) sends nothing until the person taps: offer the
+  // button then, and only then.
   var ask = document.getElementById("motion-permission");
-  if (typeof DeviceMotionEvent.requestPermission === "function") {
-    if (!ask) { return; }
-    ask.hidden = false;
-    ask.addEventListener("click", function () {
-      DeviceMotionEvent.requestPermission().then(function (answer) {
-        if (answer === "granted") { window.addEventListener("devicemotion", onMotion); }
-        ask.hidden = true;
-      }).catch(function () { ask.hidden = true; });
-    });
-  } else {
-    window.addEventListener("devicemotion", onMotion);
+  if (ask && typeof DeviceMotionEvent.requestPermission === "function") {
+    window.setTimeout(function () {
+      if (section.hasAttribute("data-motion")) { return; }
+      ask.hidden = false;
+      ask.addEventListener("click", function () {
+        DeviceMotionEvent.requestPermission().then(function () { ask.hidden = true; }).catch(function () { ask.hidden = true; });
+      });
+    }, 1000);
   }
 })();

@@ -186,21 +186,23 @@ enum PhoneJournalPages {
             body: """
                 <div class="page-intro"><p class="skin-crumb"><a href="/skin">Areas</a></p><h1>\(area.name)</h1>\(guidance)</div>
                 <section class="phone-capture skin-capture" id="skin-capture" data-quality="\(base)/quality" data-upload="\(base)/photos" data-csrf="\(csrfToken())">
+                <div class="phone-stage" id="phone-stage">
                 <div class="skin-viewfinder" id="viewfinder" hidden>
                 <video id="camera" autoplay playsinline muted></video>\(ghost)<div class="skin-frame" aria-hidden="true"></div>
                 </div>
                 <p class="skin-badges" id="badges" aria-live="polite" hidden><span class="skin-badge" id="badge-light">Light: waiting for the camera</span> \
                 <span class="skin-badge" id="badge-focus">Focus: waiting for the camera</span> <span class="skin-badge" id="badge-steady">Steadiness: waiting for the camera</span></p>
-                <p class="help" id="camera-status">If the camera does not start here, take the photo with the button below.</p>
+                <p class="help" id="camera-status">If the camera does not start here, take the photo with the camera app below.</p>
+                <button type="button" class="button phone-shutter" id="shutter" hidden>Take photo</button>
+                </div>
                 \(ghostControl)
                 <button type="button" class="button button-quiet" id="motion-permission" hidden>Use the motion sensor for steadiness</button>
-                <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack phone-shutter-row" id="skin-upload" data-csrf="\(csrfToken())">\(Layout.csrfField(csrfToken()))\
+                <form method="post" action="\(base)/photos" enctype="multipart/form-data" class="stack" id="skin-upload" data-csrf="\(csrfToken())">\(Layout.csrfField(csrfToken()))\
                 <input type="hidden" name="from" value="capture">
                 <label for="photo">Photo from the camera app</label>
                 <input type="file" id="photo" name="photo" accept="image/*" capture="environment"\(invalid)>\(problem)
                 \(cameraAppCopy)
-                <div class="form-actions"><button type="submit" class="button button-quiet" id="upload">Add this photo</button>
-                <button type="button" class="button phone-shutter" id="shutter" hidden>Take photo</button></div>
+                <div class="form-actions"><button type="submit" class="button button-quiet" id="upload">Add this photo</button></div>
                 </form>
                 </section>
                 <script src="/assets/skin.js" defer></script>

@@ -49,6 +49,8 @@ enum PhonePages {
     }
 
     private static func document(title: String, script: String, body: HTML) -> String {
+        // A paired phone's pages lead back to its home; the pairing page has nowhere to go yet.
+        let brand: HTML = PhoneRequest.current == nil ? "<span class=\"brand\">Cairn</span>" : "<a class=\"brand\" href=\"/\">Cairn</a>"
         let page: HTML = """
             <!doctype html>
             <html lang="en">
@@ -61,7 +63,7 @@ enum PhonePages {
             <script src="\(script)" defer></script>
             </head>
             <body>
-            <header class="site-header"><div class="wrap header-row"><span class="brand">Cairn</span></div></header>
+            <header class="site-header"><div class="wrap header-row">\(brand)</div></header>
             <main id="main" class="wrap">
             \(body)
             </main>
