@@ -35,6 +35,12 @@ private let sharedFaces = URL(fileURLWithPath: #filePath)
             scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-phone-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             status = try sessions.open()
+            (cookie, csrf) = try Self.pair(sessions, status, web: web)
+        }
+
+        /// Pairs one phone (curl) as a person would: the secret from the QR code's fragment, then Allow on the
+        /// computer's page; its session cookie and CSRF token.
+        static func pair(_ sessions: PhoneSessions, _ status: PhoneSessions.Status, web: WebApplication) throws -> (String, String) {
             let secret = try #require(status.pairingURL?.components(separatedBy: "#").last)
             let paired = try phoneRequest(status, "/pair", method: "POST", form: "secret=\(secret)")
             let pairing = try #require(cookieValue(paired, PhoneApplication.pairingCookie))
@@ -42,8 +48,8 @@ private let sharedFaces = URL(fileURLWithPath: #filePath)
             let join = try #require(sessions.status?.waiting.first)
             _ = web.handle(Fixture.post("/phone/joins/\(join.id)/allow"))
             let allowed = try phoneRequest(status, "/pair/status", cookie: "\(PhoneApplication.pairingCookie)=\(pairing)")
-            cookie = "\(PhoneApplication.sessionCookie)=\(try #require(cookieValue(allowed, PhoneApplication.sessionCookie)))"
-            csrf = try #require(sessions.status?.phones.first?.csrfToken)
+            let cookie = "\(PhoneApplication.sessionCookie)=\(try #require(cookieValue(allowed, PhoneApplication.sessionCookie)))"
+            return (cookie, try #require(sessions.status?.phones.last?.csrfToken))
         }
 
         deinit {
@@ -178,5 +184,32 @@ private let sharedFaces = URL(fileURLWithPath: #filePath)
         #expect([200, 400, 503].contains(review.status), "the scan's own page answers")
         #expect(phone.sessions.labelInbox.waiting.isEmpty)
         #expect(phone.web.handle(Fixture.post("/phone/labels/\(waiting.id)/review")).status == 404, "reviewed once")
+    }
+
+    @Test func usingThePhoneKeepsALockedVaultFromIdlingAndLockingEndsItsSession() throws {
+        let site = try LockedSite()
+        #expect(site.unlock().status == 303)
+        site.gate.setIdleMinutes(5)
+        let sessions = PhoneSessions(options: PhoneOptions(address: "127.0.0.2", port: 0, minutes: 60), gate: site.gate, clock: site.clock)
+        let web = buildApplication(configuration: try Fixture.configuration(), gate: site.gate, phone: sessions)
+        defer { sessions.end() }
+        let status = try sessions.open()
+        let (cookie, _) = try PairedPhone.pair(sessions, status, web: web)
+        let idle = TimeInterval(site.gate.idleSeconds)
+        // Capturing on the phone is using Cairn: each phone page keeps the vault open past the idle time.
+        for _ in 0..<3 {
+            site.clock.advance(idle - 60)
+            site.gate.lockIfIdle()  // what the idle timer does
+            #expect(try phoneRequest(status, "/skin", cookie: cookie).status == 200)
+        }
+        #expect(!site.gate.isLocked)
+        // The phone's "is my session still there" poll is not use: idle past the limit, the vault locks, the session
+        // ends and nothing listens any more.
+        site.clock.advance(idle - 60)
+        _ = try phoneRequest(status, "/session", cookie: cookie)
+        site.clock.advance(120)
+        site.gate.lockIfIdle()
+        #expect(site.gate.isLocked && !sessions.isOpen)
+        #expect(try phoneRequest(status, "/skin", cookie: cookie).exit == 7)
     }
 }

@@ -12,7 +12,7 @@ import Synchronization
 enum PhoneJournalPages {
     static func routes(_ sessions: PhoneSessions) -> [Route] {
         @Sendable func services() throws -> WebServices {
-            guard let services = sessions.services else { throw PhoneSessionError.vaultLocked }
+            guard let services = sessions.servicesInUse else { throw PhoneSessionError.vaultLocked }
             return services
         }
         /// The Skin photos this session took: their result pages are the only ones the phone may open.

@@ -292,6 +292,11 @@ public final class PhoneSessions: @unchecked Sendable {
     /// The opened vault's services, nil while it is locked (a phone route calls them; the session ends on locking).
     var services: WebServices? { gate.services }
 
+    /// The services for a phone's journal page or action, which counts as activity for the idle lock: a person taking
+    /// photos or logging doses on the phone is using Cairn. (The phone's `/session` poll does not count, and the
+    /// session itself ends after its minutes, so a forgotten phone cannot keep the vault open.)
+    var servicesInUse: WebServices? { gate.current(touch: true)?.services }
+
     // MARK: internals
 
     private func endIfTimeUp() {
