@@ -35,6 +35,12 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
     /// `a` followed by `b`.
     public static func + (a: HTML, b: HTML) -> HTML { HTML(trusted: a.rendered + b.rendered) }
 
+    /// Appends `b` to `a`.
+    public static func += (a: inout HTML, b: HTML) { a = a + b }
+
+    /// Whether there is no markup.
+    public var isEmpty: Bool { rendered.isEmpty }
+
     /// Builds the markup: literals as written, `HTML` as markup, text escaped.
     public struct Interpolation: StringInterpolationProtocol {
         var output = ""
@@ -54,6 +60,9 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
 
         /// Text, escaped.
         public mutating func appendInterpolation(_ text: String) { output += HTML.escape(text) }
+
+        /// A number as Swift writes it ("8.0"): the coordinates of a chart.
+        public mutating func appendInterpolation(_ number: Double) { output += String(number) }
 
         /// A whole number, as digits.
         public mutating func appendInterpolation<Number: BinaryInteger>(_ number: Number) { output += String(number) }

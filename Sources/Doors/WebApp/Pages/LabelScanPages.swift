@@ -243,20 +243,20 @@ enum LabelScanPages {
             "Add a product from its label",
             lead:
                 "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved."
-        )
+        ).rendered
         guard scannerAvailable else {
             return Layout.page(
                 title: "Add a product from its label", section: .regimen,
                 body: HTML(
-                    trusted: intro + RegimenPages.subnav("/regimen/products") + """
+                    trusted: intro + RegimenPages.subnav("/regimen/products").rendered + """
                         <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
                         <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
                         """))
         }
         let body =
-            intro + RegimenPages.subnav("/regimen/products") + """
+            intro + RegimenPages.subnav("/regimen/products").rendered + """
                 <form method="post" action="/regimen/products/scan" enctype="multipart/form-data" class="card regimen-form scan-upload" id="scan-upload">\(Layout.csrfField(csrfToken))
-                \(RegimenPages.message(notice: nil, error: error))
+                \(RegimenPages.message(notice: nil, error: error).rendered)
                 <div class="stack"><label for="scan-photo">Photo of the Supplement Facts panel</label>
                 <input type="file" id="scan-photo" name="photo" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" required aria-describedby="scan-photo-help">
                 <p class="help" id="scan-photo-help">JPEG, PNG, WebP or HEIC. The photo is read in memory and is not kept: it is not saved with the product.</p></div>
@@ -284,7 +284,7 @@ enum LabelScanPages {
         for (i, warning) in review.warnings.enumerated() {
             messages += "<p class=\"notice scan-warning\" id=\"scan-warning-\(i)\">\(HTML.escape(warning))</p>"
         }
-        messages += RegimenPages.message(notice: review.notice, error: review.error)
+        messages += RegimenPages.message(notice: review.notice, error: review.error).rendered
         let photo = photoFigure(review)
         let formOptions =
             ["<option value=\"\"\(review.form.isEmpty ? " selected" : "")>Choose…</option>"]
@@ -310,8 +310,8 @@ enum LabelScanPages {
                 "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
         }
         let body =
-            RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text)
-            + RegimenPages.subnav("/regimen/products") + messages + """
+            RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text).rendered
+            + RegimenPages.subnav("/regimen/products").rendered + messages + """
                 <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
                 <input type="hidden" name="photo" value="\(review.preview.map { $0.base64EncodedString() } ?? "")">
                 <input type="hidden" name="photo-width" value="\(review.photoWidth)">

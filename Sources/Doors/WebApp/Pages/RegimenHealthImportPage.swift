@@ -41,8 +41,8 @@ enum RegimenHealthImportPage {
                 "Apple Health import",
                 lead:
                     "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back."
-            )
-            + RegimenPages.subnav("/regimen/outcomes")
+            ).rendered
+            + RegimenPages.subnav("/regimen/outcomes").rendered
         if let summary {
             let lines = summary.sentences
             let warnings = summary.warningLines.map { "<li>\(HTML.escape($0))</li>" }.joined()

@@ -54,7 +54,7 @@ enum RegimenInsightsPage {
         _ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
         csrfToken: String, notice: String? = nil, searching: Set<String> = []
     ) -> String {
-        var messages = RegimenPages.message(notice: notice, error: nil)
+        var messages = RegimenPages.message(notice: notice, error: nil).rendered
         var running = false
         switch state {
         case .idle: break
@@ -67,8 +67,9 @@ enum RegimenInsightsPage {
         let head =
             RegimenPages.intro(
                 "Insights",
-                lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
-            + RegimenPages.subnav("/regimen/insights") + messages
+                lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits."
+            ).rendered
+            + RegimenPages.subnav("/regimen/insights").rendered + messages
         let computed =
             run.map { "Computed for \(HTML.escape($0.asOf.description)), updated by itself after imports and edits." } ?? "Not computed yet."
         let recompute = """

@@ -41,10 +41,11 @@ enum RegimenLedgerPage {
         let filters = form(products: products, product: productText, from: fromText, to: toText)
         let head =
             RegimenPages.intro(
-                "Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced.")
-            + RegimenPages.subnav("/regimen/ledger")
+                "Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced."
+            ).rendered
+            + RegimenPages.subnav("/regimen/ledger").rendered
         guard problems.isEmpty else {
-            let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")) + filters
+            let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")).rendered + filters
             return .html(Layout.page(title: "Ledger", section: .regimen, body: HTML(trusted: body)), status: 400)
         }
         let page = try regimen.ledger(

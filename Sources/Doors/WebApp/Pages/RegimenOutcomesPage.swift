@@ -141,9 +141,9 @@ enum RegimenOutcomesPage {
                 "Outcomes",
                 lead:
                     "Daily values you track, such as sleep quality or energy, shown over time. Cairn shows what you logged and never says whether a value is good or bad."
-            )
-            + RegimenPages.subnav("/regimen/outcomes")
-            + RegimenPages.message(notice: notice, error: nil)
+            ).rendered
+            + RegimenPages.subnav("/regimen/outcomes").rendered
+            + RegimenPages.message(notice: notice, error: nil).rendered
         if series.isEmpty {
             body += """
                 <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">

@@ -115,8 +115,8 @@ enum RegimenProductPages {
 
     static func list(_ products: [StoredProduct]) -> String {
         var body =
-            RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
-            + RegimenPages.subnav("/regimen/products")
+            RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.").rendered
+            + RegimenPages.subnav("/regimen/products").rendered
         body +=
             "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
         if products.isEmpty {
@@ -183,11 +183,11 @@ enum RegimenProductPages {
                 "<option value=\"\(f.rawValue)\"\(f.rawValue == draft.form ? " selected" : "")>\(f.rawValue)</option>"
             }
         let body =
-            RegimenPages.intro(title, lead: lead)
-            + RegimenPages.subnav("/regimen/products") + """
+            RegimenPages.intro(title, lead: lead).rendered
+            + RegimenPages.subnav("/regimen/products").rendered + """
                 \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
                 <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
-                \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other))
+                \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other).rendered)
                 <div class="stack"><label for="product-name">Name</label>
                 <input type="text" id="product-name" name="name" required maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
                 <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
@@ -213,8 +213,9 @@ enum RegimenProductPages {
         let p = current.product
         var body =
             RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
-            + RegimenPages.subnav("/regimen/products")
-            + RegimenPages.message(notice: notice, error: nil)
+            .rendered
+            + RegimenPages.subnav("/regimen/products").rendered
+            + RegimenPages.message(notice: notice, error: nil).rendered
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(HTML.escape(p.id.rawValue))/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
             let rows = rev.product.ingredients.map { row in

@@ -134,12 +134,13 @@ enum RegimenSchedulePages {
         var body =
             RegimenPages.intro(
                 "Schedules",
-                lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
-            + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil)
+                lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history."
+            ).rendered
+            + RegimenPages.subnav("/regimen/schedules").rendered + RegimenPages.message(notice: notice, error: nil).rendered
         // A refused change shows beside its day field; when the schedule no longer offers that change (stopped,
         // or already in that state), at the top.
         if let change, !summaries.contains(where: { $0.scheduleID == change.schedule && offered($0.latest.state).contains(change.verb) }) {
-            body += RegimenPages.message(notice: nil, error: change.message)
+            body += RegimenPages.message(notice: nil, error: change.message).rendered
         }
         if summaries.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-schedules-empty\">No schedules yet.</p>"

@@ -218,7 +218,7 @@ enum PhoneJournalPages {
         } else if let c = v.comparison, let s = c.similarityPercent {
             figure = """
                 <p class="skin-verdict"><span class="skin-big" id="similarity">\(SkinPages.percent(s))</span> <span>visual similarity to the first photo</span></p>
-                \(HTML(trusted: SkinPages.disclaimer(.similarity)))
+                \(SkinPages.disclaimer(.similarity))
                 """
         } else if let c = v.comparison {
             figure =
@@ -324,9 +324,8 @@ enum PhoneJournalPages {
         func rows(_ doses: [TodayDose]) -> HTML {
             HTML.join(
                 doses.map {
-                    HTML(
-                        trusted: RegimenPages.openRow(
-                            $0, csrfToken: token, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil, autofocus: false))
+                    RegimenPages.openRow(
+                        $0, csrfToken: token, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil, autofocus: false)
                 }, separator: "\n")
         }
         func section(_ id: String, _ title: String, _ doses: [TodayDose]) -> HTML? {
