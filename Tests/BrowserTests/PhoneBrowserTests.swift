@@ -11,18 +11,35 @@ import Testing
 /// fingerprint; the pairing page sends the secret from the fragment and clears it from the address bar; the computer
 /// allows the phone; the phone's home page opens; ending the session replaces the phone's page. axe on every page.
 @Suite(.serialized) struct PhoneBrowserTests {
+    /// A vault served as `cairn serve --phone --phone-address 127.0.0.2` does, its phone session open.
+    final class Served {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-phone-browser-\(UUID().uuidString)")
+        let cairn: CairnApplication
+        let server: WebServer
+        let sessions: PhoneSessions
+        let status: PhoneSessions.Status
+
+        init() throws {
+            cairn = try CairnApplication.open(dataDirectory: directory.path, environment: [:])
+            try cairn.settings.completeOnboarding()
+            var configuration = try WebConfiguration(port: 0)
+            configuration.phone = PhoneOptions(address: "127.0.0.2", port: 0, minutes: 5)
+            server = try WebServer(configuration: configuration, services: WebServices(cairn))
+            try server.start()
+            sessions = try #require(server.phone)
+            status = try sessions.open()
+        }
+
+        func stop() {
+            server.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
     @Test func pairingAPhoneFromTheComputersPageAndEndingTheSession() async throws {
-        let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-phone-browser-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: vault) }
-        let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
-        try cairn.settings.completeOnboarding()
-        var configuration = try WebConfiguration(port: 0)
-        configuration.phone = PhoneOptions(address: "127.0.0.2", port: 0, minutes: 5)
-        let server = try WebServer(configuration: configuration, services: WebServices(cairn))
-        try server.start()
-        defer { server.stop() }
-        let sessions = try #require(server.phone)
-        let status = try sessions.open()
+        let served = try Served()
+        defer { served.stop() }
+        let (server, sessions, status) = (served.server, served.sessions, served.status)
         let pairing = try #require(status.pairingURL)
 
         let (shots, keep) = try screenshotDirectory("phone")
@@ -79,10 +96,9 @@ import Testing
     /// the photo and the phone shows its figure with the disclaimer and the note step. Today and Smile are audited
     /// too. Screenshots at 390 x 844 (portrait) and 844 x 390 (landscape).
     @Test func thePhoneCapturesASkinPhotoWithTheGhostAndTheMotionSensorsSteadiness() async throws {
-        let vault = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-phone-capture-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: vault) }
-        let cairn = try CairnApplication.open(dataDirectory: vault.path, environment: [:])
-        try cairn.settings.completeOnboarding()
+        let served = try Served()
+        defer { served.stop() }
+        let (cairn, sessions, status) = (served.cairn, served.sessions, served.status)
         let area = try cairn.skin.addArea(name: "Left shoulder", guidance: "Arm relaxed, window light from the left.")
         try SkinDemo.generate(count: 1, seed: 5, into: area.id, service: cairn.skin, now: Date())
         let product = try cairn.regimen.addProduct(ProductInput(name: "Vitamin D3", form: "softgel"))
@@ -90,13 +106,6 @@ import Testing
             try SchedulePlan(
                 productID: product.product.id, times: ["00:00", "23:59"].compactMap { TimeSlot(parsing: $0) }, recurrence: .daily,
                 startDay: cairn.regimen.today()))
-        var configuration = try WebConfiguration(port: 0)
-        configuration.phone = PhoneOptions(address: "127.0.0.2", port: 0, minutes: 5)
-        let server = try WebServer(configuration: configuration, services: WebServices(cairn))
-        try server.start()
-        defer { server.stop() }
-        let sessions = try #require(server.phone)
-        let status = try sessions.open()
         let pairing = try #require(status.pairingURL)
 
         let (shots, keep) = try screenshotDirectory("phone-capture")

@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 import Testing
 
@@ -42,15 +43,7 @@ import Testing
         let image = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-qr-\(UUID().uuidString).pgm")
         defer { try? FileManager.default.removeItem(at: image) }
         try (Data("P5\n\(side) \(side)\n255\n".utf8) + Data(pixels)).write(to: image)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-        process.arguments = ["-q", "--raw", image.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: try Tools.run("/usr/bin/zbarimg", ["-q", "--raw", image.path]), as: UTF8.self)
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == address)
     }
 }

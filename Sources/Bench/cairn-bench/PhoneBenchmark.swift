@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Imaging
 import Regimen
@@ -118,17 +119,9 @@ enum PhoneBenchmark {
     /// Runs curl on loopback and answers its `time_total` in seconds.
     @discardableResult
     static func curl(_ arguments: [String]) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--noproxy", "*", "--max-time", "60", "-w", "%{time_total}"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let seconds = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw BenchFailure("curl \(arguments.last ?? "") failed (\(process.terminationStatus))")
+        let output = try Tools.run("/usr/bin/curl", ["-sS", "--noproxy", "*", "--max-time", "60", "-w", "%{time_total}"] + arguments)
+        guard let seconds = Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchFailure("curl \(arguments.last ?? "") gave no time")
         }
         return seconds
     }

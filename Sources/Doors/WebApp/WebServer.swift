@@ -82,6 +82,33 @@ public final class WebServer: @unchecked Sendable {
     /// The line `cairn serve` prints first: `Cairn is running at http://127.0.0.1:PORT/?key=SECRET`.
     public var startupLine: String { "Cairn is running at \(loginURL)" }
 
+    /// Starts a libmicrohttpd daemon that serves only the connections Cairn hands it (`AcceptLoop` accepts), one
+    /// thread each, answering through `context`'s application; TLS with `tls` (NUL-terminated PEM strings: the phone
+    /// listener), plain HTTP without. The one place both listeners' daemon flags and options are set.
+    static func startDaemon(
+        context: Unmanaged<ServerContext>, connectionLimit: UInt32,
+        tls: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)? = nil
+    ) -> OpaquePointer? {
+        let flags =
+            (tls == nil ? 0 : MHD_USE_TLS.rawValue) | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let completed: MHD_RequestCompletedCallback = webRequestCompleted
+        let notified: MHD_NotifyConnectionCallback = webConnectionNotified
+        var options: [CVarArg] = []
+        if let tls { options += [MHD_OPTION.HTTPS_MEM_KEY.rawValue, tls.key, MHD_OPTION.HTTPS_MEM_CERT.rawValue, tls.certificate] }
+        options += [
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notified, to: OpaquePointer.self), Int(bitPattern: context.toOpaque()),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, Self.headerTimeoutSeconds,
+            // Above Cairn's own cap: a connection gives its slot back a moment before libmicrohttpd forgets it.
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, connectionLimit,
+            MHD_OPTION.END.rawValue,
+        ]
+        return withVaList(options) { va in
+            MHD_start_daemon_va(flags, 0, nil, nil, webAccessHandler, context.toOpaque(), va)
+        }
+    }
+
     /// Binds 127.0.0.1 on the configured port and starts serving on background threads.
     /// Throws `WebConfigurationError.cannotListen` when the port is taken. Calling it twice is a no-op.
     public func start() throws {
@@ -97,22 +124,7 @@ public final class WebServer: @unchecked Sendable {
                 bodyTimeoutSeconds: Self.bodyTimeoutSeconds,
                 maximumConnections: Int(Self.maximumConnections)))
         // Cairn accepts (see `AcceptLoop`); libmicrohttpd serves what it is handed, one thread each.
-        let flags =
-            MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ERROR_LOG.rawValue
-        let completed: MHD_RequestCompletedCallback = webRequestCompleted
-        let notified: MHD_NotifyConnectionCallback = webConnectionNotified
-        let options: [CVarArg] = [
-            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
-            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notified, to: OpaquePointer.self), Int(bitPattern: context.toOpaque()),
-            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, Self.headerTimeoutSeconds,
-            // Above Cairn's own cap: a connection gives its slot back a moment before libmicrohttpd forgets it.
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, Self.maximumConnections + Self.connectionLimitSlack,
-            MHD_OPTION.END.rawValue,
-        ]
-        let started = withVaList(options) { va in
-            MHD_start_daemon_va(flags, 0, nil, nil, webAccessHandler, context.toOpaque(), va)
-        }
+        let started = Self.startDaemon(context: context, connectionLimit: Self.maximumConnections + Self.connectionLimitSlack)
         guard let started else {
             close(fd)
             context.release()

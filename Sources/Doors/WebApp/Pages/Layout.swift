@@ -110,16 +110,7 @@ enum Layout {
             <header class="site-header"><div class="wrap header-row"><span class="brand">\(mark)<span>Cairn</span></span></div></header>
             """
         let document: HTML = """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title) · Cairn</title>
-            <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
-            <link rel="stylesheet" href="/assets/cairn.css">
-            <script src="/assets/cairn.js" defer></script>
-            </head>
+            \(head(title: title, script: "/assets/cairn.js"))
             <body\(idle)>
             <a class="skip-link" href="#main">Skip to content</a>
             \(header)
@@ -131,6 +122,23 @@ enum Layout {
             </html>
             """
         return document.rendered
+    }
+
+    /// A page's doctype and head, on the computer and on the phone: its title, the mark as icon, the stylesheet and
+    /// its one script (the CSP allows no inline script).
+    static func head(title: String, script: String) -> HTML {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title) · Cairn</title>
+        <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
+        <link rel="stylesheet" href="/assets/cairn.css">
+        <script src="\(script)" defer></script>
+        </head>
+        """
     }
 
     /// The attributes of every date field: a text field written YYYY-MM-DD, as the pages and the CLI write dates

@@ -52,16 +52,7 @@ enum PhonePages {
         // A paired phone's pages lead back to its home; the pairing page has nowhere to go yet.
         let brand: HTML = PhoneRequest.current == nil ? "<span class=\"brand\">Cairn</span>" : "<a class=\"brand\" href=\"/\">Cairn</a>"
         let page: HTML = """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title) · Cairn</title>
-            <link rel="icon" href="/assets/mark.svg" type="image/svg+xml">
-            <link rel="stylesheet" href="/assets/cairn.css">
-            <script src="\(script)" defer></script>
-            </head>
+            \(Layout.head(title: title, script: script))
             <body>
             <header class="site-header"><div class="wrap header-row">\(brand)</div></header>
             <main id="main" class="wrap">

@@ -37,23 +37,8 @@ final class PhoneServer: @unchecked Sendable {
                 bodyTimeoutSeconds: WebServer.bodyTimeoutSeconds, maximumConnections: Int(Self.maximumConnections)))
         let key = strdup(identity.key.pem)!
         let certificate = strdup(identity.certificate.pem)!
-        let flags =
-            MHD_USE_TLS.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ERROR_LOG.rawValue
-        let completed: MHD_RequestCompletedCallback = webRequestCompleted
-        let notified: MHD_NotifyConnectionCallback = webConnectionNotified
-        let options: [CVarArg] = [
-            MHD_OPTION.HTTPS_MEM_KEY.rawValue, key,
-            MHD_OPTION.HTTPS_MEM_CERT.rawValue, certificate,
-            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), Int(0),
-            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notified, to: OpaquePointer.self), Int(bitPattern: context.toOpaque()),
-            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, WebServer.headerTimeoutSeconds,
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, Self.maximumConnections + WebServer.connectionLimitSlack,
-            MHD_OPTION.END.rawValue,
-        ]
-        let started = withVaList(options) { va in
-            MHD_start_daemon_va(flags, 0, nil, nil, webAccessHandler, context.toOpaque(), va)
-        }
+        let started = WebServer.startDaemon(
+            context: context, connectionLimit: Self.maximumConnections + WebServer.connectionLimitSlack, tls: (key, certificate))
         guard let started else {
             close(fd)
             context.release()
