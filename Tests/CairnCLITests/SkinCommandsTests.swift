@@ -32,18 +32,22 @@ import Testing
             #expect(!logged.stdout.contains("rawScore"))
 
             let timeline = cairn(d + ["skin", "timeline", "Arm"])
-            #expect(timeline.out.count == 5 && timeline.out.last == Disclaimer.similarity.text)
+            // Beside the figures: what they cover, and the disclaimer.
+            #expect(timeline.out.count == 6 && timeline.out.last == Disclaimer.similarity.text)
+            #expect(timeline.out[4].hasPrefix("Only the central square of the photos is compared"))
             #expect(timeline.out[0].contains("first photo") && timeline.out[1].contains("visual similarity"))
 
             let json = try JSONSerialization.jsonObject(with: Data(cairn(d + ["skin", "timeline", "Arm", "--json"]).stdout.utf8)) as? [String: Any]
             let entries = try #require(json?["entries"] as? [[String: Any]])
             let second = try #require(entries[1]["comparison"] as? [String: Any])
             #expect(second["disclaimer"] as? String == Disclaimer.similarity.text)
+            #expect((second["comparedRegion"] as? String)?.hasPrefix("Only the central square of the photos is compared") == true)
             #expect((second["similarity"] as? Int).map { (0...100).contains($0) } == true)
             let id = try #require(entries[1]["entry"] as? String)
 
             let compare = cairn(d + ["skin", "compare", "Arm", String(id.prefix(8))])
             #expect(compare.status == 0 && compare.stdout.contains("Visual similarity") && compare.out.last == Disclaimer.similarity.text)
+            #expect(compare.stdout.contains("A change outside it is not seen and does not lower the figure."))
             #expect(!compare.stdout.contains("Raw score"))
 
             let trend = cairn(d + ["skin", "trend", "Arm"])
@@ -55,7 +59,7 @@ import Testing
             let asked = cairn(d + ["skin", "delete-entry", "Arm", first])
             #expect(asked.status == 2 && asked.stderr.contains("compared with it again"))
             #expect(cairn(d + ["skin", "delete-entry", "Arm", first, "--yes"]).status == 0)
-            #expect(cairn(d + ["skin", "timeline", "Arm"]).out.count == 4)
+            #expect(cairn(d + ["skin", "timeline", "Arm"]).out.count == 5)
         }
     }
 

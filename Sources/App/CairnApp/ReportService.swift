@@ -130,6 +130,7 @@ public final class ReportService: @unchecked Sendable {
         facts.append(("Made", DateText.string(clock.now(), .day, in: clock.timeZone) + " by Cairn, on this computer"))
         blocks.append(.facts(facts))
         blocks.append(.disclaimer(Disclaimer.similarity.text))
+        blocks.append(.small(SkinComparator.comparedRegionSentence))
         if items.isEmpty {
             blocks.append(.paragraph("This area has no photos yet. Photos added to it later appear in a new photo log."))
         }

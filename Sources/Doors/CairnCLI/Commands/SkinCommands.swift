@@ -64,6 +64,8 @@ struct SkinFigureJSON: Encodable {
     let similarity: Int?
     let notComparableReason: String?
     let rawScore: Double?
+    /// What the figure covers (`SkinComparator.comparedRegionSentence`).
+    let comparedRegion: String
     let disclaimer: String
 
     init(_ comparison: StoredComparison, capturedAt: Date, details: Bool) {
@@ -74,6 +76,7 @@ struct SkinFigureJSON: Encodable {
         similarity = comparison.similarityPercent.map { Int($0.rounded()) }
         notComparableReason = comparison.reasonNotComparable?.userMessage
         rawScore = details ? comparison.rawScore : nil
+        comparedRegion = SkinComparator.comparedRegionSentence
         disclaimer = Disclaimer.similarity.text
     }
 }
@@ -257,6 +260,9 @@ struct SkinTimelineCommand: Command {
                 "\(item.entry.id.rawValue.prefix(8))  \(DateText.string(item.entry.capturedAt, .numericMinute, inZoneNamed: item.entry.timeZone))  \(figure)\(note)"
             )
         }
+        if timeline.items.contains(where: { $0.comparison?.similarityPercent != nil }) {
+            context.console.print(SkinComparator.comparedRegionSentence)
+        }
         context.console.print(Disclaimer.similarity.text)
     }
 }
@@ -313,6 +319,7 @@ struct SkinCompareCommand: Command {
         }
         if let s = c.similarityPercent {
             console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
+            console.print(SkinComparator.comparedRegionSentence)
             if let partial = view.details?.diagnostics.partialColourMessage { console.print(partial) }
             if let setAside = view.details?.diagnostics.setAsideMessage { console.print(setAside) }
             if let slant = view.details?.alignment.perspectiveMessage { console.print(slant) }

@@ -170,6 +170,7 @@ enum SkinPages {
                 figure = """
                     <p class="skin-verdict"><span class="skin-big" id="similarity">\(percent(s))</span> <span>visual similarity to the first photo</span></p>
                     \(disclaimer(.similarity))
+                    \(comparedRegion)
                     """
                 if let partial = v.details?.diagnostics.partialColourMessage {
                     figure += "<p class=\"skin-partial\" id=\"partial-colour\">\(partial)</p>"
@@ -202,7 +203,7 @@ enum SkinPages {
             : """
             \(heat)
             <div class="skin-compare">
-            <figure class="skin-photo"><img src="\(base)" alt="First photo, \(baseDate)"><figcaption>First photo · \(baseDate)</figcaption></figure>
+            <figure class="skin-photo"><div class="skin-stack"><img src="\(base)" alt="First photo, \(baseDate)"><div class="skin-compared-box" aria-hidden="true"></div></div><figcaption>First photo · \(baseDate)</figcaption></figure>
             <figure class="skin-photo"><div class="skin-stack"><img src="\(probe)" alt="Selected photo, \(entryDate)">\(heatImage)</div><figcaption>Selected · \(entryDate)</figcaption></figure>
             </div>
             <section class="card skin-overlay-card" aria-labelledby="overlay-title">
@@ -226,6 +227,9 @@ enum SkinPages {
             """
         return Layout.page(title: added ? "Photo added" : "Compare", section: .skin, body: body)
     }
+
+    /// What the figure covers, beside every figure (`SkinComparator.comparedRegionSentence`).
+    static let comparedRegion: HTML = "<p class=\"skin-region\" id=\"compared-region\">\(SkinComparator.comparedRegionSentence)</p>"
 
     static func detailsHTML(_ c: StoredComparison, _ d: ComparisonDetails?) -> HTML {
         var rows: HTML = "<dt>Raw score</dt><dd id=\"raw-score\">\(String(format: "%.3f", c.rawScore)) (higher means more different)</dd>"

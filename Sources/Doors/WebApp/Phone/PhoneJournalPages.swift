@@ -219,6 +219,7 @@ enum PhoneJournalPages {
             figure = """
                 <p class="skin-verdict"><span class="skin-big" id="similarity">\(SkinPages.percent(s))</span> <span>visual similarity to the first photo</span></p>
                 \(SkinPages.disclaimer(.similarity))
+                \(SkinPages.comparedRegion)
                 """
         } else if let c = v.comparison {
             figure =
