@@ -8,7 +8,9 @@
 /// ```
 ///
 /// Pages still built as `String` (escaping each value with `HTML.escape`) enter a page through
-/// `HTML(trusted:)`: each such call marks a page group not yet converted.
+/// `HTML(trusted:)`: each such call marks a page group not yet converted. Left: `SkinPages` and `SkinRoutes`,
+/// `SmilePages` and `RegimenPages` (Today; the other Regimen pages wrap its `intro`, `subnav` and `message` at the
+/// call site, marked "RegimenPages is converted with Today").
 public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The markup.
     public let rendered: String
