@@ -37,6 +37,9 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
     /// `a` followed by `b`.
     public static func + (a: HTML, b: HTML) -> HTML { HTML(trusted: a.rendered + b.rendered) }
 
+    /// Appends `b` to `a`.
+    public static func += (a: inout HTML, b: HTML) { a = a + b }
+
     /// Builds the markup: literals as written, `HTML` as markup, text escaped.
     public struct Interpolation: StringInterpolationProtocol {
         var output = ""

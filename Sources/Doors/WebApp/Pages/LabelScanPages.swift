@@ -310,9 +310,8 @@ enum LabelScanPages {
             """
         if !review.notIngredients.isEmpty {
             let items = review.notIngredients.map { item -> HTML in "<li>\(item)</li>" }
-            other =
-                other
-                + "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
+            other +=
+                "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
         }
         let photoField = review.preview.map { $0.base64EncodedString() } ?? ""
         let formErrors = review.formError.map { [$0] } ?? []

@@ -61,9 +61,9 @@ enum RegimenInsightsPage {
         case .idle: break
         case .running(let progress):
             running = true
-            messages = messages + "<p class=\"notice\" role=\"status\" id=\"insights-progress\">\(progressText(progress))</p>"
+            messages += "<p class=\"notice\" role=\"status\" id=\"insights-progress\">\(progressText(progress))</p>"
         case .failed(let message):
-            messages = messages + "<p class=\"form-error\" role=\"alert\">\(message)</p>"
+            messages += "<p class=\"form-error\" role=\"alert\">\(message)</p>"
         }
         // RegimenPages is converted with Today
         let head =
@@ -107,9 +107,9 @@ enum RegimenInsightsPage {
                 \(recompute)
                 </section>
                 """
-        body = body + onsetForms(insights, searching: searching, csrfToken: csrfToken)
+        body += onsetForms(insights, searching: searching, csrfToken: csrfToken)
         for (n, change) in overview.changes.enumerated() {
-            body = body + group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
+            body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
         }
         return Layout.page(title: "Insights", section: .regimen, body: body)
     }

@@ -58,11 +58,10 @@ enum RegimenLedgerPage {
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a></p>"
         if page.entries.isEmpty {
             let choice = from != nil || to != nil || productID != nil ? " for this choice" : " yet"
-            body =
-                body
-                + "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(choice). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
+            body +=
+                "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(choice). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
         } else {
-            body = body + table(page.entries) { try? regimen.record($0) }
+            body += table(page.entries) { try? regimen.record($0) }
         }
         var pager: [HTML] = []
         func link(_ number: Int, _ label: String, _ rel: String) -> HTML {
@@ -79,10 +78,9 @@ enum RegimenLedgerPage {
         if pageNumber > 1 { pager.append(link(pageNumber - 1, "Newer", "prev")) }
         if page.nextOffset != nil { pager.append(link(pageNumber + 1, "Older", "next")) }
         if !pager.isEmpty {
-            body =
-                body + "<nav class=\"regimen-pager\" aria-label=\"Ledger pages\"><p>Page \(pageNumber) \(HTML.join(pager, separator: " "))</p></nav>"
+            body += "<nav class=\"regimen-pager\" aria-label=\"Ledger pages\"><p>Page \(pageNumber) \(HTML.join(pager, separator: " "))</p></nav>"
         }
-        body = body + importCard(result: importResult, csrfToken: csrfToken)
+        body += importCard(result: importResult, csrfToken: csrfToken)
         return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: importResult?.failed == true ? 400 : 200)
     }
 

@@ -146,27 +146,25 @@ enum RegimenOutcomesPage {
                 + RegimenPages.subnav("/regimen/outcomes")
                 + RegimenPages.message(notice: notice, error: nil))
         if series.isEmpty {
-            body =
-                body + """
-                    <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
-                    <h2 id="outcomes-empty-title">No values yet</h2>
-                    <p>Log a value below, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
-                    </section>
-                    """
-        } else {
-            body = body + "<div class=\"outcome-charts\">\(HTML.join(series.map { chart($0, changes: changes) }, separator: "\n"))</div>"
-        }
-        body = body + entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
-        body = body + recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
-        body = body + importForm(result: importResult, csrfToken: csrfToken)
-        body =
-            body + """
-                <section class="card" aria-labelledby="outcome-health-title">
-                <h2 id="outcome-health-title">Apple Health</h2>
-                <p>Resting heart rate, heart rate variability, steps, body mass and sleep come from the Health app's export. <a href="/regimen/outcomes/health">Import an Apple Health export</a></p>
+            body += """
+                <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
+                <h2 id="outcomes-empty-title">No values yet</h2>
+                <p>Log a value below, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
                 </section>
                 """
-        body = body + metricForm(error: metricError, csrfToken: csrfToken)
+        } else {
+            body += "<div class=\"outcome-charts\">\(HTML.join(series.map { chart($0, changes: changes) }, separator: "\n"))</div>"
+        }
+        body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
+        body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
+        body += importForm(result: importResult, csrfToken: csrfToken)
+        body += """
+            <section class="card" aria-labelledby="outcome-health-title">
+            <h2 id="outcome-health-title">Apple Health</h2>
+            <p>Resting heart rate, heart rate variability, steps, body mass and sleep come from the Health app's export. <a href="/regimen/outcomes/health">Import an Apple Health export</a></p>
+            </section>
+            """
+        body += metricForm(error: metricError, csrfToken: csrfToken)
         return Layout.page(title: "Outcomes", section: .regimen, body: body)
     }
 

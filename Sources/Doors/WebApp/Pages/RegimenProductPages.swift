@@ -118,11 +118,10 @@ enum RegimenProductPages {
         var body = HTML(
             trusted: RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
                 + RegimenPages.subnav("/regimen/products"))
-        body =
-            body
-            + "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
+        body +=
+            "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
         if products.isEmpty {
-            body = body + "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
+            body += "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
         } else {
             let items = products.map { p -> HTML in
                 let meta = [p.product.brand, p.product.form.rawValue, "serving: " + serving(p.product)].filter { !$0.isEmpty }.joined(
@@ -136,7 +135,7 @@ enum RegimenProductPages {
                     </li>
                     """
             }
-            body = body + "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
+            body += "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
         }
         return Layout.page(title: "Products", section: .regimen, body: body)
     }
@@ -253,16 +252,15 @@ enum RegimenProductPages {
                 </li>
                 """
         }
-        body =
-            body + """
-                <section aria-labelledby="versions-title">
-                <h2 id="versions-title">Versions, newest first</h2>
-                <ol class="regimen-revisions">
-                \(HTML.join(versions, separator: "\n"))
-                </ol>
-                </section>
-                <p><a href="/regimen/ledger?product=\(p.id.rawValue)">Logged doses of this product</a></p>
-                """
+        body += """
+            <section aria-labelledby="versions-title">
+            <h2 id="versions-title">Versions, newest first</h2>
+            <ol class="regimen-revisions">
+            \(HTML.join(versions, separator: "\n"))
+            </ol>
+            </section>
+            <p><a href="/regimen/ledger?product=\(p.id.rawValue)">Logged doses of this product</a></p>
+            """
         return Layout.page(title: p.name, section: .regimen, body: body)
     }
 }

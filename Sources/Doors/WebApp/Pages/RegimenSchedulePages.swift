@@ -140,10 +140,10 @@ enum RegimenSchedulePages {
         // A refused change shows beside its day field; when the schedule no longer offers that change (stopped,
         // or already in that state), at the top.
         if let change, !summaries.contains(where: { $0.scheduleID == change.schedule && offered($0.latest.state).contains(change.verb) }) {
-            body = body + HTML(trusted: RegimenPages.message(notice: nil, error: change.message))  // RegimenPages is converted with Today
+            body += HTML(trusted: RegimenPages.message(notice: nil, error: change.message))  // RegimenPages is converted with Today
         }
         if summaries.isEmpty {
-            body = body + "<p class=\"notice\" id=\"regimen-schedules-empty\">No schedules yet.</p>"
+            body += "<p class=\"notice\" id=\"regimen-schedules-empty\">No schedules yet.</p>"
         } else {
             let items = try summaries.map { s -> HTML in
                 let id = s.scheduleID.rawValue
@@ -178,10 +178,10 @@ enum RegimenSchedulePages {
                     </li>
                     """
             }
-            body = body + "<ul class=\"regimen-products\" aria-label=\"Schedules\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
+            body += "<ul class=\"regimen-products\" aria-label=\"Schedules\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
         }
         if products.isEmpty {
-            body = body + "<p class=\"notice\">Add a product first: <a href=\"/regimen/products/new\">Add a product</a>.</p>"
+            body += "<p class=\"notice\">Add a product first: <a href=\"/regimen/products/new\">Add a product</a>.</p>"
         } else {
             func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
             let productOptions: [HTML] =
@@ -215,36 +215,35 @@ enum RegimenSchedulePages {
             }
             let repeatsDescribed: HTML = problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\""
             let zoneOpen: HTML = draft.zone.isEmpty && problems.messages(for: .zone).isEmpty ? "" : " open"
-            body =
-                body + """
-                    <form method="post" action="/regimen/schedules/new" class="card regimen-form schedule-form" aria-labelledby="add-schedule-title" novalidate>\(Layout.csrfField(csrfToken))
-                    <h2 id="add-schedule-title">Add a schedule</h2>
-                    \(FormField.summary(refused.compactMap { ids[$0] }))
-                    <div class="stack"><label for="schedule-product">Product</label>
-                    <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions)</select>\(errors(.product))</div>
-                    <div class="stack"><label for="schedule-servings">Servings each time</label>
-                    <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(draft.servings)"\(attributes(.servings))>\(errors(.servings))</div>
-                    <fieldset class="stack field-group schedule-repeats"\(repeatsDescribed)><legend>How often</legend>
-                    \(HTML.join(repeatOptions, separator: "\n"))\(errors(.recurrence))</fieldset>
-                    <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
-                    <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(draft.every)"\(attributes(.interval, help: true))>\(errors(.interval))
-                    <p class="help" id="schedule-every-help">Counted from the first day: 2 is every other day.</p></div>
-                    <div class="stack schedule-when schedule-when-weekdays"><label for="schedule-weekdays">Weekdays <span class="help">(only for some weekdays)</span></label>
-                    <input type="text" id="schedule-weekdays" name="weekdays" value="\(draft.weekdays)"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
-                    <p class="help" id="schedule-weekdays-help">Like mon, wed, fri.</p></div>
-                    <div class="stack schedule-when schedule-when-times"><label for="schedule-times">Times of day <span class="help">(not for as needed)</span></label>
-                    <input type="text" id="schedule-times" name="times" value="\(draft.times)"\(attributes(.times, help: true))>\(errors(.times))
-                    <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
-                    <div class="stack"><label for="schedule-start">First day</label>
-                    <input \(Layout.dateField) id="schedule-start" name="start" required value="\(draft.start)"\(attributes(.start))>\(errors(.start))</div>
-                    <details class="stack schedule-zone"\(zoneOpen)><summary>Time zone: follows you unless you name one</summary>
-                    <div class="stack"><label for="schedule-zone">Time zone <span class="help">(optional)</span></label>
-                    <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(draft.zone)"\(attributes(.zone, help: true))>\(errors(.zone))
-                    <p class="help" id="schedule-zone-help">Leave empty and the times follow you: 08:00 is 08:00 wherever you are. Name a zone, such as America/New_York, to keep them on that zone's clock when you travel.</p></div>
-                    </details>
-                    <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
-                    </form>
-                    """
+            body += """
+                <form method="post" action="/regimen/schedules/new" class="card regimen-form schedule-form" aria-labelledby="add-schedule-title" novalidate>\(Layout.csrfField(csrfToken))
+                <h2 id="add-schedule-title">Add a schedule</h2>
+                \(FormField.summary(refused.compactMap { ids[$0] }))
+                <div class="stack"><label for="schedule-product">Product</label>
+                <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions)</select>\(errors(.product))</div>
+                <div class="stack"><label for="schedule-servings">Servings each time</label>
+                <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(draft.servings)"\(attributes(.servings))>\(errors(.servings))</div>
+                <fieldset class="stack field-group schedule-repeats"\(repeatsDescribed)><legend>How often</legend>
+                \(HTML.join(repeatOptions, separator: "\n"))\(errors(.recurrence))</fieldset>
+                <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
+                <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(draft.every)"\(attributes(.interval, help: true))>\(errors(.interval))
+                <p class="help" id="schedule-every-help">Counted from the first day: 2 is every other day.</p></div>
+                <div class="stack schedule-when schedule-when-weekdays"><label for="schedule-weekdays">Weekdays <span class="help">(only for some weekdays)</span></label>
+                <input type="text" id="schedule-weekdays" name="weekdays" value="\(draft.weekdays)"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
+                <p class="help" id="schedule-weekdays-help">Like mon, wed, fri.</p></div>
+                <div class="stack schedule-when schedule-when-times"><label for="schedule-times">Times of day <span class="help">(not for as needed)</span></label>
+                <input type="text" id="schedule-times" name="times" value="\(draft.times)"\(attributes(.times, help: true))>\(errors(.times))
+                <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
+                <div class="stack"><label for="schedule-start">First day</label>
+                <input \(Layout.dateField) id="schedule-start" name="start" required value="\(draft.start)"\(attributes(.start))>\(errors(.start))</div>
+                <details class="stack schedule-zone"\(zoneOpen)><summary>Time zone: follows you unless you name one</summary>
+                <div class="stack"><label for="schedule-zone">Time zone <span class="help">(optional)</span></label>
+                <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(draft.zone)"\(attributes(.zone, help: true))>\(errors(.zone))
+                <p class="help" id="schedule-zone-help">Leave empty and the times follow you: 08:00 is 08:00 wherever you are. Name a zone, such as America/New_York, to keep them on that zone's clock when you travel.</p></div>
+                </details>
+                <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
+                </form>
+                """
         }
         return Layout.page(title: "Schedules", section: .regimen, body: body)
     }
