@@ -38,6 +38,7 @@ test_packages=(
   python3-pip                    # fetches the axe-core wheel below
   dbus python3-dbusmock          # reminders: a private session bus with a mock notification daemon
   desktop-file-utils             # desktop-file-validate checks the desktop entry `make install` writes
+  zbar-tools                     # zbarimg reads the phone session's QR code back, as a phone's camera would
 )
 
 want=("${packages[@]}")

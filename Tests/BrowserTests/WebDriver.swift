@@ -197,6 +197,12 @@ final class WebDriver {
         try await setViewport(Viewport(width: width, height: height, mobile: mobile))
     }
 
+    /// Sends one DevTools protocol command (e.g. `Emulation.setSensorOverrideReadings`) to the page.
+    @discardableResult
+    func devTools(_ command: String, _ params: [String: Any] = [:]) async throws -> Any? {
+        try await self.command("POST", "/goog/cdp/execute", ["cmd": command, "params": params])
+    }
+
     func setViewport(_ wanted: Viewport) async throws {
         _ = try await command(
             "POST", "/goog/cdp/execute",

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PhoneLink
@@ -20,5 +21,36 @@ import Testing
         // and 1) is blank, and beside it row 0's dark edge over row 1's light ring is a lower half block.
         #expect(lines[0].allSatisfy { $0 == "█" })
         #expect(Array(lines[1])[2] == " " && Array(lines[1])[3] == "▄")
+    }
+
+    /// The grid read back by a QR decoder (zbar's `zbarimg`, as a phone's camera app would), from an image drawn
+    /// module by module at 8 pixels each with the quiet zone: the pairing address comes back exactly.
+    @Test func aDecoderReadsThePairingAddressBackFromTheGrid() throws {
+        let address = "https://192.168.1.20:8738/pair#rrjTsivVEsBRvIMVdxxJNWpVOWPJd-BedRu_6YNSb9Q"
+        let code = try QRCode(encoding: address)
+        let scale = 8
+        let side = (code.size + 2 * QRCode.quietZone) * scale
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        for y in 0..<code.size {
+            for x in 0..<code.size where code.isDark(x: x, y: y) {
+                for dy in 0..<scale {
+                    let row = ((y + QRCode.quietZone) * scale + dy) * side
+                    for dx in 0..<scale { pixels[row + (x + QRCode.quietZone) * scale + dx] = 0 }
+                }
+            }
+        }
+        let image = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-qr-\(UUID().uuidString).pgm")
+        defer { try? FileManager.default.removeItem(at: image) }
+        try (Data("P5\n\(side) \(side)\n255\n".utf8) + Data(pixels)).write(to: image)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        process.arguments = ["-q", "--raw", image.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == address)
     }
 }

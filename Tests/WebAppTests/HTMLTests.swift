@@ -16,3 +16,19 @@ import Testing
 @Test func escapesAlreadyEscapedTextAgainSoNothingIsInterpretedTwice() {
     #expect(HTML.escape("&amp;") == "&amp;amp;")
 }
+
+@Test func textInterpolatedIntoMarkupIsEscapedByItsTypeAndMarkupIsNot() {
+    let name = "<b>\"Tom\" & 'Jerry'</b>"
+    let note: HTML? = nil
+    let items: [HTML] = ["<li>a</li>", "<li>\(name)</li>"]
+    let page: HTML = "<h1>\(name)</h1>\(items)\(note)<p>\(3)</p>"
+    #expect(
+        page.rendered
+            == "<h1>&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;</h1><li>a</li><li>&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;</li><p>3</p>"
+    )
+    #expect(HTML.join(items, separator: "\n").rendered == "<li>a</li>\n<li>&lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;</li>")
+    var built: HTML = "<ul>"
+    built += "<li>\(name)</li>" as HTML
+    #expect(built.rendered.hasPrefix("<ul><li>&lt;b&gt;"))
+    #expect(HTML(trusted: "<i>kept</i>").rendered == "<i>kept</i>")
+}

@@ -25,7 +25,7 @@ struct PhoneReply {
 /// Talks TLS to the phone listener with curl, trusting only the session's key (`--pinnedpubkey`).
 func phoneRequest(
     _ status: PhoneSessions.Status, _ path: String, method: String = "GET", form: String? = nil, cookie: String? = nil,
-    host: String? = nil, origin: Bool = true, from source: String? = nil,
+    host: String? = nil, origin: Bool = true, from source: String? = nil, multipart: [(name: String, value: String)] = [],
     userAgent: String = "Mozilla/5.0 (Linux; Android 14) Chrome/156.0 Mobile Safari/537.36"
 ) throws -> PhoneReply {
     let base = URL(string: status.address)!
@@ -37,8 +37,11 @@ func phoneRequest(
     if origin, method != "GET" { arguments += ["-H", "Origin: \(status.address.dropLast())"] }
     if let cookie { arguments += ["-b", cookie] }
     if let form { arguments += ["--data-raw", form] }
+    // A multipart form as a browser sends it: `value` "@PATH;type=..." is a file, anything else a text field.
+    for field in multipart { arguments += ["-F", "\(field.name)=\(field.value)"] }
     if let source { arguments += ["--interface", source] }
-    arguments.append(base.appendingPathComponent(String(path.dropFirst())).absoluteString)
+    // The path as written (a query included): appendingPathComponent would escape its "?".
+    arguments.append(base.absoluteString + path.dropFirst())
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     process.arguments = arguments
@@ -118,11 +121,11 @@ func cookieValue(_ reply: PhoneReply, _ name: String) -> String? {
         #expect(settings.contains("action=\"/phone/end\"") && settings.contains("to your phone (Chrome on Android)"))
 
         let home = try phoneRequest(status, "/", cookie: cookie)
-        #expect(home.status == 200 && home.body.contains("This phone is connected"))
+        #expect(home.status == 200 && home.body.contains("Cairn on this phone"))
         #expect(home.headers.contains("Content-Security-Policy") && home.headers.contains("Cache-Control: no-store"))
         // A route outside the phone's set is not there, whatever the computer's table has.
-        let skin = try phoneRequest(status, "/skin", cookie: cookie)
-        #expect(skin.status == 404 && !skin.body.contains(site.areaName))
+        let products = try phoneRequest(status, "/regimen/products", cookie: cookie)
+        #expect(products.status == 404 && !products.body.contains(site.areaName))
         #expect(try phoneRequest(status, "/settings", cookie: cookie).status == 404)
         #expect(try phoneRequest(status, "/", cookie: cookie, host: "127.0.0.1:\(URL(string: status.address)!.port!)").status == 421)
         #expect(web.handle(Fixture.get("/phone")).bodyText.contains(status.fingerprint))

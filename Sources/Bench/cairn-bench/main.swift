@@ -26,6 +26,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "process") { try ProcessBenchmark.run(arguments: $0) },
     BenchSection(name: "backup") { try BackupBenchmark.run(arguments: $0) },
     BenchSection(name: "vault") { try VaultBenchmark.run(arguments: $0) },
+    BenchSection(name: "phone") { try PhoneBenchmark.run(arguments: $0) },
 ]
 
 let words = Array(CommandLine.arguments.dropFirst())

@@ -95,24 +95,27 @@ public struct WebApplication: Sendable {
 
     /// Every page group's routes over an opened vault (the assets and the unlock page are in `openRouter`).
     static func routes(_ services: WebServices, gate: VaultGate, csrfToken: String, phone: PhoneSessions? = nil) -> [Route] {
-        HomePage.routes(services)
-            + OnboardingPages.routes(services.settings, csrfToken: csrfToken)
-            + SettingsPages.routes(services.settings, csrfToken: csrfToken)
-            + LockPages.settingsRoutes(services.settings, gate: gate, csrfToken: csrfToken)
-            + BackupPages.routes(services.backups, csrfToken: csrfToken)
-            + ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken)
-            + SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken)
-            + SmilePages.routes(services.smile, csrfToken: csrfToken)
-            + RegimenPages.routes(services.regimen, csrfToken: csrfToken)
-            + RegimenProductPages.routes(services.regimen, csrfToken: csrfToken)
-            + LabelScanPages.routes(services.regimen, scanner: services.labelScanner, csrfToken: csrfToken)
-            + RegimenSchedulePages.routes(services.regimen, csrfToken: csrfToken)
-            + RegimenLedgerPage.routes(services.regimen, csrfToken: csrfToken)
-            + RegimenOutcomesPage.routes(services.outcomes, insights: services.insights, csrfToken: csrfToken)
-            + RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken)
-            + RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken)
-            + ReportPages.routes(services.reports, skin: services.skin, regimen: services.regimen, csrfToken: csrfToken)
-            + UsePhonePage.routes(phone, csrfToken: csrfToken)
+        let groups: [[Route]] = [
+            HomePage.routes(services),
+            OnboardingPages.routes(services.settings, csrfToken: csrfToken),
+            SettingsPages.routes(services.settings, csrfToken: csrfToken),
+            LockPages.settingsRoutes(services.settings, gate: gate, csrfToken: csrfToken),
+            BackupPages.routes(services.backups, csrfToken: csrfToken),
+            ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken),
+            SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken),
+            SmilePages.routes(services.smile, csrfToken: csrfToken),
+            RegimenPages.routes(services.regimen, csrfToken: csrfToken),
+            RegimenProductPages.routes(services.regimen, csrfToken: csrfToken),
+            LabelScanPages.routes(services.regimen, scanner: services.labelScanner, csrfToken: csrfToken),
+            RegimenSchedulePages.routes(services.regimen, csrfToken: csrfToken),
+            RegimenLedgerPage.routes(services.regimen, csrfToken: csrfToken),
+            RegimenOutcomesPage.routes(services.outcomes, insights: services.insights, csrfToken: csrfToken),
+            RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken),
+            RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken),
+            ReportPages.routes(services.reports, skin: services.skin, regimen: services.regimen, csrfToken: csrfToken),
+            UsePhonePage.routes(phone, scanner: services.labelScanner, csrfToken: csrfToken),
+        ]
+        return groups.flatMap { $0 }
     }
 
     /// The address that logs a browser in: `http://127.0.0.1:PORT/?key=SECRET`.

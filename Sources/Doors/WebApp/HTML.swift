@@ -7,10 +7,8 @@
 /// let list: HTML = "<ul>\(rows)</ul>"                // `rows: [HTML]` is joined as markup
 /// ```
 ///
-/// Pages still built as `String` (escaping each value with `HTML.escape`) enter a page through
-/// `HTML(trusted:)`: each such call marks a page group not yet converted. Left: `SkinPages` and `SkinRoutes`,
-/// `SmilePages` and `RegimenPages` (Today; the other Regimen pages wrap its `intro`, `subnav` and `message` at the
-/// call site, marked "RegimenPages is converted with Today").
+/// Every page group is built this way; `HTML(trusted:)` is left for markup made outside WebApp with no text
+/// from the person in it (the QR code's SVG from PhoneLink on the Use your phone page, with a constant label).
 public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The markup.
     public let rendered: String
@@ -40,6 +38,9 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
     /// Appends `b` to `a`.
     public static func += (a: inout HTML, b: HTML) { a = a + b }
 
+    /// Whether there is no markup.
+    public var isEmpty: Bool { rendered.isEmpty }
+
     /// Builds the markup: literals as written, `HTML` as markup, text escaped.
     public struct Interpolation: StringInterpolationProtocol {
         var output = ""
@@ -59,6 +60,9 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
 
         /// Text, escaped.
         public mutating func appendInterpolation(_ text: String) { output += HTML.escape(text) }
+
+        /// A number as Swift writes it ("8.0"): the coordinates of a chart.
+        public mutating func appendInterpolation(_ number: Double) { output += String(number) }
 
         /// A whole number, as digits.
         public mutating func appendInterpolation<Number: BinaryInteger>(_ number: Number) { output += String(number) }

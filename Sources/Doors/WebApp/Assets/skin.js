@@ -90,7 +90,8 @@
         previous = blob;
         badge("badge-light", "Light", q.light, q.lightGood);
         badge("badge-focus", "Focus", q.focus, q.focusGood);
-        if (q.steady) { badge("badge-steady", "Steadiness", q.steady, q.steadyGood); }
+        // On a phone whose motion sensor answers, phone-capture.js keeps the steadiness badge.
+        if (q.steady && !section.hasAttribute("data-motion")) { badge("badge-steady", "Steadiness", q.steady, q.steadyGood); }
       }).catch(function () {}).then(function () { busy = false; });
     });
   }

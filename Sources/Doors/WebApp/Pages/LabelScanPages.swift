@@ -239,13 +239,12 @@ enum LabelScanPages {
     // MARK: pages
 
     static func upload(csrfToken: String, scannerAvailable: Bool = true, error: String? = nil) -> String {
-        // RegimenPages is converted with Today
-        let intro = HTML(
-            trusted: RegimenPages.intro(
+        let intro =
+            RegimenPages.intro(
                 "Add a product from its label",
                 lead:
                     "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved."
-            ) + RegimenPages.subnav("/regimen/products"))
+            ) + RegimenPages.subnav("/regimen/products")
         guard scannerAvailable else {
             return Layout.page(
                 title: "Add a product from its label", section: .regimen,
@@ -254,7 +253,7 @@ enum LabelScanPages {
                     <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
                     """)
         }
-        let message = HTML(trusted: RegimenPages.message(notice: nil, error: error))  // RegimenPages is converted with Today
+        let message = RegimenPages.message(notice: nil, error: error)
         let body =
             intro + """
                 <form method="post" action="/regimen/products/scan" enctype="multipart/form-data" class="card regimen-form scan-upload" id="scan-upload">\(Layout.csrfField(csrfToken))
@@ -287,7 +286,7 @@ enum LabelScanPages {
         for (i, warning) in review.warnings.enumerated() {
             messages.append("<p class=\"notice scan-warning\" id=\"scan-warning-\(i)\">\(warning)</p>")
         }
-        messages.append(HTML(trusted: RegimenPages.message(notice: review.notice, error: review.error)))  // RegimenPages is converted with Today
+        messages.append(RegimenPages.message(notice: review.notice, error: review.error))
         let photo = photoFigure(review)
         func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
         let formOptions: [HTML] =
@@ -315,8 +314,7 @@ enum LabelScanPages {
         }
         let photoField = review.preview.map { $0.base64EncodedString() } ?? ""
         let formErrors = review.formError.map { [$0] } ?? []
-        // RegimenPages is converted with Today
-        let head = HTML(trusted: RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text) + RegimenPages.subnav("/regimen/products"))
+        let head = RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text) + RegimenPages.subnav("/regimen/products")
         let form: HTML = """
             <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
             <input type="hidden" name="photo" value="\(photoField)">

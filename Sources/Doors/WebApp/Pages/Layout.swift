@@ -85,8 +85,11 @@ enum Layout {
         """
     }
 
-    /// A complete page around `body`, as the bytes to send.
+    /// A complete page around `body`, as the bytes to send. Answering a paired phone (`PhoneRequest.current`), the
+    /// phone's frame (`PhonePages.page`: no computer navigation, the session banner), so a page the phone shares
+    /// with the computer (Smile's capture and crop) is drawn for the door it is answered through.
     static func page(title: String, section: Section, body: HTML, chrome: Bool = true) -> String {
+        if PhoneRequest.current != nil { return PhonePages.page(title: title, body: body) }
         let nav = Section.allCases.filter { $0 != .none }.map { s -> HTML in
             let current: HTML = s == section ? " aria-current=\"page\"" : ""
             return "<li><a href=\"\(s.path)\"\(current)>\(s.label)</a></li>"

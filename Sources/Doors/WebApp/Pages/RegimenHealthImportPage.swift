@@ -36,14 +36,13 @@ enum RegimenHealthImportPage {
     }
 
     static func render(csrfToken: String, summary: HealthImportSummary? = nil, error: String? = nil) -> String {
-        // RegimenPages is converted with Today
-        var body = HTML(
-            trusted: RegimenPages.intro(
+        var body =
+            RegimenPages.intro(
                 "Apple Health import",
                 lead:
                     "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back."
             )
-                + RegimenPages.subnav("/regimen/outcomes"))
+            + RegimenPages.subnav("/regimen/outcomes")
         if let summary {
             let lines = summary.sentences
             let warnings = summary.warningLines.map { line -> HTML in "<li>\(line)</li>" }

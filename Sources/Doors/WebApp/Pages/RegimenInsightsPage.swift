@@ -54,8 +54,7 @@ enum RegimenInsightsPage {
         _ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
         csrfToken: String, notice: String? = nil, searching: Set<String> = []
     ) -> String {
-        // RegimenPages is converted with Today
-        var messages = HTML(trusted: RegimenPages.message(notice: notice, error: nil))
+        var messages = RegimenPages.message(notice: notice, error: nil)
         var running = false
         switch state {
         case .idle: break
@@ -65,13 +64,11 @@ enum RegimenInsightsPage {
         case .failed(let message):
             messages += "<p class=\"form-error\" role=\"alert\">\(message)</p>"
         }
-        // RegimenPages is converted with Today
         let head =
-            HTML(
-                trusted: RegimenPages.intro(
-                    "Insights",
-                    lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
-                    + RegimenPages.subnav("/regimen/insights")) + messages
+            RegimenPages.intro(
+                "Insights",
+                lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
+            + RegimenPages.subnav("/regimen/insights") + messages
         let computed =
             run.map { "Computed for \($0.asOf.description), updated by itself after imports and edits." } ?? "Not computed yet."
         let quiet: HTML = insights.isEmpty ? "" : " button-quiet"

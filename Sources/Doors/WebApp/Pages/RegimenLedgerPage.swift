@@ -39,14 +39,12 @@ enum RegimenLedgerPage {
         if let productID, !products.contains(where: { $0.product.id == productID }) { problems.append("That product is not in your list.") }
 
         let filters = filterForm(products: products, product: productText, from: fromText, to: toText)
-        // RegimenPages is converted with Today
-        let head = HTML(
-            trusted: RegimenPages.intro(
+        let head =
+            RegimenPages.intro(
                 "Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced.")
-                + RegimenPages.subnav("/regimen/ledger"))
+            + RegimenPages.subnav("/regimen/ledger")
         guard problems.isEmpty else {
-            // RegimenPages is converted with Today
-            let body = head + HTML(trusted: RegimenPages.message(notice: nil, error: problems.joined(separator: " "))) + filters
+            let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")) + filters
             return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: 400)
         }
         let page = try regimen.ledger(

@@ -136,15 +136,14 @@ enum RegimenOutcomesPage {
         let metrics = try outcomes.definitions()
         let series = try outcomes.dailySeries()
         let today = outcomes.today()
-        // RegimenPages is converted with Today
-        var body = HTML(
-            trusted: RegimenPages.intro(
+        var body =
+            RegimenPages.intro(
                 "Outcomes",
                 lead:
                     "Daily values you track, such as sleep quality or energy, shown over time. Cairn shows what you logged and never says whether a value is good or bad."
             )
-                + RegimenPages.subnav("/regimen/outcomes")
-                + RegimenPages.message(notice: notice, error: nil))
+            + RegimenPages.subnav("/regimen/outcomes")
+            + RegimenPages.message(notice: notice, error: nil)
         if series.isEmpty {
             body += """
                 <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">

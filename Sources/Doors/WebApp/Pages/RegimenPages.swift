@@ -65,7 +65,7 @@ enum RegimenPages {
         } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
-            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id } ? id : nil }
+            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
             return .html(
                 today(
                     view, csrfToken: csrfToken, error: inRow == nil ? message : nil,
@@ -86,31 +86,32 @@ enum RegimenPages {
 
     // MARK: shared bits
 
-    static func intro(_ title: String, lead: String) -> String {
+    static func intro(_ title: String, lead: String) -> HTML {
         """
         <div class="page-intro">
-        <h1>\(HTML.escape(title))</h1>
-        <p class="lead">\(HTML.escape(lead))</p>
+        <h1>\(title)</h1>
+        <p class="lead">\(lead)</p>
         </div>
         """
     }
 
     /// The sub-navigation of the journal; `current` is marked for assistive technology too.
-    static func subnav(_ current: String) -> String {
+    static func subnav(_ current: String) -> HTML {
         let links = [
             ("/regimen", "Today"), ("/regimen/ledger", "Ledger"), ("/regimen/products", "Products"),
             ("/regimen/schedules", "Schedules"), ("/regimen/outcomes", "Outcomes"), ("/regimen/insights", "Insights"),
         ]
-        let items = links.map { path, label in
-            "<li><a href=\"\(path)\"\(path == current ? " aria-current=\"page\"" : "")>\(label)</a></li>"
-        }.joined()
+        let items = links.map { path, label -> HTML in
+            let marked: HTML = path == current ? " aria-current=\"page\"" : ""
+            return "<li><a href=\"\(path)\"\(marked)>\(label)</a></li>"
+        }
         return "<nav class=\"regimen-nav\" aria-label=\"Regimen\"><ul>\(items)</ul></nav>"
     }
 
-    static func message(notice: String?, error: String?) -> String {
-        var html = ""
-        if let notice { html += "<p class=\"notice\" role=\"status\" id=\"regimen-notice\">\(HTML.escape(notice))</p>" }
-        if let error { html += "<p class=\"form-error\" role=\"alert\" id=\"regimen-error\">\(HTML.escape(error))</p>" }
+    static func message(notice: String?, error: String?) -> HTML {
+        var html: HTML = ""
+        if let notice { html += "<p class=\"notice\" role=\"status\" id=\"regimen-notice\">\(notice)</p>" }
+        if let error { html += "<p class=\"form-error\" role=\"alert\" id=\"regimen-error\">\(error)</p>" }
         return html
     }
 
@@ -139,33 +140,33 @@ enum RegimenPages {
     ) -> String {
         let intro = intro("Regimen", lead: Journal.regimen.purpose) + subnav("/regimen")
         let focusID = focus.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
-        var messages = ""
+        var messages: HTML = ""
         if let notice {
-            let focusNotice = focusID == nil ? " tabindex=\"-1\" autofocus" : ""
-            messages += "<p class=\"notice\" role=\"status\" id=\"regimen-notice\"\(focusNotice)>\(HTML.escape(notice))</p>"
+            let focusNotice: HTML = focusID == nil ? " tabindex=\"-1\" autofocus" : ""
+            messages += "<p class=\"notice\" role=\"status\" id=\"regimen-notice\"\(focusNotice)>\(notice)</p>"
         }
-        if let error { messages += "<p class=\"form-error\" role=\"alert\" id=\"regimen-error\">\(HTML.escape(error))</p>" }
+        if let error { messages += "<p class=\"form-error\" role=\"alert\" id=\"regimen-error\">\(error)</p>" }
         guard !view.doses.isEmpty || !view.asNeeded.isEmpty || !view.next.isEmpty || !view.unscheduledLogged.isEmpty else {
             return Layout.page(
                 title: "Regimen", section: .regimen,
-                body: HTML(
-                    trusted: intro + messages + """
-                        <section class="card empty-state" aria-labelledby="empty-title">
-                        <h2 id="empty-title">Nothing scheduled yet</h2>
-                        <p>Regimen keeps a plain record of what you take and when. Add a product from its label, give it a schedule, and each dose shows up here to tick off as taken or skipped.</p>
-                        <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
-                        </section>
-                        """))
+                body: intro + messages + """
+                    <section class="card empty-state" aria-labelledby="empty-title">
+                    <h2 id="empty-title">Nothing scheduled yet</h2>
+                    <p>Regimen keeps a plain record of what you take and when. Add a product from its label, give it a schedule, and each dose shows up here to tick off as taken or skipped.</p>
+                    <p class="card-action"><a class="button" href="/regimen/products/new" id="regimen-add-product">Add a product</a></p>
+                    </section>
+                    """)
         }
-        func openRows(_ doses: [TodayDose]) -> String {
-            doses.map {
-                openRow(
-                    $0, csrfToken: csrfToken, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil,
-                    autofocus: focusID == $0.doseID)
-            }.joined(separator: "\n")
+        func openRows(_ doses: [TodayDose]) -> HTML {
+            HTML.join(
+                doses.map {
+                    openRow(
+                        $0, csrfToken: csrfToken, fieldError: fieldError?.doseID == $0.doseID ? fieldError?.message : nil,
+                        autofocus: focusID == $0.doseID)
+                }, separator: "\n")
         }
-        var sections: [String] = []
-        let dayText = HTML.escape(view.day.description)
+        var sections: [HTML] = []
+        let dayText = view.day.description
         if view.currentBatch.isEmpty {
             sections.append(
                 """
@@ -176,18 +177,18 @@ enum RegimenPages {
                 """)
         } else {
             let ids = view.currentBatch.map(\.doseID).joined(separator: ",")
-            let takeAll =
+            let takeAll: HTML =
                 view.currentBatch.count > 1
                 ? """
                 <form method="post" action="/regimen/batch/taken" class="regimen-take-all">\(Layout.csrfField(csrfToken))
-                <input type="hidden" name="doses" value="\(HTML.escape(ids))">
+                <input type="hidden" name="doses" value="\(ids)">
                 <button type="submit" class="button" id="regimen-take-all">Take all (\(view.currentBatch.count))</button>
                 </form>
                 """ : ""
             sections.append(
                 """
                 <section class="card regimen-batch" aria-labelledby="batch-title">
-                <h2 id="batch-title">\(HTML.escape(view.batchHeading))</h2>
+                <h2 id="batch-title">\(view.batchHeading)</h2>
                 <ul class="regimen-doses" aria-label="\(view.isBatchDue ? "Doses due now" : "Doses coming up")">
                 \(openRows(view.currentBatch))
                 </ul>
@@ -221,8 +222,9 @@ enum RegimenPages {
             view.loggedToday.compactMap { dose in dose.record.map { (dose.time.description, $0) } }
             + view.unscheduledLogged.map { (DateText.string($0.takenAt, .clock, in: view.timeZone), $0) }
         if !logged.isEmpty {
-            let rows = logged.sorted { $0.1.takenAt < $1.1.takenAt }.map { loggedRow(slot: $0.0, $0.1, view: view, csrfToken: csrfToken) }
-                .joined(separator: "\n")
+            let rows = HTML.join(
+                logged.sorted { $0.1.takenAt < $1.1.takenAt }.map { loggedRow(slot: $0.0, $0.1, view: view, csrfToken: csrfToken) },
+                separator: "\n")
             sections.append(
                 """
                 <section class="card" aria-labelledby="logged-title">
@@ -234,62 +236,66 @@ enum RegimenPages {
                 """)
         }
         if !view.tomorrow.isEmpty {
-            let rows = view.tomorrow.map { d in
-                "<li class=\"regimen-next\"><span class=\"regimen-time\">\(HTML.escape("\(d.day) \(d.timeText)"))</span> \(HTML.escape(d.productName)), \(HTML.escape(servings(d.servings)))</li>"
-            }.joined(separator: "\n")
+            let rows = view.tomorrow.map { d -> HTML in
+                "<li class=\"regimen-next\"><span class=\"regimen-time\">\("\(d.day) \(d.timeText)")</span> \(d.productName), \(servings(d.servings))</li>"
+            }
             sections.append(
                 """
                 <section class="card" aria-labelledby="next-title">
                 <h2 id="next-title">Next, tomorrow</h2>
                 <ul class="regimen-list">
-                \(rows)
+                \(HTML.join(rows, separator: "\n"))
                 </ul>
                 </section>
                 """)
         }
         if !view.asNeeded.isEmpty {
-            let rows = view.asNeeded.map { s in
+            let rows = view.asNeeded.map { s -> HTML in
                 """
-                <li class="regimen-dose"><span class="regimen-product">\(HTML.escape(s.productName))</span> <span class="regimen-meta">as needed, \(HTML.escape(servings(s.latest.plan.servings)))</span>
-                <form method="post" action="/regimen/as-needed/\(HTML.escape(s.scheduleID.rawValue))" class="regimen-actions">\(Layout.csrfField(csrfToken))
-                <button type="submit" class="button button-quiet">Log a dose<span class="visually-hidden"> of \(HTML.escape(s.productName))</span></button>
+                <li class="regimen-dose"><span class="regimen-product">\(s.productName)</span> <span class="regimen-meta">as needed, \(servings(s.latest.plan.servings))</span>
+                <form method="post" action="/regimen/as-needed/\(s.scheduleID.rawValue)" class="regimen-actions">\(Layout.csrfField(csrfToken))
+                <button type="submit" class="button button-quiet">Log a dose<span class="visually-hidden"> of \(s.productName)</span></button>
                 </form></li>
                 """
-            }.joined(separator: "\n")
+            }
             sections.append(
                 """
                 <section class="card" aria-labelledby="as-needed-title">
                 <h2 id="as-needed-title">As needed</h2>
                 <ul class="regimen-doses">
-                \(rows)
+                \(HTML.join(rows, separator: "\n"))
                 </ul>
                 </section>
                 """)
         }
-        let body = intro + messages + sections.joined(separator: "\n")
-        return Layout.page(title: "Regimen", section: .regimen, body: HTML(trusted: body))
+        let body = intro + messages + HTML.join(sections, separator: "\n")
+        return Layout.page(title: "Regimen", section: .regimen, body: body)
     }
 
     /// A dose not logged yet: time, product, Taken (now) and Skipped, and "Taken at another time" (a time
     /// field in a disclosure, so it works without JavaScript), with its error beside the field.
-    static func openRow(_ dose: TodayDose, csrfToken: String, fieldError: String?, autofocus: Bool) -> String {
-        let id = HTML.escape(dose.doseID)
-        let name = HTML.escape(dose.productName)
+    static func openRow(_ dose: TodayDose, csrfToken: String, fieldError: String?, autofocus: Bool) -> HTML {
+        let id = dose.doseID
+        let name = dose.productName
         let errorID = "at-error-\(id)"
-        let errorHTML = fieldError.map { "<p class=\"form-error\" role=\"alert\" id=\"\(errorID)\">\(HTML.escape($0))</p>" } ?? ""
+        let errorHTML: HTML? = fieldError.map { "<p class=\"form-error\" role=\"alert\" id=\"\(errorID)\">\($0)</p>" }
+        let focused: HTML = autofocus ? " autofocus" : ""
+        let open: HTML = fieldError == nil ? "" : " open"
+        let invalid: HTML = fieldError == nil ? "" : " aria-invalid=\"true\""
+        let described = "at-help-\(id)" + (fieldError == nil ? "" : " \(errorID)")
         return """
             <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(id)">
-            <span class="regimen-time">\(HTML.escape(dose.time.description))</span>
-            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(dose.servings)))\(dose.scheduleTimeText.map { " · " + HTML.escape($0) + " time" } ?? "")</span>
-            <span class="regimen-state">\(HTML.escape(stateWords(dose.state)))</span>
+            <span class="regimen-time">\(dose.time.description)</span>
+            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(servings(dose.servings))\(dose.scheduleTimeText.map { " · " + $0 + " time" } ?? "")</span>
+            <span class="regimen-state">\(stateWords(dose.state))</span>
             <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
-            <button type="submit" class="button" id="take-\(id)"\(autofocus ? " autofocus" : "")>Taken<span class="visually-hidden">: \(name)</span></button>
+            <button type="submit" class="button" id="take-\(id)"\(focused)>Taken<span class="visually-hidden">: \(name)</span></button>
             <button type="submit" class="button button-quiet" formaction="/regimen/doses/\(id)/skipped">Skipped<span class="visually-hidden">: \(name)</span></button>
             </form>
-            <details class="regimen-taken-at"\(fieldError == nil ? "" : " open")><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
+            <details class="regimen-taken-at"\(open)><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
             <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
             <label for="at-\(id)">Taken at</label>
-            <input type="text" inputmode="numeric" autocomplete="off" maxlength="25" placeholder="HH:MM" class="time-field" id="at-\(id)" name="at" required aria-describedby="at-help-\(id)\(fieldError == nil ? "" : " \(errorID)")"\(fieldError == nil ? "" : " aria-invalid=\"true\"")>
+            <input type="text" inputmode="numeric" autocomplete="off" maxlength="25" placeholder="HH:MM" class="time-field" id="at-\(id)" name="at" required aria-describedby="\(described)"\(invalid)>
             <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the time for \(name)</span></button>
             <p class="help" id="at-help-\(id)">HH:MM on a 24-hour clock; for a time on another day, YYYY-MM-DD HH:MM.</p>
             </form>
@@ -300,22 +306,22 @@ enum RegimenPages {
     }
 
     /// A dose logged today (scheduled, as needed or extra): what, when, and Undo.
-    static func loggedRow(slot: String, _ entry: LedgerEntry, view: TodayView, csrfToken: String) -> String {
-        let name = HTML.escape(entry.productName)
+    static func loggedRow(slot: String, _ entry: LedgerEntry, view: TodayView, csrfToken: String) -> HTML {
+        let name = entry.productName
         let what: String
         switch entry.kind {
         case .scheduled: what = "\(entry.status == .taken ? "taken" : "skipped") at \(DateText.string(entry.takenAt, .clock, in: view.timeZone))"
         case .asNeeded: what = "as needed, taken at \(DateText.string(entry.takenAt, .clock, in: view.timeZone))"
         case .extra: what = "extra dose, taken at \(DateText.string(entry.takenAt, .clock, in: view.timeZone))"
         }
-        let anchor = entry.occurrence.map { " id=\"dose-\(HTML.escape($0.doseID))\"" } ?? ""
+        let anchor: HTML? = entry.occurrence.map { " id=\"dose-\($0.doseID)\"" }
         return """
             <li class="regimen-dose regimen-\(entry.status.rawValue)"\(anchor)>
-            <span class="regimen-time">\(HTML.escape(slot))</span>
-            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(HTML.escape(servings(entry.servings)))</span>
-            <span class="regimen-state">\(HTML.escape(what))</span>
-            <form method="post" action="/regimen/records/\(HTML.escape(entry.id.rawValue))/undo" class="regimen-actions">\(Layout.csrfField(csrfToken))
-            <button type="submit" class="button button-quiet">Undo<span class="visually-hidden">: \(name), \(HTML.escape(what))</span></button>
+            <span class="regimen-time">\(slot)</span>
+            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(servings(entry.servings))</span>
+            <span class="regimen-state">\(what)</span>
+            <form method="post" action="/regimen/records/\(entry.id.rawValue)/undo" class="regimen-actions">\(Layout.csrfField(csrfToken))
+            <button type="submit" class="button button-quiet">Undo<span class="visually-hidden">: \(name), \(what)</span></button>
             </form>
             </li>
             """

@@ -114,10 +114,9 @@ enum RegimenProductPages {
     }
 
     static func list(_ products: [StoredProduct]) -> String {
-        // RegimenPages is converted with Today
-        var body = HTML(
-            trusted: RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
-                + RegimenPages.subnav("/regimen/products"))
+        var body =
+            RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
+            + RegimenPages.subnav("/regimen/products")
         body +=
             "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
         if products.isEmpty {
@@ -193,9 +192,8 @@ enum RegimenProductPages {
             editing == nil
             ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>"
             : nil
-        // RegimenPages is converted with Today
-        let head = HTML(trusted: RegimenPages.intro(title, lead: lead) + RegimenPages.subnav("/regimen/products"))
-        let message = HTML(trusted: RegimenPages.message(notice: nil, error: refusal?.other))  // RegimenPages is converted with Today
+        let head = RegimenPages.intro(title, lead: lead) + RegimenPages.subnav("/regimen/products")
+        let message = RegimenPages.message(notice: nil, error: refusal?.other)
         let form: HTML = """
             \(scanLink)
             <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
@@ -223,13 +221,11 @@ enum RegimenProductPages {
     static func detail(_ history: [StoredProduct], notice: String?) -> String {
         let current = history.max { $0.revisionNumber < $1.revisionNumber }!
         let p = current.product
-        // RegimenPages is converted with Today
         var body =
-            HTML(
-                trusted: RegimenPages.intro(
-                    p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
-                    + RegimenPages.subnav("/regimen/products")
-                    + RegimenPages.message(notice: notice, error: nil))
+            RegimenPages.intro(
+                p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
+            + RegimenPages.subnav("/regimen/products")
+            + RegimenPages.message(notice: notice, error: nil)
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(p.id.rawValue)/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev -> HTML in
             let rows = rev.product.ingredients.map { row -> HTML in

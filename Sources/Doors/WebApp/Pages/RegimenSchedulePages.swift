@@ -131,16 +131,15 @@ enum RegimenSchedulePages {
     ) throws -> String {
         let products = try regimen.products()
         let summaries = try regimen.schedules()
-        // RegimenPages is converted with Today
-        var body = HTML(
-            trusted: RegimenPages.intro(
+        var body =
+            RegimenPages.intro(
                 "Schedules",
                 lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
-                + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil))
+            + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil)
         // A refused change shows beside its day field; when the schedule no longer offers that change (stopped,
         // or already in that state), at the top.
         if let change, !summaries.contains(where: { $0.scheduleID == change.schedule && offered($0.latest.state).contains(change.verb) }) {
-            body += HTML(trusted: RegimenPages.message(notice: nil, error: change.message))  // RegimenPages is converted with Today
+            body += RegimenPages.message(notice: nil, error: change.message)
         }
         if summaries.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-schedules-empty\">No schedules yet.</p>"

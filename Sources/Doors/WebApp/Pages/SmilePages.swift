@@ -16,7 +16,7 @@ import Smile
 /// - `GET /smile/delete/ENTRY` asks for confirmation; `POST /smile/delete/ENTRY` deletes the entry and its crop.
 enum SmilePages {
     /// The page script (external: the CSP allows no inline scripts).
-    static let script = "\n<script src=\"/assets/smile.js\" defer></script>"
+    static let script: HTML = "\n<script src=\"/assets/smile.js\" defer></script>"
 
     static func routes(_ smile: SmileService, csrfToken: String) -> [Route] {
         [
@@ -73,41 +73,42 @@ enum SmilePages {
     }
 
     static func timeline(_ entries: [SmileEntry], added: String?, deleted: Bool = false) -> String {
-        let intro = """
+        let intro: HTML = """
             <div class="page-intro">
             <h1>Smile</h1>
-            <p class="lead">\(HTML.escape(Journal.smile.purpose))</p>
+            <p class="lead">\(Journal.smile.purpose)</p>
             </div>
             """
-        let notice =
-            (added.map { _ in
-                "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>"
-            } ?? "")
-            + (deleted ? "<p class=\"notice\" role=\"status\" id=\"smile-deleted\">Deleted. The crop and its note are no longer in Cairn.</p>" : "")
+        let addedNotice: HTML =
+            added == nil
+            ? "" : "<p class=\"notice\" role=\"status\" id=\"smile-added\">Saved. Only the square crop is kept; the photo itself was not stored.</p>"
+        let deletedNotice: HTML =
+            deleted ? "<p class=\"notice\" role=\"status\" id=\"smile-deleted\">Deleted. The crop and its note are no longer in Cairn.</p>" : ""
+        let notice = addedNotice + deletedNotice
         guard !entries.isEmpty else {
             return Layout.page(
                 title: "Smile", section: .smile,
-                body: HTML(
-                    trusted: intro + notice + """
-                        <section class="card empty-state" aria-labelledby="empty-title">
-                        <h2 id="empty-title">Nothing here yet</h2>
-                        <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
-                        <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
-                        </section>
-                        """))
+                body: intro + notice + """
+                    <section class="card empty-state" aria-labelledby="empty-title">
+                    <h2 id="empty-title">Nothing here yet</h2>
+                    <p>Add a photo of your smile, from your camera or from a file. Cairn finds your mouth, keeps a square crop of it, and lines your crops up so they are easy to compare.</p>
+                    <p class="card-action"><a class="button" href="/smile/add" id="smile-add">Add a photo</a></p>
+                    </section>
+                    """)
         }
-        let items = entries.reversed().map { e in
-            """
-            <li class="card smile-entry">
-            <img class="smile-crop" src="/smile/photo/\(e.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Smile crop, \(HTML.escape(e.displayDate))">
-            <p class="smile-date">\(HTML.escape(dateText(e)))</p>
-            <p class="smile-meta">\(HTML.escape(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst()))</p>
-            \(e.note.isEmpty ? "" : "<p class=\"smile-note\">\(HTML.escape(TextInput.displayed(e.note)))</p>")
-            <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a> <a href="/smile/delete/\(e.id.rawValue)">Delete…</a></p>
-            </li>
-            """
-        }.joined(separator: "\n")
-        let compareLink =
+        let items = entries.reversed().map { e -> HTML in
+            let note: HTML = e.note.isEmpty ? "" : "<p class=\"smile-note\">\(TextInput.displayed(e.note))</p>"
+            return """
+                <li class="card smile-entry">
+                <img class="smile-crop" src="/smile/photo/\(e.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Smile crop, \(e.displayDate)">
+                <p class="smile-date">\(dateText(e))</p>
+                <p class="smile-meta">\(e.source.label.prefix(1).uppercased() + e.source.label.dropFirst())</p>
+                \(note)
+                <p class="smile-links"><a href="/smile/export/\(e.id.rawValue)">Export…</a> <a href="/smile/delete/\(e.id.rawValue)">Delete…</a></p>
+                </li>
+                """
+        }
+        let compareLink: HTML =
             entries.count >= 2
             ? "<a class=\"button button-quiet\" href=\"/smile/compare\" id=\"smile-compare-link\">Compare two</a>" : ""
         let body =
@@ -116,23 +117,28 @@ enum SmilePages {
                 <h2 class="visually-hidden">Your smile crops, newest first</h2>
                 <p class="help" id="smile-order">Newest first, by the day each photo was taken (a photo without a date: the day it was added).</p>
                 <ol class="smile-timeline" aria-label="Smile crops, newest first" aria-describedby="smile-order" reversed>
-                \(items)
+                \(HTML.join(items, separator: "\n"))
                 </ol>
                 """
-        return Layout.page(title: "Smile", section: .smile, body: HTML(trusted: body))
+        return Layout.page(title: "Smile", section: .smile, body: body)
     }
 
     // MARK: capture
 
-    static func capture(csrfToken: String, error: String? = nil) -> String {
-        let problem = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\(HTML.escape($0))</p>" } ?? ""
-        let invalid = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"
-        let body = """
+    static func capture(csrfToken: String, error: String? = nil, phoneNotice: String? = nil) -> String {
+        let problem: HTML? = error.map { "<p class=\"field-error\" role=\"alert\" id=\"upload-error\">\($0)</p>" }
+        // On the phone: what was just saved, and that the camera app may keep its own copy.
+        let notice: HTML? = phoneNotice.map { "<p class=\"notice\" role=\"status\" id=\"smile-saved\">\($0)</p>" }
+        let cameraApp: HTML? = PhoneRequest.current == nil ? nil : PhoneJournalPages.cameraAppCopy
+        let captureAttribute: HTML = PhoneRequest.current == nil ? "" : " capture=\"user\""
+        let invalid: HTML = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"
+        let body: HTML = """
             <div class="page-intro">
             <h1>Add a smile photo</h1>
             <p class="lead">Use your camera or choose a photo. Cairn finds your mouth and shows you the square it will keep. Nothing is saved until you confirm the crop.</p>
             </div>
-            <div class="smile-capture" id="smile-capture" data-csrf="\(HTML.escape(csrfToken))">
+            \(notice)
+            <div class="smile-capture" id="smile-capture" data-csrf="\(csrfToken)">
             <section class="card" aria-labelledby="camera-title" id="smile-camera-card" hidden>
             <h2 id="camera-title">Camera</h2>
             <p class="help">Line your smile up inside the box. The camera picture stays in this browser until you take the photo.</p>
@@ -150,7 +156,8 @@ enum SmilePages {
             <p class="help">JPEG, PNG, HEIC or WebP, up to 64 MB. The photo is held in memory only while you check the crop.</p>
             <form method="post" action="/smile/upload" enctype="multipart/form-data" class="stack" id="smile-file-form">\(Layout.csrfField(csrfToken))
             <label for="smile-file">Photo</label>
-            <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp" required\(invalid)>\(problem)
+            <input type="file" id="smile-file" name="photo" accept="image/jpeg,image/png,image/heic,image/webp"\(captureAttribute) required\(invalid)>\(problem)
+            \(cameraApp)
             <p class="field-error" role="alert" id="smile-file-error" hidden></p>
             <div class="form-actions"><button type="submit" class="button" id="smile-file-send">Send photo</button></div>
             </form>
@@ -159,7 +166,7 @@ enum SmilePages {
             <noscript><p class="notice">The camera needs JavaScript. To add a photo without it, choose the file and press Send photo (it goes only to this computer), or use <span class="kbd">cairn smile add</span>.</p></noscript>
             </div>
             """
-        return Layout.page(title: "Add a smile photo", section: .smile, body: HTML(trusted: body + script))
+        return Layout.page(title: "Add a smile photo", section: .smile, body: body + script)
     }
 
     /// `POST /smile/upload`: the body is the photo itself (the page's script; answers JSON), or a multipart
@@ -194,16 +201,18 @@ enum SmilePages {
         let preview = try smile.preview(of: a)
         let start = square ?? a.startingSquare
         let found = a.proposedSquare != nil && !a.proposalIsUncertain
-        let candidates = a.candidates.enumerated().map { index, c in
+        let candidates = a.candidates.enumerated().map { index, c -> HTML in
             """
             <button type="button" class="button button-quiet smile-candidate" data-x="\(c.square.x)" data-y="\(c.square.y)" data-side="\(c.square.side)">Face \(index + 1)\(index == 0 ? " (largest)" : "")</button>
             """
-        }.joined()
-        let errorHTML = error.map { "<p class=\"field-error\" id=\"crop-error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
-        let body = """
+        }
+        let errorHTML: HTML? = error.map { "<p class=\"field-error\" id=\"crop-error\" role=\"alert\">\($0)</p>" }
+        let candidateList: HTML? =
+            a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : nil
+        let body: HTML = """
             <div class="page-intro">
             <h1>\(found ? "Check the crop" : "Place the square")</h1>
-            <p class="lead" id="smile-message">\(HTML.escape(a.message))</p>
+            <p class="lead" id="smile-message">\(a.message)</p>
             </div>
             \(errorHTML)
             <form method="post" action="/smile/crop/\(upload.id)" class="smile-crop-form">\(Layout.csrfField(csrfToken))
@@ -212,7 +221,7 @@ enum SmilePages {
             <div class="smile-square" id="smile-square" tabindex="0" role="group" aria-label="Crop square: drag it, or use the arrow keys; plus and minus change its size" aria-describedby="smile-square-status" hidden><span class="smile-handle" id="smile-handle"></span></div>
             </div>
             <p class="help smile-square-status" id="smile-square-status" aria-live="polite" hidden></p>
-            \(a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : "")
+            \(candidateList)
             <fieldset class="smile-fields">
             <legend>Square, in the photo's pixels (\(a.sourceWidth) × \(a.sourceHeight))</legend>
             <div class="smile-field-row">
@@ -223,7 +232,7 @@ enum SmilePages {
             </fieldset>
             <div class="stack">
             <label for="smile-note-field">Note (optional)</label>
-            <input type="text" id="smile-note-field" name="note" maxlength="\(TextInput.maximumNoteLength)" value="\(HTML.escape(note))">
+            <input type="text" id="smile-note-field" name="note" maxlength="\(TextInput.maximumNoteLength)" value="\(note)">
             </div>
             <div class="form-actions">
             <button type="submit" class="button" id="smile-save">Save this crop</button>
@@ -232,7 +241,7 @@ enum SmilePages {
             <p class="help">Only the square is kept, as a \(SmileService.cropSide) × \(SmileService.cropSide) picture with no metadata. The photo itself is never stored.</p>
             </form>
             """
-        return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: HTML(trusted: body + script))
+        return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: body + script)
     }
 
     static func saveCrop(id: String, request: Request, smile: SmileService, csrfToken: String) throws -> Response {
@@ -262,12 +271,11 @@ enum SmilePages {
         guard entries.count >= 2 else {
             return Layout.page(
                 title: "Compare", section: .smile,
-                body: HTML(
-                    trusted: """
-                        <section class="card empty-state"><h1>Compare two smiles</h1>
-                        <p>Comparing needs at least two entries. Add another photo first.</p>
-                        <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
-                        """))
+                body: """
+                    <section class="card empty-state"><h1>Compare two smiles</h1>
+                    <p>Comparing needs at least two entries. Add another photo first.</p>
+                    <p class="card-action"><a class="button" href="/smile/add">Add a photo</a></p></section>
+                    """)
         }
         func pick(_ text: String?, default fallback: SmileEntry) -> SmileEntry {
             guard let text, !text.isEmpty else { return fallback }
@@ -283,12 +291,14 @@ enum SmilePages {
             }
             return "\(e.displayDate), \(place + 1) of \(group.count)"
         }
-        func options(selected: SmileEntry) -> String {
-            entries.map { e in
-                "<option value=\"\(e.id.rawValue)\"\(e.id == selected.id ? " selected" : "")>\(HTML.escape(label(e)))\(e.note.isEmpty ? "" : " · " + HTML.escape(TextInput.displayed(String(e.note.prefix(40)))))</option>"
-            }.joined()
+        func options(selected: SmileEntry) -> [HTML] {
+            entries.map { e -> HTML in
+                let note = e.note.isEmpty ? "" : " · " + TextInput.displayed(String(e.note.prefix(40)))
+                let chosen: HTML = e.id == selected.id ? " selected" : ""
+                return "<option value=\"\(e.id.rawValue)\"\(chosen)>\(label(e))\(note)</option>"
+            }
         }
-        let body = """
+        let body: HTML = """
             <div class="page-intro">
             <h1>Compare two smiles</h1>
             <p class="lead">Slide to move between the two crops. Both are the same size, so they line up.</p>
@@ -299,15 +309,15 @@ enum SmilePages {
             <button type="submit" class="button button-quiet" id="compare-show">Show</button>
             </form>
             <div class="smile-compare" id="smile-compare">
-            <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(HTML.escape(label(before)))"><figcaption>Before · \(HTML.escape(label(before)))</figcaption></figure>
-            <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(HTML.escape(label(after)))"><figcaption>After · \(HTML.escape(label(after)))</figcaption></figure>
+            <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(label(before))"><figcaption>Before · \(label(before))</figcaption></figure>
+            <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(label(after))"><figcaption>After · \(label(after))</figcaption></figure>
             </div>
             <div class="smile-slider" id="smile-slider-row" hidden>
             <label for="smile-slider">Before ↔ after</label>
-            <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(HTML.escape(sliderText(50, before: label(before), after: label(after))))" data-before="\(HTML.escape(label(before)))" data-after="\(HTML.escape(label(after)))">
+            <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(sliderText(50, before: label(before), after: label(after)))" data-before="\(label(before))" data-after="\(label(after))">
             </div>
             """
-        return Layout.page(title: "Compare", section: .smile, body: HTML(trusted: body + script))
+        return Layout.page(title: "Compare", section: .smile, body: body + script)
     }
 
     /// What the before/after slider says at `value` (the after crop covers the part right of `value`%); smile.js
@@ -328,37 +338,37 @@ enum SmilePages {
             export.containsNoMetadata
             ? "Contains no metadata (checked): no date, place or camera details, only the picture."
             : "This file did not pass the metadata check, so it cannot be exported."
-        let body = """
+        let body: HTML = """
             <section class="card smile-export" aria-labelledby="export-title">
             <h1 id="export-title">Export this crop?</h1>
             <p>This is exactly the file that will be saved to your downloads. Nothing else leaves Cairn.</p>
             <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be exported">
             <dl class="smile-facts">
-            <dt>File</dt><dd id="export-name">\(HTML.escape(export.suggestedFileName))</dd>
+            <dt>File</dt><dd id="export-name">\(export.suggestedFileName)</dd>
             <dt>Picture</dt><dd id="export-dimensions">\(e.photo.width) × \(e.photo.height) JPEG</dd>
             <dt>Size</dt><dd id="export-size">\(CountText.grouped(export.jpeg.count)) bytes (\(CountText.grouped((export.jpeg.count + 500) / 1000)) KB)</dd>
-            <dt>Date</dt><dd>\(HTML.escape(e.displayDate))</dd>
+            <dt>Date</dt><dd>\(e.displayDate)</dd>
             </dl>
-            <p class="consequence" id="export-check">\(HTML.escape(check))</p>
+            <p class="consequence" id="export-check">\(check)</p>
             <form method="post" action="/smile/export/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
             <div class="form-actions">
-            \(export.containsNoMetadata ? "<button type=\"submit\" class=\"button\" id=\"export-confirm\">Download this file</button>" : "")
+            \(export.containsNoMetadata ? "<button type=\"submit\" class=\"button\" id=\"export-confirm\">Download this file</button>" as HTML : nil)
             <a class="button button-quiet" href="/smile">Cancel</a>
             </div>
             </form>
             </section>
             """
-        return Layout.page(title: "Export", section: .smile, body: HTML(trusted: body))
+        return Layout.page(title: "Export", section: .smile, body: body)
     }
 
     // MARK: delete
 
     static func confirmDelete(_ e: SmileEntry, csrfToken: String) -> String {
-        let body = """
+        let body: HTML = """
             <section class="card smile-delete" aria-labelledby="delete-title">
             <h1 id="delete-title">Delete this entry?</h1>
             <img class="smile-export-image" src="/smile/photo/\(e.id.rawValue)" width="\(e.photo.width)" height="\(e.photo.height)" alt="The crop that will be deleted">
-            <p class="consequence" id="delete-consequence">The crop of \(HTML.escape(e.displayDate)) and its note are removed from Cairn. This cannot be undone.</p>
+            <p class="consequence" id="delete-consequence">The crop of \(e.displayDate) and its note are removed from Cairn. This cannot be undone.</p>
             <form method="post" action="/smile/delete/\(e.id.rawValue)">\(Layout.csrfField(csrfToken))
             <div class="form-actions">
             <button type="submit" class="button button-danger" id="smile-delete-confirm">Delete</button>
@@ -367,6 +377,6 @@ enum SmilePages {
             </form>
             </section>
             """
-        return Layout.page(title: "Delete entry", section: .smile, body: HTML(trusted: body))
+        return Layout.page(title: "Delete entry", section: .smile, body: body)
     }
 }

@@ -1,3 +1,4 @@
+import CairnApp
 import CairnCore
 import Foundation
 import PhoneLink
@@ -7,7 +8,7 @@ import PhoneLink
 /// joins, and lists the phones with "Disconnect". `sessions` is nil when this server offers no phone session
 /// (in-process tests): the page says so and its forms refuse.
 enum UsePhonePage {
-    static func routes(_ sessions: PhoneSessions?, csrfToken: String) -> [Route] {
+    static func routes(_ sessions: PhoneSessions?, scanner: LabelScanService?, csrfToken: String) -> [Route] {
         @Sendable func required() throws -> PhoneSessions {
             guard let sessions else { throw PhoneSessionError.notOffered }
             return sessions
@@ -37,6 +38,22 @@ enum UsePhonePage {
                 try required().answer(join: r.parameter("join"), allow: false)
                 return .redirect(to: "/phone")
             },
+            route(.post, "/phone/labels/{label}/review") { r in
+                // A label photo a phone sent: read now, through the same scan as a photo chosen on this computer, and
+                // reviewed here (the photo leaves the inbox: the review page holds it, as a scan's page does).
+                guard let photo = try required().labelInbox.take(r.parameter("label")) else { throw WebError.notFound }
+                guard let scanner else {
+                    return .html(LabelScanPages.upload(csrfToken: csrfToken, scannerAvailable: false), status: 503)
+                }
+                do {
+                    let proposal = try scanner.propose(imageData: photo.data)
+                    let preview = try scanner.preview(imageData: photo.data)
+                    return .html(LabelScanPages.page(LabelScanPages.Review(proposal: proposal, preview: preview), csrfToken: csrfToken))
+                } catch let error as CairnError where error.errorKind == .refusedInput {
+                    return .html(
+                        LabelScanPages.upload(csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
+                }
+            },
             route(.post, "/phone/phones/{phone}/disconnect") { r in
                 try required().disconnect(phone: r.parameter("phone"))
                 return .redirect(to: "/phone")
@@ -47,10 +64,34 @@ enum UsePhonePage {
     /// What changes the page (a phone waiting or joining, a new code, renewing, the end): cairn.js reloads the page
     /// when it changes.
     static func stamp(_ sessions: PhoneSessions) -> String {
-        guard let status = sessions.status else { return "closed" }
-        return ([status.pairingURL ?? "", "\(status.ends.timeIntervalSince1970)"] + status.waiting.map(\.id) + status.phones.map(\.id))
+        let labels = sessions.labelInbox.waiting.map(\.id)
+        guard let status = sessions.status else { return (["closed"] + labels).joined(separator: "|") }
+        return ([status.pairingURL ?? "", "\(status.ends.timeIntervalSince1970)"] + status.waiting.map(\.id) + status.phones.map(\.id) + labels)
             .joined(separator: "|").utf8.reduce(into: UInt64(14_695_981_039_346_656_037)) { $0 = ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
             .description
+    }
+
+    /// The label photos phones sent, each with "Review" (a form: reading takes a moment and the photo leaves the
+    /// inbox).
+    static func labels(_ sessions: PhoneSessions, csrfToken: String) -> HTML? {
+        let waiting = sessions.labelInbox.waiting
+        guard !waiting.isEmpty else { return nil }
+        let items = waiting.map { photo -> HTML in
+            """
+            <li><span>Sent at \(DateText.string(photo.received, .clock, in: sessions.timeZone))</span> \
+            <form method="post" action="/phone/labels/\(photo.id)/review">\(Layout.csrfField(csrfToken))\
+            <button type="submit" class="button" id="review-\(photo.id)">Review<span class="visually-hidden"> the label photo sent at \
+            \(DateText.string(photo.received, .clock, in: sessions.timeZone))</span></button></form></li>
+            """
+        }
+        return """
+            <section class="card" aria-labelledby="phone-labels-title" id="phone-labels">
+            <h2 id="phone-labels-title">Label photos from your phone</h2>
+            <p>Each is read here and shown for your review; nothing is saved until you check its rows. They wait in memory \
+            only, for up to an hour, and are dropped when the vault locks.</p>
+            <ul class="phone-list">\(items)</ul>
+            </section>
+            """
     }
 
     static func page(_ sessions: PhoneSessions?, csrfToken: String, problem: String?) -> String {
@@ -69,6 +110,7 @@ enum UsePhonePage {
             let ended: HTML? = sessions.endReason.map { "<p class=\"notice\" role=\"status\">\(endedText($0))</p>" }
             let body: HTML = """
                 \(intro)\(problemHTML)\(ended)
+                \(labels(sessions, csrfToken: csrfToken))
                 <section class="card" aria-labelledby="phone-open-title">
                 <h2 id="phone-open-title">Open a phone session</h2>
                 <p>For \(sessions.options.minutes) minutes, Cairn also listens on your home network, over an encrypted \
@@ -119,6 +161,7 @@ enum UsePhonePage {
             <p class="notice" role="status" id="phone-session-state" data-stamp="\(stamp(sessions))">A phone session is open at \
             <code>\(status.address)</code> until \(until).</p>
             \(waiting)
+            \(labels(sessions, csrfToken: csrfToken))
             <section class="card" aria-labelledby="phone-pair-title">
             <h2 id="phone-pair-title">Pair a phone</h2>
             \(code)

@@ -18,7 +18,7 @@ struct PhoneApplication: HTTPAnswering {
     /// The cookie of a phone whose pairing waits for the computer's answer.
     static let pairingCookie = "__Host-cairn_pairing"
     /// The assets the phone's pages use.
-    static let assetNames: Set<String> = ["cairn.css", "mark.svg", "phone.js", "phone-pair.js"]
+    static let assetNames: Set<String> = ["cairn.css", "mark.svg", "phone.js", "phone-pair.js", "phone-capture.js", "skin.js", "smile.js"]
 
     let sessions: PhoneSessions
     let host: String

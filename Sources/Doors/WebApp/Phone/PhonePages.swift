@@ -49,6 +49,8 @@ enum PhonePages {
     }
 
     private static func document(title: String, script: String, body: HTML) -> String {
+        // A paired phone's pages lead back to its home; the pairing page has nowhere to go yet.
+        let brand: HTML = PhoneRequest.current == nil ? "<span class=\"brand\">Cairn</span>" : "<a class=\"brand\" href=\"/\">Cairn</a>"
         let page: HTML = """
             <!doctype html>
             <html lang="en">
@@ -61,7 +63,7 @@ enum PhonePages {
             <script src="\(script)" defer></script>
             </head>
             <body>
-            <header class="site-header"><div class="wrap header-row"><span class="brand">Cairn</span></div></header>
+            <header class="site-header"><div class="wrap header-row">\(brand)</div></header>
             <main id="main" class="wrap">
             \(body)
             </main>
@@ -84,20 +86,6 @@ enum PhonePages {
                 <p id="pair-status" role="status" aria-live="polite">Sending the pairing code to Cairn on your computer…</p>
                 <p>Your computer asks you to allow this phone. Nothing of your journal is shown here until you do.</p>
                 <noscript><p>This page needs JavaScript to send the pairing code.</p></noscript>
-                </section>
-                """)
-    }
-
-    /// `GET /` once paired: says it is paired and what it will offer.
-    static func home() -> String {
-        page(
-            title: "Cairn on this phone",
-            body: """
-                <div class="page-intro"><h1>This phone is connected</h1></div>
-                <section class="card" aria-labelledby="offer-title">
-                <h2 id="offer-title">What you can do here</h2>
-                <p>While the session is open, this phone will let you take Skin and Smile photos with the guided capture, send a label photo to the computer for review, and log today's doses.</p>
-                <p>Photos go straight to the journal on your computer. This phone keeps nothing of it after the session ends.</p>
                 </section>
                 """)
     }

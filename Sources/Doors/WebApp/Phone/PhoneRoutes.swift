@@ -11,14 +11,18 @@ import Foundation
 enum PhoneRoutes {
     static func routes(_ sessions: PhoneSessions) -> [Route] {
         [
-            route(.get, "/") { _ in .html(PhonePages.home()) },
             // The pages' check that the session still holds this phone (phone.js asks every few seconds).
-            route(.get, "/session") { _ in Response(status: 204) },
-        ]
+            route(.get, "/session") { _ in Response(status: 204) }
+        ] + PhoneJournalPages.routes(sessions)
     }
 
-    /// The largest body a phone route takes: forms only, for now.
+    /// The largest body a phone route takes: a photo (the server's upload limit) where a photo is sent, a form's
+    /// size elsewhere.
     static func maximumBodyBytes(forPath path: String, configured: Int) -> Int {
-        min(configured, SecurityPolicy.maximumFormBytes)
+        let segments = path.split(separator: "/")
+        let takesAPhoto =
+            (segments.count == 3 && segments[0] == "skin" && (segments[2] == "photos" || segments[2] == "quality"))
+            || path == "/smile/upload" || path == "/label"
+        return takesAPhoto ? configured : min(configured, SecurityPolicy.maximumFormBytes)
     }
 }

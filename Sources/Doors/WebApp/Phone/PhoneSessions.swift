@@ -108,8 +108,18 @@ public final class PhoneSessions: @unchecked Sendable {
         self.options = options
         self.gate = gate
         self.clock = clock
-        gate.onChange { [weak self] opened in if opened == nil { self?.end(.locked) } }
+        labelInbox = LabelInbox(clock: clock)
+        gate.onChange { [weak self] opened in
+            if opened == nil {
+                self?.end(.locked)
+                self?.labelInbox.removeAll()
+            }
+        }
     }
+
+    /// Label photos phones sent for the computer's review (memory only; kept when a session ends, so the person can
+    /// review after ending it; dropped when the vault locks).
+    public let labelInbox: LabelInbox
 
     /// Runs `action` with the status each time a session opens (`cairn serve` prints the address and the QR).
     public func onOpen(_ action: @escaping @Sendable (Status) -> Void) { state.withLock { announce.append(action) } }
@@ -281,6 +291,11 @@ public final class PhoneSessions: @unchecked Sendable {
 
     /// The opened vault's services, nil while it is locked (a phone route calls them; the session ends on locking).
     var services: WebServices? { gate.services }
+
+    /// The services for a phone's journal page or action, which counts as activity for the idle lock: a person taking
+    /// photos or logging doses on the phone is using Cairn. (The phone's `/session` poll does not count, and the
+    /// session itself ends after its minutes, so a forgotten phone cannot keep the vault open.)
+    var servicesInUse: WebServices? { gate.current(touch: true)?.services }
 
     // MARK: internals
 
