@@ -7,8 +7,8 @@
 /// let list: HTML = "<ul>\(rows)</ul>"                // `rows: [HTML]` is joined as markup
 /// ```
 ///
-/// Pages still built as `String` (escaping each value with `HTML.escape`) enter a page through
-/// `HTML(trusted:)`: each such call marks a page group not yet converted.
+/// Every page group is built this way; `HTML(trusted:)` is left for markup made outside WebApp with no text
+/// from the person in it (the QR code's SVG from PhoneLink on the Use your phone page, with a constant label).
 public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The markup.
     public let rendered: String

@@ -29,13 +29,15 @@ enum BackupPages {
     enum Problem { case tooShort, mismatch }
 
     static func render(csrfToken: String, problem: Problem? = nil) -> String {
-        func error(_ p: Problem, _ id: String, _ text: String) -> (html: String, attributes: String) {
-            guard problem == p else { return ("", "") }
-            return ("<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(HTML.escape(text))</p>", " aria-invalid=\"true\" autofocus")
+        func error(_ p: Problem, _ id: String, _ text: String) -> (html: HTML?, attributes: HTML) {
+            guard problem == p else { return (nil, "") }
+            return ("<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(text)</p>", " aria-invalid=\"true\" autofocus")
         }
         let short = error(.tooShort, "passphrase-error", BackupRequestError.passphraseTooShort.userMessage)
         let mismatch = error(.mismatch, "again-error", FormField.passphrasesDiffer)
-        let body = """
+        let shortError: HTML = short.html == nil ? "" : " passphrase-error"
+        let mismatchError: HTML = mismatch.html == nil ? "" : " aria-describedby=\"again-error\""
+        let body: HTML = """
             <div class="page-intro"><h1>Back up everything</h1>
             <p class="lead">One encrypted file with every photo and record. Cairn checks that it opens before you get it.</p></div>
             <section class="card regimen-form" aria-labelledby="backup-form-title">
@@ -44,15 +46,15 @@ enum BackupPages {
             <form method="post" action="/settings/backup" id="backup-form">\(Layout.csrfField(csrfToken))
             <div class="stack"><label for="passphrase">Passphrase</label>
             <p class="help" id="passphrase-help">At least \(BackupService.minimumPassphraseLength) characters; a few words are easier to remember than symbols.</p>
-            <input type="password" id="passphrase" name="passphrase" autocomplete="new-password" required minlength="\(BackupService.minimumPassphraseLength)" aria-describedby="passphrase-help\(short.html.isEmpty ? "" : " passphrase-error")"\(short.attributes)>\(short.html)</div>
+            <input type="password" id="passphrase" name="passphrase" autocomplete="new-password" required minlength="\(BackupService.minimumPassphraseLength)" aria-describedby="passphrase-help\(shortError)"\(short.attributes)>\(short.html)</div>
             <div class="stack"><label for="passphrase-again">The same passphrase again</label>
-            <input type="password" id="passphrase-again" name="passphrase_again" autocomplete="new-password" required\(mismatch.html.isEmpty ? "" : " aria-describedby=\"again-error\"")\(mismatch.attributes)>\(mismatch.html)</div>
+            <input type="password" id="passphrase-again" name="passphrase_again" autocomplete="new-password" required\(mismatchError)\(mismatch.attributes)>\(mismatch.html)</div>
             <div class="form-actions"><button type="submit" class="button" id="backup-download">Download the backup</button>
             <a class="button button-quiet" href="/settings">Cancel</a></div>
             </form>
             <p class="help">It can take a while for many photos. To restore: <code>cairn backup restore FILE --data-dir FOLDER</code> (an empty folder). From the command line, <code>cairn backup create FOLDER --keep 5</code> keeps the last five.</p>
             </section>
             """
-        return Layout.page(title: "Back up everything", section: .settings, body: HTML(trusted: body))
+        return Layout.page(title: "Back up everything", section: .settings, body: body)
     }
 }

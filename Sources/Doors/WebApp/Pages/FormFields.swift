@@ -7,25 +7,26 @@ enum FormField {
 
     /// The attributes of field `id`: `aria-describedby` naming its help (when `help`) and its error, and
     /// `aria-invalid` and, when `first`, `autofocus` while it has errors.
-    static func attributes(_ id: String, errors: [String], help: Bool = false, first: Bool = false) -> String {
+    static func attributes(_ id: String, errors: [String], help: Bool = false, first: Bool = false) -> HTML {
         let described = [help ? "\(id)-help" : nil, errors.isEmpty ? nil : "\(id)-error"].compactMap { $0 }
-        var html = described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\""
-        if !errors.isEmpty { html += " aria-invalid=\"true\"" + (first ? " autofocus" : "") }
-        return html
+        let describedBy: HTML = described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\""
+        let invalid: HTML = errors.isEmpty ? "" : " aria-invalid=\"true\"" + (first ? " autofocus" : "")
+        return describedBy + invalid
     }
 
     /// The messages about field `id`, one paragraph (a line each), or nothing.
-    static func errors(_ messages: [String], _ id: String) -> String {
-        messages.isEmpty ? "" : "<p class=\"field-error\" id=\"\(id)-error\">\(messages.map(HTML.escape).joined(separator: "<br>"))</p>"
+    static func errors(_ messages: [String], _ id: String) -> HTML {
+        messages.isEmpty
+            ? "" : "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.join(messages.map { message -> HTML in "\(message)" }, separator: "<br>"))</p>"
     }
 
     /// The line above a refused form: how many fields need a change, each a link to its field. Announced
     /// (`role="alert"`) when the page is shown.
-    static func summary(_ fields: [(id: String, label: String)]) -> String {
+    static func summary(_ fields: [(id: String, label: String)]) -> HTML {
         guard !fields.isEmpty else { return "" }
-        let links = fields.map { "<a href=\"#\($0.id)\">\(HTML.escape($0.label))</a>" }
+        let links = fields.map { field -> HTML in "<a href=\"#\(field.id)\">\(field.label)</a>" }
         let count = fields.count == 1 ? "One field needs" : "\(fields.count) fields need"
         return
-            "<p class=\"form-error\" role=\"alert\" id=\"form-problems\">Nothing was saved. \(count) a change: \(links.joined(separator: ", ")).</p>"
+            "<p class=\"form-error\" role=\"alert\" id=\"form-problems\">Nothing was saved. \(count) a change: \(HTML.join(links, separator: ", ")).</p>"
     }
 }

@@ -46,28 +46,30 @@ enum HomePage {
     /// The home page. `summaries` holds a short count ("2 areas, 14 photos") for each journal that has
     /// something in it; a journal without one shows its empty state.
     /// `regimenToday` (HTML) says what is due now and what was logged today, in the Regimen card.
-    static func render(summaries: [Journal: String] = [:], regimenToday: String? = nil) -> String {
-        let cards = Journal.allCases.map { j in
-            """
-            <li class="card journal-card journal-\(j.rawValue)">
-            <h2 id="journal-\(j.rawValue)">\(HTML.escape(j.title))</h2>
-            \(summaries[j].map { "<p class=\"journal-summary\">\(HTML.escape($0))</p>" } ?? "<p class=\"empty-note\">Nothing here yet.</p>")
-            \(j == .regimen ? regimenToday ?? "" : "")
-            <p>\(HTML.escape(j.purpose))</p>
-            <p class="card-action"><a class="button" href="/\(j.rawValue)" aria-describedby="journal-\(j.rawValue)">\(HTML.escape(j.nextStep))</a></p>
-            </li>
-            """
-        }.joined(separator: "\n")
-        let body = """
+    static func render(summaries: [Journal: String] = [:], regimenToday: HTML? = nil) -> String {
+        let cards = Journal.allCases.map { j -> HTML in
+            let summary: HTML = summaries[j].map { "<p class=\"journal-summary\">\($0)</p>" } ?? "<p class=\"empty-note\">Nothing here yet.</p>"
+            return
+                """
+                <li class="card journal-card journal-\(j.rawValue)">
+                <h2 id="journal-\(j.rawValue)">\(j.title)</h2>
+                \(summary)
+                \(j == .regimen ? regimenToday : nil)
+                <p>\(j.purpose)</p>
+                <p class="card-action"><a class="button" href="/\(j.rawValue)" aria-describedby="journal-\(j.rawValue)">\(j.nextStep)</a></p>
+                </li>
+                """
+        }
+        let body: HTML = """
             <div class="page-intro">
             <h1>Your journals</h1>
             <p class="lead">Three journals, one place. Leave a marker today and come back to see where things stand.</p>
             </div>
             <ul class="journal-grid" aria-label="Journals">
-            \(cards)
+            \(HTML.join(cards, separator: "\n"))
             </ul>
             """
-        return Layout.page(title: "Your journals", section: .home, body: HTML(trusted: body))
+        return Layout.page(title: "Your journals", section: .home, body: body)
     }
 }
 
@@ -98,25 +100,24 @@ extension HomePage {
 
     /// What is due now (or coming up next) and what was logged today, for the Regimen card; nil when there is
     /// nothing scheduled and nothing logged today.
-    static func regimenToday(_ view: TodayView) -> String? {
+    static func regimenToday(_ view: TodayView) -> HTML? {
         guard !view.doses.isEmpty || !view.unscheduledLogged.isEmpty || !view.next.isEmpty else { return nil }
         func names(_ doses: [TodayDose]) -> String { doses.map(\.productName).joined(separator: ", ") }
-        var lines: [String] = []
+        var lines: [HTML] = []
         if let first = view.currentBatch.first {
-            let link = "<a href=\"/regimen?focus=\(HTML.escape(first.doseID))\">"
+            let link: HTML = "<a href=\"/regimen?focus=\(first.doseID)\">"
             if view.isBatchDue {
                 lines.append(
-                    "<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(HTML.escape(first.timeText))):</strong> \(link)\(HTML.escape(names(view.currentBatch)))</a></p>"
+                    "<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(first.timeText)):</strong> \(link)\(names(view.currentBatch))</a></p>"
                 )
             } else {
                 lines.append(
-                    "<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(HTML.escape(first.timeText)): \(link)\(HTML.escape(names(view.currentBatch)))</a></p>"
+                    "<p class=\"home-due\" id=\"home-due-now\">Nothing due now. Next at \(first.timeText): \(link)\(names(view.currentBatch))</a></p>"
                 )
             }
         } else if let first = view.next.first {
-            lines.append(
-                "<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(HTML.escape("\(first.day) \(first.timeText)")).</p>"
-            )
+            let next = "\(first.day) \(first.timeText)"
+            lines.append("<p class=\"home-due\" id=\"home-due-now\">Every dose of today is logged. Next: \(next).</p>")
         }
         let taken = view.loggedToday.filter { $0.state == .taken }.count + view.unscheduledLogged.filter { $0.status == .taken }.count
         let skipped = view.loggedToday.filter { $0.state == .skipped }.count
@@ -124,8 +125,8 @@ extension HomePage {
             taken + skipped == 0
             ? "Nothing logged yet today."
             : "Logged today: \(count(taken, "dose")) taken" + (skipped > 0 ? ", \(skipped) skipped." : ".")
-        lines.append("<p class=\"home-logged\" id=\"home-logged-today\">\(HTML.escape(logged))</p>")
-        return lines.joined(separator: "\n")
+        lines.append("<p class=\"home-logged\" id=\"home-logged-today\">\(logged)</p>")
+        return HTML.join(lines, separator: "\n")
     }
 
     /// "1 photo", "3 photos".

@@ -239,24 +239,25 @@ enum LabelScanPages {
     // MARK: pages
 
     static func upload(csrfToken: String, scannerAvailable: Bool = true, error: String? = nil) -> String {
-        let intro = RegimenPages.intro(
-            "Add a product from its label",
-            lead:
-                "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved."
-        ).rendered
+        let intro =
+            RegimenPages.intro(
+                "Add a product from its label",
+                lead:
+                    "Photograph the Supplement Facts panel straight on, filling the frame, in even light. Cairn reads it on this computer and shows you every row to check before anything is saved."
+            ) + RegimenPages.subnav("/regimen/products")
         guard scannerAvailable else {
             return Layout.page(
                 title: "Add a product from its label", section: .regimen,
-                body: HTML(
-                    trusted: intro + RegimenPages.subnav("/regimen/products").rendered + """
-                        <p class="form-error" role="alert" id="regimen-error">\(HTML.escape(TextRecognitionError(kind: .engineUnavailable).userMessage))</p>
-                        <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
-                        """))
+                body: intro + """
+                    <p class="form-error" role="alert" id="regimen-error">\(TextRecognitionError(kind: .engineUnavailable).userMessage)</p>
+                    <p><a class="button button-quiet" href="/regimen/products/new">Type the label in instead</a></p>
+                    """)
         }
+        let message = RegimenPages.message(notice: nil, error: error)
         let body =
-            intro + RegimenPages.subnav("/regimen/products").rendered + """
+            intro + """
                 <form method="post" action="/regimen/products/scan" enctype="multipart/form-data" class="card regimen-form scan-upload" id="scan-upload">\(Layout.csrfField(csrfToken))
-                \(RegimenPages.message(notice: nil, error: error).rendered)
+                \(message)
                 <div class="stack"><label for="scan-photo">Photo of the Supplement Facts panel</label>
                 <input type="file" id="scan-photo" name="photo" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" required aria-describedby="scan-photo-help">
                 <p class="help" id="scan-photo-help">JPEG, PNG, WebP or HEIC. The photo is read in memory and is not kept: it is not saved with the product.</p></div>
@@ -266,115 +267,118 @@ enum LabelScanPages {
                 </form>
                 <script src="/assets/label-scan.js" defer></script>
                 """
-        return Layout.page(title: "Add a product from its label", section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: "Add a product from its label", section: .regimen, body: body)
     }
 
     /// The review page: the photo with each row's box, and the editable fields with every flag.
     static func page(_ review: Review, csrfToken: String, focusLastRow: Bool = false) -> String {
-        var messages = ""
+        var messages: [HTML] = []
         if let message = review.statusMessage {
             let cls = review.status == .proposed ? "notice" : "form-error"
-            messages +=
-                "<p class=\"\(cls)\" role=\"\(review.status == .proposed ? "status" : "alert")\" id=\"scan-message\">\(HTML.escape(message))</p>"
+            let role = review.status == .proposed ? "status" : "alert"
+            messages.append("<p class=\"\(cls)\" role=\"\(role)\" id=\"scan-message\">\(message)</p>")
             if review.status != .proposed {
-                messages +=
+                messages.append(
                     "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/scan\" id=\"scan-retry\">Try another photo</a> <span class=\"regimen-meta\">or type the rows in below.</span></p>"
+                )
             }
         }
         for (i, warning) in review.warnings.enumerated() {
-            messages += "<p class=\"notice scan-warning\" id=\"scan-warning-\(i)\">\(HTML.escape(warning))</p>"
+            messages.append("<p class=\"notice scan-warning\" id=\"scan-warning-\(i)\">\(warning)</p>")
         }
-        messages += RegimenPages.message(notice: review.notice, error: review.error).rendered
+        messages.append(RegimenPages.message(notice: review.notice, error: review.error))
         let photo = photoFigure(review)
-        let formOptions =
-            ["<option value=\"\"\(review.form.isEmpty ? " selected" : "")>Choose…</option>"]
-            + ProductForm.allCases.map { f in
-                "<option value=\"\(f.rawValue)\"\(f.rawValue == review.form ? " selected" : "")>\(f.rawValue)</option>"
+        func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
+        let formOptions: [HTML] =
+            ["<option value=\"\"\(selected(review.form.isEmpty))>Choose…</option>"]
+            + ProductForm.allCases.map { f -> HTML in
+                "<option value=\"\(f.rawValue)\"\(selected(f.rawValue == review.form))>\(f.rawValue)</option>"
             }
-        let servingHelp = review.servingOnLabel.map { "The label says: \(HTML.escape($0)). " } ?? ""
+        let servingHelp: HTML = review.servingOnLabel.map { "The label says: \($0). " } ?? ""
         let rows = review.rows.enumerated().map { i, row in
             rowHTML(row, index: i, autofocus: focusLastRow && i == review.rows.count - 1)
-        }.joined(separator: "\n")
-        let empty =
+        }
+        let empty: HTML =
             review.rows.isEmpty
             ? "<p class=\"help\" id=\"scan-no-rows\">No rows were read. Try another photo, or add the rows by hand.</p>" : ""
-        var other =
+        var other: HTML =
             review.otherIngredients.isEmpty
             ? ""
             : """
-            <p class="help scan-other" id="scan-other"><strong>Other ingredients (not saved as rows):</strong> \(HTML.escape(review.otherIngredients.joined(separator: ", ")))</p>
+            <p class="help scan-other" id="scan-other"><strong>Other ingredients (not saved as rows):</strong> \(review.otherIngredients.joined(separator: ", "))</p>
             """
         if !review.notIngredients.isEmpty {
-            let items = review.notIngredients.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            let items = review.notIngredients.map { item -> HTML in "<li>\(item)</li>" }
             other +=
                 "<div class=\"help scan-other\" id=\"scan-not-ingredients\"><strong>Left out, not ingredients:</strong><ul>\(items)</ul><p>Add a row by hand if one of these is an ingredient.</p></div>"
         }
-        let body =
-            RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text).rendered
-            + RegimenPages.subnav("/regimen/products").rendered + messages + """
-                <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
-                <input type="hidden" name="photo" value="\(review.preview.map { $0.base64EncodedString() } ?? "")">
-                <input type="hidden" name="photo-width" value="\(review.photoWidth)">
-                <input type="hidden" name="photo-height" value="\(review.photoHeight)">
-                <input type="hidden" name="rows" value="\(review.rows.count)">
-                <input type="hidden" name="other-ingredients" value="\(HTML.escape(review.otherIngredients.joined(separator: "\n")))">
-                <input type="hidden" name="not-ingredients" value="\(HTML.escape(review.notIngredients.joined(separator: "\n")))">
-                <div class="scan-layout">
-                \(photo)
-                <div class="scan-fields">
-                <fieldset class="card scan-product">
-                <legend>Product</legend>
-                \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true,
-                   maxLength: TextInput.maximumNameLength))
-                \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil,
-                   maxLength: TextInput.maximumNameLength))
-                <div class="stack"><label for="scan-form">Form</label>
-                <select id="scan-form" name="form"\(FormField.attributes("scan-form", errors: review.formError.map { [$0] } ?? []))>\(formOptions.joined())</select>\(FormField.errors(review.formError.map { [$0] } ?? [], "scan-form"))</div>
-                \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
-                    help: servingHelp + "A number of units (2 for two capsules), or an amount such as 5 g."))
-                </fieldset>
-                <fieldset class="card scan-rows-set">
-                <legend>Ingredients, per serving</legend>
-                \(empty)
-                <ol class="scan-rows" id="scan-rows">
-                \(rows)
-                </ol>
-                \(other)
-                </fieldset>
-                <div class="form-actions scan-actions">
-                <button type="submit" class="button" name="action" value="save" id="scan-save">Save product</button>
-                <button type="submit" class="button button-quiet" name="action" value="check" id="scan-check">Check my edits</button>
-                <button type="submit" class="button button-quiet" name="action" value="add" id="scan-add">Add a row</button>
-                <a class="button-link" href="/regimen/products/scan" id="scan-again">Try another photo</a>
-                </div>
-                <p class="help">Nothing is saved until you choose Save product. Leaving this page discards the photo and the rows.</p>
-                </div>
-                </div>
-                </form>
-                <script src="/assets/label-scan.js" defer></script>
-                """
-        return Layout.page(title: "Check the label", section: .regimen, body: HTML(trusted: body))
+        let photoField = review.preview.map { $0.base64EncodedString() } ?? ""
+        let formErrors = review.formError.map { [$0] } ?? []
+        let head = RegimenPages.intro("Check the label", lead: Disclaimer.labelReading.text) + RegimenPages.subnav("/regimen/products")
+        let form: HTML = """
+            <form method="post" action="/regimen/products/scan/confirm" class="scan-review" id="scan-review" novalidate>\(Layout.csrfField(csrfToken))
+            <input type="hidden" name="photo" value="\(photoField)">
+            <input type="hidden" name="photo-width" value="\(review.photoWidth)">
+            <input type="hidden" name="photo-height" value="\(review.photoHeight)">
+            <input type="hidden" name="rows" value="\(review.rows.count)">
+            <input type="hidden" name="other-ingredients" value="\(review.otherIngredients.joined(separator: "\n"))">
+            <input type="hidden" name="not-ingredients" value="\(review.notIngredients.joined(separator: "\n"))">
+            <div class="scan-layout">
+            \(photo)
+            <div class="scan-fields">
+            <fieldset class="card scan-product">
+            <legend>Product</legend>
+            \(textField(id: "scan-name", name: "name", label: "Name", value: review.name, error: review.nameError, required: true,
+               maxLength: TextInput.maximumNameLength))
+            \(textField(id: "scan-brand", name: "brand", label: "Brand <span class=\"help\">(optional)</span>", value: review.brand, error: nil,
+               maxLength: TextInput.maximumNameLength))
+            <div class="stack"><label for="scan-form">Form</label>
+            <select id="scan-form" name="form"\(FormField.attributes("scan-form", errors: formErrors))>\(formOptions)</select>\(FormField.errors(formErrors, "scan-form"))</div>
+            \(textField(id: "scan-serving", name: "serving", label: "One serving", value: review.serving, error: review.servingError,
+                help: servingHelp + "A number of units (2 for two capsules), or an amount such as 5 g."))
+            </fieldset>
+            <fieldset class="card scan-rows-set">
+            <legend>Ingredients, per serving</legend>
+            \(empty)
+            <ol class="scan-rows" id="scan-rows">
+            \(HTML.join(rows, separator: "\n"))
+            </ol>
+            \(other)
+            </fieldset>
+            <div class="form-actions scan-actions">
+            <button type="submit" class="button" name="action" value="save" id="scan-save">Save product</button>
+            <button type="submit" class="button button-quiet" name="action" value="check" id="scan-check">Check my edits</button>
+            <button type="submit" class="button button-quiet" name="action" value="add" id="scan-add">Add a row</button>
+            <a class="button-link" href="/regimen/products/scan" id="scan-again">Try another photo</a>
+            </div>
+            <p class="help">Nothing is saved until you choose Save product. Leaving this page discards the photo and the rows.</p>
+            </div>
+            </div>
+            </form>
+            <script src="/assets/label-scan.js" defer></script>
+            """
+        return Layout.page(title: "Check the label", section: .regimen, body: head + HTML.join(messages) + form)
     }
 
     /// The photo with one outlined, numbered box per row (an SVG in the photo's own pixel space, stretched over it).
-    static func photoFigure(_ review: Review) -> String {
+    static func photoFigure(_ review: Review) -> HTML {
         guard let preview = review.preview, review.photoWidth > 0, review.photoHeight > 0 else {
             return
                 "<figure class=\"card scan-photo\"><p class=\"help\">The photo is not shown again after this page was sent back; the rows are kept.</p></figure>"
         }
         let w = review.photoWidth
         let h = review.photoHeight
-        let marks = review.rows.enumerated().compactMap { i, row -> String? in
+        let marks = review.rows.enumerated().compactMap { i, row -> HTML? in
             // One outline per word: on a tilted photo the words follow the line, where one box around the row
             // would also cover its neighbours.
             guard let first = row.boxes.first, let all = union(row.boxes) else { return nil }
             let pad = max(2, all.height / 8)
-            let words = row.boxes.map { box in
+            let words = row.boxes.map { box -> HTML in
                 let x = max(0, box.x - pad)
                 let y = max(0, box.y - pad)
                 return
                     "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(min(w - x, box.width + 2 * pad))\" height=\"\(min(h - y, box.height + 2 * pad))\" rx=\"\(pad)\" vector-effect=\"non-scaling-stroke\"/>"
-            }.joined()
+            }
             let r = max(Double(first.height) * 0.6, Double(max(w, h)) / 80)
             let cx = max(r, Double(first.x - pad) - r * 1.2)
             let cy = Double(first.y) + Double(first.height) / 2
@@ -382,13 +386,13 @@ enum LabelScanPages {
                 <g class="scan-box" id="scan-box-\(i)" data-row="\(i)">\(words)\
                 <circle cx="\(fmt(cx))" cy="\(fmt(cy))" r="\(fmt(r))"/><text x="\(fmt(cx))" y="\(fmt(cy))" font-size="\(fmt(r * 1.25))" text-anchor="middle" dominant-baseline="central">\(i + 1)</text></g>
                 """
-        }.joined(separator: "\n")
+        }
         return """
             <figure class="card scan-photo" id="scan-photo" tabindex="0">
             <div class="scan-stage">
             <img class="scan-image" id="scan-image" src="data:image/jpeg;base64,\(preview.base64EncodedString())" width="\(w)" height="\(h)" alt="The label photo, with a numbered box around each row that was read">
             <svg class="scan-boxes" id="scan-boxes" viewBox="0 0 \(w) \(h)" preserveAspectRatio="none" aria-hidden="true" focusable="false">
-            \(marks)
+            \(HTML.join(marks, separator: "\n"))
             </svg>
             </div>
             <figcaption class="help">Each numbered box is where that row was read. The photo is not kept.</figcaption>
@@ -396,48 +400,52 @@ enum LabelScanPages {
             """
     }
 
-    static func rowHTML(_ row: Review.Row, index i: Int, autofocus: Bool) -> String {
+    static func rowHTML(_ row: Review.Row, index i: Int, autofocus: Bool) -> HTML {
         let id = "row-\(i)"
-        let unitOptions =
-            ["<option value=\"\"\(row.unit.isEmpty ? " selected" : "")>—</option>"]
-            + DoseUnit.allCases.map { u in
-                "<option value=\"\(u.rawValue)\"\(u.rawValue == row.unit ? " selected" : "")>\(HTML.escape(u.symbol))</option>"
+        func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
+        let unitOptions: [HTML] =
+            ["<option value=\"\"\(selected(row.unit.isEmpty))>—</option>"]
+            + DoseUnit.allCases.map { u -> HTML in
+                "<option value=\"\(u.rawValue)\"\(selected(u.rawValue == row.unit))>\(u.symbol)</option>"
             }
         var about: [String] = []
-        if let match = row.checked?.catalogueName { about.append("Matched to \(HTML.escape(match))") }
+        if let match = row.checked?.catalogueName { about.append("Matched to \(match)") }
         if row.isBlend { about.append("blend total") }
-        if let blend = row.blendName { about.append("in \(HTML.escape(blend))") }
+        if let blend = row.blendName { about.append("in \(blend)") }
         if row.boxes.isEmpty { about.append("added by hand") }
-        let flags = row.flags.map { flag in
-            "<li class=\"scan-flag scan-flag-\(flag.kind.rawValue)\"><strong>\(HTML.escape(flag.title)):</strong> \(HTML.escape(flag.reason))</li>"
-        }.joined()
-        let flagList = flags.isEmpty ? "" : "<ul class=\"scan-flags\" id=\"\(id)-flags\" aria-label=\"Flags for row \(i + 1)\">\(flags)</ul>"
+        let flags = row.flags.map { flag -> HTML in
+            "<li class=\"scan-flag scan-flag-\(flag.kind.rawValue)\"><strong>\(flag.title):</strong> \(flag.reason)</li>"
+        }
+        let flagList: HTML = flags.isEmpty ? "" : "<ul class=\"scan-flags\" id=\"\(id)-flags\" aria-label=\"Flags for row \(i + 1)\">\(flags)</ul>"
         let described = [flags.isEmpty ? nil : "\(id)-flags", row.error == nil ? nil : "\(id)-error"].compactMap { $0 }.joined(separator: " ")
-        let describedBy = described.isEmpty ? "" : " aria-describedby=\"\(described)\""
-        let rowError = row.error.map { "<p class=\"field-error\" id=\"\(id)-error\">\(HTML.escape($0))</p>" } ?? ""
+        let describedBy: HTML = described.isEmpty ? "" : " aria-describedby=\"\(described)\""
+        let rowError = row.error.map { error -> HTML in "<p class=\"field-error\" id=\"\(id)-error\">\(error)</p>" }
         let hidden = [
             ("boxes", row.boxes.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: " ")),
             ("confidence", row.confidence.map { String($0) } ?? ""),
             ("photo-flags", LabelFlag.Kind.allCases.filter(row.photoFlags.contains).map(\.rawValue).joined(separator: ",")), ("read", row.asRead),
             ("marker", row.marker?.rawValue ?? ""), ("blend-total", row.isBlend ? "1" : ""), ("blend", row.blendName ?? ""),
             ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
-        ].map { "<input type=\"hidden\" name=\"\(id)-\($0.0)\" value=\"\(HTML.escape($0.1))\">" }.joined()
-        let flagged = row.flags.isEmpty ? "" : " is-flagged"
-        let acceptBox =
+        ].map { field -> HTML in "<input type=\"hidden\" name=\"\(id)-\(field.0)\" value=\"\(field.1)\">" }
+        let flagged: HTML = row.flags.isEmpty ? "" : " is-flagged"
+        let checked: HTML = row.accepted ? " checked" : ""
+        let acceptBox: HTML =
             !row.needsDecision
             ? ""
             : """
-            <p class="scan-accept"><input type="checkbox" id="\(id)-accept" name="\(id)-accept" value="1"\(row.accepted ? " checked" : "")> <label for="\(id)-accept">I checked this row against the label: save it as it is</label></p>
+            <p class="scan-accept"><input type="checkbox" id="\(id)-accept" name="\(id)-accept" value="1"\(checked)> <label for="\(id)-accept">I checked this row against the label: save it as it is</label></p>
             """
+        let focus: HTML = autofocus ? " autofocus" : ""
+        let invalid: HTML = row.error == nil ? "" : " aria-invalid=\"true\""
         return """
             <li class="scan-row\(flagged)" id="\(id)" data-row="\(i)">\(hidden)
             <p class="scan-row-head"><span class="scan-number" aria-hidden="true">\(i + 1)</span> <span class="visually-hidden">Row \(i + 1)</span><span class="regimen-meta">\(about.joined(separator: " · "))</span></p>
             <div class="scan-grid">
-            <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="\(TextInput.maximumNameLength)"\(describedBy)\(autofocus ? " autofocus" : "")>\(HTML.escape(row.name))</textarea></div>
-            <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="\(TextInput.maximumNameLength)">\(HTML.escape(row.form))</textarea></div>
-            <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(HTML.escape(row.amount))" maxlength="20"\(row.error == nil ? "" : " aria-invalid=\"true\"")\(describedBy)></div>
-            <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions.joined())</select></div>
-            <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(HTML.escape(row.dailyValue))" maxlength="10"></div>
+            <div class="stack scan-name"><label for="\(id)-name">Name</label><textarea id="\(id)-name" name="\(id)-name" rows="\(lines(row.name))" maxlength="\(TextInput.maximumNameLength)"\(describedBy)\(focus)>\(row.name)</textarea></div>
+            <div class="stack scan-as"><label for="\(id)-form">As <span class="help">(form, optional)</span></label><textarea id="\(id)-form" name="\(id)-form" rows="\(lines(row.form))" maxlength="\(TextInput.maximumNameLength)">\(row.form)</textarea></div>
+            <div class="stack scan-amount"><label for="\(id)-amount">Amount</label><input type="text" inputmode="decimal" id="\(id)-amount" name="\(id)-amount" value="\(row.amount)" maxlength="20"\(invalid)\(describedBy)></div>
+            <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions)</select></div>
+            <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(row.dailyValue)" maxlength="10"></div>
             </div>
             \(rowError)\(flagList)\(acceptBox)
             <p class="scan-remove"><input type="checkbox" id="\(id)-remove" name="\(id)-remove" value="1"> <label for="\(id)-remove">Leave out this row</label></p>
@@ -447,15 +455,17 @@ enum LabelScanPages {
 
     // MARK: helpers
 
+    /// A text field; `label` and `help` are markup.
     private static func textField(
-        id: String, name: String, label: String, value: String, error: String?, required: Bool = false,
-        help: String? = nil, maxLength: Int = 200
-    ) -> String {
-        let helpHTML = help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? ""
+        id: String, name: String, label: HTML, value: String, error: String?, required: Bool = false,
+        help: HTML? = nil, maxLength: Int = 200
+    ) -> HTML {
+        let helpHTML = help.map { help -> HTML in "<p class=\"help\" id=\"\(id)-help\">\(help)</p>" }
         let errors = error.map { [$0] } ?? []
+        let requiredHTML: HTML = required ? " required" : ""
         return """
             <div class="stack"><label for="\(id)">\(label)</label>
-            <input type="text" id="\(id)" name="\(name)" value="\(HTML.escape(value))" maxlength="\(maxLength)"\(required ? " required" : "")\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
+            <input type="text" id="\(id)" name="\(name)" value="\(value)" maxlength="\(maxLength)"\(requiredHTML)\(FormField.attributes(id, errors: errors, help: help != nil))>\(FormField.errors(errors, id))\(helpHTML)</div>
             """
     }
 

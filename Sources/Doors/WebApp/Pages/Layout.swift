@@ -115,7 +115,7 @@ enum Layout {
             <a class="skip-link" href="#main">Skip to content</a>
             \(header)
             <main id="main" class="wrap" tabindex="-1">
-            \(chrome ? phoneNotice.map(phoneBanner) : nil)\(prompt.map { HTML(trusted: $0) })\(body)
+            \(chrome ? phoneNotice.map(phoneBanner) : nil)\(prompt)\(body)
             </main>
             <footer class="site-footer"><div class="wrap"><p>\(phoneNotice?.footer ?? "\(ProductWording.privacy)")</p></div></footer>
             </body>

@@ -188,10 +188,11 @@ enum LockPages {
     }
 
     static func unlockPage(csrfToken: String, next: String?, problem: Problem? = nil) -> String {
-        let error = problem.map { FormField.errors([message($0)], "passphrase") } ?? ""
+        let error = problem.map { FormField.errors([message($0)], "passphrase") }
         let attributes = FormField.attributes("passphrase", errors: problem == nil ? [] : ["x"], help: true, first: true)
-        let nextField = next.map { "<input type=\"hidden\" name=\"next\" value=\"\(HTML.escape(safeNext($0)))\">" } ?? ""
-        let body = """
+        let nextField = next.map { next -> HTML in "<input type=\"hidden\" name=\"next\" value=\"\(safeNext(next))\">" }
+        let autofocus: HTML = problem == nil ? " autofocus" : ""
+        let body: HTML = """
             <div class="page-intro"><h1>Cairn is locked</h1>
             <p class="lead">Type the vault's passphrase to open your journals.</p></div>
             <section class="card unlock" aria-labelledby="unlock-title">
@@ -199,44 +200,44 @@ enum LockPages {
             <form method="post" action="/unlock" id="unlock-form">\(Layout.csrfField(csrfToken))\(nextField)
             <div class="stack"><label for="passphrase">Vault passphrase</label>
             <p class="help" id="passphrase-help">The passphrase you chose when you turned the lock on.</p>
-            <input type="password" id="passphrase" name="passphrase" autocomplete="current-password" required\(problem == nil ? " autofocus" : "")\(attributes)>\(error)</div>
+            <input type="password" id="passphrase" name="passphrase" autocomplete="current-password" required\(autofocus)\(attributes)>\(error)</div>
             <div class="form-actions"><button type="submit" class="button" id="unlock">Unlock</button></div>
             </form>
             <p class="help">If the passphrase is forgotten, the data cannot be recovered: nobody can open the vault without it, Cairn neither.</p>
             </section>
             """
-        return Layout.page(title: "Cairn is locked", section: .none, body: HTML(trusted: body), chrome: false)
+        return Layout.page(title: "Cairn is locked", section: .none, body: body, chrome: false)
     }
 
     /// The Lock section of Settings. With the lock off (never set, "Not now", turned off): why, the warning and the
     /// form that turns it on. With it on: the idle time, Lock now, and (folded) changing the passphrase and turning
     /// the lock off. `refusal` is shown beside its field, its form unfolded.
-    static func settingsSection(setting: LockSetting, idleMinutes: Int, csrfToken: String, refusal: Refusal? = nil) -> String {
+    static func settingsSection(setting: LockSetting, idleMinutes: Int, csrfToken: String, refusal: Refusal? = nil) -> HTML {
         let csrf = Layout.csrfField(csrfToken)
         /// A password field of form `form`: its label, help, and the refusal's message when it is about this field.
-        func field(_ id: String, name: String, label: String, help: String? = nil, new: Bool) -> String {
+        func field(_ id: String, name: String, label: String, help: String? = nil, new: Bool) -> HTML {
             let refused = refusal?.field == id ? [message(refusal!.problem)] : []
             let first = refusal?.field == id
-            let helpHTML = help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? ""
+            let helpHTML = help.map { help -> HTML in "<p class=\"help\" id=\"\(id)-help\">\(help)</p>" }
             let complete = new ? "new-password" : "current-password"
-            let length = new ? " minlength=\"\(LockService.minimumPassphraseLength)\"" : ""
+            let length: HTML = new ? " minlength=\"\(LockService.minimumPassphraseLength)\"" : ""
             return """
                 <div class="stack"><label for="\(id)">\(label)</label>\(helpHTML)
                 <input type="password" id="\(id)" name="\(name)" autocomplete="\(complete)" required\(length)\(FormField.attributes(id, errors: refused, help: help != nil, first: first))>\(FormField.errors(refused, id))</div>
                 """
         }
         /// The refusal that belongs to no field, above the button of form `form`.
-        func general(_ form: Refusal.Form) -> String {
+        func general(_ form: Refusal.Form) -> HTML {
             guard let refusal, refusal.form == form, refusal.field == nil else { return "" }
-            return "<p class=\"form-error\" role=\"alert\" id=\"lock-\(form.rawValue)-error\">\(HTML.escape(message(refusal.problem)))</p>"
+            return "<p class=\"form-error\" role=\"alert\" id=\"lock-\(form.rawValue)-error\">\(message(refusal.problem))</p>"
         }
         /// A refusal of a form this state does not show (a page left open from before the change), on top.
-        func stray(_ shown: [Refusal.Form]) -> String {
+        func stray(_ shown: [Refusal.Form]) -> HTML {
             guard let refusal, !shown.contains(refusal.form) else { return "" }
-            return "<p class=\"form-error\" role=\"alert\" id=\"lock-error\">\(HTML.escape(message(refusal.problem)))</p>"
+            return "<p class=\"form-error\" role=\"alert\" id=\"lock-error\">\(message(refusal.problem))</p>"
         }
         let newHelp = "At least \(LockService.minimumPassphraseLength) characters; a few words are easier to remember than symbols."
-        let progress = { (verb: String) in
+        let progress = { (verb: String) -> HTML in
             "<p class=\"help lock-progress\" id=\"lock-progress\" role=\"status\">\(verb) takes a moment for each photo: keep this page open until Settings shows again.</p>"
         }
         guard setting == .on else {
@@ -251,9 +252,9 @@ enum LockPages {
             return """
                 <section class="card setting" aria-labelledby="lock-title" id="lock">
                 <h2 id="lock-title">Lock</h2>
-                <p id="lock-state">\(HTML.escape(state))</p>\(stray([.on]))
-                <p>\(HTML.escape(LockService.why))</p>
-                <p class="consequence" id="lock-warning">\(HTML.escape(LockService.warning))</p>
+                <p id="lock-state">\(state)</p>\(stray([.on]))
+                <p>\(LockService.why)</p>
+                <p class="consequence" id="lock-warning">\(LockService.warning)</p>
                 <form method="post" action="/settings/lock/on" class="lock-form" data-lock-change>\(csrf)
                 \(field("on-new", name: "passphrase", label: "New vault passphrase", help: newHelp, new: true))
                 \(field("on-again", name: "passphrase_again", label: "The same passphrase again", new: true))
@@ -263,10 +264,11 @@ enum LockPages {
                 </section>
                 """
         }
-        let options = LockService.idleChoices.map { minutes in
-            "<option value=\"\(minutes)\"\(minutes == idleMinutes ? " selected" : "")>\(duration(minutes * 60))</option>"
-        }.joined()
-        let open = { (form: Refusal.Form) in refusal?.form == form ? " open" : "" }
+        let options = LockService.idleChoices.map { minutes -> HTML in
+            let selected: HTML = minutes == idleMinutes ? " selected" : ""
+            return "<option value=\"\(minutes)\"\(selected)>\(duration(minutes * 60))</option>"
+        }
+        let open = { (form: Refusal.Form) -> HTML in refusal?.form == form ? " open" : "" }
         return """
             <section class="card setting" aria-labelledby="lock-title" id="lock">
             <h2 id="lock-title">Lock</h2>
@@ -311,27 +313,27 @@ enum LockPages {
     /// What every page answers while the lock changes (503: nothing of the vault is open meanwhile).
     static func changing(_ progress: VaultGate.ChangeProgress) -> Response {
         let title = progress.turningOn ? "Cairn is turning the lock on" : "Cairn is turning the lock off"
-        let body = """
+        let body: HTML = """
             <div class="page-intro"><h1>\(title)</h1>
-            <p class="lead" id="lock-changing" role="status">\(HTML.escape(progressText(progress)))</p>
+            <p class="lead" id="lock-changing" role="status">\(progressText(progress))</p>
             <p>Each file is rewritten on its own and checked: if Cairn stops now, nothing is lost, though the change may have to be made again. Reload this page to see how far it is; your journals show again once it is done.</p>
             <p class="card-action"><a class="button button-quiet" href="/settings#lock">Reload</a></p></div>
             """
-        var response = Response.html(Layout.page(title: title, section: .none, body: HTML(trusted: body), chrome: false), status: 503)
+        var response = Response.html(Layout.page(title: title, section: .none, body: body, chrome: false), status: 503)
         response.headers.append(("Retry-After", "2"))
         return response
     }
 
     /// The question the pages ask once the vault holds a photo or a record and the lock was never set: a card on
     /// top of the page (never in the way of a save), with "Not now" remembered.
-    static func prompt(_ prompt: Layout.LockPrompt) -> String {
+    static func prompt(_ prompt: Layout.LockPrompt) -> HTML {
         """
         <section class="card lock-prompt" aria-labelledby="lock-prompt-title" id="lock-prompt">
         <h2 id="lock-prompt-title">Protect your journals with a passphrase?</h2>
-        <p>\(HTML.escape(LockService.why))</p>
+        <p>\(LockService.why)</p>
         <div class="card-action"><a class="button" href="/settings#lock" id="lock-prompt-choose">Choose a passphrase…</a>\
         <form method="post" action="/settings/lock/decline" class="lock-decline">\(Layout.csrfField(prompt.csrfToken))\
-        <input type="hidden" name="next" value="\(HTML.escape(safeNext(prompt.path)))">\
+        <input type="hidden" name="next" value="\(safeNext(prompt.path))">\
         <button type="submit" class="button button-quiet" id="lock-prompt-decline">Not now</button></form></div>
         <p class="help">Not now is remembered: Cairn will not ask again. Settings can turn the lock on at any time.</p>
         </section>

@@ -45,34 +45,34 @@ enum OnboardingPages {
 
     static func render(step number: Int, csrfToken: String) -> String {
         let step = steps[number - 1]
-        let dots = (1...count).map { i in
+        let dots = (1...count).map { i -> HTML in
             i == number
                 ? "<li class=\"step-dot is-current\" aria-current=\"step\"><span class=\"visually-hidden\">Step \(i), current</span></li>"
                 : "<li class=\"step-dot\"><span class=\"visually-hidden\">Step \(i)</span></li>"
-        }.joined()
-        let paragraphs = step.paragraphs.map { "<p>\(HTML.escape($0))</p>" }.joined(separator: "\n")
-        let back =
+        }
+        let paragraphs = HTML.join(step.paragraphs.map { paragraph -> HTML in "<p>\(paragraph)</p>" }, separator: "\n")
+        let back: HTML =
             number > 1
             ? "<a class=\"button button-quiet\" id=\"onboarding-back\" href=\"/welcome/\(number - 1)\">Back</a>"
             : ""
-        let forward =
+        let forward: HTML =
             number < count
             ? "<a class=\"button\" id=\"onboarding-next\" href=\"/welcome/\(number + 1)\">Next</a>"
             : """
             <form method="post" action="/welcome/finish" class="inline-form">\(Layout.csrfField(csrfToken))\
             <button type="submit" class="button" id="onboarding-finish">Finish</button></form>
             """
-        let skip =
+        let skip: HTML =
             number < count
             ? """
             <form method="post" action="/welcome/finish" class="inline-form skip-form">\(Layout.csrfField(csrfToken))\
             <button type="submit" class="button-link" id="onboarding-skip">Skip introduction</button></form>
             """ : ""
-        let body = """
+        let body: HTML = """
             <section class="card onboarding" aria-labelledby="onboarding-title">
             <p class="progress" id="onboarding-progress">\(number) of \(count)</p>
             <ol class="step-dots" aria-label="Progress">\(dots)</ol>
-            <h1 id="onboarding-title">\(HTML.escape(step.heading))</h1>
+            <h1 id="onboarding-title">\(step.heading)</h1>
             \(paragraphs)
             <div class="onboarding-actions">
             <div class="actions-start">\(back)</div>
@@ -80,6 +80,6 @@ enum OnboardingPages {
             </div>
             </section>
             """
-        return Layout.page(title: "\(step.heading) (\(number) of \(count))", section: .none, body: HTML(trusted: body), chrome: false)
+        return Layout.page(title: "\(step.heading) (\(number) of \(count))", section: .none, body: body, chrome: false)
     }
 }

@@ -41,27 +41,30 @@ enum RegimenHealthImportPage {
                 "Apple Health import",
                 lead:
                     "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back."
-            ).rendered
-            + RegimenPages.subnav("/regimen/outcomes").rendered
+            )
+            + RegimenPages.subnav("/regimen/outcomes")
         if let summary {
             let lines = summary.sentences
-            let warnings = summary.warningLines.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            let warnings = summary.warningLines.map { line -> HTML in "<li>\(line)</li>" }
+            let leftOut: HTML? = warnings.isEmpty ? nil : "<p>Left out, with their reason:</p><ul>\(warnings)</ul>"
             body += """
                 <section class="card" aria-labelledby="health-import-result-title" id="health-import-result">
                 <h2 id="health-import-result-title">Imported</h2>
-                <p role="status">\(lines.map(HTML.escape).joined(separator: " "))</p>
-                \(warnings.isEmpty ? "" : "<p>Left out, with their reason:</p><ul>\(warnings)</ul>")
+                <p role="status">\(lines.joined(separator: " "))</p>
+                \(leftOut)
                 <p><a href="/regimen/outcomes">See the charts on the Outcomes page</a></p>
                 </section>
                 """
         }
+        let invalid: HTML = error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"health-import-error\" autofocus"
+        let errorHTML: HTML? = error.map { "<p class=\"field-error\" role=\"alert\" id=\"health-import-error\">\($0)</p>" }
         body += """
             <section class="card regimen-form" aria-labelledby="health-import-title">
             <h2 id="health-import-title">Choose the export</h2>
             <p>On the iPhone: Health app, your picture, "Export All Health Data". Choose the <code>export.zip</code> it makes (or the <code>export.xml</code> inside it). Importing a newer export later adds only what is new. Files over 64 MB: use <code>cairn regimen outcomes import export.zip</code>.</p>
             <form method="post" action="/regimen/outcomes/health" enctype="multipart/form-data" id="health-import" data-upload-progress>\(Layout.csrfField(csrfToken))
             <div class="stack"><label for="health-file">Health export</label>
-            <input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required\(error == nil ? "" : " aria-invalid=\"true\" aria-describedby=\"health-import-error\" autofocus")>\(error.map { "<p class=\"field-error\" role=\"alert\" id=\"health-import-error\">\(HTML.escape($0))</p>" } ?? "")</div>
+            <input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required\(invalid)>\(errorHTML)</div>
             <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
             <progress max="100" value="0" hidden>Sending</progress>
             <p class="help" role="status" hidden></p>
@@ -69,6 +72,6 @@ enum RegimenHealthImportPage {
             <script src="/assets/outcomes.js" defer></script>
             </section>
             """
-        return Layout.page(title: "Apple Health import", section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: "Apple Health import", section: .regimen, body: body)
     }
 }

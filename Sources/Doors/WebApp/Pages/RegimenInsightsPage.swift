@@ -54,52 +54,53 @@ enum RegimenInsightsPage {
         _ insights: [Insight], run: InsightRun?, state: InsightBackgroundState = .idle, changes: [ExposureChange] = [],
         csrfToken: String, notice: String? = nil, searching: Set<String> = []
     ) -> String {
-        var messages = RegimenPages.message(notice: notice, error: nil).rendered
+        var messages = RegimenPages.message(notice: notice, error: nil)
         var running = false
         switch state {
         case .idle: break
         case .running(let progress):
             running = true
-            messages += "<p class=\"notice\" role=\"status\" id=\"insights-progress\">\(HTML.escape(progressText(progress)))</p>"
+            messages += "<p class=\"notice\" role=\"status\" id=\"insights-progress\">\(progressText(progress))</p>"
         case .failed(let message):
-            messages += "<p class=\"form-error\" role=\"alert\">\(HTML.escape(message))</p>"
+            messages += "<p class=\"form-error\" role=\"alert\">\(message)</p>"
         }
         let head =
             RegimenPages.intro(
                 "Insights",
-                lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits."
-            ).rendered
-            + RegimenPages.subnav("/regimen/insights").rendered + messages
+                lead: "What shifted in your outcome series around changes in what you logged as taken. Associations only, with their limits.")
+            + RegimenPages.subnav("/regimen/insights") + messages
         let computed =
-            run.map { "Computed for \(HTML.escape($0.asOf.description)), updated by itself after imports and edits." } ?? "Not computed yet."
-        let recompute = """
+            run.map { "Computed for \($0.asOf.description), updated by itself after imports and edits." } ?? "Not computed yet."
+        let quiet: HTML = insights.isEmpty ? "" : " button-quiet"
+        let disabled: HTML = running ? " disabled aria-disabled=\"true\"" : ""
+        let recompute: HTML = """
             <form method="post" action="/regimen/insights/recompute" class="insight-recompute">\(Layout.csrfField(csrfToken))
             <p>\(computed)
-            <button type="submit" class="button\(insights.isEmpty ? "" : " button-quiet")" id="insights-recompute"\(running ? " disabled aria-disabled=\"true\"" : "")>\(running ? "Recomputing…" : "Recompute everything")</button></p>
+            <button type="submit" class="button\(quiet)" id="insights-recompute"\(disabled)>\(running ? "Recomputing…" : "Recompute everything")</button></p>
             </form>
             """
         guard !insights.isEmpty else {
+            let reason = running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)
             return Layout.page(
                 title: "Insights", section: .regimen,
-                body: HTML(
-                    trusted: head + """
-                        <section class="card empty-state" aria-labelledby="insights-empty-title">
-                        <h2 id="insights-empty-title">No insights yet</h2>
-                        <p>\(HTML.escape(running ? "Insights are being computed; reload the page in a moment." : InsightsOverview.emptyReason(changes: changes)))</p>
-                        <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
-                        \(recompute)
-                        </section>
-                        <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
-                        """))
+                body: head + """
+                    <section class="card empty-state" aria-labelledby="insights-empty-title">
+                    <h2 id="insights-empty-title">No insights yet</h2>
+                    <p>\(reason)</p>
+                    <p>Insights compare an outcome series, such as sleep quality or steps, in the two weeks before and after a change in what you logged as taken: a start, a pause, stopping, a new dose, frequency or time of day. They need at least 10 days with a value on each side of a change.</p>
+                    \(recompute)
+                    </section>
+                    <p class="insight-disclaimer">\(Disclaimer.insight.text)</p>
+                    """)
         }
         let overview = InsightsOverview(insights)
         var body =
             head + """
                 <section class="card insight-overview" aria-labelledby="insights-overview-title">
                 <h2 id="insights-overview-title">Summary</h2>
-                <p id="insights-summary">\(HTML.escape(overview.summary))</p>
-                <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14)))) at 14 days or \(HTML.escape(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 28)))) at 28 days before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
-                <p class="insight-disclaimer">\(HTML.escape(Disclaimer.insight.text))</p>
+                <p id="insights-summary">\(overview.summary)</p>
+                <p class="regimen-meta">A qualified finding needs enough days with a value, a 95% interval that excludes zero, an effect size of at least 0.5, and p at most \(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 14))) at 14 days or \(InsightWording.pText(InsightEngine.lookAlpha(windowDays: 28))) at 28 days before and after adjusting for the number of series compared (the 14-day and 28-day looks share one 5% error rate). Each card says which of these held.</p>
+                <p class="insight-disclaimer">\(Disclaimer.insight.text)</p>
                 \(recompute)
                 </section>
                 """
@@ -107,7 +108,7 @@ enum RegimenInsightsPage {
         for (n, change) in overview.changes.enumerated() {
             body += group(change, items: insights.filter { $0.change.id == change.id }, index: n, allChanges: changes)
         }
-        return Layout.page(title: "Insights", section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: "Insights", section: .regimen, body: body)
     }
 
     /// Where a background recomputation is, the same on the page and in `/regimen/insights/progress` (whose
@@ -120,77 +121,84 @@ enum RegimenInsightsPage {
 
     /// Per series, a form that turns the search for a later onset (0-7 days after a change) on or off; the
     /// search is counted in that series' p-values, so it is a choice made before looking, not a free pick.
-    private static func onsetForms(_ insights: [Insight], searching: Set<String>, csrfToken: String) -> String {
+    private static func onsetForms(_ insights: [Insight], searching: Set<String>, csrfToken: String) -> HTML {
         var seen = Set<String>()
         let metrics = insights.filter { seen.insert($0.metricID).inserted }.map { ($0.metricID, $0.metricName) }
             .sorted { $0.1.lowercased() < $1.1.lowercased() }
         guard !metrics.isEmpty else { return "" }
-        let rows = metrics.map { id, name in
+        let rows = metrics.map { (id, name) -> HTML in
             let on = searching.contains(id)
+            let state = on ? "onsets 0-7 days after a change are searched" : "compared from the change day only"
+            let button = on ? "Use the change day only" : "Also search a later onset"
             return """
                 <li><form method="post" action="/regimen/insights/onset" class="insight-onset-form">\(Layout.csrfField(csrfToken))
-                <input type="hidden" name="metric" value="\(HTML.escape(id))"><input type="hidden" name="search" value="\(on ? "off" : "on")">
-                <span>\(HTML.escape(name)): \(on ? "onsets 0-7 days after a change are searched" : "compared from the change day only")</span>
-                <button type="submit" class="button button-quiet">\(on ? "Use the change day only" : "Also search a later onset")</button>
+                <input type="hidden" name="metric" value="\(id)"><input type="hidden" name="search" value="\(on ? "off" : "on")">
+                <span>\(name): \(state)</span>
+                <button type="submit" class="button button-quiet">\(button)</button>
                 </form></li>
                 """
-        }.joined(separator: "\n")
+        }
         return """
             <section class="card insight-onset" aria-labelledby="insights-onset-title">
             <details>
             <summary id="insights-onset-title">Later onsets (0-7 days after a change)</summary>
             <p class="regimen-meta">Some series may shift only days after a change. Searching onsets 0 to 7 days after it makes 8 comparisons, and the search is counted in the p-value (it is multiplied by 8), so a finding then needs stronger evidence. Choose this per series before looking at its results.</p>
-            <ul class="insight-onset-list">\(rows)</ul>
+            <ul class="insight-onset-list">\(HTML.join(rows, separator: "\n"))</ul>
             </details>
             </section>
             """
     }
 
     /// One change and its insights, qualified findings first.
-    private static func group(_ change: ExposureChange, items: [Insight], index: Int, allChanges: [ExposureChange]) -> String {
+    private static func group(_ change: ExposureChange, items: [Insight], index: Int, allChanges: [ExposureChange]) -> HTML {
         let id = "change-\(index)"
         let qualified = items.filter { $0.status == .qualifiedFinding }.count
         let count =
             qualified > 0
             ? "\(qualified) qualified finding\(qualified == 1 ? "" : "s") of \(items.count) series"
             : "\(items.count) series, no qualified finding"
+        let cards = items.enumerated().map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }
         return """
             <section class="insight-section insight-group" aria-labelledby="\(id)-title" id="\(id)">
-            <h2 id="\(id)-title">Around \(HTML.escape(change.description)) <span class="insight-day">(\(HTML.escape(change.day.description)))</span></h2>
-            <p class="regimen-meta">\(HTML.escape(count))</p>
+            <h2 id="\(id)-title">Around \(change.description) <span class="insight-day">(\(change.day.description))</span></h2>
+            <p class="regimen-meta">\(count)</p>
             <ol class="insight-list">
-            \(items.enumerated().map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }.joined(separator: "\n"))
+            \(HTML.join(cards, separator: "\n"))
             </ol>
             </section>
             """
     }
 
-    private static func card(_ insight: Insight, id: String, allChanges: [ExposureChange]) -> String {
+    private static func card(_ insight: Insight, id: String, allChanges: [ExposureChange]) -> HTML {
         let statusWord = insight.label
         var facts = insight.facts
         if let p = insight.adjustedPValue { facts.append(("Adjusted p", "\(InsightWording.pText(p)) across \(insight.seriesCompared) series")) }
-        let dl = facts.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined()
-        let conditions = insight.conditions.map { c in
-            "<li class=\"condition condition-\(c.held ? "held" : "not-met")\"><span class=\"condition-mark\" aria-hidden=\"true\">\(c.held ? "✓" : "✗")</span> <span class=\"visually-hidden\">\(c.held ? "Held:" : "Not met:")</span> \(HTML.escape(c.text))</li>"
-        }.joined()
-        let limits = insight.limitations.map { "<li>\(HTML.escape($0))</li>" }.joined()
+        let dl = facts.map { fact -> HTML in "<div><dt>\(fact.0)</dt><dd>\(fact.1)</dd></div>" }
+        let conditions = insight.conditions.map { c -> HTML in
+            let held: HTML = c.held ? "held" : "not-met"
+            let mark: HTML = c.held ? "✓" : "✗"
+            let words: HTML = c.held ? "Held:" : "Not met:"
+            return
+                "<li class=\"condition condition-\(held)\"><span class=\"condition-mark\" aria-hidden=\"true\">\(mark)</span> <span class=\"visually-hidden\">\(words)</span> \(c.text)</li>"
+        }
+        let limits = insight.limitations.map { limit -> HTML in "<li>\(limit)</li>" }
         let others = allChanges.filter { $0.id != insight.change.id && $0.day >= insight.before.lowerBound && $0.day <= insight.after.upperBound }
         return """
             <li class="card insight insight-\(insight.status.rawValue)" aria-labelledby="\(id)-title">
             <p class="insight-status"><span class="insight-badge">\(statusWord)</span></p>
-            <h3 id="\(id)-title">\(HTML.escape(insight.metricName))</h3>
-            <p class="insight-summary">\(HTML.escape(insight.summary))</p>
+            <h3 id="\(id)-title">\(insight.metricName)</h3>
+            <p class="insight-summary">\(insight.summary)</p>
             <details class="insight-details">
             <summary>Chart, conditions and limitations</summary>
             \(chart(insight, id: id, otherChanges: others))
             <h4>Conditions for a qualified finding</h4>
             <ul class="insight-conditions">\(conditions)</ul>
-            <p class="insight-placebo">\(HTML.escape(InsightsOverview.placeboText(insight)))</p>
+            <p class="insight-placebo">\(InsightsOverview.placeboText(insight))</p>
             <dl class="insight-facts">\(dl)</dl>
             <h4>Limitations</h4>
             <ul class="insight-limitations">\(limits)</ul>
             </details>
-            <p class="insight-disclaimer">\(HTML.escape(insight.disclaimer))</p>
+            <p class="insight-disclaimer">\(insight.disclaimer)</p>
             </li>
             """
     }
@@ -198,7 +206,7 @@ enum RegimenInsightsPage {
     /// A small SVG of the daily values: hollow stone circles before the change, filled teal circles from it
     /// on, each side's mean as a line, and the change day as a labelled vertical line. Scales to its box
     /// (viewBox); its text stays readable at 390 px (`ChartText`).
-    static func chart(_ insight: Insight, id: String, otherChanges: [ExposureChange] = []) -> String {
+    static func chart(_ insight: Insight, id: String, otherChanges: [ExposureChange] = []) -> HTML {
         let width = 360.0
         let height = 170.0
         var left = 40.0
@@ -229,36 +237,41 @@ enum RegimenInsightsPage {
         func y(_ v: Double) -> Double { top + (height - top - bottom) * (1 - (v - low) / (high - low)) }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
         let change = insight.change.day.dayNumber
-        var svg = """
+        var svg: [HTML] = [
+            """
             <figure class="insight-figure"><svg class="insight-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-labelledby="\(id)-chart-title \(id)-chart-desc" focusable="false">
-            <title id="\(id)-chart-title">\(HTML.escape(insight.metricName)) before and after the change</title>
-            <desc id="\(id)-chart-desc">\(HTML.escape(description))</desc>
+            <title id="\(id)-chart-title">\(insight.metricName) before and after the change</title>
+            <desc id="\(id)-chart-desc">\(description)</desc>
             <line class="axis" x1="\(f(left))" y1="\(f(height - bottom))" x2="\(f(width - right))" y2="\(f(height - bottom))"/>
-            <text class="tick" x="\(f(left - 4))" y="\(f(y(high - padding) + 4))" text-anchor="end">\(HTML.escape(plain(high - padding)))</text>
-            <text class="tick" x="\(f(left - 4))" y="\(f(y(low + padding) + 4))" text-anchor="end">\(HTML.escape(plain(low + padding)))</text>
-            <text class="tick" x="\(f(left))" y="\(f(height - 6))">\(HTML.escape(insight.before.lowerBound.description))</text>
-            <text class="tick" x="\(f(width - right))" y="\(f(height - 6))" text-anchor="end">\(HTML.escape(insight.after.upperBound.description))</text>
+            <text class="tick" x="\(f(left - 4))" y="\(f(y(high - padding) + 4))" text-anchor="end">\(plain(high - padding))</text>
+            <text class="tick" x="\(f(left - 4))" y="\(f(y(low + padding) + 4))" text-anchor="end">\(plain(low + padding))</text>
+            <text class="tick" x="\(f(left))" y="\(f(height - 6))">\(insight.before.lowerBound.description)</text>
+            <text class="tick" x="\(f(width - right))" y="\(f(height - 6))" text-anchor="end">\(insight.after.upperBound.description)</text>
             <line class="change" x1="\(f(x(change) - 0.5))" y1="\(f(top - 6))" x2="\(f(x(change) - 0.5))" y2="\(f(height - bottom))"/>
             <text class="change-label" x="\(f(x(change) + 3))" y="\(f(top - 9))">change</text>
 
             """
+        ]
         for other in otherChanges {
             let d = other.day.dayNumber
-            svg += "<line class=\"other-change\" x1=\"\(f(x(d) - 0.5))\" y1=\"\(f(top))\" x2=\"\(f(x(d) - 0.5))\" y2=\"\(f(height - bottom))\"/>\n"
+            svg.append(
+                "<line class=\"other-change\" x1=\"\(f(x(d) - 0.5))\" y1=\"\(f(top))\" x2=\"\(f(x(d) - 0.5))\" y2=\"\(f(height - bottom))\"/>\n")
         }
         if let m = insight.beforeMean {
-            svg += "<line class=\"mean mean-before\" x1=\"\(f(x(firstDay)))\" y1=\"\(f(y(m)))\" x2=\"\(f(x(change - 1)))\" y2=\"\(f(y(m)))\"/>\n"
+            svg.append("<line class=\"mean mean-before\" x1=\"\(f(x(firstDay)))\" y1=\"\(f(y(m)))\" x2=\"\(f(x(change - 1)))\" y2=\"\(f(y(m)))\"/>\n")
         }
         if let m = insight.afterMean {
-            svg += "<line class=\"mean mean-after\" x1=\"\(f(x(change)))\" y1=\"\(f(y(m)))\" x2=\"\(f(x(lastDay)))\" y2=\"\(f(y(m)))\"/>\n"
+            svg.append("<line class=\"mean mean-after\" x1=\"\(f(x(change)))\" y1=\"\(f(y(m)))\" x2=\"\(f(x(lastDay)))\" y2=\"\(f(y(m)))\"/>\n")
         }
         for point in insight.points {
             let d = point.day.dayNumber
-            svg += "<circle class=\"\(d < change ? "before" : "after")\" cx=\"\(f(x(d)))\" cy=\"\(f(y(point.value)))\" r=\"2.6\"/>\n"
+            let side: HTML = d < change ? "before" : "after"
+            svg.append("<circle class=\"\(side)\" cx=\"\(f(x(d)))\" cy=\"\(f(y(point.value)))\" r=\"2.6\"/>\n")
         }
-        svg +=
+        svg.append(
             "</svg>\n<figcaption class=\"insight-legend\"><span class=\"legend-before\">○ before</span> <span class=\"legend-after\">● from the change on</span>; lines: means</figcaption></figure>"
-        return svg
+        )
+        return HTML.join(svg)
     }
 
     private static func plain(_ v: Double) -> String { InsightNumbers.plain(v) }

@@ -38,31 +38,31 @@ enum RegimenLedgerPage {
         let productID = productText.isEmpty ? nil : ProductID(productText)
         if let productID, !products.contains(where: { $0.product.id == productID }) { problems.append("That product is not in your list.") }
 
-        let filters = form(products: products, product: productText, from: fromText, to: toText)
+        let filters = filterForm(products: products, product: productText, from: fromText, to: toText)
         let head =
             RegimenPages.intro(
-                "Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced."
-            ).rendered
-            + RegimenPages.subnav("/regimen/ledger").rendered
+                "Ledger", lead: "Every dose you logged, newest first. A correction adds a new row; the row it replaces stays here, marked replaced.")
+            + RegimenPages.subnav("/regimen/ledger")
         guard problems.isEmpty else {
-            let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")).rendered + filters
-            return .html(Layout.page(title: "Ledger", section: .regimen, body: HTML(trusted: body)), status: 400)
+            let body = head + RegimenPages.message(notice: nil, error: problems.joined(separator: " ")) + filters
+            return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: 400)
         }
         let page = try regimen.ledger(
             LedgerQuery(
                 from: from, to: to, productID: productID, limit: pageSize,
                 offset: (pageNumber - 1) * pageSize))
-        var body =
+        var body: HTML =
             head + filters
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a></p>"
         if page.entries.isEmpty {
+            let choice = from != nil || to != nil || productID != nil ? " for this choice" : " yet"
             body +=
-                "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(from != nil || to != nil || productID != nil ? " for this choice" : " yet"). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
+                "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(choice). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
         } else {
             body += table(page.entries) { try? regimen.record($0) }
         }
-        var pager: [String] = []
-        func link(_ number: Int, _ label: String, _ rel: String) -> String {
+        var pager: [HTML] = []
+        func link(_ number: Int, _ label: String, _ rel: String) -> HTML {
             var items: [URLQueryItem] = []
             if !productText.isEmpty { items.append(URLQueryItem(name: "product", value: productText)) }
             if !fromText.isEmpty { items.append(URLQueryItem(name: "from", value: fromText)) }
@@ -70,15 +70,16 @@ enum RegimenLedgerPage {
             items.append(URLQueryItem(name: "page", value: String(number)))
             var components = URLComponents()
             components.queryItems = items
-            return "<a href=\"/regimen/ledger\(HTML.escape(components.percentEncodedQuery.map { "?" + $0 } ?? ""))\" rel=\"\(rel)\">\(label)</a>"
+            let query = components.percentEncodedQuery.map { "?" + $0 } ?? ""
+            return "<a href=\"/regimen/ledger\(query)\" rel=\"\(rel)\">\(label)</a>"
         }
         if pageNumber > 1 { pager.append(link(pageNumber - 1, "Newer", "prev")) }
         if page.nextOffset != nil { pager.append(link(pageNumber + 1, "Older", "next")) }
         if !pager.isEmpty {
-            body += "<nav class=\"regimen-pager\" aria-label=\"Ledger pages\"><p>Page \(pageNumber) \(pager.joined(separator: " "))</p></nav>"
+            body += "<nav class=\"regimen-pager\" aria-label=\"Ledger pages\"><p>Page \(pageNumber) \(HTML.join(pager, separator: " "))</p></nav>"
         }
         body += importCard(result: importResult, csrfToken: csrfToken)
-        return .html(Layout.page(title: "Ledger", section: .regimen, body: HTML(trusted: body)), status: importResult?.failed == true ? 400 : 200)
+        return .html(Layout.page(title: "Ledger", section: .regimen, body: body), status: importResult?.failed == true ? 400 : 200)
     }
 
     /// `POST /regimen/ledger/import` (multipart, `file`): imports an intake history CSV through
@@ -110,18 +111,16 @@ enum RegimenLedgerPage {
     }
 
     /// The form that imports past doses, with the result of the last import.
-    static func importCard(result: (message: String, lines: [String], failed: Bool)?, csrfToken: String) -> String {
-        var resultHTML = ""
+    static func importCard(result: (message: String, lines: [String], failed: Bool)?, csrfToken: String) -> HTML {
+        var resultHTML: HTML = ""
         if let result {
-            let items = result.lines.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            let items = result.lines.map { line -> HTML in "<li>\(line)</li>" }
             if result.failed {
-                resultHTML =
-                    "<div class=\"form-error\" role=\"alert\" id=\"ledger-import-error\"><p>\(HTML.escape(result.message))</p>"
-                    + (items.isEmpty ? "" : "<ul id=\"ledger-import-problems\">\(items)</ul>") + "</div>"
+                let list: HTML = items.isEmpty ? "" : "<ul id=\"ledger-import-problems\">\(items)</ul>"
+                resultHTML = "<div class=\"form-error\" role=\"alert\" id=\"ledger-import-error\"><p>\(result.message)</p>\(list)</div>"
             } else {
-                resultHTML =
-                    "<p class=\"notice\" role=\"status\" id=\"ledger-import-summary\">\(HTML.escape(result.message))</p>"
-                    + (items.isEmpty ? "" : "<details><summary>Every line</summary><ul id=\"ledger-import-lines\">\(items)</ul></details>")
+                let list: HTML = items.isEmpty ? "" : "<details><summary>Every line</summary><ul id=\"ledger-import-lines\">\(items)</ul></details>"
+                resultHTML = "<p class=\"notice\" role=\"status\" id=\"ledger-import-summary\">\(result.message)</p>\(list)"
             }
         }
         return """
@@ -138,21 +137,28 @@ enum RegimenLedgerPage {
             """
     }
 
+    /// The filter form as text (`filterForm` is what the page inserts).
     static func form(products: [StoredProduct], product: String, from: String, to: String) -> String {
-        let options =
-            ["<option value=\"\"\(product.isEmpty ? " selected" : "")>All products</option>"]
-            + products.map { p in
+        filterForm(products: products, product: product, from: from, to: to).rendered
+    }
+
+    /// The form that filters the ledger by product and days.
+    static func filterForm(products: [StoredProduct], product: String, from: String, to: String) -> HTML {
+        func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
+        let options: [HTML] =
+            ["<option value=\"\"\(selected(product.isEmpty))>All products</option>"]
+            + products.map { p -> HTML in
                 let id = p.product.id.rawValue
-                return "<option value=\"\(HTML.escape(id))\"\(id == product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
+                return "<option value=\"\(id)\"\(selected(id == product))>\(p.product.name)</option>"
             }
         return """
             <form method="get" action="/regimen/ledger" class="card regimen-filter" aria-label="Filter the ledger">
             <div class="stack"><label for="ledger-product">Product</label>
-            <select id="ledger-product" name="product">\(options.joined())</select></div>
+            <select id="ledger-product" name="product">\(options)</select></div>
             <div class="stack"><label for="ledger-from">From</label>
-            <input \(Layout.dateField) id="ledger-from" name="from" value="\(HTML.escape(from))"></div>
+            <input \(Layout.dateField) id="ledger-from" name="from" value="\(from)"></div>
             <div class="stack"><label for="ledger-to">To</label>
-            <input \(Layout.dateField) id="ledger-to" name="to" value="\(HTML.escape(to))"></div>
+            <input \(Layout.dateField) id="ledger-to" name="to" value="\(to)"></div>
             <div class="form-actions"><button type="submit" class="button button-quiet">Show</button></div>
             </form>
             """
@@ -187,10 +193,10 @@ enum RegimenLedgerPage {
 
     /// The ledger table. `lookup` finds a record the row names (the one it corrects or the one correcting it),
     /// so each note says what it corrects in words; internal record ids never show.
-    static func table(_ entries: [LedgerEntry], lookup: (IntakeRecordID) -> LedgerEntry? = { _ in nil }) -> String {
+    static func table(_ entries: [LedgerEntry], lookup: (IntakeRecordID) -> LedgerEntry? = { _ in nil }) -> HTML {
         let byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         func find(_ id: IntakeRecordID) -> LedgerEntry? { byID[id] ?? lookup(id) }
-        let rows = entries.map { e -> String in
+        let rows = entries.map { e -> HTML in
             var notes = [origin(e)]
             if let old = e.supersedes {
                 let target = find(old)
@@ -212,23 +218,24 @@ enum RegimenLedgerPage {
             }
             let status = statusWord(e.status)
             let classes = "regimen-row regimen-\(e.status.rawValue)" + (e.isCurrent ? "" : " regimen-replaced")
+            let statusHTML: HTML = e.isCurrent ? "\(status)" : "<s>\(status)</s> (replaced)"
             return """
-                <tr class="\(classes)" id="record-\(HTML.escape(short(e.id)))">
-                <td>\(HTML.escape(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)))</td>
-                <td>\(HTML.escape(e.productName))</td>
-                <td class="regimen-status">\(e.isCurrent ? status : "<s>\(status)</s> (replaced)")</td>
-                <td>\(HTML.escape(RegimenPages.servings(e.servings)))</td>
-                <td>\(HTML.escape(notes.joined(separator: "; ")))</td>
+                <tr class="\(classes)" id="record-\(short(e.id))">
+                <td>\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone))</td>
+                <td>\(e.productName)</td>
+                <td class="regimen-status">\(statusHTML)</td>
+                <td>\(RegimenPages.servings(e.servings))</td>
+                <td>\(notes.joined(separator: "; "))</td>
                 </tr>
                 """
-        }.joined(separator: "\n")
+        }
         return """
             <div class="regimen-table-wrap">
             <table class="regimen-ledger">
             <caption class="visually-hidden">Logged doses, newest first</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Product</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Details</th></tr></thead>
             <tbody>
-            \(rows)
+            \(HTML.join(rows, separator: "\n"))
             </tbody>
             </table>
             </div>

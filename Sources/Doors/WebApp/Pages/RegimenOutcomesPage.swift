@@ -141,9 +141,9 @@ enum RegimenOutcomesPage {
                 "Outcomes",
                 lead:
                     "Daily values you track, such as sleep quality or energy, shown over time. Cairn shows what you logged and never says whether a value is good or bad."
-            ).rendered
-            + RegimenPages.subnav("/regimen/outcomes").rendered
-            + RegimenPages.message(notice: notice, error: nil).rendered
+            )
+            + RegimenPages.subnav("/regimen/outcomes")
+            + RegimenPages.message(notice: notice, error: nil)
         if series.isEmpty {
             body += """
                 <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
@@ -152,7 +152,7 @@ enum RegimenOutcomesPage {
                 </section>
                 """
         } else {
-            body += "<div class=\"outcome-charts\">" + series.map { chartCard($0, changes: changes) }.joined(separator: "\n") + "</div>"
+            body += "<div class=\"outcome-charts\">\(HTML.join(series.map { chart($0, changes: changes) }, separator: "\n"))</div>"
         }
         body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
         body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
@@ -164,15 +164,17 @@ enum RegimenOutcomesPage {
             </section>
             """
         body += metricForm(error: metricError, csrfToken: csrfToken)
-        return Layout.page(title: "Outcomes", section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: "Outcomes", section: .regimen, body: body)
     }
 
-    static func entryForm(metrics: [MetricDefinition], today: LocalDay, typed: FormValues, error: String?, csrfToken: String) -> String {
-        let options = metrics.map { m in
-            "<option value=\"\(HTML.escape(m.id))\"\(m.id == typed.metric ? " selected" : "")>\(HTML.escape(m.name)) (\(HTML.escape(m.rangeText)))</option>"
-        }.joined()
-        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-entry-error\">\(HTML.escape($0))</p>" } ?? ""
+    static func entryForm(metrics: [MetricDefinition], today: LocalDay, typed: FormValues, error: String?, csrfToken: String) -> HTML {
+        let options = metrics.map { m -> HTML in
+            let selected: HTML = m.id == typed.metric ? " selected" : ""
+            return "<option value=\"\(m.id)\"\(selected)>\(m.name) (\(m.rangeText))</option>"
+        }
+        let errorHTML = error.map { error -> HTML in "<p class=\"form-error\" role=\"alert\" id=\"outcome-entry-error\">\(error)</p>" }
         let date = typed.date.isEmpty ? today.description : typed.date
+        let invalid: HTML = error == nil ? "" : " aria-invalid=\"true\""
         return """
             <section class="card regimen-form" aria-labelledby="outcome-entry-title">
             <h2 id="outcome-entry-title">Log a value</h2>
@@ -181,12 +183,12 @@ enum RegimenOutcomesPage {
             <div class="stack"><label for="outcome-metric">Metric</label>
             <select id="outcome-metric" name="metric" required>\(options)</select></div>
             <div class="stack"><label for="outcome-date">Date</label>
-            <input \(Layout.dateField) id="outcome-date" name="date" value="\(HTML.escape(date))" max="\(today)" required></div>
+            <input \(Layout.dateField) id="outcome-date" name="date" value="\(date)" max="\(today.description)" required></div>
             <div class="stack"><label for="outcome-value">Value</label>
-            <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(HTML.escape(typed.value))" required aria-describedby="outcome-value-help"\(error == nil ? "" : " aria-invalid=\"true\"")>
+            <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(typed.value)" required aria-describedby="outcome-value-help"\(invalid)>
             <p class="help" id="outcome-value-help">A number inside the metric's range, shown beside its name. Several values on one day are combined.</p></div>
             <div class="stack"><label for="outcome-note">Note (optional)</label>
-            <input type="text" id="outcome-note" name="note" maxlength="500" value="\(HTML.escape(typed.note))"></div>
+            <input type="text" id="outcome-note" name="note" maxlength="500" value="\(typed.note)"></div>
             <div class="form-actions"><button type="submit" class="button" id="outcome-save">Save</button></div>
             </form>
             </section>
@@ -198,51 +200,54 @@ enum RegimenOutcomesPage {
 
     /// The newest entries with their notes; a current entry can be corrected (a new entry replaces it, and
     /// the replaced one stays listed, marked).
-    static func recentEntries(_ entries: [OutcomeEntry], metrics: [MetricDefinition], error: String?, csrfToken: String) -> String {
+    static func recentEntries(_ entries: [OutcomeEntry], metrics: [MetricDefinition], error: String?, csrfToken: String) -> HTML {
         guard !entries.isEmpty || error != nil else { return "" }
         let names = Dictionary(metrics.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let rows = entries.map { e -> String in
-            let id = HTML.escape(e.id.rawValue)
-            let value = HTML.escape(MetricDefinition.number(e.value))
+        let rows = entries.map { e -> HTML in
+            let id = e.id.rawValue
+            let value = MetricDefinition.number(e.value)
+            let day = e.day.description
             var details = [e.origin == .manual ? "typed in" : "imported"]
             if e.supersedes != nil { details.append("a correction") }
             if !e.isCurrent { details.append("replaced by a correction") }
-            let note = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(HTML.escape(TextInput.displayed(e.note)))</span>"
-            let action =
+            let note: HTML = e.note.isEmpty ? "" : "<br><span class=\"regimen-meta\">\(TextInput.displayed(e.note))</span>"
+            let action: HTML =
                 e.isCurrent
                 ? """
                 <form method="post" action="/regimen/outcomes/entries/\(id)/correct" class="regimen-inline-form">\(Layout.csrfField(csrfToken))
-                <label for="fix-\(id)" class="visually-hidden">New value for \(HTML.escape(names[e.metricID] ?? e.metricID)) on \(e.day)</label>
+                <label for="fix-\(id)" class="visually-hidden">New value for \(names[e.metricID] ?? e.metricID) on \(day)</label>
                 <input type="text" inputmode="decimal" id="fix-\(id)" name="value" value="\(value)" size="4">
                 <button type="submit" class="button button-quiet">Correct</button>
                 </form>
                 """ : ""
+            let replaced: HTML = e.isCurrent ? "" : " regimen-replaced"
+            let valueHTML: HTML = e.isCurrent ? "\(value)" : "<s>\(value)</s>"
             return """
-                <li class="outcome-entry-row\(e.isCurrent ? "" : " regimen-replaced")" id="entry-\(id)">
-                <span class="regimen-time">\(e.day)</span> <span class="regimen-product">\(HTML.escape(names[e.metricID] ?? e.metricID))</span>: \
-                <span class="outcome-entry-value">\(e.isCurrent ? value : "<s>\(value)</s>")</span>
+                <li class="outcome-entry-row\(replaced)" id="entry-\(id)">
+                <span class="regimen-time">\(day)</span> <span class="regimen-product">\(names[e.metricID] ?? e.metricID)</span>: \
+                <span class="outcome-entry-value">\(valueHTML)</span>
                 <span class="regimen-meta">(\(details.joined(separator: ", ")))</span>\(note)\(action)
                 </li>
                 """
-        }.joined(separator: "\n")
-        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-recent-error\">\(HTML.escape($0))</p>" } ?? ""
+        }
+        let errorHTML = error.map { error -> HTML in "<p class=\"form-error\" role=\"alert\" id=\"outcome-recent-error\">\(error)</p>" }
         return """
             <section class="card" aria-labelledby="outcome-recent-title">
             <h2 id="outcome-recent-title">Recent values</h2>
             <p class="help">The newest \(recentCount) entries. A correction adds a new entry; the one it replaces stays here, marked.</p>
             \(errorHTML)
             <ul class="outcome-recent" id="outcome-recent">
-            \(rows)
+            \(HTML.join(rows, separator: "\n"))
             </ul>
             </section>
             """
     }
 
-    static func importForm(result: ImportResult?, csrfToken: String) -> String {
-        var resultHTML = ""
+    static func importForm(result: ImportResult?, csrfToken: String) -> HTML {
+        var resultHTML: HTML = ""
         switch result {
         case .imported(let report):
-            let rows = report.lines.map { line in
+            let rows = report.lines.map { line -> HTML in
                 let what: String
                 switch line.result {
                 case .added: what = "added"
@@ -250,17 +255,21 @@ enum RegimenOutcomesPage {
                 case .replaced: what = "replaced the value imported before"
                 }
                 return
-                    "<li>Line \(line.line): \(HTML.escape(line.metricID)) on \(line.day), \(HTML.escape(MetricDefinition.number(line.value))): \(what)</li>"
-            }.joined()
+                    "<li>Line \(line.line): \(line.metricID) on \(line.day.description), \(MetricDefinition.number(line.value)): \(what)</li>"
+            }
+            let lines: HTML =
+                report.lines.isEmpty
+                ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>"
             resultHTML = """
-                <p class="notice" role="status" id="outcome-import-summary">\(HTML.escape(report.summary))</p>
-                \(report.lines.isEmpty ? "" : "<details class=\"outcome-import-lines\"><summary>Every line</summary><ul id=\"outcome-import-lines\">\(rows)</ul></details>")
+                <p class="notice" role="status" id="outcome-import-summary">\(report.summary)</p>
+                \(lines)
                 """
         case .refused(let message, let problems):
-            let rows = problems.map { "<li>\(HTML.escape($0))</li>" }.joined()
+            let rows = problems.map { problem -> HTML in "<li>\(problem)</li>" }
+            let list: HTML = problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>"
             resultHTML = """
-                <div class="form-error" role="alert" id="outcome-import-error"><p>\(HTML.escape(message))</p>\
-                \(problems.isEmpty ? "" : "<ul id=\"outcome-import-problems\">\(rows)</ul>")</div>
+                <div class="form-error" role="alert" id="outcome-import-error"><p>\(message)</p>\
+                \(list)</div>
                 """
         case nil:
             break
@@ -282,11 +291,12 @@ enum RegimenOutcomesPage {
             """
     }
 
-    static func metricForm(error: String?, csrfToken: String) -> String {
-        let errorHTML = error.map { "<p class=\"form-error\" role=\"alert\" id=\"outcome-metric-error\">\(HTML.escape($0))</p>" } ?? ""
+    static func metricForm(error: String?, csrfToken: String) -> HTML {
+        let errorHTML = error.map { error -> HTML in "<p class=\"form-error\" role=\"alert\" id=\"outcome-metric-error\">\(error)</p>" }
+        let open: HTML = error == nil ? "" : " open"
         return """
             <section class="card regimen-form" aria-labelledby="outcome-metric-title">
-            <details\(error == nil ? "" : " open")><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
+            <details\(open)><summary><h2 id="outcome-metric-title" class="outcome-summary-title">Add a metric of your own</h2></summary>
             \(errorHTML)
             <form method="post" action="/regimen/outcomes/metrics" id="outcome-define">\(Layout.csrfField(csrfToken))
             <div class="stack"><label for="metric-name">Name</label><input type="text" id="metric-name" name="name" maxlength="\(TextInput.maximumNameLength)" required></div>
@@ -318,9 +328,14 @@ enum RegimenOutcomesPage {
     /// The most days one chart covers, counted back from the newest day with a value.
     static let chartDays = 365
 
+    /// `chart(_:changes:)` as text, as the tests read it.
+    static func chartCard(_ series: DailyOutcomeSeries, changes: [ExposureChange] = []) -> String {
+        chart(series, changes: changes).rendered
+    }
+
     /// One metric's chart: a dot per day with a value, days next to each other joined by a line (a gap where
     /// days are missing), the value axis labelled with numbers and the unit, the first and last dates below.
-    static func chartCard(_ series: DailyOutcomeSeries, changes: [ExposureChange] = []) -> String {
+    static func chart(_ series: DailyOutcomeSeries, changes: [ExposureChange] = []) -> HTML {
         let metric = series.metric
         let allDays = series.days
         guard let newest = allDays.last else { return "" }
@@ -342,60 +357,66 @@ enum RegimenOutcomesPage {
         func y(_ v: Double) -> Double { top + (high - v) / (high - low) * (h - top - bottom) }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
         var path = ""
-        var points = ""
+        var points: [HTML] = []
         var previous: LocalDay?
         let radius = days.count > 120 ? 1.6 : 3
         for (day, value) in zip(days, values) {
             let px = f(x(day))
             let py = f(y(value))
             path += (previous.map { $0.days(to: day) == 1 } ?? false ? "L" : "M") + "\(px) \(py) "
-            points +=
-                "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(radius)\" class=\"outcome-point\"><title>\(day): \(HTML.escape(MetricDefinition.number(value)))</title></circle>"
+            points.append(
+                "<circle cx=\"\(px)\" cy=\"\(py)\" r=\"\(String(describing: radius))\" class=\"outcome-point\"><title>\(day.description): \(MetricDefinition.number(value))</title></circle>"
+            )
             previous = day
         }
         // Every change in what was taken within the chart's days, as a dashed vertical line (listed below the chart).
         let shown = changes.filter { $0.day >= first && $0.day <= last }
-        let marks = shown.map { c in
+        let marks = shown.map { c -> HTML in
             "<line x1=\"\(f(x(c.day)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(c.day)))\" y2=\"\(f(h - bottom))\" class=\"change-mark\"/>"
-        }.joined()
-        let ticks = tickValues.map { v in
+        }
+        let ticks = tickValues.map { v -> HTML in
             "<line x1=\"\(f(left))\" y1=\"\(f(y(v)))\" x2=\"\(f(w - right))\" y2=\"\(f(y(v)))\" class=\"outcome-grid\"/>"
-                + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(HTML.escape(MetricDefinition.number(v)))</text>"
-        }.joined()
-        let axis = """
+                + "<text x=\"\(f(left - 6))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(MetricDefinition.number(v))</text>"
+        }
+        let lastLabel: HTML? =
+            days.count > 1
+            ? "<text x=\"\(f(w - right))\" y=\"\(f(h - 10))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(last.description)</text>" : nil
+        let axis: HTML = """
             <line x1="\(f(left))" y1="\(f(top))" x2="\(f(left))" y2="\(f(h - bottom))" class="outcome-axis"/>\
             <line x1="\(f(left))" y1="\(f(h - bottom))" x2="\(f(w - right))" y2="\(f(h - bottom))" class="outcome-axis"/>\
-            <text x="2" y="14" class="outcome-axis-label outcome-unit">\(HTML.escape(metric.unit))</text>\
-            <text x="\(f(left))" y="\(f(h - 10))" class="outcome-axis-label">\(first)</text>\
-            \(days.count > 1 ? "<text x=\"\(f(w - right))\" y=\"\(f(h - 10))\" text-anchor=\"end\" class=\"outcome-axis-label\">\(last)</text>" : "")
+            <text x="2" y="14" class="outcome-axis-label outcome-unit">\(metric.unit)</text>\
+            <text x="\(f(left))" y="\(f(h - 10))" class="outcome-axis-label">\(first.description)</text>\
+            \(lastLabel)
             """
-        let id = HTML.escape(metric.id)
-        let name = HTML.escape(metric.name)
+        let id = metric.id
+        let name = metric.name
         let minValue = values.min()!
         let maxValue = values.max()!
         let label =
-            "\(name), \(aggregationWords(metric.aggregation)), in \(HTML.escape(metric.unit)): \(days.count) day\(days.count == 1 ? "" : "s") from \(first) to \(last), values from \(HTML.escape(MetricDefinition.number(minValue))) to \(HTML.escape(MetricDefinition.number(maxValue)))"
+            "\(name), \(aggregationWords(metric.aggregation)), in \(metric.unit): \(days.count) day\(days.count == 1 ? "" : "s") from \(first) to \(last), values from \(MetricDefinition.number(minValue)) to \(MetricDefinition.number(maxValue))"
             + (shown.isEmpty
                 ? "" : "; dashed lines mark \(shown.count) change\(shown.count == 1 ? "" : "s") in what you took, listed below the chart")
-        let changeList =
+        let changeList: HTML =
             shown.isEmpty
             ? ""
-            : "<p class=\"help outcome-changes\">Dashed lines: "
-                + shown.map {
-                    "\(HTML.escape($0.description)) on \($0.day)"
-                }.joined(separator: "; ") + ". <a href=\"/regimen/insights\">Insights around these changes</a></p>"
-        let recent = zip(days, values).suffix(31).reversed().map { day, value in
-            "<tr><td>\(day)</td><td>\(HTML.escape(MetricDefinition.number(value)))</td></tr>"
-        }.joined()
+            : "<p class=\"help outcome-changes\">Dashed lines: \(shown.map { "\($0.description) on \($0.day)" }.joined(separator: "; ")). <a href=\"/regimen/insights\">Insights around these changes</a></p>"
+        let recent = zip(days, values).suffix(31).reversed().map { (day, value) -> HTML in
+            "<tr><td>\(day.description)</td><td>\(MetricDefinition.number(value))</td></tr>"
+        }
         let source = metric.source == .appleHealth ? " From your Apple Health export." : ""
+        let shownDays = allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : ""
+        let help =
+            "\(metric.unit), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(shownDays).\(source)"
+        let listed = min(31, days.count)
+        let listedDays = "\(listed) day\(listed == 1 ? "" : "s")"
         return """
             <section class="card outcome-card" aria-labelledby="chart-\(id)-title" id="chart-\(id)">
             <h2 id="chart-\(id)-title">\(name)</h2>
-            <p class="help">\(HTML.escape(metric.unit)), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : "").\(source)</p>
+            <p class="help">\(help)</p>
             <svg viewBox="0 0 \(Int(w)) \(Int(h))" class="outcome-chart" role="img" aria-label="\(label)">\(ticks)\(axis)\(marks)<path d="\(path)" class="outcome-line"/>\(points)</svg>
             \(changeList)
-            <details><summary>Values of the last \(min(31, days.count)) day\(min(31, days.count) == 1 ? "" : "s") with data</summary>
-            <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(HTML.escape(metric.unit)))</th></tr></thead><tbody>\(recent)</tbody></table>
+            <details><summary>Values of the last \(listedDays) with data</summary>
+            <table class="regimen-ledger outcome-values"><thead><tr><th scope="col">Date</th><th scope="col">Value (\(metric.unit))</th></tr></thead><tbody>\(recent)</tbody></table>
             </details>
             </section>
             """

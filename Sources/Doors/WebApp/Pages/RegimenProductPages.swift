@@ -115,25 +115,28 @@ enum RegimenProductPages {
 
     static func list(_ products: [StoredProduct]) -> String {
         var body =
-            RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.").rendered
-            + RegimenPages.subnav("/regimen/products").rendered
+            RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
+            + RegimenPages.subnav("/regimen/products")
         body +=
             "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
         if products.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
         } else {
-            let items = products.map { p in
-                """
-                <li class="card regimen-product-card">
-                <h2><a href="/regimen/products/\(HTML.escape(p.product.id.rawValue))">\(HTML.escape(p.product.name))</a></h2>
-                <p class="regimen-meta">\(HTML.escape([p.product.brand, p.product.form.rawValue, "serving: " + serving(p.product)].filter { !$0.isEmpty }.joined(separator: " · ")))</p>
-                <p class="regimen-meta">\(p.product.ingredients.count) label \(p.product.ingredients.count == 1 ? "row" : "rows"), version \(p.revisionNumber)</p>
-                </li>
-                """
-            }.joined(separator: "\n")
-            body += "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(items)\n</ul>"
+            let items = products.map { p -> HTML in
+                let meta = [p.product.brand, p.product.form.rawValue, "serving: " + serving(p.product)].filter { !$0.isEmpty }.joined(
+                    separator: " · ")
+                let rows = p.product.ingredients.count == 1 ? "row" : "rows"
+                return """
+                    <li class="card regimen-product-card">
+                    <h2><a href="/regimen/products/\(p.product.id.rawValue)">\(p.product.name)</a></h2>
+                    <p class="regimen-meta">\(meta)</p>
+                    <p class="regimen-meta">\(p.product.ingredients.count) label \(rows), version \(p.revisionNumber)</p>
+                    </li>
+                    """
+            }
+            body += "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
         }
-        return Layout.page(title: "Products", section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: "Products", section: .regimen, body: body)
     }
 
     /// The add form, or with `editing` the edit form of that product (saving adds a version). A refusal shows
@@ -141,20 +144,22 @@ enum RegimenProductPages {
     static func productForm(_ draft: Draft, editing: Product?, csrfToken: String, refusal: Refusal? = nil) -> String {
         let lines = draft.lines
         let flagged = refusal?.flagged ?? []
-        let flaggedRows = flagged.map { row in
+        let flaggedRows = flagged.map { row -> HTML in
             let line = row.number <= lines.count ? lines[row.number - 1] : ""
-            let flags = row.flags.map { "<li class=\"scan-flag\"><strong>\(HTML.escape($0.title)):</strong> \(HTML.escape($0.reason))</li>" }.joined()
+            let flags = row.flags.map { flag -> HTML in "<li class=\"scan-flag\"><strong>\(flag.title):</strong> \(flag.reason)</li>" }
+            let autofocus: HTML = row.number == flagged[0].number ? " autofocus" : ""
             return """
-                <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(HTML.escape(line))</p><ul class="scan-flags">\(flags)</ul>
-                <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(HTML.escape(line))"\(row.number == flagged[0].number ? " autofocus" : "")> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
+                <li id="product-flagged-\(row.number)"><p><strong>Row \(row.number):</strong> \(line)</p><ul class="scan-flags">\(flags)</ul>
+                <p class="scan-accept"><input type="checkbox" id="accept-\(row.number)" name="accept-\(row.number)" value="\(line)"\(autofocus)> <label for="accept-\(row.number)">I checked this row against the label: save it as written</label></p></li>
                 """
-        }.joined()
-        let flaggedHTML =
+        }
+        let flaggedCount = flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged"
+        let flaggedHTML: HTML =
             flagged.isEmpty
             ? ""
             : """
             <fieldset class="stack field-group regimen-flagged" id="product-flagged"><legend>Rows to check before saving</legend>
-            <p class="field-error" id="product-flagged-error">\(HTML.escape(flagged.count == 1 ? "One row is flagged" : "\(flagged.count) rows are flagged")): check each against the label, then tick it to save it as written, or change it below.</p>
+            <p class="field-error" id="product-flagged-error">\(flaggedCount): check each against the label, then tick it to save it as written, or change it below.</p>
             <ul class="regimen-list">\(flaggedRows)</ul>
             <p class="help">A changed row is checked again.</p></fieldset>
             """
@@ -166,85 +171,92 @@ enum RegimenProductPages {
         let refused = ProductField.allCases.filter { !problems.messages(for: $0).isEmpty }
         var summary = refused.compactMap { ids[$0] }
         if !flagged.isEmpty { summary.append(("accept-\(flagged[0].number)", "Rows to check")) }
-        func attributes(_ field: ProductField, help: Bool = false) -> String {
+        func attributes(_ field: ProductField, help: Bool = false) -> HTML {
             FormField.attributes(ids[field]!.id, errors: problems.messages(for: field), help: help, first: refused.first == field)
         }
-        func errors(_ field: ProductField) -> String { FormField.errors(problems.messages(for: field), ids[field]!.id) }
+        func errors(_ field: ProductField) -> HTML { FormField.errors(problems.messages(for: field), ids[field]!.id) }
         let title = editing.map { "Edit " + $0.name } ?? "Add a product"
-        let action = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))/edit" } ?? "/regimen/products/new"
+        let action = editing.map { "/regimen/products/\($0.id.rawValue)/edit" } ?? "/regimen/products/new"
         let lead =
             editing == nil
             ? "Copy the label: the name, the form, what one serving is, and one line per ingredient."
             : "Saving keeps the earlier version: doses already logged still refer to the label as it was then."
-        let cancel = editing.map { "/regimen/products/\(HTML.escape($0.id.rawValue))" } ?? "/regimen/products"
-        let options =
-            ["<option value=\"\"\(draft.form.isEmpty ? " selected" : "")>Choose…</option>"]
-            + ProductForm.allCases.map { f in
-                "<option value=\"\(f.rawValue)\"\(f.rawValue == draft.form ? " selected" : "")>\(f.rawValue)</option>"
+        let cancel = editing.map { "/regimen/products/\($0.id.rawValue)" } ?? "/regimen/products"
+        func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
+        let options: [HTML] =
+            ["<option value=\"\"\(selected(draft.form.isEmpty))>Choose…</option>"]
+            + ProductForm.allCases.map { f -> HTML in
+                "<option value=\"\(f.rawValue)\"\(selected(f.rawValue == draft.form))>\(f.rawValue)</option>"
             }
-        let body =
-            RegimenPages.intro(title, lead: lead).rendered
-            + RegimenPages.subnav("/regimen/products").rendered + """
-                \(editing == nil ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>" : "")
-                <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
-                \(FormField.summary(summary))\(RegimenPages.message(notice: nil, error: refusal?.other).rendered)
-                <div class="stack"><label for="product-name">Name</label>
-                <input type="text" id="product-name" name="name" required maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.name))"\(attributes(.name))>\(errors(.name))</div>
-                <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
-                <input type="text" id="product-brand" name="brand" maxlength="\(TextInput.maximumNameLength)" value="\(HTML.escape(draft.brand))"\(attributes(.brand))>\(errors(.brand))</div>
-                <div class="stack"><label for="product-form">Form</label>
-                <select id="product-form" name="form" required\(attributes(.form))>\(options.joined())</select>\(errors(.form))</div>
-                <div class="stack"><label for="product-serving">One serving</label>
-                <input type="text" id="product-serving" name="serving" required value="\(HTML.escape(draft.serving))"\(attributes(.serving, help: true))>\(errors(.serving))
-                <p class="help" id="product-serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
-                <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
-                <textarea id="product-ingredients" name="ingredients" rows="6"\(attributes(.ingredients, help: true))>\(HTML.escape(draft.ingredients))</textarea>\(errors(.ingredients))
-                <p class="help" id="product-ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
-                \(flaggedHTML)
-                <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
-                <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
-                </form>
-                """
-        return Layout.page(title: title, section: .regimen, body: HTML(trusted: body))
+        let scanLink: HTML? =
+            editing == nil
+            ? "<p class=\"regimen-toolbar\"><a href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Or read the rows from a photo of the label</a></p>"
+            : nil
+        let head = RegimenPages.intro(title, lead: lead) + RegimenPages.subnav("/regimen/products")
+        let message = RegimenPages.message(notice: nil, error: refusal?.other)
+        let form: HTML = """
+            \(scanLink)
+            <form method="post" action="\(action)" class="card regimen-form" novalidate>\(Layout.csrfField(csrfToken))
+            \(FormField.summary(summary))\(message)
+            <div class="stack"><label for="product-name">Name</label>
+            <input type="text" id="product-name" name="name" required maxlength="\(TextInput.maximumNameLength)" value="\(draft.name)"\(attributes(.name))>\(errors(.name))</div>
+            <div class="stack"><label for="product-brand">Brand <span class="help">(optional)</span></label>
+            <input type="text" id="product-brand" name="brand" maxlength="\(TextInput.maximumNameLength)" value="\(draft.brand)"\(attributes(.brand))>\(errors(.brand))</div>
+            <div class="stack"><label for="product-form">Form</label>
+            <select id="product-form" name="form" required\(attributes(.form))>\(options)</select>\(errors(.form))</div>
+            <div class="stack"><label for="product-serving">One serving</label>
+            <input type="text" id="product-serving" name="serving" required value="\(draft.serving)"\(attributes(.serving, help: true))>\(errors(.serving))
+            <p class="help" id="product-serving-help">A number of units (2 for two capsules), or an amount such as 5 g or 10 mL.</p></div>
+            <div class="stack"><label for="product-ingredients">Ingredients, one a line</label>
+            <textarea id="product-ingredients" name="ingredients" rows="6"\(attributes(.ingredients, help: true))>\(draft.ingredients)</textarea>\(errors(.ingredients))
+            <p class="help" id="product-ingredients-help">Write each as on the label: the name, its form in "(as …)", the amount and the %DV, for example: Magnesium (as magnesium glycinate) = 200 mg, 48% DV. Rows are checked as scanned ones are; a flagged row is shown for you to check before anything is saved.</p></div>
+            \(flaggedHTML)
+            <div class="form-actions"><button type="submit" class="button" id="product-save">Save product</button>
+            <a class="button button-quiet" href="\(cancel)">Cancel</a></div>
+            </form>
+            """
+        return Layout.page(title: title, section: .regimen, body: head + form)
     }
 
     static func detail(_ history: [StoredProduct], notice: String?) -> String {
         let current = history.max { $0.revisionNumber < $1.revisionNumber }!
         let p = current.product
         var body =
-            RegimenPages.intro(p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
-            .rendered
-            + RegimenPages.subnav("/regimen/products").rendered
-            + RegimenPages.message(notice: notice, error: nil).rendered
-            + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(HTML.escape(p.id.rawValue))/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
-        let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev in
-            let rows = rev.product.ingredients.map { row in
-                let known =
+            RegimenPages.intro(
+                p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
+            + RegimenPages.subnav("/regimen/products")
+            + RegimenPages.message(notice: notice, error: nil)
+            + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(p.id.rawValue)/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
+        let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev -> HTML in
+            let rows = rev.product.ingredients.map { row -> HTML in
+                let known: HTML =
                     row.catalogueID == nil
-                    ? " <span class=\"regimen-flag\"><strong>\(HTML.escape(LabelFlag.Kind.unknownIngredient.title)):</strong> not in Cairn's ingredient catalogue. Check the spelling, or keep it as written.</span>"
+                    ? " <span class=\"regimen-flag\"><strong>\(LabelFlag.Kind.unknownIngredient.title):</strong> not in Cairn's ingredient catalogue. Check the spelling, or keep it as written.</span>"
                     : ""
-                let form = row.form.map { " (as " + HTML.escape($0) + ")" } ?? ""
+                let form = row.form.map { " (as \($0))" } ?? ""
                 let percent = row.dailyValuePercent.map { " · \($0)% DV" } ?? ""
-                return
-                    "<li>\(HTML.escape(row.nameOnLabel))\(form)\(row.amount.map { " — " + HTML.escape($0.description) } ?? "")\(percent)\(known)</li>"
-            }.joined()
+                let amount = row.amount.map { " — \($0.description)" } ?? ""
+                return "<li>\(row.nameOnLabel)\(form)\(amount)\(percent)\(known)</li>"
+            }
+            let currentMark: HTML = rev.revisionNumber == current.revisionNumber ? " (current)" : ""
+            let rowList: HTML = rows.isEmpty ? "<p>No label rows.</p>" : "<ul class=\"regimen-list\">\(rows)</ul>"
             return """
                 <li class="card regimen-revision" id="revision-\(rev.revisionNumber)">
-                <h3>Version \(rev.revisionNumber)\(rev.revisionNumber == current.revisionNumber ? " (current)" : "")</h3>
-                <p class="regimen-meta">Saved \(HTML.escape(DateText.string(rev.recordedAt, .numericMinute, in: .current))) · \(HTML.escape(rev.product.name)) · serving: \(HTML.escape(serving(rev.product)))</p>
-                \(rows.isEmpty ? "<p>No label rows.</p>" : "<ul class=\"regimen-list\">\(rows)</ul>")
+                <h3>Version \(rev.revisionNumber)\(currentMark)</h3>
+                <p class="regimen-meta">Saved \(DateText.string(rev.recordedAt, .numericMinute, in: .current)) · \(rev.product.name) · serving: \(serving(rev.product))</p>
+                \(rowList)
                 </li>
                 """
-        }.joined(separator: "\n")
+        }
         body += """
             <section aria-labelledby="versions-title">
             <h2 id="versions-title">Versions, newest first</h2>
             <ol class="regimen-revisions">
-            \(versions)
+            \(HTML.join(versions, separator: "\n"))
             </ol>
             </section>
-            <p><a href="/regimen/ledger?product=\(HTML.escape(p.id.rawValue))">Logged doses of this product</a></p>
+            <p><a href="/regimen/ledger?product=\(p.id.rawValue)">Logged doses of this product</a></p>
             """
-        return Layout.page(title: p.name, section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: p.name, section: .regimen, body: body)
     }
 }

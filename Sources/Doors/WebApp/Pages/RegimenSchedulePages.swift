@@ -134,57 +134,60 @@ enum RegimenSchedulePages {
         var body =
             RegimenPages.intro(
                 "Schedules",
-                lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history."
-            ).rendered
-            + RegimenPages.subnav("/regimen/schedules").rendered + RegimenPages.message(notice: notice, error: nil).rendered
+                lead: "When you plan to take each product. A change starts on a day you choose; the earlier versions stay in the history.")
+            + RegimenPages.subnav("/regimen/schedules") + RegimenPages.message(notice: notice, error: nil)
         // A refused change shows beside its day field; when the schedule no longer offers that change (stopped,
         // or already in that state), at the top.
         if let change, !summaries.contains(where: { $0.scheduleID == change.schedule && offered($0.latest.state).contains(change.verb) }) {
-            body += RegimenPages.message(notice: nil, error: change.message).rendered
+            body += RegimenPages.message(notice: nil, error: change.message)
         }
         if summaries.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-schedules-empty\">No schedules yet.</p>"
         } else {
-            let items = try summaries.map { s -> String in
-                let id = HTML.escape(s.scheduleID.rawValue)
-                let history = try regimen.scheduleHistory(s.scheduleID).revisions.reversed().map { rev in
-                    "<li>Version \(rev.number), from \(HTML.escape(rev.effectiveFrom.description)): \(stateWords(rev.state)); \(HTML.escape(describe(rev.plan)))</li>"
-                }.joined()
-                let actions: [String]
+            let items = try summaries.map { s -> HTML in
+                let id = s.scheduleID.rawValue
+                let history = try regimen.scheduleHistory(s.scheduleID).revisions.reversed().map { rev -> HTML in
+                    "<li>Version \(rev.number), from \(rev.effectiveFrom.description): \(stateWords(rev.state)); \(describe(rev.plan))</li>"
+                }
+                let actions: [HTML]
                 // A change takes effect on a day after the newest revision's first day (the service refuses others).
                 let firstAllowed = max(regimen.today(), s.latest.effectiveFrom.adding(days: 1)).description
-                func action(_ verb: String, _ label: String) -> String {
+                func action(_ verb: String, _ label: String) -> HTML {
                     let errors = change.map { $0.schedule == s.scheduleID && $0.verb == verb ? [$0.message] : [] } ?? []
+                    let button = label.components(separatedBy: " ").first ?? label
                     return """
                         <form method="post" action="/regimen/schedules/\(id)/\(verb)" class="regimen-inline-form">\(Layout.csrfField(csrfToken))\
                         <label for="\(verb)-\(id)">\(label)</label> \
-                        <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(HTML.escape(firstAllowed))"\(FormField.attributes("\(verb)-\(id)", errors: errors, first: true))> \
-                        <button type="submit" class="button button-quiet">\(label.components(separatedBy: " ").first ?? label)<span class="visually-hidden">: \(HTML.escape(s.productName))</span></button>\
+                        <input \(Layout.dateField) id="\(verb)-\(id)" name="from" value="\(firstAllowed)"\(FormField.attributes("\(verb)-\(id)", errors: errors, first: true))> \
+                        <button type="submit" class="button button-quiet">\(button)<span class="visually-hidden">: \(s.productName)</span></button>\
                         \(FormField.errors(errors, "\(verb)-\(id)"))</form>
                         """
                 }
                 let labels = ["pause": "Pause from", "resume": "Resume from", "stop": "Stop from"]
                 actions = offered(s.latest.state).map { action($0, labels[$0]!) }
+                let notStarted: HTML = s.inForceToday == nil ? " · not started yet" : ""
+                let actionList: HTML = actions.isEmpty ? "" : "<div class=\"regimen-schedule-actions\">\(actions)</div>"
                 return """
                     <li class="card regimen-schedule" id="schedule-\(id)">
-                    <h2>\(HTML.escape(s.productName))</h2>
-                    <p><span class="regimen-state">\(stateWords(s.latest.state))</span> \(HTML.escape(describe(s.latest.plan)))\(s.inForceToday == nil ? " · not started yet" : "")</p>
+                    <h2>\(s.productName)</h2>
+                    <p><span class="regimen-state">\(stateWords(s.latest.state))</span> \(describe(s.latest.plan))\(notStarted)</p>
                     <h3>History, newest first</h3>
                     <ol class="regimen-list regimen-history">\(history)</ol>
-                    \(actions.isEmpty ? "" : "<div class=\"regimen-schedule-actions\">\(actions.joined())</div>")
+                    \(actionList)
                     </li>
                     """
-            }.joined(separator: "\n")
-            body += "<ul class=\"regimen-products\" aria-label=\"Schedules\">\n\(items)\n</ul>"
+            }
+            body += "<ul class=\"regimen-products\" aria-label=\"Schedules\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
         }
         if products.isEmpty {
             body += "<p class=\"notice\">Add a product first: <a href=\"/regimen/products/new\">Add a product</a>.</p>"
         } else {
-            let productOptions =
-                ["<option value=\"\"\(draft.product.isEmpty ? " selected" : "")>Choose…</option>"]
-                + products.map { p in
+            func selected(_ on: Bool) -> HTML { on ? " selected" : "" }
+            let productOptions: [HTML] =
+                ["<option value=\"\"\(selected(draft.product.isEmpty))>Choose…</option>"]
+                + products.map { p -> HTML in
                     let pid = p.product.id.rawValue
-                    return "<option value=\"\(HTML.escape(pid))\"\(pid == draft.product ? " selected" : "")>\(HTML.escape(p.product.name))</option>"
+                    return "<option value=\"\(pid)\"\(selected(pid == draft.product))>\(p.product.name)</option>"
                 }
             let ids: [ScheduleField: (id: String, label: String)] = [
                 .product: ("schedule-product", "Product"), .servings: ("schedule-servings", "Servings each time"),
@@ -194,50 +197,53 @@ enum RegimenSchedulePages {
                 .zone: ("schedule-zone", "Time zone"),
             ]
             let refused = ScheduleField.allCases.filter { !problems.messages(for: $0).isEmpty }
-            func attributes(_ field: ScheduleField, help: Bool = false) -> String {
+            func attributes(_ field: ScheduleField, help: Bool = false) -> HTML {
                 FormField.attributes(ids[field]!.id, errors: problems.messages(for: field), help: help, first: refused.first == field)
             }
-            func errors(_ field: ScheduleField) -> String { FormField.errors(problems.messages(for: field), ids[field]!.id) }
+            func errors(_ field: ScheduleField) -> HTML { FormField.errors(problems.messages(for: field), ids[field]!.id) }
             let kinds: [(Recurrence.Kind, String)] = [
                 (.daily, "Every day"), (.every, "Every few days"), (.weekdays, "On some weekdays"),
                 (.asNeeded, "As needed (no set times)"),
             ]
             let chosen = Recurrence.Kind(rawValue: draft.repeats) ?? .daily
-            let repeatOptions = kinds.map { kind, label in
-                let first = kind == .daily && refused.first == .recurrence ? " autofocus" : ""
+            let repeatOptions = kinds.map { (kind, label) -> HTML in
+                let first: HTML = kind == .daily && refused.first == .recurrence ? " autofocus" : ""
+                let checked: HTML = kind == chosen ? " checked" : ""
                 return
-                    "<p class=\"schedule-repeat\"><input type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\" value=\"\(kind.rawValue)\"\(kind == chosen ? " checked" : "")\(first)> <label for=\"repeats-\(kind.rawValue)\">\(label)</label></p>"
+                    "<p class=\"schedule-repeat\"><input type=\"radio\" name=\"repeats\" id=\"repeats-\(kind.rawValue)\" value=\"\(kind.rawValue)\"\(checked)\(first)> <label for=\"repeats-\(kind.rawValue)\">\(label)</label></p>"
             }
+            let repeatsDescribed: HTML = problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\""
+            let zoneOpen: HTML = draft.zone.isEmpty && problems.messages(for: .zone).isEmpty ? "" : " open"
             body += """
                 <form method="post" action="/regimen/schedules/new" class="card regimen-form schedule-form" aria-labelledby="add-schedule-title" novalidate>\(Layout.csrfField(csrfToken))
                 <h2 id="add-schedule-title">Add a schedule</h2>
                 \(FormField.summary(refused.compactMap { ids[$0] }))
                 <div class="stack"><label for="schedule-product">Product</label>
-                <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions.joined())</select>\(errors(.product))</div>
+                <select id="schedule-product" name="product" required\(attributes(.product))>\(productOptions)</select>\(errors(.product))</div>
                 <div class="stack"><label for="schedule-servings">Servings each time</label>
-                <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(HTML.escape(draft.servings))"\(attributes(.servings))>\(errors(.servings))</div>
-                <fieldset class="stack field-group schedule-repeats"\(problems.messages(for: .recurrence).isEmpty ? "" : " aria-describedby=\"repeats-daily-error\"")><legend>How often</legend>
-                \(repeatOptions.joined(separator: "\n"))\(errors(.recurrence))</fieldset>
+                <input type="text" inputmode="decimal" id="schedule-servings" name="servings" required value="\(draft.servings)"\(attributes(.servings))>\(errors(.servings))</div>
+                <fieldset class="stack field-group schedule-repeats"\(repeatsDescribed)><legend>How often</legend>
+                \(HTML.join(repeatOptions, separator: "\n"))\(errors(.recurrence))</fieldset>
                 <div class="stack schedule-when schedule-when-every"><label for="schedule-every">Every how many days <span class="help">(only for every few days)</span></label>
-                <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(HTML.escape(draft.every))"\(attributes(.interval, help: true))>\(errors(.interval))
+                <input type="text" inputmode="numeric" id="schedule-every" name="every" value="\(draft.every)"\(attributes(.interval, help: true))>\(errors(.interval))
                 <p class="help" id="schedule-every-help">Counted from the first day: 2 is every other day.</p></div>
                 <div class="stack schedule-when schedule-when-weekdays"><label for="schedule-weekdays">Weekdays <span class="help">(only for some weekdays)</span></label>
-                <input type="text" id="schedule-weekdays" name="weekdays" value="\(HTML.escape(draft.weekdays))"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
+                <input type="text" id="schedule-weekdays" name="weekdays" value="\(draft.weekdays)"\(attributes(.weekdays, help: true))>\(errors(.weekdays))
                 <p class="help" id="schedule-weekdays-help">Like mon, wed, fri.</p></div>
                 <div class="stack schedule-when schedule-when-times"><label for="schedule-times">Times of day <span class="help">(not for as needed)</span></label>
-                <input type="text" id="schedule-times" name="times" value="\(HTML.escape(draft.times))"\(attributes(.times, help: true))>\(errors(.times))
+                <input type="text" id="schedule-times" name="times" value="\(draft.times)"\(attributes(.times, help: true))>\(errors(.times))
                 <p class="help" id="schedule-times-help">Separated by commas, like 08:00, 20:00.</p></div>
                 <div class="stack"><label for="schedule-start">First day</label>
-                <input \(Layout.dateField) id="schedule-start" name="start" required value="\(HTML.escape(draft.start))"\(attributes(.start))>\(errors(.start))</div>
-                <details class="stack schedule-zone"\(draft.zone.isEmpty && problems.messages(for: .zone).isEmpty ? "" : " open")><summary>Time zone: follows you unless you name one</summary>
+                <input \(Layout.dateField) id="schedule-start" name="start" required value="\(draft.start)"\(attributes(.start))>\(errors(.start))</div>
+                <details class="stack schedule-zone"\(zoneOpen)><summary>Time zone: follows you unless you name one</summary>
                 <div class="stack"><label for="schedule-zone">Time zone <span class="help">(optional)</span></label>
-                <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(HTML.escape(draft.zone))"\(attributes(.zone, help: true))>\(errors(.zone))
+                <input type="text" id="schedule-zone" name="zone" autocomplete="off" spellcheck="false" value="\(draft.zone)"\(attributes(.zone, help: true))>\(errors(.zone))
                 <p class="help" id="schedule-zone-help">Leave empty and the times follow you: 08:00 is 08:00 wherever you are. Name a zone, such as America/New_York, to keep them on that zone's clock when you travel.</p></div>
                 </details>
                 <div class="form-actions"><button type="submit" class="button" id="schedule-save">Save schedule</button></div>
                 </form>
                 """
         }
-        return Layout.page(title: "Schedules", section: .regimen, body: HTML(trusted: body))
+        return Layout.page(title: "Schedules", section: .regimen, body: body)
     }
 }

@@ -73,59 +73,69 @@ enum ReminderSettingsPage {
         let p = try reminders.preferences()
         let off = try reminders.remindersOff()
         let schedules = try regimen.schedules().filter { $0.latest.state != .stopped && $0.latest.plan.recurrence != .asNeeded }
-        func checked(_ on: Bool) -> String { on ? " checked" : "" }
+        func checked(_ on: Bool) -> HTML { on ? " checked" : "" }
         // An error sits below the field it is about, and only that field is marked invalid.
-        func problem(_ kind: ReminderError, _ id: String) -> (html: String, attributes: String) {
-            guard error == kind, errorArea == nil else { return ("", "") }
+        // `attributes` for the first field of the error, `unfocused` for the others it is about.
+        func problem(_ kind: ReminderError, _ id: String) -> (html: HTML, attributes: HTML, unfocused: HTML) {
+            guard error == kind, errorArea == nil else { return ("", "", "") }
             return (
-                "<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(HTML.escape(kind.userMessage))</p>",
-                " aria-invalid=\"true\" aria-describedby=\"\(id)\" autofocus"
+                "<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(kind.userMessage)</p>",
+                " aria-invalid=\"true\" aria-describedby=\"\(id)\" autofocus",
+                " aria-invalid=\"true\" aria-describedby=\"\(id)\""
             )
         }
         let quiet = problem(.quietHoursIncomplete, "quiet-error")
         let repeats = problem(.repeatOutOfRange, "repeat-error")
         let refill = problem(.refillDaysOutOfRange, "refill-error")
         let photoWeeks = try reminders.photoReminders()
-        let areaRows = try skin.areas().map { summary -> String in
-            let id = HTML.escape(summary.area.id.rawValue)
-            let name = HTML.escape(summary.area.name)
+        let areaRows = try skin.areas().map { summary -> HTML in
+            let id = summary.area.id.rawValue
+            let name = summary.area.name
             let failed = error == .photoWeeksOutOfRange && errorArea == summary.area.id
             let errorID = "photo-error-\(id)"
+            let invalid: HTML = failed ? " aria-invalid=\"true\" aria-describedby=\"\(errorID)\" autofocus" : ""
+            let errorHTML: HTML? =
+                failed ? "<p class=\"field-error\" role=\"alert\" id=\"\(errorID)\">\(ReminderError.photoWeeksOutOfRange.userMessage)</p>" : nil
             return """
                 <li class="setting-row"><form method="post" action="/settings/reminders/areas/\(id)" class="inline-setting">\(Layout.csrfField(csrfToken))
                 <label for="photo-weeks-\(id)">\(name): every how many weeks (0 for no reminder)</label>
-                <span class="inline-setting-row"><input type="number" id="photo-weeks-\(id)" name="weeks" min="0" max="\(ReminderPlanner.maximumPhotoWeeks)" value="\(photoWeeks[summary.area.id] ?? 0)"\(failed ? " aria-invalid=\"true\" aria-describedby=\"\(errorID)\" autofocus" : "")>
+                <span class="inline-setting-row"><input type="number" id="photo-weeks-\(id)" name="weeks" min="0" max="\(ReminderPlanner.maximumPhotoWeeks)" value="\(photoWeeks[summary.area.id] ?? 0)"\(invalid)>
                 <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the photo reminder of \(name)</span></button></span>
-                \(failed ? "<p class=\"field-error\" role=\"alert\" id=\"\(errorID)\">\(HTML.escape(ReminderError.photoWeeksOutOfRange.userMessage))</p>" : "")
+                \(errorHTML)
                 </form></li>
                 """
-        }.joined(separator: "\n")
-        let rows = schedules.map { s -> String in
+        }
+        let rows = schedules.map { s -> HTML in
             let isOff = off.contains(s.scheduleID)
             let times = s.latest.plan.times.map(\.description).joined(separator: ", ")
             return """
-                <li class="setting-row"><span>\(HTML.escape(s.productName)), \(HTML.escape(times)): reminders \(isOff ? "off" : "on")</span>
-                <form method="post" action="/settings/reminders/schedules/\(HTML.escape(s.scheduleID.rawValue))">\(Layout.csrfField(csrfToken))
+                <li class="setting-row"><span>\(s.productName), \(times): reminders \(isOff ? "off" : "on")</span>
+                <form method="post" action="/settings/reminders/schedules/\(s.scheduleID.rawValue)">\(Layout.csrfField(csrfToken))
                 <input type="hidden" name="enabled" value="\(isOff ? "on" : "off")">
-                <button type="submit" class="button button-quiet">\(isOff ? "Turn on" : "Turn off")<span class="visually-hidden"> reminders of \(HTML.escape(s.productName))</span></button>
+                <button type="submit" class="button button-quiet">\(isOff ? "Turn on" : "Turn off")<span class="visually-hidden"> reminders of \(s.productName)</span></button>
                 </form></li>
                 """
-        }.joined(separator: "\n")
-        let body = """
+        }
+        let noticeHTML = notice.map { notice -> HTML in "<p class=\"notice\" role=\"status\">\(notice)</p>" }
+        let rowList: HTML =
+            rows.isEmpty ? "<p>No schedules with set times yet.</p>" : "<ul class=\"setting-list\">\(HTML.join(rows, separator: "\n"))</ul>"
+        let areaList: HTML =
+            areaRows.isEmpty ? "<p>No skin areas yet.</p>" : "<ul class=\"setting-list\">\(HTML.join(areaRows, separator: "\n"))</ul>"
+        let body: HTML = """
             <div class="page-intro"><h1>Reminders</h1>
             <p class="lead">Desktop notifications for due doses, while 'cairn serve' or 'cairn remind' runs. Changes apply from today; earlier days keep what was set then.</p></div>
-            \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")
+            \(noticeHTML)
             <section class="card regimen-form" aria-labelledby="reminder-prefs-title">
             <h2 id="reminder-prefs-title">How reminders behave</h2>
             <form method="post" action="/settings/reminders" id="reminder-preferences">\(Layout.csrfField(csrfToken))
             <fieldset class="field-group"><legend>Quiet hours (leave both empty for none)</legend>
             <div class="stack"><label for="quiet-start">From</label><input \(Layout.timeField) id="quiet-start" name="quiet_start" value="\(p.quietStart.map(\.description) ?? "")"\(quiet.attributes)></div>
-            <div class="stack"><label for="quiet-end">Until</label><input \(Layout.timeField) id="quiet-end" name="quiet_end" value="\(p.quietEnd.map(\.description) ?? "")"\(quiet.attributes.replacingOccurrences(of: " autofocus", with: ""))></div>
+            <div class="stack"><label for="quiet-end">Until</label><input \(Layout.timeField) id="quiet-end" name="quiet_end" value="\(p.quietEnd.map(\.description) ?? "")"\(quiet.unfocused)></div>
             \(quiet.html)</fieldset>
             <div class="stack"><label><input type="checkbox" name="names" value="on"\(checked(p.showProductNames))> Name the products and skin areas in notifications</label>
             <p class="help">Off, a notification only says "A dose is due at 08:00" or "A skin area is due for a new photo", so nobody glancing at the screen learns what you take or photograph.</p></div>
             <div class="stack"><label for="repeat">Repeat every (minutes, 0 for no repeat)</label><input type="number" id="repeat" name="repeat" min="0" max="720" value="\(p.repeatMinutes)"\(repeats.attributes)></div>
-            <div class="stack"><label for="repeat-limit">At most this many repeats</label><input type="number" id="repeat-limit" name="repeat_limit" min="0" max="20" value="\(p.repeatLimit)"\(repeats.attributes.replacingOccurrences(of: " autofocus", with: ""))>\(repeats.html)</div>
+            <div class="stack"><label for="repeat-limit">At most this many repeats</label><input type="number" id="repeat-limit" name="repeat_limit" min="0" max="20" value="\(p.repeatLimit)"\(repeats.unfocused)>\(repeats.html)</div>
             <div class="stack"><label><input type="checkbox" name="summary" value="on"\(checked(p.morningSummary))> A morning summary of yesterday's doses not logged</label></div>
             <div class="stack"><label for="refill-days">Refill warning at this many days of supply left (0 for none)</label><input type="number" id="refill-days" name="refill_days" min="0" max="90" value="\(p.refillDays)"\(refill.attributes)>\(refill.html)</div>
             <div class="form-actions"><button type="submit" class="button">Save</button></div>
@@ -133,14 +143,14 @@ enum ReminderSettingsPage {
             </section>
             <section class="card" aria-labelledby="schedule-reminders" id="schedule-reminders-card">
             <h2 id="schedule-reminders">Per schedule</h2>
-            \(rows.isEmpty ? "<p>No schedules with set times yet.</p>" : "<ul class=\"setting-list\">\(rows)</ul>")
+            \(rowList)
             </section>
             <section class="card" aria-labelledby="photo-reminders" id="photo-reminders-card">
             <h2 id="photo-reminders">Skin photos</h2>
             <p>A reminder to photograph an area again some weeks after its newest photo, once each time it is due. Off unless you set it.</p>
-            \(areaRows.isEmpty ? "<p>No skin areas yet.</p>" : "<ul class=\"setting-list\">\(areaRows)</ul>")
+            \(areaList)
             </section>
             """
-        return Layout.page(title: "Reminders", section: .settings, body: HTML(trusted: body))
+        return Layout.page(title: "Reminders", section: .settings, body: body)
     }
 }

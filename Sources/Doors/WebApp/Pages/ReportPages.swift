@@ -59,7 +59,7 @@ enum ReportPages {
         } catch let problems as FieldProblems<ReportPeriod.Field> {
             let form = regimenPeriodForm(from: fromText, to: toText, problems: problems)
             let body = intro("PDF summary", lead: regimenLead) + form
-            return .html(Layout.page(title: "PDF summary", section: .regimen, body: HTML(trusted: body)), status: 400)
+            return .html(Layout.page(title: "PDF summary", section: .regimen, body: body), status: 400)
         }
         let periodForm = regimenPeriodForm(from: period.from.description, to: period.to.description, problems: nil)
         let report = try reports.regimenSummary(period, paper: paper(r))
@@ -84,15 +84,15 @@ enum ReportPages {
             body: try reports.pdf(report))
     }
 
-    static func intro(_ title: String, lead: String) -> String {
-        "<div class=\"page-intro\"><h1>\(HTML.escape(title))</h1><p class=\"lead\">\(HTML.escape(lead))</p></div>"
+    static func intro(_ title: String, lead: String) -> HTML {
+        "<div class=\"page-intro\"><h1>\(title)</h1><p class=\"lead\">\(lead)</p></div>"
     }
 
     /// The period form; `problems` are shown beside the day they are about, the period's own under both.
-    static func regimenPeriodForm(from: String, to: String, problems: FieldProblems<ReportPeriod.Field>?) -> String {
-        func error(_ field: ReportPeriod.Field, _ id: String) -> (html: String, describedBy: String) {
+    static func regimenPeriodForm(from: String, to: String, problems: FieldProblems<ReportPeriod.Field>?) -> HTML {
+        func error(_ field: ReportPeriod.Field, _ id: String) -> (html: HTML, describedBy: HTML) {
             guard let messages = problems?.messages(for: field), !messages.isEmpty else { return ("", "") }
-            let html = "<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(HTML.escape(messages.joined(separator: " ")))</p>"
+            let html: HTML = "<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(messages.joined(separator: " "))</p>"
             return (html, " aria-describedby=\"\(id)\" aria-invalid=\"true\"")
         }
         let fromError = error(.from, "report-from-error")
@@ -102,8 +102,8 @@ enum ReportPages {
             <form method="get" action="/reports/regimen" class="card report-period" aria-labelledby="period-title">
             <h2 id="period-title">Period</h2>
             <div class="report-period-fields">
-            <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(HTML.escape(from))" required\(fromError.describedBy)>\(fromError.html)</div>
-            <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(HTML.escape(to))" required\(toError.describedBy)>\(toError.html)</div>
+            <div class="stack"><label for="report-from">First day</label><input \(Layout.dateField) id="report-from" name="from" value="\(from)" required\(fromError.describedBy)>\(fromError.html)</div>
+            <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(to)" required\(toError.describedBy)>\(toError.html)</div>
             </div>
             \(periodError.html)
             <div class="form-actions"><button type="submit" class="button button-quiet" id="report-period-show">Show what it will hold</button></div>
@@ -114,12 +114,15 @@ enum ReportPages {
     /// The preview: what the file will hold, its pages, and the download form with the paper choice.
     static func preview(
         _ report: Report, title: String, lead: String, action: String, back: (String, String), section: Layout.Section,
-        csrfToken: String, before: String = "", hidden: [(String, String)] = []
+        csrfToken: String, before: HTML = "", hidden: [(String, String)] = []
     ) -> String {
         let pagesA4 = report.pageCount
-        let items = report.contents.map { "<li>\(HTML.escape($0))</li>" }.joined(separator: "\n")
-        let hiddenFields = hidden.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.0))\" value=\"\(HTML.escape($0.1))\">" }.joined()
+        let items = HTML.join(report.contents.map { item -> HTML in "<li>\(item)</li>" }, separator: "\n")
+        let hiddenFields = hidden.map { field -> HTML in "<input type=\"hidden\" name=\"\(field.0)\" value=\"\(field.1)\">" }
         let photos = report.photoCount == 0 ? "" : " and \(report.photoCount) photo\(report.photoCount == 1 ? "" : "s") (not encoded again)"
+        let pagesSuffix: HTML = pagesA4 == 1 ? "" : "s"
+        let a4Checked: HTML = report.document.paper == .a4 ? " checked" : ""
+        let letterChecked: HTML = report.document.paper == .letter ? " checked" : ""
         let body =
             intro(title, lead: lead) + before + """
                 <section class="card report-preview" aria-labelledby="holds-title">
@@ -127,17 +130,17 @@ enum ReportPages {
                 <ol class="report-contents" id="report-contents">
                 \(items)
                 </ol>
-                <p class="help" id="report-size">About \(pagesA4) page\(pagesA4 == 1 ? "" : "s") on \(report.document.paper.label)\(photos). Nothing is kept in Cairn after the download.</p>
-                <form method="post" action="\(HTML.escape(action))" class="stack">\(Layout.csrfField(csrfToken))\(hiddenFields)
+                <p class="help" id="report-size">About \(pagesA4) page\(pagesSuffix) on \(report.document.paper.label)\(photos). Nothing is kept in Cairn after the download.</p>
+                <form method="post" action="\(action)" class="stack">\(Layout.csrfField(csrfToken))\(hiddenFields)
                 <fieldset class="report-paper"><legend>Paper</legend>
-                <label><input type="radio" name="paper" value="a4"\(report.document.paper == .a4 ? " checked" : "")> A4</label>
-                <label><input type="radio" name="paper" value="letter"\(report.document.paper == .letter ? " checked" : "")> US Letter</label>
+                <label><input type="radio" name="paper" value="a4"\(a4Checked)> A4</label>
+                <label><input type="radio" name="paper" value="letter"\(letterChecked)> US Letter</label>
                 </fieldset>
-                <div class="form-actions"><button type="submit" class="button" id="report-download">Download \(HTML.escape(report.fileName))</button>
-                <a class="button button-quiet" href="\(HTML.escape(back.0))">\(HTML.escape(back.1))</a></div>
+                <div class="form-actions"><button type="submit" class="button" id="report-download">Download \(report.fileName)</button>
+                <a class="button button-quiet" href="\(back.0)">\(back.1)</a></div>
                 </form>
                 </section>
                 """
-        return Layout.page(title: title, section: section, body: HTML(trusted: body))
+        return Layout.page(title: title, section: section, body: body)
     }
 }

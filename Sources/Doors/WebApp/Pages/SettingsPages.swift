@@ -7,10 +7,10 @@ enum SettingsPages {
     /// The word the person types to confirm deleting everything.
     static let confirmationWord = "DELETE"
     /// The consequence, named exactly on the confirmation page: everything it removes, then what it keeps.
-    static var deleteConsequence: String {
-        "<p class=\"consequence\"><strong>This removes, from this computer, and cannot be undone:</strong></p>\n<ul class=\"consequence-list\">"
-            + SettingsService.whatDeleteAllRemoves.map { "<li>\(HTML.escape($0))</li>" }.joined()
-            + "</ul>\n<p>\(HTML.escape(SettingsService.whatDeleteAllKeeps))</p>"
+    static var deleteConsequence: HTML {
+        let removes = SettingsService.whatDeleteAllRemoves.map { item -> HTML in "<li>\(item)</li>" }
+        return
+            "<p class=\"consequence\"><strong>This removes, from this computer, and cannot be undone:</strong></p>\n<ul class=\"consequence-list\">\(removes)</ul>\n<p>\(SettingsService.whatDeleteAllKeeps)</p>"
     }
 
     /// `GET /settings`, `POST /settings/comparison-details` (`value`: on or off), `GET|POST /settings/delete`
@@ -53,12 +53,12 @@ enum SettingsPages {
         return render(showComparisonDetails: try settings.flag(SettingFlag.showComparisonDetails), csrfToken: csrfToken, notice: notice, lock: lock)
     }
 
-    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: String = "") -> String {
+    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: HTML = "") -> String {
         let state = showComparisonDetails ? "On" : "Off"
         let nextValue = showComparisonDetails ? "off" : "on"
         let buttonLabel = showComparisonDetails ? "Turn off" : "Turn on"
-        let noticeHTML = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
-        let body = """
+        let noticeHTML: HTML = notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" } ?? ""
+        let body: HTML = """
             <div class="page-intro"><h1>Settings</h1></div>
             \(noticeHTML)
             <section class="card setting" aria-labelledby="comparison-title">
@@ -94,16 +94,16 @@ enum SettingsPages {
             <p class="card-action"><a class="button button-quiet" href="/settings/delete" id="delete-start">Delete all data…</a></p>
             </section>
             """
-        return Layout.page(title: "Settings", section: .settings, body: HTML(trusted: body))
+        return Layout.page(title: "Settings", section: .settings, body: body)
     }
 
     static func confirmDelete(csrfToken: String, mistyped: Bool = false) -> String {
-        let error =
+        let error: HTML =
             mistyped
             ? "<p class=\"field-error\" role=\"alert\" id=\"confirm-error\">Type DELETE in capital letters to confirm.</p>" : ""
         let describedBy = mistyped ? "confirm-help confirm-error" : "confirm-help"
-        let invalid = mistyped ? " aria-invalid=\"true\" autofocus" : ""
-        let body = """
+        let invalid: HTML = mistyped ? " aria-invalid=\"true\" autofocus" : ""
+        let body: HTML = """
             <section class="card confirm" aria-labelledby="confirm-title">
             <h1 id="confirm-title">Delete all data?</h1>
             \(deleteConsequence)
@@ -119,28 +119,28 @@ enum SettingsPages {
             </form>
             </section>
             """
-        return Layout.page(title: "Delete all data?", section: .settings, body: HTML(trusted: body))
+        return Layout.page(title: "Delete all data?", section: .settings, body: body)
     }
 
     static func deleted() -> String {
-        let body = """
+        let body: HTML = """
             <section class="card confirm" aria-labelledby="deleted-title">
             <h1 id="deleted-title">All data deleted</h1>
             <p role="status">Everything Cairn kept in this vault has been removed: photos, records, imported Health data, insights, settings and the database's journal and temporary files. The vault is empty.</p>
             <p class="card-action"><a class="button" href="/">Back to your journals</a></p>
             </section>
             """
-        return Layout.page(title: "All data deleted", section: .settings, body: HTML(trusted: body))
+        return Layout.page(title: "All data deleted", section: .settings, body: body)
     }
 
     static func error(_ error: WebError) -> String {
-        let body = """
+        let body: HTML = """
             <section class="card" aria-labelledby="error-title">
-            <h1 id="error-title">\(HTML.escape(error.title))</h1>
-            <p>\(HTML.escape(error.userMessage))</p>
+            <h1 id="error-title">\(error.title)</h1>
+            <p>\(error.userMessage)</p>
             <p class="card-action"><a class="button button-quiet" href="/">Back to your journals</a></p>
             </section>
             """
-        return Layout.page(title: error.title, section: .none, body: HTML(trusted: body))
+        return Layout.page(title: error.title, section: .none, body: body)
     }
 }
