@@ -123,8 +123,21 @@ import Testing
                 asked = sessions.status?.waiting.isEmpty == false
                 try await Task.sleep(nanoseconds: 100_000_000)
             }
-            try sessions.answer(join: try #require(sessions.status?.waiting.first).id, allow: true)
-            #expect(try await browser.waitFor("#phone-skin"), "two steps: the code, then the home page once allowed")
+            // The computer (its own browser) allows the phone on Settings → Use your phone.
+            let join = try #require(sessions.status?.waiting.first)
+            let computer = try await WebDriver.launch()
+            do {
+                try await computer.open(served.server.loginURL)
+                try await computer.open("http://127.0.0.1:\(served.server.port)/phone")
+                #expect(try await computer.text("#join-\(join.id)").hasPrefix("A phone asks to join: "))
+                try await computer.click("#allow-\(join.id)")
+                #expect(try await computer.waitFor(".phone-list button"), "the computer lists the phone with Disconnect")
+            } catch {
+                await computer.quit()
+                throw error
+            }
+            await computer.quit()
+            #expect(try await browser.waitFor("#phone-skin"), "two steps on the phone: the code, then the home page once allowed")
             try await browser.screenshot(to: shots.appendingPathComponent("phone-home-390x844.png"))
 
             // The motion sensor holds still (the phone's browser grants its sensors to the page).

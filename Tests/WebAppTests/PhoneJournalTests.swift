@@ -146,6 +146,19 @@ private let sharedFaces = URL(fileURLWithPath: #filePath)
         #expect(try skin.entry(newest.entry.id, in: AreaID(areaID)).note == "kitchen window")
         // The computer's pages are not there.
         #expect(try phone.get("/skin/areas/\(areaID)").status == 404)
+
+        // A second phone with the next code, which the computer refuses: nothing of the vault, ever.
+        let next = try #require(phone.sessions.status)
+        let secret = try #require(next.pairingURL?.components(separatedBy: "#").last)
+        let other = try phoneRequest(next, "/pair", method: "POST", form: "secret=\(secret)", userAgent: "Mozilla/5.0 (iPhone) Safari/605.1")
+        let pairing = try #require(cookieValue(other, PhoneApplication.pairingCookie))
+        let join = try #require(phone.sessions.status?.waiting.first)
+        #expect(phone.web.handle(Fixture.post("/phone/joins/\(join.id)/refuse")).status == 303)
+        #expect(try phoneRequest(next, "/pair/status", cookie: "\(PhoneApplication.pairingCookie)=\(pairing)").status == 403)
+        for path in ["/skin", "/today", "/skin/\(areaID)/ghost.jpg"] {
+            let refused = try phoneRequest(next, path, cookie: "\(PhoneApplication.sessionCookie)=\(pairing)")
+            #expect(refused.status != 200 && !refused.body.contains(phone.site.areaName), "\(path)")
+        }
     }
 
     @Test func aSmilePhotoAndALabelPhotoFromThePhone() throws {
