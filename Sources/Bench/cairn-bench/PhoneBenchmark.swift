@@ -11,7 +11,8 @@ import WebApp
 /// - a phone page (Today, with a regimen of five products) answers in ≤ 50 ms (median);
 /// - a 12 MP photo sent from the phone over TLS reaches its stored comparison (the 303 comes after the photo is
 ///   stored and compared) in ≤ 1.2x the same upload on the computer's own page, measured in the same run,
-///   interleaved (the baseline).
+///   interleaved (the baseline). The phone sends it as its file input's form does (the CSRF token as a field, no
+///   script), the computer as its page's script does (the token in a header).
 /// Pairing in two steps on the phone (the code, then the page once allowed) is checked by `PhoneBrowserTests`.
 enum PhoneBenchmark {
     static func run(arguments: [String]) throws -> Bool {
