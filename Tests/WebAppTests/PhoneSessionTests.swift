@@ -83,7 +83,8 @@ func cookieValue(_ reply: PhoneReply, _ name: String) -> String? {
         #expect(outsider.exit == 0 && outsider.status == 403)
         #expect(!outsider.body.contains(site.areaName))
         #expect(try phoneRequest(status, "/skin").status == 403)
-        #expect(try phoneRequest(status, "/pair").status == 200)
+        let pairPage = try phoneRequest(status, "/pair")
+        #expect(pairPage.status == 200 && pairPage.body.contains("compare its SHA-256 fingerprint"), "the warning explained where it is seen")
         #expect(try phoneRequest(status, "/pair", host: "evil.example:\(URL(string: status.address)!.port!)").status == 421)
 
         // A wrong secret, or the right one without our Origin, is refused.

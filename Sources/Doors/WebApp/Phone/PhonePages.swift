@@ -78,6 +78,13 @@ enum PhonePages {
                 <p>Your computer asks you to allow this phone. Nothing of your journal is shown here until you do.</p>
                 <noscript><p>This page needs JavaScript to send the pairing code.</p></noscript>
                 </section>
+                <section class="card" aria-labelledby="warning-title">
+                <h2 id="warning-title">The browser's warning</h2>
+                <p id="pair-warning">Your browser warned that this connection is not private because Cairn made its own certificate on your \
+                computer and no public authority signed it. To check that this phone is talking to your computer, tap the icon \
+                beside the address, open the certificate's details, and compare its SHA-256 fingerprint with the one on your \
+                computer's Use your phone page. If they differ, close this page and end the session on the computer.</p>
+                </section>
                 """)
     }
 
