@@ -37,4 +37,16 @@ import Testing
         let (r, g, _) = pixel(tinted, 20, 20)
         #expect(r > 120 && r < 135 && g > 80 && g < 90)
     }
+
+    @Test func anOutlineDrawsOnlyTheEdgeOfAClearChangeSoTheSpotStaysVisible() throws {
+        // A 16 x 16 map with a clear change in its middle 8 x 8, drawn 160 x 160 over the whole square.
+        var values = [Float](repeating: 0, count: 256)
+        for y in 4..<12 { for x in 4..<12 { values[y * 16 + x] = 1 } }
+        let image = try pipeline.changeOverlay(values, mapWidth: 16, mapHeight: 16, width: 160, height: 160, squareFraction: 1, outline: true)
+        #expect(pixel(image, 80, 80) == (0, 0, 0), "the middle of the changed region is left clear")
+        #expect(pixel(image, 10, 10) == (0, 0, 0), "no change, nothing drawn")
+        // Somewhere along the row through the middle, the region's left edge is drawn at full strength.
+        let edge = (20..<80).map { pixel(image, $0, 80) }.filter { $0.0 == 255 }
+        #expect(!edge.isEmpty && edge.count <= 6, "a thin ring, \(edge.count) px wide")
+    }
 }

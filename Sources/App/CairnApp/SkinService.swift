@@ -328,9 +328,10 @@ public final class SkinService: @unchecked Sendable {
         return try photoStore.data(for: thumbnail ? entry.thumbnailID : entry.photoID)
     }
 
-    /// The change map as a picture the size of the baseline's thumbnail: black where nothing changed, a warm
-    /// tint where it did, over the central square the comparison covers. Nil for the baseline itself or when
-    /// the photos were not comparable.
+    /// The change map as a picture the size of the baseline's thumbnail: black (transparent under the page's screen
+    /// blend) except a warm outline around each region of clear change, over the central square the comparison
+    /// covers, so the spot itself stays visible inside it. Nil for the baseline itself or when the photos were not
+    /// comparable.
     public func changeMapJPEG(of entryID: EntryID, in areaID: AreaID) throws -> Data? {
         let view = try comparison(of: entryID, in: areaID)
         guard let map = view.changeMap, view.comparison?.comparable == true,
@@ -338,7 +339,7 @@ public final class SkinService: @unchecked Sendable {
         else { return nil }
         let overlay = try pipeline.changeOverlay(
             map.values, mapWidth: map.width, mapHeight: map.height, width: thumb.width,
-            height: thumb.height, squareFraction: Double(SkinComparator.cropFraction))
+            height: thumb.height, squareFraction: Double(SkinComparator.cropFraction), outline: true)
         return try pipeline.encodeJPEG(overlay, quality: 85)
     }
 
