@@ -71,13 +71,16 @@ import Testing
             try SkinDemo.jpeg(index: 0, count: 1, seed: 1234).write(to: folder.appendingPathComponent("other.jpg"))
             try Data("junk".utf8).write(to: folder.appendingPathComponent("bad.jpg"))
             let tsv = folder.appendingPathComponent("pairs.tsv")
-            try "same\tp0.jpg\tp0.jpg\nnear\tp0.jpg\tp2.jpg\nbad\tp0.jpg\tbad.jpg\nshort\tp0.jpg\n".write(to: tsv, atomically: true, encoding: .utf8)
+            try "same\tp0.jpg\tp0.jpg\nnear\tp0.jpg\tp2.jpg\nbad\tp0.jpg\tbad.jpg\nshort\tp0.jpg\nfar\tp0.jpg\tother.jpg\n".write(
+                to: tsv, atomically: true, encoding: .utf8)
             let vault = dir.appendingPathComponent("vault")
             let run = cairn(["--data-dir", vault.path, "skin", "compare-batch", tsv.path])
             #expect(run.status == 0)
-            #expect(run.out.count == 4)
+            #expect(run.out.count == 5)
             let lines = try run.out.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-            #expect(lines.map { $0["id"] as? String } == ["same", "near", "bad", "short"])
+            #expect(lines.map { $0["id"] as? String } == ["same", "near", "bad", "short", "far"])
+            // Another area's photo: not comparable, and `similarity` is there as null, as the help says.
+            #expect(lines[4]["comparable"] as? Bool == false && lines[4]["similarity"] is NSNull, "\(lines[4])")
             #expect(lines[0]["comparable"] as? Bool == true && (lines[0]["similarity"] as? Int ?? 0) >= 95)
             #expect((lines[1]["score"] as? Double ?? -1) > (lines[0]["score"] as? Double ?? 0))
             #expect(lines.allSatisfy { $0["disclaimer"] as? String == Disclaimer.similarity.text })

@@ -497,6 +497,21 @@ struct SkinCompareBatchCommand: Command {
         let reason: String?
         let error: String?
         let disclaimer: String
+
+        private enum CodingKeys: String, CodingKey { case id, score, similarity, comparable, reason, error, disclaimer }
+
+        /// `similarity` is always there, null when the pair is not comparable (as the help says); the other optional
+        /// fields only when they have a value.
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encodeIfPresent(score, forKey: .score)
+            if error == nil { try c.encode(similarity, forKey: .similarity) }
+            try c.encode(comparable, forKey: .comparable)
+            try c.encodeIfPresent(reason, forKey: .reason)
+            try c.encodeIfPresent(error, forKey: .error)
+            try c.encode(disclaimer, forKey: .disclaimer)
+        }
     }
 
     func run(in context: CommandContext) throws {
