@@ -63,19 +63,21 @@ struct SkinFigureJSON: Encodable {
     let comparable: Bool
     let similarity: Int?
     let notComparableReason: String?
-    let rawScore: Double?
+    /// The raw score behind the figure (higher = more different), in every figure's JSON, as `compare-batch` gives it
+    /// for two files.
+    let score: Double
     /// What the figure covers (`SkinComparator.comparedRegionSentence`).
     let comparedRegion: String
     let disclaimer: String
 
-    init(_ comparison: StoredComparison, capturedAt: Date, details: Bool) {
+    init(_ comparison: StoredComparison, capturedAt: Date) {
         entry = comparison.entryID.rawValue
         baseline = comparison.baselineID.rawValue
         self.capturedAt = DateText.utc(capturedAt)
         comparable = comparison.comparable
         similarity = comparison.similarityPercent.map { Int($0.rounded()) }
         notComparableReason = comparison.reasonNotComparable?.userMessage
-        rawScore = details ? comparison.rawScore : nil
+        score = (comparison.rawScore * 10_000).rounded() / 10_000
         comparedRegion = SkinComparator.comparedRegionSentence
         disclaimer = Disclaimer.similarity.text
     }
@@ -239,7 +241,7 @@ struct SkinTimelineCommand: Command {
                         Item(
                             entry: item.entry.id.rawValue, capturedAt: DateText.utc(item.entry.capturedAt), timeZone: item.entry.timeZone,
                             note: item.entry.note, isBaseline: item.isBaseline,
-                            comparison: item.comparison.map { SkinFigureJSON($0, capturedAt: item.entry.capturedAt, details: details) })
+                            comparison: item.comparison.map { SkinFigureJSON($0, capturedAt: item.entry.capturedAt) })
                     }, disclaimer: Disclaimer.similarity.text))
             return
         }
@@ -303,7 +305,7 @@ struct SkinCompareCommand: Command {
             try console.printJSON(
                 Output(
                     entry: view.entry.id.rawValue, isBaseline: view.isBaseline,
-                    comparison: view.comparison.map { SkinFigureJSON($0, capturedAt: view.entry.capturedAt, details: details) },
+                    comparison: view.comparison.map { SkinFigureJSON($0, capturedAt: view.entry.capturedAt) },
                     disclaimer: Disclaimer.similarity.text))
             return
         }
