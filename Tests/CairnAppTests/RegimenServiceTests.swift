@@ -623,6 +623,15 @@ final class Results: @unchecked Sendable {
     #expect(afterwards.batchHeading == "Coming up at 21:00", "a 21:00 dose is not 'due now' at 09:00")
 }
 
+@Test func aDoseHoursPastItsTimeReadsDueAtItsTimeNotDueNow() throws {
+    let f = try RegimenFixture(now: "2026-03-10T14:30:00Z")
+    defer { f.remove() }
+    let d = try f.vitaminD()
+    try f.daily(d, "08:00", "21:00")
+    let view = try f.service.todayView()
+    #expect(view.isBatchDue && view.batchHeading == "Due at 08:00, not logged yet")
+}
+
 @Test func everyDoorIntoTheServiceStopsAFlaggedRowUntilItIsAccepted() throws {
     let f = try RegimenFixture()
     defer { f.remove() }

@@ -97,14 +97,18 @@ final class RegimenSite {
     let dose = try #require(try site.regimen.todayView().currentBatch.first)
     let first = site.post("/regimen/doses/\(dose.doseID)/taken")
     #expect(first.status == 303)
-    #expect(first.header("Location") == "/regimen?logged=1")
+    let logged = try #require(try site.allRecords().first)
+    #expect(first.header("Location") == "/regimen?logged=1&records=\(logged.id.rawValue)")
     #expect(try site.allRecords().count == 1)
+    // The notice says what was logged.
+    let notice = site.get(try #require(first.header("Location"))).bodyText
+    #expect(notice.contains("Logged: \(logged.productName) (\(dose.time)), taken at "), "\(notice)")
 
     let second = site.post("/regimen/doses/\(dose.doseID)/taken")
-    #expect(second.header("Location") == "/regimen?logged=already")
+    #expect(second.header("Location") == "/regimen?logged=already&records=\(logged.id.rawValue)")
     #expect(try site.allRecords().count == 1)
     let skipAfter = site.post("/regimen/doses/\(dose.doseID)/skipped")
-    #expect(skipAfter.header("Location") == "/regimen?logged=already")
+    #expect(skipAfter.header("Location") == "/regimen?logged=already&records=\(logged.id.rawValue)")
     let records = try site.allRecords()
     #expect(records.count == 1 && records.first?.status == .taken)
 
@@ -136,8 +140,10 @@ final class RegimenSite {
     let page = site.get("/regimen").bodyText
     #expect(page.contains("id=\"regimen-take-all\""))
     let ids = batch.map(\.doseID).joined(separator: ",")
-    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=1")
-    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location") == "/regimen?logged=already")
+    #expect(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location")?.hasPrefix("/regimen?logged=1&records=") == true)
+    let again = try #require(site.post("/regimen/batch/taken", form: ["doses": ids]).header("Location"))
+    #expect(again.hasPrefix("/regimen?logged=already&records="))
+    #expect(site.get(again).bodyText.contains("Already logged: "))
     let records = try site.allRecords()
     #expect(records.count == 2 && records.allSatisfy { $0.status == .taken })
 }
@@ -239,7 +245,7 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     let record = try #require(try site.allRecords().first)
     #expect(record.takenAt == ISO8601DateFormatter().date(from: "2026-03-10T07:05:00Z")!)
     let next = try #require(try site.regimen.todayView().nextToLog)
-    #expect(saved.header("Location") == "/regimen?logged=1&focus=\(next.doseID)", "focus moves to the next dose")
+    #expect(saved.header("Location") == "/regimen?logged=1&records=\(record.id.rawValue)&focus=\(next.doseID)", "focus moves to the next dose")
     let page = site.get("/regimen?logged=1&focus=\(next.doseID)").bodyText
     #expect(page.contains("id=\"take-\(next.doseID)\" autofocus"))
     #expect(page.contains("taken at 08:05"))

@@ -144,10 +144,16 @@ public struct TodayView: Hashable, Sendable {
     /// Whether the current batch's time has come; when false the batch is the next one coming up today.
     public var isBatchDue: Bool { currentBatch.first.map { $0.dueAt <= now } ?? false }
 
-    /// The heading for the current batch, e.g. "Due now (08:00)" or "Coming up at 21:00".
+    /// How long after its time a batch reads "Due now"; later it reads "Due at 08:00, not logged yet" (an 08:00 dose
+    /// at 14:30 is not due now, and the person should see that it was due hours ago).
+    public static let dueNowWindow: TimeInterval = 60 * 60
+
+    /// The heading for the current batch: "Due now (08:00)" within `dueNowWindow` of its time, "Due at 08:00, not
+    /// logged yet" after it, "Coming up at 21:00" before it.
     public var batchHeading: String {
         guard let first = currentBatch.first else { return "Due now" }
-        return isBatchDue ? "Due now (\(first.time))" : "Coming up at \(first.time)"
+        guard isBatchDue else { return "Coming up at \(first.time)" }
+        return now.timeIntervalSince(first.dueAt) <= Self.dueNowWindow ? "Due now (\(first.time))" : "Due at \(first.time), not logged yet"
     }
 }
 

@@ -108,7 +108,7 @@ extension HomePage {
             let link: HTML = "<a href=\"/regimen?focus=\(first.doseID)\">"
             if view.isBatchDue {
                 lines.append(
-                    "<p class=\"home-due\" id=\"home-due-now\"><strong>Due now (\(first.timeText)):</strong> \(link)\(names(view.currentBatch))</a></p>"
+                    "<p class=\"home-due\" id=\"home-due-now\"><strong>\(view.batchHeading):</strong> \(link)\(names(view.currentBatch))</a></p>"
                 )
             } else {
                 lines.append(

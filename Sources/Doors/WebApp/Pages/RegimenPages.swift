@@ -13,28 +13,30 @@ enum RegimenPages {
     static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
         [
             route(.get, "/regimen") { r in
-                .html(
+                let view = try regimen.todayView()
+                let records = loggedRecords(r.query["records"], regimen)
+                return .html(
                     today(
-                        try regimen.todayView(), csrfToken: csrfToken, notice: notice(r.query["logged"]),
-                        focus: r.query["focus"]))
+                        view, csrfToken: csrfToken, notice: notice(r.query["logged"], records: records, zone: view.timeZone), focus: r.query["focus"])
+                )
             },
             route(.post, "/regimen/batch/taken") { r in
                 let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                     .filter { !$0.isEmpty }
                 guard !ids.isEmpty else { throw WebError.badForm }
                 return try logged(regimen: regimen, csrfToken: csrfToken) {
-                    try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) }).allSatisfy(\.alreadyLogged) ? "already" : "1"
+                    let results = try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) })
+                    return (results.allSatisfy(\.alreadyLogged) ? "already" : "1", results.map(\.entry.id))
                 }
             },
             route(.post, "/regimen/as-needed/{schedule}") { r in
                 try logged(regimen: regimen, csrfToken: csrfToken) {
-                    _ = try regimen.logAsNeeded(ScheduleID(r.parameter("schedule")))
-                    return "1"
+                    ("1", [try regimen.logAsNeeded(ScheduleID(r.parameter("schedule"))).id])
                 }
             },
             route(.post, "/regimen/records/{record}/undo") { r in
                 try logged(regimen: regimen, csrfToken: csrfToken) {
-                    try regimen.undo(IntakeRecordID(r.parameter("record"))).alreadyUndone ? "undone-already" : "undone"
+                    (try regimen.undo(IntakeRecordID(r.parameter("record"))).alreadyUndone ? "undone-already" : "undone", [])
                 }
             },
         ]
@@ -43,7 +45,8 @@ enum RegimenPages {
                     let doseID = r.parameter("dose")
                     let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
                     return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
-                        try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText).alreadyLogged ? "already" : "1"
+                        let result = try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText)
+                        return (result.alreadyLogged ? "already" : "1", [result.entry.id])
                     }
                 }
             }
@@ -54,14 +57,15 @@ enum RegimenPages {
     /// or shows Today with the service's message (status 400), beside the "Taken at" field of `field` if given.
     private static func logged(
         regimen: RegimenService, csrfToken: String, field: String? = nil,
-        _ action: () throws -> String
+        _ action: () throws -> (notice: String, records: [IntakeRecordID])
     ) throws -> Response {
         do {
-            let notice = try action()
+            let (notice, records) = try action()
             let view = try regimen.todayView()
+            let done = "/regimen?logged=\(notice)" + (records.isEmpty ? "" : "&records=" + records.map(\.rawValue).joined(separator: ","))
             // No fragment: a page whose address names a fragment target skips `autofocus` (HTML's rule).
-            guard let next = view.nextToLog else { return .redirect(to: "/regimen?logged=\(notice)") }
-            return .redirect(to: "/regimen?logged=\(notice)&focus=\(next.doseID)")
+            guard let next = view.nextToLog else { return .redirect(to: done) }
+            return .redirect(to: done + "&focus=\(next.doseID)")
         } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
@@ -74,10 +78,26 @@ enum RegimenPages {
         }
     }
 
-    private static func notice(_ value: String?) -> String? {
+    /// The records an action names in its redirect (`records=ID,ID`), as the ledger holds them.
+    static func loggedRecords(_ text: String?, _ regimen: RegimenService) -> [LedgerEntry] {
+        (text ?? "").split(separator: ",").prefix(20).compactMap { try? regimen.record(IntakeRecordID(String($0))) }
+    }
+
+    /// What was logged, in words: "Magnesium (08:00), taken at 08:05; Zinc (08:00), skipped".
+    static func loggedWords(_ records: [LedgerEntry], zone: TimeZone) -> String {
+        records.map { e in
+            let slot = e.occurrence.map { " (\($0.slot))" } ?? ""
+            let what = e.status == .taken ? "taken at \(DateText.string(e.takenAt, .clock, in: zone))" : "skipped"
+            return "\(e.productName)\(slot), \(what)"
+        }.joined(separator: "; ")
+    }
+
+    /// The notice after a Today action: what was logged (or that it was already), from `records`.
+    static func notice(_ value: String?, records: [LedgerEntry], zone: TimeZone) -> String? {
+        let what = records.isEmpty ? "" : ": " + loggedWords(records, zone: zone)
         switch value {
-        case "1": return "Logged."
-        case "already": return "Already logged. Nothing new was saved."
+        case "1": return "Logged\(what)."
+        case "already": return "Already logged\(what). Nothing new was saved."
         case "undone": return "Undone. The dose is back to not logged; the ledger keeps both entries."
         case "undone-already": return "That entry was already undone. Nothing new was saved."
         default: return nil

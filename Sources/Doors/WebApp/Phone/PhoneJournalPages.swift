@@ -98,13 +98,15 @@ enum PhoneJournalPages {
                 return .redirect(to: "/label?sent=1")
             },
             // Today
-            route(.get, "/today") { r in .html(today(try services().regimen.todayView(), notice: todayNotice(r.query["logged"]))) },
+            route(.get, "/today") { r in
+                let regimen = try services().regimen
+                let view = try regimen.todayView()
+                let records = RegimenPages.loggedRecords(r.query["records"], regimen)
+                return .html(today(view, notice: RegimenPages.notice(r.query["logged"], records: records, zone: view.timeZone)))
+            },
             route(.post, "/regimen/as-needed/{schedule}") { r in
                 let regimen = try services().regimen
-                return try logged(regimen) {
-                    _ = try regimen.logAsNeeded(ScheduleID(r.parameter("schedule")))
-                    return "1"
-                }
+                return try logged(regimen) { ("1", [try regimen.logAsNeeded(ScheduleID(r.parameter("schedule"))).id]) }
             },
         ]
             + [IntakeStatus.taken, .skipped].map { status in
@@ -113,7 +115,8 @@ enum PhoneJournalPages {
                     let doseID = r.parameter("dose")
                     let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
                     return try logged(regimen, field: atText.isEmpty ? nil : doseID) {
-                        try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText).alreadyLogged ? "already" : "1"
+                        let result = try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText)
+                        return (result.alreadyLogged ? "already" : "1", [result.entry.id])
                     }
                 }
             }
@@ -294,19 +297,14 @@ enum PhoneJournalPages {
 
     // MARK: Today
 
-    static func todayNotice(_ value: String?) -> String? {
-        switch value {
-        case "1": return "Logged."
-        case "already": return "Already logged. Nothing new was saved."
-        default: return nil
-        }
-    }
-
     /// Runs a Today action; redirects to Today, or shows Today with the service's message beside the "Taken at"
     /// field of `field` (status 400).
-    static func logged(_ regimen: RegimenService, field: String? = nil, _ action: () throws -> String) throws -> Response {
+    static func logged(
+        _ regimen: RegimenService, field: String? = nil, _ action: () throws -> (notice: String, records: [IntakeRecordID])
+    ) throws -> Response {
         do {
-            return .redirect(to: "/today?logged=\(try action())")
+            let (notice, records) = try action()
+            return .redirect(to: "/today?logged=\(notice)&records=" + records.map(\.rawValue).joined(separator: ","))
         } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
