@@ -362,7 +362,7 @@ public enum SkinComparator {
     /// square is compared, so a change outside it cannot lower the figure, and a person must not read a high figure
     /// as "nothing changed anywhere in the photo".
     public static let comparedRegionSentence =
-        "Only the central square of the photos is compared (\(Int((cropFraction * 100).rounded()))% of the shorter side, the dashed box; about a quarter of a 4:3 photo). A change outside it is not seen and does not lower the figure."
+        "Only the central square of the photos is compared (\(Int((cropFraction * 100).rounded()))% of the shorter side, as the camera page's framing box shows; about a quarter of a 4:3 photo). A change outside it is not seen and does not lower the figure."
     /// Side of the internal change grid.
     static let mapSide = 128
     /// Side of the returned heat map.
