@@ -69,7 +69,7 @@ enum RegimenPages {
         } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
-            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
+            let inRow = openRowID(field, in: view)
             return .html(
                 today(
                     view, csrfToken: csrfToken, error: inRow == nil ? message : nil,
@@ -270,14 +270,7 @@ enum RegimenPages {
                 """)
         }
         if !view.asNeeded.isEmpty {
-            let rows = view.asNeeded.map { s -> HTML in
-                """
-                <li class="regimen-dose"><span class="regimen-product">\(s.productName)</span> <span class="regimen-meta">as needed, \(servings(s.latest.plan.servings))</span>
-                <form method="post" action="/regimen/as-needed/\(s.scheduleID.rawValue)" class="regimen-actions">\(Layout.csrfField(csrfToken))
-                <button type="submit" class="button button-quiet">Log a dose<span class="visually-hidden"> of \(s.productName)</span></button>
-                </form></li>
-                """
-            }
+            let rows = view.asNeeded.map { asNeededRow($0, csrfToken: csrfToken) }
             sections.append(
                 """
                 <section class="card" aria-labelledby="as-needed-title">
@@ -290,6 +283,22 @@ enum RegimenPages {
         }
         let body = intro + messages + HTML.join(sections, separator: "\n")
         return Layout.page(title: "Regimen", section: .regimen, body: body)
+    }
+
+    /// An as-needed schedule's row: the product, its servings and "Log a dose" (computer and phone).
+    static func asNeededRow(_ s: ScheduleSummary, csrfToken: String) -> HTML {
+        """
+        <li class="regimen-dose"><span class="regimen-product">\(s.productName)</span> <span class="regimen-meta">as needed, \(servings(s.latest.plan.servings))</span>
+        <form method="post" action="/regimen/as-needed/\(s.scheduleID.rawValue)" class="regimen-actions">\(Layout.csrfField(csrfToken))
+        <button type="submit" class="button button-quiet">Log a dose<span class="visually-hidden"> of \(s.productName)</span></button>
+        </form></li>
+        """
+    }
+
+    /// The dose `field` names when Today shows its open row (and so its "Taken at" field); nil otherwise (a dose
+    /// already logged has no row with that field: its refusal then stands above the list).
+    static func openRowID(_ field: String?, in view: TodayView) -> String? {
+        field.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
     }
 
     /// A dose not logged yet: time, product, Taken (now) and Skipped, and "Taken at another time" (a time

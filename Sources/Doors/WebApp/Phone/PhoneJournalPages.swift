@@ -27,16 +27,15 @@ enum PhoneJournalPages {
             // Skin
             route(.get, "/skin") { _ in .html(skinAreas(try services().skin.areas())) },
             route(.get, "/skin/{area}") { r in
-                let skin = try services().skin
-                let area = try skin.area(AreaID(r.parameter("area")))
-                return .html(skinCapture(area, hasGhost: try skin.areas().first { $0.area.id == area.id }?.latestEntry != nil))
+                let summary = try areaSummary(r, try services().skin)
+                return .html(skinCapture(summary.area, hasGhost: summary.latestEntry != nil))
             },
             route(.get, "/skin/{area}/ghost.jpg") { r in
                 // The chosen area's newest photo only: the ghost over the live camera.
                 let skin = try services().skin
-                let areaID = AreaID(r.parameter("area"))
-                guard let latest = try skin.areas().first(where: { $0.area.id == areaID })?.latestEntry else { throw WebError.notFound }
-                return SkinRoutes.jpeg(try skin.photoData(of: latest, in: areaID, thumbnail: false))
+                let summary = try areaSummary(r, skin)
+                guard let latest = summary.latestEntry else { throw WebError.notFound }
+                return SkinRoutes.jpeg(try skin.photoData(of: latest, in: summary.area.id, thumbnail: false))
             },
             route(.post, "/skin/{area}/quality") { r in
                 let skin = try services().skin
@@ -45,16 +44,17 @@ enum PhoneJournalPages {
             },
             route(.post, "/skin/{area}/photos") { r in
                 let skin = try services().skin
-                let area = try skin.area(AreaID(r.parameter("area")))
+                let summary = try areaSummary(r, skin)
+                let area = summary.area
                 guard let data = r.request.formValue("photo"), !data.isEmpty else {
-                    return .html(skinCapture(area, hasGhost: false, error: "Choose a photo to add."), status: 400)
+                    return .html(skinCapture(area, hasGhost: summary.latestEntry != nil, error: "Choose a photo to add."), status: 400)
                 }
                 do {
                     let entry = try skin.log(photo: data, in: area.id)
                     takenHere.withLock { _ = $0.insert(entry.id.rawValue) }
                     return .redirect(to: "/skin/\(area.id.rawValue)/entries/\(entry.id.rawValue)")
                 } catch let error as CairnError where error.errorKind == .refusedInput {
-                    return .html(skinCapture(area, hasGhost: false, error: error.userMessage), status: 400)
+                    return .html(skinCapture(area, hasGhost: summary.latestEntry != nil, error: error.userMessage), status: 400)
                 }
             },
             route(.get, "/skin/{area}/entries/{entry}") { r in
@@ -120,6 +120,13 @@ enum PhoneJournalPages {
                     }
                 }
             }
+    }
+
+    /// The area the path's `{area}` names, with its newest photo (the ghost), in one read. Throws `areaNotFound`.
+    static func areaSummary(_ r: RouteRequest, _ skin: SkinService) throws -> SkinAreaSummary {
+        let id = AreaID(r.parameter("area"))
+        guard let summary = try skin.areas().first(where: { $0.area.id == id }) else { throw SkinJournalError.areaNotFound }
+        return summary
     }
 
     /// The CSRF token of the phone being answered (its forms and `fetch` calls carry it).
@@ -308,7 +315,7 @@ enum PhoneJournalPages {
         } catch let error as CairnError where error.errorKind == .refusedInput {
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
-            let inRow = field.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
+            let inRow = RegimenPages.openRowID(field, in: view)
             return .html(today(view, error: inRow == nil ? message : nil, fieldError: inRow.map { ($0, message) }), status: 400)
         }
     }
@@ -339,14 +346,7 @@ enum PhoneJournalPages {
                 </section>
                 """
         }
-        let asNeeded = view.asNeeded.map { s -> HTML in
-            """
-            <li class="regimen-dose"><span class="regimen-product">\(s.productName)</span> <span class="regimen-meta">as needed, \(RegimenPages.servings(s.latest.plan.servings))</span>
-            <form method="post" action="/regimen/as-needed/\(s.scheduleID.rawValue)" class="regimen-actions">\(Layout.csrfField(token))
-            <button type="submit" class="button button-quiet">Log a dose<span class="visually-hidden"> of \(s.productName)</span></button>
-            </form></li>
-            """
-        }
+        let asNeeded = view.asNeeded.map { RegimenPages.asNeededRow($0, csrfToken: token) }
         let loggedToday = view.loggedToday.compactMap { dose -> HTML? in
             guard let record = dose.record else { return nil }
             return
