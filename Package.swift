@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption", "PhoneLink", "PhotoMetadata"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "Regimen", "Insights", "CairnTestSupport", "NativeLoader"], exclude: ["Fixtures"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "Regimen", "Insights", "CairnTestSupport", "NativeLoader", "Skin"], exclude: ["Fixtures"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Storage", "Encryption", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "PhoneLinkTests", dependencies: ["PhoneLink", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),

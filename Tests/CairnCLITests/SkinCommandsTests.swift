@@ -1,6 +1,7 @@
 import CairnApp
 import CairnCore
 import Foundation
+import Skin
 import Testing
 
 @Suite struct SkinCommandsTests {
@@ -35,20 +36,24 @@ import Testing
             let timeline = cairn(d + ["skin", "timeline", "Arm"])
             // Beside the figures: what they cover, and the disclaimer.
             #expect(timeline.out.count == 6 && timeline.out.last == Disclaimer.similarity.text)
-            #expect(timeline.out[4].hasPrefix("Only the central square of the photos is compared"))
+            #expect(timeline.out[4].hasPrefix("The whole of the first photo is compared"))
             #expect(timeline.out[0].contains("first photo") && timeline.out[1].contains("visual similarity"))
 
             let json = try JSONSerialization.jsonObject(with: Data(cairn(d + ["skin", "timeline", "Arm", "--json"]).stdout.utf8)) as? [String: Any]
             let entries = try #require(json?["entries"] as? [[String: Any]])
             let second = try #require(entries[1]["comparison"] as? [String: Any])
             #expect(second["disclaimer"] as? String == Disclaimer.similarity.text)
-            #expect((second["comparedRegion"] as? String)?.hasPrefix("Only the central square of the photos is compared") == true)
+            #expect((second["comparedRegion"] as? String)?.hasPrefix("The whole of the first photo is compared") == true)
             #expect((second["similarity"] as? Int).map { (0...100).contains($0) } == true)
+            // The figure's band in words, beside it.
+            let similarity = Double(try #require(second["similarity"] as? Int))
+            #expect(second["band"] as? String == SimilarityBand(similarityPercent: similarity).sentence)
             let id = try #require(entries[1]["entry"] as? String)
 
             let compare = cairn(d + ["skin", "compare", "Arm", String(id.prefix(8))])
             #expect(compare.status == 0 && compare.stdout.contains("Visual similarity") && compare.out.last == Disclaimer.similarity.text)
-            #expect(compare.stdout.contains("A change outside it is not seen and does not lower the figure."))
+            #expect(compare.stdout.contains("does not count as similar."))
+            #expect(compare.stdout.contains(try #require(SkinComparator.comparedRegionSentence.split(separator: ".").first)))
             #expect(!compare.stdout.contains("Raw score"))
 
             let trend = cairn(d + ["skin", "trend", "Arm"])

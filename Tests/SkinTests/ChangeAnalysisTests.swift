@@ -227,7 +227,7 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     func texture(_ probe: Plane) -> Double {
         BlobTerms.measure(
             bLab: flatLab, pLab: [probe.data, flatLab[1], flatLab[2]], colourValid: valid, detailValid: valid,
-            bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n
+            bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), grid: ComparisonGrid(width: n, height: n)
         ).texture
     }
     let unchanged = texture(base)
@@ -258,8 +258,12 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
         }
     }
     let band = base.highPassed(radius: 2, passes: 2)
-    let same = BlobTerms.measure(bLab: lab, pLab: lab, colourValid: valid, detailValid: valid, bBand: band, pBand: band, side: n).colour
-    let changed = BlobTerms.measure(bLab: lab, pLab: shifted, colourValid: valid, detailValid: valid, bBand: band, pBand: band, side: n).colour
+    let same = BlobTerms.measure(
+        bLab: lab, pLab: lab, colourValid: valid, detailValid: valid, bBand: band, pBand: band, grid: ComparisonGrid(width: n, height: n)
+    ).colour
+    let changed = BlobTerms.measure(
+        bLab: lab, pLab: shifted, colourValid: valid, detailValid: valid, bBand: band, pBand: band, grid: ComparisonGrid(width: n, height: n)
+    ).colour
     #expect(same < 0.01)
     #expect(changed > 4)
 }
@@ -285,7 +289,7 @@ private func slantedPhoto(_ scene: [Float], side: Int = 360, view: Int = 240, ke
     func texture(_ probe: Plane) -> Double {
         BlobTerms.measure(
             bLab: [base.data] + flat, pLab: [probe.data] + flat, colourValid: valid, detailValid: valid,
-            bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), side: n
+            bBand: base.highPassed(radius: 2, passes: 2), pBand: probe.highPassed(radius: 2, passes: 2), grid: ComparisonGrid(width: n, height: n)
         ).texture
     }
     var noisier = base

@@ -45,7 +45,8 @@ import Testing
     let hx = hottest % m.width
     let hy = hottest / m.width
     #expect(hx > m.width / 2 && abs(hy - m.height / 2) < m.height / 6)
-    #expect(m.values.allSatisfy { $0 >= 0 && $0 <= 1 })
+    #expect(m.values.allSatisfy { ($0 >= 0 && $0 <= 1) || $0 == ChangeMap.notCompared })
+    #expect(m.notComparedShare < 0.2)
 }
 
 @Test func aPhotoOfSomethingElseIsNotComparable() throws {
@@ -266,10 +267,75 @@ private func newMarkPair(seed: UInt64, radius: Double, blurred: Bool) throws
     for j in 0..<n { for i in 1..<n { shifted[j * n + i] = base[j * n + i - 1] } }
     // Compared away from the borders, where the shifted copy has no data and the blurs reach past the edge.
     let valid = (0..<(n * n)).map { (8..<56).contains($0 % n) && (8..<56).contains($0 / n) }
-    let noMark = SpotTerm.measure(baseL: base, probeL: shifted, valid: valid, side: n)
+    let noMark = SpotTerm.measure(baseL: base, probeL: shifted, valid: valid, width: n)
     var marked = shifted
     for j in 30...33 { for i in 30...33 { marked[j * n + i] -= 20 } }
-    let mark = SpotTerm.measure(baseL: base, probeL: marked, valid: valid, side: n)
+    let mark = SpotTerm.measure(baseL: base, probeL: marked, valid: valid, width: n)
     #expect(noMark < 0.5)
     #expect(mark > 4 * max(noMark, 0.5))
+}
+
+@Test func aSpotGrowingNearTheEdgeOfThePhotoReadsLowerThanARetake() throws {
+    // Revision 11 compares the whole frame: a spot in the top-left corner of a 320 px photo (its centre 100 px from the
+    // middle on each axis, its grown outline 34 px from the edges), wholly outside the central square revisions 1 to 10
+    // compared, where its growth read 100%.
+    let corner = (x: -100.0, y: -100.0)
+    let baseline = try SkinComparator.prepare(SpotSample.photo(spotRadius: 20, retake: 0, offset: corner))
+    for retake in UInt64(1)...3 {
+        let same = try SkinComparator.compare(
+            baseline: baseline, probe: SkinComparator.prepare(SpotSample.photo(spotRadius: 20, retake: retake, offset: corner)))
+        let grown = try SkinComparator.compare(
+            baseline: baseline, probe: SkinComparator.prepare(SpotSample.photo(spotRadius: 26, retake: retake, offset: corner)))
+        let retakeFigure = try #require(same.similarityPercent)
+        #expect(retakeFigure >= 90)
+        if grown.comparable {
+            let grownFigure = try #require(grown.similarityPercent)
+            #expect(grownFigure <= retakeFigure - 15, "retake \(retakeFigure), grown \(grownFigure)")
+        }
+    }
+}
+
+@Test func whatTheOtherPhotoDoesNotCoverIsCountedAndNeverReadAsSimilar() throws {
+    // The second photo stepped 48 px to the side: the first photo's left 15% is not in it, and the gap is filled with
+    // something else.
+    let base = SpotSample.photo(spotRadius: 30, retake: 0)
+    let w = base.width
+    var px = base.pixels
+    var rng = SeededGenerator(seed: 7)
+    for y in 0..<base.height {
+        for x in 0..<w {
+            for c in 0..<3 {
+                px[(y * w + x) * 3 + c] = x + 48 < w ? base.pixels[(y * w + x + 48) * 3 + c] : UInt8(rng.next() % 256)
+            }
+        }
+    }
+    let r = try SkinComparator.compare(baseline: base, probe: RGBImage(width: w, height: base.height, pixels: px))
+    #expect(r.comparable)
+    #expect(r.diagnostics.outsideFraction > 0.12 && r.diagnostics.outsideFraction < 0.25)
+    let message = try #require(r.diagnostics.notComparedMessage)
+    #expect(message.contains("lies outside the other photo"))
+    // The change map marks the left-out cells, and only near the left edge.
+    let m = r.changeMap
+    #expect(!m.isCompared(m.width * (m.height / 2)))
+    #expect(m.isCompared(m.width * (m.height / 2) + m.width - 1))
+    #expect(m.notComparedShare > 0.1 && m.notComparedShare < 0.3)
+}
+
+@Test func aChangeMapKeepsItsNotComparedCellsThroughStorage() throws {
+    let map = ChangeMap(width: 2, height: 2, values: [0, 0.5, 1, ChangeMap.notCompared])
+    let stored = try #require(ChangeMap(width: 2, height: 2, bytes: map.bytes))
+    #expect(stored.values[3] == ChangeMap.notCompared && !stored.isCompared(3))
+    #expect(abs(stored.values[1] - 0.5) < 0.01 && stored.values[2] == 1 && stored.values[0] == 0)
+}
+
+@Test func aFiguresBandFollowsTheCalibrationsNoiseFloorAndItsDouble() {
+    // 90% is the noise floor (a retake like the 1-in-20 worst unchanged one), 50% twice it.
+    #expect(SimilarityBand(similarityPercent: 100) == .withinRetake)
+    #expect(SimilarityBand(similarityPercent: 89.6) == .withinRetake)
+    #expect(SimilarityBand(similarityPercent: 89.4) == .moreThanRetake)
+    #expect(SimilarityBand(similarityPercent: 50) == .moreThanRetake)
+    #expect(SimilarityBand(similarityPercent: 49.4) == .veryDifferent)
+    #expect(Calibration.similarityPercent(rawScore: Calibration.noiseFloor) == 90)
+    #expect(abs(Calibration.similarityPercent(rawScore: 2 * Calibration.noiseFloor) - 50) < 1e-9)
+    for band in SimilarityBand.allCases { #expect(!band.sentence.isEmpty && !band.label.isEmpty) }
 }

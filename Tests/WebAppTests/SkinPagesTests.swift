@@ -202,9 +202,9 @@ final class SkinWebVault {
         // A later photo's screen holds its figure with the disclaimer beside it, and the note step after it.
         let secondScreen = v.get(try #require(second.header("Location"))).bodyText
         #expect(secondScreen.contains("id=\"similarity\"") && secondScreen.contains(Disclaimer.similarity.text))
-        // What the figure covers stands beside it, and the compared square is drawn on the first photo.
-        #expect(secondScreen.contains("id=\"compared-region\">Only the central square of the photos is compared"))
-        #expect(secondScreen.contains("<div class=\"skin-compared-box\" aria-hidden=\"true\"></div>"))
+        // What the figure covers stands beside it (the same photo twice: nothing was left out, so nothing is hatched).
+        #expect(secondScreen.contains("id=\"compared-region\">The whole of the first photo is compared"))
+        #expect(!secondScreen.contains("skin-notcompared"))
         let figure = try #require(secondScreen.range(of: "id=\"similarity\""))
         let noteStep = try #require(secondScreen.range(of: "id=\"note-form\""))
         #expect(figure.lowerBound < noteStep.lowerBound)

@@ -163,10 +163,12 @@ public final class ReportService: @unchecked Sendable {
                 caption.append("First photo: every later photo is compared with it.")
             } else if let c = item.comparison {
                 if let s = c.similarityPercent {
-                    caption.append("Visual similarity to the first photo: \(Int(s.rounded()))%. " + Disclaimer.similarity.text)
-                    if let partial = try? skin.comparison(of: e.id, in: area.id).details?.diagnostics.partialColourMessage {
-                        caption.append(partial)
-                    }
+                    caption.append(
+                        "Visual similarity to the first photo: \(Int(s.rounded()))%. \(SimilarityBand(similarityPercent: s).sentence) "
+                            + Disclaimer.similarity.text)
+                    let diagnostics = try? skin.comparison(of: e.id, in: area.id).details?.diagnostics
+                    if let left = diagnostics?.notComparedMessage { caption.append(left) }
+                    if let partial = diagnostics?.partialColourMessage { caption.append(partial) }
                 } else {
                     caption.append("Not comparable: \((c.reasonNotComparable ?? .alignmentFailed).userMessage) No figure is given.")
                 }

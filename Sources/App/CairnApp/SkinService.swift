@@ -328,18 +328,19 @@ public final class SkinService: @unchecked Sendable {
         return try photoStore.data(for: thumbnail ? entry.thumbnailID : entry.photoID)
     }
 
-    /// The change map as a picture the size of the baseline's thumbnail: black (transparent under the page's screen
-    /// blend) except a warm outline around each region of clear change, over the central square the comparison
-    /// covers, so the spot itself stays visible inside it. Nil for the baseline itself or when the photos were not
-    /// comparable.
-    public func changeMapJPEG(of entryID: EntryID, in areaID: AreaID) throws -> Data? {
+    /// The change map as a picture the size of the baseline's thumbnail, for an overlay (black is transparent under
+    /// the page's screen blend): a warm outline around each region of clear change, so the spot itself stays visible
+    /// inside it; with `notCompared`, a light hatching over what was not compared instead (outside the other photo once
+    /// lined up, or something else at the edge). The map covers the first photo's whole frame. Nil for the
+    /// baseline itself or when the photos were not comparable.
+    public func changeMapJPEG(of entryID: EntryID, in areaID: AreaID, notCompared: Bool = false) throws -> Data? {
         let view = try comparison(of: entryID, in: areaID)
         guard let map = view.changeMap, view.comparison?.comparable == true,
             let thumb = try photoStore.photo(view.baseline.thumbnailID)
         else { return nil }
         let overlay = try pipeline.changeOverlay(
-            map.values, mapWidth: map.width, mapHeight: map.height, width: thumb.width,
-            height: thumb.height, squareFraction: Double(SkinComparator.cropFraction), outline: true)
+            map.values, mapWidth: map.width, mapHeight: map.height, width: thumb.width, height: thumb.height,
+            layer: notCompared ? .notCompared : .change(outline: true))
         return try pipeline.encodeJPEG(overlay, quality: 85)
     }
 
@@ -454,7 +455,7 @@ public final class SkinService: @unchecked Sendable {
         _ result: SkinComparisonResult, of entryID: String, baselineID: String, area: AreaID,
         _ store: SkinStore
     ) throws {
-        let mapBytes = Data(result.changeMap.values.map { UInt8(min(max($0, 0), 1) * 255 + 0.5) })
+        let mapBytes = Data(result.changeMap.bytes)
         let details = String(
             decoding: try JSONEncoder().encode(ComparisonDetails(alignment: result.alignment, diagnostics: result.diagnostics)),
             as: UTF8.self)

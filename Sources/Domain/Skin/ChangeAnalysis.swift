@@ -1,6 +1,55 @@
 import Foundation
 
-/// Alignment, colour fit and change map of one comparison (revision 4).
+/// The grid the change is measured on (revision 11): the baseline's whole frame, centred, at the step of the central
+/// crop's grid of revisions 1 to 10 (`SkinComparator.gridShortSide` grid pixels across the shorter side, about one
+/// working-copy pixel each), so that every term sees a mark at the resolution it was tuned at.
+struct ComparisonGrid: Equatable {
+    /// Columns and rows.
+    let width: Int
+    let height: Int
+    /// Baseline (working copy) pixels per grid pixel.
+    let step: Float
+    /// Where the grid starts, in baseline pixel coordinates (pixel centres at integers): grid pixel (i, j) has its
+    /// centre at `(x0 + (i + 0.5) * step, y0 + (j + 0.5) * step)`.
+    let x0: Float
+    let y0: Float
+
+    init(baselineWidth bw: Int, baselineHeight bh: Int) {
+        step = Float(min(bw, bh)) / Float(SkinComparator.gridShortSide)
+        width = max(1, Int((Float(bw) / step).rounded(.down)))
+        height = max(1, Int((Float(bh) / step).rounded(.down)))
+        x0 = (Float(bw) - Float(width) * step) / 2 - 0.5
+        y0 = (Float(bh) - Float(height) * step) / 2 - 0.5
+    }
+
+    /// A grid of `width` x `height` pixels, one baseline pixel each (for tests of the terms on their own planes).
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        step = 1
+        x0 = -0.5
+        y0 = -0.5
+    }
+
+    var count: Int { width * height }
+
+    /// Grid pixels of the central crop of revisions 1 to 10, the area the percentiles of the change terms were tuned on.
+    static let referenceCount = SkinComparator.mapSide * SkinComparator.mapSide
+
+    /// The upper quantile of `count` values that keeps the same number of values above it as quantile `q` of the
+    /// reference area would: a change covers a fixed area of skin, so over a whole frame (2.8 to 3.7 times the crop's
+    /// area) its tail is the same grid pixels, not the same share. Up to the reference area, `q` itself.
+    static func upperQuantile(_ q: Double, count: Int) -> Double {
+        1 - (1 - q) * min(1, Double(referenceCount) / Double(max(1, count)))
+    }
+
+    /// The lower-tail counterpart of `upperQuantile`.
+    static func lowerQuantile(_ q: Double, count: Int) -> Double {
+        q * min(1, Double(referenceCount) / Double(max(1, count)))
+    }
+}
+
+/// Alignment, colour fit and change map of one comparison (revision 4; over the whole frame from revision 11).
 enum ChangeAnalysis {
     /// Rotation/scale pairs of the wide fallback search that are refined, best coarse scores first, after the normal
     /// grid's best pair.
@@ -114,13 +163,20 @@ enum ChangeAnalysis {
         if best!.correlation >= Calibration.minimumCorrelation {
             let checked = RingSupport.check(base, probe, best!.warp)
             best!.warp = Perspective.fit(base, probe, checked.warp, agreement: checked.agreement, cropScore: score)
+            // Revision 11 compares the whole frame, so the transform must hold out to its edges, not only where the
+            // crop and the ring were refined: polished over the frame's tiles (those that do not agree weighted down,
+            // as for the ring), and kept when the frame agrees better with it.
+            let (frameBefore, frameWeights) = RingSupport.ringAgreement(base, probe, best!.warp, wholeFrame: true)
+            if frameWeights.contains(where: { $0 > 0 }) {
+                let polished = RingSupport.refine(base, probe, best!.warp, weights: frameWeights, levels: 0...1, perspective: true)
+                if RingSupport.ringAgreement(base, probe, polished, wholeFrame: true).0 > frameBefore { best!.warp = polished }
+            }
             best!.correlation = max(best!.correlation, score(best!.warp))
         }
         return best!
     }
 
     static func run(baseline: PreparedPhoto, probe: PreparedPhoto, inspection: Inspection? = nil) -> SkinComparisonResult {
-        let n = SkinComparator.mapSide
         let emptyMap = ChangeMap(
             width: SkinComparator.changeMapSide, height: SkinComparator.changeMapSide,
             values: [Float](repeating: 0, count: SkinComparator.changeMapSide * SkinComparator.changeMapSide))
@@ -136,12 +192,14 @@ enum ChangeAnalysis {
         let al = align(baseline, probe)
         let bw = baseline.color.width
         let bh = baseline.color.height
-        let side = Float(min(bw, bh)) * SkinComparator.cropFraction
-        let x0 = (Float(bw) - side) / 2 - 0.5
-        let y0 = (Float(bh) - side) / 2 - 0.5
-        let step = side / Float(n)
-        // Sample both crops.
-        let count = n * n
+        let grid = ComparisonGrid(baselineWidth: bw, baselineHeight: bh)
+        let gw = grid.width
+        let gh = grid.height
+        let x0 = grid.x0
+        let y0 = grid.y0
+        let step = grid.step
+        // Sample both photos over the baseline's whole frame.
+        let count = grid.count
         // B and P (BL and PL in linear light, below): the baseline's and the probe's three channels, named as in
         // the colour fit's equations, where the capitals keep the two apart at a glance.
         // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -160,19 +218,26 @@ enum ChangeAnalysis {
         let bSrc = bSigma < 0.5 ? bp : bp.map { $0.gaussianBlurred(sigma: bSigma) }
         let pSrc = pSigma < 0.5 ? pp : pp.map { $0.gaussianBlurred(sigma: pSigma) }
         withPlanes(bSrc) { b0, b1, b2 in
+            for j in 0..<gh {
+                for i in 0..<gw {
+                    let k = j * gw + i
+                    let bAt = Bilinear(bw, bh, x0 + (Float(i) + 0.5) * step, y0 + (Float(j) + 0.5) * step)
+                    B[0][k] = bAt.value(b0)
+                    B[1][k] = bAt.value(b1)
+                    B[2][k] = bAt.value(b2)
+                }
+            }
+        }
+        // The probe through the transform and, once measured, the residual field (`ResidualField`).
+        func sampleProbe(_ field: ResidualField.Field?) {
             withPlanes(pSrc) { p0, p1, p2 in
-                for j in 0..<n {
-                    for i in 0..<n {
-                        let x = x0 + (Float(i) + 0.5) * step
-                        let y = y0 + (Float(j) + 0.5) * step
-                        let (u, v) = al.warp.apply(x, y)
-                        let k = j * n + i
-                        if u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5 { valid[k] = false }
-                        let bAt = Bilinear(bw, bh, x, y)
+                for j in 0..<gh {
+                    for i in 0..<gw {
+                        let (du, dv) = field?.at(i, j) ?? (0, 0)
+                        let (u, v) = al.warp.apply(x0 + (Float(i) + 0.5 + du) * step, y0 + (Float(j) + 0.5 + dv) * step)
+                        let k = j * gw + i
+                        valid[k] = !(u < -0.5 || v < -0.5 || u > Float(pw) - 0.5 || v > Float(ph) - 0.5)
                         let pAt = Bilinear(pw, ph, u, v)
-                        B[0][k] = bAt.value(b0)
-                        B[1][k] = bAt.value(b1)
-                        B[2][k] = bAt.value(b2)
                         P[0][k] = pAt.value(p0)
                         P[1][k] = pAt.value(p1)
                         P[2][k] = pAt.value(p2)
@@ -180,11 +245,24 @@ enum ChangeAnalysis {
                 }
             }
         }
-        let validFraction = Float(valid.filter { $0 }.count) / Float(count)
+        sampleProbe(nil)
         // Something else at the frame's edge (a background, clothing) is set aside before the colour fit and the map.
+        let foreign = ForeignEdge.mask(base: baseline, probe: probe, warp: al.warp, grid: grid, valid: valid, inspection: inspection)
+        func grey(_ x: [[Float]]) -> [Float] { (0..<count).map { 100 * (0.299 * x[0][$0] + 0.587 * x[1][$0] + 0.114 * x[2][$0]) } }
+        if let field = ResidualField.fit(
+            base: grey(B), probe: grey(P), valid: (0..<count).map { valid[$0] && !foreign[$0] }, grid: grid)
+        {
+            sampleProbe(field)
+        }
+        let validFraction = Float(valid.filter { $0 }.count) / Float(count)
+        // Grid pixels within `edgeMargin` of the probe's edge are left out too: there the filters below (band-pass, the
+        // 7x7 map, the blob averages) would read the probe's border, repeated beyond it by the sampling, as change.
+        if validFraction < 1 {
+            let outside = Plane(width: gw, height: gh, data: valid.map { $0 ? 0 : 1 }).boxBlurred(radius: Tuning.edgeMargin)
+            for k in 0..<count where outside.data[k] > 1e-6 { valid[k] = false }
+        }
+        let insideCount = valid.filter { $0 }.count
         var foreignCount = 0
-        let foreign = ForeignEdge.mask(
-            base: baseline, probe: probe, warp: al.warp, x0: x0, y0: y0, step: step, valid: valid, side: n, inspection: inspection)
         for k in 0..<count where foreign[k] && valid[k] {
             valid[k] = false
             foreignCount += 1
@@ -206,8 +284,8 @@ enum ChangeAnalysis {
         let probeLogs = PL.map(ToneFit.logarithms)
         for c in 0..<3 {
             PL[c] = ToneFit.apply(
-                ToneFit.fitParams(base: BL[c], probe: PL[c], usable: usable, side: n, probeLogs: probeLogs[c]),
-                probe: PL[c], side: n, probeLogs: probeLogs[c])
+                ToneFit.fitParams(base: BL[c], probe: PL[c], usable: usable, grid: grid, probeLogs: probeLogs[c]),
+                probe: PL[c], grid: grid, probeLogs: probeLogs[c])
         }
         // For the blob-sized colour term (revision 7) the same tone curve is fitted to the planes averaged over 5x5 grid
         // pixels and applied to the probe's own pixels: the curve is smooth, so averaging takes the pixel noise (sensor
@@ -217,10 +295,10 @@ enum ChangeAnalysis {
         do {
             var fitted = probeLinear
             for c in 0..<3 {
-                let b = Plane(width: n, height: n, data: BL[c]).boxBlurred(radius: 2).data
-                let p = Plane(width: n, height: n, data: probeLinear[c]).boxBlurred(radius: 2).data
+                let b = Plane(width: gw, height: gh, data: BL[c]).boxBlurred(radius: 2).data
+                let p = Plane(width: gw, height: gh, data: probeLinear[c]).boxBlurred(radius: 2).data
                 fitted[c] = ToneFit.apply(
-                    ToneFit.fitParams(base: b, probe: p, usable: usable, side: n), probe: probeLinear[c], side: n,
+                    ToneFit.fitParams(base: b, probe: p, usable: usable, grid: grid), probe: probeLinear[c], grid: grid,
                     probeLogs: probeLogs[c])
             }
             for k in 0..<count {
@@ -246,26 +324,26 @@ enum ChangeAnalysis {
             pLab[2][k] = p.2
         }
         BL = []
-        let bL = Plane(width: n, height: n, data: bLab[0]).boxBlurred(radius: 1)
-        let bA = Plane(width: n, height: n, data: bLab[1]).boxBlurred(radius: 1)
-        let bB = Plane(width: n, height: n, data: bLab[2]).boxBlurred(radius: 1)
-        let pL = Plane(width: n, height: n, data: pLab[0]).boxBlurred(radius: 1)
-        let pA = Plane(width: n, height: n, data: pLab[1]).boxBlurred(radius: 1)
-        let pB = Plane(width: n, height: n, data: pLab[2]).boxBlurred(radius: 1)
+        let bL = Plane(width: gw, height: gh, data: bLab[0]).boxBlurred(radius: 1)
+        let bA = Plane(width: gw, height: gh, data: bLab[1]).boxBlurred(radius: 1)
+        let bB = Plane(width: gw, height: gh, data: bLab[2]).boxBlurred(radius: 1)
+        let pL = Plane(width: gw, height: gh, data: pLab[0]).boxBlurred(radius: 1)
+        let pA = Plane(width: gw, height: gh, data: pLab[1]).boxBlurred(radius: 1)
+        let pB = Plane(width: gw, height: gh, data: pLab[2]).boxBlurred(radius: 1)
         // ΔE with the best match within one pixel.
         var dE = [Float](repeating: 0, count: count)
         withPlanes([bL, bA, bB]) { bl, ba, bb in
             withPlanes([pL, pA, pB]) { pl, pa, pb in
                 dE.withUnsafeMutableBufferPointer { out in
-                    for j in 0..<n {
-                        for i in 0..<n {
-                            let k = j * n + i
+                    for j in 0..<gh {
+                        for i in 0..<gw {
+                            let k = j * gw + i
                             var best = Float.greatestFiniteMagnitude
                             for dy in -1...1 {
-                                let jj = min(max(j + dy, 0), n - 1)
+                                let jj = min(max(j + dy, 0), gh - 1)
                                 for dx in -1...1 {
-                                    let ii = min(max(i + dx, 0), n - 1)
-                                    let q = jj * n + ii
+                                    let ii = min(max(i + dx, 0), gw - 1)
+                                    let q = jj * gw + ii
                                     let l = bl[k] - pl[q]
                                     let a = ba[k] - pa[q]
                                     let b = bb[k] - pb[q]
@@ -281,8 +359,8 @@ enum ChangeAnalysis {
         }
         // Texture term: local high-pass energy ratio, relative to its median.
         // Band-pass L of both (sigma ~2.3 high-pass), shared by the texture and the structure terms.
-        let bBand = Plane(width: n, height: n, data: bLab[0]).highPassed(radius: 2, passes: 2)
-        let pBand = Plane(width: n, height: n, data: pLab[0]).highPassed(radius: 2, passes: 2)
+        let bBand = Plane(width: gw, height: gh, data: bLab[0]).highPassed(radius: 2, passes: 2)
+        let pBand = Plane(width: gw, height: gh, data: pLab[0]).highPassed(radius: 2, passes: 2)
         let bHP = highPassEnergy(bBand)
         let pHP = highPassEnergy(pBand)
         var ratio = [Float](repeating: 0, count: count)
@@ -311,50 +389,66 @@ enum ChangeAnalysis {
             if clipped > 0 { colourValid[k] = false } else { colourCount += 1 }
             if clipped == 3 { valid[k] = false } else { detailCount += 1 }
         }
-        let unclippedFraction = Float(detailCount) / Float(count)
+        // Shares of what was left to compare once the parts outside the probe and set aside are out.
+        let comparedCount = max(1, insideCount - foreignCount)
+        let unclippedFraction = Float(detailCount) / Float(comparedCount)
         var d = [Float](repeating: 0, count: count)
         for k in 0..<count where valid[k] {
             d[k] =
                 (colourValid[k] ? dE[k] / Tuning.deltaEUnit : 0) + Tuning.textureWeight * textureTerm(ratio[k] - medRatio)
                 + Tuning.structureWeight * max(0, q.data[k] - medQ)
         }
-        let map = Plane(width: n, height: n, data: d).boxBlurred(radius: Tuning.mapRadius)
+        let map = Plane(width: gw, height: gh, data: d).boxBlurred(radius: Tuning.mapRadius)
         inspection?.grey(
             "map", map.data, white: Float(Calibration.displayCeiling), red: foreign,
             blue: (0..<count).map { !valid[$0] && !foreign[$0] })
         var vals: [Float] = []
         vals.reserveCapacity(count)
         for k in 0..<count where valid[k] { vals.append(map.data[k]) }
-        let levels = Plane.quantiles(vals, [0.5, Tuning.scorePercentile, Tuning.noiseQuantile]).map(Double.init)
+        let levels = Plane.quantiles(
+            vals, [0.5, ComparisonGrid.upperQuantile(Tuning.scorePercentile, count: vals.count), Tuning.noiseQuantile]
+        ).map(Double.init)
         let median = levels[0]
         var raw = levels[1] - Tuning.subtractMedian * median
         let noiseFactor = Tuning.noiseFactor(spread: levels[2] - median)
         if Tuning.wideWeight > 0 {
-            let wide = Plane(width: n, height: n, data: d).boxBlurred(radius: 7)
+            let wide = Plane(width: gw, height: gh, data: d).boxBlurred(radius: 7)
             var wv: [Float] = []
             wv.reserveCapacity(count)
             for k in 0..<count where valid[k] { wv.append(wide.data[k]) }
-            let w = Plane.quantiles(wv, [0.99, 0.5])
+            let w = Plane.quantiles(wv, [ComparisonGrid.upperQuantile(0.99, count: wv.count), 0.5])
             raw += Tuning.wideWeight * (Double(w[0]) - Double(w[1]))
         }
         let blobs = BlobTerms.measure(
             bLab: bLab, pLab: colourLab, colourValid: colourValid, detailValid: valid,
-            bBand: bBand, pBand: pBand, side: n, inspection: inspection)
+            bBand: bBand, pBand: pBand, grid: grid, inspection: inspection)
         let displacement = BlockTerms.displacement(
-            base: Plane(width: n, height: n, data: bLab[0]),
-            probe: Plane(width: n, height: n, data: pLab[0]), valid: valid)
+            base: Plane(width: gw, height: gh, data: bLab[0]),
+            probe: Plane(width: gw, height: gh, data: pLab[0]), valid: valid)
         let mapScore = raw * noiseFactor
-        let spot = SpotTerm.measure(baseL: bLab[0], probeL: colourLab[0], valid: colourValid, side: n)
+        let spot = SpotTerm.measure(baseL: bLab[0], probeL: colourLab[0], valid: colourValid, width: gw)
         raw = Calibration.rawScore(map: mapScore, displacement: displacement, colour: blobs.colour, texture: blobs.texture, spot: spot)
-        // Heat map at 64x64.
+        // Heat map at 64x64 over the whole frame: each cell the mean of the map over its compared grid pixels, or
+        // `ChangeMap.notCompared` where under half of them were compared.
         let m = SkinComparator.changeMapSide
-        let f = n / m
         var heat = [Float](repeating: 0, count: m * m)
         for y in 0..<m {
+            let j0 = y * gh / m
+            let j1 = max(j0 + 1, (y + 1) * gh / m)
             for x in 0..<m {
+                let i0 = x * gw / m
+                let i1 = max(i0 + 1, (x + 1) * gw / m)
                 var s: Float = 0
-                for yy in 0..<f { for xx in 0..<f { s += map.data[(y * f + yy) * n + x * f + xx] } }
-                heat[y * m + x] = min(1, s / Float(f * f) / Float(Calibration.displayCeiling))
+                var used = 0
+                for j in j0..<j1 {
+                    for i in i0..<i1 where valid[j * gw + i] {
+                        s += map.data[j * gw + i]
+                        used += 1
+                    }
+                }
+                heat[y * m + x] =
+                    2 * used < (j1 - j0) * (i1 - i0)
+                    ? ChangeMap.notCompared : min(1, s / Float(used) / Float(Calibration.displayCeiling))
             }
         }
         let hist = ColorGate.greyWorldHistogramDistance(B, P, valid: colourValid)
@@ -376,10 +470,10 @@ enum ChangeAnalysis {
             diagnostics: ComparisonDiagnostics(
                 medianChange: median, histogramDistance: hist, mapScore: mapScore,
                 displacement: displacement, unclippedFraction: Double(unclippedFraction),
-                colourFraction: Double(colourCount) / Double(count),
+                colourFraction: Double(colourCount) / Double(comparedCount),
                 colourBlob: blobs.colour, textureBlob: blobs.texture,
                 foreignFraction: Double(foreignCount) / Double(count),
-                spotPeak: spot))
+                spotPeak: spot, outsideFraction: Double(count - insideCount) / Double(count)))
     }
 
     /// Calls `body` with read access to the data of three planes.
@@ -406,9 +500,11 @@ enum ChangeAnalysis {
         return e
     }
 
-    /// 1 - local correlation (7x7 window) of the band-pass L planes `bb` and `pb`; flat windows tend to 1 via the
-    /// constant.
-    static func structureDissimilarity(_ bb: Plane, _ pb: Plane) -> Plane {
+    /// 1 - local correlation (7x7 window) of the band-pass L planes `bb` and `pb`; flat windows tend to 0 via the
+    /// constant. `energies`: the covariance is taken against the larger of the two variances instead of their geometric
+    /// mean, so that detail in one photo against a flat patch in the other (skin against a smooth background) reads as
+    /// disagreement, not as two flat windows agreeing.
+    static func structureDissimilarity(_ bb: Plane, _ pb: Plane, energies: Bool = false) -> Plane {
         let n = bb.data.count
         var bp = [Float](repeating: 0, count: n)
         var b2 = bp
@@ -430,7 +526,7 @@ enum ChangeAnalysis {
             let vb = max(0, mb2.data[i] - mb.data[i] * mb.data[i])
             let vp = max(0, mp2.data[i] - mp.data[i] * mp.data[i])
             let cov = mbp.data[i] - mb.data[i] * mp.data[i]
-            out.data[i] = 1 - (cov + c) / ((vb * vp).squareRoot() + c)
+            out.data[i] = 1 - (cov + c) / ((energies ? max(vb, vp) : (vb * vp).squareRoot()) + c)
         }
         return out
     }
@@ -455,6 +551,9 @@ enum ChangeAnalysis {
         /// 15 grid pixels; 5x5 / 7x7 / 9x9 gave careful AUC 0.979 / 0.981 / 0.982, typical 0.934 / 0.936 / 0.936 and
         /// typical caught at 5% false alarms 83.6% / 84.5% / 83.3%.
         static let mapRadius = 3
+        /// Grid pixels next to the probe's edge left out of the comparison (revision 11), a little over the reach of the
+        /// map's smoothing and band-pass filters.
+        static let edgeMargin = 4
         /// Stabilising constant of the local correlation (L units squared).
         static let structureConstant: Float = 0.5
         /// Added to texture energies (L units) before the ratio, so flat areas do not explode.
@@ -495,9 +594,16 @@ enum ChangeAnalysis {
 /// in this fit; a local change (a new spot, a colour shift over part of the crop) is trimmed away and stays in the
 /// residual. Pixels are weighted by their level (log noise grows as the level falls).
 enum ToneFit {
-    static func fit(base: [Float], probe: [Float], usable: [Bool], side n: Int) -> [Float] {
+    static func fit(base: [Float], probe: [Float], usable: [Bool], grid: ComparisonGrid) -> [Float] {
         let logs = logarithms(probe)
-        return apply(fitParams(base: base, probe: probe, usable: usable, side: n, probeLogs: logs), probe: probe, side: n, probeLogs: logs)
+        return apply(fitParams(base: base, probe: probe, usable: usable, grid: grid, probeLogs: logs), probe: probe, grid: grid, probeLogs: logs)
+    }
+
+    /// The fit's regressors of grid pixel `k`: its position, -1...1 across the shorter side (so that a gain across
+    /// the frame means the same on a square and an oblong photo), 0 at the centre.
+    @inline(__always) static func position(_ k: Int, _ grid: ComparisonGrid) -> (Double, Double) {
+        let half = Double(min(grid.width, grid.height) - 1) / 2
+        return ((Double(k % grid.width) - Double(grid.width - 1) / 2) / half, (Double(k / grid.width) - Double(grid.height - 1) / 2) / half)
     }
 
     /// log(max(v, 1e-4)) of every value: the fit's regressor, computed once per plane (the fit and `apply` read it
@@ -506,12 +612,11 @@ enum ToneFit {
 
     /// The tone curve of `params` (`fitParams`) applied to every pixel of `probe`; `probeLogs`, when given, is
     /// `logarithms(probe)`.
-    static func apply(_ params: [Double], probe: [Float], side n: Int, probeLogs: [Double]? = nil) -> [Float] {
+    static func apply(_ params: [Double], probe: [Float], grid: ComparisonGrid, probeLogs: [Double]? = nil) -> [Float] {
         var out = probe
         let logs = probeLogs ?? logarithms(probe)
-        for k in 0..<(n * n) where probe[k] > 0 {
-            let x = Double(k % n) / Double(n - 1) * 2 - 1
-            let y = Double(k / n) / Double(n - 1) * 2 - 1
+        for k in 0..<grid.count where probe[k] > 0 {
+            let (x, y) = position(k, grid)
             out[k] = Float(exp(params[0] + params[1] * x + params[2] * y + params[3] * logs[k]))
         }
         return out
@@ -519,7 +624,7 @@ enum ToneFit {
 
     /// The parameters (a0, ax, ay, gamma) of the fit, on every second pixel of every second row. `probeLogs`, when
     /// given, is `logarithms(probe)`.
-    static func fitParams(base: [Float], probe: [Float], usable: [Bool], side n: Int, probeLogs: [Double]? = nil) -> [Double] {
+    static func fitParams(base: [Float], probe: [Float], usable: [Bool], grid: ComparisonGrid, probeLogs: [Double]? = nil) -> [Double] {
         var keep = usable
         var params: [Double] = [0, 0, 0, 1]
         // The sampled pixels, with their regressors and the log of the baseline, each computed once.
@@ -529,12 +634,13 @@ enum ToneFit {
         var lp: [Double] = []
         var lb: [Double] = []
         var wt: [Double] = []
-        for j in stride(from: 0, to: n, by: 2) {
-            for i in stride(from: 0, to: n, by: 2) {
-                let k = j * n + i
+        for j in stride(from: 0, to: grid.height, by: 2) {
+            for i in stride(from: 0, to: grid.width, by: 2) {
+                let k = j * grid.width + i
+                let (x, y) = position(k, grid)
                 index.append(k)
-                xs.append(Double(i) / Double(n - 1) * 2 - 1)
-                ys.append(Double(j) / Double(n - 1) * 2 - 1)
+                xs.append(x)
+                ys.append(y)
                 lp.append(probeLogs?[k] ?? log(Double(max(probe[k], 1e-4))))
                 lb.append(log(Double(max(base[k], 1e-4))))
                 wt.append(min(1, Double(min(base[k], probe[k])) / 0.05))
@@ -641,6 +747,7 @@ enum BlockTerms {
 
     static func displacement(base: Plane, probe: Plane, valid: [Bool]) -> Double {
         let n = base.width
+        let rows = base.height
         // Band-pass (sigma ~1.15 minus ~3.5): detail without shading, sensor noise smoothed away.
         func band(_ x: Plane) -> Plane { x.boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
         let bm = band(base)
@@ -651,7 +758,7 @@ enum BlockTerms {
         bm.data.withUnsafeBufferPointer { b in
             pm.data.withUnsafeBufferPointer { p in
                 var y0 = r
-                while y0 + bs + r <= n {
+                while y0 + bs + r <= rows {
                     var x0 = r
                     while x0 + bs + r <= n {
                         var ok = true
@@ -692,7 +799,8 @@ enum BlockTerms {
             }
         }
         guard disp.count >= 8 else { return 0 }
-        let q = Plane.quantiles(disp, [0.97, 0.5])
+        // The blocks' tail over the reference area (a block stands for `step` x `step` grid pixels).
+        let q = Plane.quantiles(disp, [ComparisonGrid.upperQuantile(0.97, count: disp.count * step * step), 0.5])
         return Double(max(0, q[0] - q[1]))
     }
 }
@@ -719,18 +827,20 @@ enum BlobTerms {
 
     static func measure(
         bLab: [[Float]], pLab: [[Float]], colourValid: [Bool], detailValid: [Bool], bBand: Plane, pBand: Plane,
-        side n: Int, inspection: Inspection? = nil
+        grid: ComparisonGrid, inspection: Inspection? = nil
     ) -> (colour: Double, texture: Double) {
-        let count = n * n
+        let count = grid.count
+        let gw = grid.width
+        let gh = grid.height
         // Three box passes approximate a Gaussian (a tenth of the cost of the true kernel).
         var radius = colourRadius
         func blur(_ p: Plane) -> Plane { p.boxBlurred(radius: radius).boxBlurred(radius: radius).boxBlurred(radius: radius) }
         func smooth(_ v: [Float], _ valid: [Bool]) -> Plane {
             var x = v
             for k in 0..<count where !valid[k] { x[k] = 0 }
-            return blur(Plane(width: n, height: n, data: x))
+            return blur(Plane(width: gw, height: gh, data: x))
         }
-        func weights(_ valid: [Bool]) -> Plane { blur(Plane(width: n, height: n, data: valid.map { $0 ? 1 : 0 })) }
+        func weights(_ valid: [Bool]) -> Plane { blur(Plane(width: gw, height: gh, data: valid.map { $0 ? 1 : 0 })) }
         var dl = [Float](repeating: 0, count: count)
         var da = dl
         var db = dl
@@ -779,9 +889,9 @@ enum BlobTerms {
         do {
             var xs: [Float] = []
             var ys: [Float] = []
-            for j in stride(from: 0, to: n, by: 2) {
-                for i in stride(from: 0, to: n, by: 2) {
-                    let k = j * n + i
+            for j in stride(from: 0, to: gh, by: 2) {
+                for i in stride(from: 0, to: gw, by: 2) {
+                    let k = j * gw + i
                     guard detailValid[k] && wd.data[k] > 0.5 else { continue }
                     xs.append(seb.data[k] / wd.data[k])
                     ys.append(sep.data[k] / wd.data[k])
@@ -823,7 +933,7 @@ enum BlobTerms {
         }
         func spread(_ v: [Float]) -> Double {
             guard v.count >= 64 else { return 0 }
-            let q = Plane.quantiles(v, [0.99, 0.5])
+            let q = Plane.quantiles(v, [ComparisonGrid.upperQuantile(0.99, count: v.count), 0.5])
             return Double(max(0, q[0] - q[1]))
         }
         let med = texture.isEmpty ? 0 : Plane.quantile(texture, 0.5)
@@ -846,7 +956,10 @@ enum BlobTerms {
             inspection.grey("colour blob", cm, white: 2 * Float(Calibration.termScales.colour))
             inspection.grey("texture blob", tm, white: 2 * Float(Calibration.termScales.texture))
         }
-        return (spread(colour), texture.count >= 64 ? Double(med - Plane.quantile(texture, 0.01)) : 0)
+        return (
+            spread(colour),
+            texture.count >= 64 ? Double(med - Plane.quantile(texture, ComparisonGrid.lowerQuantile(0.01, count: texture.count))) : 0
+        )
     }
 }
 
@@ -871,12 +984,13 @@ enum RingSupport {
         return tx < 2 || ty < 2 || tx >= tiles - 2 || ty >= tiles - 2
     }
 
-    static func ringAgreement(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ w: Warp) -> (Float, [Float]) {
+    /// The mean correlation of the ring's tiles (every tile's with `wholeFrame`) and each tile's weight for a refinement.
+    static func ringAgreement(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ w: Warp, wholeFrame: Bool = false) -> (Float, [Float]) {
         let c = Gate.tileCorrelations(base: base.band, probe: probe.band, warp: w, fraction: fraction, stride: 2, parts: tiles)
         var sum: Float = 0
         var n: Float = 0
         var weights = [Float](repeating: 0, count: tiles * tiles)
-        for t in c.indices where isRing(t) {
+        for t in c.indices where wholeFrame || isRing(t) {
             let v = c[t]
             if v > -1 {
                 sum += max(0, v)
@@ -887,17 +1001,25 @@ enum RingSupport {
         return (n > 0 ? sum / n : 0, weights)
     }
 
-    static func refine(_ base: PreparedPhoto, _ probe: PreparedPhoto, _ start: Warp, weights: [Float], levels: ClosedRange<Int>) -> Warp {
+    /// `perspective`: all eight parameters of a homography, held back by `Perspective.prior`, instead of a similarity.
+    static func refine(
+        _ base: PreparedPhoto, _ probe: PreparedPhoto, _ start: Warp, weights: [Float], levels: ClosedRange<Int>, perspective: Bool = false
+    ) -> Warp {
         var w = start
         let tw = TileWeights(fraction: fraction, tiles: tiles, values: weights)
+        let radius = Float(min(base.gray.width, base.gray.height)) / 2
         for level in stride(from: levels.upperBound, through: levels.lowerBound, by: -1)
         where level < base.pyramid.levels.count && level < probe.pyramid.levels.count {
             let s = Float(1 << level)
+            let prior =
+                perspective
+                ? IntensityAlignment.PerspectivePrior(
+                    affineSD: Perspective.prior.affine, perspectiveSD: Perspective.prior.perspective, radius: radius / s) : nil
             w = IntensityAlignment.refine(
                 base: base.pyramid.levels[level], probe: probe.pyramid.levels[level],
                 gx: probe.pyramid.gradX[level], gy: probe.pyramid.gradY[level], warp: w.atLevel(scale: s),
                 fraction: fraction, stride: level == 0 ? 2 : 1, iterations: level == 0 ? 5 : 10,
-                weights: tw
+                weights: tw, perspective: prior
             ).fromLevel(scale: s)
         }
         return w
@@ -1001,53 +1123,60 @@ enum Perspective {
     static let cropTolerance: Float = 0.005
 }
 
-/// Where the probe shows something else at the edge of the crop (a background or clothing that came into the frame):
-/// the part of the crop connected, through the ring of the frame around it (out to `RingSupport.fraction` of the
-/// frame), to the frame's border, where the photos disagree: their band-pass grey detail does not correlate (local
-/// correlation over 7x7 windows, gain and offset invariant, averaged over about 15x15 crop-grid pixels, under
-/// `maximumCorrelation`), or their colour differs far beyond what light explains (the Lab difference averaged over the
-/// same windows, after a gain per channel fitted on the middle of the crop, over `maximumColourDifference`). A new spot
-/// or a colour change inside the area would have to reach out through the ring to the frame's border to be set aside;
-/// a region over `maximumShare` of the crop is not set aside at all (the gate decides whether the photos are
-/// comparable).
+/// Where the probe shows something else at the edge of the frame (a background or clothing that came into it): the
+/// part of the compared area connected to the frame's border through grid pixels where the photos disagree: their
+/// band-pass grey detail does not correlate (local correlation over 7x7 windows, gain and offset invariant, averaged over
+/// about 15x15 grid pixels, under `maximumCorrelation`), or their colour differs far beyond what light explains (the Lab
+/// difference averaged over the same windows, after a gain per channel fitted on the middle of the frame, over
+/// `maximumColourDifference`). A new spot or a colour change inside the area would have to reach the frame's border to
+/// be set aside; a region over `maximumShare` of the frame is not set aside at all (the gate decides whether the photos
+/// are comparable). What is set aside is counted and said beside the figure (`ComparisonDiagnostics`), never read as
+/// "similar".
 ///
-/// Revision 6: the map covers the ring too (at half the crop grid's resolution), and colour counts. Looking at the
-/// crop alone, a background that covers the ring and enters the crop only by a strip a few grid pixels wide (a turned
-/// or shifted frame) was averaged away by the 15x15 window, and on smooth skin (little detail to correlate) the
-/// structure alone did not tell skin from a background: such strips were the unchanged typical pairs of the shared set
-/// that scored highest (colour and texture blob terms at 2-7 times their noise scales; `cairn-bench skin --inspect`).
-/// Seen with the ring, the strip is the inner edge of a large region; its rim (`rim` crop-grid pixels, where the photos
-/// blend) is set aside with it.
+/// Revision 6: the map covers the ring of the frame around the crop too (at half the grid's resolution), and colour
+/// counts. Looking at the crop alone, a background that covers the ring and enters the crop only by a strip a few grid
+/// pixels wide (a turned or shifted frame) was averaged away by the 15x15 window, and on smooth skin (little detail to
+/// correlate) the structure alone did not tell skin from a background. Seen whole, the strip is the inner edge of a large
+/// region; its rim (`rim` grid pixels, where the photos blend) is set aside with it. Revision 11: the map covers the
+/// whole frame, as the comparison does, and floods from the frame's own border.
 enum ForeignEdge {
     /// Below this local correlation of detail the photos show something else there (different subjects: about 0).
     static let maximumCorrelation: Float = 0.4
     /// Above this Lab difference (ΔE76 of the window means) the colours show something else: three times the strongest
     /// colour change of the shared set (13), beyond what a shading across the frame leaves after one gain per channel.
-    static let maximumColourDifference: Float = 30
-    static let maximumShare = 0.35
-    /// Crop-grid pixels around the found region set aside with it: the soft edge where a background blends into the skin,
+    static let maximumColourDifference: Float = 12
+    /// The largest share of the frame set aside (revision 11; 0.35 of the central crop before): a background band round
+    /// a central square of 66% of the photo, the widest of the shared set, covers 56% of the frame.
+    static let maximumShare = 0.8
+    /// Below this local correlation of detail, or above this colour difference (ΔE76 of the window means), a pixel next
+    /// to a region found to show something else belongs to it (revision 11).
+    static let weakCorrelation: Float = 0.7
+    static let weakColourDifference: Float = 8
+    /// The smallest region (share of the frame, inside the probe) set aside as something else (revision 11). A grown
+    /// spot of 8% of the photo's side in radius covers 2% of the frame, the disagreement around it about 4%; a
+    /// background band of the shared set covers 19% or more.
+    static let minimumRegion = 0.1
+    /// Grid pixels around the found region set aside with it: the soft edge where a background blends into the skin,
     /// and the half-resolution map's own step.
-    static let rim = 3
+    static let rim = 6
 
-    /// The crop grid's mask (`side` x `side`, true = set aside). `x0`, `y0`, `step`: the crop grid in baseline pixels, as
-    /// sampled by `ChangeAnalysis.run`; `valid`: crop grid pixels inside the probe.
+    /// The grid's mask (true = set aside). `valid`: grid pixels inside the probe.
     static func mask(
-        base: PreparedPhoto, probe: PreparedPhoto, warp: Warp, x0: Float, y0: Float, step: Float,
-        valid: [Bool], side n: Int, inspection: Inspection? = nil
+        base: PreparedPhoto, probe: PreparedPhoto, warp: Warp, grid: ComparisonGrid,
+        valid: [Bool], inspection: Inspection? = nil
     ) -> [Bool] {
-        guard base.pyramid.levels.count > 1, probe.pyramid.levels.count > 1 else { return [Bool](repeating: false, count: n * n) }
+        guard base.pyramid.levels.count > 1, probe.pyramid.levels.count > 1 else { return [Bool](repeating: false, count: grid.count) }
         let bw = base.color.width
         let bh = base.color.height
         let pw = probe.color.width
         let ph = probe.color.height
-        // The wide grid: the crop's grid extended to `RingSupport.fraction` of the shorter side, every second pixel.
-        let ringSide = Float(min(bw, bh)) * RingSupport.fraction
-        let margin = 2 * max(1, Int(((ringSide / step - Float(n)) / 4).rounded()))
-        let wn = (n + 2 * margin) / 2
-        let count = wn * wn
-        let step2 = 2 * step
-        let ox = x0 - Float(margin) * step
-        let oy = y0 - Float(margin) * step
+        // The half-resolution grid: every second grid pixel over the whole frame.
+        let wn = (grid.width + 1) / 2
+        let hn = (grid.height + 1) / 2
+        let count = wn * hn
+        let step2 = 2 * grid.step
+        let ox = grid.x0
+        let oy = grid.y0
         let bg = base.pyramid.levels[1]
         let pg = probe.pyramid.levels[1]
         var lb = [Float](repeating: 0, count: count)
@@ -1061,7 +1190,7 @@ enum ForeignEdge {
             ChangeAnalysis.withPlanes(pPlanes) { p0, p1, p2 in
                 bg.data.withUnsafeBufferPointer { b in
                     pg.data.withUnsafeBufferPointer { p in
-                        for j in 0..<wn {
+                        for j in 0..<hn {
                             for i in 0..<wn {
                                 let x = ox + (Float(i) + 0.5) * step2
                                 let y = oy + (Float(j) + 0.5) * step2
@@ -1085,19 +1214,18 @@ enum ForeignEdge {
             }
         }
         // Detail: 1 - local correlation of band-pass grey, averaged (half resolution: 7x7 here is 15x15 crop-grid pixels).
-        let bb = Plane(width: wn, height: wn, data: lb).highPassed(radius: 1, passes: 2)
-        let pb = Plane(width: wn, height: wn, data: lp).highPassed(radius: 1, passes: 2)
-        let q = ChangeAnalysis.structureDissimilarity(bb, pb).boxBlurred(radius: 3)
-        // Colour: one gain per channel in linear light from the middle of the crop (the area itself), then the Lab
-        // difference of the window means.
+        let bb = Plane(width: wn, height: hn, data: lb).highPassed(radius: 1, passes: 2)
+        let pb = Plane(width: wn, height: hn, data: lp).highPassed(radius: 1, passes: 2)
+        let q = ChangeAnalysis.structureDissimilarity(bb, pb, energies: true).boxBlurred(radius: 3)
+        // Colour: one gain per channel in linear light from the middle of the frame (the central square of half its
+        // shorter side, where the area is), then the Lab difference of the window means.
         var gains = [Float](repeating: 1, count: 3)
-        let lo = margin / 2 + n / 8
-        let hi = margin / 2 + n / 2 - n / 8
+        let quarter = min(wn, hn) / 4
         for c in 0..<3 {
             var rb: [Float] = []
             var rp: [Float] = []
-            for j in lo..<hi {
-                for i in lo..<hi {
+            for j in (hn / 2 - quarter)..<(hn / 2 + quarter) {
+                for i in (wn / 2 - quarter)..<(wn / 2 + quarter) {
                     rb.append(cb[c][j * wn + i])
                     rp.append(cp[c][j * wn + i])
                 }
@@ -1118,54 +1246,89 @@ enum ForeignEdge {
             da[k] = p.1 - b.1
             db[k] = p.2 - b.2
         }
-        let sl = Plane(width: wn, height: wn, data: dl).boxBlurred(radius: 3)
-        let sa = Plane(width: wn, height: wn, data: da).boxBlurred(radius: 3)
-        let sb = Plane(width: wn, height: wn, data: db).boxBlurred(radius: 3)
+        let sl = Plane(width: wn, height: hn, data: dl).boxBlurred(radius: 3)
+        let sa = Plane(width: wn, height: hn, data: da).boxBlurred(radius: 3)
+        let sb = Plane(width: wn, height: hn, data: db).boxBlurred(radius: 3)
         let structureLimit = 1 - maximumCorrelation
         let colourLimit = maximumColourDifference * maximumColourDifference
+        let weakStructureLimit = 1 - weakCorrelation
+        let weakColourLimit = weakColourDifference * weakColourDifference
+        // Pixels next to the probe's edge count as outside it: the probe's border, repeated beyond it by the sampling,
+        // disagrees with anything, and would join every region near the edge into one.
+        let nearEdge = Plane(width: wn, height: hn, data: inside.map { $0 ? 0 : 1 }).boxBlurred(radius: 3)
+        for k in 0..<count where nearEdge.data[k] > 1e-6 { inside[k] = false }
         var disagree = [Bool](repeating: false, count: count)
+        var weak = [Bool](repeating: false, count: count)
         for k in 0..<count {
             let e = sl.data[k] * sl.data[k] + sa.data[k] * sa.data[k] + sb.data[k] * sb.data[k]
             disagree[k] = !inside[k] || q.data[k] > structureLimit || e > colourLimit
+            weak[k] = disagree[k] || q.data[k] > weakStructureLimit || e > weakColourLimit
         }
-        // Flood from the wide grid's border through pixels that disagree (or lie outside the probe).
+        // Flood from the grid's border through pixels that disagree (or lie outside the probe); then (revision 11) on
+        // from the region found through pixels that disagree weakly (`weakCorrelation`, `weakColourDifference`): the
+        // patches of a background that differ less from the skin, inside or along the region, which would otherwise
+        // be read as change. A weak disagreement not connected to the region found first (a change inside the area)
+        // is not reached.
         var found = [Bool](repeating: false, count: count)
         var queue: [Int] = []
-        func visit(_ m: Int) {
-            if !found[m] && disagree[m] {
-                found[m] = true
-                queue.append(m)
+        // Grows `found` from the pixels in `queue` into their neighbours in `through`.
+        func grow(_ through: [Bool]) {
+            var head = 0
+            while head < queue.count {
+                let k = queue[head]
+                head += 1
+                let i = k % wn
+                for m in [i > 0 ? k - 1 : -1, i < wn - 1 ? k + 1 : -1, k - wn, k + wn] where m >= 0 && m < count && !found[m] && through[m] {
+                    found[m] = true
+                    queue.append(m)
+                }
             }
         }
-        for k in 0..<count {
-            let i = k % wn
-            let j = k / wn
-            if i == 0 || j == 0 || i == wn - 1 || j == wn - 1 { visit(k) }
+        for k in 0..<count where disagree[k] && (k % wn == 0 || k % wn == wn - 1 || k < wn || k / wn == hn - 1) {
+            found[k] = true
+            queue.append(k)
         }
-        var head = 0
-        while head < queue.count {
-            let k = queue[head]
-            head += 1
-            let i = k % wn
-            if i > 0 { visit(k - 1) }
-            if i < wn - 1 { visit(k + 1) }
-            if k >= wn { visit(k - wn) }
-            if k + wn < count { visit(k + wn) }
+        grow(disagree)
+        // Only from where the photos really disagree (not from the strip outside the probe, which a step to the side
+        // leaves along the border): a mark near the edge is not swallowed.
+        queue = (0..<count).filter { found[$0] && inside[$0] }
+        grow(weak)
+        // A region inside the probe, with what it grew into, smaller than `minimumRegion` of the frame is no background
+        // but a mark near the edge (a grown spot that a step to the side brought next to the other photo's edge): it
+        // stays compared. Erring this way a small intrusion at the edge reads as a difference, never a change as
+        // "similar".
+        var label = [Bool](repeating: false, count: count)
+        for start in 0..<count where found[start] && inside[start] && !label[start] {
+            var members = [start]
+            label[start] = true
+            var head = 0
+            while head < members.count {
+                let k = members[head]
+                head += 1
+                let i = k % wn
+                for m in [i > 0 ? k - 1 : -1, i < wn - 1 ? k + 1 : -1, k - wn, k + wn]
+                where m >= 0 && m < count && found[m] && inside[m] && !label[m] {
+                    label[m] = true
+                    members.append(m)
+                }
+            }
+            if Double(members.count) < minimumRegion * Double(count) { for m in members { found[m] = false } }
         }
-        inspection?.grey("ring disagreement", q.data, white: 1, red: found, width: wn)
-        // The crop's part of the region where the photos disagree (not where it only lies outside the probe, which the
-        // crop's `valid` already sets aside), with its rim.
-        var mask = [Bool](repeating: false, count: n * n)
+        inspection?.grey("disagreement", q.data, white: 1, red: found, width: wn)
+        // The grid's part of the region where the photos disagree (not where it only lies outside the probe, which
+        // `valid` already sets aside), with its rim.
+        let gw = grid.width
+        var mask = [Bool](repeating: false, count: grid.count)
         var setAside = 0
-        for j in 0..<n {
-            for i in 0..<n {
-                let k = j * n + i
+        for j in 0..<grid.height {
+            for i in 0..<gw {
+                let k = j * gw + i
                 guard valid[k] else { continue }
                 var hit = false
                 for dj in stride(from: -rim, through: rim, by: 2) where !hit {
                     for di in stride(from: -rim, through: rim, by: 2) {
-                        let jj = min(max((j + margin + dj) / 2, 0), wn - 1)
-                        let ii = min(max((i + margin + di) / 2, 0), wn - 1)
+                        let jj = min(max((j + dj) / 2, 0), hn - 1)
+                        let ii = min(max((i + di) / 2, 0), wn - 1)
                         let m = jj * wn + ii
                         if found[m] && inside[m] {
                             hit = true
@@ -1179,11 +1342,10 @@ enum ForeignEdge {
                 }
             }
         }
-        let share = Double(setAside) / Double(n * n)
-        return share > maximumShare ? [Bool](repeating: false, count: n * n) : mask
+        let share = Double(setAside) / Double(grid.count)
+        return share > maximumShare ? [Bool](repeating: false, count: grid.count) : mask
     }
 }
-
 /// A new mark too small for the change map's high percentile (revision 9; measured anew in revision 10). The map's score is
 /// its 99.5th percentile (of the 7x7-averaged map) minus its median, and the 0.5% of the crop above that percentile is about
 /// 80 grid pixels: a new spot of a few photo pixels' radius (30 grid pixels or so) does not lift it, however dark it is.
@@ -1210,8 +1372,8 @@ enum SpotTerm {
     static let surroundRadius = 6
 
     /// The centre-minus-surround band of `plane` (`side` x `side`).
-    static func band(_ plane: [Float], side n: Int) -> [Float] {
-        let p = Plane(width: n, height: n, data: plane)
+    static func band(_ plane: [Float], width: Int) -> [Float] {
+        let p = Plane(width: width, height: plane.count / width, data: plane)
         var out = p.boxBlurred(radius: centreRadius).boxBlurred(radius: centreRadius).data
         let surround = p.boxBlurred(radius: surroundRadius).boxBlurred(radius: surroundRadius)
         for k in out.indices { out[k] -= surround.data[k] }
@@ -1220,21 +1382,22 @@ enum SpotTerm {
 
     /// The figure (see above) of the baseline's and the probe's L* planes (`side` x `side`) over the pixels in `valid`;
     /// 0 with under 64 of them whose surround is whole.
-    static func measure(baseL: [Float], probeL: [Float], valid: [Bool], side n: Int) -> Double {
-        let rb = band(baseL, side: n)
-        let rp = band(probeL, side: n)
-        let cover = Plane(width: n, height: n, data: valid.map { $0 ? 1 : 0 })
+    static func measure(baseL: [Float], probeL: [Float], valid: [Bool], width n: Int) -> Double {
+        let rows = baseL.count / n
+        let rb = band(baseL, width: n)
+        let rp = band(probeL, width: n)
+        let cover = Plane(width: n, height: rows, data: valid.map { $0 ? 1 : 0 })
             .boxBlurred(radius: surroundRadius).boxBlurred(radius: surroundRadius)
         var v: [Float] = []
-        v.reserveCapacity(n * n)
+        v.reserveCapacity(n * rows)
         var peak: Float = 0
-        for j in 0..<n {
+        for j in 0..<rows {
             for i in 0..<n {
                 let k = j * n + i
                 guard valid[k] && cover.data[k] > 0.999 else { continue }
                 var best = Float.greatestFiniteMagnitude
                 for dy in -1...1 {
-                    let jj = min(max(j + dy, 0), n - 1)
+                    let jj = min(max(j + dy, 0), rows - 1)
                     for dx in -1...1 {
                         let ii = min(max(i + dx, 0), n - 1)
                         best = min(best, abs(rp[jj * n + ii] - rb[k]))
@@ -1246,5 +1409,186 @@ enum SpotTerm {
         }
         guard v.count >= 64 else { return 0 }
         return Double(max(0, peak - Plane.quantile(v, 0.5)))
+    }
+}
+
+/// What a single transform leaves: a slow, smooth misfit across the frame (revision 11). A homography lines two photos up
+/// exactly only when the skin is flat and the lens has no distortion; near the middle of the frame the rest is under a
+/// pixel, but at the edges of the whole frame it reaches two or three, and every change term reads that as change (on the
+/// shared set's unchanged typical pairs the local-displacement term's 95th percentile rose from 0.13 over the central
+/// crop to 0.7 over the frame, blocks in opposite corners shifted opposite ways). The misfit is measured as the best
+/// shift of each 16 x 16 block of band-pass grey detail (within 3 grid pixels, refined to a fraction of a pixel by a
+/// parabola through the neighbouring sums), and a quadratic field in x and y is fitted to the shifts by least squares,
+/// weighted by each block's detail and trimmed three times at 2.5 robust sigmas (at least a quarter of a grid pixel).
+/// A local change (a grown spot, a shifted region) moves a few blocks far from the field: the trimming sets them aside,
+/// so the field follows the frame, not the change. The probe is then sampled again through the field.
+enum ResidualField {
+    /// Coefficients of u and v (grid pixels) in 1, x, y, x², xy, y², with x and y in units of half the grid's shorter
+    /// side, 0 at its centre.
+    struct Field {
+        var u: [Double]
+        var v: [Double]
+        let centreX: Double
+        let centreY: Double
+        let half: Double
+
+        /// The shift at grid pixel (i, j), at most `largest` long.
+        func at(_ i: Int, _ j: Int) -> (Float, Float) {
+            let x = (Double(i) - centreX) / half
+            let y = (Double(j) - centreY) / half
+            let du = u[0] + u[1] * x + u[2] * y + u[3] * x * x + u[4] * x * y + u[5] * y * y
+            let dv = v[0] + v[1] * x + v[2] * y + v[3] * x * x + v[4] * x * y + v[5] * y * y
+            let length = (du * du + dv * dv).squareRoot()
+            let k = length > Double(largest) ? Double(largest) / length : 1
+            return (Float(du * k), Float(dv * k))
+        }
+    }
+
+    static let block = 16
+    static let step = 8
+    static let reach = 3
+    /// Below this largest shift over the frame (grid pixels) the field is not applied: nothing to correct.
+    static let smallest: Float = 0.25
+    /// Largest shift the field may apply anywhere (grid pixels): the block search's own reach.
+    static let largest: Float = 3
+    /// Blocks with a mean square of band-pass detail under this (L units squared) carry no measurement: four times the
+    /// displacement term's noise constant.
+    static let minimumEnergy: Float = 1
+    /// Blocks with a measurement needed in each quadrant of the frame for a field.
+    static let minimumPerQuadrant = 6
+
+    /// The field of the grey planes `base` and `probe` (the grid's, `valid` where both photos were compared), or nil
+    /// when too few blocks carry detail or there is nothing to correct.
+    static func fit(base: [Float], probe: [Float], valid: [Bool], grid: ComparisonGrid) -> Field? {
+        let n = grid.width
+        let rows = grid.height
+        func band(_ x: [Float]) -> Plane { Plane(width: n, height: rows, data: x).boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
+        let bm = band(base)
+        let pm = band(probe)
+        var xs: [Double] = []
+        var ys: [Double] = []
+        var us: [Double] = []
+        var vs: [Double] = []
+        var ws: [Double] = []
+        let bs = block
+        let r = reach
+        bm.data.withUnsafeBufferPointer { b in
+            pm.data.withUnsafeBufferPointer { p in
+                var y0 = r
+                while y0 + bs + r <= rows {
+                    var x0 = r
+                    while x0 + bs + r <= n {
+                        defer { x0 += step }
+                        var ok = true
+                        for y in stride(from: y0 - r, to: y0 + bs + r, by: 3) where ok {
+                            for x in stride(from: x0 - r, to: x0 + bs + r, by: 3) where !valid[y * n + x] { ok = false }
+                        }
+                        guard ok else { continue }
+                        var ssd = [Float](repeating: 0, count: (2 * r + 1) * (2 * r + 1))
+                        var energy: Float = 0
+                        for y in stride(from: y0, to: y0 + bs, by: 2) {
+                            for x in stride(from: x0, to: x0 + bs, by: 2) { energy += b[y * n + x] * b[y * n + x] }
+                        }
+                        var bestIndex = 0
+                        var bestSum = Float.greatestFiniteMagnitude
+                        for dy in -r...r {
+                            for dx in -r...r {
+                                var acc: Float = 0
+                                for y in stride(from: y0, to: y0 + bs, by: 2) {
+                                    let rb = y * n
+                                    let rp = (y + dy) * n + dx
+                                    for x in stride(from: x0, to: x0 + bs, by: 2) {
+                                        let d = b[rb + x] - p[rp + x]
+                                        acc += d * d
+                                    }
+                                }
+                                let t = (dy + r) * (2 * r + 1) + dx + r
+                                ssd[t] = acc
+                                if acc < bestSum {
+                                    bestSum = acc
+                                    bestIndex = t
+                                }
+                            }
+                        }
+                        let bx = bestIndex % (2 * r + 1) - r
+                        let by = bestIndex / (2 * r + 1) - r
+                        // A minimum at the search's edge is no measurement; nor is a block without detail: a mean square
+                        // under `minimumEnergy` (L units squared a sample).
+                        let samples = Float(bs * bs / 4)
+                        guard abs(bx) < r, abs(by) < r, energy > minimumEnergy * samples else { continue }
+                        func at(_ dx: Int, _ dy: Int) -> Double { Double(ssd[(dy + r) * (2 * r + 1) + dx + r]) }
+                        func vertex(_ m: Double, _ c: Double, _ p: Double) -> Double {
+                            let den = m - 2 * c + p
+                            return den > 1e-9 ? min(0.5, max(-0.5, 0.5 * (m - p) / den)) : 0
+                        }
+                        xs.append(Double(x0) + Double(bs) / 2 - 0.5)
+                        ys.append(Double(y0) + Double(bs) / 2 - 0.5)
+                        us.append(Double(bx) + vertex(at(bx - 1, by), at(bx, by), at(bx + 1, by)))
+                        vs.append(Double(by) + vertex(at(bx, by - 1), at(bx, by), at(bx, by + 1)))
+                        ws.append(Double(min(1, energy / (4 * minimumEnergy * samples))))
+                    }
+                    y0 += step
+                }
+            }
+        }
+        let centreX = Double(n - 1) / 2
+        let centreY = Double(rows - 1) / 2
+        // The field is a fit over the frame: blocks in one place (the rim of a single mark on smooth skin) would bend it
+        // everywhere else. Each quadrant must hold `minimumPerQuadrant` of them.
+        var quadrants = [Int](repeating: 0, count: 4)
+        for t in xs.indices { quadrants[(xs[t] < centreX ? 0 : 1) + (ys[t] < centreY ? 0 : 2)] += 1 }
+        guard xs.count >= 24, quadrants.allSatisfy({ $0 >= minimumPerQuadrant }) else { return nil }
+        let half = Double(min(n, rows)) / 2
+        let basis = xs.indices.map { t -> [Double] in
+            let x = (xs[t] - centreX) / half
+            let y = (ys[t] - centreY) / half
+            return [1, x, y, x * x, x * y, y * y]
+        }
+        var keep = [Bool](repeating: true, count: xs.count)
+        var field = Field(u: [Double](repeating: 0, count: 6), v: [Double](repeating: 0, count: 6), centreX: centreX, centreY: centreY, half: half)
+        for round in 0..<3 {
+            var ata = [Double](repeating: 0, count: 36)
+            var atu = [Double](repeating: 0, count: 6)
+            var atv = [Double](repeating: 0, count: 6)
+            var used = 0
+            for t in xs.indices where keep[t] {
+                let w = ws[t]
+                for a in 0..<6 {
+                    atu[a] += w * basis[t][a] * us[t]
+                    atv[a] += w * basis[t][a] * vs[t]
+                    for c in a..<6 { ata[a * 6 + c] += w * basis[t][a] * basis[t][c] }
+                }
+                used += 1
+            }
+            guard used >= 24 else { return round == 0 ? nil : field }
+            for a in 0..<6 {
+                for c in 0..<a { ata[a * 6 + c] = ata[c * 6 + a] }
+                ata[a * 6 + a] += 1e-6
+            }
+            guard let su = solveLinear(ata, atu, n: 6), let sv = solveLinear(ata, atv, n: 6) else { return round == 0 ? nil : field }
+            field.u = su
+            field.v = sv
+            var residual = [Double](repeating: 0, count: xs.count)
+            for t in xs.indices {
+                var pu = 0.0
+                var pv = 0.0
+                for a in 0..<6 {
+                    pu += su[a] * basis[t][a]
+                    pv += sv[a] * basis[t][a]
+                }
+                residual[t] = ((us[t] - pu) * (us[t] - pu) + (vs[t] - pv) * (vs[t] - pv)).squareRoot()
+            }
+            let sorted = residual.sorted()
+            let limit = max(0.25, 2.5 * 1.4826 * sorted[sorted.count / 2])
+            for t in xs.indices { keep[t] = residual[t] <= limit }
+        }
+        var largest: Float = 0
+        for (i, j) in [
+            (0, 0), (n - 1, 0), (0, rows - 1), (n - 1, rows - 1), (n / 2, rows / 2), (n / 2, 0), (0, rows / 2), (n - 1, rows / 2), (n / 2, rows - 1),
+        ] {
+            let (du, dv) = field.at(i, j)
+            largest = max(largest, (du * du + dv * dv).squareRoot())
+        }
+        return largest >= smallest ? field : nil
     }
 }

@@ -35,7 +35,12 @@ public struct ComparisonRevision: Sendable, Hashable, Codable, Comparable, Custo
     /// Revision 10: the new-mark figure measured as the change of a blob detector's response (lightness, centre minus
     /// surround, the smallest difference within a grid pixel's shift), so that a mark of a few photo pixels' radius stands
     /// out against a retake's noise (`SpotTerm`).
-    public static let current = ComparisonRevision(10)
+    /// Revision 11: the whole frame is compared, not a central square of 60% of its shorter side: the lined-up overlap
+    /// of the two photos, less what shows something else at the edge (`ForeignEdge`) and a margin along the probe's edge;
+    /// what is left out is counted (`ComparisonDiagnostics.outsideFraction`, `foreignFraction`) and drawn on the change
+    /// map (`ChangeMap.notCompared`). The change terms keep revision 10's grid step, and their high percentiles keep
+    /// the same number of grid pixels as over the crop (`ComparisonGrid.upperQuantile`).
+    public static let current = ComparisonRevision(11)
     /// Orders revisions by number.
     public static func < (l: ComparisonRevision, r: ComparisonRevision) -> Bool { l.number < r.number }
     /// "r1", "r2", ...
@@ -142,14 +147,43 @@ public struct AlignmentSummary: Sendable, Equatable, Codable {
     }
 }
 
-/// A small grey heat map of local change over the baseline's central crop, row-major, values 0...1.
+/// A small grey heat map of local change over the baseline's whole frame (its central crop until revision 10),
+/// row-major: 64 x 64 cells stretched over the frame whatever its shape.
 public struct ChangeMap: Sendable, Equatable, Codable {
     /// Columns (64).
     public let width: Int
     /// Rows (64).
     public let height: Int
-    /// `width * height` values; 0 = no change, 1 = at or beyond the display ceiling.
+    /// `width * height` values; 0 = no change, 1 = at or beyond the display ceiling, `notCompared` where the cell was not
+    /// compared (outside the other photo, set aside, or washed out).
     public let values: [Float]
+
+    /// The value of a cell that was not compared.
+    public static let notCompared: Float = -1
+
+    /// A map from its cells.
+    public init(width: Int, height: Int, values: [Float]) {
+        self.width = width
+        self.height = height
+        self.values = values
+    }
+
+    /// True where the cell was not compared.
+    public func isCompared(_ index: Int) -> Bool { values[index] >= 0 }
+
+    /// The share of cells not compared, 0...1.
+    public var notComparedShare: Double {
+        Double(values.filter { $0 < 0 }.count) / Double(max(1, values.count))
+    }
+
+    /// The stored form: one byte a cell, 0...254 for no change ... the display ceiling, 255 for a cell not compared.
+    public var bytes: [UInt8] { values.map { $0 < 0 ? 255 : UInt8(min($0, 1) * 254 + 0.5) } }
+
+    /// A change map from its stored form (`bytes`). Nil when the count does not match.
+    public init?(width: Int, height: Int, bytes: [UInt8]) {
+        guard width > 0, height > 0, bytes.count == width * height else { return nil }
+        self.init(width: width, height: height, values: bytes.map { $0 == 255 ? Self.notCompared : Float($0) / 254 })
+    }
 }
 
 /// The outcome of comparing a probe photo with a baseline photo of the same area.
@@ -196,8 +230,12 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
     /// of the Gaussian-averaged log band-pass energy ratio; from revision 7 its median minus its 1st percentile (a loss
     /// of texture only); from revision 8 against the crop-wide gain-and-offset relation of the two energies.
     public var textureBlob: Double = 0
-    /// Share of the crop set aside because the probe shows something else there, at the crop's edge (revision 4).
+    /// Share of the compared area set aside because the probe shows something else there, at its edge (revision 4; of
+    /// the central crop until revision 10, of the baseline's whole frame from revision 11).
     public var foreignFraction: Double = 0
+    /// Share of the baseline's frame not compared because the probe does not cover it (revision 11): outside the other
+    /// photo once lined up, with a margin of a few pixels along its edge.
+    public var outsideFraction: Double = 0
     /// The new-mark figure (`SpotTerm`): from revision 10 the peak over the crop of the change of a centre-minus-surround
     /// blob response of lightness (L* units), minus its median; in revision 9 the peak of the change map averaged over 3x3
     /// grid pixels, minus its median (change-map units, before the noise normalisation).
@@ -214,19 +252,25 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         return "Part of a photo is washed out to white, so colour was compared on \(share)% of the area only; the rest is compared by its detail."
     }
 
-    /// A plain sentence when part of the compared area was set aside because a photo shows something else there, at
-    /// the edge (a background or clothing that came into the frame); nil when under 2% of the area.
-    public var setAsideMessage: String? {
-        guard foreignFraction >= 0.02 else { return nil }
-        let share = max(2, Int((foreignFraction * 100).rounded()))
-        return "Part of a photo's edge shows something else, so about \(share)% of the area was not compared."
+    /// A plain sentence when 2% or more of the first photo's frame was not compared, with why: outside the other photo
+    /// once the two are lined up, or showing something else at the edge (a background or clothing that came into the
+    /// frame). What is not compared never counts as "similar"; nil when under 2%.
+    public var notComparedMessage: String? {
+        let total = outsideFraction + foreignFraction
+        guard total >= 0.02 else { return nil }
+        func pct(_ v: Double) -> Int { max(1, Int((v * 100).rounded())) }
+        var reasons: [String] = []
+        if outsideFraction >= 0.01 { reasons.append("\(pct(outsideFraction))% lies outside the other photo") }
+        if foreignFraction >= 0.01 { reasons.append("\(pct(foreignFraction))% shows something else at the edge, such as a background") }
+        let why = reasons.isEmpty ? "" : ": " + reasons.joined(separator: " and ")
+        return "About \(max(2, Int((total * 100).rounded())))% of the first photo was not compared\(why). A change there does not lower the figure."
     }
 
     /// Diagnostics from their figures.
     public init(
         medianChange: Double, histogramDistance: Double, mapScore: Double = 0, displacement: Double = 0,
         unclippedFraction: Double = 1, colourFraction: Double = 1, colourBlob: Double = 0, textureBlob: Double = 0, foreignFraction: Double = 0,
-        spotPeak: Double = 0
+        spotPeak: Double = 0, outsideFraction: Double = 0
     ) {
         self.medianChange = medianChange
         self.histogramDistance = histogramDistance
@@ -238,6 +282,7 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         self.textureBlob = textureBlob
         self.foreignFraction = foreignFraction
         self.spotPeak = spotPeak
+        self.outsideFraction = outsideFraction
     }
 
     /// Decodes stored diagnostics; figures added after revision 1 default to 0 when absent.
@@ -253,6 +298,7 @@ public struct ComparisonDiagnostics: Sendable, Equatable, Codable {
         textureBlob = try c.decodeIfPresent(Double.self, forKey: .textureBlob) ?? 0
         foreignFraction = try c.decodeIfPresent(Double.self, forKey: .foreignFraction) ?? 0
         spotPeak = try c.decodeIfPresent(Double.self, forKey: .spotPeak) ?? 0
+        outsideFraction = try c.decodeIfPresent(Double.self, forKey: .outsideFraction) ?? 0
     }
 }
 
@@ -328,7 +374,8 @@ extension ComparisonFingerprint {
     }
 }
 
-/// Compares skin photos of one area: align, crop the central 60% square, fit colour, map local change.
+/// Compares skin photos of one area: align, sample the baseline's whole frame (its central 60% square until revision
+/// 10), fit colour, map local change.
 ///
 /// Pipeline of revision 3 (revisions 4 and 5 in `ChangeAnalysis`; all on a working copy whose shorter side is `workingSide` pixels):
 /// 1. Align probe to baseline: FAST-9 corners + oriented 256-bit binary descriptors, Hamming matching with a
@@ -339,7 +386,8 @@ extension ComparisonFingerprint {
 ///    the gate, a wide search on detrended coarse planes (scale 0.8-1.25, +-20 degrees) and the normal seed start
 ///    three refinements on the band-pass planes lightly smoothed (sloppy blur, noise and uneven light), taken only
 ///    when they reach the same threshold over the crop and a lower one in each of its quadrants.
-/// 2. Sample the baseline's central 60% square and the warped probe on a `mapSide` grid.
+/// 2. Sample the baseline's central 60% square and the warped probe on a `mapSide` grid (revision 11: the whole frame,
+///    `ComparisonGrid`, at the same step, after a smooth residual field, `ResidualField`).
 /// 3. Fit the probe's colour to the baseline per channel in linear light with a trimmed least-squares
 ///    model `(g0 + gx*x + gy*y) * probe + offset` (a gain that may vary linearly across the frame, which
 ///    absorbs uneven lighting), ignoring clipped pixels.
@@ -358,13 +406,17 @@ public enum SkinComparator {
     public static let minimumSide = 32
     /// Side of the central crop relative to the baseline's shorter side.
     public static let cropFraction: Float = 0.6
-    /// What the figure covers, said wherever a figure is shown (page, CLI, JSON, PDF, phone): only the central
-    /// square is compared, so a change outside it cannot lower the figure, and a person must not read a high figure
-    /// as "nothing changed anywhere in the photo".
+    /// What the figure covers, said wherever a figure is shown (page, CLI, JSON, PDF, phone). From revision 11 the whole
+    /// of the first photo is compared, wherever the other photo covers it once the two are lined up; what is left out is
+    /// counted beside the figure (`ComparisonDiagnostics.notComparedMessage`) and never read as "similar".
     public static let comparedRegionSentence =
-        "Only the central square of the photos is compared (\(Int((cropFraction * 100).rounded()))% of the shorter side, as the camera page's framing box shows; about a quarter of a 4:3 photo). A change outside it is not seen and does not lower the figure."
-    /// Side of the internal change grid.
+        "The whole of the first photo is compared, wherever the other photo covers it once the two are lined up. Any part that could not be compared is counted beside the figure and does not count as similar."
+    /// Side of the internal change grid over the central crop of revisions 1 to 10: the reference area of the change
+    /// terms' percentiles (`ComparisonGrid.referenceCount`).
     static let mapSide = 128
+    /// Grid pixels across the shorter side of the whole frame compared from revision 11: revision 10's crop grid step
+    /// (`mapSide` across `cropFraction` of the shorter side).
+    static let gridShortSide = 213
     /// Side of the returned heat map.
     public static let changeMapSide = 64
 

@@ -10,9 +10,12 @@ public enum SpotSample {
     /// Side of the rendered photo, pixels.
     public static let side = 320
 
-    /// One photo: the spot (radius `spotRadius` px, at the centre) on the skin texture, retake `retake` (0 = the
-    /// baseline itself, without any shift, turn or exposure change; other values draw a seeded retake nuisance).
-    public static func photo(spotRadius: Double, retake: UInt64, textureSeed: UInt64 = 18) -> RGBImage {
+    /// One photo: the spot (radius `spotRadius` px, `offset` px from the centre of the scene: at the centre unless
+    /// given) on the skin texture, retake `retake` (0 = the baseline itself, without any shift, turn or exposure
+    /// change; other values draw a seeded retake nuisance).
+    public static func photo(
+        spotRadius: Double, retake: UInt64, textureSeed: UInt64 = 18, offset: (x: Double, y: Double) = (0, 0)
+    ) -> RGBImage {
         var rng = SeededGenerator(seed: 0x5B07_0000 &+ retake &* 7919)
         func u(_ r: Double) -> Double { (rng.unit() * 2 - 1) * r }
         let shiftX = retake == 0 ? 0 : u(6)
@@ -33,8 +36,10 @@ public enum SpotSample {
                 let sy = sinT * xr + cosT * yr + shiftY
                 var (r, g, b) = texture.colour(sx, sy)
                 // The spot: dark brown with a soft edge of about 2 px, slightly irregular rim.
-                let d = (sx * sx + sy * sy).squareRoot()
-                let rim = spotRadius * (1 + 0.03 * sin(5 * atan2(sy, sx)))
+                let ox = sx - offset.x
+                let oy = sy - offset.y
+                let d = (ox * ox + oy * oy).squareRoot()
+                let rim = spotRadius * (1 + 0.03 * sin(5 * atan2(oy, ox)))
                 let cover = min(1, max(0, (rim - d) / 2.5 + 0.5))
                 r = r * (1 - cover) + 0.36 * cover
                 g = g * (1 - cover) + 0.22 * cover

@@ -150,15 +150,6 @@ public enum FingerprintCoding {
     }
 }
 
-extension ChangeMap {
-    /// A change map from stored 8-bit values (0 = no change, 255 = at the display ceiling), `width * height`
-    /// of them, row-major. Nil when the count does not match.
-    public init?(width: Int, height: Int, bytes: [UInt8]) {
-        guard width > 0, height > 0, bytes.count == width * height else { return nil }
-        self.init(width: width, height: height, values: bytes.map { Float($0) / 255 })
-    }
-}
-
 extension CaptureQuality {
     /// Scores from stored measurements; the flags are derived with `CaptureQualityAnalyzer`'s thresholds.
     public init(meanLuminance: Double, darkClippedFraction: Double, brightClippedFraction: Double, sharpness: Double) {

@@ -62,23 +62,30 @@ struct SkinFigureJSON: Encodable {
     let capturedAt: String
     let comparable: Bool
     let similarity: Int?
+    /// The figure's band in plain words (`SimilarityBand`), where there is a figure.
+    let band: String?
     let notComparableReason: String?
     /// The raw score behind the figure (higher = more different), in every figure's JSON, as `compare-batch` gives it
     /// for two files.
     let score: Double
     /// What the figure covers (`SkinComparator.comparedRegionSentence`).
     let comparedRegion: String
+    /// How much of the first photo was not compared, and why (`ComparisonDiagnostics.notComparedMessage`), where the
+    /// comparison's details were read and 2% or more was left out.
+    let notCompared: String?
     let disclaimer: String
 
-    init(_ comparison: StoredComparison, capturedAt: Date) {
+    init(_ comparison: StoredComparison, capturedAt: Date, notCompared: String? = nil) {
         entry = comparison.entryID.rawValue
         baseline = comparison.baselineID.rawValue
         self.capturedAt = DateText.utc(capturedAt)
         comparable = comparison.comparable
         similarity = comparison.similarityPercent.map { Int($0.rounded()) }
+        band = comparison.similarityPercent.map { SimilarityBand(similarityPercent: $0).sentence }
         notComparableReason = comparison.reasonNotComparable?.userMessage
         score = (comparison.rawScore * 10_000).rounded() / 10_000
         comparedRegion = SkinComparator.comparedRegionSentence
+        self.notCompared = comparison.comparable ? notCompared : nil
         disclaimer = Disclaimer.similarity.text
     }
 }
@@ -252,7 +259,9 @@ struct SkinTimelineCommand: Command {
         for item in timeline.items {
             var figure = "first photo (the one others are compared with)"
             if let c = item.comparison {
-                figure = c.similarityPercent.map { "visual similarity \(SkinCommands.percent($0))" } ?? "not comparable"
+                figure =
+                    c.similarityPercent.map { "visual similarity \(SkinCommands.percent($0)) (\(SimilarityBand(similarityPercent: $0).label))" }
+                    ?? "not comparable"
                 if details { figure += String(format: " (raw score %.3f)", c.rawScore) }
             } else if !item.isBaseline {
                 figure = "no comparison stored"
@@ -305,7 +314,9 @@ struct SkinCompareCommand: Command {
             try console.printJSON(
                 Output(
                     entry: view.entry.id.rawValue, isBaseline: view.isBaseline,
-                    comparison: view.comparison.map { SkinFigureJSON($0, capturedAt: view.entry.capturedAt) },
+                    comparison: view.comparison.map {
+                        SkinFigureJSON($0, capturedAt: view.entry.capturedAt, notCompared: view.details?.diagnostics.notComparedMessage)
+                    },
                     disclaimer: Disclaimer.similarity.text))
             return
         }
@@ -321,9 +332,10 @@ struct SkinCompareCommand: Command {
         }
         if let s = c.similarityPercent {
             console.print("Visual similarity to the first photo: \(SkinCommands.percent(s))")
+            console.print(SimilarityBand(similarityPercent: s).sentence)
             console.print(SkinComparator.comparedRegionSentence)
             if let partial = view.details?.diagnostics.partialColourMessage { console.print(partial) }
-            if let setAside = view.details?.diagnostics.setAsideMessage { console.print(setAside) }
+            if let left = view.details?.diagnostics.notComparedMessage { console.print(left) }
             if let slant = view.details?.alignment.perspectiveMessage { console.print(slant) }
         } else {
             console.print("Not comparable: \(c.reasonNotComparable?.userMessage ?? NotComparableReason.alignmentFailed.userMessage)")

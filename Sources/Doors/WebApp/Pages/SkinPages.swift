@@ -100,7 +100,8 @@ enum SkinPages {
                 figure = "<span class=\"skin-figure skin-first\">First photo</span>"
             } else if let c = item.comparison {
                 if let s = c.similarityPercent {
-                    figure = "<span class=\"skin-figure\">Visual similarity <strong>\(percent(s))</strong></span>"
+                    figure =
+                        "<span class=\"skin-figure\">Visual similarity <strong>\(percent(s))</strong> · \(SimilarityBand(similarityPercent: s).label)</span>"
                 } else {
                     figure = "<span class=\"skin-figure skin-not-comparable\">Not comparable</span>"
                 }
@@ -169,12 +170,10 @@ enum SkinPages {
             if let s = c.similarityPercent {
                 figure = """
                     <p class="skin-verdict"><span class="skin-big" id="similarity">\(percent(s))</span> <span>visual similarity to the first photo</span></p>
+                    \(band(s))
                     \(disclaimer(.similarity))
-                    \(comparedRegion)
+                    \(coverage(v, hatched: true))
                     """
-                if let partial = v.details?.diagnostics.partialColourMessage {
-                    figure += "<p class=\"skin-partial\" id=\"partial-colour\">\(partial)</p>"
-                }
                 heat = """
                     <input type="checkbox" id="heat-toggle" class="skin-heat-toggle"><label for="heat-toggle" class="skin-heat-label">Show where the photos differ</label>
                     """
@@ -187,6 +186,11 @@ enum SkinPages {
             figure = "<p class=\"skin-verdict\">This photo has not been compared yet.</p>"
         }
         let heatImage: HTML = heat.isEmpty ? "" : "<img class=\"skin-heatmap\" src=\"\(entryPath(v.entry))/change-map.jpg\" alt=\"\">"
+        // What was not compared, hatched on both photos (the map is in the first photo's frame; the selected photo was
+        // lined up on it).
+        let leftOut: HTML =
+            !heat.isEmpty && v.details?.diagnostics.notComparedMessage != nil
+            ? "<img class=\"skin-notcompared\" src=\"\(entryPath(v.entry))/not-compared.jpg\" alt=\"\">" : ""
         let noteLink: HTML = "<a href=\"\(entryPath(v.entry))/note\" id=\"edit-note\">\(v.entry.note.isEmpty ? "Add a note" : "Edit the note")</a>"
         let note: HTML =
             added && v.entry.note.isEmpty
@@ -203,8 +207,8 @@ enum SkinPages {
             : """
             \(heat)
             <div class="skin-compare">
-            <figure class="skin-photo"><div class="skin-stack"><img src="\(base)" alt="First photo, \(baseDate)"><div class="skin-compared-box" aria-hidden="true"></div></div><figcaption>First photo · \(baseDate)</figcaption></figure>
-            <figure class="skin-photo"><div class="skin-stack"><img src="\(probe)" alt="Selected photo, \(entryDate)">\(heatImage)</div><figcaption>Selected · \(entryDate)</figcaption></figure>
+            <figure class="skin-photo"><div class="skin-stack"><img src="\(base)" alt="First photo, \(baseDate)">\(leftOut)\(heatImage)</div><figcaption>First photo · \(baseDate)</figcaption></figure>
+            <figure class="skin-photo"><div class="skin-stack"><img src="\(probe)" alt="Selected photo, \(entryDate)">\(leftOut)\(heatImage)</div><figcaption>Selected · \(entryDate)</figcaption></figure>
             </div>
             <section class="card skin-overlay-card" aria-labelledby="overlay-title">
             <h2 id="overlay-title">Overlay</h2>
@@ -228,8 +232,24 @@ enum SkinPages {
         return Layout.page(title: added ? "Photo added" : "Compare", section: .skin, body: body)
     }
 
-    /// What the figure covers, beside every figure (`SkinComparator.comparedRegionSentence`).
-    static let comparedRegion: HTML = "<p class=\"skin-region\" id=\"compared-region\">\(SkinComparator.comparedRegionSentence)</p>"
+    /// What the figure covers, beside every figure: the sentence (`SkinComparator.comparedRegionSentence`), how much of the
+    /// first photo was left out and why, and whether colour was compared on part of it only. `hatched`: the page shows
+    /// the left-out part on the photos.
+    /// The figure's band in plain words (`SimilarityBand`), beside every figure.
+    static func band(_ similarity: Double) -> HTML {
+        "<p class=\"skin-band\" id=\"similarity-band\">\(SimilarityBand(similarityPercent: similarity).sentence)</p>"
+    }
+
+    static func coverage(_ v: SkinComparisonView, hatched: Bool) -> HTML {
+        var html: HTML = "<p class=\"skin-region\" id=\"compared-region\">\(SkinComparator.comparedRegionSentence)</p>"
+        if let left = v.details?.diagnostics.notComparedMessage {
+            html += "<p class=\"skin-partial\" id=\"not-compared\">\(left)\(hatched ? " It is hatched on the photos below." : "")</p>"
+        }
+        if let partial = v.details?.diagnostics.partialColourMessage {
+            html += "<p class=\"skin-partial\" id=\"partial-colour\">\(partial)</p>"
+        }
+        return html
+    }
 
     static func detailsHTML(_ c: StoredComparison, _ d: ComparisonDetails?) -> HTML {
         var rows: HTML = "<dt>Raw score</dt><dd id=\"raw-score\">\(String(format: "%.3f", c.rawScore)) (higher means more different)</dd>"

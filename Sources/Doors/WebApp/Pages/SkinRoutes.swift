@@ -108,6 +108,11 @@ enum SkinRoutes {
                 guard let data = try skin.changeMapJPEG(of: entryID, in: areaID) else { throw WebError.notFound }
                 return jpeg(data)
             },
+            route(.get, "/skin/areas/{area}/entries/{entry}/not-compared.jpg") { r in
+                let (areaID, entryID) = try (area(r), entry(r))
+                guard let data = try skin.changeMapJPEG(of: entryID, in: areaID, notCompared: true) else { throw WebError.notFound }
+                return jpeg(data)
+            },
             route(.get, "/skin/areas/{area}/entries/{entry}/delete") { r in
                 let (areaID, entryID) = try (area(r), entry(r))
                 let view = try skin.comparison(of: entryID, in: areaID)

@@ -228,8 +228,9 @@ enum PhoneJournalPages {
         } else if let c = v.comparison, let s = c.similarityPercent {
             figure = """
                 <p class="skin-verdict"><span class="skin-big" id="similarity">\(SkinPages.percent(s))</span> <span>visual similarity to the first photo</span></p>
+                \(SkinPages.band(s))
                 \(SkinPages.disclaimer(.similarity))
-                \(SkinPages.comparedRegion)
+                \(SkinPages.coverage(v, hatched: false))
                 """
         } else if let c = v.comparison {
             figure =
