@@ -411,4 +411,33 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
             #expect(label.panelEndFound, "\(footnote)")
         }
     }
+
+    @Test func tellsFoodPanelsOfSeveralCountriesByHeadingOrColumns() {
+        let cases: [(String, FoodPanelFormat)] = [
+            ("Nutrition Facts\nCalories 230\nTotal Fat 8g 10%", .nutritionFacts),
+            ("NUTRITION INFORMATION\nServings per package: 6\nEnergy 532 kJ 313 kJ\nProtein 8.5 g 5.0 g", .nutritionInformation),
+            ("Nutrition Information\nDietary Fibre 0 g 0 g\nSodium 60 mg 46 mg", .nutritionInformation),
+            ("NUTRITION\nTypical values per 100g\nFat 3.1g\nSalt 0.13g", .per100),
+            ("栄養成分表示\nたんぱく質 3.6g", .japanese),
+            ("Energy 112 kcal 86 kcal\nDietary Fibre 0 g 0 g", .unnamed),
+            ("per 100 g\nSodium 60 mg", .unnamed),
+            ("Protein 4.2 g\nTotal Fat 2.6 g\nCarbohydrate 17.9 g\nSugars 3 g\nSodium 60 mg", .unnamed),
+        ]
+        for (text, format) in cases {
+            let label = LabelParser.parse(text: text)
+            #expect(label.panelKind == .nutritionFacts, "\(text)")
+            #expect(label.foodPanel == format, "\(text)")
+            #expect(label.rows.isEmpty, "\(text)")
+        }
+    }
+
+    @Test func aSupplementPanelWithCaloriesOrNutritionInItsTextStaysASupplementPanel() {
+        let label = LabelParser.parse(
+            text:
+                "Whole Food Nutrition\nSupplement Facts\nServing Size 2 Gummies\nCalories 15\nTotal Carbohydrate 4 g 1%*\nTotal Sugars 3 g\nVitamin C 60 mg 67%"
+        )
+        #expect(label.panelKind == .supplementFacts)
+        #expect(label.foodPanel == nil)
+        #expect(label.rows.map(\.nameOnLabel).contains("Vitamin C"))
+    }
 }

@@ -217,6 +217,32 @@ public final class TextRecognizer: @unchecked Sendable {
         defer { TessBaseAPIClear(handle) }
         OpenMP.runParallelRegionsOnThisThread()
         guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
+        var (words, lines) = collectWords(image)
+        // Tesseract's column analysis sometimes takes a whole panel for a picture and reads no word at all (a
+        // panel of Japanese type, with English data): the image is then read again as one block of text.
+        if words.isEmpty {
+            TessBaseAPISetPageSegMode(handle, PSM_SINGLE_BLOCK)
+            defer { TessBaseAPISetPageSegMode(handle, TextRecognizer.pageSegmentationMode) }
+            guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
+            (words, lines) = collectWords(image)
+        }
+        let recognizedLines = lines.filter { !$0.isEmpty }.map { indices -> RecognizedLine in
+            let boxes = indices.map { words[$0].preprocessedBox }
+            let x0 = boxes.map(\.x).min()!
+            let y0 = boxes.map(\.y).min()!
+            let x1 = boxes.map { $0.x + $0.width }.max()!
+            let y1 = boxes.map { $0.y + $0.height }.max()!
+            return RecognizedLine(
+                wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
+                minimumConfidence: indices.map { words[$0].confidence }.min()!,
+                preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        }
+        let mean = words.isEmpty ? 0 : Double(TessBaseAPIMeanTextConf(handle)) / 100
+        return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
+    }
+
+    /// The words of the last recognition, in reading order, and its lines (indices into the words).
+    private func collectWords(_ image: OCRImage) -> (words: [RecognizedWord], lines: [[Int]]) {
         var words: [RecognizedWord] = []
         var lines: [[Int]] = []
         if let iterator = TessBaseAPIGetIterator(handle) {
@@ -244,19 +270,7 @@ public final class TextRecognizer: @unchecked Sendable {
                 lines[lines.count - 1].append(words.count - 1)
             } while TessResultIteratorNext(iterator, RIL_WORD) != 0
         }
-        let recognizedLines = lines.filter { !$0.isEmpty }.map { indices -> RecognizedLine in
-            let boxes = indices.map { words[$0].preprocessedBox }
-            let x0 = boxes.map(\.x).min()!
-            let y0 = boxes.map(\.y).min()!
-            let x1 = boxes.map { $0.x + $0.width }.max()!
-            let y1 = boxes.map { $0.y + $0.height }.max()!
-            return RecognizedLine(
-                wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
-                minimumConfidence: indices.map { words[$0].confidence }.min()!,
-                preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
-        }
-        let mean = words.isEmpty ? 0 : Double(TessBaseAPIMeanTextConf(handle)) / 100
-        return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
+        return (words, lines)
     }
 
     /// True when `text` starts with a number of two digits or more read without a point or comma, and the

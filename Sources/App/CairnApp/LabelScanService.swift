@@ -13,7 +13,8 @@ public struct LabelProposal: Encodable, Sendable {
         case proposed
         /// No text, or no Supplement Facts panel, was found.
         case noLabel
-        /// A Nutrition Facts panel (food), which Cairn does not read as a supplement.
+        /// A food's nutrition panel in any country's format (`FoodPanelFormat`: Nutrition Facts, Nutrition
+        /// Information, per 100 g, 栄養成分表示), which Cairn does not read as a supplement: no rows.
         case nutritionFacts
         /// The label does not appear to be in English.
         case otherLanguage
@@ -54,6 +55,8 @@ public struct LabelProposal: Encodable, Sendable {
     public let photoWidth: Int?
     /// The height of the upright photo the word boxes are measured in (nil for typed text).
     public let photoHeight: Int?
+    /// For a food's panel (`status == .nutritionFacts`): the format that told it.
+    public var foodPanel: FoodPanelFormat? = nil
 
     /// The product form the serving size names ("Serving Size 2 Softgels": softgel), if any.
     public var suggestedForm: ProductForm? {
@@ -304,19 +307,22 @@ public final class LabelScanService: Sendable {
             )
         }
         func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
-            LabelProposal(
+            var proposal = LabelProposal(
                 status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
                 servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], notIngredients: [],
                 unreadLines: [], warnings: warnings, mayBeIncomplete: true,
                 meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
                 photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+            proposal.foodPanel = status == .nutritionFacts ? label.foodPanel ?? .nutritionFacts : nil
+            return proposal
         }
         if lines.isEmpty {
             return empty(
                 .noLabel, "No text was found in this photo. Photograph the Supplement Facts panel straight on, filling the frame, in even light.")
         }
         if label.panelKind == .nutritionFacts {
-            return empty(.nutritionFacts, "This is a Nutrition Facts panel from a food. Cairn reads Supplement Facts panels only.")
+            let what = (label.foodPanel ?? .nutritionFacts).title
+            return empty(.nutritionFacts, "This is \(what). Cairn reads Supplement Facts panels only: nothing was read from it.")
         }
         func confidence(_ row: ParsedLabelRow) -> Double? { row.lineIndices.compactMap { lines[$0].confidence }.min() }
         var normalised = normaliser.normalise(label, confidence: confidence)
@@ -403,7 +409,7 @@ public final class LabelScanService: Sendable {
             rows.isEmpty
             ? "The panel was found but no ingredient rows could be read. Try a sharper photo."
             : (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged: each is saved only once you accept it, change it or leave it out." : nil)
-        return LabelProposal(
+        var proposal = LabelProposal(
             status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
             servingSize: label.servingSize, servingSizeText: label.servingSizeText,
             servingsPerContainer: label.servingsPerContainer, rows: rows,
@@ -411,6 +417,7 @@ public final class LabelScanService: Sendable {
             unreadLines: unread, warnings: warnings, mayBeIncomplete: incomplete,
             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
             photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+        return proposal
     }
 
     /// The side of the part of the photo that was read (the whole photo, or the panel's box it was cropped to)
