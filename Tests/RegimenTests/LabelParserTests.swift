@@ -440,4 +440,31 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
         #expect(label.foodPanel == nil)
         #expect(label.rows.map(\.nameOnLabel).contains("Vitamin C"))
     }
+
+    @Test func readsDotLeadersSubLinesAndEquivalentUnits() throws {
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Vitamin A 1050 mcg........ 117%
+                (29% as beta-carotene)
+                Vitamin D3 25 mcg ...... 125%
+                (1,000 IU)
+                Niacin 16 mg NE . . . . . . 100%
+                Folate 680 mcg DFE.......170%
+                (400 mcg folic acid)
+                Lutein 250 mcg ........ **
+                ** Daily Value not established.
+                """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Vitamin A", "Vitamin D3", "Niacin", "Folate", "Lutein"])
+        #expect(label.rows[0].amount == (try Amount(1050, .mcg)))
+        #expect(label.rows[0].dailyValuePercent == 117)
+        #expect(label.rows[0].form == "29% as beta-carotene")
+        #expect(label.rows[1].alternateAmount == (try Amount(1000, .iu)))
+        #expect(label.rows[2].amount == (try Amount(16, .mgNE)))
+        #expect(label.rows[3].amount == (try Amount(680, .mcgDFE)))
+        #expect(label.rows[3].dailyValuePercent == 170)
+        #expect(label.rows[3].form == "400 mcg folic acid")
+        #expect(label.rows[4].dailyValueMarker == .doubleAsterisk)
+        #expect(label.unusedLines.isEmpty)
+    }
 }

@@ -55,6 +55,8 @@ public struct LabelProposal: Encodable, Sendable {
     public let photoWidth: Int?
     /// The height of the upright photo the word boxes are measured in (nil for typed text).
     public let photoHeight: Int?
+    /// How the panel was laid out, as found from the words' positions (nil for typed text).
+    public var layout: LabelLayoutSummary? = nil
     /// For a food's panel (`status == .nutritionFacts`): the format that told it.
     public var foodPanel: FoodPanelFormat? = nil
 
@@ -263,7 +265,15 @@ public final class LabelScanService: Sendable {
         let recognizer = try recognizerStart.get()
         var page = try recognizer.recognise(prepared)
         _ = try normaliserStart.get()
-        var parsed = parse(page)
+        var parsed = parse(page, imageWidth: prepared.width)
+        // Columns side by side: each is read again on its own (with what lies above and below them).
+        if !parsed.regions.isEmpty {
+            let boxes = parsed.regions.map { r in
+                TextBox(x: Int(r.x.rounded()), y: Int(r.y.rounded()), width: Int(r.width.rounded()), height: Int(r.height.rounded()))
+            }
+            page = try recognizer.recognise(prepared, regions: boxes, of: page)
+            parsed = parse(page, regions: parsed.regions, layout: parsed.layout)
+        }
         if parsed.label.panelKind == .unknown, !page.words.isEmpty, page.meanConfidence < Self.upsideDownRetryConfidence {
             let turned = try recognizer.recognise(imageData: imageData, turnHalf: true)
             let turnedParsed = parse(turned)
@@ -272,31 +282,57 @@ public final class LabelScanService: Sendable {
                 parsed = turnedParsed
             }
         }
-        return proposal(parsed.label, lines: parsed.lines, page: page)
+        return proposal(parsed.label, lines: parsed.lines, page: page, layout: parsed.layout)
     }
 
     /// Proposes rows from typed label text (no photo, no word boxes).
     public func propose(text: String) -> LabelProposal {
         let lines = LabelLine.lines(from: text)
-        return proposal(LabelParser.parse(lines), lines: lines, page: nil)
+        return proposal(LabelParser.parse(lines), lines: lines, page: nil, layout: nil)
     }
 
     // MARK: private
 
-    private func parse(_ page: RecognizedPage) -> (label: ParsedLabel, lines: [LabelLine]) {
-        let lines = page.lines.map { line -> LabelLine in
-            let words = line.wordIndices.map { page.words[$0] }
-            // One-character words (markers, bars) are often read with low confidence and carry no row content.
-            let meaningful = words.filter { $0.text.count > 1 }
-            let confidence = (meaningful.isEmpty ? words : meaningful).map(\.confidence).min()
-            return LabelLine(
-                text: line.text, leftEdge: Double(line.preprocessedBox.x),
-                height: Double(line.preprocessedBox.height), confidence: confidence, wordIndices: line.wordIndices)
-        }
-        return (LabelParser.parse(lines), lines)
+    /// The page's lines in reading order, its columns found from the words' boxes (`LabelLayout`), parsed; with
+    /// the regions to read again one by one when the panel has columns side by side.
+    private func parse(_ page: RecognizedPage, imageWidth: Int? = nil) -> (
+        label: ParsedLabel, lines: [LabelLine], layout: LabelLayoutSummary, regions: [LabelRegion]
+    ) {
+        let words = Self.layoutWords(page)
+        let right = page.lines.map { Double($0.preprocessedBox.x + $0.preprocessedBox.width) }.max() ?? 0
+        let (lines, firstLayout, regions) = LabelLayout.lines(
+            words: words, recognisedLines: page.lines.map(\.wordIndices), imageWidth: imageWidth.map(Double.init) ?? right)
+        let label = LabelParser.parse(lines)
+        var layout = firstLayout
+        layout.dotLeaders = layout.dotLeaders || page.image.dotLeaderRuns > 0
+        layout.amounts = LabelLayout.amountPlacement(of: label, lines: lines, words: words)
+        return (label, lines, layout, regions)
     }
 
-    private func proposal(_ label: ParsedLabel, lines: [LabelLine], page: RecognizedPage?) -> LabelProposal {
+    /// A page read region by region (`TextRecognizer.recognise(_:regions:)`), parsed in the regions' order; the
+    /// layout is the one the whole page showed, with where the amounts were read again.
+    private func parse(_ page: RecognizedPage, regions: [LabelRegion], layout: LabelLayoutSummary) -> (
+        label: ParsedLabel, lines: [LabelLine], layout: LabelLayoutSummary, regions: [LabelRegion]
+    ) {
+        let words = Self.layoutWords(page)
+        let lines = LabelLayout.lines(words: words, recognisedLines: page.lines.map(\.wordIndices), regions: regions)
+        let label = LabelParser.parse(lines)
+        var layout = layout
+        layout.amounts = LabelLayout.amountPlacement(of: label, lines: lines, words: words)
+        return (label, lines, layout, regions)
+    }
+
+    /// The page's words with their boxes in the image Tesseract read (the geometry the layout is found in).
+    private static func layoutWords(_ page: RecognizedPage) -> [LabelWord] {
+        page.words.map { word in
+            let box = word.preprocessedBox
+            return LabelWord(
+                text: word.text, x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height),
+                confidence: word.confidence)
+        }
+    }
+
+    private func proposal(_ label: ParsedLabel, lines: [LabelLine], page: RecognizedPage?, layout: LabelLayoutSummary?) -> LabelProposal {
         let words = page?.words ?? []
         let turned = page?.image.turnedHalf ?? false
         var warnings: [String] = []
@@ -313,6 +349,7 @@ public final class LabelScanService: Sendable {
                 unreadLines: [], warnings: warnings, mayBeIncomplete: true,
                 meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
                 photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+            proposal.layout = layout
             proposal.foodPanel = status == .nutritionFacts ? label.foodPanel ?? .nutritionFacts : nil
             return proposal
         }
@@ -417,6 +454,7 @@ public final class LabelScanService: Sendable {
             unreadLines: unread, warnings: warnings, mayBeIncomplete: incomplete,
             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
             photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+        proposal.layout = layout
         return proposal
     }
 

@@ -208,6 +208,17 @@ public enum LabelParser {
                 rowLines[rowLines.count - 1].row.lineIndices.append(index)
                 continue
             }
+            // A line wholly in parentheses under a row is the row's sub-line: "(1,000 IU)" its second amount,
+            // "(29% as beta-carotene)" or "(400 mcg folic acid)" what the amount is made of.
+            if let last = rowLines.last, listedBlend == nil, let inner = subLine(text) {
+                if last.row.alternateAmount == nil, inner.first?.isNumber == true, let amount = try? LabelUnitParser.amount(inner) {
+                    rowLines[rowLines.count - 1].row.alternateAmount = amount
+                } else {
+                    rowLines[rowLines.count - 1].row.form = [last.row.form, inner].compactMap { $0 }.joined(separator: ", ")
+                }
+                rowLines[rowLines.count - 1].row.lineIndices.append(index)
+                continue
+            }
             // Blend members listed in running text after the blend's row, one comma-separated list over lines.
             let colonBlend = text.firstIndex(of: ":").map { LabelNormaliser.containsBlendWord(String(text[..<$0])) } ?? false
             if let blend = listedBlend, blend.open || text.contains(","), !colonBlend, parseRow(text)?.amount == nil {
@@ -428,6 +439,20 @@ public enum LabelParser {
         return nil
     }
 
+    /// The inside of a line wholly in parentheses ("(400 mcg folic acid)", "(29% as beta-carotene)*"), without a
+    /// leading "as "; nil for any other line, and for one that names a row of its own ("(Vitamin C 60 mg)" never
+    /// is a sub-line: a name then an amount).
+    static func subLine(_ text: String) -> String? {
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        while let last = trimmed.last, "*†‡".contains(last) { trimmed.removeLast() }
+        guard trimmed.hasPrefix("("), trimmed.hasSuffix(")") || trimmed.hasSuffix("]"), trimmed.count > 2 else { return nil }
+        var inner = String(trimmed.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+        guard !inner.contains("("), !inner.isEmpty else { return nil }
+        if let row = parseRow(inner), row.amount != nil, !row.nameOnLabel.isEmpty, inner.first?.isNumber != true { return nil }
+        if inner.lowercased().hasPrefix("as ") { inner = String(inner.dropFirst(3)) }
+        return inner
+    }
+
     /// "Energy Blend (Green Tea, Guarana, Yerba Mate)": the blend's name and its members in order, when a name
     /// holding a blend word (`LabelNormaliser.blendWords`) ends with a parenthesised list of two or more names;
     /// nil otherwise ("Ginger (Zingiber officinale)" is a name).
@@ -485,10 +510,20 @@ public enum LabelParser {
 
     // MARK: rows
 
-    /// Removes OCR noise at the ends of a line (bars, pipes, underscores).
+    /// True for a word that is only a dot leader (the dots between a row's amount and its %DV, as OCR reads them:
+    /// "........", "·····", "_____", ". . ." read as one word, "—––").
+    public static func isLeader(_ word: String) -> Bool {
+        word.count >= 3 && word.allSatisfy { ".·…•_-–—,:".contains($0) }
+    }
+
+    /// Removes OCR noise at the ends of a line (bars, pipes, underscores) and dot leaders inside it ("1050
+    /// mcg........ 117%", "mcg.......117%": the leader parts words as a space does).
     static func cleanLine(_ text: String) -> String {
         let noise = CharacterSet(charactersIn: "|_=~—–-»«“”\"'`")
-        var cleaned = text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: noise.union(.whitespaces))
+        var cleaned = text.replacingOccurrences(of: "\u{00A0}", with: " ")
+        cleaned = cleaned.replacingOccurrences(of: #"\s?(?:[.·…•_]\s?){4,}|[-–—]{3,}"#, with: " ", options: .regularExpression)
+        cleaned = cleaned.replacingOccurrences(of: #" {2,}"#, with: " ", options: .regularExpression)
+        cleaned = cleaned.trimmingCharacters(in: noise.union(.whitespaces))
         // OCR reads ")" as "]" and drops the space before the amount: "(as magnesium glycinate]20mg".
         if cleaned.contains("("), cleaned.contains("]"), !cleaned.contains("[") {
             cleaned = cleaned.replacingOccurrences(of: "]", with: ")")
