@@ -30,6 +30,9 @@ public struct OCRImage: Sendable, Equatable {
     public var panel: OCRPanelCrop? = nil
     /// Runs of dot leaders ("Vitamin A 1050 mcg........ 117%") erased before reading (`OCRPreprocessing.eraseDotLeaders`).
     public var dotLeaderRuns = 0
+    /// True when the panel was cut from the photo at full resolution (the photo was larger than
+    /// `OCRPreprocessing.maxSourceSide`; the panel was found on a shrunk copy).
+    public var fullResolution = false
 }
 
 /// The part of a photo read as the label's panel: its box, and the text seen outside it (not read).
@@ -91,10 +94,38 @@ public enum OCRPreprocessing {
 
     /// Prepares encoded image bytes (JPEG, PNG, WebP, HEIC) for OCR. `turnHalf` rotates by 180 degrees
     /// first (for a label photographed upside down). Throws `ImagingError` for unreadable input.
+    ///
+    /// A photo larger than `maxSourceSide` is shrunk to find the panel; the panel is then cut from the photo at
+    /// full resolution (`decodeRGB(_:x:y:width:height:)`), so small type keeps every pixel it had, when that cut
+    /// holds at most `maxPanelPixels` (else, or without a panel found, the shrunk photo is read as before).
     public static func prepare(_ data: Data, turnHalf: Bool = false, pipeline: ImagePipeline = ImagePipeline()) throws -> OCRImage {
         let rgb = try pipeline.decodeRGB(data, maxSide: maxSourceSide)
-        return try prepare(rgb, turnHalf: turnHalf)
+        let info = try pipeline.probe(data)
+        guard !turnHalf, max(info.width, info.height) > max(rgb.width, rgb.height), let found = try panel(in: rgb) else {
+            return try prepare(rgb, turnHalf: turnHalf)
+        }
+        // The panel's box (with a margin of 2% of its shorter side) in the photo's own pixels.
+        let factor = Double(info.width) / Double(rgb.width)
+        let margin = Double(min(found.width, found.height)) * 0.02
+        let left = max(0, Int((Double(found.x) - margin) * factor))
+        let top = max(0, Int((Double(found.y) - margin) * factor))
+        let right = min(info.width, Int((Double(found.x + found.width) + margin) * factor))
+        let bottom = min(info.height, Int((Double(found.y + found.height) + margin) * factor))
+        guard right > left, bottom > top, (right - left) * (bottom - top) <= maxPanelPixels else { return try prepare(rgb, turnHalf: false) }
+        let cut = try pipeline.decodeRGB(data, x: left, y: top, width: right - left, height: bottom - top)
+        let read = try prepare(cut, turnHalf: false)
+        // Back in the photo's frame: the panel found inside the cut (or the cut itself), moved by the cut's corner.
+        let inner = read.panel ?? OCRPanelCrop(x: 0, y: 0, width: cut.width, height: cut.height, linesOutside: 0)
+        return OCRImage(
+            width: read.width, height: read.height, pixels: read.pixels, scale: read.scale, deskewDegrees: read.deskewDegrees,
+            bow: read.bow, turnedHalf: false, sourceWidth: info.width, sourceHeight: info.height,
+            panel: OCRPanelCrop(
+                x: inner.x + left, y: inner.y + top, width: inner.width, height: inner.height, linesOutside: found.linesOutside),
+            dotLeaderRuns: read.dotLeaderRuns, fullResolution: true)
     }
+
+    /// The most pixels a panel is cut at full resolution with (the shrunk photo's own budget: 3200 x 2400).
+    public static let maxPanelPixels = 3200 * 2400
 
     /// Prepares upright RGB pixels for OCR (see `prepare(_:turnHalf:pipeline:)`).
     public static func prepare(_ rgb: RGBImage, turnHalf: Bool = false) throws -> OCRImage {
