@@ -237,8 +237,8 @@ public enum OCRPreprocessing {
             // A dot: small, about as wide as high, mostly ink, with nothing under it for half a line (the dot of
             // an "i" or a "j" has its stem under it; a leader's dot sits on the baseline).
             if w <= maxDot, h <= maxDot, w * 2 >= h, h * 2 >= w, Double(area) >= 0.4 * Double(w * h), w * h >= 4 {
-                let below = (y1 + 2)...min(height - 1, y1 + 1 + Int(lineHeight * 0.5))
-                let stem = y1 + 2 < height && below.contains { y in (x0...x1).contains { pixels[y * width + $0] < 128 } }
+                let lowest = min(height - 1, y1 + 1 + Int(lineHeight * 0.5))
+                let stem = y1 + 2 <= lowest && ((y1 + 2)...lowest).contains { y in (x0...x1).contains { pixels[y * width + $0] < 128 } }
                 if !stem { dots.append((x0, y0, x1, y1)) }
             }
         }
