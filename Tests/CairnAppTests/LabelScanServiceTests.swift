@@ -231,6 +231,9 @@ import TextRecognition
         #expect(proposal.rows.isEmpty)
         #expect(proposal.message?.contains("food") == true)
         #expect(proposal.message.map(ProductWording.bannedWords(in:))?.isEmpty == true)
+        // Why nothing was read: every line seen, "not supported" (not "unreadable").
+        #expect(!proposal.linesNotRead.isEmpty)
+        #expect(proposal.linesNotRead.allSatisfy { $0.reason == .notSupported })
         // The same panel typed, and without its heading (as when OCR loses it).
         let plain = markup.replacingOccurrences(of: #"<[^>]+>"#, with: "", options: .regularExpression)
         #expect(Self.service.propose(text: plain).status == .nutritionFacts)
@@ -311,6 +314,10 @@ import TextRecognition
         #expect(byName["Lutein"]?.dailyValueMarker == .doubleAsterisk)
         #expect(proposal.rows.last?.nameOnLabel == "Lycopene")
         #expect(!proposal.rows.contains { $0.nameOnLabel.hasPrefix("(") })
+        #expect(proposal.linesNotRead.allSatisfy { $0.reason != .notSupported })
+        // The JSON `cairn regimen scan` prints says which layout it read.
+        let json = String(decoding: try JSONEncoder().encode(proposal), as: UTF8.self)
+        #expect(json.contains(#""layout":{"#) && json.contains(#""columns":2"#) && json.contains(#""linesNotRead":"#))
     }
 
     @Test func refusesALabelInAnotherLanguage() throws {

@@ -59,6 +59,9 @@ public struct LabelProposal: Encodable, Sendable {
     public var layout: LabelLayoutSummary? = nil
     /// For a food's panel (`status == .nutritionFacts`): the format that told it.
     public var foodPanel: FoodPanelFormat? = nil
+    /// Every line seen and not read as a row, with why (`unreadLines` and `notIngredients` are the same lines
+    /// by kind; this adds the barely legible ones and, for a panel declined, every line it held).
+    public var linesNotRead: [LineNotRead] = []
 
     /// The product form the serving size names ("Serving Size 2 Softgels": softgel), if any.
     public var suggestedForm: ProductForm? {
@@ -78,6 +81,27 @@ public struct LabelProposal: Encodable, Sendable {
         }
         return nil
     }
+}
+
+/// A line of the photo that was seen and not read as a row, and why: so a person can tell a line Cairn could not
+/// read from one it does not read by design.
+public struct LineNotRead: Encodable, Sendable, Hashable {
+    /// Why the line was not read.
+    public enum Reason: String, Encodable, Sendable {
+        /// Seen inside the panel, but no name and amount could be read from it (blurred, cut, misread).
+        case unreadable
+        /// So faint that it was left out as noise.
+        case barelyLegible
+        /// Read, and not an ingredient: directions, a warning, an address, text below the panel.
+        case notAnIngredient
+        /// Read, on a panel Cairn does not read: a food's nutrition panel, or a label in another language.
+        case notSupported
+    }
+
+    /// The line as read.
+    public let text: String
+    /// Why it was not read as a row.
+    public let reason: Reason
 }
 
 /// One proposed row.
@@ -351,6 +375,11 @@ public final class LabelScanService: Sendable {
                 photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
             proposal.layout = layout
             proposal.foodPanel = status == .nutritionFacts ? label.foodPanel ?? .nutritionFacts : nil
+            if status == .nutritionFacts || status == .otherLanguage {
+                proposal.linesNotRead = lines.map { LineNotRead(text: $0.text, reason: .notSupported) }
+            } else {
+                proposal.linesNotRead = label.unusedLines.map { LineNotRead(text: $0, reason: .unreadable) }
+            }
             return proposal
         }
         if lines.isEmpty {
@@ -455,6 +484,10 @@ public final class LabelScanService: Sendable {
             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
             photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
         proposal.layout = layout
+        proposal.linesNotRead =
+            unread.map { LineNotRead(text: $0, reason: .unreadable) }
+            + noise.map { LineNotRead(text: $0.parsed.nameOnLabel, reason: .barelyLegible) }
+            + label.notIngredients.map { LineNotRead(text: $0, reason: .notAnIngredient) }
         return proposal
     }
 
