@@ -117,7 +117,9 @@ public enum LabelLayout {
     public static func lines(words: [LabelWord], recognisedLines: [[Int]], imageWidth: Double) -> (
         lines: [LabelLine], summary: LabelLayoutSummary, regions: [LabelRegion]
     ) {
-        let starts = columnStarts(words: words, lines: physicalLines(words))
+        // Rows side by side as the recogniser joined them, and as they sit (a recogniser may read the columns as
+        // blocks of their own; a tilted photo's rows do not sit on one line across the panel).
+        let starts = columnStarts(words: words, lines: recognisedLines + physicalLines(words))
         let dotLeaders = words.contains { LabelParser.isLeader($0.text) || $0.text.contains("....") }
         func makeLine(_ indices: [Int], column: Double) -> LabelLine {
             let boxes = indices.map { words[$0] }
@@ -197,16 +199,38 @@ public enum LabelLayout {
             ordered.filter { $0.column == column }.compactMap { $0.indices.first.map { words[$0].x } }.min() ?? edges[column]
         }
         let lines = ordered.map { makeLine($0.indices, column: $0.column == 0 ? 0 : lefts[$0.column]) }
-        // The regions to read on their own, in reading order: each column of the band.
+        // The regions to read on their own, in reading order: each column of the band (a line's height more above
+        // and below it, for a tilted column), cut half a line before the next column starts.
         let heights = words.map(\.height).sorted()
-        let margin = 0.5 * heights[heights.count / 2]
-        let cuts = [0.0] + starts.map { $0 - margin } + [imageWidth]
+        let margin = heights[heights.count / 2]
+        // The first column starts where most of its rows start (specks and the panel's edge left of them are left
+        // out), the last ends where most of its rows end.
+        func quantile(_ values: [Double], _ q: Double) -> Double? {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
+        }
+        let inBand = segments.filter { $0.column != nil && ($0.top + $0.bottom) / 2 >= bandTop && ($0.top + $0.bottom) / 2 <= bandBottom }
+        let firstLefts = inBand.filter { $0.column == 0 }.compactMap { segment in
+            segment.indices.first { words[$0].text.filter(\.isLetter).count >= 2 }.map { words[$0].x }
+        }
+        let lastRights = inBand.filter { $0.column == starts.count }.map { segment in
+            segment.indices.map { words[$0].x + words[$0].width }.max() ?? 0
+        }
+        let left = max(0, (quantile(firstLefts, 0.2) ?? 0) - margin)
+        let lastRight = min(imageWidth, (quantile(lastRights, 0.9) ?? imageWidth) + margin)
+        let cuts = [left] + starts.map { $0 - 0.5 * margin } + [max(lastRight, (starts.last ?? 0) + margin)]
+        // Never into the lines above or below the band (a footnote under the columns read as the first column's
+        // end would end the panel before the next column).
+        let outside = segments.filter { segment in
+            let middle = (segment.top + segment.bottom) / 2
+            return middle < bandTop || middle > bandBottom
+        }
+        let top = max(bandTop - margin, (outside.filter { $0.bottom <= bandTop }.map(\.bottom).max() ?? -.infinity) + 1)
+        let bottom = min(bandBottom + margin, (outside.filter { $0.top >= bandBottom }.map(\.top).min() ?? .infinity) - 1)
         var regions: [LabelRegion] = []
         for column in 0...starts.count {
             regions.append(
-                LabelRegion(
-                    x: cuts[column], y: bandTop - margin, width: cuts[column + 1] - cuts[column], height: bandBottom - bandTop + 2 * margin,
-                    column: column))
+                LabelRegion(x: cuts[column], y: top, width: cuts[column + 1] - cuts[column], height: bottom - top, column: column))
         }
         return (
             lines, summary(lines, columns: starts.count + 1, starts: edges, width: imageWidth, dotLeaders: dotLeaders),
@@ -260,6 +284,7 @@ public enum LabelLayout {
     /// The x positions where columns after the first start, left to right; empty for a one-column panel.
     static func columnStarts(words: [LabelWord], lines: [[Int]]) -> [Double] {
         var candidates: [(x: Double, height: Double)] = []
+        var seen = Set<Int>()
         for line in lines {
             let sorted = line.sorted { words[$0].x < words[$1].x }
             for (a, b) in zip(sorted, sorted.dropFirst()) {
@@ -267,7 +292,7 @@ public enum LabelLayout {
                 let right = words[b]
                 let height = max(left.height, right.height)
                 guard right.x - (left.x + left.width) >= gutterGapShare * height else { continue }
-                guard endsRow(left.text), startsName(right.text) else { continue }
+                guard endsRow(left.text), startsName(right.text), seen.insert(b).inserted else { continue }
                 candidates.append((right.x, height))
             }
         }
