@@ -102,8 +102,8 @@ public struct LabelLayoutSummary: Hashable, Sendable, Codable {
 /// one `LabelParser` reads it as it reads a one-column panel.
 ///
 /// A column starts where, on several lines, a word beginning a name (a capital and a letter, or "Amount" of a
-/// column's heading) follows a wide gap after a row's end (a digit, "%", "*" or "†"): the place the gutter
-/// between two columns leaves. Lines with a word across that place (the title, the serving size, a footnote
+/// column's heading) follows a wide gap after a row's end (a digit, "%", "*" or "†") and begins a row of its own
+/// (with an amount, a %DV or a marker): the place the gutter between two columns leaves. Lines with a word across that place (the title, the serving size, a footnote
 /// across the panel) stay whole. Without such a place the lines are the recogniser's, unchanged.
 public enum LabelLayout {
     /// A gap this many times the line's height or more may separate two columns.
@@ -287,12 +287,16 @@ public enum LabelLayout {
         var seen = Set<Int>()
         for line in lines {
             let sorted = line.sorted { words[$0].x < words[$1].x }
-            for (a, b) in zip(sorted, sorted.dropFirst()) {
+            for (k, (a, b)) in zip(sorted, sorted.dropFirst()).enumerated() {
                 let left = words[a]
                 let right = words[b]
                 let height = max(left.height, right.height)
                 guard right.x - (left.x + left.width) >= gutterGapShare * height else { continue }
-                guard endsRow(left.text), startsName(right.text), seen.insert(b).inserted else { continue }
+                // The right part is a row too (an amount, a %DV, a marker) or a column's heading: not a sentence
+                // ("Other ingredients: Cane Sugar, natural flavor") nor "% Daily Value".
+                let rest = sorted[(k + 1)...].map { words[$0].text }
+                let rowLike = right.text == "Amount" || rest.contains { $0.contains { $0.isNumber || "%*†‡".contains($0) } }
+                guard endsRow(left.text), startsName(right.text), rowLike, seen.insert(b).inserted else { continue }
                 candidates.append((right.x, height))
             }
         }
