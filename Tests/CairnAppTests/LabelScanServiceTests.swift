@@ -158,6 +158,120 @@ import TextRecognition
         #expect(Self.service.propose(text: "Nutrition Facts\nCalories 230\nTotal Fat 8g 10%").status == .nutritionFacts)
     }
 
+    /// Food panels of several countries, as a phone photographs them (US Nutrition Facts is above).
+    static let foodPanels: [(name: String, markup: String)] = [
+        (
+            "Australia",
+            """
+            <b><span size="x-large">NUTRITION INFORMATION</span></b>
+            Servings per package: 6
+            Serving size: 170 g
+            <b>                     Avg Qty per Serving    Avg Qty per 100 g</b>
+            Energy                    532 kJ                    313 kJ
+            Protein                   8.5 g                      5.0 g
+            Fat, total                 5.1 g                      3.0 g
+             - saturated              3.2 g                      1.9 g
+            Carbohydrate           14.6 g                     8.6 g
+             - sugars                 13.4 g                     7.9 g
+            Sodium                   75 mg                     44 mg
+            Calcium                  204 mg (26% RDI*)    120 mg
+            """
+        ),
+        (
+            "Singapore",
+            """
+            <b><span size="x-large">Nutrition Information</span></b>
+            Servings per package: 1     Serving size: 130 g
+            <b>                             Per Serving       Per 100 g</b>
+            Energy                        112 kcal             86 kcal
+            Protein                       4.2 g                 3.2 g
+            Total Fat                    2.6 g                 2.0 g
+            Saturated Fat              1.7 g                 1.3 g
+            Trans Fat                    0 g                    0 g
+            Cholesterol                 10 mg                8 mg
+            Carbohydrate              17.9 g               13.8 g
+            Dietary Fibre               0 g                    0 g
+            Sodium                      60 mg                46 mg
+            """
+        ),
+        (
+            "United Kingdom",
+            """
+            <b><span size="x-large">NUTRITION</span></b>
+            <b>Typical values            per 100g        per 125g pot</b>
+            Energy                          389kJ/93kcal    486kJ/116kcal
+            Fat                                3.1g               3.9g
+            of which saturates          2.0g               2.5g
+            Carbohydrate                12.0g             15.0g
+            of which sugars              11.5g             14.4g
+            Protein                          4.0g               5.0g
+            Salt                               0.13g             0.16g
+            """
+        ),
+        (
+            "Japan",
+            """
+            <b><span size="x-large">栄養成分表示</span></b>
+            1個 (100g) 当たり
+            エネルギー          62kcal
+            たんぱく質          3.6g
+            脂質                    3.0g
+            炭水化物             5.0g
+            食塩相当量          0.1g
+            """
+        ),
+    ]
+
+    /// Every food panel is declined with a message naming it as a food's, and no row is proposed: never a row
+    /// read from a food's panel (Singapore's "Dietary Fibre 0 g" once went through unflagged).
+    @Test(arguments: foodPanels.map(\.name)) func declinesAFoodPanelOfEachCountry(_ country: String) throws {
+        let markup = Self.foodPanels.first { $0.name == country }!.markup
+        let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.render(markup)))
+        #expect(proposal.status == .nutritionFacts, "\(country): \(proposal.status) \(proposal.rows.map(\.nameOnLabel))")
+        #expect(proposal.rows.isEmpty)
+        #expect(proposal.message?.contains("food") == true)
+        #expect(proposal.message.map(ProductWording.bannedWords(in:))?.isEmpty == true)
+        // Why nothing was read: every line seen, "not supported" (not "unreadable").
+        #expect(!proposal.linesNotRead.isEmpty)
+        #expect(proposal.linesNotRead.allSatisfy { $0.reason == .notSupported })
+        // The same panel typed, and without its heading (as when OCR loses it).
+        let plain = markup.replacingOccurrences(of: #"<[^>]+>"#, with: "", options: .regularExpression)
+        #expect(Self.service.propose(text: plain).status == .nutritionFacts)
+        let headless = plain.split(separator: "\n").dropFirst().joined(separator: "\n")
+        #expect(Self.service.propose(text: headless).status == .nutritionFacts, "\(country) without its heading")
+        #expect(throws: LabelSaveError.nothingToSave) {
+            try Self.service.product(from: proposal, name: "Yogurt", form: .other)
+        }
+    }
+
+    /// Two columns side by side are read column by column, every row through the same parser and checks: the
+    /// amounts right after the names, dot leaders, sub-lines kept with their row, the layout said.
+    @Test func readsATwoColumnPanelWithDotLeadersAndSubLines() throws {
+        let proposal = try Self.service.propose(imageData: try jpeg(TextRenderer.twoColumnPanel()))
+        try jpeg(TextRenderer.twoColumnPanel()).write(to: URL(fileURLWithPath: "/tmp/two-col.jpg"))
+        #expect(proposal.status == .proposed)
+        let read = proposal.rows.map { "\($0.nameOnLabel) \($0.amount.map { "\($0)" } ?? "-")" }
+        #expect(proposal.rows.count == 23, "\(read)")
+        #expect(proposal.layout?.columns == 2)
+        #expect(proposal.layout?.amounts == .afterName)
+        #expect(proposal.layout?.dotLeaders == true)
+        let byName = Dictionary(proposal.rows.map { ($0.nameOnLabel, $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(byName["Vitamin A"]?.amount == (try Amount(1050, .mcg)))
+        #expect(byName["Vitamin A"]?.dailyValuePercent == 117)
+        #expect(byName["Vitamin A"]?.form?.contains("beta-carotene") == true)
+        #expect(byName["Folate"]?.amount == (try Amount(680, .mcgDFE)))
+        #expect(byName["Folate"]?.form?.contains("folic acid") == true)
+        #expect(byName["Niacin"]?.amount == (try Amount(16, .mgNE)))
+        #expect(byName["Biotin"]?.amount == (try Amount(30, .mcg)))
+        #expect(byName["Lutein"]?.dailyValueMarker == .doubleAsterisk)
+        #expect(proposal.rows.last?.nameOnLabel == "Lycopene")
+        #expect(!proposal.rows.contains { $0.nameOnLabel.hasPrefix("(") })
+        #expect(proposal.linesNotRead.allSatisfy { $0.reason != .notSupported })
+        // The JSON `cairn regimen scan` prints says which layout it read.
+        let json = String(decoding: try JSONEncoder().encode(proposal), as: UTF8.self)
+        #expect(json.contains(#""layout":{"#) && json.contains(#""columns":2"#) && json.contains(#""linesNotRead":"#))
+    }
+
     @Test func refusesALabelInAnotherLanguage() throws {
         let german = """
             <b>Nahrungsergänzungsmittel</b>

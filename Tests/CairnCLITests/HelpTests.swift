@@ -669,8 +669,12 @@ private let expectedHelp: [String: String] = [
     Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
     amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
     Lines that are not ingredients (directions, warnings, an address, text below the panel) are left out and
-    listed; lines seen but not read, and a panel that runs off the photo, are reported in "warnings". The
-    photo is used in memory only and is not kept. JSON is the only output format (--json is accepted for clarity).
+    listed; lines seen but not read, and a panel that runs off the photo, are reported in "warnings".
+    "layout" says how the panel was read (columns side by side, where the amounts were, dot leaders), and
+    "linesNotRead" lists each line seen and not read with why: unreadable, barelyLegible, notAnIngredient, or
+    notSupported (a food's nutrition panel of any country, or another language: declined, no rows). A panel in
+    a large photo is cut from it at full resolution. The photo is used in memory only and is not kept. JSON is
+    the only output format (--json is accepted for clarity).
 
     Options:
       --json          Print the proposal as JSON (the default).

@@ -411,4 +411,60 @@ private func d(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(ident
             #expect(label.panelEndFound, "\(footnote)")
         }
     }
+
+    @Test func tellsFoodPanelsOfSeveralCountriesByHeadingOrColumns() {
+        let cases: [(String, FoodPanelFormat)] = [
+            ("Nutrition Facts\nCalories 230\nTotal Fat 8g 10%", .nutritionFacts),
+            ("NUTRITION INFORMATION\nServings per package: 6\nEnergy 532 kJ 313 kJ\nProtein 8.5 g 5.0 g", .nutritionInformation),
+            ("Nutrition Information\nDietary Fibre 0 g 0 g\nSodium 60 mg 46 mg", .nutritionInformation),
+            ("NUTRITION\nTypical values per 100g\nFat 3.1g\nSalt 0.13g", .per100),
+            ("栄養成分表示\nたんぱく質 3.6g", .japanese),
+            ("Energy 112 kcal 86 kcal\nDietary Fibre 0 g 0 g", .unnamed),
+            ("per 100 g\nSodium 60 mg", .unnamed),
+            ("Protein 4.2 g\nTotal Fat 2.6 g\nCarbohydrate 17.9 g\nSugars 3 g\nSodium 60 mg", .unnamed),
+        ]
+        for (text, format) in cases {
+            let label = LabelParser.parse(text: text)
+            #expect(label.panelKind == .nutritionFacts, "\(text)")
+            #expect(label.foodPanel == format, "\(text)")
+            #expect(label.rows.isEmpty, "\(text)")
+        }
+    }
+
+    @Test func aSupplementPanelWithCaloriesOrNutritionInItsTextStaysASupplementPanel() {
+        let label = LabelParser.parse(
+            text:
+                "Whole Food Nutrition\nSupplement Facts\nServing Size 2 Gummies\nCalories 15\nTotal Carbohydrate 4 g 1%*\nTotal Sugars 3 g\nVitamin C 60 mg 67%"
+        )
+        #expect(label.panelKind == .supplementFacts)
+        #expect(label.foodPanel == nil)
+        #expect(label.rows.map(\.nameOnLabel).contains("Vitamin C"))
+    }
+
+    @Test func readsDotLeadersSubLinesAndEquivalentUnits() throws {
+        let label = LabelParser.parse(
+            text: """
+                Supplement Facts
+                Vitamin A 1050 mcg........ 117%
+                (29% as beta-carotene)
+                Vitamin D3 25 mcg ...... 125%
+                (1,000 IU)
+                Niacin 16 mg NE . . . . . . 100%
+                Folate 680 mcg DFE.......170%
+                (400 mcg folic acid)
+                Lutein 250 mcg ........ **
+                ** Daily Value not established.
+                """)
+        #expect(label.rows.map(\.nameOnLabel) == ["Vitamin A", "Vitamin D3", "Niacin", "Folate", "Lutein"])
+        #expect(label.rows[0].amount == (try Amount(1050, .mcg)))
+        #expect(label.rows[0].dailyValuePercent == 117)
+        #expect(label.rows[0].form == "29% as beta-carotene")
+        #expect(label.rows[1].alternateAmount == (try Amount(1000, .iu)))
+        #expect(label.rows[2].amount == (try Amount(16, .mgNE)))
+        #expect(label.rows[3].amount == (try Amount(680, .mcgDFE)))
+        #expect(label.rows[3].dailyValuePercent == 170)
+        #expect(label.rows[3].form == "400 mcg folic acid")
+        #expect(label.rows[4].dailyValueMarker == .doubleAsterisk)
+        #expect(label.unusedLines.isEmpty)
+    }
 }

@@ -297,4 +297,28 @@ import Testing
         }
         #expect(!white.image.croppedToPanel)
     }
+
+    /// A 12 MP photo (4032 x 3024) whose panel fills a fifth of it, on a dark bottle: the panel is found on the
+    /// shrunk copy and cut from the photo at full resolution; the words' boxes are in the photo's own pixels.
+    @Test func cutsThePanelFromATwelveMegapixelPhotoAtFullResolution() throws {
+        let spaced = TextRecognizerTests.panel.replacingOccurrences(of: "\n", with: "\n\n")
+        let panel = TextRenderer.render(spaced, font: "DejaVu Sans 34", width: 2400, margin: 120)
+        var photo = RGBImage(width: 4032, height: 3024, red: 28, green: 30, blue: 36)
+        let (left, top) = (1000, 900)
+        for row in 0..<panel.height {
+            let from = row * panel.width * 3
+            let to = ((top + row) * photo.width + left) * 3
+            photo.pixels.replaceSubrange(to..<(to + panel.width * 3), with: panel.pixels[from..<(from + panel.width * 3)])
+        }
+        let jpeg = try ImagePipeline().encodeJPEG(photo, quality: 90)
+        let prepared = try OCRPreprocessing.prepare(jpeg)
+        #expect(prepared.fullResolution == true)
+        #expect(prepared.sourceWidth == 4032 && prepared.sourceHeight == 3024)
+        #expect(prepared.panel != nil)
+        #expect(prepared.panel.map { abs($0.x - left) < 40 && abs($0.y - top) < 40 } == true)
+        let page = try recognizer.recognise(prepared)
+        #expect(page.lines.contains { $0.text.hasPrefix("Zinc") && $0.text.contains("15 mg") })
+        let zinc = try #require(page.words.first { $0.text == "Zinc" })
+        #expect(zinc.box.x >= left && zinc.box.x < left + panel.width && zinc.box.y >= top && zinc.box.y < top + panel.height, "\(zinc.box)")
+    }
 }

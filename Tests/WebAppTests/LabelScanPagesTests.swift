@@ -106,6 +106,20 @@ import TextRecognition
         #expect(site.app.handle(Self.upload(Data([0xFF]))).status == 503)
     }
 
+    /// A two-column panel goes through the same review: a box per row over the photo, every row editable, the
+    /// flags beside their rows, nothing saved before the person confirms.
+    @Test func aTwoColumnPanelIsReviewedRowByRowBesideItsBoxes() throws {
+        let site = try RegimenSite(labelScanner: Self.scanner)
+        let review = site.app.handle(Self.upload(try Self.jpeg(TextRenderer.twoColumnPanel())))
+        #expect(review.status == 200)
+        let html = review.bodyText
+        #expect(html.contains("id=\"scan-box-0\"") && html.contains("id=\"scan-box-22\"") && !html.contains("id=\"scan-box-23\""), "a box per row")
+        #expect(html.contains(">Vitamin A</textarea>") && html.contains(">Biotin</textarea>") && html.contains(">Lycopene</textarea>"))
+        #expect(ProductWording.bannedWords(in: html).isEmpty)
+        #expect(try site.regimen.products().isEmpty, "nothing is saved before the person confirms")
+        if let path = ProcessInfo.processInfo.environment["CAIRN_SAVE_REVIEW"] { try Data(html.utf8).write(to: URL(fileURLWithPath: path)) }
+    }
+
     @Test func uploadReviewAndConfirmSavesTheProductAndKeepsNoPhoto() throws {
         let site = try RegimenSite(labelScanner: Self.scanner)
         let photo = try Self.jpeg(TextRenderer.render(Self.panel))

@@ -28,6 +28,11 @@ public struct OCRImage: Sendable, Equatable {
     /// The panel the image was cropped to (in pixels of the photo as read, i.e. turned when `turnedHalf`), nil
     /// when the whole photo was read.
     public var panel: OCRPanelCrop? = nil
+    /// Runs of dot leaders ("Vitamin A 1050 mcg........ 117%") erased before reading (`OCRPreprocessing.eraseDotLeaders`).
+    public var dotLeaderRuns = 0
+    /// True when the panel was cut from the photo at full resolution (the photo was larger than
+    /// `OCRPreprocessing.maxSourceSide`; the panel was found on a shrunk copy).
+    public var fullResolution = false
 }
 
 /// The part of a photo read as the label's panel: its box, and the text seen outside it (not read).
@@ -89,10 +94,38 @@ public enum OCRPreprocessing {
 
     /// Prepares encoded image bytes (JPEG, PNG, WebP, HEIC) for OCR. `turnHalf` rotates by 180 degrees
     /// first (for a label photographed upside down). Throws `ImagingError` for unreadable input.
+    ///
+    /// A photo larger than `maxSourceSide` is shrunk to find the panel; the panel is then cut from the photo at
+    /// full resolution (`decodeRGB(_:x:y:width:height:)`), so small type keeps every pixel it had, when that cut
+    /// holds at most `maxPanelPixels` (else, or without a panel found, the shrunk photo is read as before).
     public static func prepare(_ data: Data, turnHalf: Bool = false, pipeline: ImagePipeline = ImagePipeline()) throws -> OCRImage {
         let rgb = try pipeline.decodeRGB(data, maxSide: maxSourceSide)
-        return try prepare(rgb, turnHalf: turnHalf)
+        let info = try pipeline.probe(data)
+        guard !turnHalf, max(info.width, info.height) > max(rgb.width, rgb.height), let found = try panel(in: rgb) else {
+            return try prepare(rgb, turnHalf: turnHalf)
+        }
+        // The panel's box (with a margin of 2% of its shorter side) in the photo's own pixels.
+        let factor = Double(info.width) / Double(rgb.width)
+        let margin = Double(min(found.width, found.height)) * 0.02
+        let left = max(0, Int((Double(found.x) - margin) * factor))
+        let top = max(0, Int((Double(found.y) - margin) * factor))
+        let right = min(info.width, Int((Double(found.x + found.width) + margin) * factor))
+        let bottom = min(info.height, Int((Double(found.y + found.height) + margin) * factor))
+        guard right > left, bottom > top, (right - left) * (bottom - top) <= maxPanelPixels else { return try prepare(rgb, turnHalf: false) }
+        let cut = try pipeline.decodeRGB(data, x: left, y: top, width: right - left, height: bottom - top)
+        let read = try prepare(cut, turnHalf: false)
+        // Back in the photo's frame: the panel found inside the cut (or the cut itself), moved by the cut's corner.
+        let inner = read.panel ?? OCRPanelCrop(x: 0, y: 0, width: cut.width, height: cut.height, linesOutside: 0)
+        return OCRImage(
+            width: read.width, height: read.height, pixels: read.pixels, scale: read.scale, deskewDegrees: read.deskewDegrees,
+            bow: read.bow, turnedHalf: false, sourceWidth: info.width, sourceHeight: info.height,
+            panel: OCRPanelCrop(
+                x: inner.x + left, y: inner.y + top, width: inner.width, height: inner.height, linesOutside: found.linesOutside),
+            dotLeaderRuns: read.dotLeaderRuns, fullResolution: true)
     }
+
+    /// The most pixels a panel is cut at full resolution with (the shrunk photo's own budget: 3200 x 2400).
+    public static let maxPanelPixels = 3200 * 2400
 
     /// Prepares upright RGB pixels for OCR (see `prepare(_:turnHalf:pipeline:)`).
     public static func prepare(_ rgb: RGBImage, turnHalf: Bool = false) throws -> OCRImage {
@@ -151,9 +184,95 @@ public enum OCRPreprocessing {
             width = next.width
             height = next.height
         }
+        let lineHeight = medianLineHeight(pixels: gray, width: width, height: height) ?? targetLineHeight
+        let leaders = eraseDotLeaders(&gray, width: width, height: height, lineHeight: lineHeight)
         return OCRImage(
             width: width, height: height, pixels: gray, scale: scale, deskewDegrees: deskew, bow: bowPixels,
-            turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height, panel: panel)
+            turnedHalf: turnHalf, sourceWidth: rgb.width, sourceHeight: rgb.height, panel: panel, dotLeaderRuns: leaders)
+    }
+
+    /// Paints paper over dot leaders (the runs of dots between a row's amount and its %DV): four or more small
+    /// round marks, each under a third of a line high with no ink under it for half a line, in a row along one
+    /// baseline, evenly spaced, each within 0.6 of a line's height of the next. Tesseract, given them, reads the words beside them wrongly ("Zinc 8 mg ......" as
+    /// "Zine 8°MG scctwese") or takes the %DV after them for a column of its own and leaves it out. A decimal
+    /// point, a full stop, a colon or "..." is no such run. Returns the number of runs erased.
+    public static func eraseDotLeaders(_ pixels: inout [UInt8], width: Int, height: Int, lineHeight: Double) -> Int {
+        guard width > 2, height > 2, pixels.count == width * height else { return 0 }
+        let maxDot = max(2, Int(lineHeight * 0.3))
+        var visited = [Bool](repeating: false, count: pixels.count)
+        var dots: [(x0: Int, y0: Int, x1: Int, y1: Int)] = []
+        var stack: [Int] = []
+        for start in 0..<pixels.count where pixels[start] < 128 && !visited[start] {
+            visited[start] = true
+            stack.append(start)
+            var x0 = start % width
+            var x1 = x0
+            var y0 = start / width
+            var y1 = y0
+            var area = 0
+            while let p = stack.popLast() {
+                area += 1
+                let x = p % width
+                let y = p / width
+                x0 = min(x0, x)
+                x1 = max(x1, x)
+                y0 = min(y0, y)
+                y1 = max(y1, y)
+                for dy in -1...1 {
+                    let yy = y + dy
+                    guard yy >= 0, yy < height else { continue }
+                    for dx in -1...1 {
+                        let xx = x + dx
+                        guard xx >= 0, xx < width else { continue }
+                        let q = yy * width + xx
+                        if pixels[q] < 128 && !visited[q] {
+                            visited[q] = true
+                            stack.append(q)
+                        }
+                    }
+                }
+            }
+            let w = x1 - x0 + 1
+            let h = y1 - y0 + 1
+            // A dot: small, about as wide as high, mostly ink, with nothing under it for half a line (the dot of
+            // an "i" or a "j" has its stem under it; a leader's dot sits on the baseline).
+            if w <= maxDot, h <= maxDot, w * 2 >= h, h * 2 >= w, Double(area) >= 0.4 * Double(w * h), w * h >= 4 {
+                let lowest = min(height - 1, y1 + 1 + Int(lineHeight * 0.5))
+                let stem = y1 + 2 <= lowest && ((y1 + 2)...lowest).contains { y in (x0...x1).contains { pixels[y * width + $0] < 128 } }
+                if !stem { dots.append((x0, y0, x1, y1)) }
+            }
+        }
+        guard dots.count >= 4 else { return 0 }
+        // Chains of dots along one baseline, left to right.
+        let order = dots.indices.sorted { dots[$0].x0 < dots[$1].x0 }
+        var next = [Int?](repeating: nil, count: dots.count)
+        var hasPrevious = [Bool](repeating: false, count: dots.count)
+        for (k, i) in order.enumerated() {
+            let a = dots[i]
+            for j in order[(k + 1)...] {
+                let b = dots[j]
+                if Double(b.x0 - a.x1) > 0.6 * lineHeight { break }
+                guard !hasPrevious[j], b.x0 > a.x1, abs(b.y1 - a.y1) <= max(2, maxDot / 2) else { continue }
+                next[i] = j
+                hasPrevious[j] = true
+                break
+            }
+        }
+        var runs = 0
+        for i in dots.indices where !hasPrevious[i] {
+            var chain = [i]
+            while let j = next[chain.last!] { chain.append(j) }
+            // Evenly spaced, as a leader's dots are.
+            let gaps = zip(chain, chain.dropFirst()).map { dots[$1].x0 - dots[$0].x0 }
+            guard chain.count >= 4, let least = gaps.min(), let most = gaps.max(), most <= 2 * least + 2 else { continue }
+            runs += 1
+            for d in chain.map({ dots[$0] }) {
+                for y in max(0, d.y0 - 1)...min(height - 1, d.y1 + 1) {
+                    for x in max(0, d.x0 - 1)...min(width - 1, d.x1 + 1) { pixels[y * width + x] = 255 }
+                }
+            }
+        }
+        return runs
     }
 
     /// The panel in a one-band image, when a surround clearly darker than the paper lies round it

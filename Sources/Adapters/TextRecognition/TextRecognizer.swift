@@ -86,6 +86,8 @@ public struct OCRImageSummary: Hashable, Sendable, Codable {
     public var readArea: TextBox
     /// Lines of text seen outside the panel's box that were not read (0 when the whole photo was read).
     public var linesOutsidePanel: Int
+    /// Runs of dot leaders erased before reading (`OCRImage.dotLeaderRuns`).
+    public var dotLeaderRuns = 0
     /// True when the photo was cropped to the panel.
     public var croppedToPanel: Bool { readArea != TextBox(x: 0, y: 0, width: sourceWidth, height: sourceHeight) }
 }
@@ -206,7 +208,8 @@ public final class TextRecognizer: @unchecked Sendable {
         let summary = OCRImageSummary(
             scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
             sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
-            readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0)
+            readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0,
+            dotLeaderRuns: image.dotLeaderRuns)
         guard image.width > 0, image.height > 0 else {
             return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
         }
@@ -217,6 +220,37 @@ public final class TextRecognizer: @unchecked Sendable {
         defer { TessBaseAPIClear(handle) }
         OpenMP.runParallelRegionsOnThisThread()
         guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
+        var (words, lines) = collectWords(image)
+        // Tesseract's column analysis sometimes takes a whole panel for a picture and reads no word at all (a
+        // panel of Japanese type, with English data): the image is then read again as one block of text.
+        if words.isEmpty {
+            TessBaseAPISetPageSegMode(handle, PSM_SINGLE_BLOCK)
+            defer { TessBaseAPISetPageSegMode(handle, TextRecognizer.pageSegmentationMode) }
+            guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
+            (words, lines) = collectWords(image)
+        }
+        let recognizedLines = TextRecognizer.recognizedLines(lines, words: words)
+        let mean = words.isEmpty ? 0 : Double(TessBaseAPIMeanTextConf(handle)) / 100
+        return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
+    }
+
+    /// Lines of word indices with their text, lowest confidence and box.
+    private static func recognizedLines(_ lines: [[Int]], words: [RecognizedWord]) -> [RecognizedLine] {
+        lines.filter { !$0.isEmpty }.map { indices -> RecognizedLine in
+            let boxes = indices.map { words[$0].preprocessedBox }
+            let x0 = boxes.map(\.x).min()!
+            let y0 = boxes.map(\.y).min()!
+            let x1 = boxes.map { $0.x + $0.width }.max()!
+            let y1 = boxes.map { $0.y + $0.height }.max()!
+            return RecognizedLine(
+                wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
+                minimumConfidence: indices.map { words[$0].confidence }.min()!,
+                preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        }
+    }
+
+    /// The words of the last recognition, in reading order, and its lines (indices into the words).
+    private func collectWords(_ image: OCRImage) -> (words: [RecognizedWord], lines: [[Int]]) {
         var words: [RecognizedWord] = []
         var lines: [[Int]] = []
         if let iterator = TessBaseAPIGetIterator(handle) {
@@ -244,18 +278,68 @@ public final class TextRecognizer: @unchecked Sendable {
                 lines[lines.count - 1].append(words.count - 1)
             } while TessResultIteratorNext(iterator, RIL_WORD) != 0
         }
-        let recognizedLines = lines.filter { !$0.isEmpty }.map { indices -> RecognizedLine in
-            let boxes = indices.map { words[$0].preprocessedBox }
-            let x0 = boxes.map(\.x).min()!
-            let y0 = boxes.map(\.y).min()!
-            let x1 = boxes.map { $0.x + $0.width }.max()!
-            let y1 = boxes.map { $0.y + $0.height }.max()!
-            return RecognizedLine(
-                wordIndices: indices, text: indices.map { words[$0].text }.joined(separator: " "),
-                minimumConfidence: indices.map { words[$0].confidence }.min()!,
-                preprocessedBox: TextBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        return (words, lines)
+    }
+
+    /// `page` (read from `image`) with `regions` of it read again, each on its own as one block of text, in the
+    /// order given: `page`'s lines above every region come first and those below every region last, with their
+    /// words; the words keep their boxes in the whole image. For a panel in columns side by side: Tesseract,
+    /// given the whole panel, may leave out the right part of a column (its dot leaders and %DV), which it reads
+    /// in a region of its own.
+    public func recognise(_ image: OCRImage, regions: [TextBox], of page: RecognizedPage) throws -> RecognizedPage {
+        lock.lock()
+        defer { lock.unlock() }
+        let summary = OCRImageSummary(
+            scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
+            sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
+            readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0,
+            dotLeaderRuns: image.dotLeaderRuns)
+        guard image.width > 0, image.height > 0 else {
+            return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
         }
-        let mean = words.isEmpty ? 0 : Double(TessBaseAPIMeanTextConf(handle)) / 100
+        image.pixels.withUnsafeBufferPointer { buffer in
+            TessBaseAPISetImage(handle, buffer.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
+        }
+        TessBaseAPISetSourceResolution(handle, 300)
+        defer { TessBaseAPIClear(handle) }
+        OpenMP.runParallelRegionsOnThisThread()
+        // Each region is one block of rows: Tesseract's own column finding, inside a column, takes a row's dot
+        // leaders and %DV for a column of their own and leaves them out.
+        TessBaseAPISetPageSegMode(handle, PSM_SINGLE_BLOCK)
+        defer { TessBaseAPISetPageSegMode(handle, TextRecognizer.pageSegmentationMode) }
+        var words: [RecognizedWord] = []
+        var lines: [[Int]] = []
+        var confidences: [Double] = []
+        let top = regions.map(\.y).min() ?? 0
+        let bottom = regions.map { $0.y + $0.height }.max() ?? 0
+        func keep(_ above: Bool) {
+            for line in page.lines {
+                let middle = line.preprocessedBox.y + line.preprocessedBox.height / 2
+                guard above ? middle < top : middle > bottom else { continue }
+                let offset = words.count
+                words += line.wordIndices.map { page.words[$0] }
+                lines.append(line.wordIndices.indices.map { $0 + offset })
+                confidences += line.wordIndices.map { page.words[$0].confidence }
+            }
+        }
+        keep(true)
+        for region in regions {
+            let x = max(0, min(image.width - 1, region.x))
+            let y = max(0, min(image.height - 1, region.y))
+            let w = min(image.width - x, region.width)
+            let h = min(image.height - y, region.height)
+            guard w > 8, h > 8 else { continue }
+            TessBaseAPISetRectangle(handle, Int32(x), Int32(y), Int32(w), Int32(h))
+            guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
+            let (regionWords, regionLines) = collectWords(image)
+            let offset = words.count
+            words += regionWords
+            lines += regionLines.map { $0.map { $0 + offset } }
+            confidences += regionWords.map(\.confidence)
+        }
+        keep(false)
+        let recognizedLines = TextRecognizer.recognizedLines(lines, words: words)
+        let mean = confidences.isEmpty ? 0 : confidences.reduce(0, +) / Double(confidences.count)
         return RecognizedPage(words: words, lines: recognizedLines, meanConfidence: mean, image: summary)
     }
 

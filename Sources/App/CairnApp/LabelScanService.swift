@@ -13,7 +13,8 @@ public struct LabelProposal: Encodable, Sendable {
         case proposed
         /// No text, or no Supplement Facts panel, was found.
         case noLabel
-        /// A Nutrition Facts panel (food), which Cairn does not read as a supplement.
+        /// A food's nutrition panel in any country's format (`FoodPanelFormat`: Nutrition Facts, Nutrition
+        /// Information, per 100 g, 栄養成分表示), which Cairn does not read as a supplement: no rows.
         case nutritionFacts
         /// The label does not appear to be in English.
         case otherLanguage
@@ -54,6 +55,13 @@ public struct LabelProposal: Encodable, Sendable {
     public let photoWidth: Int?
     /// The height of the upright photo the word boxes are measured in (nil for typed text).
     public let photoHeight: Int?
+    /// How the panel was laid out, as found from the words' positions (nil for typed text).
+    public var layout: LabelLayoutSummary? = nil
+    /// For a food's panel (`status == .nutritionFacts`): the format that told it.
+    public var foodPanel: FoodPanelFormat? = nil
+    /// Every line seen and not read as a row, with why (`unreadLines` and `notIngredients` are the same lines
+    /// by kind; this adds the barely legible ones and, for a panel declined, every line it held).
+    public var linesNotRead: [LineNotRead] = []
 
     /// The product form the serving size names ("Serving Size 2 Softgels": softgel), if any.
     public var suggestedForm: ProductForm? {
@@ -73,6 +81,27 @@ public struct LabelProposal: Encodable, Sendable {
         }
         return nil
     }
+}
+
+/// A line of the photo that was seen and not read as a row, and why: so a person can tell a line Cairn could not
+/// read from one it does not read by design.
+public struct LineNotRead: Encodable, Sendable, Hashable {
+    /// Why the line was not read.
+    public enum Reason: String, Encodable, Sendable {
+        /// Seen inside the panel, but no name and amount could be read from it (blurred, cut, misread).
+        case unreadable
+        /// So faint that it was left out as noise.
+        case barelyLegible
+        /// Read, and not an ingredient: directions, a warning, an address, text below the panel.
+        case notAnIngredient
+        /// Read, on a panel Cairn does not read: a food's nutrition panel, or a label in another language.
+        case notSupported
+    }
+
+    /// The line as read.
+    public let text: String
+    /// Why it was not read as a row.
+    public let reason: Reason
 }
 
 /// One proposed row.
@@ -260,7 +289,15 @@ public final class LabelScanService: Sendable {
         let recognizer = try recognizerStart.get()
         var page = try recognizer.recognise(prepared)
         _ = try normaliserStart.get()
-        var parsed = parse(page)
+        var parsed = parse(page, imageWidth: prepared.width)
+        // Columns side by side: each is read again on its own (with what lies above and below them).
+        if !parsed.regions.isEmpty {
+            let boxes = parsed.regions.map { r in
+                TextBox(x: Int(r.x.rounded()), y: Int(r.y.rounded()), width: Int(r.width.rounded()), height: Int(r.height.rounded()))
+            }
+            page = try recognizer.recognise(prepared, regions: boxes, of: page)
+            parsed = parse(page, regions: parsed.regions, layout: parsed.layout)
+        }
         if parsed.label.panelKind == .unknown, !page.words.isEmpty, page.meanConfidence < Self.upsideDownRetryConfidence {
             let turned = try recognizer.recognise(imageData: imageData, turnHalf: true)
             let turnedParsed = parse(turned)
@@ -269,31 +306,57 @@ public final class LabelScanService: Sendable {
                 parsed = turnedParsed
             }
         }
-        return proposal(parsed.label, lines: parsed.lines, page: page)
+        return proposal(parsed.label, lines: parsed.lines, page: page, layout: parsed.layout)
     }
 
     /// Proposes rows from typed label text (no photo, no word boxes).
     public func propose(text: String) -> LabelProposal {
         let lines = LabelLine.lines(from: text)
-        return proposal(LabelParser.parse(lines), lines: lines, page: nil)
+        return proposal(LabelParser.parse(lines), lines: lines, page: nil, layout: nil)
     }
 
     // MARK: private
 
-    private func parse(_ page: RecognizedPage) -> (label: ParsedLabel, lines: [LabelLine]) {
-        let lines = page.lines.map { line -> LabelLine in
-            let words = line.wordIndices.map { page.words[$0] }
-            // One-character words (markers, bars) are often read with low confidence and carry no row content.
-            let meaningful = words.filter { $0.text.count > 1 }
-            let confidence = (meaningful.isEmpty ? words : meaningful).map(\.confidence).min()
-            return LabelLine(
-                text: line.text, leftEdge: Double(line.preprocessedBox.x),
-                height: Double(line.preprocessedBox.height), confidence: confidence, wordIndices: line.wordIndices)
-        }
-        return (LabelParser.parse(lines), lines)
+    /// The page's lines in reading order, its columns found from the words' boxes (`LabelLayout`), parsed; with
+    /// the regions to read again one by one when the panel has columns side by side.
+    private func parse(_ page: RecognizedPage, imageWidth: Int? = nil) -> (
+        label: ParsedLabel, lines: [LabelLine], layout: LabelLayoutSummary, regions: [LabelRegion]
+    ) {
+        let words = Self.layoutWords(page)
+        let right = page.lines.map { Double($0.preprocessedBox.x + $0.preprocessedBox.width) }.max() ?? 0
+        let (lines, firstLayout, regions) = LabelLayout.lines(
+            words: words, recognisedLines: page.lines.map(\.wordIndices), imageWidth: imageWidth.map(Double.init) ?? right)
+        let label = LabelParser.parse(lines)
+        var layout = firstLayout
+        layout.dotLeaders = layout.dotLeaders || page.image.dotLeaderRuns > 0
+        layout.amounts = LabelLayout.amountPlacement(of: label, lines: lines, words: words)
+        return (label, lines, layout, regions)
     }
 
-    private func proposal(_ label: ParsedLabel, lines: [LabelLine], page: RecognizedPage?) -> LabelProposal {
+    /// A page read region by region (`TextRecognizer.recognise(_:regions:)`), parsed in the regions' order; the
+    /// layout is the one the whole page showed, with where the amounts were read again.
+    private func parse(_ page: RecognizedPage, regions: [LabelRegion], layout: LabelLayoutSummary) -> (
+        label: ParsedLabel, lines: [LabelLine], layout: LabelLayoutSummary, regions: [LabelRegion]
+    ) {
+        let words = Self.layoutWords(page)
+        let lines = LabelLayout.lines(words: words, recognisedLines: page.lines.map(\.wordIndices), regions: regions)
+        let label = LabelParser.parse(lines)
+        var layout = layout
+        layout.amounts = LabelLayout.amountPlacement(of: label, lines: lines, words: words)
+        return (label, lines, layout, regions)
+    }
+
+    /// The page's words with their boxes in the image Tesseract read (the geometry the layout is found in).
+    private static func layoutWords(_ page: RecognizedPage) -> [LabelWord] {
+        page.words.map { word in
+            let box = word.preprocessedBox
+            return LabelWord(
+                text: word.text, x: Double(box.x), y: Double(box.y), width: Double(box.width), height: Double(box.height),
+                confidence: word.confidence)
+        }
+    }
+
+    private func proposal(_ label: ParsedLabel, lines: [LabelLine], page: RecognizedPage?, layout: LabelLayoutSummary?) -> LabelProposal {
         let words = page?.words ?? []
         let turned = page?.image.turnedHalf ?? false
         var warnings: [String] = []
@@ -304,19 +367,28 @@ public final class LabelScanService: Sendable {
             )
         }
         func empty(_ status: LabelProposal.Status, _ message: String) -> LabelProposal {
-            LabelProposal(
+            var proposal = LabelProposal(
                 status: status, message: message, disclaimer: Disclaimer.labelReading.text, servingSize: nil,
                 servingSizeText: nil, servingsPerContainer: nil, rows: [], otherIngredients: [], notIngredients: [],
                 unreadLines: [], warnings: warnings, mayBeIncomplete: true,
                 meanConfidence: page?.meanConfidence ?? 0, readUpsideDown: turned,
                 photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+            proposal.layout = layout
+            proposal.foodPanel = status == .nutritionFacts ? label.foodPanel ?? .nutritionFacts : nil
+            if status == .nutritionFacts || status == .otherLanguage {
+                proposal.linesNotRead = lines.map { LineNotRead(text: $0.text, reason: .notSupported) }
+            } else {
+                proposal.linesNotRead = label.unusedLines.map { LineNotRead(text: $0, reason: .unreadable) }
+            }
+            return proposal
         }
         if lines.isEmpty {
             return empty(
                 .noLabel, "No text was found in this photo. Photograph the Supplement Facts panel straight on, filling the frame, in even light.")
         }
         if label.panelKind == .nutritionFacts {
-            return empty(.nutritionFacts, "This is a Nutrition Facts panel from a food. Cairn reads Supplement Facts panels only.")
+            let what = (label.foodPanel ?? .nutritionFacts).title
+            return empty(.nutritionFacts, "This is \(what). Cairn reads Supplement Facts panels only: nothing was read from it.")
         }
         func confidence(_ row: ParsedLabelRow) -> Double? { row.lineIndices.compactMap { lines[$0].confidence }.min() }
         var normalised = normaliser.normalise(label, confidence: confidence)
@@ -403,7 +475,7 @@ public final class LabelScanService: Sendable {
             rows.isEmpty
             ? "The panel was found but no ingredient rows could be read. Try a sharper photo."
             : (flagged > 0 ? "\(flagged) of \(rows.count) rows are flagged: each is saved only once you accept it, change it or leave it out." : nil)
-        return LabelProposal(
+        var proposal = LabelProposal(
             status: .proposed, message: message, disclaimer: Disclaimer.labelReading.text,
             servingSize: label.servingSize, servingSizeText: label.servingSizeText,
             servingsPerContainer: label.servingsPerContainer, rows: rows,
@@ -411,6 +483,12 @@ public final class LabelScanService: Sendable {
             unreadLines: unread, warnings: warnings, mayBeIncomplete: incomplete,
             meanConfidence: page?.meanConfidence ?? 1, readUpsideDown: turned,
             photoWidth: page?.image.sourceWidth, photoHeight: page?.image.sourceHeight)
+        proposal.layout = layout
+        proposal.linesNotRead =
+            unread.map { LineNotRead(text: $0, reason: .unreadable) }
+            + noise.map { LineNotRead(text: $0.parsed.nameOnLabel, reason: .barelyLegible) }
+            + label.notIngredients.map { LineNotRead(text: $0, reason: .notAnIngredient) }
+        return proposal
     }
 
     /// The side of the part of the photo that was read (the whole photo, or the panel's box it was cropped to)

@@ -63,7 +63,8 @@ enum LabelBenchmark {
         /// The renders read (nil: all): "clean", "degraded" and the names of `LabelPhotoDegradation.all`, spaces as "-".
         var kinds: Set<String>?
         var processes = true
-        let kindNames = ["clean", "degraded"] + LabelPhotoDegradation.all.map { $0.name.replacingOccurrences(of: " ", with: "-") }
+        let kindNames =
+            ["clean", "degraded"] + LabelPhotoDegradation.all.map { $0.name.replacingOccurrences(of: " ", with: "-") } + ["two-column-12mp", "food"]
         var i = 0
         while i < arguments.count {
             switch arguments[i] {
@@ -175,13 +176,18 @@ enum LabelBenchmark {
             "  gate: junk rows without a flag \([clean, degraded, photoTotals].map(\.unflaggedJunkRows).reduce(0, +)), rows missed without a warning \([clean, degraded, photoTotals].map(\.silentMisses).reduce(0, +)) (targets 0; a flagged row is never saved before the person accepts it)"
         )
         let speedMet = processes ? try compareProcesses(speedSamples) : false
+        let developmentMet = try LabelDevelopmentSet.run(
+            labels: labels.enumerated().filter { only?.contains($0.offset) ?? true }.map { ($0.offset, $0.element) }, service: service,
+            normaliser: normaliser, pipeline: pipeline, twoColumn: kinds?.contains("two-column-12mp") ?? true, food: kinds?.contains("food") ?? true,
+            processes: processes, saveDirectory: saveDirectory)
+
         var load = [Double](repeating: 0, count: 3)
         let loadRead = getloadavg(&load, 3) == 3
         print(
             String(
                 format: "  total bench time %.1f s (rendering and degrading included); load average %@", total,
                 loadRead ? String(format: "%.2f", load[0]) : "unknown"))
-        return cleanMet && degradedMet && photosMet && gateMet && speedMet
+        return cleanMet && degradedMet && photosMet && gateMet && speedMet && developmentMet
     }
 
     /// Saves what Tesseract is given as a PGM (for `--show-text --save DIR`).
@@ -289,7 +295,7 @@ enum LabelBenchmark {
     // MARK: degradation
 
     /// A phone-like photo of the render: smaller, tilted, unevenly lit, blurred, noisy, JPEG-compressed.
-    private static func degrade(_ image: RGBImage, rng: inout SeededGenerator, pipeline: ImagePipeline) throws -> Data {
+    static func degrade(_ image: RGBImage, rng: inout SeededGenerator, pipeline: ImagePipeline) throws -> Data {
         let scale = Double.random(in: 0.5...0.75, using: &rng)
         var out = try pipeline.resize(image, width: max(1, Int(Double(image.width) * scale)), height: max(1, Int(Double(image.height) * scale)))
         let tilt = Double.random(in: 1...4, using: &rng) * (Bool.random(using: &rng) ? 1 : -1)
@@ -330,7 +336,7 @@ enum LabelBenchmark {
 
     /// The proposal, with the process CPU time and the wall time it took. Speed is judged on CPU time: the
     /// machine is shared, and wall time under load measures the neighbours.
-    private static func timed(_ service: LabelScanService, _ jpeg: Data) throws -> (LabelProposal, Double, Double) {
+    static func timed(_ service: LabelScanService, _ jpeg: Data) throws -> (LabelProposal, Double, Double) {
         func cpu() -> Double {
             var t = timespec()
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
@@ -345,7 +351,7 @@ enum LabelBenchmark {
     /// Aligns proposed rows with truth rows in order (same catalogue entry, or similar names), then counts a
     /// row exact when the catalogue entry (or, for names outside the catalogue, the name), the amount and the
     /// unit are all right.
-    private static func score(_ result: (LabelProposal, Double, Double), truth: [TruthRow], label: Int, into totals: inout Totals) {
+    static func score(_ result: (LabelProposal, Double, Double), truth: [TruthRow], label: Int, into totals: inout Totals) {
         let (proposal, seconds, wall) = result
         totals.seconds.append(seconds)
         totals.wallSeconds.append(wall)
@@ -471,7 +477,7 @@ enum LabelBenchmark {
     }
 
     /// A one-line report (`brief`) or the full one.
-    private static func report(_ name: String, _ t: Totals, target: Double, brief: Bool) -> Bool {
+    static func report(_ name: String, _ t: Totals, target: Double, brief: Bool) -> Bool {
         guard brief else { return report(name, t, target: target) }
         let exact = t.truthRows == 0 ? 0 : Double(t.exactRows) / Double(t.truthRows)
         let amount = t.truthRows == 0 ? 0 : Double(t.amountRows) / Double(t.truthRows)

@@ -4,10 +4,37 @@ import Foundation
 public enum LabelPanelKind: String, Hashable, Sendable, Codable {
     /// A "Supplement Facts" panel (the one Cairn reads).
     case supplementFacts
-    /// A "Nutrition Facts" panel from a food.
+    /// A food's nutrition panel, in any country's format (`FoodPanelFormat`): never read as a supplement's.
     case nutritionFacts
     /// No panel heading was found.
     case unknown
+}
+
+/// The format of a food's nutrition panel, as told by its heading or its columns. Cairn reads Supplement Facts
+/// panels only: a food panel is declined, whatever its rows.
+public enum FoodPanelFormat: String, Hashable, Sendable, Codable {
+    /// "Nutrition Facts" (United States, Canada).
+    case nutritionFacts
+    /// "Nutrition Information" with per-serving and per-100 g columns (Australia, New Zealand, Singapore).
+    case nutritionInformation
+    /// "Nutrition", "Nutrition declaration" or "Typical values" per 100 g (United Kingdom, European Union).
+    case per100
+    /// 栄養成分表示 (Japan).
+    case japanese
+    /// No heading read, but a food's columns: energy in kJ or kcal, values per 100 g or 100 ml, or the
+    /// macronutrients a food declares (protein, fat, carbohydrate, sugars, salt).
+    case unnamed
+
+    /// How the format is named to the person.
+    public var title: String {
+        switch self {
+        case .nutritionFacts: "a Nutrition Facts panel from a food"
+        case .nutritionInformation: "a food's Nutrition Information panel (as in Australia, New Zealand or Singapore)"
+        case .per100: "a food's nutrition table per 100 g (as in the UK and the EU)"
+        case .japanese: "a food's nutrition panel (栄養成分表示, as in Japan)"
+        case .unnamed: "a food's nutrition panel (energy in kJ or kcal, or values per 100 g)"
+        }
+    }
 }
 
 /// The symbol a label prints in the %DV column instead of (or beside) a percentage.
@@ -87,6 +114,8 @@ public struct ParsedLabel: Hashable, Sendable {
     public var notIngredients: [String] = []
     /// True when the panel's end (its footnote, or a section such as "Suggested use" after it) was read.
     public var panelEndFound = false
+    /// For a food's panel (`panelKind == .nutritionFacts`): which format told it; its rows are never read.
+    public var foodPanel: FoodPanelFormat?
 }
 
 /// Reads the text of a Supplement Facts panel (typed, or lines from OCR). Pure: no OCR, no catalogue.
@@ -119,8 +148,12 @@ public enum LabelParser {
             func unused() { unusedIndices.append(index) }
             let key = CatalogueText.normalised(text)
             if key.isEmpty { continue }
-            if let kind = heading(key) {
-                if label.panelKind == .unknown { label.panelKind = kind }
+            if let (kind, food) = heading(key, raw: text) {
+                // A Supplement Facts heading wins over a food's word read elsewhere ("Nutrition" in marketing).
+                if label.panelKind == .unknown || kind == .supplementFacts && label.panelKind != .supplementFacts {
+                    label.panelKind = kind
+                    label.foodPanel = food
+                }
                 continue
             }
             if inOtherIngredients {
@@ -172,6 +205,17 @@ public enum LabelParser {
             // A standardisation on its own line belongs to the row above ("standardized to 20% bacosides").
             if let last = rowLines.last, let form = standardisation(text) {
                 rowLines[rowLines.count - 1].row.form = [last.row.form, form].compactMap { $0 }.joined(separator: ", ")
+                rowLines[rowLines.count - 1].row.lineIndices.append(index)
+                continue
+            }
+            // A line wholly in parentheses under a row is the row's sub-line: "(1,000 IU)" its second amount,
+            // "(29% as beta-carotene)" or "(400 mcg folic acid)" what the amount is made of.
+            if let last = rowLines.last, listedBlend == nil, let inner = subLine(text) {
+                if last.row.alternateAmount == nil, inner.first?.isNumber == true, let amount = try? LabelUnitParser.amount(inner) {
+                    rowLines[rowLines.count - 1].row.alternateAmount = amount
+                } else {
+                    rowLines[rowLines.count - 1].row.form = [last.row.form, inner].compactMap { $0 }.joined(separator: ", ")
+                }
                 rowLines[rowLines.count - 1].row.lineIndices.append(index)
                 continue
             }
@@ -258,6 +302,13 @@ public enum LabelParser {
         }
         label.otherIngredients = splitIngredientList(otherText)
         label.rows = assignBlends(rowLines.map { ($0.row, $0.line) })
+        // A food's panel, told by its heading or its columns, is never read as a supplement's: no rows at all.
+        if label.panelKind != .supplementFacts, let food = label.foodPanel ?? foodColumns(lines.map(\.text)) {
+            label.panelKind = .nutritionFacts
+            label.foodPanel = food
+            label.rows = []
+            return label
+        }
         // A "statement" with rows read above and below it sits among the rows: a row misread (an "St" in a
         // garbled amount reads as a street), so it is a line of the panel not read, not a line left out.
         let inPanel = statements.filter { $0.rowsBefore > 0 && $0.rowsBefore < rowLines.count }.map(\.index)
@@ -286,15 +337,40 @@ public enum LabelParser {
 
     // MARK: line kinds
 
-    private static func heading(_ key: String) -> LabelPanelKind? {
+    /// The panel a heading line names: Supplement Facts, or a food's panel and its format.
+    private static func heading(_ key: String, raw: String) -> (LabelPanelKind, FoodPanelFormat?)? {
+        if raw.contains("栄養成分") { return (.nutritionFacts, .japanese) }
+        if key.hasPrefix("nutrition information") || key.hasPrefix("nutritional information") { return (.nutritionFacts, .nutritionInformation) }
         if key.count > 40 { return nil }
         let folded = CatalogueText.ocrFolded(key)
-        for (words, kind) in [("supplement facts", LabelPanelKind.supplementFacts), ("nutrition facts", .nutritionFacts)] {
+        let headings: [(String, LabelPanelKind, FoodPanelFormat?)] = [
+            ("supplement facts", .supplementFacts, nil), ("nutrition facts", .nutritionFacts, .nutritionFacts),
+            ("nutrition information", .nutritionFacts, .nutritionInformation),
+        ]
+        for (words, kind, food) in headings {
             let target = CatalogueText.ocrFolded(words)
-            if folded.contains(target) { return kind }
-            if CatalogueText.similarity(key, words) >= 0.8 { return kind }
+            if folded.contains(target) { return (kind, food) }
+            if CatalogueText.similarity(key, words) >= 0.8 { return (kind, food) }
+        }
+        // The UK's and the EU's tables: "Nutrition", "Nutrition declaration", "Typical values (per 100g)".
+        if key == "nutrition" || key.hasPrefix("nutrition declaration") || key.hasPrefix("typical values")
+            || key.hasPrefix("average nutritional") || key.hasPrefix("nutritional values")
+        {
+            return (.nutritionFacts, .per100)
         }
         return nil
+    }
+
+    /// A food's columns in lines that named no panel: energy in kJ or kcal, values per 100 g or 100 ml
+    /// (the UK's, the EU's, Australia's and Japan's panels, whatever OCR made of their headings), or four of the
+    /// macronutrients a food declares. nil for anything else (a supplement's panel without its heading read).
+    static func foodColumns(_ lines: [String]) -> FoodPanelFormat? {
+        let text = lines.joined(separator: "\n")
+        if text.range(of: #"(?i)(\d|\b)\s?(kj|kcal)\b"#, options: .regularExpression) != nil { return .unnamed }
+        if text.range(of: #"(?i)(per|/)\s?100\s?(g|ml)\b"#, options: .regularExpression) != nil { return .unnamed }
+        let words = Set(CatalogueText.normalised(text).split(separator: " ").map(String.init))
+        let macronutrients = ["energy", "protein", "fat", "carbohydrate", "carbohydrates", "sugars", "salt", "saturated", "cholesterol"]
+        return macronutrients.filter(words.contains).count >= 4 ? .unnamed : nil
     }
 
     private static func isSectionStart(_ key: String) -> Bool {
@@ -363,6 +439,20 @@ public enum LabelParser {
         return nil
     }
 
+    /// The inside of a line wholly in parentheses ("(400 mcg folic acid)", "(29% as beta-carotene)*"), without a
+    /// leading "as "; nil for any other line, and for one that names a row of its own ("(Vitamin C 60 mg)" never
+    /// is a sub-line: a name then an amount).
+    static func subLine(_ text: String) -> String? {
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        while let last = trimmed.last, "*†‡".contains(last) { trimmed.removeLast() }
+        guard trimmed.hasPrefix("("), trimmed.hasSuffix(")") || trimmed.hasSuffix("]"), trimmed.count > 2 else { return nil }
+        var inner = String(trimmed.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+        guard !inner.contains("("), !inner.isEmpty else { return nil }
+        if let row = parseRow(inner), row.amount != nil, !row.nameOnLabel.isEmpty, inner.first?.isNumber != true { return nil }
+        if inner.lowercased().hasPrefix("as ") { inner = String(inner.dropFirst(3)) }
+        return inner
+    }
+
     /// "Energy Blend (Green Tea, Guarana, Yerba Mate)": the blend's name and its members in order, when a name
     /// holding a blend word (`LabelNormaliser.blendWords`) ends with a parenthesised list of two or more names;
     /// nil otherwise ("Ginger (Zingiber officinale)" is a name).
@@ -420,10 +510,20 @@ public enum LabelParser {
 
     // MARK: rows
 
-    /// Removes OCR noise at the ends of a line (bars, pipes, underscores).
+    /// True for a word that is only a dot leader (the dots between a row's amount and its %DV, as OCR reads them:
+    /// "........", "·····", "_____", ". . ." read as one word, "—––").
+    public static func isLeader(_ word: String) -> Bool {
+        word.count >= 3 && word.allSatisfy { ".·…•_-–—,:".contains($0) }
+    }
+
+    /// Removes OCR noise at the ends of a line (bars, pipes, underscores) and dot leaders inside it ("1050
+    /// mcg........ 117%", "mcg.......117%": the leader parts words as a space does).
     static func cleanLine(_ text: String) -> String {
         let noise = CharacterSet(charactersIn: "|_=~—–-»«“”\"'`")
-        var cleaned = text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: noise.union(.whitespaces))
+        var cleaned = text.replacingOccurrences(of: "\u{00A0}", with: " ")
+        cleaned = cleaned.replacingOccurrences(of: #"\s?(?:[.·…•_]\s?){4,}|[-–—]{3,}"#, with: " ", options: .regularExpression)
+        cleaned = cleaned.replacingOccurrences(of: #" {2,}"#, with: " ", options: .regularExpression)
+        cleaned = cleaned.trimmingCharacters(in: noise.union(.whitespaces))
         // OCR reads ")" as "]" and drops the space before the amount: "(as magnesium glycinate]20mg".
         if cleaned.contains("("), cleaned.contains("]"), !cleaned.contains("[") {
             cleaned = cleaned.replacingOccurrences(of: "]", with: ")")

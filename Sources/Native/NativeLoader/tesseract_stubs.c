@@ -28,6 +28,7 @@ CAIRN_NATIVE_STUB(SONAME, int, TessBaseAPIMeanTextConf, (TessBaseAPI *handle), (
 CAIRN_NATIVE_STUB(SONAME, int, TessBaseAPIRecognize, (TessBaseAPI *handle, ETEXT_DESC *monitor), (handle, monitor))
 CAIRN_NATIVE_STUB_VOID(SONAME, TessBaseAPISetImage, (TessBaseAPI *handle, const unsigned char *imagedata, int width, int height, int bytes_per_pixel, int bytes_per_line), (handle, imagedata, width, height, bytes_per_pixel, bytes_per_line))
 CAIRN_NATIVE_STUB_VOID(SONAME, TessBaseAPISetPageSegMode, (TessBaseAPI *handle, TessPageSegMode mode), (handle, mode))
+CAIRN_NATIVE_STUB_VOID(SONAME, TessBaseAPISetRectangle, (TessBaseAPI *handle, int left, int top, int width, int height), (handle, left, top, width, height))
 CAIRN_NATIVE_STUB_VOID(SONAME, TessBaseAPISetSourceResolution, (TessBaseAPI *handle, int ppi), (handle, ppi))
 CAIRN_NATIVE_STUB(SONAME, int, TessBaseAPISetVariable, (TessBaseAPI *handle, const char *name, const char *value), (handle, name, value))
 CAIRN_NATIVE_STUB_VOID(SONAME, TessDeleteText, (const char *text), (text))
