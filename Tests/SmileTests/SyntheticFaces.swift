@@ -5,16 +5,17 @@ import Synchronization
 import Testing
 
 /// A 68-point face for geometry tests: eyes one mouth width above the lips, lips `mouthWidth` wide and
-/// `mouthWidth * 0.4` tall centred on `mouth`; `cornerTilt` (degrees) tilts only the lip corners.
+/// `mouthWidth * 0.4` tall centred on `mouth`; `cornerTilt` (degrees) tilts only the lip corners; `jawDrop` (mouth
+/// widths) moves the chin and the lower jaw down, as a mouth opened wide does while the lip points stay put.
 func syntheticFace(
     mouth: Point, mouthWidth w: Double, cornerTilt: Double = 0, eyeDrop: Double = 1.0,
-    mouthHeightRatio: Double = 0.4
+    mouthHeightRatio: Double = 0.4, jawDrop: Double = 0
 ) -> DetectedFace {
     var points = [Point](repeating: Point(x: mouth.x, y: mouth.y - 0.5 * w), count: 68)
     // Jaw 0-16 around the lower face.
     for i in 0...16 {
         let t = Double(i) / 16 * .pi
-        points[i] = Point(x: mouth.x - 1.3 * w * cos(t), y: mouth.y - 1.0 * w + 1.5 * w * sin(t))
+        points[i] = Point(x: mouth.x - 1.3 * w * cos(t), y: mouth.y - 1.0 * w + 1.5 * w * sin(t) + (4...12 ~= i ? jawDrop * w : 0))
     }
     let eyeY = mouth.y - eyeDrop * w
     for (k, i) in (36..<42).enumerated() {

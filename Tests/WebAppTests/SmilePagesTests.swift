@@ -205,7 +205,8 @@ private final class SmileSite {
     }
     for error in [
         SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID,
-        .uploadExpired, .outputNotClean, .uncertainProposal, .needsManualCrop(.nothingFound),
+        .uploadExpired, .outputNotClean, .uncertainProposal(MouthDoubt.allCases), .squareHoldsAnEye, .needsManualCrop(.nothingFound),
+        .needsManualCrop(.eyesTooClose),
     ] {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
     }

@@ -89,3 +89,54 @@ public struct LipGeometryCheck: Sendable, Equatable {
         return a
     }
 }
+
+/// The wide-open pose, read from a face's landmarks. Orthodontic photos are often taken with the mouth open as far
+/// as it goes to show the teeth; landmark models are not trained on that pose and place the lower lip too high, so
+/// such a mouth is found from what stays reliable (the nose base, the chin, the lip corners and the upper lip).
+///
+/// Thresholds from the 43 annotated ordinary faces of ../shared/data/faces (inner-lip gap up to 0.42 of the mouth's
+/// width, outer-lip height up to 0.66 of it, nose base to chin up to 1.68 eye distances on a 12 px face, 1.45 on
+/// the rest); the pose is only ever a reason to ask the person (`MouthDoubt.mouthWideOpen`), never to store.
+public struct MouthPose: Sendable, Equatable {
+    /// Smallest gap between the inner lips (points 62-66), as a share of the mouth's width, that counts as wide open.
+    public var openInnerGap = 0.5
+    /// Smallest outer-lip height (points 51-57), as a share of the mouth's width, that counts as wide open.
+    public var openOuterHeight = 0.75
+    /// Smallest nose-base-to-chin distance (points 33-8), in eye distances, that counts as a dropped jaw.
+    public var droppedJaw = 1.55
+
+    /// The defaults.
+    public init() {}
+
+    /// Whether `face`'s mouth is open wide: its lips part widely, or its jaw has dropped.
+    public func isWideOpen(_ face: DetectedFace) -> Bool {
+        let p = face.points
+        let width = p[FaceLandmarkIndex.leftLipCorner].distance(to: p[FaceLandmarkIndex.rightLipCorner])
+        let eyes = LipGeometryCheck.mean(p[FaceLandmarkIndex.leftEye]).distance(to: LipGeometryCheck.mean(p[FaceLandmarkIndex.rightEye]))
+        guard width > 0, eyes > 0 else { return false }
+        return p[62].distance(to: p[66]) >= openInnerGap * width || p[51].distance(to: p[57]) >= openOuterHeight * width
+            || p[FaceLandmarkIndex.noseBase].distance(to: p[FaceLandmarkIndex.chin]) >= droppedJaw * eyes
+    }
+
+    /// The box a wide-open mouth (or one whose lip points are implausible) lies in, from the reliable points: from
+    /// just below the nose base to just above the chin, and as wide as the lip corners or 0.9 eye distances,
+    /// whichever is wider, centred between them. Nil when those points do not make an upright lower face (the
+    /// chin not below the nose base, the nose base not below the eyes).
+    public func lowerFaceBox(_ face: DetectedFace) -> PixelRect? {
+        let p = face.points
+        let leftEye = LipGeometryCheck.mean(p[FaceLandmarkIndex.leftEye])
+        let rightEye = LipGeometryCheck.mean(p[FaceLandmarkIndex.rightEye])
+        let eyeDistance = leftEye.distance(to: rightEye)
+        let nose = p[FaceLandmarkIndex.noseBase]
+        let chin = p[FaceLandmarkIndex.chin]
+        let eyeLine = (leftEye.y + rightEye.y) / 2
+        let drop = chin.y - nose.y
+        guard eyeDistance > 0, nose.y > eyeLine, drop > 0.5 * eyeDistance, drop < 3 * eyeDistance else { return nil }
+        guard let lips = PixelRect(bounding: face.outerLips) else { return nil }
+        let top = min(nose.y + 0.12 * drop, lips.y)
+        let bottom = max(chin.y - 0.05 * drop, lips.maxY)
+        let centreX = (lips.centre.x + (nose.x + chin.x) / 2) / 2
+        let width = max(lips.width, 0.9 * eyeDistance)
+        return PixelRect(x: centreX - width / 2, y: top, width: width, height: bottom - top)
+    }
+}

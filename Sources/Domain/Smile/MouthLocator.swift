@@ -5,9 +5,12 @@ import CairnCore
 /// 1. Landmarks on a downscaled copy: a square centred on the outer-lip box, side 1.6 x its width, moved
 ///    down if needed so that no eye point falls inside, clamped inside the photo. Several faces: the
 ///    largest is chosen and the rest offered.
-/// 2. A face whose lip geometry is implausible for an upright face (lip corners tilted against the eyes,
-///    mouth out of proportion, taller than wide, not below the eyes) goes to colour analysis within the
-///    lower part of that face.
+/// 2. A face whose mouth is open wide (`MouthPose`), or whose lip geometry is implausible for an upright face
+///    (lip corners tilted against the eyes, mouth out of proportion, taller than wide, not below the eyes), is
+///    placed from the box between its nose base and its chin; failing that, by colour analysis within the lower
+///    part of that face. Such a square is always a proposal for the person to check (`MouthConfidenceRule`).
+/// Every square of a face keeps that face's eye points out: moved down, else made smaller (the person is told),
+/// else no square (`eyesTooClose`).
 /// 3. No face: colour analysis of the whole photo (close-ups), unless the photo is grayscale.
 /// 4. Nothing: `.notFound` with the reason; the person places the square.
 public struct MouthLocator: Sendable {
@@ -28,6 +31,8 @@ public struct MouthLocator: Sendable {
         public var colourWidthAllowance = 1.0
         /// The plausibility thresholds of step 2.
         public var lipCheck = LipGeometryCheck()
+        /// When a face's mouth counts as open wide.
+        public var pose = MouthPose()
         /// The colour step's settings.
         public var colour = ColourMouthFinder()
 
@@ -69,8 +74,10 @@ public struct MouthLocator: Sendable {
                 .map { $0.scaled(by: scale) }
                 .sorted { $0.bounds.area > $1.bounds.area }
             var candidates: [MouthCandidate] = []
+            var eyesTooClose = false
             for face in faces {
-                guard let candidate = candidate(for: face, in: image, working: working, scale: scale) else { continue }
+                guard let candidate = candidate(for: face, in: image, working: working, scale: scale, eyesTooClose: &eyesTooClose)
+                else { continue }
                 let width = Int(candidate.mouthBounds.width.rounded())
                 if width < configuration.minimumMouthWidth {
                     tooSmallWidth = max(tooSmallWidth ?? 0, width)
@@ -84,6 +91,7 @@ public struct MouthLocator: Sendable {
             if let width = tooSmallWidth {
                 return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
             }
+            if eyesTooClose { return .notFound(.eyesTooClose) }
             if !faces.isEmpty { return .notFound(.nothingFound) }
         }
 
@@ -94,10 +102,10 @@ public struct MouthLocator: Sendable {
         if width < configuration.minimumMouthWidth {
             return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
         }
-        return .found(
-            MouthCandidate(
-                square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
-                mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
+        guard let (square, _) = square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance) else {
+            return .notFound(.nothingFound)
+        }
+        return .found(MouthCandidate(square: square, detector: .colour, mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
     }
 
     /// A square the person can start from when nothing was found: centred, half the shorter side.
@@ -107,15 +115,31 @@ public struct MouthLocator: Sendable {
             side: Double(min(width, height)) / 2, imageWidth: width, imageHeight: height)
     }
 
-    /// The landmark candidate for `face` (original coordinates), or a colour candidate from the lower face
-    /// when its lips are implausible; `nil` when neither works.
-    func candidate(for face: DetectedFace, in image: PhotoSize, working: RGBImage, scale: Double) -> MouthCandidate? {
-        if configuration.lipCheck.isPlausible(face), let lips = PixelRect(bounding: face.outerLips) {
+    /// The landmark candidate for `face` (original coordinates); for a wide-open mouth or implausible lip points,
+    /// the box between the nose base and the chin (`MouthPose.lowerFaceBox`), else colour within the lower face;
+    /// `nil` when none works. `eyesTooClose` is set when a mouth was placed but no square holds it without an eye.
+    func candidate(for face: DetectedFace, in image: PhotoSize, working: RGBImage, scale: Double, eyesTooClose: inout Bool)
+        -> MouthCandidate?
+    {
+        let eyes = Array(face.eyes)
+        let plausible = configuration.lipCheck.isPlausible(face)
+        let wideOpen = configuration.pose.isWideOpen(face)
+        func make(_ bounds: PixelRect, _ detector: MouthDetector, confidence: Double, allowance: Double = 1) -> MouthCandidate? {
+            guard let (square, shrunk) = square(around: bounds, eyes: eyes, in: image, allowance: allowance) else {
+                eyesTooClose = true
+                return nil
+            }
             return MouthCandidate(
-                square: square(around: lips, eyes: Array(face.eyes), in: image), detector: .landmarks,
-                mouthBounds: lips, faceBounds: face.bounds, confidence: 1)
+                square: square, detector: detector, mouthBounds: bounds, faceBounds: face.bounds, confidence: confidence,
+                eyes: eyes, wideOpen: wideOpen, lipPointsImplausible: !plausible, shrunkToKeepEyesOut: shrunk)
         }
-        // Step 2 failed: look for the mouth by colour in the lower part of this face (in the working copy).
+        if plausible, !wideOpen, let lips = PixelRect(bounding: face.outerLips) {
+            return make(lips, .landmarks, confidence: 1)
+        }
+        if let box = configuration.pose.lowerFaceBox(face) {
+            return make(box, .landmarks, confidence: 0.5)
+        }
+        // Look for the mouth by colour in the lower part of this face (in the working copy).
         guard !Sampling.isGrayscale(working) else { return nil }
         let b = face.bounds
         let region = PixelRect(
@@ -130,26 +154,43 @@ public struct MouthLocator: Sendable {
             x: local.x + Double(ox), y: local.y + Double(oy),
             width: local.width, height: local.height
         ).scaled(by: scale)
-        return MouthCandidate(
-            square: square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance), detector: .colour,
-            mouthBounds: bounds, faceBounds: face.bounds, confidence: finding.confidence)
+        return make(bounds, .colour, confidence: finding.confidence, allowance: configuration.colourWidthAllowance)
     }
 
-    /// Side 1.6 x mouth width, centred on the mouth; if an eye point (with a margin of 10% of the mouth width
-    /// for landmark jitter) would fall inside, the square moves down below it, but never so far that the top
-    /// lip leaves it. Then clamped.
-    func square(around mouth: PixelRect, eyes: [Point], in image: PhotoSize, allowance: Double = 1) -> CropSquare {
-        let side = configuration.sideToMouthWidth * mouth.width * allowance
+    /// Side 1.6 x the mouth's width (or 1.15 x its height when taller, as a wide-open mouth's box is), centred on the
+    /// mouth; if an eye point (with a margin of 10% of the mouth width for landmark jitter) would fall inside, the
+    /// square moves down below it, but never so far that the top lip leaves it. Then clamped inside the photo. If
+    /// the photo's edge then pushes an eye (with its margin) back inside, the square is made smaller, 5% at a time,
+    /// and placed below the lowest eye over it, until none is inside (`shrunk` is then true); nil when even the
+    /// smallest useful square (1.6 x the smallest mouth) cannot keep the eyes out. Never returns a square holding an
+    /// eye point.
+    func square(around mouth: PixelRect, eyes: [Point], in image: PhotoSize, allowance: Double = 1) -> (CropSquare, shrunk: Bool)? {
+        let side = max(configuration.sideToMouthWidth * mouth.width * allowance, 1.15 * mouth.height)
         let margin = 0.1 * mouth.width
+        func eyesOver(left: Double, right: Double) -> [Point] { eyes.filter { $0.x >= left - margin && $0.x < right + margin } }
+        func clear(_ s: CropSquare) -> Bool {
+            let r = s.rect
+            return !eyes.contains { $0.x >= r.x - margin && $0.x < r.maxX + margin && $0.y >= r.y - margin && $0.y < r.maxY + margin }
+        }
         var centre = mouth.centre
-        let left = centre.x - side / 2 - margin
-        let right = centre.x + side / 2 + margin
-        let eyesAbove = eyes.filter { $0.x >= left && $0.x < right && $0.y < mouth.y }
-        if let lowestEye = eyesAbove.map(\.y).max() {
+        if let lowestEye = eyesOver(left: centre.x - side / 2, right: centre.x + side / 2).filter({ $0.y < mouth.y }).map(\.y).max() {
             let top = min(max(centre.y - side / 2, lowestEye + margin), mouth.y)
             centre.y = top + side / 2
         }
-        return CropSquare.clamped(centre: centre, side: side, imageWidth: image.width, imageHeight: image.height)
+        let first = CropSquare.clamped(centre: centre, side: side, imageWidth: image.width, imageHeight: image.height)
+        if clear(first) { return (first, false) }
+        let smallest = configuration.sideToMouthWidth * Double(configuration.minimumMouthWidth)
+        var trial = min(side, Double(min(image.width, image.height)))
+        while trial >= smallest {
+            let over = eyesOver(left: mouth.centre.x - trial / 2, right: mouth.centre.x + trial / 2)
+            let top = (over.map(\.y).max() ?? 0) + margin + 1
+            let square = CropSquare.clamped(
+                centre: Point(x: mouth.centre.x, y: max(mouth.centre.y, top + trial / 2)), side: trial,
+                imageWidth: image.width, imageHeight: image.height)
+            if clear(square) { return (square, true) }
+            trial *= 0.95
+        }
+        return nil
     }
 }
 
