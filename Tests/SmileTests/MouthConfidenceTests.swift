@@ -97,3 +97,59 @@ import Testing
         #expect(!face.eyes.contains(where: c.square.contains))
     }
 }
+
+/// Wide-open mouths found from the pixels under the lip points, and close-ups (issue 45 items 2 and 4).
+@Suite struct OpenMouthAndCloseUpTests {
+    /// Skin with a dark open mouth painted from `top` to `bottom` across `left...right`, and a band of teeth on top.
+    func openMouthImage(left: Int, right: Int, top: Int, bottom: Int) -> RGBImage {
+        var image = RGBImage(width: 800, height: 700, red: 205, green: 160, blue: 135)
+        for y in top..<bottom {
+            for x in left..<right {
+                let o = image.offset(x: x, y: y)
+                let teeth = y < top + (bottom - top) / 4
+                image.pixels[o] = teeth ? 240 : 60
+                image.pixels[o + 1] = teeth ? 236 : 20
+                image.pixels[o + 2] = teeth ? 222 : 25
+            }
+        }
+        return image
+    }
+
+    @Test func aMouthThatGoesOnBelowItsLipPointsIsWideOpenAndItsSquareReachesItsBottom() throws {
+        // The lip points say a closed mouth at y 300 (lower lip at 320), but the open mouth goes down to 430.
+        let face = syntheticFace(mouth: Point(x: 400, y: 300), mouthWidth: 100)
+        let image = openMouthImage(left: 360, right: 440, top: 300, bottom: 430)
+        let pose = MouthPose()
+        #expect(pose.mouthContinuesBelowLips(face, in: image, scale: 1))
+        let bottom = try #require(pose.openMouthBottom(face, in: image, scale: 1))
+        #expect(bottom >= 430 && bottom <= 470, "the mouth's end plus a lower lip: \(bottom)")
+        let c = try #require(MouthLocator(detector: ScriptedDetector { _ in [face] }).locate(in: image).chosen)
+        #expect(c.wideOpen && c.doubts.contains(.mouthWideOpen) && !c.isConfident)
+        #expect(c.square.contains(Point(x: 400, y: 440)), "the square holds the open mouth's bottom: \(c.square)")
+        #expect(!face.eyes.contains(where: c.square.contains))
+    }
+
+    @Test func skinBelowTheLowerLipIsAnOrdinaryMouth() {
+        let face = syntheticFace(mouth: Point(x: 400, y: 300), mouthWidth: 100)
+        let image = RGBImage(width: 800, height: 700, red: 205, green: 160, blue: 135)
+        #expect(!MouthPose().mouthContinuesBelowLips(face, in: image, scale: 1))
+        #expect(MouthPose().openMouthBottom(face, in: image, scale: 1) == nil)
+    }
+
+    @Test func aCloseUpWithoutAFaceGetsTheLargestSquareThatFitsHoldingTheMouth() throws {
+        // Lips half the photo's width: the usual square (1.6 widths) would not fit, so the largest one does, on
+        // the photo's middle, holding both lip corners.
+        let image = paintedMouth(imageWidth: 400, imageHeight: 240, mouth: Point(x: 210, y: 120), width: 200)
+        let c = try #require(MouthLocator(detector: ScriptedDetector { _ in [] }).locate(in: image).chosen)
+        #expect(c.square.side == 240)
+        #expect(c.square.contains(Point(x: 112, y: 120)) && c.square.contains(Point(x: 308, y: 120)), "\(c.square)")
+        #expect(c.doubts.contains(.noFace))
+    }
+
+    @Test func aSmallMouthWithoutAFaceKeepsTheUsualSquare() throws {
+        let image = paintedMouth(imageWidth: 800, imageHeight: 600, mouth: Point(x: 300, y: 260), width: 120)
+        let c = try #require(MouthLocator(detector: ScriptedDetector { _ in [] }).locate(in: image).chosen)
+        #expect(c.square.side < 300, "a mouth that does not fill the photo is not a close-up: \(c.square)")
+        #expect(c.square.contains(Point(x: 300, y: 260)))
+    }
+}

@@ -29,6 +29,9 @@ public struct MouthLocator: Sendable {
         /// A colour box's width is scaled by this before sizing the square (1: the colour finder measures
         /// the mouth from corner to corner; raise it if a finder misses faded lip corners).
         public var colourWidthAllowance = 1.0
+        /// Without a face, a usual square at least this share of the photo's shorter side makes the photo a close-up,
+        /// whose square is the largest that fits (`closeUpSquare`).
+        public var closeUpShare = 0.5
         /// The plausibility thresholds of step 2.
         public var lipCheck = LipGeometryCheck()
         /// When a face's mouth counts as open wide.
@@ -102,10 +105,10 @@ public struct MouthLocator: Sendable {
         if width < configuration.minimumMouthWidth {
             return .notFound(.mouthTooSmall(width: width, minimum: configuration.minimumMouthWidth))
         }
-        guard let (square, _) = square(around: bounds, eyes: [], in: image, allowance: configuration.colourWidthAllowance) else {
-            return .notFound(.nothingFound)
-        }
-        return .found(MouthCandidate(square: square, detector: .colour, mouthBounds: bounds, faceBounds: nil, confidence: finding.confidence))
+        return .found(
+            MouthCandidate(
+                square: closeUpSquare(around: bounds, in: image), detector: .colour, mouthBounds: bounds, faceBounds: nil,
+                confidence: finding.confidence))
     }
 
     /// A square the person can start from when nothing was found: centred, half the shorter side.
@@ -123,7 +126,7 @@ public struct MouthLocator: Sendable {
     {
         let eyes = Array(face.eyes)
         let plausible = configuration.lipCheck.isPlausible(face)
-        let wideOpen = configuration.pose.isWideOpen(face)
+        let wideOpen = configuration.pose.isWideOpen(face) || configuration.pose.mouthContinuesBelowLips(face, in: working, scale: scale)
         func make(_ bounds: PixelRect, _ detector: MouthDetector, confidence: Double, allowance: Double = 1) -> MouthCandidate? {
             guard let (square, shrunk) = square(around: bounds, eyes: eyes, in: image, allowance: allowance) else {
                 eyesTooClose = true
@@ -136,7 +139,7 @@ public struct MouthLocator: Sendable {
         if plausible, !wideOpen, let lips = PixelRect(bounding: face.outerLips) {
             return make(lips, .landmarks, confidence: 1)
         }
-        if let box = configuration.pose.lowerFaceBox(face) {
+        if let box = configuration.pose.lowerFaceBox(face, mouthBottom: configuration.pose.openMouthBottom(face, in: working, scale: scale)) {
             return make(box, .landmarks, confidence: 0.5)
         }
         // Look for the mouth by colour in the lower part of this face (in the working copy).
@@ -155,6 +158,25 @@ public struct MouthLocator: Sendable {
             width: local.width, height: local.height
         ).scaled(by: scale)
         return make(bounds, .colour, confidence: finding.confidence, allowance: configuration.colourWidthAllowance)
+    }
+
+    /// The square for a mouth found by colour in a photo without a face: the usual size (`square(around:)`), but
+    /// when that is at least `closeUpShare` of the photo's shorter side, the mouth fills much of the photo (a
+    /// close-up, where lip colour tends to miss the corners and the teeth's edges): the largest square that fits.
+    func closeUpSquare(around mouth: PixelRect, in image: PhotoSize) -> CropSquare {
+        let usual = max(configuration.sideToMouthWidth * mouth.width * configuration.colourWidthAllowance, 1.15 * mouth.height)
+        let shorter = Double(min(image.width, image.height))
+        guard usual >= configuration.closeUpShare * shorter else {
+            return CropSquare.clamped(centre: mouth.centre, side: usual, imageWidth: image.width, imageHeight: image.height)
+        }
+        // A close-up is framed on the mouth, and colour places the mouth's centre less well than the person did: the
+        // square is centred on the photo, moved only as far as keeps the found centre a quarter side inside it.
+        let middle = Point(x: Double(image.width) / 2, y: Double(image.height) / 2)
+        let reach = shorter / 4
+        let centre = Point(
+            x: min(max(middle.x, mouth.centre.x - reach), mouth.centre.x + reach),
+            y: min(max(middle.y, mouth.centre.y - reach), mouth.centre.y + reach))
+        return CropSquare.clamped(centre: centre, side: shorter, imageWidth: image.width, imageHeight: image.height)
     }
 
     /// Side 1.6 x the mouth's width (or 1.15 x its height when taller, as a wide-open mouth's box is), centred on the
