@@ -37,6 +37,22 @@ enum SmileBenchmark {
                 runs = max(1, Int(next) ?? runs)
                 i += 1
             case "--verbose": verbose = true
+            case "--render":
+                // `--render KIND PHOTO OUT`: the dev set's render (open, braces, closeup) of PHOTO's largest face, for
+                // trying a kind by hand in the app (found by dlib: the photo needs no annotation).
+                let rest = Array(arguments.dropFirst(i + 1))
+                guard rest.count >= 3 else {
+                    print("--render takes KIND PHOTO OUT (KIND: open, braces or closeup)")
+                    return false
+                }
+                do {
+                    try SmileDevelopmentSet.renderFile(kind: rest[0], photo: rest[1], out: rest[2], modelPath: modelPath)
+                    print("wrote \(rest[2])")
+                    return true
+                } catch {
+                    print("render failed: \(error)")
+                    return false
+                }
             case "--only":
                 only = next
                 i += 1

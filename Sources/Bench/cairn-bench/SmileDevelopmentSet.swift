@@ -1,5 +1,7 @@
 import CairnCore
 import Foundation
+import Imaging
+import Landmarks
 import Smile
 
 /// The orthodontic kinds of photo the Smile bench judges per kind (issue 45), made from the annotated faces of
@@ -118,4 +120,30 @@ enum SmileDevelopmentSet {
         }
         return Render(image: out, points: p.map(forward))
     }
+
+    /// Writes the render of `kind` (open, braces, closeup) of the largest face dlib finds in `photo` to `out`
+    /// as a JPEG (made by the Imaging adapter; no metadata carried over).
+    static func renderFile(kind: String, photo: String, out: String, modelPath: String) throws {
+        let pipeline = ImagePipeline()
+        let image = try pipeline.decodeRGB(Data(contentsOf: URL(fileURLWithPath: photo)))
+        let detector = DlibLandmarkDetector(modelPath: modelPath)
+        guard let face = try detector.faces(in: image, upsampling: 0).max(by: { $0.bounds.area < $1.bounds.area }) else {
+            throw RenderError(description: "no face in \(photo)")
+        }
+        var render = openMouth(image, points: face.points, opening: kind == "open" ? 0.8 : 0.3, braces: kind != "open")
+        if kind == "closeup" {
+            let lips = PixelRect(bounding: render.points[FaceLandmarkIndex.outerLips])!
+            let (w, h) = (1.6 * lips.width, 1.1 * lips.width)
+            let left = max(0, Int(lips.centre.x - w / 2))
+            let top = max(0, Int(lips.centre.y - h / 2))
+            guard
+                let cut = pipeline.crop(
+                    render.image, x: left, y: top, width: min(render.image.width - left, Int(w)), height: min(render.image.height - top, Int(h)))
+            else { throw RenderError(description: "the mouth is at the photo's edge") }
+            render.image = try pipeline.resize(cut, width: 1200, height: Int(1200 * Double(cut.height) / Double(cut.width)))
+        }
+        try pipeline.encodeJPEG(render.image, quality: 92).write(to: URL(fileURLWithPath: out))
+    }
+
+    struct RenderError: Error, CustomStringConvertible { let description: String }
 }
