@@ -222,9 +222,9 @@ private final class Runner {
             print("around the mouth, 'tight close-up' to 1.1 x 0.8 (wider than tall: the mouth is wider than the photo's short")
             print("side), both upscaled to 600 px wide. Pass: the square holds all 20 rendered mouth points and no eye point")
             print("(tight close-up: the largest square, every mouth point's row in it unless cut off by the photo's edge, and no")
-            print("column outside the mouth). 'Kept")
-            print("unchecked when wrong' counts failing squares that MouthConfidenceRule would keep without asking; on the faces")
-            print("rows, 'unchecked' counts the squares it would keep without asking and 'wrong' those of them that fail.")
+            print("column outside the mouth). 'Kept unchecked when wrong' counts failing squares that MouthConfidenceRule would keep")
+            print("without asking; on the faces rows, 'unchecked' counts the squares it would keep without asking and 'wrong' those")
+            print("of them that fail.")
         }
         print("Close-up criterion: the colour step's square holds all 20 annotated mouth points (48-67) AND overlaps the")
         print("reference square (1.6 x outer-lip width, centred on the lips) with IoU >= 0.5. Close-ups are cut from the")
