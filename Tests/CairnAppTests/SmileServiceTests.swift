@@ -442,3 +442,32 @@ extension PixelRect {
     }
     fileprivate func isInside(_ other: PixelRect) -> Bool { x >= other.x && y >= other.y && maxX <= other.maxX && maxY <= other.maxY }
 }
+
+@Test(arguments: [true, false])
+func aFaceLyingOnItsSideIsFoundThroughItsOwnAngleAndCheckedWithoutAnEyeInItsSquare(clockwise: Bool) throws {
+    let vault = try TestVault()
+    let pipeline = ImagePipeline()
+    let original = try face("fr_obama.jpg")
+    let upright = try #require(try vault.app.smile.analyse(original).location.chosen)
+    let image = try pipeline.decodeRGB(original)
+    // The photo turned a quarter with no orientation recorded: the face lies on its side.
+    let (w, h) = (image.width, image.height)
+    var turned = RGBImage(width: h, height: w, red: 0, green: 0, blue: 0)
+    for ty in 0..<w {
+        for tx in 0..<h {
+            let (x, y) = clockwise ? (ty, h - 1 - tx) : (w - 1 - ty, tx)
+            for c in 0..<3 { turned.pixels[turned.offset(x: tx, y: ty) + c] = image.pixels[image.offset(x: x, y: y) + c] }
+        }
+    }
+    func turn(_ p: Point) -> Point { clockwise ? Point(x: Double(h) - p.y, y: p.x) : Point(x: p.y, y: Double(w) - p.x) }
+    let analysis = try vault.app.smile.analyse(try pipeline.encodeJPEG(turned, quality: 92))
+    let chosen = try #require(analysis.location.chosen, "\(analysis.location)")
+    #expect(chosen.sideways && analysis.doubts.contains(.faceSideways))
+    let mouth = upright.mouthBounds
+    for corner in [Point(x: mouth.x, y: mouth.y), Point(x: mouth.maxX, y: mouth.maxY)].map(turn) {
+        #expect(chosen.square.contains(corner), "the turned mouth's corner \(corner) is in \(chosen.square)")
+    }
+    #expect(!upright.eyes.map(turn).contains(where: chosen.square.contains))
+    #expect(throws: SmileError.uncertainProposal(analysis.doubts)) { try vault.app.smile.confirm(analysis) }
+    try vault.expectOnlyCrops(of: [])
+}

@@ -153,3 +153,16 @@ import Testing
         #expect(c.square.contains(Point(x: 300, y: 260)))
     }
 }
+
+extension OpenMouthAndCloseUpTests {
+    @Test func aPhotoWithoutAnUprightFaceIsSearchedTurnedAQuarterEachWay() {
+        let detector = ScriptedDetector(allowedCalls: 3) { _ in [] }
+        _ = MouthLocator(detector: detector).locate(in: RGBImage(width: 640, height: 480, red: 90, green: 90, blue: 90))
+        #expect(detector.calls.map { "\($0.width)x\($0.height)" } == ["640x480", "480x640", "480x640"])
+        var settings = MouthLocator.Configuration()
+        settings.searchSideways = false
+        let once = ScriptedDetector { _ in [] }
+        _ = MouthLocator(detector: once, configuration: settings).locate(in: RGBImage(width: 640, height: 480, red: 90, green: 90, blue: 90))
+        #expect(once.calls.count == 1)
+    }
+}

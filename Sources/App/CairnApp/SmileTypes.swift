@@ -112,9 +112,11 @@ public struct SmileAnalysis: Sendable {
     /// only with the square given back (see `SmileService`).
     public var proposalIsUncertain: Bool { !doubts.isEmpty }
 
-    /// Whether `square` holds an eye point of a face found in the photo.
+    /// Whether `square` holds an eye point of a face found upright in the photo. (A face found only in the photo
+    /// turned a quarter is less sure, and a false one there would forbid the square the person chose; its own
+    /// proposal keeps its eyes out all the same.)
     public func holdsAnEye(_ square: CropSquare) -> Bool {
-        candidates.contains { $0.eyes.contains(where: square.contains) }
+        candidates.contains { !$0.sideways && $0.eyes.contains(where: square.contains) }
     }
 
     /// What to tell the person about the proposal, in plain words.

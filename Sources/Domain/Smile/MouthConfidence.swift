@@ -14,6 +14,8 @@ public enum MouthDoubt: String, Sendable, Equatable, CaseIterable {
     case mouthNearTheSquaresEdge
     /// An eye point lies close to the square.
     case eyeNearTheSquare
+    /// The face lies on its side: it was found only in the photo turned a quarter.
+    case faceSideways
 
     /// One plain sentence for the person.
     public var userMessage: String {
@@ -24,6 +26,7 @@ public enum MouthDoubt: String, Sendable, Equatable, CaseIterable {
         case .shrunkToKeepEyesOut: return "The square was made smaller to keep your eyes out of it."
         case .mouthNearTheSquaresEdge: return "The square may cut off part of your mouth."
         case .eyeNearTheSquare: return "An eye is close to the square."
+        case .faceSideways: return "Your face was found lying on its side."
         }
     }
 }
@@ -33,7 +36,7 @@ public enum MouthDoubt: String, Sendable, Equatable, CaseIterable {
 /// A square is confident only when all of these hold:
 /// 1. a face was found, and its lip points passed every check of `LipGeometryCheck`;
 /// 2. the mouth is not open wide (`MouthCandidate.wideOpen`: the lip points of that pose are not trusted);
-/// 3. it was not shrunk or moved to keep the eyes out;
+/// 3. it was not shrunk or moved to keep the eyes out, and the face was found upright (not only turned a quarter);
 /// 4. it holds the whole lip box with `mouthMargin` x the mouth's width to spare on every side;
 /// 5. no eye point lies inside it grown by `eyeMargin` x the mouth's width on every side.
 ///
@@ -55,6 +58,7 @@ public enum MouthConfidenceRule {
         if candidate.lipPointsImplausible { doubts.append(.lipPointsImplausible) }
         if candidate.wideOpen { doubts.append(.mouthWideOpen) }
         if candidate.shrunkToKeepEyesOut { doubts.append(.shrunkToKeepEyesOut) }
+        if candidate.sideways { doubts.append(.faceSideways) }
         let mouth = candidate.mouthBounds
         let margin = mouthMargin * mouth.width
         let square = candidate.square.rect

@@ -28,6 +28,8 @@ public struct MouthCandidate: Sendable, Equatable {
     public var lipPointsImplausible: Bool
     /// Whether the square was made smaller or moved to keep the eyes out of it.
     public var shrunkToKeepEyesOut: Bool
+    /// Whether the face was found only in the photo turned a quarter (it lies on its side).
+    public var sideways = false
 
     /// A candidate; see the properties.
     public init(

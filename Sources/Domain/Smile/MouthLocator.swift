@@ -11,7 +11,8 @@ import CairnCore
 ///    part of that face. Such a square is always a proposal for the person to check (`MouthConfidenceRule`).
 /// Every square of a face keeps that face's eye points out: moved down, else made smaller (the person is told),
 /// else no square (`eyesTooClose`).
-/// 3. No face: colour analysis of the whole photo (close-ups), unless the photo is grayscale.
+/// 3. No face upright: the same on the copy turned a quarter each way (`sidewaysCandidates`); still none: colour
+///    analysis of the whole photo (close-ups), unless the photo is grayscale.
 /// 4. Nothing: `.notFound` with the reason; the person places the square.
 public struct MouthLocator: Sendable {
     /// Settings of the cascade.
@@ -32,6 +33,8 @@ public struct MouthLocator: Sendable {
         /// Without a face, a usual square at least this share of the photo's shorter side makes the photo a close-up,
         /// whose square is the largest that fits (`closeUpSquare`).
         public var closeUpShare = 0.5
+        /// When no face is found upright, look for one in the copy turned a quarter each way (two more searches).
+        public var searchSideways = true
         /// The plausibility thresholds of step 2.
         public var lipCheck = LipGeometryCheck()
         /// When a face's mouth counts as open wide.
@@ -77,7 +80,7 @@ public struct MouthLocator: Sendable {
                 .map { $0.scaled(by: scale) }
                 .sorted { $0.bounds.area > $1.bounds.area }
             var candidates: [MouthCandidate] = []
-            var eyesTooClose = false
+            var eyesTooClose = false  // also set by the sideways search
             for face in faces {
                 guard let candidate = candidate(for: face, in: image, working: working, scale: scale, eyesTooClose: &eyesTooClose)
                 else { continue }
@@ -87,6 +90,9 @@ public struct MouthLocator: Sendable {
                 } else {
                     candidates.append(candidate)
                 }
+            }
+            if faces.isEmpty, configuration.searchSideways {
+                candidates = sidewaysCandidates(working, detector: detector, upsample: upsample, photo: image, scale: scale)
             }
             if let first = candidates.first {
                 return candidates.count == 1 ? .found(first) : .severalFaces(chosen: first, others: Array(candidates.dropFirst()))
@@ -158,6 +164,47 @@ public struct MouthLocator: Sendable {
             width: local.width, height: local.height
         ).scaled(by: scale)
         return make(bounds, .colour, confidence: finding.confidence, allowance: configuration.colourWidthAllowance)
+    }
+
+    /// Faces lying on their side (a photo taken sideways, its orientation not recorded): the copy is turned a
+    /// quarter each way, the first turn with a face gives the candidates (placed in the turned photo, so the lips,
+    /// the eyes and the pose are read in the face's own frame), and they are turned back: a square stays a
+    /// square. Each is marked `sideways` (`MouthDoubt.faceSideways`: always checked).
+    func sidewaysCandidates(_ working: RGBImage, detector: any FaceLandmarkDetecting, upsample: Int, photo: PhotoSize, scale: Double)
+        -> [MouthCandidate]
+    {
+        for clockwise in [true, false] {
+            let turned = Sampling.quarterTurned(working, clockwise: clockwise)
+            let faces = ((try? detector.faces(in: turned, upsampling: upsample)) ?? [])
+                .map { $0.scaled(by: scale) }
+                .sorted { $0.bounds.area > $1.bounds.area }
+            guard !faces.isEmpty else { continue }
+            let turnedPhoto = PhotoSize(width: photo.height, height: photo.width)
+            var ignored = false
+            return faces.compactMap { face -> MouthCandidate? in
+                guard var c = candidate(for: face, in: turnedPhoto, working: turned, scale: scale, eyesTooClose: &ignored),
+                    c.mouthBounds.width >= Double(configuration.minimumMouthWidth)
+                else { return nil }
+                // Back from the turned photo: clockwise took (x, y) to (H - y, x); counter-clockwise to (y, W - x).
+                func back(_ p: Point) -> Point {
+                    clockwise ? Point(x: p.y, y: Double(photo.height) - p.x) : Point(x: Double(photo.width) - p.y, y: p.x)
+                }
+                func back(_ r: PixelRect) -> PixelRect {
+                    PixelRect(bounding: [back(Point(x: r.x, y: r.y)), back(Point(x: r.maxX, y: r.maxY))][...])!
+                }
+                let s = c.square
+                c.square =
+                    clockwise
+                    ? CropSquare(x: s.y, y: photo.height - s.x - s.side, side: s.side)
+                    : CropSquare(x: photo.width - s.y - s.side, y: s.x, side: s.side)
+                c.mouthBounds = back(c.mouthBounds)
+                c.faceBounds = c.faceBounds.map(back)
+                c.eyes = c.eyes.map(back)
+                c.sideways = true
+                return c
+            }
+        }
+        return []
     }
 
     /// The square for a mouth found by colour in a photo without a face: the usual size (`square(around:)`), but

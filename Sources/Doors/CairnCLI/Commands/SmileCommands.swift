@@ -52,10 +52,10 @@ struct SmileAddCommand: Command {
         itself is never stored. A folder adds the images directly inside it, in name order.
 
         A square is stored without asking only when the method that found it is confident: face landmarks with
-        plausible lips, a mouth not open wide, the whole mouth inside the square and no eye near it. Otherwise
-        (lip colour, a wide-open mouth, a square the photo's edge or the eyes pushed) the suggested square is
-        shown with the reasons and, at a terminal, you are asked to keep it, skip the photo or type your own
-        square. Without a terminal nothing is stored for that photo: give --square, or use the web page, which
+        plausible lips, a mouth not open wide, a face found upright, the whole mouth inside the square and no eye
+        near it. Otherwise (lip colour, a wide-open mouth, a face on its side, a square the photo's edge or the
+        eyes pushed) the suggested square is shown with the reasons and, at a terminal, you are asked to keep
+        it, skip the photo or type your own square. Without a terminal nothing is stored for that photo: give --square, or use the web page, which
         shows the square on your photo. A square holding an eye is never stored.
 
         Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
