@@ -158,7 +158,7 @@ extension OpenMouthAndCloseUpTests {
     @Test func aPhotoWithoutAnUprightFaceIsSearchedTurnedAQuarterEachWay() {
         let detector = ScriptedDetector(allowedCalls: 3) { _ in [] }
         _ = MouthLocator(detector: detector).locate(in: RGBImage(width: 640, height: 480, red: 90, green: 90, blue: 90))
-        #expect(detector.calls.map { "\($0.width)x\($0.height)" } == ["640x480", "480x640", "480x640"])
+        #expect(detector.calls.map { "\($0.width)x\($0.height)" } == ["640x480", "375x500", "375x500"], "turned, at 500 px")
         var settings = MouthLocator.Configuration()
         settings.searchSideways = false
         let once = ScriptedDetector { _ in [] }
