@@ -69,9 +69,14 @@ private func addPhoto(_ browser: WebDriver, origin: String, name: String, shots:
             try await browser.type(faces.appendingPathComponent("dogs.jpg").path, into: "#smile-file")
             #expect(try await browser.waitFor("#smile-save", seconds: 60))
             try await browser.screenshot(to: shots.appendingPathComponent("smile-manual-1280.png"))
-            // Keyboard: the square moves with the arrow keys and the fields follow.
-            let left = try await browser.evaluate("return +document.getElementById('smile-x').value") as? Int ?? -1
+            // Keyboard: minus makes the square smaller (dogs.jpg's is a close-up's largest square, the photo's whole
+            // width), then the arrow keys move it and the fields follow.
+            let side = try await browser.evaluate("return +document.getElementById('smile-side').value") as? Int ?? -1
             _ = try await browser.evaluate("document.getElementById('smile-square').focus(); return 0")
+            try await browser.press("-")
+            let smaller = try await browser.evaluate("return +document.getElementById('smile-side').value") as? Int ?? -1
+            #expect(smaller < side, "minus makes the square smaller")
+            let left = try await browser.evaluate("return +document.getElementById('smile-x').value") as? Int ?? -1
             try await browser.press("\u{E012}")
             let moved = try await browser.evaluate("return +document.getElementById('smile-x').value") as? Int ?? -1
             #expect(moved < left, "ArrowLeft moves the square left")

@@ -391,3 +391,83 @@ private final class ReleaseCountingDetector: FaceLandmarkDetecting, @unchecked S
     #expect(entry.source == .landmarks)
     try vault.expectOnlyCrops(of: [entry])
 }
+
+/// A real face cut just below its chin (its mouth on the photo's bottom edge), through the imaging adapter.
+private func cutBelowTheChin(_ name: String, keepingBelowTheLips share: Double, in vault: TestVault) throws -> (Data, MouthCandidate) {
+    let pipeline = ImagePipeline()
+    let original = try face(name)
+    let whole = try #require(try vault.app.smile.analyse(original).location.chosen)
+    let image = try pipeline.decodeRGB(original)
+    let bottom = min(image.height, Int(whole.mouthBounds.maxY + share * whole.mouthBounds.width))
+    let cut = try #require(pipeline.crop(image, x: 0, y: 0, width: image.width, height: bottom))
+    return (try pipeline.encodeJPEG(cut, quality: 92), whole)
+}
+
+@Test(arguments: [0.15, 0.3, 0.45])
+func aFaceOnThePhotosBottomEdgeIsNeverCroppedWithAnEyeAndIsCheckedBeforeItIsKept(share: Double) throws {
+    let vault = try TestVault()
+    let (photo, whole) = try cutBelowTheChin("fr_obama.jpg", keepingBelowTheLips: share, in: vault)
+    let analysis = try vault.app.smile.analyse(photo)
+    // The eyes as found in the uncut photo: the truth the cut photo's square is judged against.
+    #expect(whole.eyes.count == 12)
+    for candidate in analysis.candidates {
+        #expect(!whole.eyes.contains(where: candidate.square.contains), "no eye in \(candidate.square) (\(analysis.location))")
+    }
+    guard let proposal = analysis.location.chosen else { return }
+    if !whole.mouthBounds.insetBy(-0.05 * whole.mouthBounds.width).isInside(proposal.square.rect) {
+        #expect(analysis.proposalIsUncertain, "a square that cuts the mouth is never kept unchecked")
+    }
+    if analysis.proposalIsUncertain {
+        #expect(throws: SmileError.uncertainProposal(analysis.doubts)) { try vault.app.smile.confirm(analysis) }
+        try vault.expectOnlyCrops(of: [])
+        let kept = try vault.app.smile.confirm(analysis, square: proposal.square)
+        #expect(kept.source == .landmarks, "the person kept the proposal after looking")
+    }
+}
+
+@Test func aSquareHoldingAnEyeIsNeverKeptWhoeverPlacedIt() throws {
+    let vault = try TestVault()
+    let analysis = try vault.app.smile.analyse(try face("fr_obama.jpg"))
+    let eye = try #require(analysis.location.chosen?.eyes.first)
+    let overEye = CropSquare(x: Int(eye.x) - 40, y: Int(eye.y) - 40, side: 120)
+    #expect(throws: SmileError.squareHoldsAnEye) { try vault.app.smile.confirm(analysis, square: overEye) }
+    try vault.expectOnlyCrops(of: [])
+    #expect(!analysis.proposalIsUncertain && analysis.doubts.isEmpty, "an upright portrait is confident")
+}
+
+extension PixelRect {
+    /// The rectangle moved in by `amount` on every side (a negative `amount` grows it).
+    fileprivate func insetBy(_ amount: Double) -> PixelRect {
+        PixelRect(x: x + amount, y: y + amount, width: width - 2 * amount, height: height - 2 * amount)
+    }
+    fileprivate func isInside(_ other: PixelRect) -> Bool { x >= other.x && y >= other.y && maxX <= other.maxX && maxY <= other.maxY }
+}
+
+@Test(arguments: [true, false])
+func aFaceLyingOnItsSideIsFoundThroughItsOwnAngleAndCheckedWithoutAnEyeInItsSquare(clockwise: Bool) throws {
+    let vault = try TestVault()
+    let pipeline = ImagePipeline()
+    let original = try face("fr_obama.jpg")
+    let upright = try #require(try vault.app.smile.analyse(original).location.chosen)
+    let image = try pipeline.decodeRGB(original)
+    // The photo turned a quarter with no orientation recorded: the face lies on its side.
+    let (w, h) = (image.width, image.height)
+    var turned = RGBImage(width: h, height: w, red: 0, green: 0, blue: 0)
+    for ty in 0..<w {
+        for tx in 0..<h {
+            let (x, y) = clockwise ? (ty, h - 1 - tx) : (w - 1 - ty, tx)
+            for c in 0..<3 { turned.pixels[turned.offset(x: tx, y: ty) + c] = image.pixels[image.offset(x: x, y: y) + c] }
+        }
+    }
+    func turn(_ p: Point) -> Point { clockwise ? Point(x: Double(h) - p.y, y: p.x) : Point(x: p.y, y: Double(w) - p.x) }
+    let analysis = try vault.app.smile.analyse(try pipeline.encodeJPEG(turned, quality: 92))
+    let chosen = try #require(analysis.location.chosen, "\(analysis.location)")
+    #expect(chosen.sideways && analysis.doubts.contains(.faceSideways))
+    let mouth = upright.mouthBounds
+    for corner in [Point(x: mouth.x, y: mouth.y), Point(x: mouth.maxX, y: mouth.maxY)].map(turn) {
+        #expect(chosen.square.contains(corner), "the turned mouth's corner \(corner) is in \(chosen.square)")
+    }
+    #expect(!upright.eyes.map(turn).contains(where: chosen.square.contains))
+    #expect(throws: SmileError.uncertainProposal(analysis.doubts)) { try vault.app.smile.confirm(analysis) }
+    try vault.expectOnlyCrops(of: [])
+}

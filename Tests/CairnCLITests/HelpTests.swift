@@ -252,6 +252,13 @@ private let expectedHelp: [String: String] = [
     Each photo is read into memory, the mouth is found (face landmarks, else lip colour) and a 768x768 square crop is stored, with the capture date from the photo and which method found the mouth. The photo
     itself is never stored. A folder adds the images directly inside it, in name order.
 
+    A square is stored without asking only when the method that found it is confident: face landmarks with
+    plausible lips, a mouth not open wide, a face found upright, the whole mouth inside the square and no eye
+    near it. Otherwise (lip colour, a wide-open mouth, a face on its side, a square the photo's edge or the
+    eyes pushed) the suggested square is shown with the reasons and, at a terminal, you are asked to keep
+    it, skip the photo or type your own square. Without a terminal nothing is stored for that photo: give --square, or use the web page, which
+    shows the square on your photo. A square holding an eye is never stored.
+
     Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
     web page to place the square), or not an image.
 
@@ -260,7 +267,8 @@ private let expectedHelp: [String: String] = [
       --square X,Y,SIDE   Place the crop square yourself (one file only): its top-left corner and side, in the
                           photo's pixels as it is meant to be seen (after rotation).
       --json              Print one result per file as JSON: outcome, detector, the crop square in the
-                          photo's pixels, the photo's size, and the other faces when there were several.
+                          photo's pixels, the photo's size, why the square needed a check (checkReasons),
+                          and the other faces when there were several.
     """#,
     "cairn smile list": #"""
     List your smile entries, oldest first.

@@ -160,3 +160,51 @@ private func photoFiles(_ vault: URL) -> [String] {
         #expect(cairn("--data-dir", vault, "smile", "delete", id, "--yes").status != 0)
     }
 }
+
+@Test func smileAddWithoutATerminalRefusesAnUncheckedProposalAndSaysHowToKeepIt() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        let run = cairn("--data-dir", vault, "smile", "add", "--json", face("dogs.jpg"))
+        #expect(run.status == 1)
+        let result = try #require((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(result["outcome"] as? String == "needs-manual-crop")
+        #expect(result["checkReasons"] as? [String] == ["noFace"])
+        let square = try #require(result["square"] as? [String: Int])
+        let message = try #require(result["message"] as? String)
+        #expect(message.contains("there is no terminal to ask at"))
+        #expect(message.contains("--square \(square["x"]!),\(square["y"]!),\(square["side"]!)"))
+        #expect(photoFiles(URL(fileURLWithPath: vault)).isEmpty)
+    }
+}
+
+@Test func smileAddAtATerminalShowsTheProposalAndKeepsItOnlyWhenThePersonSaysSo() throws {
+    try withTemporaryDirectory { dir in
+        let vault = dir.appendingPathComponent("vault").path
+        let (skipped, asked) = cairn(["--data-dir", vault, "smile", "add", face("dogs.jpg")], answers: ["n"])
+        #expect(asked.count == 1)
+        #expect(asked.first?.contains("[y/n/X,Y,SIDE]") == true)
+        #expect(skipped.err.contains { $0.contains("the suggested square needs your check") })
+        #expect(skipped.err.contains { $0.contains("No face was found") })
+        #expect(skipped.out.first?.contains("Skipped at your answer. Nothing was stored.") == true)
+        #expect(photoFiles(URL(fileURLWithPath: vault)).isEmpty)
+
+        let (kept, questions) = cairn(["--data-dir", vault, "smile", "add", "--json", face("dogs.jpg")], answers: ["perhaps", "y"])
+        #expect(questions.count == 2, "an answer that is not y, n or a square is asked again")
+        #expect(kept.status == 0)
+        let result = try #require((try JSONSerialization.jsonObject(with: Data(kept.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(result["outcome"] as? String == "ok" && result["detector"] as? String == "colour")
+        #expect(photoFiles(URL(fileURLWithPath: vault)).count == 1)
+
+        let (typed, _) = cairn(["--data-dir", vault, "smile", "add", "--json", face("dogs.jpg")], answers: ["100,120,300"])
+        let own = try #require((try JSONSerialization.jsonObject(with: Data(typed.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(own["detector"] as? String == "manual" && own["square"] as? [String: Int] == ["x": 100, "y": 120, "side": 300])
+    }
+}
+
+@Test func smileAddStoresAConfidentPortraitWithoutAsking() throws {
+    try withTemporaryDirectory { dir in
+        let (run, questions) = cairn(["--data-dir", dir.appendingPathComponent("vault").path, "smile", "add", face("fr_obama.jpg")], answers: [])
+        #expect(questions.isEmpty)
+        #expect(run.status == 0 && run.out.first?.hasPrefix("fr_obama.jpg: ok. Added as ") == true)
+    }
+}

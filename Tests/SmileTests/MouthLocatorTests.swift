@@ -20,13 +20,17 @@ import Testing
         #expect(location == .found(chosen))
     }
 
-    @Test func squareIsClampedInsideTheImageAtItsEdges() throws {
+    @Test func squareIsClampedInsideTheImageAtItsEdgesAndShrunkRatherThanHoldAnEye() throws {
         let face = syntheticFace(mouth: Point(x: 30, y: 580), mouthWidth: 100)
         let chosen = try #require(MouthLocator(detector: ScriptedDetector { _ in [face] }).locate(in: plain).chosen)
         #expect(chosen.square.fits(width: plain.width, height: plain.height))
         #expect(chosen.square.x == 0)
         #expect(chosen.square.y + chosen.square.side == plain.height)
-        #expect(chosen.square.side == 160)
+        #expect(!face.eyes.contains(where: chosen.square.contains), "the 160 px square clamped up would hold the right eye")
+        #expect(chosen.square.side < 160 && chosen.shrunkToKeepEyesOut)
+        let roomy = syntheticFace(mouth: Point(x: 30, y: 300), mouthWidth: 100)
+        let atTheSide = try #require(MouthLocator(detector: ScriptedDetector { _ in [roomy] }).locate(in: plain).chosen)
+        #expect(atTheSide.square.x == 0 && atTheSide.square.side == 160)
     }
 
     @Test func squareMovesDownWhenAnEyePointWouldFallInside() throws {
@@ -101,14 +105,28 @@ import Testing
         #expect(detector.calls.first?.upsampling == 1)
     }
 
-    @Test func implausibleLipCornersFallThroughToColour() throws {
+    @Test func implausibleLipCornersArePlacedFromTheNoseBaseAndChinAndChecked() throws {
         let mouth = Point(x: 200, y: 190)
         let image = paintedMouth(mouth: mouth, width: 110)
         let tilted = syntheticFace(mouth: mouth, mouthWidth: 110, cornerTilt: 35)
         let chosen = try #require(MouthLocator(detector: ScriptedDetector { _ in [tilted] }).locate(in: image).chosen)
+        #expect(chosen.detector == .landmarks && chosen.lipPointsImplausible)
+        #expect(chosen.faceBounds == tilted.bounds)
+        #expect(chosen.square.contains(mouth))
+        #expect(!chosen.isConfident)
+    }
+
+    @Test func implausibleLipsWithoutAnUprightLowerFaceFallThroughToColour() throws {
+        let mouth = Point(x: 200, y: 190)
+        let image = paintedMouth(mouth: mouth, width: 110)
+        var points = syntheticFace(mouth: mouth, mouthWidth: 110, cornerTilt: 35).points
+        points[FaceLandmarkIndex.noseBase] = Point(x: 200, y: 40)  // above the eyes: no lower face to measure
+        let tilted = DetectedFace(bounds: syntheticFace(mouth: mouth, mouthWidth: 110).bounds, points: points)
+        let chosen = try #require(MouthLocator(detector: ScriptedDetector { _ in [tilted] }).locate(in: image).chosen)
         #expect(chosen.detector == .colour)
         #expect(chosen.faceBounds == tilted.bounds)
         #expect(chosen.square.contains(mouth))
+        #expect(chosen.doubts.contains(.lipPointsImplausible))
     }
 
     @Test func aFailingDetectorCountsAsNoFaceAndColourStillRuns() throws {

@@ -5,16 +5,17 @@ import Synchronization
 import Testing
 
 /// A 68-point face for geometry tests: eyes one mouth width above the lips, lips `mouthWidth` wide and
-/// `mouthWidth * 0.4` tall centred on `mouth`; `cornerTilt` (degrees) tilts only the lip corners.
+/// `mouthWidth * 0.4` tall centred on `mouth`; `cornerTilt` (degrees) tilts only the lip corners; `jawDrop` (mouth
+/// widths) moves the chin and the lower jaw down, as a mouth opened wide does while the lip points stay put.
 func syntheticFace(
     mouth: Point, mouthWidth w: Double, cornerTilt: Double = 0, eyeDrop: Double = 1.0,
-    mouthHeightRatio: Double = 0.4
+    mouthHeightRatio: Double = 0.4, jawDrop: Double = 0
 ) -> DetectedFace {
     var points = [Point](repeating: Point(x: mouth.x, y: mouth.y - 0.5 * w), count: 68)
     // Jaw 0-16 around the lower face.
     for i in 0...16 {
         let t = Double(i) / 16 * .pi
-        points[i] = Point(x: mouth.x - 1.3 * w * cos(t), y: mouth.y - 1.0 * w + 1.5 * w * sin(t))
+        points[i] = Point(x: mouth.x - 1.3 * w * cos(t), y: mouth.y - 1.0 * w + 1.5 * w * sin(t) + (4...12 ~= i ? jawDrop * w : 0))
     }
     let eyeY = mouth.y - eyeDrop * w
     for (k, i) in (36..<42).enumerated() {
@@ -41,7 +42,8 @@ func syntheticFace(
 }
 
 /// A detector returning scripted faces (in the coordinates of the image it is given), recording each call.
-/// It records an issue if called more often than `allowedCalls` (a cascade that should not ask).
+/// It records an issue if called more often than `allowedCalls` (a cascade that should not ask): 3 by default, the
+/// photo upright and, when it has no face, turned a quarter each way.
 final class ScriptedDetector: FaceLandmarkDetecting {
     struct Call: Sendable {
         var width: Int
@@ -52,7 +54,7 @@ final class ScriptedDetector: FaceLandmarkDetecting {
     private let allowedCalls: Int
     private let log = Mutex<[Call]>([])
 
-    init(allowedCalls: Int = 1, _ script: @escaping @Sendable (RGBImage) throws -> [DetectedFace]) {
+    init(allowedCalls: Int = 3, _ script: @escaping @Sendable (RGBImage) throws -> [DetectedFace]) {
         self.script = script
         self.allowedCalls = allowedCalls
     }

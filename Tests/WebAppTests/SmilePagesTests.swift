@@ -111,9 +111,10 @@ private final class SmileSite {
     let site = try SmileSite()
     let crop = try site.cropPath(try site.upload("dogs.jpg"))
     let page = site.app.handle(Fixture.get(crop)).bodyText
-    #expect(page.contains("<h1>Place the square</h1>"))
+    #expect(page.contains("<h1>Check the square</h1>"))
     #expect(page.contains("id=\"smile-square\""))
     #expect(page.contains("place the square yourself"))
+    #expect(page.contains("No face was found, so the square comes from the colours of lips and teeth alone."), "the page says why it asks")
 
     let outside = site.app.handle(Fixture.post(crop, form: ["x": "850", "y": "0", "side": "300"]))
     #expect(outside.status == 400)
@@ -205,7 +206,8 @@ private final class SmileSite {
     }
     for error in [
         SmileError.squareOutsidePhoto, .squareTooSmall(minimum: 38), .noSuchEntry, .ambiguousID,
-        .uploadExpired, .outputNotClean, .uncertainProposal, .needsManualCrop(.nothingFound),
+        .uploadExpired, .outputNotClean, .uncertainProposal(MouthDoubt.allCases), .squareHoldsAnEye, .needsManualCrop(.nothingFound),
+        .needsManualCrop(.eyesTooClose),
     ] {
         #expect(ProductWording.bannedWords(in: error.userMessage).isEmpty)
     }

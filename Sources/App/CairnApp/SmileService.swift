@@ -17,10 +17,14 @@ import Storage
 ///   is found on a copy shrunk while decoding; only the square is decoded at full resolution (and converted from
 ///   the photo's colour profile), when the crop is kept.
 /// - Several faces: the cascade proposes the largest; the others are offered as candidates.
-/// - A square found by lip colour alone in a photo without a face (the close-up step) is never kept without
-///   the person checking it: on the test photos it scores as high on a photo of dogs (0.73) as on real
-///   close-ups, so no confidence threshold separates them. `confirm` without a square refuses it
-///   (`SmileError.uncertainProposal`; the CLI reports "needs a manual crop" with the suggested square).
+/// - A proposal is kept without the person's look only when `MouthConfidenceRule` calls it confident (face
+///   landmarks with plausible lips, mouth not open wide, the whole mouth inside with a margin, no eye near). Any
+///   other proposal (lip colour, with or without a face; a wide-open mouth; a square the edge or the eyes pushed)
+///   is refused by `confirm` without a square (`SmileError.uncertainProposal` with the reasons): the web and phone
+///   pages always show the square, the CLI asks at a terminal and otherwise reports "needs a manual crop" with the
+///   suggested square.
+/// - A square holding an eye point of a face found in the photo is never kept, whoever placed it
+///   (`SmileError.squareHoldsAnEye`).
 /// - Web uploads wait for their crop in memory only (`holdUpload`): at most `maximumPendingUploads`, for
 ///   `pendingLifetime`, keyed by a random id. Nothing is kept until a crop is confirmed.
 public final class SmileService: @unchecked Sendable {
@@ -139,13 +143,14 @@ public final class SmileService: @unchecked Sendable {
     @discardableResult
     public func confirm(_ analysis: SmileAnalysis, square: CropSquare? = nil, note: String = "") throws -> SmileEntry {
         let trimmedNote = try TextInput.note(note, field: "note")
-        if square == nil, analysis.proposalIsUncertain { throw SmileError.uncertainProposal }
+        if square == nil, analysis.proposalIsUncertain { throw SmileError.uncertainProposal(analysis.doubts) }
         guard let square = square ?? analysis.proposedSquare else {
             if case .notFound(let reason) = analysis.location { throw SmileError.needsManualCrop(reason) }
             throw SmileError.needsManualCrop(.nothingFound)
         }
         guard square.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else { throw SmileError.squareOutsidePhoto }
         guard square.side >= Self.minimumSquareSide else { throw SmileError.squareTooSmall(minimum: Self.minimumSquareSide) }
+        guard !analysis.holdsAnEye(square) else { throw SmileError.squareHoldsAnEye }
         // A large photo's full-resolution rows and dlib's model (about 65 MB) are never held together: the model
         // is let go first and loaded again by the next search (from its cache, about 0.1 s).
         if analysis.sourceWidth * analysis.sourceHeight > Self.analysisPixelLimit { locator.releaseModel() }

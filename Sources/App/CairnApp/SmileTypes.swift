@@ -104,16 +104,24 @@ public struct SmileAnalysis: Sendable {
     /// Every candidate, the chosen one first (several faces: one per face, largest first).
     public var candidates: [MouthCandidate] { location.candidates }
 
-    /// Whether the proposal came from lip colour alone, without a face: the person must check it before it
-    /// is kept (see `SmileService`).
-    public var proposalIsUncertain: Bool {
-        guard let c = location.chosen else { return false }
-        return c.detector == .colour && c.faceBounds == nil
+    /// Why the proposal must be checked by the person before it is kept (`MouthConfidenceRule`); empty when it
+    /// is confident or there is none.
+    public var doubts: [MouthDoubt] { location.chosen?.doubts ?? [] }
+
+    /// Whether the proposal fails `MouthConfidenceRule`: every door shows it to the person, and `confirm` keeps it
+    /// only with the square given back (see `SmileService`).
+    public var proposalIsUncertain: Bool { !doubts.isEmpty }
+
+    /// Whether `square` holds an eye point of a face found upright in the photo. (A face found only in the photo
+    /// turned a quarter is less sure, and a false one there would forbid the square the person chose; its own
+    /// proposal keeps its eyes out all the same.)
+    public func holdsAnEye(_ square: CropSquare) -> Bool {
+        candidates.contains { !$0.sideways && $0.eyes.contains(where: square.contains) }
     }
 
     /// What to tell the person about the proposal, in plain words.
     public var message: String {
-        if proposalIsUncertain { return SmileError.uncertainProposal.userMessage }
+        if proposalIsUncertain { return SmileError.uncertainProposal(doubts).userMessage }
         switch location {
         case .found(let c):
             return "Your smile was \(SmileCropSource(c.detector).label). Check the square and save it."
@@ -197,8 +205,10 @@ public enum SmileError: CairnError, Equatable {
     case ambiguousID
     /// The uploaded photo is no longer held (it expired, was saved, or was discarded).
     case uploadExpired
-    /// No face was found and the colour step's square is uncertain: the person must check or place it.
-    case uncertainProposal
+    /// The proposal fails `MouthConfidenceRule` (the reasons): the person must check or place the square.
+    case uncertainProposal([MouthDoubt])
+    /// The square holds an eye point of a face in the photo: it is never kept.
+    case squareHoldsAnEye
     /// A produced JPEG carried metadata (it is never written).
     case outputNotClean
     /// The photo file read again for the crop was not the file that was analysed.
@@ -217,9 +227,11 @@ public enum SmileError: CairnError, Equatable {
         case .ambiguousID: return "More than one smile entry starts with that ID. Give more of it."
         case .uploadExpired:
             return "That photo is no longer held (photos waiting for a crop are kept in memory for a short while only). Please add it again."
-        case .uncertainProposal:
-            return
-                "No face was found in this photo. Lip colour suggests a square, but it may not be your mouth: check it, or place the square yourself."
+        case .uncertainProposal(let doubts):
+            return (doubts.map(\.userMessage) + ["Check that the square holds your whole mouth and no eye, or place the square yourself."])
+                .joined(separator: " ")
+        case .squareHoldsAnEye:
+            return "The square holds part of an eye. Move it down or make it smaller: only your mouth is kept. Nothing was saved."
         case .outputNotClean: return "The picture Cairn made did not pass its metadata check, so it was not written."
         case .photoChanged: return "The photo file changed while Cairn was adding it, so nothing was saved. Please add it again."
         }

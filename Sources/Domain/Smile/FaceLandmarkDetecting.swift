@@ -38,8 +38,8 @@ public struct DetectedFace: Sendable, Equatable {
 public enum FaceLandmarkIndex {
     /// Points per face.
     public static let count = 68
-    /// The nose tip.
-    public static let noseTip = 33
+    /// The nose base (the point under the nose tip, between the nostrils).
+    public static let noseBase = 33
     /// The chin's lowest point.
     public static let chin = 8
     /// The eye on the image's left (the person's right eye), points 36-41.

@@ -16,16 +16,35 @@ public struct MouthCandidate: Sendable, Equatable {
     public var mouthBounds: PixelRect
     /// The face box when a face was found.
     public var faceBounds: PixelRect?
-    /// How sure the step is, 0-1 (landmarks: 1 when the lip geometry is plausible; colour: its score).
+    /// How sure the step is, 0-1 (landmarks: 1 when the lip geometry is plausible; colour: its score). Information
+    /// only: whether the square may be kept unchecked is `isConfident` (`MouthConfidenceRule`).
     public var confidence: Double
+    /// The face's eye points (landmarks 36-47) in the original photo's pixels; empty without a face.
+    public var eyes: [Point]
+    /// Whether the face's mouth is open wide (`MouthPose`): the square then comes from the nose base, the chin and
+    /// the lip corners, not from the lip outline.
+    public var wideOpen: Bool
+    /// Whether the face's lip points failed `LipGeometryCheck` (the square then comes from colour or the pose).
+    public var lipPointsImplausible: Bool
+    /// Whether the square was made smaller or moved to keep the eyes out of it.
+    public var shrunkToKeepEyesOut: Bool
+    /// Whether the face was found only in the photo turned a quarter (it lies on its side).
+    public var sideways = false
 
     /// A candidate; see the properties.
-    public init(square: CropSquare, detector: MouthDetector, mouthBounds: PixelRect, faceBounds: PixelRect?, confidence: Double) {
+    public init(
+        square: CropSquare, detector: MouthDetector, mouthBounds: PixelRect, faceBounds: PixelRect?, confidence: Double,
+        eyes: [Point] = [], wideOpen: Bool = false, lipPointsImplausible: Bool = false, shrunkToKeepEyesOut: Bool = false
+    ) {
         self.square = square
         self.detector = detector
         self.mouthBounds = mouthBounds
         self.faceBounds = faceBounds
         self.confidence = confidence
+        self.eyes = eyes
+        self.wideOpen = wideOpen
+        self.lipPointsImplausible = lipPointsImplausible
+        self.shrunkToKeepEyesOut = shrunkToKeepEyesOut
     }
 }
 
@@ -37,6 +56,9 @@ public enum MouthNotFoundReason: Sendable, Equatable {
     case mouthTooSmall(width: Int, minimum: Int)
     /// No face was found, and the photo has no colour, so the colour step cannot run.
     case grayscaleWithoutFace
+    /// A face was found, but no square big enough to be useful holds its mouth without an eye (the eyes are too
+    /// close to the mouth, or the photo's edge leaves no room below them).
+    case eyesTooClose
 
     /// What to tell the person (plain words, no photo details).
     public var userMessage: String {
@@ -47,6 +69,8 @@ public enum MouthNotFoundReason: Sendable, Equatable {
             return "The mouth in this photo is too small to make a useful crop. Take a closer photo, or place the square yourself."
         case .grayscaleWithoutFace:
             return "No face was found, and this photo is in black and white, so the mouth cannot be found by colour. Place the square yourself."
+        case .eyesTooClose:
+            return "No square could hold your mouth without an eye, so none is suggested. Place the square yourself, below your eyes."
         }
     }
 }

@@ -93,4 +93,28 @@ enum Sampling {
         }
         return coloured * 100 <= sampled
     }
+
+    /// `image` turned a quarter: `clockwise` (its left edge becomes the top) or counter-clockwise.
+    static func quarterTurned(_ image: RGBImage, clockwise: Bool) -> RGBImage {
+        let w = image.width
+        let h = image.height
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                // The turned image is h wide and w tall; (tx, ty) in it comes from (x, y) in `image`.
+                for ty in 0..<w {
+                    for tx in 0..<h {
+                        let x = clockwise ? ty : w - 1 - ty
+                        let y = clockwise ? h - 1 - tx : tx
+                        let from = (y * w + x) * 3
+                        let to = (ty * h + tx) * 3
+                        dst[to] = src[from]
+                        dst[to + 1] = src[from + 1]
+                        dst[to + 2] = src[from + 2]
+                    }
+                }
+            }
+        }
+        return RGBImage(width: h, height: w, pixels: out)
+    }
 }

@@ -51,6 +51,13 @@ struct SmileAddCommand: Command {
         square crop is stored, with the capture date from the photo and which method found the mouth. The photo
         itself is never stored. A folder adds the images directly inside it, in name order.
 
+        A square is stored without asking only when the method that found it is confident: face landmarks with
+        plausible lips, a mouth not open wide, a face found upright, the whole mouth inside the square and no eye
+        near it. Otherwise (lip colour, a wide-open mouth, a face on its side, a square the photo's edge or the
+        eyes pushed) the suggested square is shown with the reasons and, at a terminal, you are asked to keep
+        it, skip the photo or type your own square. Without a terminal nothing is stored for that photo: give --square, or use the web page, which
+        shows the square on your photo. A square holding an eye is never stored.
+
         Result for each file: ok, needs a manual crop (nothing stored: give --square for that file, or use the
         web page to place the square), or not an image.
         """
@@ -64,7 +71,7 @@ struct SmileAddCommand: Command {
     static let json = Option(
         "--json",
         help:
-            "Print one result per file as JSON: outcome, detector, the crop square in the\nphoto's pixels, the photo's size, and the other faces when there were several."
+            "Print one result per file as JSON: outcome, detector, the crop square in the\nphoto's pixels, the photo's size, why the square needed a check (checkReasons),\nand the other faces when there were several."
     )
     static let options: [Option] = [note, square, json]
 
@@ -79,14 +86,20 @@ struct SmileAddCommand: Command {
         note = arguments.value(Self.note) ?? ""
         json = arguments.has(Self.json)
         if let text = arguments.value(Self.square) {
-            let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 3, let x = parts[0], let y = parts[1], let side = parts[2], x >= 0, y >= 0, side > 0 else {
+            guard let parsed = Self.parseSquare(text) else {
                 throw UsageError("--square takes X,Y,SIDE: three whole numbers, e.g. --square 820,1410,600.")
             }
-            square = CropSquare(x: x, y: y, side: side)
+            square = parsed
         } else {
             square = nil
         }
+    }
+
+    /// `X,Y,SIDE` (whole numbers, X and Y at least 0, SIDE above 0), or nil.
+    static func parseSquare(_ text: String) -> CropSquare? {
+        let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, let x = parts[0], let y = parts[1], let side = parts[2], x >= 0, y >= 0, side > 0 else { return nil }
+        return CropSquare(x: x, y: y, side: side)
     }
 
     func run(in context: CommandContext) throws {
@@ -97,7 +110,7 @@ struct SmileAddCommand: Command {
         let app = try context.openApplication()
         var results: [SmileAddResult] = []
         for (index, file) in files.enumerated() {
-            let result = add(file, with: app.smile)
+            let result = add(file, with: app.smile, console: context.console)
             results.append(result)
             if !json { context.console.print(result.line) }
             if files.count > 1 { context.console.error(Self.progressBar(done: index + 1, of: files.count)) }
@@ -133,7 +146,7 @@ struct SmileAddCommand: Command {
         return files
     }
 
-    private func add(_ file: String, with smile: SmileService) -> SmileAddResult {
+    private func add(_ file: String, with smile: SmileService, console: Console) -> SmileAddResult {
         let name = (file as NSString).lastPathComponent
         let analysis: SmileAnalysis
         do {
@@ -144,19 +157,28 @@ struct SmileAddCommand: Command {
             return SmileAddResult(file: name, outcome: .notAnImage, message: "The file is not an image Cairn can read.")
         }
         var result = SmileAddResult(file: name, analysis: analysis)
+        var chosen = square
+        if chosen == nil, analysis.proposalIsUncertain, let proposal = analysis.proposedSquare, console.canAsk {
+            guard let checked = Self.check(proposal, of: analysis, file: name, console: console) else {
+                result.message = "Skipped at your answer. Nothing was stored."
+                return result
+            }
+            chosen = checked
+        }
         do {
-            let entry = try smile.confirm(analysis, square: square, note: note)
+            let entry = try smile.confirm(analysis, square: chosen, note: note)
             result.outcome = .ok
             result.entry = entry.id.rawValue
             result.detector = entry.source.rawValue
             result.square = SquareJSON(entry.square)
             result.captureDate = entry.captureDate?.localDateTime
             result.message = "Added as \(entry.shortID) (\(entry.source.label))."
-        } catch SmileError.uncertainProposal {
+        } catch SmileError.uncertainProposal(let doubts) {
             result.outcome = .needsManualCrop
             result.message =
-                SmileError.uncertainProposal.userMessage + " Nothing was stored; to keep the suggested square, add it again with --square "
-                + (result.square.map { "\($0.x),\($0.y),\($0.side)" } ?? "X,Y,SIDE") + "."
+                SmileError.uncertainProposal(doubts).userMessage
+                + " Nothing was stored: there is no terminal to ask at. To keep the suggested square, add it again with --square "
+                + (result.square.map { "\($0.x),\($0.y),\($0.side)" } ?? "X,Y,SIDE") + ", or add the photo on the web page to see the square."
         } catch SmileError.needsManualCrop(let reason) {
             result.outcome = .needsManualCrop
             result.message = reason.userMessage + " Nothing was stored; add it again with --square X,Y,SIDE."
@@ -168,6 +190,44 @@ struct SmileAddCommand: Command {
             result.message = "The crop could not be stored. Nothing was changed."
         }
         return result
+    }
+}
+
+extension SmileAddCommand {
+    /// The crop check at a terminal: shows the proposal and why it needs a look, then asks to keep it, skip the photo
+    /// or type another square (checked to lie inside the photo and hold no eye). Nil: skip (or input ended).
+    static func check(_ proposal: CropSquare, of analysis: SmileAnalysis, file: String, console: Console) -> CropSquare? {
+        console.error("")
+        console.error("\(file): the suggested square needs your check before it is kept.")
+        for doubt in analysis.doubts { console.error("  \(doubt.userMessage)") }
+        console.error(
+            "  Suggested square: left \(proposal.x), top \(proposal.y), side \(proposal.side), in the photo's \(analysis.sourceWidth)x\(analysis.sourceHeight) pixels."
+        )
+        console.error("  To see it on your photo, add the photo on the web page instead (cairn serve).")
+        while true {
+            guard
+                let answer = console.ask("Keep the suggested square, skip this photo, or type your own square? [y/n/X,Y,SIDE]")?
+                    .trimmingCharacters(in: .whitespaces).lowercased()
+            else { return nil }
+            switch answer {
+            case "y", "yes", "keep": return proposal
+            case "n", "no", "skip", "": return nil
+            default:
+                guard let typed = parseSquare(answer) else {
+                    console.error("Answer y (keep), n (skip), or three whole numbers: left, top and side, e.g. 820,1410,600.")
+                    continue
+                }
+                guard typed.fits(width: analysis.sourceWidth, height: analysis.sourceHeight) else {
+                    console.error(SmileError.squareOutsidePhoto.userMessage)
+                    continue
+                }
+                guard !analysis.holdsAnEye(typed) else {
+                    console.error(SmileError.squareHoldsAnEye.userMessage)
+                    continue
+                }
+                return typed
+            }
+        }
     }
 }
 
@@ -202,8 +262,10 @@ struct SmileAddResult: Encodable {
     var detector: String?
     /// The crop square in the photo's upright pixels: stored, or proposed.
     var square: SquareJSON?
-    /// How sure the step was, 0-1 (landmarks: 1).
+    /// How sure the step was, 0-1 (landmarks: 1; information only).
     var confidence: Double?
+    /// Why the proposal needed the person's check (`MouthDoubt` names); empty when it was confident.
+    var checkReasons: [String] = []
     var photoWidth: Int?
     var photoHeight: Int?
     var captureDate: String?
@@ -223,6 +285,7 @@ struct SmileAddResult: Encodable {
         detector = analysis.location.chosen.map { SmileCropSource($0.detector).rawValue }
         square = analysis.proposedSquare.map(SquareJSON.init)
         confidence = analysis.location.chosen?.confidence
+        checkReasons = analysis.doubts.map(\.rawValue)
         photoWidth = analysis.sourceWidth
         photoHeight = analysis.sourceHeight
         captureDate = analysis.captureDate?.localDateTime

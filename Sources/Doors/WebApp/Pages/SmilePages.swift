@@ -200,7 +200,9 @@ enum SmilePages {
         let a = upload.analysis
         let preview = try smile.preview(of: a)
         let start = square ?? a.startingSquare
-        let found = a.proposedSquare != nil && !a.proposalIsUncertain
+        // A confident proposal: check the crop; one the rule doubts: check the square (the message says why); none:
+        // place it.
+        let heading = a.proposedSquare == nil ? "Place the square" : a.proposalIsUncertain ? "Check the square" : "Check the crop"
         let candidates = a.candidates.enumerated().map { index, c -> HTML in
             """
             <button type="button" class="button button-quiet smile-candidate" data-x="\(c.square.x)" data-y="\(c.square.y)" data-side="\(c.square.side)">Face \(index + 1)\(index == 0 ? " (largest)" : "")</button>
@@ -211,7 +213,7 @@ enum SmilePages {
             a.candidates.count > 1 ? "<div class=\"smile-candidates\" aria-label=\"Faces found\">\(candidates)</div>" : nil
         let body: HTML = """
             <div class="page-intro">
-            <h1>\(found ? "Check the crop" : "Place the square")</h1>
+            <h1>\(heading)</h1>
             <p class="lead" id="smile-message">\(a.message)</p>
             </div>
             \(errorHTML)
@@ -241,7 +243,7 @@ enum SmilePages {
             <p class="help">Only the square is kept, as a \(SmileService.cropSide) × \(SmileService.cropSide) picture with no metadata. The photo itself is never stored.</p>
             </form>
             """
-        return Layout.page(title: found ? "Check the crop" : "Place the square", section: .smile, body: body + script)
+        return Layout.page(title: heading, section: .smile, body: body + script)
     }
 
     static func saveCrop(id: String, request: Request, smile: SmileService, csrfToken: String) throws -> Response {
