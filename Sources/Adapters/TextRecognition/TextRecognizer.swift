@@ -201,24 +201,35 @@ public final class TextRecognizer: @unchecked Sendable {
         }
     }
 
-    /// Reads a preprocessed image.
-    public func recognise(_ image: OCRImage) throws -> RecognizedPage {
-        lock.lock()
-        defer { lock.unlock() }
-        let summary = OCRImageSummary(
+    /// What a page read from `image` carries about the image itself.
+    private static func summary(of image: OCRImage) -> OCRImageSummary {
+        OCRImageSummary(
             scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
             sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
             readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0,
             dotLeaderRuns: image.dotLeaderRuns)
-        guard image.width > 0, image.height > 0 else {
-            return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
-        }
+    }
+
+    /// Hands `image` (not empty) to Tesseract at 300 dpi, with OpenMP kept on this thread. The caller holds `lock` and
+    /// clears the image when done.
+    private func setImage(_ image: OCRImage) {
         image.pixels.withUnsafeBufferPointer { buffer in
             TessBaseAPISetImage(handle, buffer.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
         }
         TessBaseAPISetSourceResolution(handle, 300)
-        defer { TessBaseAPIClear(handle) }
         OpenMP.runParallelRegionsOnThisThread()
+    }
+
+    /// Reads a preprocessed image.
+    public func recognise(_ image: OCRImage) throws -> RecognizedPage {
+        lock.lock()
+        defer { lock.unlock() }
+        let summary = TextRecognizer.summary(of: image)
+        guard image.width > 0, image.height > 0 else {
+            return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
+        }
+        setImage(image)
+        defer { TessBaseAPIClear(handle) }
         guard TessBaseAPIRecognize(handle, nil) == 0 else { throw TextRecognitionError(kind: .recognitionFailed) }
         var (words, lines) = collectWords(image)
         // Tesseract's column analysis sometimes takes a whole panel for a picture and reads no word at all (a
@@ -289,20 +300,12 @@ public final class TextRecognizer: @unchecked Sendable {
     public func recognise(_ image: OCRImage, regions: [TextBox], of page: RecognizedPage) throws -> RecognizedPage {
         lock.lock()
         defer { lock.unlock() }
-        let summary = OCRImageSummary(
-            scale: image.scale, deskewDegrees: image.deskewDegrees, bow: image.bow, turnedHalf: image.turnedHalf,
-            sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight,
-            readArea: TextRecognizer.readArea(image), linesOutsidePanel: image.panel?.linesOutside ?? 0,
-            dotLeaderRuns: image.dotLeaderRuns)
+        let summary = TextRecognizer.summary(of: image)
         guard image.width > 0, image.height > 0 else {
             return RecognizedPage(words: [], lines: [], meanConfidence: 0, image: summary)
         }
-        image.pixels.withUnsafeBufferPointer { buffer in
-            TessBaseAPISetImage(handle, buffer.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
-        }
-        TessBaseAPISetSourceResolution(handle, 300)
+        setImage(image)
         defer { TessBaseAPIClear(handle) }
-        OpenMP.runParallelRegionsOnThisThread()
         // Each region is one block of rows: Tesseract's own column finding, inside a column, takes a row's dot
         // leaders and %DV for a column of their own and leaves them out.
         TessBaseAPISetPageSegMode(handle, PSM_SINGLE_BLOCK)

@@ -745,11 +745,43 @@ enum BlockTerms {
     static let step = 8
     static let reach = 3
 
+    /// Band-pass (sigma ~1.15 minus ~3.5): detail without shading, sensor noise smoothed away.
+    static func band(_ x: Plane) -> Plane { x.boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
+
+    /// The sums of squared differences of the block at (`x0`, `y0`) of `b` against `p` shifted by each (dx, dy) within
+    /// `reach`, row by row ((dy + reach) * (2 * reach + 1) + dx + reach), over every second row and column.
+    static func shiftedSums(_ b: UnsafeBufferPointer<Float>, _ p: UnsafeBufferPointer<Float>, width n: Int, x0: Int, y0: Int) -> [Float] {
+        let r = reach
+        var sums = [Float](repeating: 0, count: (2 * r + 1) * (2 * r + 1))
+        for dy in -r...r {
+            for dx in -r...r {
+                var acc: Float = 0
+                for y in stride(from: y0, to: y0 + block, by: 2) {
+                    let rb = y * n
+                    let rp = (y + dy) * n + dx
+                    for x in stride(from: x0, to: x0 + block, by: 2) {
+                        let d = b[rb + x] - p[rp + x]
+                        acc += d * d
+                    }
+                }
+                sums[(dy + r) * (2 * r + 1) + dx + r] = acc
+            }
+        }
+        return sums
+    }
+
+    /// The block's own band-pass energy over the same samples.
+    static func energy(_ b: UnsafeBufferPointer<Float>, width n: Int, x0: Int, y0: Int) -> Float {
+        var e: Float = 0
+        for y in stride(from: y0, to: y0 + block, by: 2) {
+            for x in stride(from: x0, to: x0 + block, by: 2) { e += b[y * n + x] * b[y * n + x] }
+        }
+        return e
+    }
+
     static func displacement(base: Plane, probe: Plane, valid: [Bool]) -> Double {
         let n = base.width
         let rows = base.height
-        // Band-pass (sigma ~1.15 minus ~3.5): detail without shading, sensor noise smoothed away.
-        func band(_ x: Plane) -> Plane { x.boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
         let bm = band(base)
         let pm = band(probe)
         var disp: [Float] = []
@@ -766,27 +798,10 @@ enum BlockTerms {
                             for x in stride(from: x0, to: x0 + bs, by: 3) where !valid[y * n + x] { ok = false }
                         }
                         if ok {
-                            var ssd0: Float = 0
-                            var best = Float.greatestFiniteMagnitude
-                            var eb: Float = 0
-                            for dy in -r...r {
-                                for dx in -r...r {
-                                    var acc: Float = 0
-                                    for y in stride(from: y0, to: y0 + bs, by: 2) {
-                                        let rb = y * n
-                                        let rp = (y + dy) * n + dx
-                                        for x in stride(from: x0, to: x0 + bs, by: 2) {
-                                            let d = b[rb + x] - p[rp + x]
-                                            acc += d * d
-                                        }
-                                    }
-                                    if dx == 0 && dy == 0 { ssd0 = acc }
-                                    if acc < best { best = acc }
-                                }
-                            }
-                            for y in stride(from: y0, to: y0 + bs, by: 2) {
-                                for x in stride(from: x0, to: x0 + bs, by: 2) { eb += b[y * n + x] * b[y * n + x] }
-                            }
+                            let sums = shiftedSums(b, p, width: n, x0: x0, y0: y0)
+                            let ssd0 = sums[r * (2 * r + 1) + r]
+                            let best = sums.min()!
+                            let eb = energy(b, width: n, x0: x0, y0: y0)
                             // Noise constant: 0.25 L units squared per sample (every second row and column), plus 5% of
                             // the block's own energy.
                             let c: Float = 0.25 * Float(bs * bs / 4) + 0.05 * eb
@@ -1444,9 +1459,7 @@ enum ResidualField {
         }
     }
 
-    static let block = 16
     static let step = 8
-    static let reach = 3
     /// Below this largest shift over the frame (grid pixels) the field is not applied: nothing to correct.
     static let smallest: Float = 0.25
     /// Largest shift the field may apply anywhere (grid pixels): the block search's own reach.
@@ -1462,16 +1475,15 @@ enum ResidualField {
     static func fit(base: [Float], probe: [Float], valid: [Bool], grid: ComparisonGrid) -> Field? {
         let n = grid.width
         let rows = grid.height
-        func band(_ x: [Float]) -> Plane { Plane(width: n, height: rows, data: x).boxBlurred(radius: 1).highPassed(radius: 3, passes: 2) }
-        let bm = band(base)
-        let pm = band(probe)
+        let bm = BlockTerms.band(Plane(width: n, height: rows, data: base))
+        let pm = BlockTerms.band(Plane(width: n, height: rows, data: probe))
         var xs: [Double] = []
         var ys: [Double] = []
         var us: [Double] = []
         var vs: [Double] = []
         var ws: [Double] = []
-        let bs = block
-        let r = reach
+        let bs = BlockTerms.block
+        let r = BlockTerms.reach
         bm.data.withUnsafeBufferPointer { b in
             pm.data.withUnsafeBufferPointer { p in
                 var y0 = r
@@ -1484,32 +1496,10 @@ enum ResidualField {
                             for x in stride(from: x0 - r, to: x0 + bs + r, by: 3) where !valid[y * n + x] { ok = false }
                         }
                         guard ok else { continue }
-                        var ssd = [Float](repeating: 0, count: (2 * r + 1) * (2 * r + 1))
-                        var energy: Float = 0
-                        for y in stride(from: y0, to: y0 + bs, by: 2) {
-                            for x in stride(from: x0, to: x0 + bs, by: 2) { energy += b[y * n + x] * b[y * n + x] }
-                        }
+                        let ssd = BlockTerms.shiftedSums(b, p, width: n, x0: x0, y0: y0)
+                        let energy = BlockTerms.energy(b, width: n, x0: x0, y0: y0)
                         var bestIndex = 0
-                        var bestSum = Float.greatestFiniteMagnitude
-                        for dy in -r...r {
-                            for dx in -r...r {
-                                var acc: Float = 0
-                                for y in stride(from: y0, to: y0 + bs, by: 2) {
-                                    let rb = y * n
-                                    let rp = (y + dy) * n + dx
-                                    for x in stride(from: x0, to: x0 + bs, by: 2) {
-                                        let d = b[rb + x] - p[rp + x]
-                                        acc += d * d
-                                    }
-                                }
-                                let t = (dy + r) * (2 * r + 1) + dx + r
-                                ssd[t] = acc
-                                if acc < bestSum {
-                                    bestSum = acc
-                                    bestIndex = t
-                                }
-                            }
-                        }
+                        for t in ssd.indices where ssd[t] < ssd[bestIndex] { bestIndex = t }
                         let bx = bestIndex % (2 * r + 1) - r
                         let by = bestIndex / (2 * r + 1) - r
                         // A minimum at the search's edge is no measurement; nor is a block without detail: a mean square
