@@ -193,3 +193,47 @@ private func addDailyD3(_ site: RegimenSite, _ ingredients: String) throws -> (S
     #expect(try site.regimen.productHistory(saved.product.id).count == 2)
     #expect(site.get("/regimen/products/not-a-product/edit").status == 404)
 }
+
+@Test func theCountOnHandIsSetOnTheProductPageAndShowsWhenItRunsOut() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    try site.addDailySchedule(for: product, times: ["00:00", "12:00"])
+    let id = product.product.id.rawValue
+    let page = site.get("/regimen/products/\(id)").bodyText
+    #expect(page.contains("id=\"supply-count\"") && page.contains("Count now, in capsules"))
+    #expect(site.post("/regimen/products/\(id)/supply", form: ["count": "30"], csrf: nil).status == 403)
+    let refused = site.post("/regimen/products/\(id)/supply", form: ["count": "thirty"])
+    #expect(refused.status == 400 && refused.bodyText.contains("id=\"supply-count-error\"") && refused.bodyText.contains("value=\"thirty\""))
+    #expect(try site.regimen.supply(product.product.id) == nil)
+    #expect(site.post("/regimen/products/\(id)/supply", form: ["count": "30"]).status == 303)
+    let runsOut = site.regimen.today().adding(days: 15)
+    let saved = site.get("/regimen/products/\(id)?supply=1").bodyText
+    #expect(saved.contains("30 capsules on hand; at about 2 a day, they last until around \(DateText.day(runsOut))."))
+    #expect(site.get("/regimen/products").bodyText.contains("30 capsules on hand"))
+}
+
+@Test func aProductRunningLowIsNamedOnTodayAndHomeInsideTheRefillWindow() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct("Fish oil")
+    try site.addDailySchedule(for: product, times: ["00:00", "12:00"])
+    try site.regimen.setSupply(product.product.id, count: 40)
+    #expect(!site.get("/regimen").bodyText.contains("id=\"regimen-refill\""), "20 days left is outside the 7-day window")
+    try site.regimen.setSupply(product.product.id, count: 10)
+    let today = site.get("/regimen").bodyText
+    #expect(today.contains("id=\"regimen-refill\"") && today.contains("<strong>Fish oil:</strong> 10 capsules on hand"))
+    #expect(today.contains("href=\"/regimen/products/\(product.product.id.rawValue)#supply\""))
+    #expect(site.get("/").bodyText.contains("id=\"regimen-refill\""))
+    try site.cairn.reminders.setPreferences(try ReminderPreferences(refillDays: 0))
+    #expect(!site.get("/regimen").bodyText.contains("id=\"regimen-refill\""), "no warning while the person turned it off")
+}
+
+@Test func aNewProductOffersItsNextStepsUntilTheyAreDone() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct()
+    let id = product.product.id.rawValue
+    let fresh = site.get("/regimen/products/\(id)?added=1").bodyText
+    #expect(fresh.contains("id=\"next-schedule\"") && fresh.contains("id=\"next-supply\""))
+    try site.addDailySchedule(for: product)
+    try site.regimen.setSupply(product.product.id, count: 10)
+    #expect(!site.get("/regimen/products/\(id)?added=1").bodyText.contains("id=\"next-steps\""))
+}

@@ -129,7 +129,10 @@ import Testing
     #expect(page.contains("<span class=\"regimen-state\">paused</span>"))
     #expect(page.contains("action=\"/regimen/schedules/\(id)/resume\""))
     #expect(site.post("/regimen/schedules/\(id)/resume", form: day(2)).status == 303)
-    #expect(site.post("/regimen/schedules/\(id)/stop", form: day(3)).status == 303)
+    let asked = site.post("/regimen/schedules/\(id)/stop", form: day(3))
+    #expect(asked.status == 200 && asked.bodyText.contains("id=\"schedule-stop-confirm\""), "stopping for good asks first")
+    #expect(try site.regimen.scheduleHistory(revision.scheduleID).latest?.state == .active, "asking saves nothing")
+    #expect(site.post("/regimen/schedules/\(id)/stop", form: day(3).merging(["confirm": "yes"]) { a, _ in a }).status == 303)
     page = site.get("/regimen/schedules").bodyText
     #expect(page.contains("<span class=\"regimen-state\">stopped</span>"))
     #expect(!page.contains("action=\"/regimen/schedules/\(id)/"), "a stopped schedule offers no actions")
@@ -139,4 +142,39 @@ import Testing
     let again = site.post("/regimen/schedules/\(id)/resume", form: day(4))
     #expect(again.status == 400 && again.bodyText.contains("Nothing was saved."))
     #expect(site.post("/regimen/schedules/\(id)/explode").status == 404)
+}
+
+@Test func aScheduleIsChangedFromAChosenDayAsANewVersionWithItsHistoryShown() throws {
+    let site = try RegimenSite()
+    let revision = try site.addDailySchedule(for: try site.addProduct())
+    let id = revision.scheduleID.rawValue
+    let today = site.regimen.today()
+    #expect(site.get("/regimen/schedules").bodyText.contains("href=\"/regimen/schedules/\(id)/edit\""))
+    let form = site.get("/regimen/schedules/\(id)/edit").bodyText
+    #expect(form.contains("value=\"00:00\""), "the form starts from the plan as it stands")
+    #expect(form.contains("name=\"from\" required value=\"\(today.adding(days: 1))\""))
+    #expect(form.contains("Version 1, from \(today)"), "the history is beside the form")
+    #expect(!form.contains("name=\"product\""), "the product of a schedule never changes")
+    var change = [
+        "servings": "2", "repeats": "daily", "times": "08:00, 20:00", "every": "2", "weekdays": "", "zone": "",
+        "from": today.description,
+    ]
+    #expect(site.post("/regimen/schedules/\(id)/edit", form: change, csrf: nil).status == 403)
+    let sameDay = site.post("/regimen/schedules/\(id)/edit", form: change)
+    #expect(sameDay.status == 400 && sameDay.bodyText.contains("id=\"schedule-from-error\""), "a day that overlaps is refused beside its field")
+    #expect(sameDay.bodyText.contains("value=\"08:00, 20:00\""), "what was typed is kept")
+    change["times"] = "25:00"
+    change["servings"] = "two"
+    let both = site.post("/regimen/schedules/\(id)/edit", form: change).bodyText
+    #expect(both.contains("id=\"schedule-times-error\"") && both.contains("id=\"schedule-servings-error\""), "every error at once")
+    change["times"] = "08:00, 20:00"
+    change["servings"] = "2"
+    change["from"] = today.adding(days: 1).description
+    #expect(site.post("/regimen/schedules/\(id)/edit", form: change).status == 303)
+    let history = try site.regimen.scheduleHistory(revision.scheduleID)
+    #expect(history.revisions.count == 2)
+    #expect(history.latest?.plan.times.map(\.description) == ["08:00", "20:00"] && history.latest?.plan.servings == 2)
+    #expect(history.latest?.effectiveFrom == today.adding(days: 1) && history.latest?.plan.startDay == today)
+    #expect(site.get("/regimen/schedules").bodyText.contains("Version 2, from \(today.adding(days: 1)): active; daily at 08:00, 20:00, 2 servings"))
+    #expect(site.get("/regimen/schedules/nope/edit").status == 404)
 }

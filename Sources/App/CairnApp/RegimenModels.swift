@@ -251,6 +251,24 @@ public struct SupplyStatus: Hashable, Sendable {
     public let dailyUse: Decimal?
     /// The day the count reaches zero at `dailyUse`; nil without a daily use.
     public let runsOutAround: LocalDay?
+    /// What the count counts, for the count on hand: "capsules", "1 capsule", "servings".
+    public let noun: String
+
+    /// The count in words, on every door: "25 capsules on hand; at about 2 a day, they last until around 19 Dec 2026."
+    public var summary: String {
+        guard onHand >= 0 else { return "More was logged than was on hand (\(onHand) \(noun)): count what is left and set it again." }
+        var line = "\(onHand) \(noun) on hand"
+        if let use = dailyUse, let day = runsOutAround {
+            var rounded = Decimal()
+            var value = use
+            NSDecimalRound(&rounded, &value, 2, .plain)
+            line += "; at about \(rounded) a day, they last until around \(DateText.day(day))"
+        }
+        return line + "."
+    }
+
+    /// Whole days from `today` until it runs out (0: today); nil without a daily use.
+    public func daysLeft(from today: LocalDay) -> Int? { runsOutAround.map { today.days(to: $0) } }
 }
 
 /// The export formats of the ledger.

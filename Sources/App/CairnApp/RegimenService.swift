@@ -706,7 +706,7 @@ public final class RegimenService: @unchecked Sendable {
     }
 
     private static func units(servings: Decimal, of product: Product) -> Decimal {
-        product.servingSize.unit == .count ? servings * product.servingSize.value : servings
+        product.countsUnits ? servings * product.servingSize.value : servings
     }
 
     private func supplyStatus(_ productID: ProductID, day: LocalDay, _ store: RegimenStore) throws -> SupplyStatus? {
@@ -728,6 +728,6 @@ public final class RegimenService: @unchecked Sendable {
         }
         return SupplyStatus(
             productID: productID, productName: product.product.name, countsUnits: product.product.servingSize.unit == .count,
-            onHand: onHand, dailyUse: daily > 0 ? daily : nil, runsOutAround: runsOut)
+            onHand: onHand, dailyUse: daily > 0 ? daily : nil, runsOutAround: runsOut, noun: product.product.countNoun(onHand))
     }
 }

@@ -77,6 +77,15 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
 
     // MARK: the loop's two calls
 
+    /// The products whose count on hand runs out inside the refill warning's window (none while it is off),
+    /// soonest first: what Today and Home show beside the notification.
+    public func runningLow() throws -> [SupplyStatus] {
+        let today = regimen.today()
+        let preferences = try preferences(on: today)
+        return try regimen.supplies().filter { s in s.daysLeft(from: today).map(preferences.warnsOfRefill) ?? false }
+            .sorted { ($0.runsOutAround!, $0.productName) < ($1.runsOutAround!, $1.productName) }
+    }
+
     /// The notices to show now, recorded as sent in the same transaction.
     public func dueNotices() throws -> [ReminderNotice] {
         let now = clock.now()
@@ -86,7 +95,7 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
         // Read before the write transaction (the services' reads must not nest inside it).
         let yesterday = try regimen.doses(on: today.adding(days: -1)).filter { $0.state == .notLogged }.map(Self.openDose)
         let low = try regimen.supplies().compactMap { s -> (name: String, daysLeft: Int)? in
-            s.runsOutAround.map { (s.productName, today.days(to: $0)) }
+            s.daysLeft(from: today).map { (s.productName, $0) }
         }
         let areas = try skin.areas()
         let planner = ReminderPlanner()

@@ -47,6 +47,11 @@ public enum DateText {
         string(date, layout, in: TimeZone(identifier: name) ?? utcZone)
     }
 
+    /// A calendar day for people: "1 Mar 2026" (the `day` layout, with no clock or zone involved).
+    public static func day(_ day: LocalDay) -> String {
+        string(WallClock.instant(of: day, at: TimeSlot(hour: 12, minute: 0)!, in: utcZone), .day, in: utcZone)
+    }
+
     /// "2026-03-01T07:00:00Z": the UTC text of exports, JSON and PDF metadata.
     public static func utc(_ date: Date) -> String { string(date, .utc, in: utcZone) }
 

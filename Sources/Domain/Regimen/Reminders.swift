@@ -51,6 +51,9 @@ public struct ReminderPreferences: Hashable, Sendable {
         self.refillDays = refillDays
     }
 
+    /// Whether a supply lasting `daysLeft` more days is inside the refill warning's window (never when it is off).
+    public func warnsOfRefill(daysLeft: Int) -> Bool { refillDays > 0 && daysLeft <= refillDays }
+
     /// Parses quiet hours as the person types them: "22:00-07:00" (start-end), or "off" / "" for none. The one
     /// parser for the CLI's `--quiet` and the Settings page. Throws `ReminderError.quietHoursIncomplete`.
     public static func quietHours(parsing text: String) throws -> (start: TimeSlot, end: TimeSlot)? {
@@ -293,8 +296,8 @@ public struct ReminderPlanner: Sendable {
 
     /// The refill warning for products whose supply runs out within the preference's days.
     public func refillWarning(products: [(name: String, daysLeft: Int)], preferences: ReminderPreferences) -> ReminderNotice? {
-        let low = products.filter { $0.daysLeft <= preferences.refillDays }
-        guard preferences.refillDays > 0, !low.isEmpty else { return nil }
+        let low = products.filter { preferences.warnsOfRefill(daysLeft: $0.daysLeft) }
+        guard !low.isEmpty else { return nil }
         let days = low.map(\.daysLeft).min()!
         let when = days <= 0 ? "runs out today" : days == 1 ? "lasts about 1 more day" : "lasts about \(days) more days"
         let body =

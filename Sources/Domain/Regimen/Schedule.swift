@@ -364,6 +364,8 @@ public struct DoseOccurrence: Hashable, Sendable, Comparable {
 /// The parts of a schedule a person types or chooses, to put each refusal beside its own field.
 public enum ScheduleField: Hashable, Sendable, CaseIterable {
     case product, servings, recurrence, times, interval, weekdays, start, end, zone
+    /// The day a change of an existing schedule takes effect.
+    case from
 }
 
 extension ScheduleError {
@@ -378,6 +380,7 @@ extension ScheduleError {
         case .endsBeforeStart: .end
         case .unknownTimeZone: .zone
         case .productNotFound, .noProductChosen: .product
+        case .overlappingRevision, .revisionBeforeLoggedDoses: .from
         default: nil
         }
     }

@@ -461,7 +461,7 @@ struct RegimenSupplySetCommand: Command {
         let product = try service.findProduct(reference)
         try service.setSupply(product.product.id, count: count)
         if let status = try service.supply(product.product.id) {
-            context.console.print("\(product.product.name): \(supplyLine(status))")
+            context.console.print("\(product.product.name): \(status.summary)")
         }
     }
 }
@@ -471,12 +471,33 @@ struct RegimenSupplyListCommand: Command {
     static let name = "list"
     static let readsOnly = true
     static let abstract = "List counts on hand and when each runs out."
+    static let options: [Option] = [.json]
 
-    init(arguments: Arguments) throws { _ = try arguments.positionals(exactly: []) }
+    let json: Bool
+
+    init(arguments: Arguments) throws {
+        _ = try arguments.positionals(exactly: [])
+        json = arguments.has(.json)
+    }
 
     func run(in context: CommandContext) throws {
         let supplies = try context.openApplication().regimen.supplies()
+        if json { return try context.console.printJSON(supplies.map(SupplyJSON.init)) }
         if supplies.isEmpty { context.console.print("No counts on hand yet. Set one with 'cairn regimen supply set PRODUCT COUNT'.") }
-        for s in supplies { context.console.print("\(s.productName): \(supplyLine(s))") }
+        for s in supplies { context.console.print("\(s.productName): \(s.summary)") }
+    }
+}
+
+/// A count on hand as `supply list --json` prints it (decimals as text, days as YYYY-MM-DD).
+private struct SupplyJSON: Encodable {
+    let productID: String, productName: String, onHand: String, counts: String, dailyUse: String?, runsOutAround: String?
+
+    init(_ s: SupplyStatus) {
+        productID = s.productID.rawValue
+        productName = s.productName
+        onHand = "\(s.onHand)"
+        counts = s.noun
+        dailyUse = s.dailyUse.map { "\($0)" }
+        runsOutAround = s.runsOutAround?.description
     }
 }

@@ -113,7 +113,7 @@ struct RegimenProductsShowCommand: Command {
         context.console.print("\(product.product.name)\(product.product.brand.isEmpty ? "" : " (\(product.product.brand))")")
         context.console.print(
             "Id: \(product.product.id)   Revision \(product.revisionNumber) of \(try service.productHistory(product.product.id).count)")
-        if let supply = try service.supply(product.product.id) { context.console.print(supplyLine(supply)) }
+        if let supply = try service.supply(product.product.id) { context.console.print("Supply: " + supply.summary) }
         printRows(product, context.console)
     }
 }
@@ -237,15 +237,4 @@ private func printRows(_ stored: StoredProduct, _ console: Console) {
         let amount = row.amount.map { " \($0)" } ?? ""
         console.print("  \(row.nameOnLabel)\(amount)\(row.catalogueID == nil ? "  (not in catalogue: check the name)" : "")")
     }
-}
-
-func supplyLine(_ s: SupplyStatus) -> String {
-    var line = "On hand: \(s.onHand) \(s.countsUnits ? "units" : "servings")"
-    if let use = s.dailyUse, let day = s.runsOutAround {
-        var rounded = Decimal()
-        var value = use
-        NSDecimalRound(&rounded, &value, 2, .plain)
-        line += ", about \(rounded) a day, runs out around \(day)"
-    }
-    return line
 }

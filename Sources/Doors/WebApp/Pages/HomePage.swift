@@ -79,7 +79,9 @@ extension HomePage {
         [
             route(.get, "/") { _ in
                 if try !services.settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
-                return .html(render(summaries: try summaries(services), regimenToday: regimenToday(try services.regimen.todayView())))
+                let today = regimenToday(try services.regimen.todayView())
+                let low = RegimenPages.refillNotice(try services.reminders.runningLow())
+                return .html(render(summaries: try summaries(services), regimenToday: low.isEmpty ? today : (today ?? "") + low))
             }
         ]
     }

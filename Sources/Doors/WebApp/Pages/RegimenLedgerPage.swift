@@ -217,6 +217,10 @@ enum RegimenLedgerPage {
                 }
             }
             let status = statusWord(e.status)
+            let change: HTML =
+                e.isCurrent && !e.isUndo
+                ? " <a href=\"/regimen/records/\(e.id.rawValue)\" class=\"regimen-change\">Correct or undo<span class=\"visually-hidden\">: \(e.productName), \(describe(e))</span></a>"
+                : ""
             let classes = "regimen-row regimen-\(e.status.rawValue)" + (e.isCurrent ? "" : " regimen-replaced")
             let statusHTML: HTML = e.isCurrent ? "\(status)" : "<s>\(status)</s> (replaced)"
             return """
@@ -225,7 +229,7 @@ enum RegimenLedgerPage {
                 <td>\(e.productName)</td>
                 <td class="regimen-status">\(statusHTML)</td>
                 <td>\(RegimenPages.servings(e.servings))</td>
-                <td>\(notes.joined(separator: "; "))</td>
+                <td>\(notes.joined(separator: "; "))\(change)</td>
                 </tr>
                 """
         }

@@ -10,14 +10,15 @@ import Regimen
 /// products, label scan, schedules, outcomes and insights pages declare their own (POSTs need the CSRF token,
 /// then redirect back).
 enum RegimenPages {
-    static func routes(_ regimen: RegimenService, csrfToken: String) -> [Route] {
+    static func routes(_ regimen: RegimenService, reminders: ReminderService, csrfToken: String) -> [Route] {
         [
             route(.get, "/regimen") { r in
                 let view = try regimen.todayView()
                 let records = loggedRecords(r.query["records"], regimen)
                 return .html(
                     today(
-                        view, csrfToken: csrfToken, notice: notice(r.query["logged"], records: records, zone: view.timeZone), focus: r.query["focus"])
+                        view, csrfToken: csrfToken, notice: notice(r.query["logged"], records: records, zone: view.timeZone), focus: r.query["focus"],
+                        low: try reminders.runningLow())
                 )
             },
             route(.post, "/regimen/batch/taken") { r in
@@ -35,7 +36,12 @@ enum RegimenPages {
                 }
             },
             route(.post, "/regimen/records/{record}/undo") { r in
-                try logged(regimen: regimen, csrfToken: csrfToken) {
+                // From the entry's own page (`back=record`): back there, to the undo, with its notice.
+                if r.form["back"] == "record" {
+                    let result = try regimen.undo(IntakeRecordID(r.parameter("record")))
+                    return .redirect(to: "/regimen/records/\(result.entry.id.rawValue)?saved=undone")
+                }
+                return try logged(regimen: regimen, csrfToken: csrfToken) {
                     (try regimen.undo(IntakeRecordID(r.parameter("record"))).alreadyUndone ? "undone-already" : "undone", [])
                 }
             },
@@ -135,6 +141,21 @@ enum RegimenPages {
         return html
     }
 
+    /// The products running low (inside the refill warning's window), each with its count and a link to count
+    /// it again; nothing when none is.
+    static func refillNotice(_ low: [SupplyStatus]) -> HTML {
+        guard !low.isEmpty else { return "" }
+        let items = low.map { s -> HTML in
+            "<li><strong>\(s.productName):</strong> \(s.summary) <a href=\"/regimen/products/\(s.productID.rawValue)#supply\">Set a new count<span class=\"visually-hidden\"> of \(s.productName)</span></a></li>"
+        }
+        return """
+            <section class="notice regimen-refill" id="regimen-refill" aria-labelledby="refill-title">
+            <h2 id="refill-title">Running low</h2>
+            <ul>\(items)</ul>
+            </section>
+            """
+    }
+
     /// "1 serving", "2 servings", "0.5 servings".
     static func servings(_ value: Decimal) -> String {
         value == 1 ? "1 serving" : "\(value) servings"
@@ -156,9 +177,9 @@ enum RegimenPages {
     /// schedules. Each dose is listed once. `focus` (a dose id) gets `autofocus` on its Taken button.
     static func today(
         _ view: TodayView, csrfToken: String, notice: String? = nil, error: String? = nil,
-        fieldError: (doseID: String, message: String)? = nil, focus: String? = nil
+        fieldError: (doseID: String, message: String)? = nil, focus: String? = nil, low: [SupplyStatus] = []
     ) -> String {
-        let intro = intro("Regimen", lead: Journal.regimen.purpose) + subnav("/regimen")
+        let intro = intro("Regimen", lead: Journal.regimen.purpose) + subnav("/regimen") + refillNotice(low)
         let focusID = focus.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
         var messages: HTML = ""
         if let notice {

@@ -73,7 +73,10 @@ enum RegimenProductPages {
             return (id, current.product)
         }
         return [
-            route(.get, "/regimen/products") { _ in .html(list(try regimen.products())) },
+            route(.get, "/regimen/products") { _ in
+                let supplies = Dictionary(try regimen.supplies().map { ($0.productID, $0) }, uniquingKeysWith: { a, _ in a })
+                return .html(list(try regimen.products(), supplies: supplies))
+            },
             route(.get, "/regimen/products/new") { _ in .html(productForm(Draft(), editing: nil, csrfToken: csrfToken)) },
             route(.post, "/regimen/products/new") { r in
                 let draft = Draft(r.form)
@@ -85,10 +88,35 @@ enum RegimenProductPages {
                 }
             },
             route(.get, "/regimen/products/{product}") { r in
-                let history = try regimen.productHistory(ProductID(r.parameter("product")))
+                let id = ProductID(r.parameter("product"))
+                let history = try regimen.productHistory(id)
                 guard !history.isEmpty else { throw WebError.notFound }
-                let notice = r.query["added"] == "1" ? "Saved." : r.query["unchanged"] == "1" ? "Nothing changed, so no new version was saved." : nil
-                return .html(detail(history, notice: notice))
+                let notice: String? =
+                    switch (r.query["added"], r.query["unchanged"], r.query["supply"]) {
+                    case ("1", _, _): "Saved."
+                    case (_, "1", _): "Nothing changed, so no new version was saved."
+                    case (_, _, "1"): "Count on hand saved."
+                    default: nil
+                    }
+                let detail = Detail(
+                    history: history, supply: try regimen.supply(id),
+                    scheduled: try regimen.schedules().contains { $0.latest.plan.productID == id }, justAdded: r.query["added"] == "1")
+                return .html(page(detail, notice: notice, csrfToken: csrfToken))
+            },
+            route(.post, "/regimen/products/{product}/supply") { r in
+                let id = try current(r).id
+                let typed = (r.form["count"] ?? "").trimmingCharacters(in: .whitespaces)
+                do {
+                    try regimen.setSupply(id, count: try PlainDecimal.parse(typed).value)
+                    return .redirect(to: "/regimen/products/\(id.rawValue)?supply=1#supply")
+                } catch let error as CairnError where error.errorKind == .refusedInput {
+                    let history = try regimen.productHistory(id)
+                    let detail = Detail(
+                        history: history, supply: try regimen.supply(id),
+                        scheduled: try regimen.schedules().contains { $0.latest.plan.productID == id }, justAdded: false,
+                        typedCount: typed, countError: error.userMessage + " Nothing was saved.")
+                    return .html(page(detail, notice: nil, csrfToken: csrfToken), status: 400)
+                }
             },
             route(.get, "/regimen/products/{product}/edit") { r in
                 let current = try current(r)
@@ -113,7 +141,7 @@ enum RegimenProductPages {
         p.servingSize.unit == .count ? "\(p.servingSize.value) \(p.form.rawValue)" : p.servingSize.description
     }
 
-    static func list(_ products: [StoredProduct]) -> String {
+    static func list(_ products: [StoredProduct], supplies: [ProductID: SupplyStatus] = [:]) -> String {
         var body =
             RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
             + RegimenPages.subnav("/regimen/products")
@@ -131,6 +159,7 @@ enum RegimenProductPages {
                     <h2><a href="/regimen/products/\(p.product.id.rawValue)">\(p.product.name)</a></h2>
                     <p class="regimen-meta">\(meta)</p>
                     <p class="regimen-meta">\(p.product.ingredients.count) label \(rows), version \(p.revisionNumber)</p>
+                    \(supplies[p.product.id].map { s -> HTML in "<p class=\"regimen-meta\">\(s.summary)</p>" })
                     </li>
                     """
             }
@@ -218,7 +247,55 @@ enum RegimenProductPages {
         return Layout.page(title: title, section: .regimen, body: head + form)
     }
 
-    static func detail(_ history: [StoredProduct], notice: String?) -> String {
+    /// What a product's page shows: its versions, its count on hand (with a refused count typed), whether a
+    /// schedule takes it, and whether it was just added (then the next steps lead).
+    struct Detail {
+        var history: [StoredProduct]
+        var supply: SupplyStatus?
+        var scheduled: Bool
+        var justAdded: Bool
+        var typedCount: String?
+        var countError: String?
+    }
+
+    /// The next steps after a product is saved: a schedule, and the count on hand (each only while missing).
+    static func nextSteps(_ d: Detail, _ id: ProductID) -> HTML {
+        var steps: [HTML] = []
+        if !d.scheduled {
+            steps.append("<li><a href=\"/regimen/schedules#plan-form-title\" id=\"next-schedule\">Add a schedule</a> for when you take it</li>")
+        }
+        if d.supply == nil {
+            steps.append("<li><a href=\"#supply-count\" id=\"next-supply\">Set the count on hand</a>, to see when it runs out</li>")
+        }
+        guard !steps.isEmpty else { return "" }
+        return
+            "<section class=\"card\" aria-labelledby=\"next-title\" id=\"next-steps\"><h2 id=\"next-title\">Next</h2><ul class=\"regimen-list\">\(steps)</ul></section>"
+    }
+
+    /// The count on hand and its form (`COUNT` in units when a serving is a count, else in servings).
+    static func supplySection(_ d: Detail, _ p: Product, csrfToken: String) -> HTML {
+        let errors = d.countError.map { [$0] } ?? []
+        let current: HTML =
+            d.supply.map { s -> HTML in "<p id=\"supply-summary\">\(s.summary)</p>" }
+            ?? "<p id=\"supply-summary\">No count set yet. Set one and each dose logged as taken counts it down.</p>"
+        let what = p.countNoun(2)
+        return """
+            <section class="card regimen-form" aria-labelledby="supply-title" id="supply">
+            <h2 id="supply-title">On hand</h2>
+            \(current)
+            <form method="post" action="/regimen/products/\(p.id.rawValue)/supply" class="regimen-inline-form" novalidate>\(Layout.csrfField(csrfToken))
+            <label for="supply-count">Count now, in \(what)</label>
+            <input type="text" inputmode="decimal" id="supply-count" name="count" value="\(d.typedCount ?? "")"\(FormField.attributes("supply-count", errors: errors, help: true, first: true))>
+            <button type="submit" class="button button-quiet" id="supply-save">Save count</button>
+            \(FormField.errors(errors, "supply-count"))
+            <p class="help" id="supply-count-help">Count what is in the bottle now. A refill is a new count.</p>
+            </form>
+            </section>
+            """
+    }
+
+    static func page(_ d: Detail, notice: String?, csrfToken: String) -> String {
+        let history = d.history
         let current = history.max { $0.revisionNumber < $1.revisionNumber }!
         let p = current.product
         var body =
@@ -226,7 +303,9 @@ enum RegimenProductPages {
                 p.name, lead: [p.brand, p.form.rawValue, "serving: " + serving(p)].filter { !$0.isEmpty }.joined(separator: " · "))
             + RegimenPages.subnav("/regimen/products")
             + RegimenPages.message(notice: notice, error: nil)
+            + (d.justAdded ? nextSteps(d, p.id) : "")
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(p.id.rawValue)/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
+            + supplySection(d, p, csrfToken: csrfToken)
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev -> HTML in
             let rows = rev.product.ingredients.map { row -> HTML in
                 let known: HTML =
