@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "CairnAppTests", dependencies: ["CairnApp", "CairnCore", "Storage", "Encryption", "Imaging", "PhotoMetadata", "Skin", "Smile", "Regimen", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Reports"]),
         .testTarget(name: "TextRecognitionTests", dependencies: ["TextRecognition", "Imaging", "CairnCore", "CairnTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption", "PhoneLink", "PhotoMetadata"]),
+        .testTarget(name: "WebAppTests", dependencies: ["WebApp", "CairnCLI", "CairnApp", "CairnCore", "Imaging", "Skin", "Smile", "Regimen", "Storage", "TextRecognition", "CairnTestSupport", "Insights", "Outcomes", "HealthExport", "Encryption", "PhoneLink", "PhotoMetadata"]),
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "Regimen", "Insights", "CairnTestSupport", "NativeLoader", "Skin"], exclude: ["Fixtures"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Storage", "Encryption", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "PhoneLinkTests", dependencies: ["PhoneLink", "CairnCore", "CairnTestSupport"]),

@@ -377,3 +377,19 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         #expect(cli.run("reminders", "area", "Back", "2").status == 1)
     }
 }
+
+@Test func aProductIsArchivedAndRestoredFromTheCommandLine() throws {
+    try withTemporaryDirectory { dir throws in
+        let cli = RegimenCLI(dir)
+        #expect(cli.run("products", "add", "Iron", "--form", "tablet", "Iron=18 mg").status == 0)
+        let schedule = try #require((try cli.json("schedules", "add", "Iron", "--times", "08:00") as? [String: Any])?["scheduleID"] as? String)
+        let refused = cli.run("products", "archive", "Iron")
+        #expect(refused.status == 1 && refused.stderr.contains("Stop it first"))
+        #expect(cli.run("schedules", "stop", schedule, "--from", "2099-01-01").status == 0)
+        #expect(cli.run("products", "archive", "Iron").stdout.hasPrefix("Archived Iron."))
+        #expect(!cli.run("products", "list").stdout.contains("Iron"))
+        #expect(cli.run("products", "list", "--archived").stdout.contains("Iron"))
+        #expect(cli.run("products", "restore", "Iron").status == 0)
+        #expect(cli.run("products", "list").stdout.contains("Iron"))
+    }
+}

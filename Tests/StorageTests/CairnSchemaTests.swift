@@ -211,6 +211,13 @@ import Testing
                             '2026-12-01T08:00:00.000Z', 'America/New_York');
                 """)
         },
+        "2026-12-08.product-archive": { db in
+            try db.executeScript(
+                """
+                INSERT INTO regimen_product_archive (product_id, archived, recorded_at) VALUES ('p-1', 1, '2026-12-08T08:00:00.000Z');
+                INSERT INTO regimen_product_archive (product_id, archived, recorded_at) VALUES ('p-1', 0, '2026-12-08T09:00:00.000Z');
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript(
                 """

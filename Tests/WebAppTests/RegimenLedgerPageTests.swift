@@ -120,3 +120,16 @@ private func historyUpload(_ site: RegimenSite, _ text: String, csrf: String? = 
     #expect(!page.contains("extra dose"), "an imported dose reads as imported, not as an extra dose")
     #expect(!page.contains("record "), "no internal record ids")
 }
+
+@Test func theWholeLogDownloadsAsCSVOrJSONAsTheCommandLineWritesIt() throws {
+    let site = try RegimenSite()
+    try site.addDailySchedule(for: try site.addProduct())
+    let dose = try #require(try site.regimen.todayView().currentBatch.first)
+    _ = try site.regimen.checkIn(dose.doseID, status: .taken)
+    #expect(site.get("/regimen/ledger").bodyText.contains("href=\"/regimen/ledger/export.csv\""))
+    for format in LedgerExportFormat.allCases {
+        let download = site.get("/regimen/ledger/export.\(format.rawValue)")
+        #expect(download.status == 200 && download.header("Content-Disposition")?.hasPrefix("attachment; filename=\"cairn-ledger-") == true)
+        #expect(download.bodyText == (try site.regimen.exportLedger(as: format)))
+    }
+}

@@ -237,3 +237,21 @@ private func addDailyD3(_ site: RegimenSite, _ ingredients: String) throws -> (S
     try site.regimen.setSupply(product.product.id, count: 10)
     #expect(!site.get("/regimen/products/\(id)?added=1").bodyText.contains("id=\"next-steps\""))
 }
+
+@Test func aProductIsArchivedOnceItsSchedulesAreStoppedAndCanBeRestored() throws {
+    let site = try RegimenSite()
+    let product = try site.addProduct("Iron")
+    let schedule = try site.addDailySchedule(for: product)
+    let id = product.product.id.rawValue
+    #expect(site.post("/regimen/products/\(id)/archive", csrf: nil).status == 403)
+    let refused = site.post("/regimen/products/\(id)/archive")
+    #expect(refused.status == 400 && refused.bodyText.contains("id=\"product-archive-error\""), "a scheduled product is not archived")
+    try site.regimen.stopSchedule(schedule.scheduleID, from: site.regimen.today().adding(days: 1))
+    #expect(site.post("/regimen/products/\(id)/archive").status == 303)
+    let list = site.get("/regimen/products").bodyText
+    #expect(list.contains("id=\"regimen-archived\"") && !list.contains("<h2><a href=\"/regimen/products/\(id)\">Iron</a></h2>"))
+    #expect(!site.get("/regimen/schedules").bodyText.contains("<option value=\"\(id)\""), "an archived product gets no new schedule")
+    #expect(site.get("/regimen/products/\(id)?archived=1").bodyText.contains("id=\"product-restore\""))
+    #expect(site.post("/regimen/products/\(id)/restore").status == 303)
+    #expect(site.get("/regimen/products").bodyText.contains("<h2><a href=\"/regimen/products/\(id)\">Iron</a></h2>"))
+}

@@ -2,6 +2,7 @@ import CairnApp
 import CairnCore
 import Foundation
 import Imaging
+import PhotoMetadata
 import Smile
 import Testing
 
@@ -316,4 +317,23 @@ private func formUpload(_ photo: Data, csrf: String? = Fixture.csrf) -> Request 
     #expect(field.lowerBound < error.lowerBound && page[field.upperBound..<error.lowerBound].count < 300, "the error follows the field")
     #expect(page.contains("aria-invalid=\"true\" aria-describedby=\"upload-error\" autofocus"))
     #expect(page.contains("id=\"smile-camera-card\" hidden"), "the camera card is shown by smile.js only")
+}
+
+@Test func twoCropsAreExportedSideBySideAfterAPreviewOfTheExactPicture() throws {
+    let site = try SmileSite()
+    let (_, a) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_obama.jpg")))
+    let (_, b) = try site.cairn.smile.add(try Data(contentsOf: faces.appendingPathComponent("fr_biden.jpg")))
+    let compare = site.app.handle(Fixture.get("/smile/compare?a=\(a.id.rawValue)&b=\(b.id.rawValue)")).bodyText
+    #expect(compare.contains("href=\"/smile/side-by-side?a=\(a.id.rawValue)&amp;b=\(b.id.rawValue)\""))
+    let page = site.app.handle(Fixture.get("/smile/side-by-side?a=\(a.id.rawValue)&b=\(b.id.rawValue)")).bodyText
+    let width = 2 * SmileService.cropSide + SmileService.sideBySideGap
+    #expect(page.contains("<dd id=\"export-dimensions\">\(width) × \(SmileService.cropSide) JPEG</dd>"))
+    #expect(page.contains("src=\"/smile/side-by-side.jpg?a=\(a.id.rawValue)&amp;b=\(b.id.rawValue)\""))
+    let form = ["a": a.id.rawValue, "b": b.id.rawValue]
+    #expect(site.app.handle(Fixture.post("/smile/side-by-side", form: form, csrf: nil)).status == 403)
+    let download = site.app.handle(Fixture.post("/smile/side-by-side", form: form))
+    #expect(download.status == 200 && download.header("Content-Disposition")?.hasPrefix("attachment; filename=\"smile-side-by-side-") == true)
+    #expect(throws: Never.self) { try MetadataInspector.verifyClean(download.body, allowList: PhotoIntake.allowList) }
+    #expect(site.app.handle(Fixture.get("/smile/side-by-side?a=\(a.id.rawValue)")).status == 404, "both photos are named")
+    #expect(site.app.handle(Fixture.get("/smile/side-by-side?a=\(a.id.rawValue)&b=nothing")).status == 404)
 }

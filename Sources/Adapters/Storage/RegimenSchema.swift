@@ -227,4 +227,19 @@ extension CairnSchema {
             ALTER TABLE regimen_schedule_revisions ADD COLUMN time_zone TEXT CHECK (time_zone IS NULL OR length(time_zone) > 0);
             """)
     }
+
+    /// Archiving a product takes it off the lists while its history stays: each archive or restore is a row,
+    /// the newest one decides.
+    static let productArchive = Migration(id: "2026-12-08.product-archive") { db in
+        try db.executeScript(
+            """
+            CREATE TABLE regimen_product_archive (
+                seq         INTEGER PRIMARY KEY,
+                product_id  TEXT NOT NULL REFERENCES regimen_products(id),
+                archived    INTEGER NOT NULL CHECK (archived IN (0, 1)),
+                recorded_at TEXT NOT NULL
+            );
+            CREATE INDEX regimen_product_archive_product ON regimen_product_archive (product_id, seq);
+            """)
+    }
 }

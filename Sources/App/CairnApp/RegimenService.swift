@@ -127,12 +127,54 @@ public final class RegimenService: @unchecked Sendable {
         }
     }
 
-    /// Every product at its newest revision, by name.
-    public func products() throws -> [StoredProduct] {
+    /// Every product at its newest revision, by name: those on the person's lists, or with `includingArchived`
+    /// the archived ones too (for history: the ledger, reports, exposure).
+    public func products(includingArchived: Bool = false) throws -> [StoredProduct] {
         try database.read { db in
             let store = RegimenStore(db)
-            return try store.productIDs().compactMap { try store.latestProduct($0) }
+            let archived = includingArchived ? [] : try store.archivedProductIDs()
+            return try store.productIDs().filter { !archived.contains($0) }.compactMap { try store.latestProduct($0) }
                 .sorted { ($0.product.name.lowercased(), $0.product.id.rawValue) < ($1.product.name.lowercased(), $1.product.id.rawValue) }
+        }
+    }
+
+    /// The archived products at their newest revision, by name.
+    public func archivedProducts() throws -> [StoredProduct] {
+        try database.read { db in
+            let store = RegimenStore(db)
+            return try store.archivedProductIDs().compactMap { try store.latestProduct($0) }
+                .sorted { ($0.product.name.lowercased(), $0.product.id.rawValue) < ($1.product.name.lowercased(), $1.product.id.rawValue) }
+        }
+    }
+
+    /// When the product was archived; nil while it is on the lists.
+    public func archivedAt(_ id: ProductID) throws -> Date? {
+        try database.read { try RegimenStore($0).archivedAt(id) }
+    }
+
+    /// Takes a product off the lists (Products, the schedule form, the refill warning); its versions, logged
+    /// doses and stopped schedules stay, and it can be restored. Refuses while a schedule of it is active or
+    /// paused (`ScheduleError.productStillScheduled`: stop them first). Archiving an archived product changes nothing.
+    public func archiveProduct(_ id: ProductID) throws {
+        let now = clock.now()
+        try database.write { db in
+            let store = RegimenStore(db)
+            guard try store.latestProduct(id) != nil else { throw ScheduleError.productNotFound }
+            guard try store.archivedAt(id) == nil else { return }
+            let open = try store.allHistories().filter { $0.latest?.plan.productID == id && $0.latest?.state != .stopped }
+            guard open.isEmpty else { throw ScheduleError.productStillScheduled }
+            try store.insertArchive(id, archived: true, at: now)
+        }
+    }
+
+    /// Puts an archived product back on the lists. Restoring a product that is not archived changes nothing.
+    public func restoreProduct(_ id: ProductID) throws {
+        let now = clock.now()
+        try database.write { db in
+            let store = RegimenStore(db)
+            guard try store.latestProduct(id) != nil else { throw ScheduleError.productNotFound }
+            guard try store.archivedAt(id) != nil else { return }
+            try store.insertArchive(id, archived: false, at: now)
         }
     }
 
@@ -151,7 +193,7 @@ public final class RegimenService: @unchecked Sendable {
     public func findProduct(_ reference: String) throws -> StoredProduct {
         if let byID = try product(ProductID(reference)) { return byID }
         let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
-        let matches = try products().filter { $0.product.name.lowercased() == key }
+        let matches = try products(includingArchived: true).filter { $0.product.name.lowercased() == key }
         guard let first = matches.first else { throw ScheduleError.productNotFound }
         guard matches.count == 1 else { throw ScheduleError.productNameAmbiguous }
         return first
@@ -168,6 +210,7 @@ public final class RegimenService: @unchecked Sendable {
             let store = RegimenStore(db)
             try InsightInputs.ledgerChanged(db, at: now)
             guard try store.latestProduct(plan.productID) != nil else { throw ScheduleError.productNotFound }
+            guard try store.archivedAt(plan.productID) == nil else { throw ScheduleError.productArchived }
             try store.insertSchedule(scheduleID, productID: plan.productID, at: now)
             let revision = ScheduleRevision(
                 id: .random(), scheduleID: scheduleID, number: 1, effectiveFrom: plan.startDay,
@@ -626,7 +669,8 @@ public final class RegimenService: @unchecked Sendable {
         let day = today()
         return try database.read { db in
             let store = RegimenStore(db)
-            return try store.trackedProductIDs().compactMap { try supplyStatus($0, day: day, store) }
+            let archived = try store.archivedProductIDs()
+            return try store.trackedProductIDs().filter { !archived.contains($0) }.compactMap { try supplyStatus($0, day: day, store) }
                 .sorted { $0.productName.lowercased() < $1.productName.lowercased() }
         }
     }

@@ -287,7 +287,7 @@ public final class ReportService: @unchecked Sendable {
         }
         var productIDs = Set(schedules.map(\.summary.latest.plan.productID))
         productIDs.formUnion(ledger.map(\.productID))
-        let products = try regimen.products().filter { productIDs.contains($0.product.id) }
+        let products = try regimen.products(includingArchived: true).filter { productIDs.contains($0.product.id) }
             .sorted { $0.product.name.lowercased() < $1.product.name.lowercased() }
 
         var blocks: [ReportBlock] = [.title("Regimen summary")]

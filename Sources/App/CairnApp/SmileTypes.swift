@@ -169,6 +169,11 @@ public struct SmileExport: Sendable {
         let day = String(entry.sortKey.prefix(10))
         return "smile-\(day)-\(entry.shortID).jpg"
     }
+
+    /// A file name for two crops side by side: `smile-side-by-side-<day a>-<day b>.jpg`.
+    public static func sideBySideFileName(_ a: SmileEntry, _ b: SmileEntry) -> String {
+        "smile-side-by-side-\(a.sortKey.prefix(10))-\(b.sortKey.prefix(10)).jpg"
+    }
 }
 
 /// Why the Smile journal refused an action. Messages never contain notes, paths or file names.

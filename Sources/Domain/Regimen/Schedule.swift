@@ -379,7 +379,7 @@ extension ScheduleError {
         case .unknownRecurrence: .recurrence
         case .endsBeforeStart: .end
         case .unknownTimeZone: .zone
-        case .productNotFound, .noProductChosen: .product
+        case .productNotFound, .noProductChosen, .productArchived: .product
         case .overlappingRevision, .revisionBeforeLoggedDoses: .from
         default: nil
         }
@@ -430,6 +430,10 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case productNotFound
     /// No product chosen for a schedule.
     case noProductChosen
+    /// Archiving a product while a schedule of it is active or paused.
+    case productStillScheduled
+    /// A new schedule for an archived product.
+    case productArchived
     /// A product name shared by several products: use the id.
     case productNameAmbiguous
     /// A ledger record id that names no record.
@@ -489,6 +493,9 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .productNotFound: "There is no product with that id or name."
         case .noProductChosen: "Choose a product."
         case .productNameAmbiguous: "Several products have that name. Use the product id instead."
+        case .productStillScheduled:
+            "A schedule of this product is active or paused. Stop it first (its history stays), then archive the product."
+        case .productArchived: "This product is archived. Restore it first to give it a new schedule."
         case .recordNotFound: "There is no log entry with that id."
         case .recordAlreadyCorrected: "That log entry was already corrected. Correct the newest entry instead."
         case .notAnAsNeededSchedule: "That schedule has set times. Log an extra dose of the product instead."

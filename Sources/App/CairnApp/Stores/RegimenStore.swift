@@ -19,6 +19,33 @@ struct RegimenStore {
         try db.query("SELECT id FROM regimen_products").map { ProductID(try $0.get("id", as: String.self)) }
     }
 
+    /// The products archived now (the newest archive row of each says so).
+    func archivedProductIDs() throws -> Set<ProductID> {
+        Set(
+            try db.query(
+                """
+                SELECT a.product_id FROM regimen_product_archive a
+                WHERE a.seq = (SELECT max(seq) FROM regimen_product_archive b WHERE b.product_id = a.product_id) AND a.archived = 1
+                """
+            ).map { ProductID(try $0.get(at: 0)) })
+    }
+
+    /// When `id` was archived, nil while it is not.
+    func archivedAt(_ id: ProductID) throws -> Date? {
+        guard
+            let row = try db.queryFirst(
+                "SELECT archived, recorded_at FROM regimen_product_archive WHERE product_id = ? ORDER BY seq DESC LIMIT 1", id.rawValue),
+            try row.get("archived", as: Int.self) == 1
+        else { return nil }
+        return try row.get("recorded_at", as: Date.self)
+    }
+
+    /// Records that `id` was archived (`archived`) or restored.
+    func insertArchive(_ id: ProductID, archived: Bool, at now: Date) throws {
+        try db.execute(
+            "INSERT INTO regimen_product_archive (product_id, archived, recorded_at) VALUES (?, ?, ?)", id.rawValue, archived ? 1 : 0, now)
+    }
+
     /// Saves a product's identity (its revisions carry everything else).
     func insertProduct(_ id: ProductID, at now: Date) throws {
         try db.execute("INSERT INTO regimen_products (id, created_at) VALUES (?, ?)", id.rawValue, now)

@@ -395,7 +395,8 @@ struct RegimenExposureCommand: Command {
         let first = from ?? last.adding(days: -6)
         guard first <= last else { throw ScheduleError.rangeEndsBeforeStart }
         let report = try service.exposure(in: first...last)
-        let names = Dictionary(try service.products().map { ($0.product.id, $0.product.name) }, uniquingKeysWith: { a, _ in a })
+        let names = Dictionary(
+            try service.products(includingArchived: true).map { ($0.product.id, $0.product.name) }, uniquingKeysWith: { a, _ in a })
         let catalogue = try? Catalogue.bundled()
         func ingredientName(_ key: String) -> String {
             IngredientDose.name(ofKey: key, catalogue: catalogue)

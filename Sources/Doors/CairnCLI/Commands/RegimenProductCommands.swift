@@ -16,21 +16,27 @@ private let ingredientHelp = """
 struct RegimenProductsListCommand: Command {
     static let name = "list"
     static let readsOnly = true
-    static let abstract = "List every product."
-    static let options: [Option] = [.json]
+    static let abstract = "List every product (archived ones with --archived)."
+    static let archived = Option("--archived", help: "List the archived products instead.")
+    static let options: [Option] = [archived, .json]
 
     let json: Bool
+    let archived: Bool
 
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
         json = arguments.has(.json)
+        archived = arguments.has(Self.archived)
     }
 
     func run(in context: CommandContext) throws {
-        let products = try context.openApplication().regimen.products()
+        let service = try context.openApplication().regimen
+        let products = archived ? try service.archivedProducts() : try service.products()
         if json { return try context.console.printJSON(products.map(ProductJSON.init)) }
         if products.isEmpty {
-            context.console.print("No products yet. Add one with 'cairn regimen products add NAME --form FORM INGREDIENT...'.")
+            context.console.print(
+                archived
+                    ? "No archived products." : "No products yet. Add one with 'cairn regimen products add NAME --form FORM INGREDIENT...'.")
         }
         for p in products {
             context.console.print(
@@ -115,6 +121,46 @@ struct RegimenProductsShowCommand: Command {
             "Id: \(product.product.id)   Revision \(product.revisionNumber) of \(try service.productHistory(product.product.id).count)")
         if let supply = try service.supply(product.product.id) { context.console.print("Supply: " + supply.summary) }
         printRows(product, context.console)
+    }
+}
+
+/// `cairn regimen products archive`.
+struct RegimenProductsArchiveCommand: Command {
+    static let name = "archive"
+    static let abstract = "Take a product off your lists; its versions and logged doses stay."
+    static let synopsis = "PRODUCT"
+    static let discussion = """
+        PRODUCT is a product id or its exact name. Stop its schedules first. 'products restore' puts it back.
+        """
+
+    let reference: String
+
+    init(arguments: Arguments) throws { reference = try arguments.positionals(exactly: ["PRODUCT"])[0] }
+
+    func run(in context: CommandContext) throws {
+        let service = try context.openApplication().regimen
+        let product = try service.findProduct(reference)
+        try service.archiveProduct(product.product.id)
+        context.console.print("Archived \(product.product.name). Its history stays; 'cairn regimen products restore' puts it back.")
+    }
+}
+
+/// `cairn regimen products restore`.
+struct RegimenProductsRestoreCommand: Command {
+    static let name = "restore"
+    static let abstract = "Put an archived product back on your lists."
+    static let synopsis = "PRODUCT"
+    static let discussion = "PRODUCT is a product id or its exact name ('products list --archived' lists them)."
+
+    let reference: String
+
+    init(arguments: Arguments) throws { reference = try arguments.positionals(exactly: ["PRODUCT"])[0] }
+
+    func run(in context: CommandContext) throws {
+        let service = try context.openApplication().regimen
+        let product = try service.findProduct(reference)
+        try service.restoreProduct(product.product.id)
+        context.console.print("Restored \(product.product.name) to your lists.")
     }
 }
 

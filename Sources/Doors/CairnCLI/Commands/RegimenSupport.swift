@@ -21,6 +21,8 @@ enum RegimenCommands {
                             .command(RegimenProductsAddCommand.self),
                             .command(RegimenProductsShowCommand.self),
                             .command(RegimenProductsEditCommand.self),
+                            .command(RegimenProductsArchiveCommand.self),
+                            .command(RegimenProductsRestoreCommand.self),
                         ])),
                 .group(
                     CommandGroup(

@@ -3,7 +3,8 @@ import CairnCore
 import Foundation
 import Regimen
 
-/// `GET /regimen/ledger?product=&from=&to=&page=`: the intake history, newest first, 50 rows a page.
+/// `GET /regimen/ledger?product=&from=&to=&page=`: the intake history, newest first, 50 rows a page;
+/// `GET /regimen/ledger/export.csv|json`: the whole log as `regimen export` writes it (a download).
 /// Corrected rows stay in view, labelled "replaced"; skipped rows read "skipped" and never count as taken.
 enum RegimenLedgerPage {
     /// Rows a page.
@@ -14,6 +15,15 @@ enum RegimenLedgerPage {
             route(.get, "/regimen/ledger") { r in try render(request: r.request, regimen: regimen, csrfToken: csrfToken) },
             route(.post, "/regimen/ledger/import") { r in try importHistory(request: r.request, regimen: regimen, csrfToken: csrfToken) },
         ]
+            + LedgerExportFormat.allCases.map { format in
+                route(.get, "/regimen/ledger/export.\(format.rawValue)") { _ in
+                    let type = format == .csv ? "text/csv; charset=utf-8" : "application/json"
+                    let name = "cairn-ledger-\(regimen.today()).\(format.rawValue)"
+                    return Response(
+                        status: 200, headers: [("Content-Type", type), ("Content-Disposition", "attachment; filename=\"\(name)\"")],
+                        body: Data(try regimen.exportLedger(as: format).utf8))
+                }
+            }
     }
 
     static func render(
@@ -24,7 +34,7 @@ enum RegimenLedgerPage {
         let fromText = (request.query["from"] ?? "").trimmingCharacters(in: .whitespaces)
         let toText = (request.query["to"] ?? "").trimmingCharacters(in: .whitespaces)
         let pageNumber = max(1, Int(request.query["page"] ?? "") ?? 1)
-        let products = try regimen.products()
+        let products = try regimen.products(includingArchived: true)
         var problems: [String] = []
         func day(_ name: String, _ label: String) -> LocalDay? {
             do { return try request.query.value(name, as: LocalDay.self) } catch let refusal as any CairnError {
@@ -53,7 +63,7 @@ enum RegimenLedgerPage {
                 offset: (pageNumber - 1) * pageSize))
         var body: HTML =
             head + filters
-            + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a></p>"
+            + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a> <a class=\"button button-quiet\" href=\"/regimen/ledger/export.csv\" id=\"ledger-export-csv\" download>Download the whole log (CSV)</a> <a class=\"button button-quiet\" href=\"/regimen/ledger/export.json\" id=\"ledger-export-json\" download>JSON</a></p>"
         if page.entries.isEmpty {
             let choice = from != nil || to != nil || productID != nil ? " for this choice" : " yet"
             body +=

@@ -72,10 +72,20 @@ enum RegimenProductPages {
             guard let current = try regimen.product(id) else { throw WebError.notFound }
             return (id, current.product)
         }
+        /// What the product's page shows, read now.
+        @Sendable func detail(_ id: ProductID, archiveError: String? = nil) throws -> Detail {
+            let history = try regimen.productHistory(id)
+            guard !history.isEmpty else { throw WebError.notFound }
+            let schedules = try regimen.schedules().filter { $0.latest.plan.productID == id }
+            return Detail(
+                history: history, supply: try regimen.supply(id), scheduled: !schedules.isEmpty,
+                openSchedule: schedules.contains { $0.latest.state != .stopped }, archivedAt: try regimen.archivedAt(id),
+                justAdded: false, archiveError: archiveError)
+        }
         return [
             route(.get, "/regimen/products") { _ in
                 let supplies = Dictionary(try regimen.supplies().map { ($0.productID, $0) }, uniquingKeysWith: { a, _ in a })
-                return .html(list(try regimen.products(), supplies: supplies))
+                return .html(list(try regimen.products(), supplies: supplies, archived: try regimen.archivedProducts()))
             },
             route(.get, "/regimen/products/new") { _ in .html(productForm(Draft(), editing: nil, csrfToken: csrfToken)) },
             route(.post, "/regimen/products/new") { r in
@@ -89,19 +99,29 @@ enum RegimenProductPages {
             },
             route(.get, "/regimen/products/{product}") { r in
                 let id = ProductID(r.parameter("product"))
-                let history = try regimen.productHistory(id)
-                guard !history.isEmpty else { throw WebError.notFound }
-                let notice: String? =
-                    switch (r.query["added"], r.query["unchanged"], r.query["supply"]) {
-                    case ("1", _, _): "Saved."
-                    case (_, "1", _): "Nothing changed, so no new version was saved."
-                    case (_, _, "1"): "Count on hand saved."
-                    default: nil
-                    }
-                let detail = Detail(
-                    history: history, supply: try regimen.supply(id),
-                    scheduled: try regimen.schedules().contains { $0.latest.plan.productID == id }, justAdded: r.query["added"] == "1")
+                let notices = [
+                    "added": "Saved.", "unchanged": "Nothing changed, so no new version was saved.", "supply": "Count on hand saved.",
+                    "archived": "Archived. It is off your lists; its versions and logged doses stay.", "restored": "Restored to your lists.",
+                ]
+                let notice = notices.first { r.query[$0.key] == "1" }?.value
+                var detail = try detail(id)
+                detail.justAdded = r.query["added"] == "1"
                 return .html(page(detail, notice: notice, csrfToken: csrfToken))
+            },
+            route(.post, "/regimen/products/{product}/archive") { r in
+                let id = try current(r).id
+                do {
+                    try regimen.archiveProduct(id)
+                    return .redirect(to: "/regimen/products/\(id.rawValue)?archived=1")
+                } catch let error as ScheduleError where error == .productStillScheduled {
+                    let detail = try detail(id, archiveError: error.userMessage + " Nothing was changed.")
+                    return .html(page(detail, notice: nil, csrfToken: csrfToken), status: 400)
+                }
+            },
+            route(.post, "/regimen/products/{product}/restore") { r in
+                let id = try current(r).id
+                try regimen.restoreProduct(id)
+                return .redirect(to: "/regimen/products/\(id.rawValue)?restored=1")
             },
             route(.post, "/regimen/products/{product}/supply") { r in
                 let id = try current(r).id
@@ -110,11 +130,9 @@ enum RegimenProductPages {
                     try regimen.setSupply(id, count: try PlainDecimal.parse(typed).value)
                     return .redirect(to: "/regimen/products/\(id.rawValue)?supply=1#supply")
                 } catch let error as CairnError where error.errorKind == .refusedInput {
-                    let history = try regimen.productHistory(id)
-                    let detail = Detail(
-                        history: history, supply: try regimen.supply(id),
-                        scheduled: try regimen.schedules().contains { $0.latest.plan.productID == id }, justAdded: false,
-                        typedCount: typed, countError: error.userMessage + " Nothing was saved.")
+                    var detail = try detail(id)
+                    detail.typedCount = typed
+                    detail.countError = error.userMessage + " Nothing was saved."
                     return .html(page(detail, notice: nil, csrfToken: csrfToken), status: 400)
                 }
             },
@@ -141,7 +159,7 @@ enum RegimenProductPages {
         p.servingSize.unit == .count ? "\(p.servingSize.value) \(p.form.rawValue)" : p.servingSize.description
     }
 
-    static func list(_ products: [StoredProduct], supplies: [ProductID: SupplyStatus] = [:]) -> String {
+    static func list(_ products: [StoredProduct], supplies: [ProductID: SupplyStatus] = [:], archived: [StoredProduct] = []) -> String {
         var body =
             RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
             + RegimenPages.subnav("/regimen/products")
@@ -164,6 +182,13 @@ enum RegimenProductPages {
                     """
             }
             body += "<ul class=\"regimen-products\" aria-label=\"Products\">\n\(HTML.join(items, separator: "\n"))\n</ul>"
+        }
+        if !archived.isEmpty {
+            let items = archived.map { p -> HTML in "<li><a href=\"/regimen/products/\(p.product.id.rawValue)\">\(p.product.name)</a></li>" }
+            body += """
+                <details class="card regimen-archived" id="regimen-archived"><summary>Archived (\(archived.count))</summary>
+                <ul class="regimen-list">\(items)</ul></details>
+                """
         }
         return Layout.page(title: "Products", section: .regimen, body: body)
     }
@@ -253,9 +278,43 @@ enum RegimenProductPages {
         var history: [StoredProduct]
         var supply: SupplyStatus?
         var scheduled: Bool
+        /// A schedule of it is active or paused (archiving waits until it is stopped).
+        var openSchedule = false
+        var archivedAt: Date?
         var justAdded: Bool
         var typedCount: String?
         var countError: String?
+        var archiveError: String?
+    }
+
+    /// Archive (history kept) or, for an archived product, restore.
+    static func archiveSection(_ d: Detail, _ p: Product, csrfToken: String) -> HTML {
+        let id = p.id.rawValue
+        if let at = d.archivedAt {
+            return """
+                <section class="card regimen-form" aria-labelledby="archive-title" id="archive">
+                <h2 id="archive-title">Archived</h2>
+                <p>Archived \(DateText.string(at, .day, in: .current)): it is off your lists; its versions and logged doses stay.</p>
+                <form method="post" action="/regimen/products/\(id)/restore">\(Layout.csrfField(csrfToken))
+                <button type="submit" class="button button-quiet" id="product-restore">Restore to your lists</button></form>
+                </section>
+                """
+        }
+        let errors = d.archiveError.map { [$0] } ?? []
+        let hint: HTML =
+            d.openSchedule
+            ? "<p class=\"help\" id=\"product-archive-help\">A schedule of it is active or paused: <a href=\"/regimen/schedules\">stop it</a> first.</p>"
+            : "<p class=\"help\" id=\"product-archive-help\">It leaves Products, the schedule form and the refill warning; its versions and logged doses stay, and you can restore it.</p>"
+        return """
+            <section class="card regimen-form" aria-labelledby="archive-title" id="archive">
+            <h2 id="archive-title">No longer taking it?</h2>
+            <form method="post" action="/regimen/products/\(id)/archive">\(Layout.csrfField(csrfToken))
+            \(hint)
+            <button type="submit" class="button button-quiet" id="product-archive"\(FormField.attributes("product-archive", errors: errors, help: true, first: true))>Archive this product</button>
+            \(FormField.errors(errors, "product-archive"))
+            </form>
+            </section>
+            """
     }
 
     /// The next steps after a product is saved: a schedule, and the count on hand (each only while missing).
@@ -305,7 +364,7 @@ enum RegimenProductPages {
             + RegimenPages.message(notice: notice, error: nil)
             + (d.justAdded ? nextSteps(d, p.id) : "")
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/regimen/products/\(p.id.rawValue)/edit\" id=\"regimen-edit-product\">Edit this product</a></p>"
-            + supplySection(d, p, csrfToken: csrfToken)
+            + (d.archivedAt == nil ? supplySection(d, p, csrfToken: csrfToken) : "")
         let versions = history.sorted { $0.revisionNumber > $1.revisionNumber }.map { rev -> HTML in
             let rows = rev.product.ingredients.map { row -> HTML in
                 let known: HTML =
@@ -335,6 +394,7 @@ enum RegimenProductPages {
             </ol>
             </section>
             <p><a href="/regimen/ledger?product=\(p.id.rawValue)">Logged doses of this product</a></p>
+            \(archiveSection(d, p, csrfToken: csrfToken))
             """
         return Layout.page(title: p.name, section: .regimen, body: body)
     }

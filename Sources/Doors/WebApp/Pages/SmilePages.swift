@@ -13,6 +13,8 @@ import Smile
 /// - `GET /smile/crop/ID` crop page; `POST /smile/crop/ID` (x, y, side, note) saves; `POST /smile/crop/ID/discard`;
 /// - `GET /smile/photo/ENTRY` the stored crop; `GET /smile/compare?a=&b=` before/after slider;
 /// - `GET /smile/export/ENTRY` shows exactly the file; `POST /smile/export/ENTRY` downloads it (attachment);
+/// - `GET /smile/side-by-side?a=&b=` shows the picture of two crops side by side exactly as it will be downloaded
+///   (`GET /smile/side-by-side.jpg?a=&b=`); `POST /smile/side-by-side` (`a`, `b`) downloads it (made anew, never stored);
 /// - `GET /smile/delete/ENTRY` asks for confirmation; `POST /smile/delete/ENTRY` deletes the entry and its crop.
 enum SmilePages {
     /// The page script (external: the CSP allows no inline scripts).
@@ -53,6 +55,24 @@ enum SmilePages {
                         ("Content-Disposition", "attachment; filename=\"\(export.suggestedFileName)\""),
                     ],
                     body: export.jpeg)
+            },
+            route(.get, "/smile/side-by-side") { r in
+                let (a, b) = try pair(r.query, smile)
+                return .html(sideBySidePage(a, b, jpeg: try smile.sideBySide(a, b), csrfToken: csrfToken))
+            },
+            route(.get, "/smile/side-by-side.jpg") { r in
+                let (a, b) = try pair(r.query, smile)
+                return Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: try smile.sideBySide(a, b))
+            },
+            route(.post, "/smile/side-by-side") { r in
+                let (a, b) = try pair(r.form, smile)
+                return Response(
+                    status: 200,
+                    headers: [
+                        ("Content-Type", "image/jpeg"),
+                        ("Content-Disposition", "attachment; filename=\"\(SmileExport.sideBySideFileName(a, b))\""),
+                    ],
+                    body: try smile.sideBySide(a, b))
             },
             route(.get, "/smile/delete/{entry}") { r in
                 .html(confirmDelete(try smile.entry(matching: r.parameter("entry", as: IdentifierPrefix.self)), csrfToken: csrfToken))
@@ -314,6 +334,7 @@ enum SmilePages {
             <figure class="smile-frame smile-before"><img src="/smile/photo/\(before.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="Before: \(label(before))"><figcaption>Before · \(label(before))</figcaption></figure>
             <figure class="smile-frame smile-after" id="smile-after"><img src="/smile/photo/\(after.id.rawValue)" width="\(SmileService.cropSide)" height="\(SmileService.cropSide)" alt="After: \(label(after))"><figcaption>After · \(label(after))</figcaption></figure>
             </div>
+            <p class="regimen-toolbar"><a class="button button-quiet" href="/smile/side-by-side?a=\(before.id.rawValue)&amp;b=\(after.id.rawValue)" id="compare-export">Export these two side by side</a></p>
             <div class="smile-slider" id="smile-slider-row" hidden>
             <label for="smile-slider">Before ↔ after</label>
             <input type="range" id="smile-slider" min="0" max="100" value="50" aria-valuetext="\(sliderText(50, before: label(before), after: label(after)))" data-before="\(label(before))" data-after="\(label(after))">
@@ -361,6 +382,47 @@ enum SmilePages {
             </section>
             """
         return Layout.page(title: "Export", section: .smile, body: body)
+    }
+
+    // MARK: side by side
+
+    /// The two entries a side-by-side names (`a` left, `b` right); a missing or unknown one answers 404.
+    static func pair(_ fields: [String: String], _ smile: SmileService) throws -> (SmileEntry, SmileEntry) {
+        func entry(_ name: String) throws -> SmileEntry {
+            do {
+                guard let prefix = try fields.value(name, as: IdentifierPrefix.self) else { throw WebError.notFound }
+                return try smile.entry(matching: prefix)
+            } catch is any CairnError { throw WebError.notFound }
+        }
+        return (try entry("a"), try entry("b"))
+    }
+
+    /// The side-by-side picture exactly as it will be downloaded, its facts, and the download button.
+    static func sideBySidePage(_ a: SmileEntry, _ b: SmileEntry, jpeg: Data, csrfToken: String) -> String {
+        let width = 2 * SmileService.cropSide + SmileService.sideBySideGap
+        let query = "a=\(a.id.rawValue)&b=\(b.id.rawValue)"
+        let body: HTML = """
+            <section class="card smile-export" aria-labelledby="export-title">
+            <h1 id="export-title">Export these two side by side?</h1>
+            <p>This is exactly the picture that will be saved to your downloads: the two crops and nothing else. It is made now and not kept in Cairn.</p>
+            <img class="smile-export-image" src="/smile/side-by-side.jpg?\(query)" width="\(width)" height="\(SmileService.cropSide)" alt="Left: \(a.displayDate); right: \(b.displayDate)">
+            <dl class="smile-facts">
+            <dt>File</dt><dd id="export-name">\(SmileExport.sideBySideFileName(a, b))</dd>
+            <dt>Picture</dt><dd id="export-dimensions">\(width) × \(SmileService.cropSide) JPEG</dd>
+            <dt>Size</dt><dd id="export-size">\(CountText.grouped(jpeg.count)) bytes (\(CountText.grouped((jpeg.count + 500) / 1000)) KB)</dd>
+            <dt>Left</dt><dd>\(a.displayDate)</dd><dt>Right</dt><dd>\(b.displayDate)</dd>
+            </dl>
+            <p class="consequence" id="export-check">Contains no metadata (checked): no date, place or camera details, only the picture.</p>
+            <form method="post" action="/smile/side-by-side">\(Layout.csrfField(csrfToken))
+            <input type="hidden" name="a" value="\(a.id.rawValue)"><input type="hidden" name="b" value="\(b.id.rawValue)">
+            <div class="form-actions">
+            <button type="submit" class="button" id="export-confirm">Download this file</button>
+            <a class="button button-quiet" href="/smile/compare?\(query)">Cancel</a>
+            </div>
+            </form>
+            </section>
+            """
+        return Layout.page(title: "Export side by side", section: .smile, body: body)
     }
 
     // MARK: delete
