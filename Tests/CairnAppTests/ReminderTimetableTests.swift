@@ -197,3 +197,23 @@ private final class TimetableVault {
     v.loop.tick()
     #expect(try v.records().map(\.status) == [.taken])
 }
+
+@Test func aTestReminderAskedFromAPageIsShownByTheLoopWithNoDoseAndNoButton() throws {
+    let v = try TimetableVault()
+    let status = ReminderStatus(.on(service: nil))
+    let stop = NSLock()
+    nonisolated(unsafe) var stopped = false
+    nonisolated(unsafe) let loop = v.loop
+    let ended = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        loop.run(interval: 3600, status: status, shouldStop: { stop.withLock { stopped } })
+        ended.signal()
+    }
+    thread.start()
+    #expect(status.sendTest(timeout: 5) == true)
+    stop.withLock { stopped = true }
+    ended.wait()
+    let test = v.notifier.posted.map(\.notice).filter { $0 == ReminderLoop.testNotice }
+    #expect(test.count == 1 && test[0].actions.isEmpty && test[0].doseIDs.isEmpty)
+    #expect(ReminderStatus(.off).sendTest(timeout: 0.1) == nil, "nothing is asked while reminders are off")
+}

@@ -350,18 +350,21 @@ private let expectedHelp: [String: String] = [
     Usage: cairn regimen products <command> [options]
 
     Commands:
-      list   List every product.
-      add    Add a product with its label rows.
-      show   Show a product's label rows and how many revisions it has.
-      edit   Save a new revision of a product's label (earlier log entries keep the old one).
+      list      List every product (archived ones with --archived).
+      add       Add a product with its label rows.
+      show      Show a product's label rows and how many revisions it has.
+      edit      Save a new revision of a product's label (earlier log entries keep the old one).
+      archive   Take a product off your lists; its versions and logged doses stay.
+      restore   Put an archived product back on your lists.
     """#,
     "cairn regimen products list": #"""
-    List every product.
+    List every product (archived ones with --archived).
 
-    Usage: cairn regimen products list [--json]
+    Usage: cairn regimen products list [--archived] [--json]
 
     Options:
-      --json   Print JSON.
+      --archived   List the archived products instead.
+      --json       Print JSON.
     """#,
     "cairn regimen products add": #"""
     Add a product with its label rows.
@@ -418,6 +421,20 @@ private let expectedHelp: [String: String] = [
       --brand TEXT       The brand.
       --accept N         Save flagged INGREDIENT row N (its number, from 1) as typed; repeat per row, or "2,5".
       --json             Print JSON.
+    """#,
+    "cairn regimen products archive": #"""
+    Take a product off your lists; its versions and logged doses stay.
+
+    Usage: cairn regimen products archive PRODUCT
+
+    PRODUCT is a product id or its exact name. Stop its schedules first. 'products restore' puts it back.
+    """#,
+    "cairn regimen products restore": #"""
+    Put an archived product back on your lists.
+
+    Usage: cairn regimen products restore PRODUCT
+
+    PRODUCT is a product id or its exact name ('products list --archived' lists them).
     """#,
     "cairn regimen schedules": #"""
     List, add and change schedules (every change is a dated revision).
@@ -716,7 +733,10 @@ private let expectedHelp: [String: String] = [
     "cairn regimen supply list": #"""
     List counts on hand and when each runs out.
 
-    Usage: cairn regimen supply list
+    Usage: cairn regimen supply list [--json]
+
+    Options:
+      --json   Print JSON.
     """#,
     "cairn regimen outcomes": #"""
     Outcome series: daily ratings and other values you track.

@@ -12,7 +12,7 @@ final class RegimenSite {
     let cairn: CairnApplication
     let app: WebApplication
 
-    init(labelScanner: LabelScanService? = nil, clock: (any Clock)? = nil) throws {
+    init(labelScanner: LabelScanService? = nil, clock: (any Clock)? = nil, reminderStatus: ReminderStatus? = nil) throws {
         let path = directory.path
         cairn =
             try clock.map { try CairnApplication.open(dataDirectory: path, environment: [:], clock: $0) }
@@ -20,6 +20,7 @@ final class RegimenSite {
         var services = WebServices(cairn)
         services.settings = SettingsDouble(onboarded: true)
         services.labelScanner = labelScanner
+        services.reminderStatus = reminderStatus
         app = buildApplication(configuration: try Fixture.configuration(), services: services)
     }
 

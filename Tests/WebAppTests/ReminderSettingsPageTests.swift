@@ -50,3 +50,38 @@ import Testing
     #expect(refused.bodyText.contains("A photo reminder comes every 1 to 52 weeks"))
     #expect(try site.cairn.reminders.photoReminders() == [area.id: 4], "nothing saved")
 }
+
+@Test func theRemindersPageAndHomeSayWhenNoNotificationServiceAnswered() throws {
+    let site = try RegimenSite(reminderStatus: ReminderStatus(.off))
+    try site.addDailySchedule(for: try site.addProduct())
+    let page = site.get("/settings/reminders").bodyText
+    #expect(page.contains(ReminderSettingsPage.offSentence) && !page.contains("id=\"reminder-test\""))
+    #expect(site.get("/").bodyText.contains("id=\"home-reminders-off\""))
+    let on = try RegimenSite(reminderStatus: ReminderStatus(.on(service: "notifyd 1.0")))
+    try on.addDailySchedule(for: try on.addProduct())
+    #expect(!on.get("/").bodyText.contains("id=\"home-reminders-off\""))
+}
+
+@Test func aTestReminderIsHandedToTheLoopAndThePageSaysWhetherItShowed() throws {
+    let status = ReminderStatus(.on(service: "notifyd 1.0"))
+    let site = try RegimenSite(reminderStatus: status)
+    let page = site.get("/settings/reminders").bodyText
+    #expect(page.contains("notification service (notifyd 1.0) answered") && page.contains("id=\"reminder-test\""))
+    // The loop's side: take the request, show it, say so.
+    let loop = Thread {
+        for _ in 0..<100 {
+            if status.takeTestRequest() {
+                status.reportTest(shown: true)
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+    loop.start()
+    let sent = site.post("/settings/reminders/test")
+    #expect(sent.status == 303 && sent.header("Location") == "/settings/reminders?test=shown#reminder-health")
+    #expect(site.get("/settings/reminders?test=shown").bodyText.contains("A test reminder was sent"))
+    #expect(site.post("/settings/reminders/test", csrf: nil).status == 403)
+    let none = try RegimenSite()
+    #expect(none.post("/settings/reminders/test").header("Location") == "/settings/reminders?test=none#reminder-health")
+}

@@ -41,6 +41,18 @@ public final class DesktopNotifier: ReminderPosting {
         }
     }
 
+    /// The name and version of the notification service on the session bus ("gnome-shell 43.9"); throws
+    /// `NotificationError.notShown` when none answers.
+    public func serverName() throws -> String {
+        var name: UnsafeMutablePointer<CChar>?
+        var vendor: UnsafeMutablePointer<CChar>?
+        var version: UnsafeMutablePointer<CChar>?
+        var spec: UnsafeMutablePointer<CChar>?
+        guard notify_get_server_info(&name, &vendor, &version, &spec) != 0 else { throw NotificationError.notShown("no service answered") }
+        defer { for text in [name, vendor, version, spec] { g_free(UnsafeMutableRawPointer(text)) } }
+        return [name, version].compactMap { $0.map { String(cString: $0) } }.joined(separator: " ")
+    }
+
     deinit {
         for n in live { g_object_unref(UnsafeMutableRawPointer(n)) }
     }

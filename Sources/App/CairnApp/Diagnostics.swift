@@ -1,9 +1,12 @@
 import CairnCore
 import Encryption
 import Foundation
+import HealthExport
 import Imaging
 import Landmarks
+import Reports
 import Storage
+import TextRecognition
 
 /// What `cairn doctor` reports: the native parts and models, and where the vault is.
 public struct DiagnosticsReport: Sendable, Encodable {
@@ -24,7 +27,9 @@ public enum Diagnostics {
         dataDirectory: String?, environment: [String: String],
         extra: [ComponentStatus] = []
     ) -> DiagnosticsReport {
-        let components = StorageLibraries.statuses() + ImagingLibraries.statuses() + [landmarkLibrary(), landmarkModel()] + extra
+        let components =
+            StorageLibraries.statuses() + ImagingLibraries.statuses() + [landmarkLibrary(), landmarkModel()]
+            + TextRecognitionLibraries.statuses() + ReportLibraries.statuses() + HealthExportLibraries.statuses() + extra
         let path = (try? Vault.resolveDirectory(dataDir: dataDirectory, environment: environment).path) ?? "(no home folder)"
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue

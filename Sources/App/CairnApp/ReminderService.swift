@@ -270,16 +270,92 @@ public final class ReminderLoop {
         return posted
     }
 
+    /// The notice a page's "Send a test reminder" shows: no dose, no button, nothing logged.
+    public static let testNotice = ReminderNotice(
+        kind: .summary, doseIDs: [], body: "A test reminder from Cairn: dose reminders will show like this.", actions: [])
+
     /// Checks every `interval` seconds, pumping button presses every half second in between, until `shouldStop`.
-    public func run(interval: TimeInterval = 30, shouldStop: @escaping () -> Bool = { false }) {
+    /// A test reminder asked through `status` is shown at the next half second.
+    public func run(interval: TimeInterval = 30, status: ReminderStatus? = nil, shouldStop: @escaping () -> Bool = { false }) {
         var next = Date.distantPast
         while !shouldStop() {
             if Date() >= next {
                 tick()
                 next = Date().addingTimeInterval(interval)
             }
+            if let status, status.takeTestRequest() {
+                let shown: Bool
+                do {
+                    try notifier.post(Self.testNotice) { _ in }
+                    shown = true
+                } catch { shown = false }
+                status.reportTest(shown: shown)
+            }
             notifier.pumpEvents()
             Thread.sleep(forTimeInterval: 0.5)
         }
     }
+}
+
+/// Whether this process shows reminders, for the pages that say so (the Reminders page, Home): set by the loop's
+/// starter (`cairn serve`), read by the web. A page's test reminder is handed to the loop's thread (libnotify is used
+/// from that thread only) and its outcome waited for.
+public final class ReminderStatus: @unchecked Sendable {
+    /// What the pages say.
+    public enum State: Sendable, Equatable {
+        /// The loop runs and a notification service answered (its name and version, when it gave them).
+        case on(service: String?)
+        /// No desktop notification service answered: reminders cannot show while this runs.
+        case off
+    }
+
+    private let lock = NSLock()
+    private var state: State
+    private var wanted = false
+    private var waiting: [(Bool) -> Void] = []
+
+    public init(_ state: State) { self.state = state }
+
+    /// The state now.
+    public var current: State { lock.withLock { state } }
+
+    /// Sets the state (the loop's starter, once it knows).
+    public func set(_ new: State) { lock.withLock { state = new } }
+
+    /// Asks the loop for a test reminder and waits up to `timeout` seconds: true when it was shown, false when the
+    /// service refused it, nil when reminders are off or the loop did not answer in time.
+    public func sendTest(timeout: TimeInterval = 3) -> Bool? {
+        let done = DispatchSemaphore(value: 0)
+        let answer = Answer()
+        let asked: Bool = lock.withLock {
+            guard case .on = state else { return false }
+            wanted = true
+            waiting.append { shown in
+                answer.value = shown
+                done.signal()
+            }
+            return true
+        }
+        guard asked, done.wait(timeout: .now() + timeout) == .success else { return nil }
+        return answer.value
+    }
+
+    /// For the loop: whether a test reminder was asked for since the last call.
+    public func takeTestRequest() -> Bool {
+        lock.withLock {
+            defer { wanted = false }
+            return wanted
+        }
+    }
+
+    /// For the loop: how the test reminder went; every page waiting for it hears.
+    public func reportTest(shown: Bool) {
+        let callbacks = lock.withLock {
+            defer { waiting = [] }
+            return waiting
+        }
+        for callback in callbacks { callback(shown) }
+    }
+
+    private final class Answer: @unchecked Sendable { var value: Bool? }
 }

@@ -28,11 +28,13 @@ public struct WebServices: Sendable {
     public var reminders: ReminderService
     /// Encrypted backups (the Settings download).
     public var backups: BackupService
+    /// Whether this server shows reminders (nil: it runs no reminder loop, as in tests).
+    public var reminderStatus: ReminderStatus?
     /// The opened vault itself: Settings turns its lock on or off through `LockService` (`VaultGate.changeLock`).
     let application: CairnApplication
 
     /// The services of one opened vault (tests replace `settings` with a double).
-    public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil) {
+    public init(_ application: CairnApplication, labelScanner: LabelScanService? = nil, reminderStatus: ReminderStatus? = nil) {
         settings = application.settings
         skin = application.skin
         smile = application.smile
@@ -45,6 +47,7 @@ public struct WebServices: Sendable {
         backups = application.backups
         self.application = application
         self.labelScanner = labelScanner
+        self.reminderStatus = reminderStatus
     }
 }
 
@@ -101,7 +104,8 @@ public struct WebApplication: Sendable {
             SettingsPages.routes(services.settings, csrfToken: csrfToken),
             LockPages.settingsRoutes(services.settings, gate: gate, csrfToken: csrfToken),
             BackupPages.routes(services.backups, csrfToken: csrfToken),
-            ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken),
+            ReminderSettingsPage.routes(
+                services.reminders, regimen: services.regimen, skin: services.skin, status: services.reminderStatus, csrfToken: csrfToken),
             SkinRoutes.routes(services.skin, settings: services.settings, csrfToken: csrfToken),
             SmilePages.routes(services.smile, csrfToken: csrfToken),
             RegimenPages.routes(services.regimen, reminders: services.reminders, csrfToken: csrfToken),

@@ -8,6 +8,8 @@
 #define SONAME "libarchive.so.13"
 _Static_assert(ARCHIVE_VERSION_NUMBER / 1000000 == 3, "libarchive's soname changed: update SONAME");
 
+int cairn_libarchive_available(void) { return cairn_native_available(SONAME); }
+
 CAIRN_NATIVE_STUB(SONAME, const char *, archive_entry_pathname, (struct archive_entry *a0), (a0))
 CAIRN_NATIVE_STUB(SONAME, la_int64_t, archive_filter_bytes, (struct archive *a0, int a1), (a0, a1))
 CAIRN_NATIVE_STUB(SONAME, la_ssize_t, archive_read_data, (struct archive *a0, void *a1, size_t a2), (a0, a1, a2))

@@ -22,3 +22,5 @@ CAIRN_NATIVE_STUB(SONAME, NotifyNotification *, notify_notification_new, (const 
 CAIRN_NATIVE_STUB_VOID(SONAME, notify_notification_set_category, (NotifyNotification *notification, const char *category), (notification, category))
 CAIRN_NATIVE_STUB_VOID(SONAME, notify_notification_set_timeout, (NotifyNotification *notification, gint timeout), (notification, timeout))
 CAIRN_NATIVE_STUB(SONAME, gboolean, notify_notification_show, (NotifyNotification *notification, GError **error), (notification, error))
+CAIRN_NATIVE_STUB(SONAME, gboolean, notify_get_server_info, (char **ret_name, char **ret_vendor, char **ret_version, char **ret_spec_version), (ret_name, ret_vendor, ret_version, ret_spec_version))
+CAIRN_NATIVE_STUB_VOID(SONAME, g_free, (gpointer mem), (mem))

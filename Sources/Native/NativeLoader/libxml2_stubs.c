@@ -12,6 +12,8 @@
 #define SONAME "libxml2.so.2"
 _Static_assert(LIBXML_VERSION / 10000 == 2, "libxml2's soname changed: update SONAME");
 
+int cairn_libxml2_available(void) { return cairn_native_available(SONAME); }
+
 CAIRN_NATIVE_STUB(SONAME, xmlParserCtxtPtr, xmlCreatePushParserCtxt, (xmlSAXHandlerPtr sax, void *user_data, const char *chunk, int size, const char *filename), (sax, user_data, chunk, size, filename))
 CAIRN_NATIVE_STUB(SONAME, int, xmlCtxtUseOptions, (xmlParserCtxtPtr ctxt, int options), (ctxt, options))
 CAIRN_NATIVE_STUB_VOID(SONAME, xmlFreeParserCtxt, (xmlParserCtxtPtr ctxt), (ctxt))

@@ -9,6 +9,8 @@
 #define SONAME "libpangocairo-1.0.so.0"
 _Static_assert(PANGO_VERSION_MAJOR == 1 && CAIRO_VERSION_MAJOR == 1, "pango's or cairo's soname changed: update SONAME");
 
+int cairn_pangocairo_available(void) { return cairn_native_available(SONAME); }
+
 CAIRN_NATIVE_STUB_VOID(SONAME, cairo_arc, (cairo_t *cr, double xc, double yc, double radius, double angle1, double angle2), (cr, xc, yc, radius, angle1, angle2))
 CAIRN_NATIVE_STUB(SONAME, cairo_t *, cairo_create, (cairo_surface_t *target), (target))
 CAIRN_NATIVE_STUB_VOID(SONAME, cairo_destroy, (cairo_t *cr), (cr))
@@ -64,3 +66,5 @@ CAIRN_NATIVE_STUB_VOID(SONAME, pango_layout_set_wrap, (PangoLayout *layout, Pang
 CAIRN_NATIVE_STUB(SONAME, cairo_surface_t *, cairo_pdf_surface_create_for_stream, (cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points), (write_func, closure, width_in_points, height_in_points))
 CAIRN_NATIVE_STUB_VOID(SONAME, cairo_pdf_surface_restrict_to_version, (cairo_surface_t *surface, cairo_pdf_version_t version), (surface, version))
 CAIRN_NATIVE_STUB_VOID(SONAME, cairo_pdf_surface_set_metadata, (cairo_surface_t *surface, cairo_pdf_metadata_t metadata, const char *utf8), (surface, metadata, utf8))
+CAIRN_NATIVE_STUB(SONAME, const char *, cairo_version_string, (void), ())
+CAIRN_NATIVE_STUB(SONAME, const char *, pango_version_string, (void), ())

@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import Notifications
 import PhoneLink
 import WebApp
 
@@ -46,7 +47,7 @@ struct DoctorCommand: Command {
     func run(in context: CommandContext) throws {
         let report = Diagnostics.report(
             dataDirectory: context.dataDirectory, environment: context.environment,
-            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses())
+            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses() + NotificationLibraries.statuses(environment: context.environment))
         let check = Diagnostics.checkVault(
             dataDirectory: context.dataDirectory, environment: context.environment,
             clock: context.clock, passphrase: context.askVaultPassphrase)

@@ -84,6 +84,8 @@ struct ServeCommand: Command {
         let placeholder = try vault.servingHold()
         // What CLI commands sent over the vault's socket run against: the open application, nil while locked.
         let served = ServedApplication()
+        // Set once the reminder loop knows whether a notification service answers; the pages read it.
+        let reminderStatus = ReminderStatus(.off)
         let open: @Sendable (Passphrase?) throws -> OpenedVault = { passphrase in
             placeholder.release()
             do {
@@ -97,7 +99,7 @@ struct ServeCommand: Command {
                 _ = try? application.insights.recomputeInBackgroundIfNeeded()
                 Thread.detachNewThread { application.tidyUp() }
                 served.open(application)
-                return OpenedVault(services: WebServices(application, labelScanner: labelScanner)) {
+                return OpenedVault(services: WebServices(application, labelScanner: labelScanner, reminderStatus: reminderStatus)) {
                     application.releaseVault()
                     application.database.close()
                     try? placeholder.claim()
@@ -135,7 +137,8 @@ struct ServeCommand: Command {
         if opensBrowser { openInBrowser(server.loginURL, console: context.console) }
         if opensPhoneSession, let phone = server.phone { openPhoneSession(phone, gate: gate, console: context.console) }
         let stopIdleTimer = gate.startIdleTimer()
-        let reminders = startReminders(gate: gate, vault: vault, clock: clock, environment: context.environment, console: context.console)
+        let reminders = startReminders(
+            gate: gate, vault: vault, clock: clock, environment: context.environment, status: reminderStatus, console: context.console)
         termination.wait()
         reminders?.raise()
         stopIdleTimer()
@@ -195,7 +198,7 @@ private func startCommandSocket(vault: VaultFolder, served: ServedApplication, c
 /// nothing else to start; nil (and a line saying so) without a desktop notification service. While the vault is
 /// locked it reminds from the timetable, as `cairn remind` does.
 private func startReminders(
-    gate: VaultGate, vault: VaultFolder, clock: any Clock, environment: [String: String],
+    gate: VaultGate, vault: VaultFolder, clock: any Clock, environment: [String: String], status: ReminderStatus,
     console: Console
 ) -> StopFlag? {
     let stop = StopFlag()
@@ -207,12 +210,18 @@ private func startReminders(
             started.signal()
             return
         }
-        available.raise()
+        let service = try? notifier.serverName()
+        if service != nil {
+            status.set(.on(service: service))
+            available.raise()
+        }
         started.signal()
+        // Without a service that answers, nothing could show: the pages say reminders are off.
+        guard service != nil else { return }
         ReminderLoop(
             current: { gate.services?.reminders }, locked: vault.lockedReminders(clock: clock),
             notifier: notifier, report: { console.error($0) }
-        ).run(shouldStop: { stop.isSet })
+        ).run(status: status, shouldStop: { stop.isSet })
     }
     thread.name = "cairn-reminders"
     thread.start()

@@ -79,7 +79,13 @@ extension HomePage {
         [
             route(.get, "/") { _ in
                 if try !services.settings.isOnboardingComplete() { return .redirect(to: "/welcome/1") }
-                let today = regimenToday(try services.regimen.todayView())
+                let view = try services.regimen.todayView()
+                var today = regimenToday(view)
+                if services.reminderStatus?.current == .off, !view.doses.isEmpty {
+                    today =
+                        (today ?? "")
+                        + "<p class=\"home-reminders-off\" id=\"home-reminders-off\">\(ReminderSettingsPage.offSentence) <a href=\"/settings/reminders#reminder-health\">Reminders</a></p>"
+                }
                 let low = RegimenPages.refillNotice(try services.reminders.runningLow())
                 return .html(render(summaries: try summaries(services), regimenToday: low.isEmpty ? today : (today ?? "") + low))
             }

@@ -9,13 +9,26 @@ import Skin
 /// (`weeks`: 0 to 52, 0 off): reminder preferences, effective-dated like plans (a change is a new revision from
 /// today; earlier days keep theirs).
 enum ReminderSettingsPage {
-    static func routes(_ reminders: ReminderService, regimen: RegimenService, skin: SkinService, csrfToken: String) -> [Route] {
+    static func routes(
+        _ reminders: ReminderService, regimen: RegimenService, skin: SkinService, status: ReminderStatus?, csrfToken: String
+    ) -> [Route] {
         [
             route(.get, "/settings/reminders") { r in
-                .html(
+                let notices = [
+                    "saved": "Saved. In force from today.",
+                    "shown":
+                        "A test reminder was sent: it should be on your screen now. If it is not, check that the desktop does not hide notifications (do not disturb).",
+                    "refused": "The notification service refused the test reminder. Nothing was shown.",
+                    "none": "No test reminder could be sent: reminders are not running in this window's server.",
+                ]
+                return .html(
                     try render(
-                        reminders, regimen: regimen, skin: skin, csrfToken: csrfToken,
-                        notice: r.query["saved"] == "1" ? "Saved. In force from today." : nil))
+                        reminders, regimen: regimen, skin: skin, status: status, csrfToken: csrfToken,
+                        notice: r.query["saved"] == "1" ? notices["saved"] : r.query["test"].flatMap { notices[$0] }))
+            },
+            route(.post, "/settings/reminders/test") { _ in
+                let result = status?.sendTest()
+                return .redirect(to: "/settings/reminders?test=\(result.map { $0 ? "shown" : "refused" } ?? "none")#reminder-health")
             },
             route(.post, "/settings/reminders") { r in
                 let f = r.form
@@ -37,7 +50,7 @@ enum ReminderSettingsPage {
                     try reminders.setPreferences(preferences)
                     return .redirect(to: "/settings/reminders?saved=1")
                 } catch let error as ReminderError {
-                    return .html(try render(reminders, regimen: regimen, skin: skin, csrfToken: csrfToken, error: error), status: 400)
+                    return .html(try render(reminders, regimen: regimen, skin: skin, status: status, csrfToken: csrfToken, error: error), status: 400)
                 }
             },
             route(.post, "/settings/reminders/schedules/{schedule}") { r in
@@ -60,14 +73,15 @@ enum ReminderSettingsPage {
                     return .redirect(to: "/settings/reminders?saved=1#photo-reminders")
                 } catch let error as ReminderError {
                     return .html(
-                        try render(reminders, regimen: regimen, skin: skin, csrfToken: csrfToken, error: error, errorArea: area), status: 400)
+                        try render(reminders, regimen: regimen, skin: skin, status: status, csrfToken: csrfToken, error: error, errorArea: area),
+                        status: 400)
                 }
             },
         ]
     }
 
     static func render(
-        _ reminders: ReminderService, regimen: RegimenService, skin: SkinService, csrfToken: String,
+        _ reminders: ReminderService, regimen: RegimenService, skin: SkinService, status: ReminderStatus? = nil, csrfToken: String,
         notice: String? = nil, error: ReminderError? = nil, errorArea: AreaID? = nil
     ) throws -> String {
         let p = try reminders.preferences()
@@ -125,6 +139,7 @@ enum ReminderSettingsPage {
             <div class="page-intro"><h1>Reminders</h1>
             <p class="lead">Desktop notifications for due doses, while 'cairn serve' or 'cairn remind' runs. Changes apply from today; earlier days keep what was set then.</p></div>
             \(noticeHTML)
+            \(health(status, csrfToken: csrfToken))
             <section class="card regimen-form" aria-labelledby="reminder-prefs-title">
             <h2 id="reminder-prefs-title">How reminders behave</h2>
             <form method="post" action="/settings/reminders" id="reminder-preferences">\(Layout.csrfField(csrfToken))
@@ -153,4 +168,35 @@ enum ReminderSettingsPage {
             """
         return Layout.page(title: "Reminders", section: .settings, body: body)
     }
+
+    /// Whether reminders can show now, in words, with "Send a test reminder" while they are on.
+    static func health(_ status: ReminderStatus?, csrfToken: String) -> HTML {
+        let said: HTML
+        switch status?.current {
+        case .on(let service):
+            let name = service.map { " (\($0))" } ?? ""
+            said = """
+                <p id="reminder-state">Reminders are on: the desktop's notification service\(name) answered.</p>
+                <form method="post" action="/settings/reminders/test">\(Layout.csrfField(csrfToken))
+                <button type="submit" class="button button-quiet" id="reminder-test">Send a test reminder</button></form>
+                """
+        case .off:
+            said = """
+                <p id="reminder-state" class="form-error">\(offSentence)</p>
+                <p>They need a desktop session with notifications (GNOME, KDE Plasma, Xfce and most others have one); restart Cairn from there. Today's page still lists what is due.</p>
+                """
+        case nil:
+            said =
+                "<p id=\"reminder-state\">This window's server does not show reminders. 'cairn serve' started from your desktop does, and so does 'cairn remind' (installed by 'make install').</p>"
+        }
+        return """
+            <section class="card" aria-labelledby="reminder-health-title" id="reminder-health">
+            <h2 id="reminder-health-title">Do reminders show?</h2>
+            \(said)
+            </section>
+            """
+    }
+
+    /// The one sentence for reminders that cannot show (Home, the Reminders page).
+    static let offSentence = "Dose reminders are off: no desktop notification service answered when Cairn started."
 }

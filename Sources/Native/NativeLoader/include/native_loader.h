@@ -44,6 +44,10 @@ int cairn_microhttpd_available(void);
 /* Whether GnuTLS and libqrencode (the phone session, PhoneLink) can be opened: `cairn doctor` reports them. */
 int cairn_gnutls_available(void);
 int cairn_qrencode_available(void);
+/* Whether pango and cairo (reports), libxml2 and libarchive (health imports) can be opened: `cairn doctor`. */
+int cairn_pangocairo_available(void);
+int cairn_libxml2_available(void);
+int cairn_libarchive_available(void);
 
 /* The function pointer `name` (of its own type) kept in `cache`, a static of that type: looked up in `soname` on
  * first use. */
