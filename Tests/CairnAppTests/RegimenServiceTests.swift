@@ -344,13 +344,13 @@ final class Results: @unchecked Sendable {
     #expect(today.currentBatch.map(\.productName) == ["Magnesium", "Vitamin D3"])
     #expect(today.currentBatch.allSatisfy { $0.occurrence.slot.description == "13:00" })
     #expect(today.next.map(\.occurrence.slot.description) == ["21:00"])
-    for dose in today.currentBatch { try f.service.checkIn(dose.doseID, status: .taken) }
+    for dose in today.currentBatch { try f.service.checkIn(dose.doseID, status: .taken, confirmedEarly: true) }
     today = try f.service.todayView()
     #expect(today.currentBatch.map(\.occurrence.slot.description) == ["08:00"], "the forgotten morning dose is still due")
     try f.service.checkIn(today.currentBatch[0].doseID, status: .skipped)
     today = try f.service.todayView()
     #expect(today.currentBatch.map(\.occurrence.slot.description) == ["21:00"], "nothing due: the earliest still to come")
-    try f.service.checkIn(today.currentBatch[0].doseID, status: .taken)
+    try f.service.checkIn(today.currentBatch[0].doseID, status: .taken, confirmedEarly: true)
     today = try f.service.todayView()
     #expect(today.currentBatch.isEmpty)
     #expect(today.next.map(\.occurrence.day) == [day("2026-03-11")], "tomorrow's first slot")
@@ -477,7 +477,7 @@ final class Results: @unchecked Sendable {
     defer { f.remove() }
     let d = try f.vitaminD()
     try f.daily(d, "08:00", "13:00", "21:00")
-    for dose in try f.service.todayView().doses { try f.service.checkIn(dose.doseID, status: .taken) }  // 2026-03-10, Tokyo
+    for dose in try f.service.todayView().doses { try f.service.checkIn(dose.doseID, status: .taken, confirmedEarly: true) }  // 2026-03-10, Tokyo
     f.clock.set("2026-03-10T23:10:00Z")  // 08:10 on 2026-03-11 in Tokyo
     let tokyo = try f.service.todayView()
     #expect(tokyo.day == day("2026-03-11"))
@@ -771,7 +771,7 @@ final class Results: @unchecked Sendable {
     #expect(view.laterToday.map(\.occurrence.slot.description) == ["20:00", "22:00"])
     #expect(view.tomorrow.isEmpty, "tomorrow shows only when today has nothing left after the batch")
     #expect(view.nextToLog?.occurrence.slot.description == "13:00")
-    for dose in view.doses { try f.service.checkIn(dose.doseID, status: .taken) }
+    for dose in view.doses { try f.service.checkIn(dose.doseID, status: .taken, confirmedEarly: true) }
     let done = try f.service.todayView()
     #expect(done.nextToLog == nil && done.loggedToday.count == 4)
     #expect(done.tomorrow.map(\.occurrence.day) == [day("2026-03-11")])
@@ -785,4 +785,16 @@ final class Results: @unchecked Sendable {
     try f.service.importIntakeHistory(Data(csv.utf8), sourceName: "/home/me/Downloads/history.csv")
     let entry = try #require(try f.service.ledger().entries.first)
     #expect(entry.importedFrom == "history.csv" && entry.status == .taken)
+}
+
+@Test func aDoseTakenMoreThanAnHourEarlyIsAskedAboutOnceAndAnHourEarlyIsNot() throws {
+    let f = try RegimenFixture(now: "2026-03-10T13:05:00Z")
+    defer { f.remove() }
+    try f.daily(try f.vitaminD(), "14:00", "21:00")
+    let doses = try f.service.todayView().doses
+    #expect(throws: Never.self) { try f.service.checkIn(doses[0].doseID, status: .taken) }
+    #expect(throws: EarlyDoseQuestion.self) { try f.service.checkIn(doses[1].doseID, status: .taken) }
+    #expect(try f.service.ledger().entries.count == 1, "the question wrote nothing")
+    #expect(try f.service.checkIn(doses[1].doseID, status: .skipped).entry.status == .skipped, "skipping early is not asked about")
+    #expect(try f.service.checkIn(doses[1].doseID, status: .taken).alreadyLogged, "a dose logged already is never asked about")
 }

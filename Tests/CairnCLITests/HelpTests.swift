@@ -549,10 +549,12 @@ private let expectedHelp: [String: String] = [
 
     Usage: cairn regimen take DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]
 
-    DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here, the page
-    or a reminder) changes nothing and says so. A dose of an earlier day logged without --at is recorded
-    at its scheduled time, so it counts on the day it was due. A time is never later than now, and is on
-    the dose's own day or today.
+    DOSE-ID comes from 'cairn regimen today': the whole id, any unique start of it, or its first
+    characters with the day and time (e760dd42_2026-03-10_0800). Logging a dose that is already logged
+    (from here, the page or a reminder) changes nothing and says so. A dose of an earlier day logged
+    without --at is recorded at its scheduled time, so it counts on the day it was due. A time is never
+    later than now, and is on the dose's own day or today. A dose more than an hour before its time is
+    asked about at a terminal; without one it is refused unless --yes is given.
 
     Options:
       --at TIME              When it was taken: HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO
@@ -560,22 +562,25 @@ private let expectedHelp: [String: String] = [
       --extra PRODUCT        Log an unscheduled dose of a product (id or exact name).
       --servings N           Servings of an extra dose (default 1).
       --as-needed SCHEDULE   Log a dose of an as-needed schedule.
+      --yes                  Log a dose more than an hour before its time without being asked.
+      --json                 Print JSON.
     """#,
     "cairn regimen skip": #"""
     Log a scheduled dose as skipped (it never counts as taken).
 
-    Usage: cairn regimen skip DOSE-ID [--at TIME]
+    Usage: cairn regimen skip DOSE-ID [--at TIME] [--json]
 
     Options:
       --at TIME   HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO 8601 time. Default: now
                   (a past day's dose: its time).
+      --json      Print JSON.
     """#,
     "cairn regimen correct": #"""
     Correct a log entry: a new entry replaces it, and the history keeps both.
 
     Usage: cairn regimen correct RECORD-ID --status taken|skipped [--at TIME]
 
-    RECORD-ID comes from 'cairn regimen ledger'.
+    RECORD-ID comes from 'cairn regimen ledger' (any unique start of it, 4 characters or more).
 
     Options:
       --status taken|skipped   What really happened.
@@ -958,9 +963,13 @@ private let expectedHelp: [String: String] = [
     "cairn regimen undo": #"""
     Undo a log entry: the dose is back to not logged, and the history keeps both entries.
 
-    Usage: cairn regimen undo RECORD-ID
+    Usage: cairn regimen undo RECORD-ID [--json]
 
-    RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip'.
+    RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip' (any unique start
+    of it, 4 characters or more).
+
+    Options:
+      --json   Print JSON.
     """#,
     "cairn regimen reminders": #"""
     Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.

@@ -393,3 +393,24 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         #expect(cli.run("products", "list").stdout.contains("Iron"))
     }
 }
+
+@Test func aDoseMoreThanAnHourEarlyIsRefusedWithoutATerminalUnlessYesIsGiven() throws {
+    try withTemporaryDirectory { dir throws in
+        var cli = RegimenCLI(dir)
+        cli.environment["CAIRN_NOW"] = "2026-03-10T14:57:00Z"
+        #expect(cli.run("products", "add", "Fish oil", "--form", "softgel", "--serving", "2", "Omega-3=1000 mg").status == 0)
+        #expect(cli.run("schedules", "add", "Fish oil", "--times", "20:00", "--start", "2026-03-01").status == 0)
+        let dose = "_2026-03-10_2000"
+        let today = cli.run("today").stdout
+        let id = try #require(today.split(whereSeparator: \.isWhitespace).map(String.init).first { $0.hasSuffix(dose) })
+        let refused = cli.run("take", id)
+        #expect(refused.status == 1 && refused.stderr.contains("Give --yes"))
+        #expect(try #require(cli.json("ledger") as? [String: Any])["entries"] as? [Any] != nil)
+        let short = String(id.prefix(8)) + dose
+        let taken = try #require(try cli.json("take", short, "--yes") as? [String: Any])
+        #expect((taken["entry"] as? [String: Any])?["status"] as? String == "taken" && taken["alreadyLogged"] as? Bool == false)
+        let record = try #require((taken["entry"] as? [String: Any])?["id"] as? String)
+        #expect(cli.run("undo", String(record.prefix(6))).status == 0, "a unique start of a record id is enough")
+        #expect(cli.run("today").stdout.contains("Fish oil, 2 softgels"), "doses say what is swallowed")
+    }
+}

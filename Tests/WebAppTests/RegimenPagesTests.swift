@@ -301,3 +301,30 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     #expect(after.contains("Nothing due now. Next at 20:00:"))
     #expect(after.contains("Logged today: 1 dose taken."))
 }
+
+@Test func aDoseMoreThanAnHourEarlyIsLoggedOnlyAfterTheConfirmationStep() throws {
+    let site = try fixedSite("2026-03-10T14:57:00Z")
+    let product = try site.addProduct()
+    try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: ["20:00"].compactMap(TimeSlot.init(parsing:)), recurrence: .daily,
+            startDay: LocalDay(parsing: "2026-03-01")!))
+    let dose = try #require(try site.regimen.todayView().doses.first)
+    let asked = site.post("/regimen/doses/\(dose.doseID)/taken")
+    #expect(asked.status == 200 && asked.bodyText.contains("id=\"early-confirm\""))
+    #expect(asked.bodyText.contains("Vitamin D3 is due at 20:00, more than an hour later. Log it as taken anyway?"))
+    #expect(try site.regimen.ledger().entries.isEmpty, "nothing is logged by the question")
+    #expect(site.post("/regimen/doses/\(dose.doseID)/skipped").status == 303, "skipping early is not asked about")
+    _ = try site.regimen.undo(try #require(try site.regimen.ledger().entries.first).id)
+    let confirmed = site.post("/regimen/doses/\(dose.doseID)/taken", form: ["early": "yes"])
+    #expect(confirmed.status == 303)
+    #expect(try site.regimen.todayView().doses.first?.state == .taken)
+    let batch = try fixedSite("2026-03-10T05:00:00Z")
+    let other = try batch.addProduct()
+    try batch.regimen.addSchedule(
+        try SchedulePlan(
+            productID: other.product.id, times: ["08:00"].compactMap(TimeSlot.init(parsing:)), recurrence: .daily,
+            startDay: LocalDay(parsing: "2026-03-01")!))
+    let ids = try batch.regimen.todayView().doses.map(\.doseID).joined(separator: ",")
+    #expect(batch.post("/regimen/batch/taken", form: ["doses": ids]).bodyText.contains("id=\"early-confirm\""), "take all asks too")
+}

@@ -56,8 +56,9 @@ public struct TodayDose: Hashable, Sendable {
     /// A dose listed where `timing` puts it.
     public init(
         occurrence: DoseOccurrence, scheduleID: ScheduleID, productID: ProductID, productName: String, servings: Decimal,
-        timing: DoseTiming, zone: ScheduleZone, state: DoseState, record: LedgerEntry?
+        timing: DoseTiming, zone: ScheduleZone, state: DoseState, record: LedgerEntry?, amount: String? = nil
     ) {
+        self.amount = amount ?? (servings == 1 ? "1 serving" : "\(servings) servings")
         self.occurrence = occurrence
         self.scheduleID = scheduleID
         self.productID = productID
@@ -70,6 +71,9 @@ public struct TodayDose: Hashable, Sendable {
         self.state = state
         self.record = record
     }
+
+    /// What is taken, in the product's units: "2 capsules", "1 serving (5 g)" (`Product.amountText`).
+    public let amount: String
 
     /// The id the take and skip actions name.
     public var doseID: String { occurrence.doseID }
@@ -199,14 +203,17 @@ public struct CheckInRequest: Hashable, Sendable {
     /// "Taken at" as the person typed it (`TakenTime`), read against the dose's own day inside the check-in, so
     /// the dose id is parsed and its schedule read once.
     public let typedAt: String?
+    /// The person confirmed taking it more than an hour before its time (`EarlyDoseQuestion`).
+    public let confirmedEarly: Bool
 
     /// A request; give `at` or `typedAt`, not both (neither: now).
-    public init(doseID: String, status: IntakeStatus, at: Date? = nil, typedAt: String? = nil) {
+    public init(doseID: String, status: IntakeStatus, at: Date? = nil, typedAt: String? = nil, confirmedEarly: Bool = false) {
         precondition(at == nil || typedAt == nil, "a check-in has one time")
         self.doseID = doseID
         self.status = status
         self.at = at
         self.typedAt = typedAt
+        self.confirmedEarly = confirmedEarly
     }
 }
 

@@ -188,15 +188,61 @@ public final class RegimenService: @unchecked Sendable {
         try database.read { try RegimenStore($0).productRevisions(of: id) }
     }
 
-    /// The product whose id is `reference`, else the one whose current name is `reference` (ignoring case).
-    /// Throws `ScheduleError.productNotFound` or `.productNameAmbiguous`.
+    /// The product whose id is `reference`, else the one whose current name is `reference` (ignoring case), else
+    /// the one whose id starts with it. Throws `ScheduleError.productNotFound`, `.productNameAmbiguous` or `.idAmbiguous`.
     public func findProduct(_ reference: String) throws -> StoredProduct {
         if let byID = try product(ProductID(reference)) { return byID }
         let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
         let matches = try products(includingArchived: true).filter { $0.product.name.lowercased() == key }
-        guard let first = matches.first else { throw ScheduleError.productNotFound }
-        guard matches.count == 1 else { throw ScheduleError.productNameAmbiguous }
-        return first
+        guard matches.count <= 1 else { throw ScheduleError.productNameAmbiguous }
+        if let first = matches.first { return first }
+        guard let byPrefix = try product(ProductID(try uniqueID(in: "regimen_products", reference, notFound: .productNotFound))) else {
+            throw ScheduleError.productNotFound
+        }
+        return byPrefix
+    }
+
+    /// The schedule whose id is `reference` or starts with it (at least 4 characters). Throws
+    /// `ScheduleError.scheduleNotFound` or `.idAmbiguous`.
+    public func findScheduleID(_ reference: String) throws -> ScheduleID {
+        ScheduleID(try uniqueID(in: "regimen_schedules", reference, notFound: .scheduleNotFound))
+    }
+
+    /// The log entry whose id is `reference` or starts with it (at least 4 characters). Throws
+    /// `ScheduleError.recordNotFound` or `.idAmbiguous`.
+    public func findRecordID(_ reference: String) throws -> IntakeRecordID {
+        IntakeRecordID(try uniqueID(in: "regimen_intake", reference, notFound: .recordNotFound))
+    }
+
+    /// The id of the dose `reference` names: a whole dose id, any start of one (at least 4 characters), or one whose
+    /// schedule part is shortened (`e760dd42_2026-12-08_0800`), among the doses of the last week, today and tomorrow.
+    /// Throws `ScheduleError.doseNotFound` or `.idAmbiguous`.
+    public func findDoseID(_ reference: String) throws -> String {
+        let text = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        guard text.count >= 4 else { throw ScheduleError.doseNotFound }
+        let day = today()
+        let listed = try doses(in: day.adding(days: -7)...day.adding(days: 1)).map(\.doseID)
+        if listed.contains(text) { return text }
+        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
+        let matches = listed.filter { id in
+            if id.hasPrefix(text) { return true }
+            let own = id.split(separator: "_", omittingEmptySubsequences: false)
+            return parts.count == 3 && own.count == 3 && own[0].hasPrefix(parts[0]) && own[1] == parts[1] && own[2] == parts[2]
+        }
+        guard matches.count <= 1 else { throw ScheduleError.idAmbiguous }
+        // A dose outside that window is still found by its whole id (the check-in reads it).
+        return matches.first ?? text
+    }
+
+    /// The one id in `table` that is `reference` or starts with it.
+    private func uniqueID(in table: String, _ reference: String, notFound: ScheduleError) throws -> String {
+        let text = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        guard text.count >= 4 else { throw notFound }
+        let ids = try database.read { try RegimenStore($0).ids(in: table, startingWith: text) }
+        if ids.contains(text) { return text }
+        guard ids.count <= 1 else { throw ScheduleError.idAmbiguous }
+        guard let id = ids.first else { throw notFound }
+        return id
     }
 
     // MARK: schedules
@@ -324,13 +370,14 @@ public final class RegimenService: @unchecked Sendable {
         let day = days[0]
         let listed = Set(days)
         let histories = try store.allHistories()
-        var names: [ProductID: String] = [:]
-        func name(_ id: ProductID) throws -> String {
-            if let known = names[id] { return known }
-            let found = try store.latestProduct(id)?.product.name ?? ""
-            names[id] = found
+        var products: [ProductID: Product?] = [:]
+        func product(_ id: ProductID) throws -> Product? {
+            if let known = products[id] { return known }
+            let found = try store.latestProduct(id)?.product
+            products[id] = found
             return found
         }
+        func name(_ id: ProductID) throws -> String { try product(id)?.name ?? "" }
         func scheduleDays(_ history: ScheduleHistory) -> [LocalDay] {
             guard let fixed = history.revisions.first(where: { $0.plan.zone != .followsYou })?.plan.zone else { return days }
             return Array(Set(days.flatMap { DoseTiming.scheduleDays(listedOn: $0, zone: fixed) })).sorted()
@@ -360,7 +407,8 @@ public final class RegimenService: @unchecked Sendable {
                             occurrence: occurrence, scheduleID: revision.scheduleID,
                             productID: revision.plan.productID, productName: try name(revision.plan.productID),
                             servings: revision.plan.servings, timing: timing, zone: revision.plan.zone,
-                            state: state, record: record))
+                            state: state, record: record,
+                            amount: try product(revision.plan.productID)?.amountText(servings: revision.plan.servings)))
                 }
             }
         }
@@ -382,15 +430,15 @@ public final class RegimenService: @unchecked Sendable {
     /// undone is logged again as a record that supersedes the undo. Throws `ScheduleError.doseNotFound` for an id
     /// that names no scheduled dose, `.doseNotDueYet` for a later day, `.statusNotLoggable` for `.missed`.
     @discardableResult
-    public func checkIn(_ doseID: String, status: IntakeStatus, at: Date? = nil) throws -> CheckInResult {
-        try checkIn([CheckInRequest(doseID: doseID, status: status, at: at)])[0]
+    public func checkIn(_ doseID: String, status: IntakeStatus, at: Date? = nil, confirmedEarly: Bool = false) throws -> CheckInResult {
+        try checkIn([CheckInRequest(doseID: doseID, status: status, at: at, confirmedEarly: confirmedEarly)])[0]
     }
 
     /// Logs a scheduled dose with "taken at" as the person typed it (`TakenTime`, read against the dose's own
     /// day); nil is now. Throws like `checkIn(_:status:at:)` and `TakenTime.parse`.
     @discardableResult
-    public func checkIn(_ doseID: String, status: IntakeStatus, typedAt: String?) throws -> CheckInResult {
-        try checkIn([CheckInRequest(doseID: doseID, status: status, typedAt: typedAt)])[0]
+    public func checkIn(_ doseID: String, status: IntakeStatus, typedAt: String?, confirmedEarly: Bool = false) throws -> CheckInResult {
+        try checkIn([CheckInRequest(doseID: doseID, status: status, typedAt: typedAt, confirmedEarly: confirmedEarly)])[0]
     }
 
     /// Logs several scheduled doses in ONE transaction (e.g. "take all" for the current batch, or an import):
@@ -433,6 +481,13 @@ public final class RegimenService: @unchecked Sendable {
                 guard let product = products[productID] else { throw ScheduleError.productNotFound }
                 let atScheduledTime = at == nil && timing.day < today
                 let takenAt = at ?? (atScheduledTime ? timing.dueAt : now)
+                // More than an hour early asks first, unless it is logged already (then nothing changes anyway).
+                if request.status == .taken, !request.confirmedEarly, timing.isEarly(takenAt: takenAt) {
+                    if let existing = try store.currentRecord(for: occurrence), !existing.isUndo {
+                        return CheckInResult(entry: existing, alreadyLogged: true)
+                    }
+                    throw EarlyDoseQuestion(productName: product.product.name, dueTime: timing.time, doseID: request.doseID)
+                }
                 let id = IntakeRecordID.random()
                 func insert(supersedes: IntakeRecordID?) throws {
                     try store.insert(

@@ -153,7 +153,8 @@ public final class ReminderService: ReminderSource, @unchecked Sendable {
     public func handle(_ action: ReminderAction, doseIDs: [String]) throws {
         switch action {
         case .taken, .skip:
-            try regimen.checkIn(doseIDs.map { CheckInRequest(doseID: $0, status: action == .taken ? .taken : .skipped) })
+            // A notification shows a dose at its time, so its Taken is never an early dose to ask about.
+            try regimen.checkIn(doseIDs.map { CheckInRequest(doseID: $0, status: action == .taken ? .taken : .skipped, confirmedEarly: true) })
         case .snooze:
             let now = clock.now()
             let until = now.addingTimeInterval(Double(ReminderPlanner.snoozeMinutes * 60))

@@ -248,7 +248,9 @@ extension ReminderService {
             switch event.event {
             case "taken", "skip":
                 do {
-                    _ = try regimen.checkIn([CheckInRequest(doseID: event.dose, status: event.event == "taken" ? .taken : .skipped, at: at)])
+                    _ = try regimen.checkIn([
+                        CheckInRequest(doseID: event.dose, status: event.event == "taken" ? .taken : .skipped, at: at, confirmedEarly: true)
+                    ])
                 } catch is ScheduleError {
                     // The dose can no longer be logged (its schedule changed meanwhile): left out, not retried forever.
                     // Any other failure (the vault busy or held by another process) keeps the queue for the next check.

@@ -285,6 +285,12 @@ public struct DoseTiming: Hashable, Sendable {
         self.time = time
     }
 
+    /// How long before its time a dose may be logged as taken without being asked first: an hour.
+    public static let earlyWindow: TimeInterval = 3600
+
+    /// Whether taking the dose at `takenAt` is more than an hour before its time (every door asks once then).
+    public func isEarly(takenAt: Date) -> Bool { takenAt < dueAt.addingTimeInterval(-Self.earlyWindow) }
+
     /// The schedule days whose doses may fall on the person's `day`: that day alone when the schedule follows the
     /// person; for a fixed zone two days either side (zones are at most 26 hours apart).
     public static func scheduleDays(listedOn day: LocalDay, zone: ScheduleZone) -> [LocalDay] {
@@ -434,6 +440,8 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
     case productStillScheduled
     /// A new schedule for an archived product.
     case productArchived
+    /// An id prefix that fits more than one record, schedule, product or dose.
+    case idAmbiguous
     /// A product name shared by several products: use the id.
     case productNameAmbiguous
     /// A ledger record id that names no record.
@@ -493,6 +501,7 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
         case .productNotFound: "There is no product with that id or name."
         case .noProductChosen: "Choose a product."
         case .productNameAmbiguous: "Several products have that name. Use the product id instead."
+        case .idAmbiguous: "That start of an id fits more than one. Give more of it."
         case .productStillScheduled:
             "A schedule of this product is active or paused. Stop it first (its history stays), then archive the product."
         case .productArchived: "This product is archived. Restore it first to give it a new schedule."
@@ -513,4 +522,28 @@ public enum ScheduleError: CairnError, Hashable, Sendable {
             "That is not a time zone Cairn knows. Write a zone name such as Europe/Paris or America/New_York, or local to follow this computer's zone."
         }
     }
+}
+
+/// A dose logged as taken more than an hour before its time, not yet confirmed: every door asks once (a confirmation
+/// step on a page, a question at a terminal, `--yes` without one). Nothing was written.
+public struct EarlyDoseQuestion: CairnError, Hashable, Sendable {
+    /// The product's name, for the question.
+    public let productName: String
+    /// The dose's time on the person's clock.
+    public let dueTime: TimeSlot
+    /// The dose asked about.
+    public let doseID: String
+
+    public init(productName: String, dueTime: TimeSlot, doseID: String) {
+        self.productName = productName
+        self.dueTime = dueTime
+        self.doseID = doseID
+    }
+
+    public var errorKind: ErrorKind { .refusedInput }
+
+    /// The question, with the product named (the person's own product, shown back to them).
+    public var question: String { "\(productName) is due at \(dueTime), more than an hour later. Log it as taken anyway?" }
+
+    public var userMessage: String { "This dose is due more than an hour later, so it was not logged without a confirmation." }
 }

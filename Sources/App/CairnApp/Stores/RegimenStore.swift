@@ -19,6 +19,14 @@ struct RegimenStore {
         try db.query("SELECT id FROM regimen_products").map { ProductID(try $0.get("id", as: String.self)) }
     }
 
+    /// The ids in `table` (its `id` column) that start with `prefix`.
+    func ids(in table: String, startingWith prefix: String) throws -> [String] {
+        precondition(["regimen_products", "regimen_schedules", "regimen_intake"].contains(table), "a table with an id column")
+        return try db.query("SELECT id FROM \(table) WHERE substr(id, 1, ?) = ? LIMIT 2", prefix.count, prefix).map {
+            try $0.get("id", as: String.self)
+        }
+    }
+
     /// The products archived now (the newest archive row of each says so).
     func archivedProductIDs() throws -> Set<ProductID> {
         Set(

@@ -83,7 +83,7 @@ struct RegimenTodayCommand: Command {
         case .skipped: state = "skipped"
         }
         let when = withDay ? "\(dose.day) \(dose.timeText)" : dose.timeText
-        return "  \(when)  \(dose.productName), \(RegimenCommands.describe(dose.servings))  [\(state)]  \(dose.doseID)"
+        return "  \(when)  \(dose.productName), \(dose.amount)  [\(state)]  \(dose.doseID)"
     }
 }
 
@@ -106,10 +106,12 @@ struct RegimenTakeCommand: Command {
     static let abstract = "Log a dose as taken: a scheduled dose, an extra dose, or an as-needed dose."
     static let usage = "DOSE-ID [--at TIME] | --extra PRODUCT [--servings N] [--at TIME] | --as-needed SCHEDULE [--at TIME]"
     static let discussion = """
-        DOSE-ID comes from 'cairn regimen today'. Logging a dose that is already logged (from here, the page
-        or a reminder) changes nothing and says so. A dose of an earlier day logged without --at is recorded
-        at its scheduled time, so it counts on the day it was due. A time is never later than now, and is on
-        the dose's own day or today.
+        DOSE-ID comes from 'cairn regimen today': the whole id, any unique start of it, or its first
+        characters with the day and time (e760dd42_2026-03-10_0800). Logging a dose that is already logged
+        (from here, the page or a reminder) changes nothing and says so. A dose of an earlier day logged
+        without --at is recorded at its scheduled time, so it counts on the day it was due. A time is never
+        later than now, and is on the dose's own day or today. A dose more than an hour before its time is
+        asked about at a terminal; without one it is refused unless --yes is given.
         """
 
     static let at = Option(
@@ -120,18 +122,23 @@ struct RegimenTakeCommand: Command {
     static let extra = Option("--extra", "PRODUCT", help: "Log an unscheduled dose of a product (id or exact name).")
     static let servings = Option("--servings", "N", help: "Servings of an extra dose (default 1).")
     static let asNeeded = Option("--as-needed", "SCHEDULE", help: "Log a dose of an as-needed schedule.")
-    static let options: [Option] = [at, extra, servings, asNeeded]
+    static let yes = Option("--yes", help: "Log a dose more than an hour before its time without being asked.")
+    static let options: [Option] = [at, extra, servings, asNeeded, yes, .json]
 
     enum Target {
         case dose(String)
         case extra(String, Decimal)
-        case asNeeded(ScheduleID)
+        case asNeeded(String)
     }
     let target: Target
     let at: String?
+    let confirmedEarly: Bool
+    let json: Bool
 
     init(arguments: Arguments) throws {
         at = arguments.value(Self.at)
+        confirmedEarly = arguments.has(Self.yes)
+        json = arguments.has(.json)
         let extra = arguments.value(Self.extra)
         let asNeeded = arguments.value(Self.asNeeded)
         switch (extra, asNeeded) {
@@ -140,7 +147,7 @@ struct RegimenTakeCommand: Command {
             target = .extra(product, try arguments.value(Self.servings, as: DoseServings.self)?.value ?? 1)
         case (nil, let schedule?):
             _ = try arguments.positionals(exactly: [])
-            target = .asNeeded(ScheduleID(schedule))
+            target = .asNeeded(schedule)
         case (nil, nil):
             guard arguments.value(Self.servings) == nil else { throw UsageError("--servings goes with --extra.") }
             target = .dose(try arguments.positionals(exactly: ["DOSE-ID"])[0])
@@ -153,17 +160,33 @@ struct RegimenTakeCommand: Command {
         let app = try context.openApplication()
         let service = app.regimen
         switch target {
-        case .dose(let id):
-            let result = try service.checkIn(id, status: .taken, typedAt: at)
+        case .dose(let reference):
+            let id = try service.findDoseID(reference)
+            let result: CheckInResult
+            do {
+                result = try service.checkIn(id, status: .taken, typedAt: at, confirmedEarly: confirmedEarly)
+            } catch let question as EarlyDoseQuestion {
+                // More than an hour early: asked at a terminal; without one, refused unless --yes was given.
+                guard let answer = context.console.ask(question.question + " [y/N] ") else {
+                    throw RegimenCommands.Unconfirmed(question.userMessage + " Give --yes to log it anyway.")
+                }
+                guard ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                    return context.console.print("Nothing was logged.")
+                }
+                result = try service.checkIn(id, status: .taken, typedAt: at, confirmedEarly: true)
+            }
+            if json { return try context.console.printJSON(CheckInJSON(entry: result.entry, alreadyLogged: result.alreadyLogged)) }
             report(result, context.console)
         case .extra(let reference, let servings):
             let product = try service.findProduct(reference)
             let entry = try service.logExtra(
                 product.product.id, servings: servings,
                 at: RegimenCommands.parseAt(at, service))
+            if json { return try context.console.printJSON(CheckInJSON(entry: entry, alreadyLogged: false)) }
             context.console.print("Logged an extra dose of \(entry.productName) as taken (record \(entry.id)).")
         case .asNeeded(let schedule):
-            let entry = try service.logAsNeeded(schedule, at: RegimenCommands.parseAt(at, service))
+            let entry = try service.logAsNeeded(try service.findScheduleID(schedule), at: RegimenCommands.parseAt(at, service))
+            if json { return try context.console.printJSON(CheckInJSON(entry: entry, alreadyLogged: false)) }
             context.console.print("Logged an as-needed dose of \(entry.productName) as taken (record \(entry.id)).")
         }
     }
@@ -176,22 +199,31 @@ struct RegimenSkipCommand: Command {
     static let synopsis = "DOSE-ID"
     static let at = Option(
         "--at", "TIME", help: "HH:MM on the dose's day, YYYY-MM-DD HH:MM, or an ISO 8601 time. Default: now\n(a past day's dose: its time).")
-    static let options: [Option] = [at]
+    static let options: [Option] = [at, .json]
 
     let id: String
     let at: String?
+    let json: Bool
 
     init(arguments: Arguments) throws {
         id = try arguments.positionals(exactly: ["DOSE-ID"])[0]
         at = arguments.value(Self.at)
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        report(
-            try app.regimen.checkIn(id, status: .skipped, typedAt: at),
-            context.console)
+        let result = try app.regimen.checkIn(try app.regimen.findDoseID(id), status: .skipped, typedAt: at)
+        if json { return try context.console.printJSON(CheckInJSON(entry: result.entry, alreadyLogged: result.alreadyLogged)) }
+        report(result, context.console)
     }
+}
+
+/// A logged dose as `take`, `skip` and `undo` print it with `--json`: the record in force, and whether it was
+/// there already (nothing new written).
+private struct CheckInJSON: Encodable {
+    let entry: LedgerEntry
+    let alreadyLogged: Bool
 }
 
 private func report(_ result: CheckInResult, _ console: Console) {
@@ -213,17 +245,17 @@ struct RegimenCorrectCommand: Command {
     static let name = "correct"
     static let abstract = "Correct a log entry: a new entry replaces it, and the history keeps both."
     static let synopsis = "RECORD-ID"
-    static let discussion = "RECORD-ID comes from 'cairn regimen ledger'."
+    static let discussion = "RECORD-ID comes from 'cairn regimen ledger' (any unique start of it, 4 characters or more)."
     static let status = Option("--status", "taken|skipped", help: "What really happened.", required: true)
     static let at = Option("--at", "TIME", help: "When: HH:MM on the entry's day, or an ISO 8601 time. Default: the entry's time.")
     static let options: [Option] = [status, at]
 
-    let id: IntakeRecordID
+    let reference: String
     let status: IntakeStatus
     let at: String?
 
     init(arguments: Arguments) throws {
-        id = IntakeRecordID(try arguments.positionals(exactly: ["RECORD-ID"])[0])
+        reference = try arguments.positionals(exactly: ["RECORD-ID"])[0]
         guard let text = arguments.value(Self.status), let status = IntakeStatus(rawValue: text), status.isLoggable else {
             throw UsageError("--status takes taken or skipped.")
         }
@@ -233,6 +265,7 @@ struct RegimenCorrectCommand: Command {
 
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
+        let id = try app.regimen.findRecordID(reference)
         guard let old = try app.regimen.record(id) else { throw ScheduleError.recordNotFound }
         let entry = try app.regimen.correct(id, status: status, at: try at.map { try app.regimen.takenTime($0, correcting: old) })
         context.console.print(
@@ -246,15 +279,24 @@ struct RegimenUndoCommand: Command {
     static let name = "undo"
     static let abstract = "Undo a log entry: the dose is back to not logged, and the history keeps both entries."
     static let synopsis = "RECORD-ID"
-    static let discussion = "RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip'."
-    let id: IntakeRecordID
+    static let discussion = """
+        RECORD-ID comes from 'cairn regimen ledger' or from the message of 'take' and 'skip' (any unique start
+        of it, 4 characters or more).
+        """
+    static let options: [Option] = [.json]
+
+    let reference: String
+    let json: Bool
 
     init(arguments: Arguments) throws {
-        id = IntakeRecordID(try arguments.positionals(exactly: ["RECORD-ID"])[0])
+        reference = try arguments.positionals(exactly: ["RECORD-ID"])[0]
+        json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
-        let result = try context.openApplication().regimen.undo(id)
+        let service = try context.openApplication().regimen
+        let result = try service.undo(try service.findRecordID(reference))
+        if json { return try context.console.printJSON(CheckInJSON(entry: result.entry, alreadyLogged: result.alreadyUndone)) }
         let old = result.undid
         let what = old.occurrence.map { "\(old.productName), \($0.slot) on \($0.day)" } ?? old.productName
         if result.alreadyUndone {

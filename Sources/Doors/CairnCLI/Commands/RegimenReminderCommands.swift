@@ -117,20 +117,21 @@ struct RegimenRemindersScheduleCommand: Command {
     static let synopsis = "SCHEDULE on|off"
     static let options: [Option] = [RegimenReminderCommands.from]
 
-    let schedule: ScheduleID
+    let schedule: String
     let enabled: Bool
     let from: LocalDay?
 
     init(arguments: Arguments) throws {
         let p = try arguments.positionals(exactly: ["SCHEDULE", "on|off"])
-        schedule = ScheduleID(p[0])
+        schedule = p[0]
         guard let enabled = ["on": true, "off": false][p[1].lowercased()] else { throw UsageError("Say on or off after the schedule.") }
         self.enabled = enabled
         from = try RegimenReminderCommands.fromDay(arguments)
     }
 
     func run(in context: CommandContext) throws {
-        try context.openApplication().reminders.setReminders(enabled, for: schedule, from: from)
+        let app = try context.openApplication()
+        try app.reminders.setReminders(enabled, for: try app.regimen.findScheduleID(schedule), from: from)
         context.console.print("Reminders of that schedule are \(enabled ? "on" : "off") from \(RegimenReminderCommands.dayText(from)).")
     }
 }

@@ -111,7 +111,7 @@ struct RegimenSchedulesEditCommand: Command {
     static let zone = PlanOptions.zone
     static let options: [Option] = [times, days, servings, end, zone, from, .json]
 
-    let id: ScheduleID
+    let reference: String
     let times: [TimeSlot]?
     let days: Recurrence?
     let servings: Decimal?
@@ -121,7 +121,7 @@ struct RegimenSchedulesEditCommand: Command {
     let json: Bool
 
     init(arguments: Arguments) throws {
-        id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
+        reference = try arguments.positionals(exactly: ["SCHEDULE"])[0]
         times = try arguments.value(Self.times, as: [TimeSlot].self)
         days = try arguments.value(Self.days, as: Recurrence.self)
         servings = try arguments.value(Self.servings, as: DoseServings.self)?.value
@@ -140,6 +140,7 @@ struct RegimenSchedulesEditCommand: Command {
 
     func run(in context: CommandContext) throws {
         let service = try context.openApplication().regimen
+        let id = try service.findScheduleID(reference)
         guard let latest = try service.scheduleHistory(id).latest else { throw ScheduleError.scheduleNotFound }
         let recurrence = days ?? latest.plan.recurrence
         let plan = try SchedulePlan(
@@ -185,16 +186,17 @@ struct RegimenScheduleStateCommand<Action: ScheduleStateAction>: Command {
     static var options: [Option] { [from] }
     static var from: Option { Option("--from", "DATE", help: "The first day of the change, YYYY-MM-DD (default today).") }
 
-    let id: ScheduleID
+    let reference: String
     let from: LocalDay?
 
     init(arguments: Arguments) throws {
-        id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
+        reference = try arguments.positionals(exactly: ["SCHEDULE"])[0]
         from = try arguments.value(Self.from, as: LocalDay.self)
     }
 
     func run(in context: CommandContext) throws {
-        let revision = try Action.apply(context.openApplication().regimen, id, from)
+        let service = try context.openApplication().regimen
+        let revision = try Action.apply(service, try service.findScheduleID(reference), from)
         context.console.print("Schedule \(revision.scheduleID) is \(revision.state.rawValue) from \(revision.effectiveFrom).")
     }
 }
@@ -207,16 +209,17 @@ struct RegimenSchedulesHistoryCommand: Command {
     static let synopsis = "SCHEDULE"
     static let options: [Option] = [.json]
 
-    let id: ScheduleID
+    let reference: String
     let json: Bool
 
     init(arguments: Arguments) throws {
-        id = ScheduleID(try arguments.positionals(exactly: ["SCHEDULE"])[0])
+        reference = try arguments.positionals(exactly: ["SCHEDULE"])[0]
         json = arguments.has(.json)
     }
 
     func run(in context: CommandContext) throws {
-        let history = try context.openApplication().regimen.scheduleHistory(id)
+        let service = try context.openApplication().regimen
+        let history = try service.scheduleHistory(try service.findScheduleID(reference))
         if json { return try context.console.printJSON(history.revisions.map(ScheduleRevisionJSON.init)) }
         for r in history.revisions {
             context.console.print("Revision \(r.number), from \(r.effectiveFrom): \(summary(r))")

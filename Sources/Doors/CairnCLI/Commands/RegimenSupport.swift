@@ -63,6 +63,13 @@ enum RegimenCommands {
     /// Opens the vault with the clock the environment names: the system clock, or a fixed instant from
     /// `CAIRN_NOW` (ISO 8601, for demos and tests); the zone is `TZ` when it names an IANA zone.
     /// An ISO 8601 instant with a zone designator ("2026-03-10T08:05:00Z", "2026-03-10T09:05+01:00").
+    /// A question that needed an answer with nobody at a terminal to give it (and no `--yes`): nothing was done.
+    struct Unconfirmed: CairnError {
+        let userMessage: String
+        var errorKind: ErrorKind { .refusedInput }
+        init(_ message: String) { userMessage = message }
+    }
+
     /// An ISO 8601 instant (`TakenTime.isoInstant`).
     static func parseInstant(_ text: String) -> Date? { TakenTime.isoInstant(text) }
 

@@ -25,9 +25,17 @@ enum RegimenPages {
                 let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                     .filter { !$0.isEmpty }
                 guard !ids.isEmpty else { throw WebError.badForm }
-                return try logged(regimen: regimen, csrfToken: csrfToken) {
-                    let results = try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken) })
-                    return (results.allSatisfy(\.alreadyLogged) ? "already" : "1", results.map(\.entry.id))
+                let early = r.form["early"] == "yes"
+                do {
+                    return try logged(regimen: regimen, csrfToken: csrfToken) {
+                        let results = try regimen.checkIn(ids.map { CheckInRequest(doseID: $0, status: .taken, confirmedEarly: early) })
+                        return (results.allSatisfy(\.alreadyLogged) ? "already" : "1", results.map(\.entry.id))
+                    }
+                } catch let question as EarlyDoseQuestion {
+                    return .html(
+                        earlyPage(
+                            question, action: "/regimen/batch/taken", fields: ["doses": ids.joined(separator: ",")], back: "/regimen",
+                            csrfToken: csrfToken))
                 }
             },
             route(.post, "/regimen/as-needed/{schedule}") { r in
@@ -50,9 +58,16 @@ enum RegimenPages {
                 route(.post, "/regimen/doses/{dose}/\(status.rawValue)") { r in
                     let doseID = r.parameter("dose")
                     let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
-                    return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
-                        let result = try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText)
-                        return (result.alreadyLogged ? "already" : "1", [result.entry.id])
+                    do {
+                        return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
+                            let result = try regimen.checkIn(
+                                doseID, status: status, typedAt: atText.isEmpty ? nil : atText, confirmedEarly: r.form["early"] == "yes")
+                            return (result.alreadyLogged ? "already" : "1", [result.entry.id])
+                        }
+                    } catch let question as EarlyDoseQuestion {
+                        return .html(
+                            earlyPage(
+                                question, action: "/regimen/doses/\(doseID)/taken", fields: ["at": atText], back: "/regimen", csrfToken: csrfToken))
                     }
                 }
             }
@@ -72,7 +87,8 @@ enum RegimenPages {
             // No fragment: a page whose address names a fragment target skips `autofocus` (HTML's rule).
             guard let next = view.nextToLog else { return .redirect(to: done) }
             return .redirect(to: done + "&focus=\(next.doseID)")
-        } catch let error as CairnError where error.errorKind == .refusedInput {
+        } catch let error as CairnError where error.errorKind == .refusedInput && !(error is EarlyDoseQuestion) {
+            // (An early dose is asked about by the caller.)
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
             let inRow = openRowID(field, in: view)
@@ -82,6 +98,22 @@ enum RegimenPages {
                     fieldError: inRow.map { ($0, message) }, focus: inRow),
                 status: 400)
         }
+    }
+
+    /// The question before a dose is logged as taken more than an hour before its time (every door asks once): the
+    /// same form again with `early=yes`, or back to Today with nothing logged.
+    static func earlyPage(_ question: EarlyDoseQuestion, action: String, fields: [String: String], back: String, csrfToken: String) -> String {
+        let hidden = fields.sorted { $0.key < $1.key }.map { key, value -> HTML in "<input type=\"hidden\" name=\"\(key)\" value=\"\(value)\">" }
+        let body: HTML = """
+            \(intro("Log it this early?", lead: question.question))
+            <form method="post" action="\(action)" class="card regimen-form" id="early-confirm">\(Layout.csrfField(csrfToken))
+            \(HTML.join(hidden, separator: ""))<input type="hidden" name="early" value="yes">
+            <p>Nothing is logged until you say so.</p>
+            <div class="form-actions"><button type="submit" class="button" id="early-yes" autofocus>Yes, log it as taken</button>
+            <a class="button button-quiet" href="\(back)" id="early-no">No, go back</a></div>
+            </form>
+            """
+        return Layout.page(title: "Log it this early?", section: .regimen, body: body)
     }
 
     /// The records an action names in its redirect (`records=ID,ID`), as the ledger holds them.
@@ -278,7 +310,7 @@ enum RegimenPages {
         }
         if !view.tomorrow.isEmpty {
             let rows = view.tomorrow.map { d -> HTML in
-                "<li class=\"regimen-next\"><span class=\"regimen-time\">\("\(d.day) \(d.timeText)")</span> \(d.productName), \(servings(d.servings))</li>"
+                "<li class=\"regimen-next\"><span class=\"regimen-time\">\("\(d.day) \(d.timeText)")</span> \(d.productName), \(d.amount)</li>"
             }
             sections.append(
                 """
@@ -336,7 +368,7 @@ enum RegimenPages {
         return """
             <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(id)">
             <span class="regimen-time">\(dose.time.description)</span>
-            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(servings(dose.servings))\(dose.scheduleTimeText.map { " · " + $0 + " time" } ?? "")</span>
+            <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(dose.amount)\(dose.scheduleTimeText.map { " · " + $0 + " time" } ?? "")</span>
             <span class="regimen-state">\(stateWords(dose.state))</span>
             <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
             <button type="submit" class="button" id="take-\(id)"\(focused)>Taken<span class="visually-hidden">: \(name)</span></button>

@@ -114,9 +114,16 @@ enum PhoneJournalPages {
                     let regimen = try services().regimen
                     let doseID = r.parameter("dose")
                     let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
-                    return try logged(regimen, field: atText.isEmpty ? nil : doseID) {
-                        let result = try regimen.checkIn(doseID, status: status, typedAt: atText.isEmpty ? nil : atText)
-                        return (result.alreadyLogged ? "already" : "1", [result.entry.id])
+                    do {
+                        return try logged(regimen, field: atText.isEmpty ? nil : doseID) {
+                            let result = try regimen.checkIn(
+                                doseID, status: status, typedAt: atText.isEmpty ? nil : atText, confirmedEarly: r.form["early"] == "yes")
+                            return (result.alreadyLogged ? "already" : "1", [result.entry.id])
+                        }
+                    } catch let question as EarlyDoseQuestion {
+                        return .html(
+                            RegimenPages.earlyPage(
+                                question, action: "/regimen/doses/\(doseID)/taken", fields: ["at": atText], back: "/today", csrfToken: csrfToken()))
                     }
                 }
             }
@@ -313,7 +320,8 @@ enum PhoneJournalPages {
         do {
             let (notice, records) = try action()
             return .redirect(to: "/today?logged=\(notice)&records=" + records.map(\.rawValue).joined(separator: ","))
-        } catch let error as CairnError where error.errorKind == .refusedInput {
+        } catch let error as CairnError where error.errorKind == .refusedInput && !(error is EarlyDoseQuestion) {
+            // (An early dose is asked about by the caller.)
             let message = error.userMessage + " Nothing was saved."
             let view = try regimen.todayView()
             let inRow = RegimenPages.openRowID(field, in: view)
