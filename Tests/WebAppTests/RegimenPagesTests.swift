@@ -328,3 +328,30 @@ private func fixedSite(_ now: String, zone: String = "UTC") throws -> RegimenSit
     let ids = try batch.regimen.todayView().doses.map(\.doseID).joined(separator: ",")
     #expect(batch.post("/regimen/batch/taken", form: ["doses": ids]).bodyText.contains("id=\"early-confirm\""), "take all asks too")
 }
+
+@Test func yesterdayAndTheLastSevenDaysAreOneStepFromTodayAndDosesAreLoggedThere() throws {
+    let site = try fixedSite("2026-03-10T13:30:00Z")
+    let product = try site.addProduct()
+    try site.regimen.addSchedule(
+        try SchedulePlan(
+            productID: product.product.id, times: ["08:00", "20:00"].compactMap(TimeSlot.init(parsing:)), recurrence: .daily,
+            startDay: LocalDay(parsing: "2026-03-01")!))
+    let yesterday = try site.regimen.doses(on: LocalDay(parsing: "2026-03-09")!)
+    try site.regimen.checkIn(yesterday[0].doseID, status: .taken)
+    let today = site.get("/regimen").bodyText
+    #expect(today.contains("<a href=\"/regimen/day/2026-03-09\">Yesterday, 9 Mar 2026</a>: 1 of 2 taken, 1 not logged"))
+    #expect(today.contains("<a href=\"/regimen/day/2026-03-03\">Tuesday, 3 Mar 2026</a>: 0 of 2 taken, 2 not logged"))
+    let day = site.get("/regimen/day/2026-03-09").bodyText
+    #expect(day.contains("<h1>Monday, 9 Mar 2026</h1>") && day.contains("1 of 2 taken, 1 not logged"))
+    #expect(day.contains("href=\"/regimen/records/"), "the logged dose links to its correction")
+    #expect(day.contains("name=\"day\" value=\"2026-03-09\""), "the open dose's forms come back here")
+    let logged = site.post("/regimen/doses/\(yesterday[1].doseID)/taken", form: ["day": "2026-03-09"])
+    #expect(logged.status == 303 && logged.header("Location")?.hasPrefix("/regimen/day/2026-03-09?logged=1") == true)
+    let entry = try #require(try site.regimen.ledger().entries.first { $0.occurrence?.doseID == yesterday[1].doseID })
+    #expect(DateText.string(entry.takenAt, .numericMinute, in: entry.timeZone) == "2026-03-09 20:00", "at its own time")
+    #expect(site.get("/regimen/day/2026-03-10").header("Location") == "/regimen")
+    #expect(site.get("/regimen/day/2026-03-11").status == 404)
+    #expect(site.get("/regimen/day/2025-01-01").status == 404)
+    let ledger = site.get("/regimen/ledger").bodyText
+    #expect(ledger.contains("id=\"ledger-week\"") && ledger.contains("2 of 13 taken, 11 not logged"))
+}

@@ -285,3 +285,31 @@ public enum LedgerExportFormat: String, Sendable, CaseIterable {
     /// A JSON array of records.
     case json
 }
+
+/// How the scheduled doses of some days went, counted once for every page that says it (Today's last seven days,
+/// the ledger's week): taken, skipped, and not logged. A skipped dose never counts as taken.
+public struct DoseTally: Hashable, Sendable {
+    public let taken: Int
+    public let skipped: Int
+    public let notLogged: Int
+
+    /// The tally of `doses` due by `now` (a dose still to come is not counted).
+    public init(_ doses: [TodayDose], dueBy now: Date) {
+        let due = doses.filter { $0.dueAt <= now }
+        taken = due.filter { $0.state == .taken }.count
+        skipped = due.filter { $0.state == .skipped }.count
+        notLogged = due.filter { $0.state == .notLogged }.count
+    }
+
+    /// Every dose counted.
+    public var total: Int { taken + skipped + notLogged }
+
+    /// "4 of 5 taken, 1 skipped" / "3 of 4 taken, 1 not logged" / "No doses were due".
+    public var sentence: String {
+        guard total > 0 else { return "No doses were due" }
+        var text = "\(taken) of \(total) taken"
+        if skipped > 0 { text += ", \(skipped) skipped" }
+        if notLogged > 0 { text += ", \(notLogged) not logged" }
+        return text
+    }
+}

@@ -27,6 +27,15 @@ public final class RegimenService: @unchecked Sendable {
     /// The current local day in the person's current zone.
     public func today() -> LocalDay { LocalDay(clock.now(), in: clock.timeZone) }
 
+    /// The instant now, on the service's clock.
+    public func now() -> Date { clock.now() }
+
+    /// How the scheduled doses of the last seven days (today up to now included) went.
+    public func lastSevenDays() throws -> DoseTally {
+        let day = today()
+        return DoseTally(try doses(in: day.adding(days: -6)...day), dueBy: now())
+    }
+
     /// "Taken at...": the instant the person typed (see `TakenTime`) for the dose `doseID` (nil: an extra or
     /// as-needed dose, or a correction of one), read against the Clock's now and zone. The CLI's `--at` and the
     /// page's "Taken at" field both come here (for a scheduled dose, through `CheckInRequest.typedAt`).

@@ -52,6 +52,11 @@ public enum DateText {
         string(WallClock.instant(of: day, at: TimeSlot(hour: 12, minute: 0)!, in: utcZone), .day, in: utcZone)
     }
 
+    /// A calendar day's weekday for people: "Monday".
+    public static func weekday(_ day: LocalDay) -> String {
+        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][day.weekday.rawValue - 1]
+    }
+
     /// "2026-03-01T07:00:00Z": the UTC text of exports, JSON and PDF metadata.
     public static func utc(_ date: Date) -> String { string(date, .utc, in: utcZone) }
 

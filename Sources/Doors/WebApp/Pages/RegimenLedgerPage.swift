@@ -61,8 +61,13 @@ enum RegimenLedgerPage {
             LedgerQuery(
                 from: from, to: to, productID: productID, limit: pageSize,
                 offset: (pageNumber - 1) * pageSize))
+        let week = try regimen.lastSevenDays()
+        let adherence: HTML =
+            week.total == 0
+            ? ""
+            : "<p class=\"regimen-adherence\" id=\"ledger-week\"><strong>Last seven days:</strong> \(week.sentence) (scheduled doses due so far).</p>"
         var body: HTML =
-            head + filters
+            head + adherence + filters
             + "<p class=\"regimen-toolbar\"><a class=\"button button-quiet\" href=\"/reports/regimen\" id=\"report-link\">PDF summary for an appointment</a> <a class=\"button button-quiet\" href=\"/regimen/ledger/export.csv\" id=\"ledger-export-csv\" download>Download the whole log (CSV)</a> <a class=\"button button-quiet\" href=\"/regimen/ledger/export.json\" id=\"ledger-export-json\" download>JSON</a></p>"
         if page.entries.isEmpty {
             let choice = from != nil || to != nil || productID != nil ? " for this choice" : " yet"

@@ -18,8 +18,17 @@ enum RegimenPages {
                 return .html(
                     today(
                         view, csrfToken: csrfToken, notice: notice(r.query["logged"], records: records, zone: view.timeZone), focus: r.query["focus"],
-                        low: try reminders.runningLow())
+                        low: try reminders.runningLow(), week: try week(regimen))
                 )
+            },
+            route(.get, "/regimen/day/{day}") { r in
+                guard let day = try? LocalDay.parse(r.parameter("day")) else { throw WebError.notFound }
+                let today = regimen.today()
+                if day == today { return .redirect(to: "/regimen") }
+                guard day < today, day >= today.adding(days: -Self.pastDays) else { throw WebError.notFound }
+                let records = loggedRecords(r.query["records"], regimen)
+                return .html(
+                    try dayPage(day, regimen: regimen, csrfToken: csrfToken, notice: notice(r.query["logged"], records: records, zone: .current)))
             },
             route(.post, "/regimen/batch/taken") { r in
                 let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -58,8 +67,9 @@ enum RegimenPages {
                 route(.post, "/regimen/doses/{dose}/\(status.rawValue)") { r in
                     let doseID = r.parameter("dose")
                     let atText = (r.form["at"] ?? "").trimmingCharacters(in: .whitespaces)
+                    let day = try? r.form.value("day", as: LocalDay.self)
                     do {
-                        return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID) {
+                        return try logged(regimen: regimen, csrfToken: csrfToken, field: atText.isEmpty ? nil : doseID, day: day) {
                             let result = try regimen.checkIn(
                                 doseID, status: status, typedAt: atText.isEmpty ? nil : atText, confirmedEarly: r.form["early"] == "yes")
                             return (result.alreadyLogged ? "already" : "1", [result.entry.id])
@@ -67,7 +77,8 @@ enum RegimenPages {
                     } catch let question as EarlyDoseQuestion {
                         return .html(
                             earlyPage(
-                                question, action: "/regimen/doses/\(doseID)/taken", fields: ["at": atText], back: "/regimen", csrfToken: csrfToken))
+                                question, action: "/regimen/doses/\(doseID)/taken", fields: ["at": atText, "day": day?.description ?? ""],
+                                back: day.map { "/regimen/day/\($0)" } ?? "/regimen", csrfToken: csrfToken))
                     }
                 }
             }
@@ -77,9 +88,22 @@ enum RegimenPages {
     /// `autofocus` on its Taken button: HTML, so it works without JavaScript),
     /// or shows Today with the service's message (status 400), beside the "Taken at" field of `field` if given.
     private static func logged(
-        regimen: RegimenService, csrfToken: String, field: String? = nil,
+        regimen: RegimenService, csrfToken: String, field: String? = nil, day: LocalDay? = nil,
         _ action: () throws -> (notice: String, records: [IntakeRecordID])
     ) throws -> Response {
+        // An action from an earlier day's page goes back there (its errors too).
+        if let day {
+            do {
+                let (notice, records) = try action()
+                return .redirect(to: "/regimen/day/\(day)?logged=\(notice)&records=" + records.map(\.rawValue).joined(separator: ","))
+            } catch let error as CairnError where error.errorKind == .refusedInput && !(error is EarlyDoseQuestion) {
+                let message = error.userMessage + " Nothing was saved."
+                return .html(
+                    try dayPage(
+                        day, regimen: regimen, csrfToken: csrfToken, error: field == nil ? message : nil, fieldError: field.map { ($0, message) }),
+                    status: 400)
+            }
+        }
         do {
             let (notice, records) = try action()
             let view = try regimen.todayView()
@@ -98,6 +122,80 @@ enum RegimenPages {
                     fieldError: inRow.map { ($0, message) }, focus: inRow),
                 status: 400)
         }
+    }
+
+    /// How far back an earlier day's page goes.
+    static let pastDays = 30
+
+    /// The last seven days, yesterday first: how their doses went, each a link to its page.
+    static func week(_ regimen: RegimenService) throws -> [(day: LocalDay, tally: DoseTally)] {
+        let today = regimen.today()
+        let doses = try regimen.doses(in: today.adding(days: -7)...today.adding(days: -1))
+        return (1...7).map { back in
+            let day = today.adding(days: -back)
+            return (day, DoseTally(doses.filter { $0.day == day }, dueBy: .distantFuture))
+        }
+    }
+
+    /// Today's "Last seven days" card; nothing when no dose was due in them.
+    static func weekSection(_ week: [(day: LocalDay, tally: DoseTally)]) -> HTML {
+        guard week.contains(where: { $0.tally.total > 0 }) else { return "" }
+        let rows = week.map { item -> HTML in
+            let label = item.day == week.first?.day ? "Yesterday" : DateText.weekday(item.day)
+            return "<li><a href=\"/regimen/day/\(item.day.description)\">\(label), \(DateText.day(item.day))</a>: \(item.tally.sentence)</li>"
+        }
+        return """
+            <section class="card" aria-labelledby="week-title">
+            <h2 id="week-title">Last seven days</h2>
+            <ul class="regimen-list" id="regimen-week">\(rows)</ul>
+            </section>
+            """
+    }
+
+    /// An earlier day: its doses, the ones not logged with Taken (at their time unless another is given) and
+    /// Skipped, the logged ones with a link to correct or undo them; the days either side and Today one step away.
+    static func dayPage(
+        _ day: LocalDay, regimen: RegimenService, csrfToken: String, notice: String? = nil, error: String? = nil,
+        fieldError: (doseID: String, message: String)? = nil
+    ) throws -> String {
+        let doses = try regimen.doses(on: day)
+        let today = regimen.today()
+        let title = "\(DateText.weekday(day)), \(DateText.day(day))"
+        var links: [HTML] = []
+        if day > today.adding(days: -pastDays) {
+            links.append("<a href=\"/regimen/day/\(day.adding(days: -1).description)\" rel=\"prev\">The day before</a>")
+        }
+        if day.adding(days: 1) < today { links.append("<a href=\"/regimen/day/\(day.adding(days: 1).description)\" rel=\"next\">The day after</a>") }
+        links.append("<a href=\"/regimen\">Today</a>")
+        let rows = doses.map { dose -> HTML in
+            guard let record = dose.record else {
+                return openRow(
+                    dose, csrfToken: csrfToken, fieldError: fieldError?.doseID == dose.doseID ? fieldError?.message : nil, autofocus: false,
+                    day: day)
+            }
+            let what = record.status == .taken ? "taken at \(DateText.string(record.takenAt, .clock, in: record.timeZone))" : "skipped"
+            return """
+                <li class="regimen-dose regimen-\(dose.state.rawValue)" id="dose-\(dose.doseID)">
+                <span class="regimen-time">\(dose.time.description)</span>
+                <span class="regimen-product">\(dose.productName)</span> <span class="regimen-meta">\(dose.amount)</span>
+                <span class="regimen-state">\(what)</span>
+                <a href="/regimen/records/\(record.id.rawValue)">Correct or undo<span class="visually-hidden">: \(dose.productName) at \(dose.time.description)</span></a>
+                </li>
+                """
+        }
+        let list: HTML =
+            rows.isEmpty
+            ? "<p class=\"notice\" id=\"regimen-day-empty\">No scheduled doses on this day.</p>"
+            : "<ul class=\"regimen-doses\" aria-label=\"Doses of this day\">\(HTML.join(rows, separator: "\n"))</ul>"
+        let tally = DoseTally(doses, dueBy: .distantFuture)
+        let body: HTML = """
+            \(intro(title, lead: "\(tally.sentence). A dose logged here without a time counts at its own time, on this day."))
+            \(subnav("/regimen"))
+            \(message(notice: notice, error: error))
+            <nav class="regimen-pager" aria-label="Days"><p>\(HTML.join(links, separator: " · "))</p></nav>
+            <section class="card">\(list)</section>
+            """
+        return Layout.page(title: title, section: .regimen, body: body)
     }
 
     /// The question before a dose is logged as taken more than an hour before its time (every door asks once): the
@@ -209,7 +307,8 @@ enum RegimenPages {
     /// schedules. Each dose is listed once. `focus` (a dose id) gets `autofocus` on its Taken button.
     static func today(
         _ view: TodayView, csrfToken: String, notice: String? = nil, error: String? = nil,
-        fieldError: (doseID: String, message: String)? = nil, focus: String? = nil, low: [SupplyStatus] = []
+        fieldError: (doseID: String, message: String)? = nil, focus: String? = nil, low: [SupplyStatus] = [],
+        week: [(day: LocalDay, tally: DoseTally)] = []
     ) -> String {
         let intro = intro("Regimen", lead: Journal.regimen.purpose) + subnav("/regimen") + refillNotice(low)
         let focusID = focus.flatMap { id in view.doses.contains { $0.doseID == id && $0.state == .notLogged } ? id : nil }
@@ -322,6 +421,7 @@ enum RegimenPages {
                 </section>
                 """)
         }
+        sections.append(weekSection(week))
         if !view.asNeeded.isEmpty {
             let rows = view.asNeeded.map { asNeededRow($0, csrfToken: csrfToken) }
             sections.append(
@@ -356,8 +456,9 @@ enum RegimenPages {
 
     /// A dose not logged yet: time, product, Taken (now) and Skipped, and "Taken at another time" (a time
     /// field in a disclosure, so it works without JavaScript), with its error beside the field.
-    static func openRow(_ dose: TodayDose, csrfToken: String, fieldError: String?, autofocus: Bool) -> HTML {
+    static func openRow(_ dose: TodayDose, csrfToken: String, fieldError: String?, autofocus: Bool, day: LocalDay? = nil) -> HTML {
         let id = dose.doseID
+        let back: HTML = day.map { d -> HTML in "<input type=\"hidden\" name=\"day\" value=\"\(d.description)\">" } ?? ""
         let name = dose.productName
         let errorID = "at-error-\(id)"
         let errorHTML: HTML? = fieldError.map { "<p class=\"form-error\" role=\"alert\" id=\"\(errorID)\">\($0)</p>" }
@@ -370,12 +471,12 @@ enum RegimenPages {
             <span class="regimen-time">\(dose.time.description)</span>
             <span class="regimen-product">\(name)</span> <span class="regimen-meta">\(dose.amount)\(dose.scheduleTimeText.map { " · " + $0 + " time" } ?? "")</span>
             <span class="regimen-state">\(stateWords(dose.state))</span>
-            <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
+            <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))\(back)
             <button type="submit" class="button" id="take-\(id)"\(focused)>Taken<span class="visually-hidden">: \(name)</span></button>
             <button type="submit" class="button button-quiet" formaction="/regimen/doses/\(id)/skipped">Skipped<span class="visually-hidden">: \(name)</span></button>
             </form>
             <details class="regimen-taken-at"\(open)><summary>Taken at another time<span class="visually-hidden">: \(name)</span></summary>
-            <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))
+            <form method="post" action="/regimen/doses/\(id)/taken" class="regimen-actions">\(Layout.csrfField(csrfToken))\(back)
             <label for="at-\(id)">Taken at</label>
             <input type="text" inputmode="numeric" autocomplete="off" maxlength="25" placeholder="HH:MM" class="time-field" id="at-\(id)" name="at" required aria-describedby="\(described)"\(invalid)>
             <button type="submit" class="button button-quiet">Save<span class="visually-hidden"> the time for \(name)</span></button>
