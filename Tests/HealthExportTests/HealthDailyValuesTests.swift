@@ -25,6 +25,23 @@ import Testing
         sample(.sleepAnalysis, source, Double(value.rawValue), start, end, zone: zone)
     }
 
+    /// The sample export's "in bed" record (issue 40 item 8): written as 2024-01-01 00:55:28-00:56:53 +0200, the
+    /// zone of the phone when the file was exported; its HKTimeZone says the person was in Amsterdam (UTC+1 in
+    /// winter), where it was 23:55-23:56 on 31 December. The session ends on 31 December where it was lived, so it
+    /// counts there; the watch's asleep piece (03:27 +0200, 02:27 in Amsterdam) counts on 1 January.
+    @Test func aSessionCountsOnTheDayItEndsWhereThePersonWasNotInTheExportsOffset() {
+        let values = HealthDailyValues.compute(
+            [
+                sleep(.inBed, Self.p, "2024-01-01 00:55:28 +0200", "2024-01-01 00:56:53 +0200", zone: "Europe/Amsterdam"),
+                sleep(.asleepCore, Self.w, "2024-01-01 03:27:53 +0200", "2024-01-01 03:40:23 +0200", zone: "Europe/Amsterdam"),
+            ], sources: Self.sources)
+        #expect(values["sleep_in_bed"]?.keys.map(\.description) == ["2023-12-31"])
+        #expect(values["sleep_asleep"]?.keys.map(\.description) == ["2024-01-01"])
+        let noZone = HealthDailyValues.compute(
+            [sleep(.inBed, Self.p, "2024-01-01 00:55:28 +0200", "2024-01-01 00:56:53 +0200")], sources: Self.sources)
+        #expect(noZone["sleep_in_bed"]?.keys.map(\.description) == ["2024-01-01"], "without HKTimeZone, the written offset decides")
+    }
+
     @Test func emptyInputHasNoMetrics() {
         #expect(HealthDailyValues.compute([], sources: []).isEmpty)
     }
