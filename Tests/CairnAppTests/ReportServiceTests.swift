@@ -191,11 +191,11 @@ struct ReportServiceTests {
         #expect(text.contains("Sleep quality"))
         let insights = try app.insights.list().filter { (day("2026-02-01")...day("2026-04-30")).contains($0.change.day) }
         #expect(!insights.isEmpty)
-        // The association sentence once per insight, right after the insight's own summary.
+        // The association sentence once per insight, right after the insight's plain sentence.
         #expect(text.components(separatedBy: Disclaimer.insight.text).count - 1 == insights.count)
         for insight in insights {
-            guard let start = text.range(of: insight.summary) else {
-                Issue.record("summary missing: \(insight.summary)")
+            guard let start = text.range(of: insight.plainSummary) else {
+                Issue.record("plain sentence missing: \(insight.plainSummary)")
                 continue
             }
             #expect(text[start.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(Disclaimer.insight.text))

@@ -64,7 +64,10 @@ import Testing
     #expect(lines.contains { $0.hasPrefix("      [held] 95% interval") })
     #expect(lines.contains { $0.contains("this method") && $0.contains("on your own records") || $0.contains("Too few stretches") })
     #expect(lines.contains("    Limitations:"))
-    #expect(lines.last == "    " + Disclaimer.insight.text)
+    // The plain sentence first, the association sentence right after it, then the figures.
+    let plain = try #require(lines.firstIndex { $0.hasPrefix("    Sleep quality was about ") })
+    #expect(lines[plain + 1] == "    " + Disclaimer.insight.text)
+    #expect(lines[plain + 2].hasPrefix("    Figures: "))
     for line in lines { #expect(InsightWording.violations(in: line).isEmpty, "\(line)") }
 }
 

@@ -79,7 +79,23 @@ struct InsightTests {
                 .first { $0.change.productName == "Magnesium" })
         #expect(insight.limitations.contains { $0.contains("starting Vitamin D on 2026-03-10") })
         #expect(insight.limitations.contains("Days without a value: 0 of 28 before and 3 of 28 after."))
-        #expect(insight.limitations.contains { $0.contains("two seasons (December to February, then March to May)") })
+        #expect(insight.limitations.contains { $0.contains("The windows run from February into March") })
+        #expect(!insight.plainSummary.isEmpty && InsightWording.violations(in: insight.plainSummary).isEmpty)
+    }
+
+    @Test func anInsightReadsInPlainWordsFirstWithoutStatisticsOrCausalWords() throws {
+        var g = SeededGenerator(seed: 3)
+        let sleep = Fixture.series("2026-01-01", "2026-04-30") { i in (i >= 59 ? 4 : 3) + 0.3 * Fixture.normal(&g) }
+        let insight = try #require(
+            engine.insights(entries: Fixture.daily("2026-03-01", "2026-04-30"), schedules: [], series: [sleep], asOf: Fixture.day("2026-04-30")).first
+        )
+        #expect(insight.verdict == .qualified)
+        let plain = insight.plainSummary
+        #expect(plain.hasPrefix("Sleep quality was about "), "\(plain)")
+        #expect(plain.contains(" points on the 1-5 scale higher in the 28 days after starting Magnesium than in the 28 days before."), "\(plain)")
+        #expect(plain.contains("unusual in your own records"))
+        for statistic in ["interval", "p =", "g =", "effect size"] { #expect(!plain.contains(statistic)) }
+        #expect(InsightWording.violations(in: plain).isEmpty)
     }
 
     @Test func noSeriesOrNoChangesGiveNoInsights() {

@@ -457,8 +457,9 @@ public final class ReportService: @unchecked Sendable {
         }
         for insight in found {
             blocks.append(.strong("\(insight.label): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
-            blocks.append(.small(insight.summary))
+            blocks.append(.paragraph(insight.plainSummary))
             blocks.append(.disclaimer(insight.disclaimer))
+            blocks.append(.small(insight.summary))
             var facts = insight.facts
             if !insight.limitations.isEmpty { facts.append(("Limitations", insight.limitations.joined(separator: " "))) }
             blocks.append(.facts(facts))

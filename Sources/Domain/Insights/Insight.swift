@@ -109,7 +109,13 @@ public struct Insight: Hashable, Sendable, Codable {
     public var disclaimer: String { Disclaimer.insight.text }
 
     /// Every user-facing sentence of this insight (summary, limitations, disclaimer).
-    public var texts: [String] { [change.description, summary] + limitations + [disclaimer] }
+    public var texts: [String] { [change.description, plainSummary, summary] + limitations + [disclaimer] }
+
+    /// The insight in plain words, read before its figures (`InsightWording.plain`).
+    public var plainSummary: String { InsightWording.plain(self) }
+
+    /// Whether all it can say is that there is too little data yet (grouped into one line per change on the page).
+    public var isTooLittleData: Bool { verdict == .tooLittleDataToTell || verdict == .notEnoughData }
 
     /// An insight (normally made by `InsightEngine`).
     public init(
@@ -814,6 +820,34 @@ public enum InsightWording {
         }
     }
 
+    /// The insight in plain words, read first (the figures and the bars stay in `summary`, folded under it):
+    /// "Sleep quality was about 0.6 points higher in the 28 days after starting Vitamin D3 than in the 28 days
+    /// before. A difference this size is unusual in your own records." Never causal, never evaluative; "too little
+    /// data" says only that.
+    static func plain(_ insight: Insight) -> String {
+        let result = insight.result
+        let w = result.windowDays
+        let name = capitalised(insight.metricName)
+        let after = result.onsetDays > 0 ? "from \(result.onsetDays) day\(result.onsetDays == 1 ? "" : "s") after" : "in the \(w) days after"
+        guard result.enoughData, let diff = result.difference else {
+            return "Too little data yet to compare \(insight.metricName) before and after \(insight.change.description)."
+        }
+        let size = "about \(roughly(abs(diff)))\(unitText(insight.unit))"
+        let shift = "\(name) was \(size) \(diff > 0 ? "higher" : "lower") \(after) \(insight.change.description) than in the \(w) days before."
+        switch insight.verdict {
+        case .qualified:
+            return shift + " A difference this size is unusual in your own records."
+        case .didNotHoldUpAcrossSeries, .notStrongEnoughForThisLook:
+            return shift + " Differences like this are common in your own records, so it is not a finding."
+        case .smallEffect:
+            return shift + " That is small next to how much it varies from day to day, so it is not a finding."
+        case .noClearDifference:
+            return "\(name) was about the same in the \(w) days before and \(after) \(insight.change.description)."
+        case .tooLittleDataToTell, .notEnoughData:
+            return "Too little data yet to tell whether \(insight.metricName) differed before and after \(insight.change.description)."
+        }
+    }
+
     /// A p-value as text: three decimals, "< 0.001" below that.
     public static func pText(_ p: Double) -> String { p < 0.001 ? "< 0.001" : String(format: "%.3f", p) }
 
@@ -831,29 +865,23 @@ public enum InsightWording {
         if missingBefore + missingAfter > 0 {
             lines.append("Days without a value: \(missingBefore) of \(w) before and \(missingAfter) of \(w) after.")
         }
-        let seasonBefore = season(result.before.lowerBound)
-        let seasonAfter = season(result.after.upperBound)
-        if seasonBefore != seasonAfter {
-            lines.append(
-                "The windows span two seasons (\(seasonBefore), then \(seasonAfter)); seasonal shifts in daylight, weather and routine can move values too."
-            )
-        } else {
-            lines.append("Both windows fall in one season (\(seasonBefore)); slower seasonal drift can still move values.")
-        }
+        let first = monthName(result.before.lowerBound)
+        let last = monthName(result.after.upperBound)
+        lines.append(
+            first == last
+                ? "Both windows fall in \(first); slower changes over the year (daylight, weather, routine) can still move values."
+                : "The windows run from \(first) into \(last); changes over those weeks in daylight, weather and routine can move values too.")
         if result.windowDays < BeforeAfterAnalysis.longWindowDays {
             lines.append("Based on \(w) days on each side; this is updated when \(BeforeAfterAnalysis.longWindowDays) days have passed.")
         }
         return lines
     }
 
-    /// Meteorological season names by month (northern hemisphere wording avoided: month ranges instead).
-    static func season(_ day: LocalDay) -> String {
-        switch day.month {
-        case 12, 1, 2: "December to February"
-        case 3, 4, 5: "March to May"
-        case 6, 7, 8: "June to August"
-        default: "September to November"
-        }
+    /// The month of a day, by name ("November").
+    static func monthName(_ day: LocalDay) -> String {
+        [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+        ][day.month - 1]
     }
 
     static func number(_ v: Double) -> String {
@@ -861,6 +889,13 @@ public enum InsightWording {
         let magnitude = abs(v)
         let digits = magnitude >= 100 ? 0 : (magnitude >= 10 ? 1 : 2)
         return (v < 0 ? "−" : "") + String(format: "%.\(digits)f", magnitude)
+    }
+
+    /// A figure as plain words give it: one decimal from 1 on, two below, none from 100 ("0.6", "12.4", "8412").
+    static func roughly(_ v: Double) -> String {
+        guard v.isFinite else { return number(v) }
+        let digits = abs(v) >= 100 ? 0 : (abs(v) >= 1 ? 1 : 2)
+        return String(format: "%.\(digits)f", v)
     }
 
     static func signed(_ v: Double) -> String { (v > 0 ? "+" : (v < 0 ? "−" : "")) + number(abs(v)) }

@@ -115,7 +115,9 @@ enum InsightsReport {
     static func lines(_ insight: Insight) -> [String] {
         var lines = [
             "\(insight.label): \(insight.metricName), \(insight.change.kind.plainName) of \(insight.change.productName) on \(insight.change.day)",
-            "  " + insight.summary,
+            "  " + insight.plainSummary,
+            "  " + insight.disclaimer,
+            "  Figures: " + insight.summary,
             "  Window: \(insight.windowDays) days each side, \(insight.before.lowerBound) to \(insight.before.upperBound) and \(insight.after.lowerBound) to \(insight.after.upperBound)",
             "  Days with a value: \(insight.beforeCount) before, \(insight.afterCount) after (\(insight.minimumCount) needed on each side)",
         ]
@@ -131,7 +133,6 @@ enum InsightsReport {
         lines.append("  " + InsightsOverview.placeboText(insight))
         lines.append("  Limitations:")
         lines += insight.limitations.map { "    - " + $0 }
-        lines.append("  " + insight.disclaimer)
         return lines
     }
 

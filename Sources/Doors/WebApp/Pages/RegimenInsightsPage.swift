@@ -157,14 +157,22 @@ enum RegimenInsightsPage {
             qualified > 0
             ? "\(qualified) qualified finding\(qualified == 1 ? "" : "s") of \(items.count) series"
             : "\(items.count) series, no qualified finding"
-        let cards = items.enumerated().map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }
+        // Qualified findings first; the series that can only say "too little data yet" share one line.
+        let shown = items.enumerated().filter { !$0.element.isTooLittleData }
+            .sorted { ($0.element.status == .qualifiedFinding ? 0 : 1, $0.offset) < ($1.element.status == .qualifiedFinding ? 0 : 1, $1.offset) }
+        let cards = shown.map { card($0.element, id: "\(id)-\($0.offset)", allChanges: allChanges) }
+        let waiting = items.filter(\.isTooLittleData).map(\.metricName)
+        let waitingLine: HTML =
+            waiting.isEmpty
+            ? ""
+            : "<p class=\"insight-waiting\" id=\"\(id)-waiting\">Too little data yet to tell for \(waiting.joined(separator: ", ")). Each needs more days with a value on both sides of the change.</p><p class=\"insight-disclaimer\">\(Disclaimer.insight.text)</p>"
+        let list: HTML = cards.isEmpty ? "" : "<ol class=\"insight-list\">\n\(HTML.join(cards, separator: "\n"))\n</ol>"
         return """
             <section class="insight-section insight-group" aria-labelledby="\(id)-title" id="\(id)">
             <h2 id="\(id)-title">Around \(change.description) <span class="insight-day">(\(change.day.description))</span></h2>
             <p class="regimen-meta">\(count)</p>
-            <ol class="insight-list">
-            \(HTML.join(cards, separator: "\n"))
-            </ol>
+            \(list)
+            \(waitingLine)
             </section>
             """
     }
@@ -187,10 +195,12 @@ enum RegimenInsightsPage {
             <li class="card insight insight-\(insight.status.rawValue)" aria-labelledby="\(id)-title">
             <p class="insight-status"><span class="insight-badge">\(statusWord)</span></p>
             <h3 id="\(id)-title">\(insight.metricName)</h3>
-            <p class="insight-summary">\(insight.summary)</p>
+            <p class="insight-summary">\(insight.plainSummary)</p>
+            <p class="insight-disclaimer">\(insight.disclaimer)</p>
             <details class="insight-details">
-            <summary>Chart, conditions and limitations</summary>
+            <summary>Chart, figures and limitations</summary>
             \(chart(insight, id: id, otherChanges: others))
+            <p class="insight-figures">\(insight.summary)</p>
             <h4>Conditions for a qualified finding</h4>
             <ul class="insight-conditions">\(conditions)</ul>
             <p class="insight-placebo">\(InsightsOverview.placeboText(insight))</p>
@@ -198,7 +208,6 @@ enum RegimenInsightsPage {
             <h4>Limitations</h4>
             <ul class="insight-limitations">\(limits)</ul>
             </details>
-            <p class="insight-disclaimer">\(insight.disclaimer)</p>
             </li>
             """
     }
