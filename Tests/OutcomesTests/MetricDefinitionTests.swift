@@ -52,3 +52,11 @@ import Testing
         #expect(!text.contains("better") && !text.contains("worse") && !text.contains("good") && !text.contains("bad"))
     }
 }
+
+@Test func aChartAxisShowsARatingOnItsWholeScaleAndNeverGoesPastTheMetricsRange() {
+    #expect(BuiltInMetrics.sleepQuality.chartAxis(for: [3, 4, 5]).low == 1, "a 1-5 rating is drawn on 1-5, not 2-5")
+    let bed = BuiltInMetrics.sleepInBed.chartAxis(for: [0.02])
+    #expect(bed.low >= 0 && bed.ticks.allSatisfy { $0 >= 0 }, "no hour in bed below zero: \(bed)")
+    let steps = BuiltInMetrics.steps.chartAxis(for: [3870, 10638])
+    #expect(steps.ticks == [12500, 10000, 7500, 5000, 2500] && steps.low == 2500 && steps.high == 12500)
+}

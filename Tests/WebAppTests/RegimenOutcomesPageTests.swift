@@ -172,7 +172,7 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     #expect(low < 57 && high > 61 && high - low < 20)
     #expect(RegimenOutcomesPage.yRange(metric: BuiltInMetrics.mood, values: [3]) == (1, 5))
     // Wide ranges get round ticks: 3,870-10,638 steps of 2500.
-    #expect(RegimenOutcomesPage.yAxis(metric: BuiltInMetrics.steps, values: [3870, 10638]).ticks == [12500, 10000, 7500, 5000, 2500])
+    #expect(BuiltInMetrics.steps.chartAxis(for: [3870, 10638]).ticks == [12500, 10000, 7500, 5000, 2500])
     let single = RegimenOutcomesPage.chartCard(DailyOutcomeSeries(metric: BuiltInMetrics.steps, values: [day("2026-03-01"): 0]))
     #expect(single.contains("1 day from 2026-03-01 to 2026-03-01"))
     for text in [html, single] {

@@ -431,8 +431,8 @@ public final class ReportService: @unchecked Sendable {
             }
             let span = Double(max(1, from.days(to: to)))
             for (s, values) in series {
-                let low = values.map(\.1).min()!
-                let high = values.map(\.1).max()!
+                // The page's axis: a rating on its whole scale, never a value below the metric's range.
+                let (low, high, _) = s.metric.chartAxis(for: values.map(\.1))
                 let range = high > low ? high - low : 1
                 let unit = s.metric.unit.isEmpty ? "" : ", " + s.metric.unit
                 blocks.append(.strong("\(s.metric.name)\(unit) (\(values.count) day\(values.count == 1 ? "" : "s") with a value)"))

@@ -81,6 +81,32 @@ public struct MetricDefinition: Hashable, Sendable {
         return id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
     }
 
+    /// The value axis of a chart of `values`, the same on the page and in the PDF: a manual metric's whole range
+    /// (so a rating of 3 sits where a 3 belongs, never on an axis starting at 2) with its ends and middle; for
+    /// other metrics the data's own spread, widened to round steps of 1, 2, 2.5 or 5 times a power of ten, and
+    /// never past the metric's own range (no hour of sleep below zero). Ticks from the top down.
+    public func chartAxis(for values: [Double]) -> (low: Double, high: Double, ticks: [Double]) {
+        let range = valueRange
+        if source == .manual, range.upperBound - range.lowerBound <= 20 {
+            return (range.lowerBound, range.upperBound, [range.upperBound, (range.lowerBound + range.upperBound) / 2, range.lowerBound])
+        }
+        var low = values.min() ?? range.lowerBound
+        var high = values.max() ?? range.lowerBound + 1
+        if high - low < 1e-9 {
+            low -= max(1, abs(low) * 0.05)
+            high += max(1, abs(high) * 0.05)
+        }
+        low = max(low, range.lowerBound)
+        high = min(high, range.upperBound)
+        let rough = max((high - low) / 3, 1e-9)
+        let magnitude = pow(10, log10(rough).rounded(.down))
+        let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        let first = max((low / step).rounded(.down) * step, range.lowerBound)
+        let last = min((high / step).rounded(.up) * step, range.upperBound)
+        let ticks = stride(from: last, through: first - step / 2, by: -step).map { $0 }.filter { $0 >= first - 1e-9 }
+        return (first, last, ticks)
+    }
+
     /// Whether `value` is a finite number inside `valueRange`.
     public func accepts(_ value: Double) -> Bool { value.isFinite && valueRange.contains(value) }
 

@@ -343,7 +343,7 @@ enum RegimenOutcomesPage {
         let days = allDays.filter { $0 > newest.adding(days: -chartDays) }
         guard let first = days.first, let last = days.last else { return "" }
         let values = days.map { series.values[$0]! }
-        let (low, high, tickValues) = yAxis(metric: metric, values: values)
+        let (low, high, tickValues) = metric.chartAxis(for: values)
         let left = ChartText.margin(for: tickValues.map(MetricDefinition.number), gap: 6, minimum: 44)
         let w = 400.0
         let h = 210.0
@@ -422,31 +422,9 @@ enum RegimenOutcomesPage {
             """
     }
 
-    /// The value axis and its labelled ticks: a manual metric's whole range (so a rating of 3 sits where a 3
-    /// belongs) with its ends and middle; for other metrics the data's own spread, widened to round steps of
-    /// 1, 2, 2.5 or 5 times a power of ten, since their ranges are wide.
+    /// The value axis's ends (`MetricDefinition.chartAxis`).
     static func yRange(metric: MetricDefinition, values: [Double]) -> (Double, Double) {
-        let axis = yAxis(metric: metric, values: values)
+        let axis = metric.chartAxis(for: values)
         return (axis.low, axis.high)
-    }
-
-    static func yAxis(metric: MetricDefinition, values: [Double]) -> (low: Double, high: Double, ticks: [Double]) {
-        let range = metric.valueRange
-        if metric.source == .manual, range.upperBound - range.lowerBound <= 20 {
-            return (range.lowerBound, range.upperBound, [range.upperBound, (range.lowerBound + range.upperBound) / 2, range.lowerBound])
-        }
-        var low = values.min() ?? 0
-        var high = values.max() ?? 1
-        if high - low < 1e-9 {
-            low -= max(1, abs(low) * 0.05)
-            high += max(1, abs(high) * 0.05)
-        }
-        let rough = (high - low) / 3
-        let magnitude = pow(10, (log10(rough)).rounded(.down))
-        let step = [1, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
-        let first = (low / step).rounded(.down) * step
-        let last = (high / step).rounded(.up) * step
-        let ticks = stride(from: last, through: first - step / 2, by: -step).map { $0 }
-        return (first, last, ticks)
     }
 }
