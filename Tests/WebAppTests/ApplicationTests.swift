@@ -31,6 +31,18 @@ import Testing
     #expect(home.bodyText.contains("Your journals"))
 }
 
+@Test func theLastStepOffersTheLockAndRemindersAndFinishingThereLeadsToThem() throws {
+    let settings = SettingsDouble()
+    let app = try Fixture.app(settings)
+    let last = app.handle(Fixture.get("/welcome/3")).bodyText
+    #expect(last.contains("id=\"onboarding-lock\"") && last.contains("id=\"onboarding-reminders\""))
+    let lock = app.handle(Fixture.post("/welcome/finish", form: ["next": "lock"]))
+    #expect(lock.status == 303 && lock.header("Location") == "/settings#lock" && settings.isOnboarded)
+    let reminders = app.handle(Fixture.post("/welcome/finish", form: ["next": "reminders"]))
+    #expect(reminders.header("Location") == "/settings/reminders#reminder-health")
+    #expect(app.handle(Fixture.post("/welcome/finish", form: ["next": "https://elsewhere.example"])).header("Location") == "/")
+}
+
 @Test func skippingFromTheFirstPageCompletesOnboarding() throws {
     let settings = SettingsDouble()
     let app = try Fixture.app(settings)
@@ -87,14 +99,15 @@ import Testing
     #expect(confirm.contains("Backups, reports and exports you saved elsewhere are not touched."))
     #expect(confirm.contains("name=\"confirm\""))
 
-    for typed in ["", "delete", "DELET", "yes"] {
+    for typed in ["", "deleted", "DELET", "yes"] {
         let r = app.handle(Fixture.post("/settings/delete", form: ["confirm": typed]))
         #expect(r.status == 400)
         #expect(r.bodyText.contains("aria-invalid=\"true\""))
     }
     #expect(!settings.deleted)
 
-    let done = app.handle(Fixture.post("/settings/delete", form: ["confirm": " DELETE "]))
+    // The word in any case: "delete" is as deliberate as "DELETE".
+    let done = app.handle(Fixture.post("/settings/delete", form: ["confirm": " delete "]))
     #expect(done.status == 200)
     #expect(done.bodyText.contains("All data deleted"))
     #expect(settings.calls == [.deleteAllData])

@@ -5,11 +5,11 @@
   // aria-describedby) is read out and typing goes straight into it (a page may also mark that field `autofocus`).
   var invalid = document.querySelector('[aria-invalid="true"]');
   if (invalid && document.activeElement === document.body) { invalid.focus(); }
-  // Delete confirmation: keep the button disabled until the confirmation word is typed.
+  // Delete confirmation: keep the button disabled until the confirmation word is typed (in any case).
   var input = document.getElementById("confirm");
   var button = document.getElementById("delete-confirm");
   if (input && button) {
-    var sync = function () { button.disabled = input.value.trim() !== "DELETE"; };
+    var sync = function () { button.disabled = input.value.trim().toUpperCase() !== "DELETE"; };
     input.addEventListener("input", sync);
     sync();
   }

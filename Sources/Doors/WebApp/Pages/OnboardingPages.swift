@@ -10,12 +10,19 @@ enum OnboardingPages {
         (1...count).map { step in
             route(.get, "/welcome/\(step)") { _ in .html(render(step: step, csrfToken: csrfToken)) }
         } + [
-            route(.post, "/welcome/finish") { _ in
+            route(.post, "/welcome/finish") { r in
                 try settings.completeOnboarding()
-                return .redirect(to: "/")
+                // The last step offers the lock and the reminders: finishing there leads to that setting.
+                return .redirect(to: offers.first { $0.value == r.form["next"] }?.target ?? "/")
             }
         ]
     }
+
+    /// What the last step offers besides finishing: (form value, where it leads, the button).
+    static let offers: [(value: String, target: String, label: String)] = [
+        ("lock", "/settings#lock", "Finish and set a passphrase lock"),
+        ("reminders", "/settings/reminders#reminder-health", "Finish and check dose reminders"),
+    ]
 
     struct Step {
         let heading: String
@@ -62,6 +69,21 @@ enum OnboardingPages {
             <form method="post" action="/welcome/finish" class="inline-form">\(Layout.csrfField(csrfToken))\
             <button type="submit" class="button" id="onboarding-finish">Finish</button></form>
             """
+        let offerForms: HTML =
+            number < count
+            ? ""
+            : """
+            <div class="onboarding-offers">
+            <p>Two things worth setting now, or later from Settings: a passphrase lock, so the journal and its photos are encrypted on this computer; and dose reminders, with a test that they show on this desktop.</p>
+            \(HTML.join(offers.map { offer -> HTML in
+                """
+                <form method="post" action="/welcome/finish" class="inline-form">\(Layout.csrfField(csrfToken))\
+                <input type="hidden" name="next" value="\(offer.value)">\
+                <button type="submit" class="button button-quiet" id="onboarding-\(offer.value)">\(offer.label)</button></form>
+                """
+            }, separator: "\n"))
+            </div>
+            """
         let skip: HTML =
             number < count
             ? """
@@ -74,6 +96,7 @@ enum OnboardingPages {
             <ol class="step-dots" aria-label="Progress">\(dots)</ol>
             <h1 id="onboarding-title">\(step.heading)</h1>
             \(paragraphs)
+            \(offerForms)
             <div class="onboarding-actions">
             <div class="actions-start">\(back)</div>
             <div class="actions-end">\(skip)\(forward)</div>

@@ -33,7 +33,8 @@ enum SettingsPages {
             },
             route(.get, "/settings/delete") { _ in .html(confirmDelete(csrfToken: csrfToken)) },
             route(.post, "/settings/delete") { r in
-                guard r.form["confirm"]?.trimmingCharacters(in: .whitespaces) == confirmationWord else {
+                // The word in any case ("delete" is as deliberate as "DELETE"); anything else is refused.
+                guard r.form["confirm"]?.trimmingCharacters(in: .whitespaces).uppercased() == confirmationWord else {
                     return .html(confirmDelete(csrfToken: csrfToken, mistyped: true), status: 400)
                 }
                 try settings.deleteAllData()
@@ -100,7 +101,7 @@ enum SettingsPages {
     static func confirmDelete(csrfToken: String, mistyped: Bool = false) -> String {
         let error: HTML =
             mistyped
-            ? "<p class=\"field-error\" role=\"alert\" id=\"confirm-error\">Type DELETE in capital letters to confirm.</p>" : ""
+            ? "<p class=\"field-error\" role=\"alert\" id=\"confirm-error\">Type the word DELETE to confirm.</p>" : ""
         let describedBy = mistyped ? "confirm-help confirm-error" : "confirm-help"
         let invalid: HTML = mistyped ? " aria-invalid=\"true\" autofocus" : ""
         let body: HTML = """
