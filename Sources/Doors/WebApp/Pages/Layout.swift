@@ -95,6 +95,7 @@ enum Layout {
             return "<li><a href=\"\(s.path)\"\(current)>\(s.label)</a></li>"
         }
         let lock = lockChrome
+        // The lock's question comes after the page's own content: on a phone it pushed every page below the fold.
         let prompt = chrome && section != .settings ? lockPrompt.flatMap { $0.ask() ? LockPages.prompt($0) : nil } : nil
         let idle: HTML? = lock.map { " data-idle-seconds=\"\($0.idleSeconds)\"" }
         let header: HTML =
@@ -115,7 +116,7 @@ enum Layout {
             <a class="skip-link" href="#main">Skip to content</a>
             \(header)
             <main id="main" class="wrap" tabindex="-1">
-            \(chrome ? phoneNotice.map(phoneBanner) : nil)\(prompt)\(body)
+            \(chrome ? phoneNotice.map(phoneBanner) : nil)\(body)\(prompt)
             </main>
             <footer class="site-footer"><div class="wrap"><p>\(phoneNotice?.footer ?? "\(ProductWording.privacy)")</p></div></footer>
             </body>
