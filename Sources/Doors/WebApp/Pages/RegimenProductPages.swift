@@ -156,7 +156,7 @@ enum RegimenProductPages {
     }
 
     static func serving(_ p: Product) -> String {
-        p.servingSize.unit == .count ? "\(p.servingSize.value) \(p.form.rawValue)" : p.servingSize.description
+        p.countsUnits ? "\(p.servingSize.value) \(p.countNoun(p.servingSize.value))" : p.servingSize.description
     }
 
     static func list(_ products: [StoredProduct], supplies: [ProductID: SupplyStatus] = [:], archived: [StoredProduct] = []) -> String {
