@@ -20,6 +20,7 @@ private let faces = URL(fileURLWithPath: #filePath)
     /// Real values for each `{parameter}` of the route table, from the vault with data.
     struct Samples {
         var skinArea = "", skinEntries: [String] = [], smileEntry = "", smileUploads: [String] = [], product = ""
+        var schedule = "", records: [String] = [], day = ""
 
         func values(for parameter: String, in pattern: String) -> [String]? {
             switch (parameter, pattern.hasPrefix("/smile")) {
@@ -28,6 +29,9 @@ private let faces = URL(fileURLWithPath: #filePath)
             case ("entry", true): return [smileEntry]
             case ("upload", _): return smileUploads
             case ("product", _): return [product]
+            case ("schedule", _): return [schedule]
+            case ("record", _): return records
+            case ("day", _): return [day]
             default: return nil
             }
         }
@@ -185,14 +189,18 @@ private let faces = URL(fileURLWithPath: #filePath)
         let product = try cairn.regimen.addProduct(typed, decisions: .acceptingEveryRow(of: typed))
         samples.product = product.product.id.rawValue
         let today = cairn.regimen.today()
-        _ = try cairn.regimen.addSchedule(
+        samples.schedule = try cairn.regimen.addSchedule(
             try SchedulePlan(
                 productID: product.product.id, times: ["00:00", "23:59"].compactMap { TimeSlot(parsing: $0) },
-                recurrence: .daily, startDay: today.adding(days: -6)))
+                recurrence: .daily, startDay: today.adding(days: -6))
+        ).scheduleID.rawValue
         let doses = try cairn.regimen.doses(on: today)
-        if let first = doses.first { _ = try cairn.regimen.checkIn(first.doseID, status: .taken) }
+        if let first = doses.first { samples.records.append(try cairn.regimen.checkIn(first.doseID, status: .taken).entry.id.rawValue) }
         for dose in try cairn.regimen.doses(on: today.adding(days: -1)) { _ = try cairn.regimen.checkIn(dose.doseID, status: .skipped) }
-        _ = try cairn.regimen.logExtra(product.product.id)
+        // A logged entry, a replaced one (corrected) and an undo: each shows its own page.
+        let corrected = try cairn.regimen.logExtra(product.product.id)
+        samples.records += [corrected.id.rawValue, try cairn.regimen.correct(corrected.id, status: .skipped).id.rawValue]
+        samples.day = today.adding(days: -1).description
         for offset in 0..<14 { _ = try cairn.outcomes.add(metricID: "energy", value: Double(2 + offset % 3), on: today.adding(days: -offset)) }
         return samples
     }
