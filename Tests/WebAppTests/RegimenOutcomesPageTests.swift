@@ -262,3 +262,14 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
     let svg = try #require(html.range(of: "<svg")).lowerBound..<(try #require(html.range(of: "</svg>")).upperBound)
     #expect(!html[svg].contains("<a "), "no link inside the role=img chart")
 }
+
+@Test func theLogAValueFormComesFirstAndShowsEveryErrorBesideItsField() throws {
+    let site = try RegimenSite()
+    let page = site.get("/regimen/outcomes").bodyText
+    #expect(page.range(of: "id=\"outcome-entry\"")!.lowerBound < page.range(of: "Import")!.lowerBound)
+    let both = site.post("/regimen/outcomes/entries", form: ["metric": "energy", "date": "yesterday", "value": "lots"]).bodyText
+    #expect(both.contains("id=\"outcome-date-error\"") && both.contains("id=\"outcome-value-error\""), "both errors at once")
+    let range = site.post("/regimen/outcomes/entries", form: ["metric": "energy", "date": site.regimen.today().description, "value": "9"])
+    #expect(range.status == 400 && range.bodyText.contains("<p class=\"field-error\" id=\"outcome-value-error\">"), "the range error beside Value")
+    #expect(range.bodyText.contains("value=\"9\""), "what was typed is kept")
+}

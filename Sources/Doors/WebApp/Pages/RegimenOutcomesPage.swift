@@ -38,23 +38,32 @@ enum RegimenOutcomesPage {
     private static func addEntry(_ request: Request, outcomes: OutcomeService, csrfToken: String) throws -> Response {
         let form = request.form
         let typed = FormValues(metric: form["metric"] ?? "", date: form["date"] ?? "", value: form["value"] ?? "", note: form["note"] ?? "")
-        func refuse(_ message: String) throws -> Response {
-            .html(try render(outcomes: outcomes, csrfToken: csrfToken, entryError: message, typed: typed), status: 400)
+        func refuse(_ errors: EntryErrors) throws -> Response {
+            .html(try render(outcomes: outcomes, csrfToken: csrfToken, entryErrors: errors, typed: typed), status: 400)
         }
-        let day: LocalDay
+        // Every field read first, so all its errors show at once, each beside its field.
+        var errors = EntryErrors()
+        var day: LocalDay?
         do {
-            guard let typedDay = try form.value("date", as: LocalDay.self) else { return try refuse("Choose a date.") }
-            day = typedDay
-        } catch let refusal as InputError { return try refuse(refusal.userMessage) }
-        guard let value = OutcomeCSV.number(typed.value.trimmingCharacters(in: .whitespaces)) else {
-            return try refuse("The value must be a number, like 3 or 3.5.")
-        }
+            day = try form.value("date", as: LocalDay.self)
+            if day == nil { errors.date = "Choose a date." }
+        } catch let refusal as InputError { errors.date = refusal.userMessage }
+        let value = OutcomeCSV.number(typed.value.trimmingCharacters(in: .whitespaces))
+        if value == nil { errors.value = "The value must be a number, like 3 or 3.5." }
+        guard let day, let value, errors.isEmpty else { return try refuse(errors) }
         do {
             try outcomes.add(metricID: typed.metric, value: value, on: day, note: typed.note)
         } catch let error as OutcomeError {
-            return try refuse(error.userMessage + " Nothing was saved.")
+            let message = error.userMessage + " Nothing was saved."
+            switch error {
+            case .unknownMetric, .metricIsReadOnly, .invalidMetricID: errors.metric = message
+            case .dayInFuture: errors.date = message
+            default: errors.value = message
+            }
+            return try refuse(errors)
         } catch let error as TextInputError {
-            return try refuse(error.userMessage)
+            errors.note = error.userMessage
+            return try refuse(errors)
         }
         return .redirect(to: "/regimen/outcomes?saved=1")
     }
@@ -129,7 +138,7 @@ enum RegimenOutcomesPage {
     }
 
     static func render(
-        outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryError: String? = nil,
+        outcomes: OutcomeService, csrfToken: String, notice: String? = nil, entryErrors: EntryErrors = EntryErrors(),
         typed: FormValues = FormValues(), importResult: ImportResult? = nil, metricError: String? = nil,
         recentError: String? = nil, changes: [ExposureChange] = []
     ) throws -> String {
@@ -144,17 +153,18 @@ enum RegimenOutcomesPage {
             )
             + RegimenPages.subnav("/regimen/outcomes")
             + RegimenPages.message(notice: notice, error: nil)
+        // The form first: a value is logged most days, the charts are read now and then.
+        body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, errors: entryErrors, csrfToken: csrfToken)
         if series.isEmpty {
             body += """
                 <section class="card empty-state" aria-labelledby="outcomes-empty-title" id="outcomes-empty">
                 <h2 id="outcomes-empty-title">No values yet</h2>
-                <p>Log a value below, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
+                <p>Log a value above, for example how well you slept last night on a scale of 1 to 5, or import a CSV file of past values. Each metric gets its own chart here.</p>
                 </section>
                 """
         } else {
             body += "<div class=\"outcome-charts\">\(HTML.join(series.map { chart($0, changes: changes) }, separator: "\n"))</div>"
         }
-        body += entryForm(metrics: metrics.filter { $0.source == .manual }, today: today, typed: typed, error: entryError, csrfToken: csrfToken)
         body += recentEntries(try outcomes.entries(limit: recentCount), metrics: metrics, error: recentError, csrfToken: csrfToken)
         body += importForm(result: importResult, csrfToken: csrfToken)
         body += """
@@ -167,28 +177,40 @@ enum RegimenOutcomesPage {
         return Layout.page(title: "Outcomes", section: .regimen, body: body)
     }
 
-    static func entryForm(metrics: [MetricDefinition], today: LocalDay, typed: FormValues, error: String?, csrfToken: String) -> HTML {
+    /// The refusals of the "Log a value" form, each beside its field.
+    struct EntryErrors {
+        var metric: String?, date: String?, value: String?, note: String?
+        var isEmpty: Bool { [metric, date, value, note].allSatisfy { $0 == nil } }
+    }
+
+    static func entryForm(metrics: [MetricDefinition], today: LocalDay, typed: FormValues, errors: EntryErrors, csrfToken: String) -> HTML {
         let options = metrics.map { m -> HTML in
             let selected: HTML = m.id == typed.metric ? " selected" : ""
             return "<option value=\"\(m.id)\"\(selected)>\(m.name) (\(m.rangeText))</option>"
         }
-        let errorHTML = error.map { error -> HTML in "<p class=\"form-error\" role=\"alert\" id=\"outcome-entry-error\">\(error)</p>" }
         let date = typed.date.isEmpty ? today.description : typed.date
-        let invalid: HTML = error == nil ? "" : " aria-invalid=\"true\""
+        let fields: [(id: String, error: String?, help: Bool)] = [
+            ("outcome-metric", errors.metric, false), ("outcome-date", errors.date, false), ("outcome-value", errors.value, true),
+            ("outcome-note", errors.note, false),
+        ]
+        let first = fields.first { $0.error != nil }?.id
+        func attributes(_ i: Int) -> HTML {
+            FormField.attributes(fields[i].id, errors: fields[i].error.map { [$0] } ?? [], help: fields[i].help, first: first == fields[i].id)
+        }
+        func error(_ i: Int) -> HTML { FormField.errors(fields[i].error.map { [$0] } ?? [], fields[i].id) }
         return """
             <section class="card regimen-form" aria-labelledby="outcome-entry-title">
             <h2 id="outcome-entry-title">Log a value</h2>
-            \(errorHTML)
-            <form method="post" action="/regimen/outcomes/entries" class="outcome-entry" id="outcome-entry">\(Layout.csrfField(csrfToken))
+            <form method="post" action="/regimen/outcomes/entries" class="outcome-entry" id="outcome-entry" novalidate>\(Layout.csrfField(csrfToken))
             <div class="stack"><label for="outcome-metric">Metric</label>
-            <select id="outcome-metric" name="metric" required>\(options)</select></div>
+            <select id="outcome-metric" name="metric" required\(attributes(0))>\(options)</select>\(error(0))</div>
             <div class="stack"><label for="outcome-date">Date</label>
-            <input \(Layout.dateField) id="outcome-date" name="date" value="\(date)" max="\(today.description)" required></div>
+            <input \(Layout.dateField) id="outcome-date" name="date" value="\(date)" max="\(today.description)" required\(attributes(1))>\(error(1))</div>
             <div class="stack"><label for="outcome-value">Value</label>
-            <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(typed.value)" required aria-describedby="outcome-value-help"\(invalid)>
+            <input type="text" inputmode="decimal" id="outcome-value" name="value" value="\(typed.value)" required\(attributes(2))>\(error(2))
             <p class="help" id="outcome-value-help">A number inside the metric's range, shown beside its name. Several values on one day are combined.</p></div>
             <div class="stack"><label for="outcome-note">Note (optional)</label>
-            <input type="text" id="outcome-note" name="note" maxlength="500" value="\(typed.note)"></div>
+            <input type="text" id="outcome-note" name="note" maxlength="500" value="\(typed.note)"\(attributes(3))>\(error(3))</div>
             <div class="form-actions"><button type="submit" class="button" id="outcome-save">Save</button></div>
             </form>
             </section>
