@@ -62,7 +62,9 @@ struct ReportServiceTests {
         #expect(all.contains(Disclaimer.trend.text))
         #expect(all.contains("Capture: "))
         let stored = try vault.app.skin.timeline(of: area).items.map { try vault.app.photoStore.data(for: $0.entry.photoID) }
-        #expect(try Self.images(url, in: vault.scratch) == stored)
+        // The first beside the latest on a page of their own, then every photo in turn.
+        #expect(try Self.images(url, in: vault.scratch) == [stored.first!, stored.last!] + stored)
+        #expect(all.contains("First and latest"))
         #expect(report.photoCount == 3)
         #expect(ProductWording.bannedWords(in: all).isEmpty)
     }
@@ -133,7 +135,7 @@ struct ReportServiceTests {
         let letters = String(text.unicodeScalars.filter { !$0.properties.isWhitespace && !(0x200E...0x202E).contains($0.value) })
         #expect(letters.contains("אחריהחופשה") || letters.contains("השפוחהירחא"), "Hebrew is in the text layer")
         #expect(letters.contains("بعدالعطلة") || letters.contains("ةلطعلادعب"), "Arabic is in the text layer")
-        #expect(try Self.images(url, in: vault.scratch).count == 2)
+        #expect(try Self.images(url, in: vault.scratch).count == 4, "the first and latest page, then both photos")
     }
 
     @Test func theSmileSheetHoldsOnlyTheStoredCrops() throws {
@@ -191,8 +193,12 @@ struct ReportServiceTests {
         #expect(text.contains("Sleep quality"))
         let insights = try app.insights.list().filter { (day("2026-02-01")...day("2026-04-30")).contains($0.change.day) }
         #expect(!insights.isEmpty)
-        // The association sentence once per insight, right after the insight's plain sentence.
-        #expect(text.components(separatedBy: Disclaimer.insight.text).count - 1 == insights.count)
+        // The association sentence by every insight's plain sentence, by its figures in the appendix, and by each
+        // change's line of series with too little data yet.
+        let shown = insights.filter { !$0.isTooLittleData }
+        let waiting = Set(insights.filter(\.isTooLittleData).map(\.change.id)).count
+        #expect(text.components(separatedBy: Disclaimer.insight.text).count - 1 == 2 * shown.count + waiting)
+        #expect(text.contains("Appendix: insight details"))
         for insight in insights {
             guard let start = text.range(of: insight.plainSummary) else {
                 Issue.record("plain sentence missing: \(insight.plainSummary)")

@@ -681,12 +681,13 @@ private let expectedHelp: [String: String] = [
     "cairn regimen report": #"""
     Write a PDF summary of a period: products, schedules, logged doses, ingredient totals, outcomes, insights.
 
-    Usage: cairn regimen report --from YYYY-MM-DD --to YYYY-MM-DD --out FILE [--paper a4|letter] [--force]
+    Usage: cairn regimen report --from YYYY-MM-DD --to YYYY-MM-DD [--no-insight-details] --out FILE [--paper a4|letter] [--force]
 
     The file is written on this computer and sent nowhere; where it goes next is up to you.
 
     Options:
       --from YYYY-MM-DD, --to YYYY-MM-DD   The first and last day of the period (local days, inclusive).
+      --no-insight-details                 Leave out the appendix of insight figures (each insight's sentence and disclaimer stay).
       --out FILE                           The PDF to write (owner-only access, mode 0600). Nothing half-written is left if it fails.
       --paper a4|letter                    Paper size (default a4).
       --force                              Replace a file already at FILE (otherwise it is left alone and nothing is written).

@@ -169,6 +169,9 @@ public enum ReportBlock: Sendable {
     case space(Double)
     /// Starts a new page.
     case pageBreak
+    /// Blocks kept on one page when they fit on one (a heading with its chart, one finding): a new page starts
+    /// before them rather than splitting them.
+    indirect case keep([ReportBlock])
 }
 
 /// A whole report: paper, the PDF's own metadata, the footer every page carries, and the blocks.

@@ -84,6 +84,18 @@ struct Layout {
             case .dayGrid(let g): dayGrid(g)
             case .space(let points): y = min(bottomLimit, y + points)
             case .pageBreak: if !pageIsEmpty { newPage() }
+            case .keep(let inner):
+                // Laid out once on a fresh page to measure; when that takes one page, a new page starts unless
+                // the whole fits here.
+                var probe = self
+                probe.newPage()
+                let first = probe.pages.count
+                _ = probe.pages(inner)
+                if probe.pages.count == first, !pageIsEmpty {
+                    let height = probe.y - canvas.top
+                    if height + 16 > remaining { newPage() }
+                }
+                _ = pages(inner)
             }
         }
         return pages
@@ -95,7 +107,7 @@ struct Layout {
         switch blocks[index + 1] {
         case .photo(let p, let share): return min(share * canvas.textHeight, width * Double(p.height) / Double(p.width)) + 40
         case .chart(let c): return c.height + 16
-        case .heading, .pageBreak, .space: return 0
+        case .heading, .pageBreak, .space, .keep: return 0
         default: return 60
         }
     }

@@ -155,8 +155,9 @@ public final class ReportService: @unchecked Sendable {
                 blocks.append(.small("\(missing) photo\(missing == 1 ? " is" : "s are") not comparable or not compared yet, and not on the chart."))
             }
         }
-        if !items.isEmpty { blocks.append(.pageBreak) }
-        for (index, item) in items.enumerated() {
+        /// A photo with its caption: its date, what it is compared with and its figure beside the disclaimer,
+        /// its capture notes and its note.
+        func photo(_ item: SkinTimelineItem, _ index: Int) throws -> ReportPhoto {
             let e = item.entry
             var caption = ["\(index + 1). \(DateText.string(e.capturedAt, .dayAndTime, inZoneNamed: e.timeZone))"]
             if item.isBaseline {
@@ -178,10 +179,17 @@ public final class ReportService: @unchecked Sendable {
             caption.append("Capture: " + e.quality.summary)
             if !e.note.isEmpty { caption.append("Note: " + e.note) }
             let stored = try photoStore.photo(e.photoID)
-            blocks.append(
-                .photo(
-                    ReportPhoto(width: stored?.width ?? 4, height: stored?.height ?? 3, caption: caption, load: jpeg(e.photoID)),
-                    maxHeightShare: 0.4))
+            return ReportPhoto(width: stored?.width ?? 4, height: stored?.height ?? 3, caption: caption, load: jpeg(e.photoID))
+        }
+        // The first photo beside the latest, on a page of their own, before every photo in turn.
+        if items.count > 1 {
+            blocks.append(.pageBreak)
+            blocks.append(.heading("First and latest"))
+            blocks.append(.photoGrid([try photo(items[0], 0), try photo(items[items.count - 1], items.count - 1)], columns: 2))
+        }
+        if !items.isEmpty { blocks.append(.pageBreak) }
+        for (index, item) in items.enumerated() {
+            blocks.append(.photo(try photo(item, index), maxHeightShare: 0.4))
         }
         let range = items.first.map { first in
             let last = items.last!.entry
@@ -197,6 +205,7 @@ public final class ReportService: @unchecked Sendable {
         ]
         if items.count > 1 {
             contents.append("The trend chart (how much each photo differs from the first one, from Similar to Different) with its disclaimer.")
+            contents.append("The first photo beside the latest, each with its caption.")
         }
         if !items.isEmpty {
             contents.append(
@@ -268,12 +277,14 @@ public final class ReportService: @unchecked Sendable {
     /// the association sentence (the period's rule is `ReportPeriod`'s).
     /// Insights out of date are recomputed first (a write); then everything is read in one snapshot
     /// (`Database.snapshot`), so the summary shows one state of the vault even while a reminder logs a dose.
-    public func regimenSummary(_ reportPeriod: ReportPeriod, paper: PaperSize) throws -> Report {
+    /// `insightDetails`: each insight's figures and limitations in an appendix (the summary keeps its plain sentence
+    /// and disclaimer either way).
+    public func regimenSummary(_ reportPeriod: ReportPeriod, paper: PaperSize, insightDetails: Bool = true) throws -> Report {
         try insights.recomputeIfStale()
-        return try database.snapshot { try regimenSummaryInSnapshot(reportPeriod, paper: paper) }
+        return try database.snapshot { try regimenSummaryInSnapshot(reportPeriod, paper: paper, insightDetails: insightDetails) }
     }
 
-    private func regimenSummaryInSnapshot(_ reportPeriod: ReportPeriod, paper: PaperSize) throws -> Report {
+    private func regimenSummaryInSnapshot(_ reportPeriod: ReportPeriod, paper: PaperSize, insightDetails: Bool) throws -> Report {
         let (from, to, period) = (reportPeriod.from, reportPeriod.to, reportPeriod.days)
         let doses = try regimen.doses(in: period)
         let ledger = try ledgerEntries(in: period)
@@ -435,17 +446,20 @@ public final class ReportService: @unchecked Sendable {
                 let (low, high, _) = s.metric.chartAxis(for: values.map(\.1))
                 let range = high > low ? high - low : 1
                 let unit = s.metric.unit.isEmpty ? "" : ", " + s.metric.unit
-                blocks.append(.strong("\(s.metric.name)\(unit) (\(values.count) day\(values.count == 1 ? "" : "s") with a value)"))
+                let title = ReportBlock.strong("\(s.metric.name)\(unit) (\(values.count) day\(values.count == 1 ? "" : "s") with a value)")
                 blocks.append(
-                    .chart(
-                        ReportChart(
-                            points: values.map { (Double(from.days(to: $0.0)) / span, (high - $0.1) / range) },
-                            topLabel: Self.number(high), bottomLabel: Self.number(low),
-                            startLabel: from.description, endLabel: to.description,
-                            marks: changes.enumerated().map {
-                                ReportChart.Mark(x: Double(from.days(to: $0.element.1.effectiveFrom)) / span, label: "\($0.offset + 1)")
-                            },
-                            height: 120)))
+                    .keep([
+                        title,
+                        .chart(
+                            ReportChart(
+                                points: values.map { (Double(from.days(to: $0.0)) / span, (high - $0.1) / range) },
+                                topLabel: Self.number(high), bottomLabel: Self.number(low),
+                                startLabel: from.description, endLabel: to.description,
+                                marks: changes.enumerated().map {
+                                    ReportChart.Mark(x: Double(from.days(to: $0.element.1.effectiveFrom)) / span, label: "\($0.offset + 1)")
+                                },
+                                height: 120)),
+                    ]))
             }
         }
 
@@ -455,14 +469,38 @@ public final class ReportService: @unchecked Sendable {
         if found.isEmpty {
             blocks.append(.paragraph("No insight about a change in this period."))
         }
-        for insight in found {
-            blocks.append(.strong("\(insight.label): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"))
-            blocks.append(.paragraph(insight.plainSummary))
-            blocks.append(.disclaimer(insight.disclaimer))
-            blocks.append(.small(insight.summary))
-            var facts = insight.facts
-            if !insight.limitations.isEmpty { facts.append(("Limitations", insight.limitations.joined(separator: " "))) }
-            blocks.append(.facts(facts))
+        // The summary: each insight's plain sentence and its disclaimer, kept on one page; those with too little
+        // data yet share one line per change. The figures go to an appendix the person may leave out.
+        let shown = found.filter { !$0.isTooLittleData }
+        for insight in shown {
+            blocks.append(
+                .keep([
+                    .strong("\(insight.label): \(insight.metricName) around \(insight.change.description) (\(insight.change.day))"),
+                    .paragraph(insight.plainSummary), .disclaimer(insight.disclaimer),
+                ]))
+        }
+        for (_, waiting) in Dictionary(grouping: found.filter(\.isTooLittleData), by: \.change.id).sorted(by: { $0.key < $1.key }) {
+            let first = waiting[0].change
+            blocks.append(
+                .keep([
+                    .paragraph(
+                        "Around \(first.description) (\(first.day)): too little data yet to tell for \(waiting.map(\.metricName).joined(separator: ", "))."
+                    ),
+                    .disclaimer(Disclaimer.insight.text),
+                ]))
+        }
+        if insightDetails, !shown.isEmpty {
+            blocks.append(.pageBreak)
+            blocks.append(.heading("Appendix: insight details"))
+            for insight in shown {
+                var facts = insight.facts
+                if !insight.limitations.isEmpty { facts.append(("Limitations", insight.limitations.joined(separator: " "))) }
+                blocks.append(
+                    .keep([
+                        .strong("\(insight.metricName) around \(insight.change.description) (\(insight.change.day))"),
+                        .small(insight.summary), .disclaimer(insight.disclaimer), .facts(facts),
+                    ]))
+            }
         }
 
         let document = ReportDocument(

@@ -76,9 +76,11 @@ struct RegimenReportCommand: Command {
     static let abstract = "Write a PDF summary of a period: products, schedules, logged doses, ingredient totals, outcomes, insights."
     static let from = Option("--from", "YYYY-MM-DD", help: "The first and last day of the period (local days, inclusive).", required: true)
     static let to = Option("--to", "YYYY-MM-DD", help: "The first and last day of the period (local days, inclusive).", required: true)
-    static let options = [from, to] + ReportCommands.options
+    static let noDetails = Option(
+        "--no-insight-details", help: "Leave out the appendix of insight figures (each insight's sentence and disclaimer stay).")
+    static let options = [from, to, noDetails] + ReportCommands.options
     static let discussion = ReportCommands.discussion
-    let period: ReportPeriod, output: ReportCommands.Output
+    let period: ReportPeriod, output: ReportCommands.Output, details: Bool
     init(arguments: Arguments) throws {
         _ = try arguments.positionals(exactly: [])
         guard let from = try arguments.value(Self.from, as: LocalDay.self) else {
@@ -89,11 +91,12 @@ struct RegimenReportCommand: Command {
         }
         do { period = try ReportPeriod(from: from, to: to) } catch let refusal as ReportPeriodError { throw UsageError(refusal.userMessage) }
         output = try ReportCommands.Output(arguments)
+        details = !arguments.has(Self.noDetails)
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
         try ReportCommands.write(
-            try app.reports.regimenSummary(period, paper: output.paper), output, app: app,
+            try app.reports.regimenSummary(period, paper: output.paper, insightDetails: details), output, app: app,
             console: context.console)
     }
 }

@@ -53,22 +53,23 @@ enum ReportPages {
     ) throws -> Response {
         let fromText = source["from"] ?? ""
         let toText = source["to"] ?? ""
+        let details = source["details"] != "no"
         let period: ReportPeriod
         do {
             period = try ReportPeriod(typedFrom: fromText, typedTo: toText, today: regimen.today())
         } catch let problems as FieldProblems<ReportPeriod.Field> {
-            let form = regimenPeriodForm(from: fromText, to: toText, problems: problems)
+            let form = regimenPeriodForm(from: fromText, to: toText, details: details, problems: problems)
             let body = intro("PDF summary", lead: regimenLead) + form
             return .html(Layout.page(title: "PDF summary", section: .regimen, body: body), status: 400)
         }
-        let periodForm = regimenPeriodForm(from: period.from.description, to: period.to.description, problems: nil)
-        let report = try reports.regimenSummary(period, paper: paper(r))
+        let periodForm = regimenPeriodForm(from: period.from.description, to: period.to.description, details: details, problems: nil)
+        let report = try reports.regimenSummary(period, paper: paper(r), insightDetails: details)
         if r.request.method == .post { return try download(report, reports: reports) }
         return .html(
             preview(
                 report, title: "PDF summary", lead: regimenLead, action: "/reports/regimen", back: ("/regimen/ledger", "Back to the ledger"),
                 section: .regimen, csrfToken: csrfToken, before: periodForm,
-                hidden: [("from", period.from.description), ("to", period.to.description)]))
+                hidden: [("from", period.from.description), ("to", period.to.description), ("details", details ? "yes" : "no")]))
     }
 
     static let regimenLead =
@@ -89,7 +90,7 @@ enum ReportPages {
     }
 
     /// The period form; `problems` are shown beside the day they are about, the period's own under both.
-    static func regimenPeriodForm(from: String, to: String, problems: FieldProblems<ReportPeriod.Field>?) -> HTML {
+    static func regimenPeriodForm(from: String, to: String, details: Bool = true, problems: FieldProblems<ReportPeriod.Field>?) -> HTML {
         func error(_ field: ReportPeriod.Field, _ id: String) -> (html: HTML, describedBy: HTML) {
             guard let messages = problems?.messages(for: field), !messages.isEmpty else { return ("", "") }
             let html: HTML = "<p class=\"field-error\" role=\"alert\" id=\"\(id)\">\(messages.joined(separator: " "))</p>"
@@ -106,6 +107,10 @@ enum ReportPages {
             <div class="stack"><label for="report-to">Last day</label><input \(Layout.dateField) id="report-to" name="to" value="\(to)" required\(toError.describedBy)>\(toError.html)</div>
             </div>
             \(periodError.html)
+            <fieldset class="report-paper"><legend>Insight details (figures, conditions, limitations)</legend>
+            <label><input type="radio" name="details" value="yes"\(details ? " checked" as HTML : "")> In an appendix</label>
+            <label><input type="radio" name="details" value="no"\(details ? "" : " checked" as HTML)> Leave out (each insight's sentence and disclaimer stay)</label>
+            </fieldset>
             <div class="form-actions"><button type="submit" class="button button-quiet" id="report-period-show">Show what it will hold</button></div>
             </form>
             """
