@@ -67,6 +67,9 @@ final class SkinWebVault {
         #expect(trend.bodyText.contains(">Similar<") && trend.bodyText.contains(">Different<"))
         #expect(trend.bodyText.components(separatedBy: "class=\"skin-point\"").count == 4)
         #expect(!trend.bodyText.contains("%"))
+        // The chart's readings as a table (no percentages), the similarity disclaimer beside it.
+        #expect(trend.bodyText.contains("<summary>The figures on the chart</summary>\n<p class=\"disclaimer\">\(Disclaimer.similarity.text)</p>"))
+        #expect(trend.bodyText.components(separatedBy: "<tr><td>").count - 1 == 3, "a row for each photo")
         expectCalm(trend.bodyText)
 
         let photo = v.get("/skin/areas/\(area.id.rawValue)/entries/\(entries[1].id.rawValue)/thumbnail.jpg")

@@ -288,6 +288,8 @@ enum SkinPages {
         var path = ""
         var strip: HTML = ""
         var notComparable = 0
+        // The chart's figures as a table too: what a screen reader (or anyone) reads instead of the drawing.
+        var rows: [HTML] = []
         for item in t.items {
             let e = item.entry
             let date = date(e)
@@ -302,6 +304,16 @@ enum SkinPages {
             } else {
                 notComparable += 1
             }
+            let figure: String
+            if item.isBaseline {
+                figure = "First photo"
+            } else if let s = item.comparison?.similarityPercent {
+                // How much, in the band's words: the trend page gives no percentages (the photo's page does).
+                figure = SimilarityBand(similarityPercent: s).label.prefix(1).uppercased() + SimilarityBand(similarityPercent: s).label.dropFirst()
+            } else {
+                figure = "Not comparable"
+            }
+            rows.append("<tr><td>\(date)</td><td>\(figure)</td></tr>")
             let tag: HTML = magnitude == nil ? "<span class=\"skin-figure skin-not-comparable\">Not comparable</span>" : ""
             strip += """
                 <li id="\(anchor)"><a href="\(entryPath(e))"><img src="\(entryPath(e))/thumbnail.jpg" alt="Photo of \(date)" loading="lazy" width="96" height="72">\
@@ -329,6 +341,12 @@ enum SkinPages {
             </div>
             \(disclaimer(.trend))
             \(missing)
+            <details class="skin-trend-values"><summary>The figures on the chart</summary>
+            \(disclaimer(.similarity))
+            <table class="regimen-ledger"><caption class="visually-hidden">How much each photo differs from the first one</caption>
+            <thead><tr><th scope="col">Photo of</th><th scope="col">How much it differs from the first photo</th></tr></thead>
+            <tbody>\(HTML.join(rows, separator: ""))</tbody></table>
+            </details>
             </section>
             <h2>The photos on the chart</h2>
             <ol class="skin-strip" aria-label="Photos, oldest first">\(strip)</ol>
