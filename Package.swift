@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption", "PhoneLink"], path: "Sources/Doors/WebApp", resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications", "PhoneLink"], path: "Sources/Doors/CairnCLI"),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"], path: "Sources/Doors/cairn"),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "Outcomes", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
 
         // MARK: tests (mirror the sources)
         .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo", "CSQLite", "NativeLoader"], path: "Tests/CairnTestSupport"),

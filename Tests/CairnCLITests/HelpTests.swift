@@ -6,6 +6,31 @@ import Testing
 /// come from each command's `Option` declarations, so a changed declaration shows here. A new command adds its
 /// entry (run `cairn PATH --help`, read it as a newcomer would, paste it).
 private let expectedHelp: [String: String] = [
+    "cairn export": #"""
+    Files for other systems: the Regimen and outcomes as FHIR.
+
+    Usage: cairn export <command> [options]
+
+    Commands:
+      fhir   Write the Regimen and outcomes as one FHIR R4 document (JSON) for a clinician's system.
+    """#,
+    "cairn export fhir": #"""
+    Write the Regimen and outcomes as one FHIR R4 document (JSON) for a clinician's system.
+
+    Usage: cairn export fhir --out FILE [--from DATE] [--to DATE] [--journals LIST] [--name NAME]
+
+    One FHIR R4 Bundle of type document: a Composition whose text says these are self-reported records
+    and what the file holds, a Patient (with nothing identifying unless you give --name), each product as
+    a MedicationStatement, each dose logged as taken or skipped as a MedicationAdministration (a skipped
+    dose is never "taken"), and each day's outcome value as an Observation, with its LOINC code where a
+    standard one exists. No photos. By default the whole history of both journals.
+
+    Options:
+      --out FILE               Write to FILE (created with owner-only access).
+      --from DATE, --to DATE   Only days in this range, YYYY-MM-DD (default: the whole history).
+      --journals LIST          regimen, outcomes or regimen,outcomes (default: both).
+      --name NAME              A name for the Patient (default: none).
+    """#,
     "cairn": #"""
     Cairn: a private health journal. Everything stays on this computer.
 
@@ -20,6 +45,7 @@ private let expectedHelp: [String: String] = [
       smile      Smile journal: mouth crops of your smile, to compare over time.
       regimen    Supplements and medications: products, schedules, today's doses, the log and outcome series.
       backup     Encrypted backups of the vault, checked before they count.
+      export     Files for other systems: the Regimen and outcomes as FHIR.
       settings   Vault-wide settings: the lock, and deleting all data.
 
     Global options:
