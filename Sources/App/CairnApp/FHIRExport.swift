@@ -447,9 +447,10 @@ public indirect enum FHIRJSON: Sendable, ExpressibleByStringLiteral {
         case .object(let fields):
             out.append("{")
             for (i, (key, value)) in fields.enumerated() {
-                if i > 0 { out.append(",") }
-                Self.quote(key, to: &out)
-                out.append(":")
+                // Keys are this file's own FHIR element names, never text a person typed: nothing to escape.
+                out.append(i > 0 ? ",\"" : "\"")
+                out.append(key)
+                out.append("\":")
                 value.write(to: &out)
             }
             out.append("}")
