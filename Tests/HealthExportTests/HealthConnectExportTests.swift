@@ -192,4 +192,22 @@ import Testing
         try F.zip(folder, members: [HealthConnectExport.databaseName, "old/" + HealthConnectExport.databaseName], to: zip)
         #expect(throws: HealthExportError.severalHealthConnectDatabases(count: 2)) { try read(zip, in: scratch) }
     }
+
+    @Test func refusesMoreSleepStagesThanItWillHoldBeforeReadingASession() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var f = F()
+        let night = F.millis("2024-03-01 23:00:00 +0100")
+        f.sleep(
+            1, row: 1, start: night, end: night + 8 * 3_600_000,
+            stages: (0..<6).map { (night + Int64($0) * 3_600_000, night + Int64($0 + 1) * 3_600_000, 4) })
+        let db = scratch.file("stages.sqlite")
+        try f.writeDatabase(to: db)
+        var records = 0
+        #expect(throws: HealthExportError.tooManySleepStages) {
+            try HealthConnectExport.read(databaseAt: db.path, mostSleepStages: 5) { _ in records += 1 }
+        }
+        #expect(records == 0)
+        #expect(try HealthConnectExport.read(databaseAt: db.path, mostSleepStages: 6) { _ in }.recordsRead == 7)
+    }
 }

@@ -31,6 +31,10 @@ public enum HealthConnectExport {
     /// The most bytes the database may unpack to (4 GiB: a phone's export of years of a watch's data is a few
     /// hundred MB); past it the copy stops and the import is refused (`healthConnectDatabaseTooLarge`).
     public static let largestDatabase: Int64 = 4 << 30
+    /// The most sleep stages a database may hold (they are gathered per session in memory before their sessions
+    /// are read): fifty years of nights with fifty stages each. Past it the import is refused
+    /// (`tooManySleepStages`), so a hostile file cannot make the read hold unbounded memory.
+    public static let mostSleepStages = 1_000_000
 
     /// Whether an archive member is the Health Connect database.
     static func isDatabase(_ name: String) -> Bool { name == databaseName || name.hasSuffix("/" + databaseName) }
@@ -101,7 +105,7 @@ public enum HealthConnectExport {
     /// - Throws: `HealthExportError.notAHealthConnectExport` when the file is not SQLite or lacks Health Connect's
     ///   tables (before any record is handed on), `.damagedHealthConnectDatabase` when a read fails midway.
     public static func read(
-        databaseAt path: String, dates: Range<Date>? = nil,
+        databaseAt path: String, dates: Range<Date>? = nil, mostSleepStages: Int = mostSleepStages,
         progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void = { _, _ in },
         onRecord: (HealthRecord) throws -> Void
     ) throws -> HealthReadSummary {
@@ -112,7 +116,9 @@ public enum HealthConnectExport {
         return try Handoff.run(
             chunk: 1024,
             produce: { emit in
-                try readSequentially(databaseAt: path, dates: dates, progress: { try emit(.position($0, $1)) }) { try emit(.record($0)) }
+                try readSequentially(databaseAt: path, dates: dates, mostSleepStages: mostSleepStages, progress: { try emit(.position($0, $1)) }) {
+                    try emit(.record($0))
+                }
             },
             consume: { (item: Item) in
                 switch item {
@@ -124,7 +130,7 @@ public enum HealthConnectExport {
 
     /// The same read on the calling thread.
     static func readSequentially(
-        databaseAt path: String, dates: Range<Date>?,
+        databaseAt path: String, dates: Range<Date>?, mostSleepStages: Int = mostSleepStages,
         progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
         onRecord: (HealthRecord) throws -> Void
     ) throws -> HealthReadSummary {
@@ -134,6 +140,7 @@ public enum HealthConnectExport {
                 // The reader keeps both closures only for the length of this read.
                 var reader = TableReader(
                     database: database, dates: HealthExportReader.seconds(dates), onRecord: onRecord, progress: progress)
+                reader.mostSleepStages = mostSleepStages
                 try reader.readAll()
                 return reader.summary
             }
@@ -161,6 +168,7 @@ private struct TableReader {
     var devices: [Int64: String] = [:]
     var rowsRead: Int64 = 0
     var totalRows: Int64 = 1
+    var mostSleepStages = HealthConnectExport.mostSleepStages
 
     init(
         database: ReadOnlyDatabase, dates: Range<Int64>?, onRecord: @escaping (HealthRecord) throws -> Void,
@@ -176,6 +184,9 @@ private struct TableReader {
         let tables = try database.tableNames()
         guard tables.contains("application_info_table"), !tables.isDisjoint(with: readTables) else {
             throw HealthExportError.notAHealthConnectExport
+        }
+        if tables.contains("sleep_stages_table"), try database.count("sleep_stages_table") > mostSleepStages {
+            throw HealthExportError.tooManySleepStages
         }
         try readSources(hasDevices: tables.contains("device_info_table"))
         var counts: [String: Int64] = [:]

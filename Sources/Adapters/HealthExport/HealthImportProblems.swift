@@ -118,6 +118,8 @@ public enum HealthExportError: CairnError, Equatable {
     case damagedHealthConnectDatabase
     /// The vault's folder has no room for the copy of the Health Connect database the import reads.
     case noRoomForHealthConnectCopy
+    /// The Health Connect database holds more sleep stages than `HealthConnectExport.mostSleepStages`.
+    case tooManySleepStages
 
     public var userMessage: String {
         switch self {
@@ -143,6 +145,9 @@ public enum HealthExportError: CairnError, Equatable {
             return
                 "The zip file's health_connect_export.db is not a Health Connect database (its tables are not Health Connect's). Nothing was imported."
         case .damagedHealthConnectDatabase: return "The Health Connect database is damaged and could not be read to its end. Nothing was imported."
+        case .tooManySleepStages:
+            return
+                "The Health Connect database holds more sleep stages than fifty years of nights would (over 1,000,000): it is not an export Cairn can read. Nothing was imported."
         case .noRoomForHealthConnectCopy:
             return "There is not enough free space in Cairn's data folder to unpack the Health Connect database for reading. Nothing was imported."
         }
