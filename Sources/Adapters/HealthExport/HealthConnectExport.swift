@@ -425,6 +425,10 @@ final class ReadOnlyDatabase {
         do {
             try execute("PRAGMA trusted_schema = OFF")
             try execute("PRAGMA query_only = ON")
+            // Nothing of the read goes to a temporary file (SQLite's would be in the system's temporary folder), and
+            // no transient index is built: the one join looks its parent up by row id.
+            try execute("PRAGMA temp_store = MEMORY")
+            try execute("PRAGMA automatic_index = OFF")
         } catch {
             sqlite3_close(handle)
             handle = nil
