@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CairnCore", "PhotoMetadata", "VipsShim", "JPEGShim", "CTurboJPEG"], path: "Sources/Adapters/Imaging"),
         .target(name: "Landmarks", dependencies: ["CairnCore", "Smile", "DlibShim"], path: "Sources/Adapters/Landmarks"),
         .target(name: "TextRecognition", dependencies: ["CairnCore", "Imaging", "CTesseract", "NativeLoader"], path: "Sources/Adapters/TextRecognition"),
-        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "NativeLoader"], path: "Sources/Adapters/HealthExport"),
+        .target(name: "HealthExport", dependencies: ["CairnCore", "CLibXML2", "CArchive", "CSQLite", "NativeLoader"], path: "Sources/Adapters/HealthExport"),
         .target(name: "Reports", dependencies: ["CairnCore", "CPangoCairo", "NativeLoader"], path: "Sources/Adapters/Reports"),
         .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify", "NativeLoader"], path: "Sources/Adapters/Notifications"),
         // The phone session's address rules, TLS certificate (GnuTLS) and QR code (libqrencode).
@@ -88,10 +88,10 @@ let package = Package(
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption", "PhoneLink"], path: "Sources/Doors/WebApp", resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications", "PhoneLink"], path: "Sources/Doors/CairnCLI"),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"], path: "Sources/Doors/cairn"),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "Outcomes", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
 
         // MARK: tests (mirror the sources)
-        .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo", "NativeLoader"], path: "Tests/CairnTestSupport"),
+        .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo", "CSQLite", "NativeLoader"], path: "Tests/CairnTestSupport"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "PhotoMetadataTests", dependencies: ["PhotoMetadata", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "EncryptionTests", dependencies: ["Encryption", "CairnCore"]),

@@ -77,3 +77,29 @@ if [ "${1:-}" = "--with-test-tools" ]; then
     rm -f "$axe_dir/$axe_wheel"
   fi
 fi
+
+# The FHIR export's test validates its bundle against the FHIR R4 (4.0.1) models of fhir.resources 6.4.0 from
+# PyPI (6.4.0 is the last release whose models are R4; later ones are R4B/R5), with the pure-Python pydantic 1.10
+# it is written for. Three pure-Python wheels, each checked against its hash and unpacked to the folder the test
+# puts on PYTHONPATH (Tests/CairnAppTests/FHIRExportTests.swift); nothing is installed into Python.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  fhir_dir="$root/.build/test-tools/fhir"
+  if [ ! -s "$fhir_dir/fhir/resources/__init__.py" ]; then
+    echo "Fetching fhir.resources for the FHIR export test (from PyPI)"
+    fhir_wheels="$root/.build/test-tools/fhir-wheels"
+    mkdir -p "$fhir_wheels" "$fhir_dir.part"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --platform any --python-version 3.11 --implementation py \
+      --dest "$fhir_wheels" "fhir.resources==6.4.0" "pydantic==1.10.21" "typing_extensions==4.12.2"
+    ( cd "$fhir_wheels" && sha256sum --check --quiet <<'SUMS'
+226ff1939078efea79a0abec0cc26aa6e3b8bf6e943e4d55a66dd7713f6988bd  fhir.resources-6.4.0-py2.py3-none-any.whl
+db70c920cba9d05c69ad4a9e7f8e9e83011abb2c6490e561de9ae24aee44925c  pydantic-1.10.21-py3-none-any.whl
+04e5ca0351e0f3f85c6853954072df659d0d13fac324d0072316b67d7794700d  typing_extensions-4.12.2-py3-none-any.whl
+SUMS
+    )
+    for wheel in "$fhir_wheels"/*.whl; do
+      python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" "$fhir_dir.part"
+    done
+    rm -rf "$fhir_dir" "$fhir_wheels"
+    mv "$fhir_dir.part" "$fhir_dir"
+  fi
+fi

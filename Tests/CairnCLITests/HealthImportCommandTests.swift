@@ -30,6 +30,26 @@ import Testing
         }
     }
 
+    @Test func outcomesImportReadsAHealthConnectExport() throws {
+        try withTemporaryDirectory { dir in
+            var export = HealthConnectFixture()
+            export.weight(1, time: HealthConnectFixture.millis("2024-03-01 07:00:00 +0100"), grams: 70_500)
+            export.rows.append("INSERT INTO distance_record_table (uuid, app_info_id, start_time, end_time, distance) VALUES (X'09', 1, 0, 1, 5.0)")
+            let zip = dir.appendingPathComponent("Health Connect.zip")
+            try export.writeZip(to: zip, in: try Scratch())
+            let vault = dir.appendingPathComponent("vault").path
+            let run = cairn("--data-dir", vault, "regimen", "outcomes", "import", zip.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(
+                run.out == [
+                    "1 new health record imported; 0 were already in Cairn.",
+                    "1 record of a type Cairn does not read was skipped.",
+                ])
+            let list = cairn("--data-dir", vault, "regimen", "outcomes", "list", "--daily", "--metric", "body_mass")
+            #expect(list.out.contains("  2024-03-01  70.5"), "\(list.out)")
+        }
+    }
+
     @Test func listsLeftOutRecordsByProblem() throws {
         try withTemporaryDirectory { dir in
             let file = dir.appendingPathComponent("export.xml")
@@ -44,7 +64,7 @@ import Testing
             #expect(
                 run.out == [
                     "0 new health records imported; 0 were already in Cairn.", "Left out 2 records, with their reason:",
-                    "  1 resting heart rates of zero or less, or above 300 (export.xml line 30)",
+                    "  1 heart rates of zero or less, or above 300 (export.xml line 30)",
                     "  1 step counts below zero (export.xml line 29)",
                 ])
         }

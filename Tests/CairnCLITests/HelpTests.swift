@@ -6,6 +6,31 @@ import Testing
 /// come from each command's `Option` declarations, so a changed declaration shows here. A new command adds its
 /// entry (run `cairn PATH --help`, read it as a newcomer would, paste it).
 private let expectedHelp: [String: String] = [
+    "cairn export": #"""
+    Files for other systems: the Regimen and outcomes as FHIR.
+
+    Usage: cairn export <command> [options]
+
+    Commands:
+      fhir   Write the Regimen and outcomes as one FHIR R4 document (JSON) for a clinician's system.
+    """#,
+    "cairn export fhir": #"""
+    Write the Regimen and outcomes as one FHIR R4 document (JSON) for a clinician's system.
+
+    Usage: cairn export fhir --out FILE [--from DATE] [--to DATE] [--journals LIST] [--name NAME]
+
+    One FHIR R4 Bundle of type document: a Composition whose text says these are self-reported records
+    and what the file holds, a Patient (with nothing identifying unless you give --name), each product as
+    a MedicationStatement, each dose logged as taken or skipped as a MedicationAdministration (a skipped
+    dose is never "taken"), and each day's outcome value as an Observation, with its LOINC code where a
+    standard one exists. No photos. By default the whole history of both journals.
+
+    Options:
+      --out FILE               Write to FILE (created with owner-only access).
+      --from DATE, --to DATE   Only days in this range, YYYY-MM-DD (default: the whole history).
+      --journals LIST          regimen, outcomes or regimen,outcomes (default: both).
+      --name NAME              A name for the Patient (default: none).
+    """#,
     "cairn": #"""
     Cairn: a private health journal. Everything stays on this computer.
 
@@ -20,6 +45,7 @@ private let expectedHelp: [String: String] = [
       smile      Smile journal: mouth crops of your smile, to compare over time.
       regimen    Supplements and medications: products, schedules, today's doses, the log and outcome series.
       backup     Encrypted backups of the vault, checked before they count.
+      export     Files for other systems: the Regimen and outcomes as FHIR.
       settings   Vault-wide settings: the lock, and deleting all data.
 
     Global options:
@@ -752,11 +778,11 @@ private let expectedHelp: [String: String] = [
     Commands:
       add             Log one value of a metric for a day (today by default).
       correct         Correct a logged value: a new entry replaces it, and the history keeps both.
-      import          Import outcome values from a CSV file (date, metric, value), or an Apple Health export.
+      import          Import outcome values from a CSV file (date, metric, value), or a health export.
       list            List logged values, newest day first, or one value per day with --daily.
-      metrics         List the metrics: built-in ratings, Apple Health metrics and your own.
+      metrics         List the metrics: built-in ratings, health export metrics and your own.
       define          Add a metric of your own (for example a 1-5 headache rating).
-      import-health   Import an Apple Health export (export.zip or export.xml), read-only.
+      import-health   Import an Apple Health or Health Connect export, read-only.
     """#,
     "cairn regimen outcomes add": #"""
     Log one value of a metric for a day (today by default).
@@ -782,7 +808,7 @@ private let expectedHelp: [String: String] = [
       --note TEXT   A new note (default: the old entry's note).
     """#,
     "cairn regimen outcomes import": #"""
-    Import outcome values from a CSV file (date, metric, value), or an Apple Health export.
+    Import outcome values from a CSV file (date, metric, value), or a health export.
 
     Usage: cairn regimen outcomes import FILE.csv|export.zip|export.xml [--json]
 
@@ -796,8 +822,9 @@ private let expectedHelp: [String: String] = [
 
     A file with any bad line imports nothing: every bad line is listed with its line number. Importing
     the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
-    one imported before (both stay in the history). Apple Health metrics come only from a Health export:
-    a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
+    one imported before (both stay in the history). Health metrics come only from a health export: a FILE
+    ending in .zip or .xml (Apple Health's export.zip or export.xml, or Health Connect's zip) is read as
+    one, exactly as 'cairn regimen outcomes import-health' does.
 
     Options:
       --json   Print the result of every line as JSON.
@@ -815,7 +842,7 @@ private let expectedHelp: [String: String] = [
       --json                   Print JSON.
     """#,
     "cairn regimen outcomes metrics": #"""
-    List the metrics: built-in ratings, Apple Health metrics and your own.
+    List the metrics: built-in ratings, health export metrics and your own.
 
     Usage: cairn regimen outcomes metrics [--json]
 
@@ -836,16 +863,20 @@ private let expectedHelp: [String: String] = [
       --daily mean|sum|last   How several values on one day combine (default mean).
     """#,
     "cairn regimen outcomes import-health": #"""
-    Import an Apple Health export (export.zip or export.xml), read-only.
+    Import an Apple Health or Health Connect export, read-only.
 
     Usage: cairn regimen outcomes import-health FILE [--json]
 
-    FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
-    read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
-    Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
-    other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
-    left out and counted. Importing a newer export later adds only the records not already stored. An import
-    that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
+    FILE is the export.zip from the iPhone Health app's 'Export All Health Data' (or the export.xml inside
+    it), or the zip Android's Health Connect export writes (holding health_connect_export.db); which one is
+    told from the file, not its name. An Apple export is read as a stream, so several gigabytes are fine;
+    Health Connect's database is unpacked for the read into a private file in Cairn's data folder and
+    removed after. Progress is shown on stderr for large files. Cairn keeps steps, sleep, resting heart
+    rate, body mass, blood pressure, heart rate variability (SDNN, Apple) and heart rate (Health Connect),
+    and counts the other record types it skips. Records with impossible values (negative steps, a heart
+    rate of 0, ...) are left out and counted. Importing a newer export later adds only the records not
+    already stored. An import that fails (a truncated file, say) keeps nothing. Cairn never writes health
+    data back.
 
     Options:
       --json   Print the summary as JSON.

@@ -133,10 +133,11 @@ private struct OutcomesCLI {
         #expect(
             metrics.compactMap { $0["id"] as? String } == [
                 "sleep_quality", "energy", "skin", "mood", "resting_heart_rate", "hrv_sdnn",
-                "steps", "body_mass", "sleep_asleep", "sleep_in_bed", "headache", "water",
+                "steps", "body_mass", "sleep_asleep", "sleep_in_bed", "heart_rate", "blood_pressure_systolic",
+                "blood_pressure_diastolic", "headache", "water",
             ])
         let text = cli.run("outcomes", "metrics").stdout
-        #expect(text.contains("hrv_sdnn") && text.contains("from Apple Health export") && text.contains("water"))
+        #expect(text.contains("hrv_sdnn") && text.contains("from a health export") && text.contains("water"))
         #expect(cli.run("outcomes", "add", "water", "1.5").status == 0)
     }
 }

@@ -36,3 +36,11 @@ private let instant = Date(timeIntervalSince1970: 1_772_438_700)  // 2026-03-02T
     }
     #expect(results)
 }
+
+@Test func isoOffsetWritesTheWallClockWithItsOffsetOnEitherSideOfUTC() {
+    let instant = Date(timeIntervalSince1970: 1_772_352_300)  // 2026-03-01T08:05:00Z
+    #expect(DateText.isoOffset(instant, in: TimeZone(identifier: "Europe/Berlin")!) == "2026-03-01T09:05:00+01:00")
+    #expect(DateText.isoOffset(instant, in: TimeZone(identifier: "America/St_Johns")!) == "2026-03-01T04:35:00-03:30")
+    #expect(DateText.isoOffset(instant, in: TimeZone(identifier: "UTC")!) == "2026-03-01T08:05:00+00:00")
+    #expect(DateText.isoOffset(Date(timeIntervalSince1970: -1), in: TimeZone(identifier: "UTC")!) == "1969-12-31T23:59:59+00:00")
+}

@@ -47,7 +47,12 @@ import Testing
     }
 
     @Test func mapsKindsToTheirHealthKitIdentifiers() {
-        for kind in HealthRecordKind.allCases { #expect(HealthRecordKind(typeIdentifier: kind.typeIdentifier) == kind) }
+        for kind in HealthRecordKind.allCases {
+            guard let identifier = kind.typeIdentifier else { continue }
+            #expect(HealthRecordKind(typeIdentifier: identifier) == kind)
+        }
+        #expect(HealthRecordKind.heartRate.typeIdentifier == nil)
+        #expect(HealthRecordKind(typeIdentifier: "HKQuantityTypeIdentifierHeartRate") == nil)
         #expect(HealthRecordKind(typeIdentifier: "HKQuantityTypeIdentifierHeartRateVariabilityRMSSD") == nil)
     }
 

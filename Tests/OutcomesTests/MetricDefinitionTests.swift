@@ -7,8 +7,10 @@ import Testing
     #expect(
         BuiltInMetrics.all.map(\.id) == [
             "sleep_quality", "energy", "skin", "mood", "resting_heart_rate", "hrv_sdnn",
-            "steps", "body_mass", "sleep_asleep", "sleep_in_bed",
+            "steps", "body_mass", "sleep_asleep", "sleep_in_bed", "heart_rate", "blood_pressure_systolic",
+            "blood_pressure_diastolic",
         ])
+    #expect(BuiltInMetrics.bloodPressureSystolic.unit == "mmHg" && BuiltInMetrics.bloodPressureDiastolic.aggregation == .mean)
     #expect(BuiltInMetrics.all.filter { $0.source == .manual }.allSatisfy { $0.valueRange == 1...5 && $0.aggregation == .mean })
     #expect(BuiltInMetrics.steps.aggregation == .sum && BuiltInMetrics.bodyMass.aggregation == .last)
     #expect(BuiltInMetrics.hrvSDNN.unit == "ms" && BuiltInMetrics.hrvSDNN.name.contains("SDNN"))

@@ -235,6 +235,23 @@ import Testing
                 INSERT INTO regimen_intake_imports (intake_id, import_key) VALUES ('i-4', 'p-1|2026-11-20T07:30:00.000Z|1');
                 """)
         },
+        "2026-12-08.health-connect-kinds": { db in
+            try db.executeScript(
+                """
+                INSERT INTO health_imports (id, imported_at, file_bytes, records_read, added, already_present, skipped, warnings)
+                    VALUES (2, '2026-12-08T09:00:00.000Z', 20480, 3, 3, 0, 0, 0);
+                INSERT INTO health_sources (id, name, version, device) VALUES
+                    (3, 'Fitbit', '', 'Health Connect, manufacturer:Google, model:Pixel Watch 2, type:watch');
+                """)
+            for (index, kind, value) in [(0, "heart_rate", 64.0), (1, "blood_pressure_systolic", 118.0), (2, "blood_pressure_diastolic", 76.0)] {
+                try db.execute(
+                    """
+                    INSERT INTO health_samples (fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset,
+                        start_at, start_offset, end_at, end_offset, time_zone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, Data(repeating: UInt8(0xC0 + index), count: 16), 2, kind, 3, kind == "heart_rate" ? "count/min" : "mmHg",
+                    value, nil as Int?, nil as Int?, 1_765_180_800 + index, 3600, 1_765_180_800 + index, 3600, nil as String?)
+            }
+        },
         "2026-11-30.health": { db in
             try db.executeScript(
                 """

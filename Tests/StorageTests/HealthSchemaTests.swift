@@ -51,7 +51,7 @@ import Testing
         try withDatabase { database in
             for bad: (Connection) throws -> Void in [
                 { try insert($0, fingerprint: Data(repeating: 1, count: 15)) },
-                { try insert($0, kind: "heart_rate") },
+                { try insert($0, kind: "heart_rate_variability_rmssd") },
                 { try insert($0, start: 300, end: 200) },
                 { try insert($0, offset: 19 * 3600) },
             ] {
@@ -60,6 +60,15 @@ import Testing
             #expect(throws: DatabaseError.self) {
                 try database.write { try $0.execute("INSERT INTO health_sources (name, version, device) VALUES ('Watch', '10.2', '')") }
             }
+        }
+    }
+
+    @Test func theSchemaTakesHealthConnectsKinds() throws {
+        try withDatabase { database in
+            for (index, kind) in ["heart_rate", "blood_pressure_systolic", "blood_pressure_diastolic"].enumerated() {
+                try database.write { try insert($0, fingerprint: Data(repeating: UInt8(10 + index), count: 16), kind: kind) }
+            }
+            #expect(try database.read { try $0.scalar("SELECT count(*) FROM health_samples", as: Int.self) } == 3)
         }
     }
 

@@ -68,6 +68,7 @@ import Testing
         "backup create": (.post, "/settings/backup"),
         "settings lock": (.post, "/settings/lock/on"),
         "settings delete-all-data": (.post, "/settings/delete"),
+        "export fhir": (.post, "/settings/export/fhir"),
     ]
     /// Commands with no web form, and why.
     let exempt: [String: String] = [

@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Testing
 
@@ -91,4 +92,40 @@ private final class HealthSite {
             == "The zip file is damaged or cannot be read. Nothing was imported.")
     let already = "The export declares XML entities, which Cairn does not expand. Nothing was imported."
     #expect(RegimenHealthImportPage.nothingImported(already) == already)
+}
+
+@Test func anUploadedHealthConnectExportIsImportedAndLeavesNoFileBehind() throws {
+    let site = try HealthSite()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    var export = HealthConnectFixture()
+    export.steps(
+        1, start: HealthConnectFixture.millis("2026-03-01 08:00:00 +0100"), end: HealthConnectFixture.millis("2026-03-01 09:00:00 +0100"),
+        count: 1200)
+    export.bloodPressure(2, time: HealthConnectFixture.millis("2026-03-01 07:00:00 +0100"), systolic: 121, diastolic: 79)
+    let zip = scratch.file("Health Connect.zip")
+    try export.writeZip(to: zip, in: scratch)
+    let before = site.vaultFiles
+    let response = site.upload(try Data(contentsOf: zip))
+    #expect(response.status == 200)
+    #expect(response.bodyText.contains("3 new health records imported; 0 were already in Cairn."))
+    // The database's copy is gone, and so is its entry in the (now made) registry of temporary artefacts.
+    #expect(site.vaultFiles.subtracting([".artefacts"]) == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: site.directory.appendingPathComponent(".artefacts").path).isEmpty)
+    #expect(try site.cairn.health.dailyValues()["blood_pressure_systolic"]?.values.first == 121)
+    let page = site.app.handle(Fixture.get("/regimen/outcomes/health"))
+    #expect(page.bodyText.contains("Health Connect"))
+}
+
+@Test func aFileNamedLikeHealthConnectsDatabaseThatIsNotOneIsRefusedBesideTheField() throws {
+    let site = try HealthSite()
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try Data("not a database".utf8).write(to: scratch.file("health_connect_export.db"))
+    let zip = scratch.file("export.zip")
+    try HealthConnectFixture.zip(scratch.url, members: ["health_connect_export.db"], to: zip)
+    let response = site.upload(try Data(contentsOf: zip))
+    #expect(response.status == 400)
+    #expect(response.bodyText.contains("is not a Health Connect database"))
+    #expect(response.bodyText.contains("aria-describedby=\"health-import-error\""))
 }

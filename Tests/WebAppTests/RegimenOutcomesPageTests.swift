@@ -167,7 +167,7 @@ private func day(_ text: String) -> LocalDay { LocalDay(parsing: text)! }
         metric: BuiltInMetrics.restingHeartRate,
         values: [day("2026-03-01"): 58, day("2026-03-02"): 61, day("2026-03-04"): 57])
     let html = RegimenOutcomesPage.chartCard(series)
-    #expect(html.contains(">bpm</text>") && html.contains("From your Apple Health export."))
+    #expect(html.contains(">bpm</text>") && html.contains("From your health export (Apple Health or Health Connect)."))
     let (low, high) = RegimenOutcomesPage.yRange(metric: BuiltInMetrics.restingHeartRate, values: [58, 61, 57])
     #expect(low < 57 && high > 61 && high - low < 20)
     #expect(RegimenOutcomesPage.yRange(metric: BuiltInMetrics.mood, values: [3]) == (1, 5))

@@ -205,52 +205,24 @@ private enum RecordCheck {
             guard let parsed = creationField else { return .failure(.unreadableDate) }
             creation = parsed
         }
-        if let dates = s.dates {
-            guard dates.contains(start.utcSeconds), dates.contains(end.utcSeconds),
-                creation.map({ dates.contains($0.utcSeconds) }) ?? true
-            else { return .failure(.dateOutOfRange) }
-        }
-        guard end.utcSeconds >= start.utcSeconds else { return .failure(.endBeforeStart) }
         let value: Double
-        switch s.kind {
-        case .sleepAnalysis:
+        if s.kind == .sleepAnalysis {
             guard let sleep = HealthSleepValue(exportText: valueText) else { return .failure(.unreadableValue) }
-            guard end.utcSeconds - start.utcSeconds <= 48 * 3600 else { return .failure(.impossibleSleepLength) }
             value = Double(sleep.rawValue)
-        case .stepCount:
+        } else {
             guard let number = Double(valueText), number.isFinite else { return .failure(.unreadableValue) }
-            guard s.unit == "count" else { return .failure(.unexpectedUnit) }
-            guard number >= 0 else { return .failure(.negativeStepCount) }
-            let seconds = Double(end.utcSeconds - start.utcSeconds)
-            guard
-                number
-                    <= (seconds == 0
-                        ? HealthRecordLimits.stepsPerRecord
-                        : HealthRecordLimits.stepsPerSecond * seconds + HealthRecordLimits.stepsSlack)
-            else {
-                return .failure(.impossibleStepCount)
-            }
             value = number
-        case .restingHeartRate:
-            guard let number = Double(valueText), number.isFinite else { return .failure(.unreadableValue) }
-            guard s.unit == "count/min" else { return .failure(.unexpectedUnit) }
-            guard number > 0, number <= 300 else { return .failure(.impossibleHeartRate) }
-            value = number
-        case .heartRateVariabilitySDNN:
-            guard let number = Double(valueText), number.isFinite else { return .failure(.unreadableValue) }
-            guard s.unit == "ms" else { return .failure(.unexpectedUnit) }
-            guard number > 0, number <= 1000 else { return .failure(.impossibleHeartRateVariability) }
-            value = number
-        case .bodyMass:
-            guard let number = Double(valueText), number.isFinite else { return .failure(.unreadableValue) }
-            guard let kilograms = BodyMassUnit.kilograms(number, unit: s.unit) else { return .failure(.unexpectedUnit) }
-            guard kilograms > 0, kilograms <= 650 else { return .failure(.impossibleBodyMass) }
-            value = number
+        }
+        let unit = s.kind == .sleepAnalysis ? "" : s.unit
+        if let problem = HealthRecordCheck.problem(
+            kind: s.kind, value: value, unit: unit, start: start, end: end, creation: creation, dates: s.dates)
+        {
+            return .failure(problem)
         }
         guard
             let record = HealthRecord(
                 kind: s.kind, sourceName: sourceName, sourceVersion: s.sourceVersion,
-                device: s.device, unit: s.kind == .sleepAnalysis ? "" : s.unit, value: value,
+                device: s.device, unit: unit, value: value,
                 creationDate: creation, startDate: start, endDate: end,
                 timeZoneIdentifier: s.timeZone)
         else { return .failure(.unreadableValue) }
@@ -331,6 +303,8 @@ private func keptKind(_ type: UnsafeBufferPointer<UInt8>) -> HealthRecordKind? {
     if type.equals("HKQuantityTypeIdentifierRestingHeartRate") { return .restingHeartRate }
     if type.equals("HKQuantityTypeIdentifierHeartRateVariabilitySDNN") { return .heartRateVariabilitySDNN }
     if type.equals("HKQuantityTypeIdentifierBodyMass") { return .bodyMass }
+    if type.equals("HKQuantityTypeIdentifierBloodPressureSystolic") { return .bloodPressureSystolic }
+    if type.equals("HKQuantityTypeIdentifierBloodPressureDiastolic") { return .bloodPressureDiastolic }
     return nil
 }
 

@@ -1,7 +1,7 @@
 import CairnCore
 import Foundation
 
-/// The outcome metrics an Apple Health import feeds, by their pinned ids.
+/// The outcome metrics a health import (Apple Health or Health Connect) feeds, by their pinned ids.
 public enum HealthMetric: String, Sendable, Hashable, CaseIterable, Codable {
     /// Resting heart rate, count/min (bpm): the daily mean.
     case restingHeartRate = "resting_heart_rate"
@@ -15,11 +15,18 @@ public enum HealthMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case sleepAsleep = "sleep_asleep"
     /// Hours in bed, attributed to the day the time in bed ends on.
     case sleepInBed = "sleep_in_bed"
+    /// Heart rate, count/min (bpm): the daily mean of the samples (Health Connect's heart rate series).
+    case heartRate = "heart_rate"
+    /// Systolic blood pressure, mmHg: the daily mean.
+    case bloodPressureSystolic = "blood_pressure_systolic"
+    /// Diastolic blood pressure, mmHg: the daily mean.
+    case bloodPressureDiastolic = "blood_pressure_diastolic"
 
     /// The unit daily values are in.
     public var unit: String {
         switch self {
-        case .restingHeartRate: return "bpm"
+        case .restingHeartRate, .heartRate: return "bpm"
+        case .bloodPressureSystolic, .bloodPressureDiastolic: return "mmHg"
         case .hrvSDNN: return "ms"
         case .steps: return "count"
         case .bodyMass: return "kg"
@@ -41,10 +48,11 @@ public struct HealthSource: Hashable, Sendable {
         self.device = device
     }
 
-    /// Whether the source is an Apple Watch: its device says `model:Watch`, or, without a device, its name
-    /// mentions a Watch. Watches are worn, so where they cover a time they are preferred to a phone in a pocket.
+    /// Whether the source is a watch: its device says `model:Watch` (Apple) or `type:watch` (Health Connect's
+    /// device type), or, without a device, its name mentions a watch. Watches are worn, so where they cover a time
+    /// they are preferred to a phone in a pocket.
     public var isWatch: Bool {
-        if !device.isEmpty { return device.contains("model:Watch") }
+        if !device.isEmpty { return device.contains("model:Watch") || device.contains("type:watch") }
         return name.localizedCaseInsensitiveContains("watch")
     }
 }
@@ -102,7 +110,7 @@ public struct HealthSample: Sendable, Equatable {
 ///    covered counts in proportion to its uncovered time. For sleep, a source covers the time of all its stage
 ///    samples (awake included), so a lower-ranked source cannot add sleep inside a higher-ranked source's
 ///    night; InBed is merged the same way, separately.
-/// 3. **Point metrics (resting heart rate, HRV, body mass).** For each day, the samples of the highest-ranked
+/// 3. **Point metrics (resting heart rate, heart rate, HRV, body mass, blood pressure).** For each day, the samples of the highest-ranked
 ///    source that has any that day: their mean (body mass: the last one).
 ///
 /// Days are local days: in the record's `HKTimeZone` when it has one (exports write every date in the zone of
@@ -127,6 +135,9 @@ public enum HealthDailyValues {
         put(.restingHeartRate, pointValues(byKind[.restingHeartRate] ?? [], sources: sources, last: false, &days))
         put(.hrvSDNN, pointValues(byKind[.heartRateVariabilitySDNN] ?? [], sources: sources, last: false, &days))
         put(.bodyMass, pointValues(byKind[.bodyMass] ?? [], sources: sources, last: true, &days))
+        put(.heartRate, pointValues(byKind[.heartRate] ?? [], sources: sources, last: false, &days))
+        put(.bloodPressureSystolic, pointValues(byKind[.bloodPressureSystolic] ?? [], sources: sources, last: false, &days))
+        put(.bloodPressureDiastolic, pointValues(byKind[.bloodPressureDiastolic] ?? [], sources: sources, last: false, &days))
         put(.steps, stepValues(byKind[.stepCount] ?? [], sources: sources, &days))
         let sleep = byKind[.sleepAnalysis] ?? []
         let stages = sleep.filter { $0.value != Double(HealthSleepValue.inBed.rawValue) }

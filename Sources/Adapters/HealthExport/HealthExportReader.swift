@@ -70,9 +70,7 @@ public struct HealthExportReader: Sendable {
         progress: (_ bytesRead: Int64, _ totalBytes: Int64) throws -> Void,
         onRecord: @escaping (HealthRecord) throws -> Void
     ) throws -> HealthReadSummary {
-        // Whole seconds, both bounds rounded up: a record's whole-second date is inside exactly when its instant is.
-        let seconds = dates.map { Int64($0.lowerBound.timeIntervalSince1970.rounded(.up))..<Int64($0.upperBound.timeIntervalSince1970.rounded(.up)) }
-        let parser = ExportXMLParser(dates: seconds, onRecord: onRecord)
+        let parser = ExportXMLParser(dates: Self.seconds(dates), onRecord: onRecord)
         let totalBytes: Int64
         switch source {
         case .file(let url):
@@ -178,8 +176,51 @@ public struct HealthExportReader: Sendable {
         try progress(totalBytes, totalBytes)
     }
 
+    /// Whole seconds, both bounds rounded up: a record's whole-second date is inside exactly when its instant is.
+    static func seconds(_ dates: Range<Date>?) -> Range<Int64>? {
+        dates.map { Int64($0.lowerBound.timeIntervalSince1970.rounded(.up))..<Int64($0.upperBound.timeIntervalSince1970.rounded(.up)) }
+    }
+
+    /// Which export `source` is: Apple Health's (`export.xml`, or a zip holding one) or Health Connect's (a zip
+    /// holding `health_connect_export.db` and no `export.xml`). Told by the first bytes and the zip's member
+    /// names (headers only), never by the file's name. A file that is neither is left to Apple's reader, which
+    /// says what is wrong with it.
+    public static func format(of source: HealthExportSource) throws -> HealthExportFormat {
+        var isZip = false
+        switch source {
+        case .file(let url):
+            guard let file = fopen(url.path, "rb") else { throw HealthExportError.unreadable }
+            var magic = [UInt8](repeating: 0, count: 4)
+            isZip = fread(&magic, 1, 4, file) == 4 && magic == zipMagic
+            fclose(file)
+        case .bytes(let data): isZip = data.count >= 4 && Array(data.prefix(4)) == zipMagic
+        }
+        guard isZip else { return .appleHealth }
+        return try withArchive(source) { open in
+            let databases = try memberCount(open: open, matching: HealthConnectExport.isDatabase)
+            guard databases > 0 else { return .appleHealth }
+            return try memberCount(open: open, matching: isExportXML) == 0 ? .healthConnect : .appleHealth
+        }
+    }
+
+    /// Calls `body` with a function that opens `source` (a zip file or its bytes) in a libarchive reader.
+    static func withArchive<T>(_ source: HealthExportSource, _ body: ((OpaquePointer) -> Int32) throws -> T) throws -> T {
+        switch source {
+        case .file(let url): return try body { archive_read_open_filename($0, url.path, 64 << 10) }
+        case .bytes(let data):
+            return try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                try body { archive_read_open_memory($0, bytes.baseAddress, bytes.count) }
+            }
+        }
+    }
+
     /// How many members of the archive `open` opens are an export (`isExportXML`), reading headers only.
     static func exportMemberCount(open: (OpaquePointer) -> Int32) throws -> Int {
+        try memberCount(open: open, matching: isExportXML)
+    }
+
+    /// How many members of the archive `open` opens have a name `matching` accepts, reading headers only.
+    static func memberCount(open: (OpaquePointer) -> Int32, matching: (String) -> Bool) throws -> Int {
         guard let archive = archive_read_new() else { throw HealthExportError.damagedArchive }
         defer { archive_read_free(archive) }
         archive_read_support_format_zip(archive)
@@ -190,7 +231,7 @@ public struct HealthExportReader: Sendable {
             let rc = archive_read_next_header(archive, &entry)
             if rc == ARCHIVE_EOF { return count }
             guard rc == ARCHIVE_OK || rc == ARCHIVE_WARN, let entry else { throw HealthExportError.damagedArchive }
-            if let name = archive_entry_pathname(entry), isExportXML(String(cString: name)) { count += 1 }
+            if let name = archive_entry_pathname(entry), matching(String(cString: name)) { count += 1 }
             _ = archive_read_data_skip(archive)
         }
     }
@@ -200,6 +241,14 @@ public struct HealthExportReader: Sendable {
     static func isExportXML(_ name: String) -> Bool {
         name == "export.xml" || name.hasSuffix("/export.xml")
     }
+}
+
+/// The two exports Cairn reads.
+public enum HealthExportFormat: Sendable, Equatable {
+    /// Apple Health's `export.zip` or `export.xml` (`HealthExportReader`).
+    case appleHealth
+    /// Google Health Connect's zip with `health_connect_export.db` (`HealthConnectExport`).
+    case healthConnect
 }
 
 /// Where an export is read from.

@@ -19,12 +19,14 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
     /// second of the record's length (plus `stepsSlack`), or, for a record without length, more than
     /// `HealthRecordLimits.stepsPerRecord`.
     case impossibleStepCount = "impossible-step-count"
-    /// A resting heart rate of zero or less, or above 300 count/min.
+    /// A heart rate or resting heart rate of zero or less, or above 300 count/min.
     case impossibleHeartRate = "impossible-heart-rate"
     /// A heart rate variability (SDNN) of zero or less, or above 1000 ms.
     case impossibleHeartRateVariability = "impossible-hrv"
     /// A body mass of zero or less, or above 650 kg.
     case impossibleBodyMass = "impossible-body-mass"
+    /// A blood pressure (systolic or diastolic) of zero or less, or above `HealthRecordLimits.bloodPressure` mmHg.
+    case impossibleBloodPressure = "impossible-blood-pressure"
     /// A sleep record longer than 48 hours.
     case impossibleSleepLength = "impossible-sleep-length"
     /// A start, end or creation date before 1900-01-01 or after tomorrow in the person's zone (`ImportDates`): a
@@ -41,9 +43,10 @@ public enum HealthRecordProblem: String, Sendable, Hashable, CaseIterable, Codab
         case .unexpectedUnit: return "records in a unit Cairn does not read for that type"
         case .negativeStepCount: return "step counts below zero"
         case .impossibleStepCount: return "step counts faster than anyone walks (over 10 steps a second, or 100,000 at one instant)"
-        case .impossibleHeartRate: return "resting heart rates of zero or less, or above 300"
+        case .impossibleHeartRate: return "heart rates of zero or less, or above 300"
         case .impossibleHeartRateVariability: return "heart rate variability values of zero or less, or above 1000 ms"
         case .impossibleBodyMass: return "body mass values of zero or less, or above 650 kg"
+        case .impossibleBloodPressure: return "blood pressure values of zero or less, or above 400 mmHg"
         case .impossibleSleepLength: return "sleep records longer than 48 hours"
         case .dateOutOfRange: return "records dated \(ImportDates.ruleText)"
         }
@@ -61,6 +64,8 @@ public enum HealthRecordLimits {
     public static let stepsPerRecord = 100_000.0
     /// Steps allowed beyond the rate in a record with a length (rounding in very short records).
     public static let stepsSlack = 100.0
+    /// Millimetres of mercury no blood pressure reading reaches (systolic or diastolic).
+    public static let bloodPressure = 400.0
 }
 
 /// What one pass over an export found, besides the records it handed on.
@@ -102,11 +107,26 @@ public enum HealthExportError: CairnError, Equatable {
     case declaresEntities
     /// The XML is well-formed but its root element is not `HealthData`.
     case notAHealthExport
+    /// The zip file holds more than one Health Connect database (`health_connect_export.db`).
+    case severalHealthConnectDatabases(count: Int)
+    /// The Health Connect database in the zip file unpacks to more than `HealthConnectExport.largestDatabase`
+    /// bytes (a zip bomb, or not an export): nothing past the limit is written.
+    case healthConnectDatabaseTooLarge
+    /// The zip file's `health_connect_export.db` is not a SQLite database with Health Connect's tables.
+    case notAHealthConnectExport
+    /// The Health Connect database could not be read to its end (damaged, or changed while read).
+    case damagedHealthConnectDatabase
+    /// The vault's folder has no room for the copy of the Health Connect database the import reads.
+    case noRoomForHealthConnectCopy
+    /// The Health Connect database holds more sleep stages than `HealthConnectExport.mostSleepStages`.
+    case tooManySleepStages
 
     public var userMessage: String {
         switch self {
         case .unreadable: return "The export could not be opened for reading."
-        case .noExportInArchive: return "The zip file has no export.xml in it. Choose the export.zip from Health's 'Export All Health Data'."
+        case .noExportInArchive:
+            return
+                "The zip file has no export.xml (Apple Health) or health_connect_export.db (Health Connect) in it. Choose the export.zip from Health's 'Export All Health Data', or the zip Health Connect's export wrote."
         case .severalExportsInArchive(let count):
             return
                 "The zip file holds \(CountText.grouped(count)) files named export.xml; an export has exactly one. Choose the export.zip from Health's 'Export All Health Data' as the Health app wrote it. Nothing was imported."
@@ -115,6 +135,21 @@ public enum HealthExportError: CairnError, Equatable {
             return "The export is not well-formed XML (the problem is at line \(line)); it may be truncated or damaged. Nothing was imported."
         case .declaresEntities: return "The export declares XML entities, which Cairn does not expand. Nothing was imported."
         case .notAHealthExport: return "The file is XML, but not an Apple Health export (no HealthData element)."
+        case .severalHealthConnectDatabases(let count):
+            return
+                "The zip file holds \(CountText.grouped(count)) files named health_connect_export.db; a Health Connect export has exactly one. Choose the zip as Health Connect wrote it. Nothing was imported."
+        case .healthConnectDatabaseTooLarge:
+            return
+                "The Health Connect database in the zip file unpacks to more than 4 GB, far more than a phone's export holds. Nothing was imported."
+        case .notAHealthConnectExport:
+            return
+                "The zip file's health_connect_export.db is not a Health Connect database (its tables are not Health Connect's). Nothing was imported."
+        case .damagedHealthConnectDatabase: return "The Health Connect database is damaged and could not be read to its end. Nothing was imported."
+        case .tooManySleepStages:
+            return
+                "The Health Connect database holds more sleep stages than fifty years of nights would (over 1,000,000): it is not an export Cairn can read. Nothing was imported."
+        case .noRoomForHealthConnectCopy:
+            return "There is not enough free space in Cairn's data folder to unpack the Health Connect database for reading. Nothing was imported."
         }
     }
 }

@@ -1,7 +1,8 @@
 import CairnCore
 import Foundation
 
-/// The Apple Health record types Cairn reads. Every other `Record` type in an export is skipped and counted.
+/// The health record types Cairn reads, from Apple Health's export and Health Connect's. Every other `Record` type
+/// in an Apple export (and every other record table in a Health Connect export) is skipped and counted.
 public enum HealthRecordKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// `HKQuantityTypeIdentifierRestingHeartRate`, in count/min.
     case restingHeartRate = "resting_heart_rate"
@@ -13,15 +14,27 @@ public enum HealthRecordKind: String, Sendable, Hashable, CaseIterable, Codable 
     case bodyMass = "body_mass"
     /// `HKCategoryTypeIdentifierSleepAnalysis`, a category value (see `HealthSleepValue`) over an interval.
     case sleepAnalysis = "sleep_analysis"
+    /// A heart rate sample in count/min. Read from Health Connect's heart rate series only: an Apple export's
+    /// `HKQuantityTypeIdentifierHeartRate` stays skipped, as before (see `typeIdentifier`).
+    case heartRate = "heart_rate"
+    /// `HKQuantityTypeIdentifierBloodPressureSystolic`, in mmHg.
+    case bloodPressureSystolic = "blood_pressure_systolic"
+    /// `HKQuantityTypeIdentifierBloodPressureDiastolic`, in mmHg.
+    case bloodPressureDiastolic = "blood_pressure_diastolic"
 
-    /// The HealthKit type identifier as the export writes it in `Record type="..."`.
-    public var typeIdentifier: String {
+    /// The HealthKit type identifier as an Apple export writes it in `Record type="..."`, or nil for a kind Cairn
+    /// reads only from Health Connect (heart rate: a watch writes one every few minutes, and the Apple import has
+    /// always skipped them).
+    public var typeIdentifier: String? {
         switch self {
         case .restingHeartRate: return "HKQuantityTypeIdentifierRestingHeartRate"
         case .heartRateVariabilitySDNN: return "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
         case .stepCount: return "HKQuantityTypeIdentifierStepCount"
         case .bodyMass: return "HKQuantityTypeIdentifierBodyMass"
         case .sleepAnalysis: return "HKCategoryTypeIdentifierSleepAnalysis"
+        case .heartRate: return nil
+        case .bloodPressureSystolic: return "HKQuantityTypeIdentifierBloodPressureSystolic"
+        case .bloodPressureDiastolic: return "HKQuantityTypeIdentifierBloodPressureDiastolic"
         }
     }
 
@@ -156,12 +169,15 @@ public struct HealthRecord: Hashable, Sendable {
     public let endDate: HealthTimestamp
     /// The IANA zone from the record's `HKTimeZone` metadata entry, if any.
     public let timeZoneIdentifier: String?
+    /// The record's own identifier when its export has one (Health Connect: the record's 16-byte uuid, followed
+    /// for one sample of a series by what tells it from its siblings); nil for an Apple export.
+    public let recordID: [UInt8]?
 
     /// A record; nil when the end precedes the start.
     public init?(
         kind: HealthRecordKind, sourceName: String, sourceVersion: String = "", device: String = "",
         unit: String, value: Double, creationDate: HealthTimestamp?, startDate: HealthTimestamp,
-        endDate: HealthTimestamp, timeZoneIdentifier: String? = nil
+        endDate: HealthTimestamp, timeZoneIdentifier: String? = nil, recordID: [UInt8]? = nil
     ) {
         guard endDate.utcSeconds >= startDate.utcSeconds, value.isFinite else { return nil }
         self.kind = kind
@@ -174,6 +190,7 @@ public struct HealthRecord: Hashable, Sendable {
         self.startDate = startDate
         self.endDate = endDate
         self.timeZoneIdentifier = timeZoneIdentifier
+        self.recordID = recordID
     }
 
     /// The sleep value of a sleep record; nil for other kinds.
@@ -181,10 +198,12 @@ public struct HealthRecord: Hashable, Sendable {
         kind == .sleepAnalysis ? HealthSleepValue(rawValue: Int(value)) : nil
     }
 
-    /// The bytes that identify the record. Exports carry no record UUID, so a record is the tuple of its fields:
-    /// kind, source name, source version, device, unit, value, creation, start and end (instant and offset)
-    /// and time zone. Two records with equal tuples are the same record (re-imports add only new tuples).
-    /// Fields are length-prefixed, so no choice of text can make two different tuples collide.
+    /// The bytes that identify the record. A record with a `recordID` (Health Connect) is its kind and that id:
+    /// re-importing a later export adds only records whose ids are new. Apple exports carry no record UUID, so
+    /// such a record is the tuple of its fields: kind, source name, source version, device, unit, value,
+    /// creation, start and end (instant and offset) and time zone. Two records with equal tuples are the same
+    /// record (re-imports add only new tuples). Fields are length-prefixed, so no choice of text can make two
+    /// different tuples collide, nor a tuple collide with an id (whose kind is followed by a marker no tuple has).
     public var identityBytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(96 + sourceName.utf8.count + sourceVersion.utf8.count + device.utf8.count)
@@ -203,6 +222,12 @@ public struct HealthRecord: Hashable, Sendable {
             append(t.offsetSeconds)
         }
         text(kind.rawValue)
+        if let recordID {
+            append(UInt32.max - 1)
+            append(UInt32(recordID.count))
+            bytes.append(contentsOf: recordID)
+            return bytes
+        }
         text(sourceName)
         text(sourceVersion)
         text(device)

@@ -58,6 +58,43 @@ extension CairnSchema {
     }
 }
 
+extension CairnSchema {
+    /// Health Connect's kinds (issue 41): `health_samples.kind` also takes `heart_rate`,
+    /// `blood_pressure_systolic` and `blood_pressure_diastolic`. SQLite cannot change a CHECK, so the table is
+    /// made again with the wider one and its rows copied over (same columns, same ids, same index).
+    static let healthConnectKinds = Migration(id: "2026-12-08.health-connect-kinds") { db in
+        try db.executeScript(
+            """
+            CREATE TABLE health_samples_wider (
+                id             INTEGER PRIMARY KEY,
+                fingerprint    BLOB NOT NULL CHECK (length(fingerprint) = 16),
+                import_id      INTEGER NOT NULL REFERENCES health_imports(id),
+                kind           TEXT NOT NULL CHECK (kind IN ('resting_heart_rate', 'hrv_sdnn', 'step_count', 'body_mass',
+                                   'sleep_analysis', 'heart_rate', 'blood_pressure_systolic', 'blood_pressure_diastolic')),
+                source_id      INTEGER NOT NULL REFERENCES health_sources(id),
+                unit           TEXT NOT NULL,
+                value          REAL NOT NULL,
+                created_at     INTEGER,
+                created_offset INTEGER CHECK (created_offset BETWEEN -64800 AND 64800),
+                start_at       INTEGER NOT NULL,
+                start_offset   INTEGER NOT NULL CHECK (start_offset BETWEEN -64800 AND 64800),
+                end_at         INTEGER NOT NULL,
+                end_offset     INTEGER NOT NULL CHECK (end_offset BETWEEN -64800 AND 64800),
+                time_zone      TEXT,
+                CHECK (end_at >= start_at),
+                CHECK ((created_at IS NULL) = (created_offset IS NULL))
+            );
+            INSERT INTO health_samples_wider (id, fingerprint, import_id, kind, source_id, unit, value, created_at,
+                created_offset, start_at, start_offset, end_at, end_offset, time_zone)
+            SELECT id, fingerprint, import_id, kind, source_id, unit, value, created_at, created_offset, start_at,
+                start_offset, end_at, end_offset, time_zone FROM health_samples;
+            DROP TABLE health_samples;
+            ALTER TABLE health_samples_wider RENAME TO health_samples;
+            CREATE UNIQUE INDEX health_samples_identity ON health_samples (start_at, fingerprint);
+            """)
+    }
+}
+
 /// The identity of a health record in storage: the first 16 bytes of the SHA-256 of its identity bytes (the
 /// length-prefixed tuple of its fields). 128 bits: a chance collision among billions of records is negligible.
 public enum HealthFingerprint {

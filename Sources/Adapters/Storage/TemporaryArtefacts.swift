@@ -7,7 +7,8 @@ import Foundation
 /// The vault's one registry of temporary artefacts (issue 36): every file or folder Cairn writes for a moment
 /// and removes when done (a backup's database snapshot, a partial backup beside its destination, a backup made
 /// for a download, a photo file between its rename and its row's commit, a photo file between its row's deletion
-/// and its unlinking) is named here before any byte of it is written.
+/// and its unlinking, a Health Connect database copied out of its zip) is named here before any byte of it is
+/// written.
 ///
 /// Decisions:
 /// - An entry is one small file, `<vault>/.artefacts/<random>.entry`, holding the artefact's kind, the owning
@@ -36,6 +37,9 @@ public struct TemporaryArtefacts: Sendable {
         case photoWrite = "photo-write"
         /// A photo file whose row is being deleted; the file goes once the deletion commits.
         case photoDeletion = "photo-deletion"
+        /// A Health Connect export's database copied out of its zip for reading
+        /// (`<vault>/.health-connect-<uuid>.sqlite`, 0600), removed when the import ends.
+        case healthConnectCopy = "health-connect-copy"
 
         /// Whether `path` has the form Cairn gives this kind of artefact.
         func accepts(_ path: String) -> Bool {
@@ -44,6 +48,7 @@ public struct TemporaryArtefacts: Sendable {
             case .backupSnapshot: return name.hasPrefix(".backup-") && name.hasSuffix(".sqlite")
             case .partialFile: return name.hasPrefix(".cairn-") && name.hasSuffix(".partial")
             case .download: return name.hasPrefix(".download-")
+            case .healthConnectCopy: return name.hasPrefix(".health-connect-") && name.hasSuffix(".sqlite")
             case .photoWrite, .photoDeletion:
                 let folder = ((path as NSString).deletingLastPathComponent as NSString)
                 return folder.deletingLastPathComponent.hasSuffix("/photos") && !name.hasPrefix(".")

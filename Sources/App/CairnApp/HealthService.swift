@@ -4,7 +4,7 @@ import HealthExport
 import Regimen
 import Storage
 
-/// What one Apple Health import did.
+/// What one health import (Apple Health or Health Connect) did.
 public struct HealthImportSummary: Sendable, Equatable {
     /// Records stored for the first time.
     public let added: Int
@@ -68,8 +68,10 @@ public struct HealthImportSummary: Sendable, Equatable {
     }
 }
 
-/// Apple Health data, imported read-only from the Health app's export. The only way health samples enter the
-/// vault; Cairn never writes health data back anywhere.
+/// Health data, imported read-only from Apple Health's export or Google Health Connect's (`HealthExportFormat`,
+/// told from the file's contents). The only way health samples enter the vault; Cairn never writes health data
+/// back anywhere. Both exports go through the same batches, the same samples table and the same daily values, so
+/// a day's steps from an iPhone and from an Android phone are merged by one rule (`HealthDailyValues`).
 ///
 /// An import commits in batches (`BatchedImport`, about 0.1 s each), so a long one never holds the vault:
 /// other commands and pages read and write between its batches. Its samples are recorded under one
@@ -78,7 +80,8 @@ public struct HealthImportSummary: Sendable, Equatable {
 /// full disk) removes the import's row and every sample recorded under it in one transaction, and an import
 /// cut off by a crash or `kill -9` is removed the same way the next time a process that may write opens the
 /// vault (`removeInterruptedImports`). Re-importing a newer export adds only records not stored before
-/// (records are identified by the tuple of their fields, see `HealthRecord`).
+/// (Apple's records are identified by the tuple of their fields, Health Connect's by their uuids: see
+/// `HealthRecord.identityBytes`).
 public final class HealthService: @unchecked Sendable {
     private let database: Database
     private let clock: any Clock
@@ -133,7 +136,8 @@ public final class HealthService: @unchecked Sendable {
         }
     }
 
-    /// Imports an `export.zip` or `export.xml`, streaming it (constant memory whatever its size), in batches.
+    /// Imports an `export.zip` or `export.xml`, streaming it (constant memory whatever its size), or a Health
+    /// Connect export's zip, in batches.
     ///
     /// - Parameter progress: called as the file is read with (bytes read so far, file size).
     /// - Throws: `HealthExportError` for a file that is not a readable, well-formed export (nothing is kept),
@@ -149,6 +153,7 @@ public final class HealthService: @unchecked Sendable {
         throws -> HealthImportSummary
     {
         let importedAt = clock.now()
+        let format = try HealthExportReader.format(of: source)
         var added = 0
         var present = 0
         return try batchedImport.run(
@@ -160,7 +165,8 @@ public final class HealthService: @unchecked Sendable {
                 let importID = marker[0]
                 var sources: [SourceKey: Int64] = [:]
                 var sourcesBatch = 0
-                return try reader.read(source, dates: ImportDates.instants(now: importedAt, zone: clock.timeZone), progress: progress) { record in
+                return try read(source, format: format, dates: ImportDates.instants(now: importedAt, zone: clock.timeZone), progress: progress) {
+                    record in
                     try batch.write { db in
                         let store = HealthStore(db)
                         // Source ids are looked up again in each batch (another import's clean-up may remove one
@@ -190,6 +196,30 @@ public final class HealthService: @unchecked Sendable {
                     added: added, alreadyPresent: present, skippedByType: read.skippedByType,
                     warnings: read.warnings, fileBytes: read.fileBytes, warningRecordLines: read.warningRecordLines)
             })
+    }
+
+    /// Reads the records of `source` in its format. Health Connect's database is copied out of its zip into a 0600
+    /// file in the vault folder, registered as a temporary artefact before it is made (`TemporaryArtefacts`: a
+    /// process killed midway leaves it to the next open's sweep), read read-only and removed however the read ends.
+    private func read(
+        _ source: HealthExportSource, format: HealthExportFormat, dates: Range<Date>,
+        progress: (_ bytesRead: Int64, _ totalBytes: Int64) -> Void, onRecord: (HealthRecord) throws -> Void
+    ) throws -> HealthReadSummary {
+        switch format {
+        case .appleHealth: return try reader.read(source, dates: dates, progress: progress, onRecord: onRecord)
+        case .healthConnect:
+            let vault = try Vault(directory: scratchDirectory)
+            let path = vault.directory.appendingPathComponent(".health-connect-\(UUID().uuidString.lowercased()).sqlite").path
+            let artefact = try TemporaryArtefacts(vault: vault).register(path, kind: .healthConnectCopy)
+            defer { artefact.finish(removing: true) }
+            let file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard file >= 0 else { throw HealthExportError.noRoomForHealthConnectCopy }
+            do {
+                defer { close(file) }
+                _ = try HealthConnectExport.copyDatabase(from: source, to: file)
+            }
+            return try HealthConnectExport.read(databaseAt: path, dates: dates, progress: progress, onRecord: onRecord)
+        }
     }
 
     /// Daily values of every stored sample, keyed by the pinned metric ids (`HealthMetric` raw values:

@@ -136,17 +136,17 @@ enum HealthBenchmark {
     /// User + system CPU seconds of this process, all threads (the import parses on one thread and stores on
     /// another, so on an idle 2-core machine its wall time is below this; on a loaded one the wall time also
     /// counts waiting for a core).
-    private static func cpuSeconds() -> Double {
+    static func cpuSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    private static func loadAverage() -> String {
+    static func loadAverage() -> String {
         ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    private static func peakRSSMB() -> Double {
+    static func peakRSSMB() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
@@ -154,7 +154,7 @@ enum HealthBenchmark {
         return kilobytes / 1024
     }
 
-    private static func seconds(_ d: Duration) -> Double {
+    static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }

@@ -18,6 +18,8 @@ let sections: [BenchSection] = [
     BenchSection(name: "labels") { try LabelBenchmark.run(arguments: $0) },
     BenchSection(name: "insights") { try InsightsBenchmark.run(arguments: $0) },
     BenchSection(name: "health") { try HealthBenchmark.run(arguments: $0) },
+    BenchSection(name: "health-connect") { try HealthConnectBenchmark.run(arguments: $0) },
+    BenchSection(name: "fhir") { try FHIRBenchmark.run(arguments: $0) },
     BenchSection(name: "skin-scale") { try SkinScaleBenchmark.run(arguments: $0) },
     BenchSection(name: "reports") { try ReportsBenchmark.run(arguments: $0) },
     BenchSection(name: "memory") { try InputMemoryBenchmark.run(arguments: $0) },

@@ -62,6 +62,19 @@ public enum DateText {
 
     private static let utcZone = TimeZone(identifier: "UTC")!
 
+    /// "2026-03-01T08:05:00+01:00": the wall clock of `zone` with its offset, whole seconds (FHIR's dateTime).
+    /// Worked out from the zone's offset rather than a formatter: an export writes tens of thousands of them.
+    public static func isoOffset(_ date: Date, in zone: TimeZone) -> String {
+        let offset = zone.secondsFromGMT(for: date)
+        let local = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offset)
+        let dayNumber = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let second = Int(local - dayNumber * 86_400)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let sign = offset < 0 ? "-" : "+"
+        return "\(LocalDay(dayNumber: Int(dayNumber)))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
+            + "\(sign)\(two(abs(offset) / 3600)):\(two(abs(offset) / 60 % 60))"
+    }
+
     private struct Key: Hashable {
         let layout: Layout
         let zone: String

@@ -15,7 +15,8 @@ public enum DailyAggregation: String, Hashable, Codable, Sendable, CaseIterable 
 public enum MetricSource: String, Hashable, Codable, Sendable, CaseIterable {
     /// Typed in by the person (web, CLI) or imported from an outcome CSV.
     case manual
-    /// Read from an Apple Health export (read-only; never entered by hand in Cairn).
+    /// Read from a health export, Apple Health's or Health Connect's (read-only; never entered by hand in Cairn).
+    /// The raw value keeps the name it had before Health Connect was read.
     case appleHealth = "apple-health"
 }
 
@@ -158,10 +159,23 @@ public enum BuiltInMetrics {
         id: "sleep_in_bed", name: "Time in bed", unit: "hours", aggregation: .sum,
         valueRange: 0...24, source: .appleHealth)
 
-    /// Every built-in metric: the four manual ratings, then the Apple Health metrics.
+    /// Heart rate in beats per minute, the day's mean of every sample (Health Connect's heart rate series).
+    public static let heartRate = MetricDefinition(
+        id: "heart_rate", name: "Heart rate", unit: "bpm",
+        aggregation: .mean, valueRange: 20...250, source: .appleHealth)
+    /// Systolic blood pressure in mmHg, the day's mean.
+    public static let bloodPressureSystolic = MetricDefinition(
+        id: "blood_pressure_systolic", name: "Blood pressure, systolic", unit: "mmHg",
+        aggregation: .mean, valueRange: 20...300, source: .appleHealth)
+    /// Diastolic blood pressure in mmHg, the day's mean.
+    public static let bloodPressureDiastolic = MetricDefinition(
+        id: "blood_pressure_diastolic", name: "Blood pressure, diastolic", unit: "mmHg",
+        aggregation: .mean, valueRange: 10...250, source: .appleHealth)
+
+    /// Every built-in metric: the four manual ratings, then the health export metrics.
     public static let all: [MetricDefinition] = [
         sleepQuality, energy, skin, mood, restingHeartRate, hrvSDNN, steps, bodyMass,
-        sleepAsleep, sleepInBed,
+        sleepAsleep, sleepInBed, heartRate, bloodPressureSystolic, bloodPressureDiastolic,
     ]
 
     /// The built-in metric with this id, or nil.

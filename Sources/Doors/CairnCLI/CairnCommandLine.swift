@@ -16,6 +16,7 @@ public enum CairnCommandLine {
             .group(SmileCommands.group),
             .group(RegimenCommands.group),
             .group(BackupCommands.group),
+            .group(ExportCommands.group),
             .group(
                 CommandGroup(
                     name: "settings", abstract: "Vault-wide settings: the lock, and deleting all data.",

@@ -116,6 +116,7 @@ public struct WebApplication: Sendable {
             RegimenRecordPage.routes(services.regimen, csrfToken: csrfToken),
             RegimenOutcomesPage.routes(services.outcomes, insights: services.insights, csrfToken: csrfToken),
             RegimenHealthImportPage.routes(services.health, csrfToken: csrfToken),
+            FHIRExportPage.routes(FHIRExportService(regimen: services.regimen, outcomes: services.outcomes), csrfToken: csrfToken),
             RegimenInsightsPage.routes(services.insights, csrfToken: csrfToken),
             ReportPages.routes(services.reports, skin: services.skin, regimen: services.regimen, csrfToken: csrfToken),
             UsePhonePage.routes(phone, scanner: services.labelScanner, csrfToken: csrfToken),

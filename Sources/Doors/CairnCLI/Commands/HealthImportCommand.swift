@@ -12,15 +12,19 @@ enum HealthCommands {
 /// `cairn regimen outcomes import-health FILE`.
 struct HealthImportCommand: Command {
     static let name = "import-health"
-    static let abstract = "Import an Apple Health export (export.zip or export.xml), read-only."
+    static let abstract = "Import an Apple Health or Health Connect export, read-only."
     static let synopsis = "FILE"
     static let discussion = """
-        FILE is the export.zip from the Health app's 'Export All Health Data', or the export.xml inside it. It is
-        read as a stream, so exports of several gigabytes are fine; progress is shown on stderr for large files.
-        Cairn keeps resting heart rate, heart rate variability (SDNN), steps, body mass and sleep, and counts the
-        other record types it skips. Records with impossible values (negative steps, a heart rate of 0, ...) are
-        left out and counted. Importing a newer export later adds only the records not already stored. An import
-        that fails (a truncated file, say) keeps nothing. Cairn never writes health data back.
+        FILE is the export.zip from the iPhone Health app's 'Export All Health Data' (or the export.xml inside
+        it), or the zip Android's Health Connect export writes (holding health_connect_export.db); which one is
+        told from the file, not its name. An Apple export is read as a stream, so several gigabytes are fine;
+        Health Connect's database is unpacked for the read into a private file in Cairn's data folder and
+        removed after. Progress is shown on stderr for large files. Cairn keeps steps, sleep, resting heart
+        rate, body mass, blood pressure, heart rate variability (SDNN, Apple) and heart rate (Health Connect),
+        and counts the other record types it skips. Records with impossible values (negative steps, a heart
+        rate of 0, ...) are left out and counted. Importing a newer export later adds only the records not
+        already stored. An import that fails (a truncated file, say) keeps nothing. Cairn never writes health
+        data back.
         """
     static let json = Option("--json", help: "Print the summary as JSON.")
     static let options: [Option] = [json]

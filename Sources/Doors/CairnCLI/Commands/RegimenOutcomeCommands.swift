@@ -106,7 +106,7 @@ struct OutcomesCorrectCommand: Command {
 /// `cairn regimen outcomes import`.
 struct OutcomesImportCommand: Command {
     static let name = "import"
-    static let abstract = "Import outcome values from a CSV file (date, metric, value), or an Apple Health export."
+    static let abstract = "Import outcome values from a CSV file (date, metric, value), or a health export."
     static let synopsis = "FILE.csv|export.zip|export.xml"
     static let discussion = """
         The file needs a header row naming the columns date, metric and value (any order, any case), and may
@@ -119,8 +119,9 @@ struct OutcomesImportCommand: Command {
 
         A file with any bad line imports nothing: every bad line is listed with its line number. Importing
         the same file again adds nothing; a newer file adds its new lines, and a changed value replaces the
-        one imported before (both stay in the history). Apple Health metrics come only from a Health export:
-        a FILE ending in .zip or .xml is read as one, exactly as 'cairn regimen outcomes import-health' does.
+        one imported before (both stay in the history). Health metrics come only from a health export: a FILE
+        ending in .zip or .xml (Apple Health's export.zip or export.xml, or Health Connect's zip) is read as
+        one, exactly as 'cairn regimen outcomes import-health' does.
         """
     static let json = Option("--json", help: "Print the result of every line as JSON.")
     static let options: [Option] = [json]
@@ -234,7 +235,7 @@ struct OutcomesListCommand: Command {
 /// `cairn regimen outcomes metrics`.
 struct OutcomesMetricsCommand: Command {
     static let name = "metrics"
-    static let abstract = "List the metrics: built-in ratings, Apple Health metrics and your own."
+    static let abstract = "List the metrics: built-in ratings, health export metrics and your own."
     static let json = Option("--json", help: "Print the definitions as JSON.")
     static let options: [Option] = [json]
 
@@ -250,7 +251,7 @@ struct OutcomesMetricsCommand: Command {
         if json { return try context.console.printJSON(metrics.map(MetricJSON.init)) }
         let width = (metrics.map(\.id.count).max() ?? 0) + 2
         for m in metrics {
-            let source = m.source == .manual ? "typed in or CSV" : "Apple Health export"
+            let source = m.source == .manual ? "typed in or CSV" : "a health export"
             context.console.print(
                 m.id.padding(toLength: width, withPad: " ", startingAt: 0)
                     + "\(m.name): \(m.unit), \(m.rangeText), \(m.aggregation.rawValue) per day, from \(source)")

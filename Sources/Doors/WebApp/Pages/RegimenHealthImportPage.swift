@@ -3,7 +3,8 @@ import CairnCore
 import Foundation
 import HealthExport
 
-/// `/regimen/outcomes/health`: import an Apple Health export (`export.zip` or `export.xml`) from the browser.
+/// `/regimen/outcomes/health`: import an Apple Health export (`export.zip` or `export.xml`) or a Health Connect
+/// export (its zip) from the browser.
 ///
 /// The upload arrives whole (the server's body limit applies, 64 MB by default: a zipped export of that size
 /// holds about a gigabyte of XML); `HealthService.importExport(contents:)` reads it where it is in memory (no copy
@@ -19,7 +20,10 @@ enum RegimenHealthImportPage {
             route(.get, "/regimen/outcomes/health") { _ in .html(render(csrfToken: csrfToken)) },
             route(.post, "/regimen/outcomes/health") { r in
                 guard let data = r.request.formValue("file"), !data.isEmpty else {
-                    return .html(render(csrfToken: csrfToken, error: "Choose the export.zip (or export.xml) from the Health app."), status: 400)
+                    return .html(
+                        render(
+                            csrfToken: csrfToken, error: "Choose the export.zip (or export.xml) from the Health app, or the zip from Health Connect."),
+                        status: 400)
                 }
                 do {
                     return .html(render(csrfToken: csrfToken, summary: try health.importExport(contents: data)))
@@ -38,9 +42,9 @@ enum RegimenHealthImportPage {
     static func render(csrfToken: String, summary: HealthImportSummary? = nil, error: String? = nil) -> String {
         var body =
             RegimenPages.intro(
-                "Apple Health import",
+                "Health import",
                 lead:
-                    "Read the export from the Health app into Cairn: resting heart rate, heart rate variability (SDNN), steps, body mass and sleep. Cairn only reads it and never writes health data back."
+                    "Read the export from Apple Health or Google Health Connect into Cairn: steps, sleep, resting heart rate, body mass, blood pressure, heart rate variability (SDNN, Apple) and heart rate (Health Connect). Cairn only reads it and never writes health data back."
             )
             + RegimenPages.subnav("/regimen/outcomes")
         if let summary {
@@ -61,9 +65,11 @@ enum RegimenHealthImportPage {
         body += """
             <section class="card regimen-form" aria-labelledby="health-import-title">
             <h2 id="health-import-title">Choose the export</h2>
-            <p>On the iPhone: Health app, your picture, "Export All Health Data". Choose the <code>export.zip</code> it makes (or the <code>export.xml</code> inside it). Importing a newer export later adds only what is new. Files over 64 MB: use <code>cairn regimen outcomes import export.zip</code>.</p>
+            <p>On the iPhone: Health app, your picture, "Export All Health Data". Choose the <code>export.zip</code> it makes (or the <code>export.xml</code> inside it).</p>
+            <p>On Android: Health Connect's settings, "Backup and restore", export. Choose the zip it writes (it holds <code>health_connect_export.db</code>).</p>
+            <p>Importing a newer export later adds only what is new. Files over 64 MB: use <code>cairn regimen outcomes import FILE.zip</code>.</p>
             <form method="post" action="/regimen/outcomes/health" enctype="multipart/form-data" id="health-import" data-upload-progress>\(Layout.csrfField(csrfToken))
-            <div class="stack"><label for="health-file">Health export</label>
+            <div class="stack"><label for="health-file">Health export (Apple Health or Health Connect)</label>
             <input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required\(invalid)>\(errorHTML)</div>
             <div class="form-actions"><button type="submit" class="button button-quiet">Import</button></div>
             <progress max="100" value="0" hidden>Sending</progress>
@@ -72,6 +78,6 @@ enum RegimenHealthImportPage {
             <script src="/assets/outcomes.js" defer></script>
             </section>
             """
-        return Layout.page(title: "Apple Health import", section: .regimen, body: body)
+        return Layout.page(title: "Health import", section: .regimen, body: body)
     }
 }

@@ -425,7 +425,7 @@ enum RegimenOutcomesPage {
         let recent = zip(days, values).suffix(31).reversed().map { (day, value) -> HTML in
             "<tr><td>\(day.description)</td><td>\(MetricDefinition.number(value))</td></tr>"
         }
-        let source = metric.source == .appleHealth ? " From your Apple Health export." : ""
+        let source = metric.source == .appleHealth ? " From your health export (Apple Health or Health Connect)." : ""
         let shownDays = allDays.count > days.count ? " in the last \(chartDays) days shown (\(allDays.count) in all)" : ""
         let help =
             "\(metric.unit), \(aggregationWords(metric.aggregation)). \(days.count) day\(days.count == 1 ? "" : "s") with a value\(shownDays).\(source)"

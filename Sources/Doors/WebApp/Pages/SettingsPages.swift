@@ -89,6 +89,11 @@ enum SettingsPages {
             <p>PRIVACY.md, beside Cairn's README, says what is stored, where, and how to delete it.</p>
             <p class="card-action"><a class="button button-quiet" href="/settings/backup" id="settings-backup">Back up everything…</a></p>
             </section>
+            <section class="card setting" aria-labelledby="fhir-export-title">
+            <h2 id="fhir-export-title">Export for a clinician (FHIR)</h2>
+            <p>Your products, doses and outcome values as one FHIR file, the format a clinic's system reads. Saved where you choose; no photos.</p>
+            <p class="card-action"><a class="button button-quiet" href="/settings/export/fhir" id="settings-fhir">Export as FHIR…</a></p>
+            </section>
             <section class="card setting danger-zone" aria-labelledby="delete-title">
             <h2 id="delete-title">Delete all data</h2>
             <p>Remove everything Cairn keeps on this computer. The next page lists exactly what goes, and asks you to confirm.</p>
