@@ -124,14 +124,21 @@ struct RegimenProductsShowCommand: Command {
     }
 }
 
-/// `cairn regimen products archive`.
-struct RegimenProductsArchiveCommand: Command {
-    static let name = "archive"
-    static let abstract = "Take a product off your lists; its versions and logged doses stay."
-    static let synopsis = "PRODUCT"
-    static let discussion = """
-        PRODUCT is a product id or its exact name. Stop its schedules first. 'products restore' puts it back.
-        """
+/// What `products archive` and `products restore` do to a product's place on the lists.
+protocol ProductShelfAction {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var discussion: String { get }
+    /// Applies the action and says what was done.
+    static func apply(_ service: RegimenService, _ product: StoredProduct) throws -> String
+}
+
+/// `cairn regimen products archive` and `restore`: one product, named by id or exact name.
+struct RegimenProductsShelfCommand<Action: ProductShelfAction>: Command {
+    static var name: String { Action.name }
+    static var abstract: String { Action.abstract }
+    static var synopsis: String { "PRODUCT" }
+    static var discussion: String { Action.discussion }
 
     let reference: String
 
@@ -139,28 +146,27 @@ struct RegimenProductsArchiveCommand: Command {
 
     func run(in context: CommandContext) throws {
         let service = try context.openApplication().regimen
-        let product = try service.findProduct(reference)
-        try service.archiveProduct(product.product.id)
-        context.console.print("Archived \(product.product.name). Its history stays; 'cairn regimen products restore' puts it back.")
+        context.console.print(try Action.apply(service, try service.findProduct(reference)))
     }
 }
 
-/// `cairn regimen products restore`.
-struct RegimenProductsRestoreCommand: Command {
+enum ArchiveProduct: ProductShelfAction {
+    static let name = "archive"
+    static let abstract = "Take a product off your lists; its versions and logged doses stay."
+    static let discussion = "PRODUCT is a product id or its exact name. Stop its schedules first. 'products restore' puts it back."
+    static func apply(_ service: RegimenService, _ product: StoredProduct) throws -> String {
+        try service.archiveProduct(product.product.id)
+        return "Archived \(product.product.name). Its history stays; 'cairn regimen products restore' puts it back."
+    }
+}
+
+enum RestoreProduct: ProductShelfAction {
     static let name = "restore"
     static let abstract = "Put an archived product back on your lists."
-    static let synopsis = "PRODUCT"
     static let discussion = "PRODUCT is a product id or its exact name ('products list --archived' lists them)."
-
-    let reference: String
-
-    init(arguments: Arguments) throws { reference = try arguments.positionals(exactly: ["PRODUCT"])[0] }
-
-    func run(in context: CommandContext) throws {
-        let service = try context.openApplication().regimen
-        let product = try service.findProduct(reference)
+    static func apply(_ service: RegimenService, _ product: StoredProduct) throws -> String {
         try service.restoreProduct(product.product.id)
-        context.console.print("Restored \(product.product.name) to your lists.")
+        return "Restored \(product.product.name) to your lists."
     }
 }
 

@@ -21,8 +21,8 @@ enum RegimenCommands {
                             .command(RegimenProductsAddCommand.self),
                             .command(RegimenProductsShowCommand.self),
                             .command(RegimenProductsEditCommand.self),
-                            .command(RegimenProductsArchiveCommand.self),
-                            .command(RegimenProductsRestoreCommand.self),
+                            .command(RegimenProductsShelfCommand<ArchiveProduct>.self),
+                            .command(RegimenProductsShelfCommand<RestoreProduct>.self),
                         ])),
                 .group(
                     CommandGroup(
