@@ -414,3 +414,13 @@ private func spawn(_ arguments: [String], environment: [String: String]) throws 
         #expect(cli.run("today").stdout.contains("Fish oil, 2 softgels"), "doses say what is swallowed")
     }
 }
+
+@Test func aRefusalNamesTheAreaOrFileItIsAbout() throws {
+    try withTemporaryDirectory { dir throws in
+        let vault = dir.appendingPathComponent("vault").path
+        let missing = dir.appendingPathComponent("missing.jpg").path
+        #expect(cairn(["--data-dir", vault, "skin", "add-area", "Left arm"]).status == 0)
+        #expect(cairn(["--data-dir", vault, "skin", "log", "Left arm", missing]).stderr == "cairn: \(missing): The file does not exist.")
+        #expect(cairn(["--data-dir", vault, "skin", "timeline", "Right arm"]).stderr.hasPrefix("cairn: Area \"Right arm\": "))
+    }
+}

@@ -115,7 +115,8 @@ private struct OutcomesCLI {
         #expect(again["added"] as? Int == 0 && again["unchanged"] as? Int == 2)
         let wrong = cli.run("outcomes", "import", cli.file("wrong.csv", "when,what\n1,2\n"))
         #expect(wrong.status == 1 && wrong.stderr.contains("does not have the right columns"))
-        #expect(cli.run("outcomes", "import", dir.appendingPathComponent("missing.csv").path).stderr == "cairn: The file does not exist.")
+        let missing = dir.appendingPathComponent("missing.csv").path
+        #expect(cli.run("outcomes", "import", missing).stderr == "cairn: \(missing): The file does not exist.", "the message names the file")
     }
 }
 

@@ -71,7 +71,7 @@ struct LabelScanCommand: Command {
         // A scan sent to a running `cairn serve` runs in the server's process, which goes on serving pages: it keeps
         // its own libvips threads and heap settings (`startForOnePhoto` is for a process that reads one photo).
         let scanner = context.served == nil ? LabelScanService.startForOnePhoto() : LabelScanService.startDefault()
-        let data = try InputFile.read(path)
+        let data = try about(path) { try InputFile.read(path) }
         let proposal = try scanner.propose(imageData: data)
         guard let confirmation else {
             try context.console.printJSON(proposal)

@@ -139,7 +139,7 @@ struct OutcomesImportCommand: Command {
         if suffix.hasSuffix(".zip") || suffix.hasSuffix(".xml") {
             return try HealthImportCommand(path: path, json: json).run(in: context)
         }
-        let data = try InputFile.read(path, maximumBytes: 64 << 20)
+        let data = try about(path) { try InputFile.read(path, maximumBytes: 64 << 20) }
         let service = try context.openApplication().outcomes
         let report = try RegimenOutcomeCommands.reportingBadLines(context.console) { try service.importCSV(data) }
         if json {
@@ -348,7 +348,7 @@ struct RegimenImportCommand: Command {
     }
 
     func run(in context: CommandContext) throws {
-        let data = try InputFile.read(path, maximumBytes: 64 << 20)
+        let data = try about(path) { try InputFile.read(path, maximumBytes: 64 << 20) }
         let service = try context.openApplication().regimen
         let report = try RegimenOutcomeCommands.reportingBadLines(context.console) {
             try service.importIntakeHistory(data, sourceName: URL(fileURLWithPath: path).lastPathComponent, keepingLines: json)

@@ -163,7 +163,7 @@ struct RegimenRemindersAreaCommand: Command {
 
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let found = try app.skin.area(named: area)
+        let found = try app.skin.area(namedOnCommandLine: area)
         try app.reminders.setPhotoReminder(every: weeks, for: found.id, from: from)
         let when = RegimenReminderCommands.dayText(from)
         context.console.print(

@@ -195,3 +195,20 @@ struct TodayDoseJSON: Encodable {
         recordID = d.record?.id.rawValue
     }
 }
+
+/// A refusal about one thing the person named on the command line, said with that name first ("photo.jpg: The file
+/// does not exist.", "Area \"Left arm\": There is no such area in this journal."). The person's own terminal shows
+/// it; a service's message itself never holds what was typed.
+struct NamedRefusal: CairnError {
+    let subject: String
+    let underlying: any CairnError
+    var errorKind: ErrorKind { underlying.errorKind }
+    var userMessage: String { "\(subject): \(underlying.userMessage)" }
+}
+
+/// Runs `body`, naming `subject` in any refusal it throws.
+func about<T>(_ subject: String, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let refusal as any CairnError where !(refusal is NamedRefusal) {
+        throw NamedRefusal(subject: subject, underlying: refusal)
+    }
+}

@@ -48,7 +48,7 @@ struct SkinReportCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let found = try app.skin.area(named: area)
+        let found = try app.skin.area(namedOnCommandLine: area)
         try ReportCommands.write(try app.reports.skinPhotoLog(area: found.id, paper: output.paper), output, app: app, console: context.console)
     }
 }

@@ -157,7 +157,7 @@ struct SkinRenameAreaCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
-        try skin.renameArea(try skin.area(named: area).id, to: newName)
+        try skin.renameArea(try skin.area(namedOnCommandLine: area).id, to: newName)
         context.console.print("Renamed.")
     }
 }
@@ -176,7 +176,7 @@ struct SkinDeleteAreaCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
-        let found = try skin.area(named: area)
+        let found = try skin.area(namedOnCommandLine: area)
         guard confirmed else {
             throw UsageError(
                 "This removes the area and all \(try skin.timeline(of: found.id).items.count) of its photos and cannot be undone. Add --yes to confirm."
@@ -204,8 +204,8 @@ struct SkinLogCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let found = try app.skin.area(named: area)
-        let entry = try app.skin.log(photo: InputFile.read(path), in: found.id, note: note)
+        let found = try app.skin.area(namedOnCommandLine: area)
+        let entry = try app.skin.log(photo: about(path) { try InputFile.read(path) }, in: found.id, note: note)
         let view = try app.skin.comparison(of: entry.id, in: found.id)
         try SkinCompareCommand.show(view, details: try app.settings.flag(SettingFlag.showComparisonDetails), json: json, console: context.console)
     }
@@ -225,7 +225,7 @@ struct SkinTimelineCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
+        let timeline = try app.skin.timeline(of: app.skin.area(namedOnCommandLine: area).id)
         let details = try app.settings.flag(SettingFlag.showComparisonDetails)
         if json {
             struct Item: Encodable {
@@ -296,7 +296,7 @@ struct SkinCompareCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let found = try app.skin.area(named: area)
+        let found = try app.skin.area(namedOnCommandLine: area)
         let id = try SkinCommands.entryID(entry, in: app.skin.timeline(of: found.id))
         try Self.show(
             app.skin.comparison(of: id, in: found.id), details: try app.settings.flag(SettingFlag.showComparisonDetails),
@@ -385,7 +385,7 @@ struct SkinNoteCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
-        let found = try skin.area(named: area)
+        let found = try skin.area(namedOnCommandLine: area)
         let id = try SkinCommands.entryID(entry, in: skin.timeline(of: found.id))
         switch action {
         case .history:
@@ -423,7 +423,7 @@ struct SkinTrendCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let app = try context.openApplication()
-        let timeline = try app.skin.timeline(of: app.skin.area(named: area).id)
+        let timeline = try app.skin.timeline(of: app.skin.area(namedOnCommandLine: area).id)
         if json {
             struct Point: Encodable {
                 let entry: String
@@ -479,7 +479,7 @@ struct SkinDeleteEntryCommand: Command {
     }
     func run(in context: CommandContext) throws {
         let skin = try context.openApplication().skin
-        let found = try skin.area(named: area)
+        let found = try skin.area(namedOnCommandLine: area)
         let id = try SkinCommands.entryID(entry, in: skin.timeline(of: found.id))
         let consequence = try skin.deletionConsequence(of: id, in: found.id)
         guard confirmed else { throw UsageError(consequence.message + " Add --yes to confirm.") }
@@ -586,5 +586,12 @@ struct SkinGenerateCommand: Command {
         let found = try (try? app.skin.area(named: area)) ?? app.skin.addArea(name: area, guidance: "Synthetic demo photos.")
         let entries = try SkinDemo.generate(count: count, seed: seed, into: found.id, service: app.skin, now: app.clock.now())
         context.console.print("Added \(entries.count) demo photo\(entries.count == 1 ? "" : "s") to the area.")
+    }
+}
+
+extension SkinService {
+    /// The area the command line names, its name in the refusal when there is none.
+    func area(namedOnCommandLine name: String) throws -> TrackingArea {
+        try about("Area \"\(name)\"") { try area(named: name) }
     }
 }
