@@ -27,6 +27,12 @@ public final class RegimenService: @unchecked Sendable {
     /// The current local day in the person's current zone.
     public func today() -> LocalDay { LocalDay(clock.now(), in: clock.timeZone) }
 
+    /// What a logged dose was, in its label's units at the time ("2 softgels", "1 serving (5 g)").
+    public func amountText(of entry: LedgerEntry) throws -> String {
+        let product = try database.read { try RegimenStore($0).productRevision(entry.productRevisionID) }
+        return product?.product.amountText(servings: entry.servings) ?? (entry.servings == 1 ? "1 serving" : "\(entry.servings) servings")
+    }
+
     /// The instant now, on the service's clock.
     public func now() -> Date { clock.now() }
 

@@ -348,7 +348,7 @@ struct RegimenLedgerCommand: Command {
         for e in page.entries {
             var line =
                 "\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone)) \(e.timeZone.identifier)  \(e.status.rawValue)  "
-                + "\(e.productName), \(RegimenCommands.describe(e.servings))  [\(e.importedFrom.map { $0.isEmpty ? "imported" : "imported from \($0)" } ?? e.kind.rawValue)]  \(e.id)"
+                + "\(e.productName), \(try service.amountText(of: e))  [\(e.importedFrom.map { $0.isEmpty ? "imported" : "imported from \($0)" } ?? e.kind.rawValue)]  \(e.id)"
             if let old = e.supersedes { line += e.isUndo ? "  (undoes \(old))" : "  (corrects \(old))" }
             if let by = e.supersededBy { line += "  (replaced by \(by))" }
             context.console.print(line)

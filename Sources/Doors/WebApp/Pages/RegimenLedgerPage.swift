@@ -74,7 +74,9 @@ enum RegimenLedgerPage {
             body +=
                 "<p class=\"notice\" id=\"regimen-ledger-empty\">No doses logged\(choice). Doses you tick off on <a href=\"/regimen\">Today</a> show up here.</p>"
         } else {
-            body += table(page.entries) { try? regimen.record($0) }
+            body += table(
+                page.entries, lookup: { try? regimen.record($0) }, amount: { (try? regimen.amountText(of: $0)) ?? RegimenPages.servings($0.servings) }
+            )
         }
         var pager: [HTML] = []
         func link(_ number: Int, _ label: String, _ rel: String) -> HTML {
@@ -208,7 +210,10 @@ enum RegimenLedgerPage {
 
     /// The ledger table. `lookup` finds a record the row names (the one it corrects or the one correcting it),
     /// so each note says what it corrects in words; internal record ids never show.
-    static func table(_ entries: [LedgerEntry], lookup: (IntakeRecordID) -> LedgerEntry? = { _ in nil }) -> HTML {
+    static func table(
+        _ entries: [LedgerEntry], lookup: (IntakeRecordID) -> LedgerEntry? = { _ in nil },
+        amount: (LedgerEntry) -> String = { RegimenPages.servings($0.servings) }
+    ) -> HTML {
         let byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         func find(_ id: IntakeRecordID) -> LedgerEntry? { byID[id] ?? lookup(id) }
         let rows = entries.map { e -> HTML in
@@ -243,7 +248,7 @@ enum RegimenLedgerPage {
                 <td>\(DateText.string(e.takenAt, .numericMinute, in: e.timeZone))</td>
                 <td>\(e.productName)</td>
                 <td class="regimen-status">\(statusHTML)</td>
-                <td>\(RegimenPages.servings(e.servings))</td>
+                <td>\(amount(e))</td>
                 <td>\(notes.joined(separator: "; "))\(change)</td>
                 </tr>
                 """

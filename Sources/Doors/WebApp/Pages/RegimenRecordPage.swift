@@ -66,7 +66,7 @@ enum RegimenRecordPage {
             RegimenPages.intro(
                 title,
                 lead:
-                    "\(RegimenLedgerPage.origin(e).prefix(1).uppercased())\(RegimenLedgerPage.origin(e).dropFirst()); \(RegimenPages.servings(e.servings))."
+                    "\(RegimenLedgerPage.origin(e).prefix(1).uppercased())\(RegimenLedgerPage.origin(e).dropFirst()); \((try? regimen.amountText(of: e)) ?? RegimenPages.servings(e.servings))."
             )
             + RegimenPages.subnav("/regimen/ledger") + RegimenPages.message(notice: notice, error: other)
         if !e.isCurrent {
