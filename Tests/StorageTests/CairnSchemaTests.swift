@@ -211,6 +211,13 @@ import Testing
                             '2026-12-01T08:00:00.000Z', 'America/New_York');
                 """)
         },
+        "2026-12-08.product-barcodes": { db in
+            try db.executeScript(
+                """
+                INSERT INTO regimen_product_barcodes (gtin, product_id, taught_at)
+                    VALUES ('00033984001404', 'p-1', '2026-12-08T08:00:00.000Z');
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript(
                 """

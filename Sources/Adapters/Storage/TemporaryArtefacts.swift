@@ -36,6 +36,9 @@ public struct TemporaryArtefacts: Sendable {
         case photoWrite = "photo-write"
         /// A photo file whose row is being deleted; the file goes once the deletion commits.
         case photoDeletion = "photo-deletion"
+        /// A label database being built beside the vault (`<vault>/.labels-<uuid>.sqlite`), renamed over
+        /// `labels.sqlite` once whole.
+        case labelDatabaseBuild = "label-database-build"
 
         /// Whether `path` has the form Cairn gives this kind of artefact.
         func accepts(_ path: String) -> Bool {
@@ -44,6 +47,7 @@ public struct TemporaryArtefacts: Sendable {
             case .backupSnapshot: return name.hasPrefix(".backup-") && name.hasSuffix(".sqlite")
             case .partialFile: return name.hasPrefix(".cairn-") && name.hasSuffix(".partial")
             case .download: return name.hasPrefix(".download-")
+            case .labelDatabaseBuild: return name.hasPrefix(".labels-") && name.hasSuffix(".sqlite")
             case .photoWrite, .photoDeletion:
                 let folder = ((path as NSString).deletingLastPathComponent as NSString)
                 return folder.deletingLastPathComponent.hasSuffix("/photos") && !name.hasPrefix(".")

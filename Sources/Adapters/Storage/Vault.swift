@@ -202,11 +202,14 @@ public struct Vault: Sendable, Equatable {
     @discardableResult
     public func removeAbandonedArtefacts() -> Int {
         let registry = TemporaryArtefacts(vault: self)
-        var removed = registry.removeAbandoned([.backupSnapshot, .partialFile, .download]).count
+        var removed = registry.removeAbandoned([.backupSnapshot, .partialFile, .download, .labelDatabaseBuild]).count
         // The folder first, then the entries: a file seen was registered before it was made, so its entry is read.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let named = Set(registry.entries().map(\.path))
-        for name in names where (name.hasPrefix(".backup-") && name.hasSuffix(".sqlite")) || name.hasPrefix(".download-") {
+        for name in names
+        where (name.hasPrefix(".backup-") && name.hasSuffix(".sqlite")) || name.hasPrefix(".download-")
+            || (name.hasPrefix(".labels-") && name.hasSuffix(".sqlite"))
+        {
             let path = directory.appendingPathComponent(name).path
             if !named.contains(path), unlink(path) == 0 { removed += 1 }
         }

@@ -44,6 +44,8 @@ int cairn_microhttpd_available(void);
 /* Whether GnuTLS and libqrencode (the phone session, PhoneLink) can be opened: `cairn doctor` reports them. */
 int cairn_gnutls_available(void);
 int cairn_qrencode_available(void);
+/* Whether libzbar (barcodes read from a photo, Barcodes) can be opened: `cairn doctor` reports it. */
+int cairn_zbar_available(void);
 
 /* The function pointer `name` (of its own type) kept in `cache`, a static of that type: looked up in `soname` on
  * first use. */
