@@ -1,5 +1,6 @@
 import CairnApp
 import CairnCore
+import CairnTestSupport
 import Foundation
 import Regimen
 import Testing
@@ -19,7 +20,7 @@ private let faces = URL(fileURLWithPath: #filePath)
 @Suite(.serialized) struct EveryPageBrowserTests {
     /// Real values for each `{parameter}` of the route table, from the vault with data.
     struct Samples {
-        var skinArea = "", skinEntries: [String] = [], smileEntry = "", smileUploads: [String] = [], product = ""
+        var skinArea = "", skinEntries: [String] = [], smileEntry = "", smileUploads: [String] = [], product = "", label = ""
 
         func values(for parameter: String, in pattern: String) -> [String]? {
             switch (parameter, pattern.hasPrefix("/smile")) {
@@ -28,6 +29,7 @@ private let faces = URL(fileURLWithPath: #filePath)
             case ("entry", true): return [smileEntry]
             case ("upload", _): return smileUploads
             case ("product", _): return [product]
+            case ("label", _): return [label]
             default: return nil
             }
         }
@@ -194,6 +196,12 @@ private let faces = URL(fileURLWithPath: #filePath)
         for dose in try cairn.regimen.doses(on: today.adding(days: -1)) { _ = try cairn.regimen.checkIn(dose.doseID, status: .skipped) }
         _ = try cairn.regimen.logExtra(product.product.id)
         for offset in 0..<14 { _ = try cairn.outcomes.add(metricID: "energy", value: Double(2 + offset % 3), on: today.adding(days: -offset)) }
+        // A label database of 148 real labels in DSLD's format, and one of its labels.
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try DSLDFixtures.jsonArray(try DSLDFixtures.labels()).write(to: scratch.file("labels.json"))
+        _ = try cairn.labels.importFile(atPath: scratch.file("labels.json").path)
+        samples.label = "1027"
         return samples
     }
 }

@@ -25,7 +25,8 @@ public final class LabelDatabaseService: Sendable {
 
     let vault: Vault
     let database: Database
-    let clock: any Clock
+    /// The source of "now" (and the zone dates are shown in).
+    public let clock: any Clock
     private let opened = Mutex<Opened?>(nil)
     private let madeChecker = Mutex<LabelScanService?>(nil)
 

@@ -28,6 +28,8 @@ public struct WebServices: Sendable {
     public var reminders: ReminderService
     /// Encrypted backups (the Settings download).
     public var backups: BackupService
+    /// The label database (Settings imports and removes it; the Products page adds from it).
+    public var labels: LabelDatabaseService
     /// The opened vault itself: Settings turns its lock on or off through `LockService` (`VaultGate.changeLock`).
     let application: CairnApplication
 
@@ -43,6 +45,7 @@ public struct WebServices: Sendable {
         reports = application.reports
         reminders = application.reminders
         backups = application.backups
+        labels = application.labels
         self.application = application
         self.labelScanner = labelScanner
     }
@@ -98,7 +101,7 @@ public struct WebApplication: Sendable {
         let groups: [[Route]] = [
             HomePage.routes(services),
             OnboardingPages.routes(services.settings, csrfToken: csrfToken),
-            SettingsPages.routes(services.settings, csrfToken: csrfToken),
+            SettingsPages.routes(services.settings, labels: services.labels, csrfToken: csrfToken),
             LockPages.settingsRoutes(services.settings, gate: gate, csrfToken: csrfToken),
             BackupPages.routes(services.backups, csrfToken: csrfToken),
             ReminderSettingsPage.routes(services.reminders, regimen: services.regimen, skin: services.skin, csrfToken: csrfToken),
@@ -106,7 +109,8 @@ public struct WebApplication: Sendable {
             SmilePages.routes(services.smile, csrfToken: csrfToken),
             RegimenPages.routes(services.regimen, csrfToken: csrfToken),
             RegimenProductPages.routes(services.regimen, csrfToken: csrfToken),
-            LabelScanPages.routes(services.regimen, scanner: services.labelScanner, csrfToken: csrfToken),
+            LabelScanPages.routes(services.regimen, scanner: services.labelScanner, labels: services.labels, csrfToken: csrfToken),
+            LabelDatabasePages.routes(services.labels, regimen: services.regimen, csrfToken: csrfToken),
             RegimenSchedulePages.routes(services.regimen, csrfToken: csrfToken),
             RegimenLedgerPage.routes(services.regimen, csrfToken: csrfToken),
             RegimenOutcomesPage.routes(services.outcomes, insights: services.insights, csrfToken: csrfToken),
