@@ -113,6 +113,68 @@ import Testing
         }
     }
 
+    /// A label photo whose barcode the label database knows with another amount: the scan says so, and a save
+    /// waits for the person's choice of the row.
+    @Test func aScanThatDisagreesWithTheLabelDatabaseSavesOnlyOnceEachDifferingRowIsChosen() throws {
+        try withTemporaryDirectory { dir throws in
+            let scene = Scene(dir: dir)
+            let label: [String: Any] = [
+                "id": 990_002, "fullName": "Night Lozenge", "brandName": "Example", "upcSku": "4 006381 333931",
+                "servingSizes": [["order": 1, "minQuantity": 1, "unit": "Lozenge(s)"]],
+                "ingredientRows": [
+                    ["name": "Vitamin D3", "quantity": [["quantity": 50, "unit": "mcg", "dailyValueTargetGroup": [["percent": 250]]]]],
+                    ["name": "Zinc", "quantity": [["quantity": 15, "unit": "mg", "dailyValueTargetGroup": [["percent": 136]]]]],
+                ],
+            ]
+            let file = dir.appendingPathComponent("labels.json")
+            try DSLDFixtures.jsonArray([label]).write(to: file)
+            #expect(scene.run("labels", "import", file.path).status == 0)
+            let panel = TextRenderer.render(
+                """
+                <b><span size="x-large">Supplement Facts</span></b>
+                Serving Size 1 Lozenge
+                <b>Amount Per Serving                           % Daily Value</b>
+                Vitamin D3 (as cholecalciferol)        25 mcg         125%
+                Zinc (as zinc gluconate)                   15 mg         136%
+                """, font: "DejaVu Sans 15")
+            let side = 900
+            let bars = BarcodeDrawing.rgb(
+                ean13: "4006381333931", width: side, height: panel.height, x: 220, y: max(10, panel.height / 2 - 150), moduleWidth: 5,
+                barHeight: min(260, panel.height - 20))
+            var pixels: [UInt8] = []
+            for row in 0..<panel.height {
+                pixels += panel.pixels[(row * panel.width * 3)..<((row + 1) * panel.width * 3)]
+                pixels += bars[(row * side * 3)..<((row + 1) * side * 3)]
+            }
+            let photo = dir.appendingPathComponent("label.jpg").path
+            try ImagePipeline().encodeJPEG(RGBImage(width: panel.width + side, height: panel.height, pixels: pixels), quality: 92)
+                .write(to: URL(fileURLWithPath: photo))
+            let scanned = scene.run("scan", photo)
+            #expect(scanned.status == 0)
+            #expect(scanned.stderr.contains("The barcode in this photo is in the label database: label 990002, Night Lozenge"))
+            #expect(scanned.stderr.contains("the photo 25 mcg, 125% DV; the label database 50 mcg, 250% DV"))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(scanned.stdout.utf8)) as? [String: Any])
+            let rows = try #require(json["rows"] as? [[String: Any]])
+            let flagged = rows.filter { !(($0["flags"] as? [Any]) ?? []).isEmpty }.compactMap { $0["number"] as? Int }
+            let accept = flagged.isEmpty ? [] : ["--accept", flagged.map(String.init).joined(separator: ",")]
+            let unchosen = cairn(
+                ["--data-dir", scene.vault, "regimen", "scan", photo, "--confirm", "--name", "Night", "--form", "lozenge"] + accept,
+                environment: scene.environment)
+            #expect(unchosen.status == 1)
+            #expect(unchosen.stderr.contains("differ on row 1"))
+            let saved = cairn(
+                ["--data-dir", scene.vault, "regimen", "scan", photo, "--confirm", "--name", "Night", "--form", "lozenge", "--use-database", "1"]
+                    + accept,
+                environment: scene.environment)
+            #expect(saved.status == 0, "\(saved.stderr)")
+            let listed = try #require(
+                try JSONSerialization.jsonObject(with: Data(scene.run("products", "list", "--json").stdout.utf8)) as? [[String: Any]])
+            let ingredients = try #require(listed.first?["ingredients"] as? [[String: Any]])
+            let vitaminD = try #require(ingredients.first { ($0["nameOnLabel"] as? String) == "Vitamin D3" })
+            #expect((vitaminD["amount"] as? [String: Any])?["value"] as? String == "50")
+        }
+    }
+
     @Test func helpSaysWhereTheDataComesFromItsLicenceAndThatCairnNeverFetchesIt() {
         let help = cairn("regimen", "labels", "import", "--help")
         #expect(help.stdout.contains("Dietary Supplement Label Database"))

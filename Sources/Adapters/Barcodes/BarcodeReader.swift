@@ -96,3 +96,15 @@ public enum BarcodeError: CairnError, Equatable {
 
     public var errorKind: ErrorKind { .unavailable }
 }
+
+extension BarcodeReader {
+    /// libzbar as `cairn doctor` reports it (opened here: `cairn` opens it on first use).
+    public static func status() -> ComponentStatus {
+        guard isAvailable else { return ComponentStatus(name: "zbar", role: "barcodes read from a photo", present: false, version: nil) }
+        var major: UInt32 = 0
+        var minor: UInt32 = 0
+        var patch: UInt32 = 0
+        _ = zbar_version(&major, &minor, &patch)
+        return ComponentStatus(name: "zbar", role: "barcodes read from a photo", present: true, version: "\(major).\(minor).\(patch)")
+    }
+}

@@ -213,6 +213,20 @@ public final class LabelDatabaseService: Sendable {
         return (label, comparison)
     }
 
+    /// The same comparison from the label database in the vault folder `directory`, without opening the vault (a
+    /// scan on the command line reads no record of the person's; the label database is public data).
+    public static func comparison(
+        of proposal: LabelProposal, photo: Data, inVaultFolder directory: URL
+    ) -> (label: LabelRecord, comparison: LabelComparison)? {
+        let path = directory.appendingPathComponent(fileName).path
+        guard proposal.status == .proposed, access(path, R_OK) == 0, let file = try? LabelDatabaseFile(readingAt: path) else { return nil }
+        defer { file.close() }
+        guard let barcode = try? BarcodeReader().read(imageData: photo).first,
+            let summary = try? file.labels(withBarcode: barcode).first, let label = try? file.label(summary.id)
+        else { return nil }
+        return (label, LabelComparison(read: proposal.rows.map { ($0.nameOnLabel, $0.amount, $0.dailyValuePercent) }, database: label.rows))
+    }
+
     /// A checker of rows that needs no text recognition: the bundled catalogue's matcher (the same flags as a scan).
     public func checker() throws -> LabelScanService {
         if let made = madeChecker.withLock({ $0 }) { return made }
@@ -220,6 +234,9 @@ public final class LabelDatabaseService: Sendable {
         madeChecker.withLock { $0 = made }
         return made
     }
+
+    /// libzbar as `cairn doctor` reports it.
+    public static func barcodeLibraryStatus() -> ComponentStatus { BarcodeReader.status() }
 
     // MARK: the file
 
@@ -277,4 +294,19 @@ public enum BarcodeTeachError: CairnError, Equatable {
 
     public var userMessage: String { "There is no such product to link the barcode to." }
     public var errorKind: ErrorKind { .notFound }
+}
+
+extension LabelProposal {
+    /// The same proposal with `rows` in place of its rows (a row replaced by the label database's values).
+    public func replacingRows(_ rows: [LabelProposalRow]) -> LabelProposal {
+        var copy = LabelProposal(
+            status: status, message: message, disclaimer: disclaimer, servingSize: servingSize, servingSizeText: servingSizeText,
+            servingsPerContainer: servingsPerContainer, rows: rows, otherIngredients: otherIngredients, notIngredients: notIngredients,
+            unreadLines: unreadLines, warnings: warnings, mayBeIncomplete: mayBeIncomplete, meanConfidence: meanConfidence,
+            readUpsideDown: readUpsideDown, photoWidth: photoWidth, photoHeight: photoHeight)
+        copy.layout = layout
+        copy.foodPanel = foodPanel
+        copy.linesNotRead = linesNotRead
+        return copy
+    }
 }

@@ -20,3 +20,4 @@ CAIRN_NATIVE_STUB(SONAME, const zbar_symbol_t *, zbar_image_first_symbol, (const
 CAIRN_NATIVE_STUB(SONAME, const zbar_symbol_t *, zbar_symbol_next, (const zbar_symbol_t *symbol), (symbol))
 CAIRN_NATIVE_STUB(SONAME, zbar_symbol_type_t, zbar_symbol_get_type, (const zbar_symbol_t *symbol), (symbol))
 CAIRN_NATIVE_STUB(SONAME, const char *, zbar_symbol_get_data, (const zbar_symbol_t *symbol), (symbol))
+CAIRN_NATIVE_STUB(SONAME, int, zbar_version, (unsigned int *major, unsigned int *minor, unsigned int *patch), (major, minor, patch))

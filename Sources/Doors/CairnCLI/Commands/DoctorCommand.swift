@@ -46,7 +46,7 @@ struct DoctorCommand: Command {
     func run(in context: CommandContext) throws {
         let report = Diagnostics.report(
             dataDirectory: context.dataDirectory, environment: context.environment,
-            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses())
+            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses() + [LabelDatabaseService.barcodeLibraryStatus()])
         let check = Diagnostics.checkVault(
             dataDirectory: context.dataDirectory, environment: context.environment,
             clock: context.clock, passphrase: context.askVaultPassphrase)
