@@ -44,7 +44,7 @@ public final class LabelDatabaseService: Sendable {
     }
 
     /// Where the label database is kept.
-    public var fileURL: URL { vault.directory.appendingPathComponent(Self.fileName) }
+    public var fileURL: URL { vault.labelDatabaseURL }
 
     /// What Settings shows about the label database.
     public struct Status: Sendable, Equatable, Encodable {
@@ -218,7 +218,7 @@ public final class LabelDatabaseService: Sendable {
     public static func comparison(
         of proposal: LabelProposal, photo: Data, inVaultFolder directory: URL
     ) -> (label: LabelRecord, comparison: LabelComparison)? {
-        let path = directory.appendingPathComponent(fileName).path
+        let path = directory.appendingPathComponent(fileName).path  // `Vault.labelDatabaseURL`, before the vault is open
         guard proposal.status == .proposed, access(path, R_OK) == 0, let file = try? LabelDatabaseFile(readingAt: path) else { return nil }
         defer { file.close() }
         guard let barcode = try? BarcodeReader().read(imageData: photo).first,

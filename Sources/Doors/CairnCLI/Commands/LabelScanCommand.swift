@@ -10,7 +10,8 @@ import Regimen
 struct LabelScanCommand: Command {
     static let name = "scan"
     static let abstract = "Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved)."
-    static let usage = "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]...]"
+    static let usage =
+        "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]... [--use-database N]... [--keep-read N]...]"
     static let discussion = """
         Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
         amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
