@@ -83,6 +83,11 @@ import Testing
         try DSLDFixtures.jsonArray(try DSLDFixtures.labels()).write(to: array)
         let (file, _) = try Self.build(array, in: scratch)
         #expect(try file.search("zin loz").contains { $0.id == 1027 })
+        // A one-letter word is a whole word, not every word starting with it.
+        for label in try file.search("vitamin d") {
+            let words = Set((label.name + " " + label.brand).lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init))
+            #expect(words.contains("d"), "\(label.name)")
+        }
         #expect(try file.search("\"*()").isEmpty)
         #expect(try file.search("zzzqqq").isEmpty)
         #expect(try file.search("vitamin", limit: 5).count == 5)

@@ -79,9 +79,10 @@ public struct DSLDBulkFile: Sendable {
         var textBytes: Int64 = 0
         var magic = [UInt8](repeating: 0, count: 4)
         let isZip = fread(&magic, 1, 4, file) == 4 && magic == [0x50, 0x4B, 0x03, 0x04]
+        var reader = DSLDLabelReader()
         let handle: (UnsafeRawBufferPointer) throws -> Void = { bytes in
             do {
-                try onLabel(try DSLDLabel.record(json: bytes))
+                try onLabel(try reader.record(json: bytes))
                 labels += 1
             } catch LabelDatabaseError.notALabel {
                 leftOut += 1

@@ -117,23 +117,37 @@ enum LabelDatabaseBenchmark {
         defer { try? handle.close() }
         var buffer = Data("[\n".utf8)
         var written: Int64 = 0
+        // Each real label serialised once around markers (its id, name and barcode), then each record is its parts
+        // with the markers filled: the file is written at disk speed.
+        let templates = try labels.map { label -> (parts: [String], markers: [String]) in
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: templateMarkers(label), options: [.sortedKeys]), as: UTF8.self)
+            var parts: [String] = []
+            var markers: [String] = []
+            var rest = Substring(text)
+            while let hit = ["424242424", "@@NAME@@", "@@UPC@@"].compactMap({ m in rest.range(of: m).map { ($0, m) } })
+                .min(by: { $0.0.lowerBound < $1.0.lowerBound })
+            {
+                parts.append(String(rest[..<hit.0.lowerBound]))
+                markers.append(hit.1)
+                rest = rest[hit.0.upperBound...]
+            }
+            parts.append(String(rest))
+            return (parts, markers)
+        }
         for index in 0..<records {
-            var label = labels[index % labels.count]
-            label["id"] = 1_000_000 + index
-            label["fullName"] = "\(words[index % words.count]) \(words[(index / 7) % words.count]) \(label["fullName"] as? String ?? "") \(index)"
-            label["upcSku"] = DSLDFixtures.upc(for: index)
-            label["contacts"] = [
-                [
-                    "contactId": index % 5000, "name": label["brandName"] ?? "",
-                    "contactDetails": ["city": "Springfield", "state": "NY", "country": "USA", "zipCode": "10001", "phoneNumber": "(800) 555-0100"],
-                ]
-            ]
-            label["claims"] = [["langualCode": "P0265", "langualCodeDescription": "Structure/Function"]]
-            label["targetGroups"] = ["Adult (18 - 50 Years)"]
-            label["userGroups"] = [["dailyValueTargetGroupName": "Adults and children 4 or more years of age", "langualCode": "P0250"]]
-            label["productType"] = ["langualCode": "A1305", "langualCodeDescription": "Vitamin"]
-            label["pdf"] = "https://dsld.od.nih.gov/dsld/pdf/\(1_000_000 + index).pdf"
-            buffer.append(try JSONSerialization.data(withJSONObject: label, options: [.sortedKeys]))
+            let which = index % labels.count
+            let name = "\(words[index % words.count]) \(words[(index / 7) % words.count]) \(labels[which]["fullName"] as? String ?? "") \(index)"
+            var record = ""
+            for (position, part) in templates[which].parts.enumerated() {
+                record += part
+                guard position < templates[which].markers.count else { continue }
+                switch templates[which].markers[position] {
+                case "424242424": record += "\(1_000_000 + index)"
+                case "@@NAME@@": record += name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                default: record += DSLDFixtures.upc(for: index)
+                }
+            }
+            buffer.append(contentsOf: Array(record.utf8))
             buffer.append(contentsOf: Array((index + 1 < records ? ",\n" : "\n]\n").utf8))
             if buffer.count > 4 << 20 {
                 handle.write(buffer)
@@ -144,6 +158,26 @@ enum LabelDatabaseBenchmark {
         handle.write(buffer)
         written += Int64(buffer.count)
         return written
+    }
+
+    /// A label with the markers `writeSynthetic` fills, as it serialises them.
+    private static func templateMarkers(_ template: [String: Any]) -> [String: Any] {
+        var label = template
+        label["id"] = 424_242_424
+        label["fullName"] = "@@NAME@@"
+        label["upcSku"] = "@@UPC@@"
+        label["contacts"] = [
+            [
+                "contactId": 4242, "name": label["brandName"] ?? "",
+                "contactDetails": ["city": "Springfield", "state": "NY", "country": "USA", "zipCode": "10001", "phoneNumber": "(800) 555-0100"],
+            ]
+        ]
+        label["claims"] = [["langualCode": "P0265", "langualCodeDescription": "Structure/Function"]]
+        label["targetGroups"] = ["Adult (18 - 50 Years)"]
+        label["userGroups"] = [["dailyValueTargetGroupName": "Adults and children 4 or more years of age", "langualCode": "P0250"]]
+        label["productType"] = ["langualCode": "A1305", "langualCodeDescription": "Vitamin"]
+        label["pdf"] = "https://dsld.od.nih.gov/dsld/pdf/424242424.pdf"
+        return label
     }
 
     // MARK: import
@@ -218,10 +252,13 @@ enum LabelDatabaseBenchmark {
         _ = try file.search("vitamin")
         var timings: [Double] = []
         var found = 0
+        var slowestQuery = ""
         for query in queries {
             let start = ContinuousClock.now
             found += try file.search(query).count
-            timings.append(seconds(since: start) * 1000)
+            let elapsed = seconds(since: start) * 1000
+            if elapsed > (timings.max() ?? 0) { slowestQuery = query }
+            timings.append(elapsed)
         }
         timings.sort()
         let median = timings[timings.count / 2]
@@ -242,8 +279,9 @@ enum LabelDatabaseBenchmark {
         print(
             String(
                 format:
-                    "  search: %d queries, median %.2f ms, slowest %.2f ms (target <= %.0f ms) %@; %d labels found; baseline LIKE scan: median %.1f ms",
-                queries.count, median, slowest, targetSearchMilliseconds, slowest <= targetSearchMilliseconds ? "met" : "NOT met", found,
+                    "  search: %d queries, median %.2f ms, slowest %.2f ms (%@) (target <= %.0f ms) %@; %d labels found; baseline LIKE scan: median %.1f ms",
+                queries.count, median, slowest, slowestQuery, targetSearchMilliseconds, slowest <= targetSearchMilliseconds ? "met" : "NOT met",
+                found,
                 scans[scans.count / 2]))
         return slowest <= targetSearchMilliseconds
     }

@@ -122,24 +122,48 @@ public enum LabelDatabaseError: CairnError, Equatable {
 /// bulk download): `id`, `fullName`, `brandName`, `upcSku`, `servingSizes`, `physicalState`, `ingredientRows`
 /// (each with `quantity[]` and its `dailyValueTargetGroup[]`, `forms[]`, and `nestedRows` for a blend's members),
 /// `entryDate`/`events`, `offMarket`. A search hit's `_source` wrapper is read through. Fields it does not use are
-/// skipped unread (`JSONDecoder`, into `DSLDJSON`'s few fields: about 3x faster here than `JSONSerialization`'s
-/// whole tree); a number may be written as text and text as a number; a row's unit DSLD marks as not given ("NP")
-/// gives no amount.
+/// skipped (`JSONDecoder`, into `DSLDJSON`'s few fields, each read as the type DSLD writes it first, so that the
+/// common case throws nothing); a number may be written as text and text as a number; a row's unit DSLD marks as
+/// not given ("NP") gives no amount. `DSLDLabelReader` reads a file's records with the units it has seen kept.
 public enum DSLDLabel {
     /// The record in `json` (one label object's bytes). Throws `LabelDatabaseError.notALabel` for anything else.
     public static func record(json: UnsafeRawBufferPointer) throws -> LabelRecord {
+        var reader = DSLDLabelReader()
+        return try reader.record(json: json)
+    }
+}
+
+/// Reads a file's DSLD label records one after another: as `DSLDLabel.record(json:)`, with each unit's text read
+/// once (a bulk file writes the same few dozen units millions of times).
+public struct DSLDLabelReader {
+    private var units: [String: LabelUnitParser.ParsedUnit?] = [:]
+    private let decoder = JSONDecoder()
+
+    /// A reader.
+    public init() {}
+
+    /// The record in `json` (one label object's bytes). Throws `LabelDatabaseError.notALabel` for anything else.
+    public mutating func record(json: UnsafeRawBufferPointer) throws -> LabelRecord {
         guard let base = json.baseAddress, json.count > 0 else { throw LabelDatabaseError.notALabel }
         let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: json.count, deallocator: .none)
         let decoded: DSLDJSON.Label
         do {
-            let wrapper = try JSONDecoder().decode(DSLDJSON.Wrapper.self, from: data)
+            let wrapper = try decoder.decode(DSLDJSON.Wrapper.self, from: data)
             guard let label = wrapper.source ?? wrapper.label else { throw LabelDatabaseError.notALabel }
             decoded = label
         } catch { throw LabelDatabaseError.notALabel }
         return try record(decoded)
     }
 
-    static func record(_ label: DSLDJSON.Label) throws -> LabelRecord {
+    /// The unit written in `text`, read once per text.
+    private mutating func unit(_ text: String) -> LabelUnitParser.ParsedUnit? {
+        if let known = units[text] { return known }
+        let parsed = try? LabelUnitParser.unit(text)
+        if units.count < 10_000 { units[text] = parsed }
+        return parsed
+    }
+
+    mutating func record(_ label: DSLDJSON.Label) throws -> LabelRecord {
         guard let id = label.id?.integer ?? label.dsldId?.integer, id > 0 else { throw LabelDatabaseError.notALabel }
         let name = label.fullName?.text ?? label.productName?.text ?? ""
         guard !name.isEmpty else { throw LabelDatabaseError.notALabel }
@@ -148,7 +172,7 @@ public enum DSLDLabel {
         if let first = label.servingSizes?.first, let quantity = (first.minQuantity ?? first.quantity)?.decimal {
             let unit = first.unit?.text ?? ""
             servingText = "\(quantity) \(unit)".trimmingCharacters(in: .whitespaces)
-            if let parsed = try? LabelUnitParser.unit(unit), [.count, .mass, .volume].contains(parsed.unit.dimension), quantity > 0 {
+            if let parsed = self.unit(unit), [.count, .mass, .volume].contains(parsed.unit.dimension), quantity > 0 {
                 servingSize = try? Amount(quantity * parsed.multiplier, parsed.unit)
             }
         }
@@ -158,14 +182,15 @@ public enum DSLDLabel {
         if labelDate.isEmpty { labelDate = (label.events ?? []).compactMap { $0.date?.text }.min() ?? "" }
         labelDate = String(labelDate.prefix(10))
         return LabelRecord(
-            id: id, name: clean(name), brand: clean(label.brandName?.text ?? ""), barcodes: GTIN.all(in: label.upcSku?.text ?? ""),
-            servingText: clean(servingText), servingSize: servingSize, formText: clean(label.physicalState?.text ?? ""), rows: rows,
-            labelDate: labelDate, onMarket: (label.offMarket?.integer ?? 0) == 0)
+            id: id, name: DSLDLabel.clean(name), brand: DSLDLabel.clean(label.brandName?.text ?? ""),
+            barcodes: GTIN.all(in: label.upcSku?.text ?? ""), servingText: DSLDLabel.clean(servingText), servingSize: servingSize,
+            formText: DSLDLabel.clean(label.physicalState?.text ?? ""), rows: rows, labelDate: labelDate,
+            onMarket: (label.offMarket?.integer ?? 0) == 0)
     }
 
     /// Appends a row and, for a blend, its members.
-    private static func append(_ row: DSLDJSON.Row, blend: String?, to rows: inout [LabelRecordRow]) {
-        guard let name = row.name?.text.map(clean), !name.isEmpty else { return }
+    private mutating func append(_ row: DSLDJSON.Row, blend: String?, to rows: inout [LabelRecordRow]) {
+        guard let name = row.name?.text.map(DSLDLabel.clean), !name.isEmpty else { return }
         let quantities = row.quantity ?? []
         // The first serving's column (DSLD's `servingSizeOrder` 1) when a label prints several.
         let quantity = quantities.first { ($0.servingSizeOrder?.integer ?? 1) == 1 } ?? quantities.first
@@ -173,14 +198,14 @@ public enum DSLDLabel {
         var percent: Decimal?
         if let quantity {
             let unit = quantity.unit?.text ?? ""
-            if let value = quantity.quantity?.decimal, value > 0, unit.uppercased() != "NP", let parsed = try? LabelUnitParser.unit(unit) {
+            if let value = quantity.quantity?.decimal, value > 0, unit != "NP", unit != "np", let parsed = self.unit(unit) {
                 amount = try? Amount(value * parsed.multiplier, parsed.unit)
             }
             if let value = (quantity.dailyValueTargetGroup ?? []).lazy.compactMap({ $0.percent?.decimal }).first, value >= 0 {
                 percent = value
             }
         }
-        let forms = (row.forms ?? []).compactMap { $0.name?.text.map(clean) }.filter { !$0.isEmpty }
+        let forms = (row.forms ?? []).compactMap { $0.name?.text.map(DSLDLabel.clean) }.filter { !$0.isEmpty }
         let members = row.nestedRows ?? []
         rows.append(
             LabelRecordRow(
@@ -188,7 +213,9 @@ public enum DSLDLabel {
                 dailyValuePercent: percent, isBlend: !members.isEmpty, blendName: blend))
         for member in members { append(member, blend: name, to: &rows) }
     }
+}
 
+extension DSLDLabel {
     /// Text as a name is kept: control and zero-width characters as spaces, runs of white space as one space, at
     /// most 200 characters (DSLD's names are plain, but the file comes from outside).
     static func clean(_ text: String) -> String {
@@ -225,14 +252,14 @@ enum DSLDJSON {
     struct Label: Decodable {
         let id: Scalar?
         let dsldId: Scalar?
-        let fullName: Scalar?
-        let productName: Scalar?
-        let brandName: Scalar?
-        let upcSku: Scalar?
+        let fullName: Text?
+        let productName: Text?
+        let brandName: Text?
+        let upcSku: Text?
         let servingSizes: [Serving]?
         let physicalState: PhysicalState?
         let ingredientRows: [Row]?
-        let entryDate: Scalar?
+        let entryDate: Text?
         let events: [Event]?
         let offMarket: Scalar?
     }
@@ -240,7 +267,7 @@ enum DSLDJSON {
     struct Serving: Decodable {
         let minQuantity: Scalar?
         let quantity: Scalar?
-        let unit: Scalar?
+        let unit: Text?
     }
 
     /// `{"langualCodeDescription": "Capsule"}`, or the text itself.
@@ -251,15 +278,15 @@ enum DSLDJSON {
 
         init(from decoder: Decoder) throws {
             if let container = try? decoder.container(keyedBy: Keys.self) {
-                text = try container.decodeIfPresent(Scalar.self, forKey: .langualCodeDescription)?.text
+                text = try container.decodeIfPresent(Text.self, forKey: .langualCodeDescription)?.text
             } else {
-                text = try Scalar(from: decoder).text
+                text = try Text(from: decoder).text
             }
         }
     }
 
     struct Row: Decodable {
-        let name: Scalar?
+        let name: Text?
         let quantity: [Quantity]?
         let forms: [Form]?
         let nestedRows: [Row]?
@@ -267,16 +294,29 @@ enum DSLDJSON {
 
     struct Quantity: Decodable {
         let quantity: Scalar?
-        let unit: Scalar?
+        let unit: Text?
         let servingSizeOrder: Scalar?
         let dailyValueTargetGroup: [DailyValue]?
     }
 
-    struct DailyValue: Decodable { let percent: Scalar? }
-    struct Form: Decodable { let name: Scalar? }
-    struct Event: Decodable { let date: Scalar? }
+    /// A field DSLD writes as text (a number is accepted too).
+    struct Text: Decodable {
+        let value: Scalar
 
-    /// A JSON string, number, boolean or null, read as text or a number as needed.
+        init(from decoder: Decoder) throws { value = Scalar.read(try decoder.singleValueContainer(), textFirst: true) }
+
+        var text: String? { value.text }
+        var integer: Int? { value.integer }
+        var decimal: Decimal? { value.decimal }
+    }
+
+    struct DailyValue: Decodable { let percent: Scalar? }
+    struct Form: Decodable { let name: Text? }
+    struct Event: Decodable { let date: Text? }
+
+    /// A JSON string, number, boolean or null, read as text or a number as needed. A field DSLD writes as text
+    /// is tried as text first (`Text`), one it writes as a number as a number first: a failed try throws, and
+    /// throwing for every field cost more than the rest of the decoding.
     enum Scalar: Decodable {
         case text(String)
         case number(Double)
@@ -284,17 +324,16 @@ enum DSLDJSON {
 
         init(from decoder: Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .none
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else if let text = try? container.decode(String.self) {
-                self = .text(text)
-            } else if let flag = try? container.decode(Bool.self) {
-                self = .number(flag ? 1 : 0)
-            } else {
-                self = .none
-            }
+            self = Self.read(container, textFirst: false)
+        }
+
+        static func read(_ container: SingleValueDecodingContainer, textFirst: Bool) -> Scalar {
+            if container.decodeNil() { return .none }
+            if textFirst, let text = try? container.decode(String.self) { return .text(text) }
+            if let number = try? container.decode(Double.self) { return .number(number) }
+            if !textFirst, let text = try? container.decode(String.self) { return .text(text) }
+            if let flag = try? container.decode(Bool.self) { return .number(flag ? 1 : 0) }
+            return .none
         }
 
         var text: String? {
