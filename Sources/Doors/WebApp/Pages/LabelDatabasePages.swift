@@ -15,29 +15,6 @@ enum LabelDatabasePages {
 
     static func routes(_ labels: LabelDatabaseService, regimen: RegimenService, csrfToken: String) -> [Route] {
         [
-            route(.get, "/settings/label-database") { r in
-                .html(try settingsPage(labels, csrfToken: csrfToken, notice: r.query["done"].flatMap(Self.notice)))
-            },
-            route(.post, "/settings/label-database/import") { r in
-                let path = (r.form["path"] ?? "").trimmingCharacters(in: .whitespaces)
-                guard !path.isEmpty, path.hasPrefix("/") else {
-                    return .html(
-                        try settingsPage(labels, csrfToken: csrfToken, path: path, pathError: "Write the full path of the file, starting with /."),
-                        status: 400)
-                }
-                do {
-                    _ = try labels.importFile(atPath: path)
-                } catch let error as CairnError where error.errorKind == .refusedInput {
-                    return .html(
-                        try settingsPage(labels, csrfToken: csrfToken, path: path, pathError: error.userMessage + " Nothing was changed."),
-                        status: 400)
-                }
-                return .redirect(to: "/settings/label-database?done=imported")
-            },
-            route(.post, "/settings/label-database/remove") { _ in
-                try labels.remove()
-                return .redirect(to: "/settings/label-database?done=removed")
-            },
             route(.get, "/regimen/products/labels") { r in
                 let query = (r.query["q"] ?? "").trimmingCharacters(in: .whitespaces)
                 return .html(try searchPage(labels, query: query, csrfToken: csrfToken))
@@ -71,6 +48,29 @@ enum LabelDatabasePages {
                 let label = try labels.label(id)
                 let review = LabelScanPages.Review(label: label, proposal: try labels.proposal(for: label))
                 return .html(LabelScanPages.page(review, csrfToken: csrfToken))
+            },
+            route(.get, "/settings/label-database") { r in
+                .html(try settingsPage(labels, csrfToken: csrfToken, notice: r.query["done"].flatMap(Self.notice)))
+            },
+            route(.post, "/settings/label-database/import") { r in
+                let path = (r.form["path"] ?? "").trimmingCharacters(in: .whitespaces)
+                guard !path.isEmpty, path.hasPrefix("/") else {
+                    return .html(
+                        try settingsPage(labels, csrfToken: csrfToken, path: path, pathError: "Write the full path of the file, starting with /."),
+                        status: 400)
+                }
+                do {
+                    _ = try labels.importFile(atPath: path)
+                } catch let error as CairnError where error.errorKind == .refusedInput {
+                    return .html(
+                        try settingsPage(labels, csrfToken: csrfToken, path: path, pathError: error.userMessage + " Nothing was changed."),
+                        status: 400)
+                }
+                return .redirect(to: "/settings/label-database?done=imported")
+            },
+            route(.post, "/settings/label-database/remove") { _ in
+                try labels.remove()
+                return .redirect(to: "/settings/label-database?done=removed")
             },
         ]
     }
@@ -120,14 +120,24 @@ enum LabelDatabasePages {
                 <dt>Imported</dt><dd>\(DateText.string(status.importedAt, .dayAndTime, in: labels.clock.timeZone)), from \(status.sourceName)</dd>
                 <dt>Size on this computer</dt><dd>\(size(status.fileBytes))</dd>
                 </dl>
-                <form method="post" action="/settings/label-database/remove" class="setting-row">\(Layout.csrfField(csrfToken))
-                <button type="submit" class="button button-quiet" id="label-database-remove">Remove the label database</button>
-                </form>
                 """
         } else {
             state = "<p id=\"label-database-facts\">There is no label database on this computer yet.</p>"
         }
         let errors = pathError.map { [$0] } ?? []
+        // Removing comes last on the page: the forms above it stay as they were after it.
+        let remove: HTML =
+            status == nil
+            ? ""
+            : """
+            <section class="card" aria-labelledby="label-database-remove-title">
+            <h2 id="label-database-remove-title">Remove it</h2>
+            <p>Barcodes you linked to your products stay in your vault.</p>
+            <form method="post" action="/settings/label-database/remove" class="setting-row">\(Layout.csrfField(csrfToken))
+            <button type="submit" class="button button-quiet" id="label-database-remove">Remove the label database</button>
+            </form>
+            </section>
+            """
         let body: HTML = """
             <div class="page-intro"><h1>Label database</h1><p class="lead">\(source)</p></div>
             \(RegimenPages.message(notice: notice, error: nil))
@@ -144,6 +154,7 @@ enum LabelDatabasePages {
             <div class="form-actions"><button type="submit" class="button" id="label-database-import-button">Import</button></div>
             </form>
             </section>
+            \(remove)
             """
         return Layout.page(title: "Label database", section: .settings, body: body)
     }
