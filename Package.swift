@@ -21,7 +21,7 @@ func headerSearchPaths(_ packages: [String]) -> [String] {
     return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).filter { $0.hasPrefix("-I") }
 }
 let openedOnFirstUse = headerSearchPaths(["vips", "libheif", "pangocairo", "libxml-2.0", "libnotify", "tesseract", "libarchive",
-                                          "libmicrohttpd", "gnutls", "libqrencode"])
+                                          "libmicrohttpd", "gnutls", "libqrencode", "zbar"])
 
 let package = Package(
     name: "Cairn",
@@ -51,6 +51,8 @@ let package = Package(
         // The phone session (PhoneLink): its certificate through GnuTLS, its QR code through libqrencode.
         .systemLibrary(name: "CGnuTLS", path: "Sources/Native/CGnuTLS", providers: [.apt(["libgnutls28-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/Native/CQREncode", providers: [.apt(["libqrencode-dev"])]),
+        // Barcodes read from a photo (Barcodes): libzbar, opened on first use like the libraries above.
+        .systemLibrary(name: "CZBar", path: "Sources/Native/CZBar", providers: [.apt(["libzbar-dev"])]),
         // dlopen on first use, and the stubs through which Swift calls the libraries above (native_loader.h).
         .target(name: "NativeLoader", path: "Sources/Native/NativeLoader", linkerSettings: [.linkedLibrary("dl")]),
         // dlib is C++ with templates: a C API shim, optimised even in debug (PLATFORM.md: 57x slower otherwise).
@@ -80,15 +82,19 @@ let package = Package(
         .target(name: "Notifications", dependencies: ["CairnCore", "Regimen", "CNotify", "NativeLoader"], path: "Sources/Adapters/Notifications"),
         // The phone session's address rules, TLS certificate (GnuTLS) and QR code (libqrencode).
         .target(name: "PhoneLink", dependencies: ["CairnCore", "CGnuTLS", "CQREncode", "NativeLoader"], path: "Sources/Adapters/PhoneLink"),
+        // The label database (DSLD's bulk file, read through libarchive, into a plain SQLite file beside the vault).
+        .target(name: "LabelDatabase", dependencies: ["CairnCore", "Regimen", "Storage", "CArchive", "NativeLoader"], path: "Sources/Adapters/LabelDatabase"),
+        // A product's barcode read from a photo (zbar).
+        .target(name: "Barcodes", dependencies: ["CairnCore", "Regimen", "Imaging", "CZBar", "NativeLoader"], path: "Sources/Adapters/Barcodes"),
 
         // MARK: application services (the only way data changes)
-        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "PhoneLink"], path: "Sources/App/CairnApp"),
+        .target(name: "CairnApp", dependencies: ["CairnCore", "PhotoMetadata", "Storage", "Encryption", "Imaging", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "PhoneLink", "LabelDatabase", "Barcodes"], path: "Sources/App/CairnApp"),
 
         // MARK: web + executables
         .target(name: "WebApp", dependencies: ["CairnCore", "CairnApp", "Storage", "Skin", "Smile", "Regimen", "CMicroHTTPD", "NativeLoader", "TextRecognition", "Insights", "Outcomes", "HealthExport", "Reports", "Encryption", "PhoneLink"], path: "Sources/Doors/WebApp", resources: [.copy("Assets")]),
         .target(name: "CairnCLI", dependencies: ["CairnCore", "CairnApp", "WebApp", "Imaging", "PhotoMetadata", "Encryption", "Skin", "Smile", "Regimen", "Insights", "Outcomes", "HealthExport", "Reports", "Notifications", "PhoneLink"], path: "Sources/Doors/CairnCLI"),
         .executableTarget(name: "cairn", dependencies: ["CairnCLI", "CairnApp"], path: "Sources/Doors/cairn"),
-        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "Outcomes", "CairnTestSupport", "WebApp"], path: "Sources/Bench/cairn-bench"),
+        .executableTarget(name: "cairn-bench", dependencies: ["CairnCore", "CairnApp", "Encryption", "Imaging", "PhotoMetadata", "Storage", "Regimen", "Skin", "Smile", "Landmarks", "TextRecognition", "CPangoCairo", "Insights", "HealthExport", "Outcomes", "CairnTestSupport", "WebApp", "LabelDatabase", "Barcodes"], path: "Sources/Bench/cairn-bench"),
 
         // MARK: tests (mirror the sources)
         .target(name: "CairnTestSupport", dependencies: ["PhotoMetadata", "CairnCore", "CPangoCairo", "CSQLite", "NativeLoader"], path: "Tests/CairnTestSupport"),
@@ -110,6 +116,8 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: ["CairnCLI", "CairnCore", "CairnApp", "Encryption", "Imaging", "Outcomes", "Regimen", "Insights", "CairnTestSupport", "NativeLoader", "Skin"], exclude: ["Fixtures"]),
         .testTarget(name: "BrowserTests", dependencies: ["CairnCore", "CairnApp", "WebApp", "Storage", "Encryption", "Imaging", "CairnTestSupport", "Insights", "Regimen", "Outcomes", "Skin"]),
         .testTarget(name: "PhoneLinkTests", dependencies: ["PhoneLink", "CairnCore", "CairnTestSupport"]),
+        .testTarget(name: "LabelDatabaseTests", dependencies: ["LabelDatabase", "Regimen", "CairnCore", "CairnTestSupport"]),
+        .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "Regimen", "CairnCore", "Imaging", "CairnTestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "CairnTestSupport"]),
         .testTarget(name: "NotificationsTests", dependencies: ["Notifications", "CairnApp", "CairnCore", "Regimen", "Storage"]),
         .testTarget(name: "HealthExportTests", dependencies: ["HealthExport", "CairnCore", "Regimen", "CairnTestSupport"]),

@@ -13,6 +13,7 @@ packages=(
   libmicrohttpd-dev              # the loopback web server
   libgnutls28-dev                # the phone session's certificate, made in-process (PhoneLink)
   libqrencode-dev                # the phone session's QR code (PhoneLink)
+  libzbar-dev                    # barcodes read from a photo (Barcodes: the label database)
   libsodium-dev                  # hashing (and, later, encryption)
   libdlib-dev liblapack-dev libblas-dev  # face landmarks (Smile)
   libdlib-data                   # dlib's 68-point landmark model (optional at run time; see README)

@@ -43,7 +43,7 @@ private let itemOfTable: [String: Int] = [
     "smile_entries": 1,
     "regimen_products": 2, "regimen_product_revisions": 2, "regimen_product_ingredients": 2, "regimen_schedules": 2,
     "regimen_schedule_revisions": 2, "regimen_intake": 2, "regimen_intake_imports": 2, "regimen_intake_import_runs": 2,
-    "regimen_supply_changes": 3, "regimen_product_archive": 2,
+    "regimen_supply_changes": 3, "regimen_product_archive": 2, "regimen_product_barcodes": 2,
     "outcome_metrics": 4, "outcome_entries": 4,
     "health_imports": 5, "health_sources": 5, "health_samples": 5,
     "insights": 6, "insight_runs": 6, "insight_pending": 6, "insight_series_state": 6, "insight_metric_options": 6,

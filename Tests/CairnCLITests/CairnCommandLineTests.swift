@@ -101,7 +101,8 @@ import Testing
     #expect(noName.err.first == "cairn regimen scan: --confirm needs --name.")
     let stray = cairn("regimen", "scan", "label.jpg", "--name", "X")
     #expect(stray.status == 2)
-    #expect(stray.err.first == "cairn regimen scan: --name, --form, --brand, --accept and --leave-out go with --confirm.")
+    #expect(
+        stray.err.first == "cairn regimen scan: --name, --form, --brand, --accept, --leave-out, --use-database and --keep-read go with --confirm.")
 }
 
 @Test func aReadingCommandLeavesHousekeepingToTheNextCommandThatWrites() throws {

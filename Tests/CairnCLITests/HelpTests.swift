@@ -366,6 +366,7 @@ private let expectedHelp: [String: String] = [
       insights    Compare outcome series before and after changes in what you took.
       report      Write a PDF summary of a period: products, schedules, logged doses, ingredient totals, outcomes, insights.
       scan        Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
+      labels      The label database (DSLD, imported from its bulk file): import, search, add a product, teach a barcode.
       supply      Counts on hand and when they run out.
       outcomes    Outcome series: daily ratings and other values you track.
       reminders   Reminder preferences: quiet hours, names, repeats, summaries, per schedule, skin photos.
@@ -721,7 +722,7 @@ private let expectedHelp: [String: String] = [
     "cairn regimen scan": #"""
     Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved).
 
-    Usage: cairn regimen scan LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]...]
+    Usage: cairn regimen scan LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]... [--use-database N]... [--keep-read N]...]
 
     Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
     amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
@@ -734,16 +735,122 @@ private let expectedHelp: [String: String] = [
     the only output format (--json is accepted for clarity).
 
     Options:
-      --json          Print the proposal as JSON (the default).
-      --confirm       Save the proposal as a product. Needs --name and --form. A flagged row is saved only once
-                      you decide it: on a terminal, scan asks for each flagged row (accept, edit, leave out);
-                      otherwise give --accept N or --leave-out N for each, or nothing is saved.
-      --accept N      Save flagged row N as read, after checking it against the label (repeat per row; "2,5" works).
-      --leave-out N   Do not save row N (repeat per row).
-      --name NAME     The product's name.
+      --json             Print the proposal as JSON (the default).
+      --confirm          Save the proposal as a product. Needs --name and --form. A flagged row is saved only once
+                         you decide it: on a terminal, scan asks for each flagged row (accept, edit, leave out);
+                         otherwise give --accept N or --leave-out N for each, or nothing is saved.
+      --accept N         Save flagged row N as read, after checking it against the label (repeat per row; "2,5" works).
+      --leave-out N      Do not save row N (repeat per row).
+      --name NAME        The product's name.
+      --form FORM        capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
+                         packet or other.
+      --brand TEXT       The brand, if any.
+      --use-database N   Where the photo's barcode is in the label database and row N differs from it: save its amount and %DV.
+      --keep-read N      Where row N differs from the label database: save it as read.
+    """#,
+    "cairn regimen labels": #"""
+    The label database (DSLD, imported from its bulk file): import, search, add a product, teach a barcode.
+
+    Usage: cairn regimen labels <command> [options]
+
+    Commands:
+      import   Build the label database from DSLD's bulk JSON file (replaces an earlier one once whole).
+      status   Say when the label database was imported, from which file, and its size.
+      remove   Remove the label database (barcodes you taught stay in the vault).
+      search   Find labels by name or brand, or by the barcode in a photo.
+      show     Print one label of the label database as JSON, its rows flagged as a scan's are.
+      add      Add a product from a label of the label database (flagged rows need your decision).
+      teach    Link a barcode to one of your products, so it finds that product next time.
+    """#,
+    "cairn regimen labels import": #"""
+    Build the label database from DSLD's bulk JSON file (replaces an earlier one once whole).
+
+    Usage: cairn regimen labels import FILE
+
+    The label database is the NIH Office of Dietary Supplements' Dietary Supplement Label Database (DSLD,
+    dsld.od.nih.gov), public domain. Download its bulk JSON file yourself (a zip) and import it: Cairn never
+    fetches anything. It is kept beside the vault, outside it and its backups; barcodes you teach stay in the
+    vault.
+
+    FILE is the zip as downloaded (one JSON file per label, or one large JSON array) or the JSON in it. Labels are
+    read one at a time; the new database replaces the old one only once it is whole, so a failed import changes
+    nothing.
+    """#,
+    "cairn regimen labels status": #"""
+    Say when the label database was imported, from which file, and its size.
+
+    Usage: cairn regimen labels status [--json]
+
+    The label database is the NIH Office of Dietary Supplements' Dietary Supplement Label Database (DSLD,
+    dsld.od.nih.gov), public domain. Download its bulk JSON file yourself (a zip) and import it: Cairn never
+    fetches anything. It is kept beside the vault, outside it and its backups; barcodes you teach stay in the
+    vault.
+
+    Options:
+      --json   Print JSON.
+    """#,
+    "cairn regimen labels remove": #"""
+    Remove the label database (barcodes you taught stay in the vault).
+
+    Usage: cairn regimen labels remove
+
+    The label database is the NIH Office of Dietary Supplements' Dietary Supplement Label Database (DSLD,
+    dsld.od.nih.gov), public domain. Download its bulk JSON file yourself (a zip) and import it: Cairn never
+    fetches anything. It is kept beside the vault, outside it and its backups; barcodes you teach stay in the
+    vault.
+    """#,
+    "cairn regimen labels search": #"""
+    Find labels by name or brand, or by the barcode in a photo.
+
+    Usage: cairn regimen labels search TEXT | --barcode-photo FILE | --barcode NUMBER [--limit N] [--json]
+
+    TEXT finds labels whose name or brand hold every word (each as a word's start). A barcode is compared as a
+    GTIN-14 (a UPC-A read as EAN-13 is the same barcode); it finds your own product first when you taught it
+    (labels teach), then the labels that carry it. The photo is read in memory and never kept.
+
+    The label database is the NIH Office of Dietary Supplements' Dietary Supplement Label Database (DSLD,
+    dsld.od.nih.gov), public domain. Download its bulk JSON file yourself (a zip) and import it: Cairn never
+    fetches anything. It is kept beside the vault, outside it and its backups; barcodes you teach stay in the
+    vault.
+
+    Options:
+      --barcode-photo FILE   A photo of the product's barcode (or its label with the barcode).
+      --barcode NUMBER       A barcode number (8, 12, 13 or 14 digits).
+      --limit N              At most N labels (1 to 100; 20 by default).
+      --json                 Print JSON.
+    """#,
+    "cairn regimen labels show": #"""
+    Print one label of the label database as JSON, its rows flagged as a scan's are.
+
+    Usage: cairn regimen labels show ID
+    """#,
+    "cairn regimen labels add": #"""
+    Add a product from a label of the label database (flagged rows need your decision).
+
+    Usage: cairn regimen labels add ID [--name NAME] [--brand TEXT] [--form FORM] [--accept N] [--leave-out N]
+
+    The label's rows are checked as a scanned label's are. A flagged row is saved only once you decide it: on a
+    terminal, add asks for each; otherwise give --accept N or --leave-out N for each, or nothing is saved. The
+    name, brand and form default to the label's.
+
+    Options:
+      --name NAME     The product's name (the label's by default).
+      --brand TEXT    The brand (the label's by default).
       --form FORM     capsule, softgel, tablet, chewable, lozenge, gummy, powder, liquid, drops, spray,
                       packet or other.
-      --brand TEXT    The brand, if any.
+      --accept N      Save flagged row N as read, after checking it against the label (repeat per row; "2,5" works).
+      --leave-out N   Do not save row N (repeat per row).
+    """#,
+    "cairn regimen labels teach": #"""
+    Link a barcode to one of your products, so it finds that product next time.
+
+    Usage: cairn regimen labels teach BARCODE PRODUCT | --barcode-photo FILE PRODUCT
+
+    The link is kept in your vault (the label database is not changed). The photo is read in memory and never
+    kept.
+
+    Options:
+      --barcode-photo FILE   A photo of the product's barcode (or its label with the barcode).
     """#,
     "cairn regimen supply": #"""
     Counts on hand and when they run out.
@@ -917,13 +1024,13 @@ private let expectedHelp: [String: String] = [
     Removes everything Cairn keeps in this vault and leaves an empty vault:
       - every skin area, photo, comparison and note
       - every smile photo
-      - every product (with its label details), schedule, and dose taken, skipped or imported
+      - every product (with its label details and the barcodes you linked to it), schedule, and dose taken, skipped or imported
       - every supply change
       - every outcome series and its entries
       - all Apple Health data you imported
       - every insight
       - your settings, your reminder settings, the record of reminders sent and the reminder timetable
-      - the database's journal and WAL files, and any temporary files Cairn left in the vault
+      - the database's journal and WAL files, the label database you imported, and any temporary files Cairn left in the vault
     There is no undo. Backups, reports and exports you saved elsewhere are not touched. --yes confirms that you mean it.
 
     Options:

@@ -218,6 +218,13 @@ import Testing
                 INSERT INTO regimen_product_archive (product_id, archived, recorded_at) VALUES ('p-1', 0, '2026-12-08T09:00:00.000Z');
                 """)
         },
+        "2026-12-08.product-barcodes": { db in
+            try db.executeScript(
+                """
+                INSERT INTO regimen_product_barcodes (gtin, product_id, taught_at)
+                    VALUES ('00033984001404', 'p-1', '2026-12-08T08:00:00.000Z');
+                """)
+        },
         "2026-11-30.outcomes": { db in
             try db.executeScript(
                 """

@@ -69,6 +69,13 @@ import Testing
         "settings lock": (.post, "/settings/lock/on"),
         "settings delete-all-data": (.post, "/settings/delete"),
         "export fhir": (.post, "/settings/export/fhir"),
+        "regimen labels import": (.post, "/settings/label-database/import"),
+        "regimen labels status": (.get, "/settings/label-database"),
+        "regimen labels remove": (.post, "/settings/label-database/remove"),
+        "regimen labels search": (.get, "/regimen/products/labels"),
+        "regimen labels show": (.get, "/regimen/products/labels/1"),
+        "regimen labels add": (.post, "/regimen/products/scan/confirm"),
+        "regimen labels teach": (.post, "/regimen/products/labels/teach"),
     ]
     /// Commands with no web form, and why.
     let exempt: [String: String] = [

@@ -7,7 +7,7 @@ public enum CairnSchema {
     /// Every migration, oldest first.
     public static let migrations: [Migration] = [
         foundation, smile, regimen, skin, outcomes, health, insights, skinNotes, insightInputs, intakeImportRuns, intakeUndo, reminders,
-        photoReminders, scheduleZones, productArchive, healthConnectKinds,
+        photoReminders, scheduleZones, productArchive, healthConnectKinds, productBarcodes,
     ]
 
     /// The ID of the newest migration: what "today's schema" means.

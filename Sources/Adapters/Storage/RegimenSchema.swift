@@ -242,4 +242,18 @@ extension CairnSchema {
             CREATE INDEX regimen_product_archive_product ON regimen_product_archive (product_id, seq);
             """)
     }
+
+    /// Barcodes the person taught: a product's GTIN-14 linked to a product of their own, so a barcode the label
+    /// database does not know is found next time. One product per barcode; a product may have several.
+    static let productBarcodes = Migration(id: "2026-12-08.product-barcodes") { db in
+        try db.executeScript(
+            """
+            CREATE TABLE regimen_product_barcodes (
+                gtin       TEXT PRIMARY KEY CHECK (length(gtin) = 14 AND gtin NOT GLOB '*[^0-9]*'),
+                product_id TEXT NOT NULL REFERENCES regimen_products(id),
+                taught_at  TEXT NOT NULL
+            );
+            CREATE INDEX regimen_product_barcodes_by_product ON regimen_product_barcodes (product_id);
+            """)
+    }
 }

@@ -40,6 +40,9 @@ public struct TemporaryArtefacts: Sendable {
         /// A Health Connect export's database copied out of its zip for reading
         /// (`<vault>/.health-connect-<uuid>.sqlite`, 0600), removed when the import ends.
         case healthConnectCopy = "health-connect-copy"
+        /// A label database being built beside the vault (`<vault>/.labels-<uuid>.sqlite`), renamed over
+        /// `labels.sqlite` once whole.
+        case labelDatabaseBuild = "label-database-build"
 
         /// Whether `path` has the form Cairn gives this kind of artefact.
         func accepts(_ path: String) -> Bool {
@@ -49,6 +52,7 @@ public struct TemporaryArtefacts: Sendable {
             case .partialFile: return name.hasPrefix(".cairn-") && name.hasSuffix(".partial")
             case .download: return name.hasPrefix(".download-")
             case .healthConnectCopy: return name.hasPrefix(".health-connect-") && name.hasSuffix(".sqlite")
+            case .labelDatabaseBuild: return name.hasPrefix(".labels-") && name.hasSuffix(".sqlite")
             case .photoWrite, .photoDeletion:
                 let folder = ((path as NSString).deletingLastPathComponent as NSString)
                 return folder.deletingLastPathComponent.hasSuffix("/photos") && !name.hasPrefix(".")

@@ -79,6 +79,8 @@ public struct Vault: Sendable, Equatable {
     public var databaseURL: URL { directory.appendingPathComponent("cairn.sqlite") }
     /// The folder holding photo files, `<directory>/photos`.
     public var photosDirectory: URL { directory.appendingPathComponent("photos") }
+    /// The label database (public DSLD labels, imported by the person): beside the database, never in backups.
+    public var labelDatabaseURL: URL { directory.appendingPathComponent("labels.sqlite") }
     /// What reminders need while the database is locked (see docs/REMINDERS.md), outside the database.
     public var reminderTimetableURL: URL { directory.appendingPathComponent("reminders.timetable") }
     /// Notification buttons pressed while the database was locked, logged at the next unlock.
@@ -202,13 +204,14 @@ public struct Vault: Sendable, Equatable {
     @discardableResult
     public func removeAbandonedArtefacts() -> Int {
         let registry = TemporaryArtefacts(vault: self)
-        var removed = registry.removeAbandoned([.backupSnapshot, .partialFile, .download, .healthConnectCopy]).count
+        var removed = registry.removeAbandoned([.backupSnapshot, .partialFile, .download, .healthConnectCopy, .labelDatabaseBuild]).count
         // The folder first, then the entries: a file seen was registered before it was made, so its entry is read.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let named = Set(registry.entries().map(\.path))
         for name in names
         where (name.hasPrefix(".backup-") && name.hasSuffix(".sqlite")) || name.hasPrefix(".download-")
             || (name.hasPrefix(".health-connect-") && name.hasSuffix(".sqlite"))
+            || (name.hasPrefix(".labels-") && name.hasSuffix(".sqlite"))
         {
             let path = directory.appendingPathComponent(name).path
             if !named.contains(path), unlink(path) == 0 { removed += 1 }
@@ -245,6 +248,7 @@ public struct Vault: Sendable, Equatable {
                 try removeTree(lostAndFoundURL)
                 try FileModes.removeFile(atPath: reminderTimetableURL.path)
                 try FileModes.removeFile(atPath: reminderQueueURL.path)
+                try FileModes.removeFile(atPath: labelDatabaseURL.path)
                 // Cairn's temporary files in the vault all have names starting with a dot (an Apple Health upload,
                 // an import marker, a backup's database snapshot): none may outlive the data.
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(".") {

@@ -38,6 +38,8 @@ public final class CairnApplication: Sendable {
     public var reports: ReportService { built.reports.value }
     /// Reminders: preferences, what to notify now, and the actions of a notification.
     public var reminders: ReminderService { built.reminders.value }
+    /// The label database (public DSLD labels beside the vault) and the barcodes the person taught.
+    public var labels: LabelDatabaseService { built.labels.value }
     /// The source of "now" for every service.
     public let clock: any Clock
     /// The journals' services, each built on first use: a command pays only for the journals it touches.
@@ -165,6 +167,7 @@ extension CairnApplication {
         let insights: Built<InsightService>
         let reports: Built<ReportService>
         let reminders: Built<ReminderService>
+        let labels: Built<LabelDatabaseService>
 
         init(
             database: Database, vault: Vault, photoStore: PhotoFileStore, photoIntake: PhotoIntake, clock: any Clock,
@@ -189,6 +192,7 @@ extension CairnApplication {
                     database: database, skin: skin.value, smile: smile.value, regimen: regimen.value, outcomes: outcomes.value,
                     insights: insights.value, photoStore: photoStore, clock: clock)
             }
+            labels = Built { LabelDatabaseService(vault: vault, database: database, clock: clock) }
             reminders = Built { ReminderService(database: database, vault: vault, regimen: regimen.value, skin: skin.value, clock: clock) }
             self.skin = skin
             self.smile = smile

@@ -15,13 +15,13 @@ public final class SettingsService: SettingsServicing, @unchecked Sendable {
     public static let whatDeleteAllRemoves = [
         "every skin area, photo, comparison and note",
         "every smile photo",
-        "every product (with its label details), schedule, and dose taken, skipped or imported",
+        "every product (with its label details and the barcodes you linked to it), schedule, and dose taken, skipped or imported",
         "every supply change",
         "every outcome series and its entries",
         "all Apple Health data you imported",
         "every insight",
         "your settings, your reminder settings, the record of reminders sent and the reminder timetable",
-        "the database's journal and WAL files, and any temporary files Cairn left in the vault",
+        "the database's journal and WAL files, the label database you imported, and any temporary files Cairn left in the vault",
     ]
     /// What it does not remove, said right after the list.
     public static let whatDeleteAllKeeps = "Backups, reports and exports you saved elsewhere are not touched."

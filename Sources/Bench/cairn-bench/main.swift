@@ -16,6 +16,7 @@ let sections: [BenchSection] = [
     BenchSection(name: "skin") { try SkinBenchmark.run(arguments: $0) },
     BenchSection(name: "regimen") { try RegimenBenchmark.run(arguments: $0) },
     BenchSection(name: "labels") { try LabelBenchmark.run(arguments: $0) },
+    BenchSection(name: "label-database") { try LabelDatabaseBenchmark.run(arguments: $0) },
     BenchSection(name: "insights") { try InsightsBenchmark.run(arguments: $0) },
     BenchSection(name: "health") { try HealthBenchmark.run(arguments: $0) },
     BenchSection(name: "health-connect") { try HealthConnectBenchmark.run(arguments: $0) },

@@ -30,6 +30,8 @@ public struct WebServices: Sendable {
     public var backups: BackupService
     /// Whether this server shows reminders (nil: it runs no reminder loop, as in tests).
     public var reminderStatus: ReminderStatus?
+    /// The label database (Settings imports and removes it; the Products page adds from it).
+    public var labels: LabelDatabaseService
     /// The opened vault itself: Settings turns its lock on or off through `LockService` (`VaultGate.changeLock`).
     let application: CairnApplication
 
@@ -45,6 +47,7 @@ public struct WebServices: Sendable {
         reports = application.reports
         reminders = application.reminders
         backups = application.backups
+        labels = application.labels
         self.application = application
         self.labelScanner = labelScanner
         self.reminderStatus = reminderStatus
@@ -101,7 +104,7 @@ public struct WebApplication: Sendable {
         let groups: [[Route]] = [
             HomePage.routes(services),
             OnboardingPages.routes(services.settings, csrfToken: csrfToken),
-            SettingsPages.routes(services.settings, csrfToken: csrfToken),
+            SettingsPages.routes(services.settings, labels: services.labels, csrfToken: csrfToken),
             LockPages.settingsRoutes(services.settings, gate: gate, csrfToken: csrfToken),
             BackupPages.routes(services.backups, csrfToken: csrfToken),
             ReminderSettingsPage.routes(
@@ -110,7 +113,8 @@ public struct WebApplication: Sendable {
             SmilePages.routes(services.smile, csrfToken: csrfToken),
             RegimenPages.routes(services.regimen, reminders: services.reminders, csrfToken: csrfToken),
             RegimenProductPages.routes(services.regimen, csrfToken: csrfToken),
-            LabelScanPages.routes(services.regimen, scanner: services.labelScanner, csrfToken: csrfToken),
+            LabelScanPages.routes(services.regimen, scanner: services.labelScanner, labels: services.labels, csrfToken: csrfToken),
+            LabelDatabasePages.routes(services.labels, regimen: services.regimen, csrfToken: csrfToken),
             RegimenSchedulePages.routes(services.regimen, csrfToken: csrfToken),
             RegimenLedgerPage.routes(services.regimen, csrfToken: csrfToken),
             RegimenRecordPage.routes(services.regimen, csrfToken: csrfToken),

@@ -47,7 +47,8 @@ struct DoctorCommand: Command {
     func run(in context: CommandContext) throws {
         let report = Diagnostics.report(
             dataDirectory: context.dataDirectory, environment: context.environment,
-            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses() + NotificationLibraries.statuses(environment: context.environment))
+            extra: WebLibraries.statuses() + PhoneLinkLibraries.statuses() + NotificationLibraries.statuses(environment: context.environment)
+                + [LabelDatabaseService.barcodeLibraryStatus()])
         let check = Diagnostics.checkVault(
             dataDirectory: context.dataDirectory, environment: context.environment,
             clock: context.clock, passphrase: context.askVaultPassphrase)

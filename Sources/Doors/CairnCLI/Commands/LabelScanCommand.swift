@@ -10,7 +10,8 @@ import Regimen
 struct LabelScanCommand: Command {
     static let name = "scan"
     static let abstract = "Read a Supplement Facts photo and print the proposed ingredients as JSON (nothing is saved)."
-    static let usage = "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]...]"
+    static let usage =
+        "LABEL.jpg [--json] [--confirm --name NAME --form FORM [--brand TEXT] [--accept N]... [--leave-out N]... [--use-database N]... [--keep-read N]...]"
     static let discussion = """
         Reads the label with Tesseract on this machine and proposes each row: its number, name, catalogue match,
         amount, unit, %DV, form, blend membership, the word boxes it was read from, and flags with their reasons.
@@ -37,14 +38,25 @@ struct LabelScanCommand: Command {
     static let nameOption = Option("--name", "NAME", help: "The product's name.")
     static let form = RegimenCommands.formOption
     static let brand = Option("--brand", "TEXT", help: "The brand, if any.")
-    static let options: [Option] = [json, confirm, accept, leaveOut, nameOption, form, brand]
+    static let useDatabase = Option(
+        "--use-database", "N",
+        help: "Where the photo's barcode is in the label database and row N differs from it: save its amount and %DV.")
+    static let keepRead = Option("--keep-read", "N", help: "Where row N differs from the label database: save it as read.")
+    static let options: [Option] = [json, confirm, accept, leaveOut, nameOption, form, brand, useDatabase, keepRead]
 
     let path: String
     let confirmation: (name: String, form: ProductForm, brand: String)?
     let accepted: Set<Int>
     let leftOut: Set<Int>
+    let fromDatabase: Set<Int>
+    let asRead: Set<Int>
 
     init(arguments: Arguments) throws {
+        fromDatabase = try RegimenCommands.rowNumbers(arguments.values(Self.useDatabase), option: Self.useDatabase.name)
+        asRead = try RegimenCommands.rowNumbers(arguments.values(Self.keepRead), option: Self.keepRead.name)
+        if let both = fromDatabase.intersection(asRead).min() {
+            throw UsageError("Row \(both) is given to both --use-database and --keep-read; choose one.")
+        }
         path = arguments.filePath(try arguments.positionals(exactly: ["LABEL.jpg"])[0])
         accepted = try RegimenCommands.rowNumbers(arguments.values(Self.accept), option: Self.accept.name)
         leftOut = try RegimenCommands.rowNumbers(arguments.values(Self.leaveOut), option: Self.leaveOut.name)
@@ -59,9 +71,9 @@ struct LabelScanCommand: Command {
             confirmation = (name, form, arguments.value(Self.brand) ?? "")
         } else {
             guard arguments.value(Self.nameOption) == nil, arguments.value(Self.form) == nil, arguments.value(Self.brand) == nil,
-                accepted.isEmpty, leftOut.isEmpty
+                accepted.isEmpty, leftOut.isEmpty, fromDatabase.isEmpty, asRead.isEmpty
             else {
-                throw UsageError("--name, --form, --brand, --accept and --leave-out go with --confirm.")
+                throw UsageError("--name, --form, --brand, --accept, --leave-out, --use-database and --keep-read go with --confirm.")
             }
             confirmation = nil
         }
@@ -72,10 +84,18 @@ struct LabelScanCommand: Command {
         // its own libvips threads and heap settings (`startForOnePhoto` is for a process that reads one photo).
         let scanner = context.served == nil ? LabelScanService.startForOnePhoto() : LabelScanService.startDefault()
         let data = try about(path) { try InputFile.read(path) }
-        let proposal = try scanner.propose(imageData: data)
+        var proposal = try scanner.propose(imageData: data)
+        // The photo's barcode, when the label database knows it: each row that differs is shown beside it.
+        let folder =
+            try context.served?.vault.directory ?? VaultFolder.directory(dataDirectory: context.dataDirectory, environment: context.environment)
+        let match = LabelDatabaseService.comparison(of: proposal, photo: data, inVaultFolder: folder)
+        if let match, match.comparison.disagrees { Self.report(match.label, match.comparison, proposal: proposal, console: context.console) }
         guard let confirmation else {
             try context.console.printJSON(proposal)
             return
+        }
+        if let match, match.comparison.disagrees {
+            proposal = try choose(match.comparison, in: proposal, scanner: scanner, console: context.console)
         }
         guard proposal.status == .proposed else { throw LabelSaveError.nothingToSave }
         if let unknown = accepted.union(leftOut).first(where: { $0 > proposal.rows.count }) {
@@ -97,6 +117,73 @@ struct LabelScanCommand: Command {
                 proposal: proposal, savedProductID: saved.product.id.rawValue,
                 acceptedRows: kept.filter(\.accepted).map(\.number), editedRows: kept.filter(\.edited).map(\.number),
                 leftOutRows: review.leftOutNumbers(kept)))
+    }
+}
+
+extension LabelScanCommand {
+    /// Says, on stderr, where the photo and the label database's label for its barcode differ.
+    static func report(_ label: LabelRecord, _ comparison: LabelComparison, proposal: LabelProposal, console: Console) {
+        console.error(
+            "The barcode in this photo is in the label database: label \(label.id), \(label.name)\(label.brand.isEmpty ? "" : " (\(label.brand))").")
+        for pair in comparison.pairs where pair.differs {
+            let row = proposal.rows[pair.readIndex]
+            console.error(
+                "  Row \(row.number) \(ScanReview.quoted(row.nameOnLabel)): the photo \(describe(row.amount, row.dailyValuePercent)); the label database \(describe(pair.database.amount, pair.database.dailyValuePercent))."
+            )
+        }
+        for row in comparison.onlyInDatabase {
+            console.error(
+                "  Only in the label database: \(ScanReview.quoted(row.name)) \(describe(row.amount, row.dailyValuePercent)) (cairn regimen labels show \(label.id))."
+            )
+        }
+    }
+
+    static func describe(_ amount: Amount?, _ percent: Decimal?) -> String {
+        (amount.map { "\($0)" } ?? "no amount") + (percent.map { ", \($0)% DV" } ?? "")
+    }
+
+    /// The proposal with the person's choice for each row that differs from the label database: `--use-database N`,
+    /// `--keep-read N`, else asked on a terminal. Throws `ScanRowsDiffer` for a row nobody chose for.
+    func choose(_ comparison: LabelComparison, in proposal: LabelProposal, scanner: LabelScanService, console: Console) throws -> LabelProposal {
+        var rows = proposal.rows
+        var undecided: [Int] = []
+        for pair in comparison.pairs where pair.differs {
+            let number = rows[pair.readIndex].number
+            var useDatabase = fromDatabase.contains(number)
+            if !useDatabase && !asRead.contains(number) {
+                guard console.canAsk else {
+                    undecided.append(number)
+                    continue
+                }
+                let answer = console.ask("Row \(number): keep what the photo says, or the label database's? [p/d]")?.trimmingCharacters(
+                    in: .whitespaces
+                ).lowercased()
+                guard let answer, ["p", "d", "photo", "database"].contains(answer) else {
+                    undecided.append(number)
+                    continue
+                }
+                useDatabase = answer.hasPrefix("d")
+            }
+            guard useDatabase else { continue }
+            let read = rows[pair.readIndex]
+            rows[pair.readIndex] = scanner.revalidate(
+                EditedLabelRow(
+                    nameOnLabel: read.nameOnLabel, form: read.form, amount: pair.database.amount,
+                    dailyValuePercent: pair.database.dailyValuePercent, isBlend: read.isBlend, blendName: read.blendName), number: number)
+        }
+        guard undecided.isEmpty else { throw ScanRowsDiffer(rows: undecided) }
+        return proposal.replacingRows(rows)
+    }
+}
+
+/// Why `scan --confirm` saved nothing: rows that differ from the label database and nobody chose for.
+struct ScanRowsDiffer: CairnError {
+    let rows: [Int]
+
+    var userMessage: String {
+        let numbers = FlaggedRowsUndecided.join(rows.map(String.init))
+        return
+            "The photo and the label database differ on \(rows.count == 1 ? "row" : "rows") \(numbers). Give --use-database N or --keep-read N for each (or run scan on a terminal to choose). Nothing was saved."
     }
 }
 

@@ -48,6 +48,7 @@ enum RegimenCommands {
                 .command(RegimenInsightsCommand.self),
                 .command(RegimenReportCommand.self),
                 .command(LabelScanCommand.self),
+                .group(RegimenLabelsCommands.group),
                 .group(
                     CommandGroup(
                         name: "supply", abstract: "Counts on hand and when they run out.",

@@ -16,7 +16,7 @@ enum LabelScanPages {
     /// The largest preview accepted back from the review form (a 1400 px JPEG is well under it).
     static let maximumPreviewBytes = 4 * 1024 * 1024
 
-    static func routes(_ regimen: RegimenService, scanner: LabelScanService?, csrfToken: String) -> [Route] {
+    static func routes(_ regimen: RegimenService, scanner: LabelScanService?, labels: LabelDatabaseService, csrfToken: String) -> [Route] {
         [
             route(.get, "/regimen/products/scan") { _ in .html(upload(csrfToken: csrfToken, scannerAvailable: scanner != nil)) },
             route(.post, "/regimen/products/scan") { r in
@@ -32,10 +32,18 @@ enum LabelScanPages {
                 } catch let error as CairnError where error.errorKind == .refusedInput {
                     return .html(upload(csrfToken: csrfToken, error: error.userMessage + " Nothing was saved."), status: 400)
                 }
-                return .html(page(Review(proposal: proposal, preview: preview), csrfToken: csrfToken))
+                var review = Review(proposal: proposal, preview: preview)
+                // The barcode in the same photo, when the label database knows it: both are shown side by side.
+                if let match = labels.comparison(of: proposal, photo: photo) {
+                    review.compare(with: match.label, match.comparison, checker: scanner)
+                }
+                return .html(page(review, csrfToken: csrfToken))
             },
             route(.post, "/regimen/products/scan/confirm") { r in
-                guard let scanner else { return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503) }
+                // A label from the label database is checked without Tesseract: the catalogue's matcher is enough.
+                guard let scanner = try scanner ?? (r.form["label-id"].map { _ in try labels.checker() }) else {
+                    return .html(upload(csrfToken: csrfToken, scannerAvailable: false), status: 503)
+                }
                 var review = Review(form: r.form, scanner: scanner)
                 switch r.form["action"] ?? "save" {
                 case "add":
@@ -60,6 +68,13 @@ enum LabelScanPages {
         var review = reviewed
         guard !review.hasFieldErrors else {
             review.error = "Some fields need a look; each is marked below. Nothing was saved."
+            return .html(page(review, csrfToken: csrfToken), status: 400)
+        }
+        let unchosen = review.rows.enumerated().filter { $0.element.needsChoice }.map { $0.offset + 1 }
+        if !unchosen.isEmpty {
+            let numbers = FlaggedRowsUndecided.join(unchosen.map(String.init))
+            review.error =
+                "The photo and the label database differ on \(unchosen.count == 1 ? "row \(numbers)" : "rows \(numbers)"): choose which is right for your bottle. Nothing was saved."
             return .html(page(review, csrfToken: csrfToken), status: 400)
         }
         if review.rows.contains(where: { !$0.unseenFlags.isEmpty }) {
@@ -125,6 +140,25 @@ enum LabelScanPages {
             var checked: LabelProposalRow?
             /// Why a field of the row cannot be read.
             var error: String?
+            /// Where the row comes from.
+            var source = Source.read
+            /// The label database's amount, unit and %DV for a read row where the two differ (`alternativeField`).
+            var alternative = ""
+            /// The person's choice: "read" or "database" for a row that differs, "add" or "leave" for a row only
+            /// in the label database; empty until they choose.
+            var choice = ""
+
+            enum Source: String {
+                /// Read from the photo, or added by hand.
+                case read
+                /// From a label of the label database.
+                case database
+                /// In the label database's label, not read from the photo.
+                case onlyInDatabase = "database-only"
+            }
+
+            /// True while the person has not chosen between the photo and the label database for this row.
+            var needsChoice: Bool { (!alternative.isEmpty || source == .onlyInDatabase) && choice.isEmpty }
 
             var fingerprint: String { [name, form, amount, unit, dailyValue].joined(separator: "\u{1F}") }
             var isBlank: Bool { [name, form, amount, dailyValue].allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
@@ -148,14 +182,17 @@ enum LabelScanPages {
         var error: String?
         var nameError: String?, formError: String?, servingError: String?
         var servingSize: Amount?
+        /// The label database's label the rows come from or are compared with, and how it is described.
+        var labelID: Int?
+        var labelAbout = ""
 
         var productForm: ProductForm? { try? ProductForm(parsing: form) }
         var hasFieldErrors: Bool {
             nameError != nil || formError != nil || servingError != nil || rows.contains { $0.error != nil }
         }
 
-        /// The page for a fresh proposal.
-        init(proposal: LabelProposal, preview: Data) {
+        /// The page for a fresh proposal (`preview`: the photo's, nil for a label of the label database).
+        init(proposal: LabelProposal, preview: Data?) {
             status = proposal.status
             statusMessage = proposal.message
             warnings = proposal.warnings
@@ -199,6 +236,8 @@ enum LabelScanPages {
             photoWidth = Int(fields["photo-width"] ?? "") ?? 0
             photoHeight = Int(fields["photo-height"] ?? "") ?? 0
             preview = LabelScanPages.preview(fromField: fields["photo"])
+            labelID = fields["label-id"].flatMap { Int($0) }
+            labelAbout = fields["label-about"] ?? ""
             if name.trimmingCharacters(in: .whitespaces).isEmpty {
                 nameError = RegimenError.emptyProductName.userMessage
             } else {
@@ -228,6 +267,13 @@ enum LabelScanPages {
                 row.blendName = field("blend").isEmpty ? nil : field("blend")
                 row.shown = Set(field("shown").split(separator: ",").compactMap { LabelFlag.Kind(rawValue: String($0)) })
                 row.ticked = field("accept") == "1"
+                row.source = Row.Source(rawValue: field("source")) ?? .read
+                row.alternative = field("alt")
+                row.choice = field("use")
+                if row.source == .onlyInDatabase, row.choice == "leave" { continue }
+                if row.choice == "database", let values = Review.values(ofAlternative: row.alternative) {
+                    (row.amount, row.unit, row.dailyValue) = values
+                }
                 // A row left empty (an added row never filled in) is dropped.
                 if row.isBlank && row.boxes.isEmpty { continue }
                 row.check(with: scanner)
@@ -321,6 +367,7 @@ enum LabelScanPages {
             <input type="hidden" name="photo-width" value="\(review.photoWidth)">
             <input type="hidden" name="photo-height" value="\(review.photoHeight)">
             <input type="hidden" name="rows" value="\(review.rows.count)">
+            \(review.labelID.map { id -> HTML in "<input type=\"hidden\" name=\"label-id\" value=\"\(id)\"><input type=\"hidden\" name=\"label-about\" value=\"\(review.labelAbout)\">" })
             <input type="hidden" name="other-ingredients" value="\(review.otherIngredients.joined(separator: "\n"))">
             <input type="hidden" name="not-ingredients" value="\(review.notIngredients.joined(separator: "\n"))">
             <div class="scan-layout">
@@ -362,6 +409,15 @@ enum LabelScanPages {
 
     /// The photo with one outlined, numbered box per row (an SVG in the photo's own pixel space, stretched over it).
     static func photoFigure(_ review: Review) -> HTML {
+        let fromDatabase: HTML? =
+            review.labelID == nil
+            ? nil
+            : """
+            <p class="help" id="scan-label-database">\(review.labelAbout)</p>
+            """
+        if review.preview == nil, let fromDatabase {
+            return "<figure class=\"card scan-photo\">\(fromDatabase)</figure>"
+        }
         guard let preview = review.preview, review.photoWidth > 0, review.photoHeight > 0 else {
             return
                 "<figure class=\"card scan-photo\"><p class=\"help\">The photo is not shown again after this page was sent back; the rows are kept.</p></figure>"
@@ -396,6 +452,7 @@ enum LabelScanPages {
             </svg>
             </div>
             <figcaption class="help">Each numbered box is where that row was read. The photo is not kept.</figcaption>
+            \(fromDatabase)
             </figure>
             """
     }
@@ -412,7 +469,11 @@ enum LabelScanPages {
         if let match = row.checked?.catalogueName { about.append("Matched to \(match)") }
         if row.isBlend { about.append("blend total") }
         if let blend = row.blendName { about.append("in \(blend)") }
-        if row.boxes.isEmpty { about.append("added by hand") }
+        switch row.source {
+        case .database: about.append("from the label database")
+        case .onlyInDatabase: about.append("only in the label database: not read from the photo")
+        case .read: if row.boxes.isEmpty { about.append("added by hand") }
+        }
         let flags = row.flags.map { flag -> HTML in
             "<li class=\"scan-flag scan-flag-\(flag.kind.rawValue)\"><strong>\(flag.title):</strong> \(flag.reason)</li>"
         }
@@ -425,7 +486,7 @@ enum LabelScanPages {
             ("confidence", row.confidence.map { String($0) } ?? ""),
             ("photo-flags", LabelFlag.Kind.allCases.filter(row.photoFlags.contains).map(\.rawValue).joined(separator: ",")), ("read", row.asRead),
             ("marker", row.marker?.rawValue ?? ""), ("blend-total", row.isBlend ? "1" : ""), ("blend", row.blendName ?? ""),
-            ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")),
+            ("shown", row.flags.map(\.kind.rawValue).joined(separator: ",")), ("source", row.source.rawValue), ("alt", row.alternative),
         ].map { field -> HTML in "<input type=\"hidden\" name=\"\(id)-\(field.0)\" value=\"\(field.1)\">" }
         let flagged: HTML = row.flags.isEmpty ? "" : " is-flagged"
         let checked: HTML = row.accepted ? " checked" : ""
@@ -447,7 +508,7 @@ enum LabelScanPages {
             <div class="stack scan-unit"><label for="\(id)-unit">Unit</label><select id="\(id)-unit" name="\(id)-unit">\(unitOptions)</select></div>
             <div class="stack scan-dv"><label for="\(id)-dv">%DV</label><input type="text" inputmode="decimal" id="\(id)-dv" name="\(id)-dv" value="\(row.dailyValue)" maxlength="10"></div>
             </div>
-            \(rowError)\(flagList)\(acceptBox)
+            \(rowError)\(choiceHTML(row, id: id))\(flagList)\(acceptBox)
             <p class="scan-remove"><input type="checkbox" id="\(id)-remove" name="\(id)-remove" value="1"> <label for="\(id)-remove">Leave out this row</label></p>
             </li>
             """
@@ -552,5 +613,102 @@ extension LabelScanPages.Review.Row {
                 nameOnLabel: trimmedName, form: form, amount: amountValue, dailyValuePercent: percent,
                 dailyValueMarker: unchanged ? marker : nil, isBlend: isBlend, blendName: blendName, wordBoxes: boxes,
                 readConfidence: unchanged ? confidence : nil, readPhotoFlags: unchanged ? photoFlags : []))
+    }
+}
+
+extension LabelScanPages.Review {
+    /// The page for a label of the label database: its rows, flagged as a scan's, with no photo.
+    init(label: LabelRecord, proposal: LabelProposal) {
+        self.init(proposal: proposal, preview: nil)
+        name = label.name
+        brand = label.brand
+        form = label.suggestedForm?.rawValue ?? ""
+        labelID = label.id
+        labelAbout = LabelScanPages.about(label, lead: "From the label database")
+        for index in rows.indices { rows[index].source = .database }
+    }
+
+    /// Shows the label database's label beside the rows read from the photo: a row whose amount or %DV differ
+    /// carries the database's values to choose from, and a row the photo did not give is added for the person to
+    /// add or leave out. Nothing is chosen for them.
+    mutating func compare(with label: LabelRecord, _ comparison: LabelComparison, checker: LabelScanService) {
+        guard comparison.disagrees else { return }
+        labelID = label.id
+        labelAbout = LabelScanPages.about(label, lead: "The barcode in this photo is in the label database")
+        for pair in comparison.pairs where pair.differs && rows.indices.contains(pair.readIndex) {
+            rows[pair.readIndex].alternative = Self.alternative(of: pair.database)
+        }
+        for missing in comparison.onlyInDatabase {
+            var row = Row()
+            row.name = missing.name
+            row.form = missing.form ?? ""
+            (row.amount, row.unit, row.dailyValue) = Self.values(of: missing)
+            row.asRead = row.fingerprint
+            row.isBlend = missing.isBlend
+            row.blendName = missing.blendName
+            row.source = .onlyInDatabase
+            row.check(with: checker)
+            rows.append(row)
+        }
+        warnings.append(
+            "The label database's label for this barcode differs from what was read. Both are shown: for each row marked, choose which matches your bottle (a label may have changed since)."
+        )
+    }
+
+    /// A database row's amount, unit and %DV as the review's fields write them.
+    static func values(of row: LabelRecordRow) -> (String, String, String) {
+        (row.amount.map { "\($0.value)" } ?? "", row.amount?.unit.rawValue ?? "", row.dailyValuePercent.map { "\($0)" } ?? "")
+    }
+
+    /// The hidden field carrying a database row's values.
+    static func alternative(of row: LabelRecordRow) -> String {
+        let (amount, unit, dv) = values(of: row)
+        return [amount, unit, dv].joined(separator: "|")
+    }
+
+    /// The values of a hidden `alternative` field; nil when it is not three fields.
+    static func values(ofAlternative text: String) -> (String, String, String)? {
+        let parts = text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, parts[1].isEmpty || DoseUnit(rawValue: parts[1]) != nil else { return nil }
+        return (parts[0], parts[1], parts[2])
+    }
+}
+
+extension LabelScanPages {
+    /// "From the label database: NAME (BRAND), label of DATE, DSLD label ID."
+    static func about(_ label: LabelRecord, lead: String) -> String {
+        var text = "\(lead): \(label.name)"
+        if !label.brand.isEmpty { text += " (\(label.brand))" }
+        if !label.labelDate.isEmpty { text += ", label of \(label.labelDate)" }
+        text += ", DSLD label \(label.id)."
+        if !label.onMarket { text += " Listed as off the market." }
+        return text
+    }
+
+    /// The choice between the photo and the label database for a row that needs one (none chosen beforehand).
+    static func choiceHTML(_ row: Review.Row, id: String) -> HTML {
+        func radio(_ value: String, _ label: String) -> HTML {
+            let checked: HTML = row.choice == value ? " checked" : ""
+            return
+                "<label class=\"scan-choice-option\"><input type=\"radio\" name=\"\(id)-use\" value=\"\(value)\"\(checked)> \(label)</label>"
+        }
+        if row.source == .onlyInDatabase {
+            return """
+                <fieldset class="scan-choice" id="\(id)-choice"><legend>Only the label database has this row. Is it on your bottle?</legend>
+                \(radio("add", "Yes: save it")) \(radio("leave", "No: leave it out"))</fieldset>
+                """
+        }
+        guard !row.alternative.isEmpty, let (amount, unit, dv) = Review.values(ofAlternative: row.alternative) else { return "" }
+        func describe(_ amount: String, _ unit: String, _ dv: String) -> String {
+            let unitText = DoseUnit(rawValue: unit)?.symbol ?? unit
+            var text = amount.isEmpty ? "no amount" : "\(amount) \(unitText)"
+            if !dv.isEmpty { text += ", \(dv)% DV" }
+            return text
+        }
+        let read = row.choice == "database" ? "as read" : describe(row.amount, row.unit, row.dailyValue)
+        return """
+            <fieldset class="scan-choice" id="\(id)-choice"><legend>The photo and the label database differ. Which matches your bottle?</legend>
+            \(radio("read", "The photo: \(read)")) \(radio("database", "The label database: \(describe(amount, unit, dv))"))</fieldset>
+            """
     }
 }

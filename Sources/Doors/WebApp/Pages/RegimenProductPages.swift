@@ -164,7 +164,7 @@ enum RegimenProductPages {
             RegimenPages.intro("Products", lead: "What you take, as written on the label. Editing a product keeps its earlier versions.")
             + RegimenPages.subnav("/regimen/products")
         body +=
-            "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a></p>"
+            "<p class=\"regimen-toolbar\"><a class=\"button\" href=\"/regimen/products/new\" id=\"regimen-add-product\">Add a product</a> <a class=\"button button-quiet\" href=\"/regimen/products/scan\" id=\"regimen-scan-label\">Add from a label photo</a> <a class=\"button button-quiet\" href=\"/regimen/products/labels\" id=\"regimen-label-database\">Add from the label database</a></p>"
         if products.isEmpty {
             body += "<p class=\"notice\" id=\"regimen-products-empty\">No products yet. Add one from its label to start.</p>"
         } else {

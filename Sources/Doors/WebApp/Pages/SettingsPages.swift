@@ -15,11 +15,11 @@ enum SettingsPages {
 
     /// `GET /settings`, `POST /settings/comparison-details` (`value`: on or off), `GET|POST /settings/delete`
     /// (the POST needs the confirmation word typed).
-    static func routes(_ settings: any SettingsServicing, csrfToken: String) -> [Route] {
+    static func routes(_ settings: any SettingsServicing, labels: LabelDatabaseService? = nil, csrfToken: String) -> [Route] {
         [
             route(.get, "/settings") { r in
                 let notice = r.query["saved"] == "1" ? "Saved." : r.query["lock"].flatMap(LockService.Done.init(rawValue:))?.message
-                return .html(try page(settings, csrfToken: csrfToken, notice: notice))
+                return .html(try page(settings, csrfToken: csrfToken, notice: notice, labels: labels.map(LabelDatabasePages.settingsSection) ?? ""))
             },
             route(.post, "/settings/comparison-details") { r in
                 let value: Bool
@@ -46,15 +46,17 @@ enum SettingsPages {
     /// The Settings page of the vault `settings` serves, its lock section showing `refusal` (a lock form sent back).
     static func page(
         _ settings: any SettingsServicing, csrfToken: String, notice: String? = nil,
-        refusal: LockPages.Refusal? = nil
+        refusal: LockPages.Refusal? = nil, labels: HTML = ""
     ) throws -> String {
         let lock = LockPages.settingsSection(
             setting: try settings.lockSetting(), idleMinutes: try settings.idleLockMinutes(),
             csrfToken: csrfToken, refusal: refusal)
-        return render(showComparisonDetails: try settings.flag(SettingFlag.showComparisonDetails), csrfToken: csrfToken, notice: notice, lock: lock)
+        return render(
+            showComparisonDetails: try settings.flag(SettingFlag.showComparisonDetails), csrfToken: csrfToken, notice: notice, lock: lock,
+            labels: labels)
     }
 
-    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: HTML = "") -> String {
+    static func render(showComparisonDetails: Bool, csrfToken: String, notice: String? = nil, lock: HTML = "", labels: HTML = "") -> String {
         let state = showComparisonDetails ? "On" : "Off"
         let nextValue = showComparisonDetails ? "off" : "on"
         let buttonLabel = showComparisonDetails ? "Turn off" : "Turn on"
@@ -77,6 +79,7 @@ enum SettingsPages {
             <p>Quiet hours, names in notifications, repeats, the morning summary, refill warnings and skin photo reminders.</p>
             <p class="card-action"><a class="button button-quiet" href="/settings/reminders" id="settings-reminders">Reminder settings</a></p>
             </section>
+            \(labels)
             <section class="card setting" aria-labelledby="phone-title">
             <h2 id="phone-title">Use your phone</h2>
             <p>Take photos and log doses from your phone over your home network, for a short session you open here and end any time.</p>

@@ -48,6 +48,8 @@ int cairn_qrencode_available(void);
 int cairn_pangocairo_available(void);
 int cairn_libxml2_available(void);
 int cairn_libarchive_available(void);
+/* Whether libzbar (barcodes read from a photo, Barcodes) can be opened: `cairn doctor` reports it. */
+int cairn_zbar_available(void);
 
 /* The function pointer `name` (of its own type) kept in `cache`, a static of that type: looked up in `soname` on
  * first use. */
