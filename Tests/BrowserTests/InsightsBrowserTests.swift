@@ -76,7 +76,7 @@ private func realisticSeries() -> [MetricSeriesInput] {
                 try await browser.evaluate("return Math.round(document.querySelector('.insight-chart').getBoundingClientRect().width)") as? Int
             #expect((chartWidth ?? 0) >= 250 && (chartWidth ?? 0) <= 390, "the chart fills the phone width")
             let smallest = try await browser.smallestSVGTextPixels(in: ".insight-chart") ?? 0
-            #expect(smallest >= 11, "the charts' labels are readable at phone width (smallest \(smallest) px)")
+            #expect(smallest >= 12, "the charts' labels are readable at phone width (smallest \(smallest) px)")
             try await browser.screenshot(to: shots.appendingPathComponent("insights-390.png"))
             _ = try await browser.evaluate("document.querySelector('.insight-chart').scrollIntoView(); return 0")
             try await browser.screenshot(to: shots.appendingPathComponent("insights-390-chart.png"))

@@ -75,7 +75,7 @@ import WebApp
                 try await browser.evaluate("return document.querySelector('.outcome-chart').getBoundingClientRect().width") as? Double ?? 0
             #expect(chartWidth > 250, "charts use the phone's width")
             let smallest = try await browser.smallestSVGTextPixels(in: ".outcome-chart") ?? 0
-            #expect(smallest >= 11, "the charts' labels are readable at phone width (smallest \(smallest) px)")
+            #expect(smallest >= 12, "the charts' labels are readable at phone width (smallest \(smallest) px)")
             try await browser.screenshot(to: shots.appendingPathComponent("outcomes-390.png"))
             _ = try await browser.evaluate("document.getElementById('outcome-entry-title').scrollIntoView(); return 0")
             try await browser.screenshot(to: shots.appendingPathComponent("outcomes-form-390.png"))

@@ -3,7 +3,7 @@
 /// it stays about 12 px there. The room the charts leave for their labels is worked out here, for that largest size.
 enum ChartText {
     /// The largest font size, in chart units, cairn.css gives chart text (at phone width).
-    static let largestFontUnits = 15.0
+    static let largestFontUnits = 16.5
 
     /// The width, in chart units, of a column of right-aligned `labels` at the largest size plus `gap`, and never
     /// less than `minimum` (tabular figures are about 0.62 em wide).
