@@ -28,7 +28,9 @@ enum RegimenPages {
                 guard day < today, day >= today.adding(days: -Self.pastDays) else { throw WebError.notFound }
                 let records = loggedRecords(r.query["records"], regimen)
                 return .html(
-                    try dayPage(day, regimen: regimen, csrfToken: csrfToken, notice: notice(r.query["logged"], records: records, zone: .current)))
+                    try dayPage(
+                        day, regimen: regimen, csrfToken: csrfToken,
+                        notice: notice(r.query["logged"], records: records, zone: records.first?.timeZone ?? .current)))
             },
             route(.post, "/regimen/batch/taken") { r in
                 let ids = (r.form["doses"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
